@@ -1,0 +1,1 @@
+//! Warm, sandboxed Python workers that run assembled programs. (Stub.)

@@ -1,0 +1,1 @@
+//! Generating the zwc package from the user's API mapping. (Stub.)

@@ -1,0 +1,9 @@
+//! sebx: a terminal explorer and embedded grader for SE-Bench rollouts.
+//!
+//! Data flows one way: files → [`model`] → [`analysis`] / [`grade`] → [`tui`] or CLI output.
+//! `model`, `analysis` and `grade` never touch the terminal.
+
+pub mod analysis;
+pub mod grade;
+pub mod model;
+pub mod tui;

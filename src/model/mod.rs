@@ -1,0 +1,12 @@
+//! Rollouts, dataset items, the zwc API mapping, scores and labels, and their loading.
+
+pub mod api;
+pub mod dataset;
+pub mod discovery;
+pub mod rollout;
+pub mod verdict;
+
+pub use api::ApiMap;
+pub use dataset::{Dataset, DatasetItem};
+pub use rollout::{LoadIssue, LoadedFile, Rollout, RolloutId, TestCase};
+pub use verdict::Verdict;
