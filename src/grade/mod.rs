@@ -1,7 +1,10 @@
 //! The embedded grader: program assembly, the zwc runtime, the sandboxed worker
 //! pool, the tolerant comparison and the batch runner.
 
+pub mod assemble;
+pub mod batch;
 pub mod compare;
+pub mod grader;
 pub mod pool;
 pub mod report;
 pub mod runtime;
