@@ -4,6 +4,7 @@
 pub mod assemble;
 pub mod batch;
 pub mod compare;
+pub mod engine;
 pub mod grader;
 pub mod pool;
 pub mod report;
