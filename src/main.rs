@@ -22,12 +22,15 @@ struct Cli {
 enum Command {
     /// Grade rollout files with the official SE-Bench verdicts (sandboxed, parallel).
     Grade(cli::grade::GradeArgs),
+    /// Regrade one rollout and print a readable report (verdict, static check, cases, output).
+    Rerun(cli::rerun::RerunArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Grade(args)) => cli::grade::run(args),
+        Some(Command::Rerun(args)) => cli::rerun::run(args),
         None => {
             eprintln!("the explorer is not wired in yet; try `sebx grade --help`");
             Ok(ExitCode::from(2))

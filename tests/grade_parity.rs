@@ -15,7 +15,11 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
     let data = shared();
     let rollouts = data.join("parity/rollouts.jsonl");
     let official = data.join("parity/official_verdicts.jsonl");
-    assert!(rollouts.is_file(), "parity corpus missing at {}", rollouts.display());
+    assert!(
+        rollouts.is_file(),
+        "parity corpus missing at {}",
+        rollouts.display()
+    );
     let out_dir = tempfile::tempdir().expect("tempdir");
     let scored = out_dir.path().join("scored.jsonl");
     let correct = out_dir.path().join("correct.jsonl");
@@ -59,7 +63,10 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
             right += 1;
         }
     }
-    let correct_lines = std::fs::read_to_string(&correct).expect("correct-out").lines().count();
+    let correct_lines = std::fs::read_to_string(&correct)
+        .expect("correct-out")
+        .lines()
+        .count();
     let limit = theirs.len() / 200; // under 0.5 %
     assert!(
         disagreements.len() <= limit,
@@ -68,8 +75,9 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         disagreements.join("\n")
     );
     // Every remaining disagreement is one the README explains.
-    let readme = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-        .expect("README");
+    let readme =
+        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
+            .expect("README");
     for d in &disagreements {
         let line = d.split_whitespace().nth(1).unwrap_or("");
         assert!(
@@ -81,5 +89,9 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         correct_lines.abs_diff(right) <= disagreements.len(),
         "--correct-out wrote {correct_lines} lines for {right} right rollouts"
     );
-    eprintln!("parity: {} lines, {} disagreements", theirs.len(), disagreements.len());
+    eprintln!(
+        "parity: {} lines, {} disagreements",
+        theirs.len(),
+        disagreements.len()
+    );
 }

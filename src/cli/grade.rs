@@ -16,10 +16,12 @@ use crate::model::{ApiMap, LoadedFile, Rollout, Verdict};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Writes one JSON object per input line, in input order, to -o (or stdout):\n\
+#[command(
+    after_help = "Writes one JSON object per input line, in input order, to -o (or stdout):\n\
 source, line, id, verdict (right | result_error | exe_error | use_numpy | without_zwc;\n\
 null for a line that could not be loaded), the static check, per-case results,\n\
-stdout/stderr tails, timed_out and elapsed time. The summary goes to stderr.")]
+stdout/stderr tails, timed_out and elapsed time. The summary goes to stderr."
+)]
 pub struct GradeArgs {
     /// Rollout files (JSONL in the official rollout format); each file is one run.
     #[arg(required = true)]
@@ -49,7 +51,9 @@ pub struct GradeArgs {
 
 /// Number of parallel jobs when none is given.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(2)
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
 }
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
@@ -58,20 +62,26 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         eprintln!("{line}");
     }
     let Some(api_doc) = &discovered.api_doc else {
-        bail!("no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC");
+        bail!(
+            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
+        );
     };
     let api = ApiMap::load(api_doc.path())?;
 
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
     for path in &args.rollouts {
-        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let loaded = crate::model::rollout::parse_rollout_bytes(path, &bytes);
         for issue in &loaded.issues {
             eprintln!("warning: {issue}");
         }
         files.push((path.clone(), loaded, bytes));
     }
-    let rollouts: Vec<&Rollout> = files.iter().flat_map(|(_, f, _)| f.rollouts.iter()).collect();
+    let rollouts: Vec<&Rollout> = files
+        .iter()
+        .flat_map(|(_, f, _)| f.rollouts.iter())
+        .collect();
 
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
@@ -85,8 +95,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     } else {
         let bar = ProgressBar::new(rollouts.len() as u64);
         bar.set_style(
-            ProgressStyle::with_template("grading {bar:40} {pos}/{len} [{elapsed_precise} < {eta_precise}] {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            ProgressStyle::with_template(
+                "grading {bar:40} {pos}/{len} [{elapsed_precise} < {eta_precise}] {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
     };

@@ -2,3 +2,4 @@
 //! subcommand's `clap::Args` struct and a `run` function.
 
 pub mod grade;
+pub mod rerun;

@@ -47,7 +47,11 @@ pub fn rewrite_cases(cases: &[TestCase]) -> Vec<TestCase> {
 
 /// Python's `repr` of a `str`.
 pub fn python_str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') { '"' } else { '\'' };
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
     let mut out = String::with_capacity(s.len() + 2);
     out.push(quote);
     for c in s.chars() {
@@ -140,7 +144,10 @@ mod tests {
             "a=zwc.yitaf([1, 2]), b=np.array_equal, c=xnp.array(1), d=np.arrays"
         );
         assert_eq!(rewrite_input("np.array"), "zwc.yitaf");
-        assert_eq!(rewrite_input("(np.array(np.array([1])))"), "(zwc.yitaf(zwc.yitaf([1])))");
+        assert_eq!(
+            rewrite_input("(np.array(np.array([1])))"),
+            "(zwc.yitaf(zwc.yitaf([1])))"
+        );
         assert_eq!(rewrite_input("énp.array(1)"), "énp.array(1)");
     }
 
@@ -155,8 +162,14 @@ mod tests {
     #[test]
     fn program_shape_is_exact() {
         let cases = vec![
-            TestCase { input: "x=[1, 2]".into(), output: "[1 2]".into() },
-            TestCase { input: "x=zwc.yitaf([3])".into(), output: "[3]".into() },
+            TestCase {
+                input: "x=[1, 2]".into(),
+                output: "[1 2]".into(),
+            },
+            TestCase {
+                input: "x=zwc.yitaf([3])".into(),
+                output: "[3]".into(),
+            },
         ];
         let p = assemble_program("def f(x):\n    return x", "f", &cases);
         let expected = "def f(x):\n    return ximport zwc\nif __name__== \"__main__\":\n    test_cases = [{'input': 'x=[1, 2]', 'output': '[1 2]'}, {'input': 'x=zwc.yitaf([3])', 'output': '[3]'}]\n    result_list = []\n    result_list.append(f(x=[1, 2]))\n    result_list.append(f(x=zwc.yitaf([3])))\n    print(\"====================\")\n    for i in range(len(result_list)):\n        print(result_list[i])\n        print(\"#\")";

@@ -25,7 +25,9 @@ pub fn grade_all(
             scope.spawn(|| {
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(rollout) = rollouts.get(i) else { break };
+                    let Some(rollout) = rollouts.get(i) else {
+                        break;
+                    };
                     let report = grade_rollout(rollout, runner, timeout);
                     let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     on_done(n, &report);
@@ -92,7 +94,10 @@ impl Summary {
     /// The summary as printed lines: total, accuracy, then each verdict's share.
     pub fn lines(&self) -> Vec<String> {
         let mut out = vec![format!("total: {}", self.total)];
-        out.push(format!("accuracy (right): {:.2}%", 100.0 * self.share(Verdict::Right)));
+        out.push(format!(
+            "accuracy (right): {:.2}%",
+            100.0 * self.share(Verdict::Right)
+        ));
         for v in Verdict::ALL {
             out.push(format!(
                 "  {:<13} {:>6}  {:>6.2}%",
@@ -102,7 +107,10 @@ impl Summary {
             ));
         }
         if self.ungraded > 0 {
-            out.push(format!("not graded (bad lines or run failures): {}", self.ungraded));
+            out.push(format!(
+                "not graded (bad lines or run failures): {}",
+                self.ungraded
+            ));
         }
         out
     }

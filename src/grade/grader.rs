@@ -46,28 +46,42 @@ pub struct Prepared {
 
 /// Runs steps 1–5 (no Python): the report is complete when `early_verdict` is set.
 pub fn prepare(rollout: &Rollout) -> Prepared {
+    prepare_with(rollout, None)
+}
+
+/// [`prepare`], optionally grading `code_override` instead of the extracted code (a what-if).
+pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared {
     let block = extract_last_python_block(&rollout.response);
-    let extraction = match &block {
-        Some(b) => Extraction {
+    let extraction = match (&block, code_override) {
+        (_, Some(code)) => Extraction {
+            found: true,
+            blocks_found: 1,
+            span: None,
+            code: code.to_string(),
+        },
+        (Some(b), None) => Extraction {
             found: true,
             blocks_found: b.blocks_found,
             span: Some((b.span.start, b.span.end)),
             code: b.code.clone(),
         },
-        None => Extraction::default(),
+        (None, None) => Extraction::default(),
     };
     let code = extraction.code.as_str();
     let entry = entry_function_name(code);
     let cases = rewrite_cases(&rollout.test_cases);
     let program = assemble_program(code, &entry, &cases);
     let mut warnings = Vec::new();
+    if code_override.is_some() {
+        warnings.push("what-if: graded edited code, not the response's".to_string());
+    }
     if extraction.blocks_found > 1 {
         warnings.push(format!(
             "the response has {} ```python blocks; only the last one is graded",
             extraction.blocks_found
         ));
     }
-    if !extraction.found && rollout.response.contains("```") {
+    if !extraction.found && code_override.is_none() && rollout.response.contains("```") {
         warnings.push(
             "the response has fenced code, but no block opens with exactly ```python and a newline, so the graded code is empty".to_string(),
         );
@@ -111,7 +125,10 @@ pub fn prepare(rollout: &Rollout) -> Prepared {
             early = Some(Verdict::UseNumpy);
             let first = numpy.imports.iter().find(|i| !i.dynamic);
             report.decided_by = match first {
-                Some(i) => format!("step 5: the program imports numpy (`{}`, line {})", i.text, i.line),
+                Some(i) => format!(
+                    "step 5: the program imports numpy (`{}`, line {})",
+                    i.text, i.line
+                ),
                 None => "step 5: the program imports numpy".to_string(),
             };
         }
@@ -174,8 +191,14 @@ fn describe_static_failure(report: &GradeReport) -> String {
             failed.push(format!("`{}` never returns a value", report.entry));
         }
         if !sc.meaningful {
-            let name = sc.library_calls.first().map(|c| c.name.as_str()).unwrap_or("zwc.yitaf");
-            failed.push(format!("its only zwc call is `{name}` (array construction does not count)"));
+            let name = sc
+                .library_calls
+                .first()
+                .map(|c| c.name.as_str())
+                .unwrap_or("zwc.yitaf");
+            failed.push(format!(
+                "its only zwc call is `{name}` (array construction does not count)"
+            ));
         }
     }
     format!("step 4: the zwc-usage check failed: {}", failed.join("; "))
@@ -208,11 +231,14 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
     if run.stdout.is_empty() {
         report.verdict = Some(Verdict::ExeError);
         report.decided_by = if run.timed_out {
-            "step 6: the program ran past the timeout and was killed, so stdout is empty".to_string()
+            "step 6: the program ran past the timeout and was killed, so stdout is empty"
+                .to_string()
         } else if let Some(reason) = &run.contained {
             format!("step 6: the sandbox stopped the program ({reason}); stdout is empty")
         } else if let Some(last) = last_error_line(&run.stderr) {
-            format!("step 6: the program printed nothing; it failed with `{last}` (one failing case empties stdout for all)")
+            format!(
+                "step 6: the program printed nothing; it failed with `{last}` (one failing case empties stdout for all)"
+            )
         } else {
             "step 6: the program printed nothing on stdout".to_string()
         };
@@ -239,7 +265,10 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
     let mut cases = Vec::with_capacity(expected.len());
     let mut all = true;
     for (index, exp) in expected.iter().enumerate() {
-        let input = rewritten.get(index).map(|c| c.input.clone()).unwrap_or_default();
+        let input = rewritten
+            .get(index)
+            .map(|c| c.input.clone())
+            .unwrap_or_default();
         let act = actual.get(index).cloned();
         let (matched, comparison) = match &act {
             Some(a) => {
@@ -276,7 +305,16 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
         let detail = match first {
             Some(c) if c.actual.is_none() => format!("case {} has no printed result", c.index + 1),
             Some(c) => match c.comparison.as_ref().and_then(|m| m.mismatch.as_ref()) {
-                Some(m) => format!("case {} differs at {}: {}", c.index + 1, if m.path.is_empty() { "the top" } else { &m.path }, m.reason),
+                Some(m) => format!(
+                    "case {} differs at {}: {}",
+                    c.index + 1,
+                    if m.path.is_empty() {
+                        "the top"
+                    } else {
+                        &m.path
+                    },
+                    m.reason
+                ),
                 None => format!("case {} differs", c.index + 1),
             },
             None => String::new(),
@@ -300,7 +338,17 @@ pub fn grade_rollout(
     runner: &dyn ProgramRunner,
     timeout: Duration,
 ) -> GradeReport {
-    let prepared = prepare(rollout);
+    grade_rollout_with(rollout, None, runner, timeout)
+}
+
+/// Grades `rollout`, with `code_override` in place of its extracted code when given (a what-if).
+pub fn grade_rollout_with(
+    rollout: &Rollout,
+    code_override: Option<&str>,
+    runner: &dyn ProgramRunner,
+    timeout: Duration,
+) -> GradeReport {
+    let prepared = prepare_with(rollout, code_override);
     if prepared.early_verdict.is_some() {
         return prepared.report;
     }
