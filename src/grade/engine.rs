@@ -22,6 +22,16 @@ impl Engine {
     pub fn notes(&self) -> &[String] {
         &self.notes
     }
+
+    /// The Python interpreter the workers run.
+    pub fn python(&self) -> &std::path::Path {
+        std::path::Path::new("python3")
+    }
+
+    /// The folder holding the generated `zwc` package (for `PYTHONPATH`).
+    pub fn zwc_root(&self) -> &std::path::Path {
+        std::path::Path::new(".")
+    }
 }
 
 impl ProgramRunner for Engine {
