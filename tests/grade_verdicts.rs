@@ -196,7 +196,7 @@ fn quirk_code_without_final_newline_is_glued() {
 #[test]
 fn quirk_debug_print_before_crash_is_result_error() {
     let r = grade(
-        &block("import zwc\ndef f(a):\n    print('debug', a)\n    return zwc.kocito(a).mean()\n"),
+        &block("import zwc\ndef f(a):\n    print('debug', a)\n    return zwc.tidore(a).mean()\n"),
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
