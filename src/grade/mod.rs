@@ -3,5 +3,6 @@
 
 pub mod compare;
 pub mod pool;
+pub mod pyvalue;
 pub mod runtime;
 pub mod zwc_runtime;
