@@ -3,6 +3,7 @@
 
 pub mod extract;
 pub mod numpy_check;
+pub mod pyast;
 pub mod static_check;
 
 pub use extract::{CodeBlock, entry_function_name, extract_last_python_block};
