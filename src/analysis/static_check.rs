@@ -169,7 +169,7 @@ pub fn check_zwc_usage(program: &str, entry: &str) -> StaticCheck {
     let suite = match pyast::parse_suite(program) {
         Ok(s) => s,
         Err(failure) => {
-            check.syntax_error = Some(describe_syntax_error(program, &index, &failure));
+            check.syntax_error = Some(describe_parse_failure(program, &index, &failure));
             return check;
         }
     };
@@ -257,7 +257,11 @@ pub fn library_callee(func: &ast::Expr, imported: &[String]) -> Option<String> {
 
 /// CPython's wording and line for a parse failure, for the common shapes; otherwise
 /// "invalid syntax" at the parser's position.
-fn describe_syntax_error(program: &str, index: &LineIndex, f: &ParseFailure) -> SyntaxErrorInfo {
+pub fn describe_parse_failure(
+    program: &str,
+    index: &LineIndex,
+    f: &ParseFailure,
+) -> SyntaxErrorInfo {
     let (line, col) = index.position(program, f.offset);
     let line_text = |n: usize| -> &str {
         index
