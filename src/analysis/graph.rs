@@ -549,6 +549,21 @@ impl<'a> GraphBuilder<'a> {
                 }
             }
             S::Assign(a) => {
+                // `x, y = 0, len(a)`: pair targets with values one by one.
+                if let ([target], Some(values)) = (a.targets.as_slice(), sequence_elts(&a.value))
+                    && let Some(targets) = sequence_elts(target)
+                    && targets.len() == values.len()
+                    && !targets
+                        .iter()
+                        .chain(values)
+                        .any(|e| matches!(e, ast::Expr::Starred(_)))
+                {
+                    let vals = self.exprs(values, env);
+                    for (t, v) in targets.iter().zip(&vals) {
+                        self.bind(t, v, env, pyast::start_of(t));
+                    }
+                    return;
+                }
                 let v = self.expr(&a.value, env);
                 for t in &a.targets {
                     self.bind(t, &v, env, pyast::start_of(t));
@@ -1197,7 +1212,7 @@ impl<'a> GraphBuilder<'a> {
                         format!("{name}() does not work on a ZWCArray (TypeError)"),
                     );
                 }
-                let kind = if matches!(name, "float" | "int" | "abs" | "round" | "len") {
+                let kind = if matches!(name, "float" | "int" | "abs" | "round" | "len" | "sum") {
                     ValueKind::Scalar
                 } else if PYTHON_BUILTINS.contains(&name) {
                     ValueKind::Python
@@ -1268,6 +1283,15 @@ impl<'a> GraphBuilder<'a> {
                 }
             }
         }
+    }
+}
+
+/// The elements of a tuple or list display.
+fn sequence_elts(e: &ast::Expr) -> Option<&[ast::Expr]> {
+    match e {
+        ast::Expr::Tuple(t) => Some(&t.elts),
+        ast::Expr::List(l) => Some(&l.elts),
+        _ => None,
     }
 }
 
@@ -1441,9 +1465,9 @@ impl DepGraph {
                     })
                     .unwrap_or_default();
                 let mut line = format!(
-                    "  #{:<3} {:<26} {:<8} {:<8} L{:<3}",
+                    "  #{:<3} {:<30} {:<8} {:<8} L{:<3}",
                     n.id,
-                    truncate(&n.label, 26),
+                    truncate(&n.label, 30),
                     n.kind.label(),
                     n.value.label(),
                     n.line
