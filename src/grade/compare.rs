@@ -1230,13 +1230,3 @@ mod tests {
         assert!(start.elapsed() < std::time::Duration::from_secs(1));
     }
 }
-
-/// The actual pieces: stdout after the last separator, split on `#`, last piece dropped, stripped.
-pub fn split_actual(_stdout: &str) -> Vec<String> {
-    todo!("split_actual")
-}
-
-/// The expected pieces: `right_exe_result` split on `#` (not stripped).
-pub fn split_expected(_right_exe_result: &str) -> Vec<String> {
-    todo!("split_expected")
-}
