@@ -15,13 +15,13 @@ use sebx::grade::runtime::{PythonRuntime, find_runtime};
 use sebx::grade::zwc_runtime::write_zwc_package;
 use sebx::model::ApiMap;
 
-const MAPPING: &str = r#"{"main": {"mean": "kocito", "array": "yitaf"}, "linalg": {"inv": "quvohe"}}"#;
+const MAPPING: &str =
+    r#"{"main": {"mean": "kocito", "array": "yitaf"}, "linalg": {"inv": "quvohe"}}"#;
 
 fn runtime() -> &'static PythonRuntime {
     static RUNTIME: OnceLock<PythonRuntime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
-        find_runtime()
-            .unwrap_or_else(|err| panic!("these tests need the grading runtime: {err}"))
+        find_runtime().unwrap_or_else(|err| panic!("these tests need the grading runtime: {err}"))
     })
 }
 
@@ -42,7 +42,8 @@ fn pool(workers: usize) -> Pool {
 }
 
 fn run(pool: &Pool, program: &str, timeout: Duration) -> ExecOutcome {
-    pool.run(program, timeout).expect("the pool runs the program")
+    pool.run(program, timeout)
+        .expect("the pool runs the program")
 }
 
 /// Processes of this pool other than its idle workers, plus any process whose
@@ -156,23 +157,47 @@ fn buffered_stdout_is_flushed_at_exit_as_cpython_does() {
     assert_eq!(raised.stdout, "a\nb\n");
     assert_eq!(raised.exit_code, Some(1));
     assert!(
-        raised.stderr.starts_with("Traceback (most recent call last):\n  File \"/"),
+        raised
+            .stderr
+            .starts_with("Traceback (most recent call last):\n  File \"/"),
         "{}",
         raised.stderr
     );
-    assert!(raised.stderr.contains("/main.py\", line 3, in <module>"), "{}", raised.stderr);
+    assert!(
+        raised.stderr.contains("/main.py\", line 3, in <module>"),
+        "{}",
+        raised.stderr
+    );
     assert!(!raised.stderr.contains("worker.py"), "{}", raised.stderr);
     assert!(raised.stderr.ends_with("ValueError: boom\n"));
 
-    let exited = run(&pool, "import sys\nprint('kept')\nsys.exit(3)\n", Duration::from_secs(3));
-    assert_eq!((exited.stdout.as_str(), exited.exit_code), ("kept\n", Some(3)));
+    let exited = run(
+        &pool,
+        "import sys\nprint('kept')\nsys.exit(3)\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(
+        (exited.stdout.as_str(), exited.exit_code),
+        ("kept\n", Some(3))
+    );
 
-    let message = run(&pool, "import sys\nprint('x')\nsys.exit('bad')\n", Duration::from_secs(3));
-    assert_eq!((message.stdout.as_str(), message.exit_code), ("x\n", Some(1)));
+    let message = run(
+        &pool,
+        "import sys\nprint('x')\nsys.exit('bad')\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(
+        (message.stdout.as_str(), message.exit_code),
+        ("x\n", Some(1))
+    );
     assert_eq!(message.stderr, "bad\n");
 
     // os._exit skips the flush in CPython, so the buffered text is lost there too.
-    let hard = run(&pool, "import os\nprint('lost')\nos._exit(0)\n", Duration::from_secs(3));
+    let hard = run(
+        &pool,
+        "import os\nprint('lost')\nos._exit(0)\n",
+        Duration::from_secs(3),
+    );
     assert_eq!((hard.stdout.as_str(), hard.exit_code), ("", Some(0)));
 
     let at_exit = run(
@@ -200,7 +225,11 @@ fn forked_programs_do_not_share_random_state() {
     for _ in 0..4 {
         let outcome = run(&pool, program, Duration::from_secs(3));
         assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
-        assert!(seen.insert(outcome.stdout.clone()), "repeated: {}", outcome.stdout);
+        assert!(
+            seen.insert(outcome.stdout.clone()),
+            "repeated: {}",
+            outcome.stdout
+        );
     }
 }
 
@@ -217,7 +246,11 @@ fn infinite_loop_times_out_with_empty_stdout() {
     assert_eq!(outcome.stdout, "", "a timeout yields empty stdout");
     assert!(contained(&outcome).starts_with("timeout"), "{outcome:?}");
     assert!(outcome.elapsed >= Duration::from_secs(3));
-    assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
     assert_nothing_left(&pool, None);
     // The worker is still usable afterwards.
     assert_eq!(run(&pool, "print(1)", Duration::from_secs(3)).stdout, "1\n");
@@ -251,7 +284,11 @@ fn ten_gigabyte_allocation_fails_fast_with_memory_error() {
         let outcome = run(&pool, program, Duration::from_secs(3));
         assert_eq!(outcome.stdout, "", "{program}");
         assert!(!outcome.timed_out);
-        assert!(outcome.elapsed < Duration::from_secs(2), "{:?}", outcome.elapsed);
+        assert!(
+            outcome.elapsed < Duration::from_secs(2),
+            "{:?}",
+            outcome.elapsed
+        );
         assert!(outcome.stderr.contains("MemoryError"), "{}", outcome.stderr);
         assert!(contained(&outcome).contains("memory limit"), "{outcome:?}");
     }
@@ -282,10 +319,18 @@ fn writing_outside_the_program_directory_is_prevented() {
     );
     if report.is_active("read-only filesystem") {
         // The target dir is read-only; /tmp is the worker's private tmpfs.
-        assert_eq!(outcome.stdout, "refused 30\nwrote True\n", "{}", outcome.stderr);
+        assert_eq!(
+            outcome.stdout, "refused 30\nwrote True\n",
+            "{}",
+            outcome.stderr
+        );
         assert!(contained(&outcome).contains("read-only"), "{outcome:?}");
         assert!(!outside.exists(), "the program wrote {}", outside.display());
-        assert!(!host_tmp.exists(), "the program wrote {}", host_tmp.display());
+        assert!(
+            !host_tmp.exists(),
+            "the program wrote {}",
+            host_tmp.display()
+        );
     } else {
         let _ = std::fs::remove_file(&outside);
         let _ = std::fs::remove_file(&host_tmp);
@@ -316,7 +361,11 @@ fn network_connections_fail_fast() {
     );
     let outcome = run(&pool, &program, Duration::from_secs(3));
     if report.is_active("no network") {
-        assert_eq!(outcome.stdout, "failed 101 True\nfailed 101 True\n", "{}", outcome.stderr);
+        assert_eq!(
+            outcome.stdout, "failed 101 True\nfailed 101 True\n",
+            "{}",
+            outcome.stderr
+        );
         assert!(!outcome.timed_out);
         let last = run(
             &pool,
@@ -326,7 +375,10 @@ fn network_connections_fail_fast() {
         assert!(contained(&last).contains("network"), "{last:?}");
     } else {
         assert!(
-            report.lines().iter().any(|l| l.contains("[off] no network")),
+            report
+                .lines()
+                .iter()
+                .any(|l| l.contains("[off] no network")),
             "{report}"
         );
     }
@@ -376,7 +428,11 @@ fn background_processes_left_by_a_finished_program_are_killed() {
     let outcome = run(&pool, &program, Duration::from_secs(3));
     assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
     assert!(!outcome.timed_out);
-    assert!(outcome.elapsed < Duration::from_secs(2), "{:?}", outcome.elapsed);
+    assert!(
+        outcome.elapsed < Duration::from_secs(2),
+        "{:?}",
+        outcome.elapsed
+    );
     assert!(contained(&outcome).contains("background"), "{outcome:?}");
     assert_nothing_left(&pool, Some(&marker));
 }
@@ -406,7 +462,11 @@ fn huge_output_is_capped_without_deadlock() {
     assert!(outcome.stdout_omitted > 0);
     assert!(outcome.stdout.len() <= 1 << 20);
     assert!(outcome.stdout.starts_with("line 0\nline 1\n"));
-    assert!(outcome.stdout.ends_with("line 399999\n====================\nend\n"));
+    assert!(
+        outcome
+            .stdout
+            .ends_with("line 399999\n====================\nend\n")
+    );
 }
 
 #[test]
@@ -516,7 +576,11 @@ fn fast_exit_matches_the_interpreter_exit() {
         assert_eq!(a.stdout, b.stdout, "program:\n{text}");
         assert_eq!(a.exit_code, b.exit_code, "program:\n{text}");
         assert_eq!(a.stderr, b.stderr, "program:\n{text}");
-        assert!(a.stdout.starts_with("mainthread\natexit\n"), "{:?}", a.stdout);
+        assert!(
+            a.stdout.starts_with("mainthread\natexit\n"),
+            "{:?}",
+            a.stdout
+        );
         assert!(a.stdout.contains("del global\n"), "{:?}", a.stdout);
     }
 }

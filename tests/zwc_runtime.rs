@@ -23,9 +23,8 @@ struct Fixture {
 fn fixture() -> &'static Fixture {
     static FIXTURE: OnceLock<Fixture> = OnceLock::new();
     FIXTURE.get_or_init(|| {
-        let runtime = find_runtime().unwrap_or_else(|err| {
-            panic!("these tests need the grading runtime: {err}")
-        });
+        let runtime = find_runtime()
+            .unwrap_or_else(|err| panic!("these tests need the grading runtime: {err}"));
         let value: serde_json::Value = serde_json::from_str(MAPPING).expect("mapping is JSON");
         let api = ApiMap::from_mappings_json(&value).expect("mapping loads");
         let root = std::env::temp_dir().join(format!("sebx-test-zwc-{}", std::process::id()));

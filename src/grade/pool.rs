@@ -245,7 +245,11 @@ impl Pool {
     }
 
     /// Starts a pool with an explicit configuration.
-    pub fn start_with(runtime: &PythonRuntime, zwc_root: &Path, config: PoolConfig) -> Result<Pool> {
+    pub fn start_with(
+        runtime: &PythonRuntime,
+        zwc_root: &Path,
+        config: PoolConfig,
+    ) -> Result<Pool> {
         Pool::start_inner(runtime, Some(zwc_root), config)
     }
 
@@ -343,7 +347,11 @@ impl Pool {
 
     /// Process ids of the idle workers (for diagnostics and tests).
     pub fn worker_pids(&self) -> Vec<u32> {
-        self.lock_slots().idle.iter().map(|w| w.child.id()).collect()
+        self.lock_slots()
+            .idle
+            .iter()
+            .map(|w| w.child.id())
+            .collect()
     }
 
     /// The path of the worker script; every process of this pool has it on its
@@ -432,7 +440,11 @@ struct Launcher {
 }
 
 impl Launcher {
-    fn new(runtime: &PythonRuntime, zwc_root: Option<PathBuf>, config: PoolConfig) -> Result<Launcher> {
+    fn new(
+        runtime: &PythonRuntime,
+        zwc_root: Option<PathBuf>,
+        config: PoolConfig,
+    ) -> Result<Launcher> {
         let seq = POOL_SEQUENCE.fetch_add(1, Ordering::Relaxed);
         remove_stale_pool_dirs();
         let dir = std::env::temp_dir().join(format!("sebx-pool-{}-{seq}", std::process::id()));
@@ -443,7 +455,11 @@ impl Launcher {
         fs::write(&worker_py, WORKER_PY)
             .with_context(|| format!("cannot write {}", worker_py.display()))?;
         let mut path = String::new();
-        if let Some(bin) = runtime.python.parent().filter(|p| !p.as_os_str().is_empty()) {
+        if let Some(bin) = runtime
+            .python
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+        {
             path.push_str(&bin.to_string_lossy());
             path.push(':');
         }
@@ -558,9 +574,10 @@ impl StartingWorker {
                 READY_TIMEOUT.as_secs(),
                 worker.log_tail()
             )),
-            Err(RecvTimeoutError::Disconnected) => {
-                Err(anyhow!("worker exited during start-up{}", worker.log_tail()))
-            }
+            Err(RecvTimeoutError::Disconnected) => Err(anyhow!(
+                "worker exited during start-up{}",
+                worker.log_tail()
+            )),
         }
     }
 }
@@ -801,7 +818,8 @@ fn own_pids_cgroup() -> Result<PathBuf, String> {
     for line in text.lines() {
         if let Some(path) = line.strip_prefix("0::") {
             let dir = Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/'));
-            let subtree = fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
+            let subtree =
+                fs::read_to_string(dir.join("cgroup.subtree_control")).unwrap_or_default();
             if subtree.split_whitespace().any(|c| c == "pids") {
                 return Ok(dir);
             }

@@ -306,11 +306,11 @@ impl fmt::Display for InstallStep {
 pub fn install_runtime(progress: &mut dyn FnMut(InstallStep)) -> Result<PythonRuntime> {
     let venv = managed_venv_dir();
     let python = venv_python(&venv);
-    if python.exists() {
-        if let Ok(runtime) = check_candidate(&python, RuntimeOrigin::ManagedVenv) {
-            progress(InstallStep::AlreadyInstalled(python));
-            return Ok(runtime);
-        }
+    if python.exists()
+        && let Ok(runtime) = check_candidate(&python, RuntimeOrigin::ManagedVenv)
+    {
+        progress(InstallStep::AlreadyInstalled(python));
+        return Ok(runtime);
     }
     progress(InstallStep::FindingPython);
     let mut rejected = Vec::new();
@@ -349,7 +349,9 @@ pub fn install_runtime(progress: &mut dyn FnMut(InstallStep)) -> Result<PythonRu
     }
     progress(InstallStep::CreatingVenv(venv.clone()));
     run_step(
-        Command::new(&base.executable).args(["-m", "venv"]).arg(&venv),
+        Command::new(&base.executable)
+            .args(["-m", "venv"])
+            .arg(&venv),
         "creating the venv failed (on Debian/Ubuntu install python3.11-venv)",
     )?;
     progress(InstallStep::InstallingNumpy);
@@ -379,7 +381,12 @@ fn run_step(command: &mut Command, what: &str) -> Result<()> {
         let stderr = String::from_utf8_lossy(&output.stderr);
         let tail: Vec<&str> = stderr.lines().rev().take(8).collect();
         let tail: Vec<&str> = tail.into_iter().rev().collect();
-        bail!("{what}: {} exited with {}\n{}", command.get_program().to_string_lossy(), output.status, tail.join("\n"));
+        bail!(
+            "{what}: {} exited with {}\n{}",
+            command.get_program().to_string_lossy(),
+            output.status,
+            tail.join("\n")
+        );
     }
     Ok(())
 }
@@ -442,7 +449,10 @@ mod tests {
         };
         let text = err.to_string();
         assert!(text.contains("sebx runtime install"), "{text}");
-        assert!(text.contains("python3 (found on PATH): is Python 3.12.1"), "{text}");
+        assert!(
+            text.contains("python3 (found on PATH): is Python 3.12.1"),
+            "{text}"
+        );
         assert!(text.contains("NumPy 2.3.0"), "{text}");
     }
 }

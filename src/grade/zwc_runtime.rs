@@ -107,8 +107,7 @@ pub fn ensure_zwc_package(api: &ApiMap, cache_root: &Path) -> Result<PathBuf> {
 
 fn write_sources(sources: &ZwcSources, root: &Path) -> Result<()> {
     let package = root.join("zwc");
-    fs::create_dir_all(&package)
-        .with_context(|| format!("cannot create {}", package.display()))?;
+    fs::create_dir_all(&package).with_context(|| format!("cannot create {}", package.display()))?;
     // rfx.py last: its presence marks a complete package.
     for (name, text) in [
         ("__init__.py", &sources.init_py),
@@ -134,9 +133,7 @@ fn usable_pairs(pairs: Vec<(String, String)>, reserved: &[&str]) -> BTreeMap<Str
 
 fn is_identifier(name: &str) -> bool {
     let mut chars = name.chars();
-    chars
-        .next()
-        .is_some_and(|c| c == '_' || c.is_alphabetic())
+    chars.next().is_some_and(|c| c == '_' || c.is_alphabetic())
         && chars.all(|c| c == '_' || c.is_alphanumeric())
 }
 
@@ -178,11 +175,18 @@ mod tests {
         let _ = fs::remove_dir_all(&dir);
         let first = ensure_zwc_package(&sample_api(), &dir).expect("first write");
         let marker = first.join("zwc").join("rfx.py");
-        let written = fs::metadata(&marker).and_then(|m| m.modified()).expect("mtime");
+        let written = fs::metadata(&marker)
+            .and_then(|m| m.modified())
+            .expect("mtime");
         let again = ensure_zwc_package(&sample_api(), &dir).expect("second call");
         assert_eq!(first, again);
-        let unchanged = fs::metadata(&marker).and_then(|m| m.modified()).expect("mtime");
-        assert_eq!(written, unchanged, "an unchanged mapping must not be rewritten");
+        let unchanged = fs::metadata(&marker)
+            .and_then(|m| m.modified())
+            .expect("mtime");
+        assert_eq!(
+            written, unchanged,
+            "an unchanged mapping must not be rewritten"
+        );
         let mut other = sample_api();
         other
             .numpy_to_zwc
