@@ -584,3 +584,56 @@ fn fast_exit_matches_the_interpreter_exit() {
         assert!(a.stdout.contains("del global\n"), "{:?}", a.stdout);
     }
 }
+
+/// Without namespaces (as on a machine that refuses them) the process-group,
+/// cgroup and descendant sweep must still leave nothing running.
+#[test]
+fn without_namespaces_escapees_are_still_killed() {
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.isolate = false;
+    let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let report = pool.sandbox_report();
+    assert!(!report.is_active("no network"), "{report}");
+    assert!(
+        report.lines().iter().any(|l| l.contains("[off] read-only filesystem")),
+        "{report}"
+    );
+    let marker = unique("plain-sleeper");
+    let program = format!(
+        "import os, sys, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
+         \x20   os._exit(0)\n\
+         while True:\n\
+         \x20   time.sleep(0.1)\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(1));
+    assert!(outcome.timed_out, "{outcome:?}");
+    assert_nothing_left(&pool, Some(&marker));
+
+    let daemon = unique("plain-daemon");
+    let program = format!(
+        "import os, sys\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       null = os.open('/dev/null', os.O_RDWR)\n\
+         \x20       for fd in (0, 1, 2):\n\
+         \x20           os.dup2(null, fd)\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {daemon:?}])\n\
+         \x20   os._exit(0)\n\
+         os.wait()\n\
+         print('done')\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(3));
+    assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
+    assert!(contained(&outcome).contains("background"), "{outcome:?}");
+    assert_nothing_left(&pool, Some(&daemon));
+
+    let outcome = run(&pool, "while True:\n    pass\n", Duration::from_secs(1));
+    assert!(outcome.timed_out);
+    assert_nothing_left(&pool, None);
+    assert_eq!(run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout, "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n");
+}

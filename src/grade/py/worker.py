@@ -545,6 +545,7 @@ def _descendants(me):
 def _sweep(cgroup):
     """Kill every process of this worker's cgroup (or, without one, every descendant), except the worker."""
     me = os.getpid()
+    first_round = None
     for _ in range(500):
         victims = set()
         if cgroup:
@@ -564,9 +565,12 @@ def _sweep(cgroup):
             except ProcessLookupError:
                 pass
         _reap()
+        if first_round is None:
+            first_round = alive
         if not alive:
-            return
+            break
         time.sleep(0.002)
+    return first_round or 0
 
 
 def _wait_exit(pid):
@@ -779,16 +783,17 @@ class Worker:
                     del open_fds[st_r]
                     os.close(st_r)
             leftovers = st_r in open_fds
-        if pid_c is not None and not sandbox.pid_namespace and not timed_out and not worker_exit:
-            try:
-                os.killpg(pid_c, 0)
-                leftovers = True
-            except (ProcessLookupError, PermissionError):
-                pass
         clean_end = sandbox.pid_namespace and st_r not in open_fds and not timed_out and not worker_exit
+        plain_end = not sandbox.pid_namespace and status is not None and not timed_out and not worker_exit
         if clean_end:
             # B, the namespace's init, has exited: nothing of the program is left; A follows B.
             _wait_exit(pid_a)
+        elif plain_end:
+            # A and B end right after the program; whatever the sweep finds was left behind.
+            _wait_exit(pid_a)
+            _reap()
+            if _sweep(sandbox.cgroup):
+                leftovers = True
         else:
             # Kill whatever is left: A (its death takes B and the namespace), C's group, the sweep.
             try:
