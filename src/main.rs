@@ -28,6 +28,8 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// Print one rollout's dependency graph (text, or Graphviz DOT with --dot).
     Graph(cli::analyze::GraphArgs),
+    /// Install or inspect the Python 3.11 + NumPy 2.3.0 runtime the grader uses.
+    Runtime(cli::runtime::RuntimeArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,6 +39,7 @@ fn main() -> ExitCode {
         Some(Command::Rerun(args)) => cli::rerun::run(args),
         Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
+        Some(Command::Runtime(args)) => cli::runtime::run(args),
         None => {
             eprintln!("the explorer is not wired in yet; try `sebx grade --help`");
             Ok(ExitCode::from(2))

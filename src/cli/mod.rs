@@ -4,3 +4,4 @@
 pub mod analyze;
 pub mod grade;
 pub mod rerun;
+pub mod runtime;
