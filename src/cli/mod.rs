@@ -2,4 +2,5 @@
 //! subcommand's `clap::Args` struct and a `run` function.
 
 pub mod grade;
+pub mod labels;
 pub mod rerun;
