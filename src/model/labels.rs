@@ -131,8 +131,8 @@ impl LabelStore {
     }
 
     /// The changes made to one rollout, oldest first.
-    pub fn history_of<'a>(&'a self, id: &'a RolloutId) -> impl Iterator<Item = &'a LabelRecord> {
-        self.history().filter(move |r| &r.rollout == id)
+    pub fn history_of(&self, id: &RolloutId) -> Vec<&LabelRecord> {
+        self.history().filter(|r| &r.rollout == id).collect()
     }
 
     /// The annotator's current label of a rollout (`None` when never labelled or cleared).

@@ -78,13 +78,17 @@ impl RerunStore {
     }
 
     /// Reruns of one rollout, oldest first.
-    pub fn of<'a>(&'a self, id: &'a RolloutId) -> impl Iterator<Item = &'a RerunRecord> {
-        self.all().filter(move |r| r.report.id.as_ref() == Some(id))
+    pub fn of(&self, id: &RolloutId) -> Vec<&RerunRecord> {
+        self.all()
+            .filter(|r| r.report.id.as_ref() == Some(id))
+            .collect()
     }
 
     /// The latest rerun of the rollout's own code (what-ifs excluded): its verdict stands
     /// for the rollout.
-    pub fn latest_graded<'a>(&'a self, id: &'a RolloutId) -> Option<&'a RerunRecord> {
-        self.of(id).filter(|r| !r.what_if).last()
+    pub fn latest_graded(&self, id: &RolloutId) -> Option<&RerunRecord> {
+        self.all()
+            .filter(|r| !r.what_if && r.report.id.as_ref() == Some(id))
+            .last()
     }
 }
