@@ -436,7 +436,12 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
         "{:<28} {:>5} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}",
         "category", "both", "only_a", "only_b", "neither", "p_o", "p_e", "kappa"
     )?;
+    let mut unused = 0;
     for c in &ag.per_category {
+        if c.both + c.only_a + c.only_b == 0 {
+            unused += 1;
+            continue;
+        }
         writeln!(
             out,
             "{:<28} {:>5} {:>7} {:>7} {:>7} {:>6.3} {:>6.3} {:>6}",
@@ -448,6 +453,13 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
             c.observed,
             c.expected,
             fmt_opt(c.kappa)
+        )?;
+    }
+    if unused > 0 {
+        writeln!(
+            out,
+            "({unused} categor{} used by neither: not shown)",
+            if unused == 1 { "y" } else { "ies" }
         )?;
     }
     let defined = ag.per_category.iter().filter(|c| c.kappa.is_some()).count();

@@ -1,0 +1,136 @@
+//! The bundled demo (samples/demo) loads cleanly, is self-consistent, and covers every
+//! verdict, every finding kind and the extraction quirks its README promises.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use sebx::analysis::extract::{entry_function_name, extract_last_python_block};
+use sebx::model::rollout::load_rollout_file;
+use sebx::model::{ApiMap, Dataset, Rollout, Verdict};
+
+fn demo(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/demo")
+        .join(name)
+}
+
+fn rollouts(name: &str) -> Vec<Rollout> {
+    let loaded = load_rollout_file(&demo(name)).expect("demo rollouts");
+    assert!(loaded.issues.is_empty(), "{:?}", loaded.issues);
+    loaded.rollouts
+}
+
+#[test]
+fn api_doc_has_its_own_small_mapping() {
+    let api = ApiMap::load(&demo("api_doc.jsonl")).expect("api doc");
+    assert_eq!(api.numpy_to_zwc.len(), 26);
+    assert_eq!(api.numpy_to_zwc["np.array"], "zwc.yitaf");
+    assert_eq!(api.numpy_to_zwc["np.mean"], "zwc.kocito");
+    assert_eq!(api.numpy_to_zwc["np.linalg.inv"], "zwc.rfx.quvohe");
+    let linalg = api
+        .zwc_to_numpy
+        .keys()
+        .filter(|z| z.starts_with("zwc.rfx."))
+        .count();
+    assert_eq!(linalg, 4);
+    assert!(api.docs.contains_key("zwc.kocito"));
+}
+
+#[test]
+fn tasks_and_rollouts_agree() {
+    let mut dataset = Dataset::default();
+    dataset.load_file(&demo("tasks.jsonl")).expect("tasks");
+    assert!(dataset.issues.is_empty(), "{:?}", dataset.issues);
+    assert_eq!(dataset.items.len(), 13);
+    for item in dataset.items.values() {
+        let joined: Vec<&str> = item.test_cases.iter().map(|c| c.output.as_str()).collect();
+        assert_eq!(joined.join("#"), item.right_exe_result);
+        assert!(item.function_name.starts_with("def solve("));
+        assert_eq!(item.reference.len(), 1);
+        assert!(item.reference[0].contains("import numpy as np"));
+    }
+    let run1 = rollouts("rollouts.jsonl");
+    let run2 = rollouts("rollouts_run2.jsonl");
+    assert_eq!((run1.len(), run2.len()), (36, 13));
+    for r in run1.iter().chain(&run2) {
+        let item = dataset
+            .get(&r.query)
+            .expect("every rollout's task is in tasks.jsonl");
+        assert_eq!(r.test_cases, item.test_cases);
+        assert_eq!(r.right_exe_result, item.right_exe_result);
+        assert_eq!(r.selected_functions, item.selected_functions);
+    }
+    // Every task of run 2 also appears in run 1: the same task across runs.
+    let run1_queries: BTreeSet<&str> = run1.iter().map(|r| r.query.as_str()).collect();
+    assert!(run2.iter().all(|r| run1_queries.contains(r.query.as_str())));
+    assert_eq!(run1_queries.len(), 13);
+}
+
+#[test]
+fn expected_outcomes_cover_every_verdict_and_finding() {
+    let text = std::fs::read_to_string(demo("expected.jsonl")).expect("expected.jsonl");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(rows.len(), 36 + 13);
+    let verdicts: BTreeSet<Verdict> = rows
+        .iter()
+        .map(|r| Verdict::parse(r["verdict"].as_str().expect("verdict")).expect("known verdict"))
+        .collect();
+    assert_eq!(verdicts.len(), 5);
+    let findings: BTreeSet<&str> = rows
+        .iter()
+        .flat_map(|r| r["findings"].as_array().expect("list").iter())
+        .map(|f| f.as_str().expect("kind"))
+        .collect();
+    let wanted = [
+        "array_method",
+        "numpy_attribute",
+        "numpy_import",
+        "numpy_name_on_zwc",
+        "off_task_function",
+        "unknown_zwc_name",
+    ];
+    assert_eq!(findings, wanted.into_iter().collect());
+}
+
+#[test]
+fn extraction_quirks_are_present() {
+    let run1 = rollouts("rollouts.jsonl");
+    let find = |needle: &str| {
+        run1.iter()
+            .find(|r| r.response.contains(needle))
+            .unwrap_or_else(|| panic!("no rollout contains {needle:?}"))
+    };
+    let fence = find("```python3\n");
+    assert_eq!(extract_last_python_block(&fence.response), None);
+
+    let two = find("Actually the app lists the newest");
+    let block = extract_last_python_block(&two.response).expect("block");
+    assert_eq!(block.blocks_found, 2);
+    assert!(block.code.contains("transactions[::-1]"));
+
+    let helper = find("def _to_list(");
+    let code = extract_last_python_block(&helper.response)
+        .expect("block")
+        .code;
+    assert_eq!(entry_function_name(&code), "_to_list");
+
+    let docstring = find("def inverse_2x2(m)");
+    let code = extract_last_python_block(&docstring.response)
+        .expect("block")
+        .code;
+    assert_eq!(entry_function_name(&code), "inverse_2x2");
+
+    let dynamic = find("__import__(\"numpy\")");
+    let code = extract_last_python_block(&dynamic.response)
+        .expect("block")
+        .code;
+    assert!(!code.contains("import numpy"));
+
+    assert!(
+        run1.iter()
+            .any(|r| r.test_cases.iter().any(|c| c.input.contains("np.array(")))
+    );
+}
