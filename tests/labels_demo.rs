@@ -5,8 +5,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use sebx::analysis::extract::{entry_function_name, extract_last_python_block};
+use sebx::model::agreement::compare_annotators;
+use sebx::model::labels::LabelStore;
 use sebx::model::rollout::load_rollout_file;
-use sebx::model::{ApiMap, Dataset, Rollout, Verdict};
+use sebx::model::taxonomy::{CategoryId, Taxonomy};
+use sebx::model::{ApiMap, Dataset, Rollout, RolloutId, Verdict};
 
 fn demo(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -133,4 +136,55 @@ fn extraction_quirks_are_present() {
         run1.iter()
             .any(|r| r.test_cases.iter().any(|c| c.input.contains("np.array(")))
     );
+}
+
+#[test]
+fn shipped_demo_labels_match_the_rollouts_and_give_the_documented_agreement() {
+    let run1 = rollouts("rollouts.jsonl");
+    let (store, issues) = LabelStore::open(&demo("rollouts.jsonl")).expect("demo labels");
+    assert!(issues.is_empty(), "{issues:?}");
+    // The Python build script derives the same ids as RolloutId::derive.
+    let ids: BTreeSet<&RolloutId> = run1.iter().map(|r| &r.id).collect();
+    assert!(store.all_current().iter().all(|l| ids.contains(&l.rollout)));
+    assert_eq!(
+        store.annotators(),
+        vec!["ana".to_string(), "ben".to_string()]
+    );
+    let line29 = &run1[28].id;
+    assert_eq!(store.history_of(line29).len(), 3, "ana twice, ben once");
+    assert_eq!(
+        store
+            .current(line29, "ana")
+            .expect("ana on line 29")
+            .categories,
+        vec![CategoryId::new("logic_error")]
+    );
+    let all: Vec<RolloutId> = run1.iter().map(|r| r.id.clone()).collect();
+    let progress = store.progress(&all, Some("ben"));
+    assert_eq!((progress.labelled, progress.total), (18, 36));
+
+    let current = store.all_current();
+    let ag = compare_annotators(&current, "ana", "ben", &Taxonomy::default_set().ids());
+    assert_eq!(ag.compared, 18);
+    assert_eq!(ag.only_labelled_by_a, 6);
+    let lines: Vec<usize> = ag
+        .disagreements
+        .iter()
+        .map(|d| run1.iter().position(|r| r.id == d.rollout).expect("known") + 1)
+        .collect::<BTreeSet<usize>>()
+        .into_iter()
+        .collect();
+    assert_eq!(lines, vec![22, 24, 26, 28]);
+    // logic_error: both on 25 and 29, ana only on 22, ben only on 26, neither on 14:
+    // p_o = 16/18, p_e = (3/18)² + (15/18)² = 26/36, kappa = (32/36 − 26/36)/(10/36) = 0.6.
+    let logic = ag
+        .per_category
+        .iter()
+        .find(|c| c.category.as_str() == "logic_error")
+        .expect("row");
+    assert_eq!(
+        (logic.both, logic.only_a, logic.only_b, logic.neither),
+        (2, 1, 1, 14)
+    );
+    assert!((logic.kappa.expect("defined") - 0.6).abs() < 1e-9);
 }
