@@ -30,7 +30,9 @@ pub struct LabelRecord {
     #[serde(default)]
     pub note: String,
     pub annotator: String,
-    /// When the change was made, RFC 3339 UTC (`2026-11-29T07:35:12.123Z`).
+    /// When the change was made, RFC 3339 UTC (`2026-11-29T07:35:12.123Z`); informational
+    /// only: order in the file, not time, decides which record is current.
+    #[serde(default)]
     pub time: String,
 }
 
