@@ -73,8 +73,8 @@ pub struct Progress {
 #[derive(Debug)]
 pub struct LabelStore {
     log: SidecarLog<LabelRecord>,
-    /// (rollout, annotator) → index into the log of the latest record.
-    current: HashMap<(RolloutId, String), usize>,
+    /// rollout → annotator → index into the log of the latest record.
+    current: HashMap<RolloutId, BTreeMap<String, usize>>,
 }
 
 impl LabelStore {
@@ -112,7 +112,9 @@ impl LabelStore {
     fn index_record(&mut self, i: usize) {
         let r = &self.log.records()[i].record;
         self.current
-            .insert((r.rollout.clone(), r.annotator.clone()), i);
+            .entry(r.rollout.clone())
+            .or_default()
+            .insert(r.annotator.clone(), i);
     }
 
     /// The sidecar's path.
@@ -139,7 +141,7 @@ impl LabelStore {
 
     /// The annotator's current label of a rollout (`None` when never labelled or cleared).
     pub fn current(&self, id: &RolloutId, annotator: &str) -> Option<&LabelRecord> {
-        let i = self.current.get(&(id.clone(), annotator.to_string()))?;
+        let i = self.current.get(id)?.get(annotator)?;
         let r = &self.log.records()[*i].record;
         (!r.is_cleared()).then_some(r)
     }
@@ -149,6 +151,7 @@ impl LabelStore {
         let mut out: Vec<&LabelRecord> = self
             .current
             .values()
+            .flat_map(|by_annotator| by_annotator.values())
             .map(|i| &self.log.records()[*i].record)
             .filter(|r| !r.is_cleared())
             .collect();
@@ -156,11 +159,14 @@ impl LabelStore {
         out
     }
 
-    /// Current labels of one rollout, by every annotator.
+    /// Current labels of one rollout, one per annotator, ordered by annotator.
     pub fn current_for(&self, id: &RolloutId) -> Vec<&LabelRecord> {
-        self.all_current()
+        self.current
+            .get(id)
             .into_iter()
-            .filter(|r| &r.rollout == id)
+            .flat_map(|by_annotator| by_annotator.values())
+            .map(|i| &self.log.records()[*i].record)
+            .filter(|r| !r.is_cleared())
             .collect()
     }
 
