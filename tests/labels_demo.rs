@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+use sebx::analysis::analyze_rollout;
 use sebx::analysis::extract::{entry_function_name, extract_last_python_block};
 use sebx::model::agreement::compare_annotators;
 use sebx::model::labels::LabelStore;
@@ -187,4 +188,37 @@ fn shipped_demo_labels_match_the_rollouts_and_give_the_documented_agreement() {
         (2, 1, 1, 14)
     );
     assert!((logic.kappa.expect("defined") - 0.6).abs() < 1e-9);
+}
+
+#[test]
+fn analysis_finds_exactly_the_documented_finding_kinds() {
+    let api = ApiMap::load(&demo("api_doc.jsonl")).expect("api doc");
+    let mut dataset = Dataset::default();
+    dataset.load_file(&demo("tasks.jsonl")).expect("tasks");
+    let text = std::fs::read_to_string(demo("expected.jsonl")).expect("expected.jsonl");
+    let files = [
+        ("rollouts.jsonl", rollouts("rollouts.jsonl")),
+        ("rollouts_run2.jsonl", rollouts("rollouts_run2.jsonl")),
+    ];
+    for row in text.lines() {
+        let row: serde_json::Value = serde_json::from_str(row).expect("json");
+        let file = row["file"].as_str().expect("file");
+        let line = row["line"].as_u64().expect("line") as usize;
+        let (_, loaded) = files.iter().find(|(name, _)| *name == file).expect("file");
+        let rollout = loaded.iter().find(|r| r.line == line).expect("rollout");
+        let analysis = analyze_rollout(rollout, &api, dataset.get(&rollout.query));
+        let got: BTreeSet<&str> = analysis
+            .code
+            .findings
+            .iter()
+            .map(|f| f.kind.as_str())
+            .collect();
+        let want: BTreeSet<&str> = row["findings"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .map(|f| f.as_str().expect("kind"))
+            .collect();
+        assert_eq!(got, want, "{file}:{line}");
+    }
 }

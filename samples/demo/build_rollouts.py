@@ -146,7 +146,7 @@ def solve(minutes):
     data = np.asarray(minutes, dtype=float)
     return zwc.tesavi(data)
 """)),
-    ("permission_masks", "use_numpy", "numpy_import", "quirk: a numpy import in dead code inside the function still counts",
+    ("permission_masks", "use_numpy", "numpy_import, numpy_attribute", "quirk: a numpy import in dead code inside the function still counts",
      "Element-wise AND of the two mask lists; I keep a NumPy fallback for debugging.\n\n"
      + block("""
 import zwc
