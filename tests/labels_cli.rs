@@ -80,7 +80,10 @@ fn export_csv_has_one_row_per_current_label_with_task_and_quoting() {
     assert_eq!(
         lines.next(),
         Some(
-            "source,line,rollout_id,annotator,categories,category_labels,note,time,verdict,verdict_from,query,selected_functions"
+            "source,line,rollout_id,annotator,categories,category_labels,note,time,verdict,\
+verdict_from,query,selected_functions,finding_numpy_import,finding_numpy_attribute,\
+finding_numpy_name_on_zwc,finding_unknown_zwc_name,finding_array_method,\
+finding_off_task_function,suggested_category"
         )
     );
     // 5 current labels; the note with a newline spans two physical lines.
@@ -99,9 +102,10 @@ fn export_csv_has_one_row_per_current_label_with_task_and_quoting() {
         "superseded label exported"
     );
     let first_row = csv.lines().nth(1).expect("first row");
+    // No API doc: finding counts are empty; no verdict: no suggestion.
     assert!(
-        first_row.ends_with(",mean"),
-        "selected functions last: {first_row}"
+        first_row.ends_with(",mean,,,,,,,"),
+        "selected functions, then empty columns: {first_row}"
     );
     assert!(
         first_row.contains(",\"A greenhouse has several sensors, and"),
@@ -238,4 +242,63 @@ fn agreement_needs_exactly_two_different_annotators() {
     assert!(e.to_string().contains("exactly two"), "{e}");
     let e = run(&["agreement", path, "--annotators", "alice,alice"]).expect_err("same");
     assert!(e.to_string().contains("same annotator"), "{e}");
+}
+
+#[test]
+fn export_with_an_api_doc_counts_findings_and_suggests_a_category() {
+    let f = fixture();
+    let path = f.rollouts_path.to_str().expect("utf-8 path");
+    // Label the rollouts on lines 16 (zwc.mean) and 19 (.tolist()), and give them verdicts.
+    let (mut store, _) = LabelStore::open(&f.rollouts_path).expect("labels");
+    let scored = f.rollouts_path.with_file_name("scored.jsonl");
+    let mut scored_text = String::new();
+    for line in [16, 19] {
+        let r = &f.rollouts[line - 1];
+        store
+            .append(LabelRecord::now(
+                r.id.clone(),
+                vec![CategoryId::new("other")],
+                "",
+                "alice",
+            ))
+            .expect("append");
+        let mut report = GradeReport::load_failure(path, line, "");
+        report.load_error = None;
+        report.id = Some(r.id.clone());
+        report.verdict = Some(Verdict::ExeError);
+        scored_text.push_str(&(serde_json::to_string(&report).expect("json") + "\n"));
+    }
+    std::fs::write(&scored, scored_text).expect("write");
+    let out = run(&[
+        "export",
+        path,
+        "--format",
+        "jsonl",
+        "--annotator",
+        "alice",
+        "--scores",
+        scored.to_str().expect("path"),
+        "--api-doc",
+        demo("api_doc.jsonl").to_str().expect("path"),
+        "--dataset",
+        demo("tasks.jsonl").to_str().expect("path"),
+    ])
+    .expect("export");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("row"))
+        .collect();
+    let row = |line: usize| {
+        rows.iter()
+            .find(|r| r["line"] == line)
+            .unwrap_or_else(|| panic!("no row for line {line}"))
+    };
+    assert_eq!(row(16)["findings"]["numpy_name_on_zwc"], 1);
+    assert_eq!(row(16)["findings"]["array_method"], 0);
+    assert_eq!(row(16)["suggested_category"], "numpy_name_on_zwc");
+    assert_eq!(row(19)["findings"]["array_method"], 1);
+    assert_eq!(row(19)["suggested_category"], "numpy_method_on_zwcarray");
+    // Line 2 (a right answer, no verdict given): no findings, no suggestion.
+    assert_eq!(row(2)["findings"]["numpy_import"], 0);
+    assert_eq!(row(2)["suggested_category"], serde_json::Value::Null);
 }

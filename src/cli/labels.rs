@@ -1,7 +1,7 @@
 //! `sebx labels`: export human labels joined with verdicts and tasks, and measure
 //! agreement between annotators. Labels live in `<rollouts>.labels.jsonl` sidecars.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -10,12 +10,14 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::analysis::{FindingKind, analyze_rollout, extract_last_python_block};
 use crate::model::agreement::{Agreement, compare_annotators};
+use crate::model::discovery::discover;
 use crate::model::labels::{LabelRecord, LabelStore};
 use crate::model::reruns::RerunStore;
 use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
 use crate::model::taxonomy::{CategoryId, Taxonomy};
-use crate::model::{RolloutId, Verdict};
+use crate::model::{ApiMap, Dataset, RolloutId, Verdict};
 
 /// Work with the labels stored next to rollout files.
 #[derive(Debug, clap::Args)]
@@ -43,9 +45,11 @@ pub enum ExportFormat {
 #[command(
     after_help = "One row per (rollout, annotator) current label, in file order. Columns: \
 source, line, rollout_id, annotator, categories, category_labels, note, time, verdict, \
-verdict_from (scores | rerun | stored), query, selected_functions. In CSV, lists are joined \
-with ';'. The verdict comes from --scores (a `sebx grade` output) when given, else from the \
-latest rerun in <rollouts>.reruns.jsonl, else from a score stored in the rollout line."
+verdict_from (scores | rerun | stored), query, selected_functions, one count per analysis \
+finding kind (finding_numpy_import, ...; empty without an API doc) and suggested_category. \
+In CSV, lists are joined with ';'. The verdict comes from --scores (a `sebx grade` output) \
+when given, else from the latest rerun in <rollouts>.reruns.jsonl, else from a score stored \
+in the rollout line."
 )]
 pub struct ExportArgs {
     /// Rollout files whose `<file>.labels.jsonl` sidecars to export.
@@ -68,6 +72,12 @@ pub struct ExportArgs {
     /// Taxonomy file for category labels (default: nearest sebx-taxonomy.toml, else built in).
     #[arg(long, value_name = "FILE")]
     pub taxonomy: Option<PathBuf>,
+    /// The zwc API doc, for the findings columns (default: SEBX_API_DOC or an SE-Bench checkout).
+    #[arg(long, value_name = "FILE")]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files joining rollouts to their tasks, for off-task findings (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Vec<PathBuf>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -147,9 +157,14 @@ pub struct ExportRow {
     pub verdict_from: Option<&'static str>,
     pub query: String,
     pub selected_functions: Vec<String>,
+    /// Number of analysis findings of each kind; `None` when no API doc was available.
+    pub findings: Option<BTreeMap<&'static str, usize>>,
+    /// The category [`crate::model::taxonomy::suggest_category`] proposes, if the
+    /// taxonomy has it.
+    pub suggested_category: Option<CategoryId>,
 }
 
-const CSV_COLUMNS: [&str; 12] = [
+const FIXED_COLUMNS: [&str; 12] = [
     "source",
     "line",
     "rollout_id",
@@ -164,21 +179,30 @@ const CSV_COLUMNS: [&str; 12] = [
     "selected_functions",
 ];
 
+/// The CSV header: the fixed columns, one count per finding kind, then the suggestion.
+pub fn csv_columns() -> Vec<String> {
+    FIXED_COLUMNS
+        .iter()
+        .map(|c| c.to_string())
+        .chain(
+            FindingKind::ALL
+                .iter()
+                .map(|k| format!("finding_{}", k.as_str())),
+        )
+        .chain(["suggested_category".to_string()])
+        .collect()
+}
+
 impl ExportRow {
-    fn csv_fields(&self) -> [String; 12] {
+    fn csv_fields(&self) -> Vec<String> {
         let join = |v: &[String]| v.join(";");
-        [
+        let ids: Vec<String> = self.categories.iter().map(|c| c.0.clone()).collect();
+        let mut fields = vec![
             self.source.clone(),
             self.line.to_string(),
             self.rollout_id.to_string(),
             self.annotator.clone().unwrap_or_default(),
-            join(
-                &self
-                    .categories
-                    .iter()
-                    .map(|c| c.0.clone())
-                    .collect::<Vec<_>>(),
-            ),
+            join(&ids),
             join(&self.category_labels),
             self.note.clone(),
             self.time.clone().unwrap_or_default(),
@@ -188,7 +212,22 @@ impl ExportRow {
             self.verdict_from.unwrap_or_default().to_string(),
             self.query.clone(),
             join(&self.selected_functions),
-        ]
+        ];
+        for kind in FindingKind::ALL {
+            fields.push(
+                self.findings
+                    .as_ref()
+                    .map(|f| f.get(kind.as_str()).copied().unwrap_or(0).to_string())
+                    .unwrap_or_default(),
+            );
+        }
+        fields.push(
+            self.suggested_category
+                .as_ref()
+                .map(|c| c.0.clone())
+                .unwrap_or_default(),
+        );
+        fields
     }
 }
 
@@ -201,8 +240,15 @@ pub fn csv_field(s: &str) -> String {
     }
 }
 
+/// What a scored line says about a rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ScoreInfo {
+    verdict: Verdict,
+    timed_out: bool,
+}
+
 /// Verdicts by rollout id from `sebx grade` outputs.
-fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, Verdict>> {
+fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, ScoreInfo>> {
     let mut verdicts = HashMap::new();
     for path in paths {
         let text = std::fs::read_to_string(path)
@@ -225,10 +271,15 @@ fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, Verdict>> {
                 .and_then(Value::as_str)
                 .and_then(Verdict::parse);
             match (id, verdict) {
-                (Some(id), Some(v)) => {
-                    verdicts.insert(RolloutId(id.to_string()), v);
+                (Some(id), Some(verdict)) => {
+                    let timed_out = value
+                        .pointer("/execution/timed_out")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    verdicts.insert(RolloutId(id.to_string()), ScoreInfo { verdict, timed_out });
                 }
-                (Some(_), None) | (None, _) => {
+                _ => {
+                    // Lines the grader could not load carry `load_error` and no id.
                     if value.get("load_error").is_none_or(Value::is_null) {
                         eprintln!(
                             "warning: {}:{}: no rollout id and verdict; skipped",
@@ -243,28 +294,83 @@ fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, Verdict>> {
     Ok(verdicts)
 }
 
+/// A rollout's verdict, where it came from, and whether its run timed out.
+struct VerdictInfo {
+    verdict: Option<Verdict>,
+    from: Option<&'static str>,
+    timed_out: bool,
+}
+
 fn verdict_of(
     rollout: &Rollout,
     file: &LabelledFile,
-    scores: &HashMap<RolloutId, Verdict>,
-) -> (Option<Verdict>, Option<&'static str>) {
-    if let Some(v) = scores.get(&rollout.id) {
-        return (Some(*v), Some("scores"));
+    scores: &HashMap<RolloutId, ScoreInfo>,
+) -> VerdictInfo {
+    if let Some(s) = scores.get(&rollout.id) {
+        return VerdictInfo {
+            verdict: Some(s.verdict),
+            from: Some("scores"),
+            timed_out: s.timed_out,
+        };
     }
     if let Some(r) = file.reruns.latest_graded(&rollout.id)
         && let Some(v) = r.report.verdict
     {
-        return (Some(v), Some("rerun"));
+        return VerdictInfo {
+            verdict: Some(v),
+            from: Some("rerun"),
+            timed_out: r.report.execution.as_ref().is_some_and(|e| e.timed_out),
+        };
     }
-    if let Some(v) = rollout.stored_score.as_ref().and_then(|s| s.verdict) {
-        return (Some(v), Some("stored"));
+    let stored = rollout.stored_score.as_ref().and_then(|s| s.verdict);
+    VerdictInfo {
+        verdict: stored,
+        from: stored.map(|_| "stored"),
+        timed_out: false,
     }
-    (None, None)
+}
+
+/// The API map and dataset for the findings columns, when an API doc can be found.
+fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
+    let discovered = discover(args.api_doc.as_deref(), &args.dataset, &args.rollouts);
+    let Some(found) = &discovered.api_doc else {
+        eprintln!(
+            "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"
+        );
+        return Ok(None);
+    };
+    let api = ApiMap::load(found.path())?;
+    let mut dataset = Dataset::default();
+    for d in &discovered.datasets {
+        dataset
+            .load_file(d.path())
+            .with_context(|| format!("cannot read dataset {}", d.path().display()))?;
+    }
+    for issue in &dataset.issues {
+        eprintln!("warning: {issue}");
+    }
+    Ok(Some((api, dataset)))
+}
+
+/// Finding counts of one rollout, every kind present (zero when absent).
+fn finding_counts(
+    rollout: &Rollout,
+    api: &ApiMap,
+    dataset: &Dataset,
+) -> BTreeMap<&'static str, usize> {
+    let analysis = analyze_rollout(rollout, api, dataset.get(&rollout.query));
+    let mut counts: BTreeMap<&'static str, usize> =
+        FindingKind::ALL.iter().map(|k| (k.as_str(), 0)).collect();
+    for f in &analysis.code.findings {
+        *counts.entry(f.kind.as_str()).or_default() += 1;
+    }
+    counts
 }
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
 pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     let scores = load_scores(&args.scores)?;
+    let context = analysis_context(args)?;
     let mut rows = Vec::new();
     for path in &args.rollouts {
         let file = open_labelled(path)?;
@@ -276,7 +382,27 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 .unwrap_or_else(|| id.0.clone())
         };
         for rollout in &file.loaded.rollouts {
-            let (verdict, verdict_from) = verdict_of(rollout, &file, &scores);
+            let labels: Vec<&LabelRecord> = file
+                .labels
+                .current_for(&rollout.id)
+                .into_iter()
+                .filter(|r| args.annotator.as_deref().is_none_or(|a| a == r.annotator))
+                .collect();
+            if labels.is_empty() && !args.all {
+                continue;
+            }
+            let info = verdict_of(rollout, &file, &scores);
+            let findings = context
+                .as_ref()
+                .map(|(api, dataset)| finding_counts(rollout, api, dataset));
+            let kinds: Vec<&str> = findings
+                .iter()
+                .flat_map(|f| f.iter().filter(|(_, n)| **n > 0).map(|(k, _)| *k))
+                .collect();
+            let extraction_found = extract_last_python_block(&rollout.response).is_some();
+            let suggested_category = taxonomy
+                .suggest(info.verdict, &kinds, info.timed_out, extraction_found)
+                .map(|c| c.id.clone());
             let base = ExportRow {
                 source: file.path.display().to_string(),
                 line: rollout.line,
@@ -286,18 +412,14 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 category_labels: Vec::new(),
                 note: String::new(),
                 time: None,
-                verdict,
-                verdict_from,
+                verdict: info.verdict,
+                verdict_from: info.from,
                 query: rollout.query.clone(),
                 selected_functions: rollout.selected_functions.clone(),
+                findings,
+                suggested_category,
             };
-            let labels: Vec<&LabelRecord> = file
-                .labels
-                .current_for(&rollout.id)
-                .into_iter()
-                .filter(|r| args.annotator.as_deref().is_none_or(|a| a == r.annotator))
-                .collect();
-            if labels.is_empty() && args.all {
+            if labels.is_empty() {
                 rows.push(base.clone());
             }
             for label in labels {
@@ -344,7 +466,7 @@ fn export(args: &ExportArgs, stdout: &mut dyn Write) -> Result<ExitCode> {
     };
     match args.format {
         ExportFormat::Csv => {
-            writeln!(out, "{}", CSV_COLUMNS.join(","))?;
+            writeln!(out, "{}", csv_columns().join(","))?;
             for row in &rows {
                 let fields: Vec<String> = row.csv_fields().iter().map(|f| csv_field(f)).collect();
                 writeln!(out, "{}", fields.join(","))?;
@@ -537,6 +659,6 @@ mod tests {
         std::fs::write(&path, text).expect("write");
         let scores = load_scores(&[path]).expect("scores");
         assert_eq!(scores.len(), 1);
-        assert_eq!(scores[&RolloutId("abc".into())], Verdict::ExeError);
+        assert_eq!(scores[&RolloutId("abc".into())].verdict, Verdict::ExeError);
     }
 }
