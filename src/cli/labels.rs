@@ -26,6 +26,7 @@ pub struct LabelsArgs {
     pub command: LabelsCommand,
 }
 
+/// The `sebx labels` subcommands.
 #[derive(Debug, clap::Subcommand)]
 pub enum LabelsCommand {
     /// Write the current labels joined with verdicts and tasks, as CSV or JSONL.
@@ -37,7 +38,9 @@ pub enum LabelsCommand {
 /// Output format of `sebx labels export`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ExportFormat {
+    /// Comma-separated, RFC 4180 quoting, lists joined with `;`.
     Csv,
+    /// One JSON object per row.
     Jsonl,
 }
 
@@ -51,6 +54,7 @@ In CSV, lists are joined with ';'. The verdict comes from --scores (a `sebx grad
 when given, else from the latest rerun in <rollouts>.reruns.jsonl, else from a score stored \
 in the rollout line."
 )]
+/// Arguments of `sebx labels export`.
 pub struct ExportArgs {
     /// Rollout files whose `<file>.labels.jsonl` sidecars to export.
     #[arg(required = true)]
@@ -80,7 +84,14 @@ pub struct ExportArgs {
     pub dataset: Vec<PathBuf>,
 }
 
+/// Arguments of `sebx labels agreement`.
 #[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Compares the rollouts both annotators currently label. Per category: Cohen's \
+kappa over present/absent. Overall: the unweighted mean of the per-category kappas that are \
+defined (a kappa is undefined when both annotators give the same answer on every rollout, \
+e.g. a category neither used), plus the share of rollouts with identical label sets."
+)]
 pub struct AgreementArgs {
     /// Rollout files whose label sidecars to compare.
     #[arg(required = true)]

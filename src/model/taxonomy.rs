@@ -25,10 +25,12 @@ pub const TAXONOMY_FILE_NAME: &str = "sebx-taxonomy.toml";
 pub struct CategoryId(pub String);
 
 impl CategoryId {
+    /// An id from text (validity is checked when a taxonomy is parsed, not here).
     pub fn new(id: &str) -> CategoryId {
         CategoryId(id.to_string())
     }
 
+    /// The id as text.
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -227,6 +229,7 @@ impl Taxonomy {
         }
     }
 
+    /// The category with this id.
     pub fn get(&self, id: &CategoryId) -> Option<&Category> {
         self.categories.iter().find(|c| &c.id == id)
     }
@@ -236,6 +239,7 @@ impl Taxonomy {
         self.categories.iter().find(|c| c.key == Some(key))
     }
 
+    /// Every id, in taxonomy order.
     pub fn ids(&self) -> Vec<CategoryId> {
         self.categories.iter().map(|c| c.id.clone()).collect()
     }
