@@ -3,9 +3,12 @@
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use sebx::analysis::analyze_rollout;
 use sebx::analysis::extract::{entry_function_name, extract_last_python_block};
+use sebx::grade::batch::grade_all;
+use sebx::grade::engine::Engine;
 use sebx::model::agreement::compare_annotators;
 use sebx::model::labels::LabelStore;
 use sebx::model::rollout::load_rollout_file;
@@ -220,5 +223,32 @@ fn analysis_finds_exactly_the_documented_finding_kinds() {
             .map(|f| f.as_str().expect("kind"))
             .collect();
         assert_eq!(got, want, "{file}:{line}");
+    }
+}
+
+/// Grades the whole demo with the real engine (Python runtime required, as for the
+/// grader's own tests) and checks every verdict the README table promises.
+#[test]
+fn real_grader_gives_every_documented_verdict() {
+    let api = ApiMap::load(&demo("api_doc.jsonl")).expect("api doc");
+    let engine = Engine::start(&api, 2).unwrap_or_else(|e| panic!("{e:#}"));
+    let text = std::fs::read_to_string(demo("expected.jsonl")).expect("expected.jsonl");
+    let files = [
+        ("rollouts.jsonl", rollouts("rollouts.jsonl")),
+        ("rollouts_run2.jsonl", rollouts("rollouts_run2.jsonl")),
+    ];
+    let all: Vec<&Rollout> = files.iter().flat_map(|(_, rs)| rs.iter()).collect();
+    let reports = grade_all(&all, &engine, 2, Duration::from_secs(3), &|_, _| {});
+    assert_eq!(reports.len(), all.len());
+    for row in text.lines() {
+        let row: serde_json::Value = serde_json::from_str(row).expect("json");
+        let file = row["file"].as_str().expect("file");
+        let line = row["line"].as_u64().expect("line") as usize;
+        let report = reports
+            .iter()
+            .find(|r| r.source.ends_with(file) && r.line == line)
+            .unwrap_or_else(|| panic!("no report for {file}:{line}"));
+        let want = Verdict::parse(row["verdict"].as_str().expect("verdict"));
+        assert_eq!(report.verdict, want, "{file}:{line}: {}", report.decided_by);
     }
 }
