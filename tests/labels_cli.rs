@@ -252,7 +252,11 @@ fn export_with_an_api_doc_counts_findings_and_suggests_a_category() {
     let (mut store, _) = LabelStore::open(&f.rollouts_path).expect("labels");
     let scored = f.rollouts_path.with_file_name("scored.jsonl");
     let mut scored_text = String::new();
-    for line in [16, 19] {
+    for (line, verdict) in [
+        (16, Verdict::ExeError),
+        (19, Verdict::ExeError),
+        (35, Verdict::WithoutZwc),
+    ] {
         let r = &f.rollouts[line - 1];
         store
             .append(LabelRecord::now(
@@ -265,7 +269,7 @@ fn export_with_an_api_doc_counts_findings_and_suggests_a_category() {
         let mut report = GradeReport::load_failure(path, line, "");
         report.load_error = None;
         report.id = Some(r.id.clone());
-        report.verdict = Some(Verdict::ExeError);
+        report.verdict = Some(verdict);
         scored_text.push_str(&(serde_json::to_string(&report).expect("json") + "\n"));
     }
     std::fs::write(&scored, scored_text).expect("write");
@@ -298,7 +302,47 @@ fn export_with_an_api_doc_counts_findings_and_suggests_a_category() {
     assert_eq!(row(16)["suggested_category"], "numpy_name_on_zwc");
     assert_eq!(row(19)["findings"]["array_method"], 1);
     assert_eq!(row(19)["suggested_category"], "numpy_method_on_zwcarray");
+    // Line 35 has a syntax error: the code does not parse, so "no code" is suggested.
+    assert_eq!(row(35)["suggested_category"], "no_code");
     // Line 2 (a right answer, no verdict given): no findings, no suggestion.
     assert_eq!(row(2)["findings"]["numpy_import"], 0);
     assert_eq!(row(2)["suggested_category"], serde_json::Value::Null);
+}
+
+#[test]
+fn agreement_on_the_shipped_demo_lists_disagreements_in_file_order() {
+    let path = demo("rollouts.jsonl");
+    let out = run(&[
+        "agreement",
+        path.to_str().expect("path"),
+        "--annotators",
+        "ana,ben",
+    ])
+    .expect("agreement");
+    assert!(
+        out.starts_with(
+            "ana vs ben: 18 rollout(s) labelled by both (6 only by ana, 0 only by ben)"
+        ),
+        "{out}"
+    );
+    let lines: Vec<usize> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("disagreements (4):"))
+        .skip(1)
+        .map(|l| {
+            let location = l.split_whitespace().next().expect("location");
+            location
+                .rsplit(':')
+                .next()
+                .expect("line")
+                .parse()
+                .expect("number")
+        })
+        .collect();
+    assert_eq!(lines, vec![22, 24, 26, 28], "{out}");
+    let logic = out
+        .lines()
+        .find(|l| l.starts_with("logic_error "))
+        .expect("row");
+    assert!(logic.ends_with("0.889  0.722  0.600"), "{logic}");
 }

@@ -363,19 +363,20 @@ fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
     Ok(Some((api, dataset)))
 }
 
-/// Finding counts of one rollout, every kind present (zero when absent).
+/// Finding counts of one rollout (every kind present, zero when absent), and whether the
+/// extracted code fails to parse.
 fn finding_counts(
     rollout: &Rollout,
     api: &ApiMap,
     dataset: &Dataset,
-) -> BTreeMap<&'static str, usize> {
+) -> (BTreeMap<&'static str, usize>, bool) {
     let analysis = analyze_rollout(rollout, api, dataset.get(&rollout.query));
     let mut counts: BTreeMap<&'static str, usize> =
         FindingKind::ALL.iter().map(|k| (k.as_str(), 0)).collect();
     for f in &analysis.code.findings {
         *counts.entry(f.kind.as_str()).or_default() += 1;
     }
-    counts
+    (counts, analysis.code.parse_error.is_some())
 }
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
@@ -403,13 +404,20 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 continue;
             }
             let info = verdict_of(rollout, &file, &scores);
-            let findings = context
+            let analysed = context
                 .as_ref()
                 .map(|(api, dataset)| finding_counts(rollout, api, dataset));
-            let kinds: Vec<&str> = findings
+            let mut kinds: Vec<&str> = analysed
                 .iter()
-                .flat_map(|f| f.iter().filter(|(_, n)| **n > 0).map(|(k, _)| *k))
+                .flat_map(|(f, _)| f.iter().filter(|(_, n)| **n > 0).map(|(k, _)| *k))
                 .collect();
+            if analysed
+                .as_ref()
+                .is_some_and(|(_, syntax_error)| *syntax_error)
+            {
+                kinds.push("syntax_error");
+            }
+            let findings = analysed.map(|(counts, _)| counts);
             let extraction_found = extract_last_python_block(&rollout.response).is_some();
             let suggested_category = taxonomy
                 .suggest(info.verdict, &kinds, info.timed_out, extraction_found)
@@ -497,9 +505,26 @@ fn export(args: &ExportArgs, stdout: &mut dyn Write) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Where a rollout is: which of the given files, and the line in it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RolloutLocation {
+    /// Index of the file among the command's rollout files.
+    pub file_index: usize,
+    pub line: usize,
+    pub source: String,
+}
+
+impl std::fmt::Display for RolloutLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.source, self.line)
+    }
+}
+
 /// Computes the agreement `sebx labels agreement` reports, and where each rollout is
-/// (`source:line`) for the disagreement list.
-pub fn agreement_figures(args: &AgreementArgs) -> Result<(Agreement, HashMap<RolloutId, String>)> {
+/// for the disagreement list.
+pub fn agreement_figures(
+    args: &AgreementArgs,
+) -> Result<(Agreement, HashMap<RolloutId, RolloutLocation>)> {
     let [a, b] = args.annotators.as_slice() else {
         bail!(
             "--annotators takes exactly two names, e.g. --annotators alice,bob (got {})",
@@ -512,7 +537,7 @@ pub fn agreement_figures(args: &AgreementArgs) -> Result<(Agreement, HashMap<Rol
     let many = args.rollouts.len() > 1;
     let mut records: Vec<LabelRecord> = Vec::new();
     let mut locations = HashMap::new();
-    for path in &args.rollouts {
+    for (file_index, path) in args.rollouts.iter().enumerate() {
         let file = open_labelled(path)?;
         // With several files, ids are namespaced by file so equal ids stay apart.
         let key = |id: &RolloutId| {
@@ -523,7 +548,14 @@ pub fn agreement_figures(args: &AgreementArgs) -> Result<(Agreement, HashMap<Rol
             }
         };
         for r in &file.loaded.rollouts {
-            locations.insert(key(&r.id), format!("{}:{}", path.display(), r.line));
+            locations.insert(
+                key(&r.id),
+                RolloutLocation {
+                    file_index,
+                    line: r.line,
+                    source: path.display().to_string(),
+                },
+            );
         }
         for r in file.labels.all_current() {
             records.push(LabelRecord {
@@ -623,11 +655,22 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
                     .join(", ")
             }
         };
-        for d in &ag.disagreements {
-            let at = locations
-                .get(&d.rollout)
-                .cloned()
-                .unwrap_or_else(|| d.rollout.to_string());
+        // In file order; rollouts no longer in the files go last.
+        let mut ordered: Vec<_> = ag
+            .disagreements
+            .iter()
+            .map(|d| (locations.get(&d.rollout), d))
+            .collect();
+        ordered.sort_by(|x, y| match (x.0, y.0) {
+            (Some(a), Some(b)) => a.cmp(b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => x.1.rollout.cmp(&y.1.rollout),
+        });
+        for (location, d) in ordered {
+            let at = location
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| format!("(not in the files) {}", d.rollout));
             writeln!(
                 out,
                 "  {at} [{}]  {a}: {}  |  {b}: {}",
