@@ -3,5 +3,6 @@
 
 pub mod analyze;
 pub mod grade;
+pub mod labels;
 pub mod rerun;
 pub mod runtime;
