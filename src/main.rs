@@ -30,6 +30,8 @@ enum Command {
     Graph(cli::analyze::GraphArgs),
     /// Install or inspect the Python 3.11 + NumPy 2.3.0 runtime the grader uses.
     Runtime(cli::runtime::RuntimeArgs),
+    /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
+    Labels(cli::labels::LabelsArgs),
 }
 
 fn main() -> ExitCode {
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
+        Some(Command::Labels(args)) => cli::labels::run(args),
         None => {
             eprintln!("the explorer is not wired in yet; try `sebx grade --help`");
             Ok(ExitCode::from(2))
