@@ -1,2 +1,5 @@
 //! Subcommand implementations; `main.rs` only dispatches. Each file owns one
 //! subcommand's `clap::Args` struct and a `run` function.
+
+pub mod grade;
+pub mod rerun;

@@ -33,3 +33,13 @@ pub struct Comparison {
 pub fn compare_printed(_expected: &str, _actual: &str) -> Comparison {
     todo!("compare")
 }
+
+/// The actual pieces: stdout after the last separator, split on `#`, last piece dropped, stripped.
+pub fn split_actual(_stdout: &str) -> Vec<String> {
+    todo!("split_actual")
+}
+
+/// The expected pieces: `right_exe_result` split on `#` (not stripped).
+pub fn split_expected(_right_exe_result: &str) -> Vec<String> {
+    todo!("split_expected")
+}
