@@ -196,7 +196,7 @@ pub enum Grading {
 #[derive(Debug, Clone)]
 pub struct Context {
     pub api: Arc<ApiMap>,
-    pub dataset: Dataset,
+    pub dataset: Arc<Dataset>,
     pub grading: Grading,
     /// Lines about what was found (API doc, datasets), shown in the help screen.
     pub notes: Vec<String>,

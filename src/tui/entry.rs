@@ -64,9 +64,21 @@ pub struct Entry {
 
 impl Entry {
     /// Builds a row: extracts the code and runs the static analysis.
-    pub fn build(rollout: Rollout, run: RunIndex, task: TaskIndex, api: &ApiMap) -> Entry {
+    /// `selected` are the task's NumPy function names (from the dataset, else the rollout).
+    pub fn build(
+        rollout: Rollout,
+        run: RunIndex,
+        task: TaskIndex,
+        api: &ApiMap,
+        selected: &[String],
+    ) -> Entry {
         let block = extract_last_python_block(&rollout.response);
-        let insight = analyze(block.as_ref().map(|b| b.code.as_str()), api);
+        let selected = if selected.is_empty() {
+            rollout.selected_functions.as_slice()
+        } else {
+            selected
+        };
+        let insight = analyze(block.as_ref().map(|b| b.code.as_str()), api, selected);
         let functions = insight.function_names();
         Entry {
             code_span: block.as_ref().map(|b| b.span.clone()),

@@ -10,39 +10,56 @@ use serde::{Deserialize, Serialize};
 use crate::model::ApiMap;
 
 /// The kinds of findings, in the order the finding filter cycles through them.
+/// Names match `crate::analysis` findings (serde snake_case) so theirs convert one to one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum FindingKind {
     /// `zwc.<name>` that the API does not define and that is not a NumPy name either.
-    HallucinatedName,
+    UnknownZwcName,
     /// A NumPy name used on zwc (`zwc.mean`): zwc renamed it.
-    NumpyName,
+    NumpyNameOnZwc,
     /// A NumPy array method called on what is likely a ZWCArray (`.tolist()`, `.mean()`).
-    NumpyMethod,
+    ArrayMethod,
     /// `import numpy` / `from numpy import ...`.
     NumpyImport,
+    /// `np.<name>` used.
+    NumpyAttribute,
+    /// A zwc function other than the task's selected ones (`zwc.yitaf` not counted).
+    OffTaskFunction,
     /// The response has no ```` ```python ```` block.
     NoCode,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 5] = [
-        FindingKind::HallucinatedName,
-        FindingKind::NumpyName,
-        FindingKind::NumpyMethod,
+    pub const ALL: [FindingKind; 7] = [
+        FindingKind::UnknownZwcName,
+        FindingKind::NumpyNameOnZwc,
+        FindingKind::ArrayMethod,
         FindingKind::NumpyImport,
+        FindingKind::NumpyAttribute,
+        FindingKind::OffTaskFunction,
         FindingKind::NoCode,
     ];
 
     /// Short label for the status bar and the Code pane.
     pub fn label(self) -> &'static str {
         match self {
-            FindingKind::HallucinatedName => "hallucinated name",
-            FindingKind::NumpyName => "NumPy name on zwc",
-            FindingKind::NumpyMethod => "NumPy method",
+            FindingKind::UnknownZwcName => "unknown zwc name",
+            FindingKind::NumpyNameOnZwc => "NumPy name on zwc",
+            FindingKind::ArrayMethod => "array method",
             FindingKind::NumpyImport => "numpy import",
+            FindingKind::NumpyAttribute => "numpy attribute",
+            FindingKind::OffTaskFunction => "off-task function",
             FindingKind::NoCode => "no code block",
         }
+    }
+
+    /// Whether it names something that will fail (an error) rather than a smell.
+    pub fn is_error(self) -> bool {
+        matches!(
+            self,
+            FindingKind::UnknownZwcName | FindingKind::NumpyNameOnZwc | FindingKind::ArrayMethod
+        )
     }
 }
 
@@ -353,7 +370,8 @@ fn tokenize(code: &str) -> Vec<Tok> {
 }
 
 /// Analyses extracted code (`None` when the response had no python block).
-pub fn analyze(code: Option<&str>, api: &ApiMap) -> CodeInsight {
+/// `selected` are the task's NumPy function names (`mean`, `linalg.inv`), for off-task calls.
+pub fn analyze(code: Option<&str>, api: &ApiMap, selected: &[String]) -> CodeInsight {
     let mut insight = CodeInsight::default();
     let Some(code) = code else {
         insight.findings.push(Finding {
@@ -368,6 +386,7 @@ pub fn analyze(code: Option<&str>, api: &ApiMap) -> CodeInsight {
     insight.entry = crate::analysis::entry_function_name(code);
     let toks = tokenize(code);
     let mut aliases: BTreeSet<String> = BTreeSet::from(["zwc".to_string()]);
+    let mut numpy_aliases: BTreeSet<String> = BTreeSet::from(["np".to_string(), "numpy".to_string()]);
     // Function imports: local name -> qualified zwc name.
     let mut imported_fns: Vec<(String, String)> = Vec::new();
     let mut indent_stack: Vec<(usize, usize)> = Vec::new(); // (indent, index into functions)
@@ -396,7 +415,14 @@ pub fn analyze(code: Option<&str>, api: &ApiMap) -> CodeInsight {
                 let word = first.text.as_str();
                 // import statements
                 if starts_statement && (word == "import" || word == "from") {
-                    idx = scan_import(&toks, idx, &mut aliases, &mut imported_fns, &mut insight);
+                    idx = scan_import(
+                        &toks,
+                        idx,
+                        &mut aliases,
+                        &mut numpy_aliases,
+                        &mut imported_fns,
+                        &mut insight,
+                    );
                     continue;
                 }
                 if word == "def" && parts.len() == 1 {
@@ -438,6 +464,20 @@ pub fn analyze(code: Option<&str>, api: &ApiMap) -> CodeInsight {
                         end_of_call(&toks, idx + 1, first.line),
                         current_fn,
                     );
+                } else if numpy_aliases.contains(word) && parts.len() >= 2 && !preceded_by_dot {
+                    let attr: Vec<&str> = parts[1..].iter().map(|p| p.text.as_str()).collect();
+                    let np_name = format!("np.{}", attr.join("."));
+                    let zwc = api.zwc_name(&np_name).map(str::to_string);
+                    insight.findings.push(Finding {
+                        kind: FindingKind::NumpyAttribute,
+                        name: format!("{word}.{}", attr.join(".")),
+                        line: first.line,
+                        col: first.col,
+                        suggestion: Some(match zwc {
+                            Some(z) => format!("NumPy is not available: use {z}"),
+                            None => "NumPy is not available to the solution".to_string(),
+                        }),
+                    });
                 } else if parts.len() == 1 && !preceded_by_dot {
                     if let Some((_, q)) = imported_fns.iter().find(|(local, _)| local == word) {
                         if called {
@@ -465,11 +505,12 @@ pub fn analyze(code: Option<&str>, api: &ApiMap) -> CodeInsight {
                     let method = &parts[parts.len() - 1];
                     let receiver_is_module = parts.len() >= 2
                         && (aliases.contains(word)
+                            || numpy_aliases.contains(word)
                             || ["np", "numpy", "math", "os", "sys", "random", "itertools", "functools", "collections", "re", "json", "statistics", "operator"].contains(&word));
                     if !receiver_is_module && NUMPY_METHODS.contains(&method.text.as_str()) {
                         let zwc = api.zwc_name(&format!("np.{}", method.text)).map(str::to_string);
                         insight.findings.push(Finding {
-                            kind: FindingKind::NumpyMethod,
+                            kind: FindingKind::ArrayMethod,
                             name: method.text.clone(),
                             line: method.line,
                             col: method.col,
@@ -484,12 +525,48 @@ pub fn analyze(code: Option<&str>, api: &ApiMap) -> CodeInsight {
         }
         idx += 1;
     }
+    off_task_findings(&mut insight, selected);
     // Remove entry-less local-call names that are not defined in the code (builtins).
     let defined: BTreeSet<String> = insight.functions.iter().map(|f| f.name.clone()).collect();
     for f in &mut insight.functions {
         f.calls_local.retain(|c| defined.contains(c));
     }
     insight
+}
+
+/// Calls of zwc functions the task did not select (array construction is always fine).
+fn off_task_findings(insight: &mut CodeInsight, selected: &[String]) {
+    if selected.is_empty() {
+        return;
+    }
+    let wanted: BTreeSet<&str> = selected
+        .iter()
+        .map(|s| {
+            s.trim_start_matches("numpy.")
+                .trim_start_matches("np.")
+        })
+        .collect();
+    let mut seen = BTreeSet::new();
+    let mut found = Vec::new();
+    for c in &insight.calls {
+        let Some(np) = c.numpy.as_deref() else { continue };
+        let last = np.rsplit('.').next().unwrap_or(np);
+        if np == "array" || wanted.contains(np) || wanted.contains(last) || !seen.insert(np) {
+            continue;
+        }
+        found.push(Finding {
+            kind: FindingKind::OffTaskFunction,
+            name: c.name.clone(),
+            line: c.line,
+            col: c.col,
+            suggestion: Some(format!(
+                "the task is built on {}; {} is {np}",
+                wanted.iter().copied().collect::<Vec<_>>().join(", "),
+                c.name
+            )),
+        });
+    }
+    insight.findings.extend(found);
 }
 
 /// Column after the `)` closing the call whose `(` is at `toks[open]`, if on `line`.
@@ -527,7 +604,7 @@ fn record_zwc_use(
         let np_name = format!("np.{}", qualified.trim_start_matches("zwc.").replace("rfx.", "linalg."));
         if let Some(zwc) = api.zwc_name(&np_name) {
             insight.findings.push(Finding {
-                kind: FindingKind::NumpyName,
+                kind: FindingKind::NumpyNameOnZwc,
                 name: qualified.to_string(),
                 line,
                 col,
@@ -535,7 +612,7 @@ fn record_zwc_use(
             });
         } else {
             insight.findings.push(Finding {
-                kind: FindingKind::HallucinatedName,
+                kind: FindingKind::UnknownZwcName,
                 name: qualified.to_string(),
                 line,
                 col,
@@ -569,6 +646,7 @@ fn scan_import(
     toks: &[Tok],
     idx: usize,
     aliases: &mut BTreeSet<String>,
+    numpy_aliases: &mut BTreeSet<String>,
     imported_fns: &mut Vec<(String, String)>,
     insight: &mut CodeInsight,
 ) -> usize {
@@ -610,6 +688,11 @@ fn scan_import(
             // import zwc as z, x
             let mut i = 1;
             while i < words.len() {
+                if words[i] == "numpy" && words.get(i + 1) == Some(&"as") {
+                    if let Some(alias) = words.get(i + 2) {
+                        numpy_aliases.insert((*alias).to_string());
+                    }
+                }
                 if words[i] == "zwc" {
                     if words.get(i + 1) == Some(&"as") {
                         if let Some(alias) = words.get(i + 2) {
@@ -687,7 +770,7 @@ mod tests {
     #[test]
     fn finds_calls_hints_and_every_kind() {
         let code = "import numpy as np\nimport zwc as z\n\ndef helper(a):\n    return z.kocito(a).tolist()\n\ndef solve(x):\n    s = \"zwc.fake(1)\"  # zwc.fake()\n    m = zwc.rfx.quvohe(zwc.yitaf(x))\n    q = zwc.kocitoo(x) + zwc.mean(x)\n    return helper(m) + q\n";
-        let ins = analyze(Some(code), &api());
+        let ins = analyze(Some(code), &api(), &["linalg.inv".to_string(), "mean".to_string()]);
         let names: Vec<(&str, Option<&str>, usize, usize, Option<usize>)> = ins
             .calls
             .iter()
@@ -712,9 +795,9 @@ mod tests {
             kinds,
             vec![
                 (FindingKind::NumpyImport, "numpy"),
-                (FindingKind::NumpyMethod, "tolist"),
-                (FindingKind::HallucinatedName, "zwc.kocitoo"),
-                (FindingKind::NumpyName, "zwc.mean"),
+                (FindingKind::ArrayMethod, "tolist"),
+                (FindingKind::UnknownZwcName, "zwc.kocitoo"),
+                (FindingKind::NumpyNameOnZwc, "zwc.mean"),
             ]
         );
         assert_eq!(
@@ -733,14 +816,30 @@ mod tests {
 
     #[test]
     fn no_code_and_from_imports() {
-        let ins = analyze(None, &api());
+        let ins = analyze(None, &api(), &[]);
         assert_eq!(ins.findings[0].kind, FindingKind::NoCode);
         let ins = analyze(
             Some("from zwc import kocito as k\ndef f(x):\n    return k(x)\n"),
             &api(),
+            &["mean".to_string()],
         );
         assert_eq!(ins.calls.len(), 1);
         assert_eq!(ins.calls[0].name, "zwc.kocito");
         assert!(ins.findings.is_empty());
+        let ins = analyze(
+            Some("import numpy as nx\ndef f(x):\n    return zwc.bapu(x) + nx.mean(x)\n"),
+            &api(),
+            &["mean".to_string()],
+        );
+        let kinds: Vec<(FindingKind, &str)> =
+            ins.findings.iter().map(|f| (f.kind, f.name.as_str())).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                (FindingKind::NumpyImport, "numpy"),
+                (FindingKind::NumpyAttribute, "nx.mean"),
+                (FindingKind::OffTaskFunction, "zwc.bapu"),
+            ]
+        );
     }
 }

@@ -9,7 +9,7 @@ use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::grade::report::GradeReport;
-use crate::model::{ApiMap, Rollout};
+use crate::model::{ApiMap, Dataset, Rollout};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
@@ -221,10 +221,10 @@ impl Workers {
     }
 
     /// Starts loading `sources` on a thread of its own.
-    pub fn load(&self, sources: Vec<Source>, api: Arc<ApiMap>) {
+    pub fn load(&self, sources: Vec<Source>, api: Arc<ApiMap>, dataset: Arc<Dataset>) {
         let events = self.events.clone();
         std::thread::spawn(move || {
-            load_sources(&sources, &api, &mut |e| {
+            load_sources(&sources, &api, &dataset, &mut |e| {
                 let _ = events.send(JobEvent::Load(e));
             });
         });

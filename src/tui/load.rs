@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::grade::report::GradeReport;
 use crate::model::rollout::{StoredScore, parse_rollout_bytes};
-use crate::model::{ApiMap, LoadIssue, Rollout, RolloutId, TestCase, Verdict};
+use crate::model::{ApiMap, Dataset, LoadIssue, Rollout, RolloutId, TestCase, Verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 
@@ -130,6 +130,7 @@ const CHUNK_BYTES: usize = 4 * 1024 * 1024;
 /// The loader's memory of what it sent.
 struct Loader<'a> {
     api: &'a ApiMap,
+    dataset: &'a Dataset,
     sink: &'a mut dyn FnMut(LoadEvent),
     runs: HashMap<PathBuf, usize>,
     tasks: HashMap<String, usize>,
@@ -140,7 +141,12 @@ struct Loader<'a> {
 }
 
 /// Loads every source, reporting through `sink`. Rollout sources first, then reports.
-pub fn load_sources(sources: &[Source], api: &ApiMap, sink: &mut dyn FnMut(LoadEvent)) {
+pub fn load_sources(
+    sources: &[Source],
+    api: &ApiMap,
+    dataset: &Dataset,
+    sink: &mut dyn FnMut(LoadEvent),
+) {
     let total_bytes = sources
         .iter()
         .map(|s| match &s.data {
@@ -150,6 +156,7 @@ pub fn load_sources(sources: &[Source], api: &ApiMap, sink: &mut dyn FnMut(LoadE
         .sum();
     let mut loader = Loader {
         api,
+        dataset,
         sink,
         runs: HashMap::new(),
         tasks: HashMap::new(),
@@ -305,7 +312,11 @@ impl Loader<'_> {
                 None => Score::Unscored,
             });
             self.ids.insert(r.id.clone(), self.rows + entries.len());
-            entries.push(Entry::build(r, run, task, self.api));
+            let selected = self
+                .dataset
+                .get(&r.query)
+                .map_or(&[][..], |d| d.selected_functions.as_slice());
+            entries.push(Entry::build(r, run, task, self.api, selected));
         }
         self.rows += entries.len();
         if !entries.is_empty() || !new_tasks.is_empty() {
@@ -482,6 +493,7 @@ mod tests {
                 data: SourceData::File(path.clone()),
             }],
             &ApiMap::default(),
+            &Dataset::default(),
             &mut |e| match e {
                 LoadEvent::Batch { entries: es, .. } => {
                     batches += 1;

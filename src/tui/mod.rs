@@ -9,6 +9,7 @@ pub mod insight;
 pub mod jobs;
 pub mod load;
 pub mod panes;
+pub mod run;
 pub mod theme;
 pub mod ui;
 

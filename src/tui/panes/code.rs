@@ -7,7 +7,6 @@ use ratatui::text::{Line, Span};
 use super::{PaneContent, field};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
-use crate::tui::insight::FindingKind;
 use crate::tui::jobs::HighlightKind;
 
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
@@ -73,7 +72,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             .filter(|c| c.line == ln)
             .map(|c| {
                 let at = c.end_col.map_or(cells.len(), |e| (e - 1).min(cells.len()));
-                let label = c.numpy.clone().unwrap_or_else(|| "?".to_string());
+                let label = c.numpy.clone().unwrap_or_else(|| "not in zwc".to_string());
                 (at, format!(" ‹{label}›"))
             })
             .collect();
@@ -114,7 +113,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 String::new()
             };
             let style = match f.kind {
-                FindingKind::HallucinatedName | FindingKind::NumpyName => theme.error,
+                k if k.is_error() => theme.error,
                 _ => theme.warning,
             };
             let mut spans = vec![

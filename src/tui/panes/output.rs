@@ -100,26 +100,37 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let code_lines: Vec<&str> = code.lines().collect();
     let cases = entry.rollout.test_cases.len();
     let mut last_code_line = None;
+    // A traceback's `File` line is followed by the source line; the mapping goes after both.
+    let mut pending_note: Option<String> = None;
     for l in exec.stderr.lines() {
+        let is_source_line = l.starts_with("    ");
+        if !is_source_line && let Some(note) = pending_note.take() {
+            lines.push(Line::styled(note, theme.hint));
+        }
         let is_error_line = !l.starts_with(' ') && l.contains("Error");
         lines.push(Line::styled(
             l.to_string(),
             if is_error_line { theme.error } else { Style::default() },
         ));
+        if is_source_line && let Some(note) = pending_note.take() {
+            lines.push(Line::styled(note, theme.hint));
+        }
         if let Some(n) = traceback_line(l) {
-            let note = match map_program_line(code, n, cases) {
+            pending_note = Some(match map_program_line(code, n, cases) {
                 ProgramLine::Code(c) => {
                     last_code_line = Some(c);
                     format!(
-                        "  → code line {c}: {}",
+                        "    ↳ code line {c}: {}",
                         code_lines.get(c - 1).map_or("", |s| s.trim())
                     )
                 }
-                ProgramLine::Case(k) => format!("  → test harness, calling case {}", k + 1),
-                ProgramLine::Harness => "  → test harness".to_string(),
-            };
-            lines.push(Line::styled(note, theme.hint));
+                ProgramLine::Case(k) => format!("    ↳ test harness, calling case {}", k + 1),
+                ProgramLine::Harness => "    ↳ test harness".to_string(),
+            });
         }
+    }
+    if let Some(note) = pending_note {
+        lines.push(Line::styled(note, theme.hint));
     }
     if let Some(c) = last_code_line {
         lines.push(Line::raw(""));
