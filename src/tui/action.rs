@@ -53,11 +53,21 @@ pub enum Action {
     /// Accepts the search and returns to the list (not bindable).
     SearchSubmit,
     /// The terminal was resized to `width`×`height` (not bindable).
-    Resize { width: u16, height: u16 },
+    Resize {
+        width: u16,
+        height: u16,
+    },
     /// Left click at a screen cell (not bindable).
-    Click { column: u16, row: u16 },
+    Click {
+        column: u16,
+        row: u16,
+    },
     /// Mouse wheel at a screen cell (not bindable).
-    Wheel { column: u16, row: u16, down: bool },
+    Wheel {
+        column: u16,
+        row: u16,
+        down: bool,
+    },
     /// Nothing to do (a background tick).
     Tick,
 }

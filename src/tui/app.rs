@@ -330,7 +330,8 @@ impl App {
             .count()
     }
 
-    fn list_height(&self) -> usize {
+    /// Number of list rows that fit on the screen.
+    pub fn list_height(&self) -> usize {
         ui::layout(Rect::new(0, 0, self.size.0, self.size.1)).list_rows as usize
     }
 
@@ -426,8 +427,8 @@ impl App {
                 true
             }
             Action::CycleGrouping => {
-                self.grouping = cycle(&Grouping::CYCLE, Some(self.grouping))
-                    .unwrap_or(Grouping::FileOrder);
+                self.grouping =
+                    cycle(&Grouping::CYCLE, Some(self.grouping)).unwrap_or(Grouping::FileOrder);
                 self.refresh_view();
                 true
             }
@@ -656,8 +657,11 @@ impl App {
             };
             let ticket = self.next_ticket;
             self.next_ticket += 1;
+            // A row already in flight is re-queued, not counted twice: its old result is dropped.
+            if !matches!(self.scores[row], Score::Grading { .. }) {
+                self.grade_progress.requested += 1;
+            }
             self.scores[row] = Score::Grading { ticket };
-            self.grade_progress.requested += 1;
             self.outbox.push(JobRequest::Grade {
                 ticket,
                 row,
@@ -735,7 +739,12 @@ impl App {
                 let e = &entries[i];
                 match self.grouping {
                     Grouping::Task => (e.task, self.tasks[e.task].short.clone()),
-                    Grouping::Run => (e.run, self.runs.get(e.run).map_or(String::new(), |r| r.name.clone())),
+                    Grouping::Run => (
+                        e.run,
+                        self.runs
+                            .get(e.run)
+                            .map_or(String::new(), |r| r.name.clone()),
+                    ),
                     Grouping::Verdict => {
                         let s = self.shown(i);
                         (verdict_rank(s), s.label().to_string())
@@ -801,7 +810,10 @@ impl App {
             .dataset_item(&entry)
             .map(|d| d.reference.join("\n\n# ---\n\n"));
         let wanted = [
-            (HighlightKind::Response, Some(entry.rollout.response.clone())),
+            (
+                HighlightKind::Response,
+                Some(entry.rollout.response.clone()),
+            ),
             (HighlightKind::Code, Some(entry.code().to_string())),
             (HighlightKind::Reference, reference),
         ];
@@ -952,10 +964,12 @@ impl App {
             return false;
         };
         let n = self.view.len();
-        let next = (1..n).map(|d| (cursor + d) % n).find_map(|k| match &self.view[k] {
-            ViewRow::Row(i) if self.entries[*i].task == entry.task => Some(*i),
-            _ => None,
-        });
+        let next = (1..n)
+            .map(|d| (cursor + d) % n)
+            .find_map(|k| match &self.view[k] {
+                ViewRow::Row(i) if self.entries[*i].task == entry.task => Some(*i),
+                _ => None,
+            });
         match next {
             Some(i) => {
                 let runs = self.runs.len();

@@ -100,9 +100,10 @@ pub fn highlight_markdown(text: &str, syntect_theme: &str) -> Highlighted {
                 end += 1;
             }
             let lang = if lang.is_empty() { "txt" } else { lang };
-            for (k, styled) in highlight_lines(lines[start..end].iter().copied(), lang, syntect_theme)
-                .into_iter()
-                .enumerate()
+            for (k, styled) in
+                highlight_lines(lines[start..end].iter().copied(), lang, syntect_theme)
+                    .into_iter()
+                    .enumerate()
             {
                 out[start + k] = Some(styled);
             }

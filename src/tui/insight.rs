@@ -295,9 +295,9 @@ fn tokenize(code: &str) -> Vec<Tok> {
                     advance(&mut i, &mut line, &mut col, d);
                     if i < chars.len() {
                         {
-                    let ch = chars[i];
-                    advance(&mut i, &mut line, &mut col, ch);
-                }
+                            let ch = chars[i];
+                            advance(&mut i, &mut line, &mut col, ch);
+                        }
                     }
                     continue;
                 }
@@ -305,8 +305,7 @@ fn tokenize(code: &str) -> Vec<Tok> {
                     break;
                 }
                 if d == c
-                    && (!triple
-                        || (i + 2 < chars.len() && chars[i + 1] == c && chars[i + 2] == c))
+                    && (!triple || (i + 2 < chars.len() && chars[i + 1] == c && chars[i + 2] == c))
                 {
                     for _ in 0..n {
                         advance(&mut i, &mut line, &mut col, c);
@@ -325,9 +324,9 @@ fn tokenize(code: &str) -> Vec<Tok> {
                 while i < chars.len() && (chars[i].is_alphanumeric() || chars[i] == '_') {
                     word.push(chars[i]);
                     {
-                    let ch = chars[i];
-                    advance(&mut i, &mut line, &mut col, ch);
-                }
+                        let ch = chars[i];
+                        advance(&mut i, &mut line, &mut col, ch);
+                    }
                 }
                 // String prefixes (r"", f'', b"") are not names.
                 if i < chars.len()
@@ -379,14 +378,17 @@ pub fn analyze(code: Option<&str>, api: &ApiMap, selected: &[String]) -> CodeIns
             name: String::new(),
             line: 0,
             col: 0,
-            suggestion: Some("the grader found no ```python block; the verdict is without_zwc".into()),
+            suggestion: Some(
+                "the grader found no ```python block; the verdict is without_zwc".into(),
+            ),
         });
         return insight;
     };
     insight.entry = crate::analysis::entry_function_name(code);
     let toks = tokenize(code);
     let mut aliases: BTreeSet<String> = BTreeSet::from(["zwc".to_string()]);
-    let mut numpy_aliases: BTreeSet<String> = BTreeSet::from(["np".to_string(), "numpy".to_string()]);
+    let mut numpy_aliases: BTreeSet<String> =
+        BTreeSet::from(["np".to_string(), "numpy".to_string()]);
     // Function imports: local name -> qualified zwc name.
     let mut imported_fns: Vec<(String, String)> = Vec::new();
     let mut indent_stack: Vec<(usize, usize)> = Vec::new(); // (indent, index into functions)
@@ -406,7 +408,10 @@ pub fn analyze(code: Option<&str>, api: &ApiMap, selected: &[String]) -> CodeIns
                 let first_col = first.col;
                 if at_line_start {
                     line_indent = first_col - 1;
-                    while indent_stack.last().is_some_and(|(ind, _)| *ind >= line_indent) {
+                    while indent_stack
+                        .last()
+                        .is_some_and(|(ind, _)| *ind >= line_indent)
+                    {
                         indent_stack.pop();
                     }
                 }
@@ -506,16 +511,35 @@ pub fn analyze(code: Option<&str>, api: &ApiMap, selected: &[String]) -> CodeIns
                     let receiver_is_module = parts.len() >= 2
                         && (aliases.contains(word)
                             || numpy_aliases.contains(word)
-                            || ["np", "numpy", "math", "os", "sys", "random", "itertools", "functools", "collections", "re", "json", "statistics", "operator"].contains(&word));
+                            || [
+                                "np",
+                                "numpy",
+                                "math",
+                                "os",
+                                "sys",
+                                "random",
+                                "itertools",
+                                "functools",
+                                "collections",
+                                "re",
+                                "json",
+                                "statistics",
+                                "operator",
+                            ]
+                            .contains(&word));
                     if !receiver_is_module && NUMPY_METHODS.contains(&method.text.as_str()) {
-                        let zwc = api.zwc_name(&format!("np.{}", method.text)).map(str::to_string);
+                        let zwc = api
+                            .zwc_name(&format!("np.{}", method.text))
+                            .map(str::to_string);
                         insight.findings.push(Finding {
                             kind: FindingKind::ArrayMethod,
                             name: method.text.clone(),
                             line: method.line,
                             col: method.col,
                             suggestion: Some(match zwc {
-                                Some(z) => format!("ZWCArray has no .{}(); use {z}(...)", method.text),
+                                Some(z) => {
+                                    format!("ZWCArray has no .{}(); use {z}(...)", method.text)
+                                }
                                 None => format!("ZWCArray has no .{}()", method.text),
                             }),
                         });
@@ -541,15 +565,14 @@ fn off_task_findings(insight: &mut CodeInsight, selected: &[String]) {
     }
     let wanted: BTreeSet<&str> = selected
         .iter()
-        .map(|s| {
-            s.trim_start_matches("numpy.")
-                .trim_start_matches("np.")
-        })
+        .map(|s| s.trim_start_matches("numpy.").trim_start_matches("np."))
         .collect();
     let mut seen = BTreeSet::new();
     let mut found = Vec::new();
     for c in &insight.calls {
-        let Some(np) = c.numpy.as_deref() else { continue };
+        let Some(np) = c.numpy.as_deref() else {
+            continue;
+        };
         let last = np.rsplit('.').next().unwrap_or(np);
         if np == "array" || wanted.contains(np) || wanted.contains(last) || !seen.insert(np) {
             continue;
@@ -601,7 +624,12 @@ fn record_zwc_use(
 ) {
     let numpy = api.numpy_short(qualified).map(str::to_string);
     if numpy.is_none() && !api.is_empty() {
-        let np_name = format!("np.{}", qualified.trim_start_matches("zwc.").replace("rfx.", "linalg."));
+        let np_name = format!(
+            "np.{}",
+            qualified
+                .trim_start_matches("zwc.")
+                .replace("rfx.", "linalg.")
+        );
         if let Some(zwc) = api.zwc_name(&np_name) {
             insight.findings.push(Finding {
                 kind: FindingKind::NumpyNameOnZwc,
@@ -770,11 +798,23 @@ mod tests {
     #[test]
     fn finds_calls_hints_and_every_kind() {
         let code = "import numpy as np\nimport zwc as z\n\ndef helper(a):\n    return z.kocito(a).tolist()\n\ndef solve(x):\n    s = \"zwc.fake(1)\"  # zwc.fake()\n    m = zwc.rfx.quvohe(zwc.yitaf(x))\n    q = zwc.kocitoo(x) + zwc.mean(x)\n    return helper(m) + q\n";
-        let ins = analyze(Some(code), &api(), &["linalg.inv".to_string(), "mean".to_string()]);
+        let ins = analyze(
+            Some(code),
+            &api(),
+            &["linalg.inv".to_string(), "mean".to_string()],
+        );
         let names: Vec<(&str, Option<&str>, usize, usize, Option<usize>)> = ins
             .calls
             .iter()
-            .map(|c| (c.name.as_str(), c.numpy.as_deref(), c.line, c.col, c.end_col))
+            .map(|c| {
+                (
+                    c.name.as_str(),
+                    c.numpy.as_deref(),
+                    c.line,
+                    c.col,
+                    c.end_col,
+                )
+            })
             .collect();
         assert_eq!(
             names,
@@ -805,13 +845,19 @@ mod tests {
             Some("did you mean zwc.kocito ‹mean›?")
         );
         assert_eq!(ins.entry, "helper");
-        assert_eq!(ins.function_names(), vec!["array", "linalg.inv", "mean", "zwc.kocitoo", "zwc.mean"]);
+        assert_eq!(
+            ins.function_names(),
+            vec!["array", "linalg.inv", "mean", "zwc.kocitoo", "zwc.mean"]
+        );
         let graph = ins.graph_lines(&api());
         assert_eq!(graph[0], "helper (entry)");
         assert_eq!(graph[1], "└─ zwc.kocito ‹mean›");
         assert_eq!(graph[2], "solve (not called by the entry)");
         assert!(graph.contains(&"├─ helper".to_string()), "{graph:?}");
-        assert!(graph.contains(&"│  └─ zwc.kocito ‹mean›".to_string()), "{graph:?}");
+        assert!(
+            graph.contains(&"│  └─ zwc.kocito ‹mean›".to_string()),
+            "{graph:?}"
+        );
     }
 
     #[test]
@@ -831,8 +877,11 @@ mod tests {
             &api(),
             &["mean".to_string()],
         );
-        let kinds: Vec<(FindingKind, &str)> =
-            ins.findings.iter().map(|f| (f.kind, f.name.as_str())).collect();
+        let kinds: Vec<(FindingKind, &str)> = ins
+            .findings
+            .iter()
+            .map(|f| (f.kind, f.name.as_str()))
+            .collect();
         assert_eq!(
             kinds,
             vec![

@@ -69,7 +69,10 @@ pub enum JobEvent {
         result: Result<GradeReport, String>,
     },
     /// Matching rows and scores, best first.
-    SearchDone { id: u64, matches: Vec<(usize, i64)> },
+    SearchDone {
+        id: u64,
+        matches: Vec<(usize, i64)>,
+    },
     Highlighted {
         key: HighlightKey,
         text: Arc<Highlighted>,
@@ -100,6 +103,7 @@ pub fn search_rows(
         .iter()
         .map(|t| matcher.fuzzy_match(bounded(&t.query), pattern))
         .collect();
+    let code_floor = 20 * pattern.chars().count() as i64;
     let mut out = Vec::new();
     for (row, e) in entries.iter().enumerate() {
         if row % 2048 == 0 && cancelled() {
@@ -107,11 +111,16 @@ pub fn search_rows(
         }
         let names = e.functions.join(" ");
         let zwc: Vec<&str> = e.insight.calls.iter().map(|c| c.name.as_str()).collect();
+        // Code is long: letters scattered over it match almost anything, so only
+        // tight matches there count.
+        let code = matcher
+            .fuzzy_match(bounded(e.code()), pattern)
+            .filter(|s| *s >= code_floor);
         let scores = [
             task_scores.get(e.task).copied().flatten(),
             matcher.fuzzy_match(&names, pattern),
             matcher.fuzzy_match(bounded(&zwc.join(" ")), pattern),
-            matcher.fuzzy_match(bounded(e.code()), pattern),
+            code,
         ];
         if let Some(best) = scores.into_iter().flatten().max() {
             out.push((row, best));

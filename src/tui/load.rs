@@ -83,7 +83,10 @@ pub fn classify_file(path: &Path) -> std::io::Result<Option<FileKind>> {
 pub enum SourceData {
     File(PathBuf),
     /// Text built into the binary (the demo), labelled with a path.
-    Embedded { label: PathBuf, text: &'static str },
+    Embedded {
+        label: PathBuf,
+        text: &'static str,
+    },
 }
 
 impl SourceData {
@@ -117,7 +120,10 @@ pub enum LoadEvent {
     Reports(Vec<(usize, GradeReport)>),
     Issues(Vec<LoadIssue>),
     /// Bytes read so far over all sources, of the total when known.
-    Progress { done: u64, total: u64 },
+    Progress {
+        done: u64,
+        total: u64,
+    },
     /// A source could not be read at all.
     Failed(String),
     Done,
@@ -134,7 +140,11 @@ struct Loader<'a> {
     sink: &'a mut dyn FnMut(LoadEvent),
     runs: HashMap<PathBuf, usize>,
     tasks: HashMap<String, usize>,
-    ids: HashMap<RolloutId, usize>,
+    /// Rows by id; the same rollout can appear in several runs.
+    ids: HashMap<RolloutId, Vec<usize>>,
+    /// The run of every row sent.
+    row_runs: Vec<usize>,
+    run_paths: Vec<PathBuf>,
     rows: usize,
     done_bytes: u64,
     total_bytes: u64,
@@ -161,6 +171,8 @@ pub fn load_sources(
         runs: HashMap::new(),
         tasks: HashMap::new(),
         ids: HashMap::new(),
+        row_runs: Vec::new(),
+        run_paths: Vec::new(),
         rows: 0,
         done_bytes: 0,
         total_bytes,
@@ -200,6 +212,7 @@ impl Loader<'_> {
             .unwrap_or(name);
         let i = self.runs.len();
         self.runs.insert(path.to_path_buf(), i);
+        self.run_paths.push(path.to_path_buf());
         (self.sink)(LoadEvent::Run(Run {
             path: path.to_path_buf(),
             name,
@@ -311,7 +324,11 @@ impl Loader<'_> {
                 Some(s) => Score::Stored(s.clone()),
                 None => Score::Unscored,
             });
-            self.ids.insert(r.id.clone(), self.rows + entries.len());
+            self.ids
+                .entry(r.id.clone())
+                .or_default()
+                .push(self.rows + entries.len());
+            self.row_runs.push(run);
             let selected = self
                 .dataset
                 .get(&r.query)
@@ -375,8 +392,8 @@ impl Loader<'_> {
         let mut matched = Vec::new();
         let mut orphans = Vec::new();
         for r in reports {
-            match r.id.as_ref().and_then(|id| self.ids.get(id)) {
-                Some(i) => matched.push((*i, r)),
+            match self.row_of_report(&r, &path) {
+                Some(i) => matched.push((i, r)),
                 None if r.load_error.is_some() => {}
                 None => orphans.push(r),
             }
@@ -389,7 +406,12 @@ impl Loader<'_> {
                 .map(|r| rollout_from_report(r, &path))
                 .collect();
             self.send_rollouts(rollouts, run, false);
-            matched.extend(orphans.into_iter().enumerate().map(|(k, r)| (first_row + k, r)));
+            matched.extend(
+                orphans
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, r)| (first_row + k, r)),
+            );
         }
         if !matched.is_empty() {
             (self.sink)(LoadEvent::Reports(matched));
@@ -398,6 +420,31 @@ impl Loader<'_> {
             done: self.done_bytes,
             total: self.total_bytes,
         });
+    }
+}
+
+impl Loader<'_> {
+    /// The row a report is about: same id, preferring the run whose file the report names.
+    fn row_of_report(&self, r: &GradeReport, report_file: &Path) -> Option<usize> {
+        let rows = self.ids.get(r.id.as_ref()?)?;
+        let named = resolve_source(report_file, &r.source);
+        let named_canon = std::fs::canonicalize(&named).ok();
+        let same_file = |p: &Path| {
+            p == named
+                || p.ends_with(&r.source)
+                || named_canon
+                    .as_ref()
+                    .is_some_and(|c| std::fs::canonicalize(p).ok().as_ref() == Some(c))
+        };
+        rows.iter()
+            .copied()
+            .find(|row| {
+                self.row_runs
+                    .get(*row)
+                    .and_then(|run| self.run_paths.get(*run))
+                    .is_some_and(|p| same_file(p))
+            })
+            .or_else(|| rows.first().copied())
     }
 }
 
@@ -518,7 +565,10 @@ mod tests {
             Some(FileKind::Rollouts)
         );
         assert_eq!(
-            classify_text("correct_trajectories.jsonl", r#"{"query": "q", "response": "r"}"#),
+            classify_text(
+                "correct_trajectories.jsonl",
+                r#"{"query": "q", "response": "r"}"#
+            ),
             Some(FileKind::CorrectTrajectories)
         );
         assert_eq!(
@@ -526,7 +576,10 @@ mod tests {
             Some(FileKind::Dataset)
         );
         assert_eq!(
-            classify_text("x.jsonl", r#"{"source": "a", "line": 1, "decided_by": "x"}"#),
+            classify_text(
+                "x.jsonl",
+                r#"{"source": "a", "line": 1, "decided_by": "x"}"#
+            ),
             Some(FileKind::Reports)
         );
         assert_eq!(

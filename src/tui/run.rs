@@ -31,7 +31,9 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
             if app.search.editing {
                 match key.code {
                     KeyCode::Char(c)
-                        if !key.modifiers.intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                        if !key
+                            .modifiers
+                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
                     {
                         return Some(Action::SearchInput(c));
                     }
@@ -156,4 +158,14 @@ pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
         }
         app.settle();
     }
+}
+
+/// Loads `sources` on this thread straight into `app` (tests, benchmarks).
+pub fn load_inline(app: &mut App, sources: &[Source]) {
+    let api = app.ctx.api.clone();
+    let dataset = app.ctx.dataset.clone();
+    super::load::load_sources(sources, &api, &dataset, &mut |e| {
+        app.on_job(JobEvent::Load(e));
+    });
+    app.settle();
 }

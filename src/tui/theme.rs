@@ -15,7 +15,10 @@ use crate::model::Verdict;
 pub const BUILTIN_THEMES: [(&str, &str); 3] = [
     ("dark", include_str!("../../themes/dark.toml")),
     ("light", include_str!("../../themes/light.toml")),
-    ("high-contrast", include_str!("../../themes/high-contrast.toml")),
+    (
+        "high-contrast",
+        include_str!("../../themes/high-contrast.toml"),
+    ),
 ];
 
 macro_rules! theme_struct {
@@ -170,10 +173,7 @@ impl Theme {
         for (key, spec) in &file.styles {
             let style = spec.to_style(key)?;
             let Some(slot) = theme.style_mut(key) else {
-                bail!(
-                    "unknown style `{key}` (known: {})",
-                    STYLE_NAMES.join(", ")
-                );
+                bail!("unknown style `{key}` (known: {})", STYLE_NAMES.join(", "));
             };
             *slot = style;
         }

@@ -34,13 +34,12 @@ const WIDE: u16 = 150;
 pub fn layout(area: Rect) -> Areas {
     let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     let (list, detail) = if area.width >= WIDE {
-        let [l, d] =
-            Layout::horizontal([Constraint::Percentage(48), Constraint::Percentage(52)]).areas(main);
+        let [l, d] = Layout::horizontal([Constraint::Percentage(48), Constraint::Percentage(52)])
+            .areas(main);
         (l, d)
     } else {
         let list_h = (main.height * 2 / 5).max(6).min(main.height);
-        let [l, d] =
-            Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
+        let [l, d] = Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
         (l, d)
     };
     let inner = Block::default().borders(Borders::ALL).inner(list);
@@ -141,7 +140,8 @@ fn columns(width: u16, show_run: bool) -> Columns {
     let functions = (w / 6).clamp(8, 28);
     let (fail, findings) = (5, 3);
     // symbol, space, and one space between each further column
-    let fixed = 2 + verdict + 1 + run + usize::from(show_run) + 1 + functions + 1 + fail + 1 + findings;
+    let fixed =
+        2 + verdict + 1 + run + usize::from(show_run) + 1 + functions + 1 + fail + 1 + findings;
     Columns {
         verdict,
         run,
@@ -164,7 +164,10 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     };
     title.push(Span::styled(format!("· {summary} "), theme.dim));
     if app.runs.len() > 1 {
-        title.push(Span::styled(format!("· {} runs ", app.runs.len()), theme.dim));
+        title.push(Span::styled(
+            format!("· {} runs ", app.runs.len()),
+            theme.dim,
+        ));
     }
     let block = Block::default()
         .borders(Borders::ALL)
@@ -177,10 +180,7 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     }
     let show_run = app.runs.len() > 1;
     let cols = columns(inner.width, show_run);
-    let mut header = format!(
-        "  {} ",
-        fit("verdict", cols.verdict)
-    );
+    let mut header = format!("  {} ", fit("verdict", cols.verdict));
     if show_run {
         header.push_str(&fit("run", cols.run));
         header.push(' ');
@@ -337,7 +337,12 @@ fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let total = content.lines.len() as u16;
     let scroll = match content.focus_line {
         // Keep the focused line (the selected case) in view.
-        Some(f) => f.saturating_sub(inner.height.saturating_sub(content.focus_height.max(1)).min(f)),
+        Some(f) => f.saturating_sub(
+            inner
+                .height
+                .saturating_sub(content.focus_height.max(1))
+                .min(f),
+        ),
         None => app.scroll.min(total.saturating_sub(1)),
     };
     let mut p = Paragraph::new(content.lines).scroll((scroll, 0));
@@ -389,7 +394,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         filters.push(format!("by {}", app.grouping.label()));
     }
     if !filters.is_empty() {
-        left.push(Span::styled(format!(" {} ", filters.join(" · ")), theme.warning));
+        left.push(Span::styled(
+            format!(" {} ", filters.join(" · ")),
+            theme.warning,
+        ));
     }
     if let Some(msg) = &app.message {
         left.push(Span::raw(format!(" {msg} ")));
@@ -405,12 +413,20 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let gp = app.grade_progress;
     if gp.finished < gp.requested {
         right.push(Span::styled(
-            format!(" grading {}/{} {} ", gp.finished, gp.requested, bar(gp.finished, gp.requested, 8)),
+            format!(
+                " grading {}/{} {} ",
+                gp.finished,
+                gp.requested,
+                bar(gp.finished, gp.requested, 8)
+            ),
             theme.progress,
         ));
     }
     if let Grading::Unavailable(_) = &app.ctx.grading
-        && app.scores.iter().any(|s| *s == super::entry::Score::Unscored)
+        && app
+            .scores
+            .iter()
+            .any(|s| *s == super::entry::Score::Unscored)
     {
         right.push(Span::styled(
             " no Python runtime: sebx runtime install ",
@@ -431,14 +447,8 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         Constraint::Length(right_w.min(area.width as usize) as u16),
     ])
     .areas(area);
-    frame.render_widget(
-        Paragraph::new(Line::from(left)).style(theme.status_bar),
-        l,
-    );
-    frame.render_widget(
-        Paragraph::new(Line::from(right)).style(theme.status_bar),
-        r,
-    );
+    frame.render_widget(Paragraph::new(Line::from(left)).style(theme.status_bar), l);
+    frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
 }
 
 fn bar(done: usize, total: usize, width: usize) -> String {
@@ -485,7 +495,10 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         theme.dim,
     ));
     lines.push(Line::styled(
-        format!(" Theme: {} · keys and theme: config dir sebx/config.toml", theme.name),
+        format!(
+            " Theme: {} · keys and theme: config dir sebx/config.toml",
+            theme.name
+        ),
         theme.dim,
     ));
     for note in &app.ctx.notes {
@@ -521,13 +534,20 @@ fn draw_issues(frame: &mut Frame, app: &App, area: Rect) {
             Span::raw(format!("  {}", issue.reason)),
         ]));
     }
-    let popup = popup_area(area, area.width.saturating_sub(4), area.height.saturating_sub(4));
+    let popup = popup_area(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(4),
+    );
     frame.render_widget(Clear, popup);
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
         .title(Span::styled(
-            format!(" {} lines could not be loaded (esc closes) ", app.issues.len()),
+            format!(
+                " {} lines could not be loaded (esc closes) ",
+                app.issues.len()
+            ),
             theme.title,
         ))
         .style(theme.popup);

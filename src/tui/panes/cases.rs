@@ -105,7 +105,10 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
             Some(false) => ("✗", theme.verdict_result_error),
             None => ("·", theme.verdict_pending),
         };
-        let actual = c.actual.as_deref().unwrap_or(if c.matched.is_some() { "(missing)" } else { "" });
+        let actual =
+            c.actual
+                .as_deref()
+                .unwrap_or(if c.matched.is_some() { "(missing)" } else { "" });
         let line = Line::from(vec![
             Span::styled(format!("{sym} "), style),
             Span::styled(format!("{:>num_w$} ", k + 1), theme.gutter),
@@ -113,7 +116,14 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
             Span::styled(" │ ", theme.border),
             Span::raw(fit(&c.expected, we)),
             Span::styled(" │ ", theme.border),
-            Span::styled(fit(actual, wa), if c.matched == Some(false) { theme.verdict_result_error } else { Style::default() }),
+            Span::styled(
+                fit(actual, wa),
+                if c.matched == Some(false) {
+                    theme.verdict_result_error
+                } else {
+                    Style::default()
+                },
+            ),
         ]);
         if k == cursor {
             focus = lines.len() as u16;
@@ -192,19 +202,36 @@ fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>)
         ]));
     }
     if let Some(cmp) = c.result.as_ref().and_then(|r| r.comparison.as_ref()) {
-        if cmp.expected_value != c.expected.trim() || c.actual.as_deref().is_some_and(|a| a.trim() != cmp.actual_value) {
-            lines.push(Line::from(vec![label("parsed"), Span::raw(format!("{}  vs  {}", cmp.expected_value, cmp.actual_value))]));
+        if cmp.expected_value != c.expected.trim()
+            || c.actual
+                .as_deref()
+                .is_some_and(|a| a.trim() != cmp.actual_value)
+        {
+            lines.push(Line::from(vec![
+                label("parsed"),
+                Span::raw(format!("{}  vs  {}", cmp.expected_value, cmp.actual_value)),
+            ]));
         }
         if let Some(m) = &cmp.mismatch {
-            let at = if m.path.is_empty() { "the whole value".to_string() } else { m.path.clone() };
+            let at = if m.path.is_empty() {
+                "the whole value".to_string()
+            } else {
+                m.path.clone()
+            };
             let mut why = format!("at {at}: expected {}, actual {}", m.expected, m.actual);
             if let Some(d) = m.difference {
                 let verdict = if d > TOLERANCE { ">" } else { "≤" };
                 why.push_str(&format!("; difference {d} {verdict} tolerance {TOLERANCE}"));
             }
-            lines.push(Line::from(vec![label("why"), Span::styled(why, theme.warning)]));
+            lines.push(Line::from(vec![
+                label("why"),
+                Span::styled(why, theme.warning),
+            ]));
             if !m.reason.is_empty() {
-                lines.push(Line::from(vec![label(""), Span::styled(m.reason.clone(), theme.hint)]));
+                lines.push(Line::from(vec![
+                    label(""),
+                    Span::styled(m.reason.clone(), theme.hint),
+                ]));
             }
         }
     }

@@ -47,14 +47,21 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     for (k, text) in code.lines().enumerate() {
         let ln = k + 1;
         // Character cells of the line, styled, so marks can be laid over them by column.
-        let mut cells: Vec<(Style, char)> = match highlighted.and_then(|h| h.lines.get(k)).and_then(Option::as_ref) {
+        let mut cells: Vec<(Style, char)> = match highlighted
+            .and_then(|h| h.lines.get(k))
+            .and_then(Option::as_ref)
+        {
             Some(pieces) => pieces
                 .iter()
                 .flat_map(|(s, t)| t.chars().map(move |c| (*s, c)))
                 .collect(),
             None => text.chars().map(|c| (Style::default(), c)).collect(),
         };
-        for f in insight.findings.iter().filter(|f| f.line == ln && f.col > 0) {
+        for f in insight
+            .findings
+            .iter()
+            .filter(|f| f.line == ln && f.col > 0)
+        {
             let len = insight
                 .calls
                 .iter()
@@ -133,9 +140,19 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     if let Some(report) = app.selected_report() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Grader", theme.heading));
-        lines.push(field("decided by", report.decided_by.clone(), theme.dim, Style::default()));
+        lines.push(field(
+            "decided by",
+            report.decided_by.clone(),
+            theme.dim,
+            Style::default(),
+        ));
         if let Some(e) = &report.static_error {
-            lines.push(field("static check", e.clone(), theme.dim, theme.verdict_without_zwc));
+            lines.push(field(
+                "static check",
+                e.clone(),
+                theme.dim,
+                theme.verdict_without_zwc,
+            ));
         }
         for w in &report.warnings {
             lines.push(field("warning", w.clone(), theme.dim, theme.warning));

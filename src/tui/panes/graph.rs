@@ -24,7 +24,10 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         .collect();
     for g in graph {
         // Mark calls that a finding is about, so hallucinated names stand out here too.
-        let style = if bad.iter().any(|b| !b.is_empty() && g.contains(&format!("{b} ‹"))) {
+        let style = if bad
+            .iter()
+            .any(|b| !b.is_empty() && g.contains(&format!("{b} ‹")))
+        {
             theme.error
         } else if g.contains('‹') {
             ratatui::style::Style::default()

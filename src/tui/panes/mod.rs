@@ -48,7 +48,11 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
 }
 
 /// Spans of a highlighted line, or the plain text in `fallback` style.
-pub(crate) fn styled_or_plain(styled: Option<&StyledLine>, text: &str, fallback: Style) -> Vec<Span<'static>> {
+pub(crate) fn styled_or_plain(
+    styled: Option<&StyledLine>,
+    text: &str,
+    fallback: Style,
+) -> Vec<Span<'static>> {
     match styled {
         Some(pieces) => pieces
             .iter()
@@ -59,7 +63,12 @@ pub(crate) fn styled_or_plain(styled: Option<&StyledLine>, text: &str, fallback:
 }
 
 /// A `label: value` line.
-pub(crate) fn field(label: &str, value: impl Into<String>, label_style: Style, value_style: Style) -> Line<'static> {
+pub(crate) fn field(
+    label: &str,
+    value: impl Into<String>,
+    label_style: Style,
+    value_style: Style,
+) -> Line<'static> {
     Line::from(vec![
         Span::styled(format!("{label}: "), label_style),
         Span::styled(value.into(), value_style),

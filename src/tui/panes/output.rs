@@ -110,7 +110,11 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         let is_error_line = !l.starts_with(' ') && l.contains("Error");
         lines.push(Line::styled(
             l.to_string(),
-            if is_error_line { theme.error } else { Style::default() },
+            if is_error_line {
+                theme.error
+            } else {
+                Style::default()
+            },
         ));
         if is_source_line && let Some(note) = pending_note.take() {
             lines.push(Line::styled(note, theme.hint));
@@ -141,7 +145,12 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         ]));
     }
     lines.push(Line::raw(""));
-    lines.push(field("decided by", report.decided_by.clone(), theme.dim, Style::default()));
+    lines.push(field(
+        "decided by",
+        report.decided_by.clone(),
+        theme.dim,
+        Style::default(),
+    ));
     PaneContent::scrolling(lines, true)
 }
 

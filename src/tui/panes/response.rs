@@ -55,7 +55,9 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             in_fence = !in_fence;
             spans.push(Span::styled(text.to_string(), theme.dim));
         } else if in_fence {
-            let styled = highlighted.and_then(|h| h.lines.get(k)).and_then(Option::as_ref);
+            let styled = highlighted
+                .and_then(|h| h.lines.get(k))
+                .and_then(Option::as_ref);
             spans.extend(styled_or_plain(styled, text, theme.inline_code));
         } else {
             spans.extend(prose(text, theme));

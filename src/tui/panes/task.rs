@@ -82,7 +82,10 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     if same.len() > 1 {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
-            format!("This task has {} rollouts (] next, t only these)", same.len()),
+            format!(
+                "This task has {} rollouts (] next, t only these)",
+                same.len()
+            ),
             theme.heading,
         ));
         for i in same.iter().take(SAME_TASK_SHOWN) {
@@ -92,7 +95,10 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             let marker = if app.selected == Some(*i) { "▶" } else { " " };
             lines.push(Line::from(vec![
                 Span::raw(format!("{marker} ")),
-                Span::styled(format!("{} {:<12}", shown.symbol(), shown.label()), shown_style(theme, shown)),
+                Span::styled(
+                    format!("{} {:<12}", shown.symbol(), shown.label()),
+                    shown_style(theme, shown),
+                ),
                 Span::styled(format!(" {run}:{}", e.rollout.line), theme.dim),
             ]));
         }
