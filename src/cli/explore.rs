@@ -167,7 +167,10 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         .clone()
         .or(config.theme.clone())
         .unwrap_or_else(|| "dark".to_string());
-    let theme = Theme::resolve(&theme_name, config_dir().map(|d| d.join("themes")).as_deref())?;
+    let theme = Theme::resolve(
+        &theme_name,
+        config_dir().map(|d| d.join("themes")).as_deref(),
+    )?;
     let mut keymap = Keymap::default();
     keymap
         .apply_overrides(&config.keys)
@@ -216,7 +219,10 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                 }),
             }
         }
-        let rollout_files: Vec<PathBuf> = sources.iter().map(|s| s.data.path().to_path_buf()).collect();
+        let rollout_files: Vec<PathBuf> = sources
+            .iter()
+            .map(|s| s.data.path().to_path_buf())
+            .collect();
         let found = discover(api_doc.as_deref(), &dataset_files, &rollout_files);
         notes.extend(found.report());
         let api = match &found.api_doc {
