@@ -139,7 +139,7 @@ fn columns(width: u16, show_run: bool) -> Columns {
     let run = if show_run { (w / 9).clamp(6, 16) } else { 0 };
     let functions = (w / 6).clamp(8, 28);
     let (fail, findings) = (5, 3);
-    // symbol, space, and one space between each further column
+    // marker, symbol, space, and one space between each further column
     let fixed =
         2 + verdict + 1 + run + usize::from(show_run) + 1 + functions + 1 + fail + 1 + findings;
     Columns {
@@ -180,7 +180,7 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     }
     let show_run = app.runs.len() > 1;
     let cols = columns(inner.width, show_run);
-    let mut header = format!("  {} ", fit("verdict", cols.verdict));
+    let mut header = format!("   {} ", fit("verdict", cols.verdict));
     if show_run {
         header.push_str(&fit("run", cols.run));
         header.push(' ');
@@ -232,6 +232,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     let vstyle = shown_style(theme, shown);
     let selected = app.selected == Some(i);
     let mut spans = vec![
+        Span::styled(if selected { "▶" } else { " " }, theme.title),
         Span::styled(shown.symbol(), vstyle),
         Span::raw(" "),
         Span::styled(fit(shown.label(), cols.verdict), vstyle),
@@ -403,23 +404,27 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         left.push(Span::raw(format!(" {msg} ")));
     }
 
-    let mut right: Vec<Span> = Vec::new();
+    // Right-hand items by priority; the least important are dropped when space runs out.
+    let mut right: Vec<(u8, Span)> = Vec::new();
     if !app.load.done {
         let pct = (app.load.bytes_done * 100)
             .checked_div(app.load.bytes_total)
             .unwrap_or(0);
-        right.push(Span::styled(format!(" loading {pct}% "), theme.progress));
+        right.push((1, Span::styled(format!(" loading {pct}% "), theme.progress)));
     }
     let gp = app.grade_progress;
     if gp.finished < gp.requested {
-        right.push(Span::styled(
-            format!(
-                " grading {}/{} {} ",
-                gp.finished,
-                gp.requested,
-                bar(gp.finished, gp.requested, 8)
+        right.push((
+            1,
+            Span::styled(
+                format!(
+                    " grading {}/{} {} ",
+                    gp.finished,
+                    gp.requested,
+                    bar(gp.finished, gp.requested, 8)
+                ),
+                theme.progress,
             ),
-            theme.progress,
         ));
     }
     if let Grading::Unavailable(_) = &app.ctx.grading
@@ -428,20 +433,33 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             .iter()
             .any(|s| *s == super::entry::Score::Unscored)
     {
-        right.push(Span::styled(
-            " no Python runtime: sebx runtime install ",
-            theme.warning,
+        right.push((
+            2,
+            Span::styled(" no Python: sebx runtime install ", theme.warning),
         ));
     }
     if !app.issues.is_empty() {
-        right.push(Span::styled(
-            format!(" ⚠ {} bad lines (!) ", app.issues.len()),
-            theme.verdict_failed,
+        right.push((
+            0,
+            Span::styled(
+                format!(" ⚠ {} bad lines (!) ", app.issues.len()),
+                theme.verdict_failed,
+            ),
         ));
     }
-    right.push(Span::styled(" ? ", theme.status_key));
-    right.push(Span::raw(" help "));
-    let right_w: usize = right.iter().map(|s| s.content.chars().count()).sum();
+    right.push((3, Span::styled(" ? ", theme.status_key)));
+    right.push((3, Span::raw(" help ")));
+    let width = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+    let left_w = width(&left);
+    for drop_level in [3u8, 2, 1] {
+        let w: usize = right.iter().map(|(_, s)| s.content.chars().count()).sum();
+        if left_w + w <= area.width as usize {
+            break;
+        }
+        right.retain(|(p, _)| *p < drop_level);
+    }
+    let right: Vec<Span> = right.into_iter().map(|(_, s)| s).collect();
+    let right_w = width(&right);
     let [l, r] = Layout::horizontal([
         Constraint::Min(0),
         Constraint::Length(right_w.min(area.width as usize) as u16),
@@ -491,7 +509,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         .collect();
     lines.push(Line::raw(""));
     lines.push(Line::styled(
-        " Symbols: ✓ right  ✗ result_error  ! exe_error  N use_numpy  Z without_zwc  · unscored  … grading",
+        " ✓ right  ✗ result_error  ! exe_error  N use_numpy  Z without_zwc  · unscored  … grading",
         theme.dim,
     ));
     lines.push(Line::styled(

@@ -184,22 +184,22 @@ fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>)
         let expected = one_line(&c.expected);
         let actual = one_line(actual);
         let diff = TextDiff::from_chars(expected.as_str(), actual.as_str());
-        let mut spans = vec![label("diff")];
+        // Two lines, expected above actual, with the differing characters marked.
+        let mut minus = vec![label("diff"), Span::styled("- ", theme.diff_delete)];
+        let mut plus = vec![label(""), Span::styled("+ ", theme.diff_insert)];
         for change in diff.iter_all_changes() {
-            let style = match change.tag() {
-                ChangeTag::Equal => Style::default(),
-                ChangeTag::Delete => theme.diff_delete,
-                ChangeTag::Insert => theme.diff_insert,
-            };
-            spans.push(Span::styled(change.value().to_string(), style));
+            let text = change.value().to_string();
+            match change.tag() {
+                ChangeTag::Equal => {
+                    minus.push(Span::raw(text.clone()));
+                    plus.push(Span::raw(text));
+                }
+                ChangeTag::Delete => minus.push(Span::styled(text, theme.diff_delete)),
+                ChangeTag::Insert => plus.push(Span::styled(text, theme.diff_insert)),
+            }
         }
-        lines.push(Line::from(spans));
-        lines.push(Line::from(vec![
-            label(""),
-            Span::styled("expected", theme.diff_delete),
-            Span::raw(" "),
-            Span::styled("actual", theme.diff_insert),
-        ]));
+        lines.push(Line::from(minus));
+        lines.push(Line::from(plus));
     }
     if let Some(cmp) = c.result.as_ref().and_then(|r| r.comparison.as_ref()) {
         if cmp.expected_value != c.expected.trim()
@@ -227,7 +227,8 @@ fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>)
                 label("why"),
                 Span::styled(why, theme.warning),
             ]));
-            if !m.reason.is_empty() {
+            // With a difference the sentence above already says it; otherwise the reason does.
+            if m.difference.is_none() && !m.reason.is_empty() {
                 lines.push(Line::from(vec![
                     label(""),
                     Span::styled(m.reason.clone(), theme.hint),
