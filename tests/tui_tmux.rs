@@ -7,7 +7,9 @@ struct Session(String);
 
 impl Drop for Session {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").args(["kill-session", "-t", &self.0]).output();
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .output();
     }
 }
 
@@ -59,11 +61,27 @@ fn open_search_select_cases_quit() {
         config.path().display(),
         config.path().display()
     );
-    let out = tmux(&["new-session", "-d", "-s", &name, "-x", "100", "-y", "30", &cmd]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &name,
+        "-x",
+        "100",
+        "-y",
+        "30",
+        &cmd,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     // Open: the demo's list appears.
-    let first = wait_for(&name, "the rollout list", |s| s.contains("rollouts ") && s.contains("verdict"));
+    let first = wait_for(&name, "the rollout list", |s| {
+        s.contains("rollouts ") && s.contains("verdict")
+    });
     let total = list_rows(&first).len();
     assert!(total >= 2, "{first}");
     assert!(first.contains("1 Response"), "{first}");
@@ -74,15 +92,26 @@ fn open_search_select_cases_quit() {
     let searched = wait_for(&name, "search results", |s| {
         s.lines().next().is_some_and(|title| title.contains(" of "))
     });
-    assert!(searched.contains("readings"), "the status bar shows the search: {searched}");
+    assert!(
+        searched.contains("readings"),
+        "the status bar shows the search: {searched}"
+    );
     let shown = list_rows(&searched).len();
-    assert!(shown < total, "search narrowed the list ({shown} of {total} lines)");
+    assert!(
+        shown < total,
+        "search narrowed the list ({shown} of {total} lines)"
+    );
     tmux(&["send-keys", "-t", &name, "Enter"]);
 
     // Select: move to the second match.
     tmux(&["send-keys", "-t", &name, "j"]);
-    let selected = wait_for(&name, "a selected row", |s| s.lines().nth(3).is_some_and(|l| l.starts_with("│▶")));
-    assert!(selected.lines().nth(2).is_some_and(|l| l.starts_with("│ ")), "{selected}");
+    let selected = wait_for(&name, "a selected row", |s| {
+        s.lines().nth(3).is_some_and(|l| l.starts_with("│▶"))
+    });
+    assert!(
+        selected.lines().nth(2).is_some_and(|l| l.starts_with("│ ")),
+        "{selected}"
+    );
 
     // Cases pane: the test-case table of the selected rollout.
     tmux(&["send-keys", "-t", &name, "3"]);
@@ -93,7 +122,11 @@ fn open_search_select_cases_quit() {
     tmux(&["send-keys", "-t", &name, "q"]);
     let start = Instant::now();
     while tmux(&["has-session", "-t", &name]).status.success() {
-        assert!(start.elapsed() < Duration::from_secs(5), "sebx did not quit:\n{}", capture(&name));
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "sebx did not quit:\n{}",
+            capture(&name)
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
     drop(session);

@@ -340,10 +340,10 @@ impl App {
         if !matches!(action, Action::Tick) {
             self.message = None;
         }
-        if let Some(popup) = self.popup {
-            if let Some(redraw) = self.update_popup(popup, action) {
-                return redraw;
-            }
+        if let Some(popup) = self.popup
+            && let Some(redraw) = self.update_popup(popup, action)
+        {
+            return redraw;
         }
         if self.search.editing {
             match action {
@@ -549,7 +549,7 @@ impl App {
                     return false;
                 }
                 self.scores[row] = match result {
-                    Ok(report) => Score::Graded(Arc::new(report)),
+                    Ok(report) => Score::Graded(Arc::new(*report)),
                     Err(e) => Score::Failed(e),
                 };
                 self.grade_progress.finished += 1;

@@ -430,18 +430,19 @@ pub fn analyze(code: Option<&str>, api: &ApiMap, selected: &[String]) -> CodeIns
                     );
                     continue;
                 }
-                if word == "def" && parts.len() == 1 {
-                    if let Some(Tok::Name(name)) = toks.get(idx + 1) {
-                        insight.functions.push(DefinedFunction {
-                            name: name[0].text.clone(),
-                            line: first.line,
-                            calls_local: Vec::new(),
-                            calls_zwc: Vec::new(),
-                        });
-                        indent_stack.push((line_indent, insight.functions.len() - 1));
-                        idx += 2;
-                        continue;
-                    }
+                if word == "def"
+                    && parts.len() == 1
+                    && let Some(Tok::Name(name)) = toks.get(idx + 1)
+                {
+                    insight.functions.push(DefinedFunction {
+                        name: name[0].text.clone(),
+                        line: first.line,
+                        calls_local: Vec::new(),
+                        calls_zwc: Vec::new(),
+                    });
+                    indent_stack.push((line_indent, insight.functions.len() - 1));
+                    idx += 2;
+                    continue;
                 }
                 let called = matches!(toks.get(idx + 1), Some(Tok::Punct('(', _, _)));
                 let current_fn = indent_stack.last().map(|(_, f)| *f);
@@ -716,10 +717,11 @@ fn scan_import(
             // import zwc as z, x
             let mut i = 1;
             while i < words.len() {
-                if words[i] == "numpy" && words.get(i + 1) == Some(&"as") {
-                    if let Some(alias) = words.get(i + 2) {
-                        numpy_aliases.insert((*alias).to_string());
-                    }
+                if words[i] == "numpy"
+                    && words.get(i + 1) == Some(&"as")
+                    && let Some(alias) = words.get(i + 2)
+                {
+                    numpy_aliases.insert((*alias).to_string());
                 }
                 if words[i] == "zwc" {
                     if words.get(i + 1) == Some(&"as") {
@@ -803,7 +805,8 @@ mod tests {
             &api(),
             &["linalg.inv".to_string(), "mean".to_string()],
         );
-        let names: Vec<(&str, Option<&str>, usize, usize, Option<usize>)> = ins
+        type CallRow<'a> = (&'a str, Option<&'a str>, usize, usize, Option<usize>);
+        let names: Vec<CallRow> = ins
             .calls
             .iter()
             .map(|c| {

@@ -66,7 +66,7 @@ pub enum JobEvent {
     Graded {
         ticket: u64,
         row: usize,
-        result: Result<GradeReport, String>,
+        result: Result<Box<GradeReport>, String>,
     },
     /// Matching rows and scores, best first.
     SearchDone {
@@ -149,7 +149,10 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             ticket, row, entry, ..
         } => {
             let result = match backend {
-                Some(b) => b.grade(&entry.rollout).map_err(|e| format!("{e:#}")),
+                Some(b) => b
+                    .grade(&entry.rollout)
+                    .map(Box::new)
+                    .map_err(|e| format!("{e:#}")),
                 None => Err("no grading backend".to_string()),
             };
             Some(JobEvent::Graded {

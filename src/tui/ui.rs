@@ -428,10 +428,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         ));
     }
     if let Grading::Unavailable(_) = &app.ctx.grading
-        && app
-            .scores
-            .iter()
-            .any(|s| *s == super::entry::Score::Unscored)
+        && app.scores.contains(&super::entry::Score::Unscored)
     {
         right.push((
             2,

@@ -1,6 +1,6 @@
 //! Fixtures shared by the explorer tests: two small runs of our own writing, a grade-report
 //! file for part of the first run, a few bad lines, and a fake grading backend.
-#![allow(dead_code)]
+#![allow(dead_code, clippy::too_many_arguments)]
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -186,7 +186,7 @@ pub fn exec(stdout: &str, stderr: &str) -> Option<Execution> {
 pub fn reports_a() -> String {
     let src = "fixtures/run_a.jsonl";
     let sep = "====================";
-    let reports = vec![
+    let reports = [
         report(
             src,
             1,
