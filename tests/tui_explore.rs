@@ -3,13 +3,13 @@
 use std::collections::BTreeSet;
 
 use sebx::cli::explore::{ExploreArgs, prepare};
+use sebx::tui::Action;
 use sebx::tui::action::KeyChord;
 use sebx::tui::app::Grading;
 use sebx::tui::entry::Shown;
 use sebx::tui::insight::FindingKind;
 use sebx::tui::load::FileKind;
 use sebx::tui::run::load_inline;
-use sebx::tui::Action;
 
 fn no_runtime() -> Grading {
     Grading::Unavailable("no Python runtime".to_string())
@@ -31,14 +31,20 @@ fn demo_has_every_verdict_and_every_finding_kind() {
     assert!(app.entries.len() >= 6);
     let verdicts: BTreeSet<Shown> = (0..app.entries.len()).map(|i| app.shown(i)).collect();
     for v in sebx::model::Verdict::ALL {
-        assert!(verdicts.contains(&Shown::Verdict(v)), "demo lacks {v}: {verdicts:?}");
+        assert!(
+            verdicts.contains(&Shown::Verdict(v)),
+            "demo lacks {v}: {verdicts:?}"
+        );
     }
     let kinds: BTreeSet<FindingKind> = app.entries.iter().flat_map(|e| e.insight.kinds()).collect();
     for k in FindingKind::ALL {
         assert!(kinds.contains(&k), "demo lacks {k:?}: {kinds:?}");
     }
     assert!(!app.ctx.api.is_empty());
-    assert!(app.entries.iter().all(|e| app.dataset_item(e).is_some()), "every demo rollout joins its task");
+    assert!(
+        app.entries.iter().all(|e| app.dataset_item(e).is_some()),
+        "every demo rollout joins its task"
+    );
 }
 
 #[test]
@@ -66,7 +72,11 @@ fn files_are_classified_and_config_applies() {
     )
     .expect("write");
     let config = d.join("config.toml");
-    std::fs::write(&config, "theme = \"high-contrast\"\n[keys]\n\"x\" = \"quit\"\n").expect("write");
+    std::fs::write(
+        &config,
+        "theme = \"high-contrast\"\n[keys]\n\"x\" = \"quit\"\n",
+    )
+    .expect("write");
     let args = ExploreArgs {
         paths: vec![d.to_path_buf()],
         config: Some(config.clone()),
@@ -74,10 +84,20 @@ fn files_are_classified_and_config_applies() {
     };
     let mut session = prepare(&args, no_runtime()).expect("session");
     let kinds: Vec<FileKind> = session.sources.iter().map(|s| s.kind).collect();
-    assert_eq!(kinds, vec![FileKind::CorrectTrajectories, FileKind::Rollouts]);
+    assert_eq!(
+        kinds,
+        vec![FileKind::CorrectTrajectories, FileKind::Rollouts]
+    );
     assert_eq!(session.app.theme.name, "high-contrast");
     let x = KeyChord::parse("x").expect("chord");
-    assert_eq!(session.app.keymap.keys_for(Action::Quit)[..], [KeyChord::parse("q").expect("q"), KeyChord::parse("ctrl-c").expect("c"), x][..]);
+    assert_eq!(
+        session.app.keymap.keys_for(Action::Quit)[..],
+        [
+            KeyChord::parse("q").expect("q"),
+            KeyChord::parse("ctrl-c").expect("c"),
+            x
+        ][..]
+    );
     assert_eq!(session.app.ctx.api.zwc_name("np.mean"), Some("zwc.kocito"));
     assert!(session.app.ctx.dataset.get("Q1").is_some());
     load_inline(&mut session.app, &session.sources);
@@ -89,14 +109,33 @@ fn files_are_classified_and_config_applies() {
     assert_eq!(app.shown(0), Shown::Verdict(sebx::model::Verdict::Right));
     assert_eq!(app.shown(1), Shown::Pending);
     // A theme flag beats the config; an unknown theme is an error naming the built-ins.
-    let args = ExploreArgs { theme: Some("light".into()), ..args };
-    assert_eq!(prepare(&args, no_runtime()).expect("session").app.theme.name, "light");
-    let args = ExploreArgs { theme: Some("neon".into()), ..args };
+    let args = ExploreArgs {
+        theme: Some("light".into()),
+        ..args
+    };
+    assert_eq!(
+        prepare(&args, no_runtime())
+            .expect("session")
+            .app
+            .theme
+            .name,
+        "light"
+    );
+    let args = ExploreArgs {
+        theme: Some("neon".into()),
+        ..args
+    };
     let err = prepare(&args, no_runtime()).err().expect("unknown theme");
     assert!(format!("{err:#}").contains("high-contrast"), "{err:#}");
     // A bad action name in the config is reported.
     std::fs::write(&config, "[keys]\n\"x\" = \"explode\"\n").expect("write");
-    let args = ExploreArgs { theme: None, ..args };
+    let args = ExploreArgs {
+        theme: None,
+        ..args
+    };
     let err = prepare(&args, no_runtime()).err().expect("bad key config");
-    assert!(format!("{err:#}").contains("unknown action `explode`"), "{err:#}");
+    assert!(
+        format!("{err:#}").contains("unknown action `explode`"),
+        "{err:#}"
+    );
 }

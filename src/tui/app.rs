@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use ratatui::layout::{Position, Rect};
 
+use crate::analysis::Analysis;
 use crate::grade::report::GradeReport;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
@@ -248,6 +249,9 @@ pub struct App {
     pub size: (u16, u16),
     pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
     highlight_requested: HashSet<HighlightKey>,
+    /// Full static analyses (`crate::analysis`) of rows that were selected.
+    pub analyses: HashMap<usize, Arc<Analysis>>,
+    analysis_requested: HashSet<usize>,
     /// A transient note for the status bar.
     pub message: Option<String>,
     pub outbox: Vec<JobRequest>,
@@ -286,6 +290,8 @@ impl App {
             size: (80, 24),
             highlights: HashMap::new(),
             highlight_requested: HashSet::new(),
+            analyses: HashMap::new(),
+            analysis_requested: HashSet::new(),
             message: None,
             outbox: Vec::new(),
             should_quit: false,
@@ -567,6 +573,15 @@ impl App {
                 self.view_dirty = true;
                 true
             }
+            JobEvent::Analyzed { row, analysis } => {
+                if self.analyses.len() >= HIGHLIGHT_CACHE {
+                    self.analyses.clear();
+                    self.analysis_requested.clear();
+                }
+                self.analysis_requested.insert(row);
+                self.analyses.insert(row, analysis);
+                self.selected == Some(row)
+            }
             JobEvent::Highlighted { key, text } => {
                 if self.highlights.len() >= HIGHLIGHT_CACHE {
                     self.highlights.clear();
@@ -800,12 +815,27 @@ impl App {
         self.request_highlights();
     }
 
-    /// Asks for the highlighted texts of the selected row that are not cached yet.
+    /// The full analysis of the selected row, once its job has answered.
+    pub fn selected_analysis(&self) -> Option<&Analysis> {
+        self.selected
+            .and_then(|row| self.analyses.get(&row))
+            .map(|a| &**a)
+    }
+
+    /// Asks for the highlighted texts and the analysis of the selected row, unless cached.
     fn request_highlights(&mut self) {
         let Some(row) = self.selected else { return };
         let Some(entry) = self.entries.get(row).cloned() else {
             return;
         };
+        if self.analysis_requested.insert(row) {
+            self.outbox.push(JobRequest::Analyze {
+                row,
+                item: self.dataset_item(&entry).cloned().map(Box::new),
+                entry: entry.clone(),
+                api: self.ctx.api.clone(),
+            });
+        }
         let reference = self
             .dataset_item(&entry)
             .map(|d| d.reference.join("\n\n# ---\n\n"));

@@ -8,8 +8,9 @@ use std::sync::{Arc, Condvar, Mutex};
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
+use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::GradeReport;
-use crate::model::{ApiMap, Dataset, Rollout};
+use crate::model::{ApiMap, Dataset, DatasetItem, Rollout};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
@@ -57,6 +58,13 @@ pub enum JobRequest {
         text: String,
         syntect_theme: String,
     },
+    /// The full static analysis (`crate::analysis`) of one row, for the Code and Graph panes.
+    Analyze {
+        row: usize,
+        entry: Arc<Entry>,
+        item: Option<Box<DatasetItem>>,
+        api: Arc<ApiMap>,
+    },
 }
 
 /// Results coming back.
@@ -76,6 +84,10 @@ pub enum JobEvent {
     Highlighted {
         key: HighlightKey,
         text: Arc<Highlighted>,
+    },
+    Analyzed {
+        row: usize,
+        analysis: Arc<Analysis>,
     },
 }
 
@@ -184,6 +196,15 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                 text: Arc::new(h),
             })
         }
+        JobRequest::Analyze {
+            row,
+            entry,
+            item,
+            api,
+        } => Some(JobEvent::Analyzed {
+            row,
+            analysis: Arc::new(analyze_rollout(&entry.rollout, &api, item.as_deref())),
+        }),
     }
 }
 
@@ -261,7 +282,7 @@ impl Workers {
             JobRequest::Search { .. } => {
                 let _ = self.search.send(req);
             }
-            JobRequest::Highlight { .. } => {
+            JobRequest::Highlight { .. } | JobRequest::Analyze { .. } => {
                 let _ = self.highlight.send(req);
             }
         }
@@ -371,7 +392,7 @@ fn search_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
     }
 }
 
-/// Highlights newest requests first; drops a backlog the user has scrolled past.
+/// Highlights and analyses, newest requests first; drops a backlog the user has scrolled past.
 fn highlight_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
     let mut pending: Vec<JobRequest> = Vec::new();
     loop {

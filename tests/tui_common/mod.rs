@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
-use sebx::grade::compare::{Comparison, Mismatch};
+use sebx::grade::compare::{Comparison, Decision, Mismatch};
 use sebx::grade::report::{CaseResult, Execution, Extraction, GradeReport};
 use sebx::model::{ApiMap, Dataset, DatasetItem, Rollout, RolloutId, TestCase, Verdict};
 use sebx::tui::app::{App, Context, Grading};
@@ -133,6 +133,8 @@ fn case(
             expected_value: expected.to_string(),
             actual_value: a.to_string(),
             mismatch,
+            decided_by: Decision::Tolerant,
+            notes: Vec::new(),
         }),
     }
 }
@@ -223,7 +225,7 @@ pub fn reports_a() -> String {
                         expected: "2.0".into(),
                         actual: "1.5".into(),
                         difference: Some(0.5),
-                        reason: "0.5 > tolerance 0.01".into(),
+                        reason: "|2.0 - 1.5| = 0.5 > tolerance 0.01".into(),
                     }),
                 ),
                 case(

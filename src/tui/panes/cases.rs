@@ -6,7 +6,7 @@ use ratatui::text::{Line, Span};
 use similar::{ChangeTag, TextDiff};
 
 use super::PaneContent;
-use crate::grade::compare::TOLERANCE;
+use crate::grade::compare::{Decision, TOLERANCE};
 use crate::grade::report::CaseResult;
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
@@ -218,22 +218,36 @@ fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>)
             } else {
                 m.path.clone()
             };
-            let mut why = format!("at {at}: expected {}, actual {}", m.expected, m.actual);
-            if let Some(d) = m.difference {
-                let verdict = if d > TOLERANCE { ">" } else { "≤" };
-                why.push_str(&format!("; difference {d} {verdict} tolerance {TOLERANCE}"));
-            }
             lines.push(Line::from(vec![
                 label("why"),
-                Span::styled(why, theme.warning),
+                Span::styled(
+                    format!("at {at}: expected {}, actual {}", m.expected, m.actual),
+                    theme.warning,
+                ),
             ]));
-            // With a difference the sentence above already says it; otherwise the reason does.
-            if m.difference.is_none() && !m.reason.is_empty() {
+            let reason = match (m.reason.is_empty(), m.difference) {
+                (false, _) => m.reason.clone(),
+                (true, Some(d)) => format!("difference {d} > tolerance {TOLERANCE}"),
+                (true, None) => String::new(),
+            };
+            if !reason.is_empty() {
                 lines.push(Line::from(vec![
                     label(""),
-                    Span::styled(m.reason.clone(), theme.hint),
+                    Span::styled(reason, theme.warning),
                 ]));
             }
+        }
+        if !matches!(cmp.decided_by, Decision::Tolerant | Decision::ExactText) {
+            lines.push(Line::from(vec![
+                label("decided"),
+                Span::styled(format!("{:?}", cmp.decided_by), theme.hint),
+            ]));
+        }
+        for note in &cmp.notes {
+            lines.push(Line::from(vec![
+                label("note"),
+                Span::styled(note.clone(), theme.hint),
+            ]));
         }
     }
 }

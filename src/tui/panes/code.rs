@@ -5,13 +5,131 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, field};
+use crate::analysis::{Analysis, FindingKind as AnalysisKind, Severity};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
+use crate::tui::insight::FindingKind;
 use crate::tui::jobs::HighlightKind;
+use crate::tui::theme::Theme;
+
+/// A finding as this pane shows it, from the full analysis when it has answered,
+/// else from the explorer's fast lexical pass.
+struct FindingView {
+    kind: FindingKind,
+    error: bool,
+    name: String,
+    line: usize,
+    col: usize,
+    note: Option<String>,
+}
+
+fn kind_of(k: AnalysisKind) -> FindingKind {
+    match k {
+        AnalysisKind::NumpyImport => FindingKind::NumpyImport,
+        AnalysisKind::NumpyAttribute => FindingKind::NumpyAttribute,
+        AnalysisKind::NumpyNameOnZwc => FindingKind::NumpyNameOnZwc,
+        AnalysisKind::UnknownZwcName => FindingKind::UnknownZwcName,
+        AnalysisKind::ArrayMethod => FindingKind::ArrayMethod,
+        AnalysisKind::OffTaskFunction => FindingKind::OffTaskFunction,
+    }
+}
+
+fn finding_views(entry: &Entry, analysis: Option<&Analysis>) -> Vec<FindingView> {
+    match analysis {
+        Some(a) => a
+            .code
+            .findings
+            .iter()
+            .map(|f| FindingView {
+                kind: kind_of(f.kind),
+                error: f.severity == Severity::Error,
+                name: f.name.clone(),
+                line: f.line,
+                col: f.col,
+                note: Some(match &f.suggestion {
+                    Some(s) if !f.message.contains(s.as_str()) => {
+                        format!("{} (use {s})", f.message)
+                    }
+                    _ => f.message.clone(),
+                }),
+            })
+            .collect(),
+        None => entry
+            .insight
+            .findings
+            .iter()
+            .map(|f| FindingView {
+                kind: f.kind,
+                error: f.kind.is_error(),
+                name: f.name.clone(),
+                line: f.line,
+                col: f.col,
+                note: f.suggestion.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The official static check, condition by condition.
+fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>>) {
+    if let Some(e) = &a.code.parse_error {
+        lines.push(field(
+            "syntax error",
+            format!("{}:{} {}", e.line, e.col, e.message),
+            theme.dim,
+            theme.error,
+        ));
+    }
+    let Some(sc) = &a.code.static_check else {
+        return;
+    };
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Static zwc-usage check", theme.heading));
+    let mark = |ok: bool| {
+        if ok {
+            Span::styled("✓ ", theme.verdict_right)
+        } else {
+            Span::styled("✗ ", theme.verdict_result_error)
+        }
+    };
+    let entry_text = match sc.entry_line {
+        Some(l) => format!("entry `{}` found (line {l})", sc.entry),
+        None => format!("entry `{}` found", sc.entry),
+    };
+    for (ok, text) in [
+        (sc.syntax_error.is_none(), "the program parses".to_string()),
+        (sc.zwc_imported, "zwc imported".to_string()),
+        (sc.entry_found, entry_text),
+        (
+            !sc.library_calls.is_empty(),
+            format!(
+                "{} zwc call(s) in the entry function",
+                sc.library_calls.len()
+            ),
+        ),
+        (sc.returns_value, "returns a value".to_string()),
+        (
+            sc.meaningful,
+            "meaningful use (not only zwc.yitaf)".to_string(),
+        ),
+    ] {
+        lines.push(Line::from(vec![mark(ok), Span::raw(text)]));
+    }
+    if let Some(official) = sc.official_error() {
+        lines.push(field(
+            "official",
+            official,
+            theme.dim,
+            theme.verdict_without_zwc,
+        ));
+    }
+}
 
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let insight = &entry.insight;
+    let analysis = app.selected_analysis();
+    let findings = finding_views(entry, analysis);
     let mut lines = Vec::new();
     let code = entry.code();
     if entry.code_span.is_none() {
@@ -34,8 +152,8 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 " · {} zwc call{} · {} finding{}",
                 insight.calls.len(),
                 if insight.calls.len() == 1 { "" } else { "s" },
-                insight.findings.len(),
-                if insight.findings.len() == 1 { "" } else { "s" },
+                findings.len(),
+                if findings.len() == 1 { "" } else { "s" },
             ),
             theme.dim,
         ),
@@ -110,19 +228,16 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         }
         lines.push(Line::from(spans));
     }
-    if !insight.findings.is_empty() {
+    if !findings.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Findings", theme.heading));
-        for f in &insight.findings {
+        for f in &findings {
             let at = if f.line > 0 {
                 format!("{}:{} ", f.line, f.col)
             } else {
                 String::new()
             };
-            let style = match f.kind {
-                k if k.is_error() => theme.error,
-                _ => theme.warning,
-            };
+            let style = if f.error { theme.error } else { theme.warning };
             let mut spans = vec![
                 Span::styled("⚑ ", style),
                 Span::styled(at, theme.gutter),
@@ -131,11 +246,14 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             if !f.name.is_empty() {
                 spans.push(Span::raw(format!(" {}", f.name)));
             }
-            if let Some(s) = &f.suggestion {
+            if let Some(s) = &f.note {
                 spans.push(Span::styled(format!(" — {s}"), theme.hint));
             }
             lines.push(Line::from(spans));
         }
+    }
+    if let Some(a) = analysis {
+        static_check_lines(a, theme, &mut lines);
     }
     if let Some(report) = app.selected_report() {
         lines.push(Line::raw(""));

@@ -6,12 +6,30 @@ use super::PaneContent;
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
 
-pub fn render(app: &App, entry: &Entry) -> PaneContent {
+pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     let theme = &app.theme;
-    let mut lines = vec![Line::styled(
-        "Call graph of the extracted code (entry = the function the grader calls)",
-        theme.dim,
-    )];
+    let mut lines = Vec::new();
+    if let Some(a) = app.selected_analysis() {
+        lines.push(Line::styled(
+            "Dependency graph (values flowing to the return)",
+            theme.heading,
+        ));
+        for l in a.code.graph.render_text(width as usize).lines() {
+            let style = if l.starts_with("entry ") || l.starts_with("helper ") {
+                theme.title
+            } else if l.trim_start().starts_with('─') {
+                theme.dim
+            } else {
+                ratatui::style::Style::default()
+            };
+            lines.push(Line::styled(l.to_string(), style));
+        }
+        lines.push(Line::raw(""));
+    }
+    lines.push(Line::styled(
+        "Call tree (entry = the function the grader calls)",
+        theme.heading,
+    ));
     let graph = entry.insight.graph_lines(&app.ctx.api);
     if graph.is_empty() {
         lines.push(Line::styled("(no functions or zwc calls)", theme.dim));
