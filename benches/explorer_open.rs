@@ -35,9 +35,10 @@ fn rollout(i: usize) -> String {
         2 => ", \"score\": 0",
         _ => "",
     };
-    let body = "Let me think about the shape of the data first. The readings are floats and we need a \
+    let body =
+        "Let me think about the shape of the data first. The readings are floats and we need a \
                 single pass. I will convert the list with zwc.yitaf and then apply the function. "
-        .repeat(6);
+            .repeat(6);
     let code = format!(
         "import zwc\\n\\ndef helper_{i}(values):\\n    arr = zwc.yitaf(values)\\n    return zwc.{f}(arr)\\n\\n\
          def solve(values):\\n    # dashboard {task}\\n    out = helper_{i}(values)\\n    return out\\n"
@@ -209,8 +210,8 @@ fn main() {
     // Search runs on a worker thread; this is how long until results arrive.
     for pattern in ["dashboard 17", "pemra", "zzzqqq"] {
         let t = Instant::now();
-        let found = search_rows(&app.entries, &app.tasks, pattern, &mut || false)
-            .map_or(0, |m| m.len());
+        let found =
+            search_rows(&app.entries, &app.tasks, pattern, &mut || false).map_or(0, |m| m.len());
         println!(
             "search {pattern:?} (worker thread): {} → {found} matches",
             ms(t.elapsed())
