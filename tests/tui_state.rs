@@ -280,6 +280,10 @@ fn background_grading_fills_in_and_drops_stale_results() {
         app.update(&Action::Down);
     }
     assert_eq!(app.selected, Some(6));
+    // Selecting a row that waits for grading moves it to the front of the queue.
+    let ticket6 = grades[0].0;
+    assert!(app.outbox.iter().any(|r| matches!(r,
+        JobRequest::Grade { ticket, row: 6, front: true, .. } if *ticket == ticket6)));
     app.update(&Action::Regrade);
     let stale = JobEvent::Graded {
         ticket: grades[0].0,
@@ -302,7 +306,9 @@ fn background_grading_fills_in_and_drops_stale_results() {
     app.update(&Action::Regrade);
     drain_inline(&mut app, Some(&backend));
     assert!(matches!(app.scores[5], Score::Graded(_)));
-    assert_eq!(backend.calls.load(Ordering::SeqCst), 5);
+    // 3 queued + 2 front-of-queue repeats (rows 8 and 6 selected while waiting; the worker
+    // queue drops the repeats, this inline drain does not) + 2 regrades.
+    assert_eq!(backend.calls.load(Ordering::SeqCst), 7);
 }
 
 #[test]
@@ -364,4 +370,77 @@ fn popups_take_keys_until_closed() {
     assert!(app.popup.is_none());
     app.update(&Action::Quit);
     assert!(app.should_quit);
+}
+
+/// Grades in the order rollouts arrive, holding the first one until released.
+struct GatedBackend {
+    order: std::sync::Mutex<Vec<usize>>,
+    gate: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl sebx::tui::GradeBackend for GatedBackend {
+    fn grade(
+        &self,
+        rollout: &sebx::model::Rollout,
+    ) -> anyhow::Result<sebx::grade::report::GradeReport> {
+        let first = {
+            let mut order = self.order.lock().expect("lock");
+            order.push(rollout.line);
+            order.len() == 1
+        };
+        if first {
+            let _ = self.gate.lock().expect("lock").recv();
+        }
+        FakeBackend::default().grade(rollout)
+    }
+}
+
+#[test]
+fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
+    use std::sync::Arc;
+    let app = app(Grading::Available);
+    let (release, gate) = std::sync::mpsc::channel();
+    let backend = Arc::new(GatedBackend {
+        order: Default::default(),
+        gate: std::sync::Mutex::new(gate),
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let workers = sebx::tui::jobs::Workers::start(tx, Some(backend.clone()), 1);
+    let entry = |row: usize| app.entries[row].clone();
+    // Rows 0..5 queued in order; the first blocks the single worker.
+    for row in 0..6 {
+        workers.dispatch(JobRequest::Grade {
+            ticket: row as u64,
+            row,
+            entry: entry(row),
+            front: false,
+        });
+    }
+    while backend.order.lock().expect("lock").is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // The user selects row 4: it jumps the queue and is not graded twice.
+    workers.dispatch(JobRequest::Grade {
+        ticket: 4,
+        row: 4,
+        entry: entry(4),
+        front: true,
+    });
+    release.send(()).expect("release");
+    let mut rows = Vec::new();
+    while rows.len() < 6 {
+        match rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a grade result")
+        {
+            JobEvent::Graded { row, .. } => rows.push(row),
+            _ => {}
+        }
+    }
+    assert_eq!(rows, vec![0, 4, 1, 2, 3, 5]);
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_millis(200))
+            .is_err(),
+        "row 4 graded once"
+    );
 }

@@ -811,6 +811,18 @@ impl App {
             self.selected = row;
             self.scroll = 0;
             self.case_cursor = 0;
+            // The row the user looks at is graded next.
+            if let Some(r) = row
+                && let Some(Score::Grading { ticket }) = self.scores.get(r)
+                && let Some(entry) = self.entries.get(r)
+            {
+                self.outbox.push(JobRequest::Grade {
+                    ticket: *ticket,
+                    row: r,
+                    entry: entry.clone(),
+                    front: true,
+                });
+            }
         }
         self.request_highlights();
     }

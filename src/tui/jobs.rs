@@ -266,11 +266,15 @@ impl Workers {
     /// Hands a request to its worker.
     pub fn dispatch(&self, req: JobRequest) {
         match req {
-            JobRequest::Grade { front, .. } => {
+            JobRequest::Grade { front, row, .. } => {
                 if let Some(q) = &self.grade_queue {
                     let (lock, cvar) = &**q;
                     if let Ok(mut queue) = lock.lock() {
                         if front {
+                            // Moving a queued row to the front: drop its place further back.
+                            queue.jobs.retain(
+                                |j| !matches!(j, JobRequest::Grade { row: r, .. } if *r == row),
+                            );
                             queue.jobs.push_front(req);
                         } else {
                             queue.jobs.push_back(req);
@@ -409,7 +413,10 @@ fn highlight_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
             pending.drain(..pending.len() - 6);
         }
         let Some(req) = pending.pop() else { continue };
-        if let Some(e) = run_request(req, None)
+        // Odd code must not take the worker down: a panicking request is just dropped.
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_request(req, None)));
+        if let Ok(Some(e)) = result
             && events.send(e).is_err()
         {
             return;
