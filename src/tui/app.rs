@@ -750,34 +750,60 @@ impl App {
         if self.grouping == Grouping::FileOrder {
             view.extend(rows.into_iter().map(ViewRow::Row));
         } else {
-            let key = |i: usize| -> (usize, String) {
+            // Numeric keys, so grouping 100k rows sorts integers, not strings.
+            let no_call = "(no zwc call)";
+            let function_rank: HashMap<&str, usize> = if self.grouping == Grouping::Function {
+                let mut names: Vec<&str> = rows
+                    .iter()
+                    .map(|i| {
+                        entries[*i]
+                            .functions
+                            .first()
+                            .map_or(no_call, String::as_str)
+                    })
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                names.into_iter().enumerate().map(|(k, n)| (n, k)).collect()
+            } else {
+                HashMap::new()
+            };
+            let key = |i: usize| -> usize {
                 let e = &entries[i];
                 match self.grouping {
-                    Grouping::Task => (e.task, self.tasks[e.task].short.clone()),
-                    Grouping::Run => (
-                        e.run,
-                        self.runs
-                            .get(e.run)
-                            .map_or(String::new(), |r| r.name.clone()),
-                    ),
-                    Grouping::Verdict => {
-                        let s = self.shown(i);
-                        (verdict_rank(s), s.label().to_string())
-                    }
-                    Grouping::Function => (
-                        0,
-                        e.functions
-                            .first()
-                            .cloned()
-                            .unwrap_or_else(|| "(no zwc call)".to_string()),
-                    ),
-                    Grouping::FileOrder => (0, String::new()),
+                    Grouping::Task => e.task,
+                    Grouping::Run => e.run,
+                    Grouping::Verdict => verdict_rank(self.shown(i)),
+                    Grouping::Function => function_rank
+                        .get(e.functions.first().map_or(no_call, String::as_str))
+                        .copied()
+                        .unwrap_or(0),
+                    Grouping::FileOrder => 0,
                 }
             };
-            let mut keyed: Vec<((usize, String), usize)> =
-                rows.drain(..).map(|i| (key(i), i)).collect();
+            let label = |i: usize| -> String {
+                let e = &entries[i];
+                match self.grouping {
+                    Grouping::Task => self
+                        .tasks
+                        .get(e.task)
+                        .map_or(String::new(), |t| t.short.clone()),
+                    Grouping::Run => self
+                        .runs
+                        .get(e.run)
+                        .map_or(String::new(), |r| r.name.clone()),
+                    Grouping::Verdict => self.shown(i).label().to_string(),
+                    Grouping::Function => e
+                        .functions
+                        .first()
+                        .map_or(no_call, String::as_str)
+                        .to_string(),
+                    Grouping::FileOrder => String::new(),
+                }
+            };
+            let mut keyed: Vec<(usize, usize)> = rows.drain(..).map(|i| (key(i), i)).collect();
             // Stable: within a group, file order (or search rank) is kept.
-            keyed.sort_by(|a, b| a.0.cmp(&b.0));
+            keyed.sort_by_key(|(k, _)| *k);
             let mut k = 0;
             while k < keyed.len() {
                 let mut end = k;
@@ -785,7 +811,7 @@ impl App {
                     end += 1;
                 }
                 view.push(ViewRow::Group {
-                    label: keyed[k].0.1.clone(),
+                    label: label(keyed[k].1),
                     count: end - k,
                 });
                 view.extend(keyed[k..end].iter().map(|(_, i)| ViewRow::Row(*i)));
