@@ -638,6 +638,12 @@ impl App {
             }
             LoadEvent::Done => {
                 self.load.done = true;
+                if !self.issues.is_empty() {
+                    self.message = Some(format!(
+                        "{} lines could not be loaded: ! shows why",
+                        self.issues.len()
+                    ));
+                }
                 // Grade what has no score, now that every report file has been matched.
                 if self.ctx.grading == Grading::Available {
                     let rows: Vec<usize> = (0..self.scores.len())

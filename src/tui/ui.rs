@@ -215,10 +215,16 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         .skip(app.list_offset)
         .take(body.height as usize)
         .map(|row| match row {
-            ViewRow::Group { label, count } => Line::from(vec![Span::styled(
-                fit(&format!("▸ {label} ({count})"), body.width as usize),
-                theme.group_header,
-            )]),
+            ViewRow::Group { label, count } => {
+                // Shorten the label, never the count.
+                let count = format!(" ({count})");
+                let room = (body.width as usize).saturating_sub(2 + count.chars().count());
+                let label = fit(label, room.min(label.chars().count()).max(1).min(room));
+                Line::from(vec![Span::styled(
+                    fit(&format!("▸ {label}{count}"), body.width as usize),
+                    theme.group_header,
+                )])
+            }
             ViewRow::Row(i) => list_row(app, *i, &cols, show_run),
         })
         .collect();
@@ -524,7 +530,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
-        .title(Span::styled(" Help — keys (esc closes) ", theme.title))
+        .title(Span::styled(" Help — keys (↑↓ scroll · esc closes) ", theme.title))
         .style(theme.popup);
     frame.render_widget(
         Paragraph::new(lines)
