@@ -108,6 +108,21 @@ fn files_are_classified_and_config_applies() {
     // Every line of a correct-trajectories file is `right`.
     assert_eq!(app.shown(0), Shown::Verdict(sebx::model::Verdict::Right));
     assert_eq!(app.shown(1), Shown::Pending);
+    // `--correct FILE` marks a correct-trajectories file whatever its name.
+    let plain = d.join("kept.jsonl");
+    std::fs::write(&plain, "{\"query\": \"Q1\", \"response\": \"x\", \"test_cases\": [], \"right_exe_result\": \"\"}\n").expect("write");
+    let only = ExploreArgs {
+        paths: Vec::new(),
+        correct: vec![plain.clone()],
+        config: Some(config.clone()),
+        ..ExploreArgs::default()
+    };
+    let s = prepare(&only, no_runtime()).expect("session");
+    assert_eq!(
+        s.sources.iter().map(|s| s.kind).collect::<Vec<_>>(),
+        vec![FileKind::CorrectTrajectories]
+    );
+    std::fs::remove_file(&plain).expect("remove");
     // A theme flag beats the config; an unknown theme is an error naming the built-ins.
     let args = ExploreArgs {
         theme: Some("light".into()),

@@ -37,6 +37,10 @@ pub struct ExploreArgs {
     /// Dataset files joining rollouts to their tasks; default: discovered.
     #[arg(long)]
     pub dataset: Vec<PathBuf>,
+    /// Correct-trajectories files (every line `right`, like the official script's output);
+    /// files with `correct` in their name are taken as such anyway.
+    #[arg(long, value_name = "FILE")]
+    pub correct: Vec<PathBuf>,
     /// Theme: dark, light, high-contrast, a name in the config dir's themes/, or a file.
     #[arg(long)]
     pub theme: Option<String>,
@@ -177,7 +181,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         .context("in the config's [keys]")?;
 
     let mut notes = Vec::new();
-    let (api, dataset, sources) = if args.paths.is_empty() {
+    let (api, dataset, sources) = if args.paths.is_empty() && args.correct.is_empty() {
         notes.push("Showing the bundled demo (sebx FILE... opens your own files).".to_string());
         let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
         let dataset = dataset_from_text(Path::new("samples/demo/tasks.jsonl"), demo::TASKS);
@@ -199,7 +203,8 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ];
         (api, dataset, sources)
     } else {
-        let files = expand(&args.paths)?;
+        let mut files = expand(&args.paths)?;
+        files.extend(args.correct.iter().cloned());
         let mut sources = Vec::new();
         let mut api_doc = args.api_doc.clone();
         let mut dataset_files = args.dataset.clone();
@@ -208,6 +213,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                 .with_context(|| format!("cannot read {}", f.display()))?
                 // Unrecognisable files load as rollouts, so their bad lines are shown.
                 .unwrap_or(FileKind::Rollouts);
+            let kind = if args.correct.contains(&f) && kind == FileKind::Rollouts {
+                FileKind::CorrectTrajectories
+            } else {
+                kind
+            };
             match kind {
                 FileKind::ApiDoc => {
                     api_doc.get_or_insert(f);
