@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use sebx::analysis::numpy_check::check_numpy;
-use sebx::analysis::static_check::check_zwc_usage;
+use sebx::analysis::static_check::{check_zwc_usage, check_zwc_usage_split};
 use sebx::analysis::{entry_function_name, extract_last_python_block};
 use sebx::grade::assemble::{assemble_program, rewrite_cases};
 use sebx::model::rollout::load_rollout_file;
@@ -36,8 +36,18 @@ fn static_and_numpy_checks_agree_with_official_verdicts() {
             .map(|b| b.code)
             .unwrap_or_default();
         let entry = entry_function_name(&code);
-        let program = assemble_program(&code, &entry, &rewrite_cases(&rollout.test_cases));
+        let cases = rewrite_cases(&rollout.test_cases);
+        let program = assemble_program(&code, &entry, &cases);
         let check = check_zwc_usage(&program, &entry);
+        // The fast path the analysis uses must give exactly the same outcome.
+        let harness = assemble_program("", &entry, &cases);
+        let split = check_zwc_usage_split(&code, None, &harness, &entry);
+        if split != check {
+            disagreements.push(format!(
+                "line {}: split check {split:?} differs from full check {check:?}",
+                rollout.line
+            ));
+        }
         let official_verdict = verdict["verdict"].as_str().unwrap_or("");
         let official_error = verdict["static_error"].as_str();
         let tag = format!("line {} ({})", rollout.line, verdict["variant"]);

@@ -9,7 +9,7 @@ use super::names::{Bindings, Finding, RawFinding, Severity, name_findings};
 use super::numpy_check::{NumpyCheck, numpy_imports_in};
 use super::pyast::{self, LineIndex};
 use super::static_check::{
-    StaticCheck, SyntaxErrorInfo, check_zwc_usage, describe_parse_failure, find_entry_def,
+    StaticCheck, SyntaxErrorInfo, check_zwc_usage_split, describe_parse_failure, find_entry_def,
 };
 use crate::grade::assemble::{assemble_program, rewrite_cases};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, TestCase};
@@ -94,9 +94,11 @@ pub fn analyze_code(
     first_response_line: usize,
 ) -> CodeAnalysis {
     let entry = entry_function_name(code);
+    let parsed = pyast::parse_suite(code);
+    // The harness alone is what the grader appends to the code (GRADER.md step 3).
     let static_check = cases.map(|cases| {
-        let program = assemble_program(code, &entry, &rewrite_cases(cases));
-        check_zwc_usage(&program, &entry)
+        let harness = assemble_program("", &entry, &rewrite_cases(cases));
+        check_zwc_usage_split(code, Some(&parsed), &harness, &entry)
     });
     let index = LineIndex::new(code);
     let mut analysis = CodeAnalysis {
@@ -107,7 +109,7 @@ pub fn analyze_code(
         findings: Vec::new(),
         graph: DepGraph::default(),
     };
-    let suite = match pyast::parse_suite(code) {
+    let suite = match parsed {
         Ok(s) => s,
         Err(f) => {
             analysis.parse_error = Some(describe_parse_failure(code, &index, &f));

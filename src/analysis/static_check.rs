@@ -153,18 +153,7 @@ impl StaticCheck {
 
 /// Runs the check on the whole assembled program for entry function `entry`.
 pub fn check_zwc_usage(program: &str, entry: &str) -> StaticCheck {
-    let mut check = StaticCheck {
-        syntax_error: None,
-        entry: entry.to_string(),
-        zwc_imported: false,
-        imported_names: Vec::new(),
-        entry_found: false,
-        entry_line: None,
-        library_calls: Vec::new(),
-        returns_value: false,
-        meaningful: true,
-        passed: false,
-    };
+    let mut check = StaticCheck::empty(entry);
     let index = LineIndex::new(program);
     let suite = match pyast::parse_suite(program) {
         Ok(s) => s,
@@ -177,31 +166,176 @@ pub fn check_zwc_usage(program: &str, entry: &str) -> StaticCheck {
     let (imported, names) = zwc_import_names(&all_nodes);
     check.zwc_imported = imported;
     check.imported_names = names;
-    if !imported {
+    check.finish(program, &index, &all_nodes);
+    check
+}
+
+/// [`check_zwc_usage`] on `code` followed by the `harness` the grader appends (see
+/// `grade::assemble`), giving the same result without parsing the harness's large
+/// test-case literals for every rollout: when the code parses on its own and ends with a
+/// newline, the harness is checked once per distinct text (it adds only `import zwc`).
+/// `code_parse` is the code's parse result, when the caller already has it.
+pub fn check_zwc_usage_split(
+    code: &str,
+    code_parse: Option<&Result<pyast::Suite, ParseFailure>>,
+    harness: &str,
+    entry: &str,
+) -> StaticCheck {
+    let full = || check_zwc_usage(&format!("{code}{harness}"), entry);
+    // Without a final newline the harness's first line joins the code's last one.
+    if !(code.is_empty() || code.ends_with('\n')) {
+        return full();
+    }
+    if !harness_parses(harness) {
+        // Only the harness is there to fail; it is the same for every sample of a task.
+        if code.is_empty() {
+            return cached_harness_only_check(harness, entry);
+        }
+        return full();
+    }
+    let parsed;
+    let code_parse = match code_parse {
+        Some(p) => p,
+        None => {
+            parsed = pyast::parse_suite(code);
+            &parsed
+        }
+    };
+    let suite = match code_parse {
+        Ok(s) => s,
+        Err(f) => return code_error_or(code, f, entry, full),
+    };
+    let mut check = StaticCheck::empty(entry);
+    let index = LineIndex::new(code);
+    let all_nodes = pyast::walk_suite(suite);
+    let (_, mut names) = zwc_import_names(&all_nodes);
+    // The harness's `import zwc`.
+    check.zwc_imported = true;
+    names.push(LIB.to_string());
+    names.sort();
+    names.dedup();
+    check.imported_names = names;
+    check.finish(code, &index, &all_nodes);
+    check
+}
+
+/// A parser error that is decided before the code's last line is decided the same way
+/// whatever follows the code (the parser reads left to right and the tokens up to there
+/// are the same), so the program fails there too; anything else needs the full program.
+fn code_error_or(
+    code: &str,
+    failure: &ParseFailure,
+    entry: &str,
+    full: impl FnOnce() -> StaticCheck,
+) -> StaticCheck {
+    let last_line_start = code.trim_end_matches('\n').rfind('\n').map_or(0, |i| i + 1);
+    let parser_error = failure.unexpected_token.is_some() && !failure.unexpected_eof;
+    if parser_error && failure.offset < last_line_start {
+        let mut check = StaticCheck::empty(entry);
+        check.syntax_error = Some(describe_parse_failure(code, &LineIndex::new(code), failure));
         return check;
     }
-    let Some(def) = find_entry_def(&all_nodes, entry) else {
-        return check;
-    };
-    check.entry_found = true;
-    check.entry_line = Some(index.position(program, pyast::start_of(def)).0);
+    full()
+}
 
-    for node in pyast::walk_bfs([Node::Stmt(def)]) {
-        match node {
-            Node::Expr(ast::Expr::Call(call)) => {
-                if let Some(name) = library_callee(&call.func, &check.imported_names) {
-                    let (line, col) = index.position(program, pyast::start_of(call));
-                    check.library_calls.push(LibraryCall { name, line, col });
-                }
-            }
-            Node::Stmt(ast::Stmt::Return(r)) if r.value.is_some() => check.returns_value = true,
-            _ => {}
+/// The check of a program that is the harness alone (no code), remembered per harness.
+fn cached_harness_only_check(harness: &str, entry: &str) -> StaticCheck {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static CACHE: LazyLock<Mutex<HashMap<(u64, String), StaticCheck>>> =
+        LazyLock::new(Default::default);
+    let key = (text_hash(harness), entry.to_string());
+    if let Some(c) = CACHE.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return c;
+    }
+    let check = check_zwc_usage(harness, entry);
+    if let Ok(mut c) = CACHE.lock() {
+        if c.len() > 10_000 {
+            c.clear();
+        }
+        c.insert(key, check.clone());
+    }
+    check
+}
+
+fn text_hash(text: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Whether the harness text parses on its own (with its test-case literal, which is
+/// generated and always valid, left out). Remembered per distinct harness.
+fn harness_parses(harness: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{LazyLock, Mutex};
+    static CACHE: LazyLock<Mutex<HashMap<u64, bool>>> = LazyLock::new(Default::default);
+
+    let key = text_hash(harness);
+    if let Some(ok) = CACHE.lock().ok().and_then(|c| c.get(&key).copied()) {
+        return ok;
+    }
+    let mut text = String::with_capacity(harness.len().min(4096));
+    for line in harness.split_inclusive('\n') {
+        if line.starts_with("    test_cases = [") {
+            text.push_str("    test_cases = []\n");
+        } else {
+            text.push_str(line);
         }
     }
-    check.meaningful = !(check.library_calls.len() == 1
-        && check.library_calls[0].name.to_lowercase().contains("yitaf"));
-    check.passed = !check.library_calls.is_empty() && check.returns_value && check.meaningful;
-    check
+    let ok = pyast::parse_suite(&text).is_ok();
+    if let Ok(mut c) = CACHE.lock() {
+        if c.len() > 50_000 {
+            c.clear();
+        }
+        c.insert(key, ok);
+    }
+    ok
+}
+
+impl StaticCheck {
+    fn empty(entry: &str) -> StaticCheck {
+        StaticCheck {
+            syntax_error: None,
+            entry: entry.to_string(),
+            zwc_imported: false,
+            imported_names: Vec::new(),
+            entry_found: false,
+            entry_line: None,
+            library_calls: Vec::new(),
+            returns_value: false,
+            meaningful: true,
+            passed: false,
+        }
+    }
+
+    /// Steps 2–5 once the imported names are known; positions are in `source`.
+    fn finish(&mut self, source: &str, index: &LineIndex, all_nodes: &[Node<'_>]) {
+        if !self.zwc_imported {
+            return;
+        }
+        let Some(def) = find_entry_def(all_nodes, &self.entry) else {
+            return;
+        };
+        self.entry_found = true;
+        self.entry_line = Some(index.position(source, pyast::start_of(def)).0);
+        for node in pyast::walk_bfs([Node::Stmt(def)]) {
+            match node {
+                Node::Expr(ast::Expr::Call(call)) => {
+                    if let Some(name) = library_callee(&call.func, &self.imported_names) {
+                        let (line, col) = index.position(source, pyast::start_of(call));
+                        self.library_calls.push(LibraryCall { name, line, col });
+                    }
+                }
+                Node::Stmt(ast::Stmt::Return(r)) if r.value.is_some() => self.returns_value = true,
+                _ => {}
+            }
+        }
+        self.meaningful = !(self.library_calls.len() == 1
+            && self.library_calls[0].name.to_lowercase().contains("yitaf"));
+        self.passed = !self.library_calls.is_empty() && self.returns_value && self.meaningful;
+    }
 }
 
 /// Whether any import names zwc, and the names it is bound to (sorted, deduplicated).
@@ -526,6 +660,31 @@ mod tests {
             Some("unexpected indent")
         );
         assert!(!c.passed);
+    }
+
+    #[test]
+    fn split_check_equals_full_check() {
+        let harness = "import zwc\nif __name__== \"__main__\":\n    test_cases = [{'input': 'a=[1]', 'output': '1'}]\n    result_list = []\n    result_list.append(solve(a=[1]))\n    print(1)";
+        let bad_harness = harness.replace("solve(a=[1])", "(a=[1])");
+        for code in [
+            "def solve(a):\n    return zwc.kocito(a)\n",
+            "import zwc as z\ndef solve(a):\n    return z.kocito(a)\n",
+            // No final newline: the harness's `import zwc` joins the last line.
+            "def solve(a):\n    return zwc.kocito(a)",
+            // A final comment without newline swallows the harness's `import zwc`.
+            "def solve(a):\n    return zwc.kocito(a)\n# done",
+            "def solve(a)\n    return 1\n",
+            "",
+        ] {
+            for h in [harness, bad_harness.as_str()] {
+                let full = check_zwc_usage(&format!("{code}{h}"), "solve");
+                assert_eq!(
+                    check_zwc_usage_split(code, None, h, "solve"),
+                    full,
+                    "{code:?}"
+                );
+            }
+        }
     }
 
     #[test]
