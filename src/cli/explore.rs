@@ -4,14 +4,18 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::grade::engine::Engine;
+use crate::grade::grader::{DEFAULT_TIMEOUT, grade_rollout};
+use crate::grade::report::GradeReport;
+use crate::grade::runtime::find_runtime;
 use crate::model::discovery::discover;
-use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
+use crate::model::{ApiMap, Dataset, DatasetItem, Rollout, TestCase};
 use crate::tui::GradeBackend;
 use crate::tui::app::{App, Context, Grading};
 use crate::tui::load::{FileKind, Source, SourceData, classify_file};
@@ -279,6 +283,69 @@ pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<
     };
     let session = prepare(&args, grading)?;
     let backend: Option<Arc<dyn GradeBackend>> = backend.map(Arc::from);
+    crate::tui::run::run_terminal(session.app, session.sources, backend)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Grades with the embedded grader. The engine (Python workers, zwc package) starts on the
+/// first grade, on a grading thread, so the explorer opens at once.
+pub struct EngineBackend {
+    api: ApiMap,
+    workers: usize,
+    engine: OnceLock<Result<Engine, String>>,
+}
+
+impl EngineBackend {
+    pub fn new(api: ApiMap, workers: usize) -> EngineBackend {
+        EngineBackend {
+            api,
+            workers,
+            engine: OnceLock::new(),
+        }
+    }
+}
+
+impl GradeBackend for EngineBackend {
+    fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
+        let engine = self
+            .engine
+            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
+        match engine {
+            Ok(engine) => Ok(grade_rollout(rollout, engine, DEFAULT_TIMEOUT)),
+            Err(why) => bail!("the grader could not start: {why}"),
+        }
+    }
+}
+
+/// Opens the explorer with the embedded grader when a Python runtime is installed
+/// (what `sebx` with no subcommand runs).
+pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
+    let runtime = find_runtime();
+    let probe = prepare(&args, Grading::Available)?;
+    let grading = if probe.app.ctx.api.is_empty() {
+        Grading::Unavailable("no API doc: pass --api-doc FILE to grade".to_string())
+    } else if runtime.is_err() {
+        Grading::Unavailable(NO_RUNTIME.to_string())
+    } else {
+        Grading::Available
+    };
+    let mut session = probe;
+    if let Grading::Unavailable(why) = &grading {
+        session.app.ctx.notes.push(format!("Grading: {why}"));
+    }
+    let backend: Option<Arc<dyn GradeBackend>> = match grading {
+        Grading::Available => {
+            let workers = std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2);
+            Some(Arc::new(EngineBackend::new(
+                (*session.app.ctx.api).clone(),
+                workers,
+            )))
+        }
+        Grading::Unavailable(_) => None,
+    };
+    session.app.ctx.grading = grading;
     crate::tui::run::run_terminal(session.app, session.sources, backend)?;
     Ok(ExitCode::SUCCESS)
 }

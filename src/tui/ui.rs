@@ -530,7 +530,10 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
-        .title(Span::styled(" Help — keys (↑↓ scroll · esc closes) ", theme.title))
+        .title(Span::styled(
+            " Help — keys (↑↓ scroll · esc closes) ",
+            theme.title,
+        ))
         .style(theme.popup);
     frame.render_widget(
         Paragraph::new(lines)

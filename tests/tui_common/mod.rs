@@ -260,7 +260,7 @@ pub fn reports_a() -> String {
             )],
             exec(
                 "",
-                "Traceback (most recent call last):\n  File \"/tmp/run/main.py\", line 9, in <module>\n    result_list.append(solve(m=[[2, 0], [0, 4]]))\n  File \"/tmp/run/main.py\", line 4, in solve\n    return zwc.rfx.quvohee(zwc.yitaf(m))\nAttributeError: module 'zwc.rfx' has no attribute 'quvohee'\n",
+                "Traceback (most recent call last):\n  File \"/tmp/run/main.py\", line 9, in <module>\n    result_list.append(solve(m=[[2, 0], [0, 4]]))\n  File \"/tmp/run/main.py\", line 4, in solve\n    return zwc.rfx.quvohee(zwc.yitaf(m))\n           ^^^^^^^^^^^^^^^\nAttributeError: module 'zwc.rfx' has no attribute 'quvohee'\n",
             ),
             "the program printed nothing on stdout",
         ),

@@ -100,11 +100,12 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let code_lines: Vec<&str> = code.lines().collect();
     let cases = entry.rollout.test_cases.len();
     let mut last_code_line = None;
-    // A traceback's `File` line is followed by the source line; the mapping goes after both.
+    // A traceback's `File` line is followed by its source line (and 3.11's `^^^` marks):
+    // the mapping goes after those.
     let mut pending_note: Option<String> = None;
     for l in exec.stderr.lines() {
-        let is_source_line = l.starts_with("    ");
-        if !is_source_line && let Some(note) = pending_note.take() {
+        let continues_frame = l.starts_with("    ");
+        if !continues_frame && let Some(note) = pending_note.take() {
             lines.push(Line::styled(note, theme.hint));
         }
         let is_error_line = !l.starts_with(' ') && l.contains("Error");
@@ -116,9 +117,6 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 Style::default()
             },
         ));
-        if is_source_line && let Some(note) = pending_note.take() {
-            lines.push(Line::styled(note, theme.hint));
-        }
         if let Some(n) = traceback_line(l) {
             pending_note = Some(match map_program_line(code, n, cases) {
                 ProgramLine::Code(c) => {
