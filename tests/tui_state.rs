@@ -429,12 +429,11 @@ fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
     release.send(()).expect("release");
     let mut rows = Vec::new();
     while rows.len() < 6 {
-        match rx
+        if let JobEvent::Graded { row, .. } = rx
             .recv_timeout(std::time::Duration::from_secs(10))
             .expect("a grade result")
         {
-            JobEvent::Graded { row, .. } => rows.push(row),
-            _ => {}
+            rows.push(row);
         }
     }
     assert_eq!(rows, vec![0, 4, 1, 2, 3, 5]);
