@@ -26,6 +26,8 @@ pub mod demo {
     pub const API_DOC: &str = include_str!("../../samples/demo/api_doc.jsonl");
     pub const TASKS: &str = include_str!("../../samples/demo/tasks.jsonl");
     pub const ROLLOUTS: &str = include_str!("../../samples/demo/rollouts.jsonl");
+    /// A second run on the same tasks (another model).
+    pub const ROLLOUTS_RUN2: &str = include_str!("../../samples/demo/rollouts_run2.jsonl");
     pub const SCORED: &str = include_str!("../../samples/demo/rollouts.scored.jsonl");
 }
 
@@ -195,6 +197,13 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                 data: SourceData::Embedded {
                     label: PathBuf::from("samples/demo/rollouts.jsonl"),
                     text: demo::ROLLOUTS,
+                },
+            },
+            Source {
+                kind: FileKind::Rollouts,
+                data: SourceData::Embedded {
+                    label: PathBuf::from("samples/demo/rollouts_run2.jsonl"),
+                    text: demo::ROLLOUTS_RUN2,
                 },
             },
             Source {
