@@ -1,10 +1,12 @@
 //! Loading what the explorer shows, in batches, so a big file shows its first screen at once.
 //! Runs on a worker thread; every result is a [`LoadEvent`]. No terminal code here.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::mpsc::{channel, sync_channel};
 
 use serde_json::Value;
 
@@ -230,55 +232,113 @@ impl Loader<'_> {
             }
         };
         let run = self.run_index(&path);
-        let mut occurrences: HashMap<String, usize> = HashMap::new();
-        let mut carry: Vec<u8> = Vec::new();
-        let mut line_offset = 0usize;
-        let mut chunk_size = FIRST_CHUNK_BYTES;
-        let mut eof = false;
-        while !eof {
-            let mut buf = std::mem::take(&mut carry);
-            let start = buf.len();
-            buf.resize(start + chunk_size, 0);
-            let mut filled = start;
-            while filled < buf.len() {
-                match reader.read(&mut buf[filled..]) {
-                    Ok(0) => {
-                        eof = true;
-                        break;
+        let (api, dataset) = (self.api, self.dataset);
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .clamp(1, 4);
+        let mut order = InOrder {
+            next: 0,
+            waiting: BTreeMap::new(),
+            occurrences: HashMap::new(),
+        };
+        // Parsing and analysis of chunks run in parallel; rows are numbered here, in order.
+        let (chunk_tx, chunk_rx) = sync_channel::<Chunk>(threads);
+        let chunk_rx = Mutex::new(chunk_rx);
+        let (done_tx, done_rx) = channel::<Processed>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let (chunk_rx, done_tx, path) = (&chunk_rx, done_tx.clone(), &path);
+                scope.spawn(move || {
+                    loop {
+                        let next = match chunk_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(chunk) = next else { return };
+                        if done_tx
+                            .send(process_chunk(path, chunk, run, api, dataset))
+                            .is_err()
+                        {
+                            return;
+                        }
                     }
-                    Ok(n) => filled += n,
-                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                    Err(e) => {
-                        (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
-                        eof = true;
-                        break;
+                });
+            }
+            drop(done_tx);
+            let mut carry: Vec<u8> = Vec::new();
+            let mut line_offset = 0usize;
+            let mut chunk_size = FIRST_CHUNK_BYTES;
+            let mut seq = 0usize;
+            let mut eof = false;
+            while !eof {
+                let mut buf = std::mem::take(&mut carry);
+                let start = buf.len();
+                buf.resize(start + chunk_size, 0);
+                let mut filled = start;
+                while filled < buf.len() {
+                    match reader.read(&mut buf[filled..]) {
+                        Ok(0) => {
+                            eof = true;
+                            break;
+                        }
+                        Ok(n) => filled += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
+                            eof = true;
+                            break;
+                        }
                     }
+                }
+                buf.truncate(filled);
+                self.done_bytes += (filled - start) as u64;
+                // Keep the unfinished last line for the next chunk.
+                let cut = if eof {
+                    buf.len()
+                } else {
+                    match buf.iter().rposition(|b| *b == b'\n') {
+                        Some(p) => p + 1,
+                        None => {
+                            carry = buf;
+                            chunk_size = chunk_size.max(CHUNK_BYTES);
+                            continue;
+                        }
+                    }
+                };
+                carry = buf.split_off(cut);
+                let lines = buf.iter().filter(|b| **b == b'\n').count();
+                let chunk = Chunk {
+                    seq,
+                    bytes: buf,
+                    line_offset,
+                };
+                seq += 1;
+                line_offset += lines;
+                chunk_size = CHUNK_BYTES;
+                if chunk_tx.send(chunk).is_err() {
+                    break;
+                }
+                while let Ok(done) = done_rx.try_recv() {
+                    self.emit_in_order(&mut order, done, all_right);
                 }
             }
-            buf.truncate(filled);
-            self.done_bytes += (filled - start) as u64;
-            // Keep the unfinished last line for the next chunk.
-            let cut = if eof {
-                buf.len()
-            } else {
-                match buf.iter().rposition(|b| *b == b'\n') {
-                    Some(p) => p + 1,
-                    None => {
-                        carry = buf;
-                        chunk_size = chunk_size.max(CHUNK_BYTES);
-                        continue;
-                    }
-                }
-            };
-            carry = buf.split_off(cut);
-            let lines_in_chunk = buf.iter().filter(|b| **b == b'\n').count();
-            let mut parsed = parse_rollout_bytes(&path, &buf);
-            drop(buf);
-            for r in &mut parsed.rollouts {
-                r.line += line_offset;
-                // Exact duplicates across chunks: continue the file-wide occurrence count.
+            drop(chunk_tx);
+            for done in done_rx {
+                self.emit_in_order(&mut order, done, all_right);
+            }
+        });
+    }
+
+    /// Sends processed chunks in file order, continuing the file-wide duplicate count.
+    fn emit_in_order(&mut self, order: &mut InOrder, done: Processed, all_right: bool) {
+        order.waiting.insert(done.seq, done);
+        while let Some(mut next) = order.waiting.remove(&order.next) {
+            order.next += 1;
+            for e in &mut next.entries {
+                let r = &mut e.rollout;
                 let base = r.id.0.split('~').next().unwrap_or("").to_string();
-                let n = occurrences.entry(base.clone()).or_insert(0);
+                let n = order.occurrences.entry(base.clone()).or_insert(0);
                 r.id = if *n == 0 {
                     RolloutId(base)
                 } else {
@@ -286,27 +346,34 @@ impl Loader<'_> {
                 };
                 *n += 1;
             }
-            for issue in &mut parsed.issues {
-                issue.line += line_offset;
+            if !next.issues.is_empty() {
+                (self.sink)(LoadEvent::Issues(next.issues));
             }
-            line_offset += lines_in_chunk;
-            if !parsed.issues.is_empty() {
-                (self.sink)(LoadEvent::Issues(parsed.issues));
-            }
-            self.send_rollouts(parsed.rollouts, run, all_right);
+            self.send_entries(next.entries, all_right);
             (self.sink)(LoadEvent::Progress {
                 done: self.done_bytes,
                 total: self.total_bytes,
             });
-            chunk_size = CHUNK_BYTES;
         }
     }
 
     fn send_rollouts(&mut self, rollouts: Vec<Rollout>, run: usize, all_right: bool) {
-        let mut entries = Vec::with_capacity(rollouts.len());
-        let mut scores = Vec::with_capacity(rollouts.len());
+        let entries = rollouts
+            .into_iter()
+            .map(|r| {
+                let selected = selected_of(self.dataset, &r);
+                Entry::build(r, run, 0, self.api, selected)
+            })
+            .collect();
+        self.send_entries(entries, all_right);
+    }
+
+    /// Numbers tasks and rows, records ids, and sends the batch.
+    fn send_entries(&mut self, mut entries: Vec<Entry>, all_right: bool) {
+        let mut scores = Vec::with_capacity(entries.len());
         let mut new_tasks = Vec::new();
-        for mut r in rollouts {
+        for (k, e) in entries.iter_mut().enumerate() {
+            let r = &mut e.rollout;
             if all_right && r.stored_score.is_none() {
                 r.stored_score = Some(StoredScore {
                     field: "correct-trajectories file".to_string(),
@@ -315,11 +382,15 @@ impl Loader<'_> {
                     raw: Value::Null,
                 });
             }
-            let next_task = self.tasks.len();
-            let task = *self.tasks.entry(r.query.clone()).or_insert_with(|| {
-                new_tasks.push(Task::new(&r.query));
-                next_task
-            });
+            e.task = match self.tasks.get(&r.query) {
+                Some(t) => *t,
+                None => {
+                    let t = self.tasks.len();
+                    self.tasks.insert(r.query.clone(), t);
+                    new_tasks.push(Task::new(&r.query));
+                    t
+                }
+            };
             scores.push(match &r.stored_score {
                 Some(s) => Score::Stored(s.clone()),
                 None => Score::Unscored,
@@ -327,13 +398,8 @@ impl Loader<'_> {
             self.ids
                 .entry(r.id.clone())
                 .or_default()
-                .push(self.rows + entries.len());
-            self.row_runs.push(run);
-            let selected = self
-                .dataset
-                .get(&r.query)
-                .map_or(&[][..], |d| d.selected_functions.as_slice());
-            entries.push(Entry::build(r, run, task, self.api, selected));
+                .push(self.rows + k);
+            self.row_runs.push(e.run);
         }
         self.rows += entries.len();
         if !entries.is_empty() || !new_tasks.is_empty() {
@@ -448,6 +514,63 @@ impl Loader<'_> {
     }
 }
 
+/// Whole lines of a rollout file, numbered in file order.
+struct Chunk {
+    seq: usize,
+    bytes: Vec<u8>,
+    /// Lines before this chunk.
+    line_offset: usize,
+}
+
+/// A chunk parsed and analysed (tasks and duplicate ids are numbered later, in order).
+struct Processed {
+    seq: usize,
+    entries: Vec<Entry>,
+    issues: Vec<LoadIssue>,
+}
+
+/// Reorders processed chunks and counts duplicates across them.
+struct InOrder {
+    next: usize,
+    waiting: BTreeMap<usize, Processed>,
+    occurrences: HashMap<String, usize>,
+}
+
+/// The task's NumPy function names from the dataset, for off-task findings.
+fn selected_of<'d>(dataset: &'d Dataset, r: &Rollout) -> &'d [String] {
+    dataset
+        .get(&r.query)
+        .map_or(&[][..], |d| d.selected_functions.as_slice())
+}
+
+fn process_chunk(
+    path: &Path,
+    chunk: Chunk,
+    run: usize,
+    api: &ApiMap,
+    dataset: &Dataset,
+) -> Processed {
+    let mut parsed = parse_rollout_bytes(path, &chunk.bytes);
+    drop(chunk.bytes);
+    for issue in &mut parsed.issues {
+        issue.line += chunk.line_offset;
+    }
+    let entries = parsed
+        .rollouts
+        .into_iter()
+        .map(|mut r| {
+            r.line += chunk.line_offset;
+            let selected = selected_of(dataset, &r);
+            Entry::build(r, run, 0, api, selected)
+        })
+        .collect();
+    Processed {
+        seq: chunk.seq,
+        entries,
+        issues: parsed.issues,
+    }
+}
+
 /// A report's `source` resolved against the report file's folder when relative.
 fn resolve_source(report_file: &Path, source: &str) -> PathBuf {
     let p = Path::new(source);
@@ -518,7 +641,7 @@ mod tests {
         let filler = "x".repeat(2000);
         let mut text = String::new();
         // Enough lines to span several chunks, with duplicates far apart and a bad line.
-        for i in 0..1500 {
+        for i in 0..3000 {
             if i == 700 {
                 text.push_str("{broken\n");
             } else if i % 500 == 0 {
@@ -550,7 +673,7 @@ mod tests {
                 _ => {}
             },
         );
-        assert!(batches >= 2, "loaded in {batches} batches");
+        assert!(batches >= 3, "loaded in {batches} batches");
         assert_eq!(entries.len(), whole.rollouts.len());
         for (e, r) in entries.iter().zip(&whole.rollouts) {
             assert_eq!((e.rollout.line, &e.rollout.id), (r.line, &r.id));
