@@ -109,6 +109,14 @@ impl Action {
         Action::Quit,
     ];
 
+    /// The name used in the config's `[keys]` table (`cycle_verdict_filter`).
+    pub fn config_name(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(s)) => s,
+            _ => format!("{self:?}"),
+        }
+    }
+
     /// One line for the help screen.
     pub fn description(self) -> &'static str {
         match self {
@@ -414,8 +422,8 @@ impl Keymap {
             .collect()
     }
 
-    /// The help screen's rows: every bindable action with its keys.
-    pub fn help_rows(&self) -> Vec<(String, &'static str)> {
+    /// The help screen's rows: every bindable action with its keys and description.
+    pub fn help_rows(&self) -> Vec<(String, &'static str, Action)> {
         Action::BINDABLE
             .iter()
             .map(|a| {
@@ -425,7 +433,7 @@ impl Keymap {
                 } else {
                     keys.join(" ")
                 };
-                (keys, a.description())
+                (keys, a.description(), *a)
             })
             .collect()
     }
@@ -469,6 +477,24 @@ mod tests {
         o.clear();
         o.insert("y".to_string(), "fly".to_string());
         assert!(map.apply_overrides(&o).is_err());
+    }
+
+    #[test]
+    fn config_names_round_trip() {
+        for a in Action::BINDABLE {
+            let mut map = Keymap::default();
+            let mut o = BTreeMap::new();
+            o.insert("f12".to_string(), a.config_name());
+            map.apply_overrides(&o).expect("its own name binds");
+            assert_eq!(
+                map.keys_for(a).last(),
+                Some(&KeyChord::parse("f12").expect("f12"))
+            );
+        }
+        assert_eq!(
+            Action::CycleVerdictFilter.config_name(),
+            "cycle_verdict_filter"
+        );
     }
 
     #[test]

@@ -497,17 +497,24 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     let rows = app.keymap.help_rows();
     let key_w = rows
         .iter()
-        .map(|(k, _)| k.chars().count())
+        .map(|(k, _, _)| k.chars().count())
         .max()
         .unwrap_or(0)
         .min(26);
+    let popup = popup_area(area, 100, area.height.saturating_sub(2));
+    // Wide enough: also the name to use in the config's [keys] table.
+    let show_names = popup.width >= 96;
     let mut lines: Vec<Line> = rows
         .iter()
-        .map(|(keys, desc)| {
-            Line::from(vec![
+        .map(|(keys, desc, action)| {
+            let mut spans = vec![
                 Span::styled(format!(" {} ", fit(keys, key_w)), theme.status_key),
-                Span::raw(format!("  {desc}")),
-            ])
+                Span::raw(format!("  {}", fit(desc, 52))),
+            ];
+            if show_names {
+                spans.push(Span::styled(action.config_name(), theme.dim));
+            }
+            Line::from(spans)
         })
         .collect();
     lines.push(Line::raw(""));
@@ -517,7 +524,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     ));
     lines.push(Line::styled(
         format!(
-            " Theme: {} · keys and theme: config dir sebx/config.toml",
+            " Theme: {} · keys (\"x\" = \"action_name\" under [keys]) and theme in sebx/config.toml",
             theme.name
         ),
         theme.dim,
@@ -525,7 +532,6 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     for note in &app.ctx.notes {
         lines.push(Line::styled(format!(" {note}"), theme.dim));
     }
-    let popup = popup_area(area, 86, area.height.saturating_sub(2));
     frame.render_widget(Clear, popup);
     let block = Block::default()
         .borders(Borders::ALL)
