@@ -288,13 +288,19 @@ pub fn classify_zwc(api: &ApiMap, path: &str) -> ZwcRef {
             }
             if NUMPY_NON_FUNCTIONS.contains(x) {
                 return ZwcRef::NumpyName {
+                    zwc: python_equivalent(&np).map(str::to_string),
                     written: q,
                     numpy: np,
-                    zwc: None,
                 };
             }
+            let mut closest = closest_zwc_names(api, "zwc.", x);
+            // `zwc.inv`: the writer meant `np.linalg.inv`.
+            if let Some(z) = api.zwc_name(&format!("np.linalg.{x}")) {
+                closest.insert(0, z.to_string());
+                closest.truncate(3);
+            }
             ZwcRef::Unknown {
-                closest: closest_zwc_names(api, "zwc.", x),
+                closest,
                 written: q,
             }
         }
@@ -485,12 +491,36 @@ pub fn name_findings(
     out
 }
 
+/// Plain-Python replacements for NumPy constants that zwc does not have.
+fn python_equivalent(numpy_path: &str) -> Option<&'static str> {
+    Some(match numpy_path {
+        "np.pi" => "math.pi",
+        "np.e" => "math.e",
+        "np.inf" | "np.Inf" => "float('inf')",
+        "np.nan" | "np.NaN" => "float('nan')",
+        _ => return None,
+    })
+}
+
+/// The zwc name of a NumPy path, also trying `np.linalg.x` for `np.x`
+/// (NumPy 2 has both `np.matrix_transpose` and `np.linalg.matrix_transpose`).
+fn zwc_for_numpy(api: &ApiMap, path: &str) -> Option<String> {
+    api.zwc_name(path)
+        .or_else(|| {
+            let rest = path.strip_prefix("np.")?;
+            api.zwc_name(&format!("np.linalg.{rest}"))
+        })
+        .map(str::to_string)
+}
+
 fn numpy_attribute(api: &ApiMap, written: &str, path: &str, offset: usize) -> RawFinding {
-    let zwc = api.zwc_name(path).map(str::to_string);
-    let message = match &zwc {
-        Some(z) => format!("NumPy is not available: use {z}"),
-        None => "NumPy is not available, and zwc has no function for this name".to_string(),
+    let zwc = zwc_for_numpy(api, path);
+    let message = match (&zwc, python_equivalent(path)) {
+        (Some(z), _) => format!("NumPy is not available: use {z}"),
+        (None, Some(p)) => format!("NumPy is not available: use {p}"),
+        (None, None) => "NumPy is not available, and zwc has no function for this name".to_string(),
     };
+    let zwc = zwc.or_else(|| python_equivalent(path).map(str::to_string));
     RawFinding {
         kind: FindingKind::NumpyAttribute,
         severity: Severity::Error,
@@ -554,7 +584,8 @@ impl ZwcSink<'_> {
                     return;
                 }
                 let message = match &zwc {
-                    Some(z) => format!("{numpy} is called {z} in zwc"),
+                    Some(z) if z.starts_with("zwc.") => format!("{numpy} is called {z} in zwc"),
+                    Some(z) => format!("zwc has no {numpy}: use {z}"),
                     None => format!("zwc has no {numpy}"),
                 };
                 out.push(RawFinding {
