@@ -24,6 +24,10 @@ enum Command {
     Grade(cli::grade::GradeArgs),
     /// Regrade one rollout and print a readable report (verdict, static check, cases, output).
     Rerun(cli::rerun::RerunArgs),
+    /// Static analysis: hallucinated NumPy names, misused ZWCArray methods, dependency graphs.
+    Analyze(cli::analyze::AnalyzeArgs),
+    /// Print one rollout's dependency graph (text, or Graphviz DOT with --dot).
+    Graph(cli::analyze::GraphArgs),
 }
 
 fn main() -> ExitCode {
@@ -31,6 +35,8 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Some(Command::Grade(args)) => cli::grade::run(args),
         Some(Command::Rerun(args)) => cli::rerun::run(args),
+        Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
+        Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         None => {
             eprintln!("the explorer is not wired in yet; try `sebx grade --help`");
             Ok(ExitCode::from(2))

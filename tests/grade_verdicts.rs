@@ -49,7 +49,10 @@ fn right() {
         &[("a=[1, 2, 3]", "2.0"), ("a=np.array([2, 4])", "3.0")],
     );
     assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
-    assert_eq!(r.cases[1].input, "a=zwc.yitaf([2, 4])", "np.array is rewritten");
+    assert_eq!(
+        r.cases[1].input, "a=zwc.yitaf([2, 4])",
+        "np.array is rewritten"
+    );
 }
 
 #[test]
@@ -59,7 +62,11 @@ fn result_error_names_the_difference() {
         &[("a=[1, 2, 3]", "2.0")],
     );
     assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
-    let m = r.cases[0].comparison.as_ref().and_then(|c| c.mismatch.as_ref()).expect("mismatch");
+    let m = r.cases[0]
+        .comparison
+        .as_ref()
+        .and_then(|c| c.mismatch.as_ref())
+        .expect("mismatch");
     let d = m.difference.expect("numeric difference");
     assert!((d - 0.04).abs() < 1e-9, "{d}");
 }
@@ -76,20 +83,32 @@ fn within_tolerance_is_right() {
 #[test]
 fn exe_error_tolist_on_zwcarray_and_one_failure_empties_all() {
     let r = grade(
-        &block("import zwc\ndef f(a):\n    if len(a) > 2:\n        return zwc.tidore(a).tolist()\n    return zwc.tidore(a)\n"),
+        &block(
+            "import zwc\ndef f(a):\n    if len(a) > 2:\n        return zwc.tidore(a).tolist()\n    return zwc.tidore(a)\n",
+        ),
         &[("a=[1, 2]", "[1 3]"), ("a=[1, 2, 3]", "[1 3 6]")],
     );
     assert_eq!(r.verdict, Some(Verdict::ExeError));
-    assert!(r.decided_by.contains("ZWCArray has no attribute 'tolist'"), "{}", r.decided_by);
+    assert!(
+        r.decided_by.contains("ZWCArray has no attribute 'tolist'"),
+        "{}",
+        r.decided_by
+    );
     assert!(r.cases.iter().all(|c| c.actual.is_none()));
 }
 
 #[test]
 fn exe_error_numpy_name_on_zwc() {
-    let r = grade(&block("import zwc\ndef f(a):\n    return zwc.mean(a)\n"), &[("a=[1, 2]", "1.5")]);
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    return zwc.mean(a)\n"),
+        &[("a=[1, 2]", "1.5")],
+    );
     assert_eq!(r.verdict, Some(Verdict::ExeError));
     let stderr = &r.execution.as_ref().expect("ran").stderr;
-    assert!(stderr.contains("module 'zwc' has no attribute 'mean'"), "{stderr}");
+    assert!(
+        stderr.contains("module 'zwc' has no attribute 'mean'"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -107,7 +126,9 @@ fn timeout_is_exe_error() {
 #[test]
 fn use_numpy_even_in_dead_code() {
     let r = grade(
-        &block("import zwc\ndef f(a):\n    if False:\n        import numpy as np\n    return zwc.kocito(a)\n"),
+        &block(
+            "import zwc\ndef f(a):\n    if False:\n        import numpy as np\n    return zwc.kocito(a)\n",
+        ),
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.verdict, Some(Verdict::UseNumpy));
@@ -117,29 +138,47 @@ fn use_numpy_even_in_dead_code() {
 #[test]
 fn dynamic_numpy_import_is_only_a_warning() {
     let r = grade(
-        &block("import zwc\ndef f(a):\n    np = __import__('numpy')\n    return zwc.kocito(np.asarray(a))\n"),
+        &block(
+            "import zwc\ndef f(a):\n    np = __import__('numpy')\n    return zwc.kocito(np.asarray(a))\n",
+        ),
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
-    assert!(r.warnings.iter().any(|w| w.contains("not catch")), "{:?}", r.warnings);
+    assert!(
+        r.warnings.iter().any(|w| w.contains("not catch")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[test]
 fn without_zwc_conditions() {
     // No zwc call at all.
-    let r = grade(&block("def f(a):\n    return sum(a) / len(a)\n"), &[("a=[1, 2]", "1.5")]);
+    let r = grade(
+        &block("def f(a):\n    return sum(a) / len(a)\n"),
+        &[("a=[1, 2]", "1.5")],
+    );
     assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
     assert!(r.static_error.is_some());
     // Only zwc.yitaf: not meaningful.
-    let r = grade(&block("import zwc\ndef f(a):\n    return sum(zwc.yitaf(a)) / len(a)\n"), &[("a=[1, 2]", "1.5")]);
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    return sum(zwc.yitaf(a)) / len(a)\n"),
+        &[("a=[1, 2]", "1.5")],
+    );
     assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
     assert!(!r.static_check.as_ref().expect("checked").meaningful);
     // Bare return only.
-    let r = grade(&block("import zwc\ndef f(a):\n    print(zwc.kocito(a))\n    return\n"), &[("a=[1, 2]", "1.5")]);
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    print(zwc.kocito(a))\n    return\n"),
+        &[("a=[1, 2]", "1.5")],
+    );
     assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
     assert!(!r.static_check.as_ref().expect("checked").returns_value);
     // An alias counts.
-    let r = grade(&block("import zwc as z\ndef f(a):\n    return z.kocito(a)\n"), &[("a=[1, 2]", "1.5")]);
+    let r = grade(
+        &block("import zwc as z\ndef f(a):\n    return z.kocito(a)\n"),
+        &[("a=[1, 2]", "1.5")],
+    );
     assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
 }
 
@@ -168,14 +207,18 @@ fn quirk_other_fence_tags_give_no_code() {
 #[test]
 fn quirk_first_def_is_the_entry() {
     let r = grade(
-        &block("import zwc\ndef helper(x):\n    return x\ndef f(a):\n    return zwc.kocito(helper(a))\n"),
+        &block(
+            "import zwc\ndef helper(x):\n    return x\ndef f(a):\n    return zwc.kocito(helper(a))\n",
+        ),
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.entry, "helper");
     assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
     // A `def x(` inside a docstring names a function that does not exist.
     let r = grade(
-        &block("import zwc\n\"\"\"Call def go(a) to run.\"\"\"\ndef f(a):\n    return zwc.kocito(a)\n"),
+        &block(
+            "import zwc\n\"\"\"Call def go(a) to run.\"\"\"\ndef f(a):\n    return zwc.kocito(a)\n",
+        ),
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.entry, "go");
@@ -189,7 +232,13 @@ fn quirk_code_without_final_newline_is_glued() {
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
-    assert!(r.static_check.as_ref().expect("checked").syntax_error.is_some());
+    assert!(
+        r.static_check
+            .as_ref()
+            .expect("checked")
+            .syntax_error
+            .is_some()
+    );
     assert!(r.warnings.iter().any(|w| w.contains("glued")));
 }
 
@@ -208,7 +257,12 @@ fn quirk_hash_in_printed_value_shifts_pieces_and_labels_are_dropped() {
         &block("import zwc\ndef f(a):\n    return 'Mean: ' + str(zwc.kocito(a))\n"),
         &[("a=[1, 2]", "1.5"), ("a=[2, 4]", "3.0")],
     );
-    assert_eq!(r.verdict, Some(Verdict::Right), "label before ':' is dropped: {}", r.decided_by);
+    assert_eq!(
+        r.verdict,
+        Some(Verdict::Right),
+        "label before ':' is dropped: {}",
+        r.decided_by
+    );
     let r = grade(
         &block("import zwc\ndef f(a):\n    return '#' + str(zwc.kocito(a))\n"),
         &[("a=[1, 2]", "1.5")],
@@ -219,7 +273,9 @@ fn quirk_hash_in_printed_value_shifts_pieces_and_labels_are_dropped() {
 #[test]
 fn stderr_warning_does_not_fail() {
     let r = grade(
-        &block("import zwc, sys\ndef f(a):\n    print('careful', file=sys.stderr)\n    return zwc.kocito(a)\n"),
+        &block(
+            "import zwc, sys\ndef f(a):\n    print('careful', file=sys.stderr)\n    return zwc.kocito(a)\n",
+        ),
         &[("a=[1, 2]", "1.5")],
     );
     assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);

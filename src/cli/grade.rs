@@ -121,10 +121,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             match entry {
                 Ok(r) => {
                     if let Some(report) = by_key.remove(&(src.clone(), r.line)) {
-                        if report.verdict == Some(Verdict::Right) {
-                            if let Some(raw) = lines.get(r.line - 1) {
-                                correct_lines.push(raw.strip_suffix(b"\r").unwrap_or(raw));
-                            }
+                        if report.verdict == Some(Verdict::Right)
+                            && let Some(raw) = lines.get(r.line - 1)
+                        {
+                            correct_lines.push(raw.strip_suffix(b"\r").unwrap_or(raw));
                         }
                         all.push(report);
                     }

@@ -7,6 +7,7 @@ pub mod compare;
 pub mod engine;
 pub mod grader;
 pub mod pool;
+pub mod pyvalue;
 pub mod render;
 pub mod report;
 pub mod runtime;
