@@ -314,6 +314,15 @@ fn off_task_functions_are_hints() {
     assert_eq!(f[0].severity, Severity::Hint);
     assert!(f[0].message.contains("np.sum"), "{}", f[0].message);
     assert!(a.errors().next().is_none());
+    // NumPy aliases are the same function: `absolute` is `abs`.
+    let selected = vec!["absolute".to_string()];
+    let alias_code = "import zwc\ndef f(a):\n    return zwc.falekef(zwc.yitaf(a))\n";
+    let a = analyze_code(alias_code, &api(), Some(&selected), None, 1);
+    assert!(
+        of_kind(&a, FindingKind::OffTaskFunction).is_empty(),
+        "{:?}",
+        a.findings
+    );
     // Without the task's functions there is nothing to compare with.
     assert!(of_kind(&analyze(code), FindingKind::OffTaskFunction).is_empty());
 }

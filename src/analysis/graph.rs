@@ -321,7 +321,12 @@ pub struct GraphBuilder<'a> {
     /// Helper call nodes waiting for the helper's returns: (call node, helper name).
     pending_links: Vec<(usize, String)>,
     func: String,
+    /// Current expression nesting, bounded so pathological code cannot overflow the stack.
+    depth: usize,
 }
+
+/// Deeper expressions are not followed (their value is unknown and has no sources).
+const MAX_EXPR_DEPTH: usize = 100;
 
 impl<'a> GraphBuilder<'a> {
     pub fn new(api: &'a ApiMap, bindings: &'a Bindings) -> GraphBuilder<'a> {
@@ -334,6 +339,7 @@ impl<'a> GraphBuilder<'a> {
             returns: HashMap::new(),
             pending_links: Vec::new(),
             func: String::new(),
+            depth: 0,
         }
     }
 
@@ -786,6 +792,16 @@ impl<'a> GraphBuilder<'a> {
     }
 
     fn expr(&mut self, e: &ast::Expr, env: &mut Env) -> Val {
+        if self.depth >= MAX_EXPR_DEPTH {
+            return Val::of(ValueKind::Unknown);
+        }
+        self.depth += 1;
+        let v = self.expr_inner(e, env);
+        self.depth -= 1;
+        v
+    }
+
+    fn expr_inner(&mut self, e: &ast::Expr, env: &mut Env) -> Val {
         use ast::Expr as E;
         match e {
             E::Name(n) => match env.get(n.id.as_str()) {

@@ -308,6 +308,34 @@ pub fn classify_zwc(api: &ApiMap, path: &str) -> ZwcRef {
     }
 }
 
+/// One name for NumPy functions that are the same function under two names
+/// (NumPy 2 aliases such as `bitwise_left_shift` = `left_shift`, `acos` = `arccos`).
+pub fn numpy_canonical(name: &str) -> &str {
+    match name {
+        "bitwise_left_shift" => "left_shift",
+        "bitwise_right_shift" => "right_shift",
+        "bitwise_invert" | "bitwise_not" => "invert",
+        "acos" => "arccos",
+        "asin" => "arcsin",
+        "atan" => "arctan",
+        "atan2" => "arctan2",
+        "acosh" => "arccosh",
+        "asinh" => "arcsinh",
+        "atanh" => "arctanh",
+        "pow" => "power",
+        "absolute" => "abs",
+        "concat" => "concatenate",
+        "permute_dims" => "transpose",
+        "conj" => "conjugate",
+        "around" => "round",
+        "true_divide" => "divide",
+        "remainder" => "mod",
+        "amax" => "max",
+        "amin" => "min",
+        other => other,
+    }
+}
+
 /// Up to three real zwc names (in the module of `prefix`) closest to `name` by edit distance.
 pub fn closest_zwc_names(api: &ApiMap, prefix: &str, name: &str) -> Vec<String> {
     let mut scored: Vec<(usize, &str)> = api
@@ -558,9 +586,10 @@ impl ZwcSink<'_> {
                 if matches!(meaning, "array" | "asarray") || selected.is_empty() {
                     return;
                 }
+                let canonical = numpy_canonical(meaning);
                 let on_task = selected
                     .iter()
-                    .any(|s| s.strip_prefix("np.").unwrap_or(s) == meaning);
+                    .any(|s| numpy_canonical(s.strip_prefix("np.").unwrap_or(s)) == canonical);
                 if !on_task && self.seen_off_task.insert(q.clone()) {
                     out.push(RawFinding {
                         kind: FindingKind::OffTaskFunction,
