@@ -94,6 +94,13 @@ fn numpy_attributes_through_any_alias() {
     assert_eq!(f[0].suggestion.as_deref(), Some("math.pi"));
     assert_eq!(f[1].suggestion.as_deref(), Some("zwc.rfx.quvohe"));
 
+    // `np` assigned in the code is whatever it was assigned.
+    let a = analyze("import zwc\nnp = zwc\ndef f(a):\n    return np.kocito(a)\n");
+    assert!(
+        of_kind(&a, FindingKind::NumpyAttribute).is_empty(),
+        "{:?}",
+        a.findings
+    );
     // `np` bound to zwc is zwc, not NumPy.
     let a = analyze("import zwc as np\ndef f(a):\n    return np.kocito(a)\n");
     assert!(of_kind(&a, FindingKind::NumpyAttribute).is_empty());

@@ -93,6 +93,8 @@ pub enum Binding {
 #[derive(Debug, Clone, Default)]
 pub struct Bindings {
     pub names: HashMap<String, Binding>,
+    /// `np` / `numpy` are assigned somewhere (`np = zwc`), so unbound uses are not NumPy.
+    np_assigned: bool,
 }
 
 impl Bindings {
@@ -131,7 +133,12 @@ impl Bindings {
                 _ => {}
             }
         }
-        Bindings { names }
+        let np_assigned = nodes.iter().any(|n| {
+            matches!(n, Node::Expr(ast::Expr::Name(name))
+                if matches!(name.ctx, ast::ExprContext::Store)
+                    && matches!(name.id.as_str(), "np" | "numpy"))
+        });
+        Bindings { names, np_assigned }
     }
 
     /// The qualified path of a name or attribute chain on a bound name
@@ -150,7 +157,7 @@ impl Bindings {
             Some(Binding::Zwc(p)) => Some(Binding::Zwc(join(p))),
             Some(Binding::Numpy(p)) => Some(Binding::Numpy(join(p))),
             // `np.x` / `numpy.x` without an import still means NumPy to the reader.
-            None if rest.is_some() && (root == "np" || root == "numpy") => {
+            None if rest.is_some() && !self.np_assigned && (root == "np" || root == "numpy") => {
                 Some(Binding::Numpy(join("np")))
             }
             None => None,
