@@ -28,10 +28,52 @@ pub struct ParseFailure {
     /// The error is in an f-string that Python 3.12 (PEP 701) would accept,
     /// so CPython may disagree with this parser here.
     pub maybe_py312_fstring: bool,
+    /// CPython 3.11's own message, when this failure is one it is known to give
+    /// (Python 3.12-only syntax that this parser accepts but 3.11 rejects).
+    pub cpython_message: Option<String>,
 }
 
-/// Parses `source` as a Python module.
+/// Parses `source` as a Python 3.11 module (the grader's Python): syntax this parser
+/// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements) fails too.
 pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
+    let suite = parse_suite_any(source)?;
+    match py312_only_syntax(&suite) {
+        Some((offset, message)) => Err(ParseFailure {
+            message: format!("{message} (Python 3.12+ syntax)"),
+            unexpected_token: None,
+            expected_indent: false,
+            unexpected_eof: false,
+            offset,
+            maybe_py312_fstring: false,
+            cpython_message: Some(message.to_string()),
+        }),
+        None => Ok(suite),
+    }
+}
+
+/// The first 3.12-only construct (by position) and CPython 3.11's message for it.
+fn py312_only_syntax(suite: &Suite) -> Option<(usize, &'static str)> {
+    walk_suite(suite)
+        .into_iter()
+        .filter_map(|n| match n {
+            // 3.11 expects the parameter list right after the name.
+            Node::Stmt(ast::Stmt::FunctionDef(f)) if !f.type_params.is_empty() => {
+                Some((start_of(&f.type_params[0]), "expected '('"))
+            }
+            Node::Stmt(ast::Stmt::AsyncFunctionDef(f)) if !f.type_params.is_empty() => {
+                Some((start_of(&f.type_params[0]), "expected '('"))
+            }
+            Node::Stmt(ast::Stmt::ClassDef(c)) if !c.type_params.is_empty() => {
+                Some((start_of(&c.type_params[0]), "invalid syntax"))
+            }
+            Node::Stmt(s @ ast::Stmt::TypeAlias(_)) => Some((start_of(s), "invalid syntax")),
+            _ => None,
+        })
+        .min_by_key(|(offset, _)| *offset)
+}
+
+/// Parses with everything this parser accepts.
+fn parse_suite_any(source: &str) -> Result<Suite, ParseFailure> {
     ast::Suite::parse(source, "<unknown>").map_err(|e| {
         let offset = usize::from(e.offset).min(source.len());
         let maybe_py312_fstring = matches!(
@@ -47,6 +89,7 @@ pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
         };
         ParseFailure {
             message: e.error.to_string(),
+            cpython_message: None,
             unexpected_token,
             expected_indent,
             unexpected_eof: matches!(
@@ -525,6 +568,19 @@ def f(x=a1(), *, y=a2()) -> a3():
         assert_eq!(idx.position(src, off), (2, 6));
         let off = src.find('=').expect("=");
         assert_eq!(idx.position(src, off), (1, 3));
+    }
+
+    #[test]
+    fn python_312_only_syntax_is_rejected_as_311_does() {
+        let err = parse_suite("x = 1\ndef f[T](x):\n    return x\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("expected '('"));
+        assert_eq!(err.offset, "x = 1\ndef f[".len());
+        let err = parse_suite("type X = int\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        let err = parse_suite("class A[T]:\n    pass\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        // `type` as a plain name is fine.
+        assert!(parse_suite("type = 3\nprint(type)\n").is_ok());
     }
 
     #[test]

@@ -411,7 +411,9 @@ pub fn describe_parse_failure(
         maybe_py312_fstring: f.maybe_py312_fstring,
     };
     let token = f.unexpected_token.as_deref();
-    if token == Some("Indent") {
+    if let Some(m) = &f.cpython_message {
+        out.message = m.clone();
+    } else if token == Some("Indent") {
         out.message = "unexpected indent".to_string();
     } else if f.expected_indent {
         // The header is the last non-blank line before the error.
@@ -685,6 +687,22 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn py312_only_syntax_fails_as_on_python_311() {
+        let c = check("def solve[T](a):\n    return zwc.kocito(a)\n");
+        assert_eq!(
+            c.official_error().as_deref(),
+            Some("Code syntax error: expected '(' (<unknown>, line 1)")
+        );
+        let harness = "import zwc\nif __name__== \"__main__\":\n    print(1)";
+        let code = "import zwc\ntype V = list\ndef solve(a):\n    return zwc.kocito(a)\n";
+        let split = check_zwc_usage_split(code, None, harness, "solve");
+        assert_eq!(
+            split.official_error().as_deref(),
+            Some("Code syntax error: invalid syntax (<unknown>, line 2)")
+        );
     }
 
     #[test]
