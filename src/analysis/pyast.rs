@@ -591,3 +591,120 @@ def f(x=a1(), *, y=a2()) -> a3():
         assert!(!err.maybe_py312_fstring);
     }
 }
+
+/// What CPython's tokenizer would object to in a source, found by a light scan of
+/// brackets, strings and comments (CPython reports these in preference to most parser errors).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TokenizerScan {
+    /// The first error the tokenizer raises: 1-based line and CPython's message.
+    pub error: Option<(usize, String)>,
+    /// The innermost bracket still open at the end: its line and character.
+    pub unclosed: Option<(usize, char)>,
+}
+
+/// Scans `source` like CPython's tokenizer does for bracket and string errors.
+pub fn scan_tokens(source: &str) -> TokenizerScan {
+    let chars: Vec<char> = source.chars().collect();
+    let last_line = source.trim_end_matches('\n').matches('\n').count() + 1;
+    let mut line = 1;
+    let mut stack: Vec<(char, usize)> = Vec::new();
+    let mut i = 0;
+    let error = |line: usize, msg: String| TokenizerScan {
+        error: Some((line, msg)),
+        unclosed: None,
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\n' => line += 1,
+            '#' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            '\\' if chars.get(i + 1) == Some(&'\n') => {
+                line += 1;
+                i += 2;
+                continue;
+            }
+            '(' | '[' | '{' => stack.push((c, line)),
+            ')' | ']' | '}' => {
+                let want = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                match stack.pop() {
+                    None => return error(line, format!("unmatched '{c}'")),
+                    Some((open, _)) if open == want => {}
+                    Some((open, open_line)) => {
+                        let msg = if open_line == line {
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open}'"
+                            )
+                        } else {
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open}' on line {open_line}"
+                            )
+                        };
+                        return error(line, msg);
+                    }
+                }
+            }
+            '\'' | '"' => {
+                let start_line = line;
+                let triple = chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c);
+                i += if triple { 3 } else { 1 };
+                let mut closed = false;
+                while i < chars.len() {
+                    let d = chars[i];
+                    if d == '\\' {
+                        if chars.get(i + 1) == Some(&'\n') {
+                            line += 1;
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if d == '\n' {
+                        if !triple {
+                            break;
+                        }
+                        line += 1;
+                    }
+                    if d == c
+                        && (!triple
+                            || (chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c)))
+                    {
+                        i += if triple { 3 } else { 1 };
+                        closed = true;
+                        break;
+                    }
+                    i += 1;
+                }
+                if !closed {
+                    return if triple {
+                        error(
+                            start_line,
+                            format!(
+                                "unterminated triple-quoted string literal (detected at line {last_line})"
+                            ),
+                        )
+                    } else {
+                        error(
+                            start_line,
+                            format!("unterminated string literal (detected at line {start_line})"),
+                        )
+                    };
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    TokenizerScan {
+        error: None,
+        unclosed: stack.last().map(|(c, l)| (*l, *c)),
+    }
+}
