@@ -229,6 +229,12 @@ fn notes_explain_the_quirks_that_decided_the_check() {
     let n = notes("x = 1\n");
     assert!(n[0].contains("entry name is empty"), "{n:?}");
 
+    let n = notes("import zwc\ndef f(a):\n    return f\"{'\\n'.join(a)}\" + zwc.kocito(a)\n");
+    assert!(
+        n[0].contains("Python 3.12") && n[0].starts_with("line 3"),
+        "{n:?}"
+    );
+
     assert!(notes("import zwc\ndef f(a):\n    return zwc.kocito(a)\n").is_empty());
 }
 

@@ -34,12 +34,13 @@ pub struct ParseFailure {
 }
 
 /// Parses `source` as a Python 3.11 module (the grader's Python): syntax this parser
-/// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements) fails too.
+/// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements, backslashes
+/// inside f-string expressions) fails too.
 pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
     let suite = parse_suite_any(source)?;
-    match py312_only_syntax(&suite) {
+    match py312_only_syntax(source, &suite) {
         Some((offset, message)) => Err(ParseFailure {
-            message: format!("{message} (Python 3.12+ syntax)"),
+            message: format!("{message} (accepted from Python 3.12 on)"),
             unexpected_token: None,
             expected_indent: false,
             unexpected_eof: false,
@@ -52,10 +53,19 @@ pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
 }
 
 /// The first 3.12-only construct (by position) and CPython 3.11's message for it.
-fn py312_only_syntax(suite: &Suite) -> Option<(usize, &'static str)> {
+fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str)> {
     walk_suite(suite)
         .into_iter()
         .filter_map(|n| match n {
+            Node::Expr(ast::Expr::FormattedValue(f)) => {
+                let expr = source.get(start_of(&*f.value)..end_of(&*f.value))?;
+                expr.contains('\\').then(|| {
+                    (
+                        start_of(&*f.value),
+                        "f-string expression part cannot include a backslash",
+                    )
+                })
+            }
             // 3.11 expects the parameter list right after the name.
             Node::Stmt(ast::Stmt::FunctionDef(f)) if !f.type_params.is_empty() => {
                 Some((start_of(&f.type_params[0]), "expected '('"))
@@ -581,6 +591,26 @@ def f(x=a1(), *, y=a2()) -> a3():
         assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
         // `type` as a plain name is fine.
         assert!(parse_suite("type = 3\nprint(type)\n").is_ok());
+    }
+
+    #[test]
+    fn fstring_expressions_with_backslash_or_hash_fail_as_on_311() {
+        let err = parse_suite("x = 1\ny = f\"{'\\n'.join(a)}\"\n").expect_err("3.11 rejects");
+        assert_eq!(
+            err.cpython_message.as_deref(),
+            Some("f-string expression part cannot include a backslash")
+        );
+        assert_eq!(err.offset, "x = 1\ny = f\"{".len());
+        // Backslashes in the literal part, `#` in a string, format specs and conversions are fine.
+        for ok in [
+            "y = f'{\"#\"}'\n",
+            "y = f'a\\n{b}#'\n",
+            "y = f\"{a:{w}.{p}f}\"\n",
+            "y = f'{x=}' + f'{x!r}'\n",
+            "y = f'{a}\\t{b}'\n",
+        ] {
+            assert!(parse_suite(ok).is_ok(), "{ok}");
+        }
     }
 
     #[test]

@@ -118,6 +118,12 @@ pub fn analyze_code(
         Ok(s) => s,
         Err(f) => {
             let e = describe_parse_failure(code, &index, &f);
+            if e.python312_accepts {
+                analysis.notes.push(format!(
+                    "line {}: {} is accepted from Python 3.12 on, but the official grader runs Python 3.11",
+                    e.line, e.message
+                ));
+            }
             if e.maybe_py312_fstring {
                 analysis.notes.push(format!(
                     "line {}: the parse fails inside an f-string that Python 3.12 accepts (quote reuse, comments); the official grader may parse it",

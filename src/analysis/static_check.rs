@@ -21,6 +21,9 @@ pub struct SyntaxErrorInfo {
     /// The failure is on a line with an f-string that Python 3.12 would accept
     /// (PEP 701 quote reuse, comments): the official grader may disagree here.
     pub maybe_py312_fstring: bool,
+    /// Python 3.12 accepts this code (PEP 695 syntax, a backslash in an f-string
+    /// expression); the error stands because the official grader runs Python 3.11.
+    pub python312_accepts: bool,
 }
 
 /// One library call found inside the entry function.
@@ -409,6 +412,7 @@ pub fn describe_parse_failure(
         col,
         parser_message: f.message.clone(),
         maybe_py312_fstring: f.maybe_py312_fstring,
+        python312_accepts: f.cpython_message.is_some(),
     };
     let token = f.unexpected_token.as_deref();
     // CPython prefers tokenizer errors (strings, brackets) to parser errors.
@@ -792,6 +796,14 @@ mod tests {
             (
                 "print(\"a\" \"b\"\nz = 1\n",
                 "Code syntax error: '(' was never closed (<unknown>, line 1)",
+            ),
+            (
+                "x = 1\ny = f\"{'\\n'.join(a)}\"\n",
+                "Code syntax error: f-string expression part cannot include a backslash (<unknown>, line 2)",
+            ),
+            (
+                "def f(a):\n    return f\"\"\"\n{a}\n{'\\t'.join(a)}\"\"\"\n",
+                "Code syntax error: f-string expression part cannot include a backslash (<unknown>, line 4)",
             ),
         ];
         for (source, expected) in cases {
