@@ -1,4 +1,3 @@
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -10,12 +9,18 @@ use sebx::cli;
 /// With no subcommand, opens the explorer on PATHS (rollout files, scored results,
 /// dataset files, an API doc), or on the bundled demo when no path is given.
 #[derive(Debug, Parser)]
-#[command(name = "sebx", version, about, long_about)]
+#[command(
+    name = "sebx",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Files to explore (when no subcommand is given).
-    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -43,10 +48,7 @@ fn main() -> ExitCode {
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
-        None => {
-            eprintln!("the explorer is not wired in yet; try `sebx grade --help`");
-            Ok(ExitCode::from(2))
-        }
+        None => cli::explore::run_default(cli.explore),
     };
     match result {
         Ok(code) => code,

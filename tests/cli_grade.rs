@@ -6,7 +6,9 @@ use std::process::Command;
 use serde_json::Value;
 
 fn demo(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/demo").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/demo")
+        .join(name)
 }
 
 #[test]
@@ -41,28 +43,55 @@ fn bad_lines_are_reported_in_place_and_good_lines_graded() {
         .expect("run sebx");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    assert!(stderr.contains("mixed.jsonl:2: `response` should be a string"), "{stderr}");
+    assert!(
+        stderr.contains("mixed.jsonl:2: `response` should be a string"),
+        "{stderr}"
+    );
     assert!(stderr.contains("mixed.jsonl:3: not valid JSON"), "{stderr}");
-    assert!(stderr.contains("mixed.jsonl:4: not valid UTF-8"), "{stderr}");
-    assert!(stderr.contains("total: 2"), "summary counts graded lines: {stderr}");
+    assert!(
+        stderr.contains("mixed.jsonl:4: not valid UTF-8"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("total: 2"),
+        "summary counts graded lines: {stderr}"
+    );
 
     let rows: Vec<Value> = std::fs::read_to_string(&scored)
         .expect("scored")
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();
-    let lines: Vec<u64> = rows.iter().map(|r| r["line"].as_u64().expect("line")).collect();
-    assert_eq!(lines, vec![1, 2, 3, 4, 5], "one object per input line, in order");
+    let lines: Vec<u64> = rows
+        .iter()
+        .map(|r| r["line"].as_u64().expect("line"))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![1, 2, 3, 4, 5],
+        "one object per input line, in order"
+    );
     assert_eq!(rows[0]["verdict"], "right");
     assert!(rows[1]["verdict"].is_null());
-    assert!(rows[1]["load_error"].as_str().expect("reason").contains("should be a string"));
+    assert!(
+        rows[1]["load_error"]
+            .as_str()
+            .expect("reason")
+            .contains("should be a string")
+    );
     assert!(rows[4]["verdict"].is_string());
     // --correct-out holds the right rollouts byte for byte.
     let correct_text = std::fs::read_to_string(&correct).expect("correct");
     let expected: Vec<&str> = [0usize, 4]
         .iter()
         .filter(|i| rows[**i]["verdict"] == "right")
-        .map(|i| if *i == 0 { good[0].as_str() } else { good[1].as_str() })
+        .map(|i| {
+            if *i == 0 {
+                good[0].as_str()
+            } else {
+                good[1].as_str()
+            }
+        })
         .collect();
     assert_eq!(correct_text.lines().collect::<Vec<_>>(), expected);
 }
