@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::grade::engine::Engine;
-use crate::grade::grader::{DEFAULT_TIMEOUT, grade_rollout};
+use crate::grade::grader::{DEFAULT_TIMEOUT, grade_rollout, grade_rollout_with};
 use crate::grade::report::GradeReport;
 use crate::grade::runtime::find_runtime;
 use crate::model::discovery::discover;
@@ -53,6 +53,12 @@ pub struct ExploreArgs {
     /// Config file (default: <config dir>/sebx/config.toml): `theme = "..."` and a `[keys]` table.
     #[arg(long)]
     pub config: Option<PathBuf>,
+    /// Your name on labels (default: `annotator` in the config, else $SEBX_ANNOTATOR, else $USER).
+    #[arg(long)]
+    pub annotator: Option<String>,
+    /// Label categories (TOML); default: the nearest sebx-taxonomy.toml, else the built-in set.
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
 }
 
 /// The user's config file.
@@ -60,6 +66,8 @@ pub struct ExploreArgs {
 #[serde(deny_unknown_fields)]
 pub struct UserConfig {
     pub theme: Option<String>,
+    /// The annotator name written on labels.
+    pub annotator: Option<String>,
     /// `"key" = "action"` (snake_case action names; `"none"` unbinds).
     #[serde(default)]
     pub keys: BTreeMap<String, String>,
@@ -275,10 +283,12 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         grading,
         notes,
     };
-    Ok(Session {
-        app: App::new(ctx, theme, keymap),
-        sources,
-    })
+    let mut app = App::new(ctx, theme, keymap);
+    app.labelling.annotator = crate::model::labels::resolve_annotator(
+        args.annotator.as_deref().or(config.annotator.as_deref()),
+    );
+    app.labelling.taxonomy_path = args.taxonomy.clone();
+    Ok(Session { app, sources })
 }
 
 /// Why grading is unavailable without a backend.
@@ -324,6 +334,21 @@ impl GradeBackend for EngineBackend {
             Err(why) => bail!("the grader could not start: {why}"),
         }
     }
+
+    fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
+        let engine = self
+            .engine
+            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
+        match engine {
+            Ok(engine) => Ok(grade_rollout_with(
+                rollout,
+                Some(code),
+                engine,
+                DEFAULT_TIMEOUT,
+            )),
+            Err(why) => bail!("the grader could not start: {why}"),
+        }
+    }
 }
 
 /// Opens the explorer with the embedded grader when a Python runtime is installed
@@ -355,6 +380,11 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
         Grading::Unavailable(_) => None,
     };
     session.app.ctx.grading = grading;
+    // After `I` installs the runtime from the explorer, reruns grade with the embedded grader.
+    let factory_workers = 2;
+    session.app.reruns.backend_factory = Some(Arc::new(move |api: &ApiMap| {
+        Arc::new(EngineBackend::new(api.clone(), factory_workers)) as Arc<dyn GradeBackend>
+    }));
     crate::tui::run::run_terminal(session.app, session.sources, backend)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,6 @@
 //! `sebx rerun`: regrade one rollout headless and print a readable report.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -9,8 +9,10 @@ use anyhow::{Context, Result, bail};
 use crate::grade::engine::Engine;
 use crate::grade::grader::grade_rollout_with;
 use crate::grade::render::report_text;
+use crate::grade::report::GradeReport;
 use crate::model::ApiMap;
 use crate::model::discovery::discover;
+use crate::model::reruns::{RerunRecord, RerunStore};
 use crate::model::rollout::load_rollout_file;
 
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
@@ -33,6 +35,9 @@ pub struct RerunArgs {
     /// Wall-clock timeout in seconds (official: 3).
     #[arg(long, default_value_t = 3.0)]
     pub timeout: f64,
+    /// Do not keep the rerun in FILE.reruns.jsonl.
+    #[arg(long)]
+    pub no_save: bool,
 }
 
 pub fn run(args: RerunArgs) -> Result<ExitCode> {
@@ -71,6 +76,11 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
         &engine,
         Duration::from_secs_f64(args.timeout.max(0.01)),
     );
+    let saved = if args.no_save {
+        None
+    } else {
+        Some(save(&args.file, &report, code))
+    };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
@@ -83,5 +93,18 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
         }
         print!("{}", report_text(&report));
     }
+    match saved {
+        Some(Ok(path)) => eprintln!("kept in {}", path.display()),
+        Some(Err(e)) => eprintln!("warning: the rerun was not kept: {e}"),
+        None => {}
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Appends the rerun (or what-if) to the rollout file's rerun sidecar; the rollout file
+/// itself is never written.
+fn save(file: &Path, report: &GradeReport, code: Option<String>) -> Result<PathBuf> {
+    let (mut store, _issues) = RerunStore::open(file)?;
+    store.append(RerunRecord::now(report.clone(), code))?;
+    Ok(store.path().to_path_buf())
 }

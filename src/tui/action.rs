@@ -45,7 +45,38 @@ pub enum Action {
     Issues,
     /// Closes a popup, leaves search, or clears the search.
     Cancel,
-    // Issue 5 (labels, reruns) adds its actions here; they flow through the same keymap and help.
+    // Issue 5: labelling and reruns (handled in `labelling::update`).
+    /// Label mode: category keys (`1`–`9`) toggle categories instead of switching panes.
+    LabelMode,
+    /// Every category, with counts; pick with ↑↓ and enter.
+    CategoryPicker,
+    /// Adds the suggested category to the selected rollout's label.
+    AcceptSuggestion,
+    /// Writes a free-text note on the selected rollout.
+    EditNote,
+    /// Selects the next failure this annotator has not labelled.
+    NextUnlabelledFailure,
+    /// Filter: unlabelled, labelled, by category (cycle).
+    CycleLabelFilter,
+    /// Two annotators' agreement (Cohen's kappa) and their disagreements.
+    Agreement,
+    /// Regrades the selected rollout into the rerun sidecar, beside its stored verdict.
+    Rerun,
+    /// Opens the extracted code in `$EDITOR` and grades the edit as a what-if.
+    EditWhatIf,
+    /// Installs the Python runtime (from the offer shown when it is missing).
+    InstallRuntime,
+    /// Toggles the category with this key on the selected rollout (not bindable: the
+    /// taxonomy names the keys).
+    ToggleCategory(char),
+    /// Toggles the picker's highlighted category (not bindable).
+    PickerToggle,
+    /// A character typed into the note (not bindable).
+    NoteInput(char),
+    /// Deletes the last note character (not bindable).
+    NoteBackspace,
+    /// Saves the note (not bindable).
+    NoteSubmit,
     /// A character typed into the search box (not bindable).
     SearchInput(char),
     /// Deletes the last search character (not bindable).
@@ -74,7 +105,7 @@ pub enum Action {
 
 impl Action {
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 32] = [
+    pub const BINDABLE: [Action; 42] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -103,6 +134,16 @@ impl Action {
         Action::NextSameTask,
         Action::Regrade,
         Action::RegradeAll,
+        Action::Rerun,
+        Action::EditWhatIf,
+        Action::InstallRuntime,
+        Action::LabelMode,
+        Action::CategoryPicker,
+        Action::AcceptSuggestion,
+        Action::EditNote,
+        Action::NextUnlabelledFailure,
+        Action::CycleLabelFilter,
+        Action::Agreement,
         Action::Issues,
         Action::Help,
         Action::Cancel,
@@ -147,8 +188,23 @@ impl Action {
             Action::SameTask => "show this task across all runs (toggle)",
             Action::NextSameTask => "jump to this task in the next run",
             Action::FirstFailedCase => "Cases pane at the first failed case",
-            Action::Regrade => "regrade the selected rollout",
+            Action::Regrade => "regrade the selected rollout in place",
             Action::RegradeAll => "regrade every rollout shown",
+            Action::Rerun => "rerun: new verdict beside the stored one (sidecar)",
+            Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
+            Action::InstallRuntime => "install the Python runtime the grader needs",
+            Action::LabelMode => "label mode: keys 1–9 toggle categories",
+            Action::CategoryPicker => "all categories (pick with ↑↓ enter)",
+            Action::AcceptSuggestion => "accept the suggested category",
+            Action::EditNote => "write a note on the rollout's label",
+            Action::NextUnlabelledFailure => "next unlabelled failure",
+            Action::CycleLabelFilter => "filter by label: none, any, one category (cycle)",
+            Action::Agreement => "agreement between two annotators (Cohen's kappa)",
+            Action::ToggleCategory(_) => "toggle a category",
+            Action::PickerToggle => "toggle the highlighted category",
+            Action::NoteInput(_) => "type into the note",
+            Action::NoteBackspace => "delete a note character",
+            Action::NoteSubmit => "save the note",
             Action::Help => "this help",
             Action::Issues => "lines that could not be loaded, with reasons",
             Action::Cancel => "close popup / leave or clear search",
@@ -344,7 +400,17 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("s", Action::CycleGrouping),
     ("t", Action::SameTask),
     ("]", Action::NextSameTask),
-    ("r", Action::Regrade),
+    ("r", Action::Rerun),
+    ("ctrl-r", Action::Regrade),
+    ("e", Action::EditWhatIf),
+    ("I", Action::InstallRuntime),
+    ("L", Action::LabelMode),
+    ("p", Action::CategoryPicker),
+    ("a", Action::AcceptSuggestion),
+    ("w", Action::EditNote),
+    ("N", Action::NextUnlabelledFailure),
+    ("F", Action::CycleLabelFilter),
+    ("A", Action::Agreement),
     ("R", Action::RegradeAll),
     ("!", Action::Issues),
     ("?", Action::Help),

@@ -15,7 +15,9 @@ use super::entry::{Entry, Run, Score, Shown, Task};
 use super::highlight::Highlighted;
 use super::insight::FindingKind;
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
+use super::labelling::Labelling;
 use super::load::LoadEvent;
+use super::rerun::Reruns;
 use super::theme::Theme;
 use super::ui;
 
@@ -183,6 +185,12 @@ pub struct SearchState {
 pub enum Popup {
     Help,
     Issues,
+    /// Every label category (`labelling`).
+    CategoryPicker,
+    /// Agreement between two annotators (`labelling`).
+    Agreement,
+    /// The Python runtime is missing: the install offer and its progress (`rerun`).
+    Runtime,
 }
 
 /// Whether rollouts can be graded here.
@@ -255,6 +263,10 @@ pub struct App {
     /// A transient note for the status bar.
     pub message: Option<String>,
     pub outbox: Vec<JobRequest>,
+    /// Labels of the loaded runs, and labelling state (issue 5).
+    pub labelling: Labelling,
+    /// Reruns and what-ifs (issue 5).
+    pub reruns: Reruns,
     pub should_quit: bool,
     view_dirty: bool,
     next_ticket: u64,
@@ -294,6 +306,8 @@ impl App {
             analysis_requested: HashSet::new(),
             message: None,
             outbox: Vec::new(),
+            labelling: Labelling::default(),
+            reruns: Reruns::default(),
             should_quit: false,
             view_dirty: false,
             next_ticket: 1,
@@ -378,6 +392,10 @@ impl App {
                 _ => {}
             }
         }
+        if let Some(redraw) = super::labelling::update(self, action) {
+            self.settle();
+            return redraw;
+        }
         let redraw = match action {
             Action::Quit => {
                 self.should_quit = true;
@@ -425,6 +443,7 @@ impl App {
             }
             Action::ClearFilters => {
                 self.filters = Filters::default();
+                self.labelling.filter = None;
                 self.search = SearchState {
                     id: self.search.id + 1,
                     ..SearchState::default()
@@ -490,6 +509,22 @@ impl App {
             | Action::SearchBackspace
             | Action::SearchSubmit
             | Action::Tick => false,
+            // Handled by `labelling::update` above.
+            Action::LabelMode
+            | Action::CategoryPicker
+            | Action::AcceptSuggestion
+            | Action::EditNote
+            | Action::NextUnlabelledFailure
+            | Action::CycleLabelFilter
+            | Action::Agreement
+            | Action::Rerun
+            | Action::EditWhatIf
+            | Action::InstallRuntime
+            | Action::ToggleCategory(_)
+            | Action::PickerToggle
+            | Action::NoteInput(_)
+            | Action::NoteBackspace
+            | Action::NoteSubmit => false,
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
                 self.keep_cursor_visible();
@@ -503,7 +538,10 @@ impl App {
     }
 
     /// Handles an action while a popup is open; `None` lets it through to the main screen.
-    fn update_popup(&mut self, _popup: Popup, action: &Action) -> Option<bool> {
+    fn update_popup(&mut self, popup: Popup, action: &Action) -> Option<bool> {
+        if let Some(redraw) = super::labelling::update_popup(self, popup, action) {
+            return Some(redraw);
+        }
         match action {
             Action::Cancel | Action::Help | Action::Issues | Action::Click { .. } => {
                 self.popup = None;
@@ -591,6 +629,7 @@ impl App {
                 self.highlights.insert(key, text);
                 self.selected == Some(key.0)
             }
+            JobEvent::Rerun(e) => super::rerun::on_event(self, e),
         }
     }
 
@@ -723,6 +762,9 @@ impl App {
         if f.run.is_some_and(|r| r != e.run) || f.task.is_some_and(|t| t != e.task) {
             return false;
         }
+        if !self.labelling.accepts(e) {
+            return false;
+        }
         if let Some(name) = &f.function
             && !e.functions.iter().any(|n| n == name)
         {
@@ -835,6 +877,12 @@ impl App {
                 self.select(first);
             }
         }
+        self.keep_cursor_visible();
+    }
+
+    /// Selects `row` and scrolls the list to it.
+    pub(crate) fn jump_to(&mut self, row: usize) {
+        self.select(Some(row));
         self.keep_cursor_visible();
     }
 

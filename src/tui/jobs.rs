@@ -20,6 +20,12 @@ use super::load::{LoadEvent, Source, load_sources};
 /// tests use a fake. Must be callable from several threads at once.
 pub trait GradeBackend: Send + Sync {
     fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport>;
+
+    /// Grades `code` in place of the rollout's extracted code (a what-if). By default the
+    /// code replaces the graded block in the response; the embedded grader overrides this.
+    fn grade_code(&self, rollout: &Rollout, code: &str) -> anyhow::Result<GradeReport> {
+        self.grade(&super::rerun::with_code(rollout, code))
+    }
 }
 
 /// What a highlighted text is of.
@@ -89,6 +95,8 @@ pub enum JobEvent {
         row: usize,
         analysis: Arc<Analysis>,
     },
+    /// A rerun, a what-if or the runtime install reporting back (`super::rerun`).
+    Rerun(super::rerun::RerunEvent),
 }
 
 /// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.

@@ -3,12 +3,15 @@
 
 pub mod action;
 pub mod app;
+pub mod editor;
 pub mod entry;
 pub mod highlight;
 pub mod insight;
 pub mod jobs;
+pub mod labelling;
 pub mod load;
 pub mod panes;
+pub mod rerun;
 pub mod run;
 pub mod theme;
 pub mod ui;

@@ -17,6 +17,7 @@ use super::action::Action;
 use super::app::App;
 use super::jobs::{GradeBackend, JobEvent, Workers};
 use super::load::Source;
+use super::rerun::RerunWorker;
 use super::ui;
 
 /// How long one poll waits for a key before looking at worker results.
@@ -42,6 +43,9 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
                     KeyCode::Esc => return Some(Action::Cancel),
                     _ => {}
                 }
+            }
+            if let Some(action) = super::labelling::action_for_key(app, key) {
+                return Some(action);
             }
             app.keymap.action_for(key)
         }
@@ -82,7 +86,13 @@ pub fn run_terminal(
         .map(|n| n.get())
         .unwrap_or(2)
         .clamp(1, 8);
+    let reruns = RerunWorker::start(
+        tx.clone(),
+        backend.clone(),
+        app.reruns.backend_factory.clone(),
+    );
     let workers = Workers::start(tx, backend, threads);
+    app.labelling.register_sources(&sources);
     workers.load(sources, app.ctx.api.clone(), app.ctx.dataset.clone());
 
     let mut terminal = ratatui::init();
@@ -92,7 +102,7 @@ pub fn run_terminal(
         previous(info);
     }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app, &workers, &rx);
+    let result = event_loop(&mut terminal, &mut app, &workers, &reruns, &rx);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
@@ -102,6 +112,7 @@ fn event_loop(
     terminal: &mut DefaultTerminal,
     app: &mut App,
     workers: &Workers,
+    reruns: &RerunWorker,
     rx: &Receiver<JobEvent>,
 ) -> Result<()> {
     let size = terminal.size()?;
@@ -114,6 +125,15 @@ fn event_loop(
         for req in app.take_requests() {
             workers.dispatch(req);
         }
+        for req in app.reruns.take_requests() {
+            reruns.dispatch(req);
+        }
+        if let Some((row, code)) = app.reruns.edit.take() {
+            let edited = super::editor::edit_in_terminal(terminal, &code);
+            super::labelling::on_edited(app, row, edited);
+            redraw = true;
+            continue;
+        }
         if redraw {
             terminal.draw(|frame| ui::draw(frame, app))?;
             redraw = false;
@@ -124,6 +144,8 @@ fn event_loop(
                 let ev = event::read()?;
                 if let Some(action) = action_for_event(app, &ev) {
                     redraw |= app.update(&action);
+                    // Label changes are on disk before anything is drawn or read next.
+                    redraw |= super::labelling::service(app);
                 }
                 if app.should_quit || !event::poll(Duration::ZERO)? {
                     break;
@@ -141,6 +163,7 @@ fn event_loop(
             }
         }
         app.settle();
+        redraw |= super::labelling::service(app);
     }
 }
 
@@ -164,6 +187,7 @@ pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
 pub fn load_inline(app: &mut App, sources: &[Source]) {
     let api = app.ctx.api.clone();
     let dataset = app.ctx.dataset.clone();
+    app.labelling.register_sources(sources);
     super::load::load_sources(sources, &api, &dataset, &mut |e| {
         app.on_job(JobEvent::Load(e));
     });

@@ -91,11 +91,13 @@ pub fn draw(frame: &mut Frame, app: &App) {
     frame.render_widget(Block::default().style(theme.base), area);
     let areas = layout(area);
     draw_list(frame, app, areas);
-    draw_detail(frame, app, areas.detail);
+    let detail = panes::labels::draw_panels(frame, app, areas.detail);
+    draw_detail(frame, app, detail);
     draw_status(frame, app, areas.status);
     match app.popup {
         Some(Popup::Help) => draw_help(frame, app, area),
         Some(Popup::Issues) => draw_issues(frame, app, area),
+        Some(other) => panes::labels::draw_popup(frame, app, area, other),
         None => {}
     }
 }
@@ -167,6 +169,14 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         title.push(Span::styled(
             format!("· {} runs ", app.runs.len()),
             theme.dim,
+        ));
+    }
+    // Labelling progress, once labelling has begun here (label mode, a filter, or labels).
+    let l = &app.labelling;
+    if l.mode || l.filter.is_some() || l.any_labels {
+        title.push(Span::styled(
+            format!("· {}/{} labelled ", l.progress.labelled, l.progress.total),
+            theme.title,
         ));
     }
     let block = Block::default()
@@ -362,6 +372,9 @@ fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let mut left: Vec<Span> = Vec::new();
+    if app.labelling.mode {
+        left.push(Span::styled(" LABEL ", theme.tab_active));
+    }
     if app.search.editing {
         left.push(Span::styled(" / ", theme.status_key));
         left.push(Span::raw(format!(" {}▏", app.search.pattern)));
@@ -396,6 +409,9 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             .get(t)
             .map_or(String::new(), |t| t.short.chars().take(16).collect());
         filters.push(format!("task={short}…"));
+    }
+    if let Some(label) = app.labelling.filter_label() {
+        filters.push(label);
     }
     if app.grouping != super::app::Grouping::FileOrder {
         filters.push(format!("by {}", app.grouping.label()));

@@ -3,6 +3,7 @@
 pub mod cases;
 pub mod code;
 pub mod graph;
+pub mod labels;
 pub mod output;
 pub mod response;
 pub mod task;

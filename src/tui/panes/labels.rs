@@ -1,0 +1,491 @@
+//! Drawing for labelling and reruns: the Labels and Rerun panels under the detail pane,
+//! the category picker, the agreement view and the runtime install offer.
+
+use ratatui::Frame;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use crate::grade::report::GradeReport;
+use crate::model::reruns::RerunRecord;
+
+use super::super::app::{App, Popup};
+use super::super::labelling::suggestion;
+use super::super::rerun::{case_changes, comparison, edit_summary};
+use super::super::theme::Theme;
+
+/// Draws the Labels panel (label mode or a note being typed) and the Rerun panel (the
+/// selected rollout has a rerun or what-if) at the bottom of `detail`; returns what is left
+/// for the pane. Carved from the bottom so the tabs keep their place.
+pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
+    let mut rest = detail;
+    let mut panels: Vec<(String, Vec<Line<'static>>)> = Vec::new();
+    if let Some(row) = app.selected {
+        if let Some(lines) = rerun_lines(app, row) {
+            panels.push((
+                " Rerun (kept beside the rollout, not in it) ".to_string(),
+                lines,
+            ));
+        }
+        if app.labelling.mode || app.labelling.note.is_some() {
+            panels.push((labels_title(app), label_lines(app, row, detail.width)));
+        }
+    }
+    for (title, lines) in panels.into_iter().rev() {
+        // Leave the pane at least a few lines.
+        let room = rest.height.saturating_sub(5);
+        let height = (lines.len() as u16 + 2).min(room);
+        if height < 3 {
+            continue;
+        }
+        let area = Rect {
+            y: rest.bottom() - height,
+            height,
+            ..rest
+        };
+        rest.height -= height;
+        let theme = &app.theme;
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border_focused)
+            .title(Span::styled(title, theme.title));
+        frame.render_widget(Clear, area);
+        frame.render_widget(
+            Paragraph::new(lines)
+                .block(block)
+                .style(theme.base)
+                .wrap(Wrap { trim: false }),
+            area,
+        );
+    }
+    rest
+}
+
+fn labels_title(app: &App) -> String {
+    let p = &app.labelling.progress;
+    format!(
+        " Labels · {} · {}/{} labelled ",
+        app.labelling.annotator, p.labelled, p.total
+    )
+}
+
+/// The Labels panel: category chips with keys, marks and counts; the suggestion; the note;
+/// other annotators' labels; where labels are saved.
+pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let l = &app.labelling;
+    let Some(entry) = app.entries.get(row) else {
+        return Vec::new();
+    };
+    let saved = l.saved(entry.run, &entry.rollout.id);
+    let chosen = |id| saved.is_some_and(|s| s.categories.contains(id));
+    let mut lines = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0usize;
+    let max = width.saturating_sub(2) as usize;
+    for c in &l.taxonomy.categories {
+        let on = chosen(&c.id);
+        let count = l.progress.per_category.get(&c.id).copied().unwrap_or(0);
+        let key = c.key.map_or("·".to_string(), |k| k.to_string());
+        let chip = format!("{key}{}{} {count}", if on { "✓" } else { " " }, c.label);
+        let w = chip.chars().count() + 2;
+        if used > 0 && used + w > max {
+            lines.push(Line::from(std::mem::take(&mut spans)));
+            used = 0;
+        }
+        spans.push(Span::styled(
+            chip,
+            if on { theme.tab_active } else { theme.dim },
+        ));
+        spans.push(Span::raw("  "));
+        used += w;
+    }
+    if !spans.is_empty() {
+        lines.push(Line::from(spans));
+    }
+    let suggested = suggestion(app, row);
+    lines.push(match suggested {
+        Some(c) if chosen(&c.id) => Line::from(vec![
+            Span::styled("suggested: ", theme.dim),
+            Span::raw(format!("{} ✓ accepted", c.label)),
+        ]),
+        Some(c) => Line::from(vec![
+            Span::styled("suggested: ", theme.dim),
+            Span::styled(c.label.clone(), theme.hint),
+            Span::styled("  (a accepts; not saved until then)", theme.dim),
+        ]),
+        None => Line::styled("suggested: none", theme.dim),
+    });
+    match &l.note {
+        Some(n) if n.row == row => lines.push(Line::from(vec![
+            Span::styled("note: ", theme.status_key),
+            Span::raw(format!("{}▏", n.text)),
+            Span::styled("  enter saves · esc cancels", theme.dim),
+        ])),
+        _ => {
+            if let Some(s) = saved.filter(|s| !s.note.is_empty()) {
+                lines.push(Line::from(vec![
+                    Span::styled("note: ", theme.dim),
+                    Span::raw(s.note.clone()),
+                ]));
+            }
+        }
+    }
+    for other in l.others(entry.run, &entry.rollout.id) {
+        let names: Vec<String> = other
+            .categories
+            .iter()
+            .map(|c| l.taxonomy.get(c).map_or(c.0.clone(), |k| k.label.clone()))
+            .collect();
+        let mut text = format!("{}: {}", other.annotator, names.join(", "));
+        if !other.note.is_empty() {
+            text.push_str(&format!(" — {}", other.note));
+        }
+        lines.push(Line::styled(text, theme.dim));
+    }
+    if let Some(home) = l.embedded_home() {
+        lines.push(Line::styled(
+            format!("built-in demo: labels saved in {}", home.display()),
+            theme.dim,
+        ));
+    }
+    lines
+}
+
+fn verdict_style(theme: &Theme, report: &GradeReport) -> Style {
+    match report.verdict {
+        Some(v) => theme.verdict(v),
+        None => theme.verdict_failed,
+    }
+}
+
+fn cases_text(report: &GradeReport) -> String {
+    if report.cases.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "  {}/{} cases passed",
+            report.cases.len() - report.failed_cases(),
+            report.cases.len()
+        )
+    }
+}
+
+fn saved_text(saved: &Option<Result<(), String>>) -> &'static str {
+    match saved {
+        Some(Ok(())) => "  · in the rerun sidecar",
+        Some(Err(_)) => "  · NOT saved",
+        None => "  · saving…",
+    }
+}
+
+/// The Rerun panel: stored verdict, latest rerun and what-if, each with the case changes.
+pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
+    let theme = &app.theme;
+    let cmp = comparison(app, row)?;
+    let entry = app.entries.get(row)?;
+    let mut lines = Vec::new();
+    let original_cases = cmp
+        .original_report
+        .as_deref()
+        .map(cases_text)
+        .unwrap_or_default();
+    lines.push(Line::from(vec![
+        Span::styled(format!("{:<9}", "stored"), theme.dim),
+        Span::styled(
+            cmp.original.clone(),
+            super::super::ui::shown_style(theme, app.shown(row)),
+        ),
+        Span::styled(original_cases, theme.dim),
+    ]));
+    let changes = |after: &GradeReport| -> Vec<Line<'static>> {
+        match cmp.original_report.as_deref() {
+            Some(before) => {
+                let list = case_changes(before, after);
+                if list.is_empty() {
+                    vec![Line::styled(format!("{:<9}no case changed", ""), theme.dim)]
+                } else {
+                    vec![Line::styled(
+                        format!("{:<9}{}", "", list.join(" · ")),
+                        theme.warning,
+                    )]
+                }
+            }
+            None => Vec::new(),
+        }
+    };
+    let record_line = |label: &str, record: &RerunRecord, saved| {
+        let r = &record.report;
+        let time = record.time.get(11..19).unwrap_or("");
+        Line::from(vec![
+            Span::styled(format!("{label:<9}"), theme.dim),
+            Span::styled(
+                r.verdict.map_or("not graded", |v| v.as_str()).to_string(),
+                verdict_style(theme, r),
+            ),
+            Span::styled(cases_text(r), theme.dim),
+            Span::styled(format!("  {time}{}", saved_text(saved)), theme.dim),
+        ])
+    };
+    if cmp.rerun_running {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<9}", "rerun"), theme.dim),
+            Span::styled(
+                format!("{} grading…", app.reruns.spinner_frame()),
+                theme.progress,
+            ),
+        ]));
+    } else if let Some((record, saved)) = &cmp.rerun {
+        lines.push(record_line("rerun", record, saved));
+        lines.extend(changes(&record.report));
+    }
+    if cmp.what_if_running {
+        lines.push(Line::from(vec![
+            Span::styled(format!("{:<9}", "what-if"), theme.dim),
+            Span::styled(
+                format!("{} grading the edited code…", app.reruns.spinner_frame()),
+                theme.progress,
+            ),
+        ]));
+    } else if let Some((record, saved)) = &cmp.what_if {
+        lines.push(record_line("what-if", record, saved));
+        let edited = record.edited_code.as_deref().unwrap_or("");
+        let passed = record.report.verdict == Some(crate::model::Verdict::Right);
+        lines.push(Line::styled(
+            format!(
+                "{:<9}{} → {}",
+                "",
+                edit_summary(entry.code(), edited),
+                if passed {
+                    "would have passed"
+                } else {
+                    "would still fail"
+                }
+            ),
+            if passed {
+                theme.verdict_right
+            } else {
+                theme.hint
+            },
+        ));
+        lines.extend(changes(&record.report));
+    }
+    if cmp.earlier > 1 {
+        lines.push(Line::styled(
+            format!("{:<9}{} reruns of this rollout on file", "", cmp.earlier),
+            theme.dim,
+        ));
+    }
+    Some(lines)
+}
+
+fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+/// Draws one of this module's popups.
+pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect, popup: Popup) {
+    let theme = &app.theme;
+    let (title, lines, width) = match popup {
+        Popup::CategoryPicker => (
+            " Categories (↑↓ · enter toggles · esc closes) ".to_string(),
+            picker_lines(app),
+            90,
+        ),
+        Popup::Agreement => agreement_popup(app),
+        Popup::Runtime => (" Python runtime ".to_string(), runtime_lines(app), 80),
+        Popup::Help | Popup::Issues => return,
+    };
+    let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let popup_rect = popup_area(area, width, height);
+    frame.render_widget(Clear, popup_rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(theme.popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((app.popup_scroll, 0)),
+        popup_rect,
+    );
+}
+
+fn picker_lines(app: &App) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let l = &app.labelling;
+    let saved = app
+        .selected_entry()
+        .and_then(|e| l.saved(e.run, &e.rollout.id));
+    l.taxonomy
+        .categories
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let on = saved.is_some_and(|s| s.categories.contains(&c.id));
+            let count = l.progress.per_category.get(&c.id).copied().unwrap_or(0);
+            let line = Line::from(vec![
+                Span::styled(format!(" {} ", c.key.map_or(' ', |k| k)), theme.status_key),
+                Span::raw(format!(
+                    " {} {:<26} {count:>4}  ",
+                    if on { "✓" } else { " " },
+                    c.label
+                )),
+                Span::styled(c.description.clone(), theme.dim),
+            ]);
+            if k == l.picker_cursor {
+                line.patch_style(theme.selected)
+            } else {
+                line
+            }
+        })
+        .collect()
+}
+
+fn kappa(k: Option<f64>) -> String {
+    k.map_or("  n/a".to_string(), |k| format!("{k:>5.2}"))
+}
+
+fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16) {
+    let theme = &app.theme;
+    let l = &app.labelling;
+    let Some(a) = l.agreement() else {
+        return (
+            " Agreement ".to_string(),
+            vec![Line::raw("only one annotator has labels")],
+            60,
+        );
+    };
+    let mut lines = vec![
+        Line::raw(format!(
+            "{} rollouts labelled by both · only {}: {} · only {}: {}",
+            a.compared, a.annotator_a, a.only_labelled_by_a, a.annotator_b, a.only_labelled_by_b
+        )),
+        Line::from(vec![
+            Span::styled("overall κ ", theme.title),
+            Span::styled(kappa(a.mean_kappa), theme.title),
+            Span::styled(
+                format!(
+                    "  (mean over categories) · identical label sets {}",
+                    a.exact_set_agreement
+                        .map_or("n/a".to_string(), |x| format!("{:.0}%", x * 100.0))
+                ),
+                theme.dim,
+            ),
+        ]),
+        Line::styled(
+            format!(
+                "{:<26} {:>5} {:>6} {:>6} {:>7} {:>5}",
+                "category", "both", "only a", "only b", "neither", "κ"
+            ),
+            theme.column_header,
+        ),
+    ];
+    for c in &a.per_category {
+        if c.both + c.only_a + c.only_b == 0 {
+            continue;
+        }
+        let label = l
+            .taxonomy
+            .get(&c.category)
+            .map_or(c.category.0.clone(), |k| k.label.clone());
+        lines.push(Line::raw(format!(
+            "{:<26} {:>5} {:>6} {:>6} {:>7} {}",
+            label.chars().take(26).collect::<String>(),
+            c.both,
+            c.only_a,
+            c.only_b,
+            c.neither,
+            kappa(c.kappa)
+        )));
+    }
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        format!("{} disagreements to resolve:", a.disagreements.len()),
+        theme.title,
+    ));
+    let names = |ids: &[crate::model::taxonomy::CategoryId]| -> String {
+        if ids.is_empty() {
+            return "(none)".to_string();
+        }
+        ids.iter()
+            .map(|c| l.taxonomy.get(c).map_or(c.0.clone(), |k| k.label.clone()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    for d in &a.disagreements {
+        let place = app
+            .entries
+            .iter()
+            .find(|e| e.rollout.id == d.rollout)
+            .map(|e| {
+                let run = app.runs.get(e.run).map_or("", |r| r.name.as_str());
+                format!("{run}:{}", e.rollout.line)
+            })
+            .unwrap_or_else(|| d.rollout.0.clone());
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {place:<18}"), theme.dim),
+            Span::raw(format!("{}: {}", a.annotator_a, names(&d.categories_a))),
+            Span::styled("  |  ", theme.dim),
+            Span::raw(format!("{}: {}", a.annotator_b, names(&d.categories_b))),
+        ]));
+    }
+    (
+        format!(
+            " Agreement: {} vs {} (tab: another annotator · esc closes) ",
+            a.annotator_a, a.annotator_b
+        ),
+        lines,
+        100,
+    )
+}
+
+fn runtime_lines(app: &App) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let install = &app.reruns.install;
+    let mut lines = Vec::new();
+    if !install.running && install.outcome.is_none() {
+        lines.push(Line::raw(
+            "Grading needs Python 3.11 with NumPy 2.3.0, and it is not installed.",
+        ));
+        lines.push(Line::raw(
+            "sebx can create it now (a venv in its cache folder; pip needs the network).",
+        ));
+        lines.push(Line::raw(""));
+        lines.push(Line::from(vec![
+            Span::styled(" y ", theme.status_key),
+            Span::raw(" install now    "),
+            Span::styled(" esc ", theme.status_key),
+            Span::raw(" not now"),
+        ]));
+        return lines;
+    }
+    for step in &install.lines {
+        lines.push(Line::raw(format!("· {step}")));
+    }
+    if install.running {
+        lines.push(Line::styled(
+            format!("{} working…", app.reruns.spinner_frame()),
+            theme.progress,
+        ));
+    }
+    match &install.outcome {
+        Some(Ok(python)) => lines.push(Line::styled(
+            format!("installed: {python} — r reruns now; restart sebx to grade the list"),
+            theme.verdict_right,
+        )),
+        Some(Err(e)) => lines.push(Line::styled(format!("failed: {e}"), theme.error)),
+        None => {}
+    }
+    lines
+}
