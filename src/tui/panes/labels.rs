@@ -88,12 +88,13 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
         let on = chosen(&c.id);
         let count = l.progress.per_category.get(&c.id).copied().unwrap_or(0);
         let key = c.key.map_or("·".to_string(), |k| k.to_string());
-        let chip = format!("{key}{}{} {count}", if on { "✓" } else { " " }, c.label);
-        let w = chip.chars().count() + 2;
+        let chip = format!(" {}{} ({count})", if on { "✓" } else { " " }, c.label);
+        let w = key.chars().count() + chip.chars().count() + 2;
         if used > 0 && used + w > max {
             lines.push(Line::from(std::mem::take(&mut spans)));
             used = 0;
         }
+        spans.push(Span::styled(key, theme.status_key));
         spans.push(Span::styled(
             chip,
             if on { theme.tab_active } else { theme.dim },

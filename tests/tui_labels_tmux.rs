@@ -1,0 +1,176 @@
+//! Labels survive SIGKILL: the real binary in tmux labels three rollouts of a temp copy of
+//! the demo, is killed with `kill -9`, is reopened, and shows all three labels.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+struct Session(String);
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        let _ = Command::new("tmux")
+            .args(["kill-session", "-t", &self.0])
+            .output();
+    }
+}
+
+fn tmux(args: &[&str]) -> std::process::Output {
+    Command::new("tmux").args(args).output().expect("tmux runs")
+}
+
+fn capture(name: &str) -> String {
+    String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", name]).stdout).into_owned()
+}
+
+fn wait_for(name: &str, what: &str, ok: impl Fn(&str) -> bool) -> String {
+    let start = Instant::now();
+    loop {
+        let screen = capture(name);
+        if ok(&screen) {
+            return screen;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}; screen:\n{screen}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn status_line(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
+}
+
+/// Starts sebx on `file` in a new tmux session; no Python runtime is visible (HOME is a
+/// temp dir), so the list does not change under the keys.
+fn open(name: &str, home: &Path, file: &Path, total: usize) -> Session {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let cmd = format!(
+        "env HOME={h} XDG_CONFIG_HOME={h} XDG_CACHE_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data SEBX_ANNOTATOR=tester {bin} {file} --api-doc {root}/samples/demo/api_doc.jsonl",
+        h = home.display(),
+        bin = env!("CARGO_BIN_EXE_sebx"),
+        file = file.display(),
+    );
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        "110",
+        "-y",
+        "34",
+        &cmd,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let session = Session(name.to_string());
+    wait_for(name, "the loaded list", |s| {
+        s.contains(&format!("{total} rollouts")) && !status_line(s).contains("loading")
+    });
+    session
+}
+
+#[test]
+fn three_labels_survive_sigkill() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let file = dir.path().join("rollouts.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo/rollouts.jsonl"),
+        &file,
+    )
+    .expect("copy the demo rollouts");
+    let original = std::fs::read(&file).expect("read the copy");
+    let total = String::from_utf8_lossy(&original)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count();
+
+    let name = format!("sebx-labels-test-{}", std::process::id());
+    let session = open(&name, &home, &file, total);
+    tmux(&["send-keys", "-t", &name, "L"]);
+    wait_for(&name, "label mode", |s| s.contains("Labels · tester"));
+    // Row 1: NumPy import (key 1); row 2: NumPy name on zwc (2); row 3: Logic error (8).
+    for (keys, label) in [
+        (vec!["1"], "NumPy import"),
+        (vec!["j", "2"], "NumPy name on zwc"),
+        (vec!["j", "8"], "Logic error"),
+    ] {
+        for k in keys {
+            tmux(&["send-keys", "-t", &name, k]);
+        }
+        wait_for(&name, label, |s| {
+            status_line(s).contains(&format!("saved to rollouts.jsonl.labels.jsonl: {label}"))
+        });
+    }
+    let pid = String::from_utf8_lossy(
+        &tmux(&["display-message", "-p", "-t", &name, "#{pane_pid}"]).stdout,
+    )
+    .trim()
+    .to_string();
+    assert!(pid.parse::<u32>().is_ok(), "pane pid: {pid:?}");
+    let killed = Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let start = Instant::now();
+    while tmux(&["has-session", "-t", &name]).status.success() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "still running after kill -9"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(session);
+
+    // On disk: three records, one per rollout, and the rollout file untouched.
+    let sidecar = std::fs::read_to_string(dir.path().join("rollouts.jsonl.labels.jsonl"))
+        .expect("the label sidecar exists");
+    let records: Vec<serde_json::Value> = sidecar
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("each line is a record"))
+        .collect();
+    let categories: Vec<&str> = records
+        .iter()
+        .map(|r| r["categories"][0].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(
+        categories,
+        vec!["numpy_import", "numpy_name_on_zwc", "logic_error"]
+    );
+    assert!(records.iter().all(|r| r["annotator"] == "tester"));
+    assert_eq!(std::fs::read(&file).expect("read"), original);
+
+    // Reopened: the title counts three, and the "labelled" filter shows exactly those rows.
+    let name2 = format!("{name}-again");
+    let _again = open(&name2, &home, &file, total);
+    let counted = format!("3/{total} labelled");
+    let screen = wait_for(&name2, "the labels", |s| s.contains(&counted));
+    assert!(screen.contains(&counted), "{screen}");
+    tmux(&["send-keys", "-t", &name2, "F", "F"]);
+    let filtered = wait_for(&name2, "the label filter", |s| {
+        status_line(s).contains("label=any")
+    });
+    assert!(
+        filtered
+            .lines()
+            .next()
+            .unwrap_or("")
+            .contains(&format!("3 of {total}")),
+        "{filtered}"
+    );
+    tmux(&["send-keys", "-t", &name2, "L"]);
+    let panel = wait_for(&name2, "label mode", |s| s.contains("Labels · tester"));
+    assert!(panel.contains("✓NumPy import"), "{panel}");
+}
