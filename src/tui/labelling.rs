@@ -131,6 +131,11 @@ impl Default for Labelling {
 }
 
 impl Labelling {
+    /// Makes the next [`service`] re-read sidecars other processes have appended to.
+    pub fn reload_soon(&mut self) {
+        self.last_reload = None;
+    }
+
     /// Notes which runs are files and which are built in (the demo), before loading.
     pub fn register_sources(&mut self, sources: &[Source]) {
         for s in sources {

@@ -196,7 +196,12 @@ pub fn on_event(app: &mut App, event: RerunEvent) -> bool {
             }
             app.reruns.running.remove(&key);
             match result {
-                Ok(report) => {
+                Ok(mut report) => {
+                    // The sidecar keys reruns by the row's id (a what-if's edited response
+                    // would otherwise hash to another one).
+                    if let Some(entry) = app.entries.get(row) {
+                        report.id = Some(entry.rollout.id.clone());
+                    }
                     let record = RerunRecord::now(*report, code);
                     let verdict = record.report.verdict.map_or("not graded", |v| v.as_str());
                     app.message = Some(format!(

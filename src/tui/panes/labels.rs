@@ -354,7 +354,10 @@ fn picker_lines(app: &App) -> Vec<Line<'static>> {
 }
 
 fn kappa(k: Option<f64>) -> String {
-    k.map_or("  n/a".to_string(), |k| format!("{k:>5.2}"))
+    // Rounded first, and `+ 0.0` turns -0.0 into 0.0: float noise must not show as "-0.00".
+    k.map_or("  n/a".to_string(), |k| {
+        format!("{:>5.2}", (k * 100.0).round() / 100.0 + 0.0)
+    })
 }
 
 fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16) {
