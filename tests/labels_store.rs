@@ -369,3 +369,35 @@ fn reruns_sidecar_keeps_what_ifs_apart() {
     );
     assert!(reopened.latest_graded(&rid("r3")).is_none());
 }
+
+#[test]
+fn set_writes_only_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut store, _) = LabelStore::open(&rollout_file(dir.path())).expect("open");
+    let r1 = rid("r1");
+    assert!(!store.set(&r1, vec![], "", "alice").expect("clear nothing"));
+    assert!(
+        store
+            .set(&r1, cats(&["timeout"]), "", "alice")
+            .expect("first")
+    );
+    assert!(
+        !store
+            .set(&r1, cats(&["timeout"]), "", "alice")
+            .expect("same again")
+    );
+    assert!(
+        store
+            .set(&r1, cats(&["timeout"]), "slow", "alice")
+            .expect("note changed")
+    );
+    assert!(
+        store
+            .set(&r1, cats(&["timeout"]), "slow", "bob")
+            .expect("other annotator")
+    );
+    assert!(store.set(&r1, vec![], "", "alice").expect("clear"));
+    assert!(store.current(&r1, "alice").is_none());
+    let text = std::fs::read_to_string(labels_path(dir.path())).expect("read");
+    assert_eq!(text.lines().count(), 4);
+}
