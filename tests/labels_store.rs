@@ -286,11 +286,30 @@ fn concurrent_threads_and_processes_never_corrupt() {
                 .expect("spawn child")
         })
         .collect();
+    let writers_done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
-        for t in 0..4 {
-            let file = &file;
-            s.spawn(move || append_many(file, &format!("thread{t}")));
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let file = &file;
+                s.spawn(move || append_many(file, &format!("thread{t}")))
+            })
+            .collect();
+        // A reader reloading meanwhile never sees a half-written line.
+        let reader = s.spawn(|| {
+            let (mut store, _) = LabelStore::open(&file).expect("open");
+            let mut reloads = 0;
+            while !writers_done.load(std::sync::atomic::Ordering::Relaxed) {
+                let issues = store.reload().expect("reload");
+                assert!(issues.is_empty(), "reader saw {issues:?}");
+                reloads += 1;
+            }
+            reloads
+        });
+        for h in handles {
+            h.join().expect("writer thread");
         }
+        writers_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().expect("reader thread") > 0);
     });
     for mut child in children {
         assert!(child.wait().expect("wait").success(), "child writer failed");
