@@ -595,7 +595,10 @@ fn without_namespaces_escapees_are_still_killed() {
     let report = pool.sandbox_report();
     assert!(!report.is_active("no network"), "{report}");
     assert!(
-        report.lines().iter().any(|l| l.contains("[off] read-only filesystem")),
+        report
+            .lines()
+            .iter()
+            .any(|l| l.contains("[off] read-only filesystem")),
         "{report}"
     );
     let marker = unique("plain-sleeper");
@@ -635,5 +638,8 @@ fn without_namespaces_escapees_are_still_killed() {
     let outcome = run(&pool, "while True:\n    pass\n", Duration::from_secs(1));
     assert!(outcome.timed_out);
     assert_nothing_left(&pool, None);
-    assert_eq!(run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout, "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n");
+    assert_eq!(
+        run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout,
+        "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n"
+    );
 }

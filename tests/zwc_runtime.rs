@@ -196,9 +196,9 @@ fn results_are_wrapped_by_the_rules() {
 fn nested_containers_and_dicts_are_wrapped_recursively() {
     assert_prints(
         "import zwc\nimport numpy\n\
-         print(zwc._wrap([numpy.zeros(1), [numpy.ones(1)], [1, 2], (3,)]))\n\
-         print(zwc._wrap({'a': numpy.ones(2), 'b': 3}))\n\
-         print(zwc._wrap([1, [numpy.ones(1)]]))\n",
+         print(zwc._wrap_numpy_result([numpy.zeros(1), [numpy.ones(1)], [1, 2], (3,)]))\n\
+         print(zwc._wrap_numpy_result({'a': numpy.ones(2), 'b': 3}))\n\
+         print(zwc._wrap_numpy_result([1, [numpy.ones(1)]]))\n",
         "[ZWCArray([0.0]), [ZWCArray([1.0])], [1, 2], (3,)]\n\
          {'a': ZWCArray([1.0, 1.0]), 'b': 3}\n\
          [1, [array([1.])]]\n",
@@ -274,4 +274,23 @@ fn tolist_on_a_zwc_result_fails_like_the_official_run() {
         outcome.stderr
     );
     assert!(outcome.stderr.contains("main.py\", line 3, in solve"));
+}
+
+#[test]
+fn runtime_internals_do_not_show_up_as_name_suggestions() {
+    // The official traceback for `zwc.unwrap` has no "Did you mean" hint; a
+    // helper called `_unwrap` would add one.
+    for name in ["unwrap", "wrap", "install", "element"] {
+        let outcome = run(&format!("import zwc\nzwc.{name}([1])\n"));
+        let expected = format!("AttributeError: module 'zwc' has no attribute '{name}'\n");
+        assert!(outcome.stderr.ends_with(&expected), "{}", outcome.stderr);
+    }
+    let outcome = run("import zwc\nzwc.kocitoo([1])\n");
+    assert!(
+        outcome.stderr.ends_with(
+            "AttributeError: module 'zwc' has no attribute 'kocitoo'. Did you mean: 'kocito'?\n"
+        ),
+        "{}",
+        outcome.stderr
+    );
 }
