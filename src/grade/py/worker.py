@@ -146,8 +146,11 @@ def _make_read_only():
 def _private_tmp(keep_visible):
     """A fresh tmpfs over /tmp and /dev/shm; `keep_visible` dirs under /tmp are bound back."""
     held = []
-    for path in keep_visible:
-        if path.startswith("/tmp/") and os.path.isdir(path):
+    kept = []
+    for path in sorted(set(os.path.realpath(p) for p in keep_visible)):
+        inside_kept = any(path == k or path.startswith(k + "/") for k in kept)
+        if path.startswith("/tmp/") and os.path.isdir(path) and not inside_kept:
+            kept.append(path)
             held.append((path, os.open(path, os.O_RDONLY | os.O_DIRECTORY)))
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777")
     for path, fd in held:
@@ -188,6 +191,37 @@ def _user_task_count(uid):
         if uid_line.split()[1:2] == [str(uid)]:
             count += int(threads.split()[1]) if threads else 1
     return count
+
+
+def _namespaces_work(real_root):
+    """Raises OSError with the reason when the worker's namespaces cannot be set up."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            if not real_root:
+                _enter_user_namespace()
+            _unshare(CLONE_NEWNET | CLONE_NEWNS, "unshare(CLONE_NEWNET|CLONE_NEWNS)")
+            _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+            _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m")
+            os._exit(0)
+        except BaseException as exc:
+            try:
+                os.write(write_end, str(getattr(exc, "strerror", None) or exc).encode())
+            finally:
+                os._exit(1)
+    os.close(write_end)
+    message = b""
+    while True:
+        chunk = os.read(read_end, 4096)
+        if not chunk:
+            break
+        message += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError(errno.EPERM, message.decode(errors="replace") or "namespace trial failed")
 
 
 def _pid_namespace_works():
@@ -234,6 +268,8 @@ class Sandbox:
         namespaces = False
         if want:
             try:
+                # A trial in a child first: a half-entered user namespace cannot be left.
+                _namespaces_work(real_root)
                 if not real_root:
                     _enter_user_namespace()
                 _unshare(CLONE_NEWNET | CLONE_NEWNS, "unshare(CLONE_NEWNET|CLONE_NEWNS)")
@@ -262,7 +298,7 @@ class Sandbox:
         if self.pid_namespace:
             p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
         else:
-            p.add("process tree kill", True, "session per program, killed by process group, cgroup and subreaper sweep (processes that escape to another group survive only without cgroup)")
+            p.add("process tree kill", True, "no pid namespace: a session per program, killed by process group plus a sweep of the worker's cgroup or descendants (the worker is a child subreaper); programs can see and signal other processes")
         if not self.cgroup:
             if not real_root and self.limits.get("nproc_extra"):
                 self.nproc_limit = _user_task_count(os.getuid()) + self.limits["nproc_extra"]
@@ -898,9 +934,14 @@ def main():
         except OSError:
             pass
         sandbox = Sandbox(config)
-        keep_visible = [p for p in (zwc_root,) if p]
-        sandbox.setup(keep_visible)
+        # Under the private /tmp these must stay visible: zwc, and the Python
+        # installation itself (NumPy and the stdlib import submodules lazily).
+        keep_visible = [zwc_root, sys.prefix, sys.base_prefix, sys.exec_prefix]
+        keep_visible += [p for p in sys.path if p and os.path.isdir(p)]
+        sandbox.setup([p for p in keep_visible if p])
         import numpy
+        import numpy.linalg  # noqa: F401  (zwc.rfx; saves every program the import)
+        import numpy.random  # noqa: F401  (reseeded in every program)
 
         if zwc_root:
             import zwc  # noqa: F401
