@@ -140,7 +140,7 @@ fn the_program_sees_a_fresh_python_main_py_run() {
     assert_eq!(
         outcome.stdout,
         "__main__ ['main.py'] True ['main.py']\nmain.py True\n'' utf-8 True\né✓\n\
-         ['HOME', 'PATH', 'TMPDIR']\nwritten here\n",
+         ['HOME', 'PATH', 'PYTHONPATH', 'TMPDIR']\nwritten here\n",
         "stderr: {}",
         outcome.stderr
     );
@@ -642,4 +642,28 @@ fn without_namespaces_escapees_are_still_killed() {
         run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout,
         "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n"
     );
+}
+
+#[test]
+fn ordinary_python_facilities_work_in_the_sandbox() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "import tempfile, os, multiprocessing, subprocess, sys, concurrent.futures as cf\n\
+         open('/dev/null', 'w').write('x')\n\
+         fd, path = tempfile.mkstemp()\n\
+         print(path.startswith(os.getcwd()))\n\
+         with multiprocessing.Pool(2) as workers:\n\
+         \x20   print(workers.map(abs, [-1, -2]))\n\
+         print(subprocess.run([sys.executable, '-c', 'import zwc; print(zwc.kocito(zwc.yitaf([1, 2])))'], capture_output=True, text=True).stdout.strip())\n\
+         with cf.ThreadPoolExecutor(8) as ex:\n\
+         \x20   print(list(ex.map(abs, [-3])))\n",
+        Duration::from_secs(5),
+    );
+    assert_eq!(
+        outcome.stdout, "True\n[1, 2]\n1.5\n[3]\n",
+        "{}",
+        outcome.stderr
+    );
+    assert_nothing_left(&pool, None);
 }

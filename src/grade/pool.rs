@@ -51,7 +51,10 @@
 //!   the worker's cgroup and descendants. Rlimits: address space (a 10 GB
 //!   allocation fails at once with `MemoryError`), file size, open files, CPU
 //!   time, no core dumps. Environment: only `PATH`, `HOME`/`TMPDIR` (the
-//!   program's directory), `LC_CTYPE=C.UTF-8` and BLAS/OpenMP threads = 1.
+//!   program's directory), `PYTHONPATH` (zwc, for Pythons the program starts),
+//!   `LC_CTYPE=C.UTF-8` and BLAS/OpenMP threads = 1.
+//! - the private `/tmp` hides the host's `/tmp`, so the zwc package and the
+//!   Python installation are bind-mounted back (read-only) when they live there.
 //! - captured stdout and stderr are read continuously (no deadlock on large
 //!   output) and capped at `capture_cap` bytes each: the first quarter and the
 //!   last three quarters are kept, and `stdout_omitted`/`stderr_omitted` count

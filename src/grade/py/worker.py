@@ -311,7 +311,7 @@ class Sandbox:
         p.add("file-size limit", True, f"RLIMIT_FSIZE={lim['file_size'] >> 20} MiB")
         p.add("open-files limit", True, f"RLIMIT_NOFILE={lim['open_files']}")
         p.add("CPU limit", True, f"RLIMIT_CPU={lim['cpu_seconds']} s")
-        p.add("clean environment", True, "only PATH, HOME, TMPDIR, locale and BLAS thread settings")
+        p.add("clean environment", True, "only PATH, HOME, TMPDIR, PYTHONPATH (zwc), locale and BLAS thread settings")
 
     def finish_mounts(self):
         """After numpy and zwc are imported: private /tmp, work dirs on it."""
@@ -391,6 +391,9 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
             pass
     os.chdir(rundir)
     env = dict(sandbox.config["program_env"])
+    if sandbox.config.get("zwc_root"):
+        # Pythons the program starts import zwc too, as with an installed package.
+        env["PYTHONPATH"] = sandbox.config["zwc_root"]
     env["HOME"] = rundir
     env["TMPDIR"] = rundir
     os.environ.clear()
