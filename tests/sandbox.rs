@@ -667,3 +667,17 @@ fn ordinary_python_facilities_work_in_the_sandbox() {
     );
     assert_nothing_left(&pool, None);
 }
+
+#[test]
+fn output_left_in_a_replaced_stdout_is_flushed_at_exit() {
+    let program =
+        "import io, sys\nprint('kept', end='')\nsys.stdout = io.StringIO()\nprint('hidden')\n";
+    let fast = pool(1);
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.full_interpreter_exit = true;
+    let full = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let a = run(&fast, program, Duration::from_secs(3));
+    let b = run(&full, program, Duration::from_secs(3));
+    assert_eq!(b.stdout, "kept", "{}", b.stderr);
+    assert_eq!(a.stdout, b.stdout, "{}", a.stderr);
+}

@@ -406,6 +406,7 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
     random.seed()
     sys.modules["numpy"].random.seed()
     sys.argv = ["main.py"]
+    sys.orig_argv = [sys.executable, "main.py"]
     sys.path[0] = rundir
     module = types.ModuleType("__main__")
     module.__file__ = path
@@ -465,9 +466,14 @@ def _system_exit_status(exc):
     return 1
 
 
-def _flush_std_files():
+def _flush_std_files(originals=False):
     status_ok = True
-    for stream in (sys.stdout, sys.stderr):
+    streams = [sys.stdout, sys.stderr]
+    if originals:
+        # CPython flushes these when it destroys them at teardown, e.g. after a
+        # program replaced sys.stdout and never put it back.
+        streams += [sys.__stdout__, sys.__stderr__]
+    for stream in streams:
         try:
             if stream is not None and not stream.closed:
                 stream.flush()
@@ -507,7 +513,7 @@ def _fast_exit(program, status):
         gc.collect()
     except BaseException:
         pass
-    if not _flush_std_files() and status == 0:
+    if not _flush_std_files(originals=True) and status == 0:
         status = 120
     if status == "sigint":
         signal.signal(signal.SIGINT, signal.SIG_DFL)
