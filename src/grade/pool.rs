@@ -21,6 +21,8 @@
 //! block-buffered stdout flushed by the interpreter's own exit path (uncaught
 //! exception, `sys.exit`, normal end, atexit, non-daemon threads joined).
 //! `random` and NumPy's global generator are reseeded in every program.
+//! Checked against the parity corpus: all 964 rollouts the official grader
+//! executed give the same stdout here, and the same stderr up to file paths.
 //!
 //! Exit: by default the program process performs the observable steps of
 //! CPython's `Py_FinalizeEx` in order (join non-daemon threads, atexit
@@ -29,13 +31,21 @@
 //! `sys.exit` code, 1 after an uncaught exception with its traceback, 120 when
 //! flushing stdout fails). It skips tearing NumPy's modules down, which costs
 //! ~20 ms in a forked child; [`PoolConfig::full_interpreter_exit`] restores the
-//! interpreter's own exit. The
-//! run ends when the program has exited and its stdout/stderr are closed (as
-//! `subprocess.run` waits); past `timeout` wall-clock seconds everything is
-//! killed and stdout is reported as `""` (the official rule). Known
-//! differences: the string hash seed is shared by the programs of one worker,
-//! and the timeout clock starts at the fork, so the interpreter start-up and
-//! NumPy import (~0.15 s) the official run spends inside its 3 s are not charged.
+//! interpreter's own exit.
+//!
+//! The run ends when the program has exited and its stdout/stderr are closed
+//! (as `subprocess.run` waits: a child still holding stdout keeps it going);
+//! past `timeout` wall-clock seconds everything is killed and stdout is
+//! reported as `""` (the official rule). Known differences: the string hash
+//! seed is shared by the programs of one worker; the timeout clock starts at
+//! the fork, so the interpreter start-up and NumPy import (~0.15 s) the
+//! official run spends inside its 3 s are not charged; the program starts three
+//! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
+//! `sys.modules`.
+//!
+//! Throughput (this 2-core machine, busy): a trivial zwc program through 2
+//! workers runs at 30–65 programs/s against 3–5/s for a fresh
+//! `python -c "import numpy"` per program (`tests/sandbox.rs` measures both).
 //!
 //! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
 //!
@@ -43,7 +53,9 @@
 //!   anywhere fails at once with `ENETUNREACH`), a private mount namespace with
 //!   every mount read-only and fresh tmpfs mounts on `/tmp` and `/dev/shm`, and
 //!   a pids cgroup (`pids.max`) against fork bombs (RLIMIT_NPROC does not bind
-//!   root). Unprivileged users get the namespaces through a user namespace.
+//!   root). Unprivileged users get the namespaces through a user namespace
+//!   (tried in a child first, since a half-entered one cannot be left) and an
+//!   approximate per-user RLIMIT_NPROC instead of the cgroup.
 //! - per program: a fresh directory, removed afterwards; a new pid namespace
 //!   (worker → monitor → init → program), so killing the monitor kills every
 //!   descendant, including `setsid`/double-forked ones; without pid
@@ -100,7 +112,8 @@ static POOL_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
 pub struct ExecOutcome {
     /// Captured stdout (lossy UTF-8); `""` after a timeout, as officially.
     pub stdout: String,
-    /// Captured stderr (lossy UTF-8), kept after a timeout for diagnosis.
+    /// Captured stderr (lossy UTF-8), kept after a timeout for diagnosis
+    /// (the official grader reports just `TLE` there).
     pub stderr: String,
     /// The program (or something it started) ran past the timeout.
     pub timed_out: bool,
