@@ -1,0 +1,6 @@
+//! Subcommand implementations; `main.rs` only dispatches. Each file owns one
+//! subcommand's `clap::Args` struct and a `run` function.
+
+pub mod analyze;
+pub mod grade;
+pub mod rerun;
