@@ -681,3 +681,35 @@ fn output_left_in_a_replaced_stdout_is_flushed_at_exit() {
     assert_eq!(b.stdout, "kept", "{}", b.stderr);
     assert_eq!(a.stdout, b.stdout, "{}", a.stderr);
 }
+
+#[test]
+fn the_program_sees_only_its_own_processes() {
+    let pool = pool(1);
+    let report = pool.sandbox_report();
+    let workers = pool.worker_pids();
+    let outcome = run(
+        &pool,
+        "import os\n\
+         pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n\
+         print(os.getpid(), os.readlink('/proc/self'), pids)\n",
+        Duration::from_secs(3),
+    );
+    if report.is_active("private /proc") {
+        assert_eq!(outcome.stdout, "2 2 [1, 2]\n", "{}", outcome.stderr);
+    } else {
+        assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
+    }
+    // Whatever /proc shows, signalling the worker must be impossible from inside.
+    let outcome = run(
+        &pool,
+        &format!(
+            "import os, signal\ntry:\n    os.kill({}, signal.SIGKILL)\n    print('sent')\nexcept ProcessLookupError:\n    print('no such process')\n",
+            workers[0]
+        ),
+        Duration::from_secs(3),
+    );
+    if report.is_active("process tree kill") && report.is_active("private /proc") {
+        assert_eq!(outcome.stdout, "no such process\n", "{}", outcome.stderr);
+        assert_eq!(pool.worker_pids(), workers, "the worker survived");
+    }
+}

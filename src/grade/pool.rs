@@ -58,7 +58,9 @@
 //!   approximate per-user RLIMIT_NPROC instead of the cgroup.
 //! - per program: a fresh directory, removed afterwards; a new pid namespace
 //!   (worker → monitor → init → program), so killing the monitor kills every
-//!   descendant, including `setsid`/double-forked ones; without pid
+//!   descendant, including `setsid`/double-forked ones, and a `/proc` of its
+//!   own (it sees only its own processes; others' pids do not exist for it,
+//!   so it cannot signal the worker or read the worker's pipes); without pid
 //!   namespaces, a session per program killed by process group plus a sweep of
 //!   the worker's cgroup and descendants. Rlimits: address space (a 10 GB
 //!   allocation fails at once with `MemoryError`), file size, open files, CPU

@@ -224,21 +224,37 @@ def _namespaces_work(real_root):
         raise OSError(errno.EPERM, message.decode(errors="replace") or "namespace trial failed")
 
 
+def _private_proc():
+    """In a new pid namespace's init: a /proc showing only that namespace."""
+    _unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
 def _pid_namespace_works():
-    """Trial run of the per-program pid namespace (fork, unshare, fork)."""
+    """Trial run of the per-program pid namespace (fork, unshare, fork).
+
+    Returns (pid namespace works, private /proc works)."""
     pid = os.fork()
     if pid == 0:
         try:
             _unshare(CLONE_NEWPID, "unshare(CLONE_NEWPID)")
             inner = os.fork()
             if inner == 0:
-                os._exit(0 if os.getpid() == 1 else 3)
+                if os.getpid() != 1:
+                    os._exit(3)
+                try:
+                    _private_proc()
+                    os._exit(0 if os.listdir("/proc/1") else 4)
+                except OSError:
+                    os._exit(4)
             _, status = os.waitpid(inner, 0)
             os._exit(os.waitstatus_to_exitcode(status))
         except BaseException:
             os._exit(2)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
+    code = os.waitstatus_to_exitcode(status)
+    return code in (0, 4), code == 0
 
 
 class Sandbox:
@@ -246,6 +262,7 @@ class Sandbox:
         self.config = config
         self.protections = Protections()
         self.pid_namespace = False
+        self.private_proc = False
         self.cgroup = config.get("cgroup")
         self.work_base = config["fallback_work_dir"]
         self.private_shm = False
@@ -294,9 +311,13 @@ class Sandbox:
         self.namespaces = namespaces
         self.keep_visible = keep_visible
         if want:
-            self.pid_namespace = _pid_namespace_works()
+            self.pid_namespace, self.private_proc = _pid_namespace_works()
         if self.pid_namespace:
             p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
+            if self.private_proc:
+                p.add("private /proc", True, "the program sees only its own processes and cannot signal others")
+            else:
+                p.add("private /proc", False, "cannot mount /proc for the program's pid namespace; it sees (not signals) other processes")
         else:
             p.add("process tree kill", True, "no pid namespace: a session per program, killed by process group plus a sweep of the worker's cgroup or descendants (the worker is a child subreaper); programs can see and signal other processes")
         if not self.cgroup:
@@ -751,6 +772,11 @@ class Worker:
         """B: pid 1 of the program's namespace (or a plain parent): start C, report its end."""
         try:
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if self.sandbox.private_proc:
+                try:
+                    _private_proc()
+                except OSError:
+                    pass
             pid_c = os.fork()
             if pid_c == 0:
                 os.close(st_w)
