@@ -919,3 +919,42 @@ fn kill_cgroup(cgroup: &Path) {
         thread::sleep(Duration::from_millis(5));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_is_shareable_across_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Pool>();
+    }
+
+    #[test]
+    fn report_lines_mark_missing_protections() {
+        let report = SandboxReport {
+            protections: vec![
+                Protection {
+                    name: "no network".to_string(),
+                    active: true,
+                    detail: "private network namespace".to_string(),
+                },
+                Protection {
+                    name: "process limit".to_string(),
+                    active: false,
+                    detail: "no writable pids cgroup".to_string(),
+                },
+            ],
+        };
+        assert_eq!(
+            report.lines(),
+            vec![
+                "[on]  no network: private network namespace",
+                "[off] process limit: no writable pids cgroup",
+            ]
+        );
+        assert!(report.is_active("no network"));
+        assert!(!report.is_active("process limit"));
+        assert_eq!(report.missing().len(), 1);
+    }
+}
