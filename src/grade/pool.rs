@@ -516,10 +516,10 @@ impl Launcher {
         let mut program_env = self.env.clone();
         program_env.remove("PYTHONDONTWRITEBYTECODE");
         let config = serde_json::json!({
-            "zwc_root": self.zwc_root,
-            "cgroup": cgroup,
+            "zwc_root": self.zwc_root.as_deref().map(lossy),
+            "cgroup": cgroup.as_deref().map(lossy),
             "cgroup_problem": self.cgroups.problem(),
-            "fallback_work_dir": self.dir.join("work").join(format!("w{id}")),
+            "fallback_work_dir": lossy(&self.dir.join("work").join(format!("w{id}"))),
             "limits": {
                 "address_space": self.config.limits.address_space,
                 "file_size": self.config.limits.file_size,
@@ -742,6 +742,12 @@ fn read_worker_messages(stdout: std::process::ChildStdout, sender: mpsc::Sender<
             return;
         }
     }
+}
+
+/// Paths go to the worker as JSON text (a path that is not UTF-8 would make
+/// serde fail; such a path is not usable by the worker anyway).
+fn lossy(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 /// Starts a one-worker pool without zwc to see which protections hold here.
