@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use sebx::grade::pool::{ExecOutcome, Pool, SandboxReport};
 use sebx::grade::runtime::{PythonRuntime, find_runtime};
-use sebx::grade::zwc_runtime::write_zwc_package;
+use sebx::grade::zwc_runtime::ensure_zwc_package;
 use sebx::model::ApiMap;
 
 const MAPPING: &str =
@@ -30,9 +30,9 @@ fn zwc_root() -> &'static PathBuf {
     ROOT.get_or_init(|| {
         let value: serde_json::Value = serde_json::from_str(MAPPING).expect("mapping is JSON");
         let api = ApiMap::from_mappings_json(&value).expect("mapping loads");
-        let root = std::env::temp_dir().join(format!("sebx-test-sandbox-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        write_zwc_package(&api, &root).expect("package written")
+        // Content-addressed: reused by later runs, never half-written.
+        let cache = std::env::temp_dir().join("sebx-test-zwc-cache");
+        ensure_zwc_package(&api, &cache).expect("package written")
     })
 }
 

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sebx::grade::pool::{ExecOutcome, Pool};
 use sebx::grade::runtime::find_runtime;
-use sebx::grade::zwc_runtime::write_zwc_package;
+use sebx::grade::zwc_runtime::ensure_zwc_package;
 use sebx::model::ApiMap;
 
 /// Our own mapping: a handful of real zwc/NumPy pairs plus invented names.
@@ -27,9 +27,9 @@ fn fixture() -> &'static Fixture {
             .unwrap_or_else(|err| panic!("these tests need the grading runtime: {err}"));
         let value: serde_json::Value = serde_json::from_str(MAPPING).expect("mapping is JSON");
         let api = ApiMap::from_mappings_json(&value).expect("mapping loads");
-        let root = std::env::temp_dir().join(format!("sebx-test-zwc-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let root = write_zwc_package(&api, &root).expect("package written");
+        // Content-addressed: reused by later runs, never half-written.
+        let cache = std::env::temp_dir().join("sebx-test-zwc-cache");
+        let root = ensure_zwc_package(&api, &cache).expect("package written");
         let pool = Pool::start(&runtime, &root, 2).expect("pool starts");
         Fixture { pool, _root: root }
     })
