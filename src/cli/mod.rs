@@ -2,5 +2,8 @@
 //! subcommand's `clap::Args` struct and a `run` function.
 
 pub mod analyze;
+pub mod explore;
 pub mod grade;
+pub mod labels;
 pub mod rerun;
+pub mod runtime;

@@ -1,0 +1,76 @@
+//! One file per detail pane. Each turns the selected rollout into lines; `ui` frames and scrolls them.
+
+pub mod cases;
+pub mod code;
+pub mod graph;
+pub mod output;
+pub mod response;
+pub mod task;
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::app::{App, Pane};
+use super::entry::Entry;
+use super::highlight::StyledLine;
+
+/// What a pane shows.
+pub struct PaneContent {
+    pub lines: Vec<Line<'static>>,
+    /// Wrap long lines (prose) rather than cut them (code, tables).
+    pub wrap: bool,
+    /// A line to keep in view (the selected case), with how many lines it spans.
+    pub focus_line: Option<u16>,
+    pub focus_height: u16,
+}
+
+impl PaneContent {
+    fn scrolling(lines: Vec<Line<'static>>, wrap: bool) -> PaneContent {
+        PaneContent {
+            lines,
+            wrap,
+            focus_line: None,
+            focus_height: 0,
+        }
+    }
+}
+
+/// The selected pane's content for `entry`, for a pane `width` cells wide.
+pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
+    match app.pane {
+        Pane::Response => response::render(app, entry),
+        Pane::Code => code::render(app, entry),
+        Pane::Cases => cases::render(app, entry, width),
+        Pane::Output => output::render(app, entry),
+        Pane::Graph => graph::render(app, entry, width),
+        Pane::Task => task::render(app, entry),
+    }
+}
+
+/// Spans of a highlighted line, or the plain text in `fallback` style.
+pub(crate) fn styled_or_plain(
+    styled: Option<&StyledLine>,
+    text: &str,
+    fallback: Style,
+) -> Vec<Span<'static>> {
+    match styled {
+        Some(pieces) => pieces
+            .iter()
+            .map(|(s, t)| Span::styled(t.clone(), *s))
+            .collect(),
+        None => vec![Span::styled(text.to_string(), fallback)],
+    }
+}
+
+/// A `label: value` line.
+pub(crate) fn field(
+    label: &str,
+    value: impl Into<String>,
+    label_style: Style,
+    value_style: Style,
+) -> Line<'static> {
+    Line::from(vec![
+        Span::styled(format!("{label}: "), label_style),
+        Span::styled(value.into(), value_style),
+    ])
+}
