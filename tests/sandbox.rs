@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use sebx::grade::pool::{ExecOutcome, Pool, SandboxReport};
 use sebx::grade::runtime::{PythonRuntime, find_runtime};
-use sebx::grade::zwc_runtime::write_zwc_package;
+use sebx::grade::zwc_runtime::ensure_zwc_package;
 use sebx::model::ApiMap;
 
 const MAPPING: &str =
@@ -30,9 +30,9 @@ fn zwc_root() -> &'static PathBuf {
     ROOT.get_or_init(|| {
         let value: serde_json::Value = serde_json::from_str(MAPPING).expect("mapping is JSON");
         let api = ApiMap::from_mappings_json(&value).expect("mapping loads");
-        let root = std::env::temp_dir().join(format!("sebx-test-sandbox-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        write_zwc_package(&api, &root).expect("package written")
+        // Content-addressed: reused by later runs, never half-written.
+        let cache = std::env::temp_dir().join("sebx-test-zwc-cache");
+        ensure_zwc_package(&api, &cache).expect("package written")
     })
 }
 
@@ -140,7 +140,7 @@ fn the_program_sees_a_fresh_python_main_py_run() {
     assert_eq!(
         outcome.stdout,
         "__main__ ['main.py'] True ['main.py']\nmain.py True\n'' utf-8 True\né✓\n\
-         ['HOME', 'PATH', 'TMPDIR']\nwritten here\n",
+         ['HOME', 'PATH', 'PYTHONPATH', 'TMPDIR']\nwritten here\n",
         "stderr: {}",
         outcome.stderr
     );
@@ -258,7 +258,11 @@ fn infinite_loop_times_out_with_empty_stdout() {
 
 #[test]
 fn fork_bomb_is_contained_and_fully_killed() {
-    let pool = pool(1);
+    // A low cap, so that the bomb reaches it well within the timeout even on a
+    // busy machine (forking a Python with NumPy loaded is not free).
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.limits.max_processes = 32;
+    let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
     let report = pool.sandbox_report();
     let outcome = run(
         &pool,
@@ -642,4 +646,74 @@ fn without_namespaces_escapees_are_still_killed() {
         run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout,
         "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n"
     );
+}
+
+#[test]
+fn ordinary_python_facilities_work_in_the_sandbox() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "import tempfile, os, multiprocessing, subprocess, sys, concurrent.futures as cf\n\
+         open('/dev/null', 'w').write('x')\n\
+         fd, path = tempfile.mkstemp()\n\
+         print(path.startswith(os.getcwd()))\n\
+         with multiprocessing.Pool(2) as workers:\n\
+         \x20   print(workers.map(abs, [-1, -2]))\n\
+         print(subprocess.run([sys.executable, '-c', 'import zwc; print(zwc.kocito(zwc.yitaf([1, 2])))'], capture_output=True, text=True).stdout.strip())\n\
+         with cf.ThreadPoolExecutor(8) as ex:\n\
+         \x20   print(list(ex.map(abs, [-3])))\n",
+        Duration::from_secs(5),
+    );
+    assert_eq!(
+        outcome.stdout, "True\n[1, 2]\n1.5\n[3]\n",
+        "{}",
+        outcome.stderr
+    );
+    assert_nothing_left(&pool, None);
+}
+
+#[test]
+fn output_left_in_a_replaced_stdout_is_flushed_at_exit() {
+    let program =
+        "import io, sys\nprint('kept', end='')\nsys.stdout = io.StringIO()\nprint('hidden')\n";
+    let fast = pool(1);
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.full_interpreter_exit = true;
+    let full = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let a = run(&fast, program, Duration::from_secs(3));
+    let b = run(&full, program, Duration::from_secs(3));
+    assert_eq!(b.stdout, "kept", "{}", b.stderr);
+    assert_eq!(a.stdout, b.stdout, "{}", a.stderr);
+}
+
+#[test]
+fn the_program_sees_only_its_own_processes() {
+    let pool = pool(1);
+    let report = pool.sandbox_report();
+    let workers = pool.worker_pids();
+    let outcome = run(
+        &pool,
+        "import os\n\
+         pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n\
+         print(os.getpid(), os.readlink('/proc/self'), pids)\n",
+        Duration::from_secs(3),
+    );
+    if report.is_active("private /proc") {
+        assert_eq!(outcome.stdout, "2 2 [1, 2]\n", "{}", outcome.stderr);
+    } else {
+        assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
+    }
+    // Whatever /proc shows, signalling the worker must be impossible from inside.
+    let outcome = run(
+        &pool,
+        &format!(
+            "import os, signal\ntry:\n    os.kill({}, signal.SIGKILL)\n    print('sent')\nexcept ProcessLookupError:\n    print('no such process')\n",
+            workers[0]
+        ),
+        Duration::from_secs(3),
+    );
+    if report.is_active("process tree kill") && report.is_active("private /proc") {
+        assert_eq!(outcome.stdout, "no such process\n", "{}", outcome.stderr);
+        assert_eq!(pool.worker_pids(), workers, "the worker survived");
+    }
 }
