@@ -12,7 +12,7 @@ use sebx::tui::load::FileKind;
 use sebx::tui::run::load_inline;
 
 fn no_runtime() -> Grading {
-    Grading::Unavailable("no Python runtime".to_string())
+    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
 }
 
 #[test]
