@@ -36,7 +36,24 @@ fn demo_has_every_verdict_and_every_finding_kind() {
             "demo lacks {v}: {verdicts:?}"
         );
     }
-    let kinds: BTreeSet<FindingKind> = app.entries.iter().flat_map(|e| e.insight.kinds()).collect();
+    // The fast pass's findings at once, the full analysis's once the sweep has run.
+    let lexical: BTreeSet<FindingKind> =
+        app.entries.iter().flat_map(|e| e.insight.kinds()).collect();
+    assert!(lexical.len() >= 5, "{lexical:?}");
+    sebx::tui::run::drain_inline(&mut session.app, None);
+    let app = &session.app;
+    assert!(
+        app.refined
+            .iter()
+            .take(app.entries.len())
+            .all(Option::is_some)
+    );
+    let kinds: BTreeSet<FindingKind> = app
+        .entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| app.findings(i, e).iter().map(|f| f.kind))
+        .collect();
     for k in FindingKind::ALL {
         assert!(kinds.contains(&k), "demo lacks {k:?}: {kinds:?}");
     }

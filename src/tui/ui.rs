@@ -300,7 +300,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     };
     spans.push(Span::styled(fit(&fail, cols.fail), fail_style));
     spans.push(Span::raw(" "));
-    let n = e.insight.findings.len();
+    let n = app.findings(i, e).len();
     spans.push(if n == 0 {
         Span::styled(fit("", cols.findings), theme.dim)
     } else {
