@@ -1,4 +1,3 @@
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -10,12 +9,18 @@ use sebx::cli;
 /// With no subcommand, opens the explorer on PATHS (rollout files, scored results,
 /// dataset files, an API doc), or on the bundled demo when no path is given.
 #[derive(Debug, Parser)]
-#[command(name = "sebx", version, about, long_about)]
+#[command(
+    name = "sebx",
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
-    /// Files to explore (when no subcommand is given).
-    paths: Vec<PathBuf>,
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -28,6 +33,10 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// Print one rollout's dependency graph (text, or Graphviz DOT with --dot).
     Graph(cli::analyze::GraphArgs),
+    /// Install or inspect the Python 3.11 + NumPy 2.3.0 runtime the grader uses.
+    Runtime(cli::runtime::RuntimeArgs),
+    /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
+    Labels(cli::labels::LabelsArgs),
 }
 
 fn main() -> ExitCode {
@@ -37,10 +46,9 @@ fn main() -> ExitCode {
         Some(Command::Rerun(args)) => cli::rerun::run(args),
         Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
-        None => {
-            eprintln!("the explorer is not wired in yet; try `sebx grade --help`");
-            Ok(ExitCode::from(2))
-        }
+        Some(Command::Runtime(args)) => cli::runtime::run(args),
+        Some(Command::Labels(args)) => cli::labels::run(args),
+        None => cli::explore::run_default(cli.explore),
     };
     match result {
         Ok(code) => code,

@@ -197,3 +197,60 @@ def solve(m, use_inv):
 ";
     insta::assert_snapshot!("branches_and_tolist", graph(code).render_text(80));
 }
+
+fn notes(code: &str) -> Vec<String> {
+    let cases = vec![TestCase {
+        input: "a=[1, 2]".to_string(),
+        output: "1".to_string(),
+    }];
+    analyze_code(code, &api(), None, Some(&cases), 1).notes
+}
+
+#[test]
+fn notes_explain_the_quirks_that_decided_the_check() {
+    let n = notes(
+        "import zwc\ndef _check(v):\n    return v\ndef solve(a):\n    return zwc.kocito(a)\n",
+    );
+    assert_eq!(n.len(), 1, "{n:?}");
+    assert!(
+        n[0].contains("`_check`") && n[0].contains("`solve`"),
+        "{n:?}"
+    );
+
+    let n = notes("import zwc\ndef f(a):\n    return zwc.yitaf(a)\n");
+    assert!(
+        n[0].contains("only zwc call") && n[0].contains("zwc.yitaf"),
+        "{n:?}"
+    );
+
+    let n = notes("import zwc\ndef f(a):\n    return zwc.kocito(a)");
+    assert!(n[0].contains("no final newline"), "{n:?}");
+
+    let n = notes("x = 1\n");
+    assert!(n[0].contains("entry name is empty"), "{n:?}");
+
+    let n = notes("import zwc\ndef f(a):\n    return f\"{'\\n'.join(a)}\" + zwc.kocito(a)\n");
+    assert!(
+        n[0].contains("Python 3.12") && n[0].starts_with("line 3"),
+        "{n:?}"
+    );
+
+    assert!(notes("import zwc\ndef f(a):\n    return zwc.kocito(a)\n").is_empty());
+}
+
+#[test]
+fn very_deep_expressions_do_not_overflow_the_stack() {
+    // Run on a small stack, as a TUI worker thread might have.
+    let code = format!(
+        "import zwc\ndef f(a):\n    return zwc.kocito({})\n",
+        vec!["a"; 3000].join(" + ")
+    );
+    let handle = std::thread::Builder::new()
+        .stack_size(1 << 20)
+        .spawn(move || analyze_code(&code, &api(), None, None, 1).graph.nodes.len())
+        .expect("spawn");
+    let nodes = handle
+        .join()
+        .expect("analysis finished without overflowing");
+    assert!(nodes >= 3, "{nodes}");
+}

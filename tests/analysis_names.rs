@@ -87,7 +87,20 @@ fn numpy_attributes_through_any_alias() {
     // `np.` without any import still reads as NumPy (a NameError at run time).
     let a = analyze("def f(a):\n    return np.sqrt(a)\n");
     assert_eq!(names(&a, FindingKind::NumpyAttribute), vec!["np.sqrt"]);
+    // Constants get their plain-Python replacement; a NumPy-2 top-level alias of a
+    // linalg function gets the rfx name.
+    let a = analyze("import numpy as np\ndef f(a):\n    return np.pi * np.inv(a)\n");
+    let f = of_kind(&a, FindingKind::NumpyAttribute);
+    assert_eq!(f[0].suggestion.as_deref(), Some("math.pi"));
+    assert_eq!(f[1].suggestion.as_deref(), Some("zwc.rfx.quvohe"));
 
+    // `np` assigned in the code is whatever it was assigned.
+    let a = analyze("import zwc\nnp = zwc\ndef f(a):\n    return np.kocito(a)\n");
+    assert!(
+        of_kind(&a, FindingKind::NumpyAttribute).is_empty(),
+        "{:?}",
+        a.findings
+    );
     // `np` bound to zwc is zwc, not NumPy.
     let a = analyze("import zwc as np\ndef f(a):\n    return np.kocito(a)\n");
     assert!(of_kind(&a, FindingKind::NumpyAttribute).is_empty());
@@ -125,6 +138,11 @@ fn numpy_names_on_zwc_get_the_real_zwc_name() {
         (
             "import zwc\ndef f(a):\n    return zwc.pi * a\n",
             "zwc.pi",
+            Some("math.pi"),
+        ),
+        (
+            "import zwc\ndef f(a):\n    return zwc.int32(a)\n",
+            "zwc.int32",
             None,
         ),
     ];
@@ -157,6 +175,18 @@ fn unknown_zwc_names_suggest_the_closest_real_ones() {
     let f = of_kind(&a, FindingKind::UnknownZwcName);
     assert_eq!(f.len(), 1);
     assert_eq!(f[0].name, "z.rfx.quvoh");
+    assert!(
+        f[0].suggestion
+            .as_deref()
+            .is_some_and(|s| s.starts_with("zwc.rfx.quvohe (linalg.inv)")),
+        "{:?}",
+        f[0].suggestion
+    );
+
+    // A linear-algebra name on the top level: the rfx function comes first.
+    let a = analyze("import zwc\ndef f(a):\n    return zwc.inv(a)\n");
+    let f = of_kind(&a, FindingKind::UnknownZwcName);
+    assert_eq!(f.len(), 1);
     assert!(
         f[0].suggestion
             .as_deref()
@@ -291,6 +321,15 @@ fn off_task_functions_are_hints() {
     assert_eq!(f[0].severity, Severity::Hint);
     assert!(f[0].message.contains("np.sum"), "{}", f[0].message);
     assert!(a.errors().next().is_none());
+    // NumPy aliases are the same function: `absolute` is `abs`.
+    let selected = vec!["absolute".to_string()];
+    let alias_code = "import zwc\ndef f(a):\n    return zwc.falekef(zwc.yitaf(a))\n";
+    let a = analyze_code(alias_code, &api(), Some(&selected), None, 1);
+    assert!(
+        of_kind(&a, FindingKind::OffTaskFunction).is_empty(),
+        "{:?}",
+        a.findings
+    );
     // Without the task's functions there is nothing to compare with.
     assert!(of_kind(&analyze(code), FindingKind::OffTaskFunction).is_empty());
 }

@@ -3,6 +3,7 @@
 
 pub mod extract;
 pub mod graph;
+pub mod graph_render;
 pub mod names;
 pub mod numpy_check;
 pub mod pyast;

@@ -93,6 +93,8 @@ pub enum Binding {
 #[derive(Debug, Clone, Default)]
 pub struct Bindings {
     pub names: HashMap<String, Binding>,
+    /// `np` / `numpy` are assigned somewhere (`np = zwc`), so unbound uses are not NumPy.
+    np_assigned: bool,
 }
 
 impl Bindings {
@@ -131,7 +133,12 @@ impl Bindings {
                 _ => {}
             }
         }
-        Bindings { names }
+        let np_assigned = nodes.iter().any(|n| {
+            matches!(n, Node::Expr(ast::Expr::Name(name))
+                if matches!(name.ctx, ast::ExprContext::Store)
+                    && matches!(name.id.as_str(), "np" | "numpy"))
+        });
+        Bindings { names, np_assigned }
     }
 
     /// The qualified path of a name or attribute chain on a bound name
@@ -150,7 +157,7 @@ impl Bindings {
             Some(Binding::Zwc(p)) => Some(Binding::Zwc(join(p))),
             Some(Binding::Numpy(p)) => Some(Binding::Numpy(join(p))),
             // `np.x` / `numpy.x` without an import still means NumPy to the reader.
-            None if rest.is_some() && (root == "np" || root == "numpy") => {
+            None if rest.is_some() && !self.np_assigned && (root == "np" || root == "numpy") => {
                 Some(Binding::Numpy(join("np")))
             }
             None => None,
@@ -288,17 +295,51 @@ pub fn classify_zwc(api: &ApiMap, path: &str) -> ZwcRef {
             }
             if NUMPY_NON_FUNCTIONS.contains(x) {
                 return ZwcRef::NumpyName {
+                    zwc: python_equivalent(&np).map(str::to_string),
                     written: q,
                     numpy: np,
-                    zwc: None,
                 };
             }
+            let mut closest = closest_zwc_names(api, "zwc.", x);
+            // `zwc.inv`: the writer meant `np.linalg.inv`.
+            if let Some(z) = api.zwc_name(&format!("np.linalg.{x}")) {
+                closest.insert(0, z.to_string());
+                closest.truncate(3);
+            }
             ZwcRef::Unknown {
-                closest: closest_zwc_names(api, "zwc.", x),
+                closest,
                 written: q,
             }
         }
         _ => ZwcRef::Module,
+    }
+}
+
+/// One name for NumPy functions that are the same function under two names
+/// (NumPy 2 aliases such as `bitwise_left_shift` = `left_shift`, `acos` = `arccos`).
+pub fn numpy_canonical(name: &str) -> &str {
+    match name {
+        "bitwise_left_shift" => "left_shift",
+        "bitwise_right_shift" => "right_shift",
+        "bitwise_invert" | "bitwise_not" => "invert",
+        "acos" => "arccos",
+        "asin" => "arcsin",
+        "atan" => "arctan",
+        "atan2" => "arctan2",
+        "acosh" => "arccosh",
+        "asinh" => "arcsinh",
+        "atanh" => "arctanh",
+        "pow" => "power",
+        "absolute" => "abs",
+        "concat" => "concatenate",
+        "permute_dims" => "transpose",
+        "conj" => "conjugate",
+        "around" => "round",
+        "true_divide" => "divide",
+        "remainder" => "mod",
+        "amax" => "max",
+        "amin" => "min",
+        other => other,
     }
 }
 
@@ -485,12 +526,36 @@ pub fn name_findings(
     out
 }
 
+/// Plain-Python replacements for NumPy constants that zwc does not have.
+fn python_equivalent(numpy_path: &str) -> Option<&'static str> {
+    Some(match numpy_path {
+        "np.pi" => "math.pi",
+        "np.e" => "math.e",
+        "np.inf" | "np.Inf" => "float('inf')",
+        "np.nan" | "np.NaN" => "float('nan')",
+        _ => return None,
+    })
+}
+
+/// The zwc name of a NumPy path, also trying `np.linalg.x` for `np.x`
+/// (NumPy 2 has both `np.matrix_transpose` and `np.linalg.matrix_transpose`).
+fn zwc_for_numpy(api: &ApiMap, path: &str) -> Option<String> {
+    api.zwc_name(path)
+        .or_else(|| {
+            let rest = path.strip_prefix("np.")?;
+            api.zwc_name(&format!("np.linalg.{rest}"))
+        })
+        .map(str::to_string)
+}
+
 fn numpy_attribute(api: &ApiMap, written: &str, path: &str, offset: usize) -> RawFinding {
-    let zwc = api.zwc_name(path).map(str::to_string);
-    let message = match &zwc {
-        Some(z) => format!("NumPy is not available: use {z}"),
-        None => "NumPy is not available, and zwc has no function for this name".to_string(),
+    let zwc = zwc_for_numpy(api, path);
+    let message = match (&zwc, python_equivalent(path)) {
+        (Some(z), _) => format!("NumPy is not available: use {z}"),
+        (None, Some(p)) => format!("NumPy is not available: use {p}"),
+        (None, None) => "NumPy is not available, and zwc has no function for this name".to_string(),
     };
+    let zwc = zwc.or_else(|| python_equivalent(path).map(str::to_string));
     RawFinding {
         kind: FindingKind::NumpyAttribute,
         severity: Severity::Error,
@@ -528,9 +593,10 @@ impl ZwcSink<'_> {
                 if matches!(meaning, "array" | "asarray") || selected.is_empty() {
                     return;
                 }
+                let canonical = numpy_canonical(meaning);
                 let on_task = selected
                     .iter()
-                    .any(|s| s.strip_prefix("np.").unwrap_or(s) == meaning);
+                    .any(|s| numpy_canonical(s.strip_prefix("np.").unwrap_or(s)) == canonical);
                 if !on_task && self.seen_off_task.insert(q.clone()) {
                     out.push(RawFinding {
                         kind: FindingKind::OffTaskFunction,
@@ -554,7 +620,8 @@ impl ZwcSink<'_> {
                     return;
                 }
                 let message = match &zwc {
-                    Some(z) => format!("{numpy} is called {z} in zwc"),
+                    Some(z) if z.starts_with("zwc.") => format!("{numpy} is called {z} in zwc"),
+                    Some(z) => format!("zwc has no {numpy}: use {z}"),
                     None => format!("zwc has no {numpy}"),
                 };
                 out.push(RawFinding {

@@ -28,10 +28,62 @@ pub struct ParseFailure {
     /// The error is in an f-string that Python 3.12 (PEP 701) would accept,
     /// so CPython may disagree with this parser here.
     pub maybe_py312_fstring: bool,
+    /// CPython 3.11's own message, when this failure is one it is known to give
+    /// (Python 3.12-only syntax that this parser accepts but 3.11 rejects).
+    pub cpython_message: Option<String>,
 }
 
-/// Parses `source` as a Python module.
+/// Parses `source` as a Python 3.11 module (the grader's Python): syntax this parser
+/// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements, backslashes
+/// inside f-string expressions) fails too.
 pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
+    let suite = parse_suite_any(source)?;
+    match py312_only_syntax(source, &suite) {
+        Some((offset, message)) => Err(ParseFailure {
+            message: format!("{message} (accepted from Python 3.12 on)"),
+            unexpected_token: None,
+            expected_indent: false,
+            unexpected_eof: false,
+            offset,
+            maybe_py312_fstring: false,
+            cpython_message: Some(message.to_string()),
+        }),
+        None => Ok(suite),
+    }
+}
+
+/// The first 3.12-only construct (by position) and CPython 3.11's message for it.
+fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str)> {
+    walk_suite(suite)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::Expr(ast::Expr::FormattedValue(f)) => {
+                let expr = source.get(start_of(&*f.value)..end_of(&*f.value))?;
+                expr.contains('\\').then(|| {
+                    (
+                        start_of(&*f.value),
+                        "f-string expression part cannot include a backslash",
+                    )
+                })
+            }
+            // 3.11 expects the parameter list right after the name.
+            Node::Stmt(ast::Stmt::FunctionDef(f)) if !f.type_params.is_empty() => {
+                Some((start_of(&f.type_params[0]), "expected '('"))
+            }
+            Node::Stmt(ast::Stmt::AsyncFunctionDef(f)) if !f.type_params.is_empty() => {
+                Some((start_of(&f.type_params[0]), "expected '('"))
+            }
+            Node::Stmt(ast::Stmt::ClassDef(c)) if !c.type_params.is_empty() => {
+                Some((start_of(&c.type_params[0]), "invalid syntax"))
+            }
+            Node::Stmt(s @ ast::Stmt::TypeAlias(_)) => Some((start_of(s), "invalid syntax")),
+            _ => None,
+        })
+        .min_by_key(|(offset, _)| *offset)
+}
+
+/// Parses with everything this parser accepts.
+fn parse_suite_any(source: &str) -> Result<Suite, ParseFailure> {
     ast::Suite::parse(source, "<unknown>").map_err(|e| {
         let offset = usize::from(e.offset).min(source.len());
         let maybe_py312_fstring = matches!(
@@ -47,6 +99,7 @@ pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
         };
         ParseFailure {
             message: e.error.to_string(),
+            cpython_message: None,
             unexpected_token,
             expected_indent,
             unexpected_eof: matches!(
@@ -528,10 +581,160 @@ def f(x=a1(), *, y=a2()) -> a3():
     }
 
     #[test]
+    fn python_312_only_syntax_is_rejected_as_311_does() {
+        let err = parse_suite("x = 1\ndef f[T](x):\n    return x\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("expected '('"));
+        assert_eq!(err.offset, "x = 1\ndef f[".len());
+        let err = parse_suite("type X = int\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        let err = parse_suite("class A[T]:\n    pass\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        // `type` as a plain name is fine.
+        assert!(parse_suite("type = 3\nprint(type)\n").is_ok());
+    }
+
+    #[test]
+    fn fstring_expressions_with_backslash_or_hash_fail_as_on_311() {
+        let err = parse_suite("x = 1\ny = f\"{'\\n'.join(a)}\"\n").expect_err("3.11 rejects");
+        assert_eq!(
+            err.cpython_message.as_deref(),
+            Some("f-string expression part cannot include a backslash")
+        );
+        assert_eq!(err.offset, "x = 1\ny = f\"{".len());
+        // Backslashes in the literal part, `#` in a string, format specs and conversions are fine.
+        for ok in [
+            "y = f'{\"#\"}'\n",
+            "y = f'a\\n{b}#'\n",
+            "y = f\"{a:{w}.{p}f}\"\n",
+            "y = f'{x=}' + f'{x!r}'\n",
+            "y = f'{a}\\t{b}'\n",
+        ] {
+            assert!(parse_suite(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
     fn fstring_312_failure_is_flagged() {
         let err = parse_suite("x = f\"{d[\"a\"]}\"\n").expect_err("3.11 grammar rejects it");
         assert!(err.maybe_py312_fstring, "{err:?}");
         let err = parse_suite("x = (1 +\n").expect_err("unclosed");
         assert!(!err.maybe_py312_fstring);
+    }
+}
+
+/// What CPython's tokenizer would object to in a source, found by a light scan of
+/// brackets, strings and comments (CPython reports these in preference to most parser errors).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TokenizerScan {
+    /// The first error the tokenizer raises: 1-based line and CPython's message.
+    pub error: Option<(usize, String)>,
+    /// The innermost bracket still open at the end: its line and character.
+    pub unclosed: Option<(usize, char)>,
+}
+
+/// Scans `source` like CPython's tokenizer does for bracket and string errors.
+pub fn scan_tokens(source: &str) -> TokenizerScan {
+    let chars: Vec<char> = source.chars().collect();
+    let last_line = source.trim_end_matches('\n').matches('\n').count() + 1;
+    let mut line = 1;
+    let mut stack: Vec<(char, usize)> = Vec::new();
+    let mut i = 0;
+    let error = |line: usize, msg: String| TokenizerScan {
+        error: Some((line, msg)),
+        unclosed: None,
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\n' => line += 1,
+            '#' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            '\\' if chars.get(i + 1) == Some(&'\n') => {
+                line += 1;
+                i += 2;
+                continue;
+            }
+            '(' | '[' | '{' => stack.push((c, line)),
+            ')' | ']' | '}' => {
+                let want = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                match stack.pop() {
+                    None => return error(line, format!("unmatched '{c}'")),
+                    Some((open, _)) if open == want => {}
+                    Some((open, open_line)) => {
+                        let msg = if open_line == line {
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open}'"
+                            )
+                        } else {
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open}' on line {open_line}"
+                            )
+                        };
+                        return error(line, msg);
+                    }
+                }
+            }
+            '\'' | '"' => {
+                let start_line = line;
+                let triple = chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c);
+                i += if triple { 3 } else { 1 };
+                let mut closed = false;
+                while i < chars.len() {
+                    let d = chars[i];
+                    if d == '\\' {
+                        if chars.get(i + 1) == Some(&'\n') {
+                            line += 1;
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if d == '\n' {
+                        if !triple {
+                            break;
+                        }
+                        line += 1;
+                    }
+                    if d == c
+                        && (!triple
+                            || (chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c)))
+                    {
+                        i += if triple { 3 } else { 1 };
+                        closed = true;
+                        break;
+                    }
+                    i += 1;
+                }
+                if !closed {
+                    return if triple {
+                        error(
+                            start_line,
+                            format!(
+                                "unterminated triple-quoted string literal (detected at line {last_line})"
+                            ),
+                        )
+                    } else {
+                        error(
+                            start_line,
+                            format!("unterminated string literal (detected at line {start_line})"),
+                        )
+                    };
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    TokenizerScan {
+        error: None,
+        unclosed: stack.last().map(|(c, l)| (*l, *c)),
     }
 }

@@ -4,12 +4,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::extract::{entry_function_name, extract_last_python_block};
-use super::graph::{DepGraph, GraphBuilder};
+use super::graph::{DepGraph, GraphBuilder, NodeKind};
 use super::names::{Bindings, Finding, RawFinding, Severity, name_findings};
 use super::numpy_check::{NumpyCheck, numpy_imports_in};
 use super::pyast::{self, LineIndex};
 use super::static_check::{
-    StaticCheck, SyntaxErrorInfo, check_zwc_usage_split, describe_parse_failure, find_entry_def,
+    StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split, describe_parse_failure,
+    find_entry_def,
 };
 use crate::grade::assemble::{assemble_program, rewrite_cases};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, TestCase};
@@ -28,6 +29,9 @@ pub struct CodeAnalysis {
     /// Sorted by position.
     pub findings: Vec<Finding>,
     pub graph: DepGraph,
+    /// Sentences explaining quirks that decided the static check (entry picked by the
+    /// first `def`, harness joining the code, 3.12-only f-strings…).
+    pub notes: Vec<String>,
 }
 
 impl CodeAnalysis {
@@ -108,11 +112,25 @@ pub fn analyze_code(
         numpy: NumpyCheck::default(),
         findings: Vec::new(),
         graph: DepGraph::default(),
+        notes: Vec::new(),
     };
     let suite = match parsed {
         Ok(s) => s,
         Err(f) => {
-            analysis.parse_error = Some(describe_parse_failure(code, &index, &f));
+            let e = describe_parse_failure(code, &index, &f);
+            if e.python312_accepts {
+                analysis.notes.push(format!(
+                    "line {}: {} is accepted from Python 3.12 on, but the official grader runs Python 3.11",
+                    e.line, e.message
+                ));
+            }
+            if e.maybe_py312_fstring {
+                analysis.notes.push(format!(
+                    "line {}: the parse fails inside an f-string that Python 3.12 accepts (quote reuse, comments); the official grader may parse it",
+                    e.line
+                ));
+            }
+            analysis.parse_error = Some(e);
             return analysis;
         }
     };
@@ -161,9 +179,77 @@ pub fn analyze_code(
             }
         }
     }
+    analysis.notes = explain(&analysis, &graph, code);
     analysis.graph = graph;
     analysis.findings = finish_findings(code, &index, raw, first_response_line);
     analysis
+}
+
+/// Notes on what decided the static check, for a code that parses.
+fn explain(a: &CodeAnalysis, graph: &DepGraph, code: &str) -> Vec<String> {
+    let mut notes = Vec::new();
+    let Some(sc) = &a.static_check else {
+        return notes;
+    };
+    if a.entry.is_empty() {
+        notes.push(
+            "no `def name(` in the code: the entry name is empty, so the harness line `(<inputs>)` is a syntax error"
+                .to_string(),
+        );
+        return notes;
+    }
+    if let Some(e) = &sc.syntax_error {
+        let why = if code.ends_with('\n') {
+            "the test harness appended to it does not parse"
+        } else {
+            "the code has no final newline, so the harness's `import zwc` is glued to its last line"
+        };
+        notes.push(format!(
+            "the code parses on its own, but {why} (program line {}: {})",
+            e.line, e.message
+        ));
+        return notes;
+    }
+    let failures = sc.failures();
+    if failures.contains(&StaticFailure::EntryNotFound) {
+        notes.push(format!(
+            "`{}` is the first `def` match in the text but no (non-async) function has that name",
+            a.entry
+        ));
+    }
+    if failures.contains(&StaticFailure::NoLibraryCall) {
+        let elsewhere: Vec<&str> = graph
+            .functions
+            .iter()
+            .filter(|f| !f.is_entry)
+            .filter(|f| {
+                graph
+                    .function_nodes(&f.name)
+                    .any(|n| n.kind == NodeKind::ZwcCall)
+            })
+            .map(|f| f.name.as_str())
+            .collect();
+        if !elsewhere.is_empty() {
+            notes.push(format!(
+                "the official entry is `{}` (the first `def` in the text); zwc calls in {} are not looked at",
+                a.entry,
+                elsewhere
+                    .iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
+    }
+    if !sc.meaningful
+        && let [only] = sc.library_calls.as_slice()
+    {
+        notes.push(format!(
+            "the only zwc call in `{}` is `{}` (line {}): array construction alone counts as meaningless",
+            a.entry, only.name, only.line
+        ));
+    }
+    notes
 }
 
 fn finish_findings(

@@ -21,6 +21,9 @@ pub struct SyntaxErrorInfo {
     /// The failure is on a line with an f-string that Python 3.12 would accept
     /// (PEP 701 quote reuse, comments): the official grader may disagree here.
     pub maybe_py312_fstring: bool,
+    /// Python 3.12 accepts this code (PEP 695 syntax, a backslash in an f-string
+    /// expression); the error stands because the official grader runs Python 3.11.
+    pub python312_accepts: bool,
 }
 
 /// One library call found inside the entry function.
@@ -409,9 +412,28 @@ pub fn describe_parse_failure(
         col,
         parser_message: f.message.clone(),
         maybe_py312_fstring: f.maybe_py312_fstring,
+        python312_accepts: f.cpython_message.is_some(),
     };
     let token = f.unexpected_token.as_deref();
-    if token == Some("Indent") {
+    // CPython prefers tokenizer errors (strings, brackets) to parser errors.
+    let scan = if f.cpython_message.is_none() && !f.message.contains("indentation level") {
+        pyast::scan_tokens(program)
+    } else {
+        pyast::TokenizerScan::default()
+    };
+    if let Some(m) = &f.cpython_message {
+        out.message = m.clone();
+    } else if let Some((l, m)) = scan.error {
+        out.message = m;
+        out.line = l;
+    } else if let Some((l, open)) = scan.unclosed
+        && (f.unexpected_eof || line > l)
+    {
+        out.message = format!("'{open}' was never closed");
+        out.line = l;
+    } else if f.message.contains("indentation level") {
+        out.message = "unindent does not match any outer indentation level".to_string();
+    } else if token == Some("Indent") {
         out.message = "unexpected indent".to_string();
     } else if f.expected_indent {
         // The header is the last non-blank line before the error.
@@ -674,6 +696,10 @@ mod tests {
             // A final comment without newline swallows the harness's `import zwc`.
             "def solve(a):\n    return zwc.kocito(a)\n# done",
             "def solve(a)\n    return 1\n",
+            "def solve(a):\n    x = (a,\n    return x\n",
+            "def solve(a):\n    x = 'abc\n    return x\n",
+            "def solve(a):\n    x = a]\n    return x\n",
+            "def solve(a):\n    return [a,\n",
             "",
         ] {
             for h in [harness, bad_harness.as_str()] {
@@ -685,6 +711,121 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// Messages checked against CPython 3.11's `ast.parse` on the same sources.
+    #[test]
+    fn syntax_error_messages_match_cpython_311() {
+        let cases = [
+            (
+                "x = (1,\ny = 2\n",
+                "Code syntax error: '(' was never closed (<unknown>, line 1)",
+            ),
+            (
+                "x = 'abc\ny = 2\n",
+                "Code syntax error: unterminated string literal (detected at line 1) (<unknown>, line 1)",
+            ),
+            (
+                "if x:\n        a = 1\n    b = 2\n",
+                "Code syntax error: unindent does not match any outer indentation level (<unknown>, line 3)",
+            ),
+            (
+                "x = 1)\n",
+                "Code syntax error: unmatched ')' (<unknown>, line 1)",
+            ),
+            (
+                "x = [1, 2\n",
+                "Code syntax error: '[' was never closed (<unknown>, line 1)",
+            ),
+            (
+                "x = 1\ndef f(:\n  pass\n",
+                "Code syntax error: invalid syntax (<unknown>, line 2)",
+            ),
+            (
+                "x = \"\"\"abc\n",
+                "Code syntax error: unterminated triple-quoted string literal (detected at line 1) (<unknown>, line 1)",
+            ),
+            (
+                "for x in y\n    pass\n",
+                "Code syntax error: expected ':' (<unknown>, line 1)",
+            ),
+            (
+                "return x +\n",
+                "Code syntax error: invalid syntax (<unknown>, line 1)",
+            ),
+            (
+                "a b\n",
+                "Code syntax error: invalid syntax (<unknown>, line 1)",
+            ),
+            (
+                "x = (1, 2]\n",
+                "Code syntax error: closing parenthesis ']' does not match opening parenthesis '(' (<unknown>, line 1)",
+            ),
+            (
+                "x = (1,\n 2]\n",
+                "Code syntax error: closing parenthesis ']' does not match opening parenthesis '(' on line 1 (<unknown>, line 2)",
+            ),
+            (
+                "def f(a):\n    return [a,\n\ndef g():\n    pass\n",
+                "Code syntax error: '[' was never closed (<unknown>, line 2)",
+            ),
+            (
+                "s = 'it\\'s'\nx = (\n",
+                "Code syntax error: '(' was never closed (<unknown>, line 2)",
+            ),
+            (
+                "x = \"a\" # (\ny = )\n",
+                "Code syntax error: unmatched ')' (<unknown>, line 2)",
+            ),
+            (
+                "x = r\"\\\"\" + (\n",
+                "Code syntax error: '(' was never closed (<unknown>, line 1)",
+            ),
+            (
+                "def f(a):\n    x = a\n  y = 1\n",
+                "Code syntax error: unindent does not match any outer indentation level (<unknown>, line 3)",
+            ),
+            (
+                "def f(a)\n    return (a\n",
+                "Code syntax error: expected ':' (<unknown>, line 1)",
+            ),
+            (
+                "x = {1: 2\ny = 3\n",
+                "Code syntax error: '{' was never closed (<unknown>, line 1)",
+            ),
+            (
+                "print(\"a\" \"b\"\nz = 1\n",
+                "Code syntax error: '(' was never closed (<unknown>, line 1)",
+            ),
+            (
+                "x = 1\ny = f\"{'\\n'.join(a)}\"\n",
+                "Code syntax error: f-string expression part cannot include a backslash (<unknown>, line 2)",
+            ),
+            (
+                "def f(a):\n    return f\"\"\"\n{a}\n{'\\t'.join(a)}\"\"\"\n",
+                "Code syntax error: f-string expression part cannot include a backslash (<unknown>, line 4)",
+            ),
+        ];
+        for (source, expected) in cases {
+            let c = check_zwc_usage(source, "f");
+            assert_eq!(c.official_error().as_deref(), Some(expected), "{source:?}");
+        }
+    }
+
+    #[test]
+    fn py312_only_syntax_fails_as_on_python_311() {
+        let c = check("def solve[T](a):\n    return zwc.kocito(a)\n");
+        assert_eq!(
+            c.official_error().as_deref(),
+            Some("Code syntax error: expected '(' (<unknown>, line 1)")
+        );
+        let harness = "import zwc\nif __name__== \"__main__\":\n    print(1)";
+        let code = "import zwc\ntype V = list\ndef solve(a):\n    return zwc.kocito(a)\n";
+        let split = check_zwc_usage_split(code, None, harness, "solve");
+        assert_eq!(
+            split.official_error().as_deref(),
+            Some("Code syntax error: invalid syntax (<unknown>, line 2)")
+        );
     }
 
     #[test]

@@ -165,22 +165,26 @@ pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
 /// The graph as text followed by the findings, as `sebx graph` prints them.
 pub fn render_analysis_text(a: &Analysis, width: usize) -> String {
     let mut s = String::new();
+    if let Some(sc) = &a.code.static_check {
+        match sc.official_error() {
+            None => s.push_str("static check: passed\n"),
+            Some(e) => s.push_str(&format!("static check: {e}\n")),
+        }
+    }
     if !a.code_found {
         s.push_str("no ```python block in the response\n");
-        return s;
     }
     if let Some(e) = &a.code.parse_error {
         s.push_str(&format!(
             "the code does not parse: line {}, col {}: {}\n",
             e.line, e.col, e.message
         ));
-        return s;
     }
-    if let Some(sc) = &a.code.static_check {
-        match sc.official_error() {
-            None => s.push_str("static check: passed\n"),
-            Some(e) => s.push_str(&format!("static check: {e}\n")),
-        }
+    for note in &a.code.notes {
+        s.push_str(&format!("note: {note}\n"));
+    }
+    if !a.code_found || a.code.parse_error.is_some() {
+        return s;
     }
     s.push_str(&a.code.graph.render_text(width));
     s.push_str(

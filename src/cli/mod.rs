@@ -4,4 +4,6 @@
 pub mod analyze;
 pub mod explore;
 pub mod grade;
+pub mod labels;
 pub mod rerun;
+pub mod runtime;
