@@ -88,6 +88,13 @@ fn files_are_classified_and_config_applies() {
         "{\"query\": \"Q1\", \"response\": \"r\", \"test_cases\": [], \"right_exe_result\": \"\"}\n",
     )
     .expect("write");
+    // In a folder, label sidecars and files sebx does not read are skipped.
+    std::fs::write(
+        d.join("run.jsonl.labels.jsonl"),
+        "{\"id\": \"x\", \"label\": \"y\"}\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("expected.jsonl"), "{\"file\": \"x\", \"line\": 1}\n").expect("write");
     let config = d.join("config.toml");
     std::fs::write(
         &config,
@@ -104,6 +111,14 @@ fn files_are_classified_and_config_applies() {
     assert_eq!(
         kinds,
         vec![FileKind::CorrectTrajectories, FileKind::Rollouts]
+    );
+    assert!(
+        session
+            .app
+            .ctx
+            .notes
+            .iter()
+            .any(|n| n.contains("skipped") && n.contains("expected.jsonl"))
     );
     assert_eq!(session.app.theme.name, "high-contrast");
     let x = KeyChord::parse("x").expect("chord");
