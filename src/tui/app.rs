@@ -354,7 +354,8 @@ impl App {
 
     /// Applies a user or terminal action; returns whether the screen must be redrawn.
     pub fn update(&mut self, action: &Action) -> bool {
-        if !matches!(action, Action::Tick) {
+        // A note lasts until the next thing the user does.
+        if !matches!(action, Action::Resize { .. }) {
             self.message = None;
         }
         if let Some(popup) = self.popup
@@ -497,10 +498,7 @@ impl App {
                 }
                 true
             }
-            Action::SearchInput(_)
-            | Action::SearchBackspace
-            | Action::SearchSubmit
-            | Action::Tick => false,
+            Action::SearchInput(_) | Action::SearchBackspace | Action::SearchSubmit => false,
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
                 self.keep_cursor_visible();
@@ -544,7 +542,7 @@ impl App {
                 };
                 Some(true)
             }
-            Action::Quit | Action::Resize { .. } | Action::Tick => None,
+            Action::Quit | Action::Resize { .. } => None,
             _ => Some(false),
         }
     }
