@@ -315,6 +315,7 @@ pub struct EngineBackend {
 }
 
 impl EngineBackend {
+    /// A backend for `api` that will start `workers` Python workers when first used.
     pub fn new(api: ApiMap, workers: usize) -> EngineBackend {
         EngineBackend {
             api,

@@ -266,6 +266,7 @@ pub struct App {
 const HIGHLIGHT_CACHE: usize = 256;
 
 impl App {
+    /// An empty explorer; rows arrive through [`App::on_job`].
     pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
         App {
             ctx,

@@ -112,6 +112,7 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
     }
 }
 
+/// The Code pane of `entry`.
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let insight = &entry.insight;
