@@ -320,9 +320,17 @@ impl Workers {
     pub fn load(&self, sources: Vec<Source>, api: Arc<ApiMap>, dataset: Arc<Dataset>) {
         let events = self.events.clone();
         std::thread::spawn(move || {
-            load_sources(&sources, &api, &dataset, &mut |e| {
-                let _ = events.send(JobEvent::Load(e));
-            });
+            let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                load_sources(&sources, &api, &dataset, &mut |e| {
+                    let _ = events.send(JobEvent::Load(e));
+                });
+            }));
+            if loaded.is_err() {
+                let _ = events.send(JobEvent::Load(LoadEvent::Failed(
+                    "loading stopped: the loader crashed (a bug: please report it)".to_string(),
+                )));
+                let _ = events.send(JobEvent::Load(LoadEvent::Done));
+            }
         });
     }
 
@@ -441,17 +449,21 @@ fn search_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
             continue;
         };
         let mut gone = false;
-        let result = search_rows(&entries, &tasks, &pattern, &mut || match rx.try_recv() {
-            Ok(newer) => {
-                next = Some(newer);
-                true
-            }
-            Err(TryRecvError::Empty) => false,
-            Err(TryRecvError::Disconnected) => {
-                gone = true;
-                true
-            }
-        });
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            search_rows(&entries, &tasks, &pattern, &mut || match rx.try_recv() {
+                Ok(newer) => {
+                    next = Some(newer);
+                    true
+                }
+                Err(TryRecvError::Empty) => false,
+                Err(TryRecvError::Disconnected) => {
+                    gone = true;
+                    true
+                }
+            })
+        }))
+        // A crashed search finds nothing rather than leaving the search pending.
+        .unwrap_or_else(|_| Some(Vec::new()));
         if gone {
             return;
         }
