@@ -13,7 +13,7 @@ use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 use super::action::{Action, Keymap};
 use super::entry::{Entry, Run, Score, Shown, Task};
 use super::highlight::Highlighted;
-use super::insight::FindingKind;
+use super::insight::{Finding, FindingKind};
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
 use super::load::LoadEvent;
 use super::theme::Theme;
@@ -249,6 +249,8 @@ pub struct App {
     pub size: (u16, u16),
     pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
     highlight_requested: HashSet<HighlightKey>,
+    /// Findings of the full analysis by row, as the background sweep delivers them.
+    pub refined: Vec<Option<Vec<Finding>>>,
     /// Full static analyses (`crate::analysis`) of rows that were selected.
     pub analyses: HashMap<usize, Arc<Analysis>>,
     analysis_requested: HashSet<usize>,
@@ -264,6 +266,7 @@ pub struct App {
 const HIGHLIGHT_CACHE: usize = 256;
 
 impl App {
+    /// An empty explorer; rows arrive through [`App::on_job`].
     pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
         App {
             ctx,
@@ -290,6 +293,7 @@ impl App {
             size: (80, 24),
             highlights: HashMap::new(),
             highlight_requested: HashSet::new(),
+            refined: Vec::new(),
             analyses: HashMap::new(),
             analysis_requested: HashSet::new(),
             message: None,
@@ -315,6 +319,14 @@ impl App {
     /// The dataset item of a row's task.
     pub fn dataset_item(&self, entry: &Entry) -> Option<&DatasetItem> {
         self.ctx.dataset.get(&entry.rollout.query)
+    }
+
+    /// A row's findings: the full analysis's once the sweep reached it, else the fast pass's.
+    pub fn findings<'a>(&'a self, i: usize, entry: &'a Entry) -> &'a [Finding] {
+        match self.refined.get(i) {
+            Some(Some(f)) => f,
+            _ => &entry.insight.findings,
+        }
     }
 
     /// What the verdict column shows for row `i`.
@@ -343,7 +355,8 @@ impl App {
 
     /// Applies a user or terminal action; returns whether the screen must be redrawn.
     pub fn update(&mut self, action: &Action) -> bool {
-        if !matches!(action, Action::Tick) {
+        // A note lasts until the next thing the user does.
+        if !matches!(action, Action::Resize { .. }) {
             self.message = None;
         }
         if let Some(popup) = self.popup
@@ -486,10 +499,7 @@ impl App {
                 }
                 true
             }
-            Action::SearchInput(_)
-            | Action::SearchBackspace
-            | Action::SearchSubmit
-            | Action::Tick => false,
+            Action::SearchInput(_) | Action::SearchBackspace | Action::SearchSubmit => false,
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
                 self.keep_cursor_visible();
@@ -533,7 +543,7 @@ impl App {
                 };
                 Some(true)
             }
-            Action::Quit | Action::Resize { .. } | Action::Tick => None,
+            Action::Quit | Action::Resize { .. } => None,
             _ => Some(false),
         }
     }
@@ -571,6 +581,18 @@ impl App {
                 self.search.pending = false;
                 self.search.results = Some(matches);
                 self.view_dirty = true;
+                true
+            }
+            JobEvent::Refined { rows } => {
+                for (row, findings) in rows {
+                    if self.refined.len() <= row {
+                        self.refined.resize(row + 1, None);
+                    }
+                    self.refined[row] = Some(findings);
+                }
+                if self.filters.finding.is_some() {
+                    self.view_dirty = true;
+                }
                 true
             }
             JobEvent::Analyzed { row, analysis } => {
@@ -638,6 +660,13 @@ impl App {
             }
             LoadEvent::Done => {
                 self.load.done = true;
+                // Refine every row's findings with the full analysis, in the background.
+                self.outbox.push(JobRequest::AnalyzeAll {
+                    from: 0,
+                    entries: self.entries.clone(),
+                    dataset: self.ctx.dataset.clone(),
+                    api: self.ctx.api.clone(),
+                });
                 if !self.issues.is_empty() {
                     self.message = Some(format!(
                         "{} lines could not be loaded: ! shows why",
@@ -730,8 +759,8 @@ impl App {
         }
         match f.finding {
             None => true,
-            Some(FindingFilter::Any) => !e.insight.findings.is_empty(),
-            Some(FindingFilter::Kind(k)) => e.insight.findings.iter().any(|x| x.kind == k),
+            Some(FindingFilter::Any) => !self.findings(i, e).is_empty(),
+            Some(FindingFilter::Kind(k)) => self.findings(i, e).iter().any(|x| x.kind == k),
         }
     }
 
