@@ -12,7 +12,7 @@ use sebx::tui::load::FileKind;
 use sebx::tui::run::load_inline;
 
 fn no_runtime() -> Grading {
-    Grading::Unavailable("no Python runtime".to_string())
+    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
 }
 
 #[test]
@@ -36,7 +36,24 @@ fn demo_has_every_verdict_and_every_finding_kind() {
             "demo lacks {v}: {verdicts:?}"
         );
     }
-    let kinds: BTreeSet<FindingKind> = app.entries.iter().flat_map(|e| e.insight.kinds()).collect();
+    // The fast pass's findings at once, the full analysis's once the sweep has run.
+    let lexical: BTreeSet<FindingKind> =
+        app.entries.iter().flat_map(|e| e.insight.kinds()).collect();
+    assert!(lexical.len() >= 5, "{lexical:?}");
+    sebx::tui::run::drain_inline(&mut session.app, None);
+    let app = &session.app;
+    assert!(
+        app.refined
+            .iter()
+            .take(app.entries.len())
+            .all(Option::is_some)
+    );
+    let kinds: BTreeSet<FindingKind> = app
+        .entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| app.findings(i, e).iter().map(|f| f.kind))
+        .collect();
     for k in FindingKind::ALL {
         assert!(kinds.contains(&k), "demo lacks {k:?}: {kinds:?}");
     }
@@ -71,6 +88,13 @@ fn files_are_classified_and_config_applies() {
         "{\"query\": \"Q1\", \"response\": \"r\", \"test_cases\": [], \"right_exe_result\": \"\"}\n",
     )
     .expect("write");
+    // In a folder, label sidecars and files sebx does not read are skipped.
+    std::fs::write(
+        d.join("run.jsonl.labels.jsonl"),
+        "{\"id\": \"x\", \"label\": \"y\"}\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("expected.jsonl"), "{\"file\": \"x\", \"line\": 1}\n").expect("write");
     let config = d.join("config.toml");
     std::fs::write(
         &config,
@@ -87,6 +111,14 @@ fn files_are_classified_and_config_applies() {
     assert_eq!(
         kinds,
         vec![FileKind::CorrectTrajectories, FileKind::Rollouts]
+    );
+    assert!(
+        session
+            .app
+            .ctx
+            .notes
+            .iter()
+            .any(|n| n.contains("skipped") && n.contains("expected.jsonl"))
     );
     assert_eq!(session.app.theme.name, "high-contrast");
     let x = KeyChord::parse("x").expect("chord");

@@ -10,7 +10,9 @@ use sebx::tui::{Action, App, Theme};
 use tui_common::*;
 
 fn session() -> App {
-    let mut app = app(Grading::Unavailable("no Python runtime".to_string()));
+    let mut app = app(Grading::Unavailable(
+        sebx::cli::explore::NO_RUNTIME.to_string(),
+    ));
     drain_inline(&mut app, None);
     app
 }

@@ -14,7 +14,7 @@ use sebx::tui::run::drain_inline;
 use tui_common::*;
 
 fn unavailable() -> Grading {
-    Grading::Unavailable("no Python runtime".to_string())
+    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
 }
 
 fn rows(app: &sebx::tui::App) -> Vec<usize> {
@@ -442,4 +442,35 @@ fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
             .is_err(),
         "row 4 graded once"
     );
+}
+
+#[test]
+fn background_analysis_refines_findings_and_filters() {
+    let mut app = app(unavailable());
+    for _ in 0..4 {
+        app.update(&Action::CycleFindingFilter);
+    }
+    assert_eq!(
+        app.filters.finding,
+        Some(FindingFilter::Kind(FindingKind::ArrayMethod))
+    );
+    // The fast pass flags `.tolist()` on zwc.pemra's result.
+    assert_eq!(rows(&app), vec![5]);
+    let sweep = app
+        .take_requests()
+        .into_iter()
+        .find(|r| matches!(r, JobRequest::AnalyzeAll { .. }))
+        .expect("a background analysis was queued when loading finished");
+    let refined = sebx::tui::jobs::run_request(sweep, None).expect("refined findings");
+    assert!(app.on_job(refined));
+    app.settle();
+    // zwc.pemra returns a NumPy scalar, whose .tolist() works: the full analysis says so.
+    assert!(rows(&app).is_empty());
+    assert_eq!(app.findings(5, &app.entries[5]).len(), 0);
+    let unknown: Vec<&str> = app
+        .findings(2, &app.entries[2])
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(unknown, vec!["zwc.rfx.quvohee"]);
 }

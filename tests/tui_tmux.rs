@@ -61,6 +61,8 @@ fn open_search_select_cases_quit() {
         config.path().display(),
         config.path().display()
     );
+    // Started in an empty folder: the demo is built into the binary.
+    let cwd = config.path().display().to_string();
     let out = tmux(&[
         "new-session",
         "-d",
@@ -70,6 +72,8 @@ fn open_search_select_cases_quit() {
         "100",
         "-y",
         "30",
+        "-c",
+        &cwd,
         &cmd,
     ]);
     assert!(

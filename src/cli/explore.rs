@@ -104,7 +104,9 @@ pub struct Session {
     pub sources: Vec<Source>,
 }
 
-fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+/// Files named on the command line, and the `.jsonl` files of folders named there
+/// (`true`: found in a folder, so skipped when not recognisable).
+fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
     let mut out = Vec::new();
     for p in paths {
         if p.is_dir() {
@@ -112,11 +114,13 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
                 .with_context(|| format!("cannot read folder {}", p.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+                // Label sidecars (`x.jsonl.labels.jsonl`) belong to their rollout file.
+                .filter(|f| !f.to_string_lossy().ends_with(".labels.jsonl"))
                 .collect();
             files.sort();
-            out.extend(files);
+            out.extend(files.into_iter().map(|f| (f, true)));
         } else if p.is_file() {
-            out.push(p.clone());
+            out.push((p.clone(), false));
         } else {
             bail!("no such file or folder: {}", p.display());
         }
@@ -225,15 +229,21 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         (api, dataset, sources)
     } else {
         let mut files = expand(&args.paths)?;
-        files.extend(args.correct.iter().cloned());
+        files.extend(args.correct.iter().map(|f| (f.clone(), false)));
         let mut sources = Vec::new();
         let mut api_doc = args.api_doc.clone();
         let mut dataset_files = args.dataset.clone();
-        for f in files {
-            let kind = classify_file(&f)
-                .with_context(|| format!("cannot read {}", f.display()))?
-                // Unrecognisable files load as rollouts, so their bad lines are shown.
-                .unwrap_or(FileKind::Rollouts);
+        for (f, from_folder) in files {
+            let kind =
+                match classify_file(&f).with_context(|| format!("cannot read {}", f.display()))? {
+                    Some(kind) => kind,
+                    None if from_folder => {
+                        notes.push(format!("skipped {}: not a file sebx reads", f.display()));
+                        continue;
+                    }
+                    // A file named on purpose loads as rollouts, so its bad lines are shown.
+                    None => FileKind::Rollouts,
+                };
             let kind = if args.correct.contains(&f) && kind == FileKind::Rollouts {
                 FileKind::CorrectTrajectories
             } else {
@@ -315,6 +325,7 @@ pub struct EngineBackend {
 }
 
 impl EngineBackend {
+    /// A backend for `api` that will start `workers` Python workers when first used.
     pub fn new(api: ApiMap, workers: usize) -> EngineBackend {
         EngineBackend {
             api,

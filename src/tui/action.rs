@@ -99,8 +99,6 @@ pub enum Action {
         row: u16,
         down: bool,
     },
-    /// Nothing to do (a background tick).
-    Tick,
 }
 
 impl Action {
@@ -214,7 +212,6 @@ impl Action {
             Action::Resize { .. } => "terminal resized",
             Action::Click { .. } => "mouse click",
             Action::Wheel { .. } => "mouse wheel",
-            Action::Tick => "tick",
         }
     }
 }

@@ -13,7 +13,7 @@ use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 use super::action::{Action, Keymap};
 use super::entry::{Entry, Run, Score, Shown, Task};
 use super::highlight::Highlighted;
-use super::insight::FindingKind;
+use super::insight::{Finding, FindingKind};
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
 use super::labelling::Labelling;
 use super::load::LoadEvent;
@@ -257,6 +257,8 @@ pub struct App {
     pub size: (u16, u16),
     pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
     highlight_requested: HashSet<HighlightKey>,
+    /// Findings of the full analysis by row, as the background sweep delivers them.
+    pub refined: Vec<Option<Vec<Finding>>>,
     /// Full static analyses (`crate::analysis`) of rows that were selected.
     pub analyses: HashMap<usize, Arc<Analysis>>,
     analysis_requested: HashSet<usize>,
@@ -276,6 +278,7 @@ pub struct App {
 const HIGHLIGHT_CACHE: usize = 256;
 
 impl App {
+    /// An empty explorer; rows arrive through [`App::on_job`].
     pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
         App {
             ctx,
@@ -302,6 +305,7 @@ impl App {
             size: (80, 24),
             highlights: HashMap::new(),
             highlight_requested: HashSet::new(),
+            refined: Vec::new(),
             analyses: HashMap::new(),
             analysis_requested: HashSet::new(),
             message: None,
@@ -331,6 +335,14 @@ impl App {
         self.ctx.dataset.get(&entry.rollout.query)
     }
 
+    /// A row's findings: the full analysis's once the sweep reached it, else the fast pass's.
+    pub fn findings<'a>(&'a self, i: usize, entry: &'a Entry) -> &'a [Finding] {
+        match self.refined.get(i) {
+            Some(Some(f)) => f,
+            _ => &entry.insight.findings,
+        }
+    }
+
     /// What the verdict column shows for row `i`.
     pub fn shown(&self, i: usize) -> Shown {
         self.scores.get(i).map_or(Shown::Pending, Score::shown)
@@ -357,7 +369,8 @@ impl App {
 
     /// Applies a user or terminal action; returns whether the screen must be redrawn.
     pub fn update(&mut self, action: &Action) -> bool {
-        if !matches!(action, Action::Tick) {
+        // A note lasts until the next thing the user does.
+        if !matches!(action, Action::Resize { .. }) {
             self.message = None;
         }
         if let Some(popup) = self.popup
@@ -505,10 +518,7 @@ impl App {
                 }
                 true
             }
-            Action::SearchInput(_)
-            | Action::SearchBackspace
-            | Action::SearchSubmit
-            | Action::Tick => false,
+            Action::SearchInput(_) | Action::SearchBackspace | Action::SearchSubmit => false,
             // Handled by `labelling::update` above.
             Action::LabelMode
             | Action::CategoryPicker
@@ -571,7 +581,7 @@ impl App {
                 };
                 Some(true)
             }
-            Action::Quit | Action::Resize { .. } | Action::Tick => None,
+            Action::Quit | Action::Resize { .. } => None,
             _ => Some(false),
         }
     }
@@ -609,6 +619,18 @@ impl App {
                 self.search.pending = false;
                 self.search.results = Some(matches);
                 self.view_dirty = true;
+                true
+            }
+            JobEvent::Refined { rows } => {
+                for (row, findings) in rows {
+                    if self.refined.len() <= row {
+                        self.refined.resize(row + 1, None);
+                    }
+                    self.refined[row] = Some(findings);
+                }
+                if self.filters.finding.is_some() {
+                    self.view_dirty = true;
+                }
                 true
             }
             JobEvent::Analyzed { row, analysis } => {
@@ -677,6 +699,13 @@ impl App {
             }
             LoadEvent::Done => {
                 self.load.done = true;
+                // Refine every row's findings with the full analysis, in the background.
+                self.outbox.push(JobRequest::AnalyzeAll {
+                    from: 0,
+                    entries: self.entries.clone(),
+                    dataset: self.ctx.dataset.clone(),
+                    api: self.ctx.api.clone(),
+                });
                 if !self.issues.is_empty() {
                     self.message = Some(format!(
                         "{} lines could not be loaded: ! shows why",
@@ -772,8 +801,8 @@ impl App {
         }
         match f.finding {
             None => true,
-            Some(FindingFilter::Any) => !e.insight.findings.is_empty(),
-            Some(FindingFilter::Kind(k)) => e.insight.findings.iter().any(|x| x.kind == k),
+            Some(FindingFilter::Any) => !self.findings(i, e).is_empty(),
+            Some(FindingFilter::Kind(k)) => self.findings(i, e).iter().any(|x| x.kind == k),
         }
     }
 

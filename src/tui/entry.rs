@@ -33,6 +33,7 @@ pub struct Task {
 }
 
 impl Task {
+    /// A task for `query`, with its short form for the list.
     pub fn new(query: &str) -> Task {
         let first = query
             .lines()

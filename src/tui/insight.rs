@@ -76,6 +76,49 @@ pub struct Finding {
     pub suggestion: Option<String>,
 }
 
+impl From<crate::analysis::FindingKind> for FindingKind {
+    fn from(k: crate::analysis::FindingKind) -> FindingKind {
+        use crate::analysis::FindingKind as A;
+        match k {
+            A::NumpyImport => FindingKind::NumpyImport,
+            A::NumpyAttribute => FindingKind::NumpyAttribute,
+            A::NumpyNameOnZwc => FindingKind::NumpyNameOnZwc,
+            A::UnknownZwcName => FindingKind::UnknownZwcName,
+            A::ArrayMethod => FindingKind::ArrayMethod,
+            A::OffTaskFunction => FindingKind::OffTaskFunction,
+        }
+    }
+}
+
+impl From<&crate::analysis::Finding> for Finding {
+    fn from(f: &crate::analysis::Finding) -> Finding {
+        Finding {
+            kind: f.kind.into(),
+            name: f.name.clone(),
+            line: f.line,
+            col: f.col,
+            suggestion: Some(f.message.clone()),
+        }
+    }
+}
+
+/// The findings of the full analysis (`crate::analysis`), plus "no code" which it leaves implicit.
+pub fn findings_of(a: &crate::analysis::Analysis) -> Vec<Finding> {
+    let mut out: Vec<Finding> = a.code.findings.iter().map(Finding::from).collect();
+    if !a.code_found {
+        out.push(Finding {
+            kind: FindingKind::NoCode,
+            name: String::new(),
+            line: 0,
+            col: 0,
+            suggestion: Some(
+                "the grader found no ```python block; the verdict is without_zwc".into(),
+            ),
+        });
+    }
+    out
+}
+
 /// One call of a zwc function.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ZwcCall {

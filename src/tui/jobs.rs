@@ -14,6 +14,7 @@ use crate::model::{ApiMap, Dataset, DatasetItem, Rollout};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
+use super::insight::{Finding, findings_of};
 use super::load::{LoadEvent, Source, load_sources};
 
 /// Grades one rollout. The real one (the embedded grader) is plugged in by `main`;
@@ -64,6 +65,13 @@ pub enum JobRequest {
         text: String,
         syntect_theme: String,
     },
+    /// The full analysis of every row from `from` on, in the background (refines findings).
+    AnalyzeAll {
+        from: usize,
+        entries: Arc<Vec<Arc<Entry>>>,
+        dataset: Arc<Dataset>,
+        api: Arc<ApiMap>,
+    },
     /// The full static analysis (`crate::analysis`) of one row, for the Code and Graph panes.
     Analyze {
         row: usize,
@@ -94,6 +102,10 @@ pub enum JobEvent {
     Analyzed {
         row: usize,
         analysis: Arc<Analysis>,
+    },
+    /// Findings of the full analysis for some rows (replacing the fast pass's).
+    Refined {
+        rows: Vec<(usize, Vec<Finding>)>,
     },
     /// A rerun, a what-if or the runtime install reporting back (`super::rerun`).
     Rerun(super::rerun::RerunEvent),
@@ -162,6 +174,46 @@ pub fn matched_chars(text: &str, pattern: &str) -> Vec<usize> {
         .unwrap_or_default()
 }
 
+/// The full analysis's findings for one row; a panic in the analysis keeps the fast findings.
+fn refine(entry: &Entry, dataset: &Dataset, api: &ApiMap) -> Vec<Finding> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        findings_of(&analyze_rollout(
+            &entry.rollout,
+            api,
+            dataset.get(&entry.rollout.query),
+        ))
+    }))
+    .unwrap_or_else(|_| entry.insight.findings.clone())
+}
+
+/// Rows per `Refined` event of the background sweep.
+const SWEEP_BATCH: usize = 256;
+
+/// Analyses every row in the background, a batch at a time, so the list's findings
+/// become the full analysis's without holding anything up.
+fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
+    let JobRequest::AnalyzeAll {
+        from,
+        entries,
+        dataset,
+        api,
+    } = req
+    else {
+        return;
+    };
+    let mut row = from;
+    while row < entries.len() {
+        let end = (row + SWEEP_BATCH).min(entries.len());
+        let rows = (row..end)
+            .map(|r| (r, refine(&entries[r], &dataset, &api)))
+            .collect();
+        if events.send(JobEvent::Refined { rows }).is_err() {
+            return;
+        }
+        row = end;
+    }
+}
+
 /// Runs one request to completion on the current thread (used by the workers and by tests).
 pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Option<JobEvent> {
     match req {
@@ -203,6 +255,17 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                 key,
                 text: Arc::new(h),
             })
+        }
+        JobRequest::AnalyzeAll {
+            from,
+            entries,
+            dataset,
+            api,
+        } => {
+            let rows = (from..entries.len())
+                .map(|row| (row, refine(&entries[row], &dataset, &api)))
+                .collect();
+            Some(JobEvent::Refined { rows })
         }
         JobRequest::Analyze {
             row,
@@ -265,9 +328,17 @@ impl Workers {
     pub fn load(&self, sources: Vec<Source>, api: Arc<ApiMap>, dataset: Arc<Dataset>) {
         let events = self.events.clone();
         std::thread::spawn(move || {
-            load_sources(&sources, &api, &dataset, &mut |e| {
-                let _ = events.send(JobEvent::Load(e));
-            });
+            let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                load_sources(&sources, &api, &dataset, &mut |e| {
+                    let _ = events.send(JobEvent::Load(e));
+                });
+            }));
+            if loaded.is_err() {
+                let _ = events.send(JobEvent::Load(LoadEvent::Failed(
+                    "loading stopped: the loader crashed (a bug: please report it)".to_string(),
+                )));
+                let _ = events.send(JobEvent::Load(LoadEvent::Done));
+            }
         });
     }
 
@@ -296,6 +367,10 @@ impl Workers {
             }
             JobRequest::Highlight { .. } | JobRequest::Analyze { .. } => {
                 let _ = self.highlight.send(req);
+            }
+            JobRequest::AnalyzeAll { .. } => {
+                let events = self.events.clone();
+                std::thread::spawn(move || sweep(req, &events));
             }
         }
     }
@@ -382,17 +457,21 @@ fn search_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
             continue;
         };
         let mut gone = false;
-        let result = search_rows(&entries, &tasks, &pattern, &mut || match rx.try_recv() {
-            Ok(newer) => {
-                next = Some(newer);
-                true
-            }
-            Err(TryRecvError::Empty) => false,
-            Err(TryRecvError::Disconnected) => {
-                gone = true;
-                true
-            }
-        });
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            search_rows(&entries, &tasks, &pattern, &mut || match rx.try_recv() {
+                Ok(newer) => {
+                    next = Some(newer);
+                    true
+                }
+                Err(TryRecvError::Empty) => false,
+                Err(TryRecvError::Disconnected) => {
+                    gone = true;
+                    true
+                }
+            })
+        }))
+        // A crashed search finds nothing rather than leaving the search pending.
+        .unwrap_or_else(|_| Some(Vec::new()));
         if gone {
             return;
         }

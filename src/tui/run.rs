@@ -96,10 +96,15 @@ pub fn run_terminal(
     workers.load(sources, app.ctx.api.clone(), app.ctx.dataset.clone());
 
     let mut terminal = ratatui::init();
+    // ratatui's hook restores the terminal on a panic. Worker panics are caught where they
+    // happen and shown as data, so only a panic on this (the UI) thread may restore it.
     let previous = std::panic::take_hook();
+    let ui_thread = std::thread::current().id();
     std::panic::set_hook(Box::new(move |info| {
-        let _ = execute!(std::io::stdout(), DisableMouseCapture);
-        previous(info);
+        if std::thread::current().id() == ui_thread {
+            let _ = execute!(std::io::stdout(), DisableMouseCapture);
+            previous(info);
+        }
     }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
     let result = event_loop(&mut terminal, &mut app, &workers, &reruns, &rx);

@@ -310,7 +310,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     };
     spans.push(Span::styled(fit(&fail, cols.fail), fail_style));
     spans.push(Span::raw(" "));
-    let n = e.insight.findings.len();
+    let n = app.findings(i, e).len();
     spans.push(if n == 0 {
         Span::styled(fit("", cols.findings), theme.dim)
     } else {
@@ -449,13 +449,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             ),
         ));
     }
-    if let Grading::Unavailable(_) = &app.ctx.grading
-        && app.scores.contains(&super::entry::Score::Unscored)
-    {
-        right.push((
-            2,
-            Span::styled(" no Python: sebx runtime install ", theme.warning),
-        ));
+    if let Grading::Unavailable(why) = &app.ctx.grading {
+        let text = if why.contains("runtime install") {
+            " no Python: sebx runtime install ".to_string()
+        } else {
+            " grading off (? says why) ".to_string()
+        };
+        right.push((2, Span::styled(text, theme.warning)));
     }
     if !app.issues.is_empty() {
         right.push((

@@ -39,6 +39,7 @@ fn fit(text: &str, width: usize) -> String {
     }
 }
 
+/// The Cases pane of `entry`, `width` cells wide; keeps the case under the cursor in view.
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     let theme = &app.theme;
     let report = app.selected_report();

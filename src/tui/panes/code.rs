@@ -5,10 +5,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, field};
-use crate::analysis::{Analysis, FindingKind as AnalysisKind, Severity};
+use crate::analysis::{Analysis, Severity};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
-use crate::tui::insight::FindingKind;
+use crate::tui::insight::{Finding, FindingKind};
 use crate::tui::jobs::HighlightKind;
 use crate::tui::theme::Theme;
 
@@ -23,25 +23,14 @@ struct FindingView {
     note: Option<String>,
 }
 
-fn kind_of(k: AnalysisKind) -> FindingKind {
-    match k {
-        AnalysisKind::NumpyImport => FindingKind::NumpyImport,
-        AnalysisKind::NumpyAttribute => FindingKind::NumpyAttribute,
-        AnalysisKind::NumpyNameOnZwc => FindingKind::NumpyNameOnZwc,
-        AnalysisKind::UnknownZwcName => FindingKind::UnknownZwcName,
-        AnalysisKind::ArrayMethod => FindingKind::ArrayMethod,
-        AnalysisKind::OffTaskFunction => FindingKind::OffTaskFunction,
-    }
-}
-
-fn finding_views(entry: &Entry, analysis: Option<&Analysis>) -> Vec<FindingView> {
+fn finding_views(findings: &[Finding], analysis: Option<&Analysis>) -> Vec<FindingView> {
     match analysis {
         Some(a) => a
             .code
             .findings
             .iter()
             .map(|f| FindingView {
-                kind: kind_of(f.kind),
+                kind: f.kind.into(),
                 error: f.severity == Severity::Error,
                 name: f.name.clone(),
                 line: f.line,
@@ -54,9 +43,7 @@ fn finding_views(entry: &Entry, analysis: Option<&Analysis>) -> Vec<FindingView>
                 }),
             })
             .collect(),
-        None => entry
-            .insight
-            .findings
+        None => findings
             .iter()
             .map(|f| FindingView {
                 kind: f.kind,
@@ -125,11 +112,15 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
     }
 }
 
+/// The Code pane of `entry`.
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let insight = &entry.insight;
     let analysis = app.selected_analysis();
-    let findings = finding_views(entry, analysis);
+    let findings = finding_views(
+        app.findings(app.selected.unwrap_or(usize::MAX), entry),
+        analysis,
+    );
     let mut lines = Vec::new();
     let code = entry.code();
     if entry.code_span.is_none() {

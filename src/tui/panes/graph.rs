@@ -6,6 +6,7 @@ use super::PaneContent;
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
 
+/// The Graph pane of `entry`: the analysis's dependency graph, then the call tree.
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     let theme = &app.theme;
     let mut lines = Vec::new();

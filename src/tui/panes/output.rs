@@ -45,6 +45,7 @@ fn traceback_line(text: &str) -> Option<usize> {
     digits.parse().ok()
 }
 
+/// The Output pane of `entry` (from its grade report).
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let mut lines = Vec::new();

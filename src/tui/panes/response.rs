@@ -10,6 +10,7 @@ use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
 use crate::tui::theme::Theme;
 
+/// The Response pane of `entry`.
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let response = &entry.rollout.response;

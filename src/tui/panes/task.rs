@@ -13,6 +13,7 @@ use crate::tui::ui::shown_style;
 /// Most rollouts of the same task listed.
 const SAME_TASK_SHOWN: usize = 12;
 
+/// The Task pane of `entry`.
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let api = &app.ctx.api;
