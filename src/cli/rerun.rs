@@ -6,14 +6,16 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
+use crate::analysis::extract_last_python_block;
 use crate::grade::engine::Engine;
 use crate::grade::grader::grade_rollout_with;
 use crate::grade::render::report_text;
 use crate::grade::report::GradeReport;
-use crate::model::ApiMap;
 use crate::model::discovery::discover;
 use crate::model::reruns::{RerunRecord, RerunStore};
 use crate::model::rollout::load_rollout_file;
+use crate::model::{ApiMap, Rollout, Verdict};
+use crate::tui::rerun::{case_changes, edit_summary};
 
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
 #[derive(Debug, clap::Args)]
@@ -70,16 +72,16 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
         None => None,
     };
     let engine = Engine::start(&api, 1)?;
-    let report = grade_rollout_with(
-        rollout,
-        code.as_deref(),
-        &engine,
-        Duration::from_secs_f64(args.timeout.max(0.01)),
-    );
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
+    let report = grade_rollout_with(rollout, code.as_deref(), &engine, timeout);
+    // A what-if is shown beside the rollout's own code, graded the same way.
+    let original = code
+        .as_ref()
+        .map(|_| grade_rollout_with(rollout, None, &engine, timeout));
     let saved = if args.no_save {
         None
     } else {
-        Some(save(&args.file, &report, code))
+        Some(save(&args.file, &report, code.clone()))
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -92,6 +94,9 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
             println!("stored {}: {stored_text}", stored.field);
         }
         print!("{}", report_text(&report));
+        if let (Some(original), Some(edited)) = (&original, &code) {
+            print!("{}", what_if_text(rollout, original, &report, edited));
+        }
     }
     match saved {
         Some(Ok(path)) => eprintln!("kept in {}", path.display()),
@@ -107,4 +112,33 @@ fn save(file: &Path, report: &GradeReport, code: Option<String>) -> Result<PathB
     let (mut store, _issues) = RerunStore::open(file)?;
     store.append(RerunRecord::now(report.clone(), code))?;
     Ok(store.path().to_path_buf())
+}
+
+/// The what-if beside the original: verdicts, what the edit swapped, and the cases that changed.
+pub fn what_if_text(
+    rollout: &Rollout,
+    original: &GradeReport,
+    what_if: &GradeReport,
+    edited: &str,
+) -> String {
+    let verdict = |r: &GradeReport| r.verdict.map_or("not graded", |v| v.as_str());
+    let own = extract_last_python_block(&rollout.response)
+        .map(|b| b.code)
+        .unwrap_or_default();
+    let passed = what_if.verdict == Some(Verdict::Right);
+    let mut out = format!(
+        "\nwhat-if: {} → {}\n  original code: {}\n  edited code:   {}\n",
+        edit_summary(&own, edited),
+        if passed {
+            "would have passed"
+        } else {
+            "would still fail"
+        },
+        verdict(original),
+        verdict(what_if),
+    );
+    for change in case_changes(original, what_if) {
+        out.push_str(&format!("  {change}\n"));
+    }
+    out
 }
