@@ -482,3 +482,53 @@ fn label_panel_and_picker_snapshots() {
     assert_eq!(app.popup, None);
     assert!(matches!(app.shown(1), Shown::Verdict(Verdict::ResultError)));
 }
+
+#[test]
+fn runtime_install_shows_its_steps_and_then_reruns_work() {
+    use sebx::tui::jobs::JobEvent;
+    use sebx::tui::rerun::{RerunEvent, RerunRequest};
+    let data = tempfile::tempdir().expect("tempdir");
+    let mut app = labelling_app(data.path(), "ann", unavailable());
+    select(&mut app, 1);
+    app.update(&Action::Rerun);
+    assert_eq!(app.popup, Some(Popup::Runtime));
+    let y = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
+        ratatui::crossterm::event::KeyCode::Char('y'),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
+    let action = sebx::tui::run::action_for_event(&app, &y).expect("y in the offer");
+    assert_eq!(action, Action::InstallRuntime);
+    app.update(&action);
+    assert!(app.reruns.install.running);
+    let queued = app.reruns.take_requests();
+    assert!(matches!(queued.as_slice(), [RerunRequest::Install { .. }]));
+    // The worker's reports (the install itself is not run here: it needs the network).
+    for step in [
+        "looking for Python 3.11 on PATH",
+        "creating venv /cache/venv",
+    ] {
+        app.on_job(JobEvent::Rerun(RerunEvent::InstallStep(step.to_string())));
+    }
+    let text = screen(&draw(&app, 100, 30));
+    assert!(text.contains("· creating venv /cache/venv"), "{text}");
+    assert!(text.contains("working…"), "{text}");
+    app.on_job(JobEvent::Rerun(RerunEvent::InstallDone(Ok(
+        "/cache/venv/bin/python".to_string(),
+    ))));
+    assert!(!app.reruns.install.running);
+    let text = screen(&draw(&app, 100, 30));
+    assert!(text.contains("installed: /cache/venv/bin/python"), "{text}");
+    app.update(&Action::Cancel);
+    app.update(&Action::Rerun);
+    assert!(
+        matches!(
+            app.reruns.outbox.as_slice(),
+            [RerunRequest::Grade {
+                row: 1,
+                code: None,
+                ..
+            }]
+        ),
+        "after the install, r reruns"
+    );
+}

@@ -841,7 +841,14 @@ fn recompute_progress(app: &mut App) {
         total: app.entries.len(),
         ..Progress::default()
     };
-    for e in app.entries.iter() {
+    let has_records = l
+        .sidecars
+        .iter()
+        .filter_map(|s| s.labels.as_ref())
+        .any(|store| store.history().next().is_some());
+    // While a big file loads and nothing is labelled, counting rows is all there is to do.
+    let rows = if has_records { app.entries.len() } else { 0 };
+    for e in app.entries.iter().take(rows) {
         if let Some(label) = l.saved(e.run, &e.rollout.id) {
             progress.labelled += 1;
             for c in &label.categories {

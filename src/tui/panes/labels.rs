@@ -274,7 +274,10 @@ pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
     }
     if cmp.earlier > 1 {
         lines.push(Line::styled(
-            format!("{:<9}{} reruns of this rollout on file", "", cmp.earlier),
+            format!(
+                "{:<9}{} reruns and what-ifs of this rollout on file",
+                "", cmp.earlier
+            ),
             theme.dim,
         ));
     }
