@@ -70,12 +70,12 @@ fn keys_toggle_categories_and_each_change_is_on_disk_before_it_shows() {
         saved_categories(&app, 1),
         Some(ids(&["wrong_arguments", "logic_error"]))
     );
-    assert!(
-        app.message
-            .as_deref()
-            .is_some_and(|m| m.starts_with("saved to run_a.jsonl.labels.jsonl")),
-        "{:?}",
-        app.message
+    assert_eq!(
+        app.message,
+        Some(format!(
+            "saved to {} (built-in demo): Wrong arguments, Logic error",
+            sidecar(data.path()).display()
+        ))
     );
     let lines = std::fs::read_to_string(sidecar(data.path())).expect("sidecar written");
     assert_eq!(lines.lines().count(), 2, "one record per change");
@@ -342,6 +342,17 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
     let text = screen(&draw(&ann, 100, 30)).replace(&data.path().display().to_string(), "[DATA]");
     assert!(text.contains("Agreement: ann vs bob"), "{text}");
     insta::assert_snapshot!("agreement_popup", text);
+    // Enter opens the highlighted disagreement's rollout.
+    assert_eq!(ann.selected, Some(3));
+    let enter = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
+        ratatui::crossterm::event::KeyCode::Enter,
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
+    let choose = sebx::tui::run::action_for_event(&ann, &enter).expect("enter");
+    assert_eq!(choose, Action::PopupChoose);
+    ann.update(&choose);
+    assert_eq!(ann.popup, None);
+    assert_eq!(ann.selected, Some(1));
 }
 
 #[test]
@@ -468,7 +479,7 @@ fn label_panel_and_picker_snapshots() {
     insta::assert_snapshot!("label_panel", text);
     app.update(&Action::CategoryPicker);
     app.update(&Action::Down);
-    app.update(&Action::PickerToggle);
+    app.update(&Action::PopupChoose);
     service(&mut app);
     assert_eq!(
         saved_categories(&app, 1),

@@ -69,8 +69,8 @@ pub enum Action {
     /// Toggles the category with this key on the selected rollout (not bindable: the
     /// taxonomy names the keys).
     ToggleCategory(char),
-    /// Toggles the picker's highlighted category (not bindable).
-    PickerToggle,
+    /// Chooses the highlighted item of a popup: toggles a category, opens a disagreement (not bindable).
+    PopupChoose,
     /// A character typed into the note (not bindable).
     NoteInput(char),
     /// Deletes the last note character (not bindable).
@@ -199,7 +199,7 @@ impl Action {
             Action::CycleLabelFilter => "filter by label: none, any, one category (cycle)",
             Action::Agreement => "agreement between two annotators (Cohen's kappa)",
             Action::ToggleCategory(_) => "toggle a category",
-            Action::PickerToggle => "toggle the highlighted category",
+            Action::PopupChoose => "choose the highlighted item of a popup",
             Action::NoteInput(_) => "type into the note",
             Action::NoteBackspace => "delete a note character",
             Action::NoteSubmit => "save the note",

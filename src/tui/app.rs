@@ -531,7 +531,7 @@ impl App {
             | Action::EditWhatIf
             | Action::InstallRuntime
             | Action::ToggleCategory(_)
-            | Action::PickerToggle
+            | Action::PopupChoose
             | Action::NoteInput(_)
             | Action::NoteBackspace
             | Action::NoteSubmit => false,

@@ -85,6 +85,8 @@ pub struct Labelling {
     pub picker_cursor: usize,
     /// Which other annotator the agreement view compares with (index into the others).
     pub agreement_with: usize,
+    /// Highlighted disagreement in the agreement view.
+    pub agreement_cursor: usize,
     /// Base folder for sidecars of embedded runs (`$SEBX_DATA_DIR` or `<data dir>/sebx`).
     pub data_dir: Option<PathBuf>,
     /// A taxonomy file given on the command line.
@@ -113,6 +115,7 @@ impl Default for Labelling {
             note: None,
             picker_cursor: 0,
             agreement_with: 0,
+            agreement_cursor: 0,
             data_dir: std::env::var_os(DATA_DIR_ENV)
                 .map(PathBuf::from)
                 .or_else(|| dirs::data_dir().map(|d| d.join("sebx"))),
@@ -418,6 +421,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             app.refresh_view();
         }
         Action::Agreement => {
+            app.labelling.agreement_cursor = 0;
             if app.labelling.annotators().len() < 2 {
                 app.message = Some(format!(
                     "agreement needs a second annotator: only {} has labels here",
@@ -448,10 +452,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
                 app.message = Some("the Python runtime is not what is missing here".to_string());
             }
         }
-        Action::PickerToggle
-        | Action::NoteInput(_)
-        | Action::NoteBackspace
-        | Action::NoteSubmit => {
+        Action::PopupChoose | Action::NoteInput(_) | Action::NoteBackspace | Action::NoteSubmit => {
             return Some(false);
         }
         _ => return None,
@@ -471,7 +472,7 @@ pub fn update_popup(app: &mut App, popup: Popup, action: &Action) -> Option<bool
                 Action::Down => {
                     app.labelling.picker_cursor = (app.labelling.picker_cursor + 1).min(n - 1);
                 }
-                Action::PickerToggle => {
+                Action::PopupChoose => {
                     let id = app
                         .labelling
                         .taxonomy
@@ -491,7 +492,25 @@ pub fn update_popup(app: &mut App, popup: Popup, action: &Action) -> Option<bool
         Popup::Agreement => match action {
             Action::NextPane | Action::PrevPane => {
                 app.labelling.agreement_with += 1;
+                app.labelling.agreement_cursor = 0;
                 app.popup_scroll = 0;
+                Some(true)
+            }
+            Action::Up => {
+                app.labelling.agreement_cursor = app.labelling.agreement_cursor.saturating_sub(1);
+                Some(true)
+            }
+            Action::Down => {
+                let n = app
+                    .labelling
+                    .agreement()
+                    .map_or(0, |a| a.disagreements.len());
+                app.labelling.agreement_cursor =
+                    (app.labelling.agreement_cursor + 1).min(n.saturating_sub(1));
+                Some(true)
+            }
+            Action::PopupChoose => {
+                open_disagreement(app);
                 Some(true)
             }
             Action::Agreement => {
@@ -509,6 +528,28 @@ pub fn update_popup(app: &mut App, popup: Popup, action: &Action) -> Option<bool
         },
         _ => None,
     }
+}
+
+/// Closes the agreement view on the highlighted disagreement's rollout.
+fn open_disagreement(app: &mut App) {
+    let Some(agreement) = app.labelling.agreement() else {
+        return;
+    };
+    let Some(d) = agreement.disagreements.get(app.labelling.agreement_cursor) else {
+        return;
+    };
+    let Some(row) = app.entries.iter().position(|e| e.rollout.id == d.rollout) else {
+        app.message = Some(format!("rollout {} is not loaded", d.rollout));
+        return;
+    };
+    app.popup = None;
+    if !app.view.contains(&ViewRow::Row(row)) {
+        app.filters = Default::default();
+        app.labelling.filter = None;
+        app.refresh_view();
+        app.message = Some("filters cleared to show the disagreement".to_string());
+    }
+    app.jump_to(row);
 }
 
 /// Queues a label change for `row` (written by [`service`]).
@@ -607,6 +648,11 @@ pub fn service(app: &mut App) -> bool {
     let pending = std::mem::take(&mut app.labelling.pending);
     for p in pending {
         redraw = true;
+        let embedded = app
+            .labelling
+            .sidecars
+            .get(p.run)
+            .is_some_and(|s| s.embedded);
         let store = app
             .labelling
             .sidecars
@@ -619,7 +665,12 @@ pub fn service(app: &mut App) -> bool {
         let summary = describe(&app.labelling.taxonomy, &p.record);
         match store.append(p.record) {
             Ok(()) => {
-                let name = file_name(store.path());
+                // The demo's file is built in: say where its labels really go.
+                let name = if embedded {
+                    format!("{} (built-in demo)", store.path().display())
+                } else {
+                    file_name(store.path())
+                };
                 app.message = Some(format!("saved to {name}: {summary}"));
                 app.labelling.progress_dirty = true;
             }
@@ -911,8 +962,12 @@ pub fn action_for_key(app: &App, key: &KeyEvent) -> Option<Action> {
     };
     match app.popup {
         Some(Popup::CategoryPicker) => match key.code {
-            KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PickerToggle),
+            KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PopupChoose),
             _ => category_key.map(Action::ToggleCategory),
+        },
+        Some(Popup::Agreement) => match key.code {
+            KeyCode::Enter => Some(Action::PopupChoose),
+            _ => None,
         },
         Some(Popup::Runtime) => match key.code {
             KeyCode::Char('y') if plain => Some(Action::InstallRuntime),

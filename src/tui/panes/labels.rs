@@ -298,18 +298,30 @@ fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
 /// Draws one of this module's popups.
 pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect, popup: Popup) {
     let theme = &app.theme;
+    let mut focus: Option<u16> = None;
     let (title, lines, width) = match popup {
         Popup::CategoryPicker => (
             " Categories (↑↓ · enter toggles · esc closes) ".to_string(),
             picker_lines(app),
             90,
         ),
-        Popup::Agreement => agreement_popup(app),
+        Popup::Agreement => {
+            let (title, lines, width, line) = agreement_popup(app);
+            focus = line;
+            (title, lines, width)
+        }
         Popup::Runtime => (" Python runtime ".to_string(), runtime_lines(app), 80),
         Popup::Help | Popup::Issues => return,
     };
     let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let popup_rect = popup_area(area, width, height);
+    // Keep the highlighted disagreement in view.
+    let inner_height = height.saturating_sub(2).max(1);
+    let scroll = match focus {
+        Some(line) if line >= inner_height => line + 1 - inner_height,
+        Some(_) => 0,
+        None => app.popup_scroll,
+    };
     frame.render_widget(Clear, popup_rect);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -320,7 +332,7 @@ pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect, popup: Popup) {
         Paragraph::new(lines)
             .block(block)
             .wrap(Wrap { trim: false })
-            .scroll((app.popup_scroll, 0)),
+            .scroll((scroll, 0)),
         popup_rect,
     );
 }
@@ -363,7 +375,7 @@ fn kappa(k: Option<f64>) -> String {
     })
 }
 
-fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16) {
+fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16, Option<u16>) {
     let theme = &app.theme;
     let l = &app.labelling;
     let Some(a) = l.agreement() else {
@@ -371,6 +383,7 @@ fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16) {
             " Agreement ".to_string(),
             vec![Line::raw("only one annotator has labels")],
             60,
+            None,
         );
     };
     let mut lines = vec![
@@ -430,7 +443,11 @@ fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16) {
             .collect::<Vec<_>>()
             .join(", ")
     };
-    for d in &a.disagreements {
+    let cursor = l
+        .agreement_cursor
+        .min(a.disagreements.len().saturating_sub(1));
+    let mut focus = None;
+    for (k, d) in a.disagreements.iter().enumerate() {
         let place = app
             .entries
             .iter()
@@ -440,20 +457,27 @@ fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16) {
                 format!("{run}:{}", e.rollout.line)
             })
             .unwrap_or_else(|| d.rollout.0.clone());
-        lines.push(Line::from(vec![
+        let line = Line::from(vec![
             Span::styled(format!(" {place:<18}"), theme.dim),
             Span::raw(format!("{}: {}", a.annotator_a, names(&d.categories_a))),
             Span::styled("  |  ", theme.dim),
             Span::raw(format!("{}: {}", a.annotator_b, names(&d.categories_b))),
-        ]));
+        ]);
+        if k == cursor {
+            focus = Some(lines.len() as u16);
+            lines.push(line.patch_style(theme.selected));
+        } else {
+            lines.push(line);
+        }
     }
     (
         format!(
-            " Agreement: {} vs {} (tab: another annotator · esc closes) ",
+            " Agreement: {} vs {} (↑↓ enter opens a disagreement · tab: another annotator · esc) ",
             a.annotator_a, a.annotator_b
         ),
         lines,
         100,
+        focus,
     )
 }
 
