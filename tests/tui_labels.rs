@@ -381,6 +381,9 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     let mut app = labelling_app(data.path(), "ann", Grading::Available);
     let backend: Arc<dyn GradeBackend> = Arc::new(FakeBackend::default());
     select(&mut app, 1);
+    // `e` hands the row's code to the event loop, which opens the editor.
+    app.update(&Action::EditWhatIf);
+    assert_eq!(app.reruns.edit.take(), Some((1, CODE_MEAN_BAD.to_string())));
     let before = app.shown(1);
     app.update(&Action::Rerun);
     assert!(app.reruns.running.contains_key(&(1, false)));
@@ -444,6 +447,11 @@ fn rerun_without_a_runtime_offers_the_install() {
     insta::assert_snapshot!("runtime_offer", screen(&draw(&app, 100, 30)));
     app.update(&Action::Cancel);
     assert_eq!(app.popup, None);
+    // `e` does not open the editor on code that cannot be graded.
+    app.update(&Action::EditWhatIf);
+    assert_eq!(app.popup, Some(Popup::Runtime));
+    assert!(app.reruns.edit.is_none());
+    app.update(&Action::Cancel);
     // Without an API doc the reason is given, and no install is offered.
     app.ctx.grading = Grading::Unavailable("no API doc: pass --api-doc FILE to grade".into());
     app.update(&Action::Rerun);

@@ -438,6 +438,10 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
         }
         Action::EditWhatIf => {
             let Some(row) = row else { return Some(false) };
+            // No editing what cannot be graded.
+            if !rerun::ready_to_grade(app) {
+                return Some(true);
+            }
             let code = app
                 .entries
                 .get(row)

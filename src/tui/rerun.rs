@@ -126,16 +126,16 @@ pub fn runtime_missing(app: &App) -> bool {
     matches!(&app.ctx.grading, Grading::Unavailable(why) if why.contains("Python runtime"))
 }
 
-/// Queues a rerun (`code: None`) or a what-if of `row`. Without a grader it says why, and
-/// offers the install when the runtime is what is missing.
-pub fn request(app: &mut App, row: usize, code: Option<String>) {
-    let has_backend = matches!(app.ctx.grading, Grading::Available)
-        || app
-            .reruns
-            .install
-            .outcome
-            .as_ref()
-            .is_some_and(Result::is_ok);
+/// Whether reruns can be graded; if not, says why (and offers the install when the
+/// runtime is what is missing).
+pub fn ready_to_grade(app: &mut App) -> bool {
+    let installed_here = app
+        .reruns
+        .install
+        .outcome
+        .as_ref()
+        .is_some_and(Result::is_ok);
+    let has_backend = matches!(app.ctx.grading, Grading::Available) || installed_here;
     if !has_backend {
         if runtime_missing(app) {
             app.popup = Some(Popup::Runtime);
@@ -143,6 +143,14 @@ pub fn request(app: &mut App, row: usize, code: Option<String>) {
         } else if let Grading::Unavailable(why) = &app.ctx.grading {
             app.message = Some(format!("cannot rerun: {why}"));
         }
+    }
+    has_backend
+}
+
+/// Queues a rerun (`code: None`) or a what-if of `row`. Without a grader it says why, and
+/// offers the install when the runtime is what is missing.
+pub fn request(app: &mut App, row: usize, code: Option<String>) {
+    if !ready_to_grade(app) {
         return;
     }
     let Some(entry) = app.entries.get(row).cloned() else {
