@@ -4,7 +4,7 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContent, field};
+use super::{PaneContent, field, wrap_words};
 use crate::analysis::{Analysis, Severity};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
@@ -112,8 +112,8 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
     }
 }
 
-/// The Code pane of `entry`.
-pub fn render(app: &App, entry: &Entry) -> PaneContent {
+/// The Code pane of `entry`, for a pane `width` cells wide.
+pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     let theme = &app.theme;
     let insight = &entry.insight;
     let analysis = app.selected_analysis();
@@ -235,12 +235,15 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 Span::styled(f.kind.label().to_string(), style),
             ];
             if !f.name.is_empty() {
-                spans.push(Span::raw(format!(" {}", f.name)));
-            }
-            if let Some(s) = &f.note {
-                spans.push(Span::styled(format!(" — {s}"), theme.hint));
+                spans.push(Span::raw(format!("  {}", f.name)));
             }
             lines.push(Line::from(spans));
+            // The explanation on its own line: code lines are not wrapped, so keep it short.
+            if let Some(s) = &f.note {
+                for part in wrap_words(s, usize::from(pane_width).saturating_sub(4)) {
+                    lines.push(Line::styled(format!("    {part}"), theme.hint));
+                }
+            }
         }
     }
     if let Some(a) = analysis {
