@@ -381,3 +381,18 @@ fn unparsable_code_reports_where() {
     assert!(a.findings.is_empty());
     assert!(a.graph.nodes.is_empty());
 }
+
+#[test]
+fn dynamically_imported_numpy_alias_is_tracked() {
+    for code in [
+        "import zwc\nnp2 = __import__('numpy')\ndef f(a):\n    return zwc.kocito(np2.asarray(a))\n",
+        "import zwc, importlib\nnp2 = importlib.import_module('numpy')\ndef f(a):\n    return zwc.kocito(np2.asarray(a))\n",
+    ] {
+        let a = analyze(code);
+        assert_eq!(
+            names(&a, FindingKind::NumpyAttribute),
+            vec!["np2.asarray".to_string()],
+            "{code}"
+        );
+    }
+}

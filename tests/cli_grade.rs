@@ -110,3 +110,42 @@ fn missing_api_doc_is_a_clear_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--api-doc"), "{stderr}");
 }
+
+#[test]
+fn dataset_join_names_a_helper_picked_as_entry() {
+    let run = |with_dataset: bool| -> Vec<Value> {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sebx"));
+        cmd.args(["grade", "-q", "--api-doc"])
+            .arg(demo("api_doc.jsonl"))
+            .arg(demo("rollouts.jsonl"));
+        if with_dataset {
+            cmd.arg("--dataset").arg(demo("tasks.jsonl"));
+        }
+        let out = cmd.output().expect("run sebx");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    };
+    let note = |r: &Value| {
+        r["warnings"].as_array().expect("warnings").iter().any(|w| {
+            w.as_str()
+                .is_some_and(|w| w.contains("not the task's `solve`"))
+        })
+    };
+    let joined = run(true);
+    let flagged: Vec<&Value> = joined.iter().filter(|r| note(r)).collect();
+    assert!(!flagged.is_empty(), "the demo has helper-first rollouts");
+    assert!(flagged.iter().all(|r| r["entry"] != "solve"));
+    assert!(
+        joined
+            .iter()
+            .filter(|r| r["entry"] != "solve" && r["extraction"]["found"] == true)
+            .all(note)
+    );
+    assert!(
+        !run(false).iter().any(note),
+        "without the dataset the task's entry is unknown"
+    );
+}

@@ -346,3 +346,31 @@ fn agreement_on_the_shipped_demo_lists_disagreements_in_file_order() {
         .expect("row");
     assert!(logic.ends_with("0.889  0.722  0.600"), "{logic}");
 }
+
+#[test]
+fn progress_counts_labelled_rollouts_and_categories() {
+    let path = demo("rollouts.jsonl");
+    let path = path.to_str().expect("path");
+    let out = run(&["progress", path]).expect("progress");
+    let mut lines = out.lines();
+    assert_eq!(
+        lines.next(),
+        Some(format!("{path}: 24/36 labelled by anyone (66.7%)").as_str())
+    );
+    assert_eq!(lines.next(), Some("  annotators: ana 24, ben 18"));
+    // numpy_method_on_zwcarray: ana on 19, 20, 21, 28 (ben agrees on 19-21).
+    assert!(
+        out.contains("\n      4  NumPy method on ZWCArray\n"),
+        "{out}"
+    );
+    let ben = run(&["progress", path, "--annotator", "ben"]).expect("progress");
+    assert!(
+        ben.starts_with(&format!("{path}: 18/36 labelled by ben (50.0%)\n")),
+        "{ben}"
+    );
+    assert!(
+        ben.contains("\n      3  NumPy method on ZWCArray\n"),
+        "{ben}"
+    );
+    assert!(!ben.contains("annotators:"));
+}

@@ -286,11 +286,30 @@ fn concurrent_threads_and_processes_never_corrupt() {
                 .expect("spawn child")
         })
         .collect();
+    let writers_done = std::sync::atomic::AtomicBool::new(false);
     std::thread::scope(|s| {
-        for t in 0..4 {
-            let file = &file;
-            s.spawn(move || append_many(file, &format!("thread{t}")));
+        let handles: Vec<_> = (0..4)
+            .map(|t| {
+                let file = &file;
+                s.spawn(move || append_many(file, &format!("thread{t}")))
+            })
+            .collect();
+        // A reader reloading meanwhile never sees a half-written line.
+        let reader = s.spawn(|| {
+            let (mut store, _) = LabelStore::open(&file).expect("open");
+            let mut reloads = 0;
+            while !writers_done.load(std::sync::atomic::Ordering::Relaxed) {
+                let issues = store.reload().expect("reload");
+                assert!(issues.is_empty(), "reader saw {issues:?}");
+                reloads += 1;
+            }
+            reloads
+        });
+        for h in handles {
+            h.join().expect("writer thread");
         }
+        writers_done.store(true, std::sync::atomic::Ordering::Relaxed);
+        assert!(reader.join().expect("reader thread") > 0);
     });
     for mut child in children {
         assert!(child.wait().expect("wait").success(), "child writer failed");
@@ -368,4 +387,36 @@ fn reruns_sidecar_keeps_what_ifs_apart() {
             .contains("kocito")
     );
     assert!(reopened.latest_graded(&rid("r3")).is_none());
+}
+
+#[test]
+fn set_writes_only_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (mut store, _) = LabelStore::open(&rollout_file(dir.path())).expect("open");
+    let r1 = rid("r1");
+    assert!(!store.set(&r1, vec![], "", "alice").expect("clear nothing"));
+    assert!(
+        store
+            .set(&r1, cats(&["timeout"]), "", "alice")
+            .expect("first")
+    );
+    assert!(
+        !store
+            .set(&r1, cats(&["timeout"]), "", "alice")
+            .expect("same again")
+    );
+    assert!(
+        store
+            .set(&r1, cats(&["timeout"]), "slow", "alice")
+            .expect("note changed")
+    );
+    assert!(
+        store
+            .set(&r1, cats(&["timeout"]), "slow", "bob")
+            .expect("other annotator")
+    );
+    assert!(store.set(&r1, vec![], "", "alice").expect("clear"));
+    assert!(store.current(&r1, "alice").is_none());
+    let text = std::fs::read_to_string(labels_path(dir.path())).expect("read");
+    assert_eq!(text.lines().count(), 4);
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use sebx::grade::pool::{ExecOutcome, Pool};
 use sebx::grade::runtime::find_runtime;
-use sebx::grade::zwc_runtime::write_zwc_package;
+use sebx::grade::zwc_runtime::ensure_zwc_package;
 use sebx::model::ApiMap;
 
 /// Our own mapping: a handful of real zwc/NumPy pairs plus invented names.
@@ -27,9 +27,9 @@ fn fixture() -> &'static Fixture {
             .unwrap_or_else(|err| panic!("these tests need the grading runtime: {err}"));
         let value: serde_json::Value = serde_json::from_str(MAPPING).expect("mapping is JSON");
         let api = ApiMap::from_mappings_json(&value).expect("mapping loads");
-        let root = std::env::temp_dir().join(format!("sebx-test-zwc-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&root);
-        let root = write_zwc_package(&api, &root).expect("package written");
+        // Content-addressed: reused by later runs, never half-written.
+        let cache = std::env::temp_dir().join("sebx-test-zwc-cache");
+        let root = ensure_zwc_package(&api, &cache).expect("package written");
         let pool = Pool::start(&runtime, &root, 2).expect("pool starts");
         Fixture { pool, _root: root }
     })
@@ -196,9 +196,9 @@ fn results_are_wrapped_by_the_rules() {
 fn nested_containers_and_dicts_are_wrapped_recursively() {
     assert_prints(
         "import zwc\nimport numpy\n\
-         print(zwc._wrap([numpy.zeros(1), [numpy.ones(1)], [1, 2], (3,)]))\n\
-         print(zwc._wrap({'a': numpy.ones(2), 'b': 3}))\n\
-         print(zwc._wrap([1, [numpy.ones(1)]]))\n",
+         print(zwc._wrap_numpy_result([numpy.zeros(1), [numpy.ones(1)], [1, 2], (3,)]))\n\
+         print(zwc._wrap_numpy_result({'a': numpy.ones(2), 'b': 3}))\n\
+         print(zwc._wrap_numpy_result([1, [numpy.ones(1)]]))\n",
         "[ZWCArray([0.0]), [ZWCArray([1.0])], [1, 2], (3,)]\n\
          {'a': ZWCArray([1.0, 1.0]), 'b': 3}\n\
          [1, [array([1.])]]\n",
@@ -274,4 +274,23 @@ fn tolist_on_a_zwc_result_fails_like_the_official_run() {
         outcome.stderr
     );
     assert!(outcome.stderr.contains("main.py\", line 3, in solve"));
+}
+
+#[test]
+fn runtime_internals_do_not_show_up_as_name_suggestions() {
+    // The official traceback for `zwc.unwrap` has no "Did you mean" hint; a
+    // helper called `_unwrap` would add one.
+    for name in ["unwrap", "wrap", "install", "element"] {
+        let outcome = run(&format!("import zwc\nzwc.{name}([1])\n"));
+        let expected = format!("AttributeError: module 'zwc' has no attribute '{name}'\n");
+        assert!(outcome.stderr.ends_with(&expected), "{}", outcome.stderr);
+    }
+    let outcome = run("import zwc\nzwc.kocitoo([1])\n");
+    assert!(
+        outcome.stderr.ends_with(
+            "AttributeError: module 'zwc' has no attribute 'kocitoo'. Did you mean: 'kocito'?\n"
+        ),
+        "{}",
+        outcome.stderr
+    );
 }

@@ -130,6 +130,18 @@ impl Bindings {
                         }
                     }
                 }
+                // `np = __import__("numpy")` / `importlib.import_module("numpy")` binds like an import.
+                Node::Stmt(ast::Stmt::Assign(a)) => {
+                    if let Some(b) =
+                        dynamic_import_module(&a.value).and_then(|m| binding_for_module(&m))
+                    {
+                        for t in &a.targets {
+                            if let ast::Expr::Name(n) = t {
+                                names.insert(n.id.to_string(), b.clone());
+                            }
+                        }
+                    }
+                }
                 _ => {}
             }
         }
@@ -162,6 +174,24 @@ impl Bindings {
             }
             None => None,
         }
+    }
+}
+
+/// The module named by `__import__("m")` or `importlib.import_module("m")`.
+fn dynamic_import_module(e: &ast::Expr) -> Option<String> {
+    let ast::Expr::Call(call) = e else {
+        return None;
+    };
+    let callee = pyast::dotted_name(&call.func)?;
+    if callee != "__import__" && callee != "importlib.import_module" {
+        return None;
+    }
+    match call.args.first()? {
+        ast::Expr::Constant(c) => match &c.value {
+            ast::Constant::Str(s) => Some(s.to_string()),
+            _ => None,
+        },
+        _ => None,
     }
 }
 

@@ -154,11 +154,12 @@ pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
         }
     };
     let a = analyze_rollout(rollout, &api, dataset.get(&rollout.query));
-    if args.dot {
-        print!("{}", a.code.graph.to_dot());
+    let text = if args.dot {
+        a.code.graph.to_dot()
     } else {
-        print!("{}", render_analysis_text(&a, args.width));
-    }
+        render_analysis_text(&a, args.width)
+    };
+    println!("{}", text.trim_end_matches('\n'));
     Ok(ExitCode::SUCCESS)
 }
 

@@ -10,9 +10,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::grade::batch::{Summary, grade_all};
 use crate::grade::engine::Engine;
+use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::model::discovery::discover;
-use crate::model::{ApiMap, LoadedFile, Rollout, Verdict};
+use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, Verdict};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
 #[derive(Debug, clap::Args)]
@@ -67,6 +68,15 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         );
     };
     let api = ApiMap::load(api_doc.path())?;
+    let mut dataset = Dataset::default();
+    for found in &discovered.datasets {
+        dataset
+            .load_file(found.path())
+            .with_context(|| format!("cannot read dataset {}", found.path().display()))?;
+    }
+    for issue in &dataset.issues {
+        eprintln!("warning: {issue}");
+    }
 
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
     for path in &args.rollouts {
@@ -102,9 +112,14 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         );
         bar
     };
-    let reports = grade_all(&rollouts, &engine, jobs, timeout, &|n, _report| {
+    let mut reports = grade_all(&rollouts, &engine, jobs, timeout, &|n, _report| {
         bar.set_position(n as u64);
     });
+    for (report, rollout) in reports.iter_mut().zip(&rollouts) {
+        if let Some(item) = dataset.get(&rollout.query) {
+            note_entry_mismatch(report, &item.function_name);
+        }
+    }
     bar.finish_and_clear();
 
     // Reassemble every line, good or bad, in input order per file.

@@ -33,6 +33,8 @@ pub enum LabelsCommand {
     Export(ExportArgs),
     /// Cohen's kappa between two annotators, per category and overall, with disagreements.
     Agreement(AgreementArgs),
+    /// How many rollouts are labelled, by whom, and how often each category was chosen.
+    Progress(ProgressArgs),
 }
 
 /// Output format of `sebx labels export`.
@@ -107,6 +109,20 @@ pub struct AgreementArgs {
     pub taxonomy: Option<PathBuf>,
 }
 
+/// Arguments of `sebx labels progress`.
+#[derive(Debug, clap::Args)]
+pub struct ProgressArgs {
+    /// Rollout files whose label sidecars to count.
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// Count only this annotator's labels (default: a rollout labelled by anyone counts).
+    #[arg(long)]
+    pub annotator: Option<String>,
+    /// Taxonomy file for category names and order (default: nearest sebx-taxonomy.toml, else built in).
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
+}
+
 /// Runs `sebx labels ...`, writing to stdout (or `-o`).
 pub fn run(args: LabelsArgs) -> Result<ExitCode> {
     let stdout = std::io::stdout();
@@ -119,6 +135,7 @@ pub fn run_to(args: LabelsArgs, out: &mut dyn Write) -> Result<ExitCode> {
     match args.command {
         LabelsCommand::Export(a) => export(&a, out),
         LabelsCommand::Agreement(a) => agreement(&a, out),
+        LabelsCommand::Progress(a) => progress(&a, out),
     }
 }
 
@@ -678,6 +695,52 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
                 names(&d.categories_a),
                 names(&d.categories_b)
             )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress(args: &ProgressArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    for path in &args.rollouts {
+        let file = open_labelled(path)?;
+        let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
+        let ids: Vec<RolloutId> = file.loaded.rollouts.iter().map(|r| r.id.clone()).collect();
+        let p = file.labels.progress(&ids, args.annotator.as_deref());
+        let who = args.annotator.as_deref().unwrap_or("anyone");
+        let share = if p.total == 0 {
+            0.0
+        } else {
+            100.0 * p.labelled as f64 / p.total as f64
+        };
+        writeln!(
+            out,
+            "{}: {}/{} labelled by {who} ({share:.1}%)",
+            path.display(),
+            p.labelled,
+            p.total
+        )?;
+        let annotators = file.labels.annotators();
+        if args.annotator.is_none() && !annotators.is_empty() {
+            let counts: Vec<String> = annotators
+                .iter()
+                .map(|a| format!("{a} {}", file.labels.progress(&ids, Some(a)).labelled))
+                .collect();
+            writeln!(out, "  annotators: {}", counts.join(", "))?;
+        }
+        let mut listed: Vec<(String, usize)> = taxonomy
+            .categories
+            .iter()
+            .filter_map(|c| p.per_category.get(&c.id).map(|n| (c.label.clone(), *n)))
+            .collect();
+        // Categories not in the taxonomy (an older or another project's set) still show.
+        listed.extend(
+            p.per_category
+                .iter()
+                .filter(|(id, _)| taxonomy.get(id).is_none())
+                .map(|(id, n)| (format!("{id} (not in the taxonomy)"), *n)),
+        );
+        for (label, n) in listed {
+            writeln!(out, "  {n:>5}  {label}")?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -362,3 +362,20 @@ pub fn grade_rollout_with(
         }
     }
 }
+
+/// Adds a note when the entry function the grader picked is not the task's own
+/// (a helper defined first, or a `def x(` in a docstring): the official rule decided it.
+pub fn note_entry_mismatch(report: &mut GradeReport, task_signature: &str) {
+    let task_entry = entry_function_name(task_signature);
+    if task_entry.is_empty() || report.entry == task_entry || !report.extraction.found {
+        return;
+    }
+    let shown = if report.entry.is_empty() {
+        "nothing"
+    } else {
+        report.entry.as_str()
+    };
+    report.warnings.push(format!(
+        "the graded entry function is `{shown}` (the first `def name(` in the code), not the task's `{task_entry}`"
+    ));
+}

@@ -21,6 +21,8 @@
 //! block-buffered stdout flushed by the interpreter's own exit path (uncaught
 //! exception, `sys.exit`, normal end, atexit, non-daemon threads joined).
 //! `random` and NumPy's global generator are reseeded in every program.
+//! Checked against the parity corpus: all 964 rollouts the official grader
+//! executed give the same stdout here, and the same stderr up to file paths.
 //!
 //! Exit: by default the program process performs the observable steps of
 //! CPython's `Py_FinalizeEx` in order (join non-daemon threads, atexit
@@ -29,13 +31,21 @@
 //! `sys.exit` code, 1 after an uncaught exception with its traceback, 120 when
 //! flushing stdout fails). It skips tearing NumPy's modules down, which costs
 //! ~20 ms in a forked child; [`PoolConfig::full_interpreter_exit`] restores the
-//! interpreter's own exit. The
-//! run ends when the program has exited and its stdout/stderr are closed (as
-//! `subprocess.run` waits); past `timeout` wall-clock seconds everything is
-//! killed and stdout is reported as `""` (the official rule). Known
-//! differences: the string hash seed is shared by the programs of one worker,
-//! and the timeout clock starts at the fork, so the interpreter start-up and
-//! NumPy import (~0.15 s) the official run spends inside its 3 s are not charged.
+//! interpreter's own exit.
+//!
+//! The run ends when the program has exited and its stdout/stderr are closed
+//! (as `subprocess.run` waits: a child still holding stdout keeps it going);
+//! past `timeout` wall-clock seconds everything is killed and stdout is
+//! reported as `""` (the official rule). Known differences: the string hash
+//! seed is shared by the programs of one worker; the timeout clock starts at
+//! the fork, so the interpreter start-up and NumPy import (~0.15 s) the
+//! official run spends inside its 3 s are not charged; the program starts three
+//! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
+//! `sys.modules`.
+//!
+//! Throughput (this 2-core machine, busy): a trivial zwc program through 2
+//! workers runs at 30–65 programs/s against 3–5/s for a fresh
+//! `python -c "import numpy"` per program (`tests/sandbox.rs` measures both).
 //!
 //! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
 //!
@@ -43,15 +53,22 @@
 //!   anywhere fails at once with `ENETUNREACH`), a private mount namespace with
 //!   every mount read-only and fresh tmpfs mounts on `/tmp` and `/dev/shm`, and
 //!   a pids cgroup (`pids.max`) against fork bombs (RLIMIT_NPROC does not bind
-//!   root). Unprivileged users get the namespaces through a user namespace.
+//!   root). Unprivileged users get the namespaces through a user namespace
+//!   (tried in a child first, since a half-entered one cannot be left) and an
+//!   approximate per-user RLIMIT_NPROC instead of the cgroup.
 //! - per program: a fresh directory, removed afterwards; a new pid namespace
 //!   (worker → monitor → init → program), so killing the monitor kills every
-//!   descendant, including `setsid`/double-forked ones; without pid
+//!   descendant, including `setsid`/double-forked ones, and a `/proc` of its
+//!   own (it sees only its own processes; others' pids do not exist for it,
+//!   so it cannot signal the worker or read the worker's pipes); without pid
 //!   namespaces, a session per program killed by process group plus a sweep of
 //!   the worker's cgroup and descendants. Rlimits: address space (a 10 GB
 //!   allocation fails at once with `MemoryError`), file size, open files, CPU
 //!   time, no core dumps. Environment: only `PATH`, `HOME`/`TMPDIR` (the
-//!   program's directory), `LC_CTYPE=C.UTF-8` and BLAS/OpenMP threads = 1.
+//!   program's directory), `PYTHONPATH` (zwc, for Pythons the program starts),
+//!   `LC_CTYPE=C.UTF-8` and BLAS/OpenMP threads = 1.
+//! - the private `/tmp` hides the host's `/tmp`, so the zwc package and the
+//!   Python installation are bind-mounted back (read-only) when they live there.
 //! - captured stdout and stderr are read continuously (no deadlock on large
 //!   output) and capped at `capture_cap` bytes each: the first quarter and the
 //!   last three quarters are kept, and `stdout_omitted`/`stderr_omitted` count
@@ -97,7 +114,8 @@ static POOL_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
 pub struct ExecOutcome {
     /// Captured stdout (lossy UTF-8); `""` after a timeout, as officially.
     pub stdout: String,
-    /// Captured stderr (lossy UTF-8), kept after a timeout for diagnosis.
+    /// Captured stderr (lossy UTF-8), kept after a timeout for diagnosis
+    /// (the official grader reports just `TLE` there).
     pub stderr: String,
     /// The program (or something it started) ran past the timeout.
     pub timed_out: bool,
@@ -498,10 +516,10 @@ impl Launcher {
         let mut program_env = self.env.clone();
         program_env.remove("PYTHONDONTWRITEBYTECODE");
         let config = serde_json::json!({
-            "zwc_root": self.zwc_root,
-            "cgroup": cgroup,
+            "zwc_root": self.zwc_root.as_deref().map(lossy),
+            "cgroup": cgroup.as_deref().map(lossy),
             "cgroup_problem": self.cgroups.problem(),
-            "fallback_work_dir": self.dir.join("work").join(format!("w{id}")),
+            "fallback_work_dir": lossy(&self.dir.join("work").join(format!("w{id}"))),
             "limits": {
                 "address_space": self.config.limits.address_space,
                 "file_size": self.config.limits.file_size,
@@ -726,6 +744,12 @@ fn read_worker_messages(stdout: std::process::ChildStdout, sender: mpsc::Sender<
     }
 }
 
+/// Paths go to the worker as JSON text (a path that is not UTF-8 would make
+/// serde fail; such a path is not usable by the worker anyway).
+fn lossy(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
 /// Starts a one-worker pool without zwc to see which protections hold here.
 pub fn probe_sandbox(runtime: &PythonRuntime) -> Result<SandboxReport> {
     let pool = Pool::start_inner(runtime, None, PoolConfig::with_workers(1))?;
@@ -899,5 +923,44 @@ fn kill_cgroup(cgroup: &Path) {
             }
         }
         thread::sleep(Duration::from_millis(5));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pool_is_shareable_across_threads() {
+        fn shareable<T: Send + Sync>() {}
+        shareable::<Pool>();
+    }
+
+    #[test]
+    fn report_lines_mark_missing_protections() {
+        let report = SandboxReport {
+            protections: vec![
+                Protection {
+                    name: "no network".to_string(),
+                    active: true,
+                    detail: "private network namespace".to_string(),
+                },
+                Protection {
+                    name: "process limit".to_string(),
+                    active: false,
+                    detail: "no writable pids cgroup".to_string(),
+                },
+            ],
+        };
+        assert_eq!(
+            report.lines(),
+            vec![
+                "[on]  no network: private network namespace",
+                "[off] process limit: no writable pids cgroup",
+            ]
+        );
+        assert!(report.is_active("no network"));
+        assert!(!report.is_active("process limit"));
+        assert_eq!(report.missing().len(), 1);
     }
 }

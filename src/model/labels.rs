@@ -129,6 +129,27 @@ impl LabelStore {
         Ok(())
     }
 
+    /// Sets the annotator's label of a rollout, appending a record (stamped now) only when
+    /// it differs from the current one. Returns whether a record was written. Pass no
+    /// categories and an empty note to clear the label.
+    pub fn set(
+        &mut self,
+        id: &RolloutId,
+        categories: Vec<CategoryId>,
+        note: &str,
+        annotator: &str,
+    ) -> Result<bool, SidecarError> {
+        let unchanged = match self.current(id, annotator) {
+            Some(r) => r.categories == categories && r.note == note,
+            None => categories.is_empty() && note.trim().is_empty(),
+        };
+        if unchanged {
+            return Ok(false);
+        }
+        self.append(LabelRecord::now(id.clone(), categories, note, annotator))?;
+        Ok(true)
+    }
+
     /// Every record ever appended, in file order (the history).
     pub fn history(&self) -> impl Iterator<Item = &LabelRecord> {
         self.log.records().iter().map(|s| &s.record)

@@ -102,7 +102,7 @@ impl<T: Serialize + DeserializeOwned> SidecarLog<T> {
 
     /// Re-reads the file, picking up records other processes appended.
     pub fn reload(&mut self) -> Result<Vec<LoadIssue>, SidecarError> {
-        let bytes = match std::fs::read(&self.path) {
+        let bytes = match read_locked(&self.path) {
             Ok(b) => b,
             Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
             Err(source) => {
@@ -154,20 +154,30 @@ fn io_error<'a>(path: &'a Path, op: &'static str) -> impl FnOnce(io::Error) -> S
     }
 }
 
-/// Holds an exclusive `flock` on a file until dropped; declare it after the `File` so
-/// it is dropped (unlocked) before the descriptor closes.
-struct ExclusiveLock {
+/// Holds a `flock` on a file until dropped; declare it after the `File` so it is
+/// dropped (unlocked) before the descriptor closes.
+struct FileLock {
     fd: RawFd,
 }
 
-impl ExclusiveLock {
-    fn acquire(file: &File) -> io::Result<ExclusiveLock> {
+impl FileLock {
+    /// Exclusive: for appending.
+    fn exclusive(file: &File) -> io::Result<FileLock> {
+        FileLock::acquire(file, libc::LOCK_EX)
+    }
+
+    /// Shared: for reading, so a reader never sees a line half written.
+    fn shared(file: &File) -> io::Result<FileLock> {
+        FileLock::acquire(file, libc::LOCK_SH)
+    }
+
+    fn acquire(file: &File, mode: libc::c_int) -> io::Result<FileLock> {
         let fd = file.as_raw_fd();
         loop {
             // SAFETY: flock on an open descriptor; it stays open while the guard lives.
-            let rc = unsafe { libc::flock(fd, libc::LOCK_EX) };
+            let rc = unsafe { libc::flock(fd, mode) };
             if rc == 0 {
-                return Ok(ExclusiveLock { fd });
+                return Ok(FileLock { fd });
             }
             let err = io::Error::last_os_error();
             if err.kind() != io::ErrorKind::Interrupted {
@@ -177,13 +187,22 @@ impl ExclusiveLock {
     }
 }
 
-impl Drop for ExclusiveLock {
+impl Drop for FileLock {
     fn drop(&mut self) {
         // SAFETY: unlocking the descriptor locked in `acquire`; closing would also release it.
         unsafe {
             libc::flock(self.fd, libc::LOCK_UN);
         }
     }
+}
+
+/// Reads the whole file under a shared lock.
+fn read_locked(path: &Path) -> io::Result<Vec<u8>> {
+    let mut file = File::open(path)?;
+    let _lock = FileLock::shared(&file)?;
+    let mut bytes = Vec::new();
+    file.read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// Appends `line` + `'\n'` to `path` under the sidecar contract.
@@ -195,7 +214,7 @@ fn append_line(path: &Path, line: &[u8]) -> Result<(), SidecarError> {
         .create(true)
         .open(path)
         .map_err(io_error(path, "open"))?;
-    let _lock = ExclusiveLock::acquire(&file).map_err(io_error(path, "lock"))?;
+    let _lock = FileLock::exclusive(&file).map_err(io_error(path, "lock"))?;
     let len = file.metadata().map_err(io_error(path, "stat"))?.len();
     let mut buf = Vec::with_capacity(line.len() + 2);
     if len > 0 {

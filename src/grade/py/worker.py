@@ -146,8 +146,11 @@ def _make_read_only():
 def _private_tmp(keep_visible):
     """A fresh tmpfs over /tmp and /dev/shm; `keep_visible` dirs under /tmp are bound back."""
     held = []
-    for path in keep_visible:
-        if path.startswith("/tmp/") and os.path.isdir(path):
+    kept = []
+    for path in sorted(set(os.path.realpath(p) for p in keep_visible)):
+        inside_kept = any(path == k or path.startswith(k + "/") for k in kept)
+        if path.startswith("/tmp/") and os.path.isdir(path) and not inside_kept:
+            kept.append(path)
             held.append((path, os.open(path, os.O_RDONLY | os.O_DIRECTORY)))
     _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777")
     for path, fd in held:
@@ -190,21 +193,68 @@ def _user_task_count(uid):
     return count
 
 
+def _namespaces_work(real_root):
+    """Raises OSError with the reason when the worker's namespaces cannot be set up."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            if not real_root:
+                _enter_user_namespace()
+            _unshare(CLONE_NEWNET | CLONE_NEWNS, "unshare(CLONE_NEWNET|CLONE_NEWNS)")
+            _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+            _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m")
+            os._exit(0)
+        except BaseException as exc:
+            try:
+                os.write(write_end, str(getattr(exc, "strerror", None) or exc).encode())
+            finally:
+                os._exit(1)
+    os.close(write_end)
+    message = b""
+    while True:
+        chunk = os.read(read_end, 4096)
+        if not chunk:
+            break
+        message += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError(errno.EPERM, message.decode(errors="replace") or "namespace trial failed")
+
+
+def _private_proc():
+    """In a new pid namespace's init: a /proc showing only that namespace."""
+    _unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
 def _pid_namespace_works():
-    """Trial run of the per-program pid namespace (fork, unshare, fork)."""
+    """Trial run of the per-program pid namespace (fork, unshare, fork).
+
+    Returns (pid namespace works, private /proc works)."""
     pid = os.fork()
     if pid == 0:
         try:
             _unshare(CLONE_NEWPID, "unshare(CLONE_NEWPID)")
             inner = os.fork()
             if inner == 0:
-                os._exit(0 if os.getpid() == 1 else 3)
+                if os.getpid() != 1:
+                    os._exit(3)
+                try:
+                    _private_proc()
+                    os._exit(0 if os.listdir("/proc/1") else 4)
+                except OSError:
+                    os._exit(4)
             _, status = os.waitpid(inner, 0)
             os._exit(os.waitstatus_to_exitcode(status))
         except BaseException:
             os._exit(2)
     _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) == 0
+    code = os.waitstatus_to_exitcode(status)
+    return code in (0, 4), code == 0
 
 
 class Sandbox:
@@ -212,6 +262,7 @@ class Sandbox:
         self.config = config
         self.protections = Protections()
         self.pid_namespace = False
+        self.private_proc = False
         self.cgroup = config.get("cgroup")
         self.work_base = config["fallback_work_dir"]
         self.private_shm = False
@@ -234,6 +285,8 @@ class Sandbox:
         namespaces = False
         if want:
             try:
+                # A trial in a child first: a half-entered user namespace cannot be left.
+                _namespaces_work(real_root)
                 if not real_root:
                     _enter_user_namespace()
                 _unshare(CLONE_NEWNET | CLONE_NEWNS, "unshare(CLONE_NEWNET|CLONE_NEWNS)")
@@ -258,11 +311,15 @@ class Sandbox:
         self.namespaces = namespaces
         self.keep_visible = keep_visible
         if want:
-            self.pid_namespace = _pid_namespace_works()
+            self.pid_namespace, self.private_proc = _pid_namespace_works()
         if self.pid_namespace:
             p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
+            if self.private_proc:
+                p.add("private /proc", True, "the program sees only its own processes and cannot signal others")
+            else:
+                p.add("private /proc", False, "cannot mount /proc for the program's pid namespace; it sees (not signals) other processes")
         else:
-            p.add("process tree kill", True, "session per program, killed by process group, cgroup and subreaper sweep (processes that escape to another group survive only without cgroup)")
+            p.add("process tree kill", True, "no pid namespace: a session per program, killed by process group plus a sweep of the worker's cgroup or descendants (the worker is a child subreaper); programs can see and signal other processes")
         if not self.cgroup:
             if not real_root and self.limits.get("nproc_extra"):
                 self.nproc_limit = _user_task_count(os.getuid()) + self.limits["nproc_extra"]
@@ -275,7 +332,7 @@ class Sandbox:
         p.add("file-size limit", True, f"RLIMIT_FSIZE={lim['file_size'] >> 20} MiB")
         p.add("open-files limit", True, f"RLIMIT_NOFILE={lim['open_files']}")
         p.add("CPU limit", True, f"RLIMIT_CPU={lim['cpu_seconds']} s")
-        p.add("clean environment", True, "only PATH, HOME, TMPDIR, locale and BLAS thread settings")
+        p.add("clean environment", True, "only PATH, HOME, TMPDIR, PYTHONPATH (zwc), locale and BLAS thread settings")
 
     def finish_mounts(self):
         """After numpy and zwc are imported: private /tmp, work dirs on it."""
@@ -355,6 +412,9 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
             pass
     os.chdir(rundir)
     env = dict(sandbox.config["program_env"])
+    if sandbox.config.get("zwc_root"):
+        # Pythons the program starts import zwc too, as with an installed package.
+        env["PYTHONPATH"] = sandbox.config["zwc_root"]
     env["HOME"] = rundir
     env["TMPDIR"] = rundir
     os.environ.clear()
@@ -367,6 +427,7 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
     random.seed()
     sys.modules["numpy"].random.seed()
     sys.argv = ["main.py"]
+    sys.orig_argv = [sys.executable, "main.py"]
     sys.path[0] = rundir
     module = types.ModuleType("__main__")
     module.__file__ = path
@@ -426,9 +487,14 @@ def _system_exit_status(exc):
     return 1
 
 
-def _flush_std_files():
+def _flush_std_files(originals=False):
     status_ok = True
-    for stream in (sys.stdout, sys.stderr):
+    streams = [sys.stdout, sys.stderr]
+    if originals:
+        # CPython flushes these when it destroys them at teardown, e.g. after a
+        # program replaced sys.stdout and never put it back.
+        streams += [sys.__stdout__, sys.__stderr__]
+    for stream in streams:
         try:
             if stream is not None and not stream.closed:
                 stream.flush()
@@ -468,7 +534,7 @@ def _fast_exit(program, status):
         gc.collect()
     except BaseException:
         pass
-    if not _flush_std_files() and status == 0:
+    if not _flush_std_files(originals=True) and status == 0:
         status = 120
     if status == "sigint":
         signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -706,6 +772,11 @@ class Worker:
         """B: pid 1 of the program's namespace (or a plain parent): start C, report its end."""
         try:
             _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if self.sandbox.private_proc:
+                try:
+                    _private_proc()
+                except OSError:
+                    pass
             pid_c = os.fork()
             if pid_c == 0:
                 os.close(st_w)
@@ -898,9 +969,14 @@ def main():
         except OSError:
             pass
         sandbox = Sandbox(config)
-        keep_visible = [p for p in (zwc_root,) if p]
-        sandbox.setup(keep_visible)
+        # Under the private /tmp these must stay visible: zwc, and the Python
+        # installation itself (NumPy and the stdlib import submodules lazily).
+        keep_visible = [zwc_root, sys.prefix, sys.base_prefix, sys.exec_prefix]
+        keep_visible += [p for p in sys.path if p and os.path.isdir(p)]
+        sandbox.setup([p for p in keep_visible if p])
         import numpy
+        import numpy.linalg  # noqa: F401  (zwc.rfx; saves every program the import)
+        import numpy.random  # noqa: F401  (reseeded in every program)
 
         if zwc_root:
             import zwc  # noqa: F401

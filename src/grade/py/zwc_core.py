@@ -24,26 +24,26 @@ _NUMPY_METHOD_NAMES = frozenset(
 _PASSTHROUGH_ATTRIBUTES = frozenset(["shape", "dtype", "size", "ndim"])
 
 
-def _unwrap(value):
+def _unwrap_zwcarray(value):
     """A ZWCArray becomes its NumPy array; anything else is left alone."""
     if isinstance(value, ZWCArray):
         return value._data
     return value
 
 
-def _wrap(value):
+def _wrap_numpy_result(value):
     """NumPy results as zwc hands them back (see the wrapping rules)."""
     if isinstance(value, _np.ndarray):
         return ZWCArray(value)
     if isinstance(value, (list, tuple)):
         if any(isinstance(item, _np.ndarray) for item in value):
-            items = [_wrap(item) for item in value]
+            items = [_wrap_numpy_result(item) for item in value]
             if isinstance(value, tuple) and hasattr(value, "_fields"):
                 return type(value)(*items)
             return type(value)(items)
         return value
     if isinstance(value, dict):
-        return type(value)((key, _wrap(item)) for key, item in value.items())
+        return type(value)((key, _wrap_numpy_result(item)) for key, item in value.items())
     return value
 
 
@@ -78,67 +78,67 @@ class ZWCArray:
 
     def __iter__(self):
         for item in self._data:
-            yield _element(item)
+            yield _zwcarray_element(item)
 
     def __getitem__(self, key):
-        return _element(self._data[_unwrap(key)])
+        return _zwcarray_element(self._data[_unwrap_zwcarray(key)])
 
     def __setitem__(self, key, value):
-        self._data[_unwrap(key)] = _unwrap(value)
+        self._data[_unwrap_zwcarray(key)] = _unwrap_zwcarray(value)
 
     def __add__(self, other):
-        return ZWCArray(self._data + _unwrap(other))
+        return ZWCArray(self._data + _unwrap_zwcarray(other))
 
     def __radd__(self, other):
-        return ZWCArray(_unwrap(other) + self._data)
+        return ZWCArray(_unwrap_zwcarray(other) + self._data)
 
     def __sub__(self, other):
-        return ZWCArray(self._data - _unwrap(other))
+        return ZWCArray(self._data - _unwrap_zwcarray(other))
 
     def __rsub__(self, other):
-        return ZWCArray(_unwrap(other) - self._data)
+        return ZWCArray(_unwrap_zwcarray(other) - self._data)
 
     def __mul__(self, other):
-        return ZWCArray(self._data * _unwrap(other))
+        return ZWCArray(self._data * _unwrap_zwcarray(other))
 
     def __rmul__(self, other):
-        return ZWCArray(_unwrap(other) * self._data)
+        return ZWCArray(_unwrap_zwcarray(other) * self._data)
 
     def __truediv__(self, other):
-        return ZWCArray(self._data / _unwrap(other))
+        return ZWCArray(self._data / _unwrap_zwcarray(other))
 
     def __rtruediv__(self, other):
-        return ZWCArray(_unwrap(other) / self._data)
+        return ZWCArray(_unwrap_zwcarray(other) / self._data)
 
     def __pow__(self, other):
-        return ZWCArray(self._data ** _unwrap(other))
+        return ZWCArray(self._data ** _unwrap_zwcarray(other))
 
     def __rpow__(self, other):
-        return ZWCArray(_unwrap(other) ** self._data)
+        return ZWCArray(_unwrap_zwcarray(other) ** self._data)
 
     def __eq__(self, other):
-        return ZWCArray(self._data == _unwrap(other))
+        return ZWCArray(self._data == _unwrap_zwcarray(other))
 
     def __ne__(self, other):
-        return ZWCArray(self._data != _unwrap(other))
+        return ZWCArray(self._data != _unwrap_zwcarray(other))
 
     def __lt__(self, other):
-        return ZWCArray(self._data < _unwrap(other))
+        return ZWCArray(self._data < _unwrap_zwcarray(other))
 
     def __le__(self, other):
-        return ZWCArray(self._data <= _unwrap(other))
+        return ZWCArray(self._data <= _unwrap_zwcarray(other))
 
     def __gt__(self, other):
-        return ZWCArray(self._data > _unwrap(other))
+        return ZWCArray(self._data > _unwrap_zwcarray(other))
 
     def __ge__(self, other):
-        return ZWCArray(self._data >= _unwrap(other))
+        return ZWCArray(self._data >= _unwrap_zwcarray(other))
 
     # Defining __eq__ already makes the class unhashable; said out loud here.
     __hash__ = None
 
 
-def _element(item):
+def _zwcarray_element(item):
     """An indexing or iteration result: ZWCArray with dimensions, else a Python scalar."""
     if isinstance(item, _np.ndarray) and item.ndim > 0:
         return ZWCArray(item)
@@ -147,19 +147,19 @@ def _element(item):
     return item
 
 
-def _main_function(numpy_func_name):
+def _make_main_function(numpy_func_name):
     """`zwc.<name>`: unwrap top-level arguments, call NumPy, wrap the result."""
 
     def wrapper(*args, **kwargs):
-        unwrapped_args = [_unwrap(arg) for arg in args]
-        unwrapped_kwargs = {key: _unwrap(arg) for key, arg in kwargs.items()}
+        unwrapped_args = [_unwrap_zwcarray(arg) for arg in args]
+        unwrapped_kwargs = {key: _unwrap_zwcarray(arg) for key, arg in kwargs.items()}
         result = getattr(_np, numpy_func_name)(*unwrapped_args, **unwrapped_kwargs)
-        return _wrap(result)
+        return _wrap_numpy_result(result)
 
     return wrapper
 
 
-def _linalg_function(numpy_func_name):
+def _make_linalg_function(numpy_func_name):
     """`zwc.rfx.<name>`: call numpy.linalg as given and return its result unwrapped."""
 
     def wrapper(*args, **kwargs):
@@ -168,6 +168,6 @@ def _linalg_function(numpy_func_name):
     return wrapper
 
 
-def _install(namespace, table, make):
+def _install_functions(namespace, table, make):
     for zwc_name, numpy_name in table.items():
         namespace[zwc_name] = make(numpy_name)
