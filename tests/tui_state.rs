@@ -474,3 +474,25 @@ fn background_analysis_refines_findings_and_filters() {
         .collect();
     assert_eq!(unknown, vec!["zwc.rfx.quvohee"]);
 }
+
+#[test]
+fn cases_of_a_program_that_never_ran_are_not_failures() {
+    let mut app = app(unavailable());
+    for _ in 0..4 {
+        app.update(&Action::Down);
+    }
+    assert_eq!(app.shown(4), Shown::Verdict(Verdict::WithoutZwc));
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(
+        app.message.as_deref(),
+        Some("no case ran: no ```python block")
+    );
+    let screen = screen(&draw(&app, 80, 24));
+    assert!(screen.contains("not run: no ```python block"), "{screen}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains("without_zwc"))
+        .expect("the row");
+    assert!(row.contains(" -  "), "fail column shows no count: {row}");
+}

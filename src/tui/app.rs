@@ -1030,6 +1030,9 @@ impl App {
         self.pane = Pane::Cases;
         self.scroll = 0;
         match self.selected_report() {
+            Some(r) if r.execution.is_none() => {
+                self.message = Some(format!("no case ran: {}", r.decided_by));
+            }
             Some(r) => match r.cases.iter().position(|c| !c.matched) {
                 Some(k) => self.case_cursor = k,
                 None => self.message = Some("no failed case".to_string()),

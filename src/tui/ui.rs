@@ -289,7 +289,10 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     }
     spans.push(Span::raw(" "));
     let fail = match app.scores.get(i).and_then(|s| s.report()) {
-        Some(r) if !r.cases.is_empty() => format!("{}/{}", r.failed_cases(), r.cases.len()),
+        // Cases only count when the program ran (a static verdict runs nothing).
+        Some(r) if !r.cases.is_empty() && r.execution.is_some() => {
+            format!("{}/{}", r.failed_cases(), r.cases.len())
+        }
         Some(_) => "-".to_string(),
         None => String::new(),
     };

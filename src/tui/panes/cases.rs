@@ -51,7 +51,8 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
                 input: c.input.clone(),
                 expected: c.expected.clone(),
                 actual: c.actual.clone(),
-                matched: Some(c.matched),
+                // A program that never ran has no results, not failed ones.
+                matched: r.execution.as_ref().map(|_| c.matched),
                 result: Some(c.clone()),
             })
             .collect(),
@@ -70,6 +71,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     };
     let mut lines: Vec<Line<'static>> = Vec::new();
     let summary = match report {
+        Some(r) if r.execution.is_none() => format!("not run: {}", r.decided_by),
         Some(r) if !r.cases.is_empty() => format!(
             "{} of {} cases failed · J/K move · f first failed",
             r.failed_cases(),
