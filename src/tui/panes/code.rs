@@ -4,7 +4,7 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContent, field, wrap_words};
+use super::{PaneContent, field, wrap_words, wrapped_field};
 use crate::analysis::{Analysis, Severity};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
@@ -252,22 +252,31 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     if let Some(report) = app.selected_report() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Grader", theme.heading));
-        lines.push(field(
+        let w = pane_width;
+        lines.extend(wrapped_field(
             "decided by",
-            report.decided_by.clone(),
+            &report.decided_by,
+            w,
             theme.dim,
             Style::default(),
         ));
         if let Some(e) = &report.static_error {
-            lines.push(field(
+            lines.extend(wrapped_field(
                 "static check",
-                e.clone(),
+                e,
+                w,
                 theme.dim,
                 theme.verdict_without_zwc,
             ));
         }
-        for w in &report.warnings {
-            lines.push(field("warning", w.clone(), theme.dim, theme.warning));
+        for warning in &report.warnings {
+            lines.extend(wrapped_field(
+                "warning",
+                warning,
+                w,
+                theme.dim,
+                theme.warning,
+            ));
         }
     }
     PaneContent::scrolling(lines, false)

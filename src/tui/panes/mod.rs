@@ -75,6 +75,32 @@ pub(crate) fn field(
     ])
 }
 
+/// A `label: value` field wrapped to `width`, continuation lines indented under the value.
+pub(crate) fn wrapped_field(
+    label: &str,
+    value: &str,
+    width: u16,
+    label_style: Style,
+    value_style: Style,
+) -> Vec<Line<'static>> {
+    let lead = label.chars().count() + 2;
+    wrap_words(value, usize::from(width).saturating_sub(lead))
+        .into_iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let head = if k == 0 {
+                format!("{label}: ")
+            } else {
+                " ".repeat(lead)
+            };
+            Line::from(vec![
+                Span::styled(head, label_style),
+                Span::styled(part, value_style),
+            ])
+        })
+        .collect()
+}
+
 /// Splits `text` into lines of at most `width` characters at spaces (long words are cut).
 pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     let width = width.max(8);
