@@ -128,6 +128,19 @@ fn open_search_select_cases_quit() {
     let cases = wait_for(&name, "the Cases pane", |s| s.contains("Case 1"));
     assert!(cases.contains("expected"), "{cases}");
 
+    // Resize: the screen is laid out again for 80×24.
+    tmux(&["resize-window", "-t", &name, "-x", "80", "-y", "24"]);
+    let resized = wait_for(&name, "the 80×24 layout", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.chars().count() == 80 && l.ends_with('┐'))
+    });
+    assert_eq!(resized.lines().count(), 24, "{resized}");
+    assert!(
+        resized.contains("Case 1"),
+        "still on the Cases pane: {resized}"
+    );
+
     // Quit: the program exits and the session closes.
     tmux(&["send-keys", "-t", &name, "q"]);
     let start = Instant::now();
