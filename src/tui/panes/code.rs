@@ -121,6 +121,15 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         app.findings(app.selected.unwrap_or(usize::MAX), entry),
         analysis,
     );
+    // Without an API doc, name findings would call every zwc name unknown.
+    let findings: Vec<FindingView> = if app.ctx.api.is_empty() {
+        findings
+            .into_iter()
+            .filter(|f| !f.kind.needs_api())
+            .collect()
+    } else {
+        findings
+    };
     let mut lines = Vec::new();
     let code = entry.code();
     if entry.code_span.is_none() {
@@ -149,6 +158,14 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             theme.dim,
         ),
     ]));
+    // Without an API doc no name can be checked: say so rather than call every name unknown.
+    let api_known = !app.ctx.api.is_empty();
+    if !api_known {
+        lines.push(Line::styled(
+            "no API doc: pass --api-doc FILE to see NumPy names and check zwc names",
+            theme.warning,
+        ));
+    }
     let highlighted = app
         .selected
         .and_then(|row| app.highlights.get(&(row, HighlightKind::Code)));
@@ -185,7 +202,7 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         let mut hints: Vec<(usize, String)> = insight
             .calls
             .iter()
-            .filter(|c| c.line == ln)
+            .filter(|c| api_known && c.line == ln)
             .map(|c| {
                 let at = c.end_col.map_or(cells.len(), |e| (e - 1).min(cells.len()));
                 let label = c.numpy.clone().unwrap_or_else(|| "not in zwc".to_string());
