@@ -317,6 +317,21 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     }
 }
 
+/// First line of a pane's content shown in a pane `height` lines high.
+pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> u16 {
+    let total = content.lines.len() as u16;
+    match content.focus_line {
+        // Keep the focused line (the selected case) in view.
+        Some(f) => f.saturating_sub(height.saturating_sub(content.focus_height.max(1)).min(f)),
+        None => scroll.min(total.saturating_sub(1)),
+    }
+}
+
+/// The inside of the detail pane's frame.
+pub fn detail_inner(detail: Rect) -> Rect {
+    Block::default().borders(Borders::ALL).inner(detail)
+}
+
 fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let mut tabs: Vec<Span> = Vec::new();
@@ -344,17 +359,7 @@ fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         return;
     };
     let content = panes::render(app, entry, inner.width);
-    let total = content.lines.len() as u16;
-    let scroll = match content.focus_line {
-        // Keep the focused line (the selected case) in view.
-        Some(f) => f.saturating_sub(
-            inner
-                .height
-                .saturating_sub(content.focus_height.max(1))
-                .min(f),
-        ),
-        None => app.scroll.min(total.saturating_sub(1)),
-    };
+    let scroll = detail_scroll(&content, inner.height, app.scroll);
     let mut p = Paragraph::new(content.lines).scroll((scroll, 0));
     if content.wrap {
         p = p.wrap(Wrap { trim: false });
