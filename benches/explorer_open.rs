@@ -12,7 +12,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sebx::model::{ApiMap, Dataset};
 use sebx::tui::app::{App, Context, Grading};
-use sebx::tui::jobs::{JobEvent, search_rows};
+use sebx::tui::jobs::{JobEvent, JobRequest, run_request, search_rows};
 use sebx::tui::load::{FileKind, LoadEvent, Source, SourceData, load_sources};
 use sebx::tui::{Action, Keymap, Theme, ui};
 
@@ -217,4 +217,27 @@ fn main() {
             ms(t.elapsed())
         );
     }
+    // The background sweep that refines findings with the full analysis (its own thread).
+    let sample: Vec<_> = app.entries.iter().take(5_000).cloned().collect();
+    let t = Instant::now();
+    let refined = run_request(
+        JobRequest::AnalyzeAll {
+            from: 0,
+            entries: Arc::new(sample),
+            dataset: app.ctx.dataset.clone(),
+            api: app.ctx.api.clone(),
+        },
+        None,
+    );
+    let per_row = t.elapsed() / 5_000;
+    let rows = match refined {
+        Some(JobEvent::Refined { rows }) => rows.len(),
+        _ => 0,
+    };
+    println!(
+        "full-analysis sweep (background thread): {} per rollout over {rows} rollouts → about {:.0} s for all {}",
+        ms(per_row),
+        per_row.as_secs_f64() * app.entries.len() as f64,
+        app.entries.len()
+    );
 }

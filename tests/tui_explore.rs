@@ -186,3 +186,21 @@ fn files_are_classified_and_config_applies() {
         "{err:#}"
     );
 }
+
+#[test]
+fn without_a_terminal_the_binary_says_what_to_use_instead() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the explorer needs a terminal"), "{err}");
+    assert!(err.contains("sebx grade"), "{err}");
+    // Nothing was drawn: no escape sequences reached the pipe.
+    assert!(
+        !out.stdout.contains(&0x1b),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

@@ -169,3 +169,39 @@ fn find(screen: &str, needle: &str) -> Option<(usize, usize)> {
             .map(|byte| (line[..byte].chars().count(), y))
     })
 }
+
+#[test]
+fn without_an_api_doc_names_are_not_called_unknown() {
+    let ctx = sebx::tui::app::Context {
+        api: std::sync::Arc::new(sebx::model::ApiMap::default()),
+        dataset: std::sync::Arc::new(dataset()),
+        grading: Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string()),
+        notes: Vec::new(),
+    };
+    let mut app = App::new(ctx, Theme::dark(), sebx::tui::Keymap::default());
+    app.update(&Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    sebx::tui::run::load_inline(&mut app, &sources());
+    select(&mut app, 2);
+    app.update(&Action::PaneCode);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("no API doc: pass --api-doc FILE"), "{text}");
+    assert!(
+        !text.contains('‹'),
+        "no NumPy hints without an API doc: {text}"
+    );
+    assert!(!text.contains("unknown zwc name"), "{text}");
+    app.update(&Action::PaneGraph);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(!text.contains("unknown"), "{text}");
+    // The background sweep does not flag names either.
+    drain_inline(&mut app, None);
+    for (i, e) in app.entries.iter().enumerate() {
+        assert!(
+            app.findings(i, e).iter().all(|f| !f.kind.needs_api()),
+            "row {i}"
+        );
+    }
+}

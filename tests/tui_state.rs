@@ -474,3 +474,55 @@ fn background_analysis_refines_findings_and_filters() {
         .collect();
     assert_eq!(unknown, vec!["zwc.rfx.quvohee"]);
 }
+
+#[test]
+fn cases_of_a_program_that_never_ran_are_not_failures() {
+    let mut app = app(unavailable());
+    for _ in 0..4 {
+        app.update(&Action::Down);
+    }
+    assert_eq!(app.shown(4), Shown::Verdict(Verdict::WithoutZwc));
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(
+        app.message.as_deref(),
+        Some("no case ran: no ```python block")
+    );
+    let screen = screen(&draw(&app, 80, 24));
+    assert!(screen.contains("not run: no ```python block"), "{screen}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains("without_zwc"))
+        .expect("the row");
+    assert!(row.contains(" -  "), "fail column shows no count: {row}");
+}
+
+#[test]
+fn clicking_a_case_row_selects_that_case() {
+    let mut app = app(unavailable());
+    app.update(&Action::Down); // row 1: two failed cases
+    app.update(&Action::PaneCases);
+    assert_eq!(app.case_cursor, 0);
+    let text = screen(&draw(&app, 80, 24));
+    let y = text
+        .lines()
+        .position(|l| l.contains("✗ 2 grid"))
+        .expect("the second case is on screen");
+    app.update(&Action::Click {
+        column: 20,
+        row: y as u16,
+    });
+    assert_eq!(app.case_cursor, 1);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("Case 2 ✗"), "{text}");
+    // A click elsewhere in the pane (not on a case row) leaves the cursor alone.
+    let y = text
+        .lines()
+        .position(|l| l.contains("Case 2 ✗"))
+        .expect("detail heading");
+    app.update(&Action::Click {
+        column: 20,
+        row: y as u16,
+    });
+    assert_eq!(app.case_cursor, 1);
+}

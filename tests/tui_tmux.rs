@@ -92,7 +92,11 @@ fn open_search_select_cases_quit() {
     tmux(&["send-keys", "-t", &name, "/"]);
     tmux(&["send-keys", "-t", &name, "-l", "readings"]);
     let searched = wait_for(&name, "search results", |s| {
+        // Every typed character shown and the newest search answered (no pending `…`).
+        let status = s.lines().last().unwrap_or("");
         s.lines().next().is_some_and(|title| title.contains(" of "))
+            && status.contains("readings")
+            && !status.contains('…')
     });
     assert!(
         searched.contains("readings"),
@@ -115,18 +119,28 @@ fn open_search_select_cases_quit() {
 
     // Select: move to the second match.
     tmux(&["send-keys", "-t", &name, "j"]);
-    let selected = wait_for(&name, "a selected row", |s| {
+    // (Conditions are checked together: a capture can catch a frame half drawn.)
+    wait_for(&name, "the second match selected", |s| {
         s.lines().nth(3).is_some_and(|l| l.starts_with("│▶"))
+            && s.lines().nth(2).is_some_and(|l| l.starts_with("│ "))
     });
-    assert!(
-        selected.lines().nth(2).is_some_and(|l| l.starts_with("│ ")),
-        "{selected}"
-    );
 
     // Cases pane: the test-case table of the selected rollout.
     tmux(&["send-keys", "-t", &name, "3"]);
-    let cases = wait_for(&name, "the Cases pane", |s| s.contains("Case 1"));
-    assert!(cases.contains("expected"), "{cases}");
+    wait_for(&name, "the Cases pane", |s| {
+        s.contains("Case 1") && s.contains("expected")
+    });
+
+    // Resize: the screen is laid out again for 80×24.
+    tmux(&["resize-window", "-t", &name, "-x", "80", "-y", "24"]);
+    wait_for(&name, "the 80×24 layout, still on the Cases pane", |s| {
+        s.lines()
+            .next()
+            .is_some_and(|l| l.chars().count() == 80 && l.ends_with('┐'))
+            && s.lines().count() == 24
+            && s.lines().last().is_some_and(|l| l.contains("help"))
+            && s.contains("Case 1")
+    });
 
     // Quit: the program exits and the session closes.
     tmux(&["send-keys", "-t", &name, "q"]);

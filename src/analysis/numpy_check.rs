@@ -16,6 +16,7 @@ pub struct NumpyImport {
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct NumpyCheck {
     pub imports: Vec<NumpyImport>,
 }

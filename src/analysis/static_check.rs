@@ -8,7 +8,8 @@ use super::pyast::{self, LineIndex, Node, ParseFailure, ast};
 const LIB: &str = "zwc";
 
 /// Where a syntax error is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SyntaxErrorInfo {
     /// CPython-style message (what the official grader reports), as far as it can be told
     /// without CPython; see `parser_message` for the parser's own words.
@@ -73,7 +74,8 @@ impl StaticFailure {
 }
 
 /// Outcome of the static check, condition by condition.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct StaticCheck {
     pub syntax_error: Option<SyntaxErrorInfo>,
     /// The entry name the check looked for.

@@ -8,7 +8,8 @@ use crate::grade::compare::Comparison;
 use crate::model::{RolloutId, Verdict};
 
 /// One test case's outcome.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct CaseResult {
     /// 0-based index of the case.
     pub index: usize,
@@ -25,6 +26,7 @@ pub struct CaseResult {
 
 /// The extracted code and where it came from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Extraction {
     /// False when the response had no ```` ```python ```` block (the code is empty).
     pub found: bool,
@@ -37,6 +39,7 @@ pub struct Extraction {
 
 /// Execution facts of the program run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Execution {
     /// Tail of stdout (the whole of it when short).
     pub stdout: String,
@@ -50,7 +53,8 @@ pub struct Execution {
 }
 
 /// The full result of grading one rollout.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct GradeReport {
     pub source: String,
     /// 1-based line in `source`.
@@ -99,5 +103,22 @@ impl GradeReport {
     /// Number of cases that did not match.
     pub fn failed_cases(&self) -> usize {
         self.cases.iter().filter(|c| !c.matched).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_from_older_versions_still_load() {
+        let old = r#"{"source":"r.jsonl","line":3,"id":"ab","verdict":"without_zwc",
+            "static_check":{"syntax_error":{"message":"invalid syntax","line":2,"col":1},"passed":false},
+            "cases":[{"index":0,"input":"a=1","expected":"1"}]}"#;
+        let r: GradeReport = serde_json::from_str(old).expect("older report loads");
+        assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
+        let sc = r.static_check.expect("static check");
+        assert_eq!(sc.syntax_error.expect("syntax error").line, 2);
+        assert!(!r.cases[0].matched);
     }
 }

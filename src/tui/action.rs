@@ -466,14 +466,11 @@ impl Keymap {
         Ok(())
     }
 
-    /// The action bound to a key event, if any.
+    /// The action bound to a key event, if any. Shift is carried by the character itself
+    /// (`G`), as terminals differ on reporting it.
     pub fn action_for(&self, event: &KeyEvent) -> Option<Action> {
         let chord = KeyChord::from_event(event)?;
-        if let Some(a) = self.bindings.get(&chord) {
-            return Some(*a);
-        }
-        // Terminals differ on whether shifted letters carry SHIFT; the char already says it.
-        None
+        self.bindings.get(&chord).copied()
     }
 
     /// Keys bound to `action`, in binding order.
@@ -540,6 +537,21 @@ mod tests {
         o.clear();
         o.insert("y".to_string(), "fly".to_string());
         assert!(map.apply_overrides(&o).is_err());
+    }
+
+    #[test]
+    fn shifted_keys_match_however_the_terminal_reports_them() {
+        let map = Keymap::default();
+        for mods in [KeyModifiers::NONE, KeyModifiers::SHIFT] {
+            let g = KeyEvent::new(KeyCode::Char('G'), mods);
+            assert_eq!(map.action_for(&g), Some(Action::Bottom));
+            let back = KeyEvent::new(KeyCode::BackTab, mods);
+            assert_eq!(map.action_for(&back), Some(Action::PrevPane));
+        }
+        let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        assert_eq!(map.action_for(&ctrl_d), Some(Action::ScrollDown));
+        let d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE);
+        assert_eq!(map.action_for(&d), None);
     }
 
     #[test]

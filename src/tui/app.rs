@@ -1078,6 +1078,9 @@ impl App {
         self.pane = Pane::Cases;
         self.scroll = 0;
         match self.selected_report() {
+            Some(r) if r.execution.is_none() => {
+                self.message = Some(format!("no case ran: {}", r.decided_by));
+            }
             Some(r) => match r.cases.iter().position(|c| !c.matched) {
                 Some(k) => self.case_cursor = k,
                 None => self.message = Some("no failed case".to_string()),
@@ -1150,6 +1153,22 @@ impl App {
         }
         if let Some(pane) = ui::tab_at(areas.detail, column, row) {
             return self.set_pane(pane);
+        }
+        // A click on a row of the Cases table selects that case.
+        let inner = ui::detail_inner(areas.detail);
+        if self.pane == Pane::Cases
+            && inner.contains(pos)
+            && let Some(entry) = self.selected_entry().cloned()
+        {
+            let (content, cases) = super::panes::cases::render_with_rows(self, &entry, inner.width);
+            let scroll = ui::detail_scroll(&content, inner.height, self.scroll);
+            let line = usize::from(scroll) + usize::from(row - inner.y);
+            if let Some(k) = line.checked_sub(super::panes::cases::FIRST_CASE_LINE)
+                && k < cases
+            {
+                self.case_cursor = k;
+                return true;
+            }
         }
         false
     }

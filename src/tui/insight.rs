@@ -54,6 +54,16 @@ impl FindingKind {
         }
     }
 
+    /// Whether it can only be judged against the zwc API (without one it would be noise).
+    pub fn needs_api(self) -> bool {
+        matches!(
+            self,
+            FindingKind::UnknownZwcName
+                | FindingKind::NumpyNameOnZwc
+                | FindingKind::OffTaskFunction
+        )
+    }
+
     /// Whether it names something that will fail (an error) rather than a smell.
     pub fn is_error(self) -> bool {
         matches!(
@@ -248,6 +258,9 @@ impl CodeInsight {
 }
 
 fn call_label(name: &str, api: &ApiMap) -> String {
+    if api.is_empty() {
+        return name.to_string();
+    }
     match api.numpy_short(name) {
         Some(np) => format!("{name} ‹{np}›"),
         None => format!("{name} ‹unknown›"),

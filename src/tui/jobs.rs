@@ -176,14 +176,18 @@ pub fn matched_chars(text: &str, pattern: &str) -> Vec<usize> {
 
 /// The full analysis's findings for one row; a panic in the analysis keeps the fast findings.
 fn refine(entry: &Entry, dataset: &Dataset, api: &ApiMap) -> Vec<Finding> {
-    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    let mut found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         findings_of(&analyze_rollout(
             &entry.rollout,
             api,
             dataset.get(&entry.rollout.query),
         ))
     }))
-    .unwrap_or_else(|_| entry.insight.findings.clone())
+    .unwrap_or_else(|_| entry.insight.findings.clone());
+    if api.is_empty() {
+        found.retain(|f| !f.kind.needs_api());
+    }
+    found
 }
 
 /// Rows per `Refined` event of the background sweep.

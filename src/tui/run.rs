@@ -1,6 +1,7 @@
 //! The event loop: poll the terminal with a short timeout, drain worker results,
 //! update, and draw only when something changed.
 
+use std::io::IsTerminal;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
@@ -81,6 +82,11 @@ pub fn run_terminal(
     sources: Vec<Source>,
     backend: Option<Arc<dyn GradeBackend>>,
 ) -> Result<()> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "the explorer needs a terminal (stdin or stdout is not one); `sebx grade FILE` prints verdicts instead"
+        );
+    }
     let (tx, rx) = channel();
     let threads = std::thread::available_parallelism()
         .map(|n| n.get())
@@ -95,7 +101,13 @@ pub fn run_terminal(
     app.labelling.register_sources(&sources);
     workers.load(sources, app.ctx.api.clone(), app.ctx.dataset.clone());
 
-    let mut terminal = ratatui::init();
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            ratatui::restore();
+            return Err(anyhow::Error::new(e).context("cannot start the terminal UI"));
+        }
+    };
     // ratatui's hook restores the terminal on a panic. Worker panics are caught where they
     // happen and shown as data, so only a panic on this (the UI) thread may restore it.
     let previous = std::panic::take_hook();

@@ -299,7 +299,10 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     }
     spans.push(Span::raw(" "));
     let fail = match app.scores.get(i).and_then(|s| s.report()) {
-        Some(r) if !r.cases.is_empty() => format!("{}/{}", r.failed_cases(), r.cases.len()),
+        // Cases only count when the program ran (a static verdict runs nothing).
+        Some(r) if !r.cases.is_empty() && r.execution.is_some() => {
+            format!("{}/{}", r.failed_cases(), r.cases.len())
+        }
         Some(_) => "-".to_string(),
         None => String::new(),
     };
@@ -322,6 +325,21 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     } else {
         line
     }
+}
+
+/// First line of a pane's content shown in a pane `height` lines high.
+pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> u16 {
+    let total = content.lines.len() as u16;
+    match content.focus_line {
+        // Keep the focused line (the selected case) in view.
+        Some(f) => f.saturating_sub(height.saturating_sub(content.focus_height.max(1)).min(f)),
+        None => scroll.min(total.saturating_sub(1)),
+    }
+}
+
+/// The inside of the detail pane's frame.
+pub fn detail_inner(detail: Rect) -> Rect {
+    Block::default().borders(Borders::ALL).inner(detail)
 }
 
 fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
@@ -351,17 +369,7 @@ fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         return;
     };
     let content = panes::render(app, entry, inner.width);
-    let total = content.lines.len() as u16;
-    let scroll = match content.focus_line {
-        // Keep the focused line (the selected case) in view.
-        Some(f) => f.saturating_sub(
-            inner
-                .height
-                .saturating_sub(content.focus_height.max(1))
-                .min(f),
-        ),
-        None => app.scroll.min(total.saturating_sub(1)),
-    };
+    let scroll = detail_scroll(&content, inner.height, app.scroll);
     let mut p = Paragraph::new(content.lines).scroll((scroll, 0));
     if content.wrap {
         p = p.wrap(Wrap { trim: false });

@@ -280,7 +280,11 @@ pub fn reports_a() -> String {
             Q_SPREAD,
             "I would use the standard deviation: `zwc.pemra(values)`.",
             Verdict::WithoutZwc,
-            vec![],
+            // As the grader reports it: the cases, none of them run.
+            vec![
+                case(0, "values=[1, 1, 1]", "0.0", None, None),
+                case(1, "values=[1, 3]", "1.0", None, None),
+            ],
             None,
             "no ```python block",
         ),

@@ -41,6 +41,14 @@ fn fit(text: &str, width: usize) -> String {
 
 /// The Cases pane of `entry`, `width` cells wide; keeps the case under the cursor in view.
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
+    render_with_rows(app, entry, width).0
+}
+
+/// Content line of the table's first case row.
+pub const FIRST_CASE_LINE: usize = 2;
+
+/// The pane and its number of cases (rows from [`FIRST_CASE_LINE`] on are cases).
+pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, usize) {
     let theme = &app.theme;
     let report = app.selected_report();
     let cases: Vec<CaseView> = match report {
@@ -51,7 +59,8 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
                 input: c.input.clone(),
                 expected: c.expected.clone(),
                 actual: c.actual.clone(),
-                matched: Some(c.matched),
+                // A program that never ran has no results, not failed ones.
+                matched: r.execution.as_ref().map(|_| c.matched),
                 result: Some(c.clone()),
             })
             .collect(),
@@ -70,6 +79,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     };
     let mut lines: Vec<Line<'static>> = Vec::new();
     let summary = match report {
+        Some(r) if r.execution.is_none() => format!("not run: {}", r.decided_by),
         Some(r) if !r.cases.is_empty() => format!(
             "{} of {} cases failed · J/K move · f first failed",
             r.failed_cases(),
@@ -81,7 +91,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     lines.push(Line::styled(summary, theme.dim));
     if cases.is_empty() {
         lines.push(Line::styled("(no test cases)", theme.dim));
-        return PaneContent::scrolling(lines, false);
+        return (PaneContent::scrolling(lines, false), 0);
     }
     let w = width as usize;
     let num_w = cases.len().to_string().len();
@@ -137,12 +147,16 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     let detail_start = lines.len();
     detail(&cases[cursor], cursor, theme, &mut lines);
     let focus_height = (lines.len() - detail_start) as u16 + (detail_start as u16 - focus);
-    PaneContent {
-        lines,
-        wrap: false,
-        focus_line: Some(focus),
-        focus_height,
-    }
+    let count = cases.len();
+    (
+        PaneContent {
+            lines,
+            wrap: false,
+            focus_line: Some(focus),
+            focus_height,
+        },
+        count,
+    )
 }
 
 fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>) {

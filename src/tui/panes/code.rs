@@ -4,7 +4,7 @@
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::{PaneContent, field};
+use super::{PaneContent, field, wrap_words, wrapped_field};
 use crate::analysis::{Analysis, Severity};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
@@ -112,8 +112,8 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
     }
 }
 
-/// The Code pane of `entry`.
-pub fn render(app: &App, entry: &Entry) -> PaneContent {
+/// The Code pane of `entry`, for a pane `width` cells wide.
+pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     let theme = &app.theme;
     let insight = &entry.insight;
     let analysis = app.selected_analysis();
@@ -121,6 +121,15 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         app.findings(app.selected.unwrap_or(usize::MAX), entry),
         analysis,
     );
+    // Without an API doc, name findings would call every zwc name unknown.
+    let findings: Vec<FindingView> = if app.ctx.api.is_empty() {
+        findings
+            .into_iter()
+            .filter(|f| !f.kind.needs_api())
+            .collect()
+    } else {
+        findings
+    };
     let mut lines = Vec::new();
     let code = entry.code();
     if entry.code_span.is_none() {
@@ -149,6 +158,14 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             theme.dim,
         ),
     ]));
+    // Without an API doc no name can be checked: say so rather than call every name unknown.
+    let api_known = !app.ctx.api.is_empty();
+    if !api_known {
+        lines.push(Line::styled(
+            "no API doc: pass --api-doc FILE to see NumPy names and check zwc names",
+            theme.warning,
+        ));
+    }
     let highlighted = app
         .selected
         .and_then(|row| app.highlights.get(&(row, HighlightKind::Code)));
@@ -185,7 +202,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         let mut hints: Vec<(usize, String)> = insight
             .calls
             .iter()
-            .filter(|c| c.line == ln)
+            .filter(|c| api_known && c.line == ln)
             .map(|c| {
                 let at = c.end_col.map_or(cells.len(), |e| (e - 1).min(cells.len()));
                 let label = c.numpy.clone().unwrap_or_else(|| "not in zwc".to_string());
@@ -235,12 +252,15 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 Span::styled(f.kind.label().to_string(), style),
             ];
             if !f.name.is_empty() {
-                spans.push(Span::raw(format!(" {}", f.name)));
-            }
-            if let Some(s) = &f.note {
-                spans.push(Span::styled(format!(" — {s}"), theme.hint));
+                spans.push(Span::raw(format!("  {}", f.name)));
             }
             lines.push(Line::from(spans));
+            // The explanation on its own line: code lines are not wrapped, so keep it short.
+            if let Some(s) = &f.note {
+                for part in wrap_words(s, usize::from(pane_width).saturating_sub(4)) {
+                    lines.push(Line::styled(format!("    {part}"), theme.hint));
+                }
+            }
         }
     }
     if let Some(a) = analysis {
@@ -249,22 +269,31 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     if let Some(report) = app.selected_report() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Grader", theme.heading));
-        lines.push(field(
+        let w = pane_width;
+        lines.extend(wrapped_field(
             "decided by",
-            report.decided_by.clone(),
+            &report.decided_by,
+            w,
             theme.dim,
             Style::default(),
         ));
         if let Some(e) = &report.static_error {
-            lines.push(field(
+            lines.extend(wrapped_field(
                 "static check",
-                e.clone(),
+                e,
+                w,
                 theme.dim,
                 theme.verdict_without_zwc,
             ));
         }
-        for w in &report.warnings {
-            lines.push(field("warning", w.clone(), theme.dim, theme.warning));
+        for warning in &report.warnings {
+            lines.extend(wrapped_field(
+                "warning",
+                warning,
+                w,
+                theme.dim,
+                theme.warning,
+            ));
         }
     }
     PaneContent::scrolling(lines, false)

@@ -40,7 +40,7 @@ impl PaneContent {
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     match app.pane {
         Pane::Response => response::render(app, entry),
-        Pane::Code => code::render(app, entry),
+        Pane::Code => code::render(app, entry, width),
         Pane::Cases => cases::render(app, entry, width),
         Pane::Output => output::render(app, entry),
         Pane::Graph => graph::render(app, entry, width),
@@ -74,4 +74,78 @@ pub(crate) fn field(
         Span::styled(format!("{label}: "), label_style),
         Span::styled(value.into(), value_style),
     ])
+}
+
+/// A `label: value` field wrapped to `width`, continuation lines indented under the value.
+pub(crate) fn wrapped_field(
+    label: &str,
+    value: &str,
+    width: u16,
+    label_style: Style,
+    value_style: Style,
+) -> Vec<Line<'static>> {
+    let lead = label.chars().count() + 2;
+    wrap_words(value, usize::from(width).saturating_sub(lead))
+        .into_iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let head = if k == 0 {
+                format!("{label}: ")
+            } else {
+                " ".repeat(lead)
+            };
+            Line::from(vec![
+                Span::styled(head, label_style),
+                Span::styled(part, value_style),
+            ])
+        })
+        .collect()
+}
+
+/// Splits `text` into lines of at most `width` characters at spaces (long words are cut).
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if needed > width && !line.is_empty() {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            let rest: String = line.chars().skip(width).collect();
+            out.push(head);
+            line = rest;
+        }
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::wrap_words;
+
+    #[test]
+    fn wraps_at_spaces_and_cuts_long_words() {
+        assert_eq!(
+            wrap_words("zwc has no such name (neither a zwc nor a NumPy name)", 20),
+            vec![
+                "zwc has no such name",
+                "(neither a zwc nor a",
+                "NumPy name)"
+            ]
+        );
+        assert_eq!(
+            wrap_words("abcdefghijklmnopqrstuvwxyz", 10),
+            vec!["abcdefghij", "klmnopqrst", "uvwxyz"]
+        );
+    }
 }
