@@ -170,6 +170,11 @@ fn three_labels_survive_sigkill() {
             .contains(&format!("3 of {total}")),
         "{filtered}"
     );
+    let marked = filtered
+        .lines()
+        .filter(|l| l.starts_with('│') && l.chars().nth(3) == Some('•'))
+        .count();
+    assert_eq!(marked, 3, "labelled rows carry the mark: {filtered}");
     tmux(&["send-keys", "-t", &name2, "L"]);
     let panel = wait_for(&name2, "label mode", |s| s.contains("Labels · tester"));
     assert!(panel.contains("✓NumPy import"), "{panel}");

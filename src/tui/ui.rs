@@ -250,7 +250,12 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     let mut spans = vec![
         Span::styled(if selected { "▶" } else { " " }, theme.title),
         Span::styled(shown.symbol(), vstyle),
-        Span::raw(" "),
+        // `•`: labelled by this annotator.
+        if app.labelling.is_labelled(e) {
+            Span::styled("•", theme.hint)
+        } else {
+            Span::raw(" ")
+        },
         Span::styled(fit(shown.label(), cols.verdict), vstyle),
         Span::raw(" "),
     ];
