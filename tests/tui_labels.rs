@@ -551,3 +551,51 @@ fn runtime_install_shows_its_steps_and_then_reruns_work() {
         "after the install, r reruns"
     );
 }
+
+#[test]
+fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
+    use sebx::cli::explore::{ExploreArgs, prepare};
+    let data = tempfile::tempdir().expect("tempdir");
+    let open = || {
+        let mut session = prepare(&ExploreArgs::default(), unavailable()).expect("demo");
+        session.app.labelling.data_dir = Some(data.path().to_path_buf());
+        session.app.labelling.annotator = "tester".to_string();
+        sebx::tui::run::load_inline(&mut session.app, &session.sources);
+        service(&mut session.app);
+        session.app
+    };
+    let mut app = open();
+    let seeded = data.path().join("demo/rollouts.jsonl.labels.jsonl");
+    let text = std::fs::read_to_string(&seeded).expect("seeded");
+    assert_eq!(text, sebx::cli::explore::demo::LABELS);
+    assert_eq!(app.labelling.annotators(), vec!["ana", "ben"]);
+    let agreement = app.labelling.agreement().expect("ana and ben");
+    assert_eq!(
+        (
+            agreement.annotator_a.as_str(),
+            agreement.annotator_b.as_str()
+        ),
+        ("ana", "ben")
+    );
+    // samples/demo/README.md: they disagree on four rollouts.
+    assert_eq!(agreement.disagreements.len(), 4);
+    // The user's own labels go on top, and reopening does not seed again.
+    select(&mut app, 0);
+    app.update(&Action::LabelMode);
+    app.update(&Action::ToggleCategory('9'));
+    service(&mut app);
+    let again = open();
+    assert_eq!(
+        std::fs::read_to_string(&seeded)
+            .expect("read")
+            .lines()
+            .count(),
+        text.lines().count() + 1
+    );
+    assert_eq!(saved_categories(&again, 0), Some(ids(&["no_code"])));
+    assert_eq!(again.labelling.annotators(), vec!["tester", "ana", "ben"]);
+    assert_eq!(
+        again.labelling.agreement_pairs()[0],
+        ("tester".to_string(), "ana".to_string())
+    );
+}

@@ -29,6 +29,8 @@ pub mod demo {
     /// A second run on the same tasks (another model).
     pub const ROLLOUTS_RUN2: &str = include_str!("../../samples/demo/rollouts_run2.jsonl");
     pub const SCORED: &str = include_str!("../../samples/demo/rollouts.scored.jsonl");
+    /// Example labels of the first run by two annotators (seeded into the demo's sidecar).
+    pub const LABELS: &str = include_str!("../../samples/demo/rollouts.jsonl.labels.jsonl");
 }
 
 /// Options of the explorer.
@@ -298,6 +300,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );
     app.labelling.taxonomy_path = args.taxonomy.clone();
+    if args.paths.is_empty() && args.correct.is_empty() {
+        app.labelling
+            .seeds
+            .insert(PathBuf::from("samples/demo/rollouts.jsonl"), demo::LABELS);
+    }
     Ok(Session { app, sources })
 }
 

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::model::agreement::{Agreement, compare_annotators};
-use crate::model::labels::{LabelRecord, LabelStore, Progress, resolve_annotator};
+use crate::model::labels::{LABELS_SUFFIX, LabelRecord, LabelStore, Progress, resolve_annotator};
 use crate::model::reruns::{RERUNS_SUFFIX, RerunRecord, RerunStore};
 use crate::model::sidecar::sidecar_path;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
@@ -91,6 +91,9 @@ pub struct Labelling {
     pub data_dir: Option<PathBuf>,
     /// A taxonomy file given on the command line.
     pub taxonomy_path: Option<PathBuf>,
+    /// Labels a built-in run starts with (the demo's examples), by run path: written to
+    /// its sidecar when that does not exist yet.
+    pub seeds: HashMap<PathBuf, &'static str>,
     /// Run path → built into the binary.
     registered: HashMap<PathBuf, bool>,
     taxonomy_loaded: bool,
@@ -120,6 +123,7 @@ impl Default for Labelling {
                 .map(PathBuf::from)
                 .or_else(|| dirs::data_dir().map(|d| d.join("sebx"))),
             taxonomy_path: None,
+            seeds: HashMap::new(),
             registered: HashMap::new(),
             taxonomy_loaded: false,
             sidecars: Vec::new(),
@@ -246,7 +250,7 @@ impl Labelling {
             .collect()
     }
 
-    /// Everyone with a current label, this annotator first.
+    /// Everyone with a current label, this annotator first (when they have one).
     pub fn annotators(&self) -> Vec<String> {
         let mut names: Vec<String> = self
             .all_current()
@@ -255,23 +259,31 @@ impl Labelling {
             .collect();
         names.sort();
         names.dedup();
-        names.retain(|n| *n != self.annotator);
-        names.insert(0, self.annotator.clone());
+        if let Some(p) = names.iter().position(|n| *n == self.annotator) {
+            let me = names.remove(p);
+            names.insert(0, me);
+        }
         names
     }
 
-    /// Agreement of this annotator with the chosen other one, when there is another.
-    pub fn agreement(&self) -> Option<Agreement> {
+    /// The pairs of annotators the agreement view can compare, this annotator's first.
+    pub fn agreement_pairs(&self) -> Vec<(String, String)> {
         let names = self.annotators();
-        let others = &names[1..];
-        let other = others.get(self.agreement_with % others.len().max(1))?;
+        let mut pairs = Vec::new();
+        for (i, a) in names.iter().enumerate() {
+            for b in &names[i + 1..] {
+                pairs.push((a.clone(), b.clone()));
+            }
+        }
+        pairs
+    }
+
+    /// Agreement of the chosen pair of annotators (tab cycles), when two have labels.
+    pub fn agreement(&self) -> Option<Agreement> {
+        let pairs = self.agreement_pairs();
+        let (a, b) = pairs.get(self.agreement_with % pairs.len().max(1))?;
         let labels = self.all_current();
-        Some(compare_annotators(
-            &labels,
-            &self.annotator,
-            other,
-            &self.taxonomy.ids(),
-        ))
+        Some(compare_annotators(&labels, a, b, &self.taxonomy.ids()))
     }
 }
 
@@ -422,11 +434,14 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
         }
         Action::Agreement => {
             app.labelling.agreement_cursor = 0;
-            if app.labelling.annotators().len() < 2 {
-                app.message = Some(format!(
-                    "agreement needs a second annotator: only {} has labels here",
-                    app.labelling.annotator
-                ));
+            let names = app.labelling.annotators();
+            if names.len() < 2 {
+                app.message = Some(match names.first() {
+                    Some(one) => {
+                        format!("agreement needs two annotators: only {one} has labels here")
+                    }
+                    None => "agreement needs two annotators: no labels here yet".to_string(),
+                });
             } else {
                 app.popup = Some(Popup::Agreement);
                 app.popup_scroll = 0;
@@ -738,7 +753,13 @@ fn open_run(app: &mut App, path: &Path) {
         if let Err(e) = std::fs::create_dir_all(&dir) {
             app.message = Some(format!("cannot create {}: {e}", dir.display()));
         }
-        dir.join(path.file_name().unwrap_or(path.as_os_str()))
+        let base = dir.join(path.file_name().unwrap_or(path.as_os_str()));
+        if let Some(seed) = app.labelling.seeds.get(path).copied()
+            && let Err(e) = seed_sidecar(&sidecar_path(&base, LABELS_SUFFIX), seed)
+        {
+            app.message = Some(format!("cannot write the demo's example labels: {e}"));
+        }
+        base
     } else {
         path.to_path_buf()
     };
@@ -773,6 +794,22 @@ fn open_run(app: &mut App, path: &Path) {
     }
     app.labelling.sidecars.push(sidecars);
     app.labelling.progress_dirty = true;
+}
+
+/// Writes `text` to a new sidecar; an existing one (the user's labels) is left alone.
+fn seed_sidecar(path: &Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let mut file = match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+    {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(()),
+        Err(e) => return Err(e),
+    };
+    file.write_all(text.as_bytes())?;
+    file.sync_all()
 }
 
 fn report_issues(app: &mut App, issues: Vec<crate::model::LoadIssue>) {
