@@ -36,6 +36,7 @@ pub enum RerunRequest {
 /// What the rerun worker reports.
 #[derive(Debug, Clone)]
 pub enum RerunEvent {
+    /// A rerun (`code: None`) or what-if finished.
     Graded {
         id: u64,
         row: usize,
@@ -308,6 +309,8 @@ pub struct RerunWorker {
 }
 
 impl RerunWorker {
+    /// Starts the thread; `backend` grades (absent: no runtime yet), `factory` makes one
+    /// after an install from the explorer.
     pub fn start(
         events: Sender<JobEvent>,
         backend: Option<Arc<dyn GradeBackend>>,
@@ -329,6 +332,7 @@ impl RerunWorker {
         RerunWorker { requests }
     }
 
+    /// Hands a request to the thread.
     pub fn dispatch(&self, req: RerunRequest) {
         let _ = self.requests.send(req);
     }
