@@ -179,3 +179,73 @@ fn three_labels_survive_sigkill() {
     let panel = wait_for(&name2, "label mode", |s| s.contains("Labels · tester"));
     assert!(panel.contains("✓NumPy import"), "{panel}");
 }
+
+/// `r` then `e` in a real terminal, with the real grader (Python runtime required) and an
+/// "editor" that swaps `zwc.mean` for `zwc.kocito` in place: the screen is left for the
+/// editor, restored, and shows the what-if beside the rerun.
+#[test]
+fn rerun_and_what_if_through_the_editor() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("run.jsonl");
+    let code = "import zwc\n\ndef solve(grid):\n    return zwc.mean(zwc.yitaf(grid), axis=1)\n";
+    let line = serde_json::json!({
+        "query": "Return the average of each row of `grid` as a list.",
+        "response": format!("Here it is.\n\n```python\n{code}```\n"),
+        "test_cases": [{"input": "grid=[[1, 3], [2, 4]]", "output": "[2.0, 3.0]"}],
+        "right_exe_result": "[2.0, 3.0]",
+    });
+    std::fs::write(&file, format!("{line}\n")).expect("write the run");
+    let api = dir.path().join("api_doc.jsonl");
+    std::fs::write(
+        &api,
+        r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf"}}"#,
+    )
+    .expect("write the API doc");
+    let name = format!("sebx-what-if-test-{}", std::process::id());
+    let cmd = format!(
+        "env XDG_CONFIG_HOME={d} SEBX_DATA_DIR={d} EDITOR='sed -i s/zwc.mean/zwc.kocito/' VISUAL= {bin} {file} --api-doc {api}",
+        d = dir.path().display(),
+        bin = env!("CARGO_BIN_EXE_sebx"),
+        file = file.display(),
+        api = api.display(),
+    );
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &name,
+        "-x",
+        "110",
+        "-y",
+        "34",
+        &cmd,
+    ]);
+    assert!(out.status.success());
+    let _session = Session(name.clone());
+    wait_for(&name, "the graded row", |s| s.contains("exe_error"));
+    tmux(&["send-keys", "-t", &name, "r"]);
+    wait_for(&name, "the rerun", |s| {
+        s.contains("rerun    exe_error") && s.contains("in the rerun sidecar")
+    });
+    tmux(&["send-keys", "-t", &name, "e"]);
+    let screen = wait_for(&name, "the what-if", |s| s.contains("would have passed"));
+    assert!(
+        screen.contains("`zwc.kocito` instead of `zwc.mean` → would have passed"),
+        "{screen}"
+    );
+    assert!(screen.contains("what-if  right"), "{screen}");
+    assert!(screen.contains("stored   exe_error"), "{screen}");
+    let kept = std::fs::read_to_string(dir.path().join("run.jsonl.reruns.jsonl"))
+        .expect("the rerun sidecar");
+    assert_eq!(kept.lines().count(), 2, "{kept}");
+    assert!(
+        std::fs::read_to_string(&file)
+            .expect("read")
+            .contains("zwc.mean"),
+        "the rollout file keeps its code"
+    );
+}
