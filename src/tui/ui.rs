@@ -171,14 +171,25 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
             theme.dim,
         ));
     }
-    // Labelling progress, once labelling has begun here (label mode, a filter, or labels).
+    // Labelling progress is always in view: labelled/total and the most used categories.
     let l = &app.labelling;
-    if l.mode || l.filter.is_some() || l.any_labels {
-        title.push(Span::styled(
-            format!("· {}/{} labelled ", l.progress.labelled, l.progress.total),
-            theme.title,
-        ));
+    let mut progress = format!("· {}/{} labelled ", l.progress.labelled, l.progress.total);
+    let mut per_category: Vec<(&String, &usize)> = l
+        .progress
+        .per_category
+        .iter()
+        .map(|(c, n)| (&c.0, n))
+        .collect();
+    per_category.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    if !per_category.is_empty() {
+        let top: Vec<String> = per_category
+            .iter()
+            .take(3)
+            .map(|(c, n)| format!("{c} {n}"))
+            .collect();
+        progress.push_str(&format!("({}) ", top.join(", ")));
     }
+    title.push(Span::styled(progress, theme.title));
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
