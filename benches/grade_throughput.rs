@@ -1,1 +1,114 @@
-fn main() {}
+//! Grading throughput: sebx's warm sandboxed pool vs. the official worker's way
+//! (one fresh `python3` process per rollout that imports NumPy), measured in one run
+//! on the same rollouts with the same parallelism. Prints rollouts/s and the ratio.
+//!
+//! `cargo bench --bench grade_throughput` (uses ../shared/data; SEBX_BENCH_N sets the sample size).
+
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use sebx::grade::batch::grade_all;
+use sebx::grade::engine::Engine;
+use sebx::grade::grader::prepare;
+use sebx::model::rollout::load_rollout_file;
+use sebx::model::{ApiMap, Rollout};
+
+fn main() -> anyhow::Result<()> {
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let api = ApiMap::load(&data.join("se-bench/api_doc.jsonl"))?;
+    let loaded = load_rollout_file(&data.join("parity/rollouts.jsonl"))?;
+    let n: usize = std::env::var("SEBX_BENCH_N")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(150);
+    let jobs = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    // Rollouts that reach execution and finish quickly: the timeout-bound ones cost the
+    // same 3 s either way and would only hide the difference.
+    let verdicts: Vec<serde_json::Value> =
+        std::fs::read_to_string(data.join("parity/official_verdicts.jsonl"))?
+            .lines()
+            .filter_map(|l| serde_json::from_str(l).ok())
+            .collect();
+    let sample: Vec<&Rollout> = loaded
+        .rollouts
+        .iter()
+        .zip(&verdicts)
+        .filter(|(_, v)| v["variant"] != "infinite_loop")
+        .map(|(r, _)| r)
+        .filter(|r| prepare(r).early_verdict.is_none())
+        .take(n)
+        .collect();
+    println!(
+        "sample: {} executing rollouts, {} parallel jobs",
+        sample.len(),
+        jobs
+    );
+
+    let engine = Engine::start(&api, jobs)?;
+    let timeout = Duration::from_secs(3);
+    // Warm-up so both sides start with a hot page cache.
+    let _ = grade_all(
+        &sample[..jobs.min(sample.len())],
+        &engine,
+        jobs,
+        timeout,
+        &|_, _| {},
+    );
+    let t = Instant::now();
+    let reports = grade_all(&sample, &engine, jobs, timeout, &|_, _| {});
+    let sebx_secs = t.elapsed().as_secs_f64();
+    let sebx_rate = sample.len() as f64 / sebx_secs;
+    println!(
+        "sebx:     {:>8.1} rollouts/s ({} graded in {:.2} s)",
+        sebx_rate,
+        reports.len(),
+        sebx_secs
+    );
+
+    // Baseline: a fresh interpreter per rollout, as the official worker does.
+    let python = engine.python().to_path_buf();
+    let zwc_root = engine.zwc_root().to_path_buf();
+    let programs: Vec<String> = sample.iter().map(|r| prepare(r).program).collect();
+    let next = AtomicUsize::new(0);
+    let t = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(program) = programs.get(i) else {
+                        break;
+                    };
+                    let Ok(dir) = tempfile::tempdir() else { break };
+                    let file = dir.path().join("main.py");
+                    if std::fs::write(&file, program).is_err() {
+                        break;
+                    }
+                    let _ = Command::new(&python)
+                        .arg(&file)
+                        .current_dir(dir.path())
+                        .env("PYTHONPATH", &zwc_root)
+                        .stdin(Stdio::null())
+                        .stdout(Stdio::piped())
+                        .stderr(Stdio::piped())
+                        .output();
+                }
+            });
+        }
+    });
+    let base_secs = t.elapsed().as_secs_f64();
+    let base_rate = sample.len() as f64 / base_secs;
+    println!(
+        "baseline: {:>8.1} rollouts/s (fresh python3 + numpy import per rollout, {:.2} s)",
+        base_rate, base_secs
+    );
+    println!(
+        "ratio:    {:>8.1}x (target: at least 20x)",
+        sebx_rate / base_rate
+    );
+    Ok(())
+}

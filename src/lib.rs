@@ -4,6 +4,7 @@
 //! `model`, `analysis` and `grade` never touch the terminal.
 
 pub mod analysis;
+pub mod cli;
 pub mod grade;
 pub mod model;
 pub mod tui;

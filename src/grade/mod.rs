@@ -1,8 +1,14 @@
 //! The embedded grader: program assembly, the zwc runtime, the sandboxed worker
 //! pool, the tolerant comparison and the batch runner.
 
+pub mod assemble;
+pub mod batch;
 pub mod compare;
+pub mod engine;
+pub mod grader;
 pub mod pool;
 pub mod pyvalue;
+pub mod render;
+pub mod report;
 pub mod runtime;
 pub mod zwc_runtime;

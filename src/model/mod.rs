@@ -1,9 +1,14 @@
 //! Rollouts, dataset items, the zwc API mapping, scores and labels, and their loading.
 
+pub mod agreement;
 pub mod api;
 pub mod dataset;
 pub mod discovery;
+pub mod labels;
+pub mod reruns;
 pub mod rollout;
+pub mod sidecar;
+pub mod taxonomy;
 pub mod verdict;
 
 pub use api::ApiMap;

@@ -1,1 +1,19 @@
-//! The terminal explorer. (Stub.)
+//! The terminal explorer: app state and update, actions and keymap, background jobs,
+//! theme, highlighting, and one file per pane.
+
+pub mod action;
+pub mod app;
+pub mod entry;
+pub mod highlight;
+pub mod insight;
+pub mod jobs;
+pub mod load;
+pub mod panes;
+pub mod run;
+pub mod theme;
+pub mod ui;
+
+pub use action::{Action, Keymap};
+pub use app::{App, Context, Grading, Pane};
+pub use jobs::GradeBackend;
+pub use theme::Theme;

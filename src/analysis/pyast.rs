@@ -1,0 +1,740 @@
+//! The one place that knows the Python parser (rustpython-parser 0.4): parsing,
+//! positions, and a complete walk over every node in CPython's `ast.walk` order.
+//! Other analysis modules use the AST types re-exported here, so swapping the
+//! parser means changing this module and the type paths only.
+
+use std::collections::VecDeque;
+
+pub use rustpython_parser::ast;
+use rustpython_parser::ast::Ranged;
+use rustpython_parser::{Parse, ParseErrorType};
+
+/// A parsed module: its top-level statements.
+pub type Suite = Vec<ast::Stmt>;
+
+/// Why the parser rejected the source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParseFailure {
+    /// The parser's own message.
+    pub message: String,
+    /// The token the parser did not expect, as it prints it (`'='`, `Newline`, `Indent`).
+    pub unexpected_token: Option<String>,
+    /// The parser expected an indented block here.
+    pub expected_indent: bool,
+    /// The input ended in the middle of a statement.
+    pub unexpected_eof: bool,
+    /// Byte offset of the error in the source.
+    pub offset: usize,
+    /// The error is in an f-string that Python 3.12 (PEP 701) would accept,
+    /// so CPython may disagree with this parser here.
+    pub maybe_py312_fstring: bool,
+    /// CPython 3.11's own message, when this failure is one it is known to give
+    /// (Python 3.12-only syntax that this parser accepts but 3.11 rejects).
+    pub cpython_message: Option<String>,
+}
+
+/// Parses `source` as a Python 3.11 module (the grader's Python): syntax this parser
+/// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements, backslashes
+/// inside f-string expressions) fails too.
+pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
+    let suite = parse_suite_any(source)?;
+    match py312_only_syntax(source, &suite) {
+        Some((offset, message)) => Err(ParseFailure {
+            message: format!("{message} (accepted from Python 3.12 on)"),
+            unexpected_token: None,
+            expected_indent: false,
+            unexpected_eof: false,
+            offset,
+            maybe_py312_fstring: false,
+            cpython_message: Some(message.to_string()),
+        }),
+        None => Ok(suite),
+    }
+}
+
+/// The first 3.12-only construct (by position) and CPython 3.11's message for it.
+fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str)> {
+    walk_suite(suite)
+        .into_iter()
+        .filter_map(|n| match n {
+            Node::Expr(ast::Expr::FormattedValue(f)) => {
+                let expr = source.get(start_of(&*f.value)..end_of(&*f.value))?;
+                expr.contains('\\').then(|| {
+                    (
+                        start_of(&*f.value),
+                        "f-string expression part cannot include a backslash",
+                    )
+                })
+            }
+            // 3.11 expects the parameter list right after the name.
+            Node::Stmt(ast::Stmt::FunctionDef(f)) if !f.type_params.is_empty() => {
+                Some((start_of(&f.type_params[0]), "expected '('"))
+            }
+            Node::Stmt(ast::Stmt::AsyncFunctionDef(f)) if !f.type_params.is_empty() => {
+                Some((start_of(&f.type_params[0]), "expected '('"))
+            }
+            Node::Stmt(ast::Stmt::ClassDef(c)) if !c.type_params.is_empty() => {
+                Some((start_of(&c.type_params[0]), "invalid syntax"))
+            }
+            Node::Stmt(s @ ast::Stmt::TypeAlias(_)) => Some((start_of(s), "invalid syntax")),
+            _ => None,
+        })
+        .min_by_key(|(offset, _)| *offset)
+}
+
+/// Parses with everything this parser accepts.
+fn parse_suite_any(source: &str) -> Result<Suite, ParseFailure> {
+    ast::Suite::parse(source, "<unknown>").map_err(|e| {
+        let offset = usize::from(e.offset).min(source.len());
+        let maybe_py312_fstring = matches!(
+            &e.error,
+            ParseErrorType::Lexical(rustpython_parser::lexer::LexicalErrorType::FStringError(_))
+        ) || line_has_fstring_at(source, offset);
+        let (unexpected_token, expected_indent) = match &e.error {
+            ParseErrorType::UnrecognizedToken(tok, expected) => {
+                (Some(tok.to_string()), expected.as_deref() == Some("Indent"))
+            }
+            ParseErrorType::ExtraToken(tok) => (Some(tok.to_string()), false),
+            _ => (None, false),
+        };
+        ParseFailure {
+            message: e.error.to_string(),
+            cpython_message: None,
+            unexpected_token,
+            expected_indent,
+            unexpected_eof: matches!(
+                e.error,
+                ParseErrorType::Eof
+                    | ParseErrorType::Lexical(rustpython_parser::lexer::LexicalErrorType::Eof)
+            ),
+            offset,
+            maybe_py312_fstring,
+        }
+    })
+}
+
+/// Whether the line holding `offset` contains an f-string prefix (`f"`, `rf'`…).
+fn line_has_fstring_at(source: &str, offset: usize) -> bool {
+    let start = source[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = source[offset..]
+        .find('\n')
+        .map_or(source.len(), |i| offset + i);
+    let line = source[start..end].to_ascii_lowercase();
+    let bytes = line.as_bytes();
+    bytes.windows(2).enumerate().any(|(i, w)| {
+        w[0] == b'f'
+            && (w[1] == b'"' || w[1] == b'\'')
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'r')
+    })
+}
+
+/// Byte offset → 1-based line and 1-based column counted in characters.
+#[derive(Debug, Clone)]
+pub struct LineIndex {
+    starts: Vec<usize>,
+}
+
+impl LineIndex {
+    pub fn new(source: &str) -> LineIndex {
+        let mut starts = vec![0];
+        starts.extend(source.match_indices('\n').map(|(i, _)| i + 1));
+        LineIndex { starts }
+    }
+
+    /// 1-based (line, column) of byte `offset` in `source` (the text this index was built from).
+    pub fn position(&self, source: &str, offset: usize) -> (usize, usize) {
+        let line = self.starts.partition_point(|s| *s <= offset).max(1);
+        let start = self.starts[line - 1];
+        let end = offset.min(source.len());
+        let col = source
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count())
+            + 1;
+        (line, col)
+    }
+
+    /// Byte offset where 1-based `line` starts, if it exists.
+    pub fn line_start(&self, line: usize) -> Option<usize> {
+        line.checked_sub(1)
+            .and_then(|i| self.starts.get(i).copied())
+    }
+}
+
+/// Start byte offset of any ranged node.
+pub fn start_of<T: Ranged>(node: &T) -> usize {
+    usize::from(node.start())
+}
+
+/// End byte offset of any ranged node.
+pub fn end_of<T: Ranged>(node: &T) -> usize {
+    usize::from(node.end())
+}
+
+/// A reference to any AST node, for walking.
+#[derive(Debug, Clone, Copy)]
+pub enum Node<'a> {
+    Stmt(&'a ast::Stmt),
+    Expr(&'a ast::Expr),
+    ExceptHandler(&'a ast::ExceptHandler),
+    MatchCase(&'a ast::MatchCase),
+    Pattern(&'a ast::Pattern),
+    Comprehension(&'a ast::Comprehension),
+    Arguments(&'a ast::Arguments),
+    Arg(&'a ast::Arg),
+    Keyword(&'a ast::Keyword),
+    Alias(&'a ast::Alias),
+    WithItem(&'a ast::WithItem),
+    TypeParam(&'a ast::TypeParam),
+}
+
+/// Direct children of `node`, in the order of CPython's `ast.iter_child_nodes`
+/// (field order of the node class), so a breadth-first walk visits nodes as
+/// `ast.walk` does.
+pub fn children(node: Node<'_>) -> Vec<Node<'_>> {
+    let mut out = Vec::new();
+    match node {
+        Node::Stmt(s) => stmt_children(s, &mut out),
+        Node::Expr(e) => expr_children(e, &mut out),
+        Node::ExceptHandler(ast::ExceptHandler::ExceptHandler(h)) => {
+            push_opt(&mut out, h.type_.as_deref());
+            stmts(&mut out, &h.body);
+        }
+        Node::MatchCase(c) => {
+            out.push(Node::Pattern(&c.pattern));
+            push_opt(&mut out, c.guard.as_deref());
+            stmts(&mut out, &c.body);
+        }
+        Node::Pattern(p) => pattern_children(p, &mut out),
+        Node::Comprehension(c) => {
+            out.push(Node::Expr(&c.target));
+            out.push(Node::Expr(&c.iter));
+            exprs(&mut out, &c.ifs);
+        }
+        Node::Arguments(a) => {
+            // CPython: posonlyargs, args, vararg, kwonlyargs, kw_defaults, kwarg, defaults.
+            for p in a.posonlyargs.iter().chain(&a.args) {
+                out.push(Node::Arg(&p.def));
+            }
+            if let Some(v) = &a.vararg {
+                out.push(Node::Arg(v));
+            }
+            for k in &a.kwonlyargs {
+                out.push(Node::Arg(&k.def));
+            }
+            for k in &a.kwonlyargs {
+                push_opt(&mut out, k.default.as_deref());
+            }
+            if let Some(k) = &a.kwarg {
+                out.push(Node::Arg(k));
+            }
+            for p in a.posonlyargs.iter().chain(&a.args) {
+                push_opt(&mut out, p.default.as_deref());
+            }
+        }
+        Node::Arg(a) => push_opt(&mut out, a.annotation.as_deref()),
+        Node::Keyword(k) => out.push(Node::Expr(&k.value)),
+        Node::Alias(_) => {}
+        Node::WithItem(w) => {
+            out.push(Node::Expr(&w.context_expr));
+            push_opt(&mut out, w.optional_vars.as_deref());
+        }
+        Node::TypeParam(t) => {
+            if let ast::TypeParam::TypeVar(v) = t {
+                push_opt(&mut out, v.bound.as_deref());
+            }
+        }
+    }
+    out
+}
+
+fn push_opt<'a>(out: &mut Vec<Node<'a>>, e: Option<&'a ast::Expr>) {
+    if let Some(e) = e {
+        out.push(Node::Expr(e));
+    }
+}
+
+fn exprs<'a>(out: &mut Vec<Node<'a>>, es: &'a [ast::Expr]) {
+    out.extend(es.iter().map(Node::Expr));
+}
+
+fn stmts<'a>(out: &mut Vec<Node<'a>>, ss: &'a [ast::Stmt]) {
+    out.extend(ss.iter().map(Node::Stmt));
+}
+
+fn stmt_children<'a>(s: &'a ast::Stmt, out: &mut Vec<Node<'a>>) {
+    use ast::Stmt as S;
+    match s {
+        S::FunctionDef(f) => {
+            out.push(Node::Arguments(&f.args));
+            stmts(out, &f.body);
+            exprs(out, &f.decorator_list);
+            push_opt(out, f.returns.as_deref());
+            out.extend(f.type_params.iter().map(Node::TypeParam));
+        }
+        S::AsyncFunctionDef(f) => {
+            out.push(Node::Arguments(&f.args));
+            stmts(out, &f.body);
+            exprs(out, &f.decorator_list);
+            push_opt(out, f.returns.as_deref());
+            out.extend(f.type_params.iter().map(Node::TypeParam));
+        }
+        S::ClassDef(c) => {
+            exprs(out, &c.bases);
+            out.extend(c.keywords.iter().map(Node::Keyword));
+            stmts(out, &c.body);
+            exprs(out, &c.decorator_list);
+            out.extend(c.type_params.iter().map(Node::TypeParam));
+        }
+        S::Return(r) => push_opt(out, r.value.as_deref()),
+        S::Delete(d) => exprs(out, &d.targets),
+        S::Assign(a) => {
+            exprs(out, &a.targets);
+            out.push(Node::Expr(&a.value));
+        }
+        S::TypeAlias(t) => {
+            out.push(Node::Expr(&t.name));
+            out.extend(t.type_params.iter().map(Node::TypeParam));
+            out.push(Node::Expr(&t.value));
+        }
+        S::AugAssign(a) => {
+            out.push(Node::Expr(&a.target));
+            out.push(Node::Expr(&a.value));
+        }
+        S::AnnAssign(a) => {
+            out.push(Node::Expr(&a.target));
+            out.push(Node::Expr(&a.annotation));
+            push_opt(out, a.value.as_deref());
+        }
+        S::For(f) => {
+            out.push(Node::Expr(&f.target));
+            out.push(Node::Expr(&f.iter));
+            stmts(out, &f.body);
+            stmts(out, &f.orelse);
+        }
+        S::AsyncFor(f) => {
+            out.push(Node::Expr(&f.target));
+            out.push(Node::Expr(&f.iter));
+            stmts(out, &f.body);
+            stmts(out, &f.orelse);
+        }
+        S::While(w) => {
+            out.push(Node::Expr(&w.test));
+            stmts(out, &w.body);
+            stmts(out, &w.orelse);
+        }
+        S::If(i) => {
+            out.push(Node::Expr(&i.test));
+            stmts(out, &i.body);
+            stmts(out, &i.orelse);
+        }
+        S::With(w) => {
+            out.extend(w.items.iter().map(Node::WithItem));
+            stmts(out, &w.body);
+        }
+        S::AsyncWith(w) => {
+            out.extend(w.items.iter().map(Node::WithItem));
+            stmts(out, &w.body);
+        }
+        S::Match(m) => {
+            out.push(Node::Expr(&m.subject));
+            out.extend(m.cases.iter().map(Node::MatchCase));
+        }
+        S::Raise(r) => {
+            push_opt(out, r.exc.as_deref());
+            push_opt(out, r.cause.as_deref());
+        }
+        S::Try(t) => {
+            stmts(out, &t.body);
+            out.extend(t.handlers.iter().map(Node::ExceptHandler));
+            stmts(out, &t.orelse);
+            stmts(out, &t.finalbody);
+        }
+        S::TryStar(t) => {
+            stmts(out, &t.body);
+            out.extend(t.handlers.iter().map(Node::ExceptHandler));
+            stmts(out, &t.orelse);
+            stmts(out, &t.finalbody);
+        }
+        S::Assert(a) => {
+            out.push(Node::Expr(&a.test));
+            push_opt(out, a.msg.as_deref());
+        }
+        S::Import(i) => out.extend(i.names.iter().map(Node::Alias)),
+        S::ImportFrom(i) => out.extend(i.names.iter().map(Node::Alias)),
+        S::Expr(e) => out.push(Node::Expr(&e.value)),
+        S::Global(_) | S::Nonlocal(_) | S::Pass(_) | S::Break(_) | S::Continue(_) => {}
+    }
+}
+
+fn expr_children<'a>(e: &'a ast::Expr, out: &mut Vec<Node<'a>>) {
+    use ast::Expr as E;
+    match e {
+        E::BoolOp(b) => exprs(out, &b.values),
+        E::NamedExpr(n) => {
+            out.push(Node::Expr(&n.target));
+            out.push(Node::Expr(&n.value));
+        }
+        E::BinOp(b) => {
+            out.push(Node::Expr(&b.left));
+            out.push(Node::Expr(&b.right));
+        }
+        E::UnaryOp(u) => out.push(Node::Expr(&u.operand)),
+        E::Lambda(l) => {
+            out.push(Node::Arguments(&l.args));
+            out.push(Node::Expr(&l.body));
+        }
+        E::IfExp(i) => {
+            out.push(Node::Expr(&i.test));
+            out.push(Node::Expr(&i.body));
+            out.push(Node::Expr(&i.orelse));
+        }
+        E::Dict(d) => {
+            out.extend(d.keys.iter().flatten().map(Node::Expr));
+            exprs(out, &d.values);
+        }
+        E::Set(s) => exprs(out, &s.elts),
+        E::ListComp(c) => {
+            out.push(Node::Expr(&c.elt));
+            out.extend(c.generators.iter().map(Node::Comprehension));
+        }
+        E::SetComp(c) => {
+            out.push(Node::Expr(&c.elt));
+            out.extend(c.generators.iter().map(Node::Comprehension));
+        }
+        E::DictComp(c) => {
+            out.push(Node::Expr(&c.key));
+            out.push(Node::Expr(&c.value));
+            out.extend(c.generators.iter().map(Node::Comprehension));
+        }
+        E::GeneratorExp(c) => {
+            out.push(Node::Expr(&c.elt));
+            out.extend(c.generators.iter().map(Node::Comprehension));
+        }
+        E::Await(a) => out.push(Node::Expr(&a.value)),
+        E::Yield(y) => push_opt(out, y.value.as_deref()),
+        E::YieldFrom(y) => out.push(Node::Expr(&y.value)),
+        E::Compare(c) => {
+            out.push(Node::Expr(&c.left));
+            exprs(out, &c.comparators);
+        }
+        E::Call(c) => {
+            out.push(Node::Expr(&c.func));
+            exprs(out, &c.args);
+            out.extend(c.keywords.iter().map(Node::Keyword));
+        }
+        E::FormattedValue(f) => {
+            out.push(Node::Expr(&f.value));
+            push_opt(out, f.format_spec.as_deref());
+        }
+        E::JoinedStr(j) => exprs(out, &j.values),
+        E::Constant(_) | E::Name(_) => {}
+        E::Attribute(a) => out.push(Node::Expr(&a.value)),
+        E::Subscript(s) => {
+            out.push(Node::Expr(&s.value));
+            out.push(Node::Expr(&s.slice));
+        }
+        E::Starred(s) => out.push(Node::Expr(&s.value)),
+        E::List(l) => exprs(out, &l.elts),
+        E::Tuple(t) => exprs(out, &t.elts),
+        E::Slice(s) => {
+            push_opt(out, s.lower.as_deref());
+            push_opt(out, s.upper.as_deref());
+            push_opt(out, s.step.as_deref());
+        }
+    }
+}
+
+fn pattern_children<'a>(p: &'a ast::Pattern, out: &mut Vec<Node<'a>>) {
+    use ast::Pattern as P;
+    match p {
+        P::MatchValue(v) => out.push(Node::Expr(&v.value)),
+        P::MatchSingleton(_) | P::MatchStar(_) => {}
+        P::MatchSequence(s) => out.extend(s.patterns.iter().map(Node::Pattern)),
+        P::MatchMapping(m) => {
+            exprs(out, &m.keys);
+            out.extend(m.patterns.iter().map(Node::Pattern));
+        }
+        P::MatchClass(c) => {
+            out.push(Node::Expr(&c.cls));
+            out.extend(c.patterns.iter().map(Node::Pattern));
+            out.extend(c.kwd_patterns.iter().map(Node::Pattern));
+        }
+        P::MatchAs(a) => {
+            if let Some(p) = &a.pattern {
+                out.push(Node::Pattern(p));
+            }
+        }
+        P::MatchOr(o) => out.extend(o.patterns.iter().map(Node::Pattern)),
+    }
+}
+
+/// Every node under (and including) `roots`, breadth first, as `ast.walk` yields them.
+pub fn walk_bfs<'a>(roots: impl IntoIterator<Item = Node<'a>>) -> Vec<Node<'a>> {
+    let mut queue: VecDeque<Node<'a>> = roots.into_iter().collect();
+    let mut out = Vec::new();
+    while let Some(n) = queue.pop_front() {
+        queue.extend(children(n));
+        out.push(n);
+    }
+    out
+}
+
+/// Every node of a module, breadth first.
+pub fn walk_suite(suite: &Suite) -> Vec<Node<'_>> {
+    walk_bfs(suite.iter().map(Node::Stmt))
+}
+
+/// The dotted name of `a.b.c` when it is a chain of attributes on a plain name.
+pub fn dotted_name(e: &ast::Expr) -> Option<String> {
+    match e {
+        ast::Expr::Name(n) => Some(n.id.to_string()),
+        ast::Expr::Attribute(a) => dotted_name(&a.value).map(|base| format!("{base}.{}", a.attr)),
+        _ => None,
+    }
+}
+
+/// The name at the root of an attribute chain (`a` in `a.b.c`), if the chain ends in a name.
+pub fn chain_root(e: &ast::Expr) -> Option<&str> {
+    let mut cur = e;
+    while let ast::Expr::Attribute(a) = cur {
+        cur = &a.value;
+    }
+    match cur {
+        ast::Expr::Name(n) => Some(n.id.as_str()),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call_names(src: &str) -> Vec<String> {
+        let suite = parse_suite(src).expect("parses");
+        walk_suite(&suite)
+            .into_iter()
+            .filter_map(|n| match n {
+                Node::Expr(ast::Expr::Call(c)) => dotted_name(&c.func),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn walk_reaches_calls_in_every_nested_position() {
+        let src = r#"
+@deco(a0())
+def f(x=a1(), *, y=a2()) -> a3():
+    g(key=a4())
+    [a5() for i in a6() if a7()]
+    {k: a8() for k in z}
+    with a9() as w, a10():
+        pass
+    match x:
+        case [1, 2] if a11():
+            a12()
+        case {"k": v}:
+            a13()
+    lam = lambda q=a14(): a15()
+    class C(a16(), metaclass=a17()):
+        pass
+    try:
+        pass
+    except a18() as e:
+        a19()
+    s = f"{a20()}"
+    t: a21() = a22()
+    del d[a23()]
+    assert a24(), a25()
+    raise a26() from a27()
+"#;
+        let names = call_names(src);
+        for i in 0..=27 {
+            let want = format!("a{i}");
+            assert!(names.contains(&want), "missing {want} in {names:?}");
+        }
+    }
+
+    #[test]
+    fn bfs_order_matches_ast_walk() {
+        // ast.walk order: the module-level def `b` comes before the nested `a`.
+        let src = "def outer():\n    def a():\n        pass\ndef b():\n    pass\n";
+        let suite = parse_suite(src).expect("parses");
+        let defs: Vec<&str> = walk_suite(&suite)
+            .into_iter()
+            .filter_map(|n| match n {
+                Node::Stmt(ast::Stmt::FunctionDef(f)) => Some(f.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(defs, vec!["outer", "b", "a"]);
+    }
+
+    #[test]
+    fn positions_are_one_based_char_columns() {
+        let src = "é = 1\nab = zz\n";
+        let idx = LineIndex::new(src);
+        let off = src.find("zz").expect("zz");
+        assert_eq!(idx.position(src, off), (2, 6));
+        let off = src.find('=').expect("=");
+        assert_eq!(idx.position(src, off), (1, 3));
+    }
+
+    #[test]
+    fn python_312_only_syntax_is_rejected_as_311_does() {
+        let err = parse_suite("x = 1\ndef f[T](x):\n    return x\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("expected '('"));
+        assert_eq!(err.offset, "x = 1\ndef f[".len());
+        let err = parse_suite("type X = int\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        let err = parse_suite("class A[T]:\n    pass\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        // `type` as a plain name is fine.
+        assert!(parse_suite("type = 3\nprint(type)\n").is_ok());
+    }
+
+    #[test]
+    fn fstring_expressions_with_backslash_or_hash_fail_as_on_311() {
+        let err = parse_suite("x = 1\ny = f\"{'\\n'.join(a)}\"\n").expect_err("3.11 rejects");
+        assert_eq!(
+            err.cpython_message.as_deref(),
+            Some("f-string expression part cannot include a backslash")
+        );
+        assert_eq!(err.offset, "x = 1\ny = f\"{".len());
+        // Backslashes in the literal part, `#` in a string, format specs and conversions are fine.
+        for ok in [
+            "y = f'{\"#\"}'\n",
+            "y = f'a\\n{b}#'\n",
+            "y = f\"{a:{w}.{p}f}\"\n",
+            "y = f'{x=}' + f'{x!r}'\n",
+            "y = f'{a}\\t{b}'\n",
+        ] {
+            assert!(parse_suite(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn fstring_312_failure_is_flagged() {
+        let err = parse_suite("x = f\"{d[\"a\"]}\"\n").expect_err("3.11 grammar rejects it");
+        assert!(err.maybe_py312_fstring, "{err:?}");
+        let err = parse_suite("x = (1 +\n").expect_err("unclosed");
+        assert!(!err.maybe_py312_fstring);
+    }
+}
+
+/// What CPython's tokenizer would object to in a source, found by a light scan of
+/// brackets, strings and comments (CPython reports these in preference to most parser errors).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TokenizerScan {
+    /// The first error the tokenizer raises: 1-based line and CPython's message.
+    pub error: Option<(usize, String)>,
+    /// The innermost bracket still open at the end: its line and character.
+    pub unclosed: Option<(usize, char)>,
+}
+
+/// Scans `source` like CPython's tokenizer does for bracket and string errors.
+pub fn scan_tokens(source: &str) -> TokenizerScan {
+    let chars: Vec<char> = source.chars().collect();
+    let last_line = source.trim_end_matches('\n').matches('\n').count() + 1;
+    let mut line = 1;
+    let mut stack: Vec<(char, usize)> = Vec::new();
+    let mut i = 0;
+    let error = |line: usize, msg: String| TokenizerScan {
+        error: Some((line, msg)),
+        unclosed: None,
+    };
+    while i < chars.len() {
+        let c = chars[i];
+        match c {
+            '\n' => line += 1,
+            '#' => {
+                while i < chars.len() && chars[i] != '\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            '\\' if chars.get(i + 1) == Some(&'\n') => {
+                line += 1;
+                i += 2;
+                continue;
+            }
+            '(' | '[' | '{' => stack.push((c, line)),
+            ')' | ']' | '}' => {
+                let want = match c {
+                    ')' => '(',
+                    ']' => '[',
+                    _ => '{',
+                };
+                match stack.pop() {
+                    None => return error(line, format!("unmatched '{c}'")),
+                    Some((open, _)) if open == want => {}
+                    Some((open, open_line)) => {
+                        let msg = if open_line == line {
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open}'"
+                            )
+                        } else {
+                            format!(
+                                "closing parenthesis '{c}' does not match opening parenthesis '{open}' on line {open_line}"
+                            )
+                        };
+                        return error(line, msg);
+                    }
+                }
+            }
+            '\'' | '"' => {
+                let start_line = line;
+                let triple = chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c);
+                i += if triple { 3 } else { 1 };
+                let mut closed = false;
+                while i < chars.len() {
+                    let d = chars[i];
+                    if d == '\\' {
+                        if chars.get(i + 1) == Some(&'\n') {
+                            line += 1;
+                        }
+                        i += 2;
+                        continue;
+                    }
+                    if d == '\n' {
+                        if !triple {
+                            break;
+                        }
+                        line += 1;
+                    }
+                    if d == c
+                        && (!triple
+                            || (chars.get(i + 1) == Some(&c) && chars.get(i + 2) == Some(&c)))
+                    {
+                        i += if triple { 3 } else { 1 };
+                        closed = true;
+                        break;
+                    }
+                    i += 1;
+                }
+                if !closed {
+                    return if triple {
+                        error(
+                            start_line,
+                            format!(
+                                "unterminated triple-quoted string literal (detected at line {last_line})"
+                            ),
+                        )
+                    } else {
+                        error(
+                            start_line,
+                            format!("unterminated string literal (detected at line {start_line})"),
+                        )
+                    };
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    TokenizerScan {
+        error: None,
+        unclosed: stack.last().map(|(c, l)| (*l, *c)),
+    }
+}

@@ -1,0 +1,265 @@
+//! `sebx analyze` and `sebx graph`: static analysis of rollouts, headless (no Python run).
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use serde_json::json;
+
+use crate::analysis::{Analysis, FindingKind, analyze_rollout};
+use crate::model::discovery::discover;
+use crate::model::{ApiMap, Dataset, LoadedFile};
+
+/// Statically analyze rollouts: dependency graph and hallucinated or misused names.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Writes one JSON object per input line, in input order, to -o (or stdout):\n\
+source, line, id, findings (kind, name, line, col in the extracted code, response_line,\n\
+response_col, suggestion, message) and graph (functions, nodes, edges). A line that could\n\
+not be loaded gives source, line and error. A summary follows (stderr when JSON goes to stdout)."
+)]
+pub struct AnalyzeArgs {
+    /// Rollout files (JSONL in the official rollout format).
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// Where to write the JSONL (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// The zwc API doc (api_doc.jsonl) or mappings.json.
+    #[arg(long, value_name = "FILE")]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files to join rollouts to their tasks (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Vec<PathBuf>,
+}
+
+/// Print one rollout's dependency graph.
+#[derive(Debug, clap::Args)]
+pub struct GraphArgs {
+    /// The rollout file.
+    pub file: PathBuf,
+    /// 1-based line of the rollout in the file.
+    #[arg(long)]
+    pub line: usize,
+    /// Print Graphviz DOT instead of text.
+    #[arg(long)]
+    pub dot: bool,
+    /// Width of the text rendering.
+    #[arg(long, default_value_t = 80)]
+    pub width: usize,
+    /// The zwc API doc (api_doc.jsonl) or mappings.json.
+    #[arg(long, value_name = "FILE")]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files to join the rollout to its task (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Vec<PathBuf>,
+}
+
+/// API map and datasets found for `rollouts`, reported on stderr.
+fn load_context(
+    api_doc: Option<&Path>,
+    datasets: &[PathBuf],
+    rollouts: &[PathBuf],
+) -> Result<(ApiMap, Dataset)> {
+    let discovered = discover(api_doc, datasets, rollouts);
+    for line in discovered.report() {
+        eprintln!("{line}");
+    }
+    let Some(found) = &discovered.api_doc else {
+        bail!(
+            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
+        );
+    };
+    let api = ApiMap::load(found.path())?;
+    let mut dataset = Dataset::default();
+    for d in &discovered.datasets {
+        dataset
+            .load_file(d.path())
+            .with_context(|| format!("cannot read dataset {}", d.path().display()))?;
+    }
+    for issue in &dataset.issues {
+        eprintln!("warning: {issue}");
+    }
+    Ok((api, dataset))
+}
+
+fn load(path: &Path) -> Result<LoadedFile> {
+    let loaded = crate::model::rollout::load_rollout_file(path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    for issue in &loaded.issues {
+        eprintln!("warning: {issue}");
+    }
+    Ok(loaded)
+}
+
+/// Runs `sebx analyze`.
+pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
+    let (api, dataset) = load_context(args.api_doc.as_deref(), &args.dataset, &args.rollouts)?;
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    let mut summary = AnalysisSummary::default();
+    for path in &args.rollouts {
+        let loaded = load(path)?;
+        for entry in loaded.entries() {
+            let value = match entry {
+                Ok(r) => {
+                    let a = analyze_rollout(r, &api, dataset.get(&r.query));
+                    summary.add(&a);
+                    serde_json::to_value(&a)?
+                }
+                Err(issue) => json!({
+                    "source": issue.source.display().to_string(),
+                    "line": issue.line,
+                    "id": null,
+                    "error": issue.reason,
+                }),
+            };
+            serde_json::to_writer(&mut out, &value)?;
+            out.write_all(b"\n")?;
+        }
+    }
+    out.flush()?;
+    drop(out);
+    let text = summary.render(10);
+    if args.output.is_some() {
+        print!("{text}");
+    } else {
+        eprint!("{text}");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `sebx graph`.
+pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
+    let (api, dataset) = load_context(
+        args.api_doc.as_deref(),
+        &args.dataset,
+        std::slice::from_ref(&args.file),
+    )?;
+    let loaded = load(&args.file)?;
+    let Some(rollout) = loaded.rollouts.iter().find(|r| r.line == args.line) else {
+        match loaded.issues.iter().find(|i| i.line == args.line) {
+            Some(issue) => bail!("{issue}"),
+            None => bail!(
+                "{} has no rollout on line {}",
+                args.file.display(),
+                args.line
+            ),
+        }
+    };
+    let a = analyze_rollout(rollout, &api, dataset.get(&rollout.query));
+    let text = if args.dot {
+        a.code.graph.to_dot()
+    } else {
+        render_analysis_text(&a, args.width)
+    };
+    println!("{}", text.trim_end_matches('\n'));
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The graph as text followed by the findings, as `sebx graph` prints them.
+pub fn render_analysis_text(a: &Analysis, width: usize) -> String {
+    let mut s = String::new();
+    if let Some(sc) = &a.code.static_check {
+        match sc.official_error() {
+            None => s.push_str("static check: passed\n"),
+            Some(e) => s.push_str(&format!("static check: {e}\n")),
+        }
+    }
+    if !a.code_found {
+        s.push_str("no ```python block in the response\n");
+    }
+    if let Some(e) = &a.code.parse_error {
+        s.push_str(&format!(
+            "the code does not parse: line {}, col {}: {}\n",
+            e.line, e.col, e.message
+        ));
+    }
+    for note in &a.code.notes {
+        s.push_str(&format!("note: {note}\n"));
+    }
+    if !a.code_found || a.code.parse_error.is_some() {
+        return s;
+    }
+    s.push_str(&a.code.graph.render_text(width));
+    s.push_str(
+        "✓ret: reaches a return · ✗unused: result unused · ◆hinge: the static check turns on it\n",
+    );
+    if !a.code.findings.is_empty() {
+        s.push_str("findings:\n");
+        for f in &a.code.findings {
+            let sugg = f
+                .suggestion
+                .as_deref()
+                .map(|x| format!(" → {x}"))
+                .unwrap_or_default();
+            s.push_str(&format!(
+                "  L{}:{} {} {}{sugg}\n",
+                f.line,
+                f.col,
+                f.kind.as_str(),
+                f.name
+            ));
+        }
+    }
+    s
+}
+
+/// Counts over many analyses: findings per kind and the most frequent wrong names.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AnalysisSummary {
+    pub rollouts: usize,
+    pub per_kind: BTreeMap<FindingKind, usize>,
+    /// (kind, name as written) → (count, suggestion).
+    pub names: BTreeMap<(FindingKind, String), (usize, Option<String>)>,
+}
+
+impl AnalysisSummary {
+    pub fn add(&mut self, a: &Analysis) {
+        self.rollouts += 1;
+        for f in &a.code.findings {
+            *self.per_kind.entry(f.kind).or_default() += 1;
+            if matches!(
+                f.kind,
+                FindingKind::NumpyNameOnZwc
+                    | FindingKind::UnknownZwcName
+                    | FindingKind::NumpyAttribute
+                    | FindingKind::ArrayMethod
+            ) {
+                let e = self
+                    .names
+                    .entry((f.kind, f.name.clone()))
+                    .or_insert((0, f.suggestion.clone()));
+                e.0 += 1;
+            }
+        }
+    }
+
+    /// Counts per kind, then the `top` most frequent hallucinated names.
+    pub fn render(&self, top: usize) -> String {
+        let mut s = format!("analyzed {} rollouts\n", self.rollouts);
+        for kind in FindingKind::ALL {
+            let n = self.per_kind.get(&kind).copied().unwrap_or(0);
+            s.push_str(&format!("  {:<18} {n}\n", kind.as_str()));
+        }
+        let mut names: Vec<_> = self.names.iter().collect();
+        names.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+        if !names.is_empty() {
+            s.push_str("most frequent wrong names:\n");
+        }
+        for ((kind, name), (count, sugg)) in names.into_iter().take(top) {
+            let fix = sugg.as_deref().unwrap_or("(no zwc equivalent)");
+            s.push_str(&format!(
+                "  {count:>5}  {name} → {fix}  [{}]\n",
+                kind.as_str()
+            ));
+        }
+        s
+    }
+}

@@ -1,0 +1,371 @@
+//! `sebx [PATHS]...`: the terminal explorer over rollout files, scored results, dataset
+//! files and an API doc; the bundled demo when no path is given.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::{Arc, OnceLock};
+
+use anyhow::{Context as _, Result, bail};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::grade::engine::Engine;
+use crate::grade::grader::{DEFAULT_TIMEOUT, grade_rollout};
+use crate::grade::report::GradeReport;
+use crate::grade::runtime::find_runtime;
+use crate::model::discovery::discover;
+use crate::model::{ApiMap, Dataset, DatasetItem, Rollout, TestCase};
+use crate::tui::GradeBackend;
+use crate::tui::app::{App, Context, Grading};
+use crate::tui::load::{FileKind, Source, SourceData, classify_file};
+use crate::tui::{Keymap, Theme};
+
+/// The bundled demo, built into the binary so it works from any directory.
+pub mod demo {
+    pub const API_DOC: &str = include_str!("../../samples/demo/api_doc.jsonl");
+    pub const TASKS: &str = include_str!("../../samples/demo/tasks.jsonl");
+    pub const ROLLOUTS: &str = include_str!("../../samples/demo/rollouts.jsonl");
+    /// A second run on the same tasks (another model).
+    pub const ROLLOUTS_RUN2: &str = include_str!("../../samples/demo/rollouts_run2.jsonl");
+    pub const SCORED: &str = include_str!("../../samples/demo/rollouts.scored.jsonl");
+}
+
+/// Options of the explorer.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ExploreArgs {
+    /// Rollout files, `sebx grade` output, correct-trajectories files, dataset files or an
+    /// API doc (folders: their .jsonl files). None: the bundled demo.
+    pub paths: Vec<PathBuf>,
+    /// The zwc API doc (`api_doc.jsonl` or `mappings.json`); default: discovered.
+    #[arg(long)]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files joining rollouts to their tasks; default: discovered.
+    #[arg(long)]
+    pub dataset: Vec<PathBuf>,
+    /// Correct-trajectories files (every line `right`, like the official script's output);
+    /// files with `correct` in their name are taken as such anyway.
+    #[arg(long, value_name = "FILE")]
+    pub correct: Vec<PathBuf>,
+    /// Theme: dark, light, high-contrast, a name in the config dir's themes/, or a file.
+    #[arg(long)]
+    pub theme: Option<String>,
+    /// Config file (default: <config dir>/sebx/config.toml): `theme = "..."` and a `[keys]` table.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// The user's config file.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserConfig {
+    pub theme: Option<String>,
+    /// `"key" = "action"` (snake_case action names; `"none"` unbinds).
+    #[serde(default)]
+    pub keys: BTreeMap<String, String>,
+}
+
+/// The config folder: `<config dir>/sebx`.
+pub fn config_dir() -> Option<PathBuf> {
+    dirs::config_dir().map(|d| d.join("sebx"))
+}
+
+/// Reads the config file; a missing default file is an empty config.
+pub fn load_config(explicit: Option<&Path>) -> Result<UserConfig> {
+    let path = match explicit {
+        Some(p) => p.to_path_buf(),
+        None => match config_dir() {
+            Some(d) => d.join("config.toml"),
+            None => return Ok(UserConfig::default()),
+        },
+    };
+    if !path.is_file() {
+        if explicit.is_some() {
+            bail!("no config file {}", path.display());
+        }
+        return Ok(UserConfig::default());
+    }
+    let text = std::fs::read_to_string(&path)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    toml::from_str(&text).with_context(|| format!("in {}", path.display()))
+}
+
+/// An explorer ready to run: its state and what to load.
+pub struct Session {
+    pub app: App,
+    pub sources: Vec<Source>,
+}
+
+/// Files named on the command line, and the `.jsonl` files of folders named there
+/// (`true`: found in a folder, so skipped when not recognisable).
+fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot read folder {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+                // Label sidecars (`x.jsonl.labels.jsonl`) belong to their rollout file.
+                .filter(|f| !f.to_string_lossy().ends_with(".labels.jsonl"))
+                .collect();
+            files.sort();
+            out.extend(files.into_iter().map(|f| (f, true)));
+        } else if p.is_file() {
+            out.push((p.clone(), false));
+        } else {
+            bail!("no such file or folder: {}", p.display());
+        }
+    }
+    Ok(out)
+}
+
+/// Dataset items from JSONL text (for the embedded demo; files go through `Dataset::load_file`).
+fn dataset_from_text(label: &Path, text: &str) -> Dataset {
+    let mut ds = Dataset::default();
+    for (i, line) in text.lines().enumerate() {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let Some(query) = v.get("query").and_then(Value::as_str) else {
+            continue;
+        };
+        let strs = |k: &str| -> Vec<String> {
+            v.get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|x| x.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        let cases = v
+            .get("test_cases")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|c| {
+                        Some(TestCase {
+                            input: c.get("input")?.as_str()?.to_string(),
+                            output: c.get("output")?.as_str()?.to_string(),
+                        })
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        ds.items.insert(
+            query.to_string(),
+            DatasetItem {
+                query: query.to_string(),
+                function_name: s("function_name"),
+                selected_functions: strs("selected_functions"),
+                reference: strs("example_output"),
+                test_cases: cases,
+                right_exe_result: s("right_exe_result"),
+                source: label.to_path_buf(),
+                line: i + 1,
+            },
+        );
+    }
+    ds.files.push(label.to_path_buf());
+    ds
+}
+
+/// Resolves files, API doc, dataset, theme and keys into a session (no terminal needed).
+pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
+    let config = load_config(args.config.as_deref())?;
+    let theme_name = args
+        .theme
+        .clone()
+        .or(config.theme.clone())
+        .unwrap_or_else(|| "dark".to_string());
+    let theme = Theme::resolve(
+        &theme_name,
+        config_dir().map(|d| d.join("themes")).as_deref(),
+    )?;
+    let mut keymap = Keymap::default();
+    keymap
+        .apply_overrides(&config.keys)
+        .context("in the config's [keys]")?;
+
+    let mut notes = Vec::new();
+    let (api, dataset, sources) = if args.paths.is_empty() && args.correct.is_empty() {
+        notes.push("Showing the bundled demo (sebx FILE... opens your own files).".to_string());
+        let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
+        let dataset = dataset_from_text(Path::new("samples/demo/tasks.jsonl"), demo::TASKS);
+        let sources = vec![
+            Source {
+                kind: FileKind::Rollouts,
+                data: SourceData::Embedded {
+                    label: PathBuf::from("samples/demo/rollouts.jsonl"),
+                    text: demo::ROLLOUTS,
+                },
+            },
+            Source {
+                kind: FileKind::Rollouts,
+                data: SourceData::Embedded {
+                    label: PathBuf::from("samples/demo/rollouts_run2.jsonl"),
+                    text: demo::ROLLOUTS_RUN2,
+                },
+            },
+            Source {
+                kind: FileKind::Reports,
+                data: SourceData::Embedded {
+                    label: PathBuf::from("samples/demo/rollouts.scored.jsonl"),
+                    text: demo::SCORED,
+                },
+            },
+        ];
+        (api, dataset, sources)
+    } else {
+        let mut files = expand(&args.paths)?;
+        files.extend(args.correct.iter().map(|f| (f.clone(), false)));
+        let mut sources = Vec::new();
+        let mut api_doc = args.api_doc.clone();
+        let mut dataset_files = args.dataset.clone();
+        for (f, from_folder) in files {
+            let kind =
+                match classify_file(&f).with_context(|| format!("cannot read {}", f.display()))? {
+                    Some(kind) => kind,
+                    None if from_folder => {
+                        notes.push(format!("skipped {}: not a file sebx reads", f.display()));
+                        continue;
+                    }
+                    // A file named on purpose loads as rollouts, so its bad lines are shown.
+                    None => FileKind::Rollouts,
+                };
+            let kind = if args.correct.contains(&f) && kind == FileKind::Rollouts {
+                FileKind::CorrectTrajectories
+            } else {
+                kind
+            };
+            match kind {
+                FileKind::ApiDoc => {
+                    api_doc.get_or_insert(f);
+                }
+                FileKind::Dataset => dataset_files.push(f),
+                kind => sources.push(Source {
+                    kind,
+                    data: SourceData::File(f),
+                }),
+            }
+        }
+        let rollout_files: Vec<PathBuf> = sources
+            .iter()
+            .map(|s| s.data.path().to_path_buf())
+            .collect();
+        let found = discover(api_doc.as_deref(), &dataset_files, &rollout_files);
+        notes.extend(found.report());
+        let api = match &found.api_doc {
+            Some(f) => match ApiMap::load(f.path()) {
+                Ok(a) => a,
+                Err(e) => {
+                    notes.push(format!("API doc unusable: {e:#}"));
+                    ApiMap::default()
+                }
+            },
+            None => ApiMap::default(),
+        };
+        let mut dataset = Dataset::default();
+        for d in &found.datasets {
+            if let Err(e) = dataset.load_file(d.path()) {
+                notes.push(format!("dataset {}: {e}", d.path().display()));
+            }
+        }
+        (api, dataset, sources)
+    };
+    if let Grading::Unavailable(why) = &grading {
+        notes.push(format!("Grading: {why}"));
+    }
+    let ctx = Context {
+        api: Arc::new(api),
+        dataset: Arc::new(dataset),
+        grading,
+        notes,
+    };
+    Ok(Session {
+        app: App::new(ctx, theme, keymap),
+        sources,
+    })
+}
+
+/// Why grading is unavailable without a backend.
+pub const NO_RUNTIME: &str = "no Python runtime: run `sebx runtime install`";
+
+/// Opens the explorer; `backend` grades unscored rollouts (absent: no Python runtime).
+pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<ExitCode> {
+    let grading = match backend {
+        Some(_) => Grading::Available,
+        None => Grading::Unavailable(NO_RUNTIME.to_string()),
+    };
+    let session = prepare(&args, grading)?;
+    let backend: Option<Arc<dyn GradeBackend>> = backend.map(Arc::from);
+    crate::tui::run::run_terminal(session.app, session.sources, backend)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Grades with the embedded grader. The engine (Python workers, zwc package) starts on the
+/// first grade, on a grading thread, so the explorer opens at once.
+pub struct EngineBackend {
+    api: ApiMap,
+    workers: usize,
+    engine: OnceLock<Result<Engine, String>>,
+}
+
+impl EngineBackend {
+    /// A backend for `api` that will start `workers` Python workers when first used.
+    pub fn new(api: ApiMap, workers: usize) -> EngineBackend {
+        EngineBackend {
+            api,
+            workers,
+            engine: OnceLock::new(),
+        }
+    }
+}
+
+impl GradeBackend for EngineBackend {
+    fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
+        let engine = self
+            .engine
+            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
+        match engine {
+            Ok(engine) => Ok(grade_rollout(rollout, engine, DEFAULT_TIMEOUT)),
+            Err(why) => bail!("the grader could not start: {why}"),
+        }
+    }
+}
+
+/// Opens the explorer with the embedded grader when a Python runtime is installed
+/// (what `sebx` with no subcommand runs).
+pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
+    let runtime = find_runtime();
+    let probe = prepare(&args, Grading::Available)?;
+    let grading = if probe.app.ctx.api.is_empty() {
+        Grading::Unavailable("no API doc: pass --api-doc FILE to grade".to_string())
+    } else if runtime.is_err() {
+        Grading::Unavailable(NO_RUNTIME.to_string())
+    } else {
+        Grading::Available
+    };
+    let mut session = probe;
+    if let Grading::Unavailable(why) = &grading {
+        session.app.ctx.notes.push(format!("Grading: {why}"));
+    }
+    let backend: Option<Arc<dyn GradeBackend>> = match grading {
+        Grading::Available => {
+            let workers = std::thread::available_parallelism()
+                .map(|n| n.get())
+                .unwrap_or(2);
+            Some(Arc::new(EngineBackend::new(
+                (*session.app.ctx.api).clone(),
+                workers,
+            )))
+        }
+        Grading::Unavailable(_) => None,
+    };
+    session.app.ctx.grading = grading;
+    crate::tui::run::run_terminal(session.app, session.sources, backend)?;
+    Ok(ExitCode::SUCCESS)
+}

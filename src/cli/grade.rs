@@ -1,0 +1,178 @@
+//! `sebx grade`: the official verdicts for whole rollout files, headless.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::grade::batch::{Summary, grade_all};
+use crate::grade::engine::Engine;
+use crate::grade::grader::note_entry_mismatch;
+use crate::grade::report::GradeReport;
+use crate::model::discovery::discover;
+use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, Verdict};
+
+/// Grade rollout files exactly as the official SE-Bench grader does.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Writes one JSON object per input line, in input order, to -o (or stdout):\n\
+source, line, id, verdict (right | result_error | exe_error | use_numpy | without_zwc;\n\
+null for a line that could not be loaded), the static check, per-case results,\n\
+stdout/stderr tails, timed_out and elapsed time. The summary goes to stderr."
+)]
+pub struct GradeArgs {
+    /// Rollout files (JSONL in the official rollout format); each file is one run.
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// Where to write the scored JSONL (default: stdout).
+    #[arg(short, long)]
+    pub output: Option<PathBuf>,
+    /// Also write the `right` rollouts, unchanged, to this file (like the official script).
+    #[arg(long, value_name = "FILE")]
+    pub correct_out: Option<PathBuf>,
+    /// The zwc API doc (api_doc.jsonl) or mappings.json the runtime is generated from.
+    #[arg(long, value_name = "FILE")]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files to join rollouts to their tasks (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Vec<PathBuf>,
+    /// Programs run in parallel (default: number of cores).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// Wall-clock timeout per program in seconds (official: 3).
+    #[arg(long, default_value_t = 3.0)]
+    pub timeout: f64,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+}
+
+/// Number of parallel jobs when none is given.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+}
+
+pub fn run(args: GradeArgs) -> Result<ExitCode> {
+    let discovered = discover(args.api_doc.as_deref(), &args.dataset, &args.rollouts);
+    for line in discovered.report() {
+        eprintln!("{line}");
+    }
+    let Some(api_doc) = &discovered.api_doc else {
+        bail!(
+            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
+        );
+    };
+    let api = ApiMap::load(api_doc.path())?;
+    let mut dataset = Dataset::default();
+    for found in &discovered.datasets {
+        dataset
+            .load_file(found.path())
+            .with_context(|| format!("cannot read dataset {}", found.path().display()))?;
+    }
+    for issue in &dataset.issues {
+        eprintln!("warning: {issue}");
+    }
+
+    let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
+    for path in &args.rollouts {
+        let bytes =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let loaded = crate::model::rollout::parse_rollout_bytes(path, &bytes);
+        for issue in &loaded.issues {
+            eprintln!("warning: {issue}");
+        }
+        files.push((path.clone(), loaded, bytes));
+    }
+    let rollouts: Vec<&Rollout> = files
+        .iter()
+        .flat_map(|(_, f, _)| f.rollouts.iter())
+        .collect();
+
+    let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
+    let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
+    let engine = Engine::start(&api, jobs)?;
+    for note in engine.notes() {
+        eprintln!("sandbox: {note}");
+    }
+
+    let bar = if args.quiet {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(rollouts.len() as u64);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "grading {bar:40} {pos}/{len} [{elapsed_precise} < {eta_precise}] {msg}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    };
+    let mut reports = grade_all(&rollouts, &engine, jobs, timeout, &|n, _report| {
+        bar.set_position(n as u64);
+    });
+    for (report, rollout) in reports.iter_mut().zip(&rollouts) {
+        if let Some(item) = dataset.get(&rollout.query) {
+            note_entry_mismatch(report, &item.function_name);
+        }
+    }
+    bar.finish_and_clear();
+
+    // Reassemble every line, good or bad, in input order per file.
+    let mut by_key = std::collections::HashMap::new();
+    for r in reports {
+        by_key.insert((r.source.clone(), r.line), r);
+    }
+    let mut all: Vec<GradeReport> = Vec::new();
+    let mut correct_lines: Vec<&[u8]> = Vec::new();
+    for (path, loaded, bytes) in &files {
+        let src = path.display().to_string();
+        let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+        for entry in loaded.entries() {
+            match entry {
+                Ok(r) => {
+                    if let Some(report) = by_key.remove(&(src.clone(), r.line)) {
+                        if report.verdict == Some(Verdict::Right)
+                            && let Some(raw) = lines.get(r.line - 1)
+                        {
+                            correct_lines.push(raw.strip_suffix(b"\r").unwrap_or(raw));
+                        }
+                        all.push(report);
+                    }
+                }
+                Err(issue) => all.push(GradeReport::load_failure(&src, issue.line, &issue.reason)),
+            }
+        }
+    }
+
+    let mut out: Box<dyn Write> = match &args.output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    for r in &all {
+        serde_json::to_writer(&mut out, r)?;
+        out.write_all(b"\n")?;
+    }
+    out.flush()?;
+    if let Some(p) = &args.correct_out {
+        let mut f = std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        );
+        for line in &correct_lines {
+            f.write_all(line)?;
+            f.write_all(b"\n")?;
+        }
+        f.flush()?;
+    }
+    let summary = Summary::from_reports(&all);
+    for line in summary.lines() {
+        eprintln!("{line}");
+    }
+    Ok(ExitCode::SUCCESS)
+}

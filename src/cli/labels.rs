@@ -1,0 +1,781 @@
+//! `sebx labels`: export human labels joined with verdicts and tasks, and measure
+//! agreement between annotators. Labels live in `<rollouts>.labels.jsonl` sidecars.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::analysis::{FindingKind, analyze_rollout, extract_last_python_block};
+use crate::model::agreement::{Agreement, compare_annotators};
+use crate::model::discovery::discover;
+use crate::model::labels::{LabelRecord, LabelStore};
+use crate::model::reruns::RerunStore;
+use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
+use crate::model::taxonomy::{CategoryId, Taxonomy};
+use crate::model::{ApiMap, Dataset, RolloutId, Verdict};
+
+/// Work with the labels stored next to rollout files.
+#[derive(Debug, clap::Args)]
+pub struct LabelsArgs {
+    #[command(subcommand)]
+    pub command: LabelsCommand,
+}
+
+/// The `sebx labels` subcommands.
+#[derive(Debug, clap::Subcommand)]
+pub enum LabelsCommand {
+    /// Write the current labels joined with verdicts and tasks, as CSV or JSONL.
+    Export(ExportArgs),
+    /// Cohen's kappa between two annotators, per category and overall, with disagreements.
+    Agreement(AgreementArgs),
+    /// How many rollouts are labelled, by whom, and how often each category was chosen.
+    Progress(ProgressArgs),
+}
+
+/// Output format of `sebx labels export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// Comma-separated, RFC 4180 quoting, lists joined with `;`.
+    Csv,
+    /// One JSON object per row.
+    Jsonl,
+}
+
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "One row per (rollout, annotator) current label, in file order. Columns: \
+source, line, rollout_id, annotator, categories, category_labels, note, time, verdict, \
+verdict_from (scores | rerun | stored), query, selected_functions, one count per analysis \
+finding kind (finding_numpy_import, ...; empty without an API doc) and suggested_category. \
+In CSV, lists are joined with ';'. The verdict comes from --scores (a `sebx grade` output) \
+when given, else from the latest rerun in <rollouts>.reruns.jsonl, else from a score stored \
+in the rollout line."
+)]
+/// Arguments of `sebx labels export`.
+pub struct ExportArgs {
+    /// Rollout files whose `<file>.labels.jsonl` sidecars to export.
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// Scored JSONL written by `sebx grade` (repeatable); joined by rollout id.
+    #[arg(long, value_name = "SCORED.jsonl")]
+    pub scores: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
+    pub format: ExportFormat,
+    /// Where to write (default: stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    /// Only this annotator's labels.
+    #[arg(long)]
+    pub annotator: Option<String>,
+    /// Also write a row (with empty label fields) for every rollout nobody labelled.
+    #[arg(long)]
+    pub all: bool,
+    /// Taxonomy file for category labels (default: nearest sebx-taxonomy.toml, else built in).
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
+    /// The zwc API doc, for the findings columns (default: SEBX_API_DOC or an SE-Bench checkout).
+    #[arg(long, value_name = "FILE")]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files joining rollouts to their tasks, for off-task findings (repeatable).
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Vec<PathBuf>,
+}
+
+/// Arguments of `sebx labels agreement`.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "Compares the rollouts both annotators currently label. Per category: Cohen's \
+kappa over present/absent. Overall: the unweighted mean of the per-category kappas that are \
+defined (a kappa is undefined when both annotators give the same answer on every rollout, \
+e.g. a category neither used), plus the share of rollouts with identical label sets."
+)]
+pub struct AgreementArgs {
+    /// Rollout files whose label sidecars to compare.
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// The two annotators to compare, e.g. `--annotators alice,bob`.
+    #[arg(long, value_delimiter = ',', required = true, value_name = "A,B")]
+    pub annotators: Vec<String>,
+    /// Print the figures as JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Taxonomy file fixing the category order (default: nearest sebx-taxonomy.toml, else built in).
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
+}
+
+/// Arguments of `sebx labels progress`.
+#[derive(Debug, clap::Args)]
+pub struct ProgressArgs {
+    /// Rollout files whose label sidecars to count.
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// Count only this annotator's labels (default: a rollout labelled by anyone counts).
+    #[arg(long)]
+    pub annotator: Option<String>,
+    /// Taxonomy file for category names and order (default: nearest sebx-taxonomy.toml, else built in).
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
+}
+
+/// Runs `sebx labels ...`, writing to stdout (or `-o`).
+pub fn run(args: LabelsArgs) -> Result<ExitCode> {
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    run_to(args, &mut out)
+}
+
+/// Runs `sebx labels ...`, writing results to `out` unless `-o` names a file.
+pub fn run_to(args: LabelsArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    match args.command {
+        LabelsCommand::Export(a) => export(&a, out),
+        LabelsCommand::Agreement(a) => agreement(&a, out),
+        LabelsCommand::Progress(a) => progress(&a, out),
+    }
+}
+
+/// One rollout file with its labels.
+struct LabelledFile {
+    path: PathBuf,
+    loaded: LoadedFile,
+    labels: LabelStore,
+    reruns: RerunStore,
+}
+
+fn open_labelled(path: &Path) -> Result<LabelledFile> {
+    let loaded =
+        load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))?;
+    for issue in &loaded.issues {
+        eprintln!("warning: {issue}");
+    }
+    let (labels, issues) = LabelStore::open(path)?;
+    for issue in issues {
+        eprintln!("warning: skipped a damaged label line: {issue}");
+    }
+    let (reruns, issues) = RerunStore::open(path)?;
+    for issue in issues {
+        eprintln!("warning: skipped a damaged rerun line: {issue}");
+    }
+    Ok(LabelledFile {
+        path: path.to_path_buf(),
+        loaded,
+        labels,
+        reruns,
+    })
+}
+
+/// One exported row.
+#[derive(Debug, Clone, Serialize)]
+pub struct ExportRow {
+    pub source: String,
+    pub line: usize,
+    pub rollout_id: RolloutId,
+    pub annotator: Option<String>,
+    pub categories: Vec<CategoryId>,
+    pub category_labels: Vec<String>,
+    pub note: String,
+    pub time: Option<String>,
+    pub verdict: Option<Verdict>,
+    /// Where the verdict came from: `scores`, `rerun` or `stored`.
+    pub verdict_from: Option<&'static str>,
+    pub query: String,
+    pub selected_functions: Vec<String>,
+    /// Number of analysis findings of each kind; `None` when no API doc was available.
+    pub findings: Option<BTreeMap<&'static str, usize>>,
+    /// The category [`crate::model::taxonomy::suggest_category`] proposes, if the
+    /// taxonomy has it.
+    pub suggested_category: Option<CategoryId>,
+}
+
+const FIXED_COLUMNS: [&str; 12] = [
+    "source",
+    "line",
+    "rollout_id",
+    "annotator",
+    "categories",
+    "category_labels",
+    "note",
+    "time",
+    "verdict",
+    "verdict_from",
+    "query",
+    "selected_functions",
+];
+
+/// The CSV header: the fixed columns, one count per finding kind, then the suggestion.
+pub fn csv_columns() -> Vec<String> {
+    FIXED_COLUMNS
+        .iter()
+        .map(|c| c.to_string())
+        .chain(
+            FindingKind::ALL
+                .iter()
+                .map(|k| format!("finding_{}", k.as_str())),
+        )
+        .chain(["suggested_category".to_string()])
+        .collect()
+}
+
+impl ExportRow {
+    fn csv_fields(&self) -> Vec<String> {
+        let join = |v: &[String]| v.join(";");
+        let ids: Vec<String> = self.categories.iter().map(|c| c.0.clone()).collect();
+        let mut fields = vec![
+            self.source.clone(),
+            self.line.to_string(),
+            self.rollout_id.to_string(),
+            self.annotator.clone().unwrap_or_default(),
+            join(&ids),
+            join(&self.category_labels),
+            self.note.clone(),
+            self.time.clone().unwrap_or_default(),
+            self.verdict
+                .map(|v| v.as_str().to_string())
+                .unwrap_or_default(),
+            self.verdict_from.unwrap_or_default().to_string(),
+            self.query.clone(),
+            join(&self.selected_functions),
+        ];
+        for kind in FindingKind::ALL {
+            fields.push(
+                self.findings
+                    .as_ref()
+                    .map(|f| f.get(kind.as_str()).copied().unwrap_or(0).to_string())
+                    .unwrap_or_default(),
+            );
+        }
+        fields.push(
+            self.suggested_category
+                .as_ref()
+                .map(|c| c.0.clone())
+                .unwrap_or_default(),
+        );
+        fields
+    }
+}
+
+/// Quotes a CSV field when it needs it (RFC 4180).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+/// What a scored line says about a rollout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct ScoreInfo {
+    verdict: Verdict,
+    timed_out: bool,
+}
+
+/// Verdicts by rollout id from `sebx grade` outputs.
+fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, ScoreInfo>> {
+    let mut verdicts = HashMap::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read scores {}", path.display()))?;
+        for (i, line) in text.lines().enumerate() {
+            if line.trim().is_empty() {
+                continue;
+            }
+            let value: Value = match serde_json::from_str(line) {
+                Ok(v) => v,
+                Err(e) => {
+                    eprintln!("warning: {}:{}: not valid JSON: {e}", path.display(), i + 1);
+                    continue;
+                }
+            };
+            // A GradeReport line; also accept any object with `id` and a verdict name.
+            let id = value.get("id").and_then(Value::as_str);
+            let verdict = value
+                .get("verdict")
+                .and_then(Value::as_str)
+                .and_then(Verdict::parse);
+            match (id, verdict) {
+                (Some(id), Some(verdict)) => {
+                    let timed_out = value
+                        .pointer("/execution/timed_out")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(false);
+                    verdicts.insert(RolloutId(id.to_string()), ScoreInfo { verdict, timed_out });
+                }
+                _ => {
+                    // Lines the grader could not load carry `load_error` and no id.
+                    if value.get("load_error").is_none_or(Value::is_null) {
+                        eprintln!(
+                            "warning: {}:{}: no rollout id and verdict; skipped",
+                            path.display(),
+                            i + 1
+                        );
+                    }
+                }
+            }
+        }
+    }
+    Ok(verdicts)
+}
+
+/// A rollout's verdict, where it came from, and whether its run timed out.
+struct VerdictInfo {
+    verdict: Option<Verdict>,
+    from: Option<&'static str>,
+    timed_out: bool,
+}
+
+fn verdict_of(
+    rollout: &Rollout,
+    file: &LabelledFile,
+    scores: &HashMap<RolloutId, ScoreInfo>,
+) -> VerdictInfo {
+    if let Some(s) = scores.get(&rollout.id) {
+        return VerdictInfo {
+            verdict: Some(s.verdict),
+            from: Some("scores"),
+            timed_out: s.timed_out,
+        };
+    }
+    if let Some(r) = file.reruns.latest_graded(&rollout.id)
+        && let Some(v) = r.report.verdict
+    {
+        return VerdictInfo {
+            verdict: Some(v),
+            from: Some("rerun"),
+            timed_out: r.report.execution.as_ref().is_some_and(|e| e.timed_out),
+        };
+    }
+    let stored = rollout.stored_score.as_ref().and_then(|s| s.verdict);
+    VerdictInfo {
+        verdict: stored,
+        from: stored.map(|_| "stored"),
+        timed_out: false,
+    }
+}
+
+/// The API map and dataset for the findings columns, when an API doc can be found.
+fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
+    let discovered = discover(args.api_doc.as_deref(), &args.dataset, &args.rollouts);
+    let Some(found) = &discovered.api_doc else {
+        eprintln!(
+            "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"
+        );
+        return Ok(None);
+    };
+    let api = ApiMap::load(found.path())?;
+    let mut dataset = Dataset::default();
+    for d in &discovered.datasets {
+        dataset
+            .load_file(d.path())
+            .with_context(|| format!("cannot read dataset {}", d.path().display()))?;
+    }
+    for issue in &dataset.issues {
+        eprintln!("warning: {issue}");
+    }
+    Ok(Some((api, dataset)))
+}
+
+/// Finding counts of one rollout (every kind present, zero when absent), and whether the
+/// extracted code fails to parse.
+fn finding_counts(
+    rollout: &Rollout,
+    api: &ApiMap,
+    dataset: &Dataset,
+) -> (BTreeMap<&'static str, usize>, bool) {
+    let analysis = analyze_rollout(rollout, api, dataset.get(&rollout.query));
+    let mut counts: BTreeMap<&'static str, usize> =
+        FindingKind::ALL.iter().map(|k| (k.as_str(), 0)).collect();
+    for f in &analysis.code.findings {
+        *counts.entry(f.kind.as_str()).or_default() += 1;
+    }
+    (counts, analysis.code.parse_error.is_some())
+}
+
+/// Builds the export rows of `args` (what `sebx labels export` writes).
+pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
+    let scores = load_scores(&args.scores)?;
+    let context = analysis_context(args)?;
+    let mut rows = Vec::new();
+    for path in &args.rollouts {
+        let file = open_labelled(path)?;
+        let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
+        let label_of = |id: &CategoryId| {
+            taxonomy
+                .get(id)
+                .map(|c| c.label.clone())
+                .unwrap_or_else(|| id.0.clone())
+        };
+        for rollout in &file.loaded.rollouts {
+            let labels: Vec<&LabelRecord> = file
+                .labels
+                .current_for(&rollout.id)
+                .into_iter()
+                .filter(|r| args.annotator.as_deref().is_none_or(|a| a == r.annotator))
+                .collect();
+            if labels.is_empty() && !args.all {
+                continue;
+            }
+            let info = verdict_of(rollout, &file, &scores);
+            let analysed = context
+                .as_ref()
+                .map(|(api, dataset)| finding_counts(rollout, api, dataset));
+            let mut kinds: Vec<&str> = analysed
+                .iter()
+                .flat_map(|(f, _)| f.iter().filter(|(_, n)| **n > 0).map(|(k, _)| *k))
+                .collect();
+            if analysed
+                .as_ref()
+                .is_some_and(|(_, syntax_error)| *syntax_error)
+            {
+                kinds.push("syntax_error");
+            }
+            let findings = analysed.map(|(counts, _)| counts);
+            let extraction_found = extract_last_python_block(&rollout.response).is_some();
+            let suggested_category = taxonomy
+                .suggest(info.verdict, &kinds, info.timed_out, extraction_found)
+                .map(|c| c.id.clone());
+            let base = ExportRow {
+                source: file.path.display().to_string(),
+                line: rollout.line,
+                rollout_id: rollout.id.clone(),
+                annotator: None,
+                categories: Vec::new(),
+                category_labels: Vec::new(),
+                note: String::new(),
+                time: None,
+                verdict: info.verdict,
+                verdict_from: info.from,
+                query: rollout.query.clone(),
+                selected_functions: rollout.selected_functions.clone(),
+                findings,
+                suggested_category,
+            };
+            if labels.is_empty() {
+                rows.push(base.clone());
+            }
+            for label in labels {
+                rows.push(ExportRow {
+                    annotator: Some(label.annotator.clone()),
+                    categories: label.categories.clone(),
+                    category_labels: label.categories.iter().map(label_of).collect(),
+                    note: label.note.clone(),
+                    time: Some(label.time.clone()),
+                    ..base.clone()
+                });
+            }
+        }
+        let known: std::collections::HashSet<&RolloutId> =
+            file.loaded.rollouts.iter().map(|r| &r.id).collect();
+        let orphans = file
+            .labels
+            .all_current()
+            .into_iter()
+            .filter(|r| !known.contains(&r.rollout))
+            .count();
+        if orphans > 0 {
+            eprintln!(
+                "warning: {}: {orphans} label(s) refer to rollouts no longer in the file; not exported",
+                file.labels.path().display()
+            );
+        }
+    }
+    Ok(rows)
+}
+
+fn export(args: &ExportArgs, stdout: &mut dyn Write) -> Result<ExitCode> {
+    let rows = export_rows(args)?;
+    let mut file_out;
+    let out: &mut dyn Write = match &args.output {
+        Some(p) => {
+            file_out = std::io::BufWriter::new(
+                std::fs::File::create(p)
+                    .with_context(|| format!("cannot create {}", p.display()))?,
+            );
+            &mut file_out
+        }
+        None => stdout,
+    };
+    match args.format {
+        ExportFormat::Csv => {
+            writeln!(out, "{}", csv_columns().join(","))?;
+            for row in &rows {
+                let fields: Vec<String> = row.csv_fields().iter().map(|f| csv_field(f)).collect();
+                writeln!(out, "{}", fields.join(","))?;
+            }
+        }
+        ExportFormat::Jsonl => {
+            for row in &rows {
+                serde_json::to_writer(&mut *out, row)?;
+                writeln!(out)?;
+            }
+        }
+    }
+    out.flush()?;
+    if args.output.is_some() {
+        eprintln!("wrote {} row(s)", rows.len());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where a rollout is: which of the given files, and the line in it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct RolloutLocation {
+    /// Index of the file among the command's rollout files.
+    pub file_index: usize,
+    pub line: usize,
+    pub source: String,
+}
+
+impl std::fmt::Display for RolloutLocation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.source, self.line)
+    }
+}
+
+/// Computes the agreement `sebx labels agreement` reports, and where each rollout is
+/// for the disagreement list.
+pub fn agreement_figures(
+    args: &AgreementArgs,
+) -> Result<(Agreement, HashMap<RolloutId, RolloutLocation>)> {
+    let [a, b] = args.annotators.as_slice() else {
+        bail!(
+            "--annotators takes exactly two names, e.g. --annotators alice,bob (got {})",
+            args.annotators.len()
+        );
+    };
+    if a == b {
+        bail!("--annotators names the same annotator twice ({a})");
+    }
+    let many = args.rollouts.len() > 1;
+    let mut records: Vec<LabelRecord> = Vec::new();
+    let mut locations = HashMap::new();
+    for (file_index, path) in args.rollouts.iter().enumerate() {
+        let file = open_labelled(path)?;
+        // With several files, ids are namespaced by file so equal ids stay apart.
+        let key = |id: &RolloutId| {
+            if many {
+                RolloutId(format!("{}:{id}", path.display()))
+            } else {
+                id.clone()
+            }
+        };
+        for r in &file.loaded.rollouts {
+            locations.insert(
+                key(&r.id),
+                RolloutLocation {
+                    file_index,
+                    line: r.line,
+                    source: path.display().to_string(),
+                },
+            );
+        }
+        for r in file.labels.all_current() {
+            records.push(LabelRecord {
+                rollout: key(&r.rollout),
+                ..r.clone()
+            });
+        }
+    }
+    let first = args
+        .rollouts
+        .first()
+        .map(PathBuf::as_path)
+        .unwrap_or(Path::new("."));
+    let taxonomy = Taxonomy::for_rollout_file(first, args.taxonomy.as_deref())?;
+    let refs: Vec<&LabelRecord> = records.iter().collect();
+    Ok((compare_annotators(&refs, a, b, &taxonomy.ids()), locations))
+}
+
+fn fmt_opt(x: Option<f64>) -> String {
+    x.map(|v| format!("{v:.3}"))
+        .unwrap_or_else(|| "-".to_string())
+}
+
+fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    let (ag, locations) = agreement_figures(args)?;
+    if args.json {
+        serde_json::to_writer_pretty(&mut *out, &ag)?;
+        writeln!(out)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (a, b) = (&ag.annotator_a, &ag.annotator_b);
+    writeln!(
+        out,
+        "{a} vs {b}: {} rollout(s) labelled by both ({} only by {a}, {} only by {b})",
+        ag.compared, ag.only_labelled_by_a, ag.only_labelled_by_b
+    )?;
+    if ag.compared == 0 {
+        writeln!(out, "nothing to compare")?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    writeln!(
+        out,
+        "{:<28} {:>5} {:>7} {:>7} {:>7} {:>6} {:>6} {:>6}",
+        "category", "both", "only_a", "only_b", "neither", "p_o", "p_e", "kappa"
+    )?;
+    let mut unused = 0;
+    for c in &ag.per_category {
+        if c.both + c.only_a + c.only_b == 0 {
+            unused += 1;
+            continue;
+        }
+        writeln!(
+            out,
+            "{:<28} {:>5} {:>7} {:>7} {:>7} {:>6.3} {:>6.3} {:>6}",
+            c.category.0,
+            c.both,
+            c.only_a,
+            c.only_b,
+            c.neither,
+            c.observed,
+            c.expected,
+            fmt_opt(c.kappa)
+        )?;
+    }
+    if unused > 0 {
+        writeln!(
+            out,
+            "({unused} categor{} used by neither: not shown)",
+            if unused == 1 { "y" } else { "ies" }
+        )?;
+    }
+    let defined = ag.per_category.iter().filter(|c| c.kappa.is_some()).count();
+    writeln!(
+        out,
+        "mean kappa over {defined} categor{} with a defined kappa: {}",
+        if defined == 1 { "y" } else { "ies" },
+        fmt_opt(ag.mean_kappa)
+    )?;
+    let identical = ag.compared - ag.disagreements.len();
+    writeln!(
+        out,
+        "identical label sets: {identical}/{} ({})",
+        ag.compared,
+        ag.exact_set_agreement
+            .map(|x| format!("{:.1}%", x * 100.0))
+            .unwrap_or_else(|| "-".to_string())
+    )?;
+    if !ag.disagreements.is_empty() {
+        writeln!(out, "disagreements ({}):", ag.disagreements.len())?;
+        let names = |v: &[CategoryId]| {
+            if v.is_empty() {
+                "(none)".to_string()
+            } else {
+                v.iter()
+                    .map(|c| c.0.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            }
+        };
+        // In file order; rollouts no longer in the files go last.
+        let mut ordered: Vec<_> = ag
+            .disagreements
+            .iter()
+            .map(|d| (locations.get(&d.rollout), d))
+            .collect();
+        ordered.sort_by(|x, y| match (x.0, y.0) {
+            (Some(a), Some(b)) => a.cmp(b),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            (None, Some(_)) => std::cmp::Ordering::Greater,
+            (None, None) => x.1.rollout.cmp(&y.1.rollout),
+        });
+        for (location, d) in ordered {
+            let at = location
+                .map(|l| l.to_string())
+                .unwrap_or_else(|| format!("(not in the files) {}", d.rollout));
+            writeln!(
+                out,
+                "  {at} [{}]  {a}: {}  |  {b}: {}",
+                d.rollout,
+                names(&d.categories_a),
+                names(&d.categories_b)
+            )?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn progress(args: &ProgressArgs, out: &mut dyn Write) -> Result<ExitCode> {
+    for path in &args.rollouts {
+        let file = open_labelled(path)?;
+        let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
+        let ids: Vec<RolloutId> = file.loaded.rollouts.iter().map(|r| r.id.clone()).collect();
+        let p = file.labels.progress(&ids, args.annotator.as_deref());
+        let who = args.annotator.as_deref().unwrap_or("anyone");
+        let share = if p.total == 0 {
+            0.0
+        } else {
+            100.0 * p.labelled as f64 / p.total as f64
+        };
+        writeln!(
+            out,
+            "{}: {}/{} labelled by {who} ({share:.1}%)",
+            path.display(),
+            p.labelled,
+            p.total
+        )?;
+        let annotators = file.labels.annotators();
+        if args.annotator.is_none() && !annotators.is_empty() {
+            let counts: Vec<String> = annotators
+                .iter()
+                .map(|a| format!("{a} {}", file.labels.progress(&ids, Some(a)).labelled))
+                .collect();
+            writeln!(out, "  annotators: {}", counts.join(", "))?;
+        }
+        let mut listed: Vec<(String, usize)> = taxonomy
+            .categories
+            .iter()
+            .filter_map(|c| p.per_category.get(&c.id).map(|n| (c.label.clone(), *n)))
+            .collect();
+        // Categories not in the taxonomy (an older or another project's set) still show.
+        listed.extend(
+            p.per_category
+                .iter()
+                .filter(|(id, _)| taxonomy.get(id).is_none())
+                .map(|(id, n)| (format!("{id} (not in the taxonomy)"), *n)),
+        );
+        for (label, n) in listed {
+            writeln!(out, "  {n:>5}  {label}")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::report::GradeReport;
+
+    #[test]
+    fn csv_quoting() {
+        assert_eq!(csv_field("plain"), "plain");
+        assert_eq!(csv_field("a,b"), "\"a,b\"");
+        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+    }
+
+    #[test]
+    fn grade_report_lines_give_verdicts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("scored.jsonl");
+        let mut report = GradeReport::load_failure("r.jsonl", 1, "x");
+        report.id = Some(RolloutId("abc".into()));
+        report.verdict = Some(Verdict::ExeError);
+        report.load_error = None;
+        let failed = GradeReport::load_failure("r.jsonl", 2, "bad line");
+        let text = format!(
+            "{}\n{}\n",
+            serde_json::to_string(&report).expect("json"),
+            serde_json::to_string(&failed).expect("json")
+        );
+        std::fs::write(&path, text).expect("write");
+        let scores = load_scores(&[path]).expect("scores");
+        assert_eq!(scores.len(), 1);
+        assert_eq!(scores[&RolloutId("abc".into())].verdict, Verdict::ExeError);
+    }
+}

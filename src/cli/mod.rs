@@ -1,0 +1,9 @@
+//! Subcommand implementations; `main.rs` only dispatches. Each file owns one
+//! subcommand's `clap::Args` struct and a `run` function.
+
+pub mod analyze;
+pub mod explore;
+pub mod grade;
+pub mod labels;
+pub mod rerun;
+pub mod runtime;

@@ -1,0 +1,381 @@
+//! The official SE-Bench grading procedure, step by step (GRADER.md), for one rollout.
+
+use std::time::Duration;
+
+use crate::analysis::extract::{entry_function_name, extract_last_python_block};
+use crate::analysis::numpy_check::check_numpy;
+use crate::analysis::static_check::check_zwc_usage;
+use crate::grade::assemble::{RESULTS_SEPARATOR, assemble_program, rewrite_cases};
+use crate::grade::compare::{compare_printed, split_actual, split_expected};
+use crate::grade::report::{CaseResult, Execution, Extraction, GradeReport};
+use crate::model::{Rollout, Verdict};
+
+/// The official wall-clock timeout.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How much of stdout and stderr a report keeps (the tail).
+pub const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
+
+/// What running one program produced.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunOutput {
+    pub stdout: String,
+    pub stderr: String,
+    pub timed_out: bool,
+    pub elapsed: Duration,
+    pub exit_code: Option<i32>,
+    /// Why the sandbox stopped the program, when it did.
+    pub contained: Option<String>,
+}
+
+/// Something that runs an assembled program (the sandboxed pool, or a fake in tests).
+pub trait ProgramRunner: Send + Sync {
+    fn run_program(&self, program: &str, timeout: Duration) -> anyhow::Result<RunOutput>;
+}
+
+/// Everything decided before execution: extraction, assembly, the static checks.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub extraction: Extraction,
+    pub entry: String,
+    pub program: String,
+    /// The verdict if the static steps already decide it.
+    pub early_verdict: Option<Verdict>,
+    pub report: GradeReport,
+}
+
+/// Runs steps 1–5 (no Python): the report is complete when `early_verdict` is set.
+pub fn prepare(rollout: &Rollout) -> Prepared {
+    prepare_with(rollout, None)
+}
+
+/// [`prepare`], optionally grading `code_override` instead of the extracted code (a what-if).
+pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared {
+    let block = extract_last_python_block(&rollout.response);
+    let extraction = match (&block, code_override) {
+        (_, Some(code)) => Extraction {
+            found: true,
+            blocks_found: 1,
+            span: None,
+            code: code.to_string(),
+        },
+        (Some(b), None) => Extraction {
+            found: true,
+            blocks_found: b.blocks_found,
+            span: Some((b.span.start, b.span.end)),
+            code: b.code.clone(),
+        },
+        (None, None) => Extraction::default(),
+    };
+    let code = extraction.code.as_str();
+    let entry = entry_function_name(code);
+    let cases = rewrite_cases(&rollout.test_cases);
+    let program = assemble_program(code, &entry, &cases);
+    let mut warnings = Vec::new();
+    if code_override.is_some() {
+        warnings.push("what-if: graded edited code, not the response's".to_string());
+    }
+    if extraction.blocks_found > 1 {
+        warnings.push(format!(
+            "the response has {} ```python blocks; only the last one is graded",
+            extraction.blocks_found
+        ));
+    }
+    if !extraction.found && code_override.is_none() && rollout.response.contains("```") {
+        warnings.push(
+            "the response has fenced code, but no block opens with exactly ```python and a newline, so the graded code is empty".to_string(),
+        );
+    }
+    if !code.is_empty() && !code.ends_with('\n') {
+        warnings.push(
+            "the code does not end with a newline, so the harness's `import zwc` is glued onto its last line".to_string(),
+        );
+    }
+    let static_check = check_zwc_usage(&program, &entry);
+    let static_error = static_check.official_error();
+    let mut report = GradeReport {
+        source: rollout.source.display().to_string(),
+        line: rollout.line,
+        id: Some(rollout.id.clone()),
+        verdict: None,
+        load_error: None,
+        extraction: extraction.clone(),
+        entry: entry.clone(),
+        static_check: Some(static_check.clone()),
+        static_error: static_error.clone(),
+        numpy: None,
+        warnings,
+        decided_by: String::new(),
+        execution: None,
+        cases: Vec::new(),
+    };
+    let mut early = None;
+    if !static_check.passed {
+        early = Some(Verdict::WithoutZwc);
+        report.decided_by = describe_static_failure(&report);
+    } else {
+        let numpy = check_numpy(&program);
+        for imp in numpy.imports.iter().filter(|i| i.dynamic) {
+            report.warnings.push(format!(
+                "line {}: `{}` loads numpy dynamically; the official check does not catch it",
+                imp.line, imp.text
+            ));
+        }
+        if numpy.uses_numpy() {
+            early = Some(Verdict::UseNumpy);
+            let first = numpy.imports.iter().find(|i| !i.dynamic);
+            report.decided_by = match first {
+                Some(i) => format!(
+                    "step 5: the program imports numpy (`{}`, line {})",
+                    i.text, i.line
+                ),
+                None => "step 5: the program imports numpy".to_string(),
+            };
+        }
+        report.numpy = Some(numpy);
+    }
+    report.verdict = early;
+    if early.is_some() {
+        report.cases = rollout
+            .test_cases
+            .iter()
+            .zip(&cases)
+            .enumerate()
+            .map(|(index, (_, c))| CaseResult {
+                index,
+                input: c.input.clone(),
+                expected: String::new(),
+                actual: None,
+                matched: false,
+                comparison: None,
+            })
+            .collect();
+        fill_expected(&mut report.cases, &rollout.right_exe_result);
+    }
+    Prepared {
+        extraction,
+        entry,
+        program,
+        early_verdict: early,
+        report,
+    }
+}
+
+fn fill_expected(cases: &mut [CaseResult], right_exe_result: &str) {
+    for (case, exp) in cases.iter_mut().zip(split_expected(right_exe_result)) {
+        case.expected = exp;
+    }
+}
+
+fn describe_static_failure(report: &GradeReport) -> String {
+    let Some(sc) = &report.static_check else {
+        return "step 4: the static check failed".to_string();
+    };
+    if !report.extraction.found {
+        return "step 4: no ```python block was found, so the code is empty and has no entry function".to_string();
+    }
+    if let Some(err) = &sc.syntax_error {
+        return format!(
+            "step 4: the assembled program does not parse (line {}, col {}: {})",
+            err.line, err.col, err.message
+        );
+    }
+    let mut failed = Vec::new();
+    if !sc.entry_found {
+        failed.push(format!("no function named `{}` was found", report.entry));
+    } else {
+        if sc.library_calls.is_empty() {
+            failed.push(format!("`{}` makes no zwc call", report.entry));
+        }
+        if !sc.returns_value {
+            failed.push(format!("`{}` never returns a value", report.entry));
+        }
+        if !sc.meaningful {
+            let name = sc
+                .library_calls
+                .first()
+                .map(|c| c.name.as_str())
+                .unwrap_or("zwc.yitaf");
+            failed.push(format!(
+                "its only zwc call is `{name}` (array construction does not count)"
+            ));
+        }
+    }
+    format!("step 4: the zwc-usage check failed: {}", failed.join("; "))
+}
+
+fn tail(text: &str, max: usize) -> String {
+    if text.len() <= max {
+        return text.to_string();
+    }
+    let mut start = text.len() - max;
+    while !text.is_char_boundary(start) {
+        start += 1;
+    }
+    format!("…{}", &text[start..])
+}
+
+/// Steps 6–7: decides `exe_error`, `right` or `result_error` from the run output.
+pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeReport {
+    let mut report = prepared.report;
+    let rewritten = rewrite_cases(&rollout.test_cases);
+    report.execution = Some(Execution {
+        stdout: tail(&run.stdout, OUTPUT_TAIL_BYTES),
+        stderr: tail(&run.stderr, OUTPUT_TAIL_BYTES),
+        timed_out: run.timed_out,
+        elapsed_ms: run.elapsed.as_secs_f64() * 1000.0,
+        exit_code: run.exit_code,
+        contained: run.contained.clone(),
+    });
+    let expected = split_expected(&rollout.right_exe_result);
+    if run.stdout.is_empty() {
+        report.verdict = Some(Verdict::ExeError);
+        report.decided_by = if run.timed_out {
+            "step 6: the program ran past the timeout and was killed, so stdout is empty"
+                .to_string()
+        } else if let Some(reason) = &run.contained {
+            format!("step 6: the sandbox stopped the program ({reason}); stdout is empty")
+        } else if let Some(last) = last_error_line(&run.stderr) {
+            format!(
+                "step 6: the program printed nothing; it failed with `{last}` (one failing case empties stdout for all)"
+            )
+        } else {
+            "step 6: the program printed nothing on stdout".to_string()
+        };
+        report.cases = rewritten
+            .iter()
+            .enumerate()
+            .map(|(index, c)| CaseResult {
+                index,
+                input: c.input.clone(),
+                expected: expected.get(index).cloned().unwrap_or_default(),
+                actual: None,
+                matched: false,
+                comparison: None,
+            })
+            .collect();
+        return report;
+    }
+    let actual = split_actual(&run.stdout);
+    if !run.stdout.contains(RESULTS_SEPARATOR) {
+        report.warnings.push(
+            "stdout has no ==================== line (the program printed but never reached the harness's output), so all of stdout is compared".to_string(),
+        );
+    }
+    let mut cases = Vec::with_capacity(expected.len());
+    let mut all = true;
+    for (index, exp) in expected.iter().enumerate() {
+        let input = rewritten
+            .get(index)
+            .map(|c| c.input.clone())
+            .unwrap_or_default();
+        let act = actual.get(index).cloned();
+        let (matched, comparison) = match &act {
+            Some(a) => {
+                let cmp = compare_printed(exp, a);
+                (cmp.matched, Some(cmp))
+            }
+            None => (false, None),
+        };
+        all &= matched;
+        cases.push(CaseResult {
+            index,
+            input,
+            expected: exp.clone(),
+            actual: act,
+            matched,
+            comparison,
+        });
+    }
+    if actual.len() != expected.len() {
+        report.warnings.push(format!(
+            "stdout has {} result pieces for {} expected (a printed `#` shifts pieces; extra pieces are ignored)",
+            actual.len(),
+            expected.len()
+        ));
+    }
+    let failed = cases.iter().filter(|c| !c.matched).count();
+    report.cases = cases;
+    if all {
+        report.verdict = Some(Verdict::Right);
+        report.decided_by = format!("step 7: all {} expected results matched", expected.len());
+    } else {
+        report.verdict = Some(Verdict::ResultError);
+        let first = report.cases.iter().find(|c| !c.matched);
+        let detail = match first {
+            Some(c) if c.actual.is_none() => format!("case {} has no printed result", c.index + 1),
+            Some(c) => match c.comparison.as_ref().and_then(|m| m.mismatch.as_ref()) {
+                Some(m) => format!(
+                    "case {} differs at {}: {}",
+                    c.index + 1,
+                    if m.path.is_empty() {
+                        "the top"
+                    } else {
+                        &m.path
+                    },
+                    m.reason
+                ),
+                None => format!("case {} differs", c.index + 1),
+            },
+            None => String::new(),
+        };
+        report.decided_by = format!(
+            "step 7: {failed} of {} expected results did not match; first: {detail}",
+            expected.len()
+        );
+    }
+    report
+}
+
+/// The last non-blank stderr line (the exception of a traceback).
+pub fn last_error_line(stderr: &str) -> Option<&str> {
+    stderr.lines().rev().map(str::trim).find(|l| !l.is_empty())
+}
+
+/// Grades one rollout completely; `runner` is only used when the static steps pass.
+pub fn grade_rollout(
+    rollout: &Rollout,
+    runner: &dyn ProgramRunner,
+    timeout: Duration,
+) -> GradeReport {
+    grade_rollout_with(rollout, None, runner, timeout)
+}
+
+/// Grades `rollout`, with `code_override` in place of its extracted code when given (a what-if).
+pub fn grade_rollout_with(
+    rollout: &Rollout,
+    code_override: Option<&str>,
+    runner: &dyn ProgramRunner,
+    timeout: Duration,
+) -> GradeReport {
+    let prepared = prepare_with(rollout, code_override);
+    if prepared.early_verdict.is_some() {
+        return prepared.report;
+    }
+    match runner.run_program(&prepared.program, timeout) {
+        Ok(run) => finish(rollout, prepared, &run),
+        Err(e) => {
+            let mut report = prepared.report;
+            report.verdict = None;
+            report.decided_by = format!("not graded: the program could not be run: {e:#}");
+            report
+        }
+    }
+}
+
+/// Adds a note when the entry function the grader picked is not the task's own
+/// (a helper defined first, or a `def x(` in a docstring): the official rule decided it.
+pub fn note_entry_mismatch(report: &mut GradeReport, task_signature: &str) {
+    let task_entry = entry_function_name(task_signature);
+    if task_entry.is_empty() || report.entry == task_entry || !report.extraction.found {
+        return;
+    }
+    let shown = if report.entry.is_empty() {
+        "nothing"
+    } else {
+        report.entry.as_str()
+    };
+    report.warnings.push(format!(
+        "the graded entry function is `{shown}` (the first `def name(` in the code), not the task's `{task_entry}`"
+    ));
+}

@@ -1,0 +1,1010 @@
+# sebx grading worker: a warm Python that has imported numpy and zwc and runs
+# one assembled SE-Bench program per request, each in a forked child.
+#
+# Started by sebx (src/grade/pool.rs) as `python worker.py <config-json>`.
+# Protocol on the original stdin/stdout (moved to private descriptors at start):
+#   worker -> sebx: one JSON line {"ready": true, "protections": [...]} (or an error)
+#   sebx -> worker: one JSON line per program {"program": "...", "timeout": 3.0}
+#   worker -> sebx: one JSON header line, then the raw stdout and stderr bytes
+#                   whose lengths the header gives.
+# Process tree per program (pid-namespace mode):
+#   worker -> A (monitor; unshares CLONE_NEWPID) -> B (pid 1 of the new namespace,
+#   reaps and reports) -> C (the program). Killing A makes B die (parent-death
+#   signal), and the death of B, the namespace's init, kills every process in it.
+# Without pid namespaces, C gets its own session and the worker kills its
+# process group, its cgroup and its reparented descendants (the worker is a
+# child subreaper).
+
+import builtins
+import ctypes
+import errno
+import io
+import json
+import os
+import random
+import resource
+import select
+import shutil
+import signal
+import sys
+import time
+import types
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWPID = 0x20000000
+CLONE_NEWNET = 0x40000000
+MS_RDONLY = 1
+MS_NOSUID = 2
+MS_NODEV = 4
+MS_NOEXEC = 8
+MS_REMOUNT = 32
+MS_NOATIME = 1024
+MS_NODIRATIME = 2048
+MS_BIND = 4096
+MS_REC = 16384
+MS_PRIVATE = 1 << 18
+MS_RELATIME = 1 << 21
+MS_STRICTATIME = 1 << 24
+PR_SET_PDEATHSIG = 1
+PR_SET_CHILD_SUBREAPER = 36
+
+WORKER_FILE = os.path.abspath(__file__)
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def _check(result, what):
+    if result != 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"{what}: {os.strerror(code)}")
+
+
+def _unshare(flags, what):
+    _check(_libc.unshare(ctypes.c_int(flags)), what)
+
+
+def _mount(source, target, fstype, flags, data):
+    enc = lambda s: None if s is None else os.fsencode(s)
+    _check(
+        _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
+        f"mount {target}",
+    )
+
+
+def _prctl(option, value):
+    _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), 0, 0, 0), "prctl")
+
+
+class Protections:
+    """What the sandbox achieved, reported to sebx once at start."""
+
+    def __init__(self):
+        self.items = []
+
+    def add(self, name, active, detail):
+        self.items.append({"name": name, "active": bool(active), "detail": detail})
+
+
+# ---------------------------------------------------------------- start-up
+
+
+def _write_file(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def _enter_user_namespace():
+    """Unprivileged: a user namespace gives the capabilities the others need."""
+    uid, gid = os.getuid(), os.getgid()
+    _unshare(CLONE_NEWUSER, "unshare(CLONE_NEWUSER)")
+    try:
+        _write_file("/proc/self/setgroups", "deny")
+    except OSError:
+        pass
+    _write_file("/proc/self/uid_map", f"0 {uid} 1")
+    _write_file("/proc/self/gid_map", f"0 {gid} 1")
+
+
+def _mountinfo():
+    """(mount point, per-mount flags) of every mount, from /proc/self/mountinfo."""
+    mounts = []
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            if len(fields) < 6:
+                continue
+            point = fields[4].encode().decode("unicode_escape")
+            opts = fields[5].split(",")
+            flags = 0
+            for opt, bit in (
+                ("nosuid", MS_NOSUID),
+                ("nodev", MS_NODEV),
+                ("noexec", MS_NOEXEC),
+                ("noatime", MS_NOATIME),
+                ("nodiratime", MS_NODIRATIME),
+                ("relatime", MS_RELATIME),
+                ("strictatime", MS_STRICTATIME),
+            ):
+                if opt in opts:
+                    flags |= bit
+            mounts.append((point, flags))
+    return mounts
+
+
+def _make_read_only():
+    """Remount every mount read-only in this (private) mount namespace."""
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    failed = []
+    for point, flags in _mountinfo():
+        try:
+            _mount(None, point, None, MS_REMOUNT | MS_BIND | MS_RDONLY | flags, None)
+        except OSError:
+            failed.append(point)
+    return failed
+
+
+def _private_tmp(keep_visible):
+    """A fresh tmpfs over /tmp and /dev/shm; `keep_visible` dirs under /tmp are bound back."""
+    held = []
+    kept = []
+    for path in sorted(set(os.path.realpath(p) for p in keep_visible)):
+        inside_kept = any(path == k or path.startswith(k + "/") for k in kept)
+        if path.startswith("/tmp/") and os.path.isdir(path) and not inside_kept:
+            kept.append(path)
+            held.append((path, os.open(path, os.O_RDONLY | os.O_DIRECTORY)))
+    _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1g,mode=1777")
+    for path, fd in held:
+        try:
+            os.makedirs(path, exist_ok=True)
+            _mount(f"/proc/self/fd/{fd}", path, None, MS_BIND, None)
+            _mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY, None)
+        except OSError:
+            pass
+        os.close(fd)
+    shm = False
+    if os.path.isdir("/dev/shm"):
+        try:
+            _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, "size=256m,mode=1777")
+            shm = True
+        except OSError:
+            pass
+    return shm
+
+
+def _join_cgroup(path):
+    with open(os.path.join(path, "cgroup.procs"), "w") as f:
+        f.write(str(os.getpid()))
+
+
+def _user_task_count(uid):
+    count = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/status") as f:
+                status = f.read()
+        except OSError:
+            continue
+        uid_line = next((l for l in status.splitlines() if l.startswith("Uid:")), "")
+        threads = next((l for l in status.splitlines() if l.startswith("Threads:")), "")
+        if uid_line.split()[1:2] == [str(uid)]:
+            count += int(threads.split()[1]) if threads else 1
+    return count
+
+
+def _namespaces_work(real_root):
+    """Raises OSError with the reason when the worker's namespaces cannot be set up."""
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        try:
+            if not real_root:
+                _enter_user_namespace()
+            _unshare(CLONE_NEWNET | CLONE_NEWNS, "unshare(CLONE_NEWNET|CLONE_NEWNS)")
+            _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+            _mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=1m")
+            os._exit(0)
+        except BaseException as exc:
+            try:
+                os.write(write_end, str(getattr(exc, "strerror", None) or exc).encode())
+            finally:
+                os._exit(1)
+    os.close(write_end)
+    message = b""
+    while True:
+        chunk = os.read(read_end, 4096)
+        if not chunk:
+            break
+        message += chunk
+    os.close(read_end)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError(errno.EPERM, message.decode(errors="replace") or "namespace trial failed")
+
+
+def _private_proc():
+    """In a new pid namespace's init: a /proc showing only that namespace."""
+    _unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+
+
+def _pid_namespace_works():
+    """Trial run of the per-program pid namespace (fork, unshare, fork).
+
+    Returns (pid namespace works, private /proc works)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            _unshare(CLONE_NEWPID, "unshare(CLONE_NEWPID)")
+            inner = os.fork()
+            if inner == 0:
+                if os.getpid() != 1:
+                    os._exit(3)
+                try:
+                    _private_proc()
+                    os._exit(0 if os.listdir("/proc/1") else 4)
+                except OSError:
+                    os._exit(4)
+            _, status = os.waitpid(inner, 0)
+            os._exit(os.waitstatus_to_exitcode(status))
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return code in (0, 4), code == 0
+
+
+class Sandbox:
+    def __init__(self, config):
+        self.config = config
+        self.protections = Protections()
+        self.pid_namespace = False
+        self.private_proc = False
+        self.cgroup = config.get("cgroup")
+        self.work_base = config["fallback_work_dir"]
+        self.private_shm = False
+        self.nproc_limit = None
+        limits = config["limits"]
+        self.limits = limits
+
+    def setup(self, keep_visible):
+        p = self.protections
+        want = self.config.get("isolate", True)
+        real_root = os.geteuid() == 0
+        if self.cgroup:
+            try:
+                _join_cgroup(self.cgroup)
+                with open(os.path.join(self.cgroup, "pids.max")) as f:
+                    p.add("process limit", True, f"cgroup pids.max={f.read().strip()}")
+            except OSError as exc:
+                p.add("process limit", False, f"cannot join cgroup {self.cgroup}: {exc.strerror}")
+                self.cgroup = None
+        namespaces = False
+        if want:
+            try:
+                # A trial in a child first: a half-entered user namespace cannot be left.
+                _namespaces_work(real_root)
+                if not real_root:
+                    _enter_user_namespace()
+                _unshare(CLONE_NEWNET | CLONE_NEWNS, "unshare(CLONE_NEWNET|CLONE_NEWNS)")
+                namespaces = True
+            except OSError as exc:
+                reason = exc.strerror
+                p.add("no network", False, f"network namespace unavailable ({reason}); programs can reach the network")
+                p.add("read-only filesystem", False, f"mount namespace unavailable ({reason}); programs can write outside their directory")
+        else:
+            p.add("no network", False, "isolation disabled by configuration")
+            p.add("read-only filesystem", False, "isolation disabled by configuration")
+        if namespaces:
+            p.add("no network", True, "private network namespace without interfaces")
+            try:
+                failed = _make_read_only()
+                detail = "every mount read-only; writable: the program's directory, private /tmp"
+                if failed:
+                    detail += f" (could not remount {len(failed)}: {', '.join(failed[:3])})"
+                p.add("read-only filesystem", True, detail)
+            except OSError as exc:
+                p.add("read-only filesystem", False, f"remount failed ({exc.strerror})")
+        self.namespaces = namespaces
+        self.keep_visible = keep_visible
+        if want:
+            self.pid_namespace, self.private_proc = _pid_namespace_works()
+        if self.pid_namespace:
+            p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
+            if self.private_proc:
+                p.add("private /proc", True, "the program sees only its own processes and cannot signal others")
+            else:
+                p.add("private /proc", False, "cannot mount /proc for the program's pid namespace; it sees (not signals) other processes")
+        else:
+            p.add("process tree kill", True, "no pid namespace: a session per program, killed by process group plus a sweep of the worker's cgroup or descendants (the worker is a child subreaper); programs can see and signal other processes")
+        if not self.cgroup:
+            if not real_root and self.limits.get("nproc_extra"):
+                self.nproc_limit = _user_task_count(os.getuid()) + self.limits["nproc_extra"]
+                p.add("process limit", True, f"RLIMIT_NPROC={self.nproc_limit} (per user, approximate)")
+            elif not any(i["name"] == "process limit" for i in p.items):
+                why = self.config.get("cgroup_problem") or "no writable pids cgroup"
+                p.add("process limit", False, f"{why}; RLIMIT_NPROC does not bind root; fork bombs are stopped only by the timeout")
+        lim = self.limits
+        p.add("memory limit", True, f"RLIMIT_AS={lim['address_space'] >> 20} MiB")
+        p.add("file-size limit", True, f"RLIMIT_FSIZE={lim['file_size'] >> 20} MiB")
+        p.add("open-files limit", True, f"RLIMIT_NOFILE={lim['open_files']}")
+        p.add("CPU limit", True, f"RLIMIT_CPU={lim['cpu_seconds']} s")
+        p.add("clean environment", True, "only PATH, HOME, TMPDIR, PYTHONPATH (zwc), locale and BLAS thread settings")
+
+    def finish_mounts(self):
+        """After numpy and zwc are imported: private /tmp, work dirs on it."""
+        if not self.namespaces:
+            self.protections.add("private /tmp", False, "no mount namespace; work dirs under " + self.work_base)
+            os.makedirs(self.work_base, exist_ok=True)
+            return
+        try:
+            self.private_shm = _private_tmp(self.keep_visible)
+            self.work_base = "/tmp/sebx"
+            os.makedirs(self.work_base, exist_ok=True)
+            self.protections.add("private /tmp", True, "tmpfs /tmp (1 GiB) and /dev/shm private to this worker")
+        except OSError as exc:
+            self.protections.add("private /tmp", False, f"tmpfs mount failed ({exc.strerror})")
+            os.makedirs(self.work_base, exist_ok=True)
+
+
+# ---------------------------------------------------------------- per program
+
+
+class Program:
+    """What the program process C runs once it is back at the top level."""
+
+    def __init__(self, path, module, full_exit):
+        self.path = path
+        self.module = module
+        self.full_exit = full_exit
+
+
+def _program_stdio():
+    """Fresh sys.stdin/stdout/stderr on fds 0-2, as CPython builds them at start-up."""
+
+    def make(fd, write, name, errors, line_buffering):
+        buffered = io.open(fd, "wb" if write else "rb", buffering=-1, closefd=False)
+        buffered.raw.name = name
+        return io.TextIOWrapper(
+            buffered,
+            encoding="utf-8",
+            errors=errors,
+            newline="\n" if write else None,
+            line_buffering=line_buffering,
+        )
+
+    sys.stdin = sys.__stdin__ = make(0, False, "<stdin>", "surrogateescape", False)
+    sys.stdout = sys.__stdout__ = make(1, True, "<stdout>", "surrogateescape", False)
+    sys.stderr = sys.__stderr__ = make(2, True, "<stderr>", "backslashreplace", True)
+
+
+def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
+    """In C: turn this forked worker into `python main.py` run in `rundir`."""
+    devnull = os.open("/dev/null", os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.dup2(out_w, 1)
+    os.dup2(err_w, 2)
+    os.closerange(3, 65536)
+    try:
+        os.setsid()
+    except OSError:
+        pass
+    lim = sandbox.limits
+    cpu = max(int(lim["cpu_seconds"]), int(timeout) + 2)
+    for which, value in (
+        (resource.RLIMIT_AS, lim["address_space"]),
+        (resource.RLIMIT_FSIZE, lim["file_size"]),
+        (resource.RLIMIT_NOFILE, lim["open_files"]),
+        (resource.RLIMIT_CPU, cpu),
+        (resource.RLIMIT_CORE, 0),
+    ):
+        try:
+            resource.setrlimit(which, (value, value))
+        except (OSError, ValueError):
+            pass
+    if sandbox.nproc_limit is not None:
+        try:
+            resource.setrlimit(resource.RLIMIT_NPROC, (sandbox.nproc_limit, sandbox.nproc_limit))
+        except (OSError, ValueError):
+            pass
+    os.chdir(rundir)
+    env = dict(sandbox.config["program_env"])
+    if sandbox.config.get("zwc_root"):
+        # Pythons the program starts import zwc too, as with an installed package.
+        env["PYTHONPATH"] = sandbox.config["zwc_root"]
+    env["HOME"] = rundir
+    env["TMPDIR"] = rundir
+    os.environ.clear()
+    os.environ.update(env)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    _program_stdio()
+    # Forked children would otherwise share the worker's random state.
+    random.seed()
+    sys.modules["numpy"].random.seed()
+    sys.argv = ["main.py"]
+    sys.orig_argv = [sys.executable, "main.py"]
+    sys.path[0] = rundir
+    module = types.ModuleType("__main__")
+    module.__file__ = path
+    module.__cached__ = None
+    module.__annotations__ = {}
+    module.__builtins__ = builtins
+    try:
+        import importlib.machinery
+
+        module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+    except Exception:
+        pass
+    sys.modules["__main__"] = module
+    return Program(path, module, bool(sandbox.config.get("full_exit")))
+
+
+def _run_program(program):
+    """Runs in C at the top level, then exits the way `python main.py` exits."""
+    try:
+        with open(program.path, "rb") as f:
+            source = f.read()
+        code = compile(source, program.path, "exec", dont_inherit=True)
+        del source
+        exec(code, program.module.__dict__)
+        status = 0
+    except SystemExit as exc:
+        status = _system_exit_status(exc)
+    except BaseException as exc:
+        tb = exc.__traceback__
+        while tb is not None and tb.tb_frame.f_code.co_filename == WORKER_FILE:
+            tb = tb.tb_next
+        sys.last_type, sys.last_value, sys.last_traceback = type(exc), exc, tb
+        try:
+            sys.excepthook(type(exc), exc.with_traceback(tb), tb)
+        except BaseException:
+            pass
+        status = "sigint" if isinstance(exc, KeyboardInterrupt) else 1
+        del exc, tb
+    if program.full_exit:
+        # The interpreter's own finalization (slower: it tears every module down).
+        raise SystemExit(1 if status == "sigint" else status)
+    _fast_exit(program, status)
+
+
+def _system_exit_status(exc):
+    """CPython's handling of an uncaught SystemExit (Python/pythonrun.c)."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code
+    try:
+        sys.stderr.write(str(code))
+        sys.stderr.write("\n")
+    except BaseException:
+        pass
+    return 1
+
+
+def _flush_std_files(originals=False):
+    status_ok = True
+    streams = [sys.stdout, sys.stderr]
+    if originals:
+        # CPython flushes these when it destroys them at teardown, e.g. after a
+        # program replaced sys.stdout and never put it back.
+        streams += [sys.__stdout__, sys.__stderr__]
+    for stream in streams:
+        try:
+            if stream is not None and not stream.closed:
+                stream.flush()
+        except BaseException:
+            status_ok = False
+    return status_ok
+
+
+def _fast_exit(program, status):
+    """The observable steps of Py_FinalizeEx, in its order, without tearing
+    down NumPy's modules (which costs ~20 ms in a forked child): join
+    non-daemon threads, run atexit callbacks, flush stdio, release the
+    program's globals (so their __del__ run, as at interpreter exit), flush
+    again, exit with the same status."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    try:
+        import atexit
+
+        atexit._run_exitfuncs()
+    except BaseException:
+        pass
+    if not _flush_std_files():
+        status = 120
+    try:
+        sys.modules.pop("__main__", None)
+        namespace = program.module.__dict__
+        program.module = None
+        namespace.clear()
+        del namespace
+        import gc
+
+        gc.collect()
+    except BaseException:
+        pass
+    if not _flush_std_files(originals=True) and status == 0:
+        status = 120
+    if status == "sigint":
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+        status = 130
+    os._exit(status & 0xFF)
+
+
+class Capture:
+    """Captured output, at most `cap` bytes: the head and the tail survive."""
+
+    def __init__(self, cap):
+        self.cap = cap
+        self.head_cap = cap // 4
+        self.data = bytearray()
+        self.omitted = 0
+
+    def add(self, chunk):
+        self.data += chunk
+        if len(self.data) > self.cap + 65536:
+            keep_tail = self.cap - self.head_cap
+            cut = len(self.data) - self.head_cap - keep_tail
+            del self.data[self.head_cap : self.head_cap + cut]
+            self.omitted += cut
+
+    def finish(self):
+        if len(self.data) > self.cap:
+            keep_tail = self.cap - self.head_cap
+            cut = len(self.data) - self.head_cap - keep_tail
+            del self.data[self.head_cap : self.head_cap + cut]
+            self.omitted += cut
+        return bytes(self.data)
+
+
+def _read_cgroup_max_events(cgroup):
+    if not cgroup:
+        return 0
+    try:
+        with open(os.path.join(cgroup, "pids.events")) as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == "max":
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+def _descendants(me):
+    """Every process whose parent chain leads to `me`, from a scan of /proc."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                stat = f.read()
+            parents[int(entry)] = int(stat.rsplit(b")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            pass
+    children = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    found = set()
+    stack = list(children.get(me, []))
+    while stack:
+        pid = stack.pop()
+        if pid not in found:
+            found.add(pid)
+            stack.extend(children.get(pid, []))
+    return found
+
+
+def _sweep(cgroup):
+    """Kill every process of this worker's cgroup (or, without one, every descendant), except the worker."""
+    me = os.getpid()
+    first_round = None
+    for _ in range(500):
+        victims = set()
+        if cgroup:
+            try:
+                with open(os.path.join(cgroup, "cgroup.procs")) as f:
+                    victims.update(int(x) for x in f.read().split())
+            except (OSError, ValueError):
+                cgroup = None
+        if not cgroup:
+            victims = _descendants(me)
+        victims.discard(me)
+        alive = 0
+        for pid in victims:
+            try:
+                os.kill(pid, signal.SIGKILL)
+                alive += 1
+            except ProcessLookupError:
+                pass
+        _reap()
+        if first_round is None:
+            first_round = alive
+        if not alive:
+            break
+        time.sleep(0.002)
+    return first_round or 0
+
+
+def _wait_exit(pid):
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def _reap():
+    while True:
+        try:
+            pid, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            return
+        if pid == 0:
+            return
+
+
+def _report_crash():
+    try:
+        import traceback
+
+        os.write(2, ("sebx worker: " + traceback.format_exc()).encode())
+    except BaseException:
+        pass
+
+
+def _last_line(data):
+    lines = [l for l in data.decode("utf-8", "replace").splitlines() if l.strip()]
+    return lines[-1] if lines else ""
+
+
+class Worker:
+    def __init__(self, sandbox, proto_in, proto_out):
+        self.sandbox = sandbox
+        self.proto_in = proto_in
+        self.proto_out = proto_out
+        self.inbuf = b""
+        self.counter = 0
+        self.cap = sandbox.config.get("capture_cap", 1 << 20)
+
+    def send(self, data):
+        view = memoryview(data)
+        while view:
+            n = os.write(self.proto_out, view)
+            view = view[n:]
+
+    def read_request(self):
+        while b"\n" not in self.inbuf:
+            chunk = os.read(self.proto_in, 1 << 16)
+            if not chunk:
+                return None
+            self.inbuf += chunk
+        line, _, self.inbuf = self.inbuf.partition(b"\n")
+        return json.loads(line)
+
+    def serve(self):
+        """The request loop. Returns only in a program process (C), with its Program."""
+        while True:
+            request = self.read_request()
+            if request is None:
+                _sweep(self.sandbox.cgroup)
+                return None
+            result = self.run(request["program"], float(request.get("timeout", 3.0)))
+            if isinstance(result, Program):
+                return result
+            header, out, err = result
+            header["stdout_len"] = len(out)
+            header["stderr_len"] = len(err)
+            self.send(json.dumps(header).encode() + b"\n" + out + err)
+
+    def run(self, program_text, timeout):
+        sandbox = self.sandbox
+        self.counter += 1
+        # One program at a time per worker and a private /tmp: a fixed path keeps
+        # tracebacks identical from run to run.
+        rundir = os.path.join(sandbox.work_base, "program")
+        shutil.rmtree(rundir, ignore_errors=True)
+        os.mkdir(rundir, 0o755)
+        path = os.path.join(rundir, "main.py")
+        with open(path, "wb") as f:
+            f.write(program_text.encode("utf-8", "surrogatepass"))
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        st_r, st_w = os.pipe()
+        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
+        worker_pid = os.getpid()
+        start = time.monotonic()
+        pid_a = os.fork()
+        if pid_a == 0:
+            # A: the monitor. Never returns except as the program (C).
+            try:
+                os.close(self.proto_in)
+                os.close(self.proto_out)
+                os.close(out_r)
+                os.close(err_r)
+                os.close(st_r)
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                if os.getppid() != worker_pid:
+                    os._exit(1)
+                if sandbox.pid_namespace:
+                    _unshare(CLONE_NEWPID, "unshare(CLONE_NEWPID)")
+                pid_b = os.fork()
+                if pid_b == 0:
+                    return self._process_b(rundir, path, out_w, err_w, st_w, timeout)
+                os.close(out_w)
+                os.close(err_w)
+                os.close(st_w)
+                while True:
+                    try:
+                        os.waitpid(pid_b, 0)
+                        break
+                    except ChildProcessError:
+                        break
+                    except InterruptedError:
+                        continue
+                os._exit(0)
+            except SystemExit:
+                raise
+            except BaseException:
+                os._exit(1)
+        os.close(out_w)
+        os.close(err_w)
+        os.close(st_w)
+        return self._supervise(pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
+
+    def _process_b(self, rundir, path, out_w, err_w, st_w, timeout):
+        """B: pid 1 of the program's namespace (or a plain parent): start C, report its end."""
+        try:
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if self.sandbox.private_proc:
+                try:
+                    _private_proc()
+                except OSError:
+                    pass
+            pid_c = os.fork()
+            if pid_c == 0:
+                os.close(st_w)
+                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout)
+            os.close(out_w)
+            os.close(err_w)
+            os.write(st_w, b"P%d\n" % pid_c)
+            while True:
+                try:
+                    pid, status = os.wait()
+                except ChildProcessError:
+                    break
+                except InterruptedError:
+                    continue
+                if pid == pid_c:
+                    os.write(st_w, b"S%d\n" % status)
+                    if not self.sandbox.pid_namespace:
+                        break
+            os._exit(0)
+        except SystemExit:
+            raise
+        except BaseException:
+            _report_crash()
+            os._exit(1)
+
+    def _supervise(self, pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before):
+        sandbox = self.sandbox
+        out = Capture(self.cap)
+        err = Capture(self.cap)
+        status_text = b""
+        status = None
+        pid_c = None
+        open_fds = {out_r: out, err_r: err, st_r: None}
+        deadline = start + timeout
+        timed_out = False
+        worker_exit = False
+        contained = []
+        while True:
+            if status is not None and out_r not in open_fds and err_r not in open_fds:
+                break
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
+            for fd in ready:
+                if fd == self.proto_in:
+                    # sebx went away (or spoke out of turn): stop everything.
+                    worker_exit = True
+                    continue
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    del open_fds[fd]
+                    os.close(fd)
+                    continue
+                if fd == st_r:
+                    status_text += chunk
+                    for line in status_text.split(b"\n")[:-1]:
+                        if line.startswith(b"P") and pid_c is None:
+                            pid_c = int(line[1:])
+                        elif line.startswith(b"S"):
+                            status = int(line[1:])
+                else:
+                    open_fds[fd].add(chunk)
+            if worker_exit:
+                break
+        elapsed = time.monotonic() - start
+        leftovers = False
+        if not timed_out and not worker_exit and st_r in open_fds:
+            # The program ended; B leaves once every other process has. Give it a moment.
+            grace = time.monotonic() + 0.05
+            while st_r in open_fds and time.monotonic() < grace:
+                ready, _, _ = select.select([st_r], [], [], max(0.0, grace - time.monotonic()))
+                if ready and not os.read(st_r, 4096):
+                    del open_fds[st_r]
+                    os.close(st_r)
+            leftovers = st_r in open_fds
+        clean_end = sandbox.pid_namespace and st_r not in open_fds and not timed_out and not worker_exit
+        plain_end = not sandbox.pid_namespace and status is not None and not timed_out and not worker_exit
+        if clean_end:
+            # B, the namespace's init, has exited: nothing of the program is left; A follows B.
+            _wait_exit(pid_a)
+        elif plain_end:
+            # A and B end right after the program; whatever the sweep finds was left behind.
+            _wait_exit(pid_a)
+            _reap()
+            if _sweep(sandbox.cgroup):
+                leftovers = True
+        else:
+            # Kill whatever is left: A (its death takes B and the namespace), C's group, the sweep.
+            try:
+                os.kill(pid_a, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+            if pid_c is not None and not sandbox.pid_namespace:
+                try:
+                    os.killpg(pid_c, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            _sweep(sandbox.cgroup)
+        # Drain what the killed processes left in the pipes, briefly.
+        drain_until = time.monotonic() + 0.2
+        while any(fd != st_r for fd in open_fds) and time.monotonic() < drain_until:
+            ready, _, _ = select.select(list(open_fds), [], [], max(0.0, drain_until - time.monotonic()))
+            for fd in ready:
+                chunk = os.read(fd, 1 << 16)
+                if not chunk:
+                    del open_fds[fd]
+                    os.close(fd)
+                elif open_fds[fd] is not None:
+                    open_fds[fd].add(chunk)
+        for fd in list(open_fds):
+            os.close(fd)
+        _reap()
+        shutil.rmtree(rundir, ignore_errors=True)
+        if sandbox.private_shm:
+            for entry in os.listdir("/dev/shm"):
+                target = os.path.join("/dev/shm", entry)
+                if os.path.isdir(target) and not os.path.islink(target):
+                    shutil.rmtree(target, ignore_errors=True)
+                else:
+                    try:
+                        os.unlink(target)
+                    except OSError:
+                        pass
+        if worker_exit:
+            os._exit(0)
+        stdout = out.finish()
+        stderr = err.finish()
+        exit_code = None
+        sig = None
+        if status is not None and not timed_out:
+            if os.WIFEXITED(status):
+                exit_code = os.WEXITSTATUS(status)
+            elif os.WIFSIGNALED(status):
+                sig = os.WTERMSIG(status)
+        if timed_out:
+            contained.append(f"timeout: still running after {timeout:g} s; every process of the program was killed")
+            stdout = b""
+        if _read_cgroup_max_events(sandbox.cgroup) > max_events_before:
+            contained.append("process limit: a fork was refused (pids.max reached)")
+        last = _last_line(stderr)
+        if exit_code == 1 and last.split(":", 1)[0].endswith("MemoryError"):
+            contained.append(f"memory limit: allocation refused (address space {sandbox.limits['address_space'] >> 20} MiB)")
+        if "[Errno 27]" in last or sig == signal.SIGXFSZ:
+            contained.append(f"file-size limit: a file reached {sandbox.limits['file_size'] >> 20} MiB")
+        if "[Errno 24]" in last:
+            contained.append(f"open-files limit: more than {sandbox.limits['open_files']} files open")
+        if sig in (signal.SIGXCPU,):
+            contained.append("CPU limit: CPU time exhausted")
+        if "[Errno 101]" in last or "[Errno -3]" in last or "[Errno -2]" in last or "Network is unreachable" in last:
+            if any(i["name"] == "no network" and i["active"] for i in sandbox.protections.items):
+                contained.append("network: no network inside the sandbox")
+        if "[Errno 30]" in last:
+            contained.append("read-only filesystem: writing outside the program's directory was refused")
+        if leftovers:
+            contained.append("background processes still running after the program ended were killed")
+        header = {
+            "timed_out": timed_out,
+            "elapsed": elapsed,
+            "exit_code": exit_code,
+            "signal": sig,
+            "contained": contained,
+            "stdout_omitted": 0 if timed_out else out.omitted,
+            "stderr_omitted": err.omitted,
+        }
+        return header, stdout, stderr
+
+
+def main():
+    proto_in = os.dup(0)
+    proto_out = os.dup(1)
+    devnull = os.open("/dev/null", os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(2, 1)
+    os.close(devnull)
+    config = json.loads(sys.argv[1])
+
+    def say(obj):
+        data = json.dumps(obj).encode() + b"\n"
+        os.write(proto_out, data)
+
+    try:
+        zwc_root = config.get("zwc_root")
+        # sys.path[0] is this file's directory; programs get theirs instead.
+        rest = [p for p in sys.path[1:] if p != zwc_root]
+        sys.path[:] = [sys.path[0]] + rest + ([zwc_root] if zwc_root else [])
+        try:
+            _prctl(PR_SET_CHILD_SUBREAPER, 1)
+        except OSError:
+            pass
+        sandbox = Sandbox(config)
+        # Under the private /tmp these must stay visible: zwc, and the Python
+        # installation itself (NumPy and the stdlib import submodules lazily).
+        keep_visible = [zwc_root, sys.prefix, sys.base_prefix, sys.exec_prefix]
+        keep_visible += [p for p in sys.path if p and os.path.isdir(p)]
+        sandbox.setup([p for p in keep_visible if p])
+        import numpy
+        import numpy.linalg  # noqa: F401  (zwc.rfx; saves every program the import)
+        import numpy.random  # noqa: F401  (reseeded in every program)
+
+        if zwc_root:
+            import zwc  # noqa: F401
+        sandbox.finish_mounts()
+        if config.get("probe"):
+            say({"ready": True, "protections": sandbox.protections.items})
+            return None
+        say(
+            {
+                "ready": True,
+                "python": sys.version.split()[0],
+                "numpy": numpy.__version__,
+                "pid": os.getpid(),
+                "protections": sandbox.protections.items,
+            }
+        )
+    except BaseException as exc:
+        say({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
+        raise
+    # Worker objects never need collecting; frozen, programs' collections skip them
+    # (and do not copy the worker's pages).
+    import gc
+
+    gc.freeze()
+    return Worker(sandbox, proto_in, proto_out).serve()
+
+
+if __name__ == "__main__":
+    _program = main()
+    if _program is not None:
+        _run_program(_program)

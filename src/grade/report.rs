@@ -1,0 +1,124 @@
+//! What grading one rollout produced: the verdict and everything a user needs to see why.
+
+use serde::{Deserialize, Serialize};
+
+use crate::analysis::numpy_check::NumpyCheck;
+use crate::analysis::static_check::StaticCheck;
+use crate::grade::compare::Comparison;
+use crate::model::{RolloutId, Verdict};
+
+/// One test case's outcome.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CaseResult {
+    /// 0-based index of the case.
+    pub index: usize,
+    /// The rewritten input (`np.array` → `zwc.yitaf`).
+    pub input: String,
+    /// The expected piece of `right_exe_result`.
+    pub expected: String,
+    /// The actual printed piece; `None` when stdout had no piece at this index.
+    pub actual: Option<String>,
+    pub matched: bool,
+    /// Parsed values and mismatch location; `None` when there was nothing to compare.
+    pub comparison: Option<Comparison>,
+}
+
+/// The extracted code and where it came from.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Extraction {
+    /// False when the response had no ```` ```python ```` block (the code is empty).
+    pub found: bool,
+    /// How many python blocks the response had; the last one is graded.
+    pub blocks_found: usize,
+    /// Byte range of the code in the response.
+    pub span: Option<(usize, usize)>,
+    pub code: String,
+}
+
+/// Execution facts of the program run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Execution {
+    /// Tail of stdout (the whole of it when short).
+    pub stdout: String,
+    /// Tail of stderr, with the traceback.
+    pub stderr: String,
+    pub timed_out: bool,
+    pub elapsed_ms: f64,
+    pub exit_code: Option<i32>,
+    /// Why the sandbox stopped the program, when it did (timeout, memory, processes, ...).
+    pub contained: Option<String>,
+}
+
+/// The full result of grading one rollout.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct GradeReport {
+    pub source: String,
+    /// 1-based line in `source`.
+    pub line: usize,
+    /// `None` for a line that could not be loaded.
+    pub id: Option<RolloutId>,
+    /// `None` for a line that could not be loaded (see `load_error`).
+    pub verdict: Option<Verdict>,
+    pub load_error: Option<String>,
+    pub extraction: Extraction,
+    /// The entry function name (first `def name(` in the code; may be empty).
+    pub entry: String,
+    pub static_check: Option<StaticCheck>,
+    /// The static check's failure in the official wording, when it failed.
+    pub static_error: Option<String>,
+    pub numpy: Option<NumpyCheck>,
+    /// Things the user should know that did not change the verdict.
+    pub warnings: Vec<String>,
+    /// Which step decided the verdict, in a sentence (names any official quirk that did).
+    pub decided_by: String,
+    pub execution: Option<Execution>,
+    pub cases: Vec<CaseResult>,
+}
+
+impl GradeReport {
+    /// The report for a line that could not be loaded.
+    pub fn load_failure(source: &str, line: usize, reason: &str) -> GradeReport {
+        GradeReport {
+            source: source.to_string(),
+            line,
+            id: None,
+            verdict: None,
+            load_error: Some(reason.to_string()),
+            extraction: Extraction::default(),
+            entry: String::new(),
+            static_check: None,
+            static_error: None,
+            numpy: None,
+            warnings: Vec::new(),
+            decided_by: format!("not graded: {reason}"),
+            execution: None,
+            cases: Vec::new(),
+        }
+    }
+
+    /// Number of cases that did not match.
+    pub fn failed_cases(&self) -> usize {
+        self.cases.iter().filter(|c| !c.matched).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_from_older_versions_still_load() {
+        let old = r#"{"source":"r.jsonl","line":3,"id":"ab","verdict":"without_zwc",
+            "static_check":{"syntax_error":{"message":"invalid syntax","line":2,"col":1},"passed":false},
+            "cases":[{"index":0,"input":"a=1","expected":"1"}]}"#;
+        let r: GradeReport = serde_json::from_str(old).expect("older report loads");
+        assert_eq!(r.verdict, Some(Verdict::WithoutZwc));
+        let sc = r.static_check.expect("static check");
+        assert_eq!(sc.syntax_error.expect("syntax error").line, 2);
+        assert!(!r.cases[0].matched);
+    }
+}

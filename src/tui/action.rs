@@ -1,0 +1,516 @@
+//! Everything the explorer can do, as one [`Action`] enum: the keymap's vocabulary
+//! (snake_case in TOML), the help screen's source, and the only input of `App::update`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+use anyhow::{Result, bail};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use serde::{Deserialize, Serialize};
+
+/// Something the user (or the terminal) asks the explorer to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Action {
+    Quit,
+    Up,
+    Down,
+    PageUp,
+    PageDown,
+    Top,
+    Bottom,
+    NextPane,
+    PrevPane,
+    PaneResponse,
+    PaneCode,
+    PaneCases,
+    PaneOutput,
+    PaneGraph,
+    PaneTask,
+    ScrollDown,
+    ScrollUp,
+    Search,
+    CycleVerdictFilter,
+    CycleRunFilter,
+    CycleFunctionFilter,
+    CycleFindingFilter,
+    ClearFilters,
+    CycleGrouping,
+    SameTask,
+    NextSameTask,
+    FirstFailedCase,
+    Regrade,
+    RegradeAll,
+    Help,
+    Issues,
+    /// Closes a popup, leaves search, or clears the search.
+    Cancel,
+    // Issue 5 (labels, reruns) adds its actions here; they flow through the same keymap and help.
+    /// A character typed into the search box (not bindable).
+    SearchInput(char),
+    /// Deletes the last search character (not bindable).
+    SearchBackspace,
+    /// Accepts the search and returns to the list (not bindable).
+    SearchSubmit,
+    /// The terminal was resized to `width`×`height` (not bindable).
+    Resize {
+        width: u16,
+        height: u16,
+    },
+    /// Left click at a screen cell (not bindable).
+    Click {
+        column: u16,
+        row: u16,
+    },
+    /// Mouse wheel at a screen cell (not bindable).
+    Wheel {
+        column: u16,
+        row: u16,
+        down: bool,
+    },
+}
+
+impl Action {
+    /// Actions a key can be bound to, in help-screen order.
+    pub const BINDABLE: [Action; 32] = [
+        Action::Up,
+        Action::Down,
+        Action::PageUp,
+        Action::PageDown,
+        Action::Top,
+        Action::Bottom,
+        Action::NextPane,
+        Action::PrevPane,
+        Action::PaneResponse,
+        Action::PaneCode,
+        Action::PaneCases,
+        Action::PaneOutput,
+        Action::PaneGraph,
+        Action::PaneTask,
+        Action::ScrollDown,
+        Action::ScrollUp,
+        Action::FirstFailedCase,
+        Action::Search,
+        Action::CycleVerdictFilter,
+        Action::CycleRunFilter,
+        Action::CycleFunctionFilter,
+        Action::CycleFindingFilter,
+        Action::ClearFilters,
+        Action::CycleGrouping,
+        Action::SameTask,
+        Action::NextSameTask,
+        Action::Regrade,
+        Action::RegradeAll,
+        Action::Issues,
+        Action::Help,
+        Action::Cancel,
+        Action::Quit,
+    ];
+
+    /// The name used in the config's `[keys]` table (`cycle_verdict_filter`).
+    pub fn config_name(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(s)) => s,
+            _ => format!("{self:?}"),
+        }
+    }
+
+    /// One line for the help screen.
+    pub fn description(self) -> &'static str {
+        match self {
+            Action::Quit => "quit",
+            Action::Up => "previous rollout",
+            Action::Down => "next rollout",
+            Action::PageUp => "page up in the list",
+            Action::PageDown => "page down in the list",
+            Action::Top => "first rollout",
+            Action::Bottom => "last rollout",
+            Action::NextPane => "next pane",
+            Action::PrevPane => "previous pane",
+            Action::PaneResponse => "Response pane",
+            Action::PaneCode => "Code pane",
+            Action::PaneCases => "Cases pane",
+            Action::PaneOutput => "Output pane",
+            Action::PaneGraph => "Graph pane",
+            Action::PaneTask => "Task pane",
+            Action::ScrollDown => "scroll the pane down (next case in Cases)",
+            Action::ScrollUp => "scroll the pane up (previous case in Cases)",
+            Action::Search => "fuzzy search over query, code and names",
+            Action::CycleVerdictFilter => "filter by verdict (cycle)",
+            Action::CycleRunFilter => "filter by run (cycle)",
+            Action::CycleFunctionFilter => "filter by function of the selected rollout (cycle)",
+            Action::CycleFindingFilter => "filter by finding kind (cycle)",
+            Action::ClearFilters => "clear all filters and the search",
+            Action::CycleGrouping => "group by: file order, task, verdict, run, function",
+            Action::SameTask => "show this task across all runs (toggle)",
+            Action::NextSameTask => "jump to this task in the next run",
+            Action::FirstFailedCase => "Cases pane at the first failed case",
+            Action::Regrade => "regrade the selected rollout",
+            Action::RegradeAll => "regrade every rollout shown",
+            Action::Help => "this help",
+            Action::Issues => "lines that could not be loaded, with reasons",
+            Action::Cancel => "close popup / leave or clear search",
+            Action::SearchInput(_) => "type into the search",
+            Action::SearchBackspace => "delete a search character",
+            Action::SearchSubmit => "accept the search",
+            Action::Resize { .. } => "terminal resized",
+            Action::Click { .. } => "mouse click",
+            Action::Wheel { .. } => "mouse wheel",
+        }
+    }
+}
+
+/// A key with modifiers, as written in keymaps: `q`, `ctrl-d`, `shift-tab`, `pagedown`, `?`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct KeyChord {
+    pub code: ChordKey,
+    pub ctrl: bool,
+    pub alt: bool,
+}
+
+/// The key part of a [`KeyChord`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ChordKey {
+    Char(char),
+    Up,
+    Down,
+    Left,
+    Right,
+    PageUp,
+    PageDown,
+    Home,
+    End,
+    Tab,
+    BackTab,
+    Enter,
+    Esc,
+    Backspace,
+    F(u8),
+}
+
+impl KeyChord {
+    /// Parses `ctrl-d`, `alt-x`, `shift-tab`, `G`, `?`, `space`, `f1`, `pagedown`...
+    pub fn parse(text: &str) -> Result<KeyChord> {
+        let mut ctrl = false;
+        let mut alt = false;
+        let mut shift = false;
+        let mut rest = text;
+        loop {
+            let lower = rest.to_ascii_lowercase();
+            if rest.chars().count() > 1 && lower.starts_with("ctrl-") {
+                ctrl = true;
+                rest = &rest[5..];
+            } else if rest.chars().count() > 1 && lower.starts_with("alt-") {
+                alt = true;
+                rest = &rest[4..];
+            } else if rest.chars().count() > 1 && lower.starts_with("shift-") {
+                shift = true;
+                rest = &rest[6..];
+            } else {
+                break;
+            }
+        }
+        let code = match rest.to_ascii_lowercase().as_str() {
+            "up" => ChordKey::Up,
+            "down" => ChordKey::Down,
+            "left" => ChordKey::Left,
+            "right" => ChordKey::Right,
+            "pageup" | "pgup" => ChordKey::PageUp,
+            "pagedown" | "pgdn" => ChordKey::PageDown,
+            "home" => ChordKey::Home,
+            "end" => ChordKey::End,
+            "tab" if shift => ChordKey::BackTab,
+            "tab" => ChordKey::Tab,
+            "backtab" => ChordKey::BackTab,
+            "enter" | "return" => ChordKey::Enter,
+            "esc" | "escape" => ChordKey::Esc,
+            "backspace" => ChordKey::Backspace,
+            "space" => ChordKey::Char(' '),
+            f if f.len() > 1
+                && f.starts_with('f')
+                && f[1..].chars().all(|c| c.is_ascii_digit()) =>
+            {
+                ChordKey::F(f[1..].parse().unwrap_or(0))
+            }
+            _ => {
+                let mut chars = rest.chars();
+                match (chars.next(), chars.next()) {
+                    (Some(c), None) if shift => ChordKey::Char(c.to_ascii_uppercase()),
+                    (Some(c), None) => ChordKey::Char(c),
+                    _ => bail!("unknown key `{text}`"),
+                }
+            }
+        };
+        Ok(KeyChord { code, ctrl, alt })
+    }
+
+    /// The chord of a terminal key event (`None` for keys keymaps cannot name).
+    pub fn from_event(event: &KeyEvent) -> Option<KeyChord> {
+        let code = match event.code {
+            KeyCode::Char(c) => ChordKey::Char(c),
+            KeyCode::Up => ChordKey::Up,
+            KeyCode::Down => ChordKey::Down,
+            KeyCode::Left => ChordKey::Left,
+            KeyCode::Right => ChordKey::Right,
+            KeyCode::PageUp => ChordKey::PageUp,
+            KeyCode::PageDown => ChordKey::PageDown,
+            KeyCode::Home => ChordKey::Home,
+            KeyCode::End => ChordKey::End,
+            KeyCode::Tab => ChordKey::Tab,
+            KeyCode::BackTab => ChordKey::BackTab,
+            KeyCode::Enter => ChordKey::Enter,
+            KeyCode::Esc => ChordKey::Esc,
+            KeyCode::Backspace => ChordKey::Backspace,
+            KeyCode::F(n) => ChordKey::F(n),
+            _ => return None,
+        };
+        Some(KeyChord {
+            code,
+            ctrl: event.modifiers.contains(KeyModifiers::CONTROL),
+            alt: event.modifiers.contains(KeyModifiers::ALT),
+        })
+    }
+}
+
+impl fmt::Display for KeyChord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ctrl {
+            f.write_str("ctrl-")?;
+        }
+        if self.alt {
+            f.write_str("alt-")?;
+        }
+        match self.code {
+            ChordKey::Char(' ') => f.write_str("space"),
+            ChordKey::Char(c) => write!(f, "{c}"),
+            ChordKey::Up => f.write_str("↑"),
+            ChordKey::Down => f.write_str("↓"),
+            ChordKey::Left => f.write_str("←"),
+            ChordKey::Right => f.write_str("→"),
+            ChordKey::PageUp => f.write_str("pgup"),
+            ChordKey::PageDown => f.write_str("pgdn"),
+            ChordKey::Home => f.write_str("home"),
+            ChordKey::End => f.write_str("end"),
+            ChordKey::Tab => f.write_str("tab"),
+            ChordKey::BackTab => f.write_str("shift-tab"),
+            ChordKey::Enter => f.write_str("enter"),
+            ChordKey::Esc => f.write_str("esc"),
+            ChordKey::Backspace => f.write_str("backspace"),
+            ChordKey::F(n) => write!(f, "f{n}"),
+        }
+    }
+}
+
+/// The default bindings, in the order the help shows keys.
+pub const DEFAULT_KEYS: &[(&str, Action)] = &[
+    ("up", Action::Up),
+    ("k", Action::Up),
+    ("down", Action::Down),
+    ("j", Action::Down),
+    ("pageup", Action::PageUp),
+    ("ctrl-b", Action::PageUp),
+    ("pagedown", Action::PageDown),
+    ("ctrl-f", Action::PageDown),
+    ("home", Action::Top),
+    ("g", Action::Top),
+    ("end", Action::Bottom),
+    ("G", Action::Bottom),
+    ("tab", Action::NextPane),
+    ("right", Action::NextPane),
+    ("l", Action::NextPane),
+    ("shift-tab", Action::PrevPane),
+    ("left", Action::PrevPane),
+    ("h", Action::PrevPane),
+    ("1", Action::PaneResponse),
+    ("2", Action::PaneCode),
+    ("3", Action::PaneCases),
+    ("4", Action::PaneOutput),
+    ("5", Action::PaneGraph),
+    ("6", Action::PaneTask),
+    ("J", Action::ScrollDown),
+    ("ctrl-d", Action::ScrollDown),
+    ("K", Action::ScrollUp),
+    ("ctrl-u", Action::ScrollUp),
+    ("f", Action::FirstFailedCase),
+    ("/", Action::Search),
+    ("v", Action::CycleVerdictFilter),
+    ("u", Action::CycleRunFilter),
+    ("n", Action::CycleFunctionFilter),
+    ("i", Action::CycleFindingFilter),
+    ("c", Action::ClearFilters),
+    ("s", Action::CycleGrouping),
+    ("t", Action::SameTask),
+    ("]", Action::NextSameTask),
+    ("r", Action::Regrade),
+    ("R", Action::RegradeAll),
+    ("!", Action::Issues),
+    ("?", Action::Help),
+    ("esc", Action::Cancel),
+    ("q", Action::Quit),
+    ("ctrl-c", Action::Quit),
+];
+
+/// Keys to actions. Built from [`DEFAULT_KEYS`], then the user's `[keys]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Keymap {
+    bindings: BTreeMap<KeyChord, Action>,
+    /// Keys in the order they were bound, for the help screen.
+    order: Vec<KeyChord>,
+}
+
+impl Default for Keymap {
+    fn default() -> Keymap {
+        let mut map = Keymap {
+            bindings: BTreeMap::new(),
+            order: Vec::new(),
+        };
+        for (key, action) in DEFAULT_KEYS {
+            if let Ok(chord) = KeyChord::parse(key) {
+                map.bind(chord, *action);
+            }
+        }
+        map
+    }
+}
+
+impl Keymap {
+    /// Binds (or rebinds) a key.
+    pub fn bind(&mut self, chord: KeyChord, action: Action) {
+        if self.bindings.insert(chord, action).is_none() {
+            self.order.push(chord);
+        }
+    }
+
+    /// Applies user bindings (`"x" = "quit"`, `"j" = "none"` to unbind) onto this keymap.
+    pub fn apply_overrides(&mut self, overrides: &BTreeMap<String, String>) -> Result<()> {
+        for (key, action) in overrides {
+            let chord = KeyChord::parse(key)?;
+            if action == "none" {
+                self.bindings.remove(&chord);
+                self.order.retain(|c| *c != chord);
+                continue;
+            }
+            let parsed: Action = serde_json::from_value(serde_json::Value::String(action.clone()))
+                .map_err(|_| anyhow::anyhow!("key `{key}`: unknown action `{action}`"))?;
+            if !Action::BINDABLE.contains(&parsed) {
+                bail!("key `{key}`: action `{action}` cannot be bound to a key");
+            }
+            self.bind(chord, parsed);
+        }
+        Ok(())
+    }
+
+    /// The action bound to a key event, if any. Shift is carried by the character itself
+    /// (`G`), as terminals differ on reporting it.
+    pub fn action_for(&self, event: &KeyEvent) -> Option<Action> {
+        let chord = KeyChord::from_event(event)?;
+        self.bindings.get(&chord).copied()
+    }
+
+    /// Keys bound to `action`, in binding order.
+    pub fn keys_for(&self, action: Action) -> Vec<KeyChord> {
+        self.order
+            .iter()
+            .filter(|c| self.bindings.get(c) == Some(&action))
+            .copied()
+            .collect()
+    }
+
+    /// The help screen's rows: every bindable action with its keys and description.
+    pub fn help_rows(&self) -> Vec<(String, &'static str, Action)> {
+        Action::BINDABLE
+            .iter()
+            .map(|a| {
+                let keys: Vec<String> = self.keys_for(*a).iter().map(|k| k.to_string()).collect();
+                let keys = if keys.is_empty() {
+                    "(unbound)".to_string()
+                } else {
+                    keys.join(" ")
+                };
+                (keys, a.description(), *a)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_chords() {
+        let c = KeyChord::parse("ctrl-d").expect("parses");
+        assert!(c.ctrl);
+        assert_eq!(c.code, ChordKey::Char('d'));
+        assert_eq!(
+            KeyChord::parse("shift-tab").expect("parses").code,
+            ChordKey::BackTab
+        );
+        assert_eq!(
+            KeyChord::parse("G").expect("parses").code,
+            ChordKey::Char('G')
+        );
+        assert_eq!(
+            KeyChord::parse("-").expect("parses").code,
+            ChordKey::Char('-')
+        );
+        assert!(KeyChord::parse("nonsense").is_err());
+    }
+
+    #[test]
+    fn overrides_rebind_and_unbind() {
+        let mut map = Keymap::default();
+        let mut o = BTreeMap::new();
+        o.insert("x".to_string(), "quit".to_string());
+        o.insert("q".to_string(), "none".to_string());
+        map.apply_overrides(&o).expect("applies");
+        let x = KeyEvent::new(KeyCode::Char('x'), KeyModifiers::NONE);
+        let q = KeyEvent::new(KeyCode::Char('q'), KeyModifiers::NONE);
+        assert_eq!(map.action_for(&x), Some(Action::Quit));
+        assert_eq!(map.action_for(&q), None);
+        o.clear();
+        o.insert("y".to_string(), "fly".to_string());
+        assert!(map.apply_overrides(&o).is_err());
+    }
+
+    #[test]
+    fn shifted_keys_match_however_the_terminal_reports_them() {
+        let map = Keymap::default();
+        for mods in [KeyModifiers::NONE, KeyModifiers::SHIFT] {
+            let g = KeyEvent::new(KeyCode::Char('G'), mods);
+            assert_eq!(map.action_for(&g), Some(Action::Bottom));
+            let back = KeyEvent::new(KeyCode::BackTab, mods);
+            assert_eq!(map.action_for(&back), Some(Action::PrevPane));
+        }
+        let ctrl_d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::CONTROL);
+        assert_eq!(map.action_for(&ctrl_d), Some(Action::ScrollDown));
+        let d = KeyEvent::new(KeyCode::Char('d'), KeyModifiers::NONE);
+        assert_eq!(map.action_for(&d), None);
+    }
+
+    #[test]
+    fn config_names_round_trip() {
+        for a in Action::BINDABLE {
+            let mut map = Keymap::default();
+            let mut o = BTreeMap::new();
+            o.insert("f12".to_string(), a.config_name());
+            map.apply_overrides(&o).expect("its own name binds");
+            assert_eq!(
+                map.keys_for(a).last(),
+                Some(&KeyChord::parse("f12").expect("f12"))
+            );
+        }
+        assert_eq!(
+            Action::CycleVerdictFilter.config_name(),
+            "cycle_verdict_filter"
+        );
+    }
+
+    #[test]
+    fn every_bindable_action_has_a_default_key() {
+        let map = Keymap::default();
+        for a in Action::BINDABLE {
+            assert!(!map.keys_for(a).is_empty(), "{a:?} unbound");
+        }
+    }
+}

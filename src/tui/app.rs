@@ -1,0 +1,1175 @@
+//! The explorer's state and how it changes. `update` takes an [`Action`], `on_job` a
+//! [`JobEvent`]; neither does I/O: work goes into `outbox` for the workers.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use ratatui::layout::{Position, Rect};
+
+use crate::analysis::Analysis;
+use crate::grade::report::GradeReport;
+use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
+
+use super::action::{Action, Keymap};
+use super::entry::{Entry, Run, Score, Shown, Task};
+use super::highlight::Highlighted;
+use super::insight::{Finding, FindingKind};
+use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
+use super::load::LoadEvent;
+use super::theme::Theme;
+use super::ui;
+
+/// The detail panes, in `Tab` order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Pane {
+    Response,
+    Code,
+    Cases,
+    Output,
+    Graph,
+    Task,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 6] = [
+        Pane::Response,
+        Pane::Code,
+        Pane::Cases,
+        Pane::Output,
+        Pane::Graph,
+        Pane::Task,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Response => "Response",
+            Pane::Code => "Code",
+            Pane::Cases => "Cases",
+            Pane::Output => "Output",
+            Pane::Graph => "Graph",
+            Pane::Task => "Task",
+        }
+    }
+
+    fn index(self) -> usize {
+        Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+}
+
+/// How the list is ordered and grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grouping {
+    /// File order (or best search match first while searching), no group headings.
+    FileOrder,
+    Task,
+    Verdict,
+    Run,
+    Function,
+}
+
+impl Grouping {
+    const CYCLE: [Grouping; 5] = [
+        Grouping::FileOrder,
+        Grouping::Task,
+        Grouping::Verdict,
+        Grouping::Run,
+        Grouping::Function,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Grouping::FileOrder => "file order",
+            Grouping::Task => "task",
+            Grouping::Verdict => "verdict",
+            Grouping::Run => "run",
+            Grouping::Function => "function",
+        }
+    }
+}
+
+/// Which verdicts to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerdictFilter {
+    Is(Verdict),
+    /// Every failure: the four failing verdicts, stored failures and grading errors.
+    AnyFailure,
+    /// Not scored yet (or being graded).
+    Unscored,
+}
+
+impl VerdictFilter {
+    const CYCLE: [VerdictFilter; 7] = [
+        VerdictFilter::AnyFailure,
+        VerdictFilter::Is(Verdict::Right),
+        VerdictFilter::Is(Verdict::ResultError),
+        VerdictFilter::Is(Verdict::ExeError),
+        VerdictFilter::Is(Verdict::UseNumpy),
+        VerdictFilter::Is(Verdict::WithoutZwc),
+        VerdictFilter::Unscored,
+    ];
+
+    fn accepts(self, shown: Shown) -> bool {
+        match self {
+            VerdictFilter::Is(v) => shown == Shown::Verdict(v),
+            VerdictFilter::AnyFailure => shown.is_failure(),
+            VerdictFilter::Unscored => matches!(shown, Shown::Pending | Shown::Grading),
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            VerdictFilter::Is(v) => v.as_str().to_string(),
+            VerdictFilter::AnyFailure => "failed".to_string(),
+            VerdictFilter::Unscored => "unscored".to_string(),
+        }
+    }
+}
+
+/// Which findings to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingFilter {
+    Any,
+    Kind(FindingKind),
+}
+
+impl FindingFilter {
+    pub fn label(self) -> &'static str {
+        match self {
+            FindingFilter::Any => "any finding",
+            FindingFilter::Kind(k) => k.label(),
+        }
+    }
+}
+
+/// Filters in force; they combine (all must accept a row).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub verdict: Option<VerdictFilter>,
+    pub run: Option<usize>,
+    pub function: Option<String>,
+    pub finding: Option<FindingFilter>,
+    /// Only this task (across all runs).
+    pub task: Option<usize>,
+}
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        *self == Filters::default()
+    }
+}
+
+/// One line of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewRow {
+    Group { label: String, count: usize },
+    Row(usize),
+}
+
+/// The fuzzy search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchState {
+    /// Typing into the search box.
+    pub editing: bool,
+    pub pattern: String,
+    /// Id of the newest request; older results are dropped.
+    pub id: u64,
+    /// Rows matching the current pattern, best first; `None` when no search is in force.
+    pub results: Option<Vec<(usize, i64)>>,
+    /// A request is running.
+    pub pending: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popup {
+    Help,
+    Issues,
+}
+
+/// Whether rollouts can be graded here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grading {
+    Available,
+    /// No backend: why, and what to do (shown in the status bar).
+    Unavailable(String),
+}
+
+/// What the explorer knows besides the rollouts: the zwc API, the dataset, where they came from.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub api: Arc<ApiMap>,
+    pub dataset: Arc<Dataset>,
+    pub grading: Grading,
+    /// Lines about what was found (API doc, datasets), shown in the help screen.
+    pub notes: Vec<String>,
+}
+
+/// Loading progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadProgress {
+    pub done: bool,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+/// Grading progress in this session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GradeProgress {
+    pub requested: usize,
+    pub finished: usize,
+}
+
+/// All explorer state.
+pub struct App {
+    pub ctx: Context,
+    pub theme: Theme,
+    pub keymap: Keymap,
+    pub runs: Vec<Run>,
+    pub tasks: Arc<Vec<Task>>,
+    pub entries: Arc<Vec<Arc<Entry>>>,
+    pub scores: Vec<Score>,
+    pub issues: Vec<LoadIssue>,
+    pub load: LoadProgress,
+    pub grade_progress: GradeProgress,
+    pub filters: Filters,
+    pub grouping: Grouping,
+    pub search: SearchState,
+    pub view: Vec<ViewRow>,
+    /// The selected row (index into `entries`).
+    pub selected: Option<usize>,
+    /// First view line shown in the list.
+    pub list_offset: usize,
+    pub pane: Pane,
+    /// Scroll of the detail pane (lines).
+    pub scroll: u16,
+    /// Selected case in the Cases pane.
+    pub case_cursor: usize,
+    pub popup: Option<Popup>,
+    pub popup_scroll: u16,
+    /// Terminal size.
+    pub size: (u16, u16),
+    pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
+    highlight_requested: HashSet<HighlightKey>,
+    /// Findings of the full analysis by row, as the background sweep delivers them.
+    pub refined: Vec<Option<Vec<Finding>>>,
+    /// Full static analyses (`crate::analysis`) of rows that were selected.
+    pub analyses: HashMap<usize, Arc<Analysis>>,
+    analysis_requested: HashSet<usize>,
+    /// A transient note for the status bar.
+    pub message: Option<String>,
+    pub outbox: Vec<JobRequest>,
+    pub should_quit: bool,
+    view_dirty: bool,
+    next_ticket: u64,
+}
+
+/// Most highlighted texts kept; beyond that the cache is emptied (they are cheap to redo).
+const HIGHLIGHT_CACHE: usize = 256;
+
+impl App {
+    /// An empty explorer; rows arrive through [`App::on_job`].
+    pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
+        App {
+            ctx,
+            theme,
+            keymap,
+            runs: Vec::new(),
+            tasks: Arc::new(Vec::new()),
+            entries: Arc::new(Vec::new()),
+            scores: Vec::new(),
+            issues: Vec::new(),
+            load: LoadProgress::default(),
+            grade_progress: GradeProgress::default(),
+            filters: Filters::default(),
+            grouping: Grouping::FileOrder,
+            search: SearchState::default(),
+            view: Vec::new(),
+            selected: None,
+            list_offset: 0,
+            pane: Pane::Response,
+            scroll: 0,
+            case_cursor: 0,
+            popup: None,
+            popup_scroll: 0,
+            size: (80, 24),
+            highlights: HashMap::new(),
+            highlight_requested: HashSet::new(),
+            refined: Vec::new(),
+            analyses: HashMap::new(),
+            analysis_requested: HashSet::new(),
+            message: None,
+            outbox: Vec::new(),
+            should_quit: false,
+            view_dirty: false,
+            next_ticket: 1,
+        }
+    }
+
+    /// The selected row's entry.
+    pub fn selected_entry(&self) -> Option<&Arc<Entry>> {
+        self.selected.and_then(|i| self.entries.get(i))
+    }
+
+    /// The selected row's grade report, if it has one.
+    pub fn selected_report(&self) -> Option<&GradeReport> {
+        self.selected
+            .and_then(|i| self.scores.get(i))
+            .and_then(Score::report)
+    }
+
+    /// The dataset item of a row's task.
+    pub fn dataset_item(&self, entry: &Entry) -> Option<&DatasetItem> {
+        self.ctx.dataset.get(&entry.rollout.query)
+    }
+
+    /// A row's findings: the full analysis's once the sweep reached it, else the fast pass's.
+    pub fn findings<'a>(&'a self, i: usize, entry: &'a Entry) -> &'a [Finding] {
+        match self.refined.get(i) {
+            Some(Some(f)) => f,
+            _ => &entry.insight.findings,
+        }
+    }
+
+    /// What the verdict column shows for row `i`.
+    pub fn shown(&self, i: usize) -> Shown {
+        self.scores.get(i).map_or(Shown::Pending, Score::shown)
+    }
+
+    /// Position of the selection in `view`.
+    pub fn cursor(&self) -> Option<usize> {
+        let sel = self.selected?;
+        self.view.iter().position(|r| *r == ViewRow::Row(sel))
+    }
+
+    /// Number of rows (not headings) in the view.
+    pub fn shown_rows(&self) -> usize {
+        self.view
+            .iter()
+            .filter(|r| matches!(r, ViewRow::Row(_)))
+            .count()
+    }
+
+    /// Number of list rows that fit on the screen.
+    pub fn list_height(&self) -> usize {
+        ui::layout(Rect::new(0, 0, self.size.0, self.size.1)).list_rows as usize
+    }
+
+    /// Applies a user or terminal action; returns whether the screen must be redrawn.
+    pub fn update(&mut self, action: &Action) -> bool {
+        // A note lasts until the next thing the user does.
+        if !matches!(action, Action::Resize { .. }) {
+            self.message = None;
+        }
+        if let Some(popup) = self.popup
+            && let Some(redraw) = self.update_popup(popup, action)
+        {
+            return redraw;
+        }
+        if self.search.editing {
+            match action {
+                Action::SearchInput(c) => {
+                    self.search.pattern.push(*c);
+                    self.start_search();
+                    return true;
+                }
+                Action::SearchBackspace => {
+                    self.search.pattern.pop();
+                    self.start_search();
+                    return true;
+                }
+                Action::SearchSubmit => {
+                    self.search.editing = false;
+                    return true;
+                }
+                Action::Cancel => {
+                    self.search = SearchState {
+                        id: self.search.id + 1,
+                        ..SearchState::default()
+                    };
+                    self.refresh_view();
+                    return true;
+                }
+                _ => {}
+            }
+        }
+        let redraw = match action {
+            Action::Quit => {
+                self.should_quit = true;
+                true
+            }
+            Action::Up => self.move_by(-1),
+            Action::Down => self.move_by(1),
+            Action::PageUp => self.move_by(-(self.list_height().max(2) as isize - 1)),
+            Action::PageDown => self.move_by(self.list_height().max(2) as isize - 1),
+            Action::Top => self.move_to_view_index(0),
+            Action::Bottom => self.move_to_view_index(self.view.len().saturating_sub(1)),
+            Action::NextPane => self.set_pane(Pane::ALL[(self.pane.index() + 1) % 6]),
+            Action::PrevPane => self.set_pane(Pane::ALL[(self.pane.index() + 5) % 6]),
+            Action::PaneResponse => self.set_pane(Pane::Response),
+            Action::PaneCode => self.set_pane(Pane::Code),
+            Action::PaneCases => self.set_pane(Pane::Cases),
+            Action::PaneOutput => self.set_pane(Pane::Output),
+            Action::PaneGraph => self.set_pane(Pane::Graph),
+            Action::PaneTask => self.set_pane(Pane::Task),
+            Action::ScrollDown => self.scroll_detail(1),
+            Action::ScrollUp => self.scroll_detail(-1),
+            Action::FirstFailedCase => self.first_failed_case(),
+            Action::Search => {
+                self.search.editing = true;
+                true
+            }
+            Action::CycleVerdictFilter => {
+                self.filters.verdict = cycle(&VerdictFilter::CYCLE, self.filters.verdict);
+                self.refresh_view();
+                true
+            }
+            Action::CycleRunFilter => {
+                let runs: Vec<usize> = (0..self.runs.len()).collect();
+                self.filters.run = cycle(&runs, self.filters.run);
+                self.refresh_view();
+                true
+            }
+            Action::CycleFunctionFilter => self.cycle_function_filter(),
+            Action::CycleFindingFilter => {
+                let mut options = vec![FindingFilter::Any];
+                options.extend(FindingKind::ALL.map(FindingFilter::Kind));
+                self.filters.finding = cycle(&options, self.filters.finding);
+                self.refresh_view();
+                true
+            }
+            Action::ClearFilters => {
+                self.filters = Filters::default();
+                self.search = SearchState {
+                    id: self.search.id + 1,
+                    ..SearchState::default()
+                };
+                self.refresh_view();
+                true
+            }
+            Action::CycleGrouping => {
+                self.grouping =
+                    cycle(&Grouping::CYCLE, Some(self.grouping)).unwrap_or(Grouping::FileOrder);
+                self.refresh_view();
+                true
+            }
+            Action::SameTask => {
+                self.filters.task = match (self.filters.task, self.selected_entry()) {
+                    (Some(_), _) => None,
+                    (None, Some(e)) => Some(e.task),
+                    (None, None) => None,
+                };
+                self.refresh_view();
+                true
+            }
+            Action::NextSameTask => self.next_same_task(),
+            Action::Regrade => {
+                if let Some(row) = self.selected {
+                    self.request_grades(&[row], true);
+                }
+                true
+            }
+            Action::RegradeAll => {
+                let rows: Vec<usize> = self
+                    .view
+                    .iter()
+                    .filter_map(|r| match r {
+                        ViewRow::Row(i) => Some(*i),
+                        ViewRow::Group { .. } => None,
+                    })
+                    .collect();
+                self.request_grades(&rows, false);
+                true
+            }
+            Action::Help => {
+                self.popup = Some(Popup::Help);
+                self.popup_scroll = 0;
+                true
+            }
+            Action::Issues => {
+                self.popup = Some(Popup::Issues);
+                self.popup_scroll = 0;
+                true
+            }
+            Action::Cancel => {
+                if self.search.results.is_some() {
+                    self.search = SearchState {
+                        id: self.search.id + 1,
+                        ..SearchState::default()
+                    };
+                    self.refresh_view();
+                }
+                true
+            }
+            Action::SearchInput(_) | Action::SearchBackspace | Action::SearchSubmit => false,
+            Action::Resize { width, height } => {
+                self.size = (*width, *height);
+                self.keep_cursor_visible();
+                true
+            }
+            Action::Click { column, row } => self.click(*column, *row),
+            Action::Wheel { column, row, down } => self.wheel(*column, *row, *down),
+        };
+        self.settle();
+        redraw
+    }
+
+    /// Handles an action while a popup is open; `None` lets it through to the main screen.
+    fn update_popup(&mut self, _popup: Popup, action: &Action) -> Option<bool> {
+        match action {
+            Action::Cancel | Action::Help | Action::Issues | Action::Click { .. } => {
+                self.popup = None;
+                Some(true)
+            }
+            Action::Down | Action::ScrollDown => {
+                self.popup_scroll = self.popup_scroll.saturating_add(1);
+                Some(true)
+            }
+            Action::Up | Action::ScrollUp => {
+                self.popup_scroll = self.popup_scroll.saturating_sub(1);
+                Some(true)
+            }
+            Action::PageDown => {
+                self.popup_scroll = self.popup_scroll.saturating_add(10);
+                Some(true)
+            }
+            Action::PageUp => {
+                self.popup_scroll = self.popup_scroll.saturating_sub(10);
+                Some(true)
+            }
+            Action::Wheel { down, .. } => {
+                self.popup_scroll = if *down {
+                    self.popup_scroll.saturating_add(3)
+                } else {
+                    self.popup_scroll.saturating_sub(3)
+                };
+                Some(true)
+            }
+            Action::Quit | Action::Resize { .. } => None,
+            _ => Some(false),
+        }
+    }
+
+    /// Applies a worker's result; returns whether the screen must be redrawn.
+    /// View changes are batched: call [`App::settle`] after draining events.
+    pub fn on_job(&mut self, event: JobEvent) -> bool {
+        match event {
+            JobEvent::Load(e) => self.on_load(e),
+            JobEvent::Graded {
+                ticket,
+                row,
+                result,
+            } => {
+                let Some(Score::Grading { ticket: expected }) = self.scores.get(row) else {
+                    return false;
+                };
+                if *expected != ticket {
+                    return false;
+                }
+                self.scores[row] = match result {
+                    Ok(report) => Score::Graded(Arc::new(*report)),
+                    Err(e) => Score::Failed(e),
+                };
+                self.grade_progress.finished += 1;
+                if self.filters.verdict.is_some() || self.grouping == Grouping::Verdict {
+                    self.view_dirty = true;
+                }
+                true
+            }
+            JobEvent::SearchDone { id, matches } => {
+                if id != self.search.id {
+                    return false;
+                }
+                self.search.pending = false;
+                self.search.results = Some(matches);
+                self.view_dirty = true;
+                true
+            }
+            JobEvent::Refined { rows } => {
+                for (row, findings) in rows {
+                    if self.refined.len() <= row {
+                        self.refined.resize(row + 1, None);
+                    }
+                    self.refined[row] = Some(findings);
+                }
+                if self.filters.finding.is_some() {
+                    self.view_dirty = true;
+                }
+                true
+            }
+            JobEvent::Analyzed { row, analysis } => {
+                if self.analyses.len() >= HIGHLIGHT_CACHE {
+                    self.analyses.clear();
+                    self.analysis_requested.clear();
+                }
+                self.analysis_requested.insert(row);
+                self.analyses.insert(row, analysis);
+                self.selected == Some(row)
+            }
+            JobEvent::Highlighted { key, text } => {
+                if self.highlights.len() >= HIGHLIGHT_CACHE {
+                    self.highlights.clear();
+                    self.highlight_requested.clear();
+                }
+                self.highlight_requested.insert(key);
+                self.highlights.insert(key, text);
+                self.selected == Some(key.0)
+            }
+        }
+    }
+
+    fn on_load(&mut self, event: LoadEvent) -> bool {
+        match event {
+            LoadEvent::Run(run) => {
+                self.runs.push(run);
+                false
+            }
+            LoadEvent::Batch {
+                entries,
+                scores,
+                new_tasks,
+            } => {
+                if !new_tasks.is_empty() {
+                    Arc::make_mut(&mut self.tasks).extend(new_tasks);
+                }
+                let list = Arc::make_mut(&mut self.entries);
+                list.extend(entries.into_iter().map(Arc::new));
+                self.scores.extend(scores);
+                self.view_dirty = true;
+                true
+            }
+            LoadEvent::Reports(reports) => {
+                for (row, report) in reports {
+                    if let Some(slot) = self.scores.get_mut(row) {
+                        *slot = Score::Graded(Arc::new(report));
+                    }
+                }
+                self.view_dirty = true;
+                true
+            }
+            LoadEvent::Issues(issues) => {
+                self.issues.extend(issues);
+                true
+            }
+            LoadEvent::Progress { done, total } => {
+                self.load.bytes_done = done;
+                self.load.bytes_total = total;
+                true
+            }
+            LoadEvent::Failed(msg) => {
+                self.message = Some(msg);
+                true
+            }
+            LoadEvent::Done => {
+                self.load.done = true;
+                // Refine every row's findings with the full analysis, in the background.
+                self.outbox.push(JobRequest::AnalyzeAll {
+                    from: 0,
+                    entries: self.entries.clone(),
+                    dataset: self.ctx.dataset.clone(),
+                    api: self.ctx.api.clone(),
+                });
+                if !self.issues.is_empty() {
+                    self.message = Some(format!(
+                        "{} lines could not be loaded: ! shows why",
+                        self.issues.len()
+                    ));
+                }
+                // Grade what has no score, now that every report file has been matched.
+                if self.ctx.grading == Grading::Available {
+                    let rows: Vec<usize> = (0..self.scores.len())
+                        .filter(|i| self.scores[*i] == Score::Unscored)
+                        .collect();
+                    self.request_grades(&rows, false);
+                }
+                if self.search.results.is_some() {
+                    self.start_search();
+                }
+                self.view_dirty = true;
+                true
+            }
+        }
+    }
+
+    /// Recomputes the view if something changed it; call once after a burst of events.
+    pub fn settle(&mut self) {
+        if self.view_dirty {
+            self.refresh_view();
+        }
+    }
+
+    fn request_grades(&mut self, rows: &[usize], front: bool) {
+        if let Grading::Unavailable(why) = &self.ctx.grading {
+            self.message = Some(format!("cannot grade: {why}"));
+            return;
+        }
+        for &row in rows {
+            let Some(entry) = self.entries.get(row).cloned() else {
+                continue;
+            };
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            // A row already in flight is re-queued, not counted twice: its old result is dropped.
+            if !matches!(self.scores[row], Score::Grading { .. }) {
+                self.grade_progress.requested += 1;
+            }
+            self.scores[row] = Score::Grading { ticket };
+            self.outbox.push(JobRequest::Grade {
+                ticket,
+                row,
+                entry,
+                front,
+            });
+        }
+        if rows.len() > 1 {
+            self.message = Some(format!("grading {} rollouts", rows.len()));
+        }
+        self.view_dirty = true;
+    }
+
+    fn start_search(&mut self) {
+        self.search.id += 1;
+        if self.search.pattern.is_empty() {
+            self.search.results = None;
+            self.search.pending = false;
+            self.refresh_view();
+            return;
+        }
+        self.search.pending = true;
+        self.outbox.push(JobRequest::Search {
+            id: self.search.id,
+            pattern: self.search.pattern.clone(),
+            entries: self.entries.clone(),
+            tasks: self.tasks.clone(),
+        });
+    }
+
+    fn accepts(&self, i: usize, e: &Entry) -> bool {
+        let f = &self.filters;
+        if let Some(v) = f.verdict
+            && !v.accepts(self.shown(i))
+        {
+            return false;
+        }
+        if f.run.is_some_and(|r| r != e.run) || f.task.is_some_and(|t| t != e.task) {
+            return false;
+        }
+        if let Some(name) = &f.function
+            && !e.functions.iter().any(|n| n == name)
+        {
+            return false;
+        }
+        match f.finding {
+            None => true,
+            Some(FindingFilter::Any) => !self.findings(i, e).is_empty(),
+            Some(FindingFilter::Kind(k)) => self.findings(i, e).iter().any(|x| x.kind == k),
+        }
+    }
+
+    /// Rebuilds `view` from the filters, the search and the grouping; keeps the selection.
+    pub fn refresh_view(&mut self) {
+        self.view_dirty = false;
+        let entries = self.entries.clone();
+        let mut rows: Vec<usize> = match &self.search.results {
+            Some(matches) => matches
+                .iter()
+                .map(|(i, _)| *i)
+                .filter(|i| entries.get(*i).is_some_and(|e| self.accepts(*i, e)))
+                .collect(),
+            None => entries
+                .iter()
+                .enumerate()
+                .filter(|(i, e)| self.accepts(*i, e))
+                .map(|(i, _)| i)
+                .collect(),
+        };
+        let mut view = Vec::with_capacity(rows.len() + 16);
+        if self.grouping == Grouping::FileOrder {
+            view.extend(rows.into_iter().map(ViewRow::Row));
+        } else {
+            // Numeric keys, so grouping 100k rows sorts integers, not strings.
+            let no_call = "(no zwc call)";
+            let function_rank: HashMap<&str, usize> = if self.grouping == Grouping::Function {
+                let mut names: Vec<&str> = rows
+                    .iter()
+                    .map(|i| {
+                        entries[*i]
+                            .functions
+                            .first()
+                            .map_or(no_call, String::as_str)
+                    })
+                    .collect();
+                names.sort_unstable();
+                names.dedup();
+                names.into_iter().enumerate().map(|(k, n)| (n, k)).collect()
+            } else {
+                HashMap::new()
+            };
+            let key = |i: usize| -> usize {
+                let e = &entries[i];
+                match self.grouping {
+                    Grouping::Task => e.task,
+                    Grouping::Run => e.run,
+                    Grouping::Verdict => verdict_rank(self.shown(i)),
+                    Grouping::Function => function_rank
+                        .get(e.functions.first().map_or(no_call, String::as_str))
+                        .copied()
+                        .unwrap_or(0),
+                    Grouping::FileOrder => 0,
+                }
+            };
+            let label = |i: usize| -> String {
+                let e = &entries[i];
+                match self.grouping {
+                    Grouping::Task => self
+                        .tasks
+                        .get(e.task)
+                        .map_or(String::new(), |t| t.short.clone()),
+                    Grouping::Run => self
+                        .runs
+                        .get(e.run)
+                        .map_or(String::new(), |r| r.name.clone()),
+                    Grouping::Verdict => self.shown(i).label().to_string(),
+                    Grouping::Function => e
+                        .functions
+                        .first()
+                        .map_or(no_call, String::as_str)
+                        .to_string(),
+                    Grouping::FileOrder => String::new(),
+                }
+            };
+            let mut keyed: Vec<(usize, usize)> = rows.drain(..).map(|i| (key(i), i)).collect();
+            // Stable: within a group, file order (or search rank) is kept.
+            keyed.sort_by_key(|(k, _)| *k);
+            let mut k = 0;
+            while k < keyed.len() {
+                let mut end = k;
+                while end < keyed.len() && keyed[end].0 == keyed[k].0 {
+                    end += 1;
+                }
+                view.push(ViewRow::Group {
+                    label: label(keyed[k].1),
+                    count: end - k,
+                });
+                view.extend(keyed[k..end].iter().map(|(_, i)| ViewRow::Row(*i)));
+                k = end;
+            }
+        }
+        self.view = view;
+        let still_there = self.selected.is_some() && self.cursor().is_some();
+        if !still_there {
+            let first = self.view.iter().find_map(|r| match r {
+                ViewRow::Row(i) => Some(*i),
+                ViewRow::Group { .. } => None,
+            });
+            if first != self.selected {
+                self.select(first);
+            }
+        }
+        self.keep_cursor_visible();
+    }
+
+    fn select(&mut self, row: Option<usize>) {
+        if row != self.selected {
+            self.selected = row;
+            self.scroll = 0;
+            self.case_cursor = 0;
+            // The row the user looks at is graded next.
+            if let Some(r) = row
+                && let Some(Score::Grading { ticket }) = self.scores.get(r)
+                && let Some(entry) = self.entries.get(r)
+            {
+                self.outbox.push(JobRequest::Grade {
+                    ticket: *ticket,
+                    row: r,
+                    entry: entry.clone(),
+                    front: true,
+                });
+            }
+        }
+        self.request_highlights();
+    }
+
+    /// The full analysis of the selected row, once its job has answered.
+    pub fn selected_analysis(&self) -> Option<&Analysis> {
+        self.selected
+            .and_then(|row| self.analyses.get(&row))
+            .map(|a| &**a)
+    }
+
+    /// Asks for the highlighted texts and the analysis of the selected row, unless cached.
+    fn request_highlights(&mut self) {
+        let Some(row) = self.selected else { return };
+        let Some(entry) = self.entries.get(row).cloned() else {
+            return;
+        };
+        if self.analysis_requested.insert(row) {
+            self.outbox.push(JobRequest::Analyze {
+                row,
+                item: self.dataset_item(&entry).cloned().map(Box::new),
+                entry: entry.clone(),
+                api: self.ctx.api.clone(),
+            });
+        }
+        let reference = self
+            .dataset_item(&entry)
+            .map(|d| d.reference.join("\n\n# ---\n\n"));
+        let wanted = [
+            (
+                HighlightKind::Response,
+                Some(entry.rollout.response.clone()),
+            ),
+            (HighlightKind::Code, Some(entry.code().to_string())),
+            (HighlightKind::Reference, reference),
+        ];
+        for (kind, text) in wanted {
+            let key = (row, kind);
+            let Some(text) = text else { continue };
+            if text.is_empty() || !self.highlight_requested.insert(key) {
+                continue;
+            }
+            self.outbox.push(JobRequest::Highlight {
+                key,
+                text,
+                syntect_theme: self.theme.syntect_theme.clone(),
+            });
+        }
+    }
+
+    fn move_to_view_index(&mut self, target: usize) -> bool {
+        if self.view.is_empty() {
+            return false;
+        }
+        let target = target.min(self.view.len() - 1);
+        // Skip headings: look forward, then backward.
+        let found = self.view[target..]
+            .iter()
+            .chain(self.view[..target].iter().rev())
+            .find_map(|r| match r {
+                ViewRow::Row(i) => Some(*i),
+                ViewRow::Group { .. } => None,
+            });
+        let changed = found != self.selected;
+        self.select(found);
+        self.keep_cursor_visible();
+        changed
+    }
+
+    fn move_by(&mut self, delta: isize) -> bool {
+        let rows: Vec<usize> = self
+            .view
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| matches!(r, ViewRow::Row(_)))
+            .map(|(k, _)| k)
+            .collect();
+        if rows.is_empty() {
+            return false;
+        }
+        let current = self
+            .cursor()
+            .and_then(|c| rows.iter().position(|k| *k == c))
+            .unwrap_or(0);
+        let next = (current as isize + delta).clamp(0, rows.len() as isize - 1) as usize;
+        self.move_to_view_index(rows[next])
+    }
+
+    fn keep_cursor_visible(&mut self) {
+        let height = self.list_height().max(1);
+        let Some(cursor) = self.cursor() else {
+            self.list_offset = self.list_offset.min(self.view.len().saturating_sub(1));
+            return;
+        };
+        // Show the group heading above the first row of a group when possible.
+        let top = if cursor > 0 && matches!(self.view[cursor - 1], ViewRow::Group { .. }) {
+            cursor - 1
+        } else {
+            cursor
+        };
+        if top < self.list_offset {
+            self.list_offset = top;
+        } else if cursor >= self.list_offset + height {
+            self.list_offset = cursor + 1 - height;
+        }
+    }
+
+    fn set_pane(&mut self, pane: Pane) -> bool {
+        if self.pane != pane {
+            self.pane = pane;
+            self.scroll = 0;
+        }
+        true
+    }
+
+    fn scroll_detail(&mut self, delta: i32) -> bool {
+        if self.pane == Pane::Cases {
+            let cases = self.case_count();
+            if cases == 0 {
+                return false;
+            }
+            let next = (self.case_cursor as i64 + i64::from(delta)).clamp(0, cases as i64 - 1);
+            self.case_cursor = next as usize;
+            return true;
+        }
+        self.scroll = if delta >= 0 {
+            self.scroll.saturating_add(delta as u16)
+        } else {
+            self.scroll.saturating_sub(delta.unsigned_abs() as u16)
+        };
+        true
+    }
+
+    /// Number of cases the Cases pane lists for the selection.
+    pub fn case_count(&self) -> usize {
+        match (self.selected_report(), self.selected_entry()) {
+            (Some(r), _) if !r.cases.is_empty() => r.cases.len(),
+            (_, Some(e)) => e.rollout.test_cases.len(),
+            _ => 0,
+        }
+    }
+
+    fn first_failed_case(&mut self) -> bool {
+        self.pane = Pane::Cases;
+        self.scroll = 0;
+        match self.selected_report() {
+            Some(r) if r.execution.is_none() => {
+                self.message = Some(format!("no case ran: {}", r.decided_by));
+            }
+            Some(r) => match r.cases.iter().position(|c| !c.matched) {
+                Some(k) => self.case_cursor = k,
+                None => self.message = Some("no failed case".to_string()),
+            },
+            None => self.message = Some("not graded: no case results yet".to_string()),
+        }
+        true
+    }
+
+    fn cycle_function_filter(&mut self) -> bool {
+        let options: Vec<String> = self
+            .selected_entry()
+            .map(|e| e.functions.clone())
+            .unwrap_or_default();
+        if options.is_empty() && self.filters.function.is_none() {
+            self.message = Some("the selected rollout calls no zwc function".to_string());
+            return true;
+        }
+        self.filters.function = match &self.filters.function {
+            Some(f) => options
+                .iter()
+                .position(|o| o == f)
+                .and_then(|p| options.get(p + 1).cloned()),
+            None => options.first().cloned(),
+        };
+        self.refresh_view();
+        true
+    }
+
+    fn next_same_task(&mut self) -> bool {
+        let Some(entry) = self.selected_entry().cloned() else {
+            return false;
+        };
+        let Some(cursor) = self.cursor() else {
+            return false;
+        };
+        let n = self.view.len();
+        let next = (1..n)
+            .map(|d| (cursor + d) % n)
+            .find_map(|k| match &self.view[k] {
+                ViewRow::Row(i) if self.entries[*i].task == entry.task => Some(*i),
+                _ => None,
+            });
+        match next {
+            Some(i) => {
+                let runs = self.runs.len();
+                self.select(Some(i));
+                self.keep_cursor_visible();
+                if runs > 1 {
+                    let name = self.runs.get(self.entries[i].run).map(|r| r.name.clone());
+                    self.message = name.map(|n| format!("same task in run {n}"));
+                }
+            }
+            None => self.message = Some("this task has no other rollout shown".to_string()),
+        }
+        true
+    }
+
+    fn click(&mut self, column: u16, row: u16) -> bool {
+        let areas = ui::layout(Rect::new(0, 0, self.size.0, self.size.1));
+        let pos = Position::new(column, row);
+        if areas.list_body.contains(pos) {
+            let k = self.list_offset + usize::from(row - areas.list_body.y);
+            if let Some(ViewRow::Row(i)) = self.view.get(k) {
+                let i = *i;
+                self.select(Some(i));
+                return true;
+            }
+            return false;
+        }
+        if let Some(pane) = ui::tab_at(areas.detail, column, row) {
+            return self.set_pane(pane);
+        }
+        // A click on a row of the Cases table selects that case.
+        let inner = ui::detail_inner(areas.detail);
+        if self.pane == Pane::Cases
+            && inner.contains(pos)
+            && let Some(entry) = self.selected_entry().cloned()
+        {
+            let (content, cases) = super::panes::cases::render_with_rows(self, &entry, inner.width);
+            let scroll = ui::detail_scroll(&content, inner.height, self.scroll);
+            let line = usize::from(scroll) + usize::from(row - inner.y);
+            if let Some(k) = line.checked_sub(super::panes::cases::FIRST_CASE_LINE)
+                && k < cases
+            {
+                self.case_cursor = k;
+                return true;
+            }
+        }
+        false
+    }
+
+    fn wheel(&mut self, column: u16, row: u16, down: bool) -> bool {
+        let areas = ui::layout(Rect::new(0, 0, self.size.0, self.size.1));
+        let pos = Position::new(column, row);
+        let step = if down { 3 } else { -3 };
+        if areas.list.contains(pos) {
+            self.move_by(step)
+        } else if areas.detail.contains(pos) {
+            if self.pane == Pane::Cases {
+                self.scroll_detail(step.signum() as i32)
+            } else {
+                self.scroll_detail(step as i32)
+            }
+        } else {
+            false
+        }
+    }
+
+    /// Takes the work queued by `update`/`on_job`, for the workers.
+    pub fn take_requests(&mut self) -> Vec<JobRequest> {
+        std::mem::take(&mut self.outbox)
+    }
+}
+
+/// Order of verdict groups: failures first, the most actionable on top.
+fn verdict_rank(s: Shown) -> usize {
+    match s {
+        Shown::Verdict(Verdict::ResultError) => 0,
+        Shown::Verdict(Verdict::ExeError) => 1,
+        Shown::Verdict(Verdict::UseNumpy) => 2,
+        Shown::Verdict(Verdict::WithoutZwc) => 3,
+        Shown::StoredFail => 4,
+        Shown::Error => 5,
+        Shown::Verdict(Verdict::Right) => 6,
+        Shown::Grading => 7,
+        Shown::Pending => 8,
+    }
+}
+
+/// The option after `current` in `options`, then none, then the first again.
+fn cycle<T: Clone + PartialEq>(options: &[T], current: Option<T>) -> Option<T> {
+    match current {
+        None => options.first().cloned(),
+        Some(c) => options
+            .iter()
+            .position(|o| *o == c)
+            .and_then(|p| options.get(p + 1).cloned()),
+    }
+}

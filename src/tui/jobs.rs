@@ -1,0 +1,508 @@
+//! Background work: loading, grading, fuzzy search and highlighting run on worker threads.
+//! Requests carry ids; results that no longer match what the app asked for are dropped by the app.
+
+use std::collections::VecDeque;
+use std::sync::mpsc::{Receiver, Sender, TryRecvError};
+use std::sync::{Arc, Condvar, Mutex};
+
+use fuzzy_matcher::FuzzyMatcher;
+use fuzzy_matcher::skim::SkimMatcherV2;
+
+use crate::analysis::{Analysis, analyze_rollout};
+use crate::grade::report::GradeReport;
+use crate::model::{ApiMap, Dataset, DatasetItem, Rollout};
+
+use super::entry::{Entry, Task};
+use super::highlight::{Highlighted, highlight_markdown, highlight_python};
+use super::insight::{Finding, findings_of};
+use super::load::{LoadEvent, Source, load_sources};
+
+/// Grades one rollout. The real one (the embedded grader) is plugged in by `main`;
+/// tests use a fake. Must be callable from several threads at once.
+pub trait GradeBackend: Send + Sync {
+    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport>;
+}
+
+/// What a highlighted text is of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum HighlightKind {
+    /// The whole response, as markdown.
+    Response,
+    /// The extracted code.
+    Code,
+    /// The dataset's NumPy reference solution of the row's task.
+    Reference,
+}
+
+/// Identifies a highlighted text: row and kind.
+pub type HighlightKey = (usize, HighlightKind);
+
+/// Work the app asks for.
+#[derive(Debug, Clone)]
+pub enum JobRequest {
+    /// Grade row `row`; `front` puts it ahead of the queue (the user is looking at it).
+    Grade {
+        ticket: u64,
+        row: usize,
+        entry: Arc<Entry>,
+        front: bool,
+    },
+    /// Fuzzy-search `pattern` over `entries` (query, code and names).
+    Search {
+        id: u64,
+        pattern: String,
+        entries: Arc<Vec<Arc<Entry>>>,
+        tasks: Arc<Vec<Task>>,
+    },
+    Highlight {
+        key: HighlightKey,
+        text: String,
+        syntect_theme: String,
+    },
+    /// The full analysis of every row from `from` on, in the background (refines findings).
+    AnalyzeAll {
+        from: usize,
+        entries: Arc<Vec<Arc<Entry>>>,
+        dataset: Arc<Dataset>,
+        api: Arc<ApiMap>,
+    },
+    /// The full static analysis (`crate::analysis`) of one row, for the Code and Graph panes.
+    Analyze {
+        row: usize,
+        entry: Arc<Entry>,
+        item: Option<Box<DatasetItem>>,
+        api: Arc<ApiMap>,
+    },
+}
+
+/// Results coming back.
+#[derive(Debug, Clone)]
+pub enum JobEvent {
+    Load(LoadEvent),
+    Graded {
+        ticket: u64,
+        row: usize,
+        result: Result<Box<GradeReport>, String>,
+    },
+    /// Matching rows and scores, best first.
+    SearchDone {
+        id: u64,
+        matches: Vec<(usize, i64)>,
+    },
+    Highlighted {
+        key: HighlightKey,
+        text: Arc<Highlighted>,
+    },
+    Analyzed {
+        row: usize,
+        analysis: Arc<Analysis>,
+    },
+    /// Findings of the full analysis for some rows (replacing the fast pass's).
+    Refined {
+        rows: Vec<(usize, Vec<Finding>)>,
+    },
+}
+
+/// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
+const SEARCH_FIELD_CHARS: usize = 400;
+
+fn bounded(text: &str) -> &str {
+    match text.char_indices().nth(SEARCH_FIELD_CHARS) {
+        Some((i, _)) => &text[..i],
+        None => text,
+    }
+}
+
+/// Fuzzy-matches `pattern` against each row's query, names and code; best score first.
+/// Returns `None` when `cancelled` says a newer search has arrived.
+pub fn search_rows(
+    entries: &[Arc<Entry>],
+    tasks: &[Task],
+    pattern: &str,
+    cancelled: &mut dyn FnMut() -> bool,
+) -> Option<Vec<(usize, i64)>> {
+    let matcher = SkimMatcherV2::default().smart_case();
+    // Queries repeat across runs: match each task once.
+    let task_scores: Vec<Option<i64>> = tasks
+        .iter()
+        .map(|t| matcher.fuzzy_match(bounded(&t.query), pattern))
+        .collect();
+    let code_floor = 20 * pattern.chars().count() as i64;
+    let mut out = Vec::new();
+    for (row, e) in entries.iter().enumerate() {
+        if row % 2048 == 0 && cancelled() {
+            return None;
+        }
+        let names = e.functions.join(" ");
+        let zwc: Vec<&str> = e.insight.calls.iter().map(|c| c.name.as_str()).collect();
+        // Code is long: letters scattered over it match almost anything, so only
+        // tight matches there count.
+        let code = matcher
+            .fuzzy_match(bounded(e.code()), pattern)
+            .filter(|s| *s >= code_floor);
+        let scores = [
+            task_scores.get(e.task).copied().flatten(),
+            matcher.fuzzy_match(&names, pattern),
+            matcher.fuzzy_match(bounded(&zwc.join(" ")), pattern),
+            code,
+        ];
+        if let Some(best) = scores.into_iter().flatten().max() {
+            out.push((row, best));
+        }
+    }
+    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Some(out)
+}
+
+/// Positions (char indices) of `pattern`'s characters matched in `text`, for highlighting.
+pub fn matched_chars(text: &str, pattern: &str) -> Vec<usize> {
+    if pattern.is_empty() {
+        return Vec::new();
+    }
+    SkimMatcherV2::default()
+        .smart_case()
+        .fuzzy_indices(text, pattern)
+        .map(|(_, idx)| idx)
+        .unwrap_or_default()
+}
+
+/// The full analysis's findings for one row; a panic in the analysis keeps the fast findings.
+fn refine(entry: &Entry, dataset: &Dataset, api: &ApiMap) -> Vec<Finding> {
+    let mut found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        findings_of(&analyze_rollout(
+            &entry.rollout,
+            api,
+            dataset.get(&entry.rollout.query),
+        ))
+    }))
+    .unwrap_or_else(|_| entry.insight.findings.clone());
+    if api.is_empty() {
+        found.retain(|f| !f.kind.needs_api());
+    }
+    found
+}
+
+/// Rows per `Refined` event of the background sweep.
+const SWEEP_BATCH: usize = 256;
+
+/// Analyses every row in the background, a batch at a time, so the list's findings
+/// become the full analysis's without holding anything up.
+fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
+    let JobRequest::AnalyzeAll {
+        from,
+        entries,
+        dataset,
+        api,
+    } = req
+    else {
+        return;
+    };
+    let mut row = from;
+    while row < entries.len() {
+        let end = (row + SWEEP_BATCH).min(entries.len());
+        let rows = (row..end)
+            .map(|r| (r, refine(&entries[r], &dataset, &api)))
+            .collect();
+        if events.send(JobEvent::Refined { rows }).is_err() {
+            return;
+        }
+        row = end;
+    }
+}
+
+/// Runs one request to completion on the current thread (used by the workers and by tests).
+pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Option<JobEvent> {
+    match req {
+        JobRequest::Grade {
+            ticket, row, entry, ..
+        } => {
+            let result = match backend {
+                Some(b) => b
+                    .grade(&entry.rollout)
+                    .map(Box::new)
+                    .map_err(|e| format!("{e:#}")),
+                None => Err("no grading backend".to_string()),
+            };
+            Some(JobEvent::Graded {
+                ticket,
+                row,
+                result,
+            })
+        }
+        JobRequest::Search {
+            id,
+            pattern,
+            entries,
+            tasks,
+        } => search_rows(&entries, &tasks, &pattern, &mut || false)
+            .map(|matches| JobEvent::SearchDone { id, matches }),
+        JobRequest::Highlight {
+            key,
+            text,
+            syntect_theme,
+        } => {
+            let h = match key.1 {
+                HighlightKind::Response => highlight_markdown(&text, &syntect_theme),
+                HighlightKind::Code | HighlightKind::Reference => {
+                    highlight_python(&text, &syntect_theme)
+                }
+            };
+            Some(JobEvent::Highlighted {
+                key,
+                text: Arc::new(h),
+            })
+        }
+        JobRequest::AnalyzeAll {
+            from,
+            entries,
+            dataset,
+            api,
+        } => {
+            let rows = (from..entries.len())
+                .map(|row| (row, refine(&entries[row], &dataset, &api)))
+                .collect();
+            Some(JobEvent::Refined { rows })
+        }
+        JobRequest::Analyze {
+            row,
+            entry,
+            item,
+            api,
+        } => Some(JobEvent::Analyzed {
+            row,
+            analysis: Arc::new(analyze_rollout(&entry.rollout, &api, item.as_deref())),
+        }),
+    }
+}
+
+#[derive(Default)]
+struct GradeQueue {
+    jobs: VecDeque<JobRequest>,
+    closed: bool,
+}
+
+/// The worker threads and how to reach them.
+pub struct Workers {
+    events: Sender<JobEvent>,
+    grade_queue: Option<Arc<(Mutex<GradeQueue>, Condvar)>>,
+    search: Sender<JobRequest>,
+    highlight: Sender<JobRequest>,
+}
+
+impl Workers {
+    /// Starts the search and highlight threads, and `grade_threads` graders when there is a backend.
+    pub fn start(
+        events: Sender<JobEvent>,
+        backend: Option<Arc<dyn GradeBackend>>,
+        grade_threads: usize,
+    ) -> Workers {
+        let grade_queue = backend.map(|backend| {
+            let queue = Arc::new((Mutex::new(GradeQueue::default()), Condvar::new()));
+            for _ in 0..grade_threads.max(1) {
+                let queue = queue.clone();
+                let events = events.clone();
+                let backend = backend.clone();
+                std::thread::spawn(move || grade_worker(&queue, backend.as_ref(), &events));
+            }
+            queue
+        });
+        let (search, search_rx) = std::sync::mpsc::channel();
+        let ev = events.clone();
+        std::thread::spawn(move || search_worker(&search_rx, &ev));
+        let (highlight, highlight_rx) = std::sync::mpsc::channel();
+        let ev = events.clone();
+        std::thread::spawn(move || highlight_worker(&highlight_rx, &ev));
+        Workers {
+            events,
+            grade_queue,
+            search,
+            highlight,
+        }
+    }
+
+    /// Starts loading `sources` on a thread of its own.
+    pub fn load(&self, sources: Vec<Source>, api: Arc<ApiMap>, dataset: Arc<Dataset>) {
+        let events = self.events.clone();
+        std::thread::spawn(move || {
+            let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                load_sources(&sources, &api, &dataset, &mut |e| {
+                    let _ = events.send(JobEvent::Load(e));
+                });
+            }));
+            if loaded.is_err() {
+                let _ = events.send(JobEvent::Load(LoadEvent::Failed(
+                    "loading stopped: the loader crashed (a bug: please report it)".to_string(),
+                )));
+                let _ = events.send(JobEvent::Load(LoadEvent::Done));
+            }
+        });
+    }
+
+    /// Hands a request to its worker.
+    pub fn dispatch(&self, req: JobRequest) {
+        match req {
+            JobRequest::Grade { front, row, .. } => {
+                if let Some(q) = &self.grade_queue {
+                    let (lock, cvar) = &**q;
+                    if let Ok(mut queue) = lock.lock() {
+                        if front {
+                            // Moving a queued row to the front: drop its place further back.
+                            queue.jobs.retain(
+                                |j| !matches!(j, JobRequest::Grade { row: r, .. } if *r == row),
+                            );
+                            queue.jobs.push_front(req);
+                        } else {
+                            queue.jobs.push_back(req);
+                        }
+                        cvar.notify_one();
+                    }
+                }
+            }
+            JobRequest::Search { .. } => {
+                let _ = self.search.send(req);
+            }
+            JobRequest::Highlight { .. } | JobRequest::Analyze { .. } => {
+                let _ = self.highlight.send(req);
+            }
+            JobRequest::AnalyzeAll { .. } => {
+                let events = self.events.clone();
+                std::thread::spawn(move || sweep(req, &events));
+            }
+        }
+    }
+}
+
+impl Drop for Workers {
+    fn drop(&mut self) {
+        if let Some(q) = &self.grade_queue {
+            let (lock, cvar) = &**q;
+            if let Ok(mut queue) = lock.lock() {
+                queue.closed = true;
+                queue.jobs.clear();
+            }
+            cvar.notify_all();
+        }
+    }
+}
+
+fn grade_worker(
+    queue: &(Mutex<GradeQueue>, Condvar),
+    backend: &dyn GradeBackend,
+    events: &Sender<JobEvent>,
+) {
+    let (lock, cvar) = queue;
+    loop {
+        let job = {
+            let Ok(mut q) = lock.lock() else { return };
+            loop {
+                if q.closed {
+                    return;
+                }
+                if let Some(job) = q.jobs.pop_front() {
+                    break job;
+                }
+                q = match cvar.wait(q) {
+                    Ok(q) => q,
+                    Err(_) => return,
+                };
+            }
+        };
+        // A panicking backend must not take the worker (or the terminal) down.
+        let event = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            run_request(job.clone(), Some(backend))
+        }));
+        let event = match (event, job) {
+            (Ok(e), _) => e,
+            (Err(_), JobRequest::Grade { ticket, row, .. }) => Some(JobEvent::Graded {
+                ticket,
+                row,
+                result: Err("the grader panicked on this rollout".to_string()),
+            }),
+            (Err(_), _) => None,
+        };
+        if let Some(e) = event
+            && events.send(e).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Keeps only the newest search; abandons a running one when a newer arrives.
+fn search_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
+    let mut next: Option<JobRequest> = None;
+    loop {
+        let req = match next.take() {
+            Some(r) => r,
+            None => match rx.recv() {
+                Ok(r) => r,
+                Err(_) => return,
+            },
+        };
+        let mut req = req;
+        while let Ok(newer) = rx.try_recv() {
+            req = newer;
+        }
+        let JobRequest::Search {
+            id,
+            pattern,
+            entries,
+            tasks,
+        } = req
+        else {
+            continue;
+        };
+        let mut gone = false;
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            search_rows(&entries, &tasks, &pattern, &mut || match rx.try_recv() {
+                Ok(newer) => {
+                    next = Some(newer);
+                    true
+                }
+                Err(TryRecvError::Empty) => false,
+                Err(TryRecvError::Disconnected) => {
+                    gone = true;
+                    true
+                }
+            })
+        }))
+        // A crashed search finds nothing rather than leaving the search pending.
+        .unwrap_or_else(|_| Some(Vec::new()));
+        if gone {
+            return;
+        }
+        if let Some(matches) = result
+            && events.send(JobEvent::SearchDone { id, matches }).is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Highlights and analyses, newest requests first; drops a backlog the user has scrolled past.
+fn highlight_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
+    let mut pending: Vec<JobRequest> = Vec::new();
+    loop {
+        if pending.is_empty() {
+            match rx.recv() {
+                Ok(r) => pending.push(r),
+                Err(_) => return,
+            }
+        }
+        while let Ok(r) = rx.try_recv() {
+            pending.push(r);
+        }
+        if pending.len() > 6 {
+            pending.drain(..pending.len() - 6);
+        }
+        let Some(req) = pending.pop() else { continue };
+        // Odd code must not take the worker down: a panicking request is just dropped.
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| run_request(req, None)));
+        if let Ok(Some(e)) = result
+            && events.send(e).is_err()
+        {
+            return;
+        }
+    }
+}

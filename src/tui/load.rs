@@ -1,0 +1,714 @@
+//! Loading what the explorer shows, in batches, so a big file shows its first screen at once.
+//! Runs on a worker thread; every result is a [`LoadEvent`]. No terminal code here.
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::sync::mpsc::{channel, sync_channel};
+
+use serde_json::Value;
+
+use crate::grade::report::GradeReport;
+use crate::model::rollout::{StoredScore, parse_rollout_bytes};
+use crate::model::{ApiMap, Dataset, LoadIssue, Rollout, RolloutId, TestCase, Verdict};
+
+use super::entry::{Entry, Run, Score, Task};
+
+/// What a file holds, judged from its name and first line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    /// Rollout lines (`query`, `response`, ...), possibly with their own scores.
+    Rollouts,
+    /// The official script's correct-trajectories file: rollout lines that are all `right`.
+    CorrectTrajectories,
+    /// `sebx grade` output: one `GradeReport` per line.
+    Reports,
+    /// Dataset items (`function_name`, `selected_functions`, ... but no `response`).
+    Dataset,
+    /// An API doc (`func_mapping`) or a `mappings.json`.
+    ApiDoc,
+}
+
+/// Judges a file's kind by its first non-blank line (and `correct` in the name).
+pub fn classify_text(name: &str, first_line: &str) -> Option<FileKind> {
+    let value: Value = serde_json::from_str(first_line).ok()?;
+    let obj = value.as_object()?;
+    if obj.contains_key("func_mapping") || obj.contains_key("main") && obj.contains_key("linalg") {
+        return Some(FileKind::ApiDoc);
+    }
+    if obj.contains_key("decided_by") || obj.contains_key("extraction") {
+        return Some(FileKind::Reports);
+    }
+    if obj.contains_key("response") {
+        let lower = name.to_ascii_lowercase();
+        return Some(if lower.contains("correct") {
+            FileKind::CorrectTrajectories
+        } else {
+            FileKind::Rollouts
+        });
+    }
+    if obj.contains_key("query") {
+        return Some(FileKind::Dataset);
+    }
+    None
+}
+
+/// Reads a file's first non-blank line (for [`classify_text`]); a whole `.json` file if it is one.
+pub fn classify_file(path: &Path) -> std::io::Result<Option<FileKind>> {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if path.extension().is_some_and(|e| e == "json") {
+        let text = std::fs::read_to_string(path)?;
+        return Ok(classify_text(&name, text.trim()));
+    }
+    let mut reader = BufReader::new(std::fs::File::open(path)?);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            return Ok(None);
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+    }
+    Ok(classify_text(&name, &String::from_utf8_lossy(&line)))
+}
+
+/// Where a source's bytes come from.
+#[derive(Debug, Clone)]
+pub enum SourceData {
+    File(PathBuf),
+    /// Text built into the binary (the demo), labelled with a path.
+    Embedded {
+        label: PathBuf,
+        text: &'static str,
+    },
+}
+
+impl SourceData {
+    pub fn path(&self) -> &Path {
+        match self {
+            SourceData::File(p) => p,
+            SourceData::Embedded { label, .. } => label,
+        }
+    }
+}
+
+/// One input of the loader.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub kind: FileKind,
+    pub data: SourceData,
+}
+
+/// What the loader reports, in order.
+#[derive(Debug, Clone)]
+pub enum LoadEvent {
+    /// A new run; its index is the number of runs announced before it.
+    Run(Run),
+    /// New rows. `new_tasks` continue the task numbering.
+    Batch {
+        entries: Vec<Entry>,
+        scores: Vec<Score>,
+        new_tasks: Vec<Task>,
+    },
+    /// Grade reports for rows already sent, by row index.
+    Reports(Vec<(usize, GradeReport)>),
+    Issues(Vec<LoadIssue>),
+    /// Bytes read so far over all sources, of the total when known.
+    Progress {
+        done: u64,
+        total: u64,
+    },
+    /// A source could not be read at all.
+    Failed(String),
+    Done,
+}
+
+/// Rows in the first batch: small, so the first screen comes at once.
+const FIRST_CHUNK_BYTES: usize = 256 * 1024;
+const CHUNK_BYTES: usize = 4 * 1024 * 1024;
+
+/// The loader's memory of what it sent.
+struct Loader<'a> {
+    api: &'a ApiMap,
+    dataset: &'a Dataset,
+    sink: &'a mut dyn FnMut(LoadEvent),
+    runs: HashMap<PathBuf, usize>,
+    tasks: HashMap<String, usize>,
+    /// Rows by id; the same rollout can appear in several runs.
+    ids: HashMap<RolloutId, Vec<usize>>,
+    /// The run of every row sent.
+    row_runs: Vec<usize>,
+    run_paths: Vec<PathBuf>,
+    rows: usize,
+    done_bytes: u64,
+    total_bytes: u64,
+}
+
+/// Loads every source, reporting through `sink`. Rollout sources first, then reports.
+pub fn load_sources(
+    sources: &[Source],
+    api: &ApiMap,
+    dataset: &Dataset,
+    sink: &mut dyn FnMut(LoadEvent),
+) {
+    let total_bytes = sources
+        .iter()
+        .map(|s| match &s.data {
+            SourceData::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
+            SourceData::Embedded { text, .. } => text.len() as u64,
+        })
+        .sum();
+    let mut loader = Loader {
+        api,
+        dataset,
+        sink,
+        runs: HashMap::new(),
+        tasks: HashMap::new(),
+        ids: HashMap::new(),
+        row_runs: Vec::new(),
+        run_paths: Vec::new(),
+        rows: 0,
+        done_bytes: 0,
+        total_bytes,
+    };
+    for s in sources {
+        if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
+            loader.load_rollouts(&s.data, s.kind == FileKind::CorrectTrajectories);
+        }
+    }
+    for s in sources {
+        if s.kind == FileKind::Reports {
+            loader.load_reports(&s.data);
+        }
+    }
+    (loader.sink)(LoadEvent::Done);
+}
+
+fn open(data: &SourceData) -> std::io::Result<Box<dyn Read + '_>> {
+    Ok(match data {
+        SourceData::File(p) => Box::new(std::fs::File::open(p)?),
+        SourceData::Embedded { text, .. } => Box::new(text.as_bytes()),
+    })
+}
+
+impl Loader<'_> {
+    fn run_index(&mut self, path: &Path) -> usize {
+        if let Some(i) = self.runs.get(path) {
+            return *i;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        let name = name
+            .strip_suffix(".jsonl")
+            .map(str::to_string)
+            .unwrap_or(name);
+        let i = self.runs.len();
+        self.runs.insert(path.to_path_buf(), i);
+        self.run_paths.push(path.to_path_buf());
+        (self.sink)(LoadEvent::Run(Run {
+            path: path.to_path_buf(),
+            name,
+        }));
+        i
+    }
+
+    fn load_rollouts(&mut self, data: &SourceData, all_right: bool) {
+        let path = data.path().to_path_buf();
+        let mut reader = match open(data) {
+            Ok(r) => r,
+            Err(e) => {
+                (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
+                return;
+            }
+        };
+        let run = self.run_index(&path);
+        let (api, dataset) = (self.api, self.dataset);
+        let threads = std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(2)
+            .clamp(1, 4);
+        let mut order = InOrder {
+            next: 0,
+            waiting: BTreeMap::new(),
+            occurrences: HashMap::new(),
+        };
+        // Parsing and analysis of chunks run in parallel; rows are numbered here, in order.
+        let (chunk_tx, chunk_rx) = sync_channel::<Chunk>(threads);
+        let chunk_rx = Mutex::new(chunk_rx);
+        let (done_tx, done_rx) = channel::<Processed>();
+        std::thread::scope(|scope| {
+            for _ in 0..threads {
+                let (chunk_rx, done_tx, path) = (&chunk_rx, done_tx.clone(), &path);
+                scope.spawn(move || {
+                    loop {
+                        let next = match chunk_rx.lock() {
+                            Ok(rx) => rx.recv(),
+                            Err(_) => return,
+                        };
+                        let Ok(chunk) = next else { return };
+                        if done_tx
+                            .send(process_chunk(path, chunk, run, api, dataset))
+                            .is_err()
+                        {
+                            return;
+                        }
+                    }
+                });
+            }
+            drop(done_tx);
+            let mut carry: Vec<u8> = Vec::new();
+            let mut line_offset = 0usize;
+            let mut chunk_size = FIRST_CHUNK_BYTES;
+            let mut seq = 0usize;
+            let mut eof = false;
+            while !eof {
+                let mut buf = std::mem::take(&mut carry);
+                let start = buf.len();
+                buf.resize(start + chunk_size, 0);
+                let mut filled = start;
+                while filled < buf.len() {
+                    match reader.read(&mut buf[filled..]) {
+                        Ok(0) => {
+                            eof = true;
+                            break;
+                        }
+                        Ok(n) => filled += n,
+                        Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                        Err(e) => {
+                            (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
+                            eof = true;
+                            break;
+                        }
+                    }
+                }
+                buf.truncate(filled);
+                self.done_bytes += (filled - start) as u64;
+                // Keep the unfinished last line for the next chunk.
+                let cut = if eof {
+                    buf.len()
+                } else {
+                    match buf.iter().rposition(|b| *b == b'\n') {
+                        Some(p) => p + 1,
+                        None => {
+                            carry = buf;
+                            chunk_size = chunk_size.max(CHUNK_BYTES);
+                            continue;
+                        }
+                    }
+                };
+                carry = buf.split_off(cut);
+                let lines = buf.iter().filter(|b| **b == b'\n').count();
+                let chunk = Chunk {
+                    seq,
+                    bytes: buf,
+                    line_offset,
+                };
+                seq += 1;
+                line_offset += lines;
+                chunk_size = CHUNK_BYTES;
+                if chunk_tx.send(chunk).is_err() {
+                    break;
+                }
+                while let Ok(done) = done_rx.try_recv() {
+                    self.emit_in_order(&mut order, done, all_right);
+                }
+            }
+            drop(chunk_tx);
+            for done in done_rx {
+                self.emit_in_order(&mut order, done, all_right);
+            }
+        });
+    }
+
+    /// Sends processed chunks in file order, continuing the file-wide duplicate count.
+    fn emit_in_order(&mut self, order: &mut InOrder, done: Processed, all_right: bool) {
+        order.waiting.insert(done.seq, done);
+        while let Some(mut next) = order.waiting.remove(&order.next) {
+            order.next += 1;
+            for e in &mut next.entries {
+                let r = &mut e.rollout;
+                let base = r.id.0.split('~').next().unwrap_or("").to_string();
+                let n = order.occurrences.entry(base.clone()).or_insert(0);
+                r.id = if *n == 0 {
+                    RolloutId(base)
+                } else {
+                    RolloutId(format!("{base}~{}", *n + 1))
+                };
+                *n += 1;
+            }
+            if !next.issues.is_empty() {
+                (self.sink)(LoadEvent::Issues(next.issues));
+            }
+            self.send_entries(next.entries, all_right);
+            (self.sink)(LoadEvent::Progress {
+                done: self.done_bytes,
+                total: self.total_bytes,
+            });
+        }
+    }
+
+    fn send_rollouts(&mut self, rollouts: Vec<Rollout>, run: usize, all_right: bool) {
+        let entries = rollouts
+            .into_iter()
+            .map(|r| {
+                let selected = selected_of(self.dataset, &r);
+                Entry::build(r, run, 0, self.api, selected)
+            })
+            .collect();
+        self.send_entries(entries, all_right);
+    }
+
+    /// Numbers tasks and rows, records ids, and sends the batch.
+    fn send_entries(&mut self, mut entries: Vec<Entry>, all_right: bool) {
+        let mut scores = Vec::with_capacity(entries.len());
+        let mut new_tasks = Vec::new();
+        for (k, e) in entries.iter_mut().enumerate() {
+            let r = &mut e.rollout;
+            if all_right && r.stored_score.is_none() {
+                r.stored_score = Some(StoredScore {
+                    field: "correct-trajectories file".to_string(),
+                    verdict: Some(Verdict::Right),
+                    passed: true,
+                    raw: Value::Null,
+                });
+            }
+            e.task = match self.tasks.get(&r.query) {
+                Some(t) => *t,
+                None => {
+                    let t = self.tasks.len();
+                    self.tasks.insert(r.query.clone(), t);
+                    new_tasks.push(Task::new(&r.query));
+                    t
+                }
+            };
+            scores.push(match &r.stored_score {
+                Some(s) => Score::Stored(s.clone()),
+                None => Score::Unscored,
+            });
+            self.ids
+                .entry(r.id.clone())
+                .or_default()
+                .push(self.rows + k);
+            self.row_runs.push(e.run);
+        }
+        self.rows += entries.len();
+        if !entries.is_empty() || !new_tasks.is_empty() {
+            (self.sink)(LoadEvent::Batch {
+                entries,
+                scores,
+                new_tasks,
+            });
+        }
+    }
+
+    fn load_reports(&mut self, data: &SourceData) {
+        let path = data.path().to_path_buf();
+        let text = match data {
+            SourceData::File(p) => match std::fs::read(p) {
+                Ok(b) => b,
+                Err(e) => {
+                    (self.sink)(LoadEvent::Failed(format!("{}: {e}", p.display())));
+                    return;
+                }
+            },
+            SourceData::Embedded { text, .. } => text.as_bytes().to_vec(),
+        };
+        self.done_bytes += text.len() as u64;
+        let mut reports = Vec::new();
+        let mut issues = Vec::new();
+        for (i, raw) in text.split(|b| *b == b'\n').enumerate() {
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match serde_json::from_slice::<GradeReport>(raw) {
+                Ok(r) => reports.push(r),
+                Err(e) => issues.push(LoadIssue {
+                    source: path.clone(),
+                    line: i + 1,
+                    reason: format!("not a grade report: {e}"),
+                }),
+            }
+        }
+        drop(text);
+        if !issues.is_empty() {
+            (self.sink)(LoadEvent::Issues(issues));
+        }
+        // Reports whose rollouts were not opened: open their source files when they exist.
+        let mut missing_sources: Vec<PathBuf> = reports
+            .iter()
+            .filter(|r| r.id.as_ref().is_some_and(|id| !self.ids.contains_key(id)))
+            .map(|r| resolve_source(&path, &r.source))
+            .filter(|p| p.is_file() && !self.runs.contains_key(p))
+            .collect();
+        missing_sources.sort();
+        missing_sources.dedup();
+        for src in missing_sources {
+            self.load_rollouts(&SourceData::File(src), false);
+        }
+        let mut matched = Vec::new();
+        let mut orphans = Vec::new();
+        for r in reports {
+            match self.row_of_report(&r, &path) {
+                Some(i) => matched.push((i, r)),
+                None if r.load_error.is_some() => {}
+                None => orphans.push(r),
+            }
+        }
+        if !orphans.is_empty() {
+            let run = self.run_index(&path);
+            let first_row = self.rows;
+            let rollouts: Vec<Rollout> = orphans
+                .iter()
+                .map(|r| rollout_from_report(r, &path))
+                .collect();
+            self.send_rollouts(rollouts, run, false);
+            matched.extend(
+                orphans
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, r)| (first_row + k, r)),
+            );
+        }
+        if !matched.is_empty() {
+            (self.sink)(LoadEvent::Reports(matched));
+        }
+        (self.sink)(LoadEvent::Progress {
+            done: self.done_bytes,
+            total: self.total_bytes,
+        });
+    }
+}
+
+impl Loader<'_> {
+    /// The row a report is about: same id, preferring the run whose file the report names.
+    fn row_of_report(&self, r: &GradeReport, report_file: &Path) -> Option<usize> {
+        let rows = self.ids.get(r.id.as_ref()?)?;
+        let named = resolve_source(report_file, &r.source);
+        let named_canon = std::fs::canonicalize(&named).ok();
+        let same_file = |p: &Path| {
+            p == named
+                || p.ends_with(&r.source)
+                || named_canon
+                    .as_ref()
+                    .is_some_and(|c| std::fs::canonicalize(p).ok().as_ref() == Some(c))
+        };
+        rows.iter()
+            .copied()
+            .find(|row| {
+                self.row_runs
+                    .get(*row)
+                    .and_then(|run| self.run_paths.get(*run))
+                    .is_some_and(|p| same_file(p))
+            })
+            .or_else(|| rows.first().copied())
+    }
+}
+
+/// Whole lines of a rollout file, numbered in file order.
+struct Chunk {
+    seq: usize,
+    bytes: Vec<u8>,
+    /// Lines before this chunk.
+    line_offset: usize,
+}
+
+/// A chunk parsed and analysed (tasks and duplicate ids are numbered later, in order).
+struct Processed {
+    seq: usize,
+    entries: Vec<Entry>,
+    issues: Vec<LoadIssue>,
+}
+
+/// Reorders processed chunks and counts duplicates across them.
+struct InOrder {
+    next: usize,
+    waiting: BTreeMap<usize, Processed>,
+    occurrences: HashMap<String, usize>,
+}
+
+/// The task's NumPy function names from the dataset, for off-task findings.
+fn selected_of<'d>(dataset: &'d Dataset, r: &Rollout) -> &'d [String] {
+    dataset
+        .get(&r.query)
+        .map_or(&[][..], |d| d.selected_functions.as_slice())
+}
+
+fn process_chunk(
+    path: &Path,
+    chunk: Chunk,
+    run: usize,
+    api: &ApiMap,
+    dataset: &Dataset,
+) -> Processed {
+    let mut parsed = parse_rollout_bytes(path, &chunk.bytes);
+    drop(chunk.bytes);
+    for issue in &mut parsed.issues {
+        issue.line += chunk.line_offset;
+    }
+    let entries = parsed
+        .rollouts
+        .into_iter()
+        .map(|mut r| {
+            r.line += chunk.line_offset;
+            let selected = selected_of(dataset, &r);
+            Entry::build(r, run, 0, api, selected)
+        })
+        .collect();
+    Processed {
+        seq: chunk.seq,
+        entries,
+        issues: parsed.issues,
+    }
+}
+
+/// A report's `source` resolved against the report file's folder when relative.
+fn resolve_source(report_file: &Path, source: &str) -> PathBuf {
+    let p = Path::new(source);
+    if p.is_absolute() {
+        return p.to_path_buf();
+    }
+    if p.is_file() {
+        return p.to_path_buf();
+    }
+    report_file
+        .parent()
+        .map(|d| d.join(p))
+        .unwrap_or_else(|| p.to_path_buf())
+}
+
+/// A stand-in rollout for a report whose rollout file is not available.
+fn rollout_from_report(r: &GradeReport, report_file: &Path) -> Rollout {
+    let response = if r.extraction.found {
+        format!("```python\n{}```", r.extraction.code)
+    } else {
+        String::new()
+    };
+    let query = format!(
+        "(rollout not loaded: {} line {}; open that file too to see the task)",
+        r.source, r.line
+    );
+    Rollout {
+        id: r
+            .id
+            .clone()
+            .unwrap_or_else(|| RolloutId::derive(&query, &response, 0)),
+        source: Arc::from(report_file),
+        line: r.line,
+        test_cases: r
+            .cases
+            .iter()
+            .map(|c| TestCase {
+                input: c.input.clone(),
+                output: c.expected.clone(),
+            })
+            .collect(),
+        right_exe_result: r
+            .cases
+            .iter()
+            .map(|c| c.expected.as_str())
+            .collect::<Vec<_>>()
+            .join("#"),
+        selected_functions: Vec::new(),
+        stored_score: None,
+        query,
+        response,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(q: &str, r: &str) -> String {
+        serde_json::json!({"query": q, "response": r, "test_cases": [], "right_exe_result": ""})
+            .to_string()
+    }
+
+    #[test]
+    fn chunked_load_keeps_line_numbers_and_duplicate_ids() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("big.jsonl");
+        let filler = "x".repeat(2000);
+        let mut text = String::new();
+        // Enough lines to span several chunks, with duplicates far apart and a bad line.
+        for i in 0..3000 {
+            if i == 700 {
+                text.push_str("{broken\n");
+            } else if i % 500 == 0 {
+                text.push_str(&line("dup", "same"));
+                text.push('\n');
+            } else {
+                text.push_str(&line(&format!("q{i}"), &filler));
+                text.push('\n');
+            }
+        }
+        std::fs::write(&path, &text).expect("write");
+        let whole = parse_rollout_bytes(&path, text.as_bytes());
+        let mut entries = Vec::new();
+        let mut issues = Vec::new();
+        let mut batches = 0;
+        load_sources(
+            &[Source {
+                kind: FileKind::Rollouts,
+                data: SourceData::File(path.clone()),
+            }],
+            &ApiMap::default(),
+            &Dataset::default(),
+            &mut |e| match e {
+                LoadEvent::Batch { entries: es, .. } => {
+                    batches += 1;
+                    entries.extend(es);
+                }
+                LoadEvent::Issues(i) => issues.extend(i),
+                _ => {}
+            },
+        );
+        assert!(batches >= 3, "loaded in {batches} batches");
+        assert_eq!(entries.len(), whole.rollouts.len());
+        for (e, r) in entries.iter().zip(&whole.rollouts) {
+            assert_eq!((e.rollout.line, &e.rollout.id), (r.line, &r.id));
+        }
+        assert_eq!(issues, whole.issues);
+    }
+
+    #[test]
+    fn classifies_by_first_line() {
+        assert_eq!(
+            classify_text("a.jsonl", r#"{"query": "q", "response": "r"}"#),
+            Some(FileKind::Rollouts)
+        );
+        assert_eq!(
+            classify_text(
+                "correct_trajectories.jsonl",
+                r#"{"query": "q", "response": "r"}"#
+            ),
+            Some(FileKind::CorrectTrajectories)
+        );
+        assert_eq!(
+            classify_text("t.jsonl", r#"{"query": "q", "function_name": "def f(x):"}"#),
+            Some(FileKind::Dataset)
+        );
+        assert_eq!(
+            classify_text(
+                "x.jsonl",
+                r#"{"source": "a", "line": 1, "decided_by": "x"}"#
+            ),
+            Some(FileKind::Reports)
+        );
+        assert_eq!(
+            classify_text("api.jsonl", r#"{"func_mapping": "{}"}"#),
+            Some(FileKind::ApiDoc)
+        );
+        assert_eq!(classify_text("x", "not json"), None);
+    }
+}

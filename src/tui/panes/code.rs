@@ -1,0 +1,300 @@
+//! The Code pane: the extracted code, highlighted, with hallucinated names underlined in the
+//! theme's error style and zwc calls followed by their NumPy names (`zwc.kocito(arr) ‹mean›`).
+
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+
+use super::{PaneContent, field, wrap_words, wrapped_field};
+use crate::analysis::{Analysis, Severity};
+use crate::tui::app::App;
+use crate::tui::entry::Entry;
+use crate::tui::insight::{Finding, FindingKind};
+use crate::tui::jobs::HighlightKind;
+use crate::tui::theme::Theme;
+
+/// A finding as this pane shows it, from the full analysis when it has answered,
+/// else from the explorer's fast lexical pass.
+struct FindingView {
+    kind: FindingKind,
+    error: bool,
+    name: String,
+    line: usize,
+    col: usize,
+    note: Option<String>,
+}
+
+fn finding_views(findings: &[Finding], analysis: Option<&Analysis>) -> Vec<FindingView> {
+    match analysis {
+        Some(a) => a
+            .code
+            .findings
+            .iter()
+            .map(|f| FindingView {
+                kind: f.kind.into(),
+                error: f.severity == Severity::Error,
+                name: f.name.clone(),
+                line: f.line,
+                col: f.col,
+                note: Some(match &f.suggestion {
+                    Some(s) if !f.message.contains(s.as_str()) => {
+                        format!("{} (use {s})", f.message)
+                    }
+                    _ => f.message.clone(),
+                }),
+            })
+            .collect(),
+        None => findings
+            .iter()
+            .map(|f| FindingView {
+                kind: f.kind,
+                error: f.kind.is_error(),
+                name: f.name.clone(),
+                line: f.line,
+                col: f.col,
+                note: f.suggestion.clone(),
+            })
+            .collect(),
+    }
+}
+
+/// The official static check, condition by condition.
+fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>>) {
+    if let Some(e) = &a.code.parse_error {
+        lines.push(field(
+            "syntax error",
+            format!("{}:{} {}", e.line, e.col, e.message),
+            theme.dim,
+            theme.error,
+        ));
+    }
+    let Some(sc) = &a.code.static_check else {
+        return;
+    };
+    lines.push(Line::raw(""));
+    lines.push(Line::styled("Static zwc-usage check", theme.heading));
+    let mark = |ok: bool| {
+        if ok {
+            Span::styled("✓ ", theme.verdict_right)
+        } else {
+            Span::styled("✗ ", theme.verdict_result_error)
+        }
+    };
+    let entry_text = match sc.entry_line {
+        Some(l) => format!("entry `{}` found (line {l})", sc.entry),
+        None => format!("entry `{}` found", sc.entry),
+    };
+    for (ok, text) in [
+        (sc.syntax_error.is_none(), "the program parses".to_string()),
+        (sc.zwc_imported, "zwc imported".to_string()),
+        (sc.entry_found, entry_text),
+        (
+            !sc.library_calls.is_empty(),
+            format!(
+                "{} zwc call(s) in the entry function",
+                sc.library_calls.len()
+            ),
+        ),
+        (sc.returns_value, "returns a value".to_string()),
+        (
+            sc.meaningful,
+            "meaningful use (not only zwc.yitaf)".to_string(),
+        ),
+    ] {
+        lines.push(Line::from(vec![mark(ok), Span::raw(text)]));
+    }
+    if let Some(official) = sc.official_error() {
+        lines.push(field(
+            "official",
+            official,
+            theme.dim,
+            theme.verdict_without_zwc,
+        ));
+    }
+}
+
+/// The Code pane of `entry`, for a pane `width` cells wide.
+pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
+    let theme = &app.theme;
+    let insight = &entry.insight;
+    let analysis = app.selected_analysis();
+    let findings = finding_views(
+        app.findings(app.selected.unwrap_or(usize::MAX), entry),
+        analysis,
+    );
+    // Without an API doc, name findings would call every zwc name unknown.
+    let findings: Vec<FindingView> = if app.ctx.api.is_empty() {
+        findings
+            .into_iter()
+            .filter(|f| !f.kind.needs_api())
+            .collect()
+    } else {
+        findings
+    };
+    let mut lines = Vec::new();
+    let code = entry.code();
+    if entry.code_span.is_none() {
+        lines.push(Line::styled(
+            "No ```python block in the response: the grader runs empty code (without_zwc).",
+            theme.warning,
+        ));
+        return PaneContent::scrolling(lines, true);
+    }
+    let entry_name = if insight.entry.is_empty() {
+        "(none: no `def name(`)".to_string()
+    } else {
+        insight.entry.clone()
+    };
+    lines.push(Line::from(vec![
+        Span::styled("entry ", theme.dim),
+        Span::styled(entry_name, theme.title),
+        Span::styled(
+            format!(
+                " · {} zwc call{} · {} finding{}",
+                insight.calls.len(),
+                if insight.calls.len() == 1 { "" } else { "s" },
+                findings.len(),
+                if findings.len() == 1 { "" } else { "s" },
+            ),
+            theme.dim,
+        ),
+    ]));
+    // Without an API doc no name can be checked: say so rather than call every name unknown.
+    let api_known = !app.ctx.api.is_empty();
+    if !api_known {
+        lines.push(Line::styled(
+            "no API doc: pass --api-doc FILE to see NumPy names and check zwc names",
+            theme.warning,
+        ));
+    }
+    let highlighted = app
+        .selected
+        .and_then(|row| app.highlights.get(&(row, HighlightKind::Code)));
+    let width = code.lines().count().max(1).to_string().len();
+    for (k, text) in code.lines().enumerate() {
+        let ln = k + 1;
+        // Character cells of the line, styled, so marks can be laid over them by column.
+        let mut cells: Vec<(Style, char)> = match highlighted
+            .and_then(|h| h.lines.get(k))
+            .and_then(Option::as_ref)
+        {
+            Some(pieces) => pieces
+                .iter()
+                .flat_map(|(s, t)| t.chars().map(move |c| (*s, c)))
+                .collect(),
+            None => text.chars().map(|c| (Style::default(), c)).collect(),
+        };
+        for f in insight
+            .findings
+            .iter()
+            .filter(|f| f.line == ln && f.col > 0)
+        {
+            let len = insight
+                .calls
+                .iter()
+                .find(|c| c.line == f.line && c.col == f.col)
+                .map_or_else(|| f.name.chars().count(), |c| c.len);
+            let start = f.col - 1;
+            for cell in cells.iter_mut().skip(start).take(len) {
+                cell.0 = cell.0.patch(theme.error);
+            }
+        }
+        // Hints go after the call's closing parenthesis, or at the end of the line.
+        let mut hints: Vec<(usize, String)> = insight
+            .calls
+            .iter()
+            .filter(|c| api_known && c.line == ln)
+            .map(|c| {
+                let at = c.end_col.map_or(cells.len(), |e| (e - 1).min(cells.len()));
+                let label = c.numpy.clone().unwrap_or_else(|| "not in zwc".to_string());
+                (at, format!(" ‹{label}›"))
+            })
+            .collect();
+        hints.sort_by_key(|(at, _)| *at);
+        let mut spans = vec![Span::styled(format!("{ln:>width$} "), theme.gutter)];
+        let mut run = String::new();
+        let mut run_style = Style::default();
+        let mut next_hint = 0;
+        for (i, (style, ch)) in cells.iter().enumerate() {
+            while next_hint < hints.len() && hints[next_hint].0 == i {
+                if !run.is_empty() {
+                    spans.push(Span::styled(std::mem::take(&mut run), run_style));
+                }
+                spans.push(Span::styled(hints[next_hint].1.clone(), theme.hint));
+                next_hint += 1;
+            }
+            if *style != run_style && !run.is_empty() {
+                spans.push(Span::styled(std::mem::take(&mut run), run_style));
+            }
+            run_style = *style;
+            run.push(*ch);
+        }
+        if !run.is_empty() {
+            spans.push(Span::styled(run, run_style));
+        }
+        for (_, hint) in &hints[next_hint..] {
+            spans.push(Span::styled(hint.clone(), theme.hint));
+        }
+        lines.push(Line::from(spans));
+    }
+    if !findings.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Findings", theme.heading));
+        for f in &findings {
+            let at = if f.line > 0 {
+                format!("{}:{} ", f.line, f.col)
+            } else {
+                String::new()
+            };
+            let style = if f.error { theme.error } else { theme.warning };
+            let mut spans = vec![
+                Span::styled("⚑ ", style),
+                Span::styled(at, theme.gutter),
+                Span::styled(f.kind.label().to_string(), style),
+            ];
+            if !f.name.is_empty() {
+                spans.push(Span::raw(format!("  {}", f.name)));
+            }
+            lines.push(Line::from(spans));
+            // The explanation on its own line: code lines are not wrapped, so keep it short.
+            if let Some(s) = &f.note {
+                for part in wrap_words(s, usize::from(pane_width).saturating_sub(4)) {
+                    lines.push(Line::styled(format!("    {part}"), theme.hint));
+                }
+            }
+        }
+    }
+    if let Some(a) = analysis {
+        static_check_lines(a, theme, &mut lines);
+    }
+    if let Some(report) = app.selected_report() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Grader", theme.heading));
+        let w = pane_width;
+        lines.extend(wrapped_field(
+            "decided by",
+            &report.decided_by,
+            w,
+            theme.dim,
+            Style::default(),
+        ));
+        if let Some(e) = &report.static_error {
+            lines.extend(wrapped_field(
+                "static check",
+                e,
+                w,
+                theme.dim,
+                theme.verdict_without_zwc,
+            ));
+        }
+        for warning in &report.warnings {
+            lines.extend(wrapped_field(
+                "warning",
+                warning,
+                w,
+                theme.dim,
+                theme.warning,
+            ));
+        }
+    }
+    PaneContent::scrolling(lines, false)
+}

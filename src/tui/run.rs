@@ -1,0 +1,188 @@
+//! The event loop: poll the terminal with a short timeout, drain worker results,
+//! update, and draw only when something changed.
+
+use std::io::IsTerminal;
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use ratatui::DefaultTerminal;
+use ratatui::crossterm::event::{
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, KeyModifiers,
+    MouseButton, MouseEventKind,
+};
+use ratatui::crossterm::execute;
+
+use super::action::Action;
+use super::app::App;
+use super::jobs::{GradeBackend, JobEvent, Workers};
+use super::load::Source;
+use super::ui;
+
+/// How long one poll waits for a key before looking at worker results.
+const POLL: Duration = Duration::from_millis(30);
+/// Most time spent applying worker results before drawing again.
+const DRAIN_BUDGET: Duration = Duration::from_millis(25);
+
+/// Maps a terminal event to an action (keys through the keymap; typing while searching).
+pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
+    match event {
+        Event::Key(key) if key.kind != KeyEventKind::Release => {
+            if app.search.editing {
+                match key.code {
+                    KeyCode::Char(c)
+                        if !key
+                            .modifiers
+                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
+                    {
+                        return Some(Action::SearchInput(c));
+                    }
+                    KeyCode::Backspace => return Some(Action::SearchBackspace),
+                    KeyCode::Enter => return Some(Action::SearchSubmit),
+                    KeyCode::Esc => return Some(Action::Cancel),
+                    _ => {}
+                }
+            }
+            app.keymap.action_for(key)
+        }
+        Event::Mouse(m) => match m.kind {
+            MouseEventKind::Down(MouseButton::Left) => Some(Action::Click {
+                column: m.column,
+                row: m.row,
+            }),
+            MouseEventKind::ScrollDown => Some(Action::Wheel {
+                column: m.column,
+                row: m.row,
+                down: true,
+            }),
+            MouseEventKind::ScrollUp => Some(Action::Wheel {
+                column: m.column,
+                row: m.row,
+                down: false,
+            }),
+            _ => None,
+        },
+        Event::Resize(width, height) => Some(Action::Resize {
+            width: *width,
+            height: *height,
+        }),
+        _ => None,
+    }
+}
+
+/// Runs the explorer in the terminal until the user quits. The terminal is restored on
+/// return and on panic (ratatui's hook, plus mouse capture released by ours).
+pub fn run_terminal(
+    mut app: App,
+    sources: Vec<Source>,
+    backend: Option<Arc<dyn GradeBackend>>,
+) -> Result<()> {
+    if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "the explorer needs a terminal (stdin or stdout is not one); `sebx grade FILE` prints verdicts instead"
+        );
+    }
+    let (tx, rx) = channel();
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+        .clamp(1, 8);
+    let workers = Workers::start(tx, backend, threads);
+    workers.load(sources, app.ctx.api.clone(), app.ctx.dataset.clone());
+
+    let mut terminal = match ratatui::try_init() {
+        Ok(t) => t,
+        Err(e) => {
+            ratatui::restore();
+            return Err(anyhow::Error::new(e).context("cannot start the terminal UI"));
+        }
+    };
+    // ratatui's hook restores the terminal on a panic. Worker panics are caught where they
+    // happen and shown as data, so only a panic on this (the UI) thread may restore it.
+    let previous = std::panic::take_hook();
+    let ui_thread = std::thread::current().id();
+    std::panic::set_hook(Box::new(move |info| {
+        if std::thread::current().id() == ui_thread {
+            let _ = execute!(std::io::stdout(), DisableMouseCapture);
+            previous(info);
+        }
+    }));
+    let _ = execute!(std::io::stdout(), EnableMouseCapture);
+    let result = event_loop(&mut terminal, &mut app, &workers, &rx);
+    let _ = execute!(std::io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result
+}
+
+fn event_loop(
+    terminal: &mut DefaultTerminal,
+    app: &mut App,
+    workers: &Workers,
+    rx: &Receiver<JobEvent>,
+) -> Result<()> {
+    let size = terminal.size()?;
+    app.update(&Action::Resize {
+        width: size.width,
+        height: size.height,
+    });
+    let mut redraw = true;
+    loop {
+        for req in app.take_requests() {
+            workers.dispatch(req);
+        }
+        if redraw {
+            terminal.draw(|frame| ui::draw(frame, app))?;
+            redraw = false;
+        }
+        if event::poll(POLL)? {
+            // Take every queued input before drawing, so held keys do not lag.
+            loop {
+                let ev = event::read()?;
+                if let Some(action) = action_for_event(app, &ev) {
+                    redraw |= app.update(&action);
+                }
+                if app.should_quit || !event::poll(Duration::ZERO)? {
+                    break;
+                }
+            }
+        }
+        if app.should_quit {
+            return Ok(());
+        }
+        let started = Instant::now();
+        while started.elapsed() < DRAIN_BUDGET {
+            match rx.try_recv() {
+                Ok(ev) => redraw |= app.on_job(ev),
+                Err(_) => break,
+            }
+        }
+        app.settle();
+    }
+}
+
+/// Runs every queued request on this thread until none is left (tests, benchmarks, small inputs).
+pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
+    loop {
+        let requests = app.take_requests();
+        if requests.is_empty() {
+            break;
+        }
+        for req in requests {
+            if let Some(ev) = super::jobs::run_request(req, backend) {
+                app.on_job(ev);
+            }
+        }
+        app.settle();
+    }
+}
+
+/// Loads `sources` on this thread straight into `app` (tests, benchmarks).
+pub fn load_inline(app: &mut App, sources: &[Source]) {
+    let api = app.ctx.api.clone();
+    let dataset = app.ctx.dataset.clone();
+    super::load::load_sources(sources, &api, &dataset, &mut |e| {
+        app.on_job(JobEvent::Load(e));
+    });
+    app.settle();
+}

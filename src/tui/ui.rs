@@ -1,0 +1,599 @@
+//! Drawing: layout, the rollout list, the pane frame with its tabs, the status bar and popups.
+//! Functions here read the app and the theme and draw; they never change state.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+
+use super::app::{App, Grading, Pane, Popup, ViewRow};
+use super::entry::Shown;
+use super::jobs::matched_chars;
+use super::panes;
+use super::theme::Theme;
+
+/// Where things go on the screen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Areas {
+    /// The list's frame.
+    pub list: Rect,
+    /// The list's rows (below the column header).
+    pub list_body: Rect,
+    /// Number of list rows that fit.
+    pub list_rows: u16,
+    /// The detail pane's frame (tabs in its top border).
+    pub detail: Rect,
+    pub status: Rect,
+}
+
+/// Side by side from this width on; stacked below it.
+const WIDE: u16 = 150;
+
+/// Splits the screen. Pure, so clicks are mapped with the same geometry that was drawn.
+pub fn layout(area: Rect) -> Areas {
+    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    let (list, detail) = if area.width >= WIDE {
+        let [l, d] = Layout::horizontal([Constraint::Percentage(48), Constraint::Percentage(52)])
+            .areas(main);
+        (l, d)
+    } else {
+        let list_h = (main.height * 2 / 5).max(6).min(main.height);
+        let [l, d] = Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
+        (l, d)
+    };
+    let inner = Block::default().borders(Borders::ALL).inner(list);
+    let list_body = Rect {
+        y: inner.y.saturating_add(1).min(inner.bottom()),
+        height: inner.height.saturating_sub(1),
+        ..inner
+    };
+    Areas {
+        list,
+        list_body,
+        list_rows: list_body.height,
+        detail,
+        status,
+    }
+}
+
+/// Horizontal extent of each tab label in the detail frame's top border.
+pub fn tab_positions(detail: Rect) -> Vec<(Pane, u16, u16)> {
+    let mut x = detail.x + 1;
+    let mut out = Vec::new();
+    for (n, pane) in Pane::ALL.iter().enumerate() {
+        let w = tab_label(n, *pane).chars().count() as u16;
+        out.push((*pane, x, x + w));
+        x += w + 1;
+    }
+    out
+}
+
+fn tab_label(n: usize, pane: Pane) -> String {
+    format!(" {} {} ", n + 1, pane.title())
+}
+
+/// The pane whose tab is at a screen cell.
+pub fn tab_at(detail: Rect, column: u16, row: u16) -> Option<Pane> {
+    if row != detail.y {
+        return None;
+    }
+    tab_positions(detail)
+        .into_iter()
+        .find(|(_, a, b)| column >= *a && column < *b)
+        .map(|(p, _, _)| p)
+}
+
+/// Draws the whole screen.
+pub fn draw(frame: &mut Frame, app: &App) {
+    let area = frame.area();
+    let theme = &app.theme;
+    frame.render_widget(Block::default().style(theme.base), area);
+    let areas = layout(area);
+    draw_list(frame, app, areas);
+    draw_detail(frame, app, areas.detail);
+    draw_status(frame, app, areas.status);
+    match app.popup {
+        Some(Popup::Help) => draw_help(frame, app, area),
+        Some(Popup::Issues) => draw_issues(frame, app, area),
+        None => {}
+    }
+}
+
+/// Style of a verdict cell.
+pub fn shown_style(theme: &Theme, shown: Shown) -> Style {
+    match shown {
+        Shown::Verdict(v) => theme.verdict(v),
+        Shown::StoredFail | Shown::Error => theme.verdict_failed,
+        Shown::Pending | Shown::Grading => theme.verdict_pending,
+    }
+}
+
+fn fit(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        let mut s = text.to_string();
+        s.extend(std::iter::repeat_n(' ', width - count));
+        s
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut s: String = text.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+struct Columns {
+    verdict: usize,
+    run: usize,
+    task: usize,
+    functions: usize,
+    fail: usize,
+    findings: usize,
+}
+
+fn columns(width: u16, show_run: bool) -> Columns {
+    let w = width as usize;
+    let verdict = 12;
+    let run = if show_run { (w / 9).clamp(6, 16) } else { 0 };
+    let functions = (w / 6).clamp(8, 28);
+    let (fail, findings) = (5, 3);
+    // marker, symbol, space, and one space between each further column
+    let fixed =
+        2 + verdict + 1 + run + usize::from(show_run) + 1 + functions + 1 + fail + 1 + findings;
+    Columns {
+        verdict,
+        run,
+        task: w.saturating_sub(fixed).max(8),
+        functions,
+        fail,
+        findings,
+    }
+}
+
+fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
+    let theme = &app.theme;
+    let total = app.entries.len();
+    let shown = app.shown_rows();
+    let mut title = vec![Span::styled(" sebx ", theme.title)];
+    let summary = if shown == total {
+        format!("{total} rollouts")
+    } else {
+        format!("{shown} of {total} rollouts")
+    };
+    title.push(Span::styled(format!("· {summary} "), theme.dim));
+    if app.runs.len() > 1 {
+        title.push(Span::styled(
+            format!("· {} runs ", app.runs.len()),
+            theme.dim,
+        ));
+    }
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Line::from(title));
+    let inner = block.inner(areas.list);
+    frame.render_widget(block, areas.list);
+    if inner.height == 0 {
+        return;
+    }
+    let show_run = app.runs.len() > 1;
+    let cols = columns(inner.width, show_run);
+    let mut header = format!("   {} ", fit("verdict", cols.verdict));
+    if show_run {
+        header.push_str(&fit("run", cols.run));
+        header.push(' ');
+    }
+    header.push_str(&fit("task", cols.task));
+    header.push(' ');
+    header.push_str(&fit("functions", cols.functions));
+    header.push(' ');
+    header.push_str(&fit("fail", cols.fail));
+    header.push(' ');
+    header.push_str(&fit("⚑", cols.findings));
+    frame.render_widget(
+        Paragraph::new(Line::styled(header, theme.column_header)),
+        Rect { height: 1, ..inner },
+    );
+
+    let body = areas.list_body;
+    if app.view.is_empty() {
+        let msg = if !app.load.done {
+            "loading…"
+        } else if total == 0 {
+            "no rollouts loaded"
+        } else {
+            "nothing matches the filters (c clears them)"
+        };
+        frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), body);
+        return;
+    }
+    let lines: Vec<Line> = app
+        .view
+        .iter()
+        .skip(app.list_offset)
+        .take(body.height as usize)
+        .map(|row| match row {
+            ViewRow::Group { label, count } => {
+                // Shorten the label, never the count.
+                let count = format!(" ({count})");
+                let room = (body.width as usize).saturating_sub(2 + count.chars().count());
+                let label = fit(label, room.min(label.chars().count()).max(1).min(room));
+                Line::from(vec![Span::styled(
+                    fit(&format!("▸ {label}{count}"), body.width as usize),
+                    theme.group_header,
+                )])
+            }
+            ViewRow::Row(i) => list_row(app, *i, &cols, show_run),
+        })
+        .collect();
+    frame.render_widget(Paragraph::new(lines), body);
+}
+
+fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<'a> {
+    let theme = &app.theme;
+    let e = &app.entries[i];
+    let shown = app.shown(i);
+    let vstyle = shown_style(theme, shown);
+    let selected = app.selected == Some(i);
+    let mut spans = vec![
+        Span::styled(if selected { "▶" } else { " " }, theme.title),
+        Span::styled(shown.symbol(), vstyle),
+        Span::raw(" "),
+        Span::styled(fit(shown.label(), cols.verdict), vstyle),
+        Span::raw(" "),
+    ];
+    if show_run {
+        let name = app.runs.get(e.run).map_or("", |r| r.name.as_str());
+        spans.push(Span::styled(fit(name, cols.run), theme.dim));
+        spans.push(Span::raw(" "));
+    }
+    let task = app.tasks.get(e.task).map_or("", |t| t.short.as_str());
+    let task_text = fit(task, cols.task);
+    let hits = if app.search.results.is_some() {
+        matched_chars(&task_text, &app.search.pattern)
+    } else {
+        Vec::new()
+    };
+    if hits.is_empty() {
+        spans.push(Span::raw(task_text));
+    } else {
+        for (k, ch) in task_text.chars().enumerate() {
+            let style = if hits.contains(&k) {
+                theme.matched
+            } else {
+                Style::default()
+            };
+            spans.push(Span::styled(ch.to_string(), style));
+        }
+    }
+    spans.push(Span::raw(" "));
+    let fn_text = fit(&e.functions.join(","), cols.functions);
+    let fn_hits = if app.search.results.is_some() {
+        matched_chars(&fn_text, &app.search.pattern)
+    } else {
+        Vec::new()
+    };
+    if fn_hits.is_empty() {
+        spans.push(Span::styled(fn_text, theme.dim));
+    } else {
+        for (k, ch) in fn_text.chars().enumerate() {
+            let style = if fn_hits.contains(&k) {
+                theme.matched
+            } else {
+                theme.dim
+            };
+            spans.push(Span::styled(ch.to_string(), style));
+        }
+    }
+    spans.push(Span::raw(" "));
+    let fail = match app.scores.get(i).and_then(|s| s.report()) {
+        // Cases only count when the program ran (a static verdict runs nothing).
+        Some(r) if !r.cases.is_empty() && r.execution.is_some() => {
+            format!("{}/{}", r.failed_cases(), r.cases.len())
+        }
+        Some(_) => "-".to_string(),
+        None => String::new(),
+    };
+    let fail_style = if fail.starts_with("0/") || fail.is_empty() {
+        theme.dim
+    } else {
+        theme.verdict_result_error
+    };
+    spans.push(Span::styled(fit(&fail, cols.fail), fail_style));
+    spans.push(Span::raw(" "));
+    let n = app.findings(i, e).len();
+    spans.push(if n == 0 {
+        Span::styled(fit("", cols.findings), theme.dim)
+    } else {
+        Span::styled(fit(&n.to_string(), cols.findings), theme.warning)
+    });
+    let line = Line::from(spans);
+    if selected {
+        line.patch_style(theme.selected)
+    } else {
+        line
+    }
+}
+
+/// First line of a pane's content shown in a pane `height` lines high.
+pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> u16 {
+    let total = content.lines.len() as u16;
+    match content.focus_line {
+        // Keep the focused line (the selected case) in view.
+        Some(f) => f.saturating_sub(height.saturating_sub(content.focus_height.max(1)).min(f)),
+        None => scroll.min(total.saturating_sub(1)),
+    }
+}
+
+/// The inside of the detail pane's frame.
+pub fn detail_inner(detail: Rect) -> Rect {
+    Block::default().borders(Borders::ALL).inner(detail)
+}
+
+fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
+    let theme = &app.theme;
+    let mut tabs: Vec<Span> = Vec::new();
+    for (n, pane) in Pane::ALL.iter().enumerate() {
+        let style = if *pane == app.pane {
+            theme.tab_active
+        } else {
+            theme.tab_inactive
+        };
+        tabs.push(Span::styled(tab_label(n, *pane), style));
+        tabs.push(Span::styled("─", theme.border));
+    }
+    tabs.pop();
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border)
+        .title(Line::from(tabs));
+    let inner = block.inner(area);
+    frame.render_widget(block, area);
+    let Some(entry) = app.selected_entry() else {
+        frame.render_widget(
+            Paragraph::new(Line::styled("no rollout selected", theme.dim)),
+            inner,
+        );
+        return;
+    };
+    let content = panes::render(app, entry, inner.width);
+    let scroll = detail_scroll(&content, inner.height, app.scroll);
+    let mut p = Paragraph::new(content.lines).scroll((scroll, 0));
+    if content.wrap {
+        p = p.wrap(Wrap { trim: false });
+    }
+    frame.render_widget(p, inner);
+}
+
+fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
+    let theme = &app.theme;
+    let mut left: Vec<Span> = Vec::new();
+    if app.search.editing {
+        left.push(Span::styled(" / ", theme.status_key));
+        left.push(Span::raw(format!(" {}▏", app.search.pattern)));
+        if app.search.pending {
+            left.push(Span::raw(" …"));
+        }
+        left.push(Span::raw(" "));
+    } else if !app.search.pattern.is_empty() {
+        left.push(Span::styled(" / ", theme.status_key));
+        left.push(Span::raw(format!(" {} ", app.search.pattern)));
+    }
+    let f = &app.filters;
+    let mut filters: Vec<String> = Vec::new();
+    if let Some(v) = f.verdict {
+        filters.push(format!("verdict={}", v.label()));
+    }
+    if let Some(r) = f.run {
+        filters.push(format!(
+            "run={}",
+            app.runs.get(r).map_or("?", |r| r.name.as_str())
+        ));
+    }
+    if let Some(n) = &f.function {
+        filters.push(format!("fn={n}"));
+    }
+    if let Some(k) = f.finding {
+        filters.push(format!("finding={}", k.label()));
+    }
+    if let Some(t) = f.task {
+        let short: String = app
+            .tasks
+            .get(t)
+            .map_or(String::new(), |t| t.short.chars().take(16).collect());
+        filters.push(format!("task={short}…"));
+    }
+    if app.grouping != super::app::Grouping::FileOrder {
+        filters.push(format!("by {}", app.grouping.label()));
+    }
+    if !filters.is_empty() {
+        left.push(Span::styled(
+            format!(" {} ", filters.join(" · ")),
+            theme.warning,
+        ));
+    }
+    if let Some(msg) = &app.message {
+        left.push(Span::raw(format!(" {msg} ")));
+    }
+
+    // Right-hand items by priority; the least important are dropped when space runs out.
+    let mut right: Vec<(u8, Span)> = Vec::new();
+    if !app.load.done {
+        let pct = (app.load.bytes_done * 100)
+            .checked_div(app.load.bytes_total)
+            .unwrap_or(0);
+        right.push((1, Span::styled(format!(" loading {pct}% "), theme.progress)));
+    }
+    let gp = app.grade_progress;
+    if gp.finished < gp.requested {
+        right.push((
+            1,
+            Span::styled(
+                format!(
+                    " grading {}/{} {} ",
+                    gp.finished,
+                    gp.requested,
+                    bar(gp.finished, gp.requested, 8)
+                ),
+                theme.progress,
+            ),
+        ));
+    }
+    if let Grading::Unavailable(why) = &app.ctx.grading {
+        let text = if why.contains("runtime install") {
+            " no Python: sebx runtime install ".to_string()
+        } else {
+            " grading off (? says why) ".to_string()
+        };
+        right.push((2, Span::styled(text, theme.warning)));
+    }
+    if !app.issues.is_empty() {
+        right.push((
+            0,
+            Span::styled(
+                format!(" ⚠ {} bad lines (!) ", app.issues.len()),
+                theme.verdict_failed,
+            ),
+        ));
+    }
+    right.push((3, Span::styled(" ? ", theme.status_key)));
+    right.push((3, Span::raw(" help ")));
+    let width = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+    let left_w = width(&left);
+    for drop_level in [3u8, 2, 1] {
+        let w: usize = right.iter().map(|(_, s)| s.content.chars().count()).sum();
+        if left_w + w <= area.width as usize {
+            break;
+        }
+        right.retain(|(p, _)| *p < drop_level);
+    }
+    let right: Vec<Span> = right.into_iter().map(|(_, s)| s).collect();
+    let right_w = width(&right);
+    let [l, r] = Layout::horizontal([
+        Constraint::Min(0),
+        Constraint::Length(right_w.min(area.width as usize) as u16),
+    ])
+    .areas(area);
+    frame.render_widget(Paragraph::new(Line::from(left)).style(theme.status_bar), l);
+    frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
+}
+
+fn bar(done: usize, total: usize, width: usize) -> String {
+    let filled = (done * width).checked_div(total).unwrap_or(0);
+    format!(
+        "▕{}{}▏",
+        "█".repeat(filled),
+        " ".repeat(width - filled.min(width))
+    )
+}
+
+fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
+    let w = width.min(area.width);
+    let h = height.min(area.height);
+    Rect {
+        x: area.x + (area.width - w) / 2,
+        y: area.y + (area.height - h) / 2,
+        width: w,
+        height: h,
+    }
+}
+
+fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
+    let theme = &app.theme;
+    let rows = app.keymap.help_rows();
+    let key_w = rows
+        .iter()
+        .map(|(k, _, _)| k.chars().count())
+        .max()
+        .unwrap_or(0)
+        .min(26);
+    let popup = popup_area(area, 100, area.height.saturating_sub(2));
+    // Wide enough: also the name to use in the config's [keys] table.
+    let show_names = popup.width >= 96;
+    let mut lines: Vec<Line> = rows
+        .iter()
+        .map(|(keys, desc, action)| {
+            let mut spans = vec![
+                Span::styled(format!(" {} ", fit(keys, key_w)), theme.status_key),
+                Span::raw(format!("  {}", fit(desc, 52))),
+            ];
+            if show_names {
+                spans.push(Span::styled(action.config_name(), theme.dim));
+            }
+            Line::from(spans)
+        })
+        .collect();
+    lines.push(Line::raw(""));
+    lines.push(Line::styled(
+        " ✓ right  ✗ result_error  ! exe_error  N use_numpy  Z without_zwc  · unscored  … grading",
+        theme.dim,
+    ));
+    lines.push(Line::styled(
+        format!(
+            " Theme: {} · keys (\"x\" = \"action_name\" under [keys]) and theme in sebx/config.toml",
+            theme.name
+        ),
+        theme.dim,
+    ));
+    for note in &app.ctx.notes {
+        lines.push(Line::styled(format!(" {note}"), theme.dim));
+    }
+    frame.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(
+            " Help — keys (↑↓ scroll · esc closes) ",
+            theme.title,
+        ))
+        .style(theme.popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .scroll((app.popup_scroll, 0)),
+        popup,
+    );
+}
+
+fn draw_issues(frame: &mut Frame, app: &App, area: Rect) {
+    let theme = &app.theme;
+    let mut lines: Vec<Line> = Vec::new();
+    if app.issues.is_empty() {
+        lines.push(Line::styled("every line loaded", theme.dim));
+    }
+    for issue in &app.issues {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{}:{}", issue.source.display(), issue.line),
+                theme.verdict_failed,
+            ),
+            Span::raw(format!("  {}", issue.reason)),
+        ]));
+    }
+    let popup = popup_area(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(4),
+    );
+    frame.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(
+            format!(
+                " {} lines could not be loaded (esc closes) ",
+                app.issues.len()
+            ),
+            theme.title,
+        ))
+        .style(theme.popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((app.popup_scroll, 0)),
+        popup,
+    );
+}

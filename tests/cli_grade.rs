@@ -1,0 +1,151 @@
+//! `sebx grade` on files with bad lines: every good line graded, every bad one reported.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn demo(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/demo")
+        .join(name)
+}
+
+#[test]
+fn bad_lines_are_reported_in_place_and_good_lines_graded() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let good: Vec<String> = std::fs::read_to_string(demo("rollouts.jsonl"))
+        .expect("demo rollouts")
+        .lines()
+        .take(2)
+        .map(str::to_string)
+        .collect();
+    let mut bytes = Vec::new();
+    bytes.extend_from_slice(good[0].as_bytes());
+    bytes.extend_from_slice(b"\n{\"query\": \"q\", \"response\": 7}\n");
+    bytes.extend_from_slice(b"this is not json\n");
+    bytes.extend_from_slice(b"{\"query\": \"\xff\xfe\"}\n");
+    bytes.extend_from_slice(good[1].as_bytes());
+    bytes.push(b'\n');
+    let input = dir.path().join("mixed.jsonl");
+    std::fs::write(&input, &bytes).expect("write");
+    let scored = dir.path().join("scored.jsonl");
+    let correct = dir.path().join("correct.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .args(["grade", "-q", "--api-doc"])
+        .arg(demo("api_doc.jsonl"))
+        .arg(&input)
+        .arg("-o")
+        .arg(&scored)
+        .arg("--correct-out")
+        .arg(&correct)
+        .output()
+        .expect("run sebx");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("mixed.jsonl:2: `response` should be a string"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("mixed.jsonl:3: not valid JSON"), "{stderr}");
+    assert!(
+        stderr.contains("mixed.jsonl:4: not valid UTF-8"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("total: 2"),
+        "summary counts graded lines: {stderr}"
+    );
+
+    let rows: Vec<Value> = std::fs::read_to_string(&scored)
+        .expect("scored")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    let lines: Vec<u64> = rows
+        .iter()
+        .map(|r| r["line"].as_u64().expect("line"))
+        .collect();
+    assert_eq!(
+        lines,
+        vec![1, 2, 3, 4, 5],
+        "one object per input line, in order"
+    );
+    assert_eq!(rows[0]["verdict"], "right");
+    assert!(rows[1]["verdict"].is_null());
+    assert!(
+        rows[1]["load_error"]
+            .as_str()
+            .expect("reason")
+            .contains("should be a string")
+    );
+    assert!(rows[4]["verdict"].is_string());
+    // --correct-out holds the right rollouts byte for byte.
+    let correct_text = std::fs::read_to_string(&correct).expect("correct");
+    let expected: Vec<&str> = [0usize, 4]
+        .iter()
+        .filter(|i| rows[**i]["verdict"] == "right")
+        .map(|i| {
+            if *i == 0 {
+                good[0].as_str()
+            } else {
+                good[1].as_str()
+            }
+        })
+        .collect();
+    assert_eq!(correct_text.lines().collect::<Vec<_>>(), expected);
+}
+
+#[test]
+fn missing_api_doc_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .current_dir(dir.path())
+        .env_remove("SEBX_API_DOC")
+        .arg("grade")
+        .arg(demo("rollouts.jsonl"))
+        .output()
+        .expect("run sebx");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--api-doc"), "{stderr}");
+}
+
+#[test]
+fn dataset_join_names_a_helper_picked_as_entry() {
+    let run = |with_dataset: bool| -> Vec<Value> {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sebx"));
+        cmd.args(["grade", "-q", "--api-doc"])
+            .arg(demo("api_doc.jsonl"))
+            .arg(demo("rollouts.jsonl"));
+        if with_dataset {
+            cmd.arg("--dataset").arg(demo("tasks.jsonl"));
+        }
+        let out = cmd.output().expect("run sebx");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("json"))
+            .collect()
+    };
+    let note = |r: &Value| {
+        r["warnings"].as_array().expect("warnings").iter().any(|w| {
+            w.as_str()
+                .is_some_and(|w| w.contains("not the task's `solve`"))
+        })
+    };
+    let joined = run(true);
+    let flagged: Vec<&Value> = joined.iter().filter(|r| note(r)).collect();
+    assert!(!flagged.is_empty(), "the demo has helper-first rollouts");
+    assert!(flagged.iter().all(|r| r["entry"] != "solve"));
+    assert!(
+        joined
+            .iter()
+            .filter(|r| r["entry"] != "solve" && r["extraction"]["found"] == true)
+            .all(note)
+    );
+    assert!(
+        !run(false).iter().any(note),
+        "without the dataset the task's entry is unknown"
+    );
+}

@@ -1,0 +1,659 @@
+//! The worker pool against hostile and well-behaved programs: each hostile one
+//! is contained and reported, nothing of it is left running afterwards, and
+//! well-behaved programs see exactly the official `python main.py` run.
+//!
+//! Needs Python 3.11 with NumPy 2.3.0 (`sebx runtime install`); fails, not skips, without it.
+
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use sebx::grade::pool::{ExecOutcome, Pool, SandboxReport};
+use sebx::grade::runtime::{PythonRuntime, find_runtime};
+use sebx::grade::zwc_runtime::ensure_zwc_package;
+use sebx::model::ApiMap;
+
+const MAPPING: &str =
+    r#"{"main": {"mean": "kocito", "array": "yitaf"}, "linalg": {"inv": "quvohe"}}"#;
+
+fn runtime() -> &'static PythonRuntime {
+    static RUNTIME: OnceLock<PythonRuntime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        find_runtime().unwrap_or_else(|err| panic!("these tests need the grading runtime: {err}"))
+    })
+}
+
+fn zwc_root() -> &'static PathBuf {
+    static ROOT: OnceLock<PathBuf> = OnceLock::new();
+    ROOT.get_or_init(|| {
+        let value: serde_json::Value = serde_json::from_str(MAPPING).expect("mapping is JSON");
+        let api = ApiMap::from_mappings_json(&value).expect("mapping loads");
+        // Content-addressed: reused by later runs, never half-written.
+        let cache = std::env::temp_dir().join("sebx-test-zwc-cache");
+        ensure_zwc_package(&api, &cache).expect("package written")
+    })
+}
+
+/// A pool of its own, so leftover checks see only this test's processes.
+fn pool(workers: usize) -> Pool {
+    Pool::start(runtime(), zwc_root(), workers).expect("pool starts")
+}
+
+fn run(pool: &Pool, program: &str, timeout: Duration) -> ExecOutcome {
+    pool.run(program, timeout)
+        .expect("the pool runs the program")
+}
+
+/// Processes of this pool other than its idle workers, plus any process whose
+/// command line carries `marker`. Retries briefly: killed processes take a
+/// moment to disappear from /proc.
+fn leftovers(pool: &Pool, marker: Option<&str>) -> Vec<String> {
+    let script = pool.worker_script().to_string_lossy().into_owned();
+    let workers = pool.worker_pids();
+    let mut found = Vec::new();
+    for _ in 0..50 {
+        found.clear();
+        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+                continue;
+            };
+            let cmdline = String::from_utf8_lossy(&raw).replace('\0', " ");
+            let ours = cmdline.contains(&script) && !workers.contains(&pid);
+            let marked = marker.is_some_and(|m| cmdline.contains(m));
+            if ours || marked {
+                found.push(format!("{pid}: {cmdline}"));
+            }
+        }
+        if found.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    found
+}
+
+fn assert_nothing_left(pool: &Pool, marker: Option<&str>) {
+    let left = leftovers(pool, marker);
+    assert!(left.is_empty(), "processes left running: {left:#?}");
+}
+
+fn contained(outcome: &ExecOutcome) -> &str {
+    outcome.contained.as_deref().unwrap_or("")
+}
+
+fn unique(tag: &str) -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    format!("sebx-{tag}-{}-{nanos}", std::process::id())
+}
+
+const ASSEMBLED: &str = "import zwc\n\
+def solve(x):\n    return zwc.kocito(zwc.yitaf(x), axis=0)\n\
+import zwc\n\
+if __name__== \"__main__\":\n\
+\x20   test_cases = [{'input': 'x=[[1, 2], [3, 4]]', 'output': '[2. 3.]'}]\n\
+\x20   result_list = []\n\
+\x20   result_list.append(solve(x=[[1, 2], [3, 4]]))\n\
+\x20   result_list.append(solve(x=[[1.5, 2], [3, 4]]))\n\
+\x20   print(\"====================\")\n\
+\x20   for i in range(len(result_list)):\n\
+\x20       print(result_list[i])\n\
+\x20       print(\"#\")";
+
+#[test]
+fn well_behaved_program_prints_exactly_what_python_prints() {
+    let pool = pool(1);
+    let outcome = run(&pool, ASSEMBLED, Duration::from_secs(3));
+    assert_eq!(
+        outcome.stdout, "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n",
+        "stderr: {}",
+        outcome.stderr
+    );
+    assert_eq!(outcome.stderr, "");
+    assert_eq!(outcome.exit_code, Some(0));
+    assert!(!outcome.timed_out);
+    assert_eq!(outcome.contained, None);
+}
+
+#[test]
+fn the_program_sees_a_fresh_python_main_py_run() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "import os, sys\n\
+         print(__name__, sys.argv, sys.path[0] == os.getcwd(), os.listdir('.'))\n\
+         print(os.path.basename(__file__), os.path.dirname(__file__) == os.getcwd())\n\
+         print(repr(sys.stdin.read()), sys.stdout.encoding, os.environ['HOME'] == os.getcwd())\n\
+         print('é✓')\n\
+         print(sorted(k for k in os.environ if not k.startswith(('LC_', 'OPENBLAS', 'OMP', 'MKL', 'NUMEXPR'))))\n\
+         open('out.txt', 'w').write('written here')\nprint(open('out.txt').read())\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(
+        outcome.stdout,
+        "__main__ ['main.py'] True ['main.py']\nmain.py True\n'' utf-8 True\né✓\n\
+         ['HOME', 'PATH', 'PYTHONPATH', 'TMPDIR']\nwritten here\n",
+        "stderr: {}",
+        outcome.stderr
+    );
+}
+
+#[test]
+fn buffered_stdout_is_flushed_at_exit_as_cpython_does() {
+    let pool = pool(1);
+    let raised = run(
+        &pool,
+        "print('a')\nprint('b')\nraise ValueError('boom')\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(raised.stdout, "a\nb\n");
+    assert_eq!(raised.exit_code, Some(1));
+    assert!(
+        raised
+            .stderr
+            .starts_with("Traceback (most recent call last):\n  File \"/"),
+        "{}",
+        raised.stderr
+    );
+    assert!(
+        raised.stderr.contains("/main.py\", line 3, in <module>"),
+        "{}",
+        raised.stderr
+    );
+    assert!(!raised.stderr.contains("worker.py"), "{}", raised.stderr);
+    assert!(raised.stderr.ends_with("ValueError: boom\n"));
+
+    let exited = run(
+        &pool,
+        "import sys\nprint('kept')\nsys.exit(3)\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(
+        (exited.stdout.as_str(), exited.exit_code),
+        ("kept\n", Some(3))
+    );
+
+    let message = run(
+        &pool,
+        "import sys\nprint('x')\nsys.exit('bad')\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(
+        (message.stdout.as_str(), message.exit_code),
+        ("x\n", Some(1))
+    );
+    assert_eq!(message.stderr, "bad\n");
+
+    // os._exit skips the flush in CPython, so the buffered text is lost there too.
+    let hard = run(
+        &pool,
+        "import os\nprint('lost')\nos._exit(0)\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!((hard.stdout.as_str(), hard.exit_code), ("", Some(0)));
+
+    let at_exit = run(
+        &pool,
+        "import atexit, threading, time\n\
+         atexit.register(lambda: print('atexit'))\n\
+         threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n\
+         print('main')\n",
+        Duration::from_secs(3),
+    );
+    assert_eq!(at_exit.stdout, "main\nthread\natexit\n");
+
+    let syntax = run(&pool, "print('never')\ndef f(:\n", Duration::from_secs(3));
+    assert_eq!(syntax.stdout, "");
+    assert!(syntax.stderr.contains("SyntaxError"), "{}", syntax.stderr);
+    assert!(!syntax.stderr.contains("Traceback"), "{}", syntax.stderr);
+    assert_nothing_left(&pool, None);
+}
+
+#[test]
+fn forked_programs_do_not_share_random_state() {
+    let pool = pool(1);
+    let program = "import random, numpy\nprint(random.random(), numpy.random.rand())\n";
+    let mut seen = std::collections::BTreeSet::new();
+    for _ in 0..4 {
+        let outcome = run(&pool, program, Duration::from_secs(3));
+        assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
+        assert!(
+            seen.insert(outcome.stdout.clone()),
+            "repeated: {}",
+            outcome.stdout
+        );
+    }
+}
+
+#[test]
+fn infinite_loop_times_out_with_empty_stdout() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "print('before', flush=True)\nwhile True:\n    pass\n",
+        Duration::from_secs(3),
+    );
+    assert!(outcome.timed_out);
+    assert_eq!(outcome.stdout, "", "a timeout yields empty stdout");
+    assert!(contained(&outcome).starts_with("timeout"), "{outcome:?}");
+    assert!(outcome.elapsed >= Duration::from_secs(3));
+    assert_nothing_left(&pool, None);
+    // The worker is still usable afterwards.
+    assert_eq!(run(&pool, "print(1)", Duration::from_secs(3)).stdout, "1\n");
+}
+
+#[test]
+fn fork_bomb_is_contained_and_fully_killed() {
+    // A low cap, so that the bomb reaches it well within the timeout even on a
+    // busy machine (forking a Python with NumPy loaded is not free).
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.limits.max_processes = 32;
+    let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let report = pool.sandbox_report();
+    let outcome = run(
+        &pool,
+        "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
+        Duration::from_secs(2),
+    );
+    assert!(outcome.timed_out, "{outcome:?}");
+    assert_eq!(outcome.stdout, "");
+    if report.is_active("process limit") {
+        assert!(contained(&outcome).contains("process limit"), "{outcome:?}");
+    }
+    assert_nothing_left(&pool, None);
+    assert_eq!(run(&pool, "print(2)", Duration::from_secs(3)).stdout, "2\n");
+}
+
+#[test]
+fn ten_gigabyte_allocation_fails_fast_with_memory_error() {
+    let pool = pool(1);
+    for program in [
+        "import numpy\na = numpy.ones(10 * 2**30 // 8)\nprint(a[0])\n",
+        "b = bytearray(10 * 2**30)\nprint(len(b))\n",
+    ] {
+        let outcome = run(&pool, program, Duration::from_secs(3));
+        assert_eq!(outcome.stdout, "", "{program}");
+        assert!(!outcome.timed_out);
+        assert!(outcome.stderr.contains("MemoryError"), "{}", outcome.stderr);
+        assert!(contained(&outcome).contains("memory limit"), "{outcome:?}");
+    }
+}
+
+#[test]
+fn writing_outside_the_program_directory_is_prevented() {
+    let pool = pool(1);
+    let report = pool.sandbox_report();
+    let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique("escape"));
+    let host_tmp = std::env::temp_dir().join(unique("tmp-escape"));
+    let outcome = run(
+        &pool,
+        &format!(
+            "for path in [{:?}, {:?}]:\n\
+             \x20   try:\n\
+             \x20       open(path, 'w').write('escaped')\n\
+             \x20       print('wrote', path == {:?})\n\
+             \x20   except OSError as e:\n\
+             \x20       print('refused', e.errno)\n\
+             open({:?}, 'w').write('x')\n",
+            outside.to_string_lossy(),
+            host_tmp.to_string_lossy(),
+            host_tmp.to_string_lossy(),
+            outside.to_string_lossy(),
+        ),
+        Duration::from_secs(3),
+    );
+    if report.is_active("read-only filesystem") {
+        // The target dir is read-only; /tmp is the worker's private tmpfs.
+        assert_eq!(
+            outcome.stdout, "refused 30\nwrote True\n",
+            "{}",
+            outcome.stderr
+        );
+        assert!(contained(&outcome).contains("read-only"), "{outcome:?}");
+        assert!(!outside.exists(), "the program wrote {}", outside.display());
+        assert!(
+            !host_tmp.exists(),
+            "the program wrote {}",
+            host_tmp.display()
+        );
+    } else {
+        let _ = std::fs::remove_file(&outside);
+        let _ = std::fs::remove_file(&host_tmp);
+        let why = report
+            .missing()
+            .iter()
+            .map(|p| p.detail.clone())
+            .collect::<Vec<_>>();
+        assert!(!why.is_empty(), "an inactive protection must say why");
+    }
+}
+
+#[test]
+fn network_connections_fail_fast() {
+    let pool = pool(1);
+    let report: SandboxReport = pool.sandbox_report();
+    let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
+    let port = listener.local_addr().expect("addr").port();
+    let program = format!(
+        "import socket, time\n\
+         for addr in [('127.0.0.1', {port}), ('10.255.255.1', 80)]:\n\
+         \x20   t = time.time()\n\
+         \x20   try:\n\
+         \x20       socket.create_connection(addr, timeout=10).close()\n\
+         \x20       print('connected')\n\
+         \x20   except OSError as e:\n\
+         \x20       print('failed', e.errno, time.time() - t < 0.5)\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(3));
+    if report.is_active("no network") {
+        assert_eq!(
+            outcome.stdout, "failed 101 True\nfailed 101 True\n",
+            "{}",
+            outcome.stderr
+        );
+        assert!(!outcome.timed_out);
+        let last = run(
+            &pool,
+            &format!("import socket\nsocket.create_connection(('127.0.0.1', {port}))\n"),
+            Duration::from_secs(3),
+        );
+        assert!(contained(&last).contains("network"), "{last:?}");
+    } else {
+        assert!(
+            report
+                .lines()
+                .iter()
+                .any(|l| l.contains("[off] no network")),
+            "{report}"
+        );
+    }
+    drop(listener);
+}
+
+#[test]
+fn a_child_that_outlives_the_timeout_is_killed() {
+    let pool = pool(1);
+    let marker = unique("sleeper");
+    // A double-forked, setsid sleeper, then the main program hangs.
+    let program = format!(
+        "import os, sys, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
+         \x20   os._exit(0)\n\
+         time.sleep(0.3)\n\
+         while True:\n\
+         \x20   time.sleep(0.1)\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(1));
+    assert!(outcome.timed_out, "{outcome:?}");
+    assert_nothing_left(&pool, Some(&marker));
+}
+
+#[test]
+fn background_processes_left_by_a_finished_program_are_killed() {
+    let pool = pool(1);
+    let marker = unique("daemon");
+    // A proper daemon (stdio closed) outlives a program that ends at once; the
+    // official run returns then, and so must we, killing the daemon.
+    let program = format!(
+        "import os, sys\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       null = os.open('/dev/null', os.O_RDWR)\n\
+         \x20       for fd in (0, 1, 2):\n\
+         \x20           os.dup2(null, fd)\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
+         \x20   os._exit(0)\n\
+         os.wait()\n\
+         print('done')\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(3));
+    assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
+    assert!(!outcome.timed_out);
+    assert!(contained(&outcome).contains("background"), "{outcome:?}");
+    assert_nothing_left(&pool, Some(&marker));
+}
+
+#[test]
+fn a_child_holding_stdout_open_keeps_the_run_going_like_subprocess_run() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "import os, time\nprint('parent', flush=True)\nif os.fork() == 0:\n    time.sleep(30)\n",
+        Duration::from_secs(1),
+    );
+    assert!(outcome.timed_out, "{outcome:?}");
+    assert_eq!(outcome.stdout, "");
+    assert_nothing_left(&pool, None);
+}
+
+#[test]
+fn huge_output_is_capped_without_deadlock() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "import sys\nfor i in range(400000):\n    print('line', i)\nprint('====================')\nprint('end')\n",
+        Duration::from_secs(10),
+    );
+    assert!(!outcome.timed_out, "{outcome:?}");
+    assert!(outcome.stdout_omitted > 0);
+    assert!(outcome.stdout.len() <= 1 << 20);
+    assert!(outcome.stdout.starts_with("line 0\nline 1\n"));
+    assert!(
+        outcome
+            .stdout
+            .ends_with("line 399999\n====================\nend\n")
+    );
+}
+
+#[test]
+fn a_killed_worker_is_replaced_transparently() {
+    let pool = pool(1);
+    let before = pool.worker_pids();
+    assert_eq!(before.len(), 1);
+    // SAFETY: kill(2) on a pid we own has no memory-safety preconditions.
+    unsafe {
+        libc::kill(before[0] as i32, libc::SIGKILL);
+    }
+    std::thread::sleep(Duration::from_millis(100));
+    let outcome = run(&pool, "print('still fine')", Duration::from_secs(3));
+    assert_eq!(outcome.stdout, "still fine\n");
+    let after = pool.worker_pids();
+    assert_eq!(after.len(), 1);
+    assert_ne!(after, before);
+}
+
+#[test]
+fn many_threads_share_one_pool() {
+    let pool = pool(2);
+    std::thread::scope(|scope| {
+        for t in 0..4 {
+            let pool = &pool;
+            scope.spawn(move || {
+                for i in 0..5 {
+                    let outcome = run(
+                        pool,
+                        &format!("import zwc\nprint(zwc.kocito(zwc.yitaf([{t}, {i}])))\n"),
+                        Duration::from_secs(5),
+                    );
+                    assert_eq!(outcome.stdout, format!("{:?}\n", (t + i) as f64 / 2.0));
+                }
+            });
+        }
+    });
+}
+
+#[test]
+fn fast_exit_matches_the_interpreter_exit() {
+    let program = "import atexit, threading, time\n\
+        class Noisy:\n\
+        \x20   def __del__(self):\n\
+        \x20       print('del', self.name)\n\
+        def gen():\n\
+        \x20   try:\n\
+        \x20       yield 1\n\
+        \x20   finally:\n\
+        \x20       print('generator closed')\n\
+        keep = Noisy(); keep.name = 'global'\n\
+        g = gen(); next(g)\n\
+        atexit.register(lambda: print('atexit'))\n\
+        threading.Thread(target=lambda: (time.sleep(0.1), print('thread'))).start()\n\
+        print('main', end='')\n";
+    let fast = pool(1);
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.full_interpreter_exit = true;
+    let full = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    for extra in ["", "import sys\nsys.exit(4)\n", "raise KeyError('k')\n"] {
+        let text = format!("{program}{extra}");
+        let a = run(&fast, &text, Duration::from_secs(3));
+        let b = run(&full, &text, Duration::from_secs(3));
+        assert_eq!(a.stdout, b.stdout, "program:\n{text}");
+        assert_eq!(a.exit_code, b.exit_code, "program:\n{text}");
+        assert_eq!(a.stderr, b.stderr, "program:\n{text}");
+        assert!(
+            a.stdout.starts_with("mainthread\natexit\n"),
+            "{:?}",
+            a.stdout
+        );
+        assert!(a.stdout.contains("del global\n"), "{:?}", a.stdout);
+    }
+}
+
+/// Without namespaces (as on a machine that refuses them) the process-group,
+/// cgroup and descendant sweep must still leave nothing running.
+#[test]
+fn without_namespaces_escapees_are_still_killed() {
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.isolate = false;
+    let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let report = pool.sandbox_report();
+    assert!(!report.is_active("no network"), "{report}");
+    assert!(
+        report
+            .lines()
+            .iter()
+            .any(|l| l.contains("[off] read-only filesystem")),
+        "{report}"
+    );
+    let marker = unique("plain-sleeper");
+    let program = format!(
+        "import os, sys, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
+         \x20   os._exit(0)\n\
+         while True:\n\
+         \x20   time.sleep(0.1)\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(1));
+    assert!(outcome.timed_out, "{outcome:?}");
+    assert_nothing_left(&pool, Some(&marker));
+
+    let daemon = unique("plain-daemon");
+    let program = format!(
+        "import os, sys\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       null = os.open('/dev/null', os.O_RDWR)\n\
+         \x20       for fd in (0, 1, 2):\n\
+         \x20           os.dup2(null, fd)\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {daemon:?}])\n\
+         \x20   os._exit(0)\n\
+         os.wait()\n\
+         print('done')\n"
+    );
+    let outcome = run(&pool, &program, Duration::from_secs(3));
+    assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
+    assert!(contained(&outcome).contains("background"), "{outcome:?}");
+    assert_nothing_left(&pool, Some(&daemon));
+
+    let outcome = run(&pool, "while True:\n    pass\n", Duration::from_secs(1));
+    assert!(outcome.timed_out);
+    assert_nothing_left(&pool, None);
+    assert_eq!(
+        run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout,
+        "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n"
+    );
+}
+
+#[test]
+fn ordinary_python_facilities_work_in_the_sandbox() {
+    let pool = pool(1);
+    let outcome = run(
+        &pool,
+        "import tempfile, os, multiprocessing, subprocess, sys, concurrent.futures as cf\n\
+         open('/dev/null', 'w').write('x')\n\
+         fd, path = tempfile.mkstemp()\n\
+         print(path.startswith(os.getcwd()))\n\
+         with multiprocessing.Pool(2) as workers:\n\
+         \x20   print(workers.map(abs, [-1, -2]))\n\
+         print(subprocess.run([sys.executable, '-c', 'import zwc; print(zwc.kocito(zwc.yitaf([1, 2])))'], capture_output=True, text=True).stdout.strip())\n\
+         with cf.ThreadPoolExecutor(8) as ex:\n\
+         \x20   print(list(ex.map(abs, [-3])))\n",
+        Duration::from_secs(5),
+    );
+    assert_eq!(
+        outcome.stdout, "True\n[1, 2]\n1.5\n[3]\n",
+        "{}",
+        outcome.stderr
+    );
+    assert_nothing_left(&pool, None);
+}
+
+#[test]
+fn output_left_in_a_replaced_stdout_is_flushed_at_exit() {
+    let program =
+        "import io, sys\nprint('kept', end='')\nsys.stdout = io.StringIO()\nprint('hidden')\n";
+    let fast = pool(1);
+    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
+    config.full_interpreter_exit = true;
+    let full = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let a = run(&fast, program, Duration::from_secs(3));
+    let b = run(&full, program, Duration::from_secs(3));
+    assert_eq!(b.stdout, "kept", "{}", b.stderr);
+    assert_eq!(a.stdout, b.stdout, "{}", a.stderr);
+}
+
+#[test]
+fn the_program_sees_only_its_own_processes() {
+    let pool = pool(1);
+    let report = pool.sandbox_report();
+    let workers = pool.worker_pids();
+    let outcome = run(
+        &pool,
+        "import os\n\
+         pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n\
+         print(os.getpid(), os.readlink('/proc/self'), pids)\n",
+        Duration::from_secs(3),
+    );
+    if report.is_active("private /proc") {
+        assert_eq!(outcome.stdout, "2 2 [1, 2]\n", "{}", outcome.stderr);
+    } else {
+        assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
+    }
+    // Whatever /proc shows, signalling the worker must be impossible from inside.
+    let outcome = run(
+        &pool,
+        &format!(
+            "import os, signal\ntry:\n    os.kill({}, signal.SIGKILL)\n    print('sent')\nexcept ProcessLookupError:\n    print('no such process')\n",
+            workers[0]
+        ),
+        Duration::from_secs(3),
+    );
+    if report.is_active("process tree kill") && report.is_active("private /proc") {
+        assert_eq!(outcome.stdout, "no such process\n", "{}", outcome.stderr);
+        assert_eq!(pool.worker_pids(), workers, "the worker survived");
+    }
+}

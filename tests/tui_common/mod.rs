@@ -1,0 +1,454 @@
+//! Fixtures shared by the explorer tests: two small runs of our own writing, a grade-report
+//! file for part of the first run, a few bad lines, and a fake grading backend.
+#![allow(dead_code, clippy::too_many_arguments)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use sebx::grade::compare::{Comparison, Decision, Mismatch};
+use sebx::grade::report::{CaseResult, Execution, Extraction, GradeReport};
+use sebx::model::{ApiMap, Dataset, DatasetItem, Rollout, RolloutId, TestCase, Verdict};
+use sebx::tui::app::{App, Context, Grading};
+use sebx::tui::load::{FileKind, Source, SourceData};
+use sebx::tui::run::load_inline;
+use sebx::tui::{GradeBackend, Keymap, Theme, ui};
+use serde_json::json;
+
+pub const API_DOC: &str = r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf", "np.linalg.inv": "zwc.rfx.quvohe", "np.sum": "zwc.bapu", "np.std": "zwc.pemra"}}"#;
+
+pub const Q_MEAN: &str = "Return the average of each row of `grid` as a list.";
+pub const Q_INV: &str = "Invert the square matrix `m`.";
+pub const Q_SPREAD: &str = "Return the standard deviation of `values`.";
+
+pub fn fence(code: &str) -> String {
+    format!("Here is my answer.\n\n```python\n{code}```\n")
+}
+
+pub const CODE_MEAN_OK: &str =
+    "import zwc\n\ndef solve(grid):\n    return zwc.kocito(zwc.yitaf(grid), axis=1)\n";
+pub const CODE_MEAN_BAD: &str =
+    "import zwc\n\ndef solve(grid):\n    return zwc.kocito(zwc.yitaf(grid), axis=0)\n";
+pub const CODE_INV_TYPO: &str =
+    "import zwc\n\ndef solve(m):\n    return zwc.rfx.quvohee(zwc.yitaf(m))\n";
+pub const CODE_INV_NUMPY: &str =
+    "import numpy as np\nimport zwc\n\ndef solve(m):\n    return zwc.rfx.quvohe(np.array(m))\n";
+pub const CODE_SPREAD_TOLIST: &str =
+    "import zwc\n\ndef solve(values):\n    return zwc.pemra(zwc.yitaf(values)).tolist()\n";
+pub const CODE_SPREAD_OK: &str = "import zwc\n\ndef helper(v):\n    return zwc.pemra(v)\n\ndef solve(values):\n    return helper(zwc.yitaf(values))\n";
+
+fn cases_for(query: &str) -> (Vec<TestCase>, String) {
+    let cases = match query {
+        Q_MEAN => vec![
+            ("grid=[[1, 3], [2, 4]]", "[2.0, 3.0]"),
+            ("grid=[[10, 20, 30]]", "[20.0]"),
+        ],
+        Q_INV => vec![("m=[[2, 0], [0, 4]]", "[[0.5 0.  ]\n [0.   0.25]]")],
+        _ => vec![("values=[1, 1, 1]", "0.0"), ("values=[1, 3]", "1.0")],
+    };
+    let joined = cases.iter().map(|c| c.1).collect::<Vec<_>>().join("#");
+    (
+        cases
+            .into_iter()
+            .map(|(i, o)| TestCase {
+                input: i.to_string(),
+                output: o.to_string(),
+            })
+            .collect(),
+        joined,
+    )
+}
+
+pub fn rollout_line(
+    query: &str,
+    response: &str,
+    extra: Option<(&str, serde_json::Value)>,
+) -> String {
+    let (cases, right) = cases_for(query);
+    let cases: Vec<serde_json::Value> = cases
+        .iter()
+        .map(|c| json!({"input": c.input, "output": c.output}))
+        .collect();
+    let mut v = json!({"query": query, "response": response, "test_cases": cases, "right_exe_result": right});
+    if let Some((k, val)) = extra {
+        v[k] = val;
+    }
+    v.to_string()
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
+/// Run A: six rollouts, five of them scored by the report file, plus two bad lines.
+pub fn run_a() -> String {
+    [
+        rollout_line(Q_MEAN, &fence(CODE_MEAN_OK), None),
+        rollout_line(Q_MEAN, &fence(CODE_MEAN_BAD), None),
+        rollout_line(Q_INV, &fence(CODE_INV_TYPO), None),
+        "{\"query\": \"broken".to_string(),
+        rollout_line(Q_INV, &fence(CODE_INV_NUMPY), None),
+        rollout_line(
+            Q_SPREAD,
+            "I would use the standard deviation: `zwc.pemra(values)`.",
+            None,
+        ),
+        "[1, 2, 3]".to_string(),
+        rollout_line(
+            Q_SPREAD,
+            &fence(CODE_SPREAD_TOLIST),
+            Some(("verdict", json!("exe_error"))),
+        ),
+    ]
+    .join("\n")
+}
+
+/// Run B: the same tasks answered by another model; unscored.
+pub fn run_b() -> String {
+    [
+        rollout_line(Q_MEAN, &fence(CODE_MEAN_OK), None),
+        rollout_line(Q_INV, &fence(CODE_INV_TYPO), None),
+        rollout_line(Q_SPREAD, &fence(CODE_SPREAD_OK), None),
+    ]
+    .join("\n")
+}
+
+fn case(
+    index: usize,
+    input: &str,
+    expected: &str,
+    actual: Option<&str>,
+    mismatch: Option<Mismatch>,
+) -> CaseResult {
+    CaseResult {
+        index,
+        input: input.to_string(),
+        expected: expected.to_string(),
+        actual: actual.map(str::to_string),
+        matched: mismatch.is_none() && actual.is_some(),
+        comparison: actual.map(|a| Comparison {
+            matched: mismatch.is_none(),
+            expected_value: expected.to_string(),
+            actual_value: a.to_string(),
+            mismatch,
+            decided_by: Decision::Tolerant,
+            notes: Vec::new(),
+        }),
+    }
+}
+
+pub fn report(
+    source: &str,
+    line: usize,
+    query: &str,
+    response: &str,
+    verdict: Verdict,
+    cases: Vec<CaseResult>,
+    execution: Option<Execution>,
+    decided_by: &str,
+) -> GradeReport {
+    let block = sebx::analysis::extract_last_python_block(response);
+    GradeReport {
+        source: source.to_string(),
+        line,
+        id: Some(RolloutId::derive(query, response, 0)),
+        verdict: Some(verdict),
+        load_error: None,
+        extraction: Extraction {
+            found: block.is_some(),
+            blocks_found: block.as_ref().map_or(0, |b| b.blocks_found),
+            span: block.as_ref().map(|b| (b.span.start, b.span.end)),
+            code: block.map(|b| b.code).unwrap_or_default(),
+        },
+        entry: "solve".to_string(),
+        static_check: None,
+        static_error: None,
+        numpy: None,
+        warnings: Vec::new(),
+        decided_by: decided_by.to_string(),
+        execution,
+        cases,
+    }
+}
+
+pub fn exec(stdout: &str, stderr: &str) -> Option<Execution> {
+    Some(Execution {
+        stdout: stdout.to_string(),
+        stderr: stderr.to_string(),
+        timed_out: false,
+        elapsed_ms: 35.0,
+        exit_code: Some(if stdout.is_empty() { 1 } else { 0 }),
+        contained: None,
+    })
+}
+
+/// Grade reports for rows 1, 2, 3, 5 and 6 of run A (row 8 carries its own stored score).
+pub fn reports_a() -> String {
+    let src = "fixtures/run_a.jsonl";
+    let sep = "====================";
+    let reports = [
+        report(
+            src,
+            1,
+            Q_MEAN,
+            &fence(CODE_MEAN_OK),
+            Verdict::Right,
+            vec![
+                case(
+                    0,
+                    "grid=[[1, 3], [2, 4]]",
+                    "[2.0, 3.0]",
+                    Some("[2. 3.]"),
+                    None,
+                ),
+                case(1, "grid=[[10, 20, 30]]", "[20.0]", Some("[20.]"), None),
+            ],
+            exec(&format!("{sep}\n[2. 3.]\n#\n[20.]\n#\n"), ""),
+            "every expected result matched",
+        ),
+        report(
+            src,
+            2,
+            Q_MEAN,
+            &fence(CODE_MEAN_BAD),
+            Verdict::ResultError,
+            vec![
+                case(
+                    0,
+                    "grid=[[1, 3], [2, 4]]",
+                    "[2.0, 3.0]",
+                    Some("[1.5 3.5]"),
+                    Some(Mismatch {
+                        path: "[0]".into(),
+                        expected: "2.0".into(),
+                        actual: "1.5".into(),
+                        difference: Some(0.5),
+                        reason: "|2.0 - 1.5| = 0.5 > tolerance 0.01".into(),
+                    }),
+                ),
+                case(
+                    1,
+                    "grid=[[10, 20, 30]]",
+                    "[20.0]",
+                    Some("[10. 20. 30.]"),
+                    Some(Mismatch {
+                        path: String::new(),
+                        expected: "20.0".into(),
+                        actual: "[10.0, 20.0, 30.0]".into(),
+                        difference: None,
+                        reason: "a number against a list of 3".into(),
+                    }),
+                ),
+            ],
+            exec(&format!("{sep}\n[1.5 3.5]\n#\n[10. 20. 30.]\n#\n"), ""),
+            "case 1 did not match",
+        ),
+        report(
+            src,
+            3,
+            Q_INV,
+            &fence(CODE_INV_TYPO),
+            Verdict::ExeError,
+            vec![case(
+                0,
+                "m=[[2, 0], [0, 4]]",
+                "[[0.5 0.  ]\n [0.   0.25]]",
+                None,
+                None,
+            )],
+            exec(
+                "",
+                "Traceback (most recent call last):\n  File \"/tmp/run/main.py\", line 9, in <module>\n    result_list.append(solve(m=[[2, 0], [0, 4]]))\n  File \"/tmp/run/main.py\", line 4, in solve\n    return zwc.rfx.quvohee(zwc.yitaf(m))\n           ^^^^^^^^^^^^^^^\nAttributeError: module 'zwc.rfx' has no attribute 'quvohee'\n",
+            ),
+            "the program printed nothing on stdout",
+        ),
+        report(
+            src,
+            5,
+            Q_INV,
+            &fence(CODE_INV_NUMPY),
+            Verdict::UseNumpy,
+            vec![],
+            None,
+            "the program imports numpy",
+        ),
+        report(
+            src,
+            6,
+            Q_SPREAD,
+            "I would use the standard deviation: `zwc.pemra(values)`.",
+            Verdict::WithoutZwc,
+            // As the grader reports it: the cases, none of them run.
+            vec![
+                case(0, "values=[1, 1, 1]", "0.0", None, None),
+                case(1, "values=[1, 3]", "1.0", None, None),
+            ],
+            None,
+            "no ```python block",
+        ),
+    ];
+    reports
+        .iter()
+        .map(|r| serde_json::to_string(r).expect("report serialises"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+pub fn dataset() -> Dataset {
+    let mut ds = Dataset::default();
+    for (q, sig, sel, reference) in [
+        (
+            Q_MEAN,
+            "def solve(grid):",
+            "mean",
+            "import numpy as np\n\ndef solve(grid):\n    return np.mean(grid, axis=1).tolist()\n",
+        ),
+        (
+            Q_INV,
+            "def solve(m):",
+            "linalg.inv",
+            "import numpy as np\n\ndef solve(m):\n    return np.linalg.inv(m)\n",
+        ),
+        (
+            Q_SPREAD,
+            "def solve(values):",
+            "std",
+            "import numpy as np\n\ndef solve(values):\n    return np.std(values)\n",
+        ),
+    ] {
+        let (cases, right) = cases_for(q);
+        ds.items.insert(
+            q.to_string(),
+            DatasetItem {
+                query: q.to_string(),
+                function_name: sig.to_string(),
+                selected_functions: vec![sel.to_string()],
+                reference: vec![reference.to_string()],
+                test_cases: cases,
+                right_exe_result: right,
+                source: PathBuf::from("fixtures/tasks.jsonl"),
+                line: 1,
+            },
+        );
+    }
+    ds
+}
+
+pub fn sources() -> Vec<Source> {
+    vec![
+        Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Embedded {
+                label: PathBuf::from("fixtures/run_a.jsonl"),
+                text: leak(run_a()),
+            },
+        },
+        Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Embedded {
+                label: PathBuf::from("fixtures/run_b.jsonl"),
+                text: leak(run_b()),
+            },
+        },
+        Source {
+            kind: FileKind::Reports,
+            data: SourceData::Embedded {
+                label: PathBuf::from("fixtures/run_a.scored.jsonl"),
+                text: leak(reports_a()),
+            },
+        },
+    ]
+}
+
+/// An app with the fixtures loaded (no jobs run yet) at 80×24.
+pub fn app(grading: Grading) -> App {
+    let ctx = Context {
+        api: Arc::new(ApiMap::from_api_doc_jsonl(API_DOC).expect("fixture API doc")),
+        dataset: Arc::new(dataset()),
+        grading,
+        notes: vec!["fixture session".to_string()],
+    };
+    let mut app = App::new(ctx, Theme::dark(), Keymap::default());
+    app.update(&sebx::tui::Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    load_inline(&mut app, &sources());
+    app
+}
+
+/// Grades deterministically from the code: `kocito(..., axis=1)` and `helper(` pass.
+#[derive(Default)]
+pub struct FakeBackend {
+    pub calls: AtomicUsize,
+}
+
+impl GradeBackend for FakeBackend {
+    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        let code = sebx::analysis::extract_last_python_block(&rollout.response)
+            .map(|b| b.code)
+            .unwrap_or_default();
+        let ok = code.contains("axis=1") || code.contains("helper(");
+        let cases = rollout
+            .test_cases
+            .iter()
+            .enumerate()
+            .map(|(k, c)| {
+                if ok {
+                    case(k, &c.input, &c.output, Some(&c.output), None)
+                } else {
+                    case(
+                        k,
+                        &c.input,
+                        &c.output,
+                        Some("0"),
+                        Some(Mismatch {
+                            path: String::new(),
+                            expected: c.output.clone(),
+                            actual: "0".into(),
+                            difference: None,
+                            reason: "differs".into(),
+                        }),
+                    )
+                }
+            })
+            .collect();
+        Ok(report(
+            &rollout.source.display().to_string(),
+            rollout.line,
+            &rollout.query,
+            &rollout.response,
+            if ok {
+                Verdict::Right
+            } else {
+                Verdict::ResultError
+            },
+            cases,
+            exec("x", ""),
+            "fake",
+        ))
+    }
+}
+
+/// Draws the app into a test terminal of the given size.
+pub fn draw(app: &App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("test terminal");
+    terminal.draw(|f| ui::draw(f, app)).expect("draws");
+    terminal
+}
+
+/// The screen as text lines.
+pub fn screen(terminal: &Terminal<TestBackend>) -> String {
+    let buf = terminal.backend().buffer();
+    let mut out = String::new();
+    for y in 0..buf.area.height {
+        for x in 0..buf.area.width {
+            out.push_str(buf[(x, y)].symbol());
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,206 @@
+//! The explorer's entry: files classified and discovered, config applied, the demo embedded.
+
+use std::collections::BTreeSet;
+
+use sebx::cli::explore::{ExploreArgs, prepare};
+use sebx::tui::Action;
+use sebx::tui::action::KeyChord;
+use sebx::tui::app::Grading;
+use sebx::tui::entry::Shown;
+use sebx::tui::insight::FindingKind;
+use sebx::tui::load::FileKind;
+use sebx::tui::run::load_inline;
+
+fn no_runtime() -> Grading {
+    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
+}
+
+#[test]
+fn demo_has_every_verdict_and_every_finding_kind() {
+    let config = tempfile::tempdir().expect("tempdir");
+    let args = ExploreArgs {
+        config: Some(config.path().join("none.toml")),
+        ..ExploreArgs::default()
+    };
+    // An explicit config that does not exist is an error; no config at all is fine.
+    assert!(prepare(&args, no_runtime()).is_err());
+    let mut session = prepare(&ExploreArgs::default(), no_runtime()).expect("demo session");
+    assert!(session.sources.iter().any(|s| s.kind == FileKind::Reports));
+    load_inline(&mut session.app, &session.sources);
+    let app = &session.app;
+    assert!(app.entries.len() >= 6);
+    let verdicts: BTreeSet<Shown> = (0..app.entries.len()).map(|i| app.shown(i)).collect();
+    for v in sebx::model::Verdict::ALL {
+        assert!(
+            verdicts.contains(&Shown::Verdict(v)),
+            "demo lacks {v}: {verdicts:?}"
+        );
+    }
+    // The fast pass's findings at once, the full analysis's once the sweep has run.
+    let lexical: BTreeSet<FindingKind> =
+        app.entries.iter().flat_map(|e| e.insight.kinds()).collect();
+    assert!(lexical.len() >= 5, "{lexical:?}");
+    sebx::tui::run::drain_inline(&mut session.app, None);
+    let app = &session.app;
+    assert!(
+        app.refined
+            .iter()
+            .take(app.entries.len())
+            .all(Option::is_some)
+    );
+    let kinds: BTreeSet<FindingKind> = app
+        .entries
+        .iter()
+        .enumerate()
+        .flat_map(|(i, e)| app.findings(i, e).iter().map(|f| f.kind))
+        .collect();
+    for k in FindingKind::ALL {
+        assert!(kinds.contains(&k), "demo lacks {k:?}: {kinds:?}");
+    }
+    assert!(!app.ctx.api.is_empty());
+    assert!(
+        app.entries.iter().all(|e| app.dataset_item(e).is_some()),
+        "every demo rollout joins its task"
+    );
+}
+
+#[test]
+fn files_are_classified_and_config_applies() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let d = dir.path();
+    std::fs::write(
+        d.join("api_doc.jsonl"),
+        "{\"func_mapping\": \"{\\\"np.mean\\\": \\\"zwc.kocito\\\"}\"}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("tasks.jsonl"),
+        "{\"query\": \"Q1\", \"function_name\": \"def solve(x):\", \"selected_functions\": [\"mean\"], \"example_output\": [\"import numpy as np\"]}\n",
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("run.jsonl"),
+        "{\"query\": \"Q1\", \"response\": \"```python\\ndef solve(x):\\n    return zwc.kocito(x)\\n```\", \"test_cases\": [], \"right_exe_result\": \"\"}\n{oops\n",
+    )
+    .expect("write");
+    std::fs::write(
+        d.join("correct_trajectories.jsonl"),
+        "{\"query\": \"Q1\", \"response\": \"r\", \"test_cases\": [], \"right_exe_result\": \"\"}\n",
+    )
+    .expect("write");
+    // In a folder, label sidecars and files sebx does not read are skipped.
+    std::fs::write(
+        d.join("run.jsonl.labels.jsonl"),
+        "{\"id\": \"x\", \"label\": \"y\"}\n",
+    )
+    .expect("write");
+    std::fs::write(d.join("expected.jsonl"), "{\"file\": \"x\", \"line\": 1}\n").expect("write");
+    let config = d.join("config.toml");
+    std::fs::write(
+        &config,
+        "theme = \"high-contrast\"\n[keys]\n\"x\" = \"quit\"\n",
+    )
+    .expect("write");
+    let args = ExploreArgs {
+        paths: vec![d.to_path_buf()],
+        config: Some(config.clone()),
+        ..ExploreArgs::default()
+    };
+    let mut session = prepare(&args, no_runtime()).expect("session");
+    let kinds: Vec<FileKind> = session.sources.iter().map(|s| s.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![FileKind::CorrectTrajectories, FileKind::Rollouts]
+    );
+    assert!(
+        session
+            .app
+            .ctx
+            .notes
+            .iter()
+            .any(|n| n.contains("skipped") && n.contains("expected.jsonl"))
+    );
+    assert_eq!(session.app.theme.name, "high-contrast");
+    let x = KeyChord::parse("x").expect("chord");
+    assert_eq!(
+        session.app.keymap.keys_for(Action::Quit)[..],
+        [
+            KeyChord::parse("q").expect("q"),
+            KeyChord::parse("ctrl-c").expect("c"),
+            x
+        ][..]
+    );
+    assert_eq!(session.app.ctx.api.zwc_name("np.mean"), Some("zwc.kocito"));
+    assert!(session.app.ctx.dataset.get("Q1").is_some());
+    load_inline(&mut session.app, &session.sources);
+    let app = &session.app;
+    assert_eq!(app.entries.len(), 2);
+    assert_eq!(app.issues.len(), 1);
+    assert_eq!(app.issues[0].line, 2);
+    // Every line of a correct-trajectories file is `right`.
+    assert_eq!(app.shown(0), Shown::Verdict(sebx::model::Verdict::Right));
+    assert_eq!(app.shown(1), Shown::Pending);
+    // `--correct FILE` marks a correct-trajectories file whatever its name.
+    let plain = d.join("kept.jsonl");
+    std::fs::write(&plain, "{\"query\": \"Q1\", \"response\": \"x\", \"test_cases\": [], \"right_exe_result\": \"\"}\n").expect("write");
+    let only = ExploreArgs {
+        paths: Vec::new(),
+        correct: vec![plain.clone()],
+        config: Some(config.clone()),
+        ..ExploreArgs::default()
+    };
+    let s = prepare(&only, no_runtime()).expect("session");
+    assert_eq!(
+        s.sources.iter().map(|s| s.kind).collect::<Vec<_>>(),
+        vec![FileKind::CorrectTrajectories]
+    );
+    std::fs::remove_file(&plain).expect("remove");
+    // A theme flag beats the config; an unknown theme is an error naming the built-ins.
+    let args = ExploreArgs {
+        theme: Some("light".into()),
+        ..args
+    };
+    assert_eq!(
+        prepare(&args, no_runtime())
+            .expect("session")
+            .app
+            .theme
+            .name,
+        "light"
+    );
+    let args = ExploreArgs {
+        theme: Some("neon".into()),
+        ..args
+    };
+    let err = prepare(&args, no_runtime()).err().expect("unknown theme");
+    assert!(format!("{err:#}").contains("high-contrast"), "{err:#}");
+    // A bad action name in the config is reported.
+    std::fs::write(&config, "[keys]\n\"x\" = \"explode\"\n").expect("write");
+    let args = ExploreArgs {
+        theme: None,
+        ..args
+    };
+    let err = prepare(&args, no_runtime()).err().expect("bad key config");
+    assert!(
+        format!("{err:#}").contains("unknown action `explode`"),
+        "{err:#}"
+    );
+}
+
+#[test]
+fn without_a_terminal_the_binary_says_what_to_use_instead() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("the explorer needs a terminal"), "{err}");
+    assert!(err.contains("sebx grade"), "{err}");
+    // Nothing was drawn: no escape sequences reached the pipe.
+    assert!(
+        !out.stdout.contains(&0x1b),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

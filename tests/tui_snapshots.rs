@@ -1,0 +1,207 @@
+//! Render tests: each pane, the help and the issues popups, drawn into a TestBackend.
+
+mod tui_common;
+
+use insta::assert_snapshot;
+use ratatui::style::Modifier;
+use sebx::tui::app::Grading;
+use sebx::tui::run::drain_inline;
+use sebx::tui::{Action, App, Theme};
+use tui_common::*;
+
+fn session() -> App {
+    let mut app = app(Grading::Unavailable(
+        sebx::cli::explore::NO_RUNTIME.to_string(),
+    ));
+    drain_inline(&mut app, None);
+    app
+}
+
+fn select(app: &mut App, row: usize) {
+    app.update(&Action::Top);
+    for _ in 0..row {
+        app.update(&Action::Down);
+    }
+    drain_inline(app, None);
+    assert_eq!(app.selected, Some(row));
+}
+
+#[test]
+fn response_pane() {
+    let mut app = session();
+    select(&mut app, 1);
+    assert_snapshot!(screen(&draw(&app, 80, 24)));
+}
+
+#[test]
+fn code_pane() {
+    let mut app = session();
+    select(&mut app, 2);
+    app.update(&Action::PaneCode);
+    let t = draw(&app, 80, 24);
+    assert_snapshot!(screen(&t));
+    // The hallucinated name is drawn in the theme's error style.
+    let buf = t.backend().buffer();
+    let (x, y) = find(&screen(&t), "zwc.rfx.quvohee(").expect("code line drawn");
+    let cell = &buf[(x as u16, y as u16)];
+    assert!(cell.modifier.contains(Modifier::UNDERLINED));
+    assert_eq!(cell.fg, app.theme.error.fg.expect("error colour"));
+}
+
+#[test]
+fn cases_pane_with_diff_and_explanation() {
+    let mut app = session();
+    select(&mut app, 1);
+    app.update(&Action::FirstFailedCase);
+    assert_snapshot!(screen(&draw(&app, 80, 24)));
+    app.update(&Action::ScrollDown);
+    assert_snapshot!("cases_pane_second_case", screen(&draw(&app, 80, 24)));
+}
+
+#[test]
+fn output_pane_maps_traceback() {
+    let mut app = session();
+    select(&mut app, 2);
+    app.update(&Action::PaneOutput);
+    assert_snapshot!(screen(&draw(&app, 80, 30)));
+}
+
+#[test]
+fn graph_pane() {
+    let mut app = session();
+    select(&mut app, 8);
+    app.update(&Action::PaneGraph);
+    assert_snapshot!(screen(&draw(&app, 80, 24)));
+}
+
+#[test]
+fn task_pane() {
+    let mut app = session();
+    select(&mut app, 2);
+    app.update(&Action::PaneTask);
+    assert_snapshot!(screen(&draw(&app, 80, 30)));
+}
+
+#[test]
+fn help_screen_comes_from_the_keymap() {
+    let mut app = session();
+    app.update(&Action::Help);
+    let text = screen(&draw(&app, 100, 50));
+    assert_snapshot!(text);
+    for a in Action::BINDABLE {
+        assert!(text.contains(a.description()), "help lacks {a:?}");
+    }
+}
+
+#[test]
+fn issues_popup_lists_bad_lines_with_reasons() {
+    let mut app = session();
+    let main = screen(&draw(&app, 100, 24));
+    assert!(main.contains("⚠ 2 bad lines"), "{main}");
+    app.update(&Action::Issues);
+    assert_snapshot!(screen(&draw(&app, 100, 24)));
+}
+
+#[test]
+fn search_highlights_and_status_bar_shows_filters() {
+    let mut app = session();
+    app.update(&Action::Search);
+    for c in "invert".chars() {
+        app.update(&Action::SearchInput(c));
+    }
+    drain_inline(&mut app, None);
+    app.update(&Action::CycleVerdictFilter);
+    let t = draw(&app, 80, 24);
+    let text = screen(&t);
+    assert_snapshot!(text);
+    // Matched characters of the query are drawn in the `matched` style.
+    let (x, y) = find(&text, "Invert the").expect("a matching row");
+    assert_eq!(
+        t.backend().buffer()[(x as u16, y as u16)].fg,
+        app.theme.matched.fg.expect("matched colour")
+    );
+}
+
+#[test]
+fn wide_layout_and_tiny_terminals() {
+    let mut app = session();
+    select(&mut app, 1);
+    app.update(&Action::Resize {
+        width: 160,
+        height: 30,
+    });
+    assert_snapshot!(screen(&draw(&app, 160, 30)));
+    for (w, h) in [(80, 24), (40, 10), (10, 4), (1, 1)] {
+        app.update(&Action::Resize {
+            width: w,
+            height: h,
+        });
+        draw(&app, w, h);
+    }
+}
+
+#[test]
+fn every_theme_draws_verdicts_in_its_own_colours() {
+    for name in ["dark", "light", "high-contrast"] {
+        let mut app = session();
+        app.theme = Theme::builtin(name).expect("builtin theme");
+        let t = draw(&app, 80, 24);
+        let text = screen(&t);
+        let (x, y) = find(&text, "✓ right").expect("right row");
+        assert_eq!(
+            t.backend().buffer()[(x as u16, y as u16)].fg,
+            app.theme.verdict_right.fg.expect("colour"),
+            "{name}"
+        );
+        let (x, y) = find(&text, "✗ result_error").expect("result_error row");
+        assert_eq!(
+            t.backend().buffer()[(x as u16, y as u16)].fg,
+            app.theme.verdict_result_error.fg.expect("colour"),
+            "{name}"
+        );
+    }
+}
+
+/// Cell (column, row) where `needle` starts on the screen.
+fn find(screen: &str, needle: &str) -> Option<(usize, usize)> {
+    screen.lines().enumerate().find_map(|(y, line)| {
+        line.find(needle)
+            .map(|byte| (line[..byte].chars().count(), y))
+    })
+}
+
+#[test]
+fn without_an_api_doc_names_are_not_called_unknown() {
+    let ctx = sebx::tui::app::Context {
+        api: std::sync::Arc::new(sebx::model::ApiMap::default()),
+        dataset: std::sync::Arc::new(dataset()),
+        grading: Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string()),
+        notes: Vec::new(),
+    };
+    let mut app = App::new(ctx, Theme::dark(), sebx::tui::Keymap::default());
+    app.update(&Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    sebx::tui::run::load_inline(&mut app, &sources());
+    select(&mut app, 2);
+    app.update(&Action::PaneCode);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("no API doc: pass --api-doc FILE"), "{text}");
+    assert!(
+        !text.contains('‹'),
+        "no NumPy hints without an API doc: {text}"
+    );
+    assert!(!text.contains("unknown zwc name"), "{text}");
+    app.update(&Action::PaneGraph);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(!text.contains("unknown"), "{text}");
+    // The background sweep does not flag names either.
+    drain_inline(&mut app, None);
+    for (i, e) in app.entries.iter().enumerate() {
+        assert!(
+            app.findings(i, e).iter().all(|f| !f.kind.needs_api()),
+            "row {i}"
+        );
+    }
+}

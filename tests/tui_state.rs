@@ -1,0 +1,528 @@
+//! State tests: feed actions and job results to `App`, assert on its state.
+
+mod tui_common;
+
+use std::sync::atomic::Ordering;
+
+use sebx::model::Verdict;
+use sebx::tui::Action;
+use sebx::tui::app::{FindingFilter, Grading, Grouping, Pane, VerdictFilter, ViewRow};
+use sebx::tui::entry::{Score, Shown};
+use sebx::tui::insight::FindingKind;
+use sebx::tui::jobs::{JobEvent, JobRequest};
+use sebx::tui::run::drain_inline;
+use tui_common::*;
+
+fn unavailable() -> Grading {
+    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
+}
+
+fn rows(app: &sebx::tui::App) -> Vec<usize> {
+    app.view
+        .iter()
+        .filter_map(|r| match r {
+            ViewRow::Row(i) => Some(*i),
+            ViewRow::Group { .. } => None,
+        })
+        .collect()
+}
+
+#[test]
+fn loads_good_lines_reports_bad_ones_and_joins_reports() {
+    let app = app(unavailable());
+    assert_eq!(app.entries.len(), 9);
+    assert_eq!(app.runs.len(), 2);
+    assert_eq!(app.tasks.len(), 3);
+    let bad: Vec<(usize, &str)> = app
+        .issues
+        .iter()
+        .map(|i| (i.line, i.reason.as_str()))
+        .collect();
+    assert_eq!(bad.len(), 2, "{bad:?}");
+    assert_eq!(bad[0].0, 4);
+    assert!(bad[0].1.starts_with("not valid JSON"));
+    assert_eq!(bad[1], (7, "expected a JSON object, found a list"));
+    let shown: Vec<Shown> = (0..9).map(|i| app.shown(i)).collect();
+    assert_eq!(
+        shown,
+        vec![
+            Shown::Verdict(Verdict::Right),
+            Shown::Verdict(Verdict::ResultError),
+            Shown::Verdict(Verdict::ExeError),
+            Shown::Verdict(Verdict::UseNumpy),
+            Shown::Verdict(Verdict::WithoutZwc),
+            // stored in the line itself
+            Shown::Verdict(Verdict::ExeError),
+            Shown::Pending,
+            Shown::Pending,
+            Shown::Pending,
+        ]
+    );
+    assert!(matches!(app.scores[5], Score::Stored(_)));
+    // Without a backend nothing is queued for grading.
+    assert!(
+        app.outbox
+            .iter()
+            .all(|r| !matches!(r, JobRequest::Grade { .. }))
+    );
+}
+
+#[test]
+fn filters_combine_and_cycle() {
+    let mut app = app(unavailable());
+    app.update(&Action::CycleVerdictFilter);
+    assert_eq!(app.filters.verdict, Some(VerdictFilter::AnyFailure));
+    assert_eq!(rows(&app), vec![1, 2, 3, 4, 5]);
+    app.update(&Action::CycleVerdictFilter);
+    assert_eq!(app.filters.verdict, Some(VerdictFilter::Is(Verdict::Right)));
+    assert_eq!(rows(&app), vec![0]);
+    app.update(&Action::CycleVerdictFilter);
+    app.update(&Action::CycleVerdictFilter);
+    assert_eq!(
+        app.filters.verdict,
+        Some(VerdictFilter::Is(Verdict::ExeError))
+    );
+    assert_eq!(rows(&app), vec![2, 5]);
+    // Combine with a run filter: run 0 only.
+    app.update(&Action::CycleRunFilter);
+    assert_eq!(app.filters.run, Some(0));
+    assert_eq!(rows(&app), vec![2, 5]);
+    app.update(&Action::CycleRunFilter);
+    assert_eq!(app.filters.run, Some(1));
+    assert!(rows(&app).is_empty());
+    app.update(&Action::ClearFilters);
+    assert_eq!(rows(&app).len(), 9);
+
+    // Finding filter: any finding, then by kind.
+    app.update(&Action::CycleFindingFilter);
+    assert_eq!(app.filters.finding, Some(FindingFilter::Any));
+    assert_eq!(rows(&app), vec![2, 3, 4, 5, 7]);
+    app.update(&Action::CycleFindingFilter);
+    assert_eq!(
+        app.filters.finding,
+        Some(FindingFilter::Kind(FindingKind::UnknownZwcName))
+    );
+    assert_eq!(rows(&app), vec![2, 7]);
+    app.update(&Action::ClearFilters);
+
+    // Function filter cycles through the selected rollout's functions.
+    app.update(&Action::Top);
+    app.update(&Action::Down); // row 1: kocito, yitaf
+    app.update(&Action::CycleFunctionFilter);
+    assert_eq!(app.filters.function.as_deref(), Some("array"));
+    app.update(&Action::CycleFunctionFilter);
+    assert_eq!(app.filters.function.as_deref(), Some("mean"));
+    assert_eq!(rows(&app), vec![0, 1, 6]);
+    app.update(&Action::CycleFunctionFilter);
+    assert_eq!(app.filters.function, None);
+}
+
+#[test]
+fn search_is_a_job_and_newest_wins() {
+    let mut app = app(unavailable());
+    app.take_requests();
+    app.update(&Action::Search);
+    for c in "invert".chars() {
+        app.update(&Action::SearchInput(c));
+    }
+    let requests = app.take_requests();
+    let searches: Vec<u64> = requests
+        .iter()
+        .filter_map(|r| match r {
+            JobRequest::Search { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(searches.len(), 6);
+    // Results are not applied until the job answers; a stale answer is dropped.
+    assert_eq!(rows(&app).len(), 9);
+    assert!(!app.on_job(JobEvent::SearchDone {
+        id: searches[0],
+        matches: vec![(0, 1)]
+    }));
+    assert_eq!(rows(&app).len(), 9);
+    let newest = requests.into_iter().last().expect("a search");
+    let ev = sebx::tui::jobs::run_request(newest, None).expect("search result");
+    assert!(app.on_job(ev));
+    app.settle();
+    let found = rows(&app);
+    assert!(!found.is_empty());
+    for i in &found {
+        assert_eq!(app.entries[*i].rollout.query, Q_INV, "row {i}");
+    }
+    assert_eq!(found.len(), 3);
+    assert_eq!(app.selected, Some(found[0]));
+    // Search combines with filters.
+    app.update(&Action::SearchSubmit);
+    assert!(!app.search.editing);
+    app.update(&Action::CycleRunFilter);
+    app.update(&Action::CycleRunFilter);
+    assert_eq!(rows(&app), vec![7]);
+    // Esc clears the search, filters stay.
+    app.update(&Action::Cancel);
+    assert!(app.search.results.is_none());
+    assert_eq!(rows(&app), vec![6, 7, 8]);
+}
+
+#[test]
+fn search_matches_code_and_names() {
+    let mut app = app(unavailable());
+    app.update(&Action::Search);
+    for c in "quvohee".chars() {
+        app.update(&Action::SearchInput(c));
+    }
+    drain_inline(&mut app, None);
+    let found = rows(&app);
+    assert_eq!(found[..2], [2, 7], "exact name matches first: {found:?}");
+}
+
+#[test]
+fn navigation_moves_and_skips_group_headings() {
+    let mut app = app(unavailable());
+    assert_eq!(app.selected, Some(0));
+    app.update(&Action::Down);
+    app.update(&Action::Down);
+    assert_eq!(app.selected, Some(2));
+    app.update(&Action::Up);
+    assert_eq!(app.selected, Some(1));
+    app.update(&Action::Bottom);
+    assert_eq!(app.selected, Some(8));
+    app.update(&Action::Down);
+    assert_eq!(app.selected, Some(8));
+    app.update(&Action::Top);
+    assert_eq!(app.selected, Some(0));
+    app.update(&Action::PageDown);
+    assert_eq!(app.selected, Some(app.list_height() - 1));
+
+    // Group by task: headings appear, moving never lands on them.
+    app.update(&Action::Top);
+    app.update(&Action::CycleGrouping);
+    assert_eq!(app.grouping, Grouping::Task);
+    assert!(
+        matches!(app.view[0], ViewRow::Group { ref label, count: 3 } if label.starts_with("Return the average"))
+    );
+    assert_eq!(rows(&app), vec![0, 1, 6, 2, 3, 7, 4, 5, 8]);
+    app.update(&Action::Top);
+    assert_eq!(app.selected, Some(0));
+    app.update(&Action::Down);
+    app.update(&Action::Down);
+    app.update(&Action::Down);
+    assert_eq!(app.selected, Some(2), "skipped the heading between 6 and 2");
+    // Group by verdict puts failures first.
+    app.update(&Action::CycleGrouping);
+    assert_eq!(app.grouping, Grouping::Verdict);
+    assert!(matches!(&app.view[0], ViewRow::Group { label, .. } if label == "result_error"));
+}
+
+#[test]
+fn same_task_across_runs_is_one_key_away() {
+    let mut app = app(unavailable());
+    app.update(&Action::Down);
+    app.update(&Action::Down); // row 2: Q_INV in run A
+    app.update(&Action::NextSameTask);
+    assert_eq!(app.selected, Some(3));
+    app.update(&Action::NextSameTask);
+    assert_eq!(app.selected, Some(7), "the same task in run B");
+    assert!(app.message.as_deref().is_some_and(|m| m.contains("run_b")));
+    app.update(&Action::SameTask);
+    assert_eq!(rows(&app), vec![2, 3, 7]);
+    app.update(&Action::SameTask);
+    assert_eq!(rows(&app).len(), 9);
+}
+
+#[test]
+fn panes_scroll_and_first_failed_case() {
+    let mut app = app(unavailable());
+    app.update(&Action::NextPane);
+    assert_eq!(app.pane, Pane::Code);
+    app.update(&Action::PrevPane);
+    app.update(&Action::PrevPane);
+    assert_eq!(app.pane, Pane::Task);
+    app.update(&Action::ScrollDown);
+    app.update(&Action::ScrollDown);
+    assert_eq!(app.scroll, 2);
+    app.update(&Action::Down); // row 1: result_error, both cases failed
+    assert_eq!(app.scroll, 0, "a new selection starts at the top");
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(app.case_cursor, 0);
+    app.update(&Action::ScrollDown);
+    assert_eq!(app.case_cursor, 1);
+    app.update(&Action::ScrollDown);
+    assert_eq!(app.case_cursor, 1, "stays on the last case");
+    app.update(&Action::Up); // row 0: all cases pass
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.message.as_deref(), Some("no failed case"));
+}
+
+#[test]
+fn background_grading_fills_in_and_drops_stale_results() {
+    let backend = FakeBackend::default();
+    let mut app = app(Grading::Available);
+    // After loading, only the rows without any score are queued.
+    let grades: Vec<(u64, usize)> = app
+        .outbox
+        .iter()
+        .filter_map(|r| match r {
+            JobRequest::Grade { ticket, row, .. } => Some((*ticket, *row)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        grades.iter().map(|g| g.1).collect::<Vec<_>>(),
+        vec![6, 7, 8]
+    );
+    assert_eq!(app.shown(6), Shown::Grading);
+    // Regrade row 6 before the first result arrives: the first result is stale.
+    app.update(&Action::Bottom);
+    app.update(&Action::Top);
+    for _ in 0..6 {
+        app.update(&Action::Down);
+    }
+    assert_eq!(app.selected, Some(6));
+    // Selecting a row that waits for grading moves it to the front of the queue.
+    let ticket6 = grades[0].0;
+    assert!(app.outbox.iter().any(|r| matches!(r,
+        JobRequest::Grade { ticket, row: 6, front: true, .. } if *ticket == ticket6)));
+    app.update(&Action::Regrade);
+    let stale = JobEvent::Graded {
+        ticket: grades[0].0,
+        row: 6,
+        result: Err("old".into()),
+    };
+    assert!(!app.on_job(stale));
+    assert_eq!(app.shown(6), Shown::Grading);
+    drain_inline(&mut app, Some(&backend));
+    assert_eq!(app.shown(6), Shown::Verdict(Verdict::Right));
+    assert_eq!(app.shown(7), Shown::Verdict(Verdict::ResultError));
+    assert_eq!(app.shown(8), Shown::Verdict(Verdict::Right));
+    assert_eq!(app.grade_progress.finished, app.grade_progress.requested);
+    // Stored scores can be regraded.
+    app.update(&Action::Top);
+    for _ in 0..5 {
+        app.update(&Action::Down);
+    }
+    assert!(matches!(app.scores[5], Score::Stored(_)));
+    app.update(&Action::Regrade);
+    drain_inline(&mut app, Some(&backend));
+    assert!(matches!(app.scores[5], Score::Graded(_)));
+    // 3 queued + 2 front-of-queue repeats (rows 8 and 6 selected while waiting; the worker
+    // queue drops the repeats, this inline drain does not) + 2 regrades.
+    assert_eq!(backend.calls.load(Ordering::SeqCst), 7);
+}
+
+#[test]
+fn without_a_backend_regrading_says_why() {
+    let mut app = app(unavailable());
+    app.update(&Action::Regrade);
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("no Python runtime"))
+    );
+    assert!(matches!(app.scores[0], Score::Graded(_)));
+}
+
+#[test]
+fn mouse_clicks_rows_and_tabs_and_wheel_scrolls() {
+    let mut app = app(unavailable());
+    let areas = sebx::tui::ui::layout(ratatui::layout::Rect::new(0, 0, 80, 24));
+    app.update(&Action::Click {
+        column: 10,
+        row: areas.list_body.y + 2,
+    });
+    assert_eq!(app.selected, Some(2));
+    let tabs = sebx::tui::ui::tab_positions(areas.detail);
+    let (pane, x, _) = tabs[2];
+    assert_eq!(pane, Pane::Cases);
+    app.update(&Action::Click {
+        column: x + 1,
+        row: areas.detail.y,
+    });
+    assert_eq!(app.pane, Pane::Cases);
+    app.update(&Action::Wheel {
+        column: 5,
+        row: areas.list_body.y,
+        down: true,
+    });
+    assert_eq!(app.selected, Some(5));
+    app.update(&Action::PaneResponse);
+    app.update(&Action::Wheel {
+        column: 5,
+        row: areas.detail.y + 3,
+        down: true,
+    });
+    assert_eq!(app.scroll, 3);
+}
+
+#[test]
+fn popups_take_keys_until_closed() {
+    let mut app = app(unavailable());
+    app.update(&Action::Help);
+    app.update(&Action::Down);
+    assert_eq!(
+        app.selected,
+        Some(0),
+        "the list does not move under the help"
+    );
+    assert_eq!(app.popup_scroll, 1);
+    app.update(&Action::Cancel);
+    assert!(app.popup.is_none());
+    app.update(&Action::Quit);
+    assert!(app.should_quit);
+}
+
+/// Grades in the order rollouts arrive, holding the first one until released.
+struct GatedBackend {
+    order: std::sync::Mutex<Vec<usize>>,
+    gate: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
+}
+
+impl sebx::tui::GradeBackend for GatedBackend {
+    fn grade(
+        &self,
+        rollout: &sebx::model::Rollout,
+    ) -> anyhow::Result<sebx::grade::report::GradeReport> {
+        let first = {
+            let mut order = self.order.lock().expect("lock");
+            order.push(rollout.line);
+            order.len() == 1
+        };
+        if first {
+            let _ = self.gate.lock().expect("lock").recv();
+        }
+        FakeBackend::default().grade(rollout)
+    }
+}
+
+#[test]
+fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
+    use std::sync::Arc;
+    let app = app(Grading::Available);
+    let (release, gate) = std::sync::mpsc::channel();
+    let backend = Arc::new(GatedBackend {
+        order: Default::default(),
+        gate: std::sync::Mutex::new(gate),
+    });
+    let (tx, rx) = std::sync::mpsc::channel();
+    let workers = sebx::tui::jobs::Workers::start(tx, Some(backend.clone()), 1);
+    let entry = |row: usize| app.entries[row].clone();
+    // Rows 0..5 queued in order; the first blocks the single worker.
+    for row in 0..6 {
+        workers.dispatch(JobRequest::Grade {
+            ticket: row as u64,
+            row,
+            entry: entry(row),
+            front: false,
+        });
+    }
+    while backend.order.lock().expect("lock").is_empty() {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    // The user selects row 4: it jumps the queue and is not graded twice.
+    workers.dispatch(JobRequest::Grade {
+        ticket: 4,
+        row: 4,
+        entry: entry(4),
+        front: true,
+    });
+    release.send(()).expect("release");
+    let mut rows = Vec::new();
+    while rows.len() < 6 {
+        if let JobEvent::Graded { row, .. } = rx
+            .recv_timeout(std::time::Duration::from_secs(10))
+            .expect("a grade result")
+        {
+            rows.push(row);
+        }
+    }
+    assert_eq!(rows, vec![0, 4, 1, 2, 3, 5]);
+    assert!(
+        rx.recv_timeout(std::time::Duration::from_millis(200))
+            .is_err(),
+        "row 4 graded once"
+    );
+}
+
+#[test]
+fn background_analysis_refines_findings_and_filters() {
+    let mut app = app(unavailable());
+    for _ in 0..4 {
+        app.update(&Action::CycleFindingFilter);
+    }
+    assert_eq!(
+        app.filters.finding,
+        Some(FindingFilter::Kind(FindingKind::ArrayMethod))
+    );
+    // The fast pass flags `.tolist()` on zwc.pemra's result.
+    assert_eq!(rows(&app), vec![5]);
+    let sweep = app
+        .take_requests()
+        .into_iter()
+        .find(|r| matches!(r, JobRequest::AnalyzeAll { .. }))
+        .expect("a background analysis was queued when loading finished");
+    let refined = sebx::tui::jobs::run_request(sweep, None).expect("refined findings");
+    assert!(app.on_job(refined));
+    app.settle();
+    // zwc.pemra returns a NumPy scalar, whose .tolist() works: the full analysis says so.
+    assert!(rows(&app).is_empty());
+    assert_eq!(app.findings(5, &app.entries[5]).len(), 0);
+    let unknown: Vec<&str> = app
+        .findings(2, &app.entries[2])
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
+    assert_eq!(unknown, vec!["zwc.rfx.quvohee"]);
+}
+
+#[test]
+fn cases_of_a_program_that_never_ran_are_not_failures() {
+    let mut app = app(unavailable());
+    for _ in 0..4 {
+        app.update(&Action::Down);
+    }
+    assert_eq!(app.shown(4), Shown::Verdict(Verdict::WithoutZwc));
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(
+        app.message.as_deref(),
+        Some("no case ran: no ```python block")
+    );
+    let screen = screen(&draw(&app, 80, 24));
+    assert!(screen.contains("not run: no ```python block"), "{screen}");
+    let row = screen
+        .lines()
+        .find(|l| l.contains("without_zwc"))
+        .expect("the row");
+    assert!(row.contains(" -  "), "fail column shows no count: {row}");
+}
+
+#[test]
+fn clicking_a_case_row_selects_that_case() {
+    let mut app = app(unavailable());
+    app.update(&Action::Down); // row 1: two failed cases
+    app.update(&Action::PaneCases);
+    assert_eq!(app.case_cursor, 0);
+    let text = screen(&draw(&app, 80, 24));
+    let y = text
+        .lines()
+        .position(|l| l.contains("✗ 2 grid"))
+        .expect("the second case is on screen");
+    app.update(&Action::Click {
+        column: 20,
+        row: y as u16,
+    });
+    assert_eq!(app.case_cursor, 1);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("Case 2 ✗"), "{text}");
+    // A click elsewhere in the pane (not on a case row) leaves the cursor alone.
+    let y = text
+        .lines()
+        .position(|l| l.contains("Case 2 ✗"))
+        .expect("detail heading");
+    app.update(&Action::Click {
+        column: 20,
+        row: y as u16,
+    });
+    assert_eq!(app.case_cursor, 1);
+}
