@@ -31,6 +31,15 @@
 //!   grows the texts by that rewrite, every later round does too and keeps equal texts
 //!   equal and different ones different, so the recursion is cut short there with the
 //!   same answer; a chain of `:` drops is followed up to [`STRING_REPARSE_LIMIT`].
+//! - `np.longdouble`/`np.clongdouble` outside a dict: their `.tolist()` returns
+//!   themselves, so the official normalisation recurses until RecursionError, which escapes
+//!   the comparison and makes `judge` fail the rollout ([`Decision::Crashed`]).
+//! - `np.float64([1, 2])` (a scalar type applied to a list) is an `ndarray`: normalised to a
+//!   list, but inside a dict `array == array` has no truth value and the comparison raises.
+//!
+//! Checked against the official code on the parity corpus (every `right`/`result_error`
+//! verdict, `tests/compare_parity.rs`) and, during development, on about 33,000 generated pairs
+//! (NumPy prints, nested Python values, random token soup) with no disagreement.
 
 use serde::{Deserialize, Serialize};
 
