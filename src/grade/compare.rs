@@ -38,7 +38,7 @@
 //!   list, but inside a dict `array == array` has no truth value and the comparison raises.
 //!
 //! Checked against the official code on the parity corpus (every `right`/`result_error`
-//! verdict, `tests/compare_parity.rs`) and, during development, on about 33,000 generated pairs
+//! verdict, `tests/compare_parity.rs`) and, during development, on about 31,000 generated pairs
 //! (NumPy prints, nested Python values, random token soup) with no disagreement.
 
 use serde::{Deserialize, Serialize};
