@@ -861,14 +861,19 @@ fn compare_strings(
     path: &str,
     depth: usize,
 ) -> Deep {
-    if depth < STRING_REPARSE_LIMIT {
-        let reparsed_a = parse_printed(text_a);
-        let reparsed_b = parse_printed(text_b);
+    // Python recurses once per round; rounds that give two strings again are a loop here
+    // (a colon chain can take ~990 rounds, too deep for a thread's stack).
+    let (mut a, mut b) = (a.clone(), b.clone());
+    let (mut text_a, mut text_b) = (text_a.to_owned(), text_b.to_owned());
+    let mut depth = depth;
+    while depth < STRING_REPARSE_LIMIT {
+        let reparsed_a = parse_printed(&text_a);
+        let reparsed_b = parse_printed(&text_b);
         // Only the inf/nan rewrite changed them (or nothing did): Python's answer is
         // `a == b`, either at once or at its recursion limit.
         let only_grown = |reparsed: &PyValue, text: &str| matches!(reparsed, PyValue::Str(s) if *s == rewrite_inf_nan(text));
-        if only_grown(&reparsed_a, text_a) && only_grown(&reparsed_b, text_b) {
-            return text_equality(a, b, text_a, text_b, path);
+        if only_grown(&reparsed_a, &text_a) && only_grown(&reparsed_b, &text_b) {
+            break;
         }
         // `parsed != text` on an array is elementwise and its truth value raises (caught
         // here) unless it has one element; `or` short-circuits.
@@ -876,18 +881,30 @@ fn compare_strings(
             PyValue::NpArray(items) if items.len() != 1 => None,
             _ => Some(!py_eq(reparsed, original)),
         };
-        let either_changed = match changed(&reparsed_a, a) {
+        let either_changed = match changed(&reparsed_a, &a) {
             Some(true) => Some(true),
-            Some(false) => changed(&reparsed_b, b),
+            Some(false) => changed(&reparsed_b, &b),
             None => None,
         };
-        if either_changed == Some(true)
-            && let Ok(result) = deep_compare(&reparsed_a, &reparsed_b, path, depth + 1)
+        if either_changed != Some(true) {
+            break;
+        }
+        depth += 1;
+        let same_string_type = reparsed_a.py_type() == reparsed_b.py_type();
+        if let (true, Some(next_a), Some(next_b)) =
+            (same_string_type, reparsed_a.as_str(), reparsed_b.as_str())
         {
-            return result;
+            // deep_compare would come straight back to this branch.
+            (text_a, text_b) = (next_a.to_owned(), next_b.to_owned());
+            (a, b) = (reparsed_a.clone(), reparsed_b.clone());
+            continue;
+        }
+        match deep_compare(&reparsed_a, &reparsed_b, path, depth) {
+            Ok(result) => return result,
+            Err(Raised) => break,
         }
     }
-    text_equality(a, b, text_a, text_b, path)
+    text_equality(&a, &b, &text_a, &text_b, path)
 }
 
 fn text_equality(a: &PyValue, b: &PyValue, text_a: &str, text_b: &str, path: &str) -> Deep {
