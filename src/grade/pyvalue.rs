@@ -619,6 +619,9 @@ enum Token {
     Op(&'static str),
 }
 
+/// Bracket nesting Python's tokenizer accepts (its `MAXLEVEL`); also bounds recursion here.
+const MAX_NESTING: usize = 200;
+
 const OPERATORS: [&str; 26] = [
     "**", "//", "==", "!=", "<=", ">=", "->", ":=", "(", ")", "[", "]", "{", "}", ",", ":", ".",
     "+", "-", "*", "/", "%", "~", "<", ">", "@",
@@ -696,6 +699,8 @@ impl Lexer {
                     .ok_or(EvalError)?;
                 self.pos += op.chars().count();
                 match *op {
+                    // Python's tokenizer: "too many nested parentheses" beyond 200 levels.
+                    "(" | "[" | "{" if self.depth >= MAX_NESTING => return Err(EvalError),
                     "(" | "[" | "{" => self.depth += 1,
                     ")" | "]" | "}" => self.depth = self.depth.checked_sub(1).ok_or(EvalError)?,
                     _ => {}
@@ -1000,6 +1005,9 @@ enum Expr {
 struct Parser {
     tokens: Vec<Token>,
     pos: usize,
+    /// Nesting of unary operators and `**`, bounded like brackets so that a long chain
+    /// (`------1`) cannot overflow the stack (Python's own parser limit is higher).
+    chain: usize,
 }
 
 impl Parser {
@@ -1093,6 +1101,15 @@ impl Parser {
         }
     }
 
+    /// Counts one level of operator nesting; errors beyond [`MAX_NESTING`].
+    fn enter_chain(&mut self) -> EvalResult<()> {
+        self.chain += 1;
+        if self.chain > MAX_NESTING {
+            return Err(EvalError);
+        }
+        Ok(())
+    }
+
     fn factor(&mut self) -> EvalResult<Expr> {
         let op = if self.eat_op("+") {
             UnaryOp::Plus
@@ -1103,13 +1120,18 @@ impl Parser {
         } else {
             return self.power();
         };
-        Ok(Expr::Unary(op, Box::new(self.factor()?)))
+        self.enter_chain()?;
+        let operand = self.factor()?;
+        self.chain -= 1;
+        Ok(Expr::Unary(op, Box::new(operand)))
     }
 
     fn power(&mut self) -> EvalResult<Expr> {
         let base = self.primary()?;
         if self.eat_op("**") {
+            self.enter_chain()?;
             let exponent = self.factor()?;
+            self.chain -= 1;
             return Ok(Expr::Binary(BinOp::Pow, Box::new(base), Box::new(exponent)));
         }
         Ok(base)
@@ -1369,7 +1391,11 @@ pub fn evaluate(src: &str, mode: EvalMode) -> Result<PyValue, EvalError> {
     if tokens.is_empty() {
         return Err(EvalError);
     }
-    let mut parser = Parser { tokens, pos: 0 };
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        chain: 0,
+    };
     let expr = parser.expr_list()?;
     if parser.pos != parser.tokens.len() {
         return Err(EvalError);
@@ -2125,6 +2151,17 @@ mod tests {
         assert_eq!(eval("hello"), None);
         assert_eq!(eval("if"), None);
         assert_eq!(eval("1<2"), None);
+    }
+
+    #[test]
+    fn nesting_is_bounded_like_python() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        assert!(eval(&nested(200)).is_some());
+        assert_eq!(eval(&nested(201)), None);
+        assert_eq!(eval(&nested(100_000)), None);
+        // Python accepts longer operator chains; printed values never have them.
+        assert_eq!(eval(&format!("{}1", "-".repeat(100_000))), None);
+        assert_eq!(eval(&format!("{}1", "-".repeat(10))), Some(PyValue::Int(1)));
     }
 
     #[test]
