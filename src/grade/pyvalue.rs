@@ -439,7 +439,8 @@ pub fn complex_repr(re: f64, im: f64) -> String {
     format!("({real}{joiner}{imag}j)")
 }
 
-/// Python's `repr(str)`: single quotes unless the text has a `'` and no `"`.
+/// Python's `repr(str)`: single quotes unless the text has a `'` and no `"`;
+/// characters `str.isprintable` rejects are escaped.
 pub fn str_repr(s: &str) -> String {
     let quote = if s.contains('\'') && !s.contains('"') {
         '"'
@@ -458,14 +459,42 @@ pub fn str_repr(s: &str) -> String {
                 out.push('\\');
                 out.push(c);
             }
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                let _ = write!(out, "\\x{:02x}", c as u32);
+            c if !is_python_printable(c) => {
+                let n = c as u32;
+                let _ = if n < 0x100 {
+                    write!(out, "\\x{n:02x}")
+                } else if n < 0x10000 {
+                    write!(out, "\\u{n:04x}")
+                } else {
+                    write!(out, "\\U{n:08x}")
+                };
             }
             c => out.push(c),
         }
     }
     out.push(quote);
     out
+}
+
+/// Approximates `str.isprintable` for one character: control, format and
+/// separator characters other than the ASCII space are not printable.
+fn is_python_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
+            | '\u{e000}'..='\u{f8ff}'
+    )
 }
 
 fn bytes_repr(b: &[u8]) -> String {
