@@ -5,38 +5,9 @@ use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-struct Session(String);
-
-impl Drop for Session {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .args(["kill-session", "-t", &self.0])
-            .output();
-    }
-}
-
-fn tmux(args: &[&str]) -> std::process::Output {
-    Command::new("tmux").args(args).output().expect("tmux runs")
-}
-
-fn capture(name: &str) -> String {
-    String::from_utf8_lossy(&tmux(&["capture-pane", "-p", "-t", name]).stdout).into_owned()
-}
-
-fn wait_for(name: &str, what: &str, ok: impl Fn(&str) -> bool) -> String {
-    let start = Instant::now();
-    loop {
-        let screen = capture(name);
-        if ok(&screen) {
-            return screen;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}; screen:\n{screen}"
-        );
-        std::thread::sleep(Duration::from_millis(100));
-    }
-}
+#[path = "common/tmux.rs"]
+mod tmux_support;
+use tmux_support::{Session, tmux, wait_for};
 
 fn status_line(screen: &str) -> &str {
     screen.lines().last().unwrap_or("")
