@@ -2,13 +2,15 @@
 //! (one fresh `python3` process per rollout that imports NumPy), measured in one run
 //! on the same rollouts with the same parallelism. Prints rollouts/s and the ratio.
 //!
-//! `cargo bench --bench grade_throughput` (uses ../shared/data; SEBX_BENCH_N sets the sample size).
+//! `cargo bench --bench grade_throughput` (uses ../shared/data; SEBX_BENCH_N sets the sample size,
+//! SEBX_BENCH_JOBS the parallelism of both sides, default `sebx grade`'s).
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
+use sebx::cli::grade::default_jobs;
 use sebx::grade::batch::grade_all;
 use sebx::grade::engine::Engine;
 use sebx::grade::grader::prepare;
@@ -23,9 +25,11 @@ fn main() -> anyhow::Result<()> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(150);
-    let jobs = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2);
+    // `sebx grade`'s default; both sides get the same parallelism.
+    let jobs: usize = std::env::var("SEBX_BENCH_JOBS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(default_jobs);
     // Rollouts that reach execution and finish quickly: the timeout-bound ones cost the
     // same 3 s either way and would only hide the difference.
     let verdicts: Vec<serde_json::Value> =

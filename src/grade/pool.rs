@@ -106,6 +106,8 @@ pub const OFFICIAL_TIMEOUT: Duration = Duration::from_secs(3);
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// Extra time past the program timeout before a silent worker counts as wedged.
 const WEDGED_GRACE: Duration = Duration::from_secs(15);
+/// How often a waiting run checks that its worker is still alive.
+const EXIT_POLL: Duration = Duration::from_millis(50);
 
 static POOL_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
 
@@ -622,7 +624,7 @@ impl Worker {
             .write_all(line.as_bytes())
             .and_then(|()| stdin.flush())
             .with_context(|| format!("cannot send the program{}", self.log_tail()))?;
-        match self.messages.recv_timeout(timeout + WEDGED_GRACE) {
+        match self.receive(timeout + WEDGED_GRACE) {
             Ok(Message::Result(result, stdout, stderr)) => Ok(ExecOutcome {
                 stdout: String::from_utf8_lossy(&stdout).into_owned(),
                 stderr: String::from_utf8_lossy(&stderr).into_owned(),
@@ -638,6 +640,30 @@ impl Worker {
             Ok(Message::Broken(why)) => bail!("{why}{}", self.log_tail()),
             Err(RecvTimeoutError::Timeout) => bail!("worker stopped answering (wedged)"),
             Err(RecvTimeoutError::Disconnected) => bail!("worker exited{}", self.log_tail()),
+        }
+    }
+
+    /// The next message, waiting at most `limit`. A worker that dies is noticed at
+    /// once even while a program's namespace init still holds its stdout open.
+    fn receive(&mut self, limit: Duration) -> Result<Message, RecvTimeoutError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(RecvTimeoutError::Timeout);
+            }
+            match self.messages.recv_timeout((deadline - now).min(EXIT_POLL)) {
+                Err(RecvTimeoutError::Timeout) => {
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        // A result sent just before the exit still counts.
+                        return self
+                            .messages
+                            .recv_timeout(EXIT_POLL)
+                            .map_err(|_| RecvTimeoutError::Disconnected);
+                    }
+                }
+                other => return other,
+            }
         }
     }
 

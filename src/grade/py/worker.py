@@ -97,6 +97,82 @@ def _clone_new_pid_namespace():
     )
 
 
+CLONE_VM = 0x00000100
+_pause_address = ctypes.cast(_libc.pause, ctypes.c_void_p)
+
+
+class _PauseInit:
+    """pid 1 of a new pid namespace that only pause()s: made with CLONE_VM, it
+    shares the worker's memory (nothing is copied) and runs no Python, on a stack
+    of its own. As a namespace's init it ignores every signal sent from inside
+    (it has no handlers: the worker ignores SIGINT for this), and its death kills
+    every process in the namespace. It has no parent-death signal: the worker's
+    cgroup, which the pool kills with the worker, is what ends it if the worker
+    dies, so it is used only when the worker has one."""
+
+    def __init__(self, pid, stack):
+        self.pid = pid
+        self.stack = stack
+        self.children = f"/proc/{pid}/task/{pid}/children"
+
+    @staticmethod
+    def start():
+        stack = ctypes.create_string_buffer(1 << 16)
+        top = (ctypes.addressof(stack) + len(stack) - 256) & ~0xF
+        pid = _libc.clone(
+            _pause_address,
+            ctypes.c_void_p(top),
+            ctypes.c_int(CLONE_VM | CLONE_NEWPID | signal.SIGCHLD),
+            None,
+        )
+        return _PauseInit(pid, stack) if pid > 0 else None
+
+    def fork_inside(self, own_pid_namespace):
+        """os.fork() with the child in this namespace (as pid 2)."""
+        target = os.pidfd_open(self.pid)
+        try:
+            _check(_libc.setns(target, CLONE_NEWPID), "setns(pid namespace)")
+        finally:
+            os.close(target)
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            if pid != 0:
+                # Back, or the worker's next namespace would be nested in this one.
+                _check(_libc.setns(own_pid_namespace, CLONE_NEWPID), "setns(own pid namespace)")
+        return pid
+
+    def others_alive(self):
+        """Whether a process other than the init is still running in the namespace
+        (the program's leftovers are reparented to the init, which never reaps)."""
+        try:
+            with open(self.children) as f:
+                pids = f.read().split()
+        except OSError:
+            return False
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                        return True
+            except (OSError, IndexError):
+                pass
+        return False
+
+    def kill(self, reap_first=None):
+        """Ends the namespace. `reap_first`: the worker's own child in it, not yet
+        reaped (the init's exit waits for that; killed with the rest)."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if reap_first is not None:
+            _wait_exit(reap_first)
+        _wait_exit(self.pid)
+        self.stack = None
+
+
 def _prctl(option, value):
     _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), 0, 0, 0), "prctl")
 
@@ -283,12 +359,40 @@ def _pid_namespace_works():
     return code in (0, 4), code == 0
 
 
+def _light_init_works(sandbox):
+    """Trial of the _PauseInit scheme; on success the worker ignores SIGINT from
+    now on (the init must have no handler; programs install their own)."""
+    try:
+        sandbox.own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        init = _PauseInit.start()
+        if init is None:
+            signal.signal(signal.SIGINT, previous)
+            return False
+        try:
+            pid = init.fork_inside(sandbox.own_pid_namespace)
+            if pid == 0:
+                os._exit(0 if os.getpid() == 2 else 3)
+            _, status = os.waitpid(pid, 0)
+            works = os.waitstatus_to_exitcode(status) == 0
+        finally:
+            init.kill()
+        if not works:
+            signal.signal(signal.SIGINT, previous)
+        return works
+    except (OSError, AttributeError):
+        return False
+
+
 class Sandbox:
     def __init__(self, config):
         self.config = config
         self.protections = Protections()
         self.pid_namespace = False
         self.private_proc = False
+        # Programs run under a _PauseInit instead of a B process (one fork fewer).
+        self.light_init = False
+        self.own_pid_namespace = None
         self.cgroup = config.get("cgroup")
         self.work_base = config["fallback_work_dir"]
         self.private_shm = False
@@ -338,6 +442,8 @@ class Sandbox:
         self.keep_visible = keep_visible
         if want:
             self.pid_namespace, self.private_proc = _pid_namespace_works()
+        if self.pid_namespace and self.cgroup:
+            self.light_init = _light_init_works(self)
         if self.pid_namespace:
             p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
             if self.private_proc:
@@ -753,12 +859,16 @@ class Worker:
         path = os.path.join(rundir, "main.py")
         with open(path, "wb") as f:
             f.write(program_text.encode("utf-8", "surrogatepass"))
+        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
+        if sandbox.light_init:
+            result = self._run_light(rundir, path, timeout, max_events_before)
+            if result is not None:
+                return result
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        st_r, st_w = os.pipe()
-        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
         worker_pid = os.getpid()
         start = time.monotonic()
+        st_r, st_w = os.pipe()
         if sandbox.pid_namespace:
             # B straight from the worker, already pid 1 of a new namespace: no
             # monitor process and no Python fork handlers (half the cost of a fork).
@@ -809,6 +919,97 @@ class Worker:
         os.close(err_w)
         os.close(st_w)
         return self._supervise(pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
+
+    def _run_light(self, rundir, path, timeout, max_events_before):
+        """The program as the worker's own child in the pid namespace of a pause-only init.
+
+        Returns the result, the Program (in the program process), or None when the
+        namespace could not be made (the caller falls back to the B process)."""
+        # First: the init keeps a copy of every descriptor open now, which must
+        # not include the program's pipes (their end of file ends the run).
+        init = _PauseInit.start()
+        if init is None:
+            return None
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        start = time.monotonic()
+        try:
+            pid_c = init.fork_inside(self.sandbox.own_pid_namespace)
+        except OSError:
+            init.kill()
+            for fd in (out_r, out_w, err_r, err_w):
+                os.close(fd)
+            return None
+        if pid_c == 0:
+            try:
+                for fd in (self.proto_in, self.proto_out, out_r, err_r, self.sandbox.own_pid_namespace):
+                    os.close(fd)
+                # If the worker dies first, the pool kills its cgroup, this included.
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                if self.sandbox.private_proc:
+                    try:
+                        _private_proc()
+                    except OSError:
+                        pass
+                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout)
+            except SystemExit:
+                raise
+            except BaseException:
+                _report_crash()
+                os._exit(1)
+        os.close(out_w)
+        os.close(err_w)
+        return self._supervise_light(init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before)
+
+    def _supervise_light(self, init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before):
+        out = Capture(self.cap)
+        err = Capture(self.cap)
+        exited = os.pidfd_open(pid_c)
+        open_fds = {out_r: out, err_r: err, exited: None}
+        status = None
+        deadline = start + timeout
+        timed_out = False
+        worker_exit = False
+        while open_fds:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
+            for fd in ready:
+                if fd == self.proto_in:
+                    # sebx went away (or spoke out of turn): stop everything.
+                    worker_exit = True
+                elif fd == exited:
+                    _, status = os.waitpid(pid_c, 0)
+                    del open_fds[fd]
+                    os.close(fd)
+                else:
+                    chunk = os.read(fd, 1 << 16)
+                    if chunk:
+                        open_fds[fd].add(chunk)
+                    else:
+                        del open_fds[fd]
+                        os.close(fd)
+            if worker_exit:
+                break
+        elapsed = time.monotonic() - start
+        leftovers = False
+        if not open_fds:
+            # The program ended; what it started may take a moment to end too.
+            grace = time.monotonic() + 0.05
+            while init.others_alive() and time.monotonic() < grace:
+                time.sleep(0.002)
+            leftovers = init.others_alive()
+        # The init's end ends the namespace: every process still in it is killed.
+        # The init's exit waits until the program (the worker's child) is reaped.
+        init.kill(reap_first=None if exited not in open_fds else pid_c)
+        if exited in open_fds:
+            del open_fds[exited]
+            os.close(exited)
+        if timed_out or worker_exit:
+            status = None
+        return self._collect(open_fds, None, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout)
 
     def _process_b_cloned(self, rundir, path, out_r, err_r, st_r, out_w, err_w, st_w, timeout):
         """B made by `_clone_new_pid_namespace`: drop the worker's descriptors, then as B."""
@@ -874,7 +1075,6 @@ class Worker:
         deadline = start + timeout
         timed_out = False
         worker_exit = False
-        contained = []
         while True:
             if status is not None and out_r not in open_fds and err_r not in open_fds:
                 break
@@ -938,6 +1138,12 @@ class Worker:
                 except (ProcessLookupError, PermissionError):
                     pass
             _sweep(sandbox.cgroup)
+        return self._collect(open_fds, st_r, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout)
+
+    def _collect(self, open_fds, st_r, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout):
+        """Once every process of the program is gone: the rest of the output, cleanup, the result."""
+        sandbox = self.sandbox
+        contained = []
         # Drain what the killed processes left in the pipes, briefly.
         drain_until = time.monotonic() + 0.2
         while any(fd != st_r for fd in open_fds) and time.monotonic() < drain_until:
