@@ -57,8 +57,14 @@
 //!   (tried in a child first, since a half-entered one cannot be left) and an
 //!   approximate per-user RLIMIT_NPROC instead of the cgroup.
 //! - per program: a fresh directory, removed afterwards; a new pid namespace
-//!   (worker → monitor → init → program), so killing the monitor kills every
-//!   descendant, including `setsid`/double-forked ones, and a `/proc` of its
+//!   whose end kills every process in it, including `setsid`/double-forked
+//!   ones. With a cgroup, its init (pid 1) is a process that only `pause()`s,
+//!   cloned with `CLONE_VM` so nothing of the worker is copied for it, and the
+//!   program is forked from the worker into that namespace (pid 2): one copy of
+//!   the worker per program; the program's parent is outside its namespace, so
+//!   its `os.getppid()` is 0. Without a cgroup the init is a clone of the worker
+//!   with a parent-death signal that forks the program (worker → init →
+//!   program). Also a `/proc` of its
 //!   own (it sees only its own processes; others' pids do not exist for it,
 //!   so it cannot signal the worker or read the worker's pipes); without pid
 //!   namespaces, a session per program killed by process group plus a sweep of

@@ -7,10 +7,15 @@
 #   sebx -> worker: one JSON line per program {"program": "...", "timeout": 3.0}
 #   worker -> sebx: one JSON header line, then the raw stdout and stderr bytes
 #                   whose lengths the header gives.
-# Process tree per program (pid-namespace mode):
-#   worker -> A (monitor; unshares CLONE_NEWPID) -> B (pid 1 of the new namespace,
-#   reaps and reports) -> C (the program). Killing A makes B die (parent-death
-#   signal), and the death of B, the namespace's init, kills every process in it.
+# Process tree per program (pid-namespace mode), cheapest first:
+#   with a cgroup: worker -> I (pid 1 of a new pid namespace: a CLONE_VM clone
+#   that only pause()s, see _PauseInit) and worker -> C (the program, forked into
+#   I's namespace as pid 2). One copy of the worker per program. Killing I kills
+#   every process in the namespace; the pool kills the cgroup if the worker dies.
+#   otherwise: worker -> B (cloned straight into a new pid namespace, pid 1,
+#   parent-death signal; reaps and reports) -> C. The death of B kills the rest.
+#   where clone(2) cannot be called: worker -> A (monitor; unshares
+#   CLONE_NEWPID) -> B -> C, A's death taking B.
 # Without pid namespaces, C gets its own session and the worker kills its
 # process group, its cgroup and its reparented descendants (the worker is a
 # child subreaper).
@@ -138,9 +143,11 @@ class _PauseInit:
         try:
             pid = os.fork()
         finally:
-            if pid != 0:
-                # Back, or the worker's next namespace would be nested in this one.
-                _check(_libc.setns(own_pid_namespace, CLONE_NEWPID), "setns(own pid namespace)")
+            # Back, or the worker's next namespace would be nested in this one.
+            if pid != 0 and _libc.setns(own_pid_namespace, CLONE_NEWPID) != 0:
+                # Not an OSError: no fallback can work from here; the worker
+                # dies and the pool replaces it (and kills its cgroup).
+                raise RuntimeError("cannot return to the worker's pid namespace")
         return pid
 
     def others_alive(self):
