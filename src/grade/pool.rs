@@ -43,9 +43,19 @@
 //! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
 //! `sys.modules`.
 //!
-//! Throughput (this 2-core machine, busy): a trivial zwc program through 2
-//! workers runs at 30–65 programs/s against 3–5/s for a fresh
-//! `python -c "import numpy"` per program (`tests/sandbox.rs` measures both).
+//! Throughput (`cargo bench --bench grade_throughput`: 150 executing parity
+//! rollouts graded 3 times, spread over a baseline run of the same programs as
+//! fresh `python main.py` processes, same parallelism; this 2-core machine,
+//! shared, load 3–4): 168–192 rollouts/s against 12.8–14.2/s, 13–14× (2 jobs:
+//! 178.8 vs 12.9/s, 13.9×; 3 jobs: 168.1 vs 12.8/s, 13.1×; 176–192 vs
+//! 13.6–14.2/s, 13.0–13.9×). Under heavier load the baseline suffers more
+//! (load 7–10: 15–20×). The earlier process tree (worker → monitor → init →
+//! program) measured back to back: 124.5 vs 13.7/s, 9.1× (2 jobs); 89.6 vs
+//! 13.8/s, 6.5× (3 jobs). Per program the pool now costs about one fork of the
+//! worker: ~7–10 ms of CPU for a parity program, of which the fork's page-table
+//! copy and the copy-on-write faults after it are most; a fresh interpreter
+//! importing NumPy and zwc costs ~140 ms of CPU. The Rust side (static check,
+//! comparison) is ~13% of sebx's CPU.
 //!
 //! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
 //!
