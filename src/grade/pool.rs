@@ -43,9 +43,19 @@
 //! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
 //! `sys.modules`.
 //!
-//! Throughput (this 2-core machine, busy): a trivial zwc program through 2
-//! workers runs at 30–65 programs/s against 3–5/s for a fresh
-//! `python -c "import numpy"` per program (`tests/sandbox.rs` measures both).
+//! Throughput (`cargo bench --bench grade_throughput`: 150 executing parity
+//! rollouts graded 3 times, spread over a baseline run of the same programs as
+//! fresh `python main.py` processes, same parallelism; this 2-core machine,
+//! shared, load 3–4): 168–192 rollouts/s against 12.8–14.2/s, 13–14× (2 jobs:
+//! 178.8 vs 12.9/s, 13.9×; 3 jobs: 168.1 vs 12.8/s, 13.1×; 176–192 vs
+//! 13.6–14.2/s, 13.0–13.9×). Under heavier load the baseline suffers more
+//! (load 7–10: 15–20×). The earlier process tree (worker → monitor → init →
+//! program) measured back to back: 124.5 vs 13.7/s, 9.1× (2 jobs); 89.6 vs
+//! 13.8/s, 6.5× (3 jobs). Per program the pool now costs about one fork of the
+//! worker: ~7–10 ms of CPU for a parity program, of which the fork's page-table
+//! copy and the copy-on-write faults after it are most; a fresh interpreter
+//! importing NumPy and zwc costs ~140 ms of CPU. The Rust side (static check,
+//! comparison) is ~13% of sebx's CPU.
 //!
 //! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
 //!
@@ -57,8 +67,14 @@
 //!   (tried in a child first, since a half-entered one cannot be left) and an
 //!   approximate per-user RLIMIT_NPROC instead of the cgroup.
 //! - per program: a fresh directory, removed afterwards; a new pid namespace
-//!   (worker → monitor → init → program), so killing the monitor kills every
-//!   descendant, including `setsid`/double-forked ones, and a `/proc` of its
+//!   whose end kills every process in it, including `setsid`/double-forked
+//!   ones. With a cgroup, its init (pid 1) is a process that only `pause()`s,
+//!   cloned with `CLONE_VM` so nothing of the worker is copied for it, and the
+//!   program is forked from the worker into that namespace (pid 2): one copy of
+//!   the worker per program; the program's parent is outside its namespace, so
+//!   its `os.getppid()` is 0. Without a cgroup the init is a clone of the worker
+//!   with a parent-death signal that forks the program (worker → init →
+//!   program). Also a `/proc` of its
 //!   own (it sees only its own processes; others' pids do not exist for it,
 //!   so it cannot signal the worker or read the worker's pipes); without pid
 //!   namespaces, a session per program killed by process group plus a sweep of
@@ -106,6 +122,8 @@ pub const OFFICIAL_TIMEOUT: Duration = Duration::from_secs(3);
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
 /// Extra time past the program timeout before a silent worker counts as wedged.
 const WEDGED_GRACE: Duration = Duration::from_secs(15);
+/// How often a waiting run checks that its worker is still alive.
+const EXIT_POLL: Duration = Duration::from_millis(50);
 
 static POOL_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
 
@@ -622,7 +640,7 @@ impl Worker {
             .write_all(line.as_bytes())
             .and_then(|()| stdin.flush())
             .with_context(|| format!("cannot send the program{}", self.log_tail()))?;
-        match self.messages.recv_timeout(timeout + WEDGED_GRACE) {
+        match self.receive(timeout + WEDGED_GRACE) {
             Ok(Message::Result(result, stdout, stderr)) => Ok(ExecOutcome {
                 stdout: String::from_utf8_lossy(&stdout).into_owned(),
                 stderr: String::from_utf8_lossy(&stderr).into_owned(),
@@ -638,6 +656,30 @@ impl Worker {
             Ok(Message::Broken(why)) => bail!("{why}{}", self.log_tail()),
             Err(RecvTimeoutError::Timeout) => bail!("worker stopped answering (wedged)"),
             Err(RecvTimeoutError::Disconnected) => bail!("worker exited{}", self.log_tail()),
+        }
+    }
+
+    /// The next message, waiting at most `limit`. A worker that dies is noticed at
+    /// once even while a program's namespace init still holds its stdout open.
+    fn receive(&mut self, limit: Duration) -> Result<Message, RecvTimeoutError> {
+        let deadline = Instant::now() + limit;
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                return Err(RecvTimeoutError::Timeout);
+            }
+            match self.messages.recv_timeout((deadline - now).min(EXIT_POLL)) {
+                Err(RecvTimeoutError::Timeout) => {
+                    if matches!(self.child.try_wait(), Ok(Some(_))) {
+                        // A result sent just before the exit still counts.
+                        return self
+                            .messages
+                            .recv_timeout(EXIT_POLL)
+                            .map_err(|_| RecvTimeoutError::Disconnected);
+                    }
+                }
+                other => return other,
+            }
         }
     }
 

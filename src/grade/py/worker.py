@@ -7,10 +7,15 @@
 #   sebx -> worker: one JSON line per program {"program": "...", "timeout": 3.0}
 #   worker -> sebx: one JSON header line, then the raw stdout and stderr bytes
 #                   whose lengths the header gives.
-# Process tree per program (pid-namespace mode):
-#   worker -> A (monitor; unshares CLONE_NEWPID) -> B (pid 1 of the new namespace,
-#   reaps and reports) -> C (the program). Killing A makes B die (parent-death
-#   signal), and the death of B, the namespace's init, kills every process in it.
+# Process tree per program (pid-namespace mode), cheapest first:
+#   with a cgroup: worker -> I (pid 1 of a new pid namespace: a CLONE_VM clone
+#   that only pause()s, see _PauseInit) and worker -> C (the program, forked into
+#   I's namespace as pid 2). One copy of the worker per program. Killing I kills
+#   every process in the namespace; the pool kills the cgroup if the worker dies.
+#   otherwise: worker -> B (cloned straight into a new pid namespace, pid 1,
+#   parent-death signal; reaps and reports) -> C. The death of B kills the rest.
+#   where clone(2) cannot be called: worker -> A (monitor; unshares
+#   CLONE_NEWPID) -> B -> C, A's death taking B.
 # Without pid namespaces, C gets its own session and the worker kills its
 # process group, its cgroup and its reparented descendants (the worker is a
 # child subreaper).
@@ -69,6 +74,110 @@ def _mount(source, target, fstype, flags, data):
         _libc.mount(enc(source), enc(target), enc(fstype), ctypes.c_ulong(flags), enc(data)),
         f"mount {target}",
     )
+
+
+# The raw clone(2) system call: fork semantics (no new stack) plus namespace flags.
+_SYS_CLONE = {"x86_64": 56, "aarch64": 220}.get(os.uname().machine)
+# PyDLL keeps the GIL across the call, so the child returns holding it.
+_pylibc = ctypes.PyDLL(None, use_errno=True)
+
+
+def _clone_new_pid_namespace():
+    """fork() into a new pid namespace, as pid 1 there: 0 in the child, the pid in
+    the parent, -1 when not possible (the caller falls back to unshare + fork).
+
+    Unlike os.fork() this runs no fork handlers and does not reinitialise the
+    interpreter's thread state; that is sound here because the worker has a
+    single thread and holds no lock while it serves requests, and the child (B)
+    only starts the program with os.fork(), which does all of that for it."""
+    if _SYS_CLONE is None:
+        return -1
+    return _pylibc.syscall(
+        ctypes.c_long(_SYS_CLONE),
+        ctypes.c_ulong(CLONE_NEWPID | signal.SIGCHLD),
+        None,
+        None,
+        None,
+        None,
+    )
+
+
+CLONE_VM = 0x00000100
+_pause_address = ctypes.cast(_libc.pause, ctypes.c_void_p)
+
+
+class _PauseInit:
+    """pid 1 of a new pid namespace that only pause()s: made with CLONE_VM, it
+    shares the worker's memory (nothing is copied) and runs no Python, on a stack
+    of its own. As a namespace's init it ignores every signal sent from inside
+    (it has no handlers: the worker ignores SIGINT for this), and its death kills
+    every process in the namespace. It has no parent-death signal: the worker's
+    cgroup, which the pool kills with the worker, is what ends it if the worker
+    dies, so it is used only when the worker has one."""
+
+    def __init__(self, pid, stack):
+        self.pid = pid
+        self.stack = stack
+        self.children = f"/proc/{pid}/task/{pid}/children"
+
+    @staticmethod
+    def start():
+        stack = ctypes.create_string_buffer(1 << 16)
+        top = (ctypes.addressof(stack) + len(stack) - 256) & ~0xF
+        pid = _libc.clone(
+            _pause_address,
+            ctypes.c_void_p(top),
+            ctypes.c_int(CLONE_VM | CLONE_NEWPID | signal.SIGCHLD),
+            None,
+        )
+        return _PauseInit(pid, stack) if pid > 0 else None
+
+    def fork_inside(self, own_pid_namespace):
+        """os.fork() with the child in this namespace (as pid 2)."""
+        target = os.pidfd_open(self.pid)
+        try:
+            _check(_libc.setns(target, CLONE_NEWPID), "setns(pid namespace)")
+        finally:
+            os.close(target)
+        pid = -1
+        try:
+            pid = os.fork()
+        finally:
+            # Back, or the worker's next namespace would be nested in this one.
+            if pid != 0 and _libc.setns(own_pid_namespace, CLONE_NEWPID) != 0:
+                # Not an OSError: no fallback can work from here; the worker
+                # dies and the pool replaces it (and kills its cgroup).
+                raise RuntimeError("cannot return to the worker's pid namespace")
+        return pid
+
+    def others_alive(self):
+        """Whether a process other than the init is still running in the namespace
+        (the program's leftovers are reparented to the init, which never reaps)."""
+        try:
+            with open(self.children) as f:
+                pids = f.read().split()
+        except OSError:
+            return False
+        for pid in pids:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as f:
+                    if f.read().rsplit(b")", 1)[1].split()[0] != b"Z":
+                        return True
+            except (OSError, IndexError):
+                pass
+        return False
+
+    def kill(self, reap_first=None):
+        """Ends the namespace. `reap_first`: the worker's own child in it, not yet
+        reaped (the init's exit waits for that; killed with the rest)."""
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        if reap_first is not None:
+            _wait_exit(reap_first)
+        _wait_exit(self.pid)
+        self.stack = None
 
 
 def _prctl(option, value):
@@ -257,12 +366,43 @@ def _pid_namespace_works():
     return code in (0, 4), code == 0
 
 
+def _light_init_works(sandbox):
+    """Trial of the _PauseInit scheme; on success the worker ignores SIGINT from
+    now on (the init must have no handler; programs install their own)."""
+    try:
+        sandbox.own_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
+        previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+        init = _PauseInit.start()
+        if init is None:
+            signal.signal(signal.SIGINT, previous)
+            return False
+        try:
+            pid = init.fork_inside(sandbox.own_pid_namespace)
+            if pid == 0:
+                os._exit(0 if os.getpid() == 2 else 3)
+            _, status = os.waitpid(pid, 0)
+            # The children file (CONFIG_PROC_CHILDREN) is how leftovers are found.
+            works = os.waitstatus_to_exitcode(status) == 0 and os.path.exists(init.children)
+        finally:
+            init.kill()
+        if not works:
+            signal.signal(signal.SIGINT, previous)
+        return works
+    except (OSError, AttributeError):
+        return False
+
+
 class Sandbox:
     def __init__(self, config):
         self.config = config
         self.protections = Protections()
         self.pid_namespace = False
         self.private_proc = False
+        # Programs run under a _PauseInit instead of a B process (one fork fewer).
+        self.light_init = False
+        self.own_pid_namespace = None
+        # The run directory the worker's own environment is already set up for.
+        self.environment_for = None
         self.cgroup = config.get("cgroup")
         self.work_base = config["fallback_work_dir"]
         self.private_shm = False
@@ -312,6 +452,8 @@ class Sandbox:
         self.keep_visible = keep_visible
         if want:
             self.pid_namespace, self.private_proc = _pid_namespace_works()
+        if self.pid_namespace and self.cgroup:
+            self.light_init = _light_init_works(self)
         if self.pid_namespace:
             p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
             if self.private_proc:
@@ -381,6 +523,21 @@ def _program_stdio():
     sys.stderr = sys.__stderr__ = make(2, True, "<stderr>", "backslashreplace", True)
 
 
+def _program_environment(sandbox, rundir):
+    env = dict(sandbox.config["program_env"])
+    if sandbox.config.get("zwc_root"):
+        # Pythons the program starts import zwc too, as with an installed package.
+        env["PYTHONPATH"] = sandbox.config["zwc_root"]
+    env["HOME"] = rundir
+    env["TMPDIR"] = rundir
+    return env
+
+
+def _set_environment(env):
+    os.environ.clear()
+    os.environ.update(env)
+
+
 def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
     """In C: turn this forked worker into `python main.py` run in `rundir`."""
     devnull = os.open("/dev/null", os.O_RDONLY)
@@ -411,21 +568,21 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
         except (OSError, ValueError):
             pass
     os.chdir(rundir)
-    env = dict(sandbox.config["program_env"])
-    if sandbox.config.get("zwc_root"):
-        # Pythons the program starts import zwc too, as with an installed package.
-        env["PYTHONPATH"] = sandbox.config["zwc_root"]
-    env["HOME"] = rundir
-    env["TMPDIR"] = rundir
-    os.environ.clear()
-    os.environ.update(env)
+    if sandbox.environment_for != rundir:
+        _set_environment(_program_environment(sandbox, rundir))
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
     _program_stdio()
     # Forked children would otherwise share the worker's random state.
     random.seed()
-    sys.modules["numpy"].random.seed()
+    # NumPy's global generator as a fresh interpreter's `import numpy` leaves it
+    # (MT19937 from OS entropy: key[0] = 2**31, 623 random words, position 623),
+    # without SeedSequence's ~0.5 ms in a forked child.
+    numpy = sys.modules["numpy"]
+    key = numpy.frombuffer(os.urandom(4 * 624), dtype=numpy.uint32).copy()
+    key[0] = 0x80000000
+    numpy.random.set_state(("MT19937", key, 623, 0, 0.0))
     sys.argv = ["main.py"]
     sys.orig_argv = [sys.executable, "main.py"]
     sys.path[0] = rundir
@@ -435,9 +592,10 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
     module.__annotations__ = {}
     module.__builtins__ = builtins
     try:
-        import importlib.machinery
-
-        module.__loader__ = importlib.machinery.SourceFileLoader("__main__", path)
+        # The class `python main.py` uses, without importing importlib.machinery
+        # (a fresh interpreter has not imported it; it costs ~1 ms per program).
+        loader_class = sys.modules["_frozen_importlib_external"].SourceFileLoader
+        module.__loader__ = loader_class("__main__", path)
     except Exception:
         pass
     sys.modules["__main__"] = module
@@ -682,6 +840,13 @@ class Worker:
         self.inbuf = b""
         self.counter = 0
         self.cap = sandbox.config.get("capture_cap", 1 << 20)
+        # Every program runs in the same directory: the worker takes on the
+        # programs' environment once and each program inherits it for free.
+        rundir = os.path.join(sandbox.work_base, "program")
+        _set_environment(_program_environment(sandbox, rundir))
+        sandbox.environment_for = rundir
+        # Never written: its end-of-file tells a cloned B that the worker is gone.
+        self.life_r, self.life_w = os.pipe()
 
     def send(self, data):
         view = memoryview(data)
@@ -724,18 +889,35 @@ class Worker:
         path = os.path.join(rundir, "main.py")
         with open(path, "wb") as f:
             f.write(program_text.encode("utf-8", "surrogatepass"))
+        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
+        if sandbox.light_init:
+            result = self._run_light(rundir, path, timeout, max_events_before)
+            if result is not None:
+                return result
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        st_r, st_w = os.pipe()
-        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
         worker_pid = os.getpid()
         start = time.monotonic()
+        st_r, st_w = os.pipe()
+        if sandbox.pid_namespace:
+            # B straight from the worker, already pid 1 of a new namespace: no
+            # monitor process and no Python fork handlers (half the cost of a fork).
+            pid_b = _clone_new_pid_namespace()
+            if pid_b == 0:
+                return self._process_b_cloned(rundir, path, out_r, err_r, st_r, out_w, err_w, st_w, timeout)
+            if pid_b > 0:
+                os.close(out_w)
+                os.close(err_w)
+                os.close(st_w)
+                return self._supervise(pid_b, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
         pid_a = os.fork()
         if pid_a == 0:
             # A: the monitor. Never returns except as the program (C).
             try:
                 os.close(self.proto_in)
                 os.close(self.proto_out)
+                os.close(self.life_r)
+                os.close(self.life_w)
                 os.close(out_r)
                 os.close(err_r)
                 os.close(st_r)
@@ -767,6 +949,116 @@ class Worker:
         os.close(err_w)
         os.close(st_w)
         return self._supervise(pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
+
+    def _run_light(self, rundir, path, timeout, max_events_before):
+        """The program as the worker's own child in the pid namespace of a pause-only init.
+
+        Returns the result, the Program (in the program process), or None when the
+        namespace could not be made (the caller falls back to the B process)."""
+        # First: the init keeps a copy of every descriptor open now, which must
+        # not include the program's pipes (their end of file ends the run).
+        init = _PauseInit.start()
+        if init is None:
+            return None
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        start = time.monotonic()
+        try:
+            pid_c = init.fork_inside(self.sandbox.own_pid_namespace)
+        except OSError:
+            init.kill()
+            for fd in (out_r, out_w, err_r, err_w):
+                os.close(fd)
+            return None
+        if pid_c == 0:
+            try:
+                for fd in (self.proto_in, self.proto_out, out_r, err_r, self.sandbox.own_pid_namespace):
+                    os.close(fd)
+                # If the worker dies first, the pool kills its cgroup, this included.
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                if self.sandbox.private_proc:
+                    try:
+                        _private_proc()
+                    except OSError:
+                        pass
+                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout)
+            except SystemExit:
+                raise
+            except BaseException:
+                _report_crash()
+                os._exit(1)
+        os.close(out_w)
+        os.close(err_w)
+        return self._supervise_light(init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before)
+
+    def _supervise_light(self, init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before):
+        out = Capture(self.cap)
+        err = Capture(self.cap)
+        exited = os.pidfd_open(pid_c)
+        open_fds = {out_r: out, err_r: err, exited: None}
+        status = None
+        deadline = start + timeout
+        timed_out = False
+        worker_exit = False
+        while open_fds:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
+            for fd in ready:
+                if fd == self.proto_in:
+                    # sebx went away (or spoke out of turn): stop everything.
+                    worker_exit = True
+                elif fd == exited:
+                    _, status = os.waitpid(pid_c, 0)
+                    del open_fds[fd]
+                    os.close(fd)
+                else:
+                    chunk = os.read(fd, 1 << 16)
+                    if chunk:
+                        open_fds[fd].add(chunk)
+                    else:
+                        del open_fds[fd]
+                        os.close(fd)
+            if worker_exit:
+                break
+        elapsed = time.monotonic() - start
+        leftovers = False
+        if not open_fds:
+            # The program ended; what it started may take a moment to end too.
+            grace = time.monotonic() + 0.05
+            while init.others_alive() and time.monotonic() < grace:
+                time.sleep(0.002)
+            leftovers = init.others_alive()
+        # The init's end ends the namespace: every process still in it is killed.
+        # The init's exit waits until the program (the worker's child) is reaped.
+        init.kill(reap_first=None if exited not in open_fds else pid_c)
+        if exited in open_fds:
+            del open_fds[exited]
+            os.close(exited)
+        if timed_out or worker_exit:
+            status = None
+        return self._collect(open_fds, None, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout)
+
+    def _process_b_cloned(self, rundir, path, out_r, err_r, st_r, out_w, err_w, st_w, timeout):
+        """B made by `_clone_new_pid_namespace`: drop the worker's descriptors, then as B."""
+        try:
+            os.close(self.proto_in)
+            os.close(self.proto_out)
+            os.close(self.life_w)
+            os.close(out_r)
+            os.close(err_r)
+            os.close(st_r)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            # getppid() is 0 across the namespace boundary: the life pipe tells
+            # whether the worker died before the death signal was armed.
+            if select.select([self.life_r], [], [], 0)[0]:
+                os._exit(1)
+            os.close(self.life_r)
+        except BaseException:
+            os._exit(1)
+        return self._process_b(rundir, path, out_w, err_w, st_w, timeout)
 
     def _process_b(self, rundir, path, out_w, err_w, st_w, timeout):
         """B: pid 1 of the program's namespace (or a plain parent): start C, report its end."""
@@ -813,7 +1105,6 @@ class Worker:
         deadline = start + timeout
         timed_out = False
         worker_exit = False
-        contained = []
         while True:
             if status is not None and out_r not in open_fds and err_r not in open_fds:
                 break
@@ -877,6 +1168,12 @@ class Worker:
                 except (ProcessLookupError, PermissionError):
                     pass
             _sweep(sandbox.cgroup)
+        return self._collect(open_fds, st_r, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout)
+
+    def _collect(self, open_fds, st_r, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout):
+        """Once every process of the program is gone: the rest of the output, cleanup, the result."""
+        sandbox = self.sandbox
+        contained = []
         # Drain what the killed processes left in the pipes, briefly.
         drain_until = time.monotonic() + 0.2
         while any(fd != st_r for fd in open_fds) and time.monotonic() < drain_until:
@@ -977,6 +1274,10 @@ def main():
         import numpy
         import numpy.linalg  # noqa: F401  (zwc.rfx; saves every program the import)
         import numpy.random  # noqa: F401  (reseeded in every program)
+
+        # Programs get the generator's state set directly (_become_program);
+        # reseeding once here leaves them no SeedSequence (it would be the worker's).
+        numpy.random.seed()
 
         if zwc_root:
             import zwc  # noqa: F401
