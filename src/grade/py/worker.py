@@ -1281,6 +1281,7 @@ def main():
 
         if zwc_root:
             import zwc  # noqa: F401
+        _warm_up(numpy)
         sandbox.finish_mounts()
         if config.get("probe"):
             say({"ready": True, "protections": sandbox.protections.items})
@@ -1303,6 +1304,37 @@ def main():
 
     gc.freeze()
     return Worker(sandbox, proto_in, proto_out).serve()
+
+
+# Standard-library modules solutions commonly import; importing them once here spares
+# every forked program the cost (a fresh `python main.py` pays it too, but per program).
+_COMMON_MODULES = (
+    "math", "typing", "collections", "itertools", "functools", "re", "statistics",
+    "heapq", "bisect", "operator", "decimal", "fractions", "string", "copy", "cmath",
+    "numbers", "dataclasses", "enum",
+)
+
+
+def _warm_up(numpy):
+    """Does once, before forking, the first-use work most programs would repeat:
+    common imports and NumPy's array printing (its formatter set-up is lazy)."""
+    import importlib
+
+    for name in _COMMON_MODULES:
+        try:
+            importlib.import_module(name)
+        except Exception:
+            pass
+    try:
+        for value in (
+            numpy.array([1, 2]), numpy.array([1.5, -2.25]), numpy.array([[1.0, 2.0], [3.0, 4.0]]),
+            numpy.array([True, False]), numpy.array([1 + 2j]), numpy.array([], dtype=float),
+            numpy.float64(3.5), numpy.int64(3), numpy.bool_(True),
+        ):
+            str(value)
+            repr(value)
+    except Exception:
+        pass
 
 
 if __name__ == "__main__":
