@@ -158,16 +158,25 @@ impl StaticCheck {
 
 /// Runs the check on the whole assembled program for entry function `entry`.
 pub fn check_zwc_usage(program: &str, entry: &str) -> StaticCheck {
+    check_zwc_usage_parsed(program, &pyast::parse_suite(program), entry)
+}
+
+/// [`check_zwc_usage`] with the program's parse result, for callers that use the tree too.
+pub fn check_zwc_usage_parsed(
+    program: &str,
+    parsed: &Result<pyast::Suite, ParseFailure>,
+    entry: &str,
+) -> StaticCheck {
     let mut check = StaticCheck::empty(entry);
     let index = LineIndex::new(program);
-    let suite = match pyast::parse_suite(program) {
+    let suite = match parsed {
         Ok(s) => s,
         Err(failure) => {
-            check.syntax_error = Some(describe_parse_failure(program, &index, &failure));
+            check.syntax_error = Some(describe_parse_failure(program, &index, failure));
             return check;
         }
     };
-    let all_nodes = pyast::walk_suite(&suite);
+    let all_nodes = pyast::walk_suite(suite);
     let (imported, names) = zwc_import_names(&all_nodes);
     check.zwc_imported = imported;
     check.imported_names = names;

@@ -3,8 +3,9 @@
 use std::time::Duration;
 
 use crate::analysis::extract::{entry_function_name, extract_last_python_block};
-use crate::analysis::numpy_check::check_numpy;
-use crate::analysis::static_check::check_zwc_usage;
+use crate::analysis::numpy_check::{check_numpy, harness_numpy_free, numpy_imports_in};
+use crate::analysis::pyast::parse_suite;
+use crate::analysis::static_check::check_zwc_usage_split;
 use crate::grade::assemble::{RESULTS_SEPARATOR, assemble_program, rewrite_cases};
 use crate::grade::compare::{compare_printed, split_actual, split_expected};
 use crate::grade::report::{CaseResult, Execution, Extraction, GradeReport};
@@ -91,7 +92,11 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
             "the code does not end with a newline, so the harness's `import zwc` is glued onto its last line".to_string(),
         );
     }
-    let static_check = check_zwc_usage(&program, &entry);
+    // Parsing is most of this function's time: the code is parsed once for both
+    // checks, and the harness (the same for every sample of a task) once per task.
+    let harness = &program[code.len()..];
+    let code_parsed = parse_suite(code);
+    let static_check = check_zwc_usage_split(code, Some(&code_parsed), harness, &entry);
     let static_error = static_check.official_error();
     let mut report = GradeReport {
         source: rollout.source.display().to_string(),
@@ -114,7 +119,14 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         early = Some(Verdict::WithoutZwc);
         report.decided_by = describe_static_failure(&report);
     } else {
-        let numpy = check_numpy(&program);
+        let numpy = match &code_parsed {
+            Ok(suite)
+                if (code.is_empty() || code.ends_with('\n')) && harness_numpy_free(harness) =>
+            {
+                numpy_imports_in(code, suite)
+            }
+            _ => check_numpy(&program),
+        };
         for imp in numpy.imports.iter().filter(|i| i.dynamic) {
             report.warnings.push(format!(
                 "line {}: `{}` loads numpy dynamically; the official check does not catch it",
@@ -378,4 +390,72 @@ pub fn note_entry_mismatch(report: &mut GradeReport, task_signature: &str) {
     report.warnings.push(format!(
         "the graded entry function is `{shown}` (the first `def name(` in the code), not the task's `{task_entry}`"
     ));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::static_check::check_zwc_usage;
+    use crate::model::rollout::parse_rollout_bytes;
+
+    fn rollout(response: &str, inputs: &[&str]) -> Rollout {
+        let cases: Vec<serde_json::Value> = inputs
+            .iter()
+            .map(|i| serde_json::json!({"input": i, "output": "1"}))
+            .collect();
+        let line = serde_json::json!({
+            "query": "q", "response": response, "test_cases": cases, "right_exe_result": "1",
+        })
+        .to_string();
+        let loaded = parse_rollout_bytes(std::path::Path::new("t.jsonl"), line.as_bytes());
+        loaded.rollouts.into_iter().next().expect("rollout loads")
+    }
+
+    /// `prepare` parses only the code (the harness once per task); its checks must equal
+    /// the checks of the whole assembled program, whatever the code or the harness holds.
+    #[test]
+    fn prepare_checks_equal_whole_program_checks() {
+        let codes = [
+            "import zwc\ndef f(a):\n    return zwc.kocito(a)\n",
+            "import zwc\nimport numpy as np\ndef f(a):\n    return zwc.kocito(np.array(a))\n",
+            "import zwc\ndef f(a):\n    np = __import__('numpy')\n    return zwc.kocito(a)\n",
+            "import zwc\ndef f(a):\n    from numpy.linalg import inv\n    return zwc.kocito(a)\n",
+            // No final newline: the harness's first line joins the code's last one.
+            "import zwc\ndef f(a):\n    return zwc.kocito(a)",
+            "import zwc\nimport numpy\ndef f(a):\n    return a +",
+            "def f(a):\n    return a\n",
+            "import zwc\ndef f(a):\n    if a:\n        return zwc.kocito(a\n",
+            "",
+        ];
+        let inputs: [&[&str]; 3] = [
+            &["a=[1, 2]"],
+            &["a=np.array([1, 2])", "a=[3]"],
+            &["a=__import__('numpy').ones(2)"],
+        ];
+        let mut numpy_checked = 0;
+        for code in codes {
+            for case_inputs in inputs {
+                let r = rollout(&format!("```python\n{code}```\n"), case_inputs);
+                let prepared = prepare(&r);
+                let whole = check_zwc_usage(&prepared.program, &prepared.entry);
+                assert_eq!(
+                    prepared.report.static_check.as_ref(),
+                    Some(&whole),
+                    "static check of {code:?} with {case_inputs:?}"
+                );
+                if whole.passed {
+                    numpy_checked += 1;
+                    assert_eq!(
+                        prepared.report.numpy,
+                        Some(check_numpy(&prepared.program)),
+                        "numpy check of {code:?} with {case_inputs:?}"
+                    );
+                }
+            }
+        }
+        assert!(
+            numpy_checked >= 9,
+            "only {numpy_checked} programs passed the static check"
+        );
+    }
 }

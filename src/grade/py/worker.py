@@ -102,6 +102,25 @@ def _clone_new_pid_namespace():
     )
 
 
+def _fork_without_handlers():
+    """fork(2) through libc, without os.fork()'s interpreter bookkeeping.
+
+    os.fork() also re-initialises the interpreter's locks and thread states and
+    runs the Python fork handlers (threading's and random's): in a forked copy of
+    a NumPy-sized worker that bookkeeping writes to ~190 pages, each a copy-on-
+    write fault, about a tenth of a short program's cost. It changes nothing
+    here: the worker has one thread, holds no lock while it serves, and keeps
+    the GIL across this call (PyDLL), so the child is in the state the handlers
+    would leave; random's handler (a reseed) is done by the worker before the
+    fork (_fresh_random_state). glibc's own fork handling (its locks, the
+    thread's cached id, libraries' pthread_atfork handlers) still runs."""
+    pid = _pylibc.fork()
+    if pid < 0:
+        code = ctypes.get_errno()
+        raise OSError(code, f"fork: {os.strerror(code)}")
+    return pid
+
+
 CLONE_VM = 0x00000100
 _pause_address = ctypes.cast(_libc.pause, ctypes.c_void_p)
 
@@ -121,8 +140,10 @@ class _PauseInit:
         self.children = f"/proc/{pid}/task/{pid}/children"
 
     @staticmethod
-    def start():
-        stack = ctypes.create_string_buffer(1 << 16)
+    def start(stack=None):
+        """`stack`: a buffer from an init that has ended, to reuse."""
+        if stack is None:
+            stack = ctypes.create_string_buffer(1 << 16)
         top = (ctypes.addressof(stack) + len(stack) - 256) & ~0xF
         pid = _libc.clone(
             _pause_address,
@@ -141,7 +162,7 @@ class _PauseInit:
             os.close(target)
         pid = -1
         try:
-            pid = os.fork()
+            pid = _fork_without_handlers()
         finally:
             # Back, or the worker's next namespace would be nested in this one.
             if pid != 0 and _libc.setns(own_pid_namespace, CLONE_NEWPID) != 0:
@@ -153,17 +174,15 @@ class _PauseInit:
     def others_alive(self):
         """Whether a process other than the init is still running in the namespace
         (the program's leftovers are reparented to the init, which never reaps)."""
-        try:
-            with open(self.children) as f:
-                pids = f.read().split()
-        except OSError:
+        pids = _read_small(self.children).split()
+        if not pids:
             return False
         for pid in pids:
+            stat = _read_small(b"/proc/%s/stat" % pid)
             try:
-                with open(f"/proc/{pid}/stat", "rb") as f:
-                    if f.read().rsplit(b")", 1)[1].split()[0] != b"Z":
-                        return True
-            except (OSError, IndexError):
+                if stat.rsplit(b")", 1)[1].split()[0] != b"Z":
+                    return True
+            except IndexError:
                 pass
         return False
 
@@ -177,7 +196,23 @@ class _PauseInit:
         if reap_first is not None:
             _wait_exit(reap_first)
         _wait_exit(self.pid)
-        self.stack = None
+        stack, self.stack = self.stack, None
+        return stack
+
+
+def _read_small(path):
+    """The bytes of a small file (/proc, cgroup), b"" if it cannot be read: plain
+    system calls, no file objects (this runs for every program)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return b""
+    try:
+        return os.read(fd, 65536)
+    except OSError:
+        return b""
+    finally:
+        os.close(fd)
 
 
 def _prctl(option, value):
@@ -333,11 +368,17 @@ def _namespaces_work(real_root):
         raise OSError(errno.EPERM, message.decode(errors="replace") or "namespace trial failed")
 
 
+_NEWNS = ctypes.c_int(CLONE_NEWNS)
+_PRIVATE_TREE = ctypes.c_ulong(MS_REC | MS_PRIVATE)
+_PROC_FLAGS = ctypes.c_ulong(MS_NOSUID | MS_NODEV | MS_NOEXEC)
+
+
 def _private_proc():
-    """In a new pid namespace's init: a /proc showing only that namespace."""
-    _unshare(CLONE_NEWNS, "unshare(CLONE_NEWNS)")
-    _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
-    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    """In a new pid namespace's process: a /proc showing only that namespace.
+    (Arguments made once: this runs in every program process.)"""
+    _check(_libc.unshare(_NEWNS), "unshare(CLONE_NEWNS)")
+    _check(_libc.mount(None, b"/", None, _PRIVATE_TREE, None), "mount /")
+    _check(_libc.mount(b"proc", b"/proc", b"proc", _PROC_FLAGS, None), "mount /proc")
 
 
 def _pid_namespace_works():
@@ -407,6 +448,8 @@ class Sandbox:
         self.work_base = config["fallback_work_dir"]
         self.private_shm = False
         self.nproc_limit = None
+        # Signals whose handling the worker changed from the default (programs reset them).
+        self.signals_to_default = [signal.SIGTERM, signal.SIGCHLD]
         limits = config["limits"]
         self.limits = limits
 
@@ -538,7 +581,22 @@ def _set_environment(env):
     os.environ.update(env)
 
 
-def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
+def _fresh_random_state():
+    """Fresh random state, as a new interpreter has: forked children would otherwise
+    share the worker's. Done by the worker just before it forks the program where it
+    can: after a fork the worker's first write to a page only re-enables writing
+    (its child has ended), the child's first write copies the page."""
+    random.seed()
+    # NumPy's global generator as a fresh interpreter's `import numpy` leaves it
+    # (MT19937 from OS entropy: key[0] = 2**31, 623 random words, position 623),
+    # without SeedSequence's ~0.5 ms.
+    numpy = sys.modules["numpy"]
+    key = numpy.frombuffer(os.urandom(4 * 624), dtype=numpy.uint32).copy()
+    key[0] = 0x80000000
+    numpy.random.set_state(("MT19937", key, 623, 0, 0.0))
+
+
+def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True):
     """In C: turn this forked worker into `python main.py` run in `rundir`."""
     devnull = os.open("/dev/null", os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -571,18 +629,11 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout):
     if sandbox.environment_for != rundir:
         _set_environment(_program_environment(sandbox, rundir))
     signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for sig in sandbox.signals_to_default:
+        signal.signal(sig, signal.SIG_DFL)
     _program_stdio()
-    # Forked children would otherwise share the worker's random state.
-    random.seed()
-    # NumPy's global generator as a fresh interpreter's `import numpy` leaves it
-    # (MT19937 from OS entropy: key[0] = 2**31, 623 random words, position 623),
-    # without SeedSequence's ~0.5 ms in a forked child.
-    numpy = sys.modules["numpy"]
-    key = numpy.frombuffer(os.urandom(4 * 624), dtype=numpy.uint32).copy()
-    key[0] = 0x80000000
-    numpy.random.set_state(("MT19937", key, 623, 0, 0.0))
+    if reseed:
+        _fresh_random_state()
     sys.argv = ["main.py"]
     sys.orig_argv = [sys.executable, "main.py"]
     sys.path[0] = rundir
@@ -730,14 +781,13 @@ class Capture:
 def _read_cgroup_max_events(cgroup):
     if not cgroup:
         return 0
-    try:
-        with open(os.path.join(cgroup, "pids.events")) as f:
-            for line in f:
-                key, _, value = line.partition(" ")
-                if key == "max":
-                    return int(value)
-    except (OSError, ValueError):
-        pass
+    for line in _read_small(cgroup + "/pids.events").splitlines():
+        key, _, value = line.partition(b" ")
+        if key == b"max":
+            try:
+                return int(value)
+            except ValueError:
+                return 0
     return 0
 
 
@@ -845,6 +895,11 @@ class Worker:
         rundir = os.path.join(sandbox.work_base, "program")
         _set_environment(_program_environment(sandbox, rundir))
         sandbox.environment_for = rundir
+        sandbox.signals_to_default = [
+            s for s in (signal.SIGTERM, signal.SIGCHLD) if signal.getsignal(s) is not signal.SIG_DFL
+        ]
+        # The stack of the last ended _PauseInit, reused by the next one.
+        self.init_stack = None
         # Never written: its end-of-file tells a cloned B that the worker is gone.
         self.life_r, self.life_w = os.pipe()
 
@@ -884,11 +939,19 @@ class Worker:
         # One program at a time per worker and a private /tmp: a fixed path keeps
         # tracebacks identical from run to run.
         rundir = os.path.join(sandbox.work_base, "program")
-        shutil.rmtree(rundir, ignore_errors=True)
-        os.mkdir(rundir, 0o755)
+        try:
+            os.mkdir(rundir, 0o755)
+        except FileExistsError:
+            shutil.rmtree(rundir, ignore_errors=True)
+            os.mkdir(rundir, 0o755)
         path = os.path.join(rundir, "main.py")
-        with open(path, "wb") as f:
-            f.write(program_text.encode("utf-8", "surrogatepass"))
+        data = memoryview(program_text.encode("utf-8", "surrogatepass"))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        try:
+            while data:
+                data = data[os.write(fd, data):]
+        finally:
+            os.close(fd)
         max_events_before = _read_cgroup_max_events(sandbox.cgroup)
         if sandbox.light_init:
             result = self._run_light(rundir, path, timeout, max_events_before)
@@ -957,11 +1020,13 @@ class Worker:
         namespace could not be made (the caller falls back to the B process)."""
         # First: the init keeps a copy of every descriptor open now, which must
         # not include the program's pipes (their end of file ends the run).
-        init = _PauseInit.start()
+        init = _PauseInit.start(self.init_stack)
+        self.init_stack = None
         if init is None:
             return None
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        _fresh_random_state()
         start = time.monotonic()
         try:
             pid_c = init.fork_inside(self.sandbox.own_pid_namespace)
@@ -981,7 +1046,7 @@ class Worker:
                         _private_proc()
                     except OSError:
                         pass
-                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout)
+                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False)
             except SystemExit:
                 raise
             except BaseException:
@@ -1028,12 +1093,13 @@ class Worker:
         if not open_fds:
             # The program ended; what it started may take a moment to end too.
             grace = time.monotonic() + 0.05
-            while init.others_alive() and time.monotonic() < grace:
-                time.sleep(0.002)
             leftovers = init.others_alive()
+            while leftovers and time.monotonic() < grace:
+                time.sleep(0.002)
+                leftovers = init.others_alive()
         # The init's end ends the namespace: every process still in it is killed.
         # The init's exit waits until the program (the worker's child) is reaped.
-        init.kill(reap_first=None if exited not in open_fds else pid_c)
+        self.init_stack = init.kill(reap_first=None if exited not in open_fds else pid_c)
         if exited in open_fds:
             del open_fds[exited]
             os.close(exited)
@@ -1188,7 +1254,12 @@ class Worker:
         for fd in list(open_fds):
             os.close(fd)
         _reap()
-        shutil.rmtree(rundir, ignore_errors=True)
+        try:
+            # Most programs leave their directory as they found it.
+            os.unlink(os.path.join(rundir, "main.py"))
+            os.rmdir(rundir)
+        except OSError:
+            shutil.rmtree(rundir, ignore_errors=True)
         if sandbox.private_shm:
             for entry in os.listdir("/dev/shm"):
                 target = os.path.join("/dev/shm", entry)
@@ -1308,11 +1379,15 @@ def main():
 
 # Standard-library modules solutions commonly import; importing them once here spares
 # every forked program the cost (a fresh `python main.py` pays it too, but per program).
+# Heavier ones (statistics, decimal, fractions, dataclasses: ~1.2 MB and 15 mappings)
+# are left out: every fork copies the worker's page tables and every exit tears them
+# down, and the parity rollouts import none of them (math, collections, bisect,
+# operator, itertools, cmath and copy are all they use).
 _COMMON_MODULES = (
-    "math", "typing", "collections", "itertools", "functools", "re", "statistics",
-    "heapq", "bisect", "operator", "decimal", "fractions", "string", "copy", "cmath",
-    "numbers", "dataclasses", "enum",
+    "math", "typing", "collections", "itertools", "functools", "re",
+    "heapq", "bisect", "operator", "string", "copy", "cmath", "numbers", "enum",
 )
+
 
 
 def _warm_up(numpy):
