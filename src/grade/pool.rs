@@ -4,7 +4,7 @@
 //!
 //! A [`Pool`] owns `workers` long-lived Python processes running the embedded
 //! `py/worker.py`. Each has already imported NumPy and the generated `zwc`
-//! package, so a program costs a few `fork`s instead of an interpreter start.
+//! package, so a program costs a `fork` instead of an interpreter start.
 //! Requests and results travel over the worker's stdin/stdout as JSON lines
 //! (a result header line is followed by the raw stdout and stderr bytes).
 //! [`Pool::run`] takes `&self` and may be called from many threads at once: a
@@ -66,15 +66,24 @@
 //!   root). Unprivileged users get the namespaces through a user namespace
 //!   (tried in a child first, since a half-entered one cannot be left) and an
 //!   approximate per-user RLIMIT_NPROC instead of the cgroup.
-//! - per program: a fresh directory, removed afterwards; a new pid namespace
-//!   whose end kills every process in it, including `setsid`/double-forked
-//!   ones. With a cgroup, its init (pid 1) is a process that only `pause()`s,
-//!   cloned with `CLONE_VM` so nothing of the worker is copied for it, and the
-//!   program is forked from the worker into that namespace (pid 2): one copy of
-//!   the worker per program; the program's parent is outside its namespace, so
-//!   its `os.getppid()` is 0. Without a cgroup the init is a clone of the worker
-//!   with a parent-death signal that forks the program (worker → init →
-//!   program). Also a `/proc` of its
+//! - per worker, where a pids cgroup and pid and mount namespaces are allowed:
+//!   the worker moves into a new pid namespace as its pid 1 and mounts that
+//!   namespace's `/proc` (the process sebx spawned stays outside as a monitor
+//!   that only waits for it; each dies with the other). Programs are its plain
+//!   children, one fork each (libc's, without `os.fork()`'s interpreter
+//!   bookkeeping): they can signal nothing outside the namespace and not the
+//!   worker (an init ignores signals it has no handler for), their `/proc` shows
+//!   only their own processes and the worker (`os.getppid()` is 1), and after
+//!   each program the worker kills every other process in the namespace
+//!   (`kill(-1)`), so `setsid`/double-forked leftovers go too.
+//! - per program: a fresh directory, removed afterwards. Where the worker is not
+//!   a namespace init, a new pid namespace per program whose end kills every
+//!   process in it: with a cgroup, its init (pid 1) is a process that only
+//!   `pause()`s, cloned with `CLONE_VM` so nothing of the worker is copied for
+//!   it, and the program is forked from the worker into that namespace (pid 2;
+//!   its `os.getppid()` is 0); without a cgroup the init is a clone of the
+//!   worker with a parent-death signal that forks the program (worker → init →
+//!   program). Either way also a `/proc` of its
 //!   own (it sees only its own processes; others' pids do not exist for it,
 //!   so it cannot signal the worker or read the worker's pipes); without pid
 //!   namespaces, a session per program killed by process group plus a sweep of
@@ -381,13 +390,11 @@ impl Pool {
         (&self.python_version, &self.numpy_version)
     }
 
-    /// Process ids of the idle workers (for diagnostics and tests).
+    /// Process ids of the idle workers' processes that run programs (for diagnostics
+    /// and tests). Where a worker is its own pid namespace's init, the process sebx
+    /// started is that process's parent, which only waits for it.
     pub fn worker_pids(&self) -> Vec<u32> {
-        self.lock_slots()
-            .idle
-            .iter()
-            .map(|w| w.child.id())
-            .collect()
+        self.lock_slots().idle.iter().map(|w| w.pid).collect()
     }
 
     /// The path of the worker script; every process of this pool has it on its
@@ -580,6 +587,7 @@ impl Launcher {
         Ok(StartingWorker {
             worker: Worker {
                 id,
+                pid: child.id(),
                 child,
                 stdin: Some(stdin),
                 messages: receiver,
@@ -598,7 +606,11 @@ impl StartingWorker {
     fn wait_ready(self) -> Result<(Worker, WireReady)> {
         let worker = self.worker;
         match worker.messages.recv_timeout(READY_TIMEOUT) {
-            Ok(Message::Ready(ready)) if ready.ready => Ok((worker, ready)),
+            Ok(Message::Ready(ready)) if ready.ready => {
+                let mut worker = worker;
+                worker.pid = ready.pid.unwrap_or(worker.pid);
+                Ok((worker, ready))
+            }
             Ok(Message::Ready(ready)) => Err(anyhow!(
                 "worker could not start: {}{}",
                 ready.error.unwrap_or_default(),
@@ -621,6 +633,9 @@ impl StartingWorker {
 struct Worker {
     id: usize,
     child: Child,
+    /// The process that runs programs: `child`, or its child in a pid namespace of
+    /// its own (then `child` only waits for it and dies with it, and it with `child`).
+    pid: u32,
     stdin: Option<ChildStdin>,
     messages: Receiver<Message>,
     cgroup: Option<PathBuf>,
@@ -720,6 +735,10 @@ struct WireReady {
     python: Option<String>,
     #[serde(default)]
     numpy: Option<String>,
+    /// The process that runs programs (the spawned process itself, or the child it
+    /// moved into a pid namespace of its own).
+    #[serde(default)]
+    pid: Option<u32>,
     #[serde(default)]
     protections: Vec<Protection>,
 }

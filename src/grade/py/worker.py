@@ -8,7 +8,10 @@
 #   worker -> sebx: one JSON header line, then the raw stdout and stderr bytes
 #                   whose lengths the header gives.
 # Process tree per program (pid-namespace mode), cheapest first:
-#   with a cgroup: worker -> I (pid 1 of a new pid namespace: a CLONE_VM clone
+#   with a cgroup and a private mount namespace: the worker is pid 1 of a pid
+#   namespace of its own (_become_namespace_init; the process sebx started waits
+#   outside) and C is its plain child; after C, kill(-1) ends everything else.
+#   otherwise, with a cgroup: worker -> I (pid 1 of a new pid namespace: a CLONE_VM clone
 #   that only pause()s, see _PauseInit) and worker -> C (the program, forked into
 #   I's namespace as pid 2). One copy of the worker per program. Killing I kills
 #   every process in the namespace; the pool kills the cgroup if the worker dies.
@@ -381,6 +384,49 @@ def _private_proc():
     _check(_libc.mount(b"proc", b"/proc", b"proc", _PROC_FLAGS, None), "mount /proc")
 
 
+def _become_namespace_init(monitor_closes):
+    """Moves the worker into a new pid namespace as its pid 1, with a /proc of its own.
+
+    The calling process stays outside as a small monitor (it has not imported NumPy)
+    that only waits for the worker and exits with its status; the worker dies with
+    it (parent-death signal; the pool's cgroup kill covers the rest). Programs then
+    run as the worker's plain children: each is one fork, they can signal nothing
+    outside the namespace (and not the worker, an init without handlers), /proc
+    shows only the namespace, and after each program the worker kills every other
+    process in it. Only in the worker's private mount namespace (the /proc mount)."""
+    _unshare(CLONE_NEWPID, "unshare(CLONE_NEWPID)")
+    life_r, life_w = os.pipe()
+    pid = os.fork()
+    if pid != 0:
+        # The monitor. It tells the worker its pid as sebx sees it (the worker's
+        # own getpid() is 1), then holds the pipe open until it dies.
+        os.close(life_r)
+        for fd in monitor_closes:
+            os.close(fd)
+        os.write(life_w, b"%d\n" % pid)
+        while True:
+            try:
+                _, status = os.waitpid(pid, 0)
+                break
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                os._exit(1)
+        os._exit(os.waitstatus_to_exitcode(status) & 0xFF)
+    os.close(life_w)
+    _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    outer_pid = os.read(life_r, 64)
+    # The monitor's death before the signal was armed: the pipe's end of file.
+    if not outer_pid.endswith(b"\n") or select.select([life_r], [], [], 0)[0]:
+        os._exit(1)
+    os.close(life_r)
+    # A namespace's init ignores every signal from inside that it has no handler
+    # for; SIGINT is the one Python handles by default.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, None)
+    return int(outer_pid)
+
+
 def _pid_namespace_works():
     """Trial run of the per-program pid namespace (fork, unshare, fork).
 
@@ -441,6 +487,10 @@ class Sandbox:
         self.private_proc = False
         # Programs run under a _PauseInit instead of a B process (one fork fewer).
         self.light_init = False
+        # The worker is pid 1 of its own pid namespace: programs are its plain children.
+        self.namespace_init = False
+        # This process's pid as sebx sees it.
+        self.outer_pid = os.getpid()
         self.own_pid_namespace = None
         # The run directory the worker's own environment is already set up for.
         self.environment_for = None
@@ -453,7 +503,9 @@ class Sandbox:
         limits = config["limits"]
         self.limits = limits
 
-    def setup(self, keep_visible):
+    def setup(self, keep_visible, monitor_closes=()):
+        """`monitor_closes`: descriptors the worker's outer process closes if the worker
+        moves into a pid namespace of its own (see _become_namespace_init)."""
         p = self.protections
         want = self.config.get("isolate", True)
         real_root = os.geteuid() == 0
@@ -495,9 +547,18 @@ class Sandbox:
         self.keep_visible = keep_visible
         if want:
             self.pid_namespace, self.private_proc = _pid_namespace_works()
-        if self.pid_namespace and self.cgroup:
+        if self.pid_namespace and self.private_proc and self.cgroup and namespaces:
+            try:
+                self.outer_pid = _become_namespace_init(monitor_closes)
+                self.namespace_init = True
+            except OSError:
+                pass
+        if self.pid_namespace and self.cgroup and not self.namespace_init:
             self.light_init = _light_init_works(self)
-        if self.pid_namespace:
+        if self.namespace_init:
+            p.add("process tree kill", True, "the worker is pid 1 of a pid namespace of its own: after each program it kills every other process in it")
+            p.add("private /proc", True, "/proc shows only the worker's namespace: the program's own processes and the worker, which it cannot signal")
+        elif self.pid_namespace:
             p.add("process tree kill", True, "pid namespace per program: its end kills every descendant")
             if self.private_proc:
                 p.add("private /proc", True, "the program sees only its own processes and cannot signal others")
@@ -831,6 +892,9 @@ def _sweep(cgroup):
         if not cgroup:
             victims = _descendants(me)
         victims.discard(me)
+        # Processes outside the reader's pid namespace (the monitor of a worker that
+        # is a namespace's init) are listed as 0, which kill() takes as our own group.
+        victims.discard(0)
         alive = 0
         for pid in victims:
             try:
@@ -845,6 +909,29 @@ def _sweep(cgroup):
             break
         time.sleep(0.002)
     return first_round or 0
+
+
+def _namespace_others_alive():
+    """In a worker that is its namespace's init, after the program was reaped: whether
+    anything else runs (orphans are the init's children; zombies are reaped here)."""
+    _reap()
+    return bool(_read_small("/proc/1/task/1/children").split())
+
+
+def _kill_namespace():
+    """In a worker that is its namespace's init: kill every other process in the
+    namespace (kill(-1) spares only the caller) and reap them all. A process being
+    killed cannot fork, so one signal reaches every one of them."""
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        _reap()
+        if not _read_small("/proc/1/task/1/children").split():
+            return
+        time.sleep(0.001)
 
 
 def _wait_exit(pid):
@@ -953,6 +1040,8 @@ class Worker:
         finally:
             os.close(fd)
         max_events_before = _read_cgroup_max_events(sandbox.cgroup)
+        if sandbox.namespace_init:
+            return self._run_as_init(rundir, path, timeout, max_events_before)
         if sandbox.light_init:
             result = self._run_light(rundir, path, timeout, max_events_before)
             if result is not None:
@@ -1012,6 +1101,76 @@ class Worker:
         os.close(err_w)
         os.close(st_w)
         return self._supervise(pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
+
+    def _run_as_init(self, rundir, path, timeout, max_events_before):
+        """The program as a plain child of the worker, pid 1 of their namespace."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        _fresh_random_state()
+        start = time.monotonic()
+        pid_c = _fork_without_handlers()
+        if pid_c == 0:
+            try:
+                for fd in (self.proto_in, self.proto_out, out_r, err_r):
+                    os.close(fd)
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False)
+            except SystemExit:
+                raise
+            except BaseException:
+                _report_crash()
+                os._exit(1)
+        os.close(out_w)
+        os.close(err_w)
+        out = Capture(self.cap)
+        err = Capture(self.cap)
+        exited = os.pidfd_open(pid_c)
+        open_fds = {out_r: out, err_r: err, exited: None}
+        status = None
+        deadline = start + timeout
+        timed_out = False
+        worker_exit = False
+        while open_fds:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                timed_out = True
+                break
+            ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
+            for fd in ready:
+                if fd == self.proto_in:
+                    # sebx went away (or spoke out of turn): stop everything.
+                    worker_exit = True
+                elif fd == exited:
+                    _, status = os.waitpid(pid_c, 0)
+                    del open_fds[fd]
+                    os.close(fd)
+                else:
+                    chunk = os.read(fd, 1 << 16)
+                    if chunk:
+                        open_fds[fd].add(chunk)
+                    else:
+                        del open_fds[fd]
+                        os.close(fd)
+            if worker_exit:
+                break
+        elapsed = time.monotonic() - start
+        leftovers = False
+        if not open_fds:
+            # The program ended; what it started may take a moment to end too.
+            grace = time.monotonic() + 0.05
+            leftovers = _namespace_others_alive()
+            while leftovers and time.monotonic() < grace:
+                time.sleep(0.002)
+                leftovers = _namespace_others_alive()
+        if leftovers or open_fds:
+            # Every process of the namespace but the worker, the program included.
+            _kill_namespace()
+        if exited in open_fds:
+            del open_fds[exited]
+            os.close(exited)
+        if timed_out or worker_exit:
+            status = None
+        return self._collect(open_fds, None, out, err, status, timed_out, worker_exit, leftovers, rundir, max_events_before, elapsed, timeout)
 
     def _run_light(self, rundir, path, timeout, max_events_before):
         """The program as the worker's own child in the pid namespace of a pause-only init.
@@ -1341,7 +1500,7 @@ def main():
         # installation itself (NumPy and the stdlib import submodules lazily).
         keep_visible = [zwc_root, sys.prefix, sys.base_prefix, sys.exec_prefix]
         keep_visible += [p for p in sys.path if p and os.path.isdir(p)]
-        sandbox.setup([p for p in keep_visible if p])
+        sandbox.setup([p for p in keep_visible if p], monitor_closes=(proto_in, proto_out))
         import numpy
         import numpy.linalg  # noqa: F401  (zwc.rfx; saves every program the import)
         import numpy.random  # noqa: F401  (reseeded in every program)
@@ -1362,7 +1521,7 @@ def main():
                 "ready": True,
                 "python": sys.version.split()[0],
                 "numpy": numpy.__version__,
-                "pid": os.getpid(),
+                "pid": sandbox.outer_pid,
                 "protections": sandbox.protections.items,
             }
         )
