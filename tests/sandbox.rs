@@ -678,3 +678,60 @@ fn the_program_sees_only_its_own_processes() {
         assert_eq!(pool.worker_pids(), workers, "the worker survived");
     }
 }
+
+#[test]
+fn a_session_returns_queued_results_in_order() {
+    let pool = pool(1);
+    let mut session = pool.session();
+    // The second and third programs are queued while the first one runs.
+    session.submit(
+        "import time\ntime.sleep(0.3)\nprint('first')",
+        Duration::from_secs(3),
+    );
+    session.submit("print('second')", Duration::from_secs(3));
+    session.submit("import sys\nsys.exit(3)", Duration::from_secs(3));
+    let first = session.next_result().expect("a result").expect("runs");
+    assert_eq!(first.stdout, "first\n", "{}", first.stderr);
+    let second = session.next_result().expect("a result").expect("runs");
+    assert_eq!(second.stdout, "second\n", "{}", second.stderr);
+    let third = session.next_result().expect("a result").expect("runs");
+    assert_eq!((third.stdout.as_str(), third.exit_code), ("", Some(3)));
+    assert!(session.next_result().is_none());
+    drop(session);
+    assert_eq!(
+        pool.worker_pids().len(),
+        1,
+        "the worker is back in the pool"
+    );
+    assert_nothing_left(&pool, None);
+}
+
+#[test]
+fn a_session_survives_its_worker_being_killed() {
+    let pool = pool(1);
+    let worker = pool.worker_pids()[0];
+    let mut session = pool.session();
+    session.submit(
+        "import time\ntime.sleep(1)\nprint('slow')",
+        Duration::from_secs(3),
+    );
+    session.submit("print('queued')", Duration::from_secs(3));
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on a pid we own has no memory-safety preconditions.
+    unsafe {
+        libc::kill(worker as i32, libc::SIGKILL);
+    }
+    // Both are run again, in order, on a replacement worker.
+    let slow = session
+        .next_result()
+        .expect("a result")
+        .expect("runs again");
+    assert_eq!(slow.stdout, "slow\n", "{}", slow.stderr);
+    let queued = session
+        .next_result()
+        .expect("a result")
+        .expect("runs again");
+    assert_eq!(queued.stdout, "queued\n", "{}", queued.stderr);
+    drop(session);
+    assert_ne!(pool.worker_pids(), vec![worker]);
+}

@@ -1,12 +1,16 @@
 //! Grading many rollouts in parallel, results in input order.
 
+use std::collections::VecDeque;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::grade::grader::{ProgramRunner, grade_rollout};
+use crate::grade::grader::{Prepared, ProgramRunner, finish_run, grade_rollout, prepare};
 use crate::grade::report::GradeReport;
 use crate::model::{Rollout, Verdict};
+
+/// Programs each grading thread keeps submitted to its worker (one running, one queued).
+const QUEUE_AHEAD: usize = 2;
 
 /// Grades `rollouts` on `jobs` threads; `on_done` is called (from the calling
 /// thread's scope, serialised) after each rollout with the number finished so far.
@@ -23,17 +27,47 @@ pub fn grade_all(
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
             scope.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(rollout) = rollouts.get(i) else {
-                        break;
-                    };
-                    let report = grade_rollout(rollout, runner, timeout);
+                let done = |i: usize, report: GradeReport| {
                     let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     on_done(n, &report);
                     if let Ok(mut slots) = results.lock() {
                         slots[i] = Some(report);
                     }
+                };
+                let Some(mut session) = runner.session() else {
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(rollout) = rollouts.get(i) else {
+                            break;
+                        };
+                        done(i, grade_rollout(rollout, runner, timeout));
+                    }
+                    return;
+                };
+                // The next program is queued while the current one runs: the
+                // worker never waits for this thread's grading in between.
+                let mut running: VecDeque<(usize, Prepared)> = VecDeque::new();
+                loop {
+                    while running.len() < QUEUE_AHEAD {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(rollout) = rollouts.get(i) else {
+                            break;
+                        };
+                        let prepared = prepare(rollout);
+                        if prepared.early_verdict.is_some() {
+                            done(i, prepared.report);
+                            continue;
+                        }
+                        session.submit(&prepared.program, timeout);
+                        running.push_back((i, prepared));
+                    }
+                    let Some((i, prepared)) = running.pop_front() else {
+                        break;
+                    };
+                    let run = session
+                        .next_result()
+                        .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")));
+                    done(i, finish_run(rollouts[i], prepared, run));
                 }
             });
         }

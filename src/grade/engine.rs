@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 
-use crate::grade::grader::{ProgramRunner, RunOutput};
-use crate::grade::pool::Pool;
+use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
+use crate::grade::pool::{ExecOutcome, Pool, Session};
 use crate::grade::runtime::{PythonRuntime, cache_dir, find_runtime};
 use crate::grade::zwc_runtime::ensure_zwc_package;
 use crate::model::ApiMap;
@@ -62,14 +62,31 @@ impl Engine {
 
 impl ProgramRunner for Engine {
     fn run_program(&self, program: &str, timeout: Duration) -> Result<RunOutput> {
-        let out = self.pool.run(program, timeout)?;
-        Ok(RunOutput {
-            stdout: out.stdout,
-            stderr: out.stderr,
-            timed_out: out.timed_out,
-            elapsed: out.elapsed,
-            exit_code: out.exit_code,
-            contained: out.contained,
-        })
+        Ok(run_output(self.pool.run(program, timeout)?))
+    }
+
+    fn session(&self) -> Option<Box<dyn RunSession + '_>> {
+        Some(Box::new(self.pool.session()))
+    }
+}
+
+impl RunSession for Session<'_> {
+    fn submit(&mut self, program: &str, timeout: Duration) {
+        Session::submit(self, program, timeout);
+    }
+
+    fn next_result(&mut self) -> Option<Result<RunOutput>> {
+        Session::next_result(self).map(|r| r.map(run_output))
+    }
+}
+
+fn run_output(out: ExecOutcome) -> RunOutput {
+    RunOutput {
+        stdout: out.stdout,
+        stderr: out.stderr,
+        timed_out: out.timed_out,
+        elapsed: out.elapsed,
+        exit_code: out.exit_code,
+        contained: out.contained,
     }
 }

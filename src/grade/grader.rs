@@ -32,6 +32,19 @@ pub struct RunOutput {
 /// Something that runs an assembled program (the sandboxed pool, or a fake in tests).
 pub trait ProgramRunner: Send + Sync {
     fn run_program(&self, program: &str, timeout: Duration) -> anyhow::Result<RunOutput>;
+
+    /// A sequence of runs that may be queued ahead of their results (see
+    /// [`crate::grade::pool::Session`]), when the runner can do that.
+    fn session(&self) -> Option<Box<dyn RunSession + '_>> {
+        None
+    }
+}
+
+/// Runs submitted ahead; results come back in submission order.
+pub trait RunSession {
+    fn submit(&mut self, program: &str, timeout: Duration);
+    /// The oldest submitted program's result; None when nothing is waiting.
+    fn next_result(&mut self) -> Option<anyhow::Result<RunOutput>>;
 }
 
 /// Everything decided before execution: extraction, assembly, the static checks.
@@ -364,7 +377,17 @@ pub fn grade_rollout_with(
     if prepared.early_verdict.is_some() {
         return prepared.report;
     }
-    match runner.run_program(&prepared.program, timeout) {
+    let run = runner.run_program(&prepared.program, timeout);
+    finish_run(rollout, prepared, run)
+}
+
+/// [`finish`], or a report saying why the program could not be run.
+pub fn finish_run(
+    rollout: &Rollout,
+    prepared: Prepared,
+    run: anyhow::Result<RunOutput>,
+) -> GradeReport {
+    match run {
         Ok(run) => finish(rollout, prepared, &run),
         Err(e) => {
             let mut report = prepared.report;

@@ -996,6 +996,16 @@ class Worker:
             n = os.write(self.proto_out, view)
             view = view[n:]
 
+    def sebx_gone(self):
+        """While a program runs, sebx's pipe is readable: the next request arrived
+        (sebx queues one ahead; it is kept for read_request) or sebx went away."""
+        try:
+            chunk = os.read(self.proto_in, 1 << 16)
+        except OSError:
+            return True
+        self.inbuf += chunk
+        return not chunk
+
     def read_request(self):
         while b"\n" not in self.inbuf:
             chunk = os.read(self.proto_in, 1 << 16)
@@ -1138,8 +1148,8 @@ class Worker:
             ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
             for fd in ready:
                 if fd == self.proto_in:
-                    # sebx went away (or spoke out of turn): stop everything.
-                    worker_exit = True
+                    # The next request (kept), or sebx went away: stop everything.
+                    worker_exit = self.sebx_gone()
                 elif fd == exited:
                     _, status = os.waitpid(pid_c, 0)
                     del open_fds[fd]
@@ -1232,8 +1242,8 @@ class Worker:
             ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
             for fd in ready:
                 if fd == self.proto_in:
-                    # sebx went away (or spoke out of turn): stop everything.
-                    worker_exit = True
+                    # The next request (kept), or sebx went away: stop everything.
+                    worker_exit = self.sebx_gone()
                 elif fd == exited:
                     _, status = os.waitpid(pid_c, 0)
                     del open_fds[fd]
@@ -1340,8 +1350,8 @@ class Worker:
             ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
             for fd in ready:
                 if fd == self.proto_in:
-                    # sebx went away (or spoke out of turn): stop everything.
-                    worker_exit = True
+                    # The next request (kept), or sebx went away: stop everything.
+                    worker_exit = self.sebx_gone()
                     continue
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
