@@ -24,7 +24,7 @@ fn main() -> anyhow::Result<()> {
     let n: usize = std::env::var("SEBX_BENCH_N")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(150);
+        .unwrap_or(300);
     // `sebx grade`'s default; both sides get the same parallelism.
     let jobs: usize = std::env::var("SEBX_BENCH_JOBS")
         .ok()

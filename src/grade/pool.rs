@@ -43,19 +43,24 @@
 //! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
 //! `sys.modules`.
 //!
-//! Throughput (`cargo bench --bench grade_throughput`: 150 executing parity
-//! rollouts graded 3 times, spread over a baseline run of the same programs as
-//! fresh `python main.py` processes, same parallelism; this 2-core machine,
-//! shared, load 3–4): 168–192 rollouts/s against 12.8–14.2/s, 13–14× (2 jobs:
-//! 178.8 vs 12.9/s, 13.9×; 3 jobs: 168.1 vs 12.8/s, 13.1×; 176–192 vs
-//! 13.6–14.2/s, 13.0–13.9×). Under heavier load the baseline suffers more
-//! (load 7–10: 15–20×). The earlier process tree (worker → monitor → init →
-//! program) measured back to back: 124.5 vs 13.7/s, 9.1× (2 jobs); 89.6 vs
-//! 13.8/s, 6.5× (3 jobs). Per program the pool now costs about one fork of the
-//! worker: ~7–10 ms of CPU for a parity program, of which the fork's page-table
-//! copy and the copy-on-write faults after it are most; a fresh interpreter
-//! importing NumPy and zwc costs ~140 ms of CPU. The Rust side (static check,
-//! comparison) is ~13% of sebx's CPU.
+//! Throughput (`cargo bench --bench grade_throughput`: 300
+//! executing parity rollouts graded 3 times, spread over a baseline run of the
+//! same programs as fresh `python main.py` processes, same parallelism; this
+//! 2-core machine, shared): 222–277 rollouts/s against 11.7–13.4/s, 17.8–20.7×
+//! over eight runs (mean ~19.5×); more when the machine is loaded, since fresh
+//! interpreters suffer more. Per program the pool costs one fork of a ~37 MB
+//! NumPy-loaded worker and its exit: the page-table copy, the copy-on-write
+//! faults of the program's first writes and the teardown are ~60% of the CPU
+//! (`perf`, 2 jobs); a fresh interpreter importing NumPy and zwc costs ~140 ms
+//! of CPU. What bought the most (each measured interleaved against the previous
+//! state): a worker that is its own pid namespace's init instead of a mount
+//! namespace and `/proc` per program (+20%), libc's fork without `os.fork()`'s
+//! handlers (~190 faults fewer), parsing each program once in Rust (0.66 →
+//! 0.04 ms), the next request queued during a run (+2–4%), waiting for the
+//! program's end before touching memory (+5%). Tried and dropped: compiling
+//! `main.py` or building stdio in the worker before the fork, transparent huge
+//! pages for the worker's heap, warming NumPy's and zwc's Python code before
+//! forking (no gain, or more faults).
 //!
 //! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
 //!

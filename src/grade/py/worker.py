@@ -26,6 +26,7 @@
 import builtins
 import ctypes
 import errno
+import fcntl
 import io
 import json
 import os
@@ -125,6 +126,9 @@ def _fork_without_handlers():
 
 
 CLONE_VM = 0x00000100
+F_SETPIPE_SZ = 1031
+PIPE_SIZE = 1 << 20
+QUIET_WAIT = 0.05
 _pause_address = ctypes.cast(_libc.pause, ctypes.c_void_p)
 
 
@@ -1116,6 +1120,15 @@ class Worker:
         """The program as a plain child of the worker, pid 1 of their namespace."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        for fd in (out_w, err_w):
+            try:
+                # Room for a program's whole output (see the quiet wait below).
+                fcntl.fcntl(fd, F_SETPIPE_SZ, PIPE_SIZE)
+            except OSError:
+                pass
+        # Made before the fork: see below.
+        out = Capture(self.cap)
+        err = Capture(self.cap)
         _fresh_random_state()
         start = time.monotonic()
         pid_c = _fork_without_handlers()
@@ -1132,9 +1145,14 @@ class Worker:
                 os._exit(1)
         os.close(out_w)
         os.close(err_w)
-        out = Capture(self.cap)
-        err = Capture(self.cap)
         exited = os.pidfd_open(pid_c)
+        # Until the program ends, every page the worker writes to is still shared
+        # with it and gets copied. Most programs end within milliseconds and their
+        # output fits in the pipes, so first wait for the end alone, writing
+        # nothing; the output is read afterwards. A program still running after
+        # QUIET_WAIT (or blocked on a full pipe: more than PIPE_SIZE of output)
+        # is served by the loop below. Measured interleaved: +5% programs/s.
+        select.select([exited], [], [], min(QUIET_WAIT, timeout))
         open_fds = {out_r: out, err_r: err, exited: None}
         status = None
         deadline = start + timeout
