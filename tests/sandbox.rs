@@ -735,3 +735,26 @@ fn a_session_survives_its_worker_being_killed() {
     drop(session);
     assert_ne!(pool.worker_pids(), vec![worker]);
 }
+
+#[test]
+fn every_program_gets_fresh_stdio() {
+    let pool = pool(1);
+    // Buffered output lost to os._exit must not reach the next program's stdout,
+    // and a closed or reconfigured stream must not stay that way.
+    let first = run(
+        &pool,
+        "import os, sys\nprint('lost')\nsys.stderr.reconfigure(errors='strict')\nsys.stdin.close()\nos._exit(0)",
+        Duration::from_secs(3),
+    );
+    assert_eq!(first.stdout, "");
+    let second = run(
+        &pool,
+        "import sys\nprint(sys.stdin.closed, sys.stderr.errors, sys.stdout.seekable(), sys.stdout.buffer.raw.name, sys.stdout.line_buffering)",
+        Duration::from_secs(3),
+    );
+    assert_eq!(
+        second.stdout, "False backslashreplace False <stdout> False\n",
+        "{}",
+        second.stderr
+    );
+}
