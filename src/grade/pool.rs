@@ -46,8 +46,9 @@
 //! Throughput (`cargo bench --bench grade_throughput`: 300
 //! executing parity rollouts graded 3 times, spread over a baseline run of the
 //! same programs as fresh `python main.py` processes, same parallelism; this
-//! 2-core machine, shared): 222–277 rollouts/s against 11.7–13.4/s, 17.8–20.7×
-//! over eight runs (mean ~19.5×); more when the machine is loaded, since fresh
+//! 2-core machine, shared): 267–304 rollouts/s against 13.0–13.5/s, 20.5–22.6×
+//! over three runs in a row with the final code (the runs before the last change,
+//! 17.8–20.8×, mean ~19.7×); more when the machine is loaded, since fresh
 //! interpreters suffer more. Per program the pool costs one fork of a ~37 MB
 //! NumPy-loaded worker and its exit: the page-table copy, the copy-on-write
 //! faults of the program's first writes and the teardown are ~60% of the CPU
