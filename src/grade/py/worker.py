@@ -1174,16 +1174,9 @@ class Worker:
         start = time.monotonic()
         pid_c = _fork_without_handlers()
         if pid_c == 0:
-            try:
-                for fd in (self.proto_in, self.proto_out, out_r, err_r):
-                    os.close(fd)
-                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False)
-            except SystemExit:
-                raise
-            except BaseException:
-                _report_crash()
-                os._exit(1)
+            return self._program_child(
+                (self.proto_in, self.proto_out, out_r, err_r), rundir, path, out_w, err_w, timeout
+            )
         os.close(out_w)
         os.close(err_w)
         exited = os.pidfd_open(pid_c)
@@ -1194,43 +1187,9 @@ class Worker:
         # QUIET_WAIT (or blocked on a full pipe: more than PIPE_SIZE of output)
         # is served by the loop below. Measured interleaved: +5% programs/s.
         select.select([exited], [], [], min(QUIET_WAIT, timeout))
-        open_fds = {out_r: out, err_r: err, exited: None}
-        status = None
-        deadline = start + timeout
-        timed_out = False
-        worker_exit = False
-        while open_fds:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                timed_out = True
-                break
-            ready, _, _ = select.select(list(open_fds) + [self.proto_in], [], [], remaining)
-            for fd in ready:
-                if fd == self.proto_in:
-                    # The next request (kept), or sebx went away: stop everything.
-                    worker_exit = self.sebx_gone()
-                elif fd == exited:
-                    _, status = os.waitpid(pid_c, 0)
-                    del open_fds[fd]
-                    os.close(fd)
-                else:
-                    chunk = os.read(fd, 1 << 16)
-                    if chunk:
-                        open_fds[fd].add(chunk)
-                    else:
-                        del open_fds[fd]
-                        os.close(fd)
-            if worker_exit:
-                break
-        elapsed = time.monotonic() - start
-        leftovers = False
-        if not open_fds:
-            # The program ended; what it started may take a moment to end too.
-            grace = time.monotonic() + 0.05
-            leftovers = _namespace_others_alive()
-            while leftovers and time.monotonic() < grace:
-                time.sleep(0.002)
-                leftovers = _namespace_others_alive()
+        open_fds, status, timed_out, worker_exit, elapsed, leftovers = self._follow(
+            pid_c, exited, out_r, err_r, out, err, start, timeout, _namespace_others_alive
+        )
         if leftovers or open_fds:
             # Every process of the namespace but the worker, the program included.
             _kill_namespace()
@@ -1264,30 +1223,39 @@ class Worker:
                 os.close(fd)
             return None
         if pid_c == 0:
-            try:
-                for fd in (self.proto_in, self.proto_out, out_r, err_r, self.sandbox.own_pid_namespace):
-                    os.close(fd)
-                # If the worker dies first, the pool kills its cgroup, this included.
-                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-                if self.sandbox.private_proc:
-                    try:
-                        _private_proc()
-                    except OSError:
-                        pass
-                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False)
-            except SystemExit:
-                raise
-            except BaseException:
-                _report_crash()
-                os._exit(1)
+            # If the worker dies first, the pool kills its cgroup, this included.
+            return self._program_child(
+                (self.proto_in, self.proto_out, out_r, err_r, self.sandbox.own_pid_namespace),
+                rundir, path, out_w, err_w, timeout, private_proc=self.sandbox.private_proc,
+            )
         os.close(out_w)
         os.close(err_w)
         return self._supervise_light(init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before)
 
-    def _supervise_light(self, init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before):
-        out = Capture(self.cap)
-        err = Capture(self.cap)
-        exited = os.pidfd_open(pid_c)
+    def _program_child(self, close, rundir, path, out_w, err_w, timeout, private_proc=False):
+        """In the forked program process (reseeded by the worker): drop the worker's
+        descriptors `close`, die with the worker, become the program."""
+        try:
+            for fd in close:
+                os.close(fd)
+            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if private_proc:
+                try:
+                    _private_proc()
+                except OSError:
+                    pass
+            return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False)
+        except SystemExit:
+            raise
+        except BaseException:
+            _report_crash()
+            os._exit(1)
+
+    def _follow(self, pid_c, exited, out_r, err_r, out, err, start, timeout, others_alive):
+        """Reads the program's output until it has ended (`exited`, its pidfd, is
+        reaped) and closed both pipes, the deadline passes or sebx goes away; then
+        gives what it started a moment to end (`others_alive`). Returns the fds still
+        open, the wait status, timed out, sebx gone, elapsed seconds, leftovers."""
         open_fds = {out_r: out, err_r: err, exited: None}
         status = None
         deadline = start + timeout
@@ -1321,10 +1289,19 @@ class Worker:
         if not open_fds:
             # The program ended; what it started may take a moment to end too.
             grace = time.monotonic() + 0.05
-            leftovers = init.others_alive()
+            leftovers = others_alive()
             while leftovers and time.monotonic() < grace:
                 time.sleep(0.002)
-                leftovers = init.others_alive()
+                leftovers = others_alive()
+        return open_fds, status, timed_out, worker_exit, elapsed, leftovers
+
+    def _supervise_light(self, init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before):
+        out = Capture(self.cap)
+        err = Capture(self.cap)
+        exited = os.pidfd_open(pid_c)
+        open_fds, status, timed_out, worker_exit, elapsed, leftovers = self._follow(
+            pid_c, exited, out_r, err_r, out, err, start, timeout, init.others_alive
+        )
         # The init's end ends the namespace: every process still in it is killed.
         # The init's exit waits until the program (the worker's child) is reaped.
         self.init_stack = init.kill(reap_first=None if exited not in open_fds else pid_c)
