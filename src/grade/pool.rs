@@ -46,10 +46,10 @@
 //! Throughput (`cargo bench --bench grade_throughput`: 300
 //! executing parity rollouts graded 3 times, spread over a baseline run of the
 //! same programs as fresh `python main.py` processes, same parallelism; this
-//! 2-core machine, shared): 267–304 rollouts/s against 13.0–13.5/s, 20.5–22.6×
-//! over three runs in a row with the final code (the runs before the last change,
-//! 17.8–20.8×, mean ~19.7×); more when the machine is loaded, since fresh
-//! interpreters suffer more. Per program the pool costs one fork of a ~37 MB
+//! 2-core machine, shared): 241–304 rollouts/s against 12.9–13.8/s, mean 20.7×
+//! over eight runs of the final code (18.7–22.6×: the sebx passes, about a second
+//! each, vary most); more when the machine is loaded, since fresh interpreters
+//! suffer more. Per program the pool costs one fork of a ~37 MB
 //! NumPy-loaded worker and its exit: the page-table copy, the copy-on-write
 //! faults of the program's first writes and the teardown are ~60% of the CPU
 //! (`perf`, 2 jobs); a fresh interpreter importing NumPy and zwc costs ~140 ms
