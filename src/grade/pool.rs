@@ -46,8 +46,8 @@
 //! Throughput (`cargo bench --bench grade_throughput`: 300
 //! executing parity rollouts graded 3 times, spread over a baseline run of the
 //! same programs as fresh `python main.py` processes, same parallelism; this
-//! 2-core machine, shared): 241–304 rollouts/s against 12.9–13.8/s, mean 20.7×
-//! over eight runs of the final code (18.7–22.6×: the sebx passes, about a second
+//! 2-core machine, shared): 241–304 rollouts/s against 12.9–13.8/s, mean 20.8×
+//! over five runs of the final code (18.7–22.6×: the sebx passes, about a second
 //! each, vary most); more when the machine is loaded, since fresh interpreters
 //! suffer more. Per program the pool costs one fork of a ~37 MB
 //! NumPy-loaded worker and its exit: the page-table copy, the copy-on-write
