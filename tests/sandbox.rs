@@ -80,6 +80,25 @@ fn leftovers(pool: &Pool, marker: Option<&str>) -> Vec<String> {
     found
 }
 
+/// A program that starts a proper daemon (own session, stdio on /dev/null, a
+/// 30 s sleeper whose command line carries `marker`), waits for its first child
+/// and prints `done`.
+fn daemon_program(marker: &str) -> String {
+    format!(
+        "import os, sys\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       null = os.open('/dev/null', os.O_RDWR)\n\
+         \x20       for fd in (0, 1, 2):\n\
+         \x20           os.dup2(null, fd)\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
+         \x20   os._exit(0)\n\
+         os.wait()\n\
+         print('done')\n"
+    )
+}
+
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat.rsplit_once(')')?
@@ -417,19 +436,7 @@ fn background_processes_left_by_a_finished_program_are_killed() {
     let marker = unique("daemon");
     // A proper daemon (stdio closed) outlives a program that ends at once; the
     // official run returns then, and so must we, killing the daemon.
-    let program = format!(
-        "import os, sys\n\
-         if os.fork() == 0:\n\
-         \x20   os.setsid()\n\
-         \x20   if os.fork() == 0:\n\
-         \x20       null = os.open('/dev/null', os.O_RDWR)\n\
-         \x20       for fd in (0, 1, 2):\n\
-         \x20           os.dup2(null, fd)\n\
-         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
-         \x20   os._exit(0)\n\
-         os.wait()\n\
-         print('done')\n"
-    );
+    let program = daemon_program(&marker);
     let outcome = run(&pool, &program, Duration::from_secs(3));
     assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
     assert!(!outcome.timed_out);
@@ -574,19 +581,7 @@ fn without_namespaces_escapees_are_still_killed() {
     assert_nothing_left(&pool, Some(&marker));
 
     let daemon = unique("plain-daemon");
-    let program = format!(
-        "import os, sys\n\
-         if os.fork() == 0:\n\
-         \x20   os.setsid()\n\
-         \x20   if os.fork() == 0:\n\
-         \x20       null = os.open('/dev/null', os.O_RDWR)\n\
-         \x20       for fd in (0, 1, 2):\n\
-         \x20           os.dup2(null, fd)\n\
-         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {daemon:?}])\n\
-         \x20   os._exit(0)\n\
-         os.wait()\n\
-         print('done')\n"
-    );
+    let program = daemon_program(&daemon);
     let outcome = run(&pool, &program, Duration::from_secs(3));
     assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
     assert!(contained(&outcome).contains("background"), "{outcome:?}");
