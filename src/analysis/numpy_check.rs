@@ -3,6 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pyast::{self, LineIndex, Node, ast};
+use super::static_check::{PerTextCache, remembered, text_hash};
 
 /// One numpy import.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -77,25 +78,11 @@ pub fn numpy_imports_in(source: &str, suite: &pyast::Suite) -> NumpyCheck {
 /// sample of a task shares it. When it holds and the code parses on its own and ends with
 /// a newline, the program's numpy imports are the code's.
 pub fn harness_numpy_free(harness: &str) -> bool {
-    use std::collections::HashMap;
-    use std::hash::{Hash, Hasher};
-    use std::sync::{LazyLock, Mutex};
-    static CACHE: LazyLock<Mutex<HashMap<u64, bool>>> = LazyLock::new(Default::default);
-    let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    harness.hash(&mut hasher);
-    let key = hasher.finish();
-    if let Some(free) = CACHE.lock().ok().and_then(|c| c.get(&key).copied()) {
-        return free;
-    }
-    let free = pyast::parse_suite(harness)
-        .is_ok_and(|suite| numpy_imports_in(harness, &suite).imports.is_empty());
-    if let Ok(mut c) = CACHE.lock() {
-        if c.len() > 50_000 {
-            c.clear();
-        }
-        c.insert(key, free);
-    }
-    free
+    static CACHE: PerTextCache<u64, bool> = std::sync::LazyLock::new(Default::default);
+    remembered(&CACHE, text_hash(harness), 50_000, || {
+        pyast::parse_suite(harness)
+            .is_ok_and(|suite| numpy_imports_in(harness, &suite).imports.is_empty())
+    })
 }
 
 /// `numpy` or `numpy.<sub>`.

@@ -1,5 +1,9 @@
 //! Step 4 of GRADER.md: the official static zwc-usage check, with each condition reported.
 
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::{LazyLock, Mutex};
+
 use serde::{Deserialize, Serialize};
 
 use super::pyast::{self, LineIndex, Node, ParseFailure, ast};
@@ -254,26 +258,40 @@ fn code_error_or(
 
 /// The check of a program that is the harness alone (no code), remembered per harness.
 fn cached_harness_only_check(harness: &str, entry: &str) -> StaticCheck {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    static CACHE: LazyLock<Mutex<HashMap<(u64, String), StaticCheck>>> =
-        LazyLock::new(Default::default);
-    let key = (text_hash(harness), entry.to_string());
-    if let Some(c) = CACHE.lock().ok().and_then(|c| c.get(&key).cloned()) {
-        return c;
-    }
-    let check = check_zwc_usage(harness, entry);
-    if let Ok(mut c) = CACHE.lock() {
-        if c.len() > 10_000 {
-            c.clear();
-        }
-        c.insert(key, check.clone());
-    }
-    check
+    static CACHE: PerTextCache<(u64, String), StaticCheck> = LazyLock::new(Default::default);
+    remembered(
+        &CACHE,
+        (text_hash(harness), entry.to_string()),
+        10_000,
+        || check_zwc_usage(harness, entry),
+    )
 }
 
-fn text_hash(text: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
+/// A process-wide cache of results computed from (a hash of) a text.
+pub(crate) type PerTextCache<K, V> = LazyLock<Mutex<HashMap<K, V>>>;
+
+/// `cache[key]`, computed by `compute` the first time; the cache is emptied when it
+/// grows past `limit` entries. A poisoned lock only loses the caching.
+pub(crate) fn remembered<K: Hash + Eq, V: Clone>(
+    cache: &Mutex<HashMap<K, V>>,
+    key: K,
+    limit: usize,
+    compute: impl FnOnce() -> V,
+) -> V {
+    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+        return v;
+    }
+    let value = compute();
+    if let Ok(mut c) = cache.lock() {
+        if c.len() > limit {
+            c.clear();
+        }
+        c.insert(key, value.clone());
+    }
+    value
+}
+
+pub(crate) fn text_hash(text: &str) -> u64 {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     text.hash(&mut hasher);
     hasher.finish()
@@ -282,30 +300,18 @@ fn text_hash(text: &str) -> u64 {
 /// Whether the harness text parses on its own (with its test-case literal, which is
 /// generated and always valid, left out). Remembered per distinct harness.
 fn harness_parses(harness: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{LazyLock, Mutex};
-    static CACHE: LazyLock<Mutex<HashMap<u64, bool>>> = LazyLock::new(Default::default);
-
-    let key = text_hash(harness);
-    if let Some(ok) = CACHE.lock().ok().and_then(|c| c.get(&key).copied()) {
-        return ok;
-    }
-    let mut text = String::with_capacity(harness.len().min(4096));
-    for line in harness.split_inclusive('\n') {
-        if line.starts_with("    test_cases = [") {
-            text.push_str("    test_cases = []\n");
-        } else {
-            text.push_str(line);
+    static CACHE: PerTextCache<u64, bool> = LazyLock::new(Default::default);
+    remembered(&CACHE, text_hash(harness), 50_000, || {
+        let mut text = String::with_capacity(harness.len().min(4096));
+        for line in harness.split_inclusive('\n') {
+            if line.starts_with("    test_cases = [") {
+                text.push_str("    test_cases = []\n");
+            } else {
+                text.push_str(line);
+            }
         }
-    }
-    let ok = pyast::parse_suite(&text).is_ok();
-    if let Ok(mut c) = CACHE.lock() {
-        if c.len() > 50_000 {
-            c.clear();
-        }
-        c.insert(key, ok);
-    }
-    ok
+        pyast::parse_suite(&text).is_ok()
+    })
 }
 
 impl StaticCheck {
