@@ -521,7 +521,8 @@ fn bar(done: usize, total: usize, width: usize) -> String {
     )
 }
 
-fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
+/// A `width` x `height` rectangle centred in `area` (clipped to it).
+pub(crate) fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
     let w = width.min(area.width);
     let h = height.min(area.height);
     Rect {

@@ -14,6 +14,7 @@ use super::super::app::{App, Popup};
 use super::super::labelling::suggestion;
 use super::super::rerun::{case_changes, comparison, edit_summary};
 use super::super::theme::Theme;
+use super::super::ui::popup_area;
 
 /// Draws the Labels panel (label mode or a note being typed) and the Rerun panel (the
 /// selected rollout has a rerun or what-if) at the bottom of `detail`; returns what is left
@@ -282,17 +283,6 @@ pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
         ));
     }
     Some(lines)
-}
-
-fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
-    let w = width.min(area.width);
-    let h = height.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    }
 }
 
 /// Draws one of this module's popups.
