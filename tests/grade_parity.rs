@@ -1,5 +1,7 @@
 //! `sebx grade` against the official verdicts of the parity corpus (../shared/data/parity).
-//! Every disagreement must be one documented in README.md ("Known differences").
+//! A disagreement is accepted only on a rollout sebx marks fragile (its verdict hangs on
+//! the machine or on how the official grader is run), and is printed; any other fails.
+//! Every line the corpus marks `machine_dependent` must be marked fragile by sebx.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -49,49 +51,72 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         .collect();
     assert_eq!(ours.len(), theirs.len(), "one output line per input line");
 
+    let mut accepted = Vec::new();
     let mut disagreements = Vec::new();
+    let mut unmarked = Vec::new();
     let mut right = 0;
     for (o, t) in ours.iter().zip(&theirs) {
         assert_eq!(o["line"], t["line"], "output is in input order");
-        if o["verdict"] != t["verdict"] {
-            disagreements.push(format!(
-                "line {} ({}): official {} vs sebx {} — {}",
-                t["line"], t["variant"], t["verdict"], o["verdict"], o["decided_by"]
+        let fragile = o["fragile"] == Value::Bool(true);
+        if t["machine_dependent"] == Value::Bool(true) && !fragile {
+            unmarked.push(format!(
+                "line {} ({}) is machine-dependent officially (seen: {}) but sebx does not mark it fragile",
+                t["line"], t["variant"], t["verdicts_seen"]
             ));
+        }
+        if o["verdict"] != t["verdict"] {
+            let seen_ok = match t["verdicts_seen"].as_array() {
+                Some(seen) => seen.contains(&o["verdict"]),
+                None => true,
+            };
+            let line = format!(
+                "line {} ({}): official {} vs sebx {} — {} [fragile: {}]",
+                t["line"],
+                t["variant"],
+                t["verdict"],
+                o["verdict"],
+                o["decided_by"],
+                o["fragile_reason"]
+            );
+            if fragile && seen_ok {
+                accepted.push(line);
+            } else {
+                disagreements.push(line);
+            }
         }
         if t["verdict"] == "right" {
             right += 1;
         }
     }
+    for a in &accepted {
+        eprintln!("accepted (fragile) disagreement: {a}");
+    }
+    assert!(
+        unmarked.is_empty(),
+        "machine-dependent lines not marked fragile:\n{}",
+        unmarked.join("\n")
+    );
+    assert!(
+        disagreements.is_empty(),
+        "{} disagreements on rollouts sebx does not mark fragile:\n{}",
+        disagreements.len(),
+        disagreements.join("\n")
+    );
     let correct_lines = std::fs::read_to_string(&correct)
         .expect("correct-out")
         .lines()
         .count();
-    let limit = theirs.len() / 200; // under 0.5 %
     assert!(
-        disagreements.len() <= limit,
-        "{} disagreements (limit {limit}):\n{}",
-        disagreements.len(),
-        disagreements.join("\n")
-    );
-    // Every remaining disagreement is one the README explains.
-    let readme =
-        std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("README.md"))
-            .expect("README");
-    for d in &disagreements {
-        let line = d.split_whitespace().nth(1).unwrap_or("");
-        assert!(
-            readme.contains(&format!("parity line {line}")),
-            "undocumented disagreement: {d}"
-        );
-    }
-    assert!(
-        correct_lines.abs_diff(right) <= disagreements.len(),
+        correct_lines.abs_diff(right) <= accepted.len(),
         "--correct-out wrote {correct_lines} lines for {right} right rollouts"
     );
+    let fragile_total = ours
+        .iter()
+        .filter(|o| o["fragile"] == Value::Bool(true))
+        .count();
     eprintln!(
-        "parity: {} lines, {} disagreements",
+        "parity: {} lines, {} accepted fragile disagreements, {fragile_total} fragile verdicts",
         theirs.len(),
-        disagreements.len()
+        accepted.len()
     );
 }

@@ -322,8 +322,11 @@ fn ten_gigabyte_allocation_fails_fast_with_memory_error() {
 fn writing_outside_the_program_directory_is_prevented() {
     let pool = pool(1);
     let report = pool.sandbox_report();
+    // The build's own folder, wherever the clone lives (possibly under /tmp), the host's
+    // temp dir, and the root folder (never under /tmp).
     let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique("escape"));
     let host_tmp = std::env::temp_dir().join(unique("tmp-escape"));
+    let at_root = Path::new("/").join(unique("root-escape"));
     let outcome = run(
         &pool,
         &format!(
@@ -337,14 +340,23 @@ fn writing_outside_the_program_directory_is_prevented() {
             outside.to_string_lossy(),
             host_tmp.to_string_lossy(),
             host_tmp.to_string_lossy(),
-            outside.to_string_lossy(),
+            at_root.to_string_lossy(),
         ),
         Duration::from_secs(3),
     );
     if report.is_active("read-only filesystem") {
-        // The target dir is read-only; /tmp is the worker's private tmpfs.
+        // Outside the program's folder everything is read-only (EROFS, 30), except /tmp,
+        // which is the worker's private tmpfs: a host path under /tmp does not exist there
+        // (ENOENT, 2), and a new file in it is the program's own.
+        let host_tmp_dir = std::env::temp_dir();
+        let expected_errno = if outside.starts_with(&host_tmp_dir) || outside.starts_with("/tmp") {
+            2
+        } else {
+            30
+        };
         assert_eq!(
-            outcome.stdout, "refused 30\nwrote True\n",
+            outcome.stdout,
+            format!("refused {expected_errno}\nwrote True\n"),
             "{}",
             outcome.stderr
         );
@@ -355,9 +367,11 @@ fn writing_outside_the_program_directory_is_prevented() {
             "the program wrote {}",
             host_tmp.display()
         );
+        assert!(!at_root.exists(), "the program wrote {}", at_root.display());
     } else {
         let _ = std::fs::remove_file(&outside);
         let _ = std::fs::remove_file(&host_tmp);
+        let _ = std::fs::remove_file(&at_root);
         let why = report
             .missing()
             .iter()

@@ -94,6 +94,33 @@ fn len_iteration_and_builtins_over_iteration() {
     );
 }
 
+/// GRADER.md: a ZWCArray built with `dtype=object` fails when iterated, as the real zwc
+/// does (its elements are plain Python objects, which have no `.item()`); indexing and
+/// printing still work, and rows of a 2-D object array are arrays again.
+#[test]
+fn object_arrays_fail_when_iterated() {
+    assert_prints(
+        "import zwc\na = zwc.yitaf([1, [2, 3]], dtype=object)\n\
+         print(a[0], a[1], len(a))\n\
+         for attempt in [lambda: list(a), lambda: [x for x in a], lambda: sorted(zwc.yitaf([3, 1], dtype=object)), lambda: sum(a)]:\n\
+         \x20   try:\n\
+         \x20       attempt()\n\
+         \x20       print('iterated')\n\
+         \x20   except AttributeError as e:\n\
+         \x20       print(type(e).__name__, e)\n\
+         b = zwc.yitaf([[1, 2], [3, 4]], dtype=object)\n\
+         print([repr(r) for r in b])\n\
+         print(list(zwc.yitaf([1.5, 2.5])))\n",
+        "1 [2, 3] 2\n\
+         AttributeError 'int' object has no attribute 'item'\n\
+         AttributeError 'int' object has no attribute 'item'\n\
+         AttributeError 'int' object has no attribute 'item'\n\
+         AttributeError 'int' object has no attribute 'item'\n\
+         ['ZWCArray([1, 2])', 'ZWCArray([3, 4])']\n\
+         [1.5, 2.5]\n",
+    );
+}
+
 #[test]
 fn arithmetic_and_reflected_forms_give_zwcarray() {
     assert_prints(

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::pyast::{self, LineIndex, Node, ast};
-use super::static_check::{PerTextCache, remembered, text_hash};
+use super::static_check::{PerTextCache, RecursionLimit, remembered, text_hash};
 
 /// One numpy import.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -20,12 +20,22 @@ pub struct NumpyImport {
 #[serde(default)]
 pub struct NumpyCheck {
     pub imports: Vec<NumpyImport>,
+    /// Set when the official check's recursive walk over the whole program meets (or
+    /// nearly meets) Python's recursion limit; when exceeded, the official grader gives
+    /// `exe_error` without running the program.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recursion: Option<RecursionLimit>,
 }
 
 impl NumpyCheck {
     /// The official verdict-deciding flag: a static import of numpy anywhere.
     pub fn uses_numpy(&self) -> bool {
         self.imports.iter().any(|i| !i.dynamic)
+    }
+
+    /// The official check raises RecursionError before it can tell.
+    pub fn hits_recursion_limit(&self) -> bool {
+        self.recursion.as_ref().is_some_and(|r| r.exceeded)
     }
 }
 
@@ -70,7 +80,16 @@ pub fn numpy_imports_in(source: &str, suite: &pyast::Suite) -> NumpyCheck {
         });
     }
     imports.sort_by_key(|i| (i.line, i.col));
-    NumpyCheck { imports }
+    // The official check walks the module (2 frames) with a recursive visitor.
+    let frames = pyast::visitor_frames(
+        suite.iter().map(Node::Stmt),
+        2,
+        pyast::official_visitor_cost,
+    );
+    NumpyCheck {
+        imports,
+        recursion: RecursionLimit::walk("NumPy-import walk", frames),
+    }
 }
 
 /// Whether `harness` (the text the grader appends to the code) parses on its own and

@@ -31,13 +31,42 @@ pub struct ParseFailure {
     /// CPython 3.11's own message, when this failure is one it is known to give
     /// (Python 3.12-only syntax that this parser accepts but 3.11 rejects).
     pub cpython_message: Option<String>,
+    /// The tree parsed but is nested deeper than CPython builds (its depth in nodes):
+    /// a RecursionError, not a syntax error.
+    pub too_deep: Option<usize>,
 }
 
 /// Parses `source` as a Python 3.11 module (the grader's Python): syntax this parser
 /// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements, backslashes
 /// inside f-string expressions) fails too.
 pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
+    if let Some((offset, message)) = too_many_brackets(source) {
+        return Err(ParseFailure {
+            message: message.to_string(),
+            unexpected_token: None,
+            expected_indent: false,
+            unexpected_eof: false,
+            offset,
+            maybe_py312_fstring: false,
+            cpython_message: None,
+            too_deep: None,
+        });
+    }
     let suite = parse_suite_any(source)?;
+    let depth = construction_depth(&suite);
+    if depth > AST_DEPTH_CEILING {
+        drop_deep(suite, depth);
+        return Err(ParseFailure {
+            message: RECURSION_IN_AST_CONSTRUCTION.to_string(),
+            unexpected_token: None,
+            expected_indent: false,
+            unexpected_eof: false,
+            offset: 0,
+            maybe_py312_fstring: false,
+            cpython_message: None,
+            too_deep: Some(depth),
+        });
+    }
     match py312_only_syntax(source, &suite) {
         Some((offset, message)) => Err(ParseFailure {
             message: format!("{message} (accepted from Python 3.12 on)"),
@@ -47,10 +76,44 @@ pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
             offset,
             maybe_py312_fstring: false,
             cpython_message: Some(message.to_string()),
+            too_deep: None,
         }),
         None => Ok(suite),
     }
 }
+
+/// CPython's message when building the `ast` objects of a too deeply nested tree fails.
+pub const RECURSION_IN_AST_CONSTRUCTION: &str =
+    "maximum recursion depth exceeded during ast construction";
+
+/// Nesting of AST nodes that CPython 3.11 refuses to build at any call depth (three times
+/// the default recursion limit); deeper trees are not kept (dropping one recursively would
+/// overflow the stack), and CPython rejects a little less deep ones depending on where
+/// `ast.parse` is called from (see `static_check`).
+pub const AST_DEPTH_CEILING: usize = 3 * PY_RECURSION_LIMIT;
+
+/// CPython's tokenizer refuses more than this many open brackets (its `MAXLEVEL`).
+pub const MAX_BRACKET_NESTING: usize = 200;
+
+/// The tokenizer's "too many nested parentheses" error, checked only when the source has
+/// that many opening brackets at all.
+fn too_many_brackets(source: &str) -> Option<(usize, &'static str)> {
+    let opening = source
+        .bytes()
+        .filter(|b| matches!(b, b'(' | b'[' | b'{'))
+        .count();
+    if opening < MAX_BRACKET_NESTING {
+        return None;
+    }
+    let scan = scan_tokens(source);
+    let (line, message) = scan.error?;
+    (message == TOO_MANY_BRACKETS).then(|| {
+        let offset = LineIndex::new(source).line_start(line).unwrap_or(0);
+        (offset, TOO_MANY_BRACKETS)
+    })
+}
+
+const TOO_MANY_BRACKETS: &str = "too many nested parentheses";
 
 /// The first 3.12-only construct (by position) and CPython 3.11's message for it.
 fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str)> {
@@ -109,6 +172,7 @@ fn parse_suite_any(source: &str) -> Result<Suite, ParseFailure> {
             ),
             offset,
             maybe_py312_fstring,
+            too_deep: None,
         }
     })
 }
@@ -658,7 +722,12 @@ pub fn scan_tokens(source: &str) -> TokenizerScan {
                 i += 2;
                 continue;
             }
-            '(' | '[' | '{' => stack.push((c, line)),
+            '(' | '[' | '{' => {
+                if stack.len() >= MAX_BRACKET_NESTING {
+                    return error(line, TOO_MANY_BRACKETS.to_string());
+                }
+                stack.push((c, line));
+            }
             ')' | ']' | '}' => {
                 let want = match c {
                     ')' => '(',
@@ -736,5 +805,102 @@ pub fn scan_tokens(source: &str) -> TokenizerScan {
     TokenizerScan {
         error: None,
         unclosed: stack.last().map(|(c, l)| (*l, *c)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// How deep the official checkers recurse (GRADER.md, "Recursion limits")
+//
+// CPython builds the `ast` objects recursively (one level per node, checked against three
+// times the recursion limit less three times the caller's depth), and the official checks
+// walk them with `ast.NodeVisitor`, which costs two Python frames per node (`visit`, then
+// `generic_visit`) and three where the visitor defines `visit_X` and recurses from it.
+// Operator and context objects (`ast.Add`, `ast.Load`) are nodes to a visitor too.
+// These walks use explicit stacks: a tree deep enough to matter is too deep to recurse on.
+
+/// Python's default recursion limit.
+pub const PY_RECURSION_LIMIT: usize = 1000;
+
+/// The deepest a stack of plain Python calls may be under the default limit before
+/// RecursionError (measured on CPython 3.11: a `NodeVisitor` stack 998 frames deep
+/// completes, 999 raises).
+pub const PY_FRAME_BUDGET: usize = 998;
+
+/// Whether a node carries operator or context objects (leaf nodes to a visitor).
+fn has_leaf_objects(node: Node<'_>) -> bool {
+    use ast::Expr as E;
+    matches!(
+        node,
+        Node::Expr(
+            E::Name(_)
+                | E::Attribute(_)
+                | E::Subscript(_)
+                | E::Starred(_)
+                | E::List(_)
+                | E::Tuple(_)
+                | E::BinOp(_)
+                | E::UnaryOp(_)
+                | E::BoolOp(_)
+                | E::Compare(_)
+        ) | Node::Stmt(ast::Stmt::AugAssign(_))
+    )
+}
+
+/// The longest chain of AST nodes from a module through `suite` (the module counted), as
+/// CPython's `ast2obj` recursion counts it (operators and contexts not counted).
+pub fn construction_depth(suite: &Suite) -> usize {
+    let mut deepest = 1;
+    let mut stack: Vec<(Node<'_>, usize)> = suite.iter().map(|s| (Node::Stmt(s), 2)).collect();
+    while let Some((node, depth)) = stack.pop() {
+        deepest = deepest.max(depth);
+        stack.extend(children(node).into_iter().map(|c| (c, depth + 1)));
+    }
+    deepest
+}
+
+/// The Python frames a recursive `ast.NodeVisitor` needs to walk everything under `roots`
+/// (frames on the stack at the deepest point, counted from the first `visit`), where
+/// `cost(node)` is 2 for a node the visitor handles generically and 3 for one it handles
+/// in a `visit_X` method that calls `generic_visit`. `start` is added for the nodes
+/// above the roots (2 for a `Module` the roots are the body of).
+pub fn visitor_frames<'a>(
+    roots: impl IntoIterator<Item = Node<'a>>,
+    start: usize,
+    cost: impl Fn(Node<'a>) -> usize,
+) -> usize {
+    let mut deepest = start;
+    let mut stack: Vec<(Node<'a>, usize)> = roots.into_iter().map(|r| (r, start)).collect();
+    while let Some((node, above)) = stack.pop() {
+        let here = above + cost(node);
+        // An operator or context object below this node: visit + generic_visit.
+        let leaf = if has_leaf_objects(node) { 2 } else { 0 };
+        deepest = deepest.max(here + leaf);
+        stack.extend(children(node).into_iter().map(|c| (c, here)));
+    }
+    deepest
+}
+
+/// Frame cost of a node to the official checkers' visitors: `visit_Call` recurses from
+/// its own method, every other node goes through `generic_visit` alone.
+pub fn official_visitor_cost(node: Node<'_>) -> usize {
+    match node {
+        Node::Expr(ast::Expr::Call(_)) => 3,
+        _ => 2,
+    }
+}
+
+/// Drops a parsed tree without recursing on this thread's stack (a tree thousands of
+/// levels deep overflows a recursive drop), on a helper thread with room for it.
+fn drop_deep(suite: Suite, depth: usize) {
+    // Not dropped at all if the thread cannot be had: the memory is kept rather than the
+    // stack overflowed.
+    let suite = std::mem::ManuallyDrop::new(suite);
+    let stack = depth.saturating_mul(1024).max(1 << 20) + (8 << 20);
+    let spawned = std::thread::Builder::new()
+        .name("sebx-drop-deep".into())
+        .stack_size(stack)
+        .spawn(move || drop(std::mem::ManuallyDrop::into_inner(suite)));
+    if let Ok(handle) = spawned {
+        let _ = handle.join();
     }
 }

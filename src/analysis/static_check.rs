@@ -31,6 +31,105 @@ pub struct SyntaxErrorInfo {
     pub python312_accepts: bool,
 }
 
+/// Where an official check meets Python's recursion limit on a deeply nested program
+/// (GRADER.md, "Recursion limits"), by sebx's model of the official checks: CPython builds
+/// the tree recursively and the checks walk it with `ast.NodeVisitor`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecursionLimit {
+    /// `ast construction`, `the zwc-usage walk` or `the NumPy-import walk`.
+    pub stage: String,
+    /// What the program needs there: nested nodes (construction) or Python frames (walks).
+    pub needed: usize,
+    /// The most the official grader allows there, by the model.
+    pub limit: usize,
+    /// The check raises RecursionError.
+    pub exceeded: bool,
+    /// `needed` is within [`RECURSION_MARGIN_FRAMES`] frames of the limit, where the
+    /// official grader's own call depth (not published) decides: a fragile verdict.
+    pub near: bool,
+}
+
+/// Frames on the official grader's stack when its checks call `ast.parse` or start a walk
+/// (its script, main loop, grading function, check function and method). Not published:
+/// this is the model's assumption; see [`RECURSION_MARGIN_FRAMES`].
+pub const OFFICIAL_CALL_DEPTH: usize = 6;
+
+/// How far (in Python frames) the official call depth may be from the assumed one; a
+/// program this close to a recursion limit gets a fragile verdict.
+pub const RECURSION_MARGIN_FRAMES: usize = 6;
+
+impl RecursionLimit {
+    /// A walk by an official visitor that needs `visitor_frames` (see
+    /// [`pyast::visitor_frames`]); `None` when it is far below the limit.
+    pub fn walk(stage: &str, visitor_frames: usize) -> Option<RecursionLimit> {
+        let needed = OFFICIAL_CALL_DEPTH + visitor_frames;
+        Self::near_or_over(
+            stage,
+            needed,
+            pyast::PY_FRAME_BUDGET,
+            RECURSION_MARGIN_FRAMES,
+        )
+    }
+
+    /// `ast.parse` of a tree `depth` nodes deep (see [`pyast::construction_depth`]):
+    /// CPython allows three levels per frame of the recursion limit, less three per frame
+    /// already on the stack (`ast.parse`'s own included).
+    pub fn construction(depth: usize) -> Option<RecursionLimit> {
+        let limit = 3 * pyast::PY_RECURSION_LIMIT - 3 * (OFFICIAL_CALL_DEPTH + 1);
+        Self::near_or_over(
+            "ast construction",
+            depth,
+            limit,
+            3 * RECURSION_MARGIN_FRAMES,
+        )
+    }
+
+    fn near_or_over(
+        stage: &str,
+        needed: usize,
+        limit: usize,
+        margin: usize,
+    ) -> Option<RecursionLimit> {
+        let near = needed.abs_diff(limit) <= margin;
+        let exceeded = needed > limit;
+        (near || exceeded).then(|| RecursionLimit {
+            stage: stage.to_string(),
+            needed,
+            limit,
+            exceeded,
+            near,
+        })
+    }
+
+    /// A sentence for the user.
+    pub fn describe(&self) -> String {
+        let unit = if self.stage == "ast construction" {
+            "nested nodes"
+        } else {
+            "Python frames"
+        };
+        let what = if self.exceeded {
+            "hits Python's recursion limit"
+        } else {
+            "comes close to Python's recursion limit"
+        };
+        format!(
+            "the official {} {what}: the program needs {} {unit}, the official grader allows about {}",
+            self.stage, self.needed, self.limit
+        )
+    }
+
+    /// Why a verdict decided near the limit is fragile.
+    pub fn fragile_reason(&self) -> Option<String> {
+        self.near.then(|| {
+            format!(
+                "{}; the official grader's exact call depth is not known, so its verdict could go either way",
+                self.describe()
+            )
+        })
+    }
+}
+
 /// One library call found inside the entry function.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LibraryCall {
@@ -46,6 +145,8 @@ pub struct LibraryCall {
 #[serde(rename_all = "snake_case")]
 pub enum StaticFailure {
     SyntaxError,
+    /// The official check raised RecursionError on a deeply nested program.
+    RecursionLimit,
     /// No `import zwc` / `from zwc import` anywhere (never happens on an assembled program).
     NoZwcImport,
     EntryNotFound,
@@ -62,6 +163,9 @@ impl StaticFailure {
     pub fn describe(self) -> &'static str {
         match self {
             StaticFailure::SyntaxError => "the program does not parse",
+            StaticFailure::RecursionLimit => {
+                "the program is nested too deeply for the official check (RecursionError)"
+            }
             StaticFailure::NoZwcImport => "zwc is never imported",
             StaticFailure::EntryNotFound => {
                 "no `def` with the entry name (async defs do not count)"
@@ -97,6 +201,10 @@ pub struct StaticCheck {
     /// False only when there is exactly one library call and it contains `yitaf`.
     pub meaningful: bool,
     pub passed: bool,
+    /// Set when building or walking the tree officially meets (or nearly meets) Python's
+    /// recursion limit.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recursion: Option<RecursionLimit>,
 }
 
 impl StaticCheck {
@@ -104,6 +212,9 @@ impl StaticCheck {
     pub fn failures(&self) -> Vec<StaticFailure> {
         if self.syntax_error.is_some() {
             return vec![StaticFailure::SyntaxError];
+        }
+        if self.recursion.as_ref().is_some_and(|r| r.exceeded) {
+            return vec![StaticFailure::RecursionLimit];
         }
         if !self.zwc_imported {
             return vec![StaticFailure::NoZwcImport];
@@ -133,6 +244,13 @@ impl StaticCheck {
             return Some(format!(
                 "Code syntax error: {} (<unknown>, line {})",
                 e.message, e.line
+            ));
+        }
+        if let Some(r) = self.recursion.as_ref().filter(|r| r.exceeded) {
+            // The official wording for this case is not known; this is sebx's.
+            return Some(format!(
+                "RecursionError: maximum recursion depth exceeded ({})",
+                r.stage
             ));
         }
         if !self.zwc_imported {
@@ -176,10 +294,13 @@ pub fn check_zwc_usage_parsed(
     let suite = match parsed {
         Ok(s) => s,
         Err(failure) => {
-            check.syntax_error = Some(describe_parse_failure(program, &index, failure));
+            check.fail_parse(program, &index, failure);
             return check;
         }
     };
+    if check.too_deep_to_build(suite) {
+        return check;
+    }
     let all_nodes = pyast::walk_suite(suite);
     let (imported, names) = zwc_import_names(&all_nodes);
     check.zwc_imported = imported;
@@ -225,6 +346,9 @@ pub fn check_zwc_usage_split(
     };
     let mut check = StaticCheck::empty(entry);
     let index = LineIndex::new(code);
+    if check.too_deep_to_build(suite) {
+        return check;
+    }
     let all_nodes = pyast::walk_suite(suite);
     let (_, mut names) = zwc_import_names(&all_nodes);
     // The harness's `import zwc`.
@@ -250,7 +374,7 @@ fn code_error_or(
     let parser_error = failure.unexpected_token.is_some() && !failure.unexpected_eof;
     if parser_error && failure.offset < last_line_start {
         let mut check = StaticCheck::empty(entry);
-        check.syntax_error = Some(describe_parse_failure(code, &LineIndex::new(code), failure));
+        check.fail_parse(code, &LineIndex::new(code), failure);
         return check;
     }
     full()
@@ -327,7 +451,23 @@ impl StaticCheck {
             returns_value: false,
             meaningful: true,
             passed: false,
+            recursion: None,
         }
+    }
+
+    /// A parse failure: a syntax error, or a tree too deep for CPython to build.
+    fn fail_parse(&mut self, source: &str, index: &LineIndex, failure: &ParseFailure) {
+        match failure.too_deep {
+            Some(depth) => self.recursion = RecursionLimit::construction(depth),
+            None => self.syntax_error = Some(describe_parse_failure(source, index, failure)),
+        }
+    }
+
+    /// Whether the official `ast.parse` raises RecursionError on this tree (noted either
+    /// way when it comes close).
+    fn too_deep_to_build(&mut self, suite: &pyast::Suite) -> bool {
+        self.recursion = RecursionLimit::construction(pyast::construction_depth(suite));
+        self.recursion.as_ref().is_some_and(|r| r.exceeded)
     }
 
     /// Steps 2–5 once the imported names are known; positions are in `source`.
@@ -340,6 +480,17 @@ impl StaticCheck {
         };
         self.entry_found = true;
         self.entry_line = Some(index.position(source, pyast::start_of(def)).0);
+        // The official check walks the entry function with recursive visitors.
+        let frames = pyast::visitor_frames([Node::Stmt(def)], 0, pyast::official_visitor_cost);
+        if let Some(walk) = RecursionLimit::walk("zwc-usage walk", frames) {
+            let exceeded = walk.exceeded;
+            if self.recursion.is_none() || exceeded {
+                self.recursion = Some(walk);
+            }
+            if exceeded {
+                return;
+            }
+        }
         for node in pyast::walk_bfs([Node::Stmt(def)]) {
             match node {
                 Node::Expr(ast::Expr::Call(call)) => {

@@ -96,6 +96,8 @@ pub struct Summary {
     pub counts: [usize; 5],
     /// Lines that could not be loaded or run (no verdict).
     pub ungraded: usize,
+    /// Verdicts that are not a property of the rollout alone (`GradeReport::fragile`).
+    pub fragile: usize,
 }
 
 impl Summary {
@@ -106,6 +108,7 @@ impl Summary {
                 Some(v) => {
                     s.total += 1;
                     s.counts[v.code() as usize] += 1;
+                    s.fragile += usize::from(r.fragile);
                 }
                 None => s.ungraded += 1,
             }
@@ -138,6 +141,12 @@ impl Summary {
                 v.as_str(),
                 self.count(v),
                 100.0 * self.share(v)
+            ));
+        }
+        if self.fragile > 0 {
+            out.push(format!(
+                "fragile verdicts (could differ on another machine or grader run; see fragile_reason): {}",
+                self.fragile
             ));
         }
         if self.ungraded > 0 {

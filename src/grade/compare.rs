@@ -100,6 +100,11 @@ pub struct Comparison {
     /// Quirks of the official cleaning that shaped this result (a label dropped before
     /// `:`, text that could not be read as a value), for the user.
     pub notes: Vec<String>,
+    /// Why another machine could get the other outcome (float digits compared as text, a
+    /// difference within a hair of the tolerance); `None` when the outcome is the
+    /// rollout's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fragile: Option<String>,
 }
 
 /// Per-case comparisons of a whole run: the verdict is `right` iff `all_matched`.
@@ -156,11 +161,173 @@ pub fn compare_outputs(right_exe_result: &str, stdout: &str) -> OutputComparison
     OutputComparison { cases, all_matched }
 }
 
-/// Compares one expected piece with one actual piece as the official grader does.
+/// Compares one expected piece with one actual piece as the official grader does, and says
+/// whether the outcome could differ on another machine (see [`Comparison::fragile`]).
 ///
 /// Pass the pieces as [`split_expected`] and [`split_actual`] give them: the exact-text
 /// check compares them unchanged.
 pub fn compare_printed(expected: &str, actual: &str) -> Comparison {
+    NEAR_TOLERANCE.with(|near| near.set(false));
+    let mut comparison = compare_pieces(expected, actual);
+    let near_tolerance = NEAR_TOLERANCE.with(|near| near.replace(false));
+    let deciding_difference = comparison
+        .mismatch
+        .as_ref()
+        .and_then(|m| m.difference)
+        .is_some_and(|d| within_hair_of_tolerance(d, 1.0));
+    comparison.fragile = if (comparison.matched && near_tolerance) || deciding_difference {
+        Some(format!(
+            "a number differs from the expected one by within a hair of the tolerance {TOLERANCE}; another machine's last digits could flip it"
+        ))
+    } else {
+        digit_fragility(expected, actual, &comparison)
+    };
+    comparison
+}
+
+thread_local! {
+    /// Set by [`compare_numbers`] when a compared difference was within a hair of the
+    /// tolerance (read and reset by [`compare_printed`]).
+    static NEAR_TOLERANCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// How close to the tolerance a difference must be for the last printed digits to decide
+/// it: relative to the numbers compared, far wider than any BLAS's rounding and far
+/// narrower than a real error.
+const HAIR: f64 = 1e-9;
+
+fn within_hair_of_tolerance(difference: f64, scale: f64) -> bool {
+    (difference - TOLERANCE).abs() <= HAIR * scale.max(1.0)
+}
+
+/// Whether an outcome decided on float digits compared as text could differ on a machine
+/// whose BLAS/LAPACK kernels print other last digits.
+fn digit_fragility(expected: &str, actual: &str, comparison: &Comparison) -> Option<String> {
+    let actual_floats = float_literals(actual);
+    if actual_floats.is_empty() || comparison.decided_by == Decision::Crashed {
+        return None;
+    }
+    if comparison.matched {
+        // The same values with their last digit moved, as another machine might print them.
+        let nudged = replace_floats(actual, &actual_floats, |x| {
+            if x == 0.0 || !x.is_finite() {
+                None
+            } else {
+                Some(pyvalue::float_repr(x.next_up()))
+            }
+        });
+        if nudged == actual || compare_pieces(expected, &nudged).matched {
+            return None;
+        }
+        return Some(
+            "matched only because the floating-point digits printed identically (compared as text); a machine whose BLAS/LAPACK prints other last digits gets result_error"
+                .to_owned(),
+        );
+    }
+    let expected_floats = float_literals(expected);
+    if expected_floats.len() != actual_floats.len()
+        || without_floats(expected, &expected_floats) != without_floats(actual, &actual_floats)
+    {
+        return None;
+    }
+    let close = expected_floats.iter().zip(&actual_floats).all(|(e, a)| {
+        let (x, y) = (e.value, a.value);
+        x == y || (x - y).abs() <= HAIR * x.abs().max(y.abs()).max(1.0)
+    });
+    (close && expected_floats != actual_floats).then(|| {
+        "differs from the expected text only in the last floating-point digits (compared as text); a machine whose BLAS/LAPACK prints those digits as expected gets right"
+            .to_owned()
+    })
+}
+
+/// One float literal in printed text: its byte range and value.
+#[derive(Debug, Clone, PartialEq)]
+struct FloatLiteral {
+    start: usize,
+    end: usize,
+    value: f64,
+}
+
+/// Float literals (`1.5`, `-0.25`, `2e-16`, `3.`) that stand alone, not inside a word.
+fn float_literals(text: &str) -> Vec<FloatLiteral> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let starts_number = bytes[i].is_ascii_digit()
+            || (bytes[i] == b'.' && bytes.get(i + 1).is_some_and(u8::is_ascii_digit));
+        let after_word = i > 0 && (bytes[i - 1].is_ascii_alphanumeric() || bytes[i - 1] == b'_');
+        if !starts_number || after_word {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        let mut is_float = false;
+        if i < bytes.len() && bytes[i] == b'.' {
+            is_float = true;
+            i += 1;
+            while i < bytes.len() && bytes[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+        if i < bytes.len() && (bytes[i] == b'e' || bytes[i] == b'E') {
+            let mut j = i + 1;
+            if j < bytes.len() && (bytes[j] == b'+' || bytes[j] == b'-') {
+                j += 1;
+            }
+            if j < bytes.len() && bytes[j].is_ascii_digit() {
+                while j < bytes.len() && bytes[j].is_ascii_digit() {
+                    j += 1;
+                }
+                is_float = true;
+                i = j;
+            }
+        }
+        let in_word = i < bytes.len() && (bytes[i].is_ascii_alphabetic() || bytes[i] == b'_');
+        if is_float && !in_word {
+            let negative = start > 0 && bytes[start - 1] == b'-';
+            if let Ok(magnitude) = text[start..i].parse::<f64>() {
+                out.push(FloatLiteral {
+                    start: if negative { start - 1 } else { start },
+                    end: i,
+                    value: if negative { -magnitude } else { magnitude },
+                });
+            }
+        }
+    }
+    out
+}
+
+/// `text` with each float literal replaced by `with(value)` (kept where it gives `None`).
+fn replace_floats(
+    text: &str,
+    floats: &[FloatLiteral],
+    with: impl Fn(f64) -> Option<String>,
+) -> String {
+    let mut out = String::with_capacity(text.len() + 8 * floats.len());
+    let mut last = 0;
+    for f in floats {
+        out.push_str(&text[last..f.start]);
+        match with(f.value) {
+            Some(new) => out.push_str(&new),
+            None => out.push_str(&text[f.start..f.end]),
+        }
+        last = f.end;
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
+/// `text` with every float literal replaced by one placeholder.
+fn without_floats(text: &str, floats: &[FloatLiteral]) -> String {
+    replace_floats(text, floats, |_| Some("\u{0}".to_owned()))
+}
+
+/// [`compare_printed`] without the fragility check.
+fn compare_pieces(expected: &str, actual: &str) -> Comparison {
     let mut notes = Vec::new();
     let actual_parsed = parse_printed_noted(actual, "actual", &mut notes);
     let expected_parsed = parse_printed_noted(expected, "expected", &mut notes);
@@ -179,6 +346,7 @@ pub fn compare_printed(expected: &str, actual: &str) -> Comparison {
         mismatch,
         decided_by,
         notes,
+        fragile: None,
     };
     if actual == expected {
         return comparison(true, None, Decision::ExactText, Vec::new());
@@ -818,6 +986,9 @@ fn compare_numbers(a: &PyValue, b: &PyValue, path: &str) -> Result<Deep, Raised>
         return Ok(Deep::Same);
     }
     let difference = (x - y).abs();
+    if within_hair_of_tolerance(difference, x.abs().max(y.abs())) {
+        NEAR_TOLERANCE.with(|near| near.set(true));
+    }
     if difference <= TOLERANCE {
         return Ok(Deep::Same);
     }

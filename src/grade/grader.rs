@@ -126,7 +126,16 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         decided_by: String::new(),
         execution: None,
         cases: Vec::new(),
+        fragile: false,
+        fragile_reason: None,
     };
+    if let Some(reason) = static_check
+        .recursion
+        .as_ref()
+        .and_then(|r| r.fragile_reason())
+    {
+        report.mark_fragile(reason);
+    }
     let mut early = None;
     if !static_check.passed {
         early = Some(Verdict::WithoutZwc);
@@ -146,7 +155,16 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
                 imp.line, imp.text
             ));
         }
-        if numpy.uses_numpy() {
+        if let Some(reason) = numpy.recursion.as_ref().and_then(|r| r.fragile_reason()) {
+            report.mark_fragile(reason);
+        }
+        if let Some(r) = numpy.recursion.as_ref().filter(|r| r.exceeded) {
+            early = Some(Verdict::ExeError);
+            report.decided_by = format!(
+                "step 5: {}; the official grader reports that as exe_error without running the program",
+                r.describe()
+            );
+        } else if numpy.uses_numpy() {
             early = Some(Verdict::UseNumpy);
             let first = numpy.imports.iter().find(|i| !i.dynamic);
             report.decided_by = match first {
@@ -169,10 +187,7 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
             .map(|(index, (_, c))| CaseResult {
                 index,
                 input: c.input.clone(),
-                expected: String::new(),
-                actual: None,
-                matched: false,
-                comparison: None,
+                ..CaseResult::default()
             })
             .collect();
         fill_expected(&mut report.cases, &rollout.right_exe_result);
@@ -203,6 +218,12 @@ fn describe_static_failure(report: &GradeReport) -> String {
         return format!(
             "step 4: the assembled program does not parse (line {}, col {}: {})",
             err.line, err.col, err.message
+        );
+    }
+    if let Some(r) = sc.recursion.as_ref().filter(|r| r.exceeded) {
+        return format!(
+            "step 4: {}; the static check fails on the RecursionError",
+            r.describe()
         );
     }
     let mut failed = Vec::new();
@@ -274,9 +295,7 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
                 index,
                 input: c.input.clone(),
                 expected: expected.get(index).cloned().unwrap_or_default(),
-                actual: None,
-                matched: false,
-                comparison: None,
+                ..CaseResult::default()
             })
             .collect();
         return report;
@@ -287,22 +306,22 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
             "stdout has no ==================== line (the program printed but never reached the harness's output), so all of stdout is compared".to_string(),
         );
     }
+    // The official judge goes through the expected pieces in order and stops at the first
+    // that does not match; a missing piece raises IndexError there (see below).
     let mut cases = Vec::with_capacity(expected.len());
-    let mut all = true;
+    let mut first_failure: Option<usize> = None;
     for (index, exp) in expected.iter().enumerate() {
         let input = rewritten
             .get(index)
             .map(|c| c.input.clone())
             .unwrap_or_default();
         let act = actual.get(index).cloned();
-        let (matched, comparison) = match &act {
-            Some(a) => {
-                let cmp = compare_printed(exp, a);
-                (cmp.matched, Some(cmp))
-            }
-            None => (false, None),
-        };
-        all &= matched;
+        let comparison = act.as_ref().map(|a| compare_printed(exp, a));
+        let matched = comparison.as_ref().is_some_and(|c| c.matched);
+        let fragile_reason = comparison.as_ref().and_then(|c| c.fragile.clone());
+        if !matched && first_failure.is_none() {
+            first_failure = Some(index);
+        }
         cases.push(CaseResult {
             index,
             input,
@@ -310,6 +329,8 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
             actual: act,
             matched,
             comparison,
+            fragile: fragile_reason.is_some(),
+            fragile_reason,
         });
     }
     if actual.len() != expected.len() {
@@ -321,15 +342,41 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
     }
     let failed = cases.iter().filter(|c| !c.matched).count();
     report.cases = cases;
-    if all {
-        report.verdict = Some(Verdict::Right);
-        report.decided_by = format!("step 7: all {} expected results matched", expected.len());
-    } else {
-        report.verdict = Some(Verdict::ResultError);
-        let first = report.cases.iter().find(|c| !c.matched);
-        let detail = match first {
-            Some(c) if c.actual.is_none() => format!("case {} has no printed result", c.index + 1),
-            Some(c) => match c.comparison.as_ref().and_then(|m| m.mismatch.as_ref()) {
+    // A case whose outcome another machine could flip makes the verdict fragile when it
+    // decides it: the first failing case, or any case of a passing rollout.
+    let deciding = match first_failure {
+        Some(i) => report.cases.get(i).into_iter().collect::<Vec<_>>(),
+        None => report.cases.iter().collect(),
+    };
+    let fragile_case = deciding
+        .into_iter()
+        .find_map(|c| Some((c.index, c.fragile_reason.clone()?)));
+    if let Some((index, reason)) = fragile_case {
+        report.mark_fragile(format!("case {}: {reason}", index + 1));
+    }
+    match first_failure {
+        None => {
+            report.verdict = Some(Verdict::Right);
+            report.decided_by = format!("step 7: all {} expected results matched", expected.len());
+        }
+        Some(i) if report.cases[i].actual.is_none() => {
+            // Every printed piece before it matched: the official judge indexes past the
+            // printed results, catches the IndexError, prints it and calls breakpoint().
+            report.verdict = Some(Verdict::ExeError);
+            report.decided_by = format!(
+                "step 7: only {} results were printed for {} expected, all matching; the official judge raises IndexError at case {} and calls breakpoint(), which quits at once in a batch run (exe_error)",
+                actual.len(),
+                expected.len(),
+                i + 1
+            );
+            report.mark_fragile(
+                "fewer results printed than expected: the official judge calls breakpoint(); run as a batch job (no terminal) it gives exe_error, on an interactive terminal continuing from the debugger gives result_error",
+            );
+        }
+        Some(i) => {
+            report.verdict = Some(Verdict::ResultError);
+            let c = &report.cases[i];
+            let detail = match c.comparison.as_ref().and_then(|m| m.mismatch.as_ref()) {
                 Some(m) => format!(
                     "case {} differs at {}: {}",
                     c.index + 1,
@@ -341,13 +388,12 @@ pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeRe
                     m.reason
                 ),
                 None => format!("case {} differs", c.index + 1),
-            },
-            None => String::new(),
-        };
-        report.decided_by = format!(
-            "step 7: {failed} of {} expected results did not match; first: {detail}",
-            expected.len()
-        );
+            };
+            report.decided_by = format!(
+                "step 7: {failed} of {} expected results did not match; first: {detail}",
+                expected.len()
+            );
+        }
     }
     report
 }

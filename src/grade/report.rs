@@ -22,6 +22,10 @@ pub struct CaseResult {
     pub matched: bool,
     /// Parsed values and mismatch location; `None` when there was nothing to compare.
     pub comparison: Option<Comparison>,
+    /// This case's outcome is not a property of the rollout alone: another machine's
+    /// float digits could flip it (see `fragile_reason`).
+    pub fragile: bool,
+    pub fragile_reason: Option<String>,
 }
 
 /// The extracted code and where it came from.
@@ -77,6 +81,11 @@ pub struct GradeReport {
     pub decided_by: String,
     pub execution: Option<Execution>,
     pub cases: Vec<CaseResult>,
+    /// The verdict is not a property of the rollout alone: it hangs on digits a different
+    /// machine could print differently, on how the official grader is run, or on its
+    /// exact call depth near Python's recursion limit. `fragile_reason` says which.
+    pub fragile: bool,
+    pub fragile_reason: Option<String>,
 }
 
 impl GradeReport {
@@ -97,6 +106,16 @@ impl GradeReport {
             decided_by: format!("not graded: {reason}"),
             execution: None,
             cases: Vec::new(),
+            fragile: false,
+            fragile_reason: None,
+        }
+    }
+
+    /// Marks the verdict fragile; the first reason given is kept (one line).
+    pub fn mark_fragile(&mut self, reason: impl Into<String>) {
+        self.fragile = true;
+        if self.fragile_reason.is_none() {
+            self.fragile_reason = Some(reason.into());
         }
     }
 

@@ -135,7 +135,9 @@ fn case(
             mismatch,
             decided_by: Decision::Tolerant,
             notes: Vec::new(),
+            fragile: None,
         }),
+        ..CaseResult::default()
     }
 }
 
@@ -170,6 +172,8 @@ pub fn report(
         decided_by: decided_by.to_string(),
         execution,
         cases,
+        fragile: false,
+        fragile_reason: None,
     }
 }
 

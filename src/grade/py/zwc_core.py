@@ -77,8 +77,14 @@ class ZWCArray:
         return len(self._data)
 
     def __iter__(self):
+        # Iteration calls `.item()` on every element that is not an array, as the real
+        # package does: the elements of a `dtype=object` array are plain Python objects
+        # without it, so iterating one raises AttributeError there too.
         for item in self._data:
-            yield _zwcarray_element(item)
+            if isinstance(item, _np.ndarray) and item.ndim > 0:
+                yield ZWCArray(item)
+            else:
+                yield item.item()
 
     def __getitem__(self, key):
         return _zwcarray_element(self._data[_unwrap_zwcarray(key)])
