@@ -822,9 +822,10 @@ pub fn scan_tokens(source: &str) -> TokenizerScan {
 pub const PY_RECURSION_LIMIT: usize = 1000;
 
 /// The deepest a stack of plain Python calls may be under the default limit before
-/// RecursionError (measured on CPython 3.11: a `NodeVisitor` stack 998 frames deep
-/// completes, 999 raises).
-pub const PY_FRAME_BUDGET: usize = 998;
+/// RecursionError (measured on CPython 3.11: a `NodeVisitor` walk that makes the stack
+/// 999 frames deep completes, 1000 raises; `tests/grade_recursion.rs` checks it). Calls
+/// made through C (a builtin calling back into Python) count as frames too.
+pub const PY_FRAME_BUDGET: usize = 999;
 
 /// Whether a node carries operator or context objects (leaf nodes to a visitor).
 fn has_leaf_objects(node: Node<'_>) -> bool {

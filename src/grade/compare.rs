@@ -168,8 +168,16 @@ pub fn compare_outputs(right_exe_result: &str, stdout: &str) -> OutputComparison
 /// check compares them unchanged.
 pub fn compare_printed(expected: &str, actual: &str) -> Comparison {
     NEAR_TOLERANCE.with(|near| near.set(false));
+    RAN_CODE.with(|ran| ran.set(false));
     let mut comparison = compare_pieces(expected, actual);
     let near_tolerance = NEAR_TOLERANCE.with(|near| near.replace(false));
+    if RAN_CODE.with(|ran| ran.replace(false)) && comparison.decided_by != Decision::ExactText {
+        comparison.fragile = Some(
+            "the official grader runs this printed text as Python code (eval); sebx does not, so the official outcome may differ"
+                .to_owned(),
+        );
+        return comparison;
+    }
     let deciding_difference = comparison
         .mismatch
         .as_ref()
@@ -189,6 +197,9 @@ thread_local! {
     /// Set by [`compare_numbers`] when a compared difference was within a hair of the
     /// tolerance (read and reset by [`compare_printed`]).
     static NEAR_TOLERANCE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Set when the official `eval` would have run a printed text as code (read and reset
+    /// by [`compare_printed`]).
+    static RAN_CODE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// How close to the tolerance a difference must be for the last printed digits to decide
@@ -476,10 +487,19 @@ fn parse_printed_noted(output: &str, side: &str, notes: &mut Vec<String>) -> PyV
     match pyvalue::evaluate(&cleaned.text, EvalMode::Eval) {
         Ok(value) => value,
         Err(_) => {
-            notes.push(format!(
-                "{side}: not a Python value after cleaning; compared as the text {}",
-                pyvalue::str_repr(&cleaned.text)
-            ));
+            if pyvalue::runs_code(&cleaned.text) {
+                // Never run here; the official `eval` would have.
+                notes.push(format!(
+                    "{side}: the official grader evaluates this printed text as Python code ({}); sebx does not run code from a program's output and compared it as text",
+                    pyvalue::str_repr(&cleaned.text)
+                ));
+                RAN_CODE.with(|ran| ran.set(true));
+            } else {
+                notes.push(format!(
+                    "{side}: not a Python value after cleaning; compared as the text {}",
+                    pyvalue::str_repr(&cleaned.text)
+                ));
+            }
             PyValue::Str(cleaned.text)
         }
     }

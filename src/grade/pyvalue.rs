@@ -1016,9 +1016,21 @@ enum UnaryOp {
     Invert,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum CmpOp {
+    Eq,
+    NotEq,
+    Lt,
+    LtE,
+    Gt,
+    GtE,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 enum Expr {
     Const(PyValue),
+    /// `a < b <= c`: the first operand and each (operator, operand) after it.
+    Compare(Box<Expr>, Vec<(CmpOp, Expr)>),
     Name(String),
     Attr(Box<Expr>, String),
     Call(Box<Expr>, Vec<Expr>),
@@ -1037,7 +1049,15 @@ struct Parser {
     /// Nesting of unary operators and `**`, bounded like brackets so that a long chain
     /// (`------1`) cannot overflow the stack (Python's own parser limit is higher).
     chain: usize,
+    /// Binary operators in the current left-nested chain (`1+1+…`), bounded by
+    /// [`MAX_BINARY_CHAIN`].
+    binary: usize,
 }
+
+/// Python's `eval` builds the tree of a `+` chain recursively and raises RecursionError
+/// past about three nodes per frame of the recursion limit (less the caller's depth);
+/// a longer chain fails here the same way (and cannot overflow this evaluator's stack).
+const MAX_BINARY_CHAIN: usize = 2900;
 
 impl Parser {
     fn peek(&self) -> Option<&Token> {
@@ -1091,7 +1111,39 @@ impl Parser {
     }
 
     fn expr(&mut self) -> EvalResult<Expr> {
-        self.arith()
+        self.comparison()
+    }
+
+    /// `arith (('==' | '!=' | '<' | '<=' | '>' | '>=') arith)*`
+    fn comparison(&mut self) -> EvalResult<Expr> {
+        let first = self.arith()?;
+        let mut rest = Vec::new();
+        loop {
+            let op = match self.peek() {
+                Some(Token::Op("==")) => CmpOp::Eq,
+                Some(Token::Op("!=")) => CmpOp::NotEq,
+                Some(Token::Op("<")) => CmpOp::Lt,
+                Some(Token::Op("<=")) => CmpOp::LtE,
+                Some(Token::Op(">")) => CmpOp::Gt,
+                Some(Token::Op(">=")) => CmpOp::GtE,
+                _ => break,
+            };
+            self.pos += 1;
+            rest.push((op, self.arith()?));
+            self.count_binary()?;
+        }
+        if rest.is_empty() {
+            return Ok(first);
+        }
+        Ok(Expr::Compare(Box::new(first), rest))
+    }
+
+    fn count_binary(&mut self) -> EvalResult<()> {
+        self.binary += 1;
+        if self.binary > MAX_BINARY_CHAIN {
+            return Err(EvalError);
+        }
+        Ok(())
     }
 
     fn arith(&mut self) -> EvalResult<Expr> {
@@ -1105,6 +1157,7 @@ impl Parser {
                 return Ok(left);
             };
             let right = self.term()?;
+            self.count_binary()?;
             left = Expr::Binary(op, Box::new(left), Box::new(right));
         }
     }
@@ -1126,6 +1179,7 @@ impl Parser {
                 return Ok(left);
             };
             let right = self.factor()?;
+            self.count_binary()?;
             left = Expr::Binary(op, Box::new(left), Box::new(right));
         }
     }
@@ -1424,6 +1478,7 @@ pub fn evaluate(src: &str, mode: EvalMode) -> Result<PyValue, EvalError> {
         tokens,
         pos: 0,
         chain: 0,
+        binary: 0,
     };
     let expr = parser.expr_list()?;
     if parser.pos != parser.tokens.len() {
@@ -1433,6 +1488,95 @@ pub fn evaluate(src: &str, mode: EvalMode) -> Result<PyValue, EvalError> {
         EvalMode::Eval => eval_expr(&expr),
         EvalMode::Literal => literal_expr(&expr),
     }
+}
+
+/// Whether Python's `eval` of `src` would run code beyond building a value: `src` is an
+/// expression that calls or reaches into something the checker's module can resolve (a
+/// builtin, `np`, `math`, ...), as in `len([1, 2])` or `__import__('os').getcwd()`.
+/// Texts whose names Python cannot resolve raise NameError there too and are not code.
+pub fn runs_code(src: &str) -> bool {
+    let src = src.trim_start_matches([' ', '\t']);
+    let Ok(tokens) = Lexer::new(src).tokens() else {
+        return false;
+    };
+    if tokens.is_empty() {
+        return false;
+    }
+    let mut parser = Parser {
+        tokens,
+        pos: 0,
+        chain: 0,
+        binary: 0,
+    };
+    let Ok(expr) = parser.expr_list() else {
+        return false;
+    };
+    parser.pos == parser.tokens.len() && reaches_code(&expr)
+}
+
+/// An attribute, call or subscript rooted at a name the checker's module resolves.
+fn reaches_code(expr: &Expr) -> bool {
+    fn resolvable_root(expr: &Expr) -> bool {
+        match expr {
+            Expr::Name(name) => name == "__import__" || KNOWN_NAMES.contains(&name.as_str()),
+            Expr::Attr(base, _) | Expr::Call(base, _) | Expr::Subscript(base, _) => {
+                resolvable_root(base)
+            }
+            _ => false,
+        }
+    }
+    // Scalar constructors this evaluator models: where it fails, Python raises too.
+    fn modelled_call(func: &Expr) -> bool {
+        match func {
+            Expr::Name(name) => name == "float" || name == "set",
+            Expr::Attr(base, name) => {
+                **base == Expr::Name("np".to_owned())
+                    && (np_float_kind(name).is_some()
+                        || np_int_kind(name).is_some()
+                        || matches!(
+                            name.as_str(),
+                            "bool"
+                                | "bool_"
+                                | "str_"
+                                | "bytes_"
+                                | "complex128"
+                                | "complex64"
+                                | "clongdouble"
+                                | "cdouble"
+                                | "csingle"
+                        ))
+            }
+            _ => false,
+        }
+    }
+    let mut stack = vec![expr];
+    while let Some(e) = stack.pop() {
+        match e {
+            Expr::Call(base, args) if modelled_call(base) => stack.extend(args),
+            Expr::Attr(base, _) if resolvable_root(base) => return true,
+            Expr::Call(base, _) if resolvable_root(base) => return true,
+            Expr::Const(_) | Expr::Name(_) => {}
+            Expr::Attr(base, _) => stack.push(base),
+            Expr::Call(base, args) => {
+                stack.push(base);
+                stack.extend(args);
+            }
+            Expr::Subscript(base, index) => stack.extend([&**base, &**index]),
+            Expr::Unary(_, operand) => stack.push(operand),
+            Expr::Binary(_, left, right) => stack.extend([&**left, &**right]),
+            Expr::Compare(first, rest) => {
+                stack.push(first);
+                stack.extend(rest.iter().map(|(_, e)| e));
+            }
+            Expr::Tuple(items) | Expr::List(items) | Expr::Set(items) => stack.extend(items),
+            Expr::Dict(entries) => {
+                for (k, v) in entries {
+                    stack.extend([k, v]);
+                }
+            }
+        }
+    }
+    false
 }
 
 fn eval_all(items: &[Expr]) -> EvalResult<Vec<PyValue>> {
@@ -1499,6 +1643,19 @@ fn eval_expr(expr: &Expr) -> EvalResult<PyValue> {
         }
         Expr::Unary(op, operand) => unary(*op, eval_expr(operand)?),
         Expr::Binary(op, left, right) => binary(*op, eval_expr(left)?, eval_expr(right)?),
+        Expr::Compare(first, rest) => {
+            // Chained like Python: `a < b < c` is `a < b and b < c`, stopping at the first
+            // false link (the operands after it are not evaluated).
+            let mut left = eval_expr(first)?;
+            for (op, operand) in rest {
+                let right = eval_expr(operand)?;
+                if !compare_values(*op, &left, &right)? {
+                    return Ok(PyValue::Bool(false));
+                }
+                left = right;
+            }
+            Ok(PyValue::Bool(true))
+        }
         Expr::Tuple(items) => Ok(PyValue::Tuple(eval_all(items)?)),
         Expr::List(items) => Ok(PyValue::List(eval_all(items)?)),
         Expr::Set(items) => build_set(eval_all(items)?),
@@ -1879,7 +2036,123 @@ fn python_mod_float(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Python's `==`, `!=` and ordering for the values printed text can hold: numbers,
+/// strings, and lists/tuples (lexicographically). Anything else raises TypeError.
+fn compare_values(op: CmpOp, left: &PyValue, right: &PyValue) -> EvalResult<bool> {
+    use std::cmp::Ordering;
+    match op {
+        CmpOp::Eq => return Ok(py_eq(left, right)),
+        CmpOp::NotEq => return Ok(!py_eq(left, right)),
+        _ => {}
+    }
+    let ordering = order_values(left, right)?;
+    Ok(match op {
+        CmpOp::Lt => ordering == Some(Ordering::Less),
+        CmpOp::LtE => matches!(ordering, Some(Ordering::Less | Ordering::Equal)),
+        CmpOp::Gt => ordering == Some(Ordering::Greater),
+        CmpOp::GtE => matches!(ordering, Some(Ordering::Greater | Ordering::Equal)),
+        CmpOp::Eq | CmpOp::NotEq => false,
+    })
+}
+
+/// `None` for unordered (a NaN): every ordering comparison is then false.
+fn order_values(left: &PyValue, right: &PyValue) -> EvalResult<Option<std::cmp::Ordering>> {
+    if let (Some(a), Some(b)) = (left.as_str(), right.as_str()) {
+        if std::mem::discriminant(left) == std::mem::discriminant(right) {
+            return Ok(Some(a.cmp(b)));
+        }
+    }
+    let sequences = match (left, right) {
+        (PyValue::List(a), PyValue::List(b)) | (PyValue::Tuple(a), PyValue::Tuple(b)) => {
+            Some((a, b))
+        }
+        _ => None,
+    };
+    if let Some((a, b)) = sequences {
+        for (x, y) in a.iter().zip(b) {
+            if !py_eq(x, y) {
+                return order_values(x, y);
+            }
+        }
+        return Ok(Some(a.len().cmp(&b.len())));
+    }
+    match (as_num(left)?, as_num(right)?) {
+        (Num::Int(x), Num::Int(y)) => Ok(Some(x.cmp(&y))),
+        (Num::Complex(..), _) | (_, Num::Complex(..)) => Err(EvalError),
+        (a, b) => Ok(real_part(a).partial_cmp(&real_part(b))),
+    }
+}
+
+/// The most items a repeated sequence may have here (Python would build it; a text this
+/// large is compared as text instead).
+const MAX_REPEAT_ITEMS: usize = 1 << 20;
+
+/// `+` and `*` on sequences: concatenation and repetition, as Python does them.
+fn sequence_binary(op: BinOp, left: &PyValue, right: &PyValue) -> Option<EvalResult<PyValue>> {
+    let count = |v: &PyValue| match v {
+        PyValue::Bool(b) | PyValue::NpBool(b) => Some(i128::from(*b)),
+        PyValue::Int(i) | PyValue::NpInt(_, i) => Some(*i),
+        _ => None,
+    };
+    let repeat = |seq: &PyValue, n: i128| -> EvalResult<PyValue> {
+        let n = usize::try_from(n.max(0)).map_err(|_| EvalError)?;
+        let len = match seq {
+            PyValue::List(items) | PyValue::Tuple(items) => items.len(),
+            PyValue::Str(text) => text.chars().count(),
+            PyValue::Bytes(bytes) => bytes.len(),
+            _ => return Err(EvalError),
+        };
+        if len.saturating_mul(n) > MAX_REPEAT_ITEMS {
+            return Err(EvalError);
+        }
+        Ok(match seq {
+            PyValue::List(items) => PyValue::List(repeat_items(items, n)),
+            PyValue::Tuple(items) => PyValue::Tuple(repeat_items(items, n)),
+            PyValue::Str(text) => PyValue::Str(text.repeat(n)),
+            PyValue::Bytes(bytes) => PyValue::Bytes(bytes.repeat(n)),
+            _ => return Err(EvalError),
+        })
+    };
+    let is_sequence = |v: &PyValue| {
+        matches!(
+            v,
+            PyValue::List(_) | PyValue::Tuple(_) | PyValue::Str(_) | PyValue::Bytes(_)
+        )
+    };
+    match (op, left, right) {
+        (BinOp::Add, PyValue::List(a), PyValue::List(b)) => {
+            Some(Ok(PyValue::List([a.as_slice(), b].concat())))
+        }
+        (BinOp::Add, PyValue::Tuple(a), PyValue::Tuple(b)) => {
+            Some(Ok(PyValue::Tuple([a.as_slice(), b].concat())))
+        }
+        (BinOp::Add, PyValue::Str(a), PyValue::Str(b)) => Some(Ok(PyValue::Str(format!("{a}{b}")))),
+        (BinOp::Add, PyValue::Bytes(a), PyValue::Bytes(b)) => {
+            Some(Ok(PyValue::Bytes([a.as_slice(), b].concat())))
+        }
+        (BinOp::Mul, seq, n) if is_sequence(seq) => {
+            Some(count(n).map_or(Err(EvalError), |n| repeat(seq, n)))
+        }
+        (BinOp::Mul, n, seq) if is_sequence(seq) => {
+            Some(count(n).map_or(Err(EvalError), |n| repeat(seq, n)))
+        }
+        _ if is_sequence(left) || is_sequence(right) => Some(Err(EvalError)),
+        _ => None,
+    }
+}
+
+fn repeat_items(items: &[PyValue], n: usize) -> Vec<PyValue> {
+    let mut out = Vec::with_capacity(items.len() * n);
+    for _ in 0..n {
+        out.extend_from_slice(items);
+    }
+    out
+}
+
 fn binary(op: BinOp, left: PyValue, right: PyValue) -> EvalResult<PyValue> {
+    if let Some(result) = sequence_binary(op, &left, &right) {
+        return result;
+    }
     let (a, b) = (as_num(&left)?, as_num(&right)?);
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => int_binary(op, x, y),
@@ -2174,12 +2447,83 @@ mod tests {
         assert_eq!(eval("[1, 2][5]"), None);
     }
 
+    /// GRADER.md: printed text goes to `eval`, so arithmetic on sequences and comparisons
+    /// are evaluated as Python does (checked against CPython 3.11).
+    #[test]
+    fn sequence_arithmetic_and_comparisons_follow_python() {
+        let list =
+            |items: &[f64]| PyValue::List(items.iter().map(|x| PyValue::Float(*x)).collect());
+        assert_eq!(eval("[1.5, 2.0]*1"), Some(list(&[1.5, 2.0])));
+        assert_eq!(eval("2*[1.5]"), Some(list(&[1.5, 1.5])));
+        assert_eq!(eval("[1.5]*0"), Some(PyValue::List(vec![])));
+        assert_eq!(eval("[1.5]*-3"), Some(PyValue::List(vec![])));
+        assert_eq!(eval("[1.5]*True"), Some(list(&[1.5])));
+        assert_eq!(eval("[1.5]+[2.0]"), Some(list(&[1.5, 2.0])));
+        assert_eq!(
+            eval("(1,)+(2,)"),
+            Some(PyValue::Tuple(vec![PyValue::Int(1), PyValue::Int(2)]))
+        );
+        assert_eq!(eval("'ab'*2"), Some(PyValue::Str("abab".to_owned())));
+        assert_eq!(eval("'a'+'b'"), Some(PyValue::Str("ab".to_owned())));
+        // TypeError in Python.
+        assert_eq!(eval("[1]+(2,)"), None);
+        assert_eq!(eval("[1]*1.5"), None);
+        assert_eq!(eval("[1]-[1]"), None);
+        assert_eq!(eval("'a'+1"), None);
+        assert_eq!(eval("1+1"), Some(PyValue::Int(2)));
+        assert_eq!(eval("1<2"), Some(PyValue::Bool(true)));
+        assert_eq!(eval("1<2<2"), Some(PyValue::Bool(false)));
+        assert_eq!(eval("1<=2.0<3"), Some(PyValue::Bool(true)));
+        assert_eq!(eval("[1, 2]==[1.0, 2]"), Some(PyValue::Bool(true)));
+        assert_eq!(eval("[1, 2]<[1, 3]"), Some(PyValue::Bool(true)));
+        assert_eq!(eval("'b'>'a'"), Some(PyValue::Bool(true)));
+        assert_eq!(eval("1!=1"), Some(PyValue::Bool(false)));
+        assert_eq!(eval("float(\"nan\")<1"), Some(PyValue::Bool(false)));
+        assert_eq!(eval("'a'<1"), None);
+        // A chain Python's eval could not build is not evaluated (and cannot overflow).
+        let long = vec!["1"; 50_000].join("+");
+        assert_eq!(eval(&long), None);
+        let fine = vec!["1"; 100].join("+");
+        assert_eq!(eval(&fine), Some(PyValue::Int(100)));
+        // ast.literal_eval accepts none of these.
+        assert_eq!(literal("1<2"), None);
+        assert_eq!(literal("[1]*2"), None);
+    }
+
+    /// Texts the official `eval` would run as code are recognised (never run here).
+    #[test]
+    fn code_in_printed_text_is_recognised() {
+        for code in [
+            "len([1, 2])",
+            "__import__('os').getcwd()",
+            "sum([1, 2])",
+            "np.sum([1, 2])",
+            "[max(1, 2)]",
+            "print(1)",
+            "math.sqrt(4)",
+        ] {
+            assert!(runs_code(code), "{code}");
+        }
+        for value in [
+            "[1, 2]",
+            "1+1",
+            "foo(1)",
+            "hello",
+            "x.y",
+            "'len([1])'",
+            "float(\"inf\")",
+            "[1, 2",
+        ] {
+            assert!(!runs_code(value), "{value}");
+        }
+    }
+
     #[test]
     fn names_resolve_only_to_builtins() {
         assert_eq!(eval("max"), Some(PyValue::Builtin("max".to_owned())));
         assert_eq!(eval("hello"), None);
         assert_eq!(eval("if"), None);
-        assert_eq!(eval("1<2"), None);
+        assert_eq!(eval("1<2"), Some(PyValue::Bool(true)));
     }
 
     #[test]
