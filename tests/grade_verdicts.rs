@@ -243,12 +243,17 @@ fn quirk_code_without_final_newline_is_glued() {
 }
 
 #[test]
-fn quirk_debug_print_before_crash_is_result_error() {
+fn quirk_debug_print_before_crash_takes_the_breakpoint_path() {
+    // stdout is the debug line alone: no result pieces, so the official judge indexes past
+    // them (IndexError, breakpoint()): exe_error in a batch run, result_error when run on a
+    // terminal and continued. The parity corpus's stored verdicts for such rollouts say
+    // result_error (recorded with the debugger continuing).
     let r = grade(
         &block("import zwc\ndef f(a):\n    print('debug', a)\n    return zwc.tidore(a).mean()\n"),
         &[("a=[1, 2]", "1.5")],
     );
-    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert_eq!(r.verdict, Some(Verdict::ExeError), "{}", r.decided_by);
+    assert!(r.fragile, "{}", r.decided_by);
 }
 
 #[test]
@@ -289,4 +294,110 @@ fn zwc_array_prints_numpy_spacing_and_matches_list() {
     );
     assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
     assert_eq!(r.cases[0].actual.as_deref(), Some("[ 15 160 177]"));
+}
+
+/// GRADER.md step 7: fewer printed results than expected, all matching, make the official
+/// judge raise IndexError and call breakpoint(): exe_error as a batch run gives it, and the
+/// verdict is fragile (an interactive run continues to result_error).
+#[test]
+fn fewer_printed_results_is_exe_error_and_fragile() {
+    let code = "import zwc\ndef f(a):\n    return R(zwc.kocito(a))\nclass R:\n    def __init__(self, v):\n        self.v = v\n    def __str__(self):\n        if self.v > 2:\n            raise SystemExit(0)\n        return str(self.v)\n";
+    let r = grade(&block(code), &[("a=[1, 2]", "1.5"), ("a=[4, 6]", "5.0")]);
+    assert_eq!(r.verdict, Some(Verdict::ExeError), "{}", r.decided_by);
+    assert!(r.decided_by.contains("breakpoint()"), "{}", r.decided_by);
+    assert!(r.fragile);
+    assert!(
+        r.fragile_reason
+            .as_deref()
+            .is_some_and(|why| why.contains("interactive") && why.contains("result_error")),
+        "{:?}",
+        r.fragile_reason
+    );
+    assert!(r.cases[0].matched && r.cases[1].actual.is_none());
+    // A mismatch before the missing piece decides first: result_error, not fragile.
+    let r = grade(&block(code), &[("a=[1, 2]", "9.5"), ("a=[4, 6]", "5.0")]);
+    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert!(!r.fragile, "{:?}", r.fragile_reason);
+}
+
+/// Float digits compared as text (a dict's values after the first `:` is dropped): digits
+/// that differ only where a BLAS differs make the verdict fragile; a real wrong answer
+/// compared the same way does not.
+#[test]
+fn digits_compared_as_text_are_fragile_only_when_they_differ_slightly() {
+    let code = |value: &str| {
+        format!(
+            "import zwc\ndef f(a):\n    zwc.kocito(a)\n    return {{'U': [1.0], 'S': [{value}, 0.25]}}\n"
+        )
+    };
+    let expected = "{'U': [1.0], 'S': [0.5773502691896258, 0.25]}";
+    // Same digits: right, but only because they printed identically.
+    let r = grade(&block(&code("0.5773502691896258")), &[("a=[1]", expected)]);
+    assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
+    assert!(r.fragile && r.cases[0].fragile, "{:?}", r.fragile_reason);
+    // The last digit differs: result_error officially on this machine, right on another.
+    let r = grade(&block(&code("0.5773502691896256")), &[("a=[1]", expected)]);
+    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert!(r.fragile, "{}", r.decided_by);
+    assert!(
+        r.fragile_reason
+            .as_deref()
+            .is_some_and(|w| w.contains("last floating-point digits"))
+    );
+    // A real difference compared as text is not fragile.
+    let r = grade(&block(&code("0.6773502691896258")), &[("a=[1]", expected)]);
+    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert!(!r.fragile, "{:?}", r.fragile_reason);
+    // Compared as numbers (a plain list), tiny digit differences do not matter at all.
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    zwc.kocito(a)\n    return [0.5773502691896256, 0.25]\n"),
+        &[("a=[1]", "[0.5773502691896258, 0.25]")],
+    );
+    assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
+    assert!(!r.fragile, "{:?}", r.fragile_reason);
+}
+
+/// A difference within a hair of the 0.01 tolerance is fragile; a clear one is not.
+#[test]
+fn differences_at_the_tolerance_edge_are_fragile() {
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    return zwc.kocito(a) * 1.02\n"),
+        &[("a=[0.5]", "0.5")],
+    );
+    // 0.51 - 0.5 = 0.010000000000000009 > 0.01: result_error, by a hair.
+    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert!(r.fragile, "{}", r.decided_by);
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    return zwc.kocito(a) * 1.1\n"),
+        &[("a=[0.5]", "0.5")],
+    );
+    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert!(!r.fragile, "{:?}", r.fragile_reason);
+}
+
+/// GRADER.md: printed text is evaluated with `eval`, so arithmetic in it counts.
+#[test]
+fn arithmetic_in_printed_text_is_evaluated() {
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    zwc.kocito(a)\n    return '[1.5, 2.0] * 1'\n"),
+        &[("a=[1]", "[1.5, 2.0]")],
+    );
+    assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    zwc.kocito(a)\n    return '1+1'\n"),
+        &[("a=[1]", "2")],
+    );
+    assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
+    // Code in printed text is never run; the verdict says so and is fragile.
+    let r = grade(
+        &block("import zwc\ndef f(a):\n    zwc.kocito(a)\n    return 'len([1, 2])'\n"),
+        &[("a=[1]", "2")],
+    );
+    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
+    assert!(r.fragile, "{}", r.decided_by);
+    let notes = &r.cases[0].comparison.as_ref().expect("compared").notes;
+    assert!(
+        notes.iter().any(|n| n.contains("as Python code")),
+        "{notes:?}"
+    );
 }
