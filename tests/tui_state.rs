@@ -526,3 +526,35 @@ fn clicking_a_case_row_selects_that_case() {
     });
     assert_eq!(app.case_cursor, 1);
 }
+
+/// Fragile verdicts (another machine or grader run could flip them) are marked `≈` in the
+/// list, explained in the Cases pane, and have a verdict filter of their own.
+#[test]
+fn fragile_verdicts_are_marked_explained_and_filtered() {
+    let mut app = app(unavailable());
+    let Some(Score::Graded(report)) = app.scores.get(1).cloned() else {
+        panic!("row 1 carries a grade report");
+    };
+    let mut fragile = (*report).clone();
+    fragile.mark_fragile("case 1: matched only because the digits printed identically");
+    app.scores[1] = Score::Graded(std::sync::Arc::new(fragile));
+    assert!(app.is_fragile(1) && !app.is_fragile(0));
+    for _ in 0..8 {
+        app.update(&Action::CycleVerdictFilter);
+    }
+    assert_eq!(app.filters.verdict, Some(VerdictFilter::Fragile));
+    assert_eq!(rows(&app), vec![1]);
+    assert_eq!(app.selected, Some(1));
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.pane, Pane::Cases);
+    let shown = screen(&draw(&app, 160, 40));
+    let row = shown
+        .lines()
+        .find(|l| l.contains("▶"))
+        .expect("the selected row is drawn");
+    assert!(row.contains("≈"), "{row}");
+    assert!(shown.contains("≈ fragile: case 1: matched only"), "{shown}");
+    app.update(&Action::CycleVerdictFilter);
+    assert_eq!(app.filters.verdict, None);
+    assert_eq!(rows(&app).len(), 9);
+}

@@ -97,10 +97,12 @@ pub enum VerdictFilter {
     AnyFailure,
     /// Not scored yet (or being graded).
     Unscored,
+    /// Verdicts another machine or grader run could give differently (`≈`).
+    Fragile,
 }
 
 impl VerdictFilter {
-    const CYCLE: [VerdictFilter; 7] = [
+    const CYCLE: [VerdictFilter; 8] = [
         VerdictFilter::AnyFailure,
         VerdictFilter::Is(Verdict::Right),
         VerdictFilter::Is(Verdict::ResultError),
@@ -108,13 +110,15 @@ impl VerdictFilter {
         VerdictFilter::Is(Verdict::UseNumpy),
         VerdictFilter::Is(Verdict::WithoutZwc),
         VerdictFilter::Unscored,
+        VerdictFilter::Fragile,
     ];
 
-    fn accepts(self, shown: Shown) -> bool {
+    fn accepts(self, shown: Shown, fragile: bool) -> bool {
         match self {
             VerdictFilter::Is(v) => shown == Shown::Verdict(v),
             VerdictFilter::AnyFailure => shown.is_failure(),
             VerdictFilter::Unscored => matches!(shown, Shown::Pending | Shown::Grading),
+            VerdictFilter::Fragile => fragile,
         }
     }
 
@@ -123,6 +127,7 @@ impl VerdictFilter {
             VerdictFilter::Is(v) => v.as_str().to_string(),
             VerdictFilter::AnyFailure => "failed".to_string(),
             VerdictFilter::Unscored => "unscored".to_string(),
+            VerdictFilter::Fragile => "fragile (≈)".to_string(),
         }
     }
 }
@@ -341,6 +346,11 @@ impl App {
             Some(Some(f)) => f,
             _ => &entry.insight.findings,
         }
+    }
+
+    /// Whether row `i`'s verdict is fragile (another machine or grader run could flip it).
+    pub fn is_fragile(&self, i: usize) -> bool {
+        matches!(self.scores.get(i), Some(Score::Graded(r)) if r.fragile)
     }
 
     /// What the verdict column shows for row `i`.
@@ -784,7 +794,7 @@ impl App {
     fn accepts(&self, i: usize, e: &Entry) -> bool {
         let f = &self.filters;
         if let Some(v) = f.verdict
-            && !v.accepts(self.shown(i))
+            && !v.accepts(self.shown(i), self.is_fragile(i))
         {
             return false;
         }

@@ -268,7 +268,12 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
             Span::raw(" ")
         },
         Span::styled(fit(shown.label(), cols.verdict), vstyle),
-        Span::raw(" "),
+        // `≈`: the verdict could differ on another machine or grader run.
+        if app.is_fragile(i) {
+            Span::styled("≈", theme.warning)
+        } else {
+            Span::raw(" ")
+        },
     ];
     if show_run {
         let name = app.runs.get(e.run).map_or("", |r| r.name.as_str());

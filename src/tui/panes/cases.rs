@@ -88,7 +88,20 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, u
         Some(r) => format!("no case results: {}", r.decided_by),
         None => "not graded here: expected values only".to_string(),
     };
-    lines.push(Line::styled(summary, theme.dim));
+    // A verdict another machine or grader run could flip says so first.
+    match report.filter(|r| r.fragile) {
+        Some(r) => lines.push(Line::from(vec![
+            Span::styled(
+                format!(
+                    "≈ fragile: {} · ",
+                    r.fragile_reason.as_deref().unwrap_or("see the cases")
+                ),
+                theme.warning,
+            ),
+            Span::styled(summary, theme.dim),
+        ])),
+        None => lines.push(Line::styled(summary, theme.dim)),
+    }
     if cases.is_empty() {
         lines.push(Line::styled("(no test cases)", theme.dim));
         return (PaneContent::scrolling(lines, false), 0);
@@ -256,6 +269,12 @@ fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>)
             lines.push(Line::from(vec![
                 label("decided"),
                 Span::styled(format!("{:?}", cmp.decided_by), theme.hint),
+            ]));
+        }
+        if let Some(why) = &cmp.fragile {
+            lines.push(Line::from(vec![
+                label("≈ fragile"),
+                Span::styled(why.clone(), theme.warning),
             ]));
         }
         for note in &cmp.notes {
