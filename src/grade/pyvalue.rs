@@ -2057,10 +2057,10 @@ fn compare_values(op: CmpOp, left: &PyValue, right: &PyValue) -> EvalResult<bool
 
 /// `None` for unordered (a NaN): every ordering comparison is then false.
 fn order_values(left: &PyValue, right: &PyValue) -> EvalResult<Option<std::cmp::Ordering>> {
-    if let (Some(a), Some(b)) = (left.as_str(), right.as_str()) {
-        if std::mem::discriminant(left) == std::mem::discriminant(right) {
-            return Ok(Some(a.cmp(b)));
-        }
+    if let (Some(a), Some(b)) = (left.as_str(), right.as_str())
+        && std::mem::discriminant(left) == std::mem::discriminant(right)
+    {
+        return Ok(Some(a.cmp(b)));
     }
     let sequences = match (left, right) {
         (PyValue::List(a), PyValue::List(b)) | (PyValue::Tuple(a), PyValue::Tuple(b)) => {
