@@ -37,6 +37,8 @@ enum Command {
     Runtime(cli::runtime::RuntimeArgs),
     /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
     Labels(cli::labels::LabelsArgs),
+    /// The score cache: where remembered verdicts live (`path`), and forgetting them (`clear`).
+    Cache(cli::cache::CacheArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
+        Some(Command::Cache(args)) => cli::cache::run(args),
         None => cli::explore::run_default(cli.explore),
     };
     match result {

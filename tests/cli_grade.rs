@@ -149,3 +149,61 @@ fn dataset_join_names_a_helper_picked_as_entry() {
         "without the dataset the task's entry is unknown"
     );
 }
+
+/// The score cache: `sebx grade` remembers each verdict; `--cached` reuses them (same
+/// output, nothing run), `--no-cache` neither reads nor writes, `sebx cache clear` forgets.
+#[test]
+fn verdicts_are_remembered_and_reused_with_cached() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache_dir = dir.path().join("scores");
+    let grade = |extra: &[&str], out: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_sebx"))
+            .env("SEBX_SCORE_CACHE", &cache_dir)
+            .args(["grade", "-q", "--api-doc"])
+            .arg(demo("api_doc.jsonl"))
+            .arg(demo("rollouts.jsonl"))
+            .args(extra)
+            .arg("-o")
+            .arg(dir.path().join(out))
+            .output()
+            .expect("sebx grade runs");
+        assert!(output.status.success(), "{output:?}");
+        let scored = std::fs::read_to_string(dir.path().join(out)).expect("scored");
+        (scored, String::from_utf8_lossy(&output.stderr).to_string())
+    };
+    let (first, stderr) = grade(&["--no-cache"], "a.jsonl");
+    assert!(!stderr.contains("reused"), "{stderr}");
+    assert!(!cache_dir.exists(), "--no-cache wrote the cache");
+    let (second, _) = grade(&[], "b.jsonl");
+    let verdicts = |scored: &str| -> Vec<(u64, String)> {
+        scored
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).expect("JSON");
+                (v["line"].as_u64().unwrap_or(0), v["verdict"].to_string())
+            })
+            .collect()
+    };
+    assert_eq!(verdicts(&first), verdicts(&second));
+    let (third, stderr) = grade(&["--cached"], "c.jsonl");
+    let rows = first.lines().count();
+    assert!(
+        stderr.contains(&format!("score cache: {rows} verdicts reused")),
+        "{stderr}"
+    );
+    // The same reports, in the same order, without running anything (elapsed times are
+    // the remembered run's).
+    assert!(
+        second == third,
+        "--cached gave other reports than the run it remembers"
+    );
+    let clear = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .env("SEBX_SCORE_CACHE", &cache_dir)
+        .args(["cache", "clear"])
+        .output()
+        .expect("sebx cache clear");
+    assert!(clear.status.success());
+    assert!(String::from_utf8_lossy(&clear.stdout).contains("removed 1"));
+    let (_, stderr) = grade(&["--cached"], "d.jsonl");
+    assert!(!stderr.contains("reused"), "{stderr}");
+}

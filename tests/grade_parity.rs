@@ -35,6 +35,7 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         .arg("--correct-out")
         .arg(&correct)
         .arg("--quiet")
+        .arg("--no-cache")
         .status()
         .expect("run sebx grade");
     assert!(status.success(), "sebx grade failed: {status}");

@@ -178,7 +178,7 @@ fn rerun_and_what_if_through_the_editor() {
     .expect("write the API doc");
     let name = format!("sebx-what-if-test-{}", std::process::id());
     let cmd = format!(
-        "env XDG_CONFIG_HOME={d} SEBX_DATA_DIR={d} EDITOR='sed -i s/zwc.mean/zwc.kocito/' VISUAL= {bin} {file} --api-doc {api}",
+        "env XDG_CONFIG_HOME={d} SEBX_DATA_DIR={d} SEBX_SCORE_CACHE={d}/scores EDITOR='sed -i s/zwc.mean/zwc.kocito/' VISUAL= {bin} {file} --api-doc {api}",
         d = dir.path().display(),
         bin = env!("CARGO_BIN_EXE_sebx"),
         file = file.display(),

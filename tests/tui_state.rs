@@ -558,3 +558,63 @@ fn fragile_verdicts_are_marked_explained_and_filtered() {
     assert_eq!(app.filters.verdict, None);
     assert_eq!(rows(&app).len(), 9);
 }
+
+/// Reopening a file: verdicts an earlier session graded come from the score cache at once,
+/// and only the rest is sent to the grader.
+#[test]
+fn reopening_shows_remembered_verdicts_without_regrading() {
+    use sebx::grade::score_cache::ScoreCache;
+    use sebx::tui::app::Context;
+    let dir = tempfile::tempdir().expect("tempdir");
+    // First session: grade everything with the fake backend, remembering each verdict.
+    let first = app(Grading::Available);
+    let cache = std::sync::Arc::new(ScoreCache::open(dir.path(), &first.ctx.api).expect("cache"));
+    let backend = FakeBackend::default();
+    use sebx::tui::GradeBackend;
+    for row in [6, 7] {
+        let rollout = &first.entries[row].rollout;
+        let report = backend.grade(rollout).expect("graded");
+        cache.put(rollout, &report).expect("remembered");
+    }
+    // Second session on the same files, with the cache.
+    let ctx = Context {
+        api: first.ctx.api.clone(),
+        dataset: first.ctx.dataset.clone(),
+        grading: Grading::Available,
+        notes: Vec::new(),
+    };
+    let mut app = sebx::tui::App::new(ctx, sebx::tui::Theme::dark(), sebx::tui::Keymap::default());
+    app.score_cache = Some(cache);
+    sebx::tui::run::load_inline(&mut app, &sources());
+    let requests = app.take_requests();
+    assert!(
+        requests
+            .iter()
+            .any(|r| matches!(r, JobRequest::LookupScores { rows, .. } if rows == &vec![6, 7, 8])),
+        "the unscored rows are looked up first"
+    );
+    assert!(
+        !requests
+            .iter()
+            .any(|r| matches!(r, JobRequest::Grade { .. })),
+        "nothing is graded before the cache answered"
+    );
+    for req in requests {
+        if let Some(ev) = sebx::tui::jobs::run_request(req, None) {
+            app.on_job(ev);
+        }
+    }
+    app.settle();
+    assert_eq!(app.shown(6), Shown::Verdict(Verdict::Right));
+    assert_eq!(app.shown(7), Shown::Verdict(Verdict::ResultError));
+    // Only the row the cache did not know goes to the grader.
+    let grades: Vec<usize> = app
+        .take_requests()
+        .into_iter()
+        .filter_map(|r| match r {
+            JobRequest::Grade { row, .. } => Some(row),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(grades, vec![8]);
+}

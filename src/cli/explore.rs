@@ -14,6 +14,7 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::{DEFAULT_TIMEOUT, grade_rollout, grade_rollout_with};
 use crate::grade::report::GradeReport;
 use crate::grade::runtime::find_runtime;
+use crate::grade::score_cache::{self, ScoreCache};
 use crate::model::discovery::discover;
 use crate::model::{ApiMap, Dataset, DatasetItem, Rollout, TestCase};
 use crate::tui::GradeBackend;
@@ -61,6 +62,10 @@ pub struct ExploreArgs {
     /// Label categories (TOML); default: the nearest sebx-taxonomy.toml, else the built-in set.
     #[arg(long, value_name = "FILE")]
     pub taxonomy: Option<PathBuf>,
+    /// Neither show remembered verdicts nor remember new ones (the score cache; see
+    /// `sebx cache`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// The user's config file.
@@ -329,6 +334,8 @@ pub struct EngineBackend {
     api: ApiMap,
     workers: usize,
     engine: OnceLock<Result<Engine, String>>,
+    /// Where each verdict is remembered as it arrives (not what-ifs).
+    cache: Option<Arc<ScoreCache>>,
 }
 
 impl EngineBackend {
@@ -338,7 +345,14 @@ impl EngineBackend {
             api,
             workers,
             engine: OnceLock::new(),
+            cache: None,
         }
+    }
+
+    /// Remembers every verdict in `cache` as it arrives.
+    pub fn with_cache(mut self, cache: Option<Arc<ScoreCache>>) -> EngineBackend {
+        self.cache = cache;
+        self
     }
 }
 
@@ -348,7 +362,14 @@ impl GradeBackend for EngineBackend {
             .engine
             .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
         match engine {
-            Ok(engine) => Ok(grade_rollout(rollout, engine, DEFAULT_TIMEOUT)),
+            Ok(engine) => {
+                let report = grade_rollout(rollout, engine, DEFAULT_TIMEOUT);
+                if let Some(cache) = &self.cache {
+                    // A cache that cannot be written only costs a regrade next time.
+                    let _ = cache.put(rollout, &report);
+                }
+                Ok(report)
+            }
             Err(why) => bail!("the grader could not start: {why}"),
         }
     }
@@ -385,15 +406,38 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
     if let Grading::Unavailable(why) = &grading {
         session.app.ctx.notes.push(format!("Grading: {why}"));
     }
+    let cache = if args.no_cache || session.app.ctx.api.is_empty() {
+        None
+    } else {
+        match score_cache::default_dir().map(|dir| ScoreCache::open(&dir, &session.app.ctx.api)) {
+            Some(Ok(cache)) => Some(Arc::new(cache)),
+            Some(Err(e)) => {
+                session
+                    .app
+                    .ctx
+                    .notes
+                    .push(format!("Score cache: unavailable ({e:#})"));
+                None
+            }
+            None => None,
+        }
+    };
+    if let Some(cache) = &cache {
+        session.app.ctx.notes.push(format!(
+            "Score cache: {} ({} verdicts remembered; --no-cache to ignore)",
+            cache.path().display(),
+            cache.len()
+        ));
+    }
+    session.app.score_cache = cache.clone();
     let backend: Option<Arc<dyn GradeBackend>> = match grading {
         Grading::Available => {
             let workers = std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(2);
-            Some(Arc::new(EngineBackend::new(
-                (*session.app.ctx.api).clone(),
-                workers,
-            )))
+            Some(Arc::new(
+                EngineBackend::new((*session.app.ctx.api).clone(), workers).with_cache(cache),
+            ))
         }
         Grading::Unavailable(_) => None,
     };

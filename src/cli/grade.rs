@@ -12,6 +12,7 @@ use crate::grade::batch::{Summary, grade_all};
 use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
+use crate::grade::score_cache::{self, ScoreCache};
 use crate::model::discovery::discover;
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, Verdict};
 
@@ -48,6 +49,13 @@ pub struct GradeArgs {
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
+    /// Reuse verdicts the score cache already has for these rollouts (same grader, same
+    /// API doc, same test cases) instead of running them again.
+    #[arg(long, conflicts_with = "no_cache")]
+    pub cached: bool,
+    /// Neither read nor write the score cache (see `sebx cache`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// Number of parallel jobs when none is given.
@@ -95,10 +103,50 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
 
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
     let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
+    let cache = if args.no_cache {
+        None
+    } else {
+        match score_cache::default_dir().map(|dir| ScoreCache::open(&dir, &api)) {
+            Some(Ok(cache)) => Some(cache),
+            Some(Err(e)) => {
+                eprintln!("warning: no score cache: {e:#}");
+                None
+            }
+            None => None,
+        }
+    };
+    // With --cached, what the cache knows is not run again.
+    let mut cached_reports = Vec::new();
+    let rollouts: Vec<&Rollout> = match (&cache, args.cached) {
+        (Some(cache), true) => rollouts
+            .into_iter()
+            .filter(|r| match cache.get(r) {
+                Some(report) => {
+                    cached_reports.push(report);
+                    false
+                }
+                None => true,
+            })
+            .collect(),
+        _ => rollouts,
+    };
+    if !cached_reports.is_empty() {
+        eprintln!(
+            "score cache: {} verdicts reused from {}",
+            cached_reports.len(),
+            cache
+                .as_ref()
+                .map_or(String::new(), |c| c.path().display().to_string())
+        );
+    }
     let engine = Engine::start(&api, jobs)?;
     for note in engine.notes() {
         eprintln!("sandbox: {note}");
     }
+    let by_place: std::collections::HashMap<(String, usize), &Rollout> = rollouts
+        .iter()
+        .map(|r| ((r.source.display().to_string(), r.line), *r))
+        .collect();
 
     let bar = if args.quiet {
         ProgressBar::hidden()
@@ -112,8 +160,15 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         );
         bar
     };
-    let mut reports = grade_all(&rollouts, &engine, jobs, timeout, &|n, _report| {
+    // Each verdict is remembered as it arrives, so an interrupted run loses none.
+    let mut reports = grade_all(&rollouts, &engine, jobs, timeout, &|n, report| {
         bar.set_position(n as u64);
+        if let Some(cache) = &cache
+            && let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
+            && let Err(e) = cache.put(rollout, report)
+        {
+            bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
+        }
     });
     for (report, rollout) in reports.iter_mut().zip(&rollouts) {
         if let Some(item) = dataset.get(&rollout.query) {
@@ -121,6 +176,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         }
     }
     bar.finish_and_clear();
+    reports.extend(cached_reports);
 
     // Reassemble every line, good or bad, in input order per file.
     let mut by_key = std::collections::HashMap::new();

@@ -2,6 +2,7 @@
 //! subcommand's `clap::Args` struct and a `run` function.
 
 pub mod analyze;
+pub mod cache;
 pub mod explore;
 pub mod grade;
 pub mod labels;

@@ -11,4 +11,5 @@ pub mod pyvalue;
 pub mod render;
 pub mod report;
 pub mod runtime;
+pub mod score_cache;
 pub mod zwc_runtime;

@@ -8,6 +8,7 @@ use ratatui::layout::{Position, Rect};
 
 use crate::analysis::Analysis;
 use crate::grade::report::GradeReport;
+use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
 use super::action::{Action, Keymap};
@@ -274,6 +275,8 @@ pub struct App {
     pub labelling: Labelling,
     /// Reruns and what-ifs (issue 5).
     pub reruns: Reruns,
+    /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
+    pub score_cache: Option<Arc<ScoreCache>>,
     pub should_quit: bool,
     view_dirty: bool,
     next_ticket: u64,
@@ -317,6 +320,7 @@ impl App {
             outbox: Vec::new(),
             labelling: Labelling::default(),
             reruns: Reruns::default(),
+            score_cache: None,
             should_quit: false,
             view_dirty: false,
             next_ticket: 1,
@@ -622,6 +626,24 @@ impl App {
                 }
                 true
             }
+            JobEvent::CachedScores { found, missing } => {
+                for (row, report) in found {
+                    if let Some(slot) = self.scores.get_mut(row)
+                        && *slot == Score::Unscored
+                    {
+                        *slot = Score::Graded(Arc::new(report));
+                    }
+                }
+                if self.ctx.grading == Grading::Available {
+                    let rows: Vec<usize> = missing
+                        .into_iter()
+                        .filter(|r| self.scores.get(*r) == Some(&Score::Unscored))
+                        .collect();
+                    self.request_grades(&rows, false);
+                }
+                self.view_dirty = true;
+                true
+            }
             JobEvent::SearchDone { id, matches } => {
                 if id != self.search.id {
                     return false;
@@ -722,12 +744,24 @@ impl App {
                         self.issues.len()
                     ));
                 }
-                // Grade what has no score, now that every report file has been matched.
-                if self.ctx.grading == Grading::Available {
-                    let rows: Vec<usize> = (0..self.scores.len())
-                        .filter(|i| self.scores[*i] == Score::Unscored)
-                        .collect();
-                    self.request_grades(&rows, false);
+                // Grade what has no score, now that every report file has been matched;
+                // the score cache answers first for what an earlier session graded.
+                let rows: Vec<usize> = (0..self.scores.len())
+                    .filter(|i| self.scores[*i] == Score::Unscored)
+                    .collect();
+                match &self.score_cache {
+                    Some(cache) if !rows.is_empty() && !cache.is_empty() => {
+                        self.outbox.push(JobRequest::LookupScores {
+                            rows,
+                            entries: self.entries.clone(),
+                            cache: cache.clone(),
+                        });
+                    }
+                    _ => {
+                        if self.ctx.grading == Grading::Available {
+                            self.request_grades(&rows, false);
+                        }
+                    }
                 }
                 if self.search.results.is_some() {
                     self.start_search();

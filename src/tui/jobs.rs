@@ -10,6 +10,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::GradeReport;
+use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, Rollout};
 
 use super::entry::{Entry, Task};
@@ -79,6 +80,12 @@ pub enum JobRequest {
         item: Option<Box<DatasetItem>>,
         api: Arc<ApiMap>,
     },
+    /// Look `rows` up in the score cache (verdicts graded in an earlier session).
+    LookupScores {
+        rows: Vec<usize>,
+        entries: Arc<Vec<Arc<Entry>>>,
+        cache: Arc<ScoreCache>,
+    },
 }
 
 /// Results coming back.
@@ -109,6 +116,11 @@ pub enum JobEvent {
     },
     /// A rerun, a what-if or the runtime install reporting back (`super::rerun`).
     Rerun(super::rerun::RerunEvent),
+    /// The score cache's reports for the rows it knew, and the rows it did not.
+    CachedScores {
+        found: Vec<(usize, GradeReport)>,
+        missing: Vec<usize>,
+    },
 }
 
 /// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
@@ -280,6 +292,20 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             row,
             analysis: Arc::new(analyze_rollout(&entry.rollout, &api, item.as_deref())),
         }),
+        JobRequest::LookupScores {
+            rows,
+            entries,
+            cache,
+        } => {
+            let (mut found, mut missing) = (Vec::new(), Vec::new());
+            for row in rows {
+                match entries.get(row).and_then(|e| cache.get(&e.rollout)) {
+                    Some(report) => found.push((row, report)),
+                    None => missing.push(row),
+                }
+            }
+            Some(JobEvent::CachedScores { found, missing })
+        }
     }
 }
 
@@ -375,6 +401,14 @@ impl Workers {
             JobRequest::AnalyzeAll { .. } => {
                 let events = self.events.clone();
                 std::thread::spawn(move || sweep(req, &events));
+            }
+            JobRequest::LookupScores { .. } => {
+                let events = self.events.clone();
+                std::thread::spawn(move || {
+                    if let Some(event) = run_request(req, None) {
+                        let _ = events.send(event);
+                    }
+                });
             }
         }
     }
