@@ -107,6 +107,9 @@ pub fn clear(dir: &Path) -> Result<usize> {
     Ok(removed)
 }
 
+/// Key → (offset, length) of its latest line in the file.
+type Index = HashMap<String, (u64, usize)>;
+
 #[derive(Serialize, Deserialize)]
 struct Record<R> {
     key: String,
@@ -117,7 +120,7 @@ struct Record<R> {
 pub struct ScoreCache {
     path: PathBuf,
     /// key → (offset, length) of its latest line.
-    index: Mutex<HashMap<String, (u64, usize)>>,
+    index: Mutex<Index>,
     file: Mutex<File>,
 }
 
@@ -156,7 +159,7 @@ impl ScoreCache {
     }
 
     /// The index, and where the last complete line ends.
-    fn index(file: &mut File) -> std::io::Result<(HashMap<String, (u64, usize)>, u64)> {
+    fn index(file: &mut File) -> std::io::Result<(Index, u64)> {
         #[derive(Deserialize)]
         struct KeyOnly {
             key: String,
