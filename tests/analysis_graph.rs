@@ -240,17 +240,34 @@ fn notes_explain_the_quirks_that_decided_the_check() {
 
 #[test]
 fn very_deep_expressions_do_not_overflow_the_stack() {
-    // Run on a small stack, as a TUI worker thread might have.
-    let code = format!(
-        "import zwc\ndef f(a):\n    return zwc.kocito({})\n",
-        vec!["a"; 3000].join(" + ")
-    );
-    let handle = std::thread::Builder::new()
-        .stack_size(1 << 20)
-        .spawn(move || analyze_code(&code, &api(), None, None, 1).graph.nodes.len())
-        .expect("spawn");
-    let nodes = handle
-        .join()
-        .expect("analysis finished without overflowing");
-    assert!(nodes >= 3, "{nodes}");
+    // Run on a small stack, as a TUI worker thread might have. 2,900 terms is about as
+    // deep as CPython builds a tree; deeper ones it refuses (RecursionError), and so does
+    // sebx's parser, before any analysis recurses on them.
+    let analyze = |terms: usize| {
+        let code = format!(
+            "import zwc\ndef f(a):\n    return zwc.kocito({})\n",
+            vec!["a"; terms].join(" + ")
+        );
+        std::thread::Builder::new()
+            .stack_size(1 << 20)
+            .spawn(move || {
+                let a = analyze_code(&code, &api(), None, None, 1);
+                (a.graph.nodes.len(), a.parse_error)
+            })
+            .expect("spawn")
+            .join()
+            .expect("analysis finished without overflowing")
+    };
+    let (nodes, error) = analyze(2_900);
+    assert!(nodes >= 3 && error.is_none(), "{nodes} {error:?}");
+    for terms in [3_000, 50_000] {
+        let (nodes, error) = analyze(terms);
+        assert_eq!(nodes, 0);
+        assert!(
+            error
+                .as_ref()
+                .is_some_and(|e| e.message.contains("recursion")),
+            "{error:?}"
+        );
+    }
 }

@@ -582,6 +582,11 @@ pub fn describe_parse_failure(
         maybe_py312_fstring: f.maybe_py312_fstring,
         python312_accepts: f.cpython_message.is_some(),
     };
+    if f.too_deep.is_some() {
+        // Not a syntax error: CPython raises RecursionError building the tree.
+        out.message = format!("RecursionError: {}", pyast::RECURSION_IN_AST_CONSTRUCTION);
+        return out;
+    }
     let token = f.unexpected_token.as_deref();
     // CPython prefers tokenizer errors (strings, brackets) to parser errors.
     let scan = if f.cpython_message.is_none() && !f.message.contains("indentation level") {
