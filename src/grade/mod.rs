@@ -10,5 +10,6 @@ pub mod pool;
 pub mod pyvalue;
 pub mod render;
 pub mod report;
+pub mod runs;
 pub mod runtime;
 pub mod zwc_runtime;
