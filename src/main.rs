@@ -37,6 +37,11 @@ enum Command {
     Runtime(cli::runtime::RuntimeArgs),
     /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
     Labels(cli::labels::LabelsArgs),
+    /// Run-level figures: accuracy with a task-clustered interval, pass@k, the per-function
+    /// internalization map, wrong names and hand-label prevalence.
+    Stats(cli::stats::StatsArgs),
+    /// Compare two runs: flip matrix, exact McNemar test, per-task and per-function deltas.
+    Compare(cli::stats::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +53,8 @@ fn main() -> ExitCode {
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
+        Some(Command::Stats(args)) => cli::stats::run_stats(args),
+        Some(Command::Compare(args)) => cli::stats::run_compare(args),
         None => cli::explore::run_default(cli.explore),
     };
     match result {

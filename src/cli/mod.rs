@@ -2,8 +2,10 @@
 //! subcommand's `clap::Args` struct and a `run` function.
 
 pub mod analyze;
+pub mod charts;
 pub mod explore;
 pub mod grade;
 pub mod labels;
 pub mod rerun;
 pub mod runtime;
+pub mod stats;

@@ -12,10 +12,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use serde::Serialize;
 
-use crate::analysis::{Analysis, FindingKind, graph::NodeKind};
+use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::batch::Summary;
 use crate::model::sampling::{SplitMix64, label_order_key};
-use crate::model::{ApiMap, RolloutId, Verdict};
+use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 
 /// Bootstrap resamples behind every accuracy interval.
 pub const BOOTSTRAP_REPS: usize = 2000;
@@ -241,6 +241,54 @@ impl RunSet {
             line: analysis.line,
             uses,
             wrong,
+            labels,
+        });
+    }
+
+    /// Adds one graded rollout: analyzes it (the same analysis `sebx analyze` runs) and
+    /// records its facts. The task's functions come from `item`, else the rollout.
+    pub fn add_rollout(
+        &mut self,
+        run: u32,
+        rollout: &Rollout,
+        verdict: Verdict,
+        api: &ApiMap,
+        item: Option<&DatasetItem>,
+        labels: Option<Vec<String>>,
+    ) {
+        let analysis = analyze_rollout(rollout, api, item);
+        let selected = item
+            .map(|i| i.selected_functions.as_slice())
+            .filter(|s| !s.is_empty())
+            .unwrap_or(&rollout.selected_functions);
+        self.add_analyzed(
+            run,
+            &rollout.query,
+            verdict,
+            &analysis,
+            api,
+            selected,
+            labels,
+        );
+    }
+
+    /// Adds a graded rollout with no analysis (no API doc: no functions, no wrong names).
+    pub fn add_bare(
+        &mut self,
+        run: u32,
+        rollout: &Rollout,
+        verdict: Verdict,
+        labels: Option<Vec<String>>,
+    ) {
+        let task = self.task(&rollout.query);
+        self.rollouts.push(RolloutFacts {
+            run,
+            task,
+            verdict,
+            id: rollout.id.clone(),
+            line: rollout.line,
+            uses: Vec::new(),
+            wrong: Vec::new(),
             labels,
         });
     }
