@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 use crate::grade::batch::grade_all;
 use crate::grade::engine::Engine;
 use crate::grade::runs::{
-    self, Comparison, FunctionRow, FunctionSort, LabelStats, RunSet, RunStats, WrongNameRow,
+    self, Comparison, FunctionRow, FunctionSort, LabelStats, RunSet, RunStats, WrongNameRow, fmt_p,
+    short_query,
 };
 use crate::model::discovery::discover;
 use crate::model::labels::LabelStore;
@@ -507,21 +508,6 @@ fn ci(c: Option<(f64, f64)>) -> String {
 
 fn opt3(x: Option<f64>) -> String {
     x.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into())
-}
-
-/// The short form of a query for a table cell.
-pub fn short_query(q: &str, max: usize) -> String {
-    let first = q
-        .lines()
-        .find(|l| !l.trim().is_empty())
-        .unwrap_or("")
-        .trim();
-    if first.chars().count() <= max {
-        first.to_string()
-    } else {
-        let cut: String = first.chars().take(max.saturating_sub(1)).collect();
-        format!("{cut}…")
-    }
 }
 
 fn run_table(stats: &[RunStats], ks: &[usize]) -> Table {
@@ -1158,15 +1144,6 @@ pub fn compare_text(loaded: &Loaded, c: &Comparison, top: usize) -> String {
     s.push('\n');
     s.push_str(&compare_task_table(c, top).text());
     s
-}
-
-/// A p-value for people: four significant digits, scientific when tiny.
-pub fn fmt_p(p: f64) -> String {
-    if p >= 1e-4 {
-        format!("{p:.4}")
-    } else {
-        format!("{p:.2e}")
-    }
 }
 
 /// Runs `sebx compare`.

@@ -506,6 +506,30 @@ pub fn sign_flip_test(deltas: &[f64], seed: u64) -> PairedTest {
     }
 }
 
+/// The short form of a query for a table cell.
+pub fn short_query(q: &str, max: usize) -> String {
+    let first = q
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    if first.chars().count() <= max {
+        first.to_string()
+    } else {
+        let cut: String = first.chars().take(max.saturating_sub(1)).collect();
+        format!("{cut}…")
+    }
+}
+
+/// A p-value for people: four significant digits, scientific when tiny.
+pub fn fmt_p(p: f64) -> String {
+    if p >= 1e-4 {
+        format!("{p:.4}")
+    } else {
+        format!("{p:.2e}")
+    }
+}
+
 // ---------------------------------------------------------------- per run
 
 /// The figures of one run.

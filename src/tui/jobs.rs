@@ -79,6 +79,8 @@ pub enum JobRequest {
         item: Option<Box<DatasetItem>>,
         api: Arc<ApiMap>,
     },
+    /// Run-level stats and a comparison of two runs (`super::stats`).
+    Stats(Box<super::stats::StatsInput>),
 }
 
 /// Results coming back.
@@ -109,6 +111,8 @@ pub enum JobEvent {
     },
     /// A rerun, a what-if or the runtime install reporting back (`super::rerun`).
     Rerun(super::rerun::RerunEvent),
+    /// The figures of the stats and compare screens.
+    Stats(Arc<super::stats::StatsResult>),
 }
 
 /// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
@@ -280,6 +284,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             row,
             analysis: Arc::new(analyze_rollout(&entry.rollout, &api, item.as_deref())),
         }),
+        JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(super::stats::compute(&input)))),
     }
 }
 
@@ -375,6 +380,16 @@ impl Workers {
             JobRequest::AnalyzeAll { .. } => {
                 let events = self.events.clone();
                 std::thread::spawn(move || sweep(req, &events));
+            }
+            JobRequest::Stats(input) => {
+                // Off the UI thread: 100k rows take a while to analyse; stale tickets are dropped.
+                let events = self.events.clone();
+                std::thread::spawn(move || {
+                    let result = std::panic::catch_unwind(|| super::stats::compute(&input));
+                    if let Ok(r) = result {
+                        let _ = events.send(JobEvent::Stats(Arc::new(r)));
+                    }
+                });
             }
         }
     }

@@ -1,0 +1,153 @@
+//! The explorer's stats and compare screens: state (enter filters to a function's failures,
+//! drill-down from a matrix cell to a pair), the random labelling order, and snapshots at
+//! 80×24 and 160×48.
+
+mod tui_common;
+
+use insta::assert_snapshot;
+use sebx::model::Verdict;
+use sebx::model::sampling::{DEFAULT_SEED, label_order_key};
+use sebx::tui::app::{Grading, ViewRow};
+use sebx::tui::run::drain_inline;
+use sebx::tui::stats::Screen;
+use sebx::tui::{Action, App};
+use tui_common::*;
+
+/// Every row graded (reports for run A, the fake backend for the rest).
+fn graded() -> App {
+    let backend = FakeBackend::default();
+    let mut app = app(Grading::Available);
+    drain_inline(&mut app, Some(&backend));
+    app
+}
+
+fn rows(app: &App) -> Vec<usize> {
+    app.view
+        .iter()
+        .filter_map(|r| match r {
+            ViewRow::Row(i) => Some(*i),
+            ViewRow::Group { .. } => None,
+        })
+        .collect()
+}
+
+fn open(app: &mut App, action: Action) {
+    app.update(&action);
+    drain_inline(app, None);
+}
+
+#[test]
+fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    assert_eq!(app.stats.screen, Some(Screen::Map));
+    let r = app.stats.result.clone().expect("figures computed");
+    assert_eq!(r.runs.len(), 2);
+    assert_eq!(r.ungraded, 0);
+    // Run A: lowest accuracy first. Move to np.mean and press enter.
+    let map = &r.maps[0];
+    let pos = map
+        .iter()
+        .position(|f| f.numpy == "np.mean")
+        .expect("np.mean row");
+    let mean = &map[pos];
+    assert_eq!(mean.zwc, "zwc.kocito");
+    assert_eq!(mean.rollouts, 2);
+    for _ in 0..pos {
+        app.update(&Action::Down);
+    }
+    app.update(&Action::PopupChoose);
+    assert_eq!(app.stats.screen, None, "enter closes the screen");
+    let shown = rows(&app);
+    assert_eq!(shown.len(), mean.rollouts - mean.right);
+    for row in shown {
+        let e = &app.entries[row];
+        assert_eq!(e.run, 0);
+        assert_eq!(e.rollout.query, Q_MEAN);
+        assert!(app.shown(row).is_failure());
+    }
+    // `c` clears it like any filter.
+    app.update(&Action::ClearFilters);
+    assert_eq!(rows(&app).len(), app.entries.len());
+}
+
+#[test]
+fn compare_drills_from_a_cell_to_a_pair() {
+    let mut app = graded();
+    open(&mut app, Action::CompareScreen);
+    assert_eq!(app.stats.screen, Some(Screen::Compare));
+    let r = app.stats.result.clone().expect("figures");
+    let c = r.comparison.as_ref().expect("two runs");
+    // Run A has 6 good rows over 3 tasks, run B 3: one pair per task.
+    assert_eq!(c.pairs.len(), 3);
+    assert_eq!(c.unpaired_a, 3);
+    // Find a non-empty cell and walk to it.
+    let (i, j) = (0..5)
+        .flat_map(|i| (0..5).map(move |j| (i, j)))
+        .find(|&(i, j)| {
+            c.matrix[Verdict::ALL[i].code() as usize][Verdict::ALL[j].code() as usize] > 0
+        })
+        .expect("a pair somewhere");
+    for _ in 0..i {
+        app.update(&Action::Down);
+    }
+    for _ in 0..j {
+        app.update(&Action::NextPane);
+    }
+    assert_eq!(app.stats.cell, (i, j));
+    app.update(&Action::PopupChoose);
+    assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
+    app.update(&Action::PopupChoose);
+    assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
+    let text = screen(&draw(&app, 160, 48));
+    assert!(text.contains("diff of the graded code"), "{text}");
+    assert!(text.contains("response A"), "{text}");
+    app.update(&Action::Cancel);
+    assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
+    app.update(&Action::Cancel);
+    app.update(&Action::Cancel);
+    assert_eq!(app.stats.screen, None);
+}
+
+#[test]
+fn random_label_order_walks_failures_by_the_seeded_key() {
+    let mut app = graded();
+    app.update(&Action::ToggleLabelOrder);
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("random order"))
+    );
+    app.update(&Action::NextUnlabelledFailure);
+    let picked = app.selected.expect("a failure selected");
+    let failures: Vec<usize> = (0..app.entries.len())
+        .filter(|i| app.shown(*i).is_failure())
+        .collect();
+    let first = failures
+        .iter()
+        .copied()
+        .min_by_key(|i| label_order_key(DEFAULT_SEED, &app.entries[*i].rollout.id))
+        .expect("failures");
+    assert_eq!(picked, first);
+    // Back to file order: the next failure after the cursor in the list.
+    app.update(&Action::ToggleLabelOrder);
+    app.update(&Action::Top);
+    app.update(&Action::NextUnlabelledFailure);
+    assert_eq!(app.selected, failures.first().copied());
+}
+
+#[test]
+fn stats_screen_snapshots() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    assert_snapshot!("stats_80x24", screen(&draw(&app, 80, 24)));
+    assert_snapshot!("stats_160x48", screen(&draw(&app, 160, 48)));
+}
+
+#[test]
+fn compare_screen_snapshots() {
+    let mut app = graded();
+    open(&mut app, Action::CompareScreen);
+    assert_snapshot!("compare_80x24", screen(&draw(&app, 80, 24)));
+    assert_snapshot!("compare_160x48", screen(&draw(&app, 160, 48)));
+}
