@@ -20,7 +20,7 @@ use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 /// Bootstrap resamples behind every accuracy interval.
 pub const BOOTSTRAP_REPS: usize = 2000;
 /// Sign-flip resamples of the per-task paired test when exact enumeration is too big.
-pub const SIGN_FLIP_REPS: usize = 20_000;
+pub const SIGN_FLIP_REPS: usize = 5_000;
 /// Largest number of non-zero task deltas enumerated exactly (2^16 sign patterns).
 const EXACT_SIGN_FLIP_MAX: usize = 16;
 /// The 97.5% quantile of the standard normal, for the Wilson interval.
@@ -861,7 +861,7 @@ pub fn label_stats(set: &RunSet, run: u32, order: &[String], seed: u64) -> Label
         .collect();
     let labelled = rollouts.iter().filter(|r| r.labels.is_some()).count();
     let labelled_failures = failures.iter().filter(|r| r.labels.is_some()).count();
-    failures.sort_by_key(|r| label_order_key(seed, &r.id));
+    failures.sort_by_cached_key(|r| label_order_key(seed, &r.id));
     let sample = if labelled_failures == 0 {
         LabelSample::None
     } else if labelled_failures == failures.len() {
