@@ -49,7 +49,7 @@ fn generate() -> RunSet {
                     Verdict::ALL[1 + (rng.next_u64() % 4) as usize]
                 };
                 let f = functions[t % FUNCTIONS];
-                let wrong = if verdict != Verdict::Right && rng.next_u64() % 3 == 0 {
+                let wrong = if verdict != Verdict::Right && rng.next_u64().is_multiple_of(3) {
                     vec![(
                         names[(rng.next_u64() % names.len() as u64) as usize],
                         Some(f),
@@ -65,12 +65,12 @@ fn generate() -> RunSet {
                     line: t * SAMPLES + s + 1,
                     uses: vec![FunctionUse {
                         function: f,
-                        called_right: verdict == Verdict::Right || roll % 2 == 0,
+                        called_right: verdict == Verdict::Right || roll.is_multiple_of(2),
                         numpy_name: !wrong.is_empty(),
                         invented_name: false,
                     }],
                     wrong,
-                    labels: (verdict != Verdict::Right && rng.next_u64() % 10 == 0)
+                    labels: (verdict != Verdict::Right && rng.next_u64().is_multiple_of(10))
                         .then(|| vec![format!("cat{}", rng.next_u64() % 8)]),
                 });
             }
