@@ -72,6 +72,35 @@ fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
 }
 
 #[test]
+fn s_sorts_the_map_and_enter_follows_the_shown_order() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    let r = app.stats.result.clone().expect("figures");
+    let first = |app: &App| {
+        sebx::tui::stats::sorted_map(&app.stats, &r)[0]
+            .numpy
+            .clone()
+    };
+    assert_eq!(
+        first(&app),
+        r.maps[0][0].numpy,
+        "lowest accuracy first by default"
+    );
+    // s: most rollouts, most wrong names, then by name.
+    app.update(&Action::CycleGrouping);
+    app.update(&Action::CycleGrouping);
+    app.update(&Action::CycleGrouping);
+    assert_eq!(first(&app), "np.linalg.inv", "by NumPy name");
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("by NumPy name; s: sort"), "{text}");
+    app.update(&Action::PopupChoose);
+    // np.linalg.inv's failures in run A: both of its rows (typo and numpy import).
+    let shown = rows(&app);
+    assert!(!shown.is_empty());
+    assert!(shown.iter().all(|i| app.entries[*i].rollout.query == Q_INV));
+}
+
+#[test]
 fn compare_drills_from_a_cell_to_a_pair() {
     let mut app = graded();
     open(&mut app, Action::CompareScreen);

@@ -125,6 +125,24 @@ pub struct StatsView {
     /// Runs compared (A, B).
     pub pair: (usize, usize),
     pub scroll: u16,
+    /// Order of the map (`s` cycles).
+    pub sort: FunctionSort,
+}
+
+/// The map of the shown run in the chosen order.
+pub fn sorted_map(view: &StatsView, r: &StatsResult) -> Vec<FunctionRow> {
+    let mut rows = r.maps.get(view.run).cloned().unwrap_or_default();
+    runs::sort_functions(&mut rows, view.sort);
+    rows
+}
+
+fn sort_label(sort: FunctionSort) -> &'static str {
+    match sort {
+        FunctionSort::Accuracy => "lowest accuracy first",
+        FunctionSort::Rollouts => "most rollouts first",
+        FunctionSort::WrongNames => "most wrong-name stand-ins first",
+        FunctionSort::Name => "by NumPy name",
+    }
 }
 
 /// Asks for fresh figures (the rows may have changed since the last time).
@@ -242,6 +260,16 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             s.cursor = 0;
             true
         }
+        (Screen::Map, Action::CycleGrouping) => {
+            s.sort = match s.sort {
+                FunctionSort::Accuracy => FunctionSort::Rollouts,
+                FunctionSort::Rollouts => FunctionSort::WrongNames,
+                FunctionSort::WrongNames => FunctionSort::Name,
+                FunctionSort::Name => FunctionSort::Accuracy,
+            };
+            s.cursor = 0;
+            true
+        }
         (Screen::Map, Action::PopupChoose) => {
             filter_to_function(app, result.as_deref());
             true
@@ -321,11 +349,8 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
 /// `enter` on a map row: close the screen, list that function's failures in that run.
 fn filter_to_function(app: &mut App, result: Option<&StatsResult>) {
     let Some(r) = result else { return };
-    let Some(row) = r
-        .maps
-        .get(app.stats.run)
-        .and_then(|m| m.get(app.stats.cursor))
-    else {
+    let map = sorted_map(&app.stats, r);
+    let Some(row) = map.get(app.stats.cursor) else {
         return;
     };
     let rows: BTreeSet<usize> = r
@@ -408,7 +433,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
     let title = match screen {
-        Screen::Map => " Stats · ←→ run · ↑↓ function · enter: its failures · esc ",
+        Screen::Map => " Stats · ←→ run · ↑↓ function · s sort · enter: its failures · esc ",
         Screen::Compare => {
             " Compare · arrows: cell · enter: its pairs · C: next pair of runs · esc "
         }
@@ -500,13 +525,19 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     }
     if r.ungraded > 0 {
         lines.push(Line::styled(
-            format!(" {} rows not graded yet are left out", r.ungraded),
+            format!(
+                " {} rows not graded yet are left out (S refreshes)",
+                r.ungraded
+            ),
             theme.dim,
         ));
     }
     let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
     lines.push(Line::styled(
-        format!(" internalization map of {run_name} (lowest accuracy first)"),
+        format!(
+            " internalization map of {run_name} ({}; s: sort)",
+            sort_label(app.stats.sort)
+        ),
         theme.column_header,
     ));
     let (nw, bw) = if wide { (16, 10) } else { (14, 8) };
@@ -525,9 +556,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         header.push_str("  top wrong names");
     }
     lines.push(Line::styled(header, theme.column_header));
-    let Some(map) = r.maps.get(app.stats.run) else {
-        return lines;
-    };
+    let map = sorted_map(&app.stats, r);
     if map.is_empty() {
         lines.push(Line::styled(
             " no function rows (no API doc, or the tasks name no functions)",
