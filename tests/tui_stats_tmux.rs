@@ -1,5 +1,5 @@
 //! Drives the real binary in tmux: open the demo → `S` stats screen → pick a function →
-//! `enter` lists its failures → `C` compare screen → a cell's pairs → quit.
+//! `enter` lists its failures (as annotator `ana`, whose demo labels show) → `C` compare screen → a cell's pairs → quit.
 
 use std::process::Command;
 
@@ -18,7 +18,7 @@ fn stats_screen_drills_into_a_function() {
     let _session = Session(name.clone());
     let bin = env!("CARGO_BIN_EXE_sebx");
     let cmd = format!(
-        "env XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} HOME={h} SEBX_DATA_DIR={h}/data {bin}",
+        "env XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} HOME={h} SEBX_DATA_DIR={h}/data {bin} --annotator ana",
         h = home.path().display()
     );
     let cwd = home.path().display().to_string();
@@ -50,6 +50,11 @@ fn stats_screen_drills_into_a_function() {
     });
     // The demo's run 1: 36 rollouts over 13 tasks; np.clip (0 of 3 right) comes first.
     assert!(stats.contains("36 rollouts · 13 tasks"), "{stats}");
+    // ana labelled every failure of run 1 (the demo's seeded labels).
+    assert!(
+        stats.contains("your labels: 24 of 24 failures, all of them"),
+        "{stats}"
+    );
     let first_row = stats
         .lines()
         .find(|l| l.contains('▸') && l.contains("np."))

@@ -32,6 +32,12 @@ pub struct StatsInput {
     pub entries: Arc<Vec<Arc<Entry>>>,
     /// Verdict of each row (`None`: not graded, left out).
     pub verdicts: Vec<Option<Verdict>>,
+    /// This annotator's current label of each row (category ids).
+    pub labels: Vec<Option<Vec<String>>>,
+    /// Category order (the taxonomy's).
+    pub categories: Vec<String>,
+    /// Seed of the random labelling order.
+    pub seed: u64,
     pub api: Arc<ApiMap>,
     pub dataset: Arc<Dataset>,
     /// The runs compared (A, B).
@@ -48,6 +54,8 @@ pub struct StatsResult {
     pub runs: Vec<RunStats>,
     /// The internalization map of each run.
     pub maps: Vec<Vec<FunctionRow>>,
+    /// Hand-label figures of each run (this annotator's labels).
+    pub labels: Vec<runs::LabelStats>,
     pub comparison: Option<Comparison>,
     /// Rows that were not graded (left out).
     pub ungraded: usize,
@@ -67,17 +75,21 @@ pub fn compute(input: &StatsInput) -> StatsResult {
             continue;
         };
         let run = entry.run as u32;
+        let labels = input.labels.get(row).cloned().flatten();
         if input.api.is_empty() {
-            set.add_bare(run, &entry.rollout, *v, None);
+            set.add_bare(run, &entry.rollout, *v, labels);
         } else {
             let item = input.dataset.get(&entry.rollout.query);
-            set.add_rollout(run, &entry.rollout, *v, &input.api, item, None);
+            set.add_rollout(run, &entry.rollout, *v, &input.api, item, labels);
         }
         rows.push(row);
     }
     let runs_stats = runs::run_stats(&set, &[1], DEFAULT_SEED);
     let maps = (0..set.runs.len() as u32)
         .map(|r| runs::function_map(&set, Some(r), FunctionSort::Accuracy))
+        .collect();
+    let labels = (0..set.runs.len() as u32)
+        .map(|r| runs::label_stats(&set, r, &input.categories, input.seed))
         .collect();
     let (a, b) = input.pair;
     let comparison = (a != b && a < set.runs.len() && b < set.runs.len())
@@ -88,6 +100,7 @@ pub fn compute(input: &StatsInput) -> StatsResult {
         rows,
         runs: runs_stats,
         maps,
+        labels,
         comparison,
         ungraded,
     }
@@ -158,7 +171,25 @@ fn request(app: &mut App) {
     if app.stats.pair.0 == app.stats.pair.1 {
         app.stats.pair = (0, 1);
     }
+    let labels = app
+        .entries
+        .iter()
+        .map(|e| {
+            app.labelling
+                .saved(e.run, &e.rollout.id)
+                .map(|l| l.categories.iter().map(|c| c.0.clone()).collect())
+        })
+        .collect();
     let input = StatsInput {
+        labels,
+        categories: app
+            .labelling
+            .taxonomy
+            .ids()
+            .into_iter()
+            .map(|c| c.0)
+            .collect(),
+        seed: app.labelling.order_seed,
         ticket: app.stats.ticket,
         run_names: app.runs.iter().map(|r| r.name.clone()).collect(),
         entries: app.entries.clone(),
@@ -532,6 +563,40 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             theme.dim,
         ));
     }
+    if let Some(l) = r.labels.get(app.stats.run)
+        && l.labelled_failures > 0
+    {
+        let sample = match l.sample {
+            runs::LabelSample::Random => "a random sample",
+            runs::LabelSample::All => "all of them",
+            runs::LabelSample::Picked => "picked, not random (O: label in random order)",
+            runs::LabelSample::None => "none",
+        };
+        lines.push(Line::styled(
+            format!(
+                " your labels: {} of {} failures, {sample}",
+                l.labelled_failures, l.failures
+            ),
+            theme.dim,
+        ));
+        let mut top: Vec<&runs::CategoryStats> = l.categories.iter().collect();
+        top.sort_by(|a, b| b.failures.cmp(&a.failures));
+        let parts: Vec<String> = top
+            .iter()
+            .take(if wide { 5 } else { 2 })
+            .map(|c| {
+                format!(
+                    "{} {} {}",
+                    c.category,
+                    c.prevalence.map(pct).unwrap_or_default(),
+                    c.prevalence_ci95
+                        .map(|(lo, hi)| format!("[{:.0}–{:.0}%]", 100.0 * lo, 100.0 * hi))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        lines.push(Line::styled(format!("   {}", parts.join(" · ")), theme.dim));
+    }
     let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
     lines.push(Line::styled(
         format!(
@@ -648,6 +713,14 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         m.a_wrong_b_right,
         runs::fmt_p(m.p_value)
     )));
+    if let Some(t) = &c.task_test {
+        lines.push(Line::raw(format!(
+            " per-task paired test: {} tasks, mean delta {:+.1} points, p = {}",
+            t.tasks,
+            100.0 * t.mean_delta,
+            runs::fmt_p(t.p_value)
+        )));
+    }
     let mut header = vec![Span::styled(
         format!(" {}", fit("A \\ B", 8)),
         theme.column_header,
