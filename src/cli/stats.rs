@@ -109,6 +109,7 @@ pub struct StatsArgs {
     /// Tables to print (repeatable; default: all for table/md, run for csv).
     #[arg(long, value_enum)]
     pub by: Vec<By>,
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// pass@k for these k (repeatable; default: 1 and the largest sample count per task).
@@ -142,6 +143,7 @@ pub struct CompareArgs {
     pub b: PathBuf,
     /// More inputs: `sebx grade` output, dataset files, an API doc.
     pub more: Vec<PathBuf>,
+    /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
     /// List the pairs of one flip-matrix cell, e.g. `--cell right,exe_error`.

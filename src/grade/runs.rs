@@ -362,13 +362,15 @@ pub fn pass_at_k_over(tasks: &[(usize, usize)], k: usize) -> PassAtK {
 /// 95% percentile-bootstrap interval of accuracy, resampling tasks (not rollouts) with
 /// replacement, so rollouts of one task stay together: each replicate's accuracy is the
 /// right rollouts over all rollouts of the drawn tasks. `tasks` are (samples, right).
+/// `None` with fewer than two tasks.
 pub fn bootstrap_accuracy_ci(
     tasks: &[(usize, usize)],
     reps: usize,
     seed: u64,
 ) -> Option<(f64, f64)> {
     let t = tasks.len();
-    if t == 0 || reps == 0 {
+    // One task says nothing about how accuracy varies between tasks.
+    if t < 2 || reps == 0 {
         return None;
     }
     let mut rng = SplitMix64::new(seed);
@@ -1237,6 +1239,7 @@ mod tests {
                 > 3.0 * w(bootstrap_accuracy_ci(&spread, BOOTSTRAP_REPS, 7))
         );
         assert_eq!(bootstrap_accuracy_ci(&[], 10, 1), None);
+        assert_eq!(bootstrap_accuracy_ci(&[(5, 3)], 10, 1), None, "one task: no interval");
     }
 
     #[test]
