@@ -180,3 +180,37 @@ fn compare_screen_snapshots() {
     assert_snapshot!("compare_80x24", screen(&draw(&app, 80, 24)));
     assert_snapshot!("compare_160x48", screen(&draw(&app, 160, 48)));
 }
+
+#[test]
+fn the_list_stays_usable_while_stats_compute_and_stale_results_are_dropped() {
+    let mut app = graded();
+    app.update(&Action::StatsScreen);
+    let first = app.take_requests();
+    assert_eq!(
+        first.len(),
+        1,
+        "one stats job queued, not computed on the UI thread"
+    );
+    assert!(app.stats.computing && app.stats.result.is_none());
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("computing the figures"), "{text}");
+    // Esc closes the screen at once; the list moves while the job is out.
+    app.update(&Action::Cancel);
+    assert_eq!(app.stats.screen, None);
+    let before = app.selected;
+    app.update(&Action::Down);
+    assert_ne!(app.selected, before);
+    // Reopened: a newer request; the older one's answer is dropped when it comes.
+    app.update(&Action::StatsScreen);
+    let second = app.take_requests();
+    for req in first {
+        let ev = sebx::tui::jobs::run_request(req, None).expect("stats event");
+        assert!(!app.on_job(ev));
+    }
+    assert!(app.stats.result.is_none(), "stale result dropped");
+    for req in second {
+        let ev = sebx::tui::jobs::run_request(req, None).expect("stats event");
+        assert!(app.on_job(ev));
+    }
+    assert!(app.stats.result.is_some() && !app.stats.computing);
+}

@@ -1239,7 +1239,11 @@ mod tests {
                 > 3.0 * w(bootstrap_accuracy_ci(&spread, BOOTSTRAP_REPS, 7))
         );
         assert_eq!(bootstrap_accuracy_ci(&[], 10, 1), None);
-        assert_eq!(bootstrap_accuracy_ci(&[(5, 3)], 10, 1), None, "one task: no interval");
+        assert_eq!(
+            bootstrap_accuracy_ci(&[(5, 3)], 10, 1),
+            None,
+            "one task: no interval"
+        );
     }
 
     #[test]
