@@ -580,7 +580,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             theme.dim,
         ));
         let mut top: Vec<&runs::CategoryStats> = l.categories.iter().collect();
-        top.sort_by(|a, b| b.failures.cmp(&a.failures));
+        top.sort_by_key(|c| std::cmp::Reverse(c.failures));
         let parts: Vec<String> = top
             .iter()
             .take(if wide { 5 } else { 2 })
