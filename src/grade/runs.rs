@@ -1238,6 +1238,12 @@ mod tests {
             w(bootstrap_accuracy_ci(&clustered, BOOTSTRAP_REPS, 7))
                 > 3.0 * w(bootstrap_accuracy_ci(&spread, BOOTSTRAP_REPS, 7))
         );
+        // Two one-sample tasks, one right: a replicate draws both tasks with replacement, so
+        // its accuracy is 0 (p ¼), ½ (p ½) or 1 (p ¼); the 2.5% and 97.5% points are 0 and 1.
+        assert_eq!(
+            bootstrap_accuracy_ci(&[(1, 1), (1, 0)], BOOTSTRAP_REPS, 3),
+            Some((0.0, 1.0))
+        );
         assert_eq!(bootstrap_accuracy_ci(&[], 10, 1), None);
         assert_eq!(
             bootstrap_accuracy_ci(&[(5, 3)], 10, 1),
