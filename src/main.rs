@@ -39,6 +39,11 @@ enum Command {
     Labels(cli::labels::LabelsArgs),
     /// The score cache: where remembered verdicts live (`path`), and forgetting them (`clear`).
     Cache(cli::cache::CacheArgs),
+    /// Run-level figures: accuracy with a task-clustered interval, pass@k, the per-function
+    /// internalization map, wrong names and hand-label prevalence.
+    Stats(cli::stats::StatsArgs),
+    /// Compare two runs: flip matrix, exact McNemar test, per-task and per-function deltas.
+    Compare(cli::stats::CompareArgs),
 }
 
 fn main() -> ExitCode {
@@ -51,6 +56,8 @@ fn main() -> ExitCode {
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
         Some(Command::Cache(args)) => cli::cache::run(args),
+        Some(Command::Stats(args)) => cli::stats::run_stats(args),
+        Some(Command::Compare(args)) => cli::stats::run_compare(args),
         None => cli::explore::run_default(cli.explore),
     };
     match result {

@@ -66,6 +66,14 @@ pub struct ExploreArgs {
     /// `sebx cache`).
     #[arg(long)]
     pub no_cache: bool,
+    /// The order `N` (next unlabelled failure) walks: `file`, or `random` (seeded) so the
+    /// labelled failures are a random sample and their prevalence intervals mean something
+    /// (`O` toggles in the explorer).
+    #[arg(long, value_enum, default_value_t = crate::model::sampling::LabelOrder::File)]
+    pub label_order: crate::model::sampling::LabelOrder,
+    /// Seed of the random labelling order (default: the same as `sebx stats --seed`).
+    #[arg(long)]
+    pub label_seed: Option<u64>,
 }
 
 /// The user's config file.
@@ -305,6 +313,10 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );
     app.labelling.taxonomy_path = args.taxonomy.clone();
+    app.labelling.order = args.label_order;
+    app.labelling.order_seed = args
+        .label_seed
+        .unwrap_or(crate::model::sampling::DEFAULT_SEED);
     if args.paths.is_empty() && args.correct.is_empty() {
         app.labelling
             .seeds

@@ -3,8 +3,10 @@
 
 pub mod analyze;
 pub mod cache;
+pub mod charts;
 pub mod explore;
 pub mod grade;
 pub mod labels;
 pub mod rerun;
 pub mod runtime;
+pub mod stats;

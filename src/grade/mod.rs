@@ -10,6 +10,7 @@ pub mod pool;
 pub mod pyvalue;
 pub mod render;
 pub mod report;
+pub mod runs;
 pub mod runtime;
 pub mod score_cache;
 pub mod zwc_runtime;

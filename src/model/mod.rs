@@ -7,6 +7,7 @@ pub mod discovery;
 pub mod labels;
 pub mod reruns;
 pub mod rollout;
+pub mod sampling;
 pub mod sidecar;
 pub mod taxonomy;
 pub mod verdict;

@@ -66,6 +66,13 @@ pub enum Action {
     EditWhatIf,
     /// Installs the Python runtime (from the offer shown when it is missing).
     InstallRuntime,
+    // Issue 11: run-level stats and comparison (handled in `stats::update`).
+    /// The stats screen: run summaries and the internalization map.
+    StatsScreen,
+    /// The compare screen: flip matrix of two runs (again: the next pair of runs).
+    CompareScreen,
+    /// `N` follows file order or a seeded random order (a random sample of failures).
+    ToggleLabelOrder,
     /// Toggles the category with this key on the selected rollout (not bindable: the
     /// taxonomy names the keys).
     ToggleCategory(char),
@@ -103,7 +110,7 @@ pub enum Action {
 
 impl Action {
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 42] = [
+    pub const BINDABLE: [Action; 45] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -142,6 +149,9 @@ impl Action {
         Action::NextUnlabelledFailure,
         Action::CycleLabelFilter,
         Action::Agreement,
+        Action::ToggleLabelOrder,
+        Action::StatsScreen,
+        Action::CompareScreen,
         Action::Issues,
         Action::Help,
         Action::Cancel,
@@ -198,6 +208,9 @@ impl Action {
             Action::NextUnlabelledFailure => "next unlabelled failure",
             Action::CycleLabelFilter => "filter by label: none, any, one category (cycle)",
             Action::Agreement => "agreement between two annotators (Cohen's kappa)",
+            Action::StatsScreen => "stats: accuracy, pass@k, the internalization map",
+            Action::CompareScreen => "compare two runs: flip matrix, McNemar, drill-down",
+            Action::ToggleLabelOrder => "N in file order / in seeded random order",
             Action::ToggleCategory(_) => "toggle a category",
             Action::PopupChoose => "choose the highlighted item of a popup",
             Action::NoteInput(_) => "type into the note",
@@ -408,6 +421,9 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("N", Action::NextUnlabelledFailure),
     ("F", Action::CycleLabelFilter),
     ("A", Action::Agreement),
+    ("O", Action::ToggleLabelOrder),
+    ("S", Action::StatsScreen),
+    ("C", Action::CompareScreen),
     ("R", Action::RegradeAll),
     ("!", Action::Issues),
     ("?", Action::Help),

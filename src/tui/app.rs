@@ -158,6 +158,15 @@ pub struct Filters {
     pub finding: Option<FindingFilter>,
     /// Only this task (across all runs).
     pub task: Option<usize>,
+    /// Only these rows (the stats screen's "this function's failures").
+    pub rows: Option<RowFilter>,
+}
+
+/// A set of rows chosen elsewhere (the stats screen), with what to call it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowFilter {
+    pub label: String,
+    pub rows: Arc<std::collections::BTreeSet<usize>>,
 }
 
 impl Filters {
@@ -277,6 +286,8 @@ pub struct App {
     pub reruns: Reruns,
     /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
     pub score_cache: Option<Arc<ScoreCache>>,
+    /// The stats and compare screens (issue 11).
+    pub stats: super::stats::StatsView,
     pub should_quit: bool,
     view_dirty: bool,
     next_ticket: u64,
@@ -321,6 +332,7 @@ impl App {
             labelling: Labelling::default(),
             reruns: Reruns::default(),
             score_cache: None,
+            stats: super::stats::StatsView::default(),
             should_quit: false,
             view_dirty: false,
             next_ticket: 1,
@@ -418,6 +430,10 @@ impl App {
                 }
                 _ => {}
             }
+        }
+        if let Some(redraw) = super::stats::update(self, action) {
+            self.settle();
+            return redraw;
         }
         if let Some(redraw) = super::labelling::update(self, action) {
             self.settle();
@@ -548,7 +564,10 @@ impl App {
             | Action::PopupChoose
             | Action::NoteInput(_)
             | Action::NoteBackspace
-            | Action::NoteSubmit => false,
+            | Action::NoteSubmit
+            | Action::ToggleLabelOrder
+            | Action::StatsScreen
+            | Action::CompareScreen => false,
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
                 self.keep_cursor_visible();
@@ -684,6 +703,7 @@ impl App {
                 self.selected == Some(key.0)
             }
             JobEvent::Rerun(e) => super::rerun::on_event(self, e),
+            JobEvent::Stats(r) => super::stats::on_result(self, r),
         }
     }
 
@@ -833,6 +853,9 @@ impl App {
             return false;
         }
         if f.run.is_some_and(|r| r != e.run) || f.task.is_some_and(|t| t != e.task) {
+            return false;
+        }
+        if f.rows.as_ref().is_some_and(|r| !r.rows.contains(&i)) {
             return false;
         }
         if !self.labelling.accepts(e) {

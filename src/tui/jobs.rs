@@ -86,6 +86,8 @@ pub enum JobRequest {
         entries: Arc<Vec<Arc<Entry>>>,
         cache: Arc<ScoreCache>,
     },
+    /// Run-level stats and a comparison of two runs (`super::stats`).
+    Stats(Box<super::stats::StatsInput>),
 }
 
 /// Results coming back.
@@ -121,6 +123,8 @@ pub enum JobEvent {
         found: Vec<(usize, GradeReport)>,
         missing: Vec<usize>,
     },
+    /// The figures of the stats and compare screens.
+    Stats(Arc<super::stats::StatsResult>),
 }
 
 /// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
@@ -306,6 +310,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             }
             Some(JobEvent::CachedScores { found, missing })
         }
+        JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(super::stats::compute(&input)))),
     }
 }
 
@@ -407,6 +412,16 @@ impl Workers {
                 std::thread::spawn(move || {
                     if let Some(event) = run_request(req, None) {
                         let _ = events.send(event);
+                    }
+                });
+            }
+            JobRequest::Stats(input) => {
+                // Off the UI thread: 100k rows take a while to analyse; stale tickets are dropped.
+                let events = self.events.clone();
+                std::thread::spawn(move || {
+                    let result = std::panic::catch_unwind(|| super::stats::compute(&input));
+                    if let Ok(r) = result {
+                        let _ = events.send(JobEvent::Stats(Arc::new(r)));
                     }
                 });
             }

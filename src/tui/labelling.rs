@@ -7,6 +7,7 @@
 //! does the screen show them and say "saved". The panel reads labels from the store, so
 //! nothing unsaved is ever shown as saved.
 
+use crate::model::sampling::{DEFAULT_SEED, LabelOrder, label_order_key};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -98,6 +99,10 @@ pub struct Labelling {
     registered: HashMap<PathBuf, bool>,
     taxonomy_loaded: bool,
     pub sidecars: Vec<RunSidecars>,
+    /// The order `N` walks failures in: file order, or a seeded random order so the
+    /// labelled failures are a random sample (`sebx stats` checks which it was).
+    pub order: LabelOrder,
+    pub order_seed: u64,
     pending: Vec<PendingLabel>,
     /// Labelled / total over every loaded rollout, by this annotator.
     pub progress: Progress,
@@ -127,6 +132,8 @@ impl Default for Labelling {
             registered: HashMap::new(),
             taxonomy_loaded: false,
             sidecars: Vec::new(),
+            order: LabelOrder::File,
+            order_seed: DEFAULT_SEED,
             pending: Vec::new(),
             progress: Progress::default(),
             any_labels: false,
@@ -414,6 +421,19 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             app.labelling.note = Some(NoteEdit { row, text });
         }
         Action::NextUnlabelledFailure => next_unlabelled_failure(app),
+        Action::ToggleLabelOrder => {
+            app.labelling.order = match app.labelling.order {
+                LabelOrder::File => LabelOrder::Random,
+                LabelOrder::Random => LabelOrder::File,
+            };
+            app.message = Some(match app.labelling.order {
+                LabelOrder::File => "N: next unlabelled failure in list order".to_string(),
+                LabelOrder::Random => format!(
+                    "N: next unlabelled failure in a seeded random order (seed {}): the labelled failures stay a random sample",
+                    app.labelling.order_seed
+                ),
+            });
+        }
         Action::CycleLabelFilter => {
             let mut options = vec![LabelFilter::Unlabelled, LabelFilter::Labelled];
             options.extend(
@@ -636,13 +656,24 @@ fn next_unlabelled_failure(app: &mut App) {
         .and_then(|s| rows.iter().position(|r| *r == s))
         .map_or(0, |p| p + 1);
     let n = rows.len();
-    let found = (0..n).map(|d| rows[(start + d) % n]).find(|i| {
+    let unlabelled_failure = |i: &usize| {
         app.shown(*i).is_failure()
             && app
                 .entries
                 .get(*i)
                 .is_some_and(|e| app.labelling.effective(e.run, &e.rollout.id).is_none())
-    });
+    };
+    let found = match app.labelling.order {
+        LabelOrder::File => (0..n)
+            .map(|d| rows[(start + d) % n])
+            .find(unlabelled_failure),
+        // The first unlabelled failure of the random order, wherever the cursor is.
+        LabelOrder::Random => rows
+            .iter()
+            .copied()
+            .filter(unlabelled_failure)
+            .min_by_key(|i| label_order_key(app.labelling.order_seed, &app.entries[*i].rollout.id)),
+    };
     match found {
         Some(i) => app.jump_to(i),
         None => app.message = Some("every failure shown is labelled".to_string()),

@@ -13,6 +13,7 @@ pub mod load;
 pub mod panes;
 pub mod rerun;
 pub mod run;
+pub mod stats;
 pub mod theme;
 pub mod ui;
 

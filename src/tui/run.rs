@@ -45,6 +45,9 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
                     _ => {}
                 }
             }
+            if let Some(action) = super::stats::action_for_key(app, key) {
+                return Some(action);
+            }
             if let Some(action) = super::labelling::action_for_key(app, key) {
                 return Some(action);
             }

@@ -100,6 +100,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(other) => panes::labels::draw_popup(frame, app, area, other),
         None => {}
     }
+    super::stats::draw(frame, app, area);
 }
 
 /// Style of a verdict cell.
@@ -428,6 +429,9 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     }
     if let Some(n) = &f.function {
         filters.push(format!("fn={n}"));
+    }
+    if let Some(r) = &f.rows {
+        filters.push(r.label.clone());
     }
     if let Some(k) = f.finding {
         filters.push(format!("finding={}", k.label()));

@@ -1,0 +1,513 @@
+//! `sebx stats` and `sebx compare` on the demo and on small hand-written runs whose figures
+//! are computed by hand in the comments.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+fn demo(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("samples/demo")
+        .join(name)
+}
+
+fn sebx() -> Command {
+    let mut c = Command::cargo_bin("sebx").expect("binary");
+    c.env_remove("SEBX_API_DOC");
+    c
+}
+
+/// The demo's runs, scores and labels copied to a temp folder (so nothing is written next
+/// to the repository's files).
+fn demo_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for f in [
+        "rollouts.jsonl",
+        "rollouts_run2.jsonl",
+        "rollouts.scored.jsonl",
+        "rollouts.jsonl.labels.jsonl",
+        "api_doc.jsonl",
+        "tasks.jsonl",
+    ] {
+        std::fs::copy(demo(f), dir.path().join(f)).expect("copy");
+    }
+    dir
+}
+
+fn json_of(out: &[u8]) -> Value {
+    serde_json::from_slice(out).unwrap_or_else(|e| {
+        panic!(
+            "not JSON ({e}): {}",
+            String::from_utf8_lossy(out)
+                .chars()
+                .take(400)
+                .collect::<String>()
+        )
+    })
+}
+
+#[test]
+fn stats_json_on_the_demo() {
+    let dir = demo_copy();
+    let d = dir.path();
+    let out = sebx()
+        .arg("stats")
+        .arg(d.join("rollouts.jsonl"))
+        .arg(d.join("rollouts_run2.jsonl"))
+        .arg(d.join("rollouts.scored.jsonl"))
+        .arg("--api-doc")
+        .arg(d.join("api_doc.jsonl"))
+        .arg("--dataset")
+        .arg(d.join("tasks.jsonl"))
+        .args(["--format", "json", "-k", "1", "-k", "2", "-q"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    let run = &v["runs"][0];
+    assert_eq!(run["name"], "rollouts");
+    assert_eq!(run["rollouts"], 36);
+    assert_eq!(run["tasks"], 13);
+    // The demo's documented verdicts of run 1 (samples/demo/README.md).
+    assert_eq!(
+        run["verdicts"],
+        json!({"right": 12, "result_error": 7, "exe_error": 7, "use_numpy": 3, "without_zwc": 7})
+    );
+    let acc = run["accuracy"].as_f64().expect("accuracy");
+    assert!((acc - 12.0 / 36.0).abs() < 1e-12);
+    let ci = run["accuracy_ci95"].as_array().expect("interval");
+    let (lo, hi) = (ci[0].as_f64().expect("lo"), ci[1].as_f64().expect("hi"));
+    assert!(lo < acc && acc < hi && lo > 0.0 && hi < 1.0, "{ci:?}");
+    assert!(run["pass_at_k"]["1"].is_number() && run["pass_at_k"]["2"].is_number());
+    assert_eq!(run["summary"][1], "accuracy (right): 33.33%");
+    // pass@1 is the mean of per-task accuracies, not the pooled accuracy.
+    let p1 = run["pass_at_k"]["1"].as_f64().expect("pass@1");
+    assert!((p1 - acc).abs() > 1e-6, "pass@1 {p1} vs accuracy {acc}");
+    assert_eq!(v["runs"][1]["rollouts"], 13);
+
+    // The map row of np.mean in run 1: lines 1, 11 right, 13 use_numpy, 16 zwc.mean, 27 result_error.
+    let mean = v["functions"]
+        .as_array()
+        .expect("functions")
+        .iter()
+        .find(|f| f["run"] == "rollouts" && f["numpy"] == "np.mean")
+        .expect("np.mean row");
+    assert_eq!(mean["zwc"], "zwc.kocito");
+    assert_eq!(mean["tasks"], 1);
+    assert_eq!(mean["rollouts"], 5);
+    assert_eq!(mean["right"], 2);
+    assert_eq!(mean["numpy_name"], 1);
+    assert_eq!(
+        mean["wrong_names"],
+        json!([{"name": "zwc.mean", "count": 1}])
+    );
+    assert_eq!(mean["verdicts"]["use_numpy"], 1);
+
+    let wrong = v["wrong_names"].as_array().expect("wrong names");
+    let lozawa = wrong
+        .iter()
+        .find(|w| w["name"] == "zwc.lozawa")
+        .expect("run 2's invented name");
+    assert_eq!(lozawa["kind"], "unknown_zwc_name");
+    assert_eq!(lozawa["runs"], json!(["rollouts_run2"]));
+
+    // ana labelled every failure of run 1 (lines 13–36).
+    let labels = &v["labels"][0];
+    assert_eq!(labels["annotator"], "ana");
+    assert_eq!(labels["failures"], 24);
+    assert_eq!(labels["labelled_failures"], 24);
+    assert_eq!(labels["sample"], "all");
+    assert_eq!(v["labels"][1]["sample"], "none");
+}
+
+/// Writes `rows` (query, verdict) as a rollout file with stored verdicts.
+fn write_run(path: &Path, rows: &[(&str, &str)]) {
+    let mut text = String::new();
+    for (i, (q, v)) in rows.iter().enumerate() {
+        let f = if *q == "q1" { "mean" } else { "sum" };
+        text.push_str(
+            &json!({
+                "query": q,
+                "response": format!("attempt {i}\n```python\nimport zwc\ndef solve(a):\n    return zwc.kocito(a)\n```\n"),
+                "test_cases": [{"input": "a=[1]", "output": "1"}],
+                "right_exe_result": "1",
+                "selected_functions": [f],
+                "verdict": v,
+            })
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    std::fs::write(path, text).expect("write run");
+}
+
+fn small_runs() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let a = dir.path().join("a.jsonl");
+    let b = dir.path().join("b.jsonl");
+    write_run(
+        &a,
+        &[
+            ("q1", "right"),
+            ("q1", "right"),
+            ("q2", "right"),
+            ("q1", "exe_error"),
+            ("q2", "result_error"),
+        ],
+    );
+    write_run(
+        &b,
+        &[
+            ("q2", "right"),
+            ("q1", "exe_error"),
+            ("q1", "right"),
+            ("q2", "right"),
+            ("q2", "right"),
+        ],
+    );
+    let api = dir.path().join("mappings.json");
+    std::fs::write(
+        &api,
+        json!({"main": {"mean": "kocito", "sum": "bapu"}, "linalg": {}}).to_string(),
+    )
+    .expect("api");
+    (dir, a, b, api)
+}
+
+#[test]
+fn stats_pass_at_k_on_a_hand_computed_run() {
+    let (_dir, a, _b, api) = small_runs();
+    let out = sebx()
+        .arg("stats")
+        .arg(&a)
+        .arg("--api-doc")
+        .arg(&api)
+        .args(["--format", "json", "-k", "1", "-k", "2", "-k", "3", "-q"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    let run = &v["runs"][0];
+    // q1: 3 samples, 2 right; q2: 2 samples, 1 right.
+    assert_eq!(run["accuracy"], 0.6);
+    let p = &run["pass_at_k"];
+    // pass@1 = (2/3 + 1/2) / 2; pass@2 = (1 − C(1,2)/C(3,2) = 1, 1 − C(1,2)/C(2,2) = 1) → 1;
+    // pass@3 only over q1: 1 − C(1,3)/C(3,3) = 1.
+    assert!((p["1"].as_f64().expect("k=1") - 7.0 / 12.0).abs() < 1e-12);
+    assert_eq!(p["2"], 1.0);
+    assert_eq!(p["3"], 1.0);
+    let detail = run["pass_at_k_detail"].as_array().expect("detail");
+    assert_eq!(detail[2]["tasks"], 1);
+    assert_eq!(detail[2]["samples"], 3);
+    // The kocito call is the right name for q1 (mean), not for q2 (sum).
+    let fs = v["functions"].as_array().expect("functions");
+    let mean = fs.iter().find(|f| f["numpy"] == "np.mean").expect("mean");
+    let sum = fs.iter().find(|f| f["numpy"] == "np.sum").expect("sum");
+    assert_eq!(
+        (mean["rollouts"].clone(), mean["called_right_name"].clone()),
+        (json!(3), json!(3))
+    );
+    assert_eq!(
+        (sum["rollouts"].clone(), sum["called_right_name"].clone()),
+        (json!(2), json!(0))
+    );
+    // Lowest accuracy first.
+    assert_eq!(fs[0]["numpy"], "np.sum");
+}
+
+#[test]
+fn compare_json_pairs_matrix_and_mcnemar() {
+    let (_dir, a, b, api) = small_runs();
+    let out = sebx()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg(&api)
+        .args(["--format", "json", "-q"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    // q1: A (1 right, 2 right, 4 exe) with B (2 exe, 3 right) → (right, exe), (right, right);
+    // A's line 4 unpaired. q2: A (3 right, 5 result) with B (1, 4, 5 all right) → B's 5 unpaired.
+    assert_eq!(v["pairs"].as_array().expect("pairs").len(), 4);
+    assert_eq!(v["unpaired_a"], 1);
+    assert_eq!(v["unpaired_b"], 1);
+    assert_eq!(v["matrix"]["right"]["exe_error"], 1);
+    assert_eq!(v["matrix"]["right"]["right"], 2);
+    assert_eq!(v["matrix"]["result_error"]["right"], 1);
+    assert_eq!(v["pairs"][0]["a_line"], 1);
+    assert_eq!(v["pairs"][0]["b_line"], 2);
+    // One flip each way: exact McNemar p = min(1, 2 · P(X ≤ 1 | n=2)) = 1.
+    assert_eq!(
+        v["mcnemar"],
+        json!({"a_right_b_wrong": 1, "a_wrong_b_right": 1, "p_value": 1.0})
+    );
+    // Per function (paired): mean 1.0 → 0.5, sum 0.5 → 1.0; largest drop first.
+    let fs = v["functions"].as_array().expect("functions");
+    assert_eq!(fs[0]["numpy"], "np.mean");
+    assert_eq!(fs[0]["zwc"], "zwc.kocito");
+    assert_eq!(fs[0]["accuracy_a"], 1.0);
+    assert_eq!(fs[0]["accuracy_b"], 0.5);
+    assert_eq!(fs[0]["delta"], -0.5);
+    assert_eq!(fs[1]["delta"], 0.5);
+    // Two pairs per task: the sign-flip test over task deltas (−0.5, +0.5) runs, p = 1.
+    assert_eq!(v["task_test"]["tasks"], 2);
+    assert_eq!(v["task_test"]["p_value"], 1.0);
+
+    let text = sebx()
+        .arg("compare")
+        .arg(&a)
+        .arg(&b)
+        .arg(&api)
+        .args(["--cell", "right,exe_error"])
+        .output()
+        .expect("run");
+    let s = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        s.contains("pairs with right in A and exe_error in B"),
+        "{s}"
+    );
+    assert_eq!(s.lines().count(), 3, "title, header, one pair: {s}");
+}
+
+#[test]
+fn compare_text_highlights_flips_and_refuses_one_run() {
+    let dir = demo_copy();
+    let d = dir.path();
+    let out = sebx()
+        .arg("compare")
+        .arg(d.join("rollouts.jsonl"))
+        .arg(d.join("rollouts_run2.jsonl"))
+        .arg(d.join("rollouts.scored.jsonl"))
+        .arg(d.join("api_doc.jsonl"))
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = String::from_utf8_lossy(&out.stdout);
+    assert!(s.contains("pairs: 13"), "{s}");
+    assert!(s.contains("unpaired: 23 in A, 0 in B"), "{s}");
+    // 6 right→not right, 2 not right→right: p = 2 · (1 + 8 + 28) / 256.
+    assert!(
+        s.contains("A right & B not 6, A not & B right 2, p = 0.2891"),
+        "{s}"
+    );
+    assert!(s.contains("4▼"), "right→exe_error marked: {s}");
+    assert!(s.contains("2▲"), "exe_error→right marked: {s}");
+
+    let out = sebx()
+        .arg("compare")
+        .arg(d.join("rollouts.jsonl"))
+        .arg(d.join("api_doc.jsonl"))
+        .arg(d.join("rollouts.scored.jsonl"))
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    let e = String::from_utf8_lossy(&out.stderr);
+    assert!(e.contains("compare needs exactly two rollout files"), "{e}");
+}
+
+#[test]
+fn stats_table_md_and_csv() {
+    let dir = demo_copy();
+    let d = dir.path();
+    let base = |fmt: &str, by: &[&str]| {
+        let mut c = sebx();
+        c.arg("stats")
+            .arg(d.join("rollouts.jsonl"))
+            .arg(d.join("rollouts.scored.jsonl"))
+            .arg(d.join("api_doc.jsonl"))
+            .args(["--format", fmt]);
+        for b in by {
+            c.args(["--by", b]);
+        }
+        let out = c.output().expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let table = base("table", &[]);
+    // The official summary lines, verbatim, with bars.
+    assert!(table.contains("  total: 36\n"), "{table}");
+    assert!(table.contains("accuracy (right): 33.33%"), "{table}");
+    assert!(
+        table.contains("right             12   33.33%  ██████████"),
+        "{table}"
+    );
+    assert!(
+        table.contains("percentile bootstrap over 13 tasks"),
+        "{table}"
+    );
+    assert!(
+        table.contains("pass@1 (unbiased estimator; not accuracy)"),
+        "{table}"
+    );
+    assert!(table.contains("per-task accuracy"), "{table}");
+    assert!(table.contains("pass@k curve"), "{table}");
+    assert!(table.contains("internalization map"), "{table}");
+    assert!(
+        table.contains("every failure is labelled (a census)"),
+        "{table}"
+    );
+
+    let md = base("md", &["function"]);
+    assert!(md.starts_with("**internalization map"), "{md}");
+    assert!(md.contains("| run | numpy | zwc |"), "{md}");
+    assert!(md.contains("|---|---|---|---:|"), "{md}");
+    assert!(
+        md.contains("| rollouts | np.mean | zwc.kocito | 1 | 5 | 2 | 40.0% |"),
+        "{md}"
+    );
+
+    let csv = base("csv", &["run", "finding"]);
+    let tables: Vec<&str> = csv.split("\n\n").collect();
+    assert_eq!(tables.len(), 2, "{csv}");
+    assert!(
+        tables[0].starts_with("run,rollouts,tasks,right,result_error"),
+        "{csv}"
+    );
+    assert!(
+        tables[0].contains("\nrollouts,36,13,12,7,7,3,7,33.3%"),
+        "{csv}"
+    );
+    assert!(
+        tables[1].starts_with("name,finding,count,correct zwc name,runs"),
+        "{csv}"
+    );
+}
+
+#[test]
+fn random_labelling_is_recognised() {
+    // Label the failures in the seeded random order `sebx` itself uses (the explorer's
+    // `N` with --label-order random): the output must say the sample is random; label the
+    // same number in file order and it must say picked.
+    let (dir, a, _b, api) = small_runs();
+    let run = |labels: &str| {
+        std::fs::write(dir.path().join("a.jsonl.labels.jsonl"), labels).expect("labels");
+        let out = sebx()
+            .arg("stats")
+            .arg(&a)
+            .arg(&api)
+            .args(["--format", "json", "--by", "category", "-q"])
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_of(&out.stdout)
+    };
+    // Ids of a.jsonl's two failures (lines 4 and 5), from the stats' own JSON of pairs.
+    let ids: Vec<String> = {
+        let text = std::fs::read_to_string(&a).expect("read");
+        let loaded = sebx::model::rollout::parse_rollout_bytes(&a, text.as_bytes());
+        loaded.rollouts[3..]
+            .iter()
+            .map(|r| r.id.0.clone())
+            .collect()
+    };
+    let key = |id: &str| {
+        sebx::model::sampling::label_order_key(
+            sebx::model::sampling::DEFAULT_SEED,
+            &sebx::model::RolloutId(id.to_string()),
+        )
+    };
+    let first = if key(&ids[0]) < key(&ids[1]) {
+        &ids[0]
+    } else {
+        &ids[1]
+    };
+    let second = if first == &ids[0] { &ids[1] } else { &ids[0] };
+    let record = |id: &str| {
+        format!(
+            "{}\n",
+            json!({"rollout": id, "categories": ["logic_error"], "annotator": "zoe", "time": ""})
+        )
+    };
+    let v = run(&record(first));
+    assert_eq!(v["labels"][0]["sample"], "random");
+    assert_eq!(v["labels"][0]["labelled_failures"], 1);
+    let cat = &v["labels"][0]["categories"][0];
+    assert_eq!(cat["category"], "logic_error");
+    assert_eq!(cat["prevalence"], 1.0);
+    let v = run(&record(second));
+    assert_eq!(v["labels"][0]["sample"], "picked");
+    assert!(
+        v["labels"][0]["sample_note"]
+            .as_str()
+            .expect("note")
+            .contains("not drawn at random")
+    );
+}
+
+#[test]
+fn ungraded_rollouts_are_graded_first() {
+    // Three demo rollouts (all `right` per samples/demo/expected.jsonl) without any verdict.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let lines: Vec<String> = std::fs::read_to_string(demo("rollouts.jsonl"))
+        .expect("demo")
+        .lines()
+        .take(3)
+        .map(str::to_string)
+        .collect();
+    let f = dir.path().join("fresh.jsonl");
+    std::fs::write(&f, lines.join("\n") + "\n").expect("write");
+    let out = sebx()
+        .arg("stats")
+        .arg(&f)
+        .arg("--api-doc")
+        .arg(demo("api_doc.jsonl"))
+        .args(["--format", "json", "-q", "--jobs", "1"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v = json_of(&out.stdout);
+    assert_eq!(v["runs"][0]["verdicts"]["right"], 3);
+    assert!(
+        v["notes"]
+            .as_array()
+            .expect("notes")
+            .iter()
+            .any(|n| n == "graded 3 rollouts without a verdict"),
+        "{v}"
+    );
+}
+
+#[test]
+fn bad_k_is_refused() {
+    let (_dir, a, _b, api) = small_runs();
+    let out = sebx()
+        .arg("stats")
+        .arg(&a)
+        .arg(&api)
+        .args(["-k", "0"])
+        .output()
+        .expect("run");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("-k must be at least 1"));
+}

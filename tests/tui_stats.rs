@@ -1,0 +1,216 @@
+//! The explorer's stats and compare screens: state (enter filters to a function's failures,
+//! drill-down from a matrix cell to a pair), the random labelling order, and snapshots at
+//! 80×24 and 160×48.
+
+mod tui_common;
+
+use insta::assert_snapshot;
+use sebx::model::Verdict;
+use sebx::model::sampling::{DEFAULT_SEED, label_order_key};
+use sebx::tui::app::{Grading, ViewRow};
+use sebx::tui::run::drain_inline;
+use sebx::tui::stats::Screen;
+use sebx::tui::{Action, App};
+use tui_common::*;
+
+/// Every row graded (reports for run A, the fake backend for the rest).
+fn graded() -> App {
+    let backend = FakeBackend::default();
+    let mut app = app(Grading::Available);
+    drain_inline(&mut app, Some(&backend));
+    app
+}
+
+fn rows(app: &App) -> Vec<usize> {
+    app.view
+        .iter()
+        .filter_map(|r| match r {
+            ViewRow::Row(i) => Some(*i),
+            ViewRow::Group { .. } => None,
+        })
+        .collect()
+}
+
+fn open(app: &mut App, action: Action) {
+    app.update(&action);
+    drain_inline(app, None);
+}
+
+#[test]
+fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    assert_eq!(app.stats.screen, Some(Screen::Map));
+    let r = app.stats.result.clone().expect("figures computed");
+    assert_eq!(r.runs.len(), 2);
+    assert_eq!(r.ungraded, 0);
+    // Run A: lowest accuracy first. Move to np.mean and press enter.
+    let map = &r.maps[0];
+    let pos = map
+        .iter()
+        .position(|f| f.numpy == "np.mean")
+        .expect("np.mean row");
+    let mean = &map[pos];
+    assert_eq!(mean.zwc, "zwc.kocito");
+    assert_eq!(mean.rollouts, 2);
+    for _ in 0..pos {
+        app.update(&Action::Down);
+    }
+    app.update(&Action::PopupChoose);
+    assert_eq!(app.stats.screen, None, "enter closes the screen");
+    let shown = rows(&app);
+    assert_eq!(shown.len(), mean.rollouts - mean.right);
+    for row in shown {
+        let e = &app.entries[row];
+        assert_eq!(e.run, 0);
+        assert_eq!(e.rollout.query, Q_MEAN);
+        assert!(app.shown(row).is_failure());
+    }
+    // `c` clears it like any filter.
+    app.update(&Action::ClearFilters);
+    assert_eq!(rows(&app).len(), app.entries.len());
+}
+
+#[test]
+fn s_sorts_the_map_and_enter_follows_the_shown_order() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    let r = app.stats.result.clone().expect("figures");
+    let first = |app: &App| {
+        sebx::tui::stats::sorted_map(&app.stats, &r)[0]
+            .numpy
+            .clone()
+    };
+    assert_eq!(
+        first(&app),
+        r.maps[0][0].numpy,
+        "lowest accuracy first by default"
+    );
+    // s: most rollouts, most wrong names, then by name.
+    app.update(&Action::CycleGrouping);
+    app.update(&Action::CycleGrouping);
+    app.update(&Action::CycleGrouping);
+    assert_eq!(first(&app), "np.linalg.inv", "by NumPy name");
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("by NumPy name; s: sort"), "{text}");
+    app.update(&Action::PopupChoose);
+    // np.linalg.inv's failures in run A: both of its rows (typo and numpy import).
+    let shown = rows(&app);
+    assert!(!shown.is_empty());
+    assert!(shown.iter().all(|i| app.entries[*i].rollout.query == Q_INV));
+}
+
+#[test]
+fn compare_drills_from_a_cell_to_a_pair() {
+    let mut app = graded();
+    open(&mut app, Action::CompareScreen);
+    assert_eq!(app.stats.screen, Some(Screen::Compare));
+    let r = app.stats.result.clone().expect("figures");
+    let c = r.comparison.as_ref().expect("two runs");
+    // Run A has 6 good rows over 3 tasks, run B 3: one pair per task.
+    assert_eq!(c.pairs.len(), 3);
+    assert_eq!(c.unpaired_a, 3);
+    // Find a non-empty cell and walk to it.
+    let (i, j) = (0..5)
+        .flat_map(|i| (0..5).map(move |j| (i, j)))
+        .find(|&(i, j)| {
+            c.matrix[Verdict::ALL[i].code() as usize][Verdict::ALL[j].code() as usize] > 0
+        })
+        .expect("a pair somewhere");
+    for _ in 0..i {
+        app.update(&Action::Down);
+    }
+    for _ in 0..j {
+        app.update(&Action::NextPane);
+    }
+    assert_eq!(app.stats.cell, (i, j));
+    app.update(&Action::PopupChoose);
+    assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
+    app.update(&Action::PopupChoose);
+    assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
+    let text = screen(&draw(&app, 160, 48));
+    assert!(text.contains("diff of the graded code"), "{text}");
+    assert!(text.contains("response A"), "{text}");
+    app.update(&Action::Cancel);
+    assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
+    app.update(&Action::Cancel);
+    app.update(&Action::Cancel);
+    assert_eq!(app.stats.screen, None);
+}
+
+#[test]
+fn random_label_order_walks_failures_by_the_seeded_key() {
+    let mut app = graded();
+    app.update(&Action::ToggleLabelOrder);
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("random order"))
+    );
+    app.update(&Action::NextUnlabelledFailure);
+    let picked = app.selected.expect("a failure selected");
+    let failures: Vec<usize> = (0..app.entries.len())
+        .filter(|i| app.shown(*i).is_failure())
+        .collect();
+    let first = failures
+        .iter()
+        .copied()
+        .min_by_key(|i| label_order_key(DEFAULT_SEED, &app.entries[*i].rollout.id))
+        .expect("failures");
+    assert_eq!(picked, first);
+    // Back to file order: the next failure after the cursor in the list.
+    app.update(&Action::ToggleLabelOrder);
+    app.update(&Action::Top);
+    app.update(&Action::NextUnlabelledFailure);
+    assert_eq!(app.selected, failures.first().copied());
+}
+
+#[test]
+fn stats_screen_snapshots() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    assert_snapshot!("stats_80x24", screen(&draw(&app, 80, 24)));
+    assert_snapshot!("stats_160x48", screen(&draw(&app, 160, 48)));
+}
+
+#[test]
+fn compare_screen_snapshots() {
+    let mut app = graded();
+    open(&mut app, Action::CompareScreen);
+    assert_snapshot!("compare_80x24", screen(&draw(&app, 80, 24)));
+    assert_snapshot!("compare_160x48", screen(&draw(&app, 160, 48)));
+}
+
+#[test]
+fn the_list_stays_usable_while_stats_compute_and_stale_results_are_dropped() {
+    let mut app = graded();
+    app.update(&Action::StatsScreen);
+    let first = app.take_requests();
+    assert_eq!(
+        first.len(),
+        1,
+        "one stats job queued, not computed on the UI thread"
+    );
+    assert!(app.stats.computing && app.stats.result.is_none());
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("computing the figures"), "{text}");
+    // Esc closes the screen at once; the list moves while the job is out.
+    app.update(&Action::Cancel);
+    assert_eq!(app.stats.screen, None);
+    let before = app.selected;
+    app.update(&Action::Down);
+    assert_ne!(app.selected, before);
+    // Reopened: a newer request; the older one's answer is dropped when it comes.
+    app.update(&Action::StatsScreen);
+    let second = app.take_requests();
+    for req in first {
+        let ev = sebx::tui::jobs::run_request(req, None).expect("stats event");
+        assert!(!app.on_job(ev));
+    }
+    assert!(app.stats.result.is_none(), "stale result dropped");
+    for req in second {
+        let ev = sebx::tui::jobs::run_request(req, None).expect("stats event");
+        assert!(app.on_job(ev));
+    }
+    assert!(app.stats.result.is_some() && !app.stats.computing);
+}
