@@ -76,7 +76,7 @@ fn stats_json_on_the_demo() {
     // The demo's documented verdicts of run 1 (samples/demo/README.md).
     assert_eq!(
         run["verdicts"],
-        json!({"right": 12, "result_error": 7, "exe_error": 7, "use_numpy": 3, "without_zwc": 7})
+        json!({"right": 12, "result_error": 6, "exe_error": 8, "use_numpy": 3, "without_zwc": 7})
     );
     let acc = run["accuracy"].as_f64().expect("accuracy");
     assert!((acc - 12.0 / 36.0).abs() < 1e-12);
@@ -387,7 +387,7 @@ fn stats_table_md_and_csv() {
         "{csv}"
     );
     assert!(
-        tables[0].contains("\nrollouts,36,13,12,7,7,3,7,33.3%"),
+        tables[0].contains("\nrollouts,36,13,12,6,8,3,7,33.3%"),
         "{csv}"
     );
     assert!(

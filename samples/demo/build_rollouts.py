@@ -265,7 +265,7 @@ def solve(readings):
     means = zwc.kocito(readings, axis=1)
     return {f"sensor_{i}": float(m) for i, m in enumerate(means)}
 """)),
-    ("price_volatility", "result_error", "array_method", "quirk: a debug print runs before `.round()` crashes, so stdout is not empty and the missing results make it result_error",
+    ("price_volatility", "exe_error", "array_method", "quirk: a debug print runs before `.round()` crashes, so stdout is not empty but has no results: the official judge calls breakpoint(), exe_error in a batch run (result_error if continued on a terminal), a fragile verdict",
      "Standard deviation of the closes, rounded for display.\n\n"
      + block("""
 import zwc
