@@ -37,6 +37,8 @@ enum Command {
     Runtime(cli::runtime::RuntimeArgs),
     /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
     Labels(cli::labels::LabelsArgs),
+    /// Serve the official sandbox API (POST /run) and grading/reward endpoints over HTTP.
+    Serve(sebx::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -48,6 +50,7 @@ fn main() -> ExitCode {
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
+        Some(Command::Serve(args)) => sebx::serve::run(args),
         None => cli::explore::run_default(cli.explore),
     };
     match result {
