@@ -37,6 +37,8 @@ enum Command {
     Runtime(cli::runtime::RuntimeArgs),
     /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
     Labels(cli::labels::LabelsArgs),
+    /// Merge scored shards from `sebx grade --shard I/N` into one file in input order.
+    Merge(cli::merge::MergeArgs),
     /// Serve the official sandbox API (POST /run) and grading/reward endpoints over HTTP.
     Serve(sebx::serve::ServeArgs),
 }
@@ -50,6 +52,7 @@ fn main() -> ExitCode {
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
+        Some(Command::Merge(args)) => cli::merge::run(args),
         Some(Command::Serve(args)) => sebx::serve::run(args),
         None => cli::explore::run_default(cli.explore),
     };

@@ -5,5 +5,6 @@ pub mod analyze;
 pub mod explore;
 pub mod grade;
 pub mod labels;
+pub mod merge;
 pub mod rerun;
 pub mod runtime;
