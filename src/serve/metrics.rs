@@ -64,6 +64,20 @@ impl Metrics {
         h.count += 1;
     }
 
+    /// Requests answered so far, e.g. `/run 200=118, /run 503=2` (the log line at exit,
+    /// so an instance's totals survive it).
+    pub fn answered(&self) -> String {
+        let parts: Vec<String> = lock(&self.requests)
+            .iter()
+            .map(|((endpoint, status), n)| format!("{endpoint} {status}={n}"))
+            .collect();
+        if parts.is_empty() {
+            "nothing".to_string()
+        } else {
+            parts.join(", ")
+        }
+    }
+
     /// Records one graded rollout (`None`: not graded).
     pub fn verdict(&self, verdict: Option<&str>) {
         *lock(&self.verdicts)

@@ -232,7 +232,10 @@ async fn serve(
             drain.as_secs()
         );
     }
-    eprintln!("sebx serve: stopped");
+    eprintln!(
+        "sebx serve: stopped; answered: {}",
+        state.metrics.answered()
+    );
     Ok(())
 }
 
