@@ -487,3 +487,24 @@ fn sigterm_finishes_running_requests_and_refuses_new_ones() {
     assert!(log.contains("POST /run 200"), "{log}");
     assert!(log.contains("stopped"), "{log}");
 }
+
+#[test]
+fn a_request_past_the_request_timeout_gets_504() {
+    let server = Server::start(&["-j", "1", "-q", "--request-timeout", "1"]);
+    let slow = server.post_json(
+        "/run",
+        &json!({"code": "import time\ntime.sleep(2)\nprint('late')"}),
+    );
+    assert_eq!(slow.status, 504, "{}", slow.text());
+    assert!(
+        slow.json()["error"]
+            .as_str()
+            .expect("reason")
+            .contains("longer than 1 s")
+    );
+    // The program still holds its worker until it ends; then the server answers again.
+    server.wait_metric("sebx_in_flight", |v| v == 0.0);
+    let ok = server.post_json("/run", &json!({"code": "print('next')"}));
+    assert_eq!(ok.status, 200);
+    assert_eq!(ok.json()["stdout"], "next\n");
+}

@@ -28,10 +28,15 @@ pub struct Server {
 impl Server {
     /// Starts `sebx serve --bind 127.0.0.1:0 --api-doc <demo> EXTRA...` and waits for it to listen.
     pub fn start(extra: &[&str]) -> Server {
+        Server::start_with_api(&demo("api_doc.jsonl"), extra)
+    }
+
+    /// [`Server::start`] with another API doc.
+    pub fn start_with_api(api_doc: &std::path::Path, extra: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_sebx"))
             .arg("serve")
             .args(["--bind", "127.0.0.1:0", "--api-doc"])
-            .arg(demo("api_doc.jsonl"))
+            .arg(api_doc)
             .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
