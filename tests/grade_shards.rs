@@ -11,12 +11,11 @@ fn demo(name: &str) -> PathBuf {
 }
 
 fn sebx(args: &[&std::ffi::OsStr], cwd: &Path) -> std::process::Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    Command::new(env!("CARGO_BIN_EXE_sebx"))
         .current_dir(cwd)
         .args(args)
         .output()
-        .expect("run sebx");
-    out
+        .expect("run sebx")
 }
 
 /// The scored text with every `"elapsed_ms":<number>` value blanked (wall time varies).
