@@ -508,3 +508,55 @@ fn a_request_past_the_request_timeout_gets_504() {
     assert_eq!(ok.status, 200);
     assert_eq!(ok.json()["stdout"], "next\n");
 }
+
+/// Pids of the processes whose parent is `parent` and whose command line mentions `needle`.
+fn children_running(parent: u32, needle: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        // The parent pid is the second field after the parenthesised command name.
+        let ppid = stat
+            .rsplit_once(')')
+            .and_then(|(_, rest)| rest.split_whitespace().nth(1))
+            .and_then(|p| p.parse::<u32>().ok());
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        if ppid == Some(parent) && String::from_utf8_lossy(&cmdline).contains(needle) {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[test]
+fn a_lost_worker_is_replaced_and_counted() {
+    let server = Server::start(&["-j", "2", "-q"]);
+    assert_eq!(server.metric("sebx_worker_restarts_total"), 0.0);
+    let workers = children_running(server.child.id(), "worker.py");
+    assert_eq!(workers.len(), 2, "one process per worker: {workers:?}");
+    // SAFETY: signalling a worker of the server this test started.
+    assert_eq!(unsafe { libc::kill(workers[0], libc::SIGKILL) }, 0);
+    // Pairs of concurrent requests use both workers, so one of them meets the dead one.
+    for round in 0..3 {
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..2)
+                .map(|k| {
+                    let server = &server;
+                    scope.spawn(move || {
+                        let n = 10 * round + k;
+                        let code = format!("import time\ntime.sleep(0.3)\nprint({n} + 1)");
+                        let reply = server.post_json("/run", &json!({ "code": code }));
+                        assert_eq!(reply.status, 200, "{}", reply.text());
+                        assert_eq!(reply.json()["stdout"], format!("{}\n", n + 1));
+                    })
+                })
+                .collect();
+            for h in handles {
+                h.join().expect("thread");
+            }
+        });
+    }
+    assert_eq!(server.metric("sebx_worker_restarts_total"), 1.0);
+}
