@@ -49,20 +49,24 @@ use crate::model::{ApiMap, Dataset, Verdict};
 
 use metrics::Metrics;
 
+const AFTER_HELP: &str = concat!(
+    "Endpoints:\n",
+    "  POST /run          {\"code\": \"...\"} -> {\"stdout\": \"...\", \"stderr\": \"...\"}, the official sandbox API\n",
+    "                     (past the timeout: stdout \"\", stderr \"TLE\")\n",
+    "  POST /grade        one rollout object (query, response, test_cases, right_exe_result) -> sebx's report\n",
+    "  POST /grade/batch  a JSON array of rollouts -> an array of reports, in order\n",
+    "    ?reward=1        on either: {\"score\": 1.0 | 0.0, \"verdict\": ...} instead of the report\n",
+    "  GET  /healthz      200 when ready, 503 while draining\n",
+    "  GET  /metrics      Prometheus text: requests, verdicts, queue depth, latency, worker restarts\n",
+    "\n",
+    "Full queue: 503 with Retry-After. Bad body: 400 with a reason. SIGTERM or Ctrl-C: stop\n",
+    "accepting, finish what is running, exit. With --token-file every endpoint but /healthz\n",
+    "needs `Authorization: Bearer <token>`. One log line per request goes to stderr.",
+);
+
 /// Serve the official sandbox API and sebx's grader over HTTP.
 #[derive(Debug, clap::Args)]
-#[command(after_help = "Endpoints:\n\
-  POST /run            {\"code\": \"...\"} -> {\"stdout\": \"...\", \"stderr\": \"...\"} (the official sandbox API;\n\
-                       past the timeout: stdout \"\", stderr \"TLE\")\n\
-  POST /grade          one rollout object (query, response, test_cases, right_exe_result) -> sebx's report\n\
-  POST /grade/batch    a JSON array of rollouts -> an array of reports, in order\n\
-       ?reward=1       on either: {\"score\": 1.0 | 0.0, \"verdict\": ...} instead of the report\n\
-  GET  /healthz        200 when ready, 503 while draining\n\
-  GET  /metrics        Prometheus text: requests, verdicts, queue depth, latency, worker restarts\n\
-\n\
-Full queue: 503 with Retry-After. Bad body: 400 with a reason. SIGTERM or Ctrl-C: stop accepting,\n\
-finish what is running, exit. With --token-file every endpoint but /healthz needs\n\
-`Authorization: Bearer <token>`. One log line per request goes to stderr.")]
+#[command(after_help = AFTER_HELP)]
 pub struct ServeArgs {
     /// Address to listen on (loopback by default; use 0.0.0.0:PORT in a container).
     #[arg(long, default_value = "127.0.0.1:8111")]
