@@ -7,4 +7,5 @@ pub mod analysis;
 pub mod cli;
 pub mod grade;
 pub mod model;
+pub mod serve;
 pub mod tui;

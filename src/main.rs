@@ -44,6 +44,10 @@ enum Command {
     Stats(cli::stats::StatsArgs),
     /// Compare two runs: flip matrix, exact McNemar test, per-task and per-function deltas.
     Compare(cli::stats::CompareArgs),
+    /// Merge scored shards from `sebx grade --shard I/N` into one file in input order.
+    Merge(cli::merge::MergeArgs),
+    /// Serve the official sandbox API (POST /run) and grading/reward endpoints over HTTP.
+    Serve(sebx::serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -58,6 +62,8 @@ fn main() -> ExitCode {
         Some(Command::Cache(args)) => cli::cache::run(args),
         Some(Command::Stats(args)) => cli::stats::run_stats(args),
         Some(Command::Compare(args)) => cli::stats::run_compare(args),
+        Some(Command::Merge(args)) => cli::merge::run(args),
+        Some(Command::Serve(args)) => sebx::serve::run(args),
         None => cli::explore::run_default(cli.explore),
     };
     match result {

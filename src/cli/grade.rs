@@ -56,6 +56,48 @@ pub struct GradeArgs {
     /// Neither read nor write the score cache (see `sebx cache`).
     #[arg(long)]
     pub no_cache: bool,
+    /// Grade only shard I of N (0-based): the I-th of N contiguous, near-equal runs of all
+    /// input lines, in input order. `sebx merge` joins the N outputs into the unsharded file.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+}
+
+/// One shard of a grading job: `index` of `count`, both from `--shard I/N`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// The half-open range of the `total` input lines this shard grades.
+    pub fn range(&self, total: usize) -> std::ops::Range<usize> {
+        (self.index * total / self.count)..((self.index + 1) * total / self.count)
+    }
+}
+
+fn parse_shard(text: &str) -> Result<Shard, String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("expected I/N (e.g. 0/4), found {text:?}"))?;
+    let index: usize = i
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard index {i:?} is not a number"))?;
+    let count: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard count {n:?} is not a number"))?;
+    if count == 0 {
+        return Err("the shard count must be at least 1".to_string());
+    }
+    if index >= count {
+        return Err(format!(
+            "shard index {index} is out of range for {count} shards (0 to {})",
+            count - 1
+        ));
+    }
+    Ok(Shard { index, count })
 }
 
 /// Number of parallel jobs when none is given.
@@ -96,9 +138,42 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         }
         files.push((path.clone(), loaded, bytes));
     }
+    // Every input line (good or bad) in input order; a shard keeps a contiguous run.
+    let total: usize = files.iter().map(|(_, f, _)| f.entries().len()).sum();
+    let keep = match args.shard {
+        Some(shard) => shard.range(total),
+        None => 0..total,
+    };
+    if let Some(shard) = args.shard {
+        eprintln!(
+            "shard {}/{}: input lines {} to {} of {total}",
+            shard.index,
+            shard.count,
+            keep.start + 1,
+            keep.end
+        );
+    }
+    let mut kept: Vec<Vec<bool>> = Vec::new();
+    let mut position = 0;
+    for (_, loaded, _) in &files {
+        let entries = loaded.entries();
+        kept.push(
+            (position..position + entries.len())
+                .map(|i| keep.contains(&i))
+                .collect(),
+        );
+        position += entries.len();
+    }
     let rollouts: Vec<&Rollout> = files
         .iter()
-        .flat_map(|(_, f, _)| f.rollouts.iter())
+        .zip(&kept)
+        .flat_map(|((_, f, _), kept)| {
+            f.entries()
+                .into_iter()
+                .zip(kept.iter().copied())
+                .filter_map(|(e, k)| if k { e.ok() } else { None })
+                .collect::<Vec<_>>()
+        })
         .collect();
 
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
@@ -185,10 +260,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     let mut all: Vec<GradeReport> = Vec::new();
     let mut correct_lines: Vec<&[u8]> = Vec::new();
-    for (path, loaded, bytes) in &files {
+    for ((path, loaded, bytes), kept) in files.iter().zip(&kept) {
         let src = path.display().to_string();
         let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
-        for entry in loaded.entries() {
+        for (entry, _) in loaded.entries().into_iter().zip(kept).filter(|(_, k)| **k) {
             match entry {
                 Ok(r) => {
                     if let Some(report) = by_key.remove(&(src.clone(), r.line)) {

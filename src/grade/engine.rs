@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Result;
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
-use crate::grade::pool::{ExecOutcome, Pool, Session};
+use crate::grade::pool::{ExecOutcome, Pool, PoolConfig, Session};
 use crate::grade::runtime::{PythonRuntime, cache_dir, find_runtime};
 use crate::grade::zwc_runtime::ensure_zwc_package;
 use crate::model::ApiMap;
@@ -23,9 +23,14 @@ impl Engine {
     /// Finds the runtime, writes the zwc package for `api` (cached by content) and
     /// starts `workers` warm workers. A missing runtime is an error that names the fix.
     pub fn start(api: &ApiMap, workers: usize) -> Result<Engine> {
+        Engine::start_with(api, PoolConfig::with_workers(workers))
+    }
+
+    /// [`Engine::start`] with an explicit pool configuration (e.g. a larger capture cap).
+    pub fn start_with(api: &ApiMap, config: PoolConfig) -> Result<Engine> {
         let runtime = find_runtime()?;
         let zwc_root = ensure_zwc_package(api, &cache_dir().join("zwc"))?;
-        let pool = Pool::start(&runtime, &zwc_root, workers.max(1))?;
+        let pool = Pool::start_with(&runtime, &zwc_root, config)?;
         let notes = pool
             .sandbox_report()
             .missing()

@@ -117,7 +117,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::thread;
@@ -281,6 +281,8 @@ pub struct Pool {
     report: SandboxReport,
     python_version: String,
     numpy_version: String,
+    /// Workers lost (crashed, wedged, dropped mid-session) since the start.
+    lost: AtomicU64,
 }
 
 struct Slots {
@@ -354,6 +356,7 @@ impl Pool {
             },
             python_version: ready.python.unwrap_or_default(),
             numpy_version: ready.numpy.unwrap_or_default(),
+            lost: AtomicU64::new(0),
         })
     }
 
@@ -445,7 +448,14 @@ impl Pool {
         self.available.notify_one();
     }
 
+    /// How many workers were lost and had to be replaced since the pool started
+    /// (a replacement starts on the next checkout); for monitoring.
+    pub fn workers_lost(&self) -> u64 {
+        self.lost.load(Ordering::Relaxed)
+    }
+
     fn lost_worker(&self) {
+        self.lost.fetch_add(1, Ordering::Relaxed);
         self.lock_slots().missing += 1;
         self.available.notify_one();
     }
