@@ -5,10 +5,10 @@
 
 use std::path::PathBuf;
 
+use sebx::analysis::assemble::{assemble_program, rewrite_cases};
 use sebx::analysis::numpy_check::check_numpy;
 use sebx::analysis::static_check::{check_zwc_usage, check_zwc_usage_split};
 use sebx::analysis::{entry_function_name, extract_last_python_block};
-use sebx::grade::assemble::{assemble_program, rewrite_cases};
 use sebx::model::rollout::load_rollout_file;
 use serde_json::Value;
 

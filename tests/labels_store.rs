@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use sebx::grade::report::GradeReport;
+use sebx::grade::reruns::{RerunRecord, RerunStore};
 use sebx::model::labels::{LabelRecord, LabelStore};
-use sebx::model::reruns::{RerunRecord, RerunStore};
 use sebx::model::taxonomy::CategoryId;
 use sebx::model::{RolloutId, Verdict};
 

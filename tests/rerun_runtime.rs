@@ -10,7 +10,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use sebx::cli::explore::EngineBackend;
-use sebx::model::reruns::RerunStore;
+use sebx::grade::reruns::RerunStore;
 use sebx::model::{ApiMap, Verdict};
 use sebx::tui::app::{Context, Grading};
 use sebx::tui::labelling::service;

@@ -6,9 +6,9 @@ mod tui_common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use sebx::grade::reruns::RerunStore;
 use sebx::model::Verdict;
 use sebx::model::labels::LabelStore;
-use sebx::model::reruns::RerunStore;
 use sebx::model::taxonomy::CategoryId;
 use sebx::tui::app::{Grading, Popup};
 use sebx::tui::entry::Shown;

@@ -1,6 +1,7 @@
 //! Static analysis of a rollout's code: extraction, the official zwc-usage and
 //! NumPy checks, the dependency graph and hallucinated-name findings. No Python is run.
 
+pub mod assemble;
 pub mod extract;
 pub mod graph;
 pub mod graph_render;

@@ -12,7 +12,7 @@ use super::static_check::{
     StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split, describe_parse_failure,
     find_entry_def,
 };
-use crate::grade::assemble::{assemble_program, rewrite_cases};
+use crate::analysis::assemble::{assemble_program, rewrite_cases};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, TestCase};
 
 /// Static analysis of one piece of code (no rollout context).

@@ -11,10 +11,10 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::analysis::{FindingKind, analyze_rollout, extract_last_python_block};
+use crate::grade::reruns::RerunStore;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::discovery::discover;
 use crate::model::labels::{LabelRecord, LabelStore};
-use crate::model::reruns::RerunStore;
 use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
 use crate::model::taxonomy::{CategoryId, Taxonomy};
 use crate::model::{ApiMap, Dataset, RolloutId, Verdict};

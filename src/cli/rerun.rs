@@ -11,11 +11,11 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::grade_rollout_with;
 use crate::grade::render::report_text;
 use crate::grade::report::GradeReport;
+use crate::grade::reruns::{RerunRecord, RerunStore};
+use crate::grade::reruns::{case_changes, edit_summary};
 use crate::model::discovery::discover;
-use crate::model::reruns::{RerunRecord, RerunStore};
 use crate::model::rollout::load_rollout_file;
 use crate::model::{ApiMap, Rollout, Verdict};
-use crate::tui::rerun::{case_changes, edit_summary};
 
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
 #[derive(Debug, clap::Args)]

@@ -5,7 +5,8 @@ use std::process::ExitCode;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::grade::runtime::{InstallStep, install_runtime, status_lines};
+use crate::grade::pool::status_lines;
+use crate::grade::runtime::{InstallStep, install_runtime};
 
 /// Manage the grader's Python runtime.
 #[derive(Debug, clap::Args)]

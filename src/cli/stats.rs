@@ -19,12 +19,12 @@ use crate::grade::runs::{
     short_query,
 };
 use crate::model::discovery::discover;
+use crate::model::files::{FileKind, classify_file};
 use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::sampling::DEFAULT_SEED;
 use crate::model::taxonomy::Taxonomy;
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, RolloutId, Verdict};
-use crate::tui::load::{FileKind, classify_file};
 
 use super::charts;
 use super::labels::csv_field;

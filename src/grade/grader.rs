@@ -2,11 +2,11 @@
 
 use std::time::Duration;
 
+use crate::analysis::assemble::{RESULTS_SEPARATOR, assemble_program, rewrite_cases};
 use crate::analysis::extract::{entry_function_name, extract_last_python_block};
 use crate::analysis::numpy_check::{check_numpy, harness_numpy_free, numpy_imports_in};
 use crate::analysis::pyast::parse_suite;
 use crate::analysis::static_check::check_zwc_usage_split;
-use crate::grade::assemble::{RESULTS_SEPARATOR, assemble_program, rewrite_cases};
 use crate::grade::compare::{compare_printed, split_actual, split_expected};
 use crate::grade::report::{CaseResult, Execution, Extraction, GradeReport};
 use crate::model::{Rollout, Verdict};

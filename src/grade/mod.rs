@@ -1,7 +1,8 @@
 //! The embedded grader: program assembly, the zwc runtime, the sandboxed worker
 //! pool, the tolerant comparison and the batch runner.
 
-pub mod assemble;
+/// Program assembly lives in `analysis` (the static checks need the program too).
+pub use crate::analysis::assemble;
 pub mod batch;
 pub mod compare;
 pub mod engine;
@@ -10,6 +11,7 @@ pub mod pool;
 pub mod pyvalue;
 pub mod render;
 pub mod report;
+pub mod reruns;
 pub mod runs;
 pub mod runtime;
 pub mod score_cache;

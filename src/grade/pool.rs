@@ -1130,6 +1130,43 @@ fn kill_cgroup(cgroup: &Path) {
     }
 }
 
+/// What will run programs and why, plus the sandbox capabilities of this machine.
+pub fn status_lines() -> Vec<String> {
+    let mut lines = Vec::new();
+    let runtime = match crate::grade::runtime::find_runtime() {
+        Ok(runtime) => {
+            lines.push(format!(
+                "Python: {} (Python {}, NumPy {}, {})",
+                runtime.python.display(),
+                runtime.python_version,
+                runtime.numpy_version,
+                runtime.origin
+            ));
+            Some(runtime)
+        }
+        Err(err) => {
+            lines.extend(err.to_string().lines().map(|l| format!("Python: {l}")));
+            None
+        }
+    };
+    lines.push(format!(
+        "Cache: {}",
+        crate::grade::runtime::cache_dir().display()
+    ));
+    if let Some(runtime) = runtime {
+        match probe_sandbox(&runtime) {
+            Ok(report) => {
+                lines.push("Sandbox:".to_string());
+                lines.extend(report.lines().into_iter().map(|l| format!("  {l}")));
+            }
+            Err(err) => lines.push(format!("Sandbox: probe failed: {err:#}")),
+        }
+    } else {
+        lines.push("Sandbox: not probed (no runtime)".to_string());
+    }
+    lines
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,6 +20,7 @@
 //!   objects compared by identity, see [`PyValue::Builtin`]); the checker's own locals
 //!   (`self`, `cleaned`, `output_str`) and other module globals are treated as undefined.
 
+pub use crate::analysis::assemble::str_repr;
 use std::fmt::Write as _;
 
 /// Which NumPy floating type a scalar repr named (`np.float32(0.1)`), for repr and rounding.
@@ -437,64 +438,6 @@ pub fn complex_repr(re: f64, im: f64) -> String {
     let real = float_repr_impl(re, false);
     let joiner = if imag.starts_with('-') { "" } else { "+" };
     format!("({real}{joiner}{imag}j)")
-}
-
-/// Python's `repr(str)`: single quotes unless the text has a `'` and no `"`;
-/// characters `str.isprintable` rejects are escaped.
-pub fn str_repr(s: &str) -> String {
-    let quote = if s.contains('\'') && !s.contains('"') {
-        '"'
-    } else {
-        '\''
-    };
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push(quote);
-    for c in s.chars() {
-        match c {
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c if c == quote => {
-                out.push('\\');
-                out.push(c);
-            }
-            c if !is_python_printable(c) => {
-                let n = c as u32;
-                let _ = if n < 0x100 {
-                    write!(out, "\\x{n:02x}")
-                } else if n < 0x10000 {
-                    write!(out, "\\u{n:04x}")
-                } else {
-                    write!(out, "\\U{n:08x}")
-                };
-            }
-            c => out.push(c),
-        }
-    }
-    out.push(quote);
-    out
-}
-
-/// Approximates `str.isprintable` for one character: control, format and
-/// separator characters other than the ASCII space are not printable.
-fn is_python_printable(c: char) -> bool {
-    if c == ' ' {
-        return true;
-    }
-    if c.is_control() || c.is_whitespace() {
-        return false;
-    }
-    !matches!(
-        c,
-        '\u{ad}'
-            | '\u{600}'..='\u{605}'
-            | '\u{200b}'..='\u{200f}'
-            | '\u{202a}'..='\u{202e}'
-            | '\u{2060}'..='\u{2064}'
-            | '\u{feff}'
-            | '\u{e000}'..='\u{f8ff}'
-    )
 }
 
 fn bytes_repr(b: &[u8]) -> String {

@@ -24,7 +24,7 @@ use crate::model::{ApiMap, Rollout};
 
 /// The sources whose behaviour decides a verdict; any change to them is a new grader.
 const GRADER_SOURCES: &[&str] = &[
-    include_str!("assemble.rs"),
+    include_str!("../analysis/assemble.rs"),
     include_str!("compare.rs"),
     include_str!("grader.rs"),
     include_str!("pyvalue.rs"),

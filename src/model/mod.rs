@@ -4,8 +4,9 @@ pub mod agreement;
 pub mod api;
 pub mod dataset;
 pub mod discovery;
+pub mod files;
 pub mod labels;
-pub mod reruns;
+
 pub mod rollout;
 pub mod sampling;
 pub mod sidecar;

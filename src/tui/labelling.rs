@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::grade::reruns::{RERUNS_SUFFIX, RerunRecord, RerunStore};
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LABELS_SUFFIX, LabelRecord, LabelStore, Progress, resolve_annotator};
-use crate::model::reruns::{RERUNS_SUFFIX, RerunRecord, RerunStore};
 use crate::model::sidecar::sidecar_path;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 use crate::model::{RolloutId, Verdict};

@@ -3,13 +3,14 @@
 //! the code. Results go to the rerun sidecar (written by `labelling::service`, the I/O
 //! step), never into the rollout file. Also the offer to install a missing Python runtime.
 
-use std::collections::{BTreeSet, HashMap};
+pub use crate::grade::reruns::{case_changes, edit_summary};
+use std::collections::HashMap;
 use std::sync::mpsc::{Receiver, Sender, channel};
 use std::sync::{Arc, Mutex};
 
 use crate::grade::report::GradeReport;
+use crate::grade::reruns::RerunRecord;
 use crate::grade::runtime::install_runtime;
-use crate::model::reruns::RerunRecord;
 use crate::model::{ApiMap, Rollout};
 
 use super::app::{App, Grading, Popup};
@@ -412,74 +413,6 @@ pub fn comparison(app: &App, row: usize) -> Option<Comparison> {
         what_if_running,
         earlier: stored.len(),
     })
-}
-
-/// Per-case changes from `before` to `after`: `case 2: ✗ → ✓`.
-pub fn case_changes(before: &GradeReport, after: &GradeReport) -> Vec<String> {
-    let n = before.cases.len().max(after.cases.len());
-    let mark = |r: &GradeReport, k: usize| match r.cases.get(k) {
-        Some(c) if c.matched => "✓",
-        Some(c) if c.actual.is_none() => "∅",
-        Some(_) => "✗",
-        None => "-",
-    };
-    (0..n)
-        .filter(|k| mark(before, *k) != mark(after, *k))
-        .map(|k| format!("case {}: {} → {}", k + 1, mark(before, k), mark(after, k)))
-        .collect()
-}
-
-/// `zwc.*` names a what-if swapped: "`zwc.kocito` instead of `zwc.mean`"; else how many
-/// lines changed.
-pub fn edit_summary(original: &str, edited: &str) -> String {
-    let names = |code: &str| -> BTreeSet<String> {
-        let mut out = BTreeSet::new();
-        let bytes = code.as_bytes();
-        let mut k = 0;
-        while let Some(pos) = code[k..].find("zwc.") {
-            let start = k + pos;
-            let before_ok = start == 0 || {
-                let b = bytes[start - 1];
-                !(b.is_ascii_alphanumeric() || b == b'_' || b == b'.')
-            };
-            let mut end = start + 4;
-            while end < bytes.len()
-                && (bytes[end].is_ascii_alphanumeric() || bytes[end] == b'_' || bytes[end] == b'.')
-            {
-                end += 1;
-            }
-            let name = code[start..end].trim_end_matches('.');
-            if before_ok && name.len() > 4 {
-                out.insert(name.to_string());
-            }
-            k = end.max(start + 1);
-        }
-        out
-    };
-    let before = names(original);
-    let after = names(edited);
-    let added: Vec<String> = after
-        .difference(&before)
-        .map(|n| format!("`{n}`"))
-        .collect();
-    let removed: Vec<String> = before
-        .difference(&after)
-        .map(|n| format!("`{n}`"))
-        .collect();
-    match (added.is_empty(), removed.is_empty()) {
-        (false, false) => format!("{} instead of {}", added.join(", "), removed.join(", ")),
-        (false, true) => format!("adds {}", added.join(", ")),
-        (true, false) => format!("drops {}", removed.join(", ")),
-        (true, true) => {
-            let a: Vec<&str> = original.lines().collect();
-            let b: Vec<&str> = edited.lines().collect();
-            let changed = similar::TextDiff::from_slices(&a, &b)
-                .iter_all_changes()
-                .filter(|c| c.tag() != similar::ChangeTag::Equal)
-                .count();
-            format!("{changed} changed lines")
-        }
-    }
 }
 
 #[cfg(test)]

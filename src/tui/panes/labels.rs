@@ -8,7 +8,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use crate::grade::report::GradeReport;
-use crate::model::reruns::RerunRecord;
+use crate::grade::reruns::RerunRecord;
 
 use super::super::app::{App, Popup};
 use super::super::labelling::suggestion;

@@ -1,5 +1,7 @@
 //! Steps 2 and 3 of GRADER.md: rewriting test inputs and assembling the test program.
 
+use std::fmt::Write;
+
 use crate::model::TestCase;
 
 /// The separator line the harness prints before the results.
@@ -47,7 +49,65 @@ pub fn rewrite_cases(cases: &[TestCase]) -> Vec<TestCase> {
 
 /// Python's `repr` of a `str`.
 pub fn python_str_repr(s: &str) -> String {
-    crate::grade::pyvalue::str_repr(s)
+    str_repr(s)
+}
+
+/// Python's `repr(str)`: single quotes unless the text has a `'` and no `"`;
+/// characters `str.isprintable` rejects are escaped.
+pub fn str_repr(s: &str) -> String {
+    let quote = if s.contains('\'') && !s.contains('"') {
+        '"'
+    } else {
+        '\''
+    };
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push(quote);
+    for c in s.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c == quote => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if !is_python_printable(c) => {
+                let n = c as u32;
+                let _ = if n < 0x100 {
+                    write!(out, "\\x{n:02x}")
+                } else if n < 0x10000 {
+                    write!(out, "\\u{n:04x}")
+                } else {
+                    write!(out, "\\U{n:08x}")
+                };
+            }
+            c => out.push(c),
+        }
+    }
+    out.push(quote);
+    out
+}
+
+/// Approximates `str.isprintable` for one character: control, format and
+/// separator characters other than the ASCII space are not printable.
+fn is_python_printable(c: char) -> bool {
+    if c == ' ' {
+        return true;
+    }
+    if c.is_control() || c.is_whitespace() {
+        return false;
+    }
+    !matches!(
+        c,
+        '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
+            | '\u{e000}'..='\u{f8ff}'
+    )
 }
 
 /// Python's `repr` of the rewritten test-case list (a list of `{'input': ..., 'output': ...}`).
