@@ -2,9 +2,11 @@
 
 pub mod agreement;
 pub mod api;
+pub mod bookmarks;
 pub mod dataset;
 pub mod discovery;
 pub mod labels;
+pub mod playlist;
 pub mod reruns;
 pub mod rollout;
 pub mod sidecar;

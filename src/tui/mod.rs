@@ -3,6 +3,7 @@
 
 pub mod action;
 pub mod app;
+pub mod bookmarks;
 pub mod editor;
 pub mod entry;
 pub mod highlight;

@@ -45,6 +45,9 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
                     _ => {}
                 }
             }
+            if let Some(action) = super::bookmarks::action_for_key(app, key) {
+                return Some(action);
+            }
             if let Some(action) = super::labelling::action_for_key(app, key) {
                 return Some(action);
             }
@@ -163,6 +166,7 @@ fn event_loop(
                     redraw |= app.update(&action);
                     // Label changes are on disk before anything is drawn or read next.
                     redraw |= super::labelling::service(app);
+                    redraw |= super::bookmarks::service(app);
                 }
                 if app.should_quit || !event::poll(Duration::ZERO)? {
                     break;
@@ -181,6 +185,7 @@ fn event_loop(
         }
         app.settle();
         redraw |= super::labelling::service(app);
+        redraw |= super::bookmarks::service(app);
     }
 }
 
