@@ -71,7 +71,22 @@ fn graph_pane() {
     let mut app = session();
     select(&mut app, 8);
     app.update(&Action::PaneGraph);
-    assert_snapshot!(screen(&draw(&app, 80, 24)));
+    let drawn = screen(&draw(&app, 80, 24));
+    assert!(
+        drawn.contains("▼") && drawn.contains("◆ zwc.pemra ‹std›"),
+        "{drawn}"
+    );
+    assert_snapshot!("graph_pane_drawing", drawn);
+    // `5` again: the list by layer and the call tree, as before.
+    app.update(&Action::PaneGraph);
+    let listed = screen(&draw(&app, 80, 24));
+    assert!(
+        listed.contains("Dependency graph (values flowing to the return)"),
+        "{listed}"
+    );
+    assert_snapshot!(listed);
+    app.update(&Action::PaneGraph);
+    assert_eq!(screen(&draw(&app, 80, 24)), drawn);
 }
 
 #[test]
