@@ -3,6 +3,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use sebx::cli;
+use sebx::tui::present;
 
 /// sebx: explore, grade and label SE-Bench rollouts.
 ///
@@ -37,6 +38,35 @@ enum Command {
     Runtime(cli::runtime::RuntimeArgs),
     /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
     Labels(cli::labels::LabelsArgs),
+    /// Present rollouts to a reading group, stage by stage: task, answer, guess, verdict, why.
+    ///
+    /// Keys: space or → next stage, ← back, pgdn/pgup next/previous rollout, n speaker
+    /// notes, ↑↓ scroll, q quits. High-contrast theme unless --theme says otherwise.
+    Present(PresentCmd),
+}
+
+/// `sebx present [FILES...] [--playlist FILE]`.
+#[derive(Debug, clap::Args)]
+struct PresentCmd {
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
+    #[command(flatten)]
+    present: present::PresentArgs,
+}
+
+fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
+    let (playlist, issues) = present::resolve_playlist(&cmd.present, &mut cmd.explore.paths)?;
+    for issue in &issues {
+        eprintln!("sebx: {issue}");
+    }
+    cmd.explore
+        .theme
+        .get_or_insert_with(|| "high-contrast".to_string());
+    let session = cli::explore::prepare(
+        &cmd.explore,
+        sebx::tui::Grading::Unavailable("the presenter shows stored verdicts".to_string()),
+    )?;
+    present::run(session.app, session.sources, playlist, &cmd.present)
 }
 
 fn main() -> ExitCode {
@@ -48,6 +78,7 @@ fn main() -> ExitCode {
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
+        Some(Command::Present(cmd)) => run_present(cmd),
         None => cli::explore::run_default(cli.explore),
     };
     match result {

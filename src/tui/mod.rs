@@ -13,6 +13,7 @@ pub mod jobs;
 pub mod labelling;
 pub mod load;
 pub mod panes;
+pub mod present;
 pub mod rerun;
 pub mod run;
 pub mod theme;

@@ -154,6 +154,15 @@ fn event_loop(
             redraw = true;
             continue;
         }
+        if let Some(rows) = app.bookmarks.present.take() {
+            // The projector's theme, whatever the explorer uses.
+            let theme = super::Theme::builtin("high-contrast").unwrap_or_else(|| app.theme.clone());
+            let mut presenter = super::present::Presenter::from_app(app, &rows, theme);
+            super::present::run_on(terminal, &mut presenter)?;
+            terminal.clear()?;
+            redraw = true;
+            continue;
+        }
         if redraw {
             terminal.draw(|frame| ui::draw(frame, app))?;
             redraw = false;
