@@ -3,7 +3,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use sebx::cli;
-use sebx::tui::present;
+use sebx::tui::{export, present};
 
 /// sebx: explore, grade and label SE-Bench rollouts.
 ///
@@ -43,6 +43,59 @@ enum Command {
     /// Keys: space or → next stage, ← back, pgdn/pgup next/previous rollout, n speaker
     /// notes, ↑↓ scroll, q quits. High-contrast theme unless --theme says otherwise.
     Present(PresentCmd),
+    /// Export a rollout view for slides and papers (svg, html, md, txt), or a playlist's
+    /// every stage as one HTML page (--playlist FILE --format html).
+    ///
+    /// The view is drawn with the explorer's own widgets off screen: a header (file:line,
+    /// verdict, task) and the pane (--pane, default code) as tall as its content.
+    Export(ExportCmd),
+}
+
+/// `sebx export FILE --line N --format svg|html|md|txt [--pane PANE] [--width W]`.
+#[derive(Debug, clap::Args)]
+struct ExportCmd {
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
+    #[command(flatten)]
+    export: export::ExportArgs,
+}
+
+fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
+    let first_file = cmd.explore.paths.first().cloned();
+    let playlist = match &cmd.export.playlist {
+        Some(file) => {
+            let args = present::PresentArgs {
+                playlist: Some(file.clone()),
+                notes: false,
+            };
+            let (playlist, issues) = present::resolve_playlist(&args, &mut cmd.explore.paths)?;
+            for issue in &issues {
+                eprintln!("sebx: {issue}");
+            }
+            cmd.explore
+                .theme
+                .get_or_insert_with(|| "high-contrast".to_string());
+            playlist
+        }
+        None => {
+            if first_file.is_none() {
+                anyhow::bail!("name the rollout file: sebx export FILE --line N --format FORMAT");
+            }
+            present::add_companions(&mut cmd.explore.paths);
+            None
+        }
+    };
+    let session = cli::explore::prepare(
+        &cmd.explore,
+        sebx::tui::Grading::Unavailable("export shows stored verdicts".to_string()),
+    )?;
+    export::run(
+        session.app,
+        session.sources,
+        first_file,
+        playlist,
+        &cmd.export,
+    )
 }
 
 /// `sebx present [FILES...] [--playlist FILE]`.
@@ -79,6 +132,7 @@ fn main() -> ExitCode {
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
         Some(Command::Present(cmd)) => run_present(cmd),
+        Some(Command::Export(cmd)) => run_export(cmd),
         None => cli::explore::run_default(cli.explore),
     };
     match result {

@@ -673,9 +673,16 @@ pub fn resolve_playlist(
             }
         }
     }
+    add_companions(paths);
+    Ok((playlist, issues))
+}
+
+/// Adds what belongs with the rollout files in `paths`: the API doc and dataset files in
+/// their folders, and scored results `X.scored.jsonl` beside each `X.jsonl`.
+pub fn add_companions(paths: &mut Vec<PathBuf>) {
     let mut scored = Vec::new();
-    // A playlist's folders may hold the API doc and the tasks (as the demo's does).
-    if playlist.is_some() {
+    // The files' folders may hold the API doc and the tasks (as the demo's does).
+    {
         let mut folders: Vec<PathBuf> = paths
             .iter()
             .filter_map(|f| f.parent().map(Path::to_path_buf))
@@ -713,7 +720,6 @@ pub fn resolve_playlist(
         }
     }
     paths.extend(scored);
-    Ok((playlist, issues))
 }
 
 fn same_file(a: &Path, b: &Path) -> bool {

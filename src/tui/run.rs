@@ -195,6 +195,7 @@ fn event_loop(
         app.settle();
         redraw |= super::labelling::service(app);
         redraw |= super::bookmarks::service(app);
+        redraw |= super::export::service(app);
     }
 }
 

@@ -365,7 +365,7 @@ pub fn detail_inner(detail: Rect) -> Rect {
     Block::default().borders(Borders::ALL).inner(detail)
 }
 
-fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
+pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let mut tabs: Vec<Span> = Vec::new();
     for (n, pane) in Pane::ALL.iter().enumerate() {
