@@ -161,3 +161,81 @@ fn bookmarks_survive_sigkill() {
         .collect();
     assert_eq!(marked.len(), 3, "{screen}");
 }
+
+/// In the explorer: two bookmarks, `P` presents them (`1/2`, space steps, the verdict only
+/// at its stage), `q` comes back; `x` exports the view to an HTML file in the current folder.
+#[test]
+fn present_and_export_from_the_explorer() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let root = env!("CARGO_MANIFEST_DIR");
+    let name = format!("sebx-present-from-explorer-{}", std::process::id());
+    let cmd = format!(
+        "env HOME={h} XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data {bin} {root}/samples/demo/rollouts.jsonl {root}/samples/demo/rollouts.scored.jsonl --api-doc {root}/samples/demo/api_doc.jsonl",
+        h = home.display(),
+        bin = env!("CARGO_BIN_EXE_sebx"),
+    );
+    let work = dir.path().display().to_string();
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &name,
+        "-x",
+        "110",
+        "-y",
+        "34",
+        "-c",
+        &work,
+        &cmd,
+    ]);
+    assert!(out.status.success());
+    let _session = Session(name.clone());
+    wait_for(&name, "the list", |s| {
+        s.contains("49 rollouts") && !status_line(s).contains("loading")
+    });
+    // Lines 16 and 1, in that order in the playlist.
+    send(&name, &["g"]);
+    for _ in 0..15 {
+        send(&name, &["j"]);
+    }
+    send(&name, &["b"]);
+    wait_for(&name, "bookmark 1", |s| {
+        status_line(s).contains("bookmarked (1 in")
+    });
+    send(&name, &["g", "b"]);
+    wait_for(&name, "bookmark 2", |s| {
+        status_line(s).contains("bookmarked (2 in")
+    });
+    send(&name, &["P"]);
+    let first = wait_for(&name, "the presenter", |s| {
+        s.lines().next().unwrap_or("").trim_end().ends_with("1/2")
+    });
+    assert!(first.starts_with(" Task "), "{first}");
+    assert!(!first.contains("exe_error"), "{first}");
+    send(&name, &["Space", "Space", "Space"]);
+    wait_for(&name, "the verdict", |s| {
+        s.starts_with(" Verdict ") && s.contains("exe_error")
+    });
+    send(&name, &["q"]);
+    wait_for(&name, "the explorer again", |s| s.contains("49 rollouts"));
+    send(&name, &["x"]);
+    let screen = wait_for(&name, "the export", |s| {
+        status_line(s).contains("exported to")
+    });
+    let file = dir.path().join("sebx-rollouts-1-response.html");
+    assert!(
+        status_line(&screen).contains("sebx-rollouts-1-response.html"),
+        "{screen}"
+    );
+    let html = std::fs::read_to_string(&file).expect("the exported page");
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && html.contains("right"),
+        "{html}"
+    );
+}
