@@ -163,7 +163,7 @@ fn bookmarks_survive_sigkill() {
 }
 
 /// In the explorer: two bookmarks, `P` presents them (`1/2`, space steps, the verdict only
-/// at its stage), `q` comes back; `x` exports the view to an HTML file in the current folder.
+/// at its stage), `q` comes back; `X` exports the view to an HTML file in the current folder.
 #[test]
 fn present_and_export_from_the_explorer() {
     if Command::new("tmux").arg("-V").output().is_err() {
@@ -173,11 +173,23 @@ fn present_and_export_from_the_explorer() {
     let dir = tempfile::tempdir().expect("tempdir");
     let home = dir.path().join("home");
     std::fs::create_dir_all(&home).expect("home");
-    let root = env!("CARGO_MANIFEST_DIR");
+    // A copy of the demo files: bookmarks are written beside the rollout file.
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
+    let files = dir.path().join("files");
+    std::fs::create_dir_all(&files).expect("files");
+    for f in [
+        "rollouts.jsonl",
+        "rollouts_run2.jsonl",
+        "rollouts.scored.jsonl",
+        "api_doc.jsonl",
+    ] {
+        std::fs::copy(demo.join(f), files.join(f)).expect("copy a demo file");
+    }
     let name = format!("sebx-present-from-explorer-{}", std::process::id());
     let cmd = format!(
-        "env HOME={h} XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data {bin} {root}/samples/demo/rollouts.jsonl {root}/samples/demo/rollouts.scored.jsonl --api-doc {root}/samples/demo/api_doc.jsonl",
+        "env HOME={h} XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data {bin} {f}/rollouts.jsonl {f}/rollouts.scored.jsonl --api-doc {f}/api_doc.jsonl",
         h = home.display(),
+        f = files.display(),
         bin = env!("CARGO_BIN_EXE_sebx"),
     );
     let work = dir.path().display().to_string();
@@ -224,7 +236,7 @@ fn present_and_export_from_the_explorer() {
     });
     send(&name, &["q"]);
     wait_for(&name, "the explorer again", |s| s.contains("49 rollouts"));
-    send(&name, &["x"]);
+    send(&name, &["X"]);
     let screen = wait_for(&name, "the export", |s| {
         status_line(s).contains("exported to")
     });
@@ -238,4 +250,7 @@ fn present_and_export_from_the_explorer() {
         html.starts_with("<!DOCTYPE html>") && html.contains("right"),
         "{html}"
     );
+    let marks = std::fs::read_to_string(files.join("rollouts.jsonl.bookmarks.jsonl"))
+        .expect("the bookmarks, beside the copy");
+    assert_eq!(marks.lines().count(), 2, "{marks}");
 }

@@ -441,7 +441,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("{", Action::BookmarkEarlier),
     ("}", Action::BookmarkLater),
     ("P", Action::Present),
-    ("x", Action::ExportView),
+    ("X", Action::ExportView),
     ("L", Action::LabelMode),
     ("p", Action::CategoryPicker),
     ("a", Action::AcceptSuggestion),

@@ -584,7 +584,7 @@ pub fn run(
     Ok(ExitCode::SUCCESS)
 }
 
-/// Where the explorer's `x` writes the current view: the current folder.
+/// Where the explorer's `X` writes the current view: the current folder.
 pub fn view_file_name(app: &App, row: usize) -> PathBuf {
     let (stem, line) = app
         .entries
@@ -602,7 +602,7 @@ pub fn view_file_name(app: &App, row: usize) -> PathBuf {
     ))
 }
 
-/// The event loop's I/O step for `x`: writes the selected rollout's current view as an HTML
+/// The event loop's I/O step for `X`: writes the selected rollout's current view as an HTML
 /// page in the current folder and says where. Returns whether to redraw.
 pub fn service(app: &mut App) -> bool {
     if !std::mem::take(&mut app.bookmarks.export) {
