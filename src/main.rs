@@ -66,7 +66,7 @@ fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
         Some(file) => {
             let args = present::PresentArgs {
                 playlist: Some(file.clone()),
-                notes: false,
+                ..present::PresentArgs::default()
             };
             let (playlist, issues) = present::resolve_playlist(&args, &mut cmd.explore.paths)?;
             for issue in &issues {

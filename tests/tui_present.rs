@@ -192,3 +192,80 @@ fn snapshots_200x50() {
     p.notes = true;
     assert_snapshot!("why_with_notes_200x50", text(&render(&p, 200, 50)));
 }
+
+/// `sebx present FILE` without a playlist presents the file's bookmarks in their order,
+/// with captions and the verdicts of `X.scored.jsonl` beside it; `--save-playlist` writes
+/// them as a playlist that `--playlist` reads back.
+#[test]
+fn bookmarks_are_the_playlist_and_can_be_saved() {
+    use sebx::model::bookmarks::BookmarkStore;
+    use sebx::model::rollout::load_rollout_file;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
+    for f in [
+        "rollouts.jsonl",
+        "rollouts.scored.jsonl",
+        "api_doc.jsonl",
+        "tasks.jsonl",
+    ] {
+        std::fs::copy(demo.join(f), dir.path().join(f)).expect("copy");
+    }
+    let file = dir.path().join("rollouts.jsonl");
+    let loaded = load_rollout_file(&file).expect("loads");
+    let id = |line: usize| {
+        loaded
+            .rollouts
+            .iter()
+            .find(|r| r.line == line)
+            .expect("line")
+            .id
+            .clone()
+    };
+    let (mut store, _) = BookmarkStore::open(&file).expect("opens");
+    store.toggle(&id(1), 1).expect("writes");
+    store.toggle(&id(19), 19).expect("writes");
+    store.set_caption(&id(19), 19, "tolist").expect("writes");
+    store.move_by(&id(19), -1).expect("writes");
+
+    let mut paths = vec![file.clone()];
+    let (playlist, _) =
+        present::resolve_playlist(&present::PresentArgs::default(), &mut paths).expect("files");
+    assert!(playlist.is_none());
+    assert!(
+        paths.contains(&dir.path().join("rollouts.scored.jsonl")),
+        "{paths:?}"
+    );
+    let args = ExploreArgs {
+        paths,
+        ..ExploreArgs::default()
+    };
+    let mut session = prepare(&args, Grading::Unavailable("test".to_string())).expect("files");
+    session.app.labelling.data_dir = Some(dir.path().join("data"));
+    let (p, _) = present::prepare(session.app, &session.sources, None);
+    let slides: Vec<(usize, &str, Option<Verdict>)> = p
+        .slides
+        .iter()
+        .map(|s| {
+            (
+                s.entry.rollout.line,
+                s.caption.as_str(),
+                present::slide_verdict(s),
+            )
+        })
+        .collect();
+    assert_eq!(
+        slides,
+        vec![
+            (19, "tolist", Some(Verdict::ExeError)),
+            (1, "", Some(Verdict::Right))
+        ]
+    );
+    let text = present::slides_playlist(&p).to_text();
+    let saved = dir.path().join("talk.txt");
+    std::fs::write(&saved, &text).expect("write");
+    let (again, issues) = sebx::model::playlist::Playlist::load(&saved).expect("reads");
+    assert!(issues.is_empty(), "{issues:?}");
+    assert_eq!(again.items.len(), 2);
+    assert_eq!(again.items[0].caption, "tolist");
+    assert_eq!(again.files(), vec![file]);
+}

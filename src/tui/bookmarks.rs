@@ -8,7 +8,6 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::model::bookmarks::BookmarkStore;
-use crate::model::playlist::{Playlist, PlaylistItem, PlaylistRef};
 
 use super::action::Action;
 use super::app::App;
@@ -83,28 +82,6 @@ pub fn playlist_rows(app: &App) -> Vec<(usize, String)> {
         }
     }
     out
-}
-
-/// The bookmarks as a playlist file's content (`FILE:LINE caption`).
-pub fn as_playlist(app: &App) -> Playlist {
-    let items = playlist_rows(app)
-        .into_iter()
-        .filter_map(|(row, caption)| {
-            let e = app.entries.get(row)?;
-            Some(PlaylistItem {
-                target: PlaylistRef::FileLine {
-                    file: e.rollout.source.to_path_buf(),
-                    line: e.rollout.line,
-                },
-                caption,
-                line: 0,
-            })
-        })
-        .collect();
-    Playlist {
-        source: Default::default(),
-        items,
-    }
 }
 
 /// Handles bookmark actions (and typing a caption); `None` for everything else.

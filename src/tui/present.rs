@@ -50,6 +50,9 @@ pub struct PresentArgs {
     /// Start with speaker notes shown.
     #[arg(long)]
     pub notes: bool,
+    /// Write the slides (e.g. your bookmarks, in their order) as a playlist file and exit.
+    #[arg(long, value_name = "FILE")]
+    pub save_playlist: Option<PathBuf>,
 }
 
 /// The stages of a slide, in order.
@@ -804,6 +807,13 @@ pub fn run(
     if p.slides.is_empty() {
         bail!("nothing to present (no rollout of the playlist or files was found)");
     }
+    if let Some(out) = &args.save_playlist {
+        let text = slides_playlist(&p).to_text();
+        std::fs::write(out, text)
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+        eprintln!("wrote {} ({} rollouts)", out.display(), p.slides.len());
+        return Ok(ExitCode::SUCCESS);
+    }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         bail!(
             "the presenter needs a terminal; `sebx export --playlist FILE --format html` writes the slides to a page"
@@ -814,6 +824,25 @@ pub fn run(
     let result = run_on(&mut terminal, &mut p);
     ratatui::restore();
     result.map(|()| ExitCode::SUCCESS)
+}
+
+/// The slides as a playlist (`FILE:LINE caption`, files as loaded).
+pub fn slides_playlist(p: &Presenter) -> Playlist {
+    Playlist {
+        source: PathBuf::new(),
+        items: p
+            .slides
+            .iter()
+            .map(|s| crate::model::playlist::PlaylistItem {
+                target: PlaylistRef::FileLine {
+                    file: s.entry.rollout.source.to_path_buf(),
+                    line: s.entry.rollout.line,
+                },
+                caption: s.caption.clone(),
+                line: 0,
+            })
+            .collect(),
+    }
 }
 
 /// The verdict a slide reveals, if it has one.
