@@ -354,16 +354,15 @@ fn layout_function(
         items[l] = keyed.into_iter().map(|(_, _, it)| it).collect();
     }
     // Widths: labels, and room for one port per edge on each border.
-    let ports = |it: Item, below: bool| -> usize {
-        let mut n = 0;
-        for layer_segments in &segments {
-            for s in layer_segments {
-                if (below && s.upper == it) || (!below && s.lower == it) {
-                    n += 1;
-                }
-            }
-        }
-        n
+    let mut below: HashMap<Item, usize> = HashMap::new();
+    let mut above: HashMap<Item, usize> = HashMap::new();
+    for s in segments.iter().flatten() {
+        *below.entry(s.upper).or_default() += 1;
+        *above.entry(s.lower).or_default() += 1;
+    }
+    let ports = |it: Item, lower_border: bool| -> usize {
+        let map = if lower_border { &below } else { &above };
+        map.get(&it).copied().unwrap_or(0)
     };
     let width_of = |it: Item| -> u16 {
         match it {
