@@ -87,6 +87,21 @@ fn graph_pane() {
     assert_snapshot!(listed);
     app.update(&Action::PaneGraph);
     assert_eq!(screen(&draw(&app, 80, 24)), drawn);
+    // Sideways and down: the drawing scrolls inside the pane.
+    app.update(&Action::ScrollRight);
+    let right = screen(&draw(&app, 80, 24));
+    assert!(
+        !right.contains("entry helper(v)") && right.contains("│lper(v)"),
+        "{right}"
+    );
+    app.update(&Action::ScrollLeft);
+    app.update(&Action::ScrollDown);
+    app.update(&Action::ScrollDown);
+    let down = screen(&draw(&app, 80, 24));
+    assert!(
+        !down.contains("Dependency graph") && down.contains("│    │  return  │"),
+        "{down}"
+    );
 }
 
 #[test]
