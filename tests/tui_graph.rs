@@ -120,8 +120,8 @@ fn arrows_connect_the_right_boxes() {
 /// Every graph of the parity corpus (real model answers, read by path; skipped when the
 /// data is not there) is drawn, and its arrows traced back from the cells say exactly the
 /// edges drawn. Known limit: when the port order between two layers is cyclic (edge A must
-/// run above B, B above C, C above A) two edges share a junction; on this corpus that is 2
-/// graphs of 1,883, and more than 1 in 500 fails the test.
+/// run above B, B above C, C above A) and no port can move aside, two edges share a
+/// junction; on this corpus that is 1 graph of 1,883, and more than 1 in 500 fails the test.
 #[test]
 fn arrows_connect_the_right_boxes_on_the_parity_corpus() {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");

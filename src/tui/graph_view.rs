@@ -416,6 +416,40 @@ fn layout_function(
             }
         }
     }
+    // An upper port and a lower port in the same column of a channel force an order on the
+    // two edges' tracks; such orders can be cyclic. Nudge a box's port a column aside where
+    // there is room, so columns are not shared.
+    for segs in segments.iter_mut() {
+        for k in 0..segs.len() {
+            let s = segs[k];
+            if s.fx == s.tx {
+                continue;
+            }
+            let uppers: Vec<u16> = segs.iter().map(|q| q.fx).collect();
+            let lowers: Vec<u16> = segs.iter().map(|q| q.tx).collect();
+            let inside = |it: Item, x: u16| {
+                let (bx, bw) = place[&it];
+                matches!(it, Item::Node(_)) && x > bx && x + 1 < bx + bw
+            };
+            if uppers.iter().enumerate().any(|(q, x)| q != k && *x == s.tx) {
+                let free = [s.tx.wrapping_sub(1), s.tx + 1]
+                    .into_iter()
+                    .find(|x| inside(s.lower, *x) && !uppers.contains(x) && !lowers.contains(x));
+                if let Some(x) = free {
+                    segs[k].tx = x;
+                    continue;
+                }
+            }
+            if lowers.iter().enumerate().any(|(q, x)| q != k && *x == s.fx) {
+                let free = [s.fx.wrapping_sub(1), s.fx + 1]
+                    .into_iter()
+                    .find(|x| inside(s.upper, *x) && !uppers.contains(x) && !lowers.contains(x));
+                if let Some(x) = free {
+                    segs[k].fx = x;
+                }
+            }
+        }
+    }
     // Rows: title, then each layer of boxes and the channel below it.
     let tracks: Vec<(Vec<usize>, u16)> = segments.iter().map(|s| assign_tracks(s)).collect();
     let mut layer_y = Vec::with_capacity(depth);
