@@ -296,7 +296,7 @@ impl Presenter {
                 lines.extend(self.verdict_lines(slide, w));
             }
             Stage::Why => {
-                lines.extend(self.verdict_lines(slide, w).into_iter().take(1));
+                lines.extend(self.verdict_lines(slide, w).into_iter().skip(1).take(1));
                 lines.push(Line::raw(""));
                 self.why_lines(slide, w, &mut lines);
             }
@@ -348,10 +348,14 @@ impl Presenter {
             Shown::Pending | Shown::Grading => t.verdict_pending,
         };
         let label = format!("{} {}", slide.shown.symbol(), slide.shown.label());
-        let mut lines = vec![Line::from(vec![Span::styled(
-            format!("  {label}  "),
-            style.add_modifier(ratatui::style::Modifier::REVERSED),
-        )])];
+        let strong = style.add_modifier(ratatui::style::Modifier::REVERSED);
+        let pad = " ".repeat(label.chars().count() + 6);
+        // A band three lines high: the answer the room waited for.
+        let mut lines = vec![
+            Line::from(Span::styled(pad.clone(), strong)),
+            Line::from(Span::styled(format!("   {label}   "), strong)),
+            Line::from(Span::styled(pad, strong)),
+        ];
         lines.push(Line::raw(""));
         match &slide.report {
             Some(r) => {
