@@ -29,6 +29,13 @@ const LABEL_MAX: usize = 28;
 const GAP: u16 = 2;
 /// Height of a box.
 const BOX_H: u16 = 3;
+/// Larger graphs are not drawn (the list shows them): the drawing would not fit any screen,
+/// and its size would overflow terminal coordinates.
+const MAX_NODES: usize = 300;
+/// Widest layer drawn, in columns.
+const MAX_WIDTH: u16 = 2000;
+/// Tallest function drawn, in rows.
+const MAX_HEIGHT: u16 = 4000;
 
 /// Where a node's box was drawn.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -164,6 +171,20 @@ struct Segment {
 
 /// Lays out `graph` (every function, the entry first) with `theme`'s colours.
 pub fn draw_graph(graph: &DepGraph, theme: &Theme) -> GraphDrawing {
+    if graph.nodes.len() > MAX_NODES {
+        let text = format!(
+            "{} nodes: too many to draw (5 shows the graph as a list)",
+            graph.nodes.len()
+        );
+        let mut buffer = Buffer::empty(Rect::new(0, 0, text.chars().count() as u16, 1));
+        buffer.set_string(0, 0, &text, theme.dim);
+        return GraphDrawing {
+            buffer,
+            boxes: Vec::new(),
+            edges: Vec::new(),
+            skipped: graph.edges.len(),
+        };
+    }
     let layers = graph.layers();
     let mut functions: Vec<_> = graph.functions.iter().collect();
     functions.sort_by_key(|f| (!f.is_entry, f.line));
@@ -172,7 +193,10 @@ pub fn draw_graph(graph: &DepGraph, theme: &Theme) -> GraphDrawing {
     for f in &functions {
         let nodes: Vec<&GraphNode> = graph.function_nodes(&f.name).collect();
         let role = if f.is_entry { "entry" } else { "helper" };
-        let title = format!("{role} {}({})", f.name, f.params.join(", "));
+        let mut title = format!("{role} {}({})", f.name, f.params.join(", "));
+        if title.chars().count() > 160 {
+            title = title.chars().take(159).collect::<String>() + "…";
+        }
         let (block, skip) = layout_function(graph, &nodes, &layers, title, theme);
         skipped += skip;
         blocks.push(block);
@@ -188,7 +212,18 @@ pub fn draw_graph(graph: &DepGraph, theme: &Theme) -> GraphDrawing {
         .max()
         .unwrap_or(1)
         .max(1);
-    let height: u16 = blocks.iter().map(|b| b.height + 1).sum::<u16>() + 1;
+    // Functions past the tallest drawing are left out (the list has them).
+    let mut shown = 0;
+    let mut total: u32 = 1;
+    for b in &blocks {
+        if total + u32::from(b.height) + 1 > u32::from(MAX_HEIGHT) {
+            break;
+        }
+        total += u32::from(b.height) + 1;
+        shown += 1;
+    }
+    blocks.truncate(shown);
+    let height = total as u16;
     let mut buffer = Buffer::empty(Rect::new(0, 0, width, height.max(1)));
     let mut boxes = Vec::new();
     let mut edges = Vec::new();
@@ -371,17 +406,34 @@ fn layout_function(
                 let label = label_of(in_fn[&id]).chars().count();
                 let tag = kind_tag(in_fn[&id].value).chars().count() + 2;
                 let p = ports(it, true).max(ports(it, false));
-                (label.max(tag).max(2 * p) + 4) as u16
+                (label.max(tag).max(2 * p) + 4).min(usize::from(MAX_WIDTH)) as u16
             }
         }
     };
-    let row_w: Vec<u16> = items
+    let row_w32: Vec<u32> = items
         .iter()
         .map(|layer| {
-            let w: u16 = layer.iter().map(|it| width_of(*it)).sum();
-            w + GAP * layer.len().saturating_sub(1) as u16
+            let w: u32 = layer.iter().map(|it| u32::from(width_of(*it))).sum();
+            w + u32::from(GAP) * layer.len().saturating_sub(1) as u32
         })
         .collect();
+    if row_w32.iter().any(|w| *w > u32::from(MAX_WIDTH)) {
+        let note = "(too wide to draw: 5 shows this graph as a list)";
+        for (k, ch) in note.chars().enumerate() {
+            put(&mut cells, k as u16, 1, &ch.to_string(), theme.dim);
+        }
+        return (
+            Block {
+                width: title_w.max(note.chars().count() as u16),
+                height: 2,
+                cells,
+                boxes: Vec::new(),
+                edges: Vec::new(),
+            },
+            drawn.len() + skipped,
+        );
+    }
+    let row_w: Vec<u16> = row_w32.iter().map(|w| *w as u16).collect();
     let width = row_w.iter().copied().max().unwrap_or(0).max(title_w);
     let mut place: HashMap<Item, (u16, u16)> = HashMap::new();
     for (l, layer) in items.iter().enumerate() {
@@ -453,15 +505,31 @@ fn layout_function(
     // Rows: title, then each layer of boxes and the channel below it.
     let tracks: Vec<(Vec<usize>, u16)> = segments.iter().map(|s| assign_tracks(s)).collect();
     let mut layer_y = Vec::with_capacity(depth);
-    let mut y = 1;
+    let mut y: u32 = 1;
     for l in 0..depth {
-        layer_y.push(y);
-        y += BOX_H;
+        layer_y.push(y.min(u32::from(MAX_HEIGHT)) as u16);
+        y += u32::from(BOX_H);
         if let Some((_, count)) = tracks.get(l) {
-            y += count + 2;
+            y += u32::from(*count) + 2;
         }
     }
-    let height = y;
+    if y > u32::from(MAX_HEIGHT) {
+        let note = "(too tall to draw: 5 shows this graph as a list)";
+        for (k, ch) in note.chars().enumerate() {
+            put(&mut cells, k as u16, 1, &ch.to_string(), theme.dim);
+        }
+        return (
+            Block {
+                width: title_w.max(note.chars().count() as u16),
+                height: 2,
+                cells,
+                boxes: Vec::new(),
+                edges: Vec::new(),
+            },
+            drawn.len() + skipped,
+        );
+    }
+    let height = y as u16;
     let mut boxes = Vec::new();
     for (l, layer) in items.iter().enumerate() {
         let top = layer_y[l];
@@ -673,4 +741,75 @@ fn assign_tracks(segs: &[Segment]) -> (Vec<usize>, u16) {
         track.into_iter().map(|t| t.unwrap_or(0)).collect(),
         count as u16,
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::graph::{FunctionInfo, GraphEdge};
+
+    fn graph(params: usize, label: &str) -> DepGraph {
+        let mut g = DepGraph {
+            functions: vec![FunctionInfo {
+                name: "solve".into(),
+                params: Vec::new(),
+                line: 1,
+                is_entry: true,
+                offset: 0,
+            }],
+            ..DepGraph::default()
+        };
+        for id in 0..=params {
+            g.nodes.push(GraphNode {
+                id,
+                function: "solve".into(),
+                kind: if id == params {
+                    NodeKind::Return
+                } else {
+                    NodeKind::Param
+                },
+                label: format!("{label}{id}"),
+                line: 1,
+                col: 1,
+                response_line: 1,
+                value: ValueKind::Unknown,
+                reaches_return: false,
+                unused: false,
+                hinge: false,
+                offset: 0,
+            });
+            if id < params {
+                g.edges.push(GraphEdge {
+                    from: id,
+                    to: params,
+                    link: false,
+                });
+            }
+        }
+        g
+    }
+
+    fn text(d: &GraphDrawing) -> String {
+        (0..d.height())
+            .map(|y| {
+                (0..d.width())
+                    .map(|x| d.buffer[(x, y)].symbol().to_string())
+                    .collect::<String>()
+            })
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    #[test]
+    fn graphs_too_large_to_draw_say_so() {
+        let theme = Theme::dark();
+        let small = draw_graph(&graph(3, "p"), &theme);
+        assert_eq!(small.edges.len(), 3);
+        assert_eq!(small.boxes.len(), 4);
+        let wide = draw_graph(&graph(120, "a_rather_long_parameter_name_"), &theme);
+        assert!(wide.boxes.is_empty());
+        assert!(text(&wide).contains("too wide to draw"), "{}", text(&wide));
+        let many = draw_graph(&graph(400, "p"), &theme);
+        assert!(text(&many).contains("401 nodes: too many to draw"));
+    }
 }
