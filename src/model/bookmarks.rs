@@ -138,15 +138,29 @@ impl BookmarkStore {
         }
     }
 
+    /// The position after the last bookmark of this file.
+    pub fn next_position(&self) -> i64 {
+        self.list().last().map_or(0, |r| r.position + 1)
+    }
+
     /// Bookmarks the rollout (at the end of the playlist) or removes its bookmark; returns
     /// whether it is bookmarked now. Durable when it returns `Ok`.
     pub fn toggle(&mut self, id: &RolloutId, line: usize) -> Result<bool, SidecarError> {
+        let next = self.next_position();
+        self.toggle_at(id, line, next)
+    }
+
+    /// [`BookmarkStore::toggle`], a new bookmark taking `position` (playlists over several
+    /// files order their bookmarks by one position scale).
+    pub fn toggle_at(
+        &mut self,
+        id: &RolloutId,
+        line: usize,
+        position: i64,
+    ) -> Result<bool, SidecarError> {
         let record = match self.get(id) {
             Some(r) => BookmarkStore::stamp(id, line, false, &r.caption, r.position),
-            None => {
-                let next = self.list().last().map_or(0, |r| r.position + 1);
-                BookmarkStore::stamp(id, line, true, "", next)
-            }
+            None => BookmarkStore::stamp(id, line, true, "", position),
         };
         let on = record.bookmarked;
         self.append(record)?;
@@ -165,9 +179,21 @@ impl BookmarkStore {
         let position = match self.get(id) {
             Some(r) if r.caption == caption => return Ok(()),
             Some(r) => r.position,
-            None => self.list().last().map_or(0, |r| r.position + 1),
+            None => self.next_position(),
         };
         self.append(BookmarkStore::stamp(id, line, true, &caption, position))
+    }
+
+    /// Gives a bookmark a new playlist position (no record when it has it already);
+    /// `Ok(false)` when the rollout is not bookmarked.
+    pub fn set_position(&mut self, id: &RolloutId, position: i64) -> Result<bool, SidecarError> {
+        let Some(r) = self.get(id).cloned() else {
+            return Ok(false);
+        };
+        if r.position != position {
+            self.append(BookmarkStore::stamp(id, r.line, true, &r.caption, position))?;
+        }
+        Ok(true)
     }
 
     /// Moves a bookmark `delta` places (negative: earlier) by swapping with its neighbour;

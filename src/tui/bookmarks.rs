@@ -8,6 +8,7 @@
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::model::bookmarks::BookmarkStore;
+use crate::model::sidecar::SidecarError;
 
 use super::action::Action;
 use super::app::App;
@@ -66,8 +67,17 @@ impl Bookmarks {
     }
 }
 
-/// Every bookmarked row with its caption, run by run, each in playlist order.
-pub fn playlist_rows(app: &App) -> Vec<(usize, String)> {
+/// One bookmark of the explorer's playlist.
+struct Marked {
+    row: usize,
+    run: usize,
+    position: i64,
+    caption: String,
+}
+
+/// Every bookmark of every run, in playlist order: by position (one scale across files),
+/// then run, then order within the file.
+fn marked(app: &App) -> Vec<Marked> {
     let mut out = Vec::new();
     for (run, store) in app.bookmarks.stores.iter().enumerate() {
         let Some(store) = store else { continue };
@@ -77,11 +87,26 @@ pub fn playlist_rows(app: &App) -> Vec<(usize, String)> {
                 .iter()
                 .position(|e| e.run == run && e.rollout.id == r.rollout)
             {
-                out.push((row, r.caption.clone()));
+                out.push(Marked {
+                    row,
+                    run,
+                    position: r.position,
+                    caption: r.caption.clone(),
+                });
             }
         }
     }
+    // Stable: within a file, the store's own order is kept.
+    out.sort_by_key(|m| (m.position, m.run));
     out
+}
+
+/// Every bookmarked row with its caption, in playlist order (across files).
+pub fn playlist_rows(app: &App) -> Vec<(usize, String)> {
+    marked(app)
+        .into_iter()
+        .map(|m| (m.row, m.caption))
+        .collect()
 }
 
 /// Handles bookmark actions (and typing a caption); `None` for everything else.
@@ -205,32 +230,60 @@ pub fn service(app: &mut App) -> bool {
         };
         let id = &entry.rollout.id;
         let line = entry.rollout.line;
-        let result = match change {
-            Change::Toggle => store.toggle(id, line).map(|on| {
-                let n = store.list().len();
-                if on {
-                    format!("bookmarked ({n} in the playlist, P presents)")
-                } else {
-                    format!("bookmark removed ({n} left)")
-                }
-            }),
-            Change::Caption(text) => store
-                .set_caption(id, line, &text)
-                .map(|()| format!("caption: {text}")),
-            Change::Move(delta) => store.move_by(id, delta).map(|at| match at {
-                Some(k) => format!("bookmark now {}/{}", k + 1, store.list().len()),
-                None => "not bookmarked: b bookmarks it".to_string(),
-            }),
-        };
         let file = store
             .path()
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
+        let result = match change {
+            Change::Toggle => {
+                // New bookmarks go to the end of the whole playlist, whatever file they are in.
+                let next = marked(app).last().map_or(0, |m| m.position + 1);
+                let Some(Some(store)) = app.bookmarks.stores.get_mut(entry.run) else {
+                    continue;
+                };
+                store.toggle_at(id, line, next).map(|on| {
+                    let n = playlist_rows(app).len();
+                    if on {
+                        format!("bookmarked ({n} in the playlist, P presents)")
+                    } else {
+                        format!("bookmark removed ({n} left)")
+                    }
+                })
+            }
+            Change::Caption(text) => store
+                .set_caption(id, line, &text)
+                .map(|()| format!("caption: {text}")),
+            Change::Move(delta) => move_bookmark(app, row, delta),
+        };
         app.message = Some(match result {
             Ok(what) => format!("saved to {file}: {what}"),
             Err(e) => format!("NOT saved: {e}"),
         });
     }
     redraw
+}
+
+/// Moves `row`'s bookmark `delta` places in the playlist (across files): the playlist is
+/// renumbered in its new order, writing only the bookmarks whose position changes.
+fn move_bookmark(app: &mut App, row: usize, delta: i32) -> Result<String, SidecarError> {
+    let mut list = marked(app);
+    let Some(at) = list.iter().position(|m| m.row == row) else {
+        return Ok("not bookmarked: b bookmarks it".to_string());
+    };
+    let target = (at as i64 + i64::from(delta)).clamp(0, list.len() as i64 - 1) as usize;
+    let moved = list.remove(at);
+    list.insert(target, moved);
+    for (k, m) in list.iter().enumerate() {
+        if m.position == k as i64 {
+            continue;
+        }
+        let Some(entry) = app.entries.get(m.row).cloned() else {
+            continue;
+        };
+        if let Some(Some(store)) = app.bookmarks.stores.get_mut(m.run) {
+            store.set_position(&entry.rollout.id, k as i64)?;
+        }
+    }
+    Ok(format!("bookmark now {}/{}", target + 1, list.len()))
 }
