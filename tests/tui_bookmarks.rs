@@ -87,12 +87,22 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     app.update(&Action::ToggleBookmark);
     service(&mut app);
     assert_eq!(playlist_rows(&app).len(), 2);
-    // Reopened: the same playlist.
+    // Reopened (a second explorer): the same playlist.
     let mut again = tui_common::app(Grading::Unavailable("test".to_string()));
     again.labelling.data_dir = Some(dir.path().to_path_buf());
     service(&mut again);
     assert_eq!(
         playlist_rows(&again),
         vec![(0, String::new()), (run_b_first, String::new())]
+    );
+    // What the second explorer bookmarks, the first one picks up.
+    select(&mut again, 1);
+    again.update(&Action::ToggleBookmark);
+    service(&mut again);
+    app.bookmarks.reload_soon();
+    service(&mut app);
+    assert_eq!(
+        playlist_rows(&app).iter().map(|r| r.0).collect::<Vec<_>>(),
+        vec![0, run_b_first, 1]
     );
 }

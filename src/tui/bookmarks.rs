@@ -39,9 +39,26 @@ pub struct Bookmarks {
     pub present: Option<Vec<(usize, String)>>,
     /// The user asked to export the current view (done by the event loop's I/O step).
     pub export: bool,
+    /// Sidecar sizes last seen, to notice other explorers' changes.
+    seen_len: Vec<u64>,
+    last_reload: Option<std::time::Instant>,
+}
+
+/// How often the sidecars are checked for other explorers' changes.
+const RELOAD_EVERY: std::time::Duration = std::time::Duration::from_secs(2);
+
+fn sidecar_len(store: Option<&BookmarkStore>) -> u64 {
+    store
+        .and_then(|s| std::fs::metadata(s.path()).ok())
+        .map_or(0, |m| m.len())
 }
 
 impl Bookmarks {
+    /// Makes the next [`service`] re-read sidecars other explorers have appended to.
+    pub fn reload_soon(&mut self) {
+        self.last_reload = None;
+    }
+
     /// The caption of a bookmarked row (`Some("")` when bookmarked without one).
     pub fn caption_of(
         &self,
@@ -215,8 +232,28 @@ pub fn service(app: &mut App) -> bool {
                 None
             }
         };
+        app.bookmarks.seen_len.push(sidecar_len(store.as_ref()));
         app.bookmarks.stores.push(store);
         redraw = true;
+    }
+    let due = app
+        .bookmarks
+        .last_reload
+        .is_none_or(|t| t.elapsed() >= RELOAD_EVERY);
+    if due {
+        app.bookmarks.last_reload = Some(std::time::Instant::now());
+        let b = &mut app.bookmarks;
+        for (store, seen) in b.stores.iter_mut().zip(b.seen_len.iter_mut()) {
+            let len = sidecar_len(store.as_ref());
+            if len != *seen {
+                *seen = len;
+                if let Some(s) = store.as_mut()
+                    && s.reload().is_ok()
+                {
+                    redraw = true;
+                }
+            }
+        }
     }
     let pending = std::mem::take(&mut app.bookmarks.pending);
     for (row, change) in pending {
