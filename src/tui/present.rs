@@ -674,8 +674,9 @@ pub fn resolve_playlist(
         None => (None, Vec::new()),
     };
     if let Some(p) = &playlist {
+        // A missing file is reported per playlist line when the slides are resolved.
         for f in p.files() {
-            if !paths.contains(&f) {
+            if f.is_file() && !paths.contains(&f) {
                 paths.push(f);
             }
         }
