@@ -635,7 +635,6 @@ fn layout_function(
             }
         }
     }
-    // Keep the source-border tees in the box's colour class but visible over the border.
     (
         Block {
             width,
