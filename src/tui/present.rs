@@ -442,27 +442,18 @@ impl Presenter {
                     ])),
                 }
                 if let Some(m) = c.comparison.as_ref().and_then(|c| c.mismatch.as_ref()) {
-                    lines.push(Line::from(vec![
-                        Span::styled("why       ", t.dim),
-                        Span::raw(m.reason.clone()),
-                    ]));
+                    lines.extend(labelled("why       ", &m.reason, w, t.dim, t.base));
                 }
             }
             if let Some(e) = &r.execution
                 && let Some(last) = e.stderr.lines().rev().find(|l| !l.trim().is_empty())
             {
                 said = true;
-                lines.push(Line::from(vec![
-                    Span::styled("error     ", t.dim),
-                    Span::styled(last.trim().to_string(), t.error),
-                ]));
+                lines.extend(labelled("error     ", last.trim(), w, t.dim, t.error));
             }
             if let Some(why) = r.static_check.as_ref().and_then(|sc| sc.official_error()) {
                 said = true;
-                lines.push(Line::from(vec![
-                    Span::styled("static check  ", t.dim),
-                    Span::styled(why, t.warning),
-                ]));
+                lines.extend(labelled("static    ", &why, w, t.dim, t.warning));
             }
         }
         if !said {
@@ -542,6 +533,32 @@ fn zwc_names(text: &str) -> Vec<String> {
         i = end.max(start + 4);
     }
     out
+}
+
+/// `label` then `value` wrapped to `width`, continuation lines under the value.
+fn labelled(
+    label: &str,
+    value: &str,
+    width: usize,
+    label_style: Style,
+    value_style: Style,
+) -> Vec<Line<'static>> {
+    let lead = label.chars().count();
+    wrap_words(value, width.saturating_sub(lead))
+        .into_iter()
+        .enumerate()
+        .map(|(k, part)| {
+            let head = if k == 0 {
+                label.to_string()
+            } else {
+                " ".repeat(lead)
+            };
+            Line::from(vec![
+                Span::styled(head, label_style),
+                Span::styled(part, value_style),
+            ])
+        })
+        .collect()
 }
 
 fn one_line(text: &str) -> String {
