@@ -34,10 +34,6 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// Print one rollout's dependency graph (text, or Graphviz DOT with --dot).
     Graph(cli::analyze::GraphArgs),
-    /// Install or inspect the Python 3.11 + NumPy 2.3.0 runtime the grader uses.
-    Runtime(cli::runtime::RuntimeArgs),
-    /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
-    Labels(cli::labels::LabelsArgs),
     /// Present rollouts to a reading group, stage by stage: task, answer, guess, verdict, why.
     ///
     /// Keys: space or → next stage, ← back, pgdn/pgup next/previous rollout, n speaker
@@ -49,6 +45,56 @@ enum Command {
     /// The view is drawn with the explorer's own widgets off screen: a header (file:line,
     /// verdict, task) and the pane (--pane, default code) as tall as its content.
     Export(ExportCmd),
+    /// Install or inspect the Python 3.11 + NumPy 2.3.0 runtime the grader uses.
+    Runtime(cli::runtime::RuntimeArgs),
+    /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
+    Labels(cli::labels::LabelsArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Some(Command::Grade(args)) => cli::grade::run(args),
+        Some(Command::Rerun(args)) => cli::rerun::run(args),
+        Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
+        Some(Command::Graph(args)) => cli::analyze::run_graph(args),
+        Some(Command::Present(cmd)) => run_present(cmd),
+        Some(Command::Export(cmd)) => run_export(cmd),
+        Some(Command::Runtime(args)) => cli::runtime::run(args),
+        Some(Command::Labels(args)) => cli::labels::run(args),
+        None => cli::explore::run_default(cli.explore),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("sebx: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `sebx present [FILES...] [--playlist FILE]`.
+#[derive(Debug, clap::Args)]
+struct PresentCmd {
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
+    #[command(flatten)]
+    present: present::PresentArgs,
+}
+
+fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
+    let (playlist, issues) = present::resolve_playlist(&cmd.present, &mut cmd.explore.paths)?;
+    for issue in &issues {
+        eprintln!("sebx: {issue}");
+    }
+    cmd.explore
+        .theme
+        .get_or_insert_with(|| "high-contrast".to_string());
+    let session = cli::explore::prepare(
+        &cmd.explore,
+        sebx::tui::Grading::Unavailable("the presenter shows stored verdicts".to_string()),
+    )?;
+    present::run(session.app, session.sources, playlist, &cmd.present)
 }
 
 /// `sebx export FILE --line N --format svg|html|md|txt [--pane PANE] [--width W]`.
@@ -96,50 +142,4 @@ fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
         playlist,
         &cmd.export,
     )
-}
-
-/// `sebx present [FILES...] [--playlist FILE]`.
-#[derive(Debug, clap::Args)]
-struct PresentCmd {
-    #[command(flatten)]
-    explore: cli::explore::ExploreArgs,
-    #[command(flatten)]
-    present: present::PresentArgs,
-}
-
-fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
-    let (playlist, issues) = present::resolve_playlist(&cmd.present, &mut cmd.explore.paths)?;
-    for issue in &issues {
-        eprintln!("sebx: {issue}");
-    }
-    cmd.explore
-        .theme
-        .get_or_insert_with(|| "high-contrast".to_string());
-    let session = cli::explore::prepare(
-        &cmd.explore,
-        sebx::tui::Grading::Unavailable("the presenter shows stored verdicts".to_string()),
-    )?;
-    present::run(session.app, session.sources, playlist, &cmd.present)
-}
-
-fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = match cli.command {
-        Some(Command::Grade(args)) => cli::grade::run(args),
-        Some(Command::Rerun(args)) => cli::rerun::run(args),
-        Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
-        Some(Command::Graph(args)) => cli::analyze::run_graph(args),
-        Some(Command::Runtime(args)) => cli::runtime::run(args),
-        Some(Command::Labels(args)) => cli::labels::run(args),
-        Some(Command::Present(cmd)) => run_present(cmd),
-        Some(Command::Export(cmd)) => run_export(cmd),
-        None => cli::explore::run_default(cli.explore),
-    };
-    match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("sebx: {e:#}");
-            ExitCode::from(1)
-        }
-    }
 }
