@@ -637,9 +637,22 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
         ..text_area
     };
     let lines = p.stage_lines(slide, p.stage, width);
+    let more = lines.len() > usize::from(p.scroll) + usize::from(text_area.height);
     Paragraph::new(lines)
         .scroll((p.scroll, 0))
         .render(text_area, buf);
+    if more && text_area.height > 0 {
+        // Content below the fold: say so, in the corner.
+        let hint = " ↓ more ";
+        let w = hint.chars().count() as u16;
+        let corner = Rect {
+            x: (area.x + area.width).saturating_sub(w),
+            y: text_area.y + text_area.height - 1,
+            width: w.min(area.width),
+            height: 1,
+        };
+        Paragraph::new(Span::styled(hint, t.status_key)).render(corner, buf);
+    }
     if let Some(n) = notes_area {
         Clear.render(n, buf);
         let block = Block::default()
