@@ -3,6 +3,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 use sebx::cli;
+use sebx::tui::{export, present};
 
 /// sebx: explore, grade and label SE-Bench rollouts.
 ///
@@ -33,6 +34,17 @@ enum Command {
     Analyze(cli::analyze::AnalyzeArgs),
     /// Print one rollout's dependency graph (text, or Graphviz DOT with --dot).
     Graph(cli::analyze::GraphArgs),
+    /// Present rollouts to a reading group, stage by stage: task, answer, guess, verdict, why.
+    ///
+    /// Keys: space or → next stage, ← back, pgdn/pgup next/previous rollout, n speaker
+    /// notes, ↑↓ scroll, q quits. High-contrast theme unless --theme says otherwise.
+    Present(PresentCmd),
+    /// Export a rollout view for slides and papers (svg, html, md, txt), or a playlist's
+    /// every stage as one HTML page (--playlist FILE --format html).
+    ///
+    /// The view is drawn with the explorer's own widgets off screen: a header (file:line,
+    /// verdict, task) and the pane (--pane, default code) as tall as its content.
+    Export(ExportCmd),
     /// Install or inspect the Python 3.11 + NumPy 2.3.0 runtime the grader uses.
     Runtime(cli::runtime::RuntimeArgs),
     /// Export hand labels (CSV/JSONL joined with verdicts, tasks and findings) and annotator agreement.
@@ -57,6 +69,8 @@ fn main() -> ExitCode {
         Some(Command::Rerun(args)) => cli::rerun::run(args),
         Some(Command::Analyze(args)) => cli::analyze::run_analyze(args),
         Some(Command::Graph(args)) => cli::analyze::run_graph(args),
+        Some(Command::Present(cmd)) => run_present(cmd),
+        Some(Command::Export(cmd)) => run_export(cmd),
         Some(Command::Runtime(args)) => cli::runtime::run(args),
         Some(Command::Labels(args)) => cli::labels::run(args),
         Some(Command::Cache(args)) => cli::cache::run(args),
@@ -73,4 +87,75 @@ fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// `sebx present [FILES...] [--playlist FILE]`.
+#[derive(Debug, clap::Args)]
+struct PresentCmd {
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
+    #[command(flatten)]
+    present: present::PresentArgs,
+}
+
+fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
+    let (playlist, issues) = present::resolve_playlist(&cmd.present, &mut cmd.explore.paths)?;
+    for issue in &issues {
+        eprintln!("sebx: {issue}");
+    }
+    cmd.explore
+        .theme
+        .get_or_insert_with(|| "high-contrast".to_string());
+    let session = cli::explore::prepare(
+        &cmd.explore,
+        sebx::tui::Grading::Unavailable("the presenter shows stored verdicts".to_string()),
+    )?;
+    present::run(session.app, session.sources, playlist, &cmd.present)
+}
+
+/// `sebx export FILE --line N --format svg|html|md|txt [--pane PANE] [--width W]`.
+#[derive(Debug, clap::Args)]
+struct ExportCmd {
+    #[command(flatten)]
+    explore: cli::explore::ExploreArgs,
+    #[command(flatten)]
+    export: export::ExportArgs,
+}
+
+fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
+    let first_file = cmd.explore.paths.first().cloned();
+    let playlist = match &cmd.export.playlist {
+        Some(file) => {
+            let args = present::PresentArgs {
+                playlist: Some(file.clone()),
+                ..present::PresentArgs::default()
+            };
+            let (playlist, issues) = present::resolve_playlist(&args, &mut cmd.explore.paths)?;
+            for issue in &issues {
+                eprintln!("sebx: {issue}");
+            }
+            cmd.explore
+                .theme
+                .get_or_insert_with(|| "high-contrast".to_string());
+            playlist
+        }
+        None => {
+            if first_file.is_none() {
+                anyhow::bail!("name the rollout file: sebx export FILE --line N --format FORMAT");
+            }
+            present::add_companions(&mut cmd.explore.paths);
+            None
+        }
+    };
+    let session = cli::explore::prepare(
+        &cmd.explore,
+        sebx::tui::Grading::Unavailable("export shows stored verdicts".to_string()),
+    )?;
+    export::run(
+        session.app,
+        session.sources,
+        first_file,
+        playlist,
+        &cmd.export,
+    )
 }

@@ -11,7 +11,7 @@ impl DepGraph {
     }
 
     /// Layer of each node: the longest chain of same-function dependencies leading to it.
-    fn layers(&self) -> Vec<usize> {
+    pub fn layers(&self) -> Vec<usize> {
         let mut layer = vec![0usize; self.nodes.len()];
         // Node ids follow evaluation order, so most edges point forward; iterate to a fixpoint
         // (bounded, since loops can make edges point backwards).

@@ -129,8 +129,11 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
                 .with_context(|| format!("cannot read folder {}", p.display()))?
                 .filter_map(|e| e.ok().map(|e| e.path()))
                 .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
-                // Label sidecars (`x.jsonl.labels.jsonl`) belong to their rollout file.
-                .filter(|f| !f.to_string_lossy().ends_with(".labels.jsonl"))
+                // Label and bookmark sidecars (`x.jsonl.labels.jsonl`) belong to their rollout file.
+                .filter(|f| {
+                    let name = f.to_string_lossy();
+                    !name.ends_with(".labels.jsonl") && !name.ends_with(".bookmarks.jsonl")
+                })
                 .collect();
             files.sort();
             out.extend(files.into_iter().map(|f| (f, true)));

@@ -2,11 +2,12 @@
 
 pub mod agreement;
 pub mod api;
+pub mod bookmarks;
 pub mod dataset;
 pub mod discovery;
 pub mod files;
 pub mod labels;
-
+pub mod playlist;
 pub mod rollout;
 pub mod sampling;
 pub mod sidecar;

@@ -73,6 +73,23 @@ pub enum Action {
     CompareScreen,
     /// `N` follows file order or a seeded random order (a random sample of failures).
     ToggleLabelOrder,
+    // Issue 12: bookmarks, presenter, export (handled in `bookmarks::update` and `App::update`).
+    /// Bookmarks the selected rollout for the playlist, or removes its bookmark.
+    ToggleBookmark,
+    /// Writes the one-line caption of the selected rollout's bookmark.
+    BookmarkCaption,
+    /// Moves the selected rollout's bookmark one place earlier in the playlist.
+    BookmarkEarlier,
+    /// Moves the selected rollout's bookmark one place later in the playlist.
+    BookmarkLater,
+    /// Presents the bookmarks (or the selected rollout) stage by stage.
+    Present,
+    /// Exports the current view to an HTML file and says where.
+    ExportView,
+    /// Scrolls the pane left (wide graphs and code).
+    ScrollLeft,
+    /// Scrolls the pane right.
+    ScrollRight,
     /// Toggles the category with this key on the selected rollout (not bindable: the
     /// taxonomy names the keys).
     ToggleCategory(char),
@@ -110,7 +127,7 @@ pub enum Action {
 
 impl Action {
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 45] = [
+    pub const BINDABLE: [Action; 53] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -142,6 +159,14 @@ impl Action {
         Action::Rerun,
         Action::EditWhatIf,
         Action::InstallRuntime,
+        Action::ScrollLeft,
+        Action::ScrollRight,
+        Action::ToggleBookmark,
+        Action::BookmarkCaption,
+        Action::BookmarkEarlier,
+        Action::BookmarkLater,
+        Action::Present,
+        Action::ExportView,
         Action::LabelMode,
         Action::CategoryPicker,
         Action::AcceptSuggestion,
@@ -211,6 +236,14 @@ impl Action {
             Action::StatsScreen => "stats: accuracy, pass@k, the internalization map",
             Action::CompareScreen => "compare two runs: flip matrix, McNemar, drill-down",
             Action::ToggleLabelOrder => "N in file order / in seeded random order",
+            Action::ToggleBookmark => "bookmark the rollout for the playlist (toggle)",
+            Action::BookmarkCaption => "caption of the rollout's bookmark",
+            Action::BookmarkEarlier => "move the bookmark earlier in the playlist",
+            Action::BookmarkLater => "move the bookmark later in the playlist",
+            Action::Present => "present the bookmarks, stage by stage",
+            Action::ExportView => "export this view to an HTML file",
+            Action::ScrollLeft => "scroll the pane left",
+            Action::ScrollRight => "scroll the pane right",
             Action::ToggleCategory(_) => "toggle a category",
             Action::PopupChoose => "choose the highlighted item of a popup",
             Action::NoteInput(_) => "type into the note",
@@ -414,6 +447,14 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("ctrl-r", Action::Regrade),
     ("e", Action::EditWhatIf),
     ("I", Action::InstallRuntime),
+    ("<", Action::ScrollLeft),
+    (">", Action::ScrollRight),
+    ("b", Action::ToggleBookmark),
+    ("B", Action::BookmarkCaption),
+    ("{", Action::BookmarkEarlier),
+    ("}", Action::BookmarkLater),
+    ("P", Action::Present),
+    ("X", Action::ExportView),
     ("L", Action::LabelMode),
     ("p", Action::CategoryPicker),
     ("a", Action::AcceptSuggestion),

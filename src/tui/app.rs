@@ -282,6 +282,12 @@ pub struct App {
     pub outbox: Vec<JobRequest>,
     /// Labels of the loaded runs, and labelling state (issue 5).
     pub labelling: Labelling,
+    /// Bookmarks, the playlist and presenter/export requests (issue 12).
+    pub bookmarks: super::bookmarks::Bookmarks,
+    /// Horizontal scroll of the detail pane (columns; panes that do not wrap).
+    pub hscroll: u16,
+    /// The Graph pane shows the node list instead of the drawing (`5` again toggles).
+    pub graph_list: bool,
     /// Reruns and what-ifs (issue 5).
     pub reruns: Reruns,
     /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
@@ -330,6 +336,9 @@ impl App {
             message: None,
             outbox: Vec::new(),
             labelling: Labelling::default(),
+            bookmarks: Default::default(),
+            hscroll: 0,
+            graph_list: false,
             reruns: Reruns::default(),
             score_cache: None,
             stats: super::stats::StatsView::default(),
@@ -435,6 +444,10 @@ impl App {
             self.settle();
             return redraw;
         }
+        if let Some(redraw) = super::bookmarks::update(self, action) {
+            self.settle();
+            return redraw;
+        }
         if let Some(redraw) = super::labelling::update(self, action) {
             self.settle();
             return redraw;
@@ -456,6 +469,12 @@ impl App {
             Action::PaneCode => self.set_pane(Pane::Code),
             Action::PaneCases => self.set_pane(Pane::Cases),
             Action::PaneOutput => self.set_pane(Pane::Output),
+            Action::PaneGraph if self.pane == Pane::Graph => {
+                self.graph_list = !self.graph_list;
+                self.scroll = 0;
+                self.hscroll = 0;
+                true
+            }
             Action::PaneGraph => self.set_pane(Pane::Graph),
             Action::PaneTask => self.set_pane(Pane::Task),
             Action::ScrollDown => self.scroll_detail(1),
@@ -567,7 +586,27 @@ impl App {
             | Action::NoteSubmit
             | Action::ToggleLabelOrder
             | Action::StatsScreen
-            | Action::CompareScreen => false,
+            | Action::CompareScreen
+            | Action::ToggleBookmark
+            | Action::BookmarkCaption
+            | Action::BookmarkEarlier
+            | Action::BookmarkLater
+            | Action::Present => false,
+            Action::ExportView => {
+                self.bookmarks.export = self.selected.is_some();
+                if self.selected.is_none() {
+                    self.message = Some("no rollout selected to export".to_string());
+                }
+                true
+            }
+            Action::ScrollLeft => {
+                self.hscroll = self.hscroll.saturating_sub(8);
+                true
+            }
+            Action::ScrollRight => {
+                self.hscroll = self.hscroll.saturating_add(8);
+                true
+            }
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
                 self.keep_cursor_visible();
@@ -1110,6 +1149,7 @@ impl App {
         if self.pane != pane {
             self.pane = pane;
             self.scroll = 0;
+            self.hscroll = 0;
         }
         true
     }

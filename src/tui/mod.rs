@@ -3,14 +3,18 @@
 
 pub mod action;
 pub mod app;
+pub mod bookmarks;
 pub mod editor;
 pub mod entry;
+pub mod export;
+pub mod graph_view;
 pub mod highlight;
 pub mod insight;
 pub mod jobs;
 pub mod labelling;
 pub mod load;
 pub mod panes;
+pub mod present;
 pub mod rerun;
 pub mod run;
 pub mod stats;

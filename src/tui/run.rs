@@ -48,6 +48,9 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
             if let Some(action) = super::stats::action_for_key(app, key) {
                 return Some(action);
             }
+            if let Some(action) = super::bookmarks::action_for_key(app, key) {
+                return Some(action);
+            }
             if let Some(action) = super::labelling::action_for_key(app, key) {
                 return Some(action);
             }
@@ -154,6 +157,15 @@ fn event_loop(
             redraw = true;
             continue;
         }
+        if let Some(rows) = app.bookmarks.present.take() {
+            // The projector's theme, whatever the explorer uses.
+            let theme = super::Theme::builtin("high-contrast").unwrap_or_else(|| app.theme.clone());
+            let mut presenter = super::present::Presenter::from_app(app, &rows, theme);
+            super::present::run_on(terminal, &mut presenter)?;
+            terminal.clear()?;
+            redraw = true;
+            continue;
+        }
         if redraw {
             terminal.draw(|frame| ui::draw(frame, app))?;
             redraw = false;
@@ -166,6 +178,7 @@ fn event_loop(
                     redraw |= app.update(&action);
                     // Label changes are on disk before anything is drawn or read next.
                     redraw |= super::labelling::service(app);
+                    redraw |= super::bookmarks::service(app);
                 }
                 if app.should_quit || !event::poll(Duration::ZERO)? {
                     break;
@@ -184,6 +197,8 @@ fn event_loop(
         }
         app.settle();
         redraw |= super::labelling::service(app);
+        redraw |= super::bookmarks::service(app);
+        redraw |= super::export::service(app);
     }
 }
 

@@ -103,6 +103,12 @@ theme_struct!(
     progress,
     /// Background of popups (help, issues).
     popup,
+    /// Graph drawing: boxes of values that are ZWCArrays (or tuples of them).
+    value_zwc_array,
+    /// Graph drawing: boxes of plain NumPy arrays (`zwc.rfx` results).
+    value_numpy_array,
+    /// Graph drawing: boxes of plain Python values and numbers.
+    value_python,
 );
 
 /// One style as written in TOML.

@@ -260,7 +260,14 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     let vstyle = shown_style(theme, shown);
     let selected = app.selected == Some(i);
     let mut spans = vec![
-        Span::styled(if selected { "▶" } else { " " }, theme.title),
+        // `★`: bookmarked for the playlist (the selection marker wins).
+        if selected {
+            Span::styled("▶", theme.title)
+        } else if app.bookmarks.is_bookmarked(e) {
+            Span::styled("★", theme.warning)
+        } else {
+            Span::raw(" ")
+        },
         Span::styled(shown.symbol(), vstyle),
         // `•`: labelled by this annotator.
         if app.labelling.is_labelled(e) {
@@ -364,7 +371,7 @@ pub fn detail_inner(detail: Rect) -> Rect {
     Block::default().borders(Borders::ALL).inner(detail)
 }
 
-fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
+pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let mut tabs: Vec<Span> = Vec::new();
     for (n, pane) in Pane::ALL.iter().enumerate() {
@@ -392,9 +399,11 @@ fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     };
     let content = panes::render(app, entry, inner.width);
     let scroll = detail_scroll(&content, inner.height, app.scroll);
-    let mut p = Paragraph::new(content.lines).scroll((scroll, 0));
+    let mut p = Paragraph::new(content.lines);
     if content.wrap {
-        p = p.wrap(Wrap { trim: false });
+        p = p.wrap(Wrap { trim: false }).scroll((scroll, 0));
+    } else {
+        p = p.scroll((scroll, app.hscroll));
     }
     frame.render_widget(p, inner);
 }
@@ -454,6 +463,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             format!(" {} ", filters.join(" · ")),
             theme.warning,
         ));
+    }
+    if let Some(c) = &app.bookmarks.caption {
+        left.push(Span::styled(" caption ", theme.status_key));
+        left.push(Span::raw(format!(
+            " {}▏ (enter saves, esc cancels) ",
+            c.text
+        )));
     }
     if let Some(msg) = &app.message {
         left.push(Span::raw(format!(" {msg} ")));

@@ -5,10 +5,23 @@ use ratatui::text::{Line, Span};
 use super::PaneContent;
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
+use crate::tui::graph_view::draw_graph;
 
-/// The Graph pane of `entry`: the analysis's dependency graph, then the call tree.
+/// The Graph pane of `entry`: the dependency graph drawn as boxes and arrows, or (after
+/// `5` again) as a list by layer with the call tree.
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     let theme = &app.theme;
+    if !app.graph_list {
+        let mut lines = vec![Line::from(vec![
+            Span::styled("Dependency graph", theme.heading),
+            Span::styled("  (5 again: as a list · < > scroll sideways)", theme.dim),
+        ])];
+        match app.selected_analysis() {
+            Some(a) => lines.extend(draw_graph(&a.code.graph, theme).lines()),
+            None => lines.push(Line::styled("analysing…", theme.dim)),
+        }
+        return PaneContent::scrolling(lines, false);
+    }
     let mut lines = Vec::new();
     if let Some(a) = app.selected_analysis() {
         lines.push(Line::styled(

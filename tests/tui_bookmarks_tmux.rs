@@ -1,0 +1,256 @@
+//! Bookmarks survive SIGKILL: the real binary in tmux bookmarks three rollouts of a temp copy
+//! of the demo (one with a caption, one moved to the front), is killed with `kill -9`, is
+//! reopened, and shows the three bookmarks in the playlist order they were given.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+#[path = "common/tmux.rs"]
+mod tmux_support;
+use tmux_support::{Session, tmux, wait_for};
+
+fn status_line(screen: &str) -> &str {
+    screen.lines().last().unwrap_or("")
+}
+
+fn open(name: &str, home: &Path, file: &Path, total: usize) -> Session {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let cmd = format!(
+        "env HOME={h} XDG_CONFIG_HOME={h} XDG_CACHE_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data SEBX_ANNOTATOR=tester {bin} {file} --api-doc {root}/samples/demo/api_doc.jsonl",
+        h = home.display(),
+        bin = env!("CARGO_BIN_EXE_sebx"),
+        file = file.display(),
+    );
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        name,
+        "-x",
+        "110",
+        "-y",
+        "34",
+        &cmd,
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let session = Session(name.to_string());
+    wait_for(name, "the loaded list", |s| {
+        s.contains(&format!("{total} rollouts")) && !status_line(s).contains("loading")
+    });
+    session
+}
+
+fn send(name: &str, keys: &[&str]) {
+    for k in keys {
+        tmux(&["send-keys", "-t", name, k]);
+    }
+}
+
+#[test]
+fn bookmarks_survive_sigkill() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    let file = dir.path().join("rollouts.jsonl");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo/rollouts.jsonl"),
+        &file,
+    )
+    .expect("copy the demo rollouts");
+    let original = std::fs::read(&file).expect("read the copy");
+    let total = String::from_utf8_lossy(&original)
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count();
+
+    let name = format!("sebx-bookmarks-test-{}", std::process::id());
+    let session = open(&name, &home, &file, total);
+    // Lines 1, 3 and 5 of the file.
+    send(&name, &["b"]);
+    wait_for(&name, "bookmark 1", |s| {
+        status_line(s).contains("saved to rollouts.jsonl.bookmarks.jsonl: bookmarked (1 in")
+    });
+    send(&name, &["j", "j", "b"]);
+    wait_for(&name, "bookmark 2", |s| {
+        status_line(s).contains("bookmarked (2 in")
+    });
+    send(&name, &["B"]);
+    wait_for(&name, "the caption box", |s| {
+        status_line(s).contains("caption")
+    });
+    tmux(&["send-keys", "-t", &name, "-l", "bit masks via zwc"]);
+    send(&name, &["Enter"]);
+    wait_for(&name, "the caption saved", |s| {
+        status_line(s).contains("caption: bit masks via zwc")
+    });
+    send(&name, &["j", "j", "b"]);
+    wait_for(&name, "bookmark 3", |s| {
+        status_line(s).contains("bookmarked (3 in")
+    });
+    // The third one goes to the front of the playlist.
+    send(&name, &["{", "{"]);
+    wait_for(&name, "the move", |s| {
+        status_line(s).contains("bookmark now 1/3")
+    });
+
+    let pid = String::from_utf8_lossy(
+        &tmux(&["display-message", "-p", "-t", &name, "#{pane_pid}"]).stdout,
+    )
+    .trim()
+    .to_string();
+    assert!(pid.parse::<u32>().is_ok(), "pane pid: {pid:?}");
+    let killed = Command::new("kill")
+        .args(["-9", &pid])
+        .status()
+        .expect("kill runs");
+    assert!(killed.success());
+    let start = Instant::now();
+    while tmux(&["has-session", "-t", &name]).status.success() {
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "still running after kill -9"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(session);
+
+    // On disk, read with the model's own store: the playlist order and the caption.
+    let (store, issues) = sebx::model::bookmarks::BookmarkStore::open(&file).expect("opens");
+    assert!(issues.is_empty(), "{issues:?}");
+    let listed: Vec<(usize, String)> = store
+        .list()
+        .iter()
+        .map(|r| (r.line, r.caption.clone()))
+        .collect();
+    assert_eq!(
+        listed,
+        vec![
+            (5, String::new()),
+            (1, String::new()),
+            (3, "bit masks via zwc".to_string())
+        ]
+    );
+    assert_eq!(
+        std::fs::read(&file).expect("read"),
+        original,
+        "rollout file untouched"
+    );
+
+    // Reopened: the three rows carry the bookmark mark.
+    let name2 = format!("{name}-again");
+    let _again = open(&name2, &home, &file, total);
+    send(&name2, &["j"]);
+    let screen = wait_for(&name2, "the marks", |s| {
+        s.lines()
+            .filter(|l| l.starts_with('│') && l.chars().nth(1) == Some('★'))
+            .count()
+            == 3
+    });
+    let marked: Vec<&str> = screen
+        .lines()
+        .filter(|l| l.starts_with('│') && l.chars().nth(1) == Some('★'))
+        .collect();
+    assert_eq!(marked.len(), 3, "{screen}");
+}
+
+/// In the explorer: two bookmarks, `P` presents them (`1/2`, space steps, the verdict only
+/// at its stage), `q` comes back; `X` exports the view to an HTML file in the current folder.
+#[test]
+fn present_and_export_from_the_explorer() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        eprintln!("tmux not installed: skipping");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    std::fs::create_dir_all(&home).expect("home");
+    // A copy of the demo files: bookmarks are written beside the rollout file.
+    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
+    let files = dir.path().join("files");
+    std::fs::create_dir_all(&files).expect("files");
+    for f in [
+        "rollouts.jsonl",
+        "rollouts_run2.jsonl",
+        "rollouts.scored.jsonl",
+        "api_doc.jsonl",
+    ] {
+        std::fs::copy(demo.join(f), files.join(f)).expect("copy a demo file");
+    }
+    let name = format!("sebx-present-from-explorer-{}", std::process::id());
+    let cmd = format!(
+        "env HOME={h} XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data {bin} {f}/rollouts.jsonl {f}/rollouts.scored.jsonl --api-doc {f}/api_doc.jsonl",
+        h = home.display(),
+        f = files.display(),
+        bin = env!("CARGO_BIN_EXE_sebx"),
+    );
+    let work = dir.path().display().to_string();
+    let out = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &name,
+        "-x",
+        "110",
+        "-y",
+        "34",
+        "-c",
+        &work,
+        &cmd,
+    ]);
+    assert!(out.status.success());
+    let _session = Session(name.clone());
+    wait_for(&name, "the list", |s| {
+        s.contains("49 rollouts") && !status_line(s).contains("loading")
+    });
+    // Lines 16 and 1, in that order in the playlist.
+    send(&name, &["g"]);
+    for _ in 0..15 {
+        send(&name, &["j"]);
+    }
+    send(&name, &["b"]);
+    wait_for(&name, "bookmark 1", |s| {
+        status_line(s).contains("bookmarked (1 in")
+    });
+    send(&name, &["g", "b"]);
+    wait_for(&name, "bookmark 2", |s| {
+        status_line(s).contains("bookmarked (2 in")
+    });
+    send(&name, &["P"]);
+    let first = wait_for(&name, "the presenter", |s| {
+        s.lines().next().unwrap_or("").trim_end().ends_with("1/2")
+    });
+    assert!(first.starts_with(" Task "), "{first}");
+    assert!(!first.contains("exe_error"), "{first}");
+    send(&name, &["Space", "Space", "Space"]);
+    wait_for(&name, "the verdict", |s| {
+        s.starts_with(" Verdict ") && s.contains("exe_error")
+    });
+    send(&name, &["q"]);
+    wait_for(&name, "the explorer again", |s| s.contains("49 rollouts"));
+    send(&name, &["X"]);
+    let screen = wait_for(&name, "the export", |s| {
+        status_line(s).contains("exported to")
+    });
+    let file = dir.path().join("sebx-rollouts-1-response.html");
+    assert!(
+        status_line(&screen).contains("sebx-rollouts-1-response.html"),
+        "{screen}"
+    );
+    let html = std::fs::read_to_string(&file).expect("the exported page");
+    assert!(
+        html.starts_with("<!DOCTYPE html>") && html.contains("right"),
+        "{html}"
+    );
+    let marks = std::fs::read_to_string(files.join("rollouts.jsonl.bookmarks.jsonl"))
+        .expect("the bookmarks, beside the copy");
+    assert_eq!(marks.lines().count(), 2, "{marks}");
+}
