@@ -21,7 +21,7 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
-    explore: cli::explore::ExploreArgs,
+    explore: sebx::tui::explore::ExploreArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -78,7 +78,7 @@ fn main() -> ExitCode {
         Some(Command::Compare(args)) => cli::stats::run_compare(args),
         Some(Command::Merge(args)) => cli::merge::run(args),
         Some(Command::Serve(args)) => sebx::serve::run(args),
-        None => cli::explore::run_default(cli.explore),
+        None => sebx::tui::explore::run_default(cli.explore),
     };
     match result {
         Ok(code) => code,
@@ -93,7 +93,7 @@ fn main() -> ExitCode {
 #[derive(Debug, clap::Args)]
 struct PresentCmd {
     #[command(flatten)]
-    explore: cli::explore::ExploreArgs,
+    explore: sebx::tui::explore::ExploreArgs,
     #[command(flatten)]
     present: present::PresentArgs,
 }
@@ -106,7 +106,7 @@ fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
     cmd.explore
         .theme
         .get_or_insert_with(|| "high-contrast".to_string());
-    let session = cli::explore::prepare(
+    let session = sebx::tui::explore::prepare(
         &cmd.explore,
         sebx::tui::Grading::Unavailable("the presenter shows stored verdicts".to_string()),
     )?;
@@ -117,7 +117,7 @@ fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
 #[derive(Debug, clap::Args)]
 struct ExportCmd {
     #[command(flatten)]
-    explore: cli::explore::ExploreArgs,
+    explore: sebx::tui::explore::ExploreArgs,
     #[command(flatten)]
     export: export::ExportArgs,
 }
@@ -147,7 +147,7 @@ fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
             None
         }
     };
-    let session = cli::explore::prepare(
+    let session = sebx::tui::explore::prepare(
         &cmd.explore,
         sebx::tui::Grading::Unavailable("export shows stored verdicts".to_string()),
     )?;

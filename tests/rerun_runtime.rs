@@ -9,10 +9,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
-use sebx::cli::explore::EngineBackend;
 use sebx::grade::reruns::RerunStore;
 use sebx::model::{ApiMap, Verdict};
 use sebx::tui::app::{Context, Grading};
+use sebx::tui::explore::EngineBackend;
 use sebx::tui::labelling::service;
 use sebx::tui::load::{FileKind, Source, SourceData};
 use sebx::tui::rerun::{self, comparison};

@@ -2,17 +2,17 @@
 
 use std::collections::BTreeSet;
 
-use sebx::cli::explore::{ExploreArgs, prepare};
 use sebx::tui::Action;
 use sebx::tui::action::KeyChord;
 use sebx::tui::app::Grading;
 use sebx::tui::entry::Shown;
+use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::insight::FindingKind;
 use sebx::tui::load::FileKind;
 use sebx::tui::run::load_inline;
 
 fn no_runtime() -> Grading {
-    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
+    Grading::Unavailable(sebx::tui::explore::NO_RUNTIME.to_string())
 }
 
 #[test]

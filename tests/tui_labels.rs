@@ -554,7 +554,7 @@ fn runtime_install_shows_its_steps_and_then_reruns_work() {
 
 #[test]
 fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
-    use sebx::cli::explore::{ExploreArgs, prepare};
+    use sebx::tui::explore::{ExploreArgs, prepare};
     let data = tempfile::tempdir().expect("tempdir");
     let open = || {
         let mut session = prepare(&ExploreArgs::default(), unavailable()).expect("demo");
@@ -567,7 +567,7 @@ fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
     let mut app = open();
     let seeded = data.path().join("demo/rollouts.jsonl.labels.jsonl");
     let text = std::fs::read_to_string(&seeded).expect("seeded");
-    assert_eq!(text, sebx::cli::explore::demo::LABELS);
+    assert_eq!(text, sebx::tui::explore::demo::LABELS);
     assert_eq!(app.labelling.annotators(), vec!["ana", "ben"]);
     let agreement = app.labelling.agreement().expect("ana and ben");
     assert_eq!(

@@ -6,9 +6,9 @@ use insta::assert_snapshot;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
-use sebx::cli::explore::{ExploreArgs, prepare};
 use sebx::model::Verdict;
 use sebx::tui::Grading;
+use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::present::{self, Presenter, Stage};
 
 const VERDICTS: [&str; 5] = [

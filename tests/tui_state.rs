@@ -14,7 +14,7 @@ use sebx::tui::run::drain_inline;
 use tui_common::*;
 
 fn unavailable() -> Grading {
-    Grading::Unavailable(sebx::cli::explore::NO_RUNTIME.to_string())
+    Grading::Unavailable(sebx::tui::explore::NO_RUNTIME.to_string())
 }
 
 fn rows(app: &sebx::tui::App) -> Vec<usize> {

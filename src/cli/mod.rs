@@ -4,7 +4,6 @@
 pub mod analyze;
 pub mod cache;
 pub mod charts;
-pub mod explore;
 pub mod grade;
 pub mod labels;
 pub mod merge;

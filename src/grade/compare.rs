@@ -1467,16 +1467,4 @@ mod tests {
         assert_eq!(py_strip("\x1f 5 \u{3000}"), "5");
         assert_eq!(fold_whitespace("  a \n\t b  "), "a b");
     }
-
-    #[test]
-    fn comparison_is_fast_for_typical_pieces() {
-        let expected = "[150.0, 110.00000000000001, 360.0, 48.0, 100.0, 126.0, 59.5, 192.0]";
-        let actual = "[ 48.  100.  126.   59.5 192. 150. 110. 360.]";
-        let start = std::time::Instant::now();
-        for _ in 0..1000 {
-            std::hint::black_box(compare_printed(expected, actual));
-        }
-        // Generous even for debug builds on a loaded machine: 1000 comparisons < 1 s.
-        assert!(start.elapsed() < std::time::Duration::from_secs(1));
-    }
 }

@@ -6,6 +6,7 @@ pub mod app;
 pub mod bookmarks;
 pub mod editor;
 pub mod entry;
+pub mod explore;
 pub mod export;
 pub mod graph_view;
 pub mod highlight;

@@ -1,4 +1,4 @@
-//! `sebx [PATHS]...`: the terminal explorer over rollout files, scored results, dataset
+//! `sebx [PATHS]...`: starting the terminal explorer over rollout files, scored results, dataset
 //! files and an API doc; the bundled demo when no path is given.
 
 use std::collections::BTreeMap;
