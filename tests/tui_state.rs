@@ -618,3 +618,30 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
         .collect();
     assert_eq!(grades, vec![8]);
 }
+
+/// A newcomer sees how to quit, get help, search and label without opening anything, and
+/// the help screen opens on the most used keys, readable at 80×24.
+#[test]
+fn footer_and_help_show_the_essential_keys_first_at_80x24() {
+    let mut app = app(unavailable());
+    app.message = None;
+    let footer = screen(&draw(&app, 80, 24));
+    let last = footer.lines().last().expect("a status bar");
+    // The grading warning and the bad-lines count stay too.
+    assert!(
+        last.contains("no Python") && last.contains("bad lines"),
+        "{last:?}"
+    );
+    for hint in [" q quit", " / search", " L label", " ? help"] {
+        assert!(last.contains(hint), "{hint:?} missing from {last:?}");
+    }
+    app.update(&Action::Help);
+    let help = screen(&draw(&app, 80, 24));
+    let rows: Vec<&str> = help.lines().filter(|l| l.contains("│ ")).collect();
+    assert!(rows.len() >= 10, "{help}");
+    assert!(rows[0].contains("quit"), "{help}");
+    assert!(rows[1].contains("this help"), "{help}");
+    assert!(rows[2].contains("search"), "{help}");
+    // Descriptions are not cut to nothing at 80 columns.
+    assert!(rows[3].contains("label mode"), "{help}");
+}

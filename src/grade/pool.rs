@@ -43,26 +43,9 @@
 //! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
 //! `sys.modules`.
 //!
-//! Throughput (`cargo bench --bench grade_throughput`: 300
-//! executing parity rollouts graded 3 times, spread over a baseline run of the
-//! same programs as fresh `python main.py` processes, same parallelism; this
-//! 2-core machine, shared): 241–304 rollouts/s against 12.9–13.8/s, mean 20.8×
-//! over five runs of the final code (18.7–22.6×: the sebx passes, about a second
-//! each, vary most); more when the machine is loaded, since fresh interpreters
-//! suffer more. Per program the pool costs one fork of a ~37 MB
-//! NumPy-loaded worker and its exit: the page-table copy, the copy-on-write
-//! faults of the program's first writes and the teardown are ~60% of the CPU
-//! (`perf`, 2 jobs); a fresh interpreter importing NumPy and zwc costs ~140 ms
-//! of CPU. What bought the most (each measured interleaved against the previous
-//! state): a worker that is its own pid namespace's init instead of a mount
-//! namespace and `/proc` per program (+20%), libc's fork without `os.fork()`'s
-//! handlers (~190 faults fewer), parsing each program once in Rust (0.66 →
-//! 0.04 ms), the next request queued during a run (+2–4%), waiting for the
-//! program's end before touching memory (+5%), stdio objects made once in the
-//! worker instead of in every program (+4%). Tried and dropped: compiling
-//! `main.py` or building stdio in the worker before the fork, transparent huge
-//! pages for the worker's heap, warming NumPy's and zwc's Python code before
-//! forking (no gain, or more faults).
+//! Throughput and what each design choice bought are measured by
+//! `cargo bench --bench grade_throughput`; the figures and their history are in
+//! `benches/README.md`.
 //!
 //! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
 //!

@@ -126,6 +126,21 @@ pub enum Action {
 }
 
 impl Action {
+    /// What a newcomer needs first: the help screen opens on these, and the footer shows
+    /// the first four.
+    pub const ESSENTIAL: [Action; 10] = [
+        Action::Quit,
+        Action::Help,
+        Action::Search,
+        Action::LabelMode,
+        Action::Down,
+        Action::NextPane,
+        Action::CycleVerdictFilter,
+        Action::Rerun,
+        Action::NextUnlabelledFailure,
+        Action::StatsScreen,
+    ];
+
     /// Actions a key can be bound to, in help-screen order.
     pub const BINDABLE: [Action; 53] = [
         Action::Up,
@@ -540,9 +555,16 @@ impl Keymap {
     }
 
     /// The help screen's rows: every bindable action with its keys and description.
+    /// Every bindable action with its keys: the [`Action::ESSENTIAL`] ones first, then the
+    /// rest in [`Action::BINDABLE`] order.
     pub fn help_rows(&self) -> Vec<(String, &'static str, Action)> {
-        Action::BINDABLE
+        Action::ESSENTIAL
             .iter()
+            .chain(
+                Action::BINDABLE
+                    .iter()
+                    .filter(|a| !Action::ESSENTIAL.contains(a)),
+            )
             .map(|a| {
                 let keys: Vec<String> = self.keys_for(*a).iter().map(|k| k.to_string()).collect();
                 let keys = if keys.is_empty() {

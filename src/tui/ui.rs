@@ -7,6 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+use super::action::Action;
 use super::app::{App, Grading, Pane, Popup, ViewRow};
 use super::entry::Shown;
 use super::jobs::matched_chars;
@@ -500,7 +501,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     }
     if let Grading::Unavailable(why) = &app.ctx.grading {
         let text = if why.contains("runtime install") {
-            " no Python: sebx runtime install ".to_string()
+            match app.keymap.keys_for(Action::InstallRuntime).first() {
+                Some(key) => format!(" no Python: {key} installs "),
+                None => " no Python: sebx runtime install ".to_string(),
+            }
         } else {
             " grading off (? says why) ".to_string()
         };
@@ -515,11 +519,22 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             ),
         ));
     }
-    right.push((3, Span::styled(" ? ", theme.status_key)));
-    right.push((3, Span::raw(" help ")));
+    // The keys a newcomer needs, as bound: quit and help stay as long as the warnings,
+    // search and label go first when the bar is too narrow.
+    for (action, word, priority) in [
+        (Action::Quit, "quit", 2u8),
+        (Action::Search, "search", 4),
+        (Action::LabelMode, "label", 4),
+        (Action::Help, "help", 2),
+    ] {
+        if let Some(key) = app.keymap.keys_for(action).first() {
+            right.push((priority, Span::styled(format!(" {key} "), theme.status_key)));
+            right.push((priority, Span::raw(format!("{word} "))));
+        }
+    }
     let width = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
     let left_w = width(&left);
-    for drop_level in [3u8, 2, 1] {
+    for drop_level in [4u8, 3, 2, 1] {
         let w: usize = right.iter().map(|(_, s)| s.content.chars().count()).sum();
         if left_w + w <= area.width as usize {
             break;
@@ -561,12 +576,14 @@ pub(crate) fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
 fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let rows = app.keymap.help_rows();
+    // Narrow screens (80 columns) keep the descriptions readable.
+    let key_cap = if area.width < 100 { 14 } else { 26 };
     let key_w = rows
         .iter()
         .map(|(k, _, _)| k.chars().count())
         .max()
         .unwrap_or(0)
-        .min(26);
+        .min(key_cap);
     let popup = popup_area(area, 100, area.height.saturating_sub(2));
     // Wide enough: also the name to use in the config's [keys] table.
     let show_names = popup.width >= 96;
