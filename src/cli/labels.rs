@@ -259,13 +259,14 @@ impl ExportRow {
     }
 }
 
-/// Quotes a CSV field when it needs it (RFC 4180).
-pub fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_string()
+/// RFC 4180 CSV of `rows` (the first one the header), fields quoted where they need it.
+pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.write_record(row)?;
     }
+    let bytes = writer.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(String::from_utf8(bytes)?)
 }
 
 /// What a scored line says about a rollout.
@@ -502,11 +503,12 @@ fn export(args: &ExportArgs, stdout: &mut dyn Write) -> Result<ExitCode> {
     };
     match args.format {
         ExportFormat::Csv => {
-            writeln!(out, "{}", csv_columns().join(","))?;
-            for row in &rows {
-                let fields: Vec<String> = row.csv_fields().iter().map(|f| csv_field(f)).collect();
-                writeln!(out, "{}", fields.join(","))?;
-            }
+            let header = csv_columns();
+            let fields: Vec<Vec<String>> = rows.iter().map(|r| r.csv_fields()).collect();
+            let table = csv_table(
+                std::iter::once(header.as_slice()).chain(fields.iter().map(Vec::as_slice)),
+            )?;
+            out.write_all(table.as_bytes())?;
         }
         ExportFormat::Jsonl => {
             for row in &rows {
@@ -753,10 +755,13 @@ mod tests {
 
     #[test]
     fn csv_quoting() {
-        assert_eq!(csv_field("plain"), "plain");
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("two\nlines"), "\"two\nlines\"");
+        let row = |fields: &[&str]| fields.iter().map(|f| f.to_string()).collect::<Vec<_>>();
+        let table = csv_table([
+            row(&["plain", "a,b"]).as_slice(),
+            row(&["say \"hi\"", "two\nlines"]).as_slice(),
+        ])
+        .expect("csv");
+        assert_eq!(table, "plain,\"a,b\"\n\"say \"\"hi\"\"\",\"two\nlines\"\n");
     }
 
     #[test]

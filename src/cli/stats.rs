@@ -27,7 +27,7 @@ use crate::model::taxonomy::Taxonomy;
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, RolloutId, Verdict};
 
 use super::charts;
-use super::labels::csv_field;
+use super::labels::csv_table;
 
 /// Output format of `sebx stats` and `sebx compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -487,13 +487,9 @@ impl Table {
 
     /// RFC 4180 CSV with a header row.
     pub fn csv(&self) -> String {
-        let mut s = String::new();
-        for row in std::iter::once(&self.headers).chain(&self.rows) {
-            let cells: Vec<String> = row.iter().map(|c| csv_field(c)).collect();
-            s.push_str(&cells.join(","));
-            s.push('\n');
-        }
-        s
+        let rows =
+            std::iter::once(self.headers.as_slice()).chain(self.rows.iter().map(Vec::as_slice));
+        csv_table(rows).unwrap_or_default()
     }
 }
 
