@@ -323,10 +323,16 @@ pub struct GraphBuilder<'a> {
     func: String,
     /// Current expression nesting, bounded so pathological code cannot overflow the stack.
     depth: usize,
+    /// Current block nesting (an `elif` chain nests one level per `elif`), bounded likewise.
+    block_depth: usize,
 }
 
 /// Deeper expressions are not followed (their value is unknown and has no sources).
 const MAX_EXPR_DEPTH: usize = 100;
+
+/// Deeper blocks are not followed (CPython allows 100 levels of indentation; a long `elif`
+/// chain is the usual way past it, and its far end adds nothing to the graph).
+const MAX_BLOCK_DEPTH: usize = 100;
 
 impl<'a> GraphBuilder<'a> {
     pub fn new(api: &'a ApiMap, bindings: &'a Bindings) -> GraphBuilder<'a> {
@@ -340,6 +346,7 @@ impl<'a> GraphBuilder<'a> {
             pending_links: Vec::new(),
             func: String::new(),
             depth: 0,
+            block_depth: 0,
         }
     }
 
@@ -503,9 +510,14 @@ impl<'a> GraphBuilder<'a> {
     }
 
     fn block(&mut self, body: &[ast::Stmt], env: &mut Env, entry: Option<usize>, module: bool) {
+        if self.block_depth >= MAX_BLOCK_DEPTH {
+            return;
+        }
+        self.block_depth += 1;
         for s in body {
             self.stmt(s, env, entry, module);
         }
+        self.block_depth -= 1;
     }
 
     fn stmt(&mut self, s: &ast::Stmt, env: &mut Env, entry: Option<usize>, module: bool) {
