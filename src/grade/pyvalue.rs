@@ -1903,6 +1903,13 @@ fn unary(op: UnaryOp, value: PyValue) -> EvalResult<PyValue> {
             UnaryOp::Invert => Err(EvalError),
         };
     }
+    // `np.bool_` is not an integer to NumPy: `~` is logical not, `-` and `+` raise.
+    if let PyValue::NpBool(b) = value {
+        return match op {
+            UnaryOp::Invert => Ok(PyValue::NpBool(!b)),
+            UnaryOp::Plus | UnaryOp::Minus => Err(EvalError),
+        };
+    }
     // NumPy scalars keep their type under arithmetic; the grader converts them anyway, so
     // results are Python numbers (only their values matter for the comparison).
     match (op, as_num(&value)?) {
@@ -1929,6 +1936,15 @@ fn python_mod_float(a: f64, b: f64) -> f64 {
 }
 
 fn binary(op: BinOp, left: PyValue, right: PyValue) -> EvalResult<PyValue> {
+    // Two `np.bool_`s: `+` is logical or, `*` logical and, `-` raises (NumPy 2).
+    if let (PyValue::NpBool(x), PyValue::NpBool(y)) = (&left, &right) {
+        match op {
+            BinOp::Add => return Ok(PyValue::NpBool(*x || *y)),
+            BinOp::Mul => return Ok(PyValue::NpBool(*x && *y)),
+            BinOp::Sub => return Err(EvalError),
+            _ => {}
+        }
+    }
     let (a, b) = (as_num(&left)?, as_num(&right)?);
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => int_binary(op, x, y),
