@@ -240,6 +240,27 @@ def _capabilities():
     return 0
 
 
+def _remove_tree(path):
+    """Removes a program's directory even where the program took its own permissions
+    away (`chmod 000` on a folder); symbolic links are removed, never followed."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return
+    if not os.path.islink(path):
+        try:
+            os.chmod(path, 0o700)
+        except OSError:
+            pass
+    for root, dirs, _files in os.walk(path):
+        for name in [os.path.join(root, d) for d in dirs]:
+            if not os.path.islink(name):
+                try:
+                    os.chmod(name, 0o700)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
 def _drop_privileges():
     """In C: give up every capability (bounding, ambient, effective, permitted,
     inheritable) and set no_new_privs. A program run as root (or as root of the worker's
@@ -1124,7 +1145,7 @@ class Worker:
         try:
             os.mkdir(rundir, 0o755)
         except FileExistsError:
-            shutil.rmtree(rundir, ignore_errors=True)
+            _remove_tree(rundir)
             os.mkdir(rundir, 0o755)
         path = os.path.join(rundir, "main.py")
         data = memoryview(program_text.encode("utf-8", "surrogatepass"))
@@ -1504,7 +1525,7 @@ class Worker:
             os.unlink(os.path.join(rundir, "main.py"))
             os.rmdir(rundir)
         except OSError:
-            shutil.rmtree(rundir, ignore_errors=True)
+            _remove_tree(rundir)
         if sandbox.private_shm:
             for entry in os.listdir("/dev/shm"):
                 target = os.path.join("/dev/shm", entry)
