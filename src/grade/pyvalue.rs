@@ -14,6 +14,8 @@
 //!   slices, keyword arguments, f-strings and `\N{...}` escapes are not evaluated;
 //! - integer arithmetic that leaves the `i128` range is not evaluated (Python would use a
 //!   big integer); big integer *literals* are kept exactly (see [`PyValue::BigInt`]);
+//! - expression trees deeper than 500 levels (`1+1+…+1` with 500 terms, `x.a.a…`) are not
+//!   evaluated; CPython compiles about 2,990 levels before a RecursionError;
 //! - `**` with a negative base and fractional exponent (a complex result in Python) is not
 //!   evaluated; sequence arithmetic (`[1] + [2]`, `'a' * 3`) is not evaluated;
 //! - names evaluate only for builtins and the modules `np`, `math`, `re`, `ast` (as opaque
