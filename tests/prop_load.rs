@@ -97,7 +97,7 @@ enum Bad {
     WrongType(Good, usize, Value),
     Missing(Good, usize),
     /// A bad test case entry.
-    BadCase(Good, Value),
+    WrongCase(Good, Value),
     /// Deeply nested JSON (in a field or as the whole line).
     Deep(usize, bool),
     /// Valid JSON that is not an object.
@@ -147,7 +147,7 @@ impl Bad {
                     .remove(REQUIRED[which % 4]);
                 v.to_string().into_bytes()
             }
-            Bad::BadCase(g, case) => {
+            Bad::WrongCase(g, case) => {
                 let mut v: Value = serde_json::from_str(&g.json()).expect("json");
                 let case = match case {
                     Value::Object(m) if m.get("input").is_some_and(Value::is_string) => {
@@ -199,7 +199,7 @@ fn bad() -> impl Strategy<Value = Bad> {
         3 => (good(), any::<usize>(), 0xf8u8..=0xff).prop_map(|(g, at, b)| Bad::InvalidUtf8(g, at, b)),
         3 => (good(), any::<usize>(), json_value()).prop_map(|(g, w, v)| Bad::WrongType(g, w, v)),
         2 => (good(), any::<usize>()).prop_map(|(g, w)| Bad::Missing(g, w)),
-        2 => (good(), json_value()).prop_map(|(g, v)| Bad::BadCase(g, v)),
+        2 => (good(), json_value()).prop_map(|(g, v)| Bad::WrongCase(g, v)),
         2 => (129usize..20_000, any::<bool>()).prop_map(|(n, w)| Bad::Deep(n, w)),
         1 => json_value().prop_filter("not an object", |v| !v.is_object()).prop_map(Bad::NotObject),
         1 => Just(Bad::Huge),

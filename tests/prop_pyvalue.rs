@@ -446,7 +446,7 @@ fn deep_printed_values_do_not_overflow() {
         format!("[{}]", vec!["1.5"; n].join(", ")),
         format!("'{}'", ":".repeat(n)),
         format!("{}1", "'".repeat(n)),
-        format!("{}", "inf".repeat(n / 10)),
+        "inf".repeat(n / 10),
     ];
     for text in &inputs {
         let _ = evaluate(text, EvalMode::Eval);
