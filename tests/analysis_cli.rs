@@ -132,3 +132,68 @@ fn graph_text_shows_check_graph_and_findings() {
     let dot = analyze_rollout(bad, &api, None).code.graph.to_dot();
     assert!(dot.contains("digraph"));
 }
+
+/// A 6,000-character invented name is cut where it is printed (summary, `sebx graph` text),
+/// its start and end kept, and kept whole in the JSON output.
+#[test]
+fn long_invented_names_are_cut_where_printed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (api, _) = write_fixture(dir.path());
+    let name = format!("kocito{}end", "x".repeat(6000));
+    let rollouts = dir.path().join("long.jsonl");
+    std::fs::write(
+        &rollouts,
+        rollout_line(&format!(
+            "```python\nimport zwc\ndef f(a):\n    return zwc.{name}(a)\n```\n"
+        )) + "\n",
+    )
+    .expect("write");
+    let api_map = ApiMap::load(&api).expect("api");
+    let loaded = load_rollout_file(&rollouts).expect("load");
+    let a = analyze_rollout(&loaded.rollouts[0], &api_map, None);
+    assert!(
+        a.code.findings.iter().any(|f| f.name.len() > 6000),
+        "the finding keeps the whole name: {:?}",
+        a.code
+            .findings
+            .iter()
+            .map(|f| f.name.len())
+            .collect::<Vec<_>>()
+    );
+    let mut summary = AnalysisSummary::default();
+    summary.add(&a);
+    for text in [summary.render(10), render_analysis_text(&a, 80)] {
+        let longest = text.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        assert!(longest <= 160, "a {longest}-character line:\n{text}");
+        assert!(text.contains("zwc.kocitoxxx"), "{text}");
+        assert!(text.contains("xxxend"), "{text}");
+        assert!(text.contains('…'), "{text}");
+    }
+    // The binary's summary (stdout when JSON goes to a file), and the JSON kept whole.
+    let out = dir.path().join("out.jsonl");
+    let assert = assert_cmd::Command::cargo_bin("sebx")
+        .expect("binary")
+        .args(["analyze", "--api-doc"])
+        .arg(&api)
+        .arg("-o")
+        .arg(&out)
+        .arg(&rollouts)
+        .assert()
+        .success();
+    let stdout = String::from_utf8_lossy(&assert.get_output().stdout).into_owned();
+    assert!(stdout.contains("most frequent wrong names"), "{stdout}");
+    assert!(stdout.lines().all(|l| l.chars().count() <= 160), "{stdout}");
+    let json = std::fs::read_to_string(&out).expect("json");
+    assert!(json.contains(&name), "the JSON output keeps the whole name");
+}
+
+#[test]
+fn shorten_keeps_short_text_and_cuts_long_text_to_width() {
+    use sebx::cli::analyze::shorten;
+    assert_eq!(shorten("zwc.kocito", 60), "zwc.kocito");
+    let long = "é".repeat(100) + "END";
+    let cut = shorten(&long, 20);
+    assert_eq!(cut.chars().count(), 20);
+    assert!(cut.starts_with("éééé") && cut.ends_with("END") && cut.contains('…'));
+    assert_eq!(shorten("abc", 1), "…");
+}

@@ -323,10 +323,16 @@ pub struct GraphBuilder<'a> {
     func: String,
     /// Current expression nesting, bounded so pathological code cannot overflow the stack.
     depth: usize,
+    /// Current block nesting (an `elif` chain nests one level per `elif`), bounded likewise.
+    block_depth: usize,
 }
 
 /// Deeper expressions are not followed (their value is unknown and has no sources).
 const MAX_EXPR_DEPTH: usize = 100;
+
+/// Deeper blocks are not followed (CPython allows 100 levels of indentation; a long `elif`
+/// chain is the usual way past it, and its far end adds nothing to the graph).
+const MAX_BLOCK_DEPTH: usize = 100;
 
 impl<'a> GraphBuilder<'a> {
     pub fn new(api: &'a ApiMap, bindings: &'a Bindings) -> GraphBuilder<'a> {
@@ -340,6 +346,7 @@ impl<'a> GraphBuilder<'a> {
             pending_links: Vec::new(),
             func: String::new(),
             depth: 0,
+            block_depth: 0,
         }
     }
 
@@ -503,9 +510,14 @@ impl<'a> GraphBuilder<'a> {
     }
 
     fn block(&mut self, body: &[ast::Stmt], env: &mut Env, entry: Option<usize>, module: bool) {
+        if self.block_depth >= MAX_BLOCK_DEPTH {
+            return;
+        }
+        self.block_depth += 1;
         for s in body {
             self.stmt(s, env, entry, module);
         }
+        self.block_depth -= 1;
     }
 
     fn stmt(&mut self, s: &ast::Stmt, env: &mut Env, entry: Option<usize>, module: bool) {
@@ -1364,31 +1376,57 @@ fn merge_into(env: &mut Env, other: &Env) {
 }
 
 /// Marks zwc calls that reach a return of their own function and zwc calls nobody uses.
+/// One backward walk from each function's returns (linear per function), not a forward
+/// walk from every call: a chain of thousands of calls stays fast.
 fn mark_flow(g: &mut DepGraph) {
-    let mut out: HashMap<usize, Vec<usize>> = HashMap::new();
+    let n = g.nodes.len();
+    let mut preds: Vec<Vec<usize>> = vec![Vec::new(); n];
+    let mut has_out = vec![false; n];
     for e in &g.edges {
-        out.entry(e.from).or_default().push(e.to);
+        preds[e.to].push(e.from);
+        has_out[e.from] = true;
     }
-    for i in 0..g.nodes.len() {
-        if g.nodes[i].kind != NodeKind::ZwcCall {
+    // Per function: its returns and its zwc calls (node ids).
+    let mut per_function: HashMap<&str, (Vec<usize>, Vec<usize>)> = HashMap::new();
+    for (i, node) in g.nodes.iter().enumerate() {
+        match node.kind {
+            NodeKind::Return => per_function.entry(&node.function).or_default().0.push(i),
+            NodeKind::ZwcCall => per_function.entry(&node.function).or_default().1.push(i),
+            _ => {}
+        }
+    }
+    // `seen[x] == stamp`: reached in the current function's walk (no clearing between walks).
+    let mut seen = vec![0usize; n];
+    let mut reaches = vec![false; n];
+    for (stamp, (returns, calls)) in per_function.values().enumerate() {
+        let stamp = stamp + 1;
+        if calls.is_empty() {
             continue;
         }
-        let function = g.nodes[i].function.clone();
-        let mut seen = HashSet::from([i]);
-        let mut stack = vec![i];
-        let mut reaches = false;
-        while let Some(n) = stack.pop() {
-            if g.nodes[n].kind == NodeKind::Return && g.nodes[n].function == function {
-                reaches = true;
-                break;
-            }
-            for &m in out.get(&n).map(Vec::as_slice).unwrap_or(&[]) {
-                if seen.insert(m) {
-                    stack.push(m);
+        let mut stack = returns.clone();
+        for &r in returns {
+            seen[r] = stamp;
+        }
+        while let Some(x) = stack.pop() {
+            for &p in &preds[x] {
+                if seen[p] != stamp {
+                    seen[p] = stamp;
+                    stack.push(p);
                 }
             }
         }
-        g.nodes[i].reaches_return = reaches;
-        g.nodes[i].unused = !out.contains_key(&i);
+        for &c in calls {
+            reaches[c] = seen[c] == stamp;
+        }
+    }
+    for (i, node) in g.nodes.iter_mut().enumerate() {
+        if node.kind == NodeKind::ZwcCall {
+            node.reaches_return = reaches[i];
+        }
+    }
+    for (i, node) in g.nodes.iter_mut().enumerate() {
+        if node.kind == NodeKind::ZwcCall {
+            node.unused = !has_out[i];
+        }
     }
 }

@@ -10,7 +10,282 @@ use rustpython_parser::ast::Ranged;
 use rustpython_parser::{Parse, ParseErrorType};
 
 /// A parsed module: its top-level statements.
-pub type Suite = Vec<ast::Stmt>;
+///
+/// Dropping it takes the tree apart with a loop: the AST types' own drop recurses once per
+/// nesting level, which overflows a thread's stack on a 100,000-term `+` chain or a deep
+/// `-` / `[` nesting that the (table-driven) parser itself accepts.
+#[derive(Debug, Default)]
+pub struct Suite(pub Vec<ast::Stmt>);
+
+impl std::ops::Deref for Suite {
+    type Target = Vec<ast::Stmt>;
+    fn deref(&self) -> &Vec<ast::Stmt> {
+        &self.0
+    }
+}
+
+impl Drop for Suite {
+    fn drop(&mut self) {
+        dismantle(std::mem::take(&mut self.0));
+    }
+}
+
+/// An owned node on the dismantling stack.
+enum Owned {
+    Stmt(ast::Stmt),
+    Expr(ast::Expr),
+    Pattern(ast::Pattern),
+}
+
+/// Drops `stmts` without recursion: every node's children are moved onto a heap stack
+/// before the node itself is dropped, so no drop ever sees a nested child.
+fn dismantle(stmts: Vec<ast::Stmt>) {
+    use ast::{Expr as E, Pattern as P, Stmt as S};
+    let mut stack: Vec<Owned> = stmts.into_iter().map(Owned::Stmt).collect();
+    fn ex(stack: &mut Vec<Owned>, es: impl IntoIterator<Item = ast::Expr>) {
+        stack.extend(es.into_iter().map(Owned::Expr));
+    }
+    fn bx(stack: &mut Vec<Owned>, e: Option<Box<ast::Expr>>) {
+        if let Some(e) = e {
+            stack.push(Owned::Expr(*e));
+        }
+    }
+    fn st(stack: &mut Vec<Owned>, ss: Vec<ast::Stmt>) {
+        stack.extend(ss.into_iter().map(Owned::Stmt));
+    }
+    fn arguments(stack: &mut Vec<Owned>, a: ast::Arguments) {
+        let ast::Arguments {
+            posonlyargs,
+            args,
+            vararg,
+            kwonlyargs,
+            kwarg,
+            ..
+        } = a;
+        for a in posonlyargs.into_iter().chain(args).chain(kwonlyargs) {
+            bx(stack, a.def.annotation);
+            bx(stack, a.default);
+        }
+        for a in vararg.into_iter().chain(kwarg) {
+            bx(stack, a.annotation);
+        }
+    }
+    fn comprehensions(stack: &mut Vec<Owned>, gens: Vec<ast::Comprehension>) {
+        for g in gens {
+            ex(stack, [g.target, g.iter]);
+            ex(stack, g.ifs);
+        }
+    }
+    fn type_params(stack: &mut Vec<Owned>, params: Vec<ast::TypeParam>) {
+        for p in params {
+            if let ast::TypeParam::TypeVar(v) = p {
+                bx(stack, v.bound);
+            }
+        }
+    }
+    while let Some(node) = stack.pop() {
+        match node {
+            Owned::Stmt(s) => match s {
+                S::FunctionDef(f) => {
+                    arguments(&mut stack, *f.args);
+                    st(&mut stack, f.body);
+                    ex(&mut stack, f.decorator_list);
+                    bx(&mut stack, f.returns);
+                    type_params(&mut stack, f.type_params);
+                }
+                S::AsyncFunctionDef(f) => {
+                    arguments(&mut stack, *f.args);
+                    st(&mut stack, f.body);
+                    ex(&mut stack, f.decorator_list);
+                    bx(&mut stack, f.returns);
+                    type_params(&mut stack, f.type_params);
+                }
+                S::ClassDef(c) => {
+                    ex(&mut stack, c.bases);
+                    ex(&mut stack, c.keywords.into_iter().map(|k| k.value));
+                    st(&mut stack, c.body);
+                    ex(&mut stack, c.decorator_list);
+                    type_params(&mut stack, c.type_params);
+                }
+                S::Return(r) => bx(&mut stack, r.value),
+                S::Delete(d) => ex(&mut stack, d.targets),
+                S::Assign(a) => {
+                    ex(&mut stack, a.targets);
+                    ex(&mut stack, [*a.value]);
+                }
+                S::TypeAlias(t) => {
+                    ex(&mut stack, [*t.name, *t.value]);
+                    type_params(&mut stack, t.type_params);
+                }
+                S::AugAssign(a) => ex(&mut stack, [*a.target, *a.value]),
+                S::AnnAssign(a) => {
+                    ex(&mut stack, [*a.target, *a.annotation]);
+                    bx(&mut stack, a.value);
+                }
+                S::For(f) => {
+                    ex(&mut stack, [*f.target, *f.iter]);
+                    st(&mut stack, f.body);
+                    st(&mut stack, f.orelse);
+                }
+                S::AsyncFor(f) => {
+                    ex(&mut stack, [*f.target, *f.iter]);
+                    st(&mut stack, f.body);
+                    st(&mut stack, f.orelse);
+                }
+                S::While(w) => {
+                    ex(&mut stack, [*w.test]);
+                    st(&mut stack, w.body);
+                    st(&mut stack, w.orelse);
+                }
+                S::If(i) => {
+                    ex(&mut stack, [*i.test]);
+                    st(&mut stack, i.body);
+                    st(&mut stack, i.orelse);
+                }
+                S::With(w) => {
+                    for item in w.items {
+                        ex(&mut stack, [item.context_expr]);
+                        bx(&mut stack, item.optional_vars);
+                    }
+                    st(&mut stack, w.body);
+                }
+                S::AsyncWith(w) => {
+                    for item in w.items {
+                        ex(&mut stack, [item.context_expr]);
+                        bx(&mut stack, item.optional_vars);
+                    }
+                    st(&mut stack, w.body);
+                }
+                S::Match(m) => {
+                    ex(&mut stack, [*m.subject]);
+                    for case in m.cases {
+                        stack.push(Owned::Pattern(case.pattern));
+                        bx(&mut stack, case.guard);
+                        st(&mut stack, case.body);
+                    }
+                }
+                S::Raise(r) => {
+                    bx(&mut stack, r.exc);
+                    bx(&mut stack, r.cause);
+                }
+                S::Try(t) => {
+                    st(&mut stack, t.body);
+                    for ast::ExceptHandler::ExceptHandler(h) in t.handlers {
+                        bx(&mut stack, h.type_);
+                        st(&mut stack, h.body);
+                    }
+                    st(&mut stack, t.orelse);
+                    st(&mut stack, t.finalbody);
+                }
+                S::TryStar(t) => {
+                    st(&mut stack, t.body);
+                    for ast::ExceptHandler::ExceptHandler(h) in t.handlers {
+                        bx(&mut stack, h.type_);
+                        st(&mut stack, h.body);
+                    }
+                    st(&mut stack, t.orelse);
+                    st(&mut stack, t.finalbody);
+                }
+                S::Assert(a) => {
+                    ex(&mut stack, [*a.test]);
+                    bx(&mut stack, a.msg);
+                }
+                S::Expr(e) => ex(&mut stack, [*e.value]),
+                S::Import(_)
+                | S::ImportFrom(_)
+                | S::Global(_)
+                | S::Nonlocal(_)
+                | S::Pass(_)
+                | S::Break(_)
+                | S::Continue(_) => {}
+            },
+            Owned::Expr(e) => match e {
+                E::BoolOp(b) => ex(&mut stack, b.values),
+                E::NamedExpr(n) => ex(&mut stack, [*n.target, *n.value]),
+                E::BinOp(b) => ex(&mut stack, [*b.left, *b.right]),
+                E::UnaryOp(u) => ex(&mut stack, [*u.operand]),
+                E::Lambda(l) => {
+                    arguments(&mut stack, *l.args);
+                    ex(&mut stack, [*l.body]);
+                }
+                E::IfExp(i) => ex(&mut stack, [*i.test, *i.body, *i.orelse]),
+                E::Dict(d) => {
+                    ex(&mut stack, d.keys.into_iter().flatten());
+                    ex(&mut stack, d.values);
+                }
+                E::Set(s) => ex(&mut stack, s.elts),
+                E::ListComp(c) => {
+                    ex(&mut stack, [*c.elt]);
+                    comprehensions(&mut stack, c.generators);
+                }
+                E::SetComp(c) => {
+                    ex(&mut stack, [*c.elt]);
+                    comprehensions(&mut stack, c.generators);
+                }
+                E::DictComp(c) => {
+                    ex(&mut stack, [*c.key, *c.value]);
+                    comprehensions(&mut stack, c.generators);
+                }
+                E::GeneratorExp(c) => {
+                    ex(&mut stack, [*c.elt]);
+                    comprehensions(&mut stack, c.generators);
+                }
+                E::Await(a) => ex(&mut stack, [*a.value]),
+                E::Yield(y) => bx(&mut stack, y.value),
+                E::YieldFrom(y) => ex(&mut stack, [*y.value]),
+                E::Compare(c) => {
+                    ex(&mut stack, [*c.left]);
+                    ex(&mut stack, c.comparators);
+                }
+                E::Call(c) => {
+                    ex(&mut stack, [*c.func]);
+                    ex(&mut stack, c.args);
+                    ex(&mut stack, c.keywords.into_iter().map(|k| k.value));
+                }
+                E::FormattedValue(f) => {
+                    ex(&mut stack, [*f.value]);
+                    bx(&mut stack, f.format_spec);
+                }
+                E::JoinedStr(j) => ex(&mut stack, j.values),
+                E::Attribute(a) => ex(&mut stack, [*a.value]),
+                E::Subscript(s) => ex(&mut stack, [*s.value, *s.slice]),
+                E::Starred(s) => ex(&mut stack, [*s.value]),
+                E::List(l) => ex(&mut stack, l.elts),
+                E::Tuple(t) => ex(&mut stack, t.elts),
+                E::Slice(s) => {
+                    bx(&mut stack, s.lower);
+                    bx(&mut stack, s.upper);
+                    bx(&mut stack, s.step);
+                }
+                E::Constant(_) | E::Name(_) => {}
+            },
+            Owned::Pattern(p) => match p {
+                P::MatchValue(v) => ex(&mut stack, [*v.value]),
+                P::MatchSingleton(_) | P::MatchStar(_) => {}
+                P::MatchSequence(s) => stack.extend(s.patterns.into_iter().map(Owned::Pattern)),
+                P::MatchMapping(m) => {
+                    ex(&mut stack, m.keys);
+                    stack.extend(m.patterns.into_iter().map(Owned::Pattern));
+                }
+                P::MatchClass(c) => {
+                    ex(&mut stack, [*c.cls]);
+                    stack.extend(
+                        c.patterns
+                            .into_iter()
+                            .chain(c.kwd_patterns)
+                            .map(Owned::Pattern),
+                    );
+                }
+                P::MatchAs(a) => {
+                    if let Some(p) = a.pattern {
+                        stack.push(Owned::Pattern(*p));
+                    }
+                }
+                P::MatchOr(o) => stack.extend(o.patterns.into_iter().map(Owned::Pattern)),
+            },
+        }
+    }
+}
 
 /// Why the parser rejected the source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,10 +327,11 @@ pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
             too_deep: None,
         });
     }
-    let suite = parse_suite_any(source)?;
+    let suite = Suite(parse_suite_any(source)?);
     let depth = construction_depth(&suite);
     if depth > AST_DEPTH_CEILING {
-        drop_deep(suite, depth);
+        // Dropped without recursion (see `Suite`'s `Drop`).
+        drop(suite);
         return Err(ParseFailure {
             message: RECURSION_IN_AST_CONSTRUCTION.to_string(),
             unexpected_token: None,
@@ -87,9 +363,9 @@ pub const RECURSION_IN_AST_CONSTRUCTION: &str =
     "maximum recursion depth exceeded during ast construction";
 
 /// Nesting of AST nodes that CPython 3.11 refuses to build at any call depth (three times
-/// the default recursion limit); deeper trees are not kept (dropping one recursively would
-/// overflow the stack), and CPython rejects a little less deep ones depending on where
-/// `ast.parse` is called from (see `static_check`).
+/// the default recursion limit); deeper trees are refused before any analysis walks them,
+/// and CPython rejects a little less deep ones depending on where `ast.parse` is called
+/// from (see `static_check`).
 pub const AST_DEPTH_CEILING: usize = 3 * PY_RECURSION_LIMIT;
 
 /// CPython's tokenizer refuses more than this many open brackets (its `MAXLEVEL`).
@@ -147,8 +423,44 @@ fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str
         .min_by_key(|(offset, _)| *offset)
 }
 
-/// Parses with everything this parser accepts.
-fn parse_suite_any(source: &str) -> Result<Suite, ParseFailure> {
+/// Sources up to this size parse on the caller's thread: the parser's stack use grows with
+/// the nesting of the source, which cannot exceed its length (about 128 bytes of stack per
+/// byte of source, measured on a debug build: `-` chains, `a.b.c` chains, `[[[`, failed
+/// parses dropping half-built trees), and 4 KiB of source stays well inside a 2 MiB thread.
+const INLINE_PARSE_BYTES: usize = 4 * 1024;
+
+/// Parses with everything this parser accepts. Larger sources parse on a thread of their
+/// own with a stack sized to the source (twice the measured need; 1 GiB for the longest
+/// line a rollout file may hold), so no input overflows the caller's stack.
+fn parse_suite_any(source: &str) -> Result<Vec<ast::Stmt>, ParseFailure> {
+    if source.len() <= INLINE_PARSE_BYTES {
+        return parse_suite_here(source);
+    }
+    let stack = (1 << 20) + source.len().saturating_mul(256).min(1 << 30);
+    let owned = source.to_owned();
+    let joined = std::thread::Builder::new()
+        .name("sebx-parse".to_owned())
+        .stack_size(stack)
+        .spawn(move || parse_suite_here(&owned))
+        .map(|handle| handle.join());
+    match joined {
+        Ok(Ok(result)) => result,
+        // The parser panicked, or no thread could be made: say so as a parse failure.
+        Ok(Err(_)) | Err(_) => Err(ParseFailure {
+            message: "the parser could not handle this program (too large or too deeply nested)"
+                .to_owned(),
+            unexpected_token: None,
+            expected_indent: false,
+            unexpected_eof: false,
+            offset: 0,
+            maybe_py312_fstring: false,
+            cpython_message: None,
+            too_deep: None,
+        }),
+    }
+}
+
+fn parse_suite_here(source: &str) -> Result<Vec<ast::Stmt>, ParseFailure> {
     ast::Suite::parse(source, "<unknown>").map_err(|e| {
         let offset = usize::from(e.offset).min(source.len());
         let maybe_py312_fstring = matches!(
@@ -552,11 +864,22 @@ pub fn walk_suite(suite: &Suite) -> Vec<Node<'_>> {
 
 /// The dotted name of `a.b.c` when it is a chain of attributes on a plain name.
 pub fn dotted_name(e: &ast::Expr) -> Option<String> {
-    match e {
-        ast::Expr::Name(n) => Some(n.id.to_string()),
-        ast::Expr::Attribute(a) => dotted_name(&a.value).map(|base| format!("{base}.{}", a.attr)),
-        _ => None,
+    // A loop, not recursion: chains can be 100,000 attributes long.
+    let mut attrs = Vec::new();
+    let mut cur = e;
+    while let ast::Expr::Attribute(a) = cur {
+        attrs.push(a.attr.as_str());
+        cur = &a.value;
     }
+    let ast::Expr::Name(n) = cur else {
+        return None;
+    };
+    let mut out = n.id.to_string();
+    for attr in attrs.iter().rev() {
+        out.push('.');
+        out.push_str(attr);
+    }
+    Some(out)
 }
 
 /// The name at the root of an attribute chain (`a` in `a.b.c`), if the chain ends in a name.
@@ -1007,21 +1330,5 @@ pub fn official_visitor_cost(node: Node<'_>) -> usize {
     match node {
         Node::Expr(ast::Expr::Call(_)) => 3,
         _ => 2,
-    }
-}
-
-/// Drops a parsed tree without recursing on this thread's stack (a tree thousands of
-/// levels deep overflows a recursive drop), on a helper thread with room for it.
-fn drop_deep(suite: Suite, depth: usize) {
-    // Not dropped at all if the thread cannot be had: the memory is kept rather than the
-    // stack overflowed.
-    let suite = std::mem::ManuallyDrop::new(suite);
-    let stack = depth.saturating_mul(1024).max(1 << 20) + (8 << 20);
-    let spawned = std::thread::Builder::new()
-        .name("sebx-drop-deep".into())
-        .stack_size(stack)
-        .spawn(move || drop(std::mem::ManuallyDrop::into_inner(suite)));
-    if let Ok(handle) = spawned {
-        let _ = handle.join();
     }
 }

@@ -163,6 +163,27 @@ pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Longest name or suggestion printed whole; longer ones are cut in the middle.
+pub const NAME_WIDTH: usize = 60;
+/// Longest note or parse message printed whole.
+const MESSAGE_WIDTH: usize = 300;
+
+/// `text` cut to at most `max` characters where it is printed: its start and end with `…`
+/// between (the end of an invented name tells it apart as often as the start). The JSON
+/// output keeps every text whole.
+pub fn shorten(text: &str, max: usize) -> std::borrow::Cow<'_, str> {
+    let count = text.chars().count();
+    if count <= max {
+        return text.into();
+    }
+    let keep = max.saturating_sub(1);
+    let head = keep - keep / 3;
+    let tail = keep - head;
+    let start: String = text.chars().take(head).collect();
+    let end: String = text.chars().skip(count - tail).collect();
+    format!("{start}…{end}").into()
+}
+
 /// The graph as text followed by the findings, as `sebx graph` prints them.
 pub fn render_analysis_text(a: &Analysis, width: usize) -> String {
     let mut s = String::new();
@@ -178,11 +199,13 @@ pub fn render_analysis_text(a: &Analysis, width: usize) -> String {
     if let Some(e) = &a.code.parse_error {
         s.push_str(&format!(
             "the code does not parse: line {}, col {}: {}\n",
-            e.line, e.col, e.message
+            e.line,
+            e.col,
+            shorten(&e.message, MESSAGE_WIDTH)
         ));
     }
     for note in &a.code.notes {
-        s.push_str(&format!("note: {note}\n"));
+        s.push_str(&format!("note: {}\n", shorten(note, MESSAGE_WIDTH)));
     }
     if !a.code_found || a.code.parse_error.is_some() {
         return s;
@@ -197,14 +220,14 @@ pub fn render_analysis_text(a: &Analysis, width: usize) -> String {
             let sugg = f
                 .suggestion
                 .as_deref()
-                .map(|x| format!(" → {x}"))
+                .map(|x| format!(" → {}", shorten(x, NAME_WIDTH)))
                 .unwrap_or_default();
             s.push_str(&format!(
                 "  L{}:{} {} {}{sugg}\n",
                 f.line,
                 f.col,
                 f.kind.as_str(),
-                f.name
+                shorten(&f.name, NAME_WIDTH)
             ));
         }
     }
@@ -256,7 +279,9 @@ impl AnalysisSummary {
         for ((kind, name), (count, sugg)) in names.into_iter().take(top) {
             let fix = sugg.as_deref().unwrap_or("(no zwc equivalent)");
             s.push_str(&format!(
-                "  {count:>5}  {name} → {fix}  [{}]\n",
+                "  {count:>5}  {} → {}  [{}]\n",
+                shorten(name, NAME_WIDTH),
+                shorten(fix, NAME_WIDTH),
                 kind.as_str()
             ));
         }

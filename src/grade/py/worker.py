@@ -57,6 +57,12 @@ MS_RELATIME = 1 << 21
 MS_STRICTATIME = 1 << 24
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
+PR_SET_DUMPABLE = 4
+PR_CAPBSET_DROP = 24
+PR_SET_NO_NEW_PRIVS = 38
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+_LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 WORKER_FILE = os.path.abspath(__file__)
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -224,6 +230,51 @@ def _read_small(path):
 
 def _prctl(option, value):
     _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), 0, 0, 0), "prctl")
+
+
+def _capabilities():
+    """This process's effective capability mask (0 when it has none)."""
+    for line in _read_small("/proc/self/status").decode(errors="replace").splitlines():
+        if line.startswith("CapEff:"):
+            return int(line.split()[1], 16)
+    return 0
+
+
+def _remove_tree(path):
+    """Removes a program's directory even where the program took its own permissions
+    away (`chmod 000` on a folder); symbolic links are removed, never followed."""
+    shutil.rmtree(path, ignore_errors=True)
+    if not os.path.lexists(path):
+        return
+    if not os.path.islink(path):
+        try:
+            os.chmod(path, 0o700)
+        except OSError:
+            pass
+    for root, dirs, _files in os.walk(path):
+        for name in [os.path.join(root, d) for d in dirs]:
+            if not os.path.islink(name):
+                try:
+                    os.chmod(name, 0o700)
+                except OSError:
+                    pass
+    shutil.rmtree(path, ignore_errors=True)
+
+
+def _drop_privileges():
+    """In C: give up every capability (bounding, ambient, effective, permitted,
+    inheritable) and set no_new_privs. A program run as root (or as root of the worker's
+    user namespace) could otherwise remount the filesystem read-write, make namespaces,
+    ptrace the worker or raise its limits; nothing it executes gets them back."""
+    zero = ctypes.c_ulong(0)
+    cap = 0
+    while _libc.prctl(ctypes.c_int(PR_CAPBSET_DROP), ctypes.c_ulong(cap), zero, zero, zero) == 0:
+        cap += 1
+    _libc.prctl(ctypes.c_int(PR_CAP_AMBIENT), ctypes.c_ulong(PR_CAP_AMBIENT_CLEAR_ALL), zero, zero, zero)
+    header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _libc.capset(header, data)
+    _libc.prctl(ctypes.c_int(PR_SET_NO_NEW_PRIVS), ctypes.c_ulong(1), zero, zero, zero)
 
 
 class Protections:
@@ -585,6 +636,14 @@ class Sandbox:
         p.add("open-files limit", True, f"RLIMIT_NOFILE={lim['open_files']}")
         p.add("CPU limit", True, f"RLIMIT_CPU={lim['cpu_seconds']} s")
         p.add("clean environment", True, "only PATH, HOME, TMPDIR, PYTHONPATH (zwc), locale and BLAS thread settings")
+        # Not dumpable: a program (same uid, no capabilities) cannot ptrace the worker or
+        # open its /proc/<pid>/mem. Forked programs inherit it; exec resets it.
+        try:
+            _prctl(PR_SET_DUMPABLE, 0)
+            held = _capabilities()
+            p.add("no privileges", True, "programs drop every capability" + (f" (the worker holds {held:#x})" if held else "") + " and run with no_new_privs; the worker is not dumpable, so they cannot ptrace it or open its memory")
+        except OSError as exc:
+            p.add("no privileges", False, f"prctl(PR_SET_DUMPABLE) failed ({exc.strerror}); programs drop capabilities but may ptrace the worker")
 
     def finish_mounts(self):
         """After numpy and zwc are imported: private /tmp, work dirs on it."""
@@ -730,6 +789,8 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True):
             resource.setrlimit(resource.RLIMIT_NPROC, (sandbox.nproc_limit, sandbox.nproc_limit))
         except (OSError, ValueError):
             pass
+    # After the limits (lowering needs no privilege; raising them back would).
+    _drop_privileges()
     os.chdir(rundir)
     if sandbox.environment_for != rundir:
         _set_environment(_program_environment(sandbox, rundir))
@@ -1084,7 +1145,7 @@ class Worker:
         try:
             os.mkdir(rundir, 0o755)
         except FileExistsError:
-            shutil.rmtree(rundir, ignore_errors=True)
+            _remove_tree(rundir)
             os.mkdir(rundir, 0o755)
         path = os.path.join(rundir, "main.py")
         data = memoryview(program_text.encode("utf-8", "surrogatepass"))
@@ -1464,7 +1525,7 @@ class Worker:
             os.unlink(os.path.join(rundir, "main.py"))
             os.rmdir(rundir)
         except OSError:
-            shutil.rmtree(rundir, ignore_errors=True)
+            _remove_tree(rundir)
         if sandbox.private_shm:
             for entry in os.listdir("/dev/shm"):
                 target = os.path.join("/dev/shm", entry)
