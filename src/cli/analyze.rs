@@ -9,8 +9,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use crate::analysis::{Analysis, FindingKind, analyze_rollout};
-use crate::model::discovery::discover;
-use crate::model::{ApiMap, Dataset, LoadedFile};
+use crate::model::LoadedFile;
+use crate::model::discovery::load_required;
 
 /// Statically analyze rollouts: dependency graph and hallucinated or misused names.
 #[derive(Debug, clap::Args)]
@@ -57,34 +57,6 @@ pub struct GraphArgs {
     pub dataset: Vec<PathBuf>,
 }
 
-/// API map and datasets found for `rollouts`, reported on stderr.
-fn load_context(
-    api_doc: Option<&Path>,
-    datasets: &[PathBuf],
-    rollouts: &[PathBuf],
-) -> Result<(ApiMap, Dataset)> {
-    let discovered = discover(api_doc, datasets, rollouts);
-    for line in discovered.report() {
-        eprintln!("{line}");
-    }
-    let Some(found) = &discovered.api_doc else {
-        bail!(
-            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
-        );
-    };
-    let api = ApiMap::load(found.path())?;
-    let mut dataset = Dataset::default();
-    for d in &discovered.datasets {
-        dataset
-            .load_file(d.path())
-            .with_context(|| format!("cannot read dataset {}", d.path().display()))?;
-    }
-    for issue in &dataset.issues {
-        eprintln!("warning: {issue}");
-    }
-    Ok((api, dataset))
-}
-
 fn load(path: &Path) -> Result<LoadedFile> {
     let loaded = crate::model::rollout::load_rollout_file(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
@@ -96,7 +68,7 @@ fn load(path: &Path) -> Result<LoadedFile> {
 
 /// Runs `sebx analyze`.
 pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
-    let (api, dataset) = load_context(args.api_doc.as_deref(), &args.dataset, &args.rollouts)?;
+    let (api, dataset) = load_required(args.api_doc.as_deref(), &args.dataset, &args.rollouts)?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
@@ -137,7 +109,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
 
 /// Runs `sebx graph`.
 pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
-    let (api, dataset) = load_context(
+    let (api, dataset) = load_required(
         args.api_doc.as_deref(),
         &args.dataset,
         std::slice::from_ref(&args.file),

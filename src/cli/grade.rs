@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::grade::batch::{Summary, grade_all};
@@ -13,8 +13,8 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::{self, ScoreCache};
-use crate::model::discovery::discover;
-use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, Verdict};
+use crate::model::discovery::load_required;
+use crate::model::{LoadedFile, Rollout, Verdict};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
 #[derive(Debug, clap::Args)]
@@ -108,25 +108,7 @@ pub fn default_jobs() -> usize {
 }
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
-    let discovered = discover(args.api_doc.as_deref(), &args.dataset, &args.rollouts);
-    for line in discovered.report() {
-        eprintln!("{line}");
-    }
-    let Some(api_doc) = &discovered.api_doc else {
-        bail!(
-            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
-        );
-    };
-    let api = ApiMap::load(api_doc.path())?;
-    let mut dataset = Dataset::default();
-    for found in &discovered.datasets {
-        dataset
-            .load_file(found.path())
-            .with_context(|| format!("cannot read dataset {}", found.path().display()))?;
-    }
-    for issue in &dataset.issues {
-        eprintln!("warning: {issue}");
-    }
+    let (api, dataset) = load_required(args.api_doc.as_deref(), &args.dataset, &args.rollouts)?;
 
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
     for path in &args.rollouts {

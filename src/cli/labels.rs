@@ -362,23 +362,17 @@ fn verdict_of(
 /// The API map and dataset for the findings columns, when an API doc can be found.
 fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
     let discovered = discover(args.api_doc.as_deref(), &args.dataset, &args.rollouts);
-    let Some(found) = &discovered.api_doc else {
+    if discovered.api_doc.is_none() {
         eprintln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"
         );
         return Ok(None);
-    };
-    let api = ApiMap::load(found.path())?;
-    let mut dataset = Dataset::default();
-    for d in &discovered.datasets {
-        dataset
-            .load_file(d.path())
-            .with_context(|| format!("cannot read dataset {}", d.path().display()))?;
     }
+    let (api, dataset) = discovered.load()?;
     for issue in &dataset.issues {
         eprintln!("warning: {issue}");
     }
-    Ok(Some((api, dataset)))
+    Ok(api.map(|api| (api, dataset)))
 }
 
 /// Finding counts of one rollout (every kind present, zero when absent), and whether the

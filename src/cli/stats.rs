@@ -24,7 +24,7 @@ use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::sampling::DEFAULT_SEED;
 use crate::model::taxonomy::Taxonomy;
-use crate::model::{ApiMap, Dataset, LoadedFile, Rollout, RolloutId, Verdict};
+use crate::model::{ApiMap, LoadedFile, Rollout, RolloutId, Verdict};
 
 use super::charts;
 use super::labels::csv_table;
@@ -255,21 +255,13 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     }
     let paths: Vec<PathBuf> = run_files.iter().map(|(p, _)| p.clone()).collect();
     let found = discover(api_doc.as_deref(), &datasets, &paths);
-    let api = match &found.api_doc {
-        Some(f) => ApiMap::load(f.path())?,
-        None => {
-            notes.push(
-                "no API doc (pass --api-doc FILE or set SEBX_API_DOC): the internalization map and wrong names are empty, and rollouts without a verdict cannot be graded".to_string(),
-            );
-            ApiMap::default()
-        }
-    };
-    let mut dataset = Dataset::default();
-    for d in &found.datasets {
-        dataset
-            .load_file(d.path())
-            .with_context(|| format!("cannot read dataset {}", d.path().display()))?;
-    }
+    let (api, dataset) = found.load()?;
+    let api = api.unwrap_or_else(|| {
+        notes.push(
+            "no API doc (pass --api-doc FILE or set SEBX_API_DOC): the internalization map and wrong names are empty, and rollouts without a verdict cannot be graded".to_string(),
+        );
+        ApiMap::default()
+    });
     let mut reported: HashMap<RolloutId, Verdict> = HashMap::new();
     for f in &report_files {
         read_reports(f, &mut reported)?;

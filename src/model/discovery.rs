@@ -3,6 +3,10 @@
 
 use std::path::{Path, PathBuf};
 
+use anyhow::{Context as _, Result, bail};
+
+use super::{ApiMap, Dataset};
+
 /// Where a file was found, so the user can be told.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Found {
@@ -55,6 +59,59 @@ impl Discovered {
         }
         lines
     }
+}
+
+impl Discovered {
+    /// The API map (`None` when no API doc was found) and every dataset found, loaded;
+    /// a dataset's bad lines are in its `issues`.
+    pub fn load(&self) -> Result<(Option<ApiMap>, Dataset)> {
+        let api = match &self.api_doc {
+            Some(found) => Some(ApiMap::load(found.path())?),
+            None => None,
+        };
+        let mut dataset = Dataset::default();
+        for found in &self.datasets {
+            dataset
+                .load_file(found.path())
+                .with_context(|| format!("cannot read dataset {}", found.path().display()))?;
+        }
+        Ok((api, dataset))
+    }
+}
+
+/// What every headless command does first: find the API doc and datasets for `files` (see
+/// [`discover`]), say on stderr what was found and which dataset lines were bad, and load
+/// them. Without an API doc: `None`, or an error naming the flag when `required`.
+pub fn load_context(
+    api_doc_flag: Option<&Path>,
+    dataset_flags: &[PathBuf],
+    files: &[PathBuf],
+    required: bool,
+) -> Result<(Option<ApiMap>, Dataset)> {
+    let discovered = discover(api_doc_flag, dataset_flags, files);
+    for line in discovered.report() {
+        eprintln!("{line}");
+    }
+    if required && discovered.api_doc.is_none() {
+        bail!(
+            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
+        );
+    }
+    let (api, dataset) = discovered.load()?;
+    for issue in &dataset.issues {
+        eprintln!("warning: {issue}");
+    }
+    Ok((api, dataset))
+}
+
+/// [`load_context`] for commands that cannot work without the API doc.
+pub fn load_required(
+    api_doc_flag: Option<&Path>,
+    dataset_flags: &[PathBuf],
+    files: &[PathBuf],
+) -> Result<(ApiMap, Dataset)> {
+    let (api, dataset) = load_context(api_doc_flag, dataset_flags, files, true)?;
+    Ok((api.unwrap_or_default(), dataset))
 }
 
 /// Resolves the API doc and datasets for `rollout_files`.

@@ -43,9 +43,9 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::pool::PoolConfig;
 use crate::grade::report::GradeReport;
-use crate::model::discovery::discover;
+use crate::model::discovery::load_required;
 use crate::model::rollout::{json_kind, parse_rollout_bytes};
-use crate::model::{ApiMap, Dataset, Verdict};
+use crate::model::{Dataset, Verdict};
 
 use metrics::Metrics;
 
@@ -125,22 +125,7 @@ struct AppState {
 
 /// Parses the flags, starts the pool and serves until SIGTERM / Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
-    let discovered = discover(args.api_doc.as_deref(), &args.dataset, &[]);
-    for line in discovered.report() {
-        eprintln!("{line}");
-    }
-    let Some(api_doc) = &discovered.api_doc else {
-        bail!(
-            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC"
-        );
-    };
-    let api = ApiMap::load(api_doc.path())?;
-    let mut dataset = Dataset::default();
-    for found in &discovered.datasets {
-        dataset
-            .load_file(found.path())
-            .with_context(|| format!("cannot read dataset {}", found.path().display()))?;
-    }
+    let (api, dataset) = load_required(args.api_doc.as_deref(), &args.dataset, &[])?;
     let token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)
