@@ -473,29 +473,42 @@ fn ungraded_rollouts_are_graded_first() {
         .collect();
     let f = dir.path().join("fresh.jsonl");
     std::fs::write(&f, lines.join("\n") + "\n").expect("write");
-    let out = sebx()
-        .arg("stats")
-        .arg(&f)
-        .arg("--api-doc")
-        .arg(demo("api_doc.jsonl"))
-        .args(["--format", "json", "-q", "--jobs", "1"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out.stdout);
-    assert_eq!(v["runs"][0]["verdicts"]["right"], 3);
-    assert!(
+    let cache = dir.path().join("scores");
+    let stats = || {
+        let out = sebx()
+            .env("SEBX_SCORE_CACHE", &cache)
+            .arg("stats")
+            .arg(&f)
+            .arg("--api-doc")
+            .arg(demo("api_doc.jsonl"))
+            .args(["--format", "json", "-q", "--jobs", "1"])
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        json_of(&out.stdout)
+    };
+    let has_note = |v: &Value, note: &str| {
         v["notes"]
             .as_array()
             .expect("notes")
             .iter()
-            .any(|n| n == "graded 3 rollouts without a verdict"),
+            .any(|n| n == note)
+    };
+    let v = stats();
+    assert_eq!(v["runs"][0]["verdicts"]["right"], 3);
+    assert!(has_note(&v, "graded 3 rollouts without a verdict"), "{v}");
+    // The second time, the score cache answers and nothing is graded.
+    let v = stats();
+    assert_eq!(v["runs"][0]["verdicts"]["right"], 3);
+    assert!(
+        has_note(&v, "3 verdicts reused from the score cache"),
         "{v}"
     );
+    assert!(!has_note(&v, "graded 3 rollouts without a verdict"), "{v}");
 }
 
 #[test]

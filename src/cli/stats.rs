@@ -304,6 +304,31 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 .map(move |(i, _)| (f, i))
         })
         .collect();
+    // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
+    let cache = if api.is_empty() {
+        None
+    } else {
+        crate::grade::score_cache::default_dir()
+            .and_then(|dir| crate::grade::score_cache::ScoreCache::open(&dir, &api).ok())
+    };
+    let mut reused = 0;
+    let missing: Vec<(usize, usize)> = match &cache {
+        Some(cache) => missing
+            .into_iter()
+            .filter(|&(f, i)| match cache.get(&loaded_files[f].0.rollouts[i]) {
+                Some(report) if report.verdict.is_some() => {
+                    verdicts[f][i] = report.verdict;
+                    reused += 1;
+                    false
+                }
+                _ => true,
+            })
+            .collect(),
+        None => missing,
+    };
+    if reused > 0 {
+        notes.push(format!("{reused} verdicts reused from the score cache"));
+    }
     if !missing.is_empty() {
         if api.is_empty() {
             bail!(
@@ -327,6 +352,12 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         let reports = grade_all(&todo, &engine, jobs, timeout, &|n, _| {
             progress.set_position(n as u64)
         });
+        if let Some(cache) = &cache {
+            for (rollout, report) in todo.iter().zip(&reports) {
+                // A cache that cannot be written only costs a regrade next time.
+                let _ = cache.put(rollout, report);
+            }
+        }
         progress.finish_and_clear();
         let mut failed = 0;
         for (&(f, i), report) in missing.iter().zip(&reports) {
