@@ -246,14 +246,17 @@ fn reprs_and_evaluation_agree_with_real_python() {
     while texts.len() < n {
         let v = value().new_tree(&mut runner).expect("value").current();
         let text = repr(&v);
-        // `str_repr` approximates `str.isprintable` without Unicode tables: outside the
-        // Basic Multilingual Plane it prints unassigned and newer characters raw where
-        // Python 3.11 (Unicode 14) escapes them. Display only; left out here.
-        if !has_unordered_set(&v) && text.chars().all(|c| c <= '\u{ffff}') {
+        // `str_repr` approximates `str.isprintable` with Rust's (newer) Unicode tables:
+        // characters added after Unicode 14 (`'\u0cf3'`, `'\ua7da'`, most of the planes
+        // above the first) print raw where Python 3.11 escapes them. Display only; checked
+        // here on Latin-1, Greek and Cyrillic, which are the same in both.
+        let old_script = |c: char| c <= '\u{ff}' || ('\u{370}'..='\u{4ff}').contains(&c);
+        if !has_unordered_set(&v) && text.chars().all(old_script) {
             texts.push(text);
         }
     }
-    // Printed text that is not a repr of ours: arithmetic, NumPy prints, odd escapes.
+    // Printed text that is not a repr of ours: arithmetic, NumPy prints, odd escapes (no
+    // integer `**`: Python would compute towers like `2**102**10` for ever).
     let mut soup = TestRunner::new(knobs::config(400, 1));
     while texts.len() < 2 * n {
         let t = prop::collection::vec(prop::sample::select(EVAL_PARTS), 1..10)
@@ -299,6 +302,8 @@ print(json.dumps(out))
     );
     let python: Vec<Option<String>> = serde_json::from_slice(&out.stdout).expect("python's JSON");
     let mut differ = Vec::new();
+    let scalars =
+        regex::Regex::new(r"np\.(?:float\d+|u?int\d+|complex\d+)\(([^()]*)\)").expect("regex");
     for (text, py) in texts.iter().zip(&python) {
         let Some(py) = py else { continue };
         let ours = evaluate(text, EvalMode::Eval)
@@ -306,6 +311,12 @@ print(json.dumps(out))
             .unwrap_or_else(|_| "ERR".to_owned());
         // Our evaluator is narrower than `eval` by design in a few documented places (module
         // docs): it may refuse what Python evaluates, never evaluate to something else.
+        // Arithmetic on NumPy scalars gives Python numbers by design (the grader converts
+        // them anyway): `np.True_/2` is `np.float64(0.5)` in Python, `0.5` here.
+        let arithmetic = text.contains(['+', '-', '*', '/', '%', '~']);
+        if arithmetic && scalars.replace_all(py, "$1") == ours.as_str() {
+            continue;
+        }
         if ours != *py && ours != "ERR" {
             differ.push(format!("{text:?}: python {py:?}, sebx {ours:?}"));
         }
@@ -333,7 +344,6 @@ const EVAL_PARTS: &[&str] = &[
     "/",
     "//",
     "%",
-    "**",
     "(",
     ")",
     "[",
@@ -361,6 +371,7 @@ const EVAL_PARTS: &[&str] = &[
     "np.float32(",
     "np.str_(",
     "np.True_",
+    "np.False_",
     "set()",
     "float(",
     "'inf'",
@@ -370,7 +381,7 @@ const EVAL_PARTS: &[&str] = &[
     "1.0000000000000002",
     "1e309",
     "-0.0",
-    "10**20",
+    "1.5**-2",
 ];
 
 /// Printed-looking text: reprs, NumPy-style prints, labels, and token soup.
@@ -472,5 +483,38 @@ fn numpy_bool_arithmetic_is_numpys() {
     assert!(eval("-np.True_").is_err());
     assert!(eval("+np.True_").is_err());
     assert!(eval("np.True_-np.True_").is_err());
+    assert_eq!(eval("np.True_+True"), Ok("np.True_".to_owned()));
+    assert_eq!(eval("True*np.False_"), Ok("np.False_".to_owned()));
+    assert!(eval("np.True_-True").is_err());
+    assert_eq!(eval("True+True"), Ok("2".to_owned()));
     assert_eq!(eval("~True"), Ok("-2".to_owned()));
+}
+
+/// Found by `reprs_and_evaluation_agree_with_real_python`: of two shortest digit strings,
+/// Python's repr prints the one nearest the exact value (ties to even).
+#[test]
+fn float_repr_breaks_ties_like_python() {
+    // Exactly halfway between …113.2 and …113.3 (written as text: clippy doubts the literal).
+    let tie: f64 = "984152693598113.25".parse().expect("float");
+    assert_eq!(repr(&PyValue::Float(tie)), "984152693598113.2");
+    assert_eq!(repr(&PyValue::Float(-tie)), "-984152693598113.2");
+    assert_eq!(repr(&PyValue::Float(0.125)), "0.125");
+    assert_eq!(repr(&PyValue::Float(1e23)), "1e+23");
+    assert_eq!(
+        repr(&PyValue::Float(9007199254740993.0)),
+        "9007199254740992.0"
+    );
+}
+
+/// Found by `reprs_and_evaluation_agree_with_real_python`: complex division rounds as
+/// CPython's (Smith's method), not as the textbook formula.
+#[test]
+fn complex_division_rounds_like_python() {
+    let eval = |t: &str| evaluate(t, EvalMode::Eval).map(|v| repr(&v));
+    assert_eq!(
+        eval("5.3j/1.0000000000000002"),
+        Ok("5.299999999999999j".to_owned())
+    );
+    assert_eq!(eval("(1+2j)/(3-4j)"), Ok("(-0.2+0.4j)".to_owned()));
+    assert!(eval("1j/0").is_err());
 }

@@ -396,7 +396,21 @@ fn float_repr_impl(x: f64, add_dot_zero: bool) -> String {
     if x.is_infinite() {
         return if x > 0.0 { "inf" } else { "-inf" }.to_owned();
     }
-    let sci = format!("{:e}", x.abs());
+    let shortest = format!("{:e}", x.abs());
+    // Of the shortest digit strings that read back as `x`, Python prints the one nearest
+    // the exact value, ties to even (`984152693598113.25` → `…113.2`); Rust's shortest
+    // form may print the other one of a tie. The correctly rounded form of that length is
+    // Python's.
+    let length = shortest
+        .split('e')
+        .next()
+        .map_or(1, |m| m.chars().filter(char::is_ascii_digit).count());
+    let nearest = format!("{:.*e}", length.saturating_sub(1), x.abs());
+    let sci = if nearest.parse::<f64>() == Ok(x.abs()) {
+        nearest
+    } else {
+        shortest
+    };
     let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
@@ -2153,8 +2167,12 @@ fn repeat_items(items: &[PyValue], n: usize) -> Vec<PyValue> {
 }
 
 fn binary(op: BinOp, left: PyValue, right: PyValue) -> EvalResult<PyValue> {
-    // Two `np.bool_`s: `+` is logical or, `*` logical and, `-` raises (NumPy 2).
-    if let (PyValue::NpBool(x), PyValue::NpBool(y)) = (&left, &right) {
+    // `np.bool_` with `np.bool_` or `bool`: `+` is logical or, `*` logical and, `-` raises
+    // (NumPy 2).
+    if let (PyValue::NpBool(x) | PyValue::Bool(x), PyValue::NpBool(y) | PyValue::Bool(y)) =
+        (&left, &right)
+        && (matches!(left, PyValue::NpBool(_)) || matches!(right, PyValue::NpBool(_)))
+    {
         match op {
             BinOp::Add => return Ok(PyValue::NpBool(*x || *y)),
             BinOp::Mul => return Ok(PyValue::NpBool(*x && *y)),
@@ -2280,15 +2298,28 @@ fn complex_binary(op: BinOp, (ar, ai): (f64, f64), (br, bi): (f64, f64)) -> Eval
         BinOp::Add => (ar + br, ai + bi),
         BinOp::Sub => (ar - br, ai - bi),
         BinOp::Mul => (ar * br - ai * bi, ar * bi + ai * br),
+        // CPython's `_Py_c_quot` (Smith's method), so results round as Python's do.
         BinOp::Div => {
-            let denominator = br * br + bi * bi;
-            if denominator == 0.0 {
-                return Err(EvalError);
+            if br.abs() >= bi.abs() {
+                if br == 0.0 {
+                    return Err(EvalError);
+                }
+                let ratio = bi / br;
+                let denominator = br + bi * ratio;
+                (
+                    (ar + ai * ratio) / denominator,
+                    (ai - ar * ratio) / denominator,
+                )
+            } else if bi.abs() >= br.abs() {
+                let ratio = br / bi;
+                let denominator = br * ratio + bi;
+                (
+                    (ar * ratio + ai) / denominator,
+                    (ai * ratio - ar) / denominator,
+                )
+            } else {
+                (f64::NAN, f64::NAN)
             }
-            (
-                (ar * br + ai * bi) / denominator,
-                (ai * br - ar * bi) / denominator,
-            )
         }
         BinOp::FloorDiv | BinOp::Mod | BinOp::Pow => return Err(EvalError),
     };
