@@ -1,7 +1,8 @@
 //! Hallucinated-name and misuse findings against what the official run of the parity
 //! corpus (../shared/data/parity) showed: every missing zwc attribute and every missing
 //! ZWCArray attribute in the official stderr is found statically, every `numpy_leak` has
-//! a `numpy_import` finding, and rollouts judged `right` have no error-kind finding.
+//! a `numpy_import` finding, all of them at error level, and rollouts whose program ran
+//! through (judged `right` or `result_error`) have no error-level finding that claims a crash.
 
 use std::path::PathBuf;
 
@@ -39,7 +40,8 @@ fn findings_match_what_the_official_run_showed() {
     assert_eq!(loaded.rollouts.len(), official.len());
 
     let mut problems = Vec::new();
-    let (mut zwc_missing, mut array_missing, mut leaks, mut right) = (0, 0, 0, 0);
+    let (mut zwc_missing, mut array_missing, mut leaks, mut right, mut ran_through) =
+        (0, 0, 0, 0, 0);
     for (rollout, verdict) in loaded.rollouts.iter().zip(&official) {
         let analysis = analyze_rollout(rollout, &api, None);
         let findings = &analysis.code.findings;
@@ -52,7 +54,8 @@ fn findings_match_what_the_official_run_showed() {
                 matches!(
                     f.kind,
                     FindingKind::NumpyNameOnZwc | FindingKind::UnknownZwcName
-                ) && (f.name == name || f.name.ends_with(&format!(".{name}")))
+                ) && f.severity == Severity::Error
+                    && (f.name == name || f.name.ends_with(&format!(".{name}")))
             });
             match hit {
                 None => problems.push(format!("{tag}: no finding for zwc.{name}: {findings:?}")),
@@ -72,12 +75,13 @@ fn findings_match_what_the_official_run_showed() {
         }
         for name in quoted_after(stderr, "AttributeError: ZWCArray has no attribute ") {
             array_missing += 1;
-            if !findings
-                .iter()
-                .any(|f| f.kind == FindingKind::ArrayMethod && f.name == name)
-            {
+            if !findings.iter().any(|f| {
+                f.kind == FindingKind::ArrayMethod
+                    && f.name == name
+                    && f.severity == Severity::Error
+            }) {
                 problems.push(format!(
-                    "{tag}: no array_method finding for .{name}: {findings:?}"
+                    "{tag}: no error-level array_method finding for .{name}: {findings:?}"
                 ));
             }
         }
@@ -97,6 +101,26 @@ fn findings_match_what_the_official_run_showed() {
                 problems.push(format!("{tag}: judged right but has errors {errors:?}"));
             }
         }
+        // The program ran to its end (its results were compared): no misuse that would
+        // have raised can be an error-level finding.
+        if verdict["verdict"] == "result_error" && !stderr.contains("Traceback") {
+            ran_through += 1;
+            let errors: Vec<_> = findings
+                .iter()
+                .filter(|f| {
+                    f.severity == Severity::Error
+                        && matches!(
+                            f.kind,
+                            FindingKind::ArrayMethod
+                                | FindingKind::NumpyNameOnZwc
+                                | FindingKind::UnknownZwcName
+                        )
+                })
+                .collect();
+            if !errors.is_empty() {
+                problems.push(format!("{tag}: ran through but has errors {errors:?}"));
+            }
+        }
     }
     assert!(
         problems.is_empty(),
@@ -109,4 +133,5 @@ fn findings_match_what_the_official_run_showed() {
     assert_eq!(array_missing, 115);
     assert_eq!(leaks, 127);
     assert_eq!(right, 241);
+    assert_eq!(ran_through, 154);
 }

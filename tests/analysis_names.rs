@@ -396,3 +396,112 @@ fn dynamically_imported_numpy_alias_is_tracked() {
         );
     }
 }
+
+/// The severities of the `array_method` findings in `body` (inside `def f(a):`, after
+/// `helpers` at module level), in order.
+fn array_severities(helpers: &str, body: &str) -> Vec<Severity> {
+    let code = format!("import zwc\n{helpers}def f(a):\n{body}");
+    let a = analyze(&code);
+    of_kind(&a, FindingKind::ArrayMethod)
+        .iter()
+        .map(|f| f.severity)
+        .collect()
+}
+
+#[test]
+fn array_misuse_is_an_error_only_when_the_value_is_surely_a_zwc_array() {
+    use Severity::{Error, Possible};
+    // Sure: a constructor, a zwc call on a list display or on a sure ZWCArray, slicing,
+    // masking and indexing with a zwc call's array, arithmetic, a helper returning one.
+    let sure = [
+        ("", "    return zwc.yitaf(a).tolist()\n"),
+        ("", "    return zwc.rijufi([1, 4, 9]).tolist()\n"),
+        ("", "    xs = [1, 4]\n    return zwc.rijufi(xs).tolist()\n"),
+        (
+            "",
+            "    x = zwc.yitaf(a)\n    y = zwc.rijufi(x)\n    return y.tolist()\n",
+        ),
+        ("", "    x = zwc.yitaf(a)\n    return x[1:].tolist()\n"),
+        ("", "    x = zwc.yitaf(a)\n    return x[x > 1].tolist()\n"),
+        ("", "    x = zwc.yitaf(a)\n    return x[zwc.rijufi(x) > 1].mean()\n"),
+        ("", "    x = zwc.yitaf(a)\n    return (x * 2).sum()\n"),
+        ("", "    return float(zwc.yitaf(a))\n"),
+        (
+            "def g(a):\n    return zwc.yitaf(a)\n",
+            "    return g(a).tolist()\n",
+        ),
+    ];
+    for (helpers, body) in sure {
+        assert_eq!(array_severities(helpers, body), vec![Error], "{helpers}{body}");
+    }
+    // Possible: the argument may be a number (zwc then returns a NumPy scalar, where
+    // `.item()` and `float()` work), or a handler catches the failure.
+    let possible = [
+        "    return zwc.rijufi(a).tolist()\n",
+        "    return float(zwc.rijufi(a))\n",
+        "    for v in a:\n        r = zwc.rijufi(v)\n        return r.item()\n",
+        "    x = zwc.yitaf(a)\n    try:\n        return x.tolist()\n    except AttributeError:\n        return list(x)\n",
+        "    x = zwc.yitaf(a)\n    try:\n        return x.tolist()\n    except:\n        return list(x)\n",
+        "    x = zwc.yitaf(a)\n    if isinstance(x, list):\n        return x\n    else:\n        return x.tolist()\n",
+    ];
+    for body in possible {
+        assert_eq!(array_severities("", body), vec![Possible], "{body}");
+    }
+    // No finding: a `hasattr` guard, numbers from iterating a list or a range, a
+    // handler that does not catch the failure keeps it an error.
+    for body in [
+        "    x = zwc.yitaf(a)\n    return x.tolist() if hasattr(x, 'tolist') else list(x)\n",
+        "    x = zwc.yitaf(a)\n    if hasattr(x, 'tolist'):\n        x = x.tolist()\n    return x\n",
+        "    x = zwc.yitaf(a)\n    return hasattr(x, 'tolist') and x.tolist()\n",
+        "    for v in [1, 4]:\n        return zwc.rijufi(v).item()\n",
+        "    return [float(zwc.rijufi(i)) for i in range(3)]\n",
+    ] {
+        assert_eq!(array_severities("", body), vec![], "{body}");
+    }
+    assert_eq!(
+        array_severities(
+            "",
+            "    x = zwc.yitaf(a)\n    try:\n        return x.tolist()\n    except ValueError:\n        return list(x)\n"
+        ),
+        vec![Error]
+    );
+}
+
+/// The severities of the `array_method` findings in `code` analysed with one test case
+/// whose input is `input`.
+fn severities_with_input(code: &str, input: &str) -> Vec<Severity> {
+    let cases = [TestCase {
+        input: input.to_string(),
+        output: "0".to_string(),
+    }];
+    let a = analyze_code(code, &api(), None, Some(&cases), 1);
+    of_kind(&a, FindingKind::ArrayMethod)
+        .iter()
+        .map(|f| f.severity)
+        .collect()
+}
+
+#[test]
+fn what_the_test_cases_pass_decides_how_sure_a_finding_is() {
+    use Severity::Error;
+    let rows = "import zwc\ndef f(rows):\n    out = []\n    for r in rows:\n        out.append(zwc.rijufi(r).tolist())\n    return out\n";
+    // Rows of a nested list are lists: the zwc call returns a ZWCArray.
+    assert_eq!(severities_with_input(rows, "rows=[[1.0, 4.0], [9.0, 16.0]]"), vec![Error]);
+    // Elements of a flat list are numbers: the call returns a NumPy scalar.
+    assert_eq!(severities_with_input(rows, "rows=[1.0, 4.0]"), vec![]);
+    // Positional inputs count too.
+    assert_eq!(severities_with_input(rows, "[[1.0], [4.0]]"), vec![Error]);
+
+    let plane = "import zwc\ndef f(a):\n    x = zwc.yitaf(a)\n    p = x[0]\n    return zwc.rijufi(p).tolist()\n";
+    // Indexing a 3-D array gives a 2-D one; indexing a 1-D one gives a number.
+    assert_eq!(severities_with_input(plane, "a=[[[1, 2], [3, 4]]]"), vec![Error]);
+    assert_eq!(severities_with_input(plane, "a=[1, 2]"), vec![]);
+    // The harness's `np.array(...)` input is a ZWCArray.
+    let direct = "import zwc\ndef f(a):\n    return a.tolist()\n";
+    assert_eq!(severities_with_input(direct, "a=np.array([1, 2])"), vec![Error]);
+    assert_eq!(severities_with_input(direct, "a=[1, 2]"), vec![]);
+
+    let number = "import zwc\ndef f(n):\n    return zwc.rijufi(n).item()\n";
+    assert_eq!(severities_with_input(number, "n=4"), vec![]);
+    assert_eq!(severities_with_input(number, "n=[1, 4]"), vec![Error]);
+}

@@ -157,18 +157,36 @@ pub struct DepGraph {
 struct Val {
     deps: Vec<usize>,
     kind: ValueKind,
+    /// The kind is known, not guessed: an array-method finding on it is an error, not
+    /// just possible (a zwc call on arguments that may be numbers may return a scalar).
+    sure: bool,
+    /// Known nesting depth of a list, or dimensions of an array (0: not known).
+    dims: u8,
 }
 
 impl Val {
+    /// A value nothing is known of.
+    fn unknown(deps: Vec<usize>) -> Val {
+        Val {
+            deps,
+            kind: ValueKind::Unknown,
+            sure: false,
+            dims: 0,
+        }
+    }
+
     fn of(kind: ValueKind) -> Val {
         Val {
             deps: Vec::new(),
             kind,
+            sure: true,
+            dims: 0,
         }
     }
 }
 
-type Env = HashMap<String, (Vec<usize>, ValueKind)>;
+/// What each name holds.
+type Env = HashMap<String, Val>;
 
 /// NumPy functions that return a scalar when called without `axis` (or `keepdims`).
 const REDUCTIONS: &[&str] = &[
@@ -325,6 +343,134 @@ pub struct GraphBuilder<'a> {
     depth: usize,
     /// Current block nesting (an `elif` chain nests one level per `elif`), bounded likewise.
     block_depth: usize,
+    /// The joined kind of each function's returns (and whether sure), for helper calls.
+    return_kinds: HashMap<String, (ValueKind, bool)>,
+    /// `try` bodies being walked whose handlers catch what a misuse raises.
+    catching: usize,
+    /// Guards in force: `hasattr(name, "attr")` (name, Some(attr)), `isinstance(name, …)`
+    /// (name, None). A guarded misuse cannot be called certain.
+    guards: Vec<(String, Option<String>)>,
+    /// What the test cases pass to the entry function: per parameter (by name and by
+    /// position), the kind every case agrees on.
+    entry_args: EntryArgs,
+}
+
+/// The kinds of the arguments the test cases pass to the entry function.
+#[derive(Debug, Clone, Default)]
+pub struct EntryArgs {
+    keyword: HashMap<String, (ValueKind, u8)>,
+    positional: Vec<(ValueKind, u8)>,
+}
+
+impl EntryArgs {
+    /// Reads each case's input (`a=[1, 2], k=3`, as the harness passes it) as call
+    /// arguments; a parameter gets a kind only when every case passes the same kind.
+    pub fn from_inputs<'i>(inputs: impl IntoIterator<Item = &'i str>) -> EntryArgs {
+        let mut out: Option<EntryArgs> = None;
+        for input in inputs {
+            let Ok(suite) = pyast::parse_suite(&format!("_({input})\n")) else {
+                return EntryArgs::default();
+            };
+            let [ast::Stmt::Expr(e)] = suite.0.as_slice() else {
+                return EntryArgs::default();
+            };
+            let ast::Expr::Call(call) = e.value.as_ref() else {
+                return EntryArgs::default();
+            };
+            let mut this = EntryArgs {
+                positional: call.args.iter().map(literal_kind).collect(),
+                ..EntryArgs::default()
+            };
+            for k in &call.keywords {
+                if let Some(name) = &k.arg {
+                    this.keyword.insert(name.to_string(), literal_kind(&k.value));
+                }
+            }
+            out = Some(match out {
+                None => this,
+                Some(mut acc) => {
+                    // Same kind in every case; the depth only where every case agrees.
+                    let meet = |a: &mut (ValueKind, u8), b: (ValueKind, u8)| {
+                        if a.1 != b.1 {
+                            a.1 = 0;
+                        }
+                        a.0 == b.0
+                    };
+                    acc.keyword.retain(|name, kd| {
+                        this.keyword.get(name).is_some_and(|other| meet(kd, *other))
+                    });
+                    let mut agree = 0;
+                    for (a, b) in acc.positional.iter_mut().zip(&this.positional) {
+                        if !meet(a, *b) {
+                            break;
+                        }
+                        agree += 1;
+                    }
+                    acc.positional.truncate(agree);
+                    acc
+                }
+            });
+        }
+        out.unwrap_or_default()
+    }
+
+    fn kind_of(&self, name: &str, position: Option<usize>) -> Option<(ValueKind, u8)> {
+        self.keyword
+            .get(name)
+            .or_else(|| self.positional.get(position?))
+            .copied()
+            .filter(|(k, _)| *k != ValueKind::Unknown)
+    }
+}
+
+/// The kind and depth of a test input's literal: a list or tuple is a Python value (its
+/// depth: 1 for numbers, 2 for rows of numbers…), a number (maybe negative) a scalar,
+/// `zwc.yitaf(...)` (the harness's `np.array`) a ZWCArray, a string a Python value.
+fn literal_kind(e: &ast::Expr) -> (ValueKind, u8) {
+    match e {
+        ast::Expr::List(ast::ExprList { elts, .. })
+        | ast::Expr::Tuple(ast::ExprTuple { elts, .. }) => {
+            (ValueKind::Python, nested_depth(elts.iter().map(literal_kind)))
+        }
+        ast::Expr::Constant(c) => match c.value {
+            ast::Constant::Int(_) | ast::Constant::Float(_) | ast::Constant::Complex { .. } => {
+                (ValueKind::Scalar, 0)
+            }
+            ast::Constant::Bool(_) | ast::Constant::None | ast::Constant::Ellipsis => {
+                (ValueKind::Unknown, 0)
+            }
+            _ => (ValueKind::Python, 0),
+        },
+        ast::Expr::UnaryOp(u) => match literal_kind(&u.operand) {
+            (ValueKind::Scalar, _) => (ValueKind::Scalar, 0),
+            _ => (ValueKind::Unknown, 0),
+        },
+        ast::Expr::Call(c) if pyast::dotted_name(&c.func).as_deref() == Some("zwc.yitaf") => {
+            let dims = c.args.first().map_or(0, |a| literal_kind(a).1);
+            (ValueKind::ZwcArray, dims)
+        }
+        _ => (ValueKind::Unknown, 0),
+    }
+}
+
+/// The depth of a list whose elements have these kinds and depths: 1 when all are
+/// numbers, one more than theirs when all are lists or arrays of one depth, else unknown (0).
+fn nested_depth(elements: impl IntoIterator<Item = (ValueKind, u8)>) -> u8 {
+    let mut depth = None;
+    for (kind, dims) in elements {
+        let d = match kind {
+            ValueKind::Scalar => 1,
+            ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray if dims > 0 => {
+                dims.saturating_add(1)
+            }
+            _ => return 0,
+        };
+        if depth.is_some_and(|x| x != d) {
+            return 0;
+        }
+        depth = Some(d);
+    }
+    depth.unwrap_or(0)
 }
 
 /// Deeper expressions are not followed (their value is unknown and has no sources).
@@ -347,7 +493,17 @@ impl<'a> GraphBuilder<'a> {
             func: String::new(),
             depth: 0,
             block_depth: 0,
+            return_kinds: HashMap::new(),
+            catching: 0,
+            guards: Vec::new(),
+            entry_args: EntryArgs::default(),
         }
+    }
+
+    /// Gives the entry function's parameters the kinds the test cases pass.
+    pub fn with_entry_args(mut self, args: EntryArgs) -> GraphBuilder<'a> {
+        self.entry_args = args;
+        self
     }
 
     /// Builds the graph of every function in `suite`; `entry_offset` is the start of
@@ -440,16 +596,24 @@ impl<'a> GraphBuilder<'a> {
         }
     }
 
+    /// An `array_method` finding: an error when the value is surely a ZWCArray and nothing
+    /// catches the failure (a `try` with a matching handler, a `hasattr` guard), else possible.
     fn finding(
         &mut self,
+        sure: bool,
         name: String,
         offset: usize,
         suggestion: Option<String>,
         message: String,
     ) {
+        let severity = if sure && self.catching == 0 {
+            Severity::Error
+        } else {
+            Severity::Possible
+        };
         self.findings.push(RawFinding {
             kind: FindingKind::ArrayMethod,
-            severity: Severity::Error,
+            severity,
             name,
             offset,
             suggestion,
@@ -487,17 +651,31 @@ impl<'a> GraphBuilder<'a> {
             // Defaults are evaluated where the def runs; their calls still belong here.
             self.expr(d, &mut env.clone());
         }
-        for a in all {
-            let id = self.node(
-                NodeKind::Param,
-                a.arg.to_string(),
-                pyast::start_of(a),
-                ValueKind::Unknown,
-            );
-            params.push(a.arg.to_string());
-            env.insert(a.arg.to_string(), (vec![id], ValueKind::Unknown));
-        }
         let is_entry = entry_offset == Some(pyast::start_of(f));
+        let positional = args.posonlyargs.len() + args.args.len();
+        let keyword_only = positional + usize::from(args.vararg.is_some());
+        for (position, a) in all.enumerate() {
+            // Only named parameters take a case's argument (`*args`, `**kw` collect them).
+            let known = if !is_entry {
+                None
+            } else if position < positional {
+                self.entry_args.kind_of(a.arg.as_str(), Some(position))
+            } else if position >= keyword_only && args.kwarg.as_deref().is_none_or(|k| k.arg != a.arg) {
+                self.entry_args.kind_of(a.arg.as_str(), None)
+            } else {
+                None
+            };
+            let (kind, dims) = known.unwrap_or((ValueKind::Unknown, 0));
+            let id = self.node(NodeKind::Param, a.arg.to_string(), pyast::start_of(a), kind);
+            params.push(a.arg.to_string());
+            let v = Val {
+                deps: vec![id],
+                kind,
+                sure: known.is_some(),
+                dims,
+            };
+            env.insert(a.arg.to_string(), v);
+        }
         self.graph.functions.push(FunctionInfo {
             name: name.clone(),
             params,
@@ -559,11 +737,13 @@ impl<'a> GraphBuilder<'a> {
                 );
                 self.edges_into(&v.deps, id);
                 self.returns.entry(self.func.clone()).or_default().push(id);
+                self.note_return_kind(self.func.clone(), &v);
                 // Helpers are also called by their short name.
                 if let Some(short) = self.func.rsplit('.').next()
                     && short != self.func
                 {
                     self.returns.entry(short.to_string()).or_default().push(id);
+                    self.note_return_kind(short.to_string(), &v);
                 }
             }
             S::Assign(a) => {
@@ -596,11 +776,16 @@ impl<'a> GraphBuilder<'a> {
             S::AugAssign(a) => {
                 let right = self.expr(&a.value, env);
                 let left = self.expr(&a.target, env);
-                let kind = self.binop_kind(&a.op, &left, &right, pyast::start_of(s));
+                let (kind, sure) = self.binop_kind(&a.op, &left, &right, pyast::start_of(s));
                 let deps: Vec<usize> = left.deps.iter().chain(&right.deps).copied().collect();
                 self.bind(
                     &a.target,
-                    &Val { deps, kind },
+                    &Val {
+                        deps,
+                        kind,
+                        sure,
+                        dims: 0,
+                    },
                     env,
                     pyast::start_of(&*a.target),
                 );
@@ -610,10 +795,7 @@ impl<'a> GraphBuilder<'a> {
                 let before = env.clone();
                 self.bind(
                     &f.target,
-                    &Val {
-                        deps: it.deps,
-                        kind: element_kind(it.kind),
-                    },
+                    &element_of(it, &f.iter),
                     env,
                     pyast::start_of(&*f.target),
                 );
@@ -630,10 +812,14 @@ impl<'a> GraphBuilder<'a> {
             }
             S::If(i) => {
                 self.expr(&i.test, env);
+                let guards = guards_in(&i.test);
+                let n = guards.len();
+                self.guards.extend(guards);
                 let mut other = env.clone();
                 self.block(&i.body, env, entry, module);
                 self.block(&i.orelse, &mut other, entry, module);
                 merge_into(env, &other);
+                self.guards.truncate(self.guards.len() - n);
             }
             S::With(w) => {
                 for item in &w.items {
@@ -644,6 +830,8 @@ impl<'a> GraphBuilder<'a> {
                             &Val {
                                 deps: v.deps,
                                 kind: ValueKind::Unknown,
+                                sure: true,
+                                dims: 0,
                             },
                             env,
                             pyast::start_of(&**t),
@@ -718,7 +906,13 @@ impl<'a> GraphBuilder<'a> {
         module: bool,
     ) {
         let before = env.clone();
+        let catches = handlers.iter().any(|h| {
+            let ast::ExceptHandler::ExceptHandler(h) = h;
+            h.type_.as_deref().is_none_or(catches_misuse)
+        });
+        self.catching += usize::from(catches);
         self.block(body, env, entry, module);
+        self.catching -= usize::from(catches);
         merge_into(env, &before);
         let after_body = env.clone();
         for h in handlers {
@@ -740,7 +934,11 @@ impl<'a> GraphBuilder<'a> {
             ast::Expr::Name(n) => {
                 let id = self.node(NodeKind::Assign, n.id.to_string(), offset, v.kind);
                 self.edges_into(&v.deps, id);
-                env.insert(n.id.to_string(), (vec![id], v.kind));
+                let bound = Val {
+                    deps: vec![id],
+                    ..v.clone()
+                };
+                env.insert(n.id.to_string(), bound);
             }
             ast::Expr::Tuple(ast::ExprTuple { elts, .. })
             | ast::Expr::List(ast::ExprList { elts, .. }) => {
@@ -755,6 +953,8 @@ impl<'a> GraphBuilder<'a> {
                         &Val {
                             deps: v.deps.clone(),
                             kind,
+                            sure: v.sure,
+                            dims: 0,
                         },
                         env,
                         pyast::start_of(e),
@@ -769,12 +969,12 @@ impl<'a> GraphBuilder<'a> {
                 let old = env
                     .get(&root)
                     .cloned()
-                    .unwrap_or((Vec::new(), ValueKind::Unknown));
+                    .unwrap_or_else(|| Val::unknown(Vec::new()));
                 let label = format!("{root}[…]");
-                let id = self.node(NodeKind::Assign, label, offset, old.1);
-                let deps: Vec<usize> = old.0.iter().chain(&v.deps).chain(&extra).copied().collect();
+                let id = self.node(NodeKind::Assign, label, offset, old.kind);
+                let deps: Vec<usize> = old.deps.iter().chain(&v.deps).chain(&extra).copied().collect();
                 self.edges_into(&deps, id);
-                env.insert(root, (vec![id], old.1));
+                env.insert(root, Val { deps: vec![id], ..old });
             }
             _ => {}
         }
@@ -817,10 +1017,7 @@ impl<'a> GraphBuilder<'a> {
         use ast::Expr as E;
         match e {
             E::Name(n) => match env.get(n.id.as_str()) {
-                Some((deps, kind)) => Val {
-                    deps: deps.clone(),
-                    kind: *kind,
-                },
+                Some(v) => v.clone(),
                 None => Val::of(ValueKind::Unknown),
             },
             E::Constant(c) => Val::of(match c.value {
@@ -833,9 +1030,16 @@ impl<'a> GraphBuilder<'a> {
             | E::Tuple(ast::ExprTuple { elts, .. })
             | E::Set(ast::ExprSet { elts, .. }) => {
                 let vals = self.exprs(elts, env);
+                let dims = if matches!(e, E::Set(_)) {
+                    0
+                } else {
+                    nested_depth(vals.iter().map(|v| (v.kind, if v.sure { v.dims } else { 0 })))
+                };
                 Val {
                     deps: Self::union(&vals),
                     kind: ValueKind::Python,
+                    sure: true,
+                    dims,
                 }
             }
             E::Dict(d) => {
@@ -847,6 +1051,8 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: Self::union(&vals),
                     kind: ValueKind::Python,
+                    sure: true,
+                    dims: 0,
                 }
             }
             E::JoinedStr(j) => {
@@ -854,6 +1060,8 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: Self::union(&vals),
                     kind: ValueKind::Python,
+                    sure: true,
+                    dims: 0,
                 }
             }
             E::FormattedValue(f) => {
@@ -861,6 +1069,8 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: v.deps,
                     kind: ValueKind::Python,
+                    sure: true,
+                    dims: 0,
                 }
             }
             E::Attribute(a) => self.attribute(e, a, env),
@@ -869,23 +1079,58 @@ impl<'a> GraphBuilder<'a> {
                 let idx = self.expr(&s.slice, env);
                 let has_slice = matches!(s.slice.as_ref(), E::Slice(_))
                     || matches!(s.slice.as_ref(), E::Tuple(t) if t.elts.iter().any(|x| matches!(x, E::Slice(_))));
-                let kind = match v.kind {
-                    ValueKind::ZwcArray if has_slice => ValueKind::ZwcArray,
-                    ValueKind::ZwcTuple | ValueKind::NumpyTuple if !has_slice => v.kind.element(),
-                    _ => ValueKind::Unknown,
+                // Indexing with an array (a mask, `zwc.argsort(...)`) or a list selects
+                // elements: the result keeps its dimensions, so it is a ZWCArray too.
+                let fancy = idx.kind == ValueKind::ZwcArray || matches!(s.slice.as_ref(), E::List(_));
+                // How many axes a plain index takes away (`a[i]`: one, `a[i, j]`: two).
+                let taken = match s.slice.as_ref() {
+                    E::Tuple(t) if t.elts.iter().all(|x| scalarish(x, ValueKind::Unknown)) => {
+                        t.elts.len()
+                    }
+                    E::Tuple(_) => 0,
+                    x if !has_slice && !fancy && scalarish(x, idx.kind) => 1,
+                    // Only integers index a list.
+                    _ if !has_slice && !fancy && v.kind == ValueKind::Python => 1,
+                    _ => 0,
+                };
+                let (kind, sure, dims) = match v.kind {
+                    ValueKind::ZwcArray | ValueKind::Python
+                        if matches!(s.slice.as_ref(), E::Slice(_)) =>
+                    {
+                        (v.kind, v.sure, v.dims)
+                    }
+                    ValueKind::ZwcArray if has_slice => (ValueKind::ZwcArray, v.sure, 0),
+                    ValueKind::ZwcArray if fancy => (ValueKind::ZwcArray, v.sure && idx.sure, 0),
+                    ValueKind::ZwcTuple | ValueKind::NumpyTuple if !has_slice => {
+                        (v.kind.element(), v.sure, 0)
+                    }
+                    // An element of a list or array whose depth is known.
+                    ValueKind::ZwcArray | ValueKind::Python | ValueKind::NumpyArray
+                        if taken > 0 && usize::from(v.dims) >= taken =>
+                    {
+                        match usize::from(v.dims) - taken {
+                            0 => (ValueKind::Scalar, v.sure, 0),
+                            d => (v.kind, v.sure, d as u8),
+                        }
+                    }
+                    _ => (ValueKind::Unknown, false, 0),
                 };
                 Val {
                     deps: v.deps.into_iter().chain(idx.deps).collect(),
                     kind,
+                    sure,
+                    dims,
                 }
             }
             E::BinOp(b) => {
                 let l = self.expr(&b.left, env);
                 let r = self.expr(&b.right, env);
-                let kind = self.binop_kind(&b.op, &l, &r, pyast::start_of(e));
+                let (kind, sure) = self.binop_kind(&b.op, &l, &r, pyast::start_of(e));
                 Val {
                     deps: l.deps.into_iter().chain(r.deps).collect(),
                     kind,
+                    sure,
+                    dims: 0,
                 }
             }
             E::UnaryOp(u) => {
@@ -894,6 +1139,8 @@ impl<'a> GraphBuilder<'a> {
                     ast::UnaryOp::Not => Val {
                         deps: v.deps,
                         kind: ValueKind::Python,
+                        sure: true,
+                        dims: 0,
                     },
                     op => {
                         if v.kind == ValueKind::ZwcArray {
@@ -908,6 +1155,7 @@ impl<'a> GraphBuilder<'a> {
                                 _ => self.zwc_for("positive"),
                             };
                             self.finding(
+                                v.sure,
                                 format!("unary {sym}"),
                                 pyast::start_of(e),
                                 sugg,
@@ -935,21 +1183,39 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: Self::union(&vals),
                     kind,
+                    sure: vals[0].sure,
+                    dims: 0,
                 }
             }
             E::BoolOp(b) => {
-                let vals = self.exprs(&b.values, env);
+                // `hasattr(x, "tolist") and x.tolist()`: earlier operands guard later ones.
+                let n = self.guards.len();
+                let mut vals = Vec::new();
+                for v in &b.values {
+                    vals.push(self.expr(v, env));
+                    let guards = guards_in(v);
+                    self.guards.extend(guards);
+                }
+                self.guards.truncate(n);
                 Val {
                     deps: Self::union(&vals),
                     kind: ValueKind::join_all(vals.iter().map(|v| v.kind)),
+                    sure: vals.iter().all(|v| v.sure),
+                    dims: 0,
                 }
             }
             E::IfExp(i) => {
                 let t = self.expr(&i.test, env);
+                let guards = guards_in(&i.test);
+                let n = guards.len();
+                self.guards.extend(guards);
                 let a = self.expr(&i.body, env);
                 let b = self.expr(&i.orelse, env);
+                self.guards.truncate(self.guards.len() - n);
                 Val {
                     kind: ValueKind::join(a.kind, b.kind),
+                    sure: a.sure && b.sure,
+                    dims: 0,
                     deps: t.deps.into_iter().chain(a.deps).chain(b.deps).collect(),
                 }
             }
@@ -973,6 +1239,8 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: v.deps,
                     kind: ValueKind::Python,
+                    sure: true,
+                    dims: 0,
                 }
             }
             E::ListComp(c) => self.comprehension(&[&c.elt], &c.generators, env, ValueKind::Python),
@@ -999,6 +1267,8 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps,
                     kind: ValueKind::Python,
+                    sure: true,
+                    dims: 0,
                 }
             }
         }
@@ -1017,10 +1287,7 @@ impl<'a> GraphBuilder<'a> {
             let it = self.expr(&g.iter, &mut inner);
             self.bind(
                 &g.target,
-                &Val {
-                    deps: it.deps,
-                    kind: element_kind(it.kind),
-                },
+                &element_of(it, &g.iter),
                 &mut inner,
                 pyast::start_of(&g.target),
             );
@@ -1031,7 +1298,12 @@ impl<'a> GraphBuilder<'a> {
         for e in elts {
             deps.extend(self.expr(e, &mut inner).deps);
         }
-        Val { deps, kind }
+        Val {
+            deps,
+            kind,
+            sure: true,
+            dims: 0,
+        }
     }
 
     /// `x.attr` as a value (not as a callee of a module function).
@@ -1049,14 +1321,22 @@ impl<'a> GraphBuilder<'a> {
                     ValueKind::Python
                 }
             }
+            ValueKind::ZwcArray if self.guarded(&a.value, attr) => ValueKind::Unknown,
             ValueKind::ZwcArray => {
+                let sure = recv.sure && !self.type_guarded(&a.value);
                 let suggestion = self.method_suggestion(attr);
                 let message = match &suggestion {
                     Some(z) => format!("ZWCArray has no attribute '{attr}': use {z}"),
                     None if attr == "tolist" => "ZWCArray has no attribute 'tolist': return the ZWCArray itself (it prints like a list), or use list(...)".to_string(),
                     None => format!("ZWCArray has no attribute '{attr}'"),
                 };
-                self.finding(attr.to_string(), pyast::start_of(e), suggestion, message);
+                self.finding(
+                    sure,
+                    attr.to_string(),
+                    pyast::start_of(e),
+                    suggestion,
+                    message,
+                );
                 ValueKind::Unknown
             }
             _ => ValueKind::Unknown,
@@ -1064,7 +1344,37 @@ impl<'a> GraphBuilder<'a> {
         Val {
             deps: recv.deps,
             kind,
+            sure: recv.sure,
+            dims: 0,
         }
+    }
+
+    /// Whether `recv.attr` sits under `hasattr(recv, "attr")`.
+    fn guarded(&self, recv: &ast::Expr, attr: &str) -> bool {
+        let ast::Expr::Name(n) = recv else {
+            return false;
+        };
+        self.guards
+            .iter()
+            .any(|(name, a)| name == n.id.as_str() && a.as_deref() == Some(attr))
+    }
+
+    /// Whether `e` is a name whose type the code tests (`isinstance`, `hasattr`) around here.
+    fn type_guarded(&self, e: &ast::Expr) -> bool {
+        let ast::Expr::Name(n) = e else {
+            return false;
+        };
+        self.guards.iter().any(|(name, _)| name == n.id.as_str())
+    }
+
+    fn note_return_kind(&mut self, func: String, v: &Val) {
+        self.return_kinds
+            .entry(func)
+            .and_modify(|(k, s)| {
+                *k = ValueKind::join(*k, v.kind);
+                *s = *s && v.sure;
+            })
+            .or_insert((v.kind, v.sure));
     }
 
     /// The zwc function that does what NumPy method `m` does, where one exists.
@@ -1090,7 +1400,14 @@ impl<'a> GraphBuilder<'a> {
         self.bindings.resolve(e)
     }
 
-    fn binop_kind(&mut self, op: &ast::Operator, l: &Val, r: &Val, offset: usize) -> ValueKind {
+    /// The kind of `l op r` and whether it is sure (reports unsupported operators on a ZWCArray).
+    fn binop_kind(
+        &mut self,
+        op: &ast::Operator,
+        l: &Val,
+        r: &Val,
+        offset: usize,
+    ) -> (ValueKind, bool) {
         use ast::Operator as O;
         let supported = matches!(op, O::Add | O::Sub | O::Mult | O::Div | O::Pow);
         let zwc_left = l.kind == ValueKind::ZwcArray;
@@ -1108,23 +1425,25 @@ impl<'a> GraphBuilder<'a> {
                 _ => ("?", ""),
             };
             let suggestion = self.zwc_for(np);
+            let sure = if zwc_left { l.sure } else { r.sure };
             self.finding(
+                sure,
                 sym.to_string(),
                 offset,
                 suggestion,
                 format!("ZWCArray does not support `{sym}` (TypeError)"),
             );
-            return ValueKind::Unknown;
+            return (ValueKind::Unknown, false);
         }
         // Inputs are Python values or ZWCArrays, never ndarrays, so an unknown operand
         // next to a ZWCArray is not one either.
-        if supported
-            && ((zwc_left && r.kind != ValueKind::NumpyArray)
-                || (r.kind == ValueKind::ZwcArray && l.kind != ValueKind::NumpyArray))
-        {
-            return ValueKind::ZwcArray;
+        if supported && zwc_left && r.kind != ValueKind::NumpyArray {
+            return (ValueKind::ZwcArray, l.sure);
         }
-        match (l.kind, r.kind) {
+        if supported && r.kind == ValueKind::ZwcArray && l.kind != ValueKind::NumpyArray {
+            return (ValueKind::ZwcArray, r.sure);
+        }
+        let kind = match (l.kind, r.kind) {
             (ValueKind::NumpyArray, _) | (_, ValueKind::NumpyArray) => ValueKind::NumpyArray,
             (ValueKind::Python, ValueKind::Python) => ValueKind::Python,
             // Arithmetic on values not known to be arrays or containers: most likely numbers.
@@ -1132,7 +1451,8 @@ impl<'a> GraphBuilder<'a> {
                 ValueKind::Scalar
             }
             _ => ValueKind::Unknown,
-        }
+        };
+        (kind, l.sure && r.sure)
     }
 
     fn call(&mut self, e: &ast::Expr, c: &ast::ExprCall, env: &mut Env) -> Val {
@@ -1151,6 +1471,16 @@ impl<'a> GraphBuilder<'a> {
         // zwc / NumPy functions.
         if let Some(binding) = self.module_path(&c.func) {
             let written = pyast::dotted_name(&c.func).unwrap_or_default();
+            // Whether some argument is surely an array or a container of numbers: the
+            // result is then an array (unless the function reduces), not a scalar.
+            let array_arg = c
+                .args
+                .iter()
+                .chain(c.keywords.iter().map(|k| &k.value))
+                .zip(&args)
+                .any(|(a, v)| array_like(a, v));
+            let mut sure = true;
+            let mut dims = 0;
             let (kind, label, value) = match &binding {
                 Binding::Zwc(path) => match classify_zwc(self.api, path) {
                     ZwcRef::Function(q) => {
@@ -1180,6 +1510,15 @@ impl<'a> GraphBuilder<'a> {
                                 // A ufunc on scalars returns a NumPy scalar, which zwc leaves unwrapped.
                                 ValueKind::Scalar
                             } else {
+                                // Constructors always give an array (a 0-d one for a number);
+                                // other functions only when an argument surely is one.
+                                sure = CONSTRUCTORS.contains(&m) || array_arg;
+                                if matches!(m, "array" | "asarray")
+                                    && let Some(first) = args.first()
+                                    && first.sure
+                                {
+                                    dims = first.dims;
+                                }
                                 ValueKind::ZwcArray
                             };
                         (NodeKind::ZwcCall, format!("{written} ‹{meaning}›"), value)
@@ -1200,6 +1539,8 @@ impl<'a> GraphBuilder<'a> {
             return Val {
                 deps: vec![id],
                 kind: value,
+                sure,
+                dims,
             };
         }
 
@@ -1215,15 +1556,26 @@ impl<'a> GraphBuilder<'a> {
                     );
                     self.edges_into(&deps, id);
                     self.pending_links.push((id, name.to_string()));
+                    // A helper walked before this call returns what its returns return.
+                    let (kind, sure) = self
+                        .return_kinds
+                        .get(name)
+                        .copied()
+                        .unwrap_or((ValueKind::Unknown, false));
+                    self.graph.nodes[id].value = kind;
                     return Val {
                         deps: vec![id],
-                        kind: ValueKind::Unknown,
+                        kind,
+                        sure,
+                        dims: 0,
                     };
                 }
-                if let Some((fdeps, _)) = env.get(name) {
-                    deps.extend(fdeps.clone());
+                if let Some(f) = env.get(name) {
+                    deps.extend(f.deps.clone());
                 }
                 let first_kind = args.first().map(|a| a.kind);
+                let first_sure = args.first().is_some_and(|a| a.sure)
+                    && c.args.first().is_some_and(|a| !self.type_guarded(a));
                 if matches!(name, "abs" | "round" | "float" | "int")
                     && first_kind == Some(ValueKind::ZwcArray)
                 {
@@ -1234,6 +1586,7 @@ impl<'a> GraphBuilder<'a> {
                     };
                     let suggestion = self.zwc_for(np);
                     self.finding(
+                        first_sure,
                         format!("{name}()"),
                         offset,
                         suggestion,
@@ -1252,19 +1605,28 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: vec![id],
                     kind,
+                    sure: true,
+                    dims: 0,
                 }
             }
             ast::Expr::Attribute(a) => {
                 let recv = self.attribute(&c.func, a, env);
                 deps.extend(recv.deps.iter().copied());
                 let method = a.attr.as_str();
-                let recv_kind = match a.value.as_ref() {
-                    ast::Expr::Name(n) => env.get(n.id.as_str()).map(|(_, k)| *k),
-                    _ => None,
+                let (recv_kind, recv_sure) = match a.value.as_ref() {
+                    ast::Expr::Name(n) => match env.get(n.id.as_str()) {
+                        Some(v) => (Some(v.kind), v.sure),
+                        None => (None, false),
+                    },
+                    _ => (None, false),
                 };
+                let mut sure = true;
                 let kind = match (recv_kind, method) {
                     (Some(ValueKind::NumpyArray), "tolist") => ValueKind::Python,
-                    (_, "copy") => recv_kind.unwrap_or(ValueKind::Unknown),
+                    (_, "copy") => {
+                        sure = recv_sure;
+                        recv_kind.unwrap_or(ValueKind::Unknown)
+                    }
                     (_, "join" | "split" | "keys" | "values" | "items" | "count" | "index") => {
                         ValueKind::Python
                     }
@@ -1279,20 +1641,19 @@ impl<'a> GraphBuilder<'a> {
                 // In-place methods: the receiver now depends on this call.
                 if MUTATORS.contains(&method)
                     && let ast::Expr::Name(n) = a.value.as_ref()
-                    && let Some((_, k)) = env.get(n.id.as_str()).cloned()
+                    && let Some(old) = env.get(n.id.as_str()).cloned()
                 {
-                    let mid = self.node(NodeKind::Assign, n.id.to_string(), offset, k);
-                    let mut from = env
-                        .get(n.id.as_str())
-                        .map(|(d, _)| d.clone())
-                        .unwrap_or_default();
+                    let mid = self.node(NodeKind::Assign, n.id.to_string(), offset, old.kind);
+                    let mut from = old.deps.clone();
                     from.push(id);
                     self.edges_into(&from, mid);
-                    env.insert(n.id.to_string(), (vec![mid], k));
+                    env.insert(n.id.to_string(), Val { deps: vec![mid], ..old });
                 }
                 Val {
                     deps: vec![id],
                     kind,
+                    sure,
+                    dims: 0,
                 }
             }
             other => {
@@ -1308,6 +1669,8 @@ impl<'a> GraphBuilder<'a> {
                 Val {
                     deps: vec![id],
                     kind: ValueKind::Unknown,
+                    sure: true,
+                    dims: 0,
                 }
             }
         }
@@ -1321,6 +1684,79 @@ fn sequence_elts(e: &ast::Expr) -> Option<&[ast::Expr]> {
         ast::Expr::List(l) => Some(&l.elts),
         _ => None,
     }
+}
+
+/// An argument that is surely an array or a container (of numbers, as zwc takes them).
+fn array_like(e: &ast::Expr, v: &Val) -> bool {
+    if v.sure
+        && matches!(
+            v.kind,
+            ValueKind::ZwcArray
+                | ValueKind::NumpyArray
+                | ValueKind::ZwcTuple
+                | ValueKind::NumpyTuple
+        )
+    {
+        return true;
+    }
+    match e {
+        ast::Expr::List(_) | ast::Expr::Tuple(_) | ast::Expr::ListComp(_) => true,
+        ast::Expr::Call(c) => matches!(
+            pyast::dotted_name(&c.func).as_deref(),
+            Some("list" | "tuple" | "sorted" | "range")
+        ),
+        // A name bound to a list display or comprehension (strings are Python values
+        // too, but no zwc function takes one).
+        ast::Expr::Name(_) => v.sure && v.kind == ValueKind::Python,
+        _ => false,
+    }
+}
+
+/// Whether an `except` clause's type catches what a ZWCArray misuse raises
+/// (`AttributeError`, `TypeError`, or anything broader).
+fn catches_misuse(ty: &ast::Expr) -> bool {
+    match ty {
+        ast::Expr::Tuple(t) => t.elts.iter().any(catches_misuse),
+        other => matches!(
+            pyast::dotted_name(other).as_deref(),
+            Some("AttributeError" | "TypeError" | "Exception" | "BaseException")
+        ),
+    }
+}
+
+/// The guards a condition sets up: `hasattr(x, "a")` → (x, Some(a)), `isinstance(x, …)`
+/// → (x, None), wherever they appear in it (under `not`, `and`, `or`).
+fn guards_in(test: &ast::Expr) -> Vec<(String, Option<String>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![test];
+    while let Some(e) = stack.pop() {
+        match e {
+            ast::Expr::BoolOp(b) => stack.extend(b.values.iter()),
+            ast::Expr::UnaryOp(u) => stack.push(&u.operand),
+            ast::Expr::Call(c) => {
+                let callee = pyast::dotted_name(&c.func);
+                let Some(ast::Expr::Name(n)) = c.args.first() else {
+                    continue;
+                };
+                match callee.as_deref() {
+                    Some("hasattr") => {
+                        let attr = match c.args.get(1) {
+                            Some(ast::Expr::Constant(k)) => match &k.value {
+                                ast::Constant::Str(s) => Some(s.to_string()),
+                                _ => None,
+                            },
+                            _ => None,
+                        };
+                        out.push((n.id.to_string(), attr));
+                    }
+                    Some("isinstance") => out.push((n.id.to_string(), None)),
+                    _ => {}
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 /// An argument that is most likely a single number: a number literal, arithmetic on
@@ -1347,29 +1783,49 @@ fn scalarish(e: &ast::Expr, kind: ValueKind) -> bool {
     }
 }
 
-/// Kind of an element when iterating over a value of kind `k`.
-fn element_kind(k: ValueKind) -> ValueKind {
-    // Rows of an array are arrays, elements of a 1-D one are scalars: unknown either way.
-    match k {
-        ValueKind::ZwcTuple | ValueKind::NumpyTuple => k.element(),
-        _ => ValueKind::Unknown,
+/// One element when iterating over `it`, the value of `iter`: a number from a 1-D list or
+/// array (a ZWCArray yields Python scalars) or from `range`, a row from a deeper one, an
+/// array from a tuple of arrays; unknown when the depth is not known.
+fn element_of(it: Val, iter: &ast::Expr) -> Val {
+    let (kind, sure, dims) = match (it.kind, it.dims) {
+        (ValueKind::ZwcTuple | ValueKind::NumpyTuple, _) => (it.kind.element(), it.sure, 0),
+        (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray, 1) => {
+            (ValueKind::Scalar, it.sure, 0)
+        }
+        (k @ (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray), d) if d > 1 => {
+            (k, it.sure, d - 1)
+        }
+        _ if matches!(iter, ast::Expr::Call(c) if pyast::dotted_name(&c.func).as_deref() == Some("range")) => {
+            (ValueKind::Scalar, true, 0)
+        }
+        _ => (ValueKind::Unknown, false, 0),
+    };
+    Val {
+        deps: it.deps,
+        kind,
+        sure,
+        dims,
     }
 }
 
 /// `env` becomes the union of itself and `other` (both branches may have run).
 fn merge_into(env: &mut Env, other: &Env) {
-    for (name, (deps, kind)) in other {
+    for (name, o) in other {
         match env.get_mut(name) {
-            Some((d, k)) => {
-                for x in deps {
-                    if !d.contains(x) {
-                        d.push(*x);
+            Some(v) => {
+                for x in &o.deps {
+                    if !v.deps.contains(x) {
+                        v.deps.push(*x);
                     }
                 }
-                *k = ValueKind::join(*k, *kind);
+                v.kind = ValueKind::join(v.kind, o.kind);
+                v.sure = v.sure && o.sure;
+                if v.dims != o.dims {
+                    v.dims = 0;
+                }
             }
             None => {
-                env.insert(name.clone(), (deps.clone(), ValueKind::Unknown));
+                env.insert(name.clone(), Val::unknown(o.deps.clone()));
             }
         }
     }

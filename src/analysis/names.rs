@@ -56,6 +56,9 @@ impl FindingKind {
 pub enum Severity {
     /// Changes the verdict or crashes the program.
     Error,
+    /// Would crash the program if the value is what it most likely is (a ZWCArray), but
+    /// the analysis cannot be sure; never counted as an error.
+    Possible,
     /// Worth knowing, but the official grader does not act on it.
     Warning,
     Hint,

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::extract::{entry_function_name, extract_last_python_block};
-use super::graph::{DepGraph, GraphBuilder, NodeKind};
+use super::graph::{DepGraph, EntryArgs, GraphBuilder, NodeKind};
 use super::names::{Bindings, Finding, RawFinding, Severity, name_findings};
 use super::numpy_check::{NumpyCheck, numpy_imports_in};
 use super::pyast::{self, LineIndex};
@@ -152,7 +152,17 @@ pub fn analyze_code(
     );
 
     let entry_offset = find_entry_def(&nodes, &entry).map(pyast::start_of);
-    let (mut graph, graph_findings) = GraphBuilder::new(api, &bindings).build(&suite, entry_offset);
+    let entry_args = EntryArgs::from_inputs(
+        cases
+            .map(rewrite_cases)
+            .unwrap_or_default()
+            .iter()
+            .map(|c| c.input.as_str())
+            .collect::<Vec<_>>(),
+    );
+    let (mut graph, graph_findings) = GraphBuilder::new(api, &bindings)
+        .with_entry_args(entry_args)
+        .build(&suite, entry_offset);
     raw.extend(graph_findings);
 
     for n in &mut graph.nodes {

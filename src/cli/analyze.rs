@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use serde_json::json;
 
-use crate::analysis::{Analysis, FindingKind, analyze_rollout};
+use crate::analysis::{Analysis, FindingKind, Severity, analyze_rollout};
 use crate::model::LoadedFile;
 use crate::model::discovery::load_required;
 
@@ -194,8 +194,13 @@ pub fn render_analysis_text(a: &Analysis, width: usize) -> String {
                 .as_deref()
                 .map(|x| format!(" → {}", shorten(x, NAME_WIDTH)))
                 .unwrap_or_default();
+            let possible = if f.severity == Severity::Possible {
+                " (possible)"
+            } else {
+                ""
+            };
             s.push_str(&format!(
-                "  L{}:{} {} {}{sugg}\n",
+                "  L{}:{} {}{possible} {}{sugg}\n",
                 f.line,
                 f.col,
                 f.kind.as_str(),
@@ -213,12 +218,18 @@ pub struct AnalysisSummary {
     pub per_kind: BTreeMap<FindingKind, usize>,
     /// (kind, name as written) → (count, suggestion).
     pub names: BTreeMap<(FindingKind, String), (usize, Option<String>)>,
+    /// Findings the analysis is not sure of (`possible`): not in the counts above.
+    pub possible: usize,
 }
 
 impl AnalysisSummary {
     pub fn add(&mut self, a: &Analysis) {
         self.rollouts += 1;
         for f in &a.code.findings {
+            if f.severity == Severity::Possible {
+                self.possible += 1;
+                continue;
+            }
             *self.per_kind.entry(f.kind).or_default() += 1;
             if matches!(
                 f.kind,
@@ -242,6 +253,12 @@ impl AnalysisSummary {
         for kind in FindingKind::ALL {
             let n = self.per_kind.get(&kind).copied().unwrap_or(0);
             s.push_str(&format!("  {:<18} {n}\n", kind.as_str()));
+        }
+        if self.possible > 0 {
+            s.push_str(&format!(
+                "  (and {} possible finding(s) the analysis is not sure of)\n",
+                self.possible
+            ));
         }
         let mut names: Vec<_> = self.names.iter().collect();
         names.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
