@@ -3,6 +3,7 @@
 use sebx::analysis::analyze_rollout;
 use sebx::cli::analyze::{AnalysisSummary, AnalyzeArgs, render_analysis_text, run_analyze};
 use sebx::model::ApiMap;
+use sebx::model::discovery::ContextArgs;
 use sebx::model::rollout::load_rollout_file;
 use serde_json::{Value, json};
 
@@ -45,8 +46,10 @@ fn analyze_writes_one_object_per_line_in_order() {
     run_analyze(AnalyzeArgs {
         rollouts: vec![rollouts.clone()],
         output: Some(out.clone()),
-        api_doc: Some(api),
-        dataset: vec![],
+        context: ContextArgs {
+            api_doc: Some(api),
+            dataset: vec![],
+        },
     })
     .expect("analyze runs");
     let lines: Vec<Value> = std::fs::read_to_string(&out)

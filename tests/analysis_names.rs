@@ -423,7 +423,10 @@ fn array_misuse_is_an_error_only_when_the_value_is_surely_a_zwc_array() {
         ),
         ("", "    x = zwc.yitaf(a)\n    return x[1:].tolist()\n"),
         ("", "    x = zwc.yitaf(a)\n    return x[x > 1].tolist()\n"),
-        ("", "    x = zwc.yitaf(a)\n    return x[zwc.rijufi(x) > 1].mean()\n"),
+        (
+            "",
+            "    x = zwc.yitaf(a)\n    return x[zwc.rijufi(x) > 1].mean()\n",
+        ),
         ("", "    x = zwc.yitaf(a)\n    return (x * 2).sum()\n"),
         ("", "    return float(zwc.yitaf(a))\n"),
         (
@@ -432,7 +435,11 @@ fn array_misuse_is_an_error_only_when_the_value_is_surely_a_zwc_array() {
         ),
     ];
     for (helpers, body) in sure {
-        assert_eq!(array_severities(helpers, body), vec![Error], "{helpers}{body}");
+        assert_eq!(
+            array_severities(helpers, body),
+            vec![Error],
+            "{helpers}{body}"
+        );
     }
     // Possible: the argument may be a number (zwc then returns a NumPy scalar, where
     // `.item()` and `float()` work), or a handler catches the failure.
@@ -486,7 +493,10 @@ fn what_the_test_cases_pass_decides_how_sure_a_finding_is() {
     use Severity::Error;
     let rows = "import zwc\ndef f(rows):\n    out = []\n    for r in rows:\n        out.append(zwc.rijufi(r).tolist())\n    return out\n";
     // Rows of a nested list are lists: the zwc call returns a ZWCArray.
-    assert_eq!(severities_with_input(rows, "rows=[[1.0, 4.0], [9.0, 16.0]]"), vec![Error]);
+    assert_eq!(
+        severities_with_input(rows, "rows=[[1.0, 4.0], [9.0, 16.0]]"),
+        vec![Error]
+    );
     // Elements of a flat list are numbers: the call returns a NumPy scalar.
     assert_eq!(severities_with_input(rows, "rows=[1.0, 4.0]"), vec![]);
     // Positional inputs count too.
@@ -494,11 +504,17 @@ fn what_the_test_cases_pass_decides_how_sure_a_finding_is() {
 
     let plane = "import zwc\ndef f(a):\n    x = zwc.yitaf(a)\n    p = x[0]\n    return zwc.rijufi(p).tolist()\n";
     // Indexing a 3-D array gives a 2-D one; indexing a 1-D one gives a number.
-    assert_eq!(severities_with_input(plane, "a=[[[1, 2], [3, 4]]]"), vec![Error]);
+    assert_eq!(
+        severities_with_input(plane, "a=[[[1, 2], [3, 4]]]"),
+        vec![Error]
+    );
     assert_eq!(severities_with_input(plane, "a=[1, 2]"), vec![]);
     // The harness's `np.array(...)` input is a ZWCArray.
     let direct = "import zwc\ndef f(a):\n    return a.tolist()\n";
-    assert_eq!(severities_with_input(direct, "a=np.array([1, 2])"), vec![Error]);
+    assert_eq!(
+        severities_with_input(direct, "a=np.array([1, 2])"),
+        vec![Error]
+    );
     assert_eq!(severities_with_input(direct, "a=[1, 2]"), vec![]);
 
     let number = "import zwc\ndef f(n):\n    return zwc.rijufi(n).item()\n";

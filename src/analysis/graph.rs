@@ -383,7 +383,8 @@ impl EntryArgs {
             };
             for k in &call.keywords {
                 if let Some(name) = &k.arg {
-                    this.keyword.insert(name.to_string(), literal_kind(&k.value));
+                    this.keyword
+                        .insert(name.to_string(), literal_kind(&k.value));
                 }
             }
             out = Some(match out {
@@ -429,9 +430,10 @@ impl EntryArgs {
 fn literal_kind(e: &ast::Expr) -> (ValueKind, u8) {
     match e {
         ast::Expr::List(ast::ExprList { elts, .. })
-        | ast::Expr::Tuple(ast::ExprTuple { elts, .. }) => {
-            (ValueKind::Python, nested_depth(elts.iter().map(literal_kind)))
-        }
+        | ast::Expr::Tuple(ast::ExprTuple { elts, .. }) => (
+            ValueKind::Python,
+            nested_depth(elts.iter().map(literal_kind)),
+        ),
         ast::Expr::Constant(c) => match c.value {
             ast::Constant::Int(_) | ast::Constant::Float(_) | ast::Constant::Complex { .. } => {
                 (ValueKind::Scalar, 0)
@@ -660,7 +662,9 @@ impl<'a> GraphBuilder<'a> {
                 None
             } else if position < positional {
                 self.entry_args.kind_of(a.arg.as_str(), Some(position))
-            } else if position >= keyword_only && args.kwarg.as_deref().is_none_or(|k| k.arg != a.arg) {
+            } else if position >= keyword_only
+                && args.kwarg.as_deref().is_none_or(|k| k.arg != a.arg)
+            {
                 self.entry_args.kind_of(a.arg.as_str(), None)
             } else {
                 None
@@ -972,9 +976,21 @@ impl<'a> GraphBuilder<'a> {
                     .unwrap_or_else(|| Val::unknown(Vec::new()));
                 let label = format!("{root}[…]");
                 let id = self.node(NodeKind::Assign, label, offset, old.kind);
-                let deps: Vec<usize> = old.deps.iter().chain(&v.deps).chain(&extra).copied().collect();
+                let deps: Vec<usize> = old
+                    .deps
+                    .iter()
+                    .chain(&v.deps)
+                    .chain(&extra)
+                    .copied()
+                    .collect();
                 self.edges_into(&deps, id);
-                env.insert(root, Val { deps: vec![id], ..old });
+                env.insert(
+                    root,
+                    Val {
+                        deps: vec![id],
+                        ..old
+                    },
+                );
             }
             _ => {}
         }
@@ -1033,7 +1049,10 @@ impl<'a> GraphBuilder<'a> {
                 let dims = if matches!(e, E::Set(_)) {
                     0
                 } else {
-                    nested_depth(vals.iter().map(|v| (v.kind, if v.sure { v.dims } else { 0 })))
+                    nested_depth(
+                        vals.iter()
+                            .map(|v| (v.kind, if v.sure { v.dims } else { 0 })),
+                    )
                 };
                 Val {
                     deps: Self::union(&vals),
@@ -1081,7 +1100,8 @@ impl<'a> GraphBuilder<'a> {
                     || matches!(s.slice.as_ref(), E::Tuple(t) if t.elts.iter().any(|x| matches!(x, E::Slice(_))));
                 // Indexing with an array (a mask, `zwc.argsort(...)`) or a list selects
                 // elements: the result keeps its dimensions, so it is a ZWCArray too.
-                let fancy = idx.kind == ValueKind::ZwcArray || matches!(s.slice.as_ref(), E::List(_));
+                let fancy =
+                    idx.kind == ValueKind::ZwcArray || matches!(s.slice.as_ref(), E::List(_));
                 // How many axes a plain index takes away (`a[i]`: one, `a[i, j]`: two).
                 let taken = match s.slice.as_ref() {
                     E::Tuple(t) if t.elts.iter().all(|x| scalarish(x, ValueKind::Unknown)) => {
@@ -1647,7 +1667,13 @@ impl<'a> GraphBuilder<'a> {
                     let mut from = old.deps.clone();
                     from.push(id);
                     self.edges_into(&from, mid);
-                    env.insert(n.id.to_string(), Val { deps: vec![mid], ..old });
+                    env.insert(
+                        n.id.to_string(),
+                        Val {
+                            deps: vec![mid],
+                            ..old
+                        },
+                    );
                 }
                 Val {
                     deps: vec![id],

@@ -1,5 +1,6 @@
 //! `sebx analyze` and `sebx graph`: static analysis of rollouts, headless (no Python run).
 
+use crate::model::discovery::ContextArgs;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,6 @@ use serde_json::json;
 
 use crate::analysis::{Analysis, FindingKind, Severity, analyze_rollout};
 use crate::model::LoadedFile;
-use crate::model::discovery::load_required;
 
 /// Statically analyze rollouts: dependency graph and hallucinated or misused names.
 #[derive(Debug, clap::Args)]
@@ -27,12 +27,8 @@ pub struct AnalyzeArgs {
     /// Where to write the JSONL (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// The zwc API doc (api_doc.jsonl) or mappings.json.
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files to join rollouts to their tasks (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
 }
 
 /// Print one rollout's dependency graph.
@@ -49,12 +45,8 @@ pub struct GraphArgs {
     /// Width of the text rendering.
     #[arg(long, default_value_t = 80)]
     pub width: usize,
-    /// The zwc API doc (api_doc.jsonl) or mappings.json.
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files to join the rollout to its task (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
 }
 
 fn load(path: &Path) -> Result<LoadedFile> {
@@ -68,7 +60,7 @@ fn load(path: &Path) -> Result<LoadedFile> {
 
 /// Runs `sebx analyze`.
 pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
-    let (api, dataset) = load_required(args.api_doc.as_deref(), &args.dataset, &args.rollouts)?;
+    let (api, dataset) = args.context.load_required(&args.rollouts)?;
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
@@ -109,11 +101,9 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
 
 /// Runs `sebx graph`.
 pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
-    let (api, dataset) = load_required(
-        args.api_doc.as_deref(),
-        &args.dataset,
-        std::slice::from_ref(&args.file),
-    )?;
+    let (api, dataset) = args
+        .context
+        .load_required(std::slice::from_ref(&args.file))?;
     let loaded = load(&args.file)?;
     let Some(rollout) = loaded.rollouts.iter().find(|r| r.line == args.line) else {
         match loaded.issues.iter().find(|i| i.line == args.line) {

@@ -1,5 +1,6 @@
 //! `sebx grade`: the official verdicts for whole rollout files, headless.
 
+use crate::model::discovery::ContextArgs;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -13,7 +14,6 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::{self, ScoreCache};
-use crate::model::discovery::load_required;
 use crate::model::{LoadedFile, Rollout, Verdict};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
@@ -34,12 +34,8 @@ pub struct GradeArgs {
     /// Also write the `right` rollouts, unchanged, to this file (like the official script).
     #[arg(long, value_name = "FILE")]
     pub correct_out: Option<PathBuf>,
-    /// The zwc API doc (api_doc.jsonl) or mappings.json the runtime is generated from.
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files to join rollouts to their tasks (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Programs run in parallel (default: number of cores).
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -108,7 +104,7 @@ pub fn default_jobs() -> usize {
 }
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
-    let (api, dataset) = load_required(args.api_doc.as_deref(), &args.dataset, &args.rollouts)?;
+    let (api, dataset) = args.context.load_required(&args.rollouts)?;
 
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
     for path in &args.rollouts {

@@ -1,6 +1,7 @@
 //! `sebx labels`: export human labels joined with verdicts and tasks, and measure
 //! agreement between annotators. Labels live in `<rollouts>.labels.jsonl` sidecars.
 
+use crate::model::discovery::ContextArgs;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -13,7 +14,6 @@ use serde_json::Value;
 use crate::analysis::{FindingKind, analyze_rollout, extract_last_python_block};
 use crate::grade::reruns::RerunStore;
 use crate::model::agreement::{Agreement, compare_annotators};
-use crate::model::discovery::discover;
 use crate::model::labels::{LabelRecord, LabelStore};
 use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
 use crate::model::taxonomy::{CategoryId, Taxonomy};
@@ -78,12 +78,8 @@ pub struct ExportArgs {
     /// Taxonomy file for category labels (default: nearest sebx-taxonomy.toml, else built in).
     #[arg(long, value_name = "FILE")]
     pub taxonomy: Option<PathBuf>,
-    /// The zwc API doc, for the findings columns (default: SEBX_API_DOC or an SE-Bench checkout).
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files joining rollouts to their tasks, for off-task findings (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
 }
 
 /// Arguments of `sebx labels agreement`.
@@ -361,7 +357,7 @@ fn verdict_of(
 
 /// The API map and dataset for the findings columns, when an API doc can be found.
 fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
-    let discovered = discover(args.api_doc.as_deref(), &args.dataset, &args.rollouts);
+    let discovered = args.context.discover(&args.rollouts);
     if discovered.api_doc.is_none() {
         eprintln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"

@@ -1,5 +1,7 @@
 //! `sebx rerun`: regrade one rollout headless and print a readable report.
 
+use crate::grade::grader::note_entry_mismatch;
+use crate::model::discovery::ContextArgs;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
@@ -13,9 +15,8 @@ use crate::grade::render::report_text;
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::{RerunRecord, RerunStore};
 use crate::grade::reruns::{case_changes, edit_summary};
-use crate::model::discovery::discover;
 use crate::model::rollout::load_rollout_file;
-use crate::model::{ApiMap, Rollout, Verdict};
+use crate::model::{Rollout, Verdict};
 
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
 #[derive(Debug, clap::Args)]
@@ -28,9 +29,8 @@ pub struct RerunArgs {
     /// Grade this code instead of the response's extracted code (a what-if).
     #[arg(long, value_name = "FILE")]
     pub code: Option<PathBuf>,
-    /// The zwc API doc (api_doc.jsonl) or mappings.json.
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Print the report as JSON instead of text.
     #[arg(long)]
     pub json: bool,
@@ -56,15 +56,9 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
             loaded.lines
         );
     };
-    let discovered = discover(
-        args.api_doc.as_deref(),
-        &[],
-        std::slice::from_ref(&args.file),
-    );
-    let Some(api_doc) = &discovered.api_doc else {
-        bail!("no API doc: pass --api-doc FILE or set SEBX_API_DOC");
-    };
-    let api = ApiMap::load(api_doc.path())?;
+    let (api, dataset) = args
+        .context
+        .load_required(std::slice::from_ref(&args.file))?;
     let code = match &args.code {
         Some(p) => Some(
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
@@ -73,7 +67,10 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
     };
     let engine = Engine::start(&api, 1)?;
     let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
-    let report = grade_rollout_with(rollout, code.as_deref(), &engine, timeout);
+    let mut report = grade_rollout_with(rollout, code.as_deref(), &engine, timeout);
+    if let Some(item) = dataset.get(&rollout.query) {
+        note_entry_mismatch(&mut report, &item.function_name);
+    }
     // A what-if is shown beside the rollout's own code, graded the same way.
     let original = code
         .as_ref()

@@ -2,6 +2,7 @@
 //! headless. Loading (verdicts from scored files or stored scores, grading the rest, one
 //! analysis per rollout, hand labels) is here; the figures come from [`crate::grade::runs`].
 
+use crate::model::discovery::ContextArgs;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -61,12 +62,8 @@ pub enum By {
 /// Inputs shared by `sebx stats` and `sebx compare`.
 #[derive(Debug, Clone, clap::Args)]
 pub struct InputArgs {
-    /// The zwc API doc (api_doc.jsonl or mappings.json); default: discovered.
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files joining rollouts to their tasks (repeatable); default: discovered.
-    #[arg(long, value_name = "FILE")]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Programs graded in parallel for rollouts without a verdict (default: number of cores).
     #[arg(short, long)]
     pub jobs: Option<usize>,
@@ -231,8 +228,8 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     let mut notes = Vec::new();
     let mut run_files: Vec<(PathBuf, bool)> = Vec::new();
     let mut report_files = Vec::new();
-    let mut api_doc = input.api_doc.clone();
-    let mut datasets = input.dataset.clone();
+    let mut api_doc = input.context.api_doc.clone();
+    let mut datasets = input.context.dataset.clone();
     for f in files {
         if !f.is_file() {
             bail!("no such file: {}", f.display());

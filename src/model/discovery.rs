@@ -32,6 +32,38 @@ impl Found {
     }
 }
 
+/// The flags every command that reads rollouts takes to find its API doc and datasets
+/// (flattened into each command's arguments, so they read and behave the same everywhere).
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ContextArgs {
+    /// The zwc API doc (api_doc.jsonl) or mappings.json: the names findings are checked
+    /// against and the zwc runtime is generated from. Default: $SEBX_API_DOC, else an
+    /// SE-Bench checkout found from the rollout file's folder upwards.
+    #[arg(long, value_name = "FILE")]
+    pub api_doc: Option<PathBuf>,
+    /// Dataset files to join rollouts to their tasks (repeatable); default: discovered
+    /// like the API doc.
+    #[arg(long, value_name = "FILE")]
+    pub dataset: Vec<PathBuf>,
+}
+
+impl ContextArgs {
+    /// What discovery finds for `files` with these flags (see [`discover`]).
+    pub fn discover(&self, files: &[PathBuf]) -> Discovered {
+        discover(self.api_doc.as_deref(), &self.dataset, files)
+    }
+
+    /// [`load_context`] with these flags.
+    pub fn load(&self, files: &[PathBuf], required: bool) -> Result<(Option<ApiMap>, Dataset)> {
+        load_context(self.api_doc.as_deref(), &self.dataset, files, required)
+    }
+
+    /// [`load_required`] with these flags.
+    pub fn load_required(&self, files: &[PathBuf]) -> Result<(ApiMap, Dataset)> {
+        load_required(self.api_doc.as_deref(), &self.dataset, files)
+    }
+}
+
 /// What discovery found for a set of rollout files.
 #[derive(Debug, Clone, Default)]
 pub struct Discovered {

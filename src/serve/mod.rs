@@ -19,6 +19,7 @@
 
 mod metrics;
 
+use crate::model::discovery::ContextArgs;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -43,7 +44,6 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::pool::PoolConfig;
 use crate::grade::report::GradeReport;
-use crate::model::discovery::load_required;
 use crate::model::rollout::{json_kind, parse_rollout_bytes};
 use crate::model::{Dataset, Verdict};
 
@@ -77,12 +77,8 @@ pub struct ServeArgs {
     /// Requests that may wait for a worker beyond those running; more get 503.
     #[arg(long, default_value_t = 64)]
     pub queue: usize,
-    /// The zwc API doc (api_doc.jsonl) or mappings.json the runtime is generated from.
-    #[arg(long, value_name = "FILE")]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files, to note when a rollout's graded entry is not the task's (repeatable).
-    #[arg(long, value_name = "FILE")]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// File holding a bearer token that requests must present.
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
@@ -125,7 +121,7 @@ struct AppState {
 
 /// Parses the flags, starts the pool and serves until SIGTERM / Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
-    let (api, dataset) = load_required(args.api_doc.as_deref(), &args.dataset, &[])?;
+    let (api, dataset) = args.context.load_required(&[])?;
     let token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)

@@ -1,6 +1,7 @@
 //! `sebx [PATHS]...`: starting the terminal explorer over rollout files, scored results, dataset
 //! files and an API doc; the bundled demo when no path is given.
 
+use crate::model::discovery::ContextArgs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -40,12 +41,8 @@ pub struct ExploreArgs {
     /// Rollout files, `sebx grade` output, correct-trajectories files, dataset files or an
     /// API doc (folders: their .jsonl files). None: the bundled demo.
     pub paths: Vec<PathBuf>,
-    /// The zwc API doc (`api_doc.jsonl` or `mappings.json`); default: discovered.
-    #[arg(long)]
-    pub api_doc: Option<PathBuf>,
-    /// Dataset files joining rollouts to their tasks; default: discovered.
-    #[arg(long)]
-    pub dataset: Vec<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
     /// Correct-trajectories files (every line `right`, like the official script's output);
     /// files with `correct` in their name are taken as such anyway.
     #[arg(long, value_name = "FILE")]
@@ -249,8 +246,8 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         let mut files = expand(&args.paths)?;
         files.extend(args.correct.iter().map(|f| (f.clone(), false)));
         let mut sources = Vec::new();
-        let mut api_doc = args.api_doc.clone();
-        let mut dataset_files = args.dataset.clone();
+        let mut api_doc = args.context.api_doc.clone();
+        let mut dataset_files = args.context.dataset.clone();
         for (f, from_folder) in files {
             let kind =
                 match classify_file(&f).with_context(|| format!("cannot read {}", f.display()))? {
