@@ -102,7 +102,9 @@ fn main() {
     let ctx = Context {
         api: Arc::new(ApiMap::from_api_doc_jsonl(API).expect("api")),
         dataset: Arc::new(Dataset::default()),
-        grading: Grading::Unavailable("benchmark".to_string()),
+        grading: Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
+            "benchmark".to_string(),
+        )),
         notes: Vec::new(),
     };
     let mut app = App::new(ctx, Theme::dark(), Keymap::default());

@@ -1,3 +1,4 @@
+use sebx::grade::backend::Unavailable;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -108,7 +109,9 @@ fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
         .get_or_insert_with(|| "high-contrast".to_string());
     let session = sebx::tui::explore::prepare(
         &cmd.explore,
-        sebx::tui::Grading::Unavailable("the presenter shows stored verdicts".to_string()),
+        sebx::tui::Grading::Unavailable(Unavailable::StoredOnly(
+            "the presenter shows stored verdicts".to_string(),
+        )),
     )?;
     present::run(session.app, session.sources, playlist, &cmd.present)
 }
@@ -149,7 +152,9 @@ fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
     };
     let session = sebx::tui::explore::prepare(
         &cmd.explore,
-        sebx::tui::Grading::Unavailable("export shows stored verdicts".to_string()),
+        sebx::tui::Grading::Unavailable(Unavailable::StoredOnly(
+            "export shows stored verdicts".to_string(),
+        )),
     )?;
     export::run(
         session.app,

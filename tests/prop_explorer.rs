@@ -106,7 +106,7 @@ fn explorer(paths: Vec<PathBuf>, dir: &Path) -> App {
     };
     let session = prepare(
         &args,
-        Grading::Unavailable(sebx::tui::explore::NO_RUNTIME.to_owned()),
+        Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime),
     )
     .expect("explorer prepares");
     let mut app = session.app;

@@ -9,15 +9,16 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
 
+use sebx::grade::backend::GradeBackend;
+use sebx::grade::backend::Grader;
 use sebx::grade::reruns::RerunStore;
 use sebx::model::{ApiMap, Verdict};
 use sebx::tui::app::{Context, Grading};
-use sebx::tui::explore::EngineBackend;
 use sebx::tui::labelling::service;
 use sebx::tui::load::{FileKind, Source, SourceData};
 use sebx::tui::rerun::{self, comparison};
 use sebx::tui::run::{drain_inline, load_inline};
-use sebx::tui::{Action, App, GradeBackend, Keymap, Theme};
+use sebx::tui::{Action, App, Keymap, Theme};
 use tui_common::{API_DOC, Q_MEAN, dataset, draw, fence, rollout_line, screen};
 
 /// Calls `zwc.mean`, which zwc renamed: an exe_error.
@@ -42,7 +43,7 @@ fn rerun_and_what_if_in_the_explorer_with_the_real_grader() {
     let file = write_run(dir.path());
     let before = std::fs::read(&file).expect("read");
     let api = ApiMap::from_api_doc_jsonl(API_DOC).expect("fixture API doc");
-    let backend = Arc::new(EngineBackend::new(api.clone(), 1));
+    let backend = Arc::new(Grader::new(api.clone(), 1));
     let ctx = Context {
         api: Arc::new(api),
         dataset: Arc::new(dataset()),

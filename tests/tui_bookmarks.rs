@@ -26,7 +26,9 @@ fn select(app: &mut App, row: usize) {
 #[test]
 fn one_playlist_over_two_runs_in_the_order_given() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let mut app = app(Grading::Unavailable("test".to_string()));
+    let mut app = app(Grading::Unavailable(
+        sebx::grade::backend::Unavailable::StoredOnly("test".to_string()),
+    ));
     app.labelling.data_dir = Some(dir.path().to_path_buf());
     drain_inline(&mut app, None);
     service(&mut app);
@@ -88,7 +90,9 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     service(&mut app);
     assert_eq!(playlist_rows(&app).len(), 2);
     // Reopened (a second explorer): the same playlist.
-    let mut again = tui_common::app(Grading::Unavailable("test".to_string()));
+    let mut again = tui_common::app(Grading::Unavailable(
+        sebx::grade::backend::Unavailable::StoredOnly("test".to_string()),
+    ));
     again.labelling.data_dir = Some(dir.path().to_path_buf());
     service(&mut again);
     assert_eq!(

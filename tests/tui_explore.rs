@@ -12,7 +12,7 @@ use sebx::tui::load::FileKind;
 use sebx::tui::run::load_inline;
 
 fn no_runtime() -> Grading {
-    Grading::Unavailable(sebx::tui::explore::NO_RUNTIME.to_string())
+    Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)
 }
 
 #[test]

@@ -6,6 +6,7 @@ mod tui_common;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use sebx::grade::backend::GradeBackend;
 use sebx::grade::reruns::RerunStore;
 use sebx::model::Verdict;
 use sebx::model::labels::LabelStore;
@@ -14,11 +15,11 @@ use sebx::tui::app::{Grading, Popup};
 use sebx::tui::entry::Shown;
 use sebx::tui::labelling::{LabelFilter, service, suggestion};
 use sebx::tui::rerun::{self, comparison};
-use sebx::tui::{Action, App, GradeBackend};
+use sebx::tui::{Action, App};
 use tui_common::*;
 
 fn unavailable() -> Grading {
-    Grading::Unavailable("no Python runtime: run `sebx runtime install`".to_string())
+    Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)
 }
 
 /// The fixture app with its sidecars under `data` (the fixture runs are built in, like the demo).
@@ -453,7 +454,7 @@ fn rerun_without_a_runtime_offers_the_install() {
     assert!(app.reruns.edit.is_none());
     app.update(&Action::Cancel);
     // Without an API doc the reason is given, and no install is offered.
-    app.ctx.grading = Grading::Unavailable("no API doc: pass --api-doc FILE to grade".into());
+    app.ctx.grading = Grading::Unavailable(sebx::grade::backend::Unavailable::NoApiDoc);
     app.update(&Action::Rerun);
     assert_eq!(app.popup, None);
     assert_eq!(

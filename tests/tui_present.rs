@@ -25,7 +25,13 @@ fn demo(data: &std::path::Path) -> Presenter {
         theme: Some("high-contrast".to_string()),
         ..ExploreArgs::default()
     };
-    let mut session = prepare(&args, Grading::Unavailable("test".to_string())).expect("demo");
+    let mut session = prepare(
+        &args,
+        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
+            "test".to_string(),
+        )),
+    )
+    .expect("demo");
     session.app.labelling.data_dir = Some(data.to_path_buf());
     let mut paths = Vec::new();
     let (playlist, issues) =
@@ -239,7 +245,13 @@ fn bookmarks_are_the_playlist_and_can_be_saved() {
         paths,
         ..ExploreArgs::default()
     };
-    let mut session = prepare(&args, Grading::Unavailable("test".to_string())).expect("files");
+    let mut session = prepare(
+        &args,
+        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
+            "test".to_string(),
+        )),
+    )
+    .expect("files");
     session.app.labelling.data_dir = Some(dir.path().join("data"));
     let (p, _) = present::prepare(session.app, &session.sources, None);
     let slides: Vec<(usize, &str, Option<Verdict>)> = p

@@ -11,7 +11,7 @@ use tui_common::*;
 
 fn session() -> App {
     let mut app = app(Grading::Unavailable(
-        sebx::tui::explore::NO_RUNTIME.to_string(),
+        sebx::grade::backend::Unavailable::NoRuntime,
     ));
     drain_inline(&mut app, None);
     app
@@ -213,7 +213,7 @@ fn without_an_api_doc_names_are_not_called_unknown() {
     let ctx = sebx::tui::app::Context {
         api: std::sync::Arc::new(sebx::model::ApiMap::default()),
         dataset: std::sync::Arc::new(dataset()),
-        grading: Grading::Unavailable(sebx::tui::explore::NO_RUNTIME.to_string()),
+        grading: Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime),
         notes: Vec::new(),
     };
     let mut app = App::new(ctx, Theme::dark(), sebx::tui::Keymap::default());

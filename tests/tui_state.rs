@@ -14,7 +14,7 @@ use sebx::tui::run::drain_inline;
 use tui_common::*;
 
 fn unavailable() -> Grading {
-    Grading::Unavailable(sebx::tui::explore::NO_RUNTIME.to_string())
+    Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)
 }
 
 fn rows(app: &sebx::tui::App) -> Vec<usize> {
@@ -378,7 +378,7 @@ struct GatedBackend {
     gate: std::sync::Mutex<std::sync::mpsc::Receiver<()>>,
 }
 
-impl sebx::tui::GradeBackend for GatedBackend {
+impl sebx::grade::backend::GradeBackend for GatedBackend {
     fn grade(
         &self,
         rollout: &sebx::model::Rollout,
@@ -570,7 +570,7 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
     let first = app(Grading::Available);
     let cache = std::sync::Arc::new(ScoreCache::open(dir.path(), &first.ctx.api).expect("cache"));
     let backend = FakeBackend::default();
-    use sebx::tui::GradeBackend;
+    use sebx::grade::backend::GradeBackend;
     for row in [6, 7] {
         let rollout = &first.entries[row].rollout;
         let report = backend.grade(rollout).expect("graded");

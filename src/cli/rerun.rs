@@ -9,8 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 
 use crate::analysis::extract_last_python_block;
-use crate::grade::engine::Engine;
-use crate::grade::grader::grade_rollout_with;
+use crate::grade::backend::{GradeBackend, Grader};
 use crate::grade::render::report_text;
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::{RerunRecord, RerunStore};
@@ -65,16 +64,18 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
         ),
         None => None,
     };
-    let engine = Engine::start(&api, 1)?;
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
-    let mut report = grade_rollout_with(rollout, code.as_deref(), &engine, timeout);
+    let grader = Grader::discover(&api, 1)
+        .map_err(|why| anyhow::anyhow!("{why}"))?
+        .with_timeout(Duration::from_secs_f64(args.timeout.max(0.01)));
+    let mut report = match &code {
+        Some(code) => grader.grade_code(rollout, code)?,
+        None => grader.grade(rollout)?,
+    };
     if let Some(item) = dataset.get(&rollout.query) {
         note_entry_mismatch(&mut report, &item.function_name);
     }
     // A what-if is shown beside the rollout's own code, graded the same way.
-    let original = code
-        .as_ref()
-        .map(|_| grade_rollout_with(rollout, None, &engine, timeout));
+    let original = code.as_ref().map(|_| grader.grade(rollout)).transpose()?;
     let saved = if args.no_save {
         None
     } else {

@@ -3,6 +3,7 @@
 
 /// Program assembly lives in `analysis` (the static checks need the program too).
 pub use crate::analysis::assemble;
+pub mod backend;
 pub mod batch;
 pub mod compare;
 pub mod engine;

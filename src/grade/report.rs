@@ -5,7 +5,10 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::numpy_check::NumpyCheck;
 use crate::analysis::static_check::StaticCheck;
 use crate::grade::compare::Comparison;
-use crate::model::{RolloutId, Verdict};
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::model::{Rollout, RolloutId, TestCase, Verdict};
 
 /// One test case's outcome.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -89,6 +92,47 @@ pub struct GradeReport {
 }
 
 impl GradeReport {
+    /// A stand-in rollout for this report when its rollout file is not available: the
+    /// graded code as the response, the cases as test cases, a query that says so.
+    /// `report_file` is where the report was read from.
+    pub fn stand_in_rollout(&self, report_file: &Path) -> Rollout {
+        let response = if self.extraction.found {
+            format!("```python\n{}```", self.extraction.code)
+        } else {
+            String::new()
+        };
+        let query = format!(
+            "(rollout not loaded: {} line {}; open that file too to see the task)",
+            self.source, self.line
+        );
+        Rollout {
+            id: self
+                .id
+                .clone()
+                .unwrap_or_else(|| RolloutId::derive(&query, &response, 0)),
+            source: Arc::from(report_file),
+            line: self.line,
+            test_cases: self
+                .cases
+                .iter()
+                .map(|c| TestCase {
+                    input: c.input.clone(),
+                    output: c.expected.clone(),
+                })
+                .collect(),
+            right_exe_result: self
+                .cases
+                .iter()
+                .map(|c| c.expected.as_str())
+                .collect::<Vec<_>>()
+                .join("#"),
+            selected_functions: Vec::new(),
+            stored_score: None,
+            query,
+            response,
+        }
+    }
+
     /// The report for a line that could not be loaded.
     pub fn load_failure(source: &str, line: usize, reason: &str) -> GradeReport {
         GradeReport {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::grade::report::GradeReport;
 use crate::model::labels::rfc3339_utc;
-use crate::model::rollout::{LoadIssue, RolloutId};
+use crate::model::rollout::{LoadIssue, Rollout, RolloutId};
 use crate::model::sidecar::{SidecarError, SidecarLog, sidecar_path};
 
 /// Suffix of the rerun sidecar: `run.jsonl` → `run.jsonl.reruns.jsonl`.
@@ -94,6 +94,24 @@ impl RerunStore {
     }
 }
 
+/// The rollout with `code` as its graded block: the last ```` ```python ```` block of the
+/// response is replaced (or one is appended when there is none).
+pub fn with_code(rollout: &Rollout, code: &str) -> Rollout {
+    let mut edited = rollout.clone();
+    let mut code = code.to_string();
+    if !code.ends_with('\n') {
+        code.push('\n');
+    }
+    edited.response = match crate::analysis::extract_last_python_block(&rollout.response) {
+        Some(block) => {
+            let mut r = rollout.response.clone();
+            r.replace_range(block.span.clone(), &code);
+            r
+        }
+        None => format!("{}\n\n```python\n{code}```\n", rollout.response),
+    };
+    edited
+}
 /// Per-case changes from `before` to `after`: `case 2: ✗ → ✓`.
 pub fn case_changes(before: &GradeReport, after: &GradeReport) -> Vec<String> {
     let n = before.cases.len().max(after.cases.len());

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use ratatui::layout::{Position, Rect};
 
 use crate::analysis::Analysis;
+use crate::grade::backend::Unavailable;
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
@@ -212,8 +213,8 @@ pub enum Popup {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Grading {
     Available,
-    /// No backend: why, and what to do (shown in the status bar).
-    Unavailable(String),
+    /// No backend: why (shown in the status bar and the help, with what to do).
+    Unavailable(Unavailable),
 }
 
 /// What the explorer knows besides the rollouts: the zwc API, the dataset, where they came from.

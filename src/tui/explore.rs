@@ -5,20 +5,16 @@ use crate::model::discovery::ContextArgs;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::grade::engine::Engine;
-use crate::grade::grader::{DEFAULT_TIMEOUT, grade_rollout, grade_rollout_with};
-use crate::grade::report::GradeReport;
-use crate::grade::runtime::find_runtime;
+use crate::grade::backend::{GradeBackend, Grader, Unavailable};
 use crate::grade::score_cache::{self, ScoreCache};
 use crate::model::discovery::discover;
-use crate::model::{ApiMap, Dataset, DatasetItem, Rollout, TestCase};
-use crate::tui::GradeBackend;
+use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::tui::app::{App, Context, Grading};
 use crate::tui::load::{FileKind, Source, SourceData, classify_file};
 use crate::tui::{Keymap, Theme};
@@ -325,14 +321,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     Ok(Session { app, sources })
 }
 
-/// Why grading is unavailable without a backend.
-pub const NO_RUNTIME: &str = "no Python runtime: run `sebx runtime install`";
-
 /// Opens the explorer; `backend` grades unscored rollouts (absent: no Python runtime).
 pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<ExitCode> {
     let grading = match backend {
         Some(_) => Grading::Available,
-        None => Grading::Unavailable(NO_RUNTIME.to_string()),
+        None => Grading::Unavailable(Unavailable::NoRuntime),
     };
     let session = prepare(&args, grading)?;
     let backend: Option<Arc<dyn GradeBackend>> = backend.map(Arc::from);
@@ -340,81 +333,18 @@ pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// Grades with the embedded grader. The engine (Python workers, zwc package) starts on the
-/// first grade, on a grading thread, so the explorer opens at once.
-pub struct EngineBackend {
-    api: ApiMap,
-    workers: usize,
-    engine: OnceLock<Result<Engine, String>>,
-    /// Where each verdict is remembered as it arrives (not what-ifs).
-    cache: Option<Arc<ScoreCache>>,
-}
-
-impl EngineBackend {
-    /// A backend for `api` that will start `workers` Python workers when first used.
-    pub fn new(api: ApiMap, workers: usize) -> EngineBackend {
-        EngineBackend {
-            api,
-            workers,
-            engine: OnceLock::new(),
-            cache: None,
-        }
-    }
-
-    /// Remembers every verdict in `cache` as it arrives.
-    pub fn with_cache(mut self, cache: Option<Arc<ScoreCache>>) -> EngineBackend {
-        self.cache = cache;
-        self
-    }
-}
-
-impl GradeBackend for EngineBackend {
-    fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
-        let engine = self
-            .engine
-            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
-        match engine {
-            Ok(engine) => {
-                let report = grade_rollout(rollout, engine, DEFAULT_TIMEOUT);
-                if let Some(cache) = &self.cache {
-                    // A cache that cannot be written only costs a regrade next time.
-                    let _ = cache.put(rollout, &report);
-                }
-                Ok(report)
-            }
-            Err(why) => bail!("the grader could not start: {why}"),
-        }
-    }
-
-    fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
-        let engine = self
-            .engine
-            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
-        match engine {
-            Ok(engine) => Ok(grade_rollout_with(
-                rollout,
-                Some(code),
-                engine,
-                DEFAULT_TIMEOUT,
-            )),
-            Err(why) => bail!("the grader could not start: {why}"),
-        }
-    }
-}
-
 /// Opens the explorer with the embedded grader when a Python runtime is installed
 /// (what `sebx` with no subcommand runs).
 pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
-    let runtime = find_runtime();
-    let probe = prepare(&args, Grading::Available)?;
-    let grading = if probe.app.ctx.api.is_empty() {
-        Grading::Unavailable("no API doc: pass --api-doc FILE to grade".to_string())
-    } else if runtime.is_err() {
-        Grading::Unavailable(NO_RUNTIME.to_string())
-    } else {
-        Grading::Available
+    let mut session = prepare(&args, Grading::Available)?;
+    let workers = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2);
+    let grader = Grader::discover(&session.app.ctx.api, workers);
+    let grading = match &grader {
+        Ok(_) => Grading::Available,
+        Err(why) => Grading::Unavailable(why.clone()),
     };
-    let mut session = probe;
     if let Grading::Unavailable(why) = &grading {
         session.app.ctx.notes.push(format!("Grading: {why}"));
     }
@@ -442,22 +372,14 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
         ));
     }
     session.app.score_cache = cache.clone();
-    let backend: Option<Arc<dyn GradeBackend>> = match grading {
-        Grading::Available => {
-            let workers = std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(2);
-            Some(Arc::new(
-                EngineBackend::new((*session.app.ctx.api).clone(), workers).with_cache(cache),
-            ))
-        }
-        Grading::Unavailable(_) => None,
-    };
+    let backend = grader
+        .ok()
+        .map(|g| Arc::new(g.with_cache(cache)) as Arc<dyn GradeBackend>);
     session.app.ctx.grading = grading;
     // After `I` installs the runtime from the explorer, reruns grade with the embedded grader.
     let factory_workers = 2;
     session.app.reruns.backend_factory = Some(Arc::new(move |api: &ApiMap| {
-        Arc::new(EngineBackend::new(api.clone(), factory_workers)) as Arc<dyn GradeBackend>
+        Arc::new(Grader::new(api.clone(), factory_workers)) as Arc<dyn GradeBackend>
     }));
     crate::tui::run::run_terminal(session.app, session.sources, backend)?;
     Ok(ExitCode::SUCCESS)

@@ -11,24 +11,13 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
-use crate::model::{ApiMap, Dataset, DatasetItem, Rollout};
+use crate::model::{ApiMap, Dataset, DatasetItem};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
 use super::insight::{Finding, findings_of};
 use super::load::{LoadEvent, Source, load_sources};
-
-/// Grades one rollout. The real one (the embedded grader) is plugged in by `main`;
-/// tests use a fake. Must be callable from several threads at once.
-pub trait GradeBackend: Send + Sync {
-    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport>;
-
-    /// Grades `code` in place of the rollout's extracted code (a what-if). By default the
-    /// code replaces the graded block in the response; the embedded grader overrides this.
-    fn grade_code(&self, rollout: &Rollout, code: &str) -> anyhow::Result<GradeReport> {
-        self.grade(&super::rerun::with_code(rollout, code))
-    }
-}
+use crate::grade::backend::GradeBackend;
 
 /// What a highlighted text is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

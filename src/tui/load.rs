@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::mpsc::{channel, sync_channel};
 
@@ -12,7 +11,7 @@ use serde_json::Value;
 
 use crate::grade::report::GradeReport;
 use crate::model::rollout::{StoredScore, parse_rollout_bytes};
-use crate::model::{ApiMap, Dataset, LoadIssue, Rollout, RolloutId, TestCase, Verdict};
+use crate::model::{ApiMap, Dataset, LoadIssue, Rollout, RolloutId, Verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::{FileKind, classify_file, classify_text};
@@ -404,10 +403,8 @@ impl Loader<'_> {
         if !orphans.is_empty() {
             let run = self.run_index(&path);
             let first_row = self.rows;
-            let rollouts: Vec<Rollout> = orphans
-                .iter()
-                .map(|r| rollout_from_report(r, &path))
-                .collect();
+            let rollouts: Vec<Rollout> =
+                orphans.iter().map(|r| r.stand_in_rollout(&path)).collect();
             self.send_rollouts(rollouts, run, false);
             matched.extend(
                 orphans
@@ -521,45 +518,6 @@ fn resolve_source(report_file: &Path, source: &str) -> PathBuf {
         .parent()
         .map(|d| d.join(p))
         .unwrap_or_else(|| p.to_path_buf())
-}
-
-/// A stand-in rollout for a report whose rollout file is not available.
-fn rollout_from_report(r: &GradeReport, report_file: &Path) -> Rollout {
-    let response = if r.extraction.found {
-        format!("```python\n{}```", r.extraction.code)
-    } else {
-        String::new()
-    };
-    let query = format!(
-        "(rollout not loaded: {} line {}; open that file too to see the task)",
-        r.source, r.line
-    );
-    Rollout {
-        id: r
-            .id
-            .clone()
-            .unwrap_or_else(|| RolloutId::derive(&query, &response, 0)),
-        source: Arc::from(report_file),
-        line: r.line,
-        test_cases: r
-            .cases
-            .iter()
-            .map(|c| TestCase {
-                input: c.input.clone(),
-                output: c.expected.clone(),
-            })
-            .collect(),
-        right_exe_result: r
-            .cases
-            .iter()
-            .map(|c| c.expected.as_str())
-            .collect::<Vec<_>>()
-            .join("#"),
-        selected_functions: Vec::new(),
-        stored_score: None,
-        query,
-        response,
-    }
 }
 
 #[cfg(test)]

@@ -24,5 +24,4 @@ pub mod ui;
 
 pub use action::{Action, Keymap};
 pub use app::{App, Context, Grading, Pane};
-pub use jobs::GradeBackend;
 pub use theme::Theme;

@@ -15,7 +15,9 @@ use crate::model::{ApiMap, Rollout};
 
 use super::app::{App, Grading, Popup};
 use super::entry::Score;
-use super::jobs::{GradeBackend, JobEvent};
+use super::jobs::JobEvent;
+use crate::grade::backend::GradeBackend;
+pub use crate::grade::reruns::with_code;
 
 /// Builds a grading backend once the runtime exists (after an install from the explorer).
 pub type BackendFactory = Arc<dyn Fn(&ApiMap) -> Arc<dyn GradeBackend> + Send + Sync>;
@@ -103,29 +105,10 @@ impl Reruns {
     }
 }
 
-/// The rollout with `code` as its graded block: the last ```` ```python ```` block of the
-/// response is replaced (or one is appended when there is none).
-pub fn with_code(rollout: &Rollout, code: &str) -> Rollout {
-    let mut edited = rollout.clone();
-    let mut code = code.to_string();
-    if !code.ends_with('\n') {
-        code.push('\n');
-    }
-    edited.response = match crate::analysis::extract_last_python_block(&rollout.response) {
-        Some(block) => {
-            let mut r = rollout.response.clone();
-            r.replace_range(block.span.clone(), &code);
-            r
-        }
-        None => format!("{}\n\n```python\n{code}```\n", rollout.response),
-    };
-    edited
-}
-
 /// Whether the explorer cannot grade because the Python runtime is missing (not, say,
 /// because there is no API doc).
 pub fn runtime_missing(app: &App) -> bool {
-    matches!(&app.ctx.grading, Grading::Unavailable(why) if why.contains("Python runtime"))
+    matches!(&app.ctx.grading, Grading::Unavailable(why) if why.fixed_by_install())
 }
 
 /// Whether reruns can be graded; if not, says why (and offers the install when the

@@ -16,10 +16,11 @@ use ratatui::crossterm::execute;
 
 use super::action::Action;
 use super::app::App;
-use super::jobs::{GradeBackend, JobEvent, Workers};
+use super::jobs::{JobEvent, Workers};
 use super::load::Source;
 use super::rerun::RerunWorker;
 use super::ui;
+use crate::grade::backend::GradeBackend;
 
 /// How long one poll waits for a key before looking at worker results.
 const POLL: Duration = Duration::from_millis(30);

@@ -500,7 +500,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         ));
     }
     if let Grading::Unavailable(why) = &app.ctx.grading {
-        let text = if why.contains("runtime install") {
+        let text = if why.fixed_by_install() {
             match app.keymap.keys_for(Action::InstallRuntime).first() {
                 Some(key) => format!(" no Python: {key} installs "),
                 None => " no Python: sebx runtime install ".to_string(),

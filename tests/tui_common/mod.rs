@@ -8,13 +8,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
+use sebx::grade::backend::GradeBackend;
 use sebx::grade::compare::{Comparison, Decision, Mismatch};
 use sebx::grade::report::{CaseResult, Execution, Extraction, GradeReport};
 use sebx::model::{ApiMap, Dataset, DatasetItem, Rollout, RolloutId, TestCase, Verdict};
 use sebx::tui::app::{App, Context, Grading};
 use sebx::tui::load::{FileKind, Source, SourceData};
 use sebx::tui::run::load_inline;
-use sebx::tui::{GradeBackend, Keymap, Theme, ui};
+use sebx::tui::{Keymap, Theme, ui};
 use serde_json::json;
 
 pub const API_DOC: &str = r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf", "np.linalg.inv": "zwc.rfx.quvohe", "np.sum": "zwc.bapu", "np.std": "zwc.pemra"}}"#;

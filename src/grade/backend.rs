@@ -1,0 +1,135 @@
+//! One grader for every front end: the CLI's rerun, the explorer and its reruns ask for a
+//! [`Grader`] here, which checks the API doc and the Python runtime, starts the engine on
+//! first use (so a window opens at once) and says why grading is unavailable as a typed
+//! [`Unavailable`] rather than a sentence to search.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use anyhow::{Result, bail};
+
+use super::engine::Engine;
+use super::grader::{DEFAULT_TIMEOUT, grade_rollout, grade_rollout_with};
+use super::report::GradeReport;
+use super::reruns::with_code;
+use super::runtime::find_runtime;
+use super::score_cache::ScoreCache;
+use crate::model::{ApiMap, Rollout};
+
+/// Why a front end cannot grade.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unavailable {
+    /// No API doc: the zwc runtime is generated from it.
+    NoApiDoc,
+    /// No Python runtime with NumPy 2.3.0 is installed (`sebx runtime install`).
+    NoRuntime,
+    /// The view shows stored verdicts only, by design (presenter, export), with its reason.
+    StoredOnly(String),
+}
+
+impl Unavailable {
+    /// Whether installing the runtime (`sebx runtime install`, `I` in the explorer) fixes it.
+    pub fn fixed_by_install(&self) -> bool {
+        *self == Unavailable::NoRuntime
+    }
+}
+
+impl std::fmt::Display for Unavailable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Unavailable::NoApiDoc => f.write_str("no API doc: pass --api-doc FILE to grade"),
+            Unavailable::NoRuntime => f.write_str("no Python runtime: run `sebx runtime install`"),
+            Unavailable::StoredOnly(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Something that grades rollouts: the embedded [`Grader`], or a stand-in in tests.
+pub trait GradeBackend: Send + Sync {
+    fn grade(&self, rollout: &Rollout) -> Result<GradeReport>;
+
+    /// Grades `code` in place of the rollout's extracted code (a what-if). By default the
+    /// code replaces the graded block in the response; the embedded grader overrides this.
+    fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
+        self.grade(&with_code(rollout, code))
+    }
+}
+
+/// The embedded grader. The engine (Python workers, zwc package) starts on the first
+/// grade, on the calling thread, so front ends open at once.
+pub struct Grader {
+    api: ApiMap,
+    workers: usize,
+    engine: OnceLock<Result<Engine, String>>,
+    /// Wall-clock limit per program (the official 3 s unless changed).
+    timeout: Duration,
+    /// Where each verdict is remembered as it arrives (not what-ifs).
+    cache: Option<Arc<ScoreCache>>,
+}
+
+impl Grader {
+    /// A grader for `api` that will start `workers` Python workers when first used.
+    pub fn new(api: ApiMap, workers: usize) -> Grader {
+        Grader {
+            api,
+            workers,
+            engine: OnceLock::new(),
+            timeout: DEFAULT_TIMEOUT,
+            cache: None,
+        }
+    }
+
+    /// Another wall-clock limit per program.
+    pub fn with_timeout(mut self, timeout: Duration) -> Grader {
+        self.timeout = timeout;
+        self
+    }
+
+    /// A grader for `api` when one can run here: the API doc is there and a Python runtime
+    /// is installed; otherwise why not.
+    pub fn discover(api: &ApiMap, workers: usize) -> Result<Grader, Unavailable> {
+        if api.is_empty() {
+            return Err(Unavailable::NoApiDoc);
+        }
+        if find_runtime().is_err() {
+            return Err(Unavailable::NoRuntime);
+        }
+        Ok(Grader::new(api.clone(), workers))
+    }
+
+    /// Remembers every verdict in `cache` as it arrives.
+    pub fn with_cache(mut self, cache: Option<Arc<ScoreCache>>) -> Grader {
+        self.cache = cache;
+        self
+    }
+
+    fn engine(&self) -> Result<&Engine> {
+        let engine = self
+            .engine
+            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
+        match engine {
+            Ok(engine) => Ok(engine),
+            Err(why) => bail!("the grader could not start: {why}"),
+        }
+    }
+}
+
+impl GradeBackend for Grader {
+    fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
+        let report = grade_rollout(rollout, self.engine()?, self.timeout);
+        if let Some(cache) = &self.cache {
+            // A cache that cannot be written only costs a regrade next time.
+            let _ = cache.put(rollout, &report);
+        }
+        Ok(report)
+    }
+
+    fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
+        Ok(grade_rollout_with(
+            rollout,
+            Some(code),
+            self.engine()?,
+            self.timeout,
+        ))
+    }
+}
