@@ -267,6 +267,9 @@ pub struct App {
     pub scroll: u16,
     /// Selected case in the Cases pane.
     pub case_cursor: usize,
+    /// Screen rows of the Cases table's case rows in the last frame drawn, with their case
+    /// index: what a click hits (drawing records it; `update` never renders).
+    pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
     pub popup: Option<Popup>,
     pub popup_scroll: u16,
     /// Terminal size.
@@ -326,6 +329,7 @@ impl App {
             pane: Pane::Response,
             scroll: 0,
             case_cursor: 0,
+            case_rows_drawn: Default::default(),
             popup: None,
             popup_scroll: 0,
             size: (80, 24),
@@ -1262,18 +1266,16 @@ impl App {
         if let Some(pane) = ui::tab_at(areas.detail, column, row) {
             return self.set_pane(pane);
         }
-        // A click on a row of the Cases table selects that case.
+        // A click on a row of the Cases table (as last drawn) selects that case.
         let inner = ui::detail_inner(areas.detail);
-        if self.pane == Pane::Cases
-            && inner.contains(pos)
-            && let Some(entry) = self.selected_entry().cloned()
-        {
-            let (content, cases) = super::panes::cases::render_with_rows(self, &entry, inner.width);
-            let scroll = ui::detail_scroll(&content, inner.height, self.scroll);
-            let line = usize::from(scroll) + usize::from(row - inner.y);
-            if let Some(k) = line.checked_sub(super::panes::cases::FIRST_CASE_LINE)
-                && k < cases
-            {
+        if self.pane == Pane::Cases && inner.contains(pos) {
+            let hit = self
+                .case_rows_drawn
+                .borrow()
+                .iter()
+                .find(|(y, _)| *y == row)
+                .map(|(_, k)| *k);
+            if let Some(k) = hit {
                 self.case_cursor = k;
                 return true;
             }

@@ -374,6 +374,8 @@ pub fn detail_inner(detail: Rect) -> Rect {
 
 pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
+    let mut drawn = app.case_rows_drawn.borrow_mut();
+    drawn.clear();
     let mut tabs: Vec<Span> = Vec::new();
     for (n, pane) in Pane::ALL.iter().enumerate() {
         let style = if *pane == app.pane {
@@ -398,8 +400,21 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         );
         return;
     };
-    let content = panes::render(app, entry, inner.width);
+    let (content, cases) = match app.pane {
+        Pane::Cases => panes::cases::render_with_rows(app, entry, inner.width),
+        _ => (panes::render(app, entry, inner.width), 0),
+    };
     let scroll = detail_scroll(&content, inner.height, app.scroll);
+    // Where the case rows landed, for clicks (the table's lines are not wrapped).
+    for dy in 0..inner.height {
+        let line = usize::from(scroll) + usize::from(dy);
+        if let Some(k) = line.checked_sub(panes::cases::FIRST_CASE_LINE)
+            && k < cases
+        {
+            drawn.push((inner.y + dy, k));
+        }
+    }
+    drop(drawn);
     let mut p = Paragraph::new(content.lines);
     if content.wrap {
         p = p.wrap(Wrap { trim: false }).scroll((scroll, 0));
