@@ -1,97 +1,24 @@
 //! Warm, sandboxed Python workers that run assembled SE-Bench programs.
 //!
-//! # Design
+//! A [`Pool`] owns long-lived workers (`py/worker.py`) that have imported NumPy and the
+//! generated `zwc` already, so a program costs a fork, not an interpreter start. Requests
+//! and results are JSON lines on the worker's stdin/stdout (the header is followed by the raw
+//! stdout and stderr bytes). [`Pool::run`] may be called from many threads: it checks out an
+//! idle worker, and a worker that dies or stops answering is replaced and the program retried
+//! once.
 //!
-//! A [`Pool`] owns `workers` long-lived Python processes running the embedded
-//! `py/worker.py`. Each has already imported NumPy and the generated `zwc`
-//! package, so a program costs a `fork` instead of an interpreter start.
-//! Requests and results travel over the worker's stdin/stdout as JSON lines
-//! (a result header line is followed by the raw stdout and stderr bytes).
-//! [`Pool::run`] takes `&self` and may be called from many threads at once: a
-//! call checks out an idle worker (waiting for one if all are busy), runs the
-//! program and returns the worker. A worker that dies or stops answering is
-//! killed and replaced on the next checkout, and the program is retried once
-//! on a fresh worker.
+//! A program sees what `python main.py` in a fresh folder sees (`__main__`, `sys.argv`,
+//! tracebacks naming `main.py`, empty stdin, UTF-8 stdio, the interpreter's exit steps and
+//! status), checked on the parity corpus; the timeout kills its whole process tree and
+//! reports stdout as `""` (the official rule). README "Known differences" lists what differs.
 //!
-//! # What a program sees (the official run, reproduced)
-//!
-//! `python main.py` in a fresh directory holding only `main.py`: `__name__ ==
-//! "__main__"`, `sys.argv == ["main.py"]`, `sys.path[0]` the program's
-//! directory, tracebacks naming `.../main.py`, empty stdin, UTF-8 stdio,
-//! block-buffered stdout flushed by the interpreter's own exit path (uncaught
-//! exception, `sys.exit`, normal end, atexit, non-daemon threads joined).
-//! `random` and NumPy's global generator are reseeded in every program.
-//! Checked against the parity corpus: all 964 rollouts the official grader
-//! executed give the same stdout here, and the same stderr up to file paths.
-//!
-//! Exit: by default the program process performs the observable steps of
-//! CPython's `Py_FinalizeEx` in order (join non-daemon threads, atexit
-//! callbacks, flush stdio, release the program's globals so their `__del__`
-//! run, flush again) and then `_exit`s with the same status (0, the
-//! `sys.exit` code, 1 after an uncaught exception with its traceback, 120 when
-//! flushing stdout fails). It skips tearing NumPy's modules down, which costs
-//! ~20 ms in a forked child; [`PoolConfig::full_interpreter_exit`] restores the
-//! interpreter's own exit.
-//!
-//! The run ends when the program has exited and its stdout/stderr are closed
-//! (as `subprocess.run` waits: a child still holding stdout keeps it going);
-//! past `timeout` wall-clock seconds everything is killed and stdout is
-//! reported as `""` (the official rule). Known differences: the string hash
-//! seed is shared by the programs of one worker; the timeout clock starts at
-//! the fork, so the interpreter start-up and NumPy import (~0.15 s) the
-//! official run spends inside its 3 s are not charged; the program starts three
-//! frames deep (RecursionError at depth 996, not 999); the worker's modules are already in
-//! `sys.modules`.
-//!
-//! Throughput and what each design choice bought are measured by
-//! `cargo bench --bench grade_throughput`; the figures and their history are in
-//! `benches/README.md`.
-//!
-//! # Sandbox (each layer degrades gracefully; [`Pool::sandbox_report`] says which hold)
-//!
-//! - per worker: a private network namespace without interfaces (connecting
-//!   anywhere fails at once with `ENETUNREACH`), a private mount namespace with
-//!   every mount read-only and fresh tmpfs mounts on `/tmp` and `/dev/shm`, and
-//!   a pids cgroup (`pids.max`) against fork bombs (RLIMIT_NPROC does not bind
-//!   root). Unprivileged users get the namespaces through a user namespace
-//!   (tried in a child first, since a half-entered one cannot be left) and an
-//!   approximate per-user RLIMIT_NPROC instead of the cgroup.
-//! - per worker, where a pids cgroup and pid and mount namespaces are allowed:
-//!   the worker moves into a new pid namespace as its pid 1 and mounts that
-//!   namespace's `/proc` (the process sebx spawned stays outside as a monitor
-//!   that only waits for it; each dies with the other). Programs are its plain
-//!   children, one fork each (libc's, without `os.fork()`'s interpreter
-//!   bookkeeping): they can signal nothing outside the namespace and not the
-//!   worker (an init ignores signals it has no handler for), their `/proc` shows
-//!   only their own processes and the worker (`os.getppid()` is 1), and after
-//!   each program the worker kills every other process in the namespace
-//!   (`kill(-1)`), so `setsid`/double-forked leftovers go too.
-//! - per program: a fresh directory, removed afterwards. Where the worker is not
-//!   a namespace init, a new pid namespace per program whose end kills every
-//!   process in it: with a cgroup, its init (pid 1) is a process that only
-//!   `pause()`s, cloned with `CLONE_VM` so nothing of the worker is copied for
-//!   it, and the program is forked from the worker into that namespace (pid 2;
-//!   its `os.getppid()` is 0); without a cgroup the init is a clone of the
-//!   worker with a parent-death signal that forks the program (worker → init →
-//!   program). Either way also a `/proc` of its
-//!   own (it sees only its own processes; others' pids do not exist for it,
-//!   so it cannot signal the worker or read the worker's pipes); without pid
-//!   namespaces, a session per program killed by process group plus a sweep of
-//!   the worker's cgroup and descendants. Rlimits: address space (a 10 GB
-//!   allocation fails at once with `MemoryError`), file size, open files, CPU
-//!   time, no core dumps. Environment: only `PATH`, `HOME`/`TMPDIR` (the
-//!   program's directory), `PYTHONPATH` (zwc, for Pythons the program starts),
-//!   `LC_CTYPE=C.UTF-8` and BLAS/OpenMP threads = 1.
-//! - the private `/tmp` hides the host's `/tmp`, so the zwc package and the
-//!   Python installation are bind-mounted back (read-only) when they live there.
-//! - captured stdout and stderr are read continuously (no deadlock on large
-//!   output) and capped at `capture_cap` bytes each: the first quarter and the
-//!   last three quarters are kept, and `stdout_omitted`/`stderr_omitted` count
-//!   what was dropped from the middle (the comparison only needs the tail).
-//!
-//! `contained` says why the sandbox stopped or refused something. It is
-//! inferred from the timeout, the cgroup's refused-fork counter, the exit
-//! signal and the last line of stderr (`MemoryError`, errno 27/24/101/30).
+//! The sandbox is layered and each layer degrades gracefully ([`Pool::sandbox_report`] says
+//! which hold): per worker a network namespace without interfaces, a read-only mount
+//! namespace with private `/tmp` and `/dev/shm`, a pids cgroup, and where allowed a pid
+//! namespace whose pid 1 is the worker (programs are its children and are swept with
+//! `kill(-1)` after each run); per program a fresh folder, rlimits and a scrubbed
+//! environment. `contained` says which limit stopped a program. Throughput and what each
+//! design choice bought: `benches/README.md`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fmt;
