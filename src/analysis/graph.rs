@@ -8,8 +8,14 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 
 use super::names::{Binding, Bindings, FindingKind, RawFinding, Severity, ZwcRef, classify_zwc};
+use std::hash::{Hash, Hasher};
+use std::sync::LazyLock;
+
+use super::assemble::rewrite_input;
 use super::pyast::{self, ast};
+use super::static_check::{PerTextCache, remembered};
 use crate::model::ApiMap;
+use crate::model::TestCase;
 
 /// What a value is at run time, as far as the code tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -363,6 +369,20 @@ pub struct EntryArgs {
 }
 
 impl EntryArgs {
+    /// [`EntryArgs::from_inputs`] of the cases' inputs (as the harness rewrites them),
+    /// remembered per distinct set of inputs: every rollout of a task shares them.
+    pub fn of_cases(cases: &[TestCase]) -> EntryArgs {
+        static CACHE: PerTextCache<u64, EntryArgs> = LazyLock::new(Default::default);
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for c in cases {
+            c.input.hash(&mut hasher);
+        }
+        remembered(&CACHE, hasher.finish(), 20_000, || {
+            let rewritten: Vec<String> = cases.iter().map(|c| rewrite_input(&c.input)).collect();
+            EntryArgs::from_inputs(rewritten.iter().map(String::as_str))
+        })
+    }
+
     /// Reads each case's input (`a=[1, 2], k=3`, as the harness passes it) as call
     /// arguments; a parameter gets a kind only when every case passes the same kind.
     pub fn from_inputs<'i>(inputs: impl IntoIterator<Item = &'i str>) -> EntryArgs {

@@ -152,14 +152,7 @@ pub fn analyze_code(
     );
 
     let entry_offset = find_entry_def(&nodes, &entry).map(pyast::start_of);
-    let entry_args = EntryArgs::from_inputs(
-        cases
-            .map(rewrite_cases)
-            .unwrap_or_default()
-            .iter()
-            .map(|c| c.input.as_str())
-            .collect::<Vec<_>>(),
-    );
+    let entry_args = cases.map(EntryArgs::of_cases).unwrap_or_default();
     let (mut graph, graph_findings) = GraphBuilder::new(api, &bindings)
         .with_entry_args(entry_args)
         .build(&suite, entry_offset);
