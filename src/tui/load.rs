@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use crate::grade::report::GradeReport;
 use crate::model::rollout::{StoredScore, parse_rollout_bytes};
-use crate::model::{ApiMap, Dataset, LoadIssue, Rollout, RolloutId, TestCase, Verdict};
+use crate::model::{LoadIssue, Rollout, RolloutId, TestCase, Verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::{FileKind, classify_file, classify_text};
@@ -74,8 +74,6 @@ const CHUNK_BYTES: usize = 4 * 1024 * 1024;
 
 /// The loader's memory of what it sent.
 struct Loader<'a> {
-    api: &'a ApiMap,
-    dataset: &'a Dataset,
     sink: &'a mut dyn FnMut(LoadEvent),
     runs: HashMap<PathBuf, usize>,
     tasks: HashMap<String, usize>,
@@ -90,12 +88,7 @@ struct Loader<'a> {
 }
 
 /// Loads every source, reporting through `sink`. Rollout sources first, then reports.
-pub fn load_sources(
-    sources: &[Source],
-    api: &ApiMap,
-    dataset: &Dataset,
-    sink: &mut dyn FnMut(LoadEvent),
-) {
+pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
     let total_bytes = sources
         .iter()
         .map(|s| match &s.data {
@@ -104,8 +97,6 @@ pub fn load_sources(
         })
         .sum();
     let mut loader = Loader {
-        api,
-        dataset,
         sink,
         runs: HashMap::new(),
         tasks: HashMap::new(),
@@ -169,7 +160,6 @@ impl Loader<'_> {
             }
         };
         let run = self.run_index(&path);
-        let (api, dataset) = (self.api, self.dataset);
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2)
@@ -179,7 +169,7 @@ impl Loader<'_> {
             waiting: BTreeMap::new(),
             occurrences: HashMap::new(),
         };
-        // Parsing and analysis of chunks run in parallel; rows are numbered here, in order.
+        // Parsing and extraction of chunks run in parallel; rows are numbered here, in order.
         let (chunk_tx, chunk_rx) = sync_channel::<Chunk>(threads);
         let chunk_rx = Mutex::new(chunk_rx);
         let (done_tx, done_rx) = channel::<Processed>();
@@ -193,10 +183,7 @@ impl Loader<'_> {
                             Err(_) => return,
                         };
                         let Ok(chunk) = next else { return };
-                        if done_tx
-                            .send(process_chunk(path, chunk, run, api, dataset))
-                            .is_err()
-                        {
+                        if done_tx.send(process_chunk(path, chunk, run)).is_err() {
                             return;
                         }
                     }
@@ -297,10 +284,7 @@ impl Loader<'_> {
     fn send_rollouts(&mut self, rollouts: Vec<Rollout>, run: usize, all_right: bool) {
         let entries = rollouts
             .into_iter()
-            .map(|r| {
-                let selected = selected_of(self.dataset, &r);
-                Entry::build(r, run, 0, self.api, selected)
-            })
+            .map(|r| Entry::build(r, run, 0))
             .collect();
         self.send_entries(entries, all_right);
     }
@@ -473,20 +457,7 @@ struct InOrder {
     occurrences: HashMap<String, usize>,
 }
 
-/// The task's NumPy function names from the dataset, for off-task findings.
-fn selected_of<'d>(dataset: &'d Dataset, r: &Rollout) -> &'d [String] {
-    dataset
-        .get(&r.query)
-        .map_or(&[][..], |d| d.selected_functions.as_slice())
-}
-
-fn process_chunk(
-    path: &Path,
-    chunk: Chunk,
-    run: usize,
-    api: &ApiMap,
-    dataset: &Dataset,
-) -> Processed {
+fn process_chunk(path: &Path, chunk: Chunk, run: usize) -> Processed {
     let mut parsed = parse_rollout_bytes(path, &chunk.bytes);
     drop(chunk.bytes);
     for issue in &mut parsed.issues {
@@ -497,8 +468,7 @@ fn process_chunk(
         .into_iter()
         .map(|mut r| {
             r.line += chunk.line_offset;
-            let selected = selected_of(dataset, &r);
-            Entry::build(r, run, 0, api, selected)
+            Entry::build(r, run, 0)
         })
         .collect();
     Processed {
@@ -599,8 +569,6 @@ mod tests {
                 kind: FileKind::Rollouts,
                 data: SourceData::File(path.clone()),
             }],
-            &ApiMap::default(),
-            &Dataset::default(),
             &mut |e| match e {
                 LoadEvent::Batch { entries: es, .. } => {
                     batches += 1;

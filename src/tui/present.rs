@@ -399,10 +399,14 @@ impl Presenter {
             .filter(|f| f.severity == Severity::Error)
         {
             said = true;
-            let mut spans = vec![
-                Span::styled(format!("line {}  ", f.line), t.gutter),
-                Span::styled(f.name.clone(), t.error),
-            ];
+            let mut spans = if f.line == 0 {
+                vec![Span::styled(f.kind.label(), t.error)]
+            } else {
+                vec![
+                    Span::styled(format!("line {}  ", f.line), t.gutter),
+                    Span::styled(f.name.clone(), t.error),
+                ]
+            };
             if let Some(s) = &f.suggestion {
                 spans.push(Span::styled("  → use ", t.dim));
                 spans.push(Span::styled(s.clone(), t.verdict_right));
