@@ -1,6 +1,7 @@
 //! Opens a generated 100,000-rollout file in the explorer and prints how fast the first
-//! screen comes, how long loading, moving, filtering, grouping and searching take, and
-//! memory against the file size. `cargo bench --bench explorer_open [-- ROLLOUTS]`.
+//! screen comes, how long loading, moving, filtering, grouping and searching take, how long
+//! the background analysis of every row takes, and memory against the file size.
+//! `cargo bench --bench explorer_open [-- ROLLOUTS]`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -236,9 +237,10 @@ fn main() {
     }
     app.settle();
     println!(
-        "taking in the digests: {} in all, worst batch {}",
+        "taking in the digests: {} in all, worst batch {}; {:.0} MB resident with every digest",
         ms(t.elapsed()),
-        ms(worst)
+        ms(worst),
+        status_kb("VmRSS:") as f64 / 1024.0
     );
     // Search runs on a worker thread; this is how long until results arrive.
     for pattern in ["dashboard 17", "pemra", "zzzqqq"] {

@@ -1,4 +1,5 @@
-//! Background work: loading, grading, fuzzy search and highlighting run on worker threads.
+//! Background work: loading, grading, analysis, fuzzy search and highlighting run on worker
+//! threads.
 //! Requests carry ids; results that no longer match what the app asked for are dropped by the app.
 
 use std::collections::VecDeque;
