@@ -89,3 +89,85 @@ pub fn suggested_category<'t>(
     }
     taxonomy.suggest(grade.verdict, &kinds, grade.timed_out, code_found)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::analysis::analyze_rollout;
+    use crate::model::ApiMap;
+    use crate::model::rollout::parse_rollout_bytes;
+
+    fn api() -> ApiMap {
+        ApiMap::from_api_doc_jsonl(
+            r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf"}}"#,
+        )
+        .expect("api")
+    }
+
+    fn digest(response: &str) -> AnalysisDigest {
+        let line = serde_json::json!({"query": "q", "response": response, "test_cases": [], "right_exe_result": ""}).to_string();
+        let loaded = parse_rollout_bytes(Path::new("t.jsonl"), line.as_bytes());
+        assert!(loaded.issues.is_empty(), "{:?}", loaded.issues);
+        AnalysisDigest::of(&analyze_rollout(&loaded.rollouts[0], &api(), None))
+    }
+
+    #[test]
+    fn digest_names_calls_by_numpy_name_and_flags_missing_code() {
+        let d = digest(
+            "```python\nimport zwc\ndef f(x):\n    return zwc.kocito(zwc.yitaf(x)) + zwc.kocitoo(x)\n```",
+        );
+        assert_eq!(d.functions, ["array", "mean", "zwc.kocitoo"]);
+        assert_eq!(d.zwc_calls, ["zwc.kocito", "zwc.kocitoo", "zwc.yitaf"]);
+        assert_eq!(
+            d.kinds().into_iter().collect::<Vec<_>>(),
+            [FindingKind::UnknownZwcName]
+        );
+        assert!(d.code_found && !d.parse_error);
+
+        let none = digest("No code today.");
+        assert!(!none.code_found);
+        assert_eq!(none.findings.len(), 1);
+        assert_eq!(none.findings[0].kind, FindingKind::NoCode);
+        assert_eq!(none.findings[0].severity, crate::analysis::Severity::Error);
+    }
+
+    #[test]
+    fn suggestion_reads_kinds_parse_errors_and_the_grade() {
+        let taxonomy = Taxonomy::default_set();
+        let id = |grade, code_found, d: Option<&AnalysisDigest>| {
+            suggested_category(&taxonomy, grade, code_found, d).map(|c| c.id.0.clone())
+        };
+        let exe = GradeFacts {
+            verdict: Some(Verdict::ExeError),
+            ..GradeFacts::default()
+        };
+        let invented = digest("```python\ndef f(x):\n    return zwc.kocitoo(x)\n```");
+        assert_eq!(
+            id(exe, true, Some(&invented)).as_deref(),
+            Some("invented_zwc_name")
+        );
+        // Without an analysis only the grade counts.
+        assert_eq!(id(exe, true, None), None);
+        let broken = digest("```python\ndef f(x:\n```");
+        let without = GradeFacts {
+            verdict: Some(Verdict::WithoutZwc),
+            ..GradeFacts::default()
+        };
+        assert_eq!(id(without, true, Some(&broken)).as_deref(), Some("no_code"));
+        let program_broken = GradeFacts {
+            program_syntax_error: true,
+            ..without
+        };
+        assert_eq!(id(program_broken, true, None).as_deref(), Some("no_code"));
+        assert_eq!(id(without, true, None).as_deref(), Some("not_using_zwc"));
+        // The no_code finding is not a kind the rules know: missing code counts through
+        // `code_found`.
+        let none = digest("No code today.");
+        assert_eq!(
+            id(GradeFacts::default(), false, Some(&none)).as_deref(),
+            Some("no_code")
+        );
+    }
+}

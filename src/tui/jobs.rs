@@ -607,3 +607,66 @@ fn highlight_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::model::rollout::parse_rollout_bytes;
+
+    fn entries(n: usize) -> Vec<Arc<Entry>> {
+        let text: String = (0..n)
+            .map(|i| {
+                let response = if i % 2 == 0 {
+                    format!("```python\ndef f(x):\n    return zwc.fn{i}(x)\n```")
+                } else {
+                    "no code".to_string()
+                };
+                serde_json::json!({
+                    "query": format!("q{i}"),
+                    "response": response,
+                    "test_cases": [],
+                    "right_exe_result": "",
+                })
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+        parse_rollout_bytes(Path::new("t.jsonl"), text.as_bytes())
+            .rollouts
+            .into_iter()
+            .map(|r| Arc::new(Entry::build(r, 0, 0)))
+            .collect()
+    }
+
+    #[test]
+    fn the_sweep_analyses_every_row_once_in_batches_and_stops_when_unheard() {
+        let rows = entries(3 * SWEEP_BATCH + 5);
+        let api = ApiMap::from_api_doc_jsonl(r#"{"func_mapping": {"np.mean": "zwc.kocito"}}"#)
+            .expect("api");
+        let batches = Mutex::new(Vec::new());
+        analyze_rows(&rows, 3, &Dataset::default(), &api, &|batch| {
+            batches.lock().map(|mut b| b.push(batch)).is_ok()
+        });
+        let batches = batches.into_inner().expect("batches");
+        assert_eq!(batches.len(), 4);
+        let mut seen: Vec<usize> = batches.iter().flatten().map(|(r, _)| *r).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (3..rows.len()).collect::<Vec<_>>());
+        for (row, digest) in batches.iter().flatten() {
+            assert_eq!(digest.code_found, row % 2 == 0, "row {row}");
+            if row % 2 == 0 {
+                assert_eq!(digest.functions, [format!("zwc.fn{row}")]);
+            }
+        }
+        // A sink nobody listens to: every thread stops after its current batch.
+        let calls = AtomicUsize::new(0);
+        analyze_rows(&rows, 0, &Dataset::default(), &api, &|_| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            false
+        });
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        assert!(calls.into_inner() <= threads);
+    }
+}

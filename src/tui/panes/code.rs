@@ -292,3 +292,18 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     }
     PaneContent::scrolling(lines, false)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::call_end_col;
+
+    #[test]
+    fn hints_go_after_the_closing_parenthesis_of_the_call() {
+        let line = "    m = zwc.rfx.quvohe(zwc.yitaf(x), \")\") + 1";
+        // zwc.rfx.quvohe starts at column 9; its `)` is the one after the string.
+        assert_eq!(call_end_col(line, 9), Some(42));
+        assert_eq!(call_end_col(line, 24), Some(36));
+        // Not closed on this line: no place (the hint goes at the end of the line).
+        assert_eq!(call_end_col("    zwc.kocito(a,", 5), None);
+    }
+}
