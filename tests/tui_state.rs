@@ -455,14 +455,29 @@ fn background_analysis_fills_findings_and_filters() {
     // Nothing is analysed while loading: no row has findings yet.
     assert!(rows(&app).is_empty());
     assert!(app.findings(2).is_empty());
-    let sweep = app
+    // The first batch's rows were handed over at once, the rest when loading finished,
+    // each row once.
+    let sweeps: Vec<JobRequest> = app
         .take_requests()
         .into_iter()
-        .find(|r| matches!(r, JobRequest::AnalyzeAll { .. }))
-        .expect("a background analysis was queued when loading finished");
-    let digested = sebx::tui::jobs::run_request(sweep, None).expect("digests");
-    assert!(app.on_job(digested));
+        .filter(|r| matches!(r, JobRequest::AnalyzeAll { .. }))
+        .collect();
+    let ranges: Vec<(usize, usize)> = sweeps
+        .iter()
+        .map(|r| match r {
+            JobRequest::AnalyzeAll { from, entries, .. } => (*from, entries.len()),
+            _ => unreachable!(),
+        })
+        .collect();
+    assert_eq!(ranges.first().map(|r| r.0), Some(0), "{ranges:?}");
+    assert!(ranges.windows(2).all(|w| w[0].1 == w[1].0), "{ranges:?}");
+    assert_eq!(ranges.last().map(|r| r.1), Some(app.entries.len()));
+    for sweep in sweeps {
+        let digested = sebx::tui::jobs::run_request(sweep, None).expect("digests");
+        assert!(app.on_job(digested));
+    }
     app.settle();
+    assert!((0..app.entries.len()).all(|i| app.digest(i).is_some()));
     // The filter follows the analysis as it arrives.
     assert!(rows(&app).contains(&2), "{:?}", rows(&app));
     for _ in 0..3 {

@@ -274,6 +274,9 @@ pub struct App {
     /// Digests of each row's analysis (findings, functions called), by row, as the
     /// background sweep or the selected row's analysis delivers them.
     pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
+    /// Rows already handed to the background analysis (the first batch at once, the rest
+    /// when loading is done).
+    analysis_queued: usize,
     /// Full static analyses (`crate::analysis`) of rows that were selected.
     pub analyses: HashMap<usize, Arc<Analysis>>,
     analysis_requested: HashSet<usize>,
@@ -331,6 +334,7 @@ impl App {
             highlights: HashMap::new(),
             highlight_requested: HashSet::new(),
             digests: Arc::new(Vec::new()),
+            analysis_queued: 0,
             analyses: HashMap::new(),
             analysis_requested: HashSet::new(),
             message: None,
@@ -378,6 +382,20 @@ impl App {
     /// The zwc functions row `i` calls, by NumPy name (none until its analysis has answered).
     pub fn functions(&self, i: usize) -> &[String] {
         self.digest(i).map_or(&[], |d| d.functions.as_slice())
+    }
+
+    /// Hands the rows loaded since the last time to the background analysis.
+    fn queue_analysis(&mut self) {
+        if self.analysis_queued >= self.entries.len() {
+            return;
+        }
+        self.outbox.push(JobRequest::AnalyzeAll {
+            from: self.analysis_queued,
+            entries: self.entries.clone(),
+            dataset: self.ctx.dataset.clone(),
+            api: self.ctx.api.clone(),
+        });
+        self.analysis_queued = self.entries.len();
     }
 
     /// Stores digests of rows' analyses; the view is rebuilt when a filter or grouping uses them.
@@ -784,6 +802,10 @@ impl App {
                 list.extend(entries.into_iter().map(Arc::new));
                 self.scores.extend(scores);
                 self.view_dirty = true;
+                // The first screen's rows are analysed while the rest loads.
+                if self.analysis_queued == 0 {
+                    self.queue_analysis();
+                }
                 true
             }
             LoadEvent::Reports(reports) => {
@@ -810,13 +832,7 @@ impl App {
             }
             LoadEvent::Done => {
                 self.load.done = true;
-                // Refine every row's findings with the full analysis, in the background.
-                self.outbox.push(JobRequest::AnalyzeAll {
-                    from: 0,
-                    entries: self.entries.clone(),
-                    dataset: self.ctx.dataset.clone(),
-                    api: self.ctx.api.clone(),
-                });
+                self.queue_analysis();
                 if !self.issues.is_empty() {
                     self.message = Some(format!(
                         "{} lines could not be loaded: ! shows why",
