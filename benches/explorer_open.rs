@@ -1,6 +1,7 @@
 //! Opens a generated 100,000-rollout file in the explorer and prints how fast the first
-//! screen comes, how long loading, moving, filtering, grouping and searching take, and
-//! memory against the file size. `cargo bench --bench explorer_open [-- ROLLOUTS]`.
+//! screen comes, how long loading, moving, filtering, grouping and searching take, how long
+//! the background analysis of every row takes, and memory against the file size.
+//! `cargo bench --bench explorer_open [-- ROLLOUTS]`.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,7 +13,7 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sebx::model::{ApiMap, Dataset};
 use sebx::tui::app::{App, Context, Grading};
-use sebx::tui::jobs::{JobEvent, JobRequest, run_request, search_rows};
+use sebx::tui::jobs::{JobEvent, analyze_rows, search_rows};
 use sebx::tui::load::{FileKind, LoadEvent, Source, SourceData, load_sources};
 use sebx::tui::{Action, Keymap, Theme, ui};
 
@@ -117,10 +118,8 @@ fn main() {
         kind: FileKind::Rollouts,
         data: SourceData::File(path.clone()),
     }];
-    let api = app.ctx.api.clone();
-    let dataset = app.ctx.dataset.clone();
     let loader = std::thread::spawn(move || {
-        load_sources(&sources, &api, &dataset, &mut |e| {
+        load_sources(&sources, &mut |e| {
             let _ = tx.send(JobEvent::Load(e));
         })
     });
@@ -209,37 +208,61 @@ fn main() {
             app.shown_rows()
         );
     }
+    // The background sweep that analyses every row on every core (a job of its own), and
+    // how long the UI takes to take in its batches.
+    let events = std::sync::Mutex::new(Vec::new());
+    let t = Instant::now();
+    let first_batch = std::sync::OnceLock::new();
+    analyze_rows(&app.entries, 0, &app.ctx.dataset, &app.ctx.api, &|rows| {
+        first_batch.get_or_init(|| t.elapsed());
+        events
+            .lock()
+            .map(|mut e| e.push(JobEvent::Digested { rows }))
+            .is_ok()
+    });
+    let swept = t.elapsed();
+    let events = events.into_inner().unwrap_or_default();
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    println!(
+        "analysis sweep (background, {threads} threads): first batch after {}, all {} rows in {} ({} per rollout per thread)",
+        first_batch.get().copied().map_or("never".to_string(), ms),
+        app.entries.len(),
+        ms(swept),
+        ms(swept * threads as u32 / app.entries.len().max(1) as u32),
+    );
+    let t = Instant::now();
+    let mut worst = Duration::ZERO;
+    for ev in events {
+        let k = Instant::now();
+        app.on_job(ev);
+        worst = worst.max(k.elapsed());
+    }
+    app.settle();
+    println!(
+        "taking in the digests: {} in all, worst batch {}; {:.0} MB resident with every digest",
+        ms(t.elapsed()),
+        ms(worst),
+        status_kb("VmRSS:") as f64 / 1024.0
+    );
     // Search runs on a worker thread; this is how long until results arrive.
     for pattern in ["dashboard 17", "pemra", "zzzqqq"] {
         let t = Instant::now();
-        let found =
-            search_rows(&app.entries, &app.tasks, pattern, &mut || false).map_or(0, |m| m.len());
+        let found = search_rows(&app.entries, &app.digests, &app.tasks, pattern, &mut || {
+            false
+        })
+        .map_or(0, |m| m.len());
         println!(
             "search {pattern:?} (worker thread): {} → {found} matches",
             ms(t.elapsed())
         );
     }
-    // The background sweep that refines findings with the full analysis (its own thread).
-    let sample: Vec<_> = app.entries.iter().take(5_000).cloned().collect();
     let t = Instant::now();
-    let refined = run_request(
-        JobRequest::AnalyzeAll {
-            from: 0,
-            entries: Arc::new(sample),
-            dataset: app.ctx.dataset.clone(),
-            api: app.ctx.api.clone(),
-        },
-        None,
-    );
-    let per_row = t.elapsed() / 5_000;
-    let rows = match refined {
-        Some(JobEvent::Refined { rows }) => rows.len(),
-        _ => 0,
-    };
+    while app.grouping != sebx::tui::app::Grouping::Function {
+        app.update(&Action::CycleGrouping);
+    }
     println!(
-        "full-analysis sweep (background thread): {} per rollout over {rows} rollouts → about {:.0} s for all {}",
-        ms(per_row),
-        per_row.as_secs_f64() * app.entries.len() as f64,
-        app.entries.len()
+        "grouping by function after the sweep: {} → {} rows",
+        ms(t.elapsed()),
+        app.shown_rows()
     );
 }

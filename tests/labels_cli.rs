@@ -83,7 +83,7 @@ fn export_csv_has_one_row_per_current_label_with_task_and_quoting() {
             "source,line,rollout_id,annotator,categories,category_labels,note,time,verdict,\
 verdict_from,query,selected_functions,finding_numpy_import,finding_numpy_attribute,\
 finding_numpy_name_on_zwc,finding_unknown_zwc_name,finding_array_method,\
-finding_off_task_function,suggested_category"
+finding_off_task_function,finding_no_code,suggested_category"
         )
     );
     // 5 current labels; the note with a newline spans two physical lines.
@@ -104,7 +104,7 @@ finding_off_task_function,suggested_category"
     let first_row = csv.lines().nth(1).expect("first row");
     // No API doc: finding counts are empty; no verdict: no suggestion.
     assert!(
-        first_row.ends_with(",mean,,,,,,,"),
+        first_row.ends_with(",mean,,,,,,,,"),
         "selected functions, then empty columns: {first_row}"
     );
     assert!(
@@ -171,7 +171,7 @@ fn export_jsonl_joins_verdicts_from_scores_reruns_and_filters_annotator() {
     assert_eq!(rows[1]["verdict_from"], "rerun");
     assert_eq!(rows[2]["verdict"], serde_json::Value::Null);
     assert_eq!(rows[2]["categories"], serde_json::json!(["timeout"]));
-    assert_eq!(rows[2]["query"], f.rollouts[2].query.as_str());
+    assert_eq!(rows[2]["query"], &*f.rollouts[2].query);
     assert_eq!(rows[0]["selected_functions"], serde_json::json!(["mean"]));
 }
 

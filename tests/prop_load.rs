@@ -251,10 +251,10 @@ proptest! {
         prop_assert_eq!(loaded.rollouts.len(), good.len(), "issues: {:?}", loaded.issues);
         for (r, (line, g)) in loaded.rollouts.iter().zip(&good) {
             prop_assert_eq!(r.line, *line);
-            prop_assert_eq!(&r.query, &g.query);
+            prop_assert_eq!(&*r.query, g.query.as_str());
             prop_assert_eq!(&r.response, &g.response);
-            prop_assert_eq!(&r.test_cases, &g.cases);
-            prop_assert_eq!(&r.right_exe_result, &g.right);
+            prop_assert_eq!(&r.test_cases[..], &g.cases[..]);
+            prop_assert_eq!(&*r.right_exe_result, g.right.as_str());
             prop_assert!(r.id.0.starts_with(&RolloutId::derive(&g.query, &g.response, 0).0));
         }
         prop_assert_eq!(loaded.issues.iter().map(|i| i.line).collect::<Vec<_>>(), bad);

@@ -63,7 +63,7 @@ fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
     for row in shown {
         let e = &app.entries[row];
         assert_eq!(e.run, 0);
-        assert_eq!(e.rollout.query, Q_MEAN);
+        assert_eq!(&*e.rollout.query, Q_MEAN);
         assert!(app.shown(row).is_failure());
     }
     // `c` clears it like any filter.
@@ -97,7 +97,7 @@ fn s_sorts_the_map_and_enter_follows_the_shown_order() {
     // np.linalg.inv's failures in run A: both of its rows (typo and numpy import).
     let shown = rows(&app);
     assert!(!shown.is_empty());
-    assert!(shown.iter().all(|i| app.entries[*i].rollout.query == Q_INV));
+    assert!(shown.iter().all(|i| &*app.entries[*i].rollout.query == Q_INV));
 }
 
 #[test]

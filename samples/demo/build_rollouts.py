@@ -317,7 +317,7 @@ def _to_list(values):
 def solve(values, low, high):
     return _to_list(zwc.temoxa(values, low, high))
 """)),
-    ("distinct_tags", "without_zwc", "", "quirk: ```python3 fence, so no code is extracted",
+    ("distinct_tags", "without_zwc", "no_code", "quirk: ```python3 fence, so no code is extracted",
      "Distinct sorted tags via zwc.\n\n"
      + f"{F}python3\nimport zwc\n\ndef solve(tags):\n    return zwc.yarimo(tags)\n{F}"),
     ("invert_transform", "without_zwc", "", "quirk: `def inverse_2x2(` inside the module docstring is taken as the entry name",

@@ -125,6 +125,12 @@ pub struct GraphNode {
     pub unused: bool,
     /// The entry's only library call: the static check's verdict hinges on it.
     pub hinge: bool,
+    /// A zwc call: the zwc name it calls, qualified (`zwc.kocito`, also through an alias).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zwc: Option<String>,
+    /// A call of a real zwc function: its NumPy meaning (`mean`, `linalg.inv`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub numpy: Option<String>,
     #[serde(skip)]
     pub offset: usize,
 }
@@ -601,6 +607,8 @@ impl<'a> GraphBuilder<'a> {
             reaches_return: false,
             unused: false,
             hinge: false,
+            zwc: None,
+            numpy: None,
             offset,
         });
         id
@@ -1521,6 +1529,7 @@ impl<'a> GraphBuilder<'a> {
                 .any(|(a, v)| array_like(a, v));
             let mut sure = true;
             let mut dims = 0;
+            let mut callee: (Option<String>, Option<String>) = (None, None);
             let (kind, label, value) = match &binding {
                 Binding::Zwc(path) => match classify_zwc(self.api, path) {
                     ZwcRef::Function(q) => {
@@ -1561,20 +1570,28 @@ impl<'a> GraphBuilder<'a> {
                                 }
                                 ValueKind::ZwcArray
                             };
+                        callee = (
+                            Some(q.clone()),
+                            self.api.numpy_short(&q).map(str::to_string),
+                        );
                         (NodeKind::ZwcCall, format!("{written} ‹{meaning}›"), value)
                     }
                     ZwcRef::Module | ZwcRef::Rfx => {
                         (NodeKind::ZwcCall, written.clone(), ValueKind::Unknown)
                     }
-                    ZwcRef::NumpyName { .. } | ZwcRef::Unknown { .. } => (
-                        NodeKind::ZwcCall,
-                        format!("{written} ‹?›"),
-                        ValueKind::Unknown,
-                    ),
+                    ZwcRef::NumpyName { .. } | ZwcRef::Unknown { .. } => {
+                        callee.0 = Some(path.clone());
+                        (
+                            NodeKind::ZwcCall,
+                            format!("{written} ‹?›"),
+                            ValueKind::Unknown,
+                        )
+                    }
                 },
                 Binding::Numpy(_) => (NodeKind::Call, written.clone(), ValueKind::NumpyArray),
             };
             let id = self.node(kind, label, offset, value);
+            (self.graph.nodes[id].zwc, self.graph.nodes[id].numpy) = callee;
             self.edges_into(&deps, id);
             return Val {
                 deps: vec![id],

@@ -4,6 +4,26 @@ use std::collections::HashMap;
 
 use super::graph::{DepGraph, FunctionInfo, GraphEdge, GraphNode, NodeKind};
 
+/// One line of the graph as text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextRow {
+    pub shows: RowShows,
+    pub text: String,
+}
+
+/// What a line of the graph as text shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowShows {
+    /// "(no functions)".
+    Nothing,
+    /// A function's heading.
+    Function { is_entry: bool },
+    /// The separator before the nodes of one layer.
+    Layer(usize),
+    /// A node, by id.
+    Node(usize),
+}
+
 impl DepGraph {
     /// Nodes of one function.
     pub fn function_nodes<'g>(&'g self, function: &'g str) -> impl Iterator<Item = &'g GraphNode> {
@@ -37,6 +57,17 @@ impl DepGraph {
     /// nodes grouped by layer, each line `id label kind value line ← sources marks`.
     pub fn render_text(&self, width: usize) -> String {
         let mut out = String::new();
+        for row in self.text_rows(width) {
+            out.push_str(&row.text);
+            out.push('\n');
+        }
+        out
+    }
+
+    /// The lines of [`DepGraph::render_text`], each with what it shows, so a front end can
+    /// style them from the graph rather than from the text.
+    pub fn text_rows(&self, width: usize) -> Vec<TextRow> {
+        let mut out = Vec::new();
         let layers = self.layers();
         let mut preds: HashMap<usize, Vec<&GraphEdge>> = HashMap::new();
         for e in &self.edges {
@@ -45,27 +76,37 @@ impl DepGraph {
         let mut functions: Vec<&FunctionInfo> = self.functions.iter().collect();
         functions.sort_by_key(|f| (!f.is_entry, f.line));
         if functions.is_empty() {
-            out.push_str("(no functions)\n");
+            out.push(TextRow {
+                shows: RowShows::Nothing,
+                text: "(no functions)".to_string(),
+            });
         }
         for f in functions {
             let role = if f.is_entry { "entry" } else { "helper" };
-            out.push_str(&fit(
-                &format!(
-                    "{role} {}({})  line {}",
-                    f.name,
-                    f.params.join(", "),
-                    f.line
+            out.push(TextRow {
+                shows: RowShows::Function {
+                    is_entry: f.is_entry,
+                },
+                text: fit(
+                    &format!(
+                        "{role} {}({})  line {}",
+                        f.name,
+                        f.params.join(", "),
+                        f.line
+                    ),
+                    width,
                 ),
-                width,
-            ));
-            out.push('\n');
+            });
             let mut nodes: Vec<&GraphNode> = self.function_nodes(&f.name).collect();
             nodes.sort_by_key(|n| (layers[n.id], n.id));
             let mut current = usize::MAX;
             for n in nodes {
                 if layers[n.id] != current {
                     current = layers[n.id];
-                    out.push_str(&format!("  ─ {current} ─\n"));
+                    out.push(TextRow {
+                        shows: RowShows::Layer(current),
+                        text: format!("  ─ {current} ─"),
+                    });
                 }
                 let mut marks = Vec::new();
                 if n.hinge {
@@ -107,8 +148,10 @@ impl DepGraph {
                     line.push_str(" ← ");
                     line.push_str(&sources.join(" "));
                 }
-                out.push_str(&fit(line.trim_end(), width));
-                out.push('\n');
+                out.push(TextRow {
+                    shows: RowShows::Node(n.id),
+                    text: fit(line.trim_end(), width),
+                });
             }
         }
         out

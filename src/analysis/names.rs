@@ -25,17 +25,55 @@ pub enum FindingKind {
     ArrayMethod,
     /// A real zwc function outside the task's selected functions (a hint).
     OffTaskFunction,
+    /// The response has no ```` ```python ```` block: the grader runs empty code.
+    NoCode,
 }
 
 impl FindingKind {
-    pub const ALL: [FindingKind; 6] = [
+    /// Every kind, in declaration order (JSON and CSV columns).
+    pub const ALL: [FindingKind; 7] = [
         FindingKind::NumpyImport,
         FindingKind::NumpyAttribute,
         FindingKind::NumpyNameOnZwc,
         FindingKind::UnknownZwcName,
         FindingKind::ArrayMethod,
         FindingKind::OffTaskFunction,
+        FindingKind::NoCode,
     ];
+
+    /// Every kind, the ones that break a program first: the order a finding filter cycles in.
+    pub const BY_IMPORTANCE: [FindingKind; 7] = [
+        FindingKind::UnknownZwcName,
+        FindingKind::NumpyNameOnZwc,
+        FindingKind::ArrayMethod,
+        FindingKind::NumpyImport,
+        FindingKind::NumpyAttribute,
+        FindingKind::OffTaskFunction,
+        FindingKind::NoCode,
+    ];
+
+    /// Short label for people (status bar, Code pane).
+    pub fn label(self) -> &'static str {
+        match self {
+            FindingKind::UnknownZwcName => "unknown zwc name",
+            FindingKind::NumpyNameOnZwc => "NumPy name on zwc",
+            FindingKind::ArrayMethod => "array method",
+            FindingKind::NumpyImport => "numpy import",
+            FindingKind::NumpyAttribute => "numpy attribute",
+            FindingKind::OffTaskFunction => "off-task function",
+            FindingKind::NoCode => "no code block",
+        }
+    }
+
+    /// Whether it can only be judged against the zwc API (without one it would be noise).
+    pub fn needs_api(self) -> bool {
+        matches!(
+            self,
+            FindingKind::UnknownZwcName
+                | FindingKind::NumpyNameOnZwc
+                | FindingKind::OffTaskFunction
+        )
+    }
 
     /// The snake_case name used in JSON.
     pub fn as_str(self) -> &'static str {
@@ -46,6 +84,7 @@ impl FindingKind {
             FindingKind::UnknownZwcName => "unknown_zwc_name",
             FindingKind::ArrayMethod => "array_method",
             FindingKind::OffTaskFunction => "off_task_function",
+            FindingKind::NoCode => "no_code",
         }
     }
 }
@@ -71,7 +110,7 @@ pub struct Finding {
     pub severity: Severity,
     /// The name as written (`zwc.mean`, `np.sum`, `tolist`, `%`).
     pub name: String,
-    /// 1-based line and character column in the extracted code.
+    /// 1-based line and character column in the extracted code (0 when tied to no place).
     pub line: usize,
     pub col: usize,
     /// 1-based line and column in the whole response.

@@ -71,20 +71,38 @@ pub fn analyze_rollout(rollout: &Rollout, api: &ApiMap, item: Option<&DatasetIte
         .map(|i| i.selected_functions.as_slice())
         .filter(|s| !s.is_empty())
         .or_else(|| {
-            (!rollout.selected_functions.is_empty())
-                .then_some(rollout.selected_functions.as_slice())
+            (!rollout.selected_functions.is_empty()).then_some(&rollout.selected_functions[..])
         });
     let cases = item
         .filter(|_| rollout.test_cases.is_empty())
         .map(|i| i.test_cases.as_slice())
         .unwrap_or(&rollout.test_cases);
+    let mut code = analyze_code(code, api, selected, Some(cases), start_line);
+    if block.is_none() {
+        code.findings.insert(0, no_code_finding());
+    }
     Analysis {
         source: rollout.source.display().to_string(),
         line: rollout.line,
         id: rollout.id.clone(),
         code_found: block.is_some(),
         code_start_line: start_line,
-        code: analyze_code(code, api, selected, Some(cases), start_line),
+        code,
+    }
+}
+
+/// The finding of a response without a python block (tied to no place: line and column 0).
+fn no_code_finding() -> Finding {
+    Finding {
+        kind: super::names::FindingKind::NoCode,
+        severity: Severity::Error,
+        name: String::new(),
+        line: 0,
+        col: 0,
+        response_line: 0,
+        response_col: 0,
+        suggestion: None,
+        message: "the grader found no ```python block; the verdict is without_zwc".to_string(),
     }
 }
 

@@ -11,7 +11,10 @@ use anyhow::{Context, Result, bail};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::analysis::{FindingKind, analyze_rollout, extract_last_python_block};
+use crate::analysis::{
+    AnalysisDigest, FindingKind, GradeFacts, analyze_rollout, extract_last_python_block,
+    suggested_category,
+};
 use crate::grade::reruns::RerunStore;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore};
@@ -183,8 +186,8 @@ pub struct ExportRow {
     pub selected_functions: Vec<String>,
     /// Number of analysis findings of each kind; `None` when no API doc was available.
     pub findings: Option<BTreeMap<&'static str, usize>>,
-    /// The category [`crate::model::taxonomy::suggest_category`] proposes, if the
-    /// taxonomy has it.
+    /// The category [`crate::analysis::suggested_category`] proposes (as the explorer does),
+    /// if the taxonomy has it.
     pub suggested_category: Option<CategoryId>,
 }
 
@@ -270,6 +273,8 @@ pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<Str
 struct ScoreInfo {
     verdict: Verdict,
     timed_out: bool,
+    /// The grader's static check found that the assembled program does not parse.
+    program_syntax_error: bool,
 }
 
 /// Verdicts by rollout id from `sebx grade` outputs.
@@ -301,7 +306,17 @@ fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, ScoreInfo>> {
                         .pointer("/execution/timed_out")
                         .and_then(Value::as_bool)
                         .unwrap_or(false);
-                    verdicts.insert(RolloutId(id.to_string()), ScoreInfo { verdict, timed_out });
+                    let program_syntax_error = value
+                        .pointer("/static_check/syntax_error")
+                        .is_some_and(|e| !e.is_null());
+                    verdicts.insert(
+                        RolloutId(id.to_string()),
+                        ScoreInfo {
+                            verdict,
+                            timed_out,
+                            program_syntax_error,
+                        },
+                    );
                 }
                 _ => {
                     // Lines the grader could not load carry `load_error` and no id.
@@ -324,6 +339,7 @@ struct VerdictInfo {
     verdict: Option<Verdict>,
     from: Option<&'static str>,
     timed_out: bool,
+    program_syntax_error: bool,
 }
 
 fn verdict_of(
@@ -336,6 +352,7 @@ fn verdict_of(
             verdict: Some(s.verdict),
             from: Some("scores"),
             timed_out: s.timed_out,
+            program_syntax_error: s.program_syntax_error,
         };
     }
     if let Some(r) = file.reruns.latest_graded(&rollout.id)
@@ -345,6 +362,11 @@ fn verdict_of(
             verdict: Some(v),
             from: Some("rerun"),
             timed_out: r.report.execution.as_ref().is_some_and(|e| e.timed_out),
+            program_syntax_error: r
+                .report
+                .static_check
+                .as_ref()
+                .is_some_and(|c| c.syntax_error.is_some()),
         };
     }
     let stored = rollout.stored_score.as_ref().and_then(|s| s.verdict);
@@ -352,6 +374,7 @@ fn verdict_of(
         verdict: stored,
         from: stored.map(|_| "stored"),
         timed_out: false,
+        program_syntax_error: false,
     }
 }
 
@@ -371,20 +394,19 @@ fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
     Ok(api.map(|api| (api, dataset)))
 }
 
-/// Finding counts of one rollout (every kind present, zero when absent), and whether the
-/// extracted code fails to parse.
-fn finding_counts(
-    rollout: &Rollout,
-    api: &ApiMap,
-    dataset: &Dataset,
-) -> (BTreeMap<&'static str, usize>, bool) {
-    let analysis = analyze_rollout(rollout, api, dataset.get(&rollout.query));
+/// The analysis of one rollout, as far as the export and the suggestion need it.
+fn digest_of(rollout: &Rollout, api: &ApiMap, dataset: &Dataset) -> AnalysisDigest {
+    AnalysisDigest::of(&analyze_rollout(rollout, api, dataset.get(&rollout.query)))
+}
+
+/// Finding counts of one rollout (every kind present, zero when absent).
+fn finding_counts(digest: &AnalysisDigest) -> BTreeMap<&'static str, usize> {
     let mut counts: BTreeMap<&'static str, usize> =
         FindingKind::ALL.iter().map(|k| (k.as_str(), 0)).collect();
-    for f in &analysis.code.findings {
+    for f in &digest.findings {
         *counts.entry(f.kind.as_str()).or_default() += 1;
     }
-    (counts, analysis.code.parse_error.is_some())
+    counts
 }
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
@@ -412,24 +434,19 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 continue;
             }
             let info = verdict_of(rollout, &file, &scores);
-            let analysed = context
+            let digest = context
                 .as_ref()
-                .map(|(api, dataset)| finding_counts(rollout, api, dataset));
-            let mut kinds: Vec<&str> = analysed
-                .iter()
-                .flat_map(|(f, _)| f.iter().filter(|(_, n)| **n > 0).map(|(k, _)| *k))
-                .collect();
-            if analysed
-                .as_ref()
-                .is_some_and(|(_, syntax_error)| *syntax_error)
-            {
-                kinds.push("syntax_error");
-            }
-            let findings = analysed.map(|(counts, _)| counts);
-            let extraction_found = extract_last_python_block(&rollout.response).is_some();
-            let suggested_category = taxonomy
-                .suggest(info.verdict, &kinds, info.timed_out, extraction_found)
-                .map(|c| c.id.clone());
+                .map(|(api, dataset)| digest_of(rollout, api, dataset));
+            let findings = digest.as_ref().map(finding_counts);
+            let code_found = extract_last_python_block(&rollout.response).is_some();
+            let grade = GradeFacts {
+                verdict: info.verdict,
+                timed_out: info.timed_out,
+                program_syntax_error: info.program_syntax_error,
+            };
+            let suggested_category =
+                suggested_category(&taxonomy, grade, code_found, digest.as_ref())
+                    .map(|c| c.id.clone());
             let base = ExportRow {
                 source: file.path.display().to_string(),
                 line: rollout.line,
@@ -441,8 +458,8 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 time: None,
                 verdict: info.verdict,
                 verdict_from: info.from,
-                query: rollout.query.clone(),
-                selected_functions: rollout.selected_functions.clone(),
+                query: rollout.query.to_string(),
+                selected_functions: rollout.selected_functions.to_vec(),
                 findings,
                 suggested_category,
             };

@@ -119,16 +119,18 @@ impl GradeReport {
                     input: c.input.clone(),
                     output: c.expected.clone(),
                 })
-                .collect(),
+                .collect::<Vec<_>>()
+                .into(),
             right_exe_result: self
                 .cases
                 .iter()
                 .map(|c| c.expected.as_str())
                 .collect::<Vec<_>>()
-                .join("#"),
-            selected_functions: Vec::new(),
+                .join("#")
+                .into(),
+            selected_functions: Arc::from([]),
             stored_score: None,
-            query,
+            query: query.into(),
             response,
         }
     }

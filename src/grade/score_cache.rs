@@ -70,7 +70,7 @@ pub fn api_hash(api: &ApiMap) -> String {
 /// The cache key of a rollout: its id and a hash of its test cases and expected results.
 pub fn rollout_key(rollout: &Rollout) -> String {
     let mut hasher = Sha256::new();
-    for case in &rollout.test_cases {
+    for case in rollout.test_cases.iter() {
         hasher.update(case.input.as_bytes());
         hasher.update([0u8]);
         hasher.update(case.output.as_bytes());

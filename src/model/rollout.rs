@@ -1,7 +1,7 @@
 //! Rollout files: JSONL in the official SE-Bench rollout format, loaded line by line.
 //! A bad line is data (a [`LoadIssue`]), never a crash.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -46,7 +46,7 @@ impl fmt::Display for RolloutId {
 }
 
 /// One test case: `input` is Python keyword-argument source, `output` the expected printed value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct TestCase {
     pub input: String,
     pub output: String,
@@ -73,13 +73,14 @@ pub struct Rollout {
     pub source: Arc<Path>,
     /// 1-based line number in `source`.
     pub line: usize,
-    pub query: String,
+    /// The task, shared by every rollout of it in a file (see [`Interner`]).
+    pub query: Arc<str>,
     pub response: String,
-    pub test_cases: Vec<TestCase>,
+    pub test_cases: Arc<[TestCase]>,
     /// Expected printed results of all cases, joined by `#`.
-    pub right_exe_result: String,
+    pub right_exe_result: Arc<str>,
     /// NumPy names the task is built on, when the rollout carries them.
-    pub selected_functions: Vec<String>,
+    pub selected_functions: Arc<[String]>,
     pub stored_score: Option<StoredScore>,
 }
 
@@ -101,6 +102,45 @@ impl fmt::Display for LoadIssue {
             self.line,
             self.reason
         )
+    }
+}
+
+/// Holds each distinct task text once: the query, test cases, expected results and function
+/// names that every rollout of a task repeats. A file of 100,000 rollouts over a few hundred
+/// tasks then keeps a few hundred copies instead of 100,000 (a third of the memory).
+#[derive(Debug, Default)]
+pub struct Interner {
+    texts: HashSet<Arc<str>>,
+    cases: HashSet<Arc<[TestCase]>>,
+    names: HashSet<Arc<[String]>>,
+}
+
+impl Interner {
+    pub fn text(&mut self, s: &str) -> Arc<str> {
+        if let Some(shared) = self.texts.get(s) {
+            return shared.clone();
+        }
+        let shared: Arc<str> = Arc::from(s);
+        self.texts.insert(shared.clone());
+        shared
+    }
+
+    pub fn cases(&mut self, cases: Vec<TestCase>) -> Arc<[TestCase]> {
+        if let Some(shared) = self.cases.get(cases.as_slice()) {
+            return shared.clone();
+        }
+        let shared: Arc<[TestCase]> = Arc::from(cases);
+        self.cases.insert(shared.clone());
+        shared
+    }
+
+    pub fn names(&mut self, names: Vec<String>) -> Arc<[String]> {
+        if let Some(shared) = self.names.get(names.as_slice()) {
+            return shared.clone();
+        }
+        let shared: Arc<[String]> = Arc::from(names);
+        self.names.insert(shared.clone());
+        shared
     }
 }
 
@@ -135,6 +175,12 @@ pub fn load_rollout_file(path: &Path) -> std::io::Result<LoadedFile> {
 
 /// Parses JSONL bytes as rollouts; `path` is only used to label rollouts and issues.
 pub fn parse_rollout_bytes(path: &Path, bytes: &[u8]) -> LoadedFile {
+    parse_rollout_bytes_with(path, bytes, &mut Interner::default())
+}
+
+/// [`parse_rollout_bytes`], sharing task texts through `interner` (pass the same one for
+/// every chunk of a file).
+pub fn parse_rollout_bytes_with(path: &Path, bytes: &[u8], interner: &mut Interner) -> LoadedFile {
     let source: Arc<Path> = Arc::from(path);
     let mut out = LoadedFile::default();
     let mut occurrences: HashMap<RolloutId, usize> = HashMap::new();
@@ -155,11 +201,11 @@ pub fn parse_rollout_bytes(path: &Path, bytes: &[u8]) -> LoadedFile {
                     id,
                     source: source.clone(),
                     line: line_no,
-                    query: parsed.query,
+                    query: interner.text(&parsed.query),
                     response: parsed.response,
-                    test_cases: parsed.test_cases,
-                    right_exe_result: parsed.right_exe_result,
-                    selected_functions: parsed.selected_functions,
+                    test_cases: interner.cases(parsed.test_cases),
+                    right_exe_result: interner.text(&parsed.right_exe_result),
+                    selected_functions: interner.names(parsed.selected_functions),
                     stored_score: parsed.stored_score,
                 });
             }
@@ -311,6 +357,24 @@ mod tests {
 
     fn line(q: &str, r: &str) -> String {
         serde_json::json!({"query": q, "response": r, "test_cases": [{"input": "a=1", "output": "1"}], "right_exe_result": "1"}).to_string()
+    }
+
+    #[test]
+    fn rollouts_of_one_task_share_its_texts() {
+        let text = [line("q1", "r1"), line("q1", "r2"), line("q2", "r3")].join("\n");
+        let f = parse_rollout_bytes(Path::new("t.jsonl"), text.as_bytes());
+        let [a, b, c] = f.rollouts.as_slice() else {
+            panic!("three rollouts: {:?}", f.issues);
+        };
+        assert!(Arc::ptr_eq(&a.query, &b.query));
+        assert!(!Arc::ptr_eq(&a.query, &c.query));
+        assert_eq!(&*c.query, "q2");
+        // Same cases and expected results in every line: one copy.
+        assert!(Arc::ptr_eq(&a.test_cases, &c.test_cases));
+        assert!(Arc::ptr_eq(&a.right_exe_result, &c.right_exe_result));
+        assert_eq!(a.test_cases[0].input, "a=1");
+        // Responses are each their own.
+        assert_eq!((a.response.as_str(), b.response.as_str()), ("r1", "r2"));
     }
 
     #[test]

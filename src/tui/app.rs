@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use ratatui::layout::{Position, Rect};
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, AnalysisDigest, Finding, FindingKind};
 use crate::grade::backend::Unavailable;
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
@@ -15,7 +15,6 @@ use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 use super::action::{Action, Keymap};
 use super::entry::{Entry, Run, Score, Shown, Task};
 use super::highlight::Highlighted;
-use super::insight::{Finding, FindingKind};
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
 use super::labelling::Labelling;
 use super::load::LoadEvent;
@@ -276,8 +275,12 @@ pub struct App {
     pub size: (u16, u16),
     pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
     highlight_requested: HashSet<HighlightKey>,
-    /// Findings of the full analysis by row, as the background sweep delivers them.
-    pub refined: Vec<Option<Vec<Finding>>>,
+    /// Digests of each row's analysis (findings, functions called), by row, as the
+    /// background sweep or the selected row's analysis delivers them.
+    pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
+    /// Rows already handed to the background analysis (the first batch at once, the rest
+    /// when loading is done).
+    analysis_queued: usize,
     /// Full static analyses (`crate::analysis`) of rows that were selected.
     pub analyses: HashMap<usize, Arc<Analysis>>,
     analysis_requested: HashSet<usize>,
@@ -335,7 +338,8 @@ impl App {
             size: (80, 24),
             highlights: HashMap::new(),
             highlight_requested: HashSet::new(),
-            refined: Vec::new(),
+            digests: Arc::new(Vec::new()),
+            analysis_queued: 0,
             analyses: HashMap::new(),
             analysis_requested: HashSet::new(),
             message: None,
@@ -370,11 +374,49 @@ impl App {
         self.ctx.dataset.get(&entry.rollout.query)
     }
 
-    /// A row's findings: the full analysis's once the sweep reached it, else the fast pass's.
-    pub fn findings<'a>(&'a self, i: usize, entry: &'a Entry) -> &'a [Finding] {
-        match self.refined.get(i) {
-            Some(Some(f)) => f,
-            _ => &entry.insight.findings,
+    /// Row `i`'s analysis digest, once the analysis has reached it.
+    pub fn digest(&self, i: usize) -> Option<&AnalysisDigest> {
+        self.digests.get(i).and_then(Option::as_deref)
+    }
+
+    /// Row `i`'s findings (none until its analysis has answered).
+    pub fn findings(&self, i: usize) -> &[Finding] {
+        self.digest(i).map_or(&[], |d| d.findings.as_slice())
+    }
+
+    /// The zwc functions row `i` calls, by NumPy name (none until its analysis has answered).
+    pub fn functions(&self, i: usize) -> &[String] {
+        self.digest(i).map_or(&[], |d| d.functions.as_slice())
+    }
+
+    /// Hands the rows loaded since the last time to the background analysis.
+    fn queue_analysis(&mut self) {
+        if self.analysis_queued >= self.entries.len() {
+            return;
+        }
+        self.outbox.push(JobRequest::AnalyzeAll {
+            from: self.analysis_queued,
+            entries: self.entries.clone(),
+            dataset: self.ctx.dataset.clone(),
+            api: self.ctx.api.clone(),
+        });
+        self.analysis_queued = self.entries.len();
+    }
+
+    /// Stores digests of rows' analyses; the view is rebuilt when a filter or grouping uses them.
+    fn store_digests(&mut self, rows: impl IntoIterator<Item = (usize, Arc<AnalysisDigest>)>) {
+        let digests = Arc::make_mut(&mut self.digests);
+        for (row, digest) in rows {
+            if digests.len() <= row {
+                digests.resize(row + 1, None);
+            }
+            digests[row] = Some(digest);
+        }
+        if self.filters.finding.is_some()
+            || self.filters.function.is_some()
+            || self.grouping == Grouping::Function
+        {
+            self.view_dirty = true;
         }
     }
 
@@ -503,7 +545,7 @@ impl App {
             Action::CycleFunctionFilter => self.cycle_function_filter(),
             Action::CycleFindingFilter => {
                 let mut options = vec![FindingFilter::Any];
-                options.extend(FindingKind::ALL.map(FindingFilter::Kind));
+                options.extend(FindingKind::BY_IMPORTANCE.map(FindingFilter::Kind));
                 self.filters.finding = cycle(&options, self.filters.finding);
                 self.refresh_view();
                 true
@@ -716,19 +758,15 @@ impl App {
                 self.view_dirty = true;
                 true
             }
-            JobEvent::Refined { rows } => {
-                for (row, findings) in rows {
-                    if self.refined.len() <= row {
-                        self.refined.resize(row + 1, None);
-                    }
-                    self.refined[row] = Some(findings);
-                }
-                if self.filters.finding.is_some() {
-                    self.view_dirty = true;
-                }
+            JobEvent::Digested { rows } => {
+                self.store_digests(rows);
                 true
             }
             JobEvent::Analyzed { row, analysis } => {
+                if self.digest(row).is_none() {
+                    let digest = super::jobs::digest_of(&analysis, &self.ctx.api);
+                    self.store_digests([(row, Arc::new(digest))]);
+                }
                 if self.analyses.len() >= HIGHLIGHT_CACHE {
                     self.analyses.clear();
                     self.analysis_requested.clear();
@@ -769,6 +807,10 @@ impl App {
                 list.extend(entries.into_iter().map(Arc::new));
                 self.scores.extend(scores);
                 self.view_dirty = true;
+                // The first screen's rows are analysed while the rest loads.
+                if self.analysis_queued == 0 {
+                    self.queue_analysis();
+                }
                 true
             }
             LoadEvent::Reports(reports) => {
@@ -795,13 +837,7 @@ impl App {
             }
             LoadEvent::Done => {
                 self.load.done = true;
-                // Refine every row's findings with the full analysis, in the background.
-                self.outbox.push(JobRequest::AnalyzeAll {
-                    from: 0,
-                    entries: self.entries.clone(),
-                    dataset: self.ctx.dataset.clone(),
-                    api: self.ctx.api.clone(),
-                });
+                self.queue_analysis();
                 if !self.issues.is_empty() {
                     self.message = Some(format!(
                         "{} lines could not be loaded: ! shows why",
@@ -885,6 +921,7 @@ impl App {
             id: self.search.id,
             pattern: self.search.pattern.clone(),
             entries: self.entries.clone(),
+            digests: self.digests.clone(),
             tasks: self.tasks.clone(),
         });
     }
@@ -906,14 +943,14 @@ impl App {
             return false;
         }
         if let Some(name) = &f.function
-            && !e.functions.iter().any(|n| n == name)
+            && !self.functions(i).iter().any(|n| n == name)
         {
             return false;
         }
         match f.finding {
             None => true,
-            Some(FindingFilter::Any) => !self.findings(i, e).is_empty(),
-            Some(FindingFilter::Kind(k)) => self.findings(i, e).iter().any(|x| x.kind == k),
+            Some(FindingFilter::Any) => !self.findings(i).is_empty(),
+            Some(FindingFilter::Kind(k)) => self.findings(i).iter().any(|x| x.kind == k),
         }
     }
 
@@ -943,12 +980,7 @@ impl App {
             let function_rank: HashMap<&str, usize> = if self.grouping == Grouping::Function {
                 let mut names: Vec<&str> = rows
                     .iter()
-                    .map(|i| {
-                        entries[*i]
-                            .functions
-                            .first()
-                            .map_or(no_call, String::as_str)
-                    })
+                    .map(|i| self.functions(*i).first().map_or(no_call, String::as_str))
                     .collect();
                 names.sort_unstable();
                 names.dedup();
@@ -963,7 +995,7 @@ impl App {
                     Grouping::Run => e.run,
                     Grouping::Verdict => verdict_rank(self.shown(i)),
                     Grouping::Function => function_rank
-                        .get(e.functions.first().map_or(no_call, String::as_str))
+                        .get(self.functions(i).first().map_or(no_call, String::as_str))
                         .copied()
                         .unwrap_or(0),
                     Grouping::FileOrder => 0,
@@ -981,8 +1013,8 @@ impl App {
                         .get(e.run)
                         .map_or(String::new(), |r| r.name.clone()),
                     Grouping::Verdict => self.shown(i).label().to_string(),
-                    Grouping::Function => e
-                        .functions
+                    Grouping::Function => self
+                        .functions(i)
                         .first()
                         .map_or(no_call, String::as_str)
                         .to_string(),
@@ -1204,8 +1236,8 @@ impl App {
 
     fn cycle_function_filter(&mut self) -> bool {
         let options: Vec<String> = self
-            .selected_entry()
-            .map(|e| e.functions.clone())
+            .selected
+            .map(|i| self.functions(i).to_vec())
             .unwrap_or_default();
         if options.is_empty() && self.filters.function.is_none() {
             self.message = Some("the selected rollout calls no zwc function".to_string());

@@ -7,9 +7,7 @@ use std::sync::Arc;
 use crate::analysis::extract_last_python_block;
 use crate::grade::report::GradeReport;
 use crate::model::rollout::StoredScore;
-use crate::model::{ApiMap, Rollout, Verdict};
-
-use super::insight::{CodeInsight, analyze};
+use crate::model::{Rollout, Verdict};
 
 /// Index of a run (one rollout file) in `App::runs`.
 pub type RunIndex = usize;
@@ -48,7 +46,8 @@ impl Task {
     }
 }
 
-/// An immutable rollout row, shared with worker threads.
+/// An immutable rollout row, shared with worker threads. Its analysis comes later, from a
+/// background job (`App::digests`, `App::analyses`).
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub rollout: Rollout,
@@ -58,37 +57,18 @@ pub struct Entry {
     pub code_span: Option<Range<usize>>,
     /// How many python blocks the response has.
     pub blocks_found: usize,
-    pub insight: CodeInsight,
-    /// Distinct function names (NumPy names where known), for the list and the function filter.
-    pub functions: Vec<String>,
 }
 
 impl Entry {
-    /// Builds a row: extracts the code and runs the static analysis.
-    /// `selected` are the task's NumPy function names (from the dataset, else the rollout).
-    pub fn build(
-        rollout: Rollout,
-        run: RunIndex,
-        task: TaskIndex,
-        api: &ApiMap,
-        selected: &[String],
-    ) -> Entry {
+    /// Builds a row: extracts the code (the analysis runs later, off the loading path).
+    pub fn build(rollout: Rollout, run: RunIndex, task: TaskIndex) -> Entry {
         let block = extract_last_python_block(&rollout.response);
-        let selected = if selected.is_empty() {
-            rollout.selected_functions.as_slice()
-        } else {
-            selected
-        };
-        let insight = analyze(block.as_ref().map(|b| b.code.as_str()), api, selected);
-        let functions = insight.function_names();
         Entry {
             code_span: block.as_ref().map(|b| b.span.clone()),
             blocks_found: block.as_ref().map_or(0, |b| b.blocks_found),
             rollout,
             run,
             task,
-            insight,
-            functions,
         }
     }
 

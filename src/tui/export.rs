@@ -464,7 +464,11 @@ pub fn to_markdown(app: &App, row: usize) -> String {
     {
         out.push_str("**Findings**\n\n");
         for f in &a.code.findings {
-            let _ = write!(out, "- line {}: `{}` — {}", f.line, f.name, f.message);
+            if f.line == 0 {
+                let _ = write!(out, "- {}", f.message);
+            } else {
+                let _ = write!(out, "- line {}: `{}` — {}", f.line, f.name, f.message);
+            }
             if let Some(s) = &f.suggestion {
                 let _ = write!(out, " (use `{s}`)");
             }

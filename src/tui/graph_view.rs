@@ -775,6 +775,8 @@ mod tests {
                 reaches_return: false,
                 unused: false,
                 hinge: false,
+                zwc: None,
+                numpy: None,
                 offset: 0,
             });
             if id < params {

@@ -1,21 +1,22 @@
-//! Background work: loading, grading, fuzzy search and highlighting run on worker threads.
+//! Background work: loading, grading, analysis, fuzzy search and highlighting run on worker
+//! threads.
 //! Requests carry ids; results that no longer match what the app asked for are dropped by the app.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
 
 use fuzzy_matcher::FuzzyMatcher;
 use fuzzy_matcher::skim::SkimMatcherV2;
 
-use crate::analysis::{Analysis, analyze_rollout};
+use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
-use super::insight::{Finding, findings_of};
 use super::load::{LoadEvent, Source, load_sources};
 use crate::grade::backend::GradeBackend;
 
@@ -43,11 +44,12 @@ pub enum JobRequest {
         entry: Arc<Entry>,
         front: bool,
     },
-    /// Fuzzy-search `pattern` over `entries` (query, code and names).
+    /// Fuzzy-search `pattern` over `entries` (query, code and the names `digests` know).
     Search {
         id: u64,
         pattern: String,
         entries: Arc<Vec<Arc<Entry>>>,
+        digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
         tasks: Arc<Vec<Task>>,
     },
     Highlight {
@@ -55,7 +57,8 @@ pub enum JobRequest {
         text: String,
         syntect_theme: String,
     },
-    /// The full analysis of every row from `from` on, in the background (refines findings).
+    /// The analysis of every row from `from` on, in the background on every core; its
+    /// digests fill the list's findings and functions columns as they come.
     AnalyzeAll {
         from: usize,
         entries: Arc<Vec<Arc<Entry>>>,
@@ -101,9 +104,9 @@ pub enum JobEvent {
         row: usize,
         analysis: Arc<Analysis>,
     },
-    /// Findings of the full analysis for some rows (replacing the fast pass's).
-    Refined {
-        rows: Vec<(usize, Vec<Finding>)>,
+    /// Digests of the analysis of some rows (findings, functions called).
+    Digested {
+        rows: Vec<(usize, Arc<AnalysisDigest>)>,
     },
     /// A rerun, a what-if or the runtime install reporting back (`super::rerun`).
     Rerun(super::rerun::RerunEvent),
@@ -130,6 +133,7 @@ fn bounded(text: &str) -> &str {
 /// Returns `None` when `cancelled` says a newer search has arrived.
 pub fn search_rows(
     entries: &[Arc<Entry>],
+    digests: &[Option<Arc<AnalysisDigest>>],
     tasks: &[Task],
     pattern: &str,
     cancelled: &mut dyn FnMut() -> bool,
@@ -146,8 +150,9 @@ pub fn search_rows(
         if row % 2048 == 0 && cancelled() {
             return None;
         }
-        let names = e.functions.join(" ");
-        let zwc: Vec<&str> = e.insight.calls.iter().map(|c| c.name.as_str()).collect();
+        let digest = digests.get(row).and_then(Option::as_deref);
+        let names = digest.map(|d| d.functions.join(" ")).unwrap_or_default();
+        let zwc = digest.map(|d| d.zwc_calls.join(" ")).unwrap_or_default();
         // Code is long: letters scattered over it match almost anything, so only
         // tight matches there count.
         let code = matcher
@@ -156,7 +161,7 @@ pub fn search_rows(
         let scores = [
             task_scores.get(e.task).copied().flatten(),
             matcher.fuzzy_match(&names, pattern),
-            matcher.fuzzy_match(bounded(&zwc.join(" ")), pattern),
+            matcher.fuzzy_match(bounded(&zwc), pattern),
             code,
         ];
         if let Some(best) = scores.into_iter().flatten().max() {
@@ -179,27 +184,63 @@ pub fn matched_chars(text: &str, pattern: &str) -> Vec<usize> {
         .unwrap_or_default()
 }
 
-/// The full analysis's findings for one row; a panic in the analysis keeps the fast findings.
-fn refine(entry: &Entry, dataset: &Dataset, api: &ApiMap) -> Vec<Finding> {
-    let mut found = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        findings_of(&analyze_rollout(
-            &entry.rollout,
-            api,
-            dataset.get(&entry.rollout.query),
-        ))
+/// The digest of one row's analysis; `None` when the analysis panicked on its code.
+/// Without an API doc, findings that only the API can judge are left out (they would be noise).
+pub fn digest_row(entry: &Entry, dataset: &Dataset, api: &ApiMap) -> Option<Arc<AnalysisDigest>> {
+    let analysis = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        analyze_rollout(&entry.rollout, api, dataset.get(&entry.rollout.query))
     }))
-    .unwrap_or_else(|_| entry.insight.findings.clone());
-    if api.is_empty() {
-        found.retain(|f| !f.kind.needs_api());
-    }
-    found
+    .ok()?;
+    Some(Arc::new(digest_of(&analysis, api)))
 }
 
-/// Rows per `Refined` event of the background sweep.
+/// The digest of `analysis` as the explorer shows it (see [`digest_row`]).
+pub fn digest_of(analysis: &Analysis, api: &ApiMap) -> AnalysisDigest {
+    let mut digest = AnalysisDigest::of(analysis);
+    if api.is_empty() {
+        digest.findings.retain(|f| !f.kind.needs_api());
+    }
+    digest
+}
+
+/// Rows per `Digested` event of the background sweep.
 const SWEEP_BATCH: usize = 256;
 
-/// Analyses every row in the background, a batch at a time, so the list's findings
-/// become the full analysis's without holding anything up.
+/// Analyses rows `from..` of `entries` on every core, a batch at a time, handing each batch's
+/// digests to `sink`; stops early when `sink` answers `false` (nobody is listening).
+pub fn analyze_rows(
+    entries: &[Arc<Entry>],
+    from: usize,
+    dataset: &Dataset,
+    api: &ApiMap,
+    sink: &(dyn Fn(Vec<(usize, Arc<AnalysisDigest>)>) -> bool + Sync),
+) {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    // Batches are handed out from a shared cursor: a slow batch does not hold up the others.
+    let next = AtomicUsize::new(from);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                while !stop.load(Ordering::Relaxed) {
+                    let start = next.fetch_add(SWEEP_BATCH, Ordering::Relaxed);
+                    if start >= entries.len() {
+                        return;
+                    }
+                    let end = (start + SWEEP_BATCH).min(entries.len());
+                    let rows = (start..end)
+                        .filter_map(|r| digest_row(&entries[r], dataset, api).map(|d| (r, d)))
+                        .collect();
+                    if !sink(rows) {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+}
+
+/// The background sweep: [`analyze_rows`] sending each batch as an event.
 fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
     let JobRequest::AnalyzeAll {
         from,
@@ -210,17 +251,9 @@ fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
     else {
         return;
     };
-    let mut row = from;
-    while row < entries.len() {
-        let end = (row + SWEEP_BATCH).min(entries.len());
-        let rows = (row..end)
-            .map(|r| (r, refine(&entries[r], &dataset, &api)))
-            .collect();
-        if events.send(JobEvent::Refined { rows }).is_err() {
-            return;
-        }
-        row = end;
-    }
+    analyze_rows(&entries, from, &dataset, &api, &|rows| {
+        events.send(JobEvent::Digested { rows }).is_ok()
+    });
 }
 
 /// Runs one request to completion on the current thread (used by the workers and by tests).
@@ -246,8 +279,9 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             id,
             pattern,
             entries,
+            digests,
             tasks,
-        } => search_rows(&entries, &tasks, &pattern, &mut || false)
+        } => search_rows(&entries, &digests, &tasks, &pattern, &mut || false)
             .map(|matches| JobEvent::SearchDone { id, matches }),
         JobRequest::Highlight {
             key,
@@ -271,10 +305,13 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             dataset,
             api,
         } => {
-            let rows = (from..entries.len())
-                .map(|row| (row, refine(&entries[row], &dataset, &api)))
-                .collect();
-            Some(JobEvent::Refined { rows })
+            let rows = Mutex::new(Vec::new());
+            analyze_rows(&entries, from, &dataset, &api, &|batch| {
+                rows.lock().map(|mut r| r.extend(batch)).is_ok()
+            });
+            let mut rows = rows.into_inner().unwrap_or_default();
+            rows.sort_by_key(|(row, _)| *row);
+            Some(JobEvent::Digested { rows })
         }
         JobRequest::Analyze {
             row,
@@ -349,11 +386,11 @@ impl Workers {
     }
 
     /// Starts loading `sources` on a thread of its own.
-    pub fn load(&self, sources: Vec<Source>, api: Arc<ApiMap>, dataset: Arc<Dataset>) {
+    pub fn load(&self, sources: Vec<Source>) {
         let events = self.events.clone();
         std::thread::spawn(move || {
             let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                load_sources(&sources, &api, &dataset, &mut |e| {
+                load_sources(&sources, &mut |e| {
                     let _ = events.send(JobEvent::Load(e));
                 });
             }));
@@ -493,6 +530,7 @@ fn search_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
             id,
             pattern,
             entries,
+            digests,
             tasks,
         } = req
         else {
@@ -500,17 +538,23 @@ fn search_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
         };
         let mut gone = false;
         let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            search_rows(&entries, &tasks, &pattern, &mut || match rx.try_recv() {
-                Ok(newer) => {
-                    next = Some(newer);
-                    true
-                }
-                Err(TryRecvError::Empty) => false,
-                Err(TryRecvError::Disconnected) => {
-                    gone = true;
-                    true
-                }
-            })
+            search_rows(
+                &entries,
+                &digests,
+                &tasks,
+                &pattern,
+                &mut || match rx.try_recv() {
+                    Ok(newer) => {
+                        next = Some(newer);
+                        true
+                    }
+                    Err(TryRecvError::Empty) => false,
+                    Err(TryRecvError::Disconnected) => {
+                        gone = true;
+                        true
+                    }
+                },
+            )
         }))
         // A crashed search finds nothing rather than leaving the search pending.
         .unwrap_or_else(|_| Some(Vec::new()));
@@ -550,5 +594,68 @@ fn highlight_worker(rx: &Receiver<JobRequest>, events: &Sender<JobEvent>) {
         {
             return;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::model::rollout::parse_rollout_bytes;
+
+    fn entries(n: usize) -> Vec<Arc<Entry>> {
+        let text: String = (0..n)
+            .map(|i| {
+                let response = if i % 2 == 0 {
+                    format!("```python\ndef f(x):\n    return zwc.fn{i}(x)\n```")
+                } else {
+                    "no code".to_string()
+                };
+                serde_json::json!({
+                    "query": format!("q{i}"),
+                    "response": response,
+                    "test_cases": [],
+                    "right_exe_result": "",
+                })
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+        parse_rollout_bytes(Path::new("t.jsonl"), text.as_bytes())
+            .rollouts
+            .into_iter()
+            .map(|r| Arc::new(Entry::build(r, 0, 0)))
+            .collect()
+    }
+
+    #[test]
+    fn the_sweep_analyses_every_row_once_in_batches_and_stops_when_unheard() {
+        let rows = entries(3 * SWEEP_BATCH + 5);
+        let api = ApiMap::from_api_doc_jsonl(r#"{"func_mapping": {"np.mean": "zwc.kocito"}}"#)
+            .expect("api");
+        let batches = Mutex::new(Vec::new());
+        analyze_rows(&rows, 3, &Dataset::default(), &api, &|batch| {
+            batches.lock().map(|mut b| b.push(batch)).is_ok()
+        });
+        let batches = batches.into_inner().expect("batches");
+        assert_eq!(batches.len(), 4);
+        let mut seen: Vec<usize> = batches.iter().flatten().map(|(r, _)| *r).collect();
+        seen.sort_unstable();
+        assert_eq!(seen, (3..rows.len()).collect::<Vec<_>>());
+        for (row, digest) in batches.iter().flatten() {
+            assert_eq!(digest.code_found, row % 2 == 0, "row {row}");
+            if row % 2 == 0 {
+                assert_eq!(digest.functions, [format!("zwc.fn{row}")]);
+            }
+        }
+        // A sink nobody listens to: every thread stops after its current batch.
+        let calls = AtomicUsize::new(0);
+        analyze_rows(&rows, 0, &Dataset::default(), &api, &|_| {
+            calls.fetch_add(1, Ordering::Relaxed);
+            false
+        });
+        let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+        assert!(calls.into_inner() <= threads);
     }
 }

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
+use crate::analysis::{GradeFacts, suggested_category};
 use crate::grade::reruns::{RERUNS_SUFFIX, RerunRecord, RerunStore};
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LABELS_SUFFIX, LabelRecord, LabelStore, Progress, resolve_annotator};
@@ -24,7 +25,6 @@ use crate::model::{RolloutId, Verdict};
 use super::action::Action;
 use super::app::{App, Popup, ViewRow};
 use super::entry::{Entry, Score, Shown};
-use super::insight::FindingKind;
 use super::load::{FileKind, Source, SourceData};
 use super::rerun;
 
@@ -294,50 +294,40 @@ impl Labelling {
     }
 }
 
-/// The suggested category of a row, from its verdict and the analysis findings.
+/// The suggested category of a row: [`suggested_category`], which `sebx labels export` calls
+/// too, on the row's grade and its analysis digest. None while the row is being graded.
+/// Without an API doc no digest is passed, as the export has no analysis then either.
 pub fn suggestion(app: &App, row: usize) -> Option<&Category> {
     let entry = app.entries.get(row)?;
-    let verdict = match app.shown(row) {
-        Shown::Verdict(v) => Some(v),
-        _ => None,
-    };
-    let report = app.scores.get(row).and_then(Score::report);
-    let timed_out = report
-        .and_then(|r| r.execution.as_ref())
-        .is_some_and(|e| e.timed_out);
-    let mut kinds: Vec<&str> = entry
-        .insight
-        .kinds()
-        .into_iter()
-        .filter_map(|k| match k {
-            FindingKind::UnknownZwcName => Some("unknown_zwc_name"),
-            FindingKind::NumpyNameOnZwc => Some("numpy_name_on_zwc"),
-            FindingKind::ArrayMethod => Some("array_method"),
-            FindingKind::NumpyImport => Some("numpy_import"),
-            FindingKind::NumpyAttribute => Some("numpy_attribute"),
-            FindingKind::OffTaskFunction => Some("off_task_function"),
-            FindingKind::NoCode => None,
-        })
-        .collect();
-    let syntax_error = app
-        .analyses
-        .get(&row)
-        .is_some_and(|a| a.code.parse_error.is_some())
-        || report
-            .and_then(|r| r.static_check.as_ref())
-            .is_some_and(|s| s.syntax_error.is_some());
-    if syntax_error {
-        kinds.push("syntax_error");
-    }
-    let stored_failure = matches!(app.shown(row), Shown::StoredFail);
-    // A stored "failed" without a verdict is judged like an ungraded row.
-    let verdict = if stored_failure { None } else { verdict };
-    if verdict.is_none() && !stored_failure && !matches!(app.shown(row), Shown::Error) {
+    let shown = app.shown(row);
+    if shown == Shown::Grading {
         return None;
     }
-    app.labelling
-        .taxonomy
-        .suggest(verdict, &kinds, timed_out, entry.code_span.is_some())
+    let report = app.scores.get(row).and_then(Score::report);
+    let grade = GradeFacts {
+        // A stored "failed" without a verdict, an error or no grade: judged as not graded.
+        verdict: match shown {
+            Shown::Verdict(v) => Some(v),
+            _ => None,
+        },
+        timed_out: report
+            .and_then(|r| r.execution.as_ref())
+            .is_some_and(|e| e.timed_out),
+        program_syntax_error: report
+            .and_then(|r| r.static_check.as_ref())
+            .is_some_and(|s| s.syntax_error.is_some()),
+    };
+    let digest = if app.ctx.api.is_empty() {
+        None
+    } else {
+        Some(app.digest(row)?)
+    };
+    suggested_category(
+        &app.labelling.taxonomy,
+        grade,
+        entry.code_span.is_some(),
+        digest,
+    )
 }
 
 /// Handles labelling, rerun and what-if actions; `None` for everything else.

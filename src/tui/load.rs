@@ -10,8 +10,8 @@ use std::sync::mpsc::{channel, sync_channel};
 use serde_json::Value;
 
 use crate::grade::report::GradeReport;
-use crate::model::rollout::{StoredScore, parse_rollout_bytes};
-use crate::model::{ApiMap, Dataset, LoadIssue, Rollout, RolloutId, Verdict};
+use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
+use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::{FileKind, classify_file, classify_text};
@@ -73,8 +73,6 @@ const CHUNK_BYTES: usize = 4 * 1024 * 1024;
 
 /// The loader's memory of what it sent.
 struct Loader<'a> {
-    api: &'a ApiMap,
-    dataset: &'a Dataset,
     sink: &'a mut dyn FnMut(LoadEvent),
     runs: HashMap<PathBuf, usize>,
     tasks: HashMap<String, usize>,
@@ -89,12 +87,7 @@ struct Loader<'a> {
 }
 
 /// Loads every source, reporting through `sink`. Rollout sources first, then reports.
-pub fn load_sources(
-    sources: &[Source],
-    api: &ApiMap,
-    dataset: &Dataset,
-    sink: &mut dyn FnMut(LoadEvent),
-) {
+pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
     let total_bytes = sources
         .iter()
         .map(|s| match &s.data {
@@ -103,8 +96,6 @@ pub fn load_sources(
         })
         .sum();
     let mut loader = Loader {
-        api,
-        dataset,
         sink,
         runs: HashMap::new(),
         tasks: HashMap::new(),
@@ -168,7 +159,6 @@ impl Loader<'_> {
             }
         };
         let run = self.run_index(&path);
-        let (api, dataset) = (self.api, self.dataset);
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())
             .unwrap_or(2)
@@ -178,7 +168,7 @@ impl Loader<'_> {
             waiting: BTreeMap::new(),
             occurrences: HashMap::new(),
         };
-        // Parsing and analysis of chunks run in parallel; rows are numbered here, in order.
+        // Parsing and extraction of chunks run in parallel; rows are numbered here, in order.
         let (chunk_tx, chunk_rx) = sync_channel::<Chunk>(threads);
         let chunk_rx = Mutex::new(chunk_rx);
         let (done_tx, done_rx) = channel::<Processed>();
@@ -186,6 +176,8 @@ impl Loader<'_> {
             for _ in 0..threads {
                 let (chunk_rx, done_tx, path) = (&chunk_rx, done_tx.clone(), &path);
                 scope.spawn(move || {
+                    // Each parser thread shares the task texts of the chunks it parses.
+                    let mut interner = Interner::default();
                     loop {
                         let next = match chunk_rx.lock() {
                             Ok(rx) => rx.recv(),
@@ -193,7 +185,7 @@ impl Loader<'_> {
                         };
                         let Ok(chunk) = next else { return };
                         if done_tx
-                            .send(process_chunk(path, chunk, run, api, dataset))
+                            .send(process_chunk(path, chunk, run, &mut interner))
                             .is_err()
                         {
                             return;
@@ -296,10 +288,7 @@ impl Loader<'_> {
     fn send_rollouts(&mut self, rollouts: Vec<Rollout>, run: usize, all_right: bool) {
         let entries = rollouts
             .into_iter()
-            .map(|r| {
-                let selected = selected_of(self.dataset, &r);
-                Entry::build(r, run, 0, self.api, selected)
-            })
+            .map(|r| Entry::build(r, run, 0))
             .collect();
         self.send_entries(entries, all_right);
     }
@@ -318,11 +307,11 @@ impl Loader<'_> {
                     raw: Value::Null,
                 });
             }
-            e.task = match self.tasks.get(&r.query) {
+            e.task = match self.tasks.get(&*r.query) {
                 Some(t) => *t,
                 None => {
                     let t = self.tasks.len();
-                    self.tasks.insert(r.query.clone(), t);
+                    self.tasks.insert(r.query.to_string(), t);
                     new_tasks.push(Task::new(&r.query));
                     t
                 }
@@ -470,21 +459,8 @@ struct InOrder {
     occurrences: HashMap<String, usize>,
 }
 
-/// The task's NumPy function names from the dataset, for off-task findings.
-fn selected_of<'d>(dataset: &'d Dataset, r: &Rollout) -> &'d [String] {
-    dataset
-        .get(&r.query)
-        .map_or(&[][..], |d| d.selected_functions.as_slice())
-}
-
-fn process_chunk(
-    path: &Path,
-    chunk: Chunk,
-    run: usize,
-    api: &ApiMap,
-    dataset: &Dataset,
-) -> Processed {
-    let mut parsed = parse_rollout_bytes(path, &chunk.bytes);
+fn process_chunk(path: &Path, chunk: Chunk, run: usize, interner: &mut Interner) -> Processed {
+    let mut parsed = parse_rollout_bytes_with(path, &chunk.bytes, interner);
     drop(chunk.bytes);
     for issue in &mut parsed.issues {
         issue.line += chunk.line_offset;
@@ -494,8 +470,7 @@ fn process_chunk(
         .into_iter()
         .map(|mut r| {
             r.line += chunk.line_offset;
-            let selected = selected_of(dataset, &r);
-            Entry::build(r, run, 0, api, selected)
+            Entry::build(r, run, 0)
         })
         .collect();
     Processed {
@@ -548,7 +523,7 @@ mod tests {
             }
         }
         std::fs::write(&path, &text).expect("write");
-        let whole = parse_rollout_bytes(&path, text.as_bytes());
+        let whole = crate::model::rollout::parse_rollout_bytes(&path, text.as_bytes());
         let mut entries = Vec::new();
         let mut issues = Vec::new();
         let mut batches = 0;
@@ -557,8 +532,6 @@ mod tests {
                 kind: FileKind::Rollouts,
                 data: SourceData::File(path.clone()),
             }],
-            &ApiMap::default(),
-            &Dataset::default(),
             &mut |e| match e {
                 LoadEvent::Batch { entries: es, .. } => {
                     batches += 1;

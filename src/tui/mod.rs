@@ -10,7 +10,6 @@ pub mod explore;
 pub mod export;
 pub mod graph_view;
 pub mod highlight;
-pub mod insight;
 pub mod jobs;
 pub mod labelling;
 pub mod load;

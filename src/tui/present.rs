@@ -263,7 +263,7 @@ impl Presenter {
                 }
                 let selected = match &slide.item {
                     Some(i) if !i.selected_functions.is_empty() => i.selected_functions.clone(),
-                    _ => slide.entry.rollout.selected_functions.clone(),
+                    _ => slide.entry.rollout.selected_functions.to_vec(),
                 };
                 if !selected.is_empty() {
                     lines.push(Line::styled("zwc functions it needs", t.heading));
@@ -399,10 +399,14 @@ impl Presenter {
             .filter(|f| f.severity == Severity::Error)
         {
             said = true;
-            let mut spans = vec![
-                Span::styled(format!("line {}  ", f.line), t.gutter),
-                Span::styled(f.name.clone(), t.error),
-            ];
+            let mut spans = if f.line == 0 {
+                vec![Span::styled(f.kind.label(), t.error)]
+            } else {
+                vec![
+                    Span::styled(format!("line {}  ", f.line), t.gutter),
+                    Span::styled(f.name.clone(), t.error),
+                ]
+            };
             if let Some(s) = &f.suggestion {
                 spans.push(Span::styled("  → use ", t.dim));
                 spans.push(Span::styled(s.clone(), t.verdict_right));

@@ -106,7 +106,7 @@ pub fn run_terminal(
     );
     let workers = Workers::start(tx, backend, threads);
     app.labelling.register_sources(&sources);
-    workers.load(sources, app.ctx.api.clone(), app.ctx.dataset.clone());
+    workers.load(sources);
 
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
@@ -221,10 +221,8 @@ pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
 
 /// Loads `sources` on this thread straight into `app` (tests, benchmarks).
 pub fn load_inline(app: &mut App, sources: &[Source]) {
-    let api = app.ctx.api.clone();
-    let dataset = app.ctx.dataset.clone();
     app.labelling.register_sources(sources);
-    super::load::load_sources(sources, &api, &dataset, &mut |e| {
+    super::load::load_sources(sources, &mut |e| {
         app.on_job(JobEvent::Load(e));
     });
     app.settle();

@@ -309,7 +309,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         }
     }
     spans.push(Span::raw(" "));
-    let fn_text = fit(&e.functions.join(","), cols.functions);
+    let fn_text = fit(&app.functions(i).join(","), cols.functions);
     let fn_hits = if app.search.results.is_some() {
         matched_chars(&fn_text, &app.search.pattern)
     } else {
@@ -343,7 +343,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     };
     spans.push(Span::styled(fit(&fail, cols.fail), fail_style));
     spans.push(Span::raw(" "));
-    let n = app.findings(i, e).len();
+    let n = app.findings(i).len();
     spans.push(if n == 0 {
         Span::styled(fit("", cols.findings), theme.dim)
     } else {

@@ -5,56 +5,51 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, field, wrap_words, wrapped_field};
-use crate::analysis::{Analysis, Severity};
+use crate::analysis::graph::NodeKind;
+use crate::analysis::{Analysis, Finding, Severity, entry_function_name};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
-use crate::tui::insight::{Finding, FindingKind};
 use crate::tui::jobs::HighlightKind;
 use crate::tui::theme::Theme;
 
-/// A finding as this pane shows it, from the full analysis when it has answered,
-/// else from the explorer's fast lexical pass.
-struct FindingView {
-    kind: FindingKind,
-    error: bool,
-    name: String,
-    line: usize,
-    col: usize,
-    note: Option<String>,
+/// What to say under a finding: its message, and the zwc name to use when it does not say it.
+fn finding_note(f: &Finding) -> String {
+    match &f.suggestion {
+        Some(s) if !f.message.contains(s.as_str()) => format!("{} (use {s})", f.message),
+        _ => f.message.clone(),
+    }
 }
 
-fn finding_views(findings: &[Finding], analysis: Option<&Analysis>) -> Vec<FindingView> {
-    match analysis {
-        Some(a) => a
-            .code
-            .findings
-            .iter()
-            .map(|f| FindingView {
-                kind: f.kind.into(),
-                error: f.severity == Severity::Error,
-                name: f.name.clone(),
-                line: f.line,
-                col: f.col,
-                note: Some(match &f.suggestion {
-                    Some(s) if !f.message.contains(s.as_str()) => {
-                        format!("{} (use {s})", f.message)
-                    }
-                    _ => f.message.clone(),
-                }),
-            })
-            .collect(),
-        None => findings
-            .iter()
-            .map(|f| FindingView {
-                kind: f.kind,
-                error: f.kind.is_error(),
-                name: f.name.clone(),
-                line: f.line,
-                col: f.col,
-                note: f.suggestion.clone(),
-            })
-            .collect(),
+/// Character column just after the `)` closing the call whose name starts at 1-based `col`
+/// of `line`, when it closes on that line (strings are skipped).
+fn call_end_col(line: &str, col: usize) -> Option<usize> {
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = col.checked_sub(1)?;
+    while i < chars.len() && chars[i] != '(' {
+        i += 1;
     }
+    let (mut depth, mut quote) = (0usize, None::<char>);
+    while i < chars.len() {
+        let c = chars[i];
+        match quote {
+            Some(_) if c == '\\' => i += 1,
+            Some(q) if c == q => quote = None,
+            Some(_) => {}
+            None => match c {
+                '\'' | '"' => quote = Some(c),
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => {
+                    depth = depth.checked_sub(1)?;
+                    if depth == 0 {
+                        return Some(i + 2);
+                    }
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+    None
 }
 
 /// The official static check, condition by condition.
@@ -115,21 +110,22 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
 /// The Code pane of `entry`, for a pane `width` cells wide.
 pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     let theme = &app.theme;
-    let insight = &entry.insight;
     let analysis = app.selected_analysis();
-    let findings = finding_views(
-        app.findings(app.selected.unwrap_or(usize::MAX), entry),
-        analysis,
-    );
-    // Without an API doc, name findings would call every zwc name unknown.
-    let findings: Vec<FindingView> = if app.ctx.api.is_empty() {
-        findings
-            .into_iter()
-            .filter(|f| !f.kind.needs_api())
-            .collect()
-    } else {
-        findings
+    let findings: &[Finding] = match analysis {
+        Some(a) => &a.code.findings,
+        None => app.findings(app.selected.unwrap_or(usize::MAX)),
     };
+    // Without an API doc, name findings would call every zwc name unknown.
+    let findings: Vec<&Finding> = findings
+        .iter()
+        .filter(|f| !(app.ctx.api.is_empty() && f.kind.needs_api()))
+        .collect();
+    // The zwc calls the analysis found, for the NumPy names after them.
+    let calls: Vec<_> = analysis
+        .iter()
+        .flat_map(|a| &a.code.graph.nodes)
+        .filter(|n| n.kind == NodeKind::ZwcCall && n.zwc.is_some())
+        .collect();
     let mut lines = Vec::new();
     let code = entry.code();
     if entry.code_span.is_none() {
@@ -139,19 +135,23 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         ));
         return PaneContent::scrolling(lines, true);
     }
-    let entry_name = if insight.entry.is_empty() {
+    let entry_name = analysis.map_or_else(|| entry_function_name(code), |a| a.code.entry.clone());
+    let entry_name = if entry_name.is_empty() {
         "(none: no `def name(`)".to_string()
     } else {
-        insight.entry.clone()
+        entry_name
+    };
+    let call_count = match analysis {
+        Some(_) if calls.len() == 1 => "1 zwc call".to_string(),
+        Some(_) => format!("{} zwc calls", calls.len()),
+        None => "analysing…".to_string(),
     };
     lines.push(Line::from(vec![
         Span::styled("entry ", theme.dim),
         Span::styled(entry_name, theme.title),
         Span::styled(
             format!(
-                " · {} zwc call{} · {} finding{}",
-                insight.calls.len(),
-                if insight.calls.len() == 1 { "" } else { "s" },
+                " · {call_count} · {} finding{}",
                 findings.len(),
                 if findings.len() == 1 { "" } else { "s" },
             ),
@@ -183,29 +183,27 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
                 .collect(),
             None => text.chars().map(|c| (Style::default(), c)).collect(),
         };
-        for f in insight
-            .findings
-            .iter()
-            .filter(|f| f.line == ln && f.col > 0)
-        {
-            let len = insight
-                .calls
-                .iter()
-                .find(|c| c.line == f.line && c.col == f.col)
-                .map_or_else(|| f.name.chars().count(), |c| c.len);
+        for f in findings.iter().filter(|f| f.line == ln && f.col > 0) {
+            let len = f.name.chars().count().max(1);
             let start = f.col - 1;
+            // What the analysis is not sure of is marked dimmer than an error.
+            let mark = match f.severity {
+                Severity::Error => theme.error,
+                Severity::Possible => theme.dim,
+                _ => theme.warning,
+            };
             for cell in cells.iter_mut().skip(start).take(len) {
-                cell.0 = cell.0.patch(theme.error);
+                cell.0 = cell.0.patch(mark);
             }
         }
         // Hints go after the call's closing parenthesis, or at the end of the line.
-        let mut hints: Vec<(usize, String)> = insight
-            .calls
+        let mut hints: Vec<(usize, String)> = calls
             .iter()
             .filter(|c| api_known && c.line == ln)
             .map(|c| {
-                let at = c.end_col.map_or(cells.len(), |e| (e - 1).min(cells.len()));
-                let label = c.numpy.clone().unwrap_or_else(|| "not in zwc".to_string());
+                let at =
+                    call_end_col(text, c.col).map_or(cells.len(), |e| (e - 1).min(cells.len()));
+                let label = c.numpy.as_deref().unwrap_or("not in zwc");
                 (at, format!(" ‹{label}›"))
             })
             .collect();
@@ -245,21 +243,26 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             } else {
                 String::new()
             };
-            let style = if f.error { theme.error } else { theme.warning };
+            let style = match f.severity {
+                Severity::Error => theme.error,
+                Severity::Possible => theme.dim,
+                _ => theme.warning,
+            };
             let mut spans = vec![
                 Span::styled("⚑ ", style),
                 Span::styled(at, theme.gutter),
                 Span::styled(f.kind.label().to_string(), style),
             ];
+            if f.severity == Severity::Possible {
+                spans.push(Span::styled(" (possible)", theme.dim));
+            }
             if !f.name.is_empty() {
                 spans.push(Span::raw(format!("  {}", f.name)));
             }
             lines.push(Line::from(spans));
             // The explanation on its own line: code lines are not wrapped, so keep it short.
-            if let Some(s) = &f.note {
-                for part in wrap_words(s, usize::from(pane_width).saturating_sub(4)) {
-                    lines.push(Line::styled(format!("    {part}"), theme.hint));
-                }
+            for part in wrap_words(&finding_note(f), usize::from(pane_width).saturating_sub(4)) {
+                lines.push(Line::styled(format!("    {part}"), theme.hint));
             }
         }
     }
@@ -297,4 +300,19 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         }
     }
     PaneContent::scrolling(lines, false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::call_end_col;
+
+    #[test]
+    fn hints_go_after_the_closing_parenthesis_of_the_call() {
+        let line = "    m = zwc.rfx.quvohe(zwc.yitaf(x), \")\") + 1";
+        // zwc.rfx.quvohe starts at column 9; its `)` is the one after the string.
+        assert_eq!(call_end_col(line, 9), Some(42));
+        assert_eq!(call_end_col(line, 24), Some(36));
+        // Not closed on this line: no place (the hint goes at the end of the line).
+        assert_eq!(call_end_col("    zwc.kocito(a,", 5), None);
+    }
 }

@@ -43,7 +43,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
         Pane::Code => code::render(app, entry, width),
         Pane::Cases => cases::render(app, entry, width),
         Pane::Output => output::render(app, entry),
-        Pane::Graph => graph::render(app, entry, width),
+        Pane::Graph => graph::render(app, width),
         Pane::Task => task::render(app, entry),
     }
 }

@@ -33,7 +33,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     }
     let selected: Vec<String> = match item {
         Some(i) if !i.selected_functions.is_empty() => i.selected_functions.clone(),
-        _ => entry.rollout.selected_functions.clone(),
+        _ => entry.rollout.selected_functions.to_vec(),
     };
     if !selected.is_empty() {
         lines.push(Line::styled("Functions", theme.heading));
