@@ -97,7 +97,11 @@ fn s_sorts_the_map_and_enter_follows_the_shown_order() {
     // np.linalg.inv's failures in run A: both of its rows (typo and numpy import).
     let shown = rows(&app);
     assert!(!shown.is_empty());
-    assert!(shown.iter().all(|i| &*app.entries[*i].rollout.query == Q_INV));
+    assert!(
+        shown
+            .iter()
+            .all(|i| &*app.entries[*i].rollout.query == Q_INV)
+    );
 }
 
 #[test]

@@ -8,9 +8,11 @@ use super::graph::{DepGraph, EntryArgs, GraphBuilder, NodeKind};
 use super::names::{Bindings, Finding, RawFinding, Severity, name_findings};
 use super::numpy_check::{NumpyCheck, numpy_imports_in};
 use super::pyast::{self, LineIndex};
+use std::hash::{Hash, Hasher};
+
 use super::static_check::{
-    StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split, describe_parse_failure,
-    find_entry_def,
+    PerTextCache, StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split,
+    describe_parse_failure, find_entry_def, remembered,
 };
 use crate::analysis::assemble::{assemble_program, rewrite_cases};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, TestCase};
@@ -106,6 +108,19 @@ fn no_code_finding() -> Finding {
     }
 }
 
+/// What the grader appends to the code (GRADER.md step 3), remembered per entry name and
+/// cases: every sample of a task has the same.
+fn harness_for(entry: &str, cases: &[TestCase]) -> std::sync::Arc<str> {
+    static CACHE: PerTextCache<u64, std::sync::Arc<str>> =
+        std::sync::LazyLock::new(Default::default);
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    entry.hash(&mut hasher);
+    cases.hash(&mut hasher);
+    remembered(&CACHE, hasher.finish(), 20_000, || {
+        assemble_program("", entry, &rewrite_cases(cases)).into()
+    })
+}
+
 /// Analyzes extracted `code`. `cases` (test cases) enable the official static check on the
 /// assembled program; `first_response_line` places positions in the response.
 pub fn analyze_code(
@@ -119,7 +134,7 @@ pub fn analyze_code(
     let parsed = pyast::parse_suite(code);
     // The harness alone is what the grader appends to the code (GRADER.md step 3).
     let static_check = cases.map(|cases| {
-        let harness = assemble_program("", &entry, &rewrite_cases(cases));
+        let harness = harness_for(&entry, cases);
         check_zwc_usage_split(code, Some(&parsed), &harness, &entry)
     });
     let index = LineIndex::new(code);

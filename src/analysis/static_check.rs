@@ -325,7 +325,7 @@ pub fn check_zwc_usage_split(
     if !(code.is_empty() || code.ends_with('\n')) {
         return full();
     }
-    if !harness_parses(harness) {
+    if !harness_parses(harness, entry) {
         // Only the harness is there to fail; it is the same for every sample of a task.
         if code.is_empty() {
             return cached_harness_only_check(harness, entry);
@@ -422,20 +422,43 @@ pub(crate) fn text_hash(text: &str) -> u64 {
 }
 
 /// Whether the harness text parses on its own (with its test-case literal, which is
-/// generated and always valid, left out). Remembered per distinct harness.
-fn harness_parses(harness: &str) -> bool {
+/// generated and always valid, left out). Remembered per distinct harness; a plain entry
+/// name is taken out of the calls first (any identifier parses alike there), so the samples
+/// of a task share one answer even when their entry functions are named differently.
+fn harness_parses(harness: &str, entry: &str) -> bool {
     static CACHE: PerTextCache<u64, bool> = LazyLock::new(Default::default);
-    remembered(&CACHE, text_hash(harness), 50_000, || {
-        let mut text = String::with_capacity(harness.len().min(4096));
-        for line in harness.split_inclusive('\n') {
-            if line.starts_with("    test_cases = [") {
-                text.push_str("    test_cases = []\n");
-            } else {
-                text.push_str(line);
-            }
+    let call = format!("    result_list.append({entry}(");
+    let plain_entry = is_plain_identifier(entry);
+    let mut text = String::with_capacity(harness.len().min(4096));
+    for line in harness.split_inclusive('\n') {
+        if line.starts_with("    test_cases = [") {
+            text.push_str("    test_cases = []\n");
+        } else if plain_entry && let Some(rest) = line.strip_prefix(call.as_str()) {
+            text.push_str("    result_list.append(_(");
+            text.push_str(rest);
+        } else {
+            text.push_str(line);
         }
+    }
+    remembered(&CACHE, text_hash(&text), 50_000, || {
         pyast::parse_suite(&text).is_ok()
     })
+}
+
+/// An ASCII identifier that is not a Python keyword: `_` can stand in for it as a callee.
+fn is_plain_identifier(name: &str) -> bool {
+    const KEYWORDS: &[&str] = &[
+        "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class",
+        "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global",
+        "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return",
+        "try", "while", "with", "yield",
+    ];
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && !KEYWORDS.contains(&name)
 }
 
 impl StaticCheck {
@@ -675,6 +698,28 @@ mod tests {
 
     fn check(code: &str) -> StaticCheck {
         check_zwc_usage(&program(code), "solve")
+    }
+
+    #[test]
+    fn harness_parse_answers_are_shared_across_entry_names_but_not_inputs() {
+        let harness = |entry: &str, input: &str| {
+            crate::analysis::assemble::assemble_program(
+                "",
+                entry,
+                &[crate::model::TestCase {
+                    input: input.to_string(),
+                    output: "1".to_string(),
+                }],
+            )
+        };
+        assert!(harness_parses(&harness("solve", "a=[1, 2]"), "solve"));
+        assert!(harness_parses(&harness("helper_7", "a=[1, 2]"), "helper_7"));
+        // A broken input fails whatever the entry is called, cached answers or not.
+        assert!(!harness_parses(&harness("solve", "a=[1, 2"), "solve"));
+        assert!(!harness_parses(&harness("helper_7", "a=[1, 2"), "helper_7"));
+        // A keyword is not a plain identifier: its calls are kept as written.
+        assert!(!is_plain_identifier("else"));
+        assert!(!harness_parses(&harness("else", "a=[1, 2]"), "else"));
     }
 
     #[test]
