@@ -401,8 +401,11 @@ fn dynamically_imported_numpy_alias_is_tracked() {
 /// `helpers` at module level), in order.
 fn array_severities(helpers: &str, body: &str) -> Vec<Severity> {
     let code = format!("import zwc\n{helpers}def f(a):\n{body}");
-    let a = analyze(&code);
-    of_kind(&a, FindingKind::ArrayMethod)
+    array_method_severities(&analyze(&code))
+}
+
+fn array_method_severities(a: &CodeAnalysis) -> Vec<Severity> {
+    of_kind(a, FindingKind::ArrayMethod)
         .iter()
         .map(|f| f.severity)
         .collect()
@@ -481,11 +484,7 @@ fn severities_with_input(code: &str, input: &str) -> Vec<Severity> {
         input: input.to_string(),
         output: "0".to_string(),
     }];
-    let a = analyze_code(code, &api(), None, Some(&cases), 1);
-    of_kind(&a, FindingKind::ArrayMethod)
-        .iter()
-        .map(|f| f.severity)
-        .collect()
+    array_method_severities(&analyze_code(code, &api(), None, Some(&cases), 1))
 }
 
 #[test]

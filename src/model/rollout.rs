@@ -3,6 +3,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -117,31 +118,29 @@ pub struct Interner {
 
 impl Interner {
     pub fn text(&mut self, s: &str) -> Arc<str> {
-        if let Some(shared) = self.texts.get(s) {
-            return shared.clone();
-        }
-        let shared: Arc<str> = Arc::from(s);
-        self.texts.insert(shared.clone());
-        shared
+        shared(&mut self.texts, s)
     }
 
     pub fn cases(&mut self, cases: Vec<TestCase>) -> Arc<[TestCase]> {
-        if let Some(shared) = self.cases.get(cases.as_slice()) {
-            return shared.clone();
-        }
-        let shared: Arc<[TestCase]> = Arc::from(cases);
-        self.cases.insert(shared.clone());
-        shared
+        shared(&mut self.cases, cases.as_slice())
     }
 
     pub fn names(&mut self, names: Vec<String>) -> Arc<[String]> {
-        if let Some(shared) = self.names.get(names.as_slice()) {
-            return shared.clone();
-        }
-        let shared: Arc<[String]> = Arc::from(names);
-        self.names.insert(shared.clone());
-        shared
+        shared(&mut self.names, names.as_slice())
     }
+}
+
+/// The shared copy of `value` in `set`, made (and remembered) the first time.
+fn shared<T: ?Sized + Hash + Eq>(set: &mut HashSet<Arc<T>>, value: &T) -> Arc<T>
+where
+    for<'a> Arc<T>: From<&'a T>,
+{
+    if let Some(existing) = set.get(value) {
+        return existing.clone();
+    }
+    let made: Arc<T> = Arc::from(value);
+    set.insert(made.clone());
+    made
 }
 
 /// What one file yielded: the good rollouts and the issues, both in line order.
