@@ -408,7 +408,7 @@ fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
         gate: std::sync::Mutex::new(gate),
     });
     let (tx, rx) = std::sync::mpsc::channel();
-    let workers = sebx::tui::jobs::Workers::start(tx, Some(backend.clone()), 1);
+    let workers = sebx::tui::jobs::Workers::start(tx, Some(backend.clone()), 1, None);
     let entry = |row: usize| app.entries[row].clone();
     // Rows 0..5 queued in order; the first blocks the single worker.
     for row in 0..6 {

@@ -18,6 +18,7 @@ use crate::model::{ApiMap, Dataset, DatasetItem};
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
 use super::load::{LoadEvent, Source, load_sources};
+use super::rerun::{BackendFactory, RerunRequest, RerunWorker};
 use crate::grade::backend::GradeBackend;
 
 /// What a highlighted text is of.
@@ -352,15 +353,21 @@ pub struct Workers {
     grade_queue: Option<Arc<(Mutex<GradeQueue>, Condvar)>>,
     search: Sender<JobRequest>,
     highlight: Sender<JobRequest>,
+    /// Reruns, what-ifs and the runtime install, one at a time in order.
+    reruns: RerunWorker,
 }
 
 impl Workers {
-    /// Starts the search and highlight threads, and `grade_threads` graders when there is a backend.
+    /// Starts the search, highlight and rerun threads, and `grade_threads` graders when
+    /// there is a backend; `factory` makes a backend for reruns after an install from the
+    /// explorer.
     pub fn start(
         events: Sender<JobEvent>,
         backend: Option<Arc<dyn GradeBackend>>,
         grade_threads: usize,
+        factory: Option<BackendFactory>,
     ) -> Workers {
+        let reruns = RerunWorker::start(events.clone(), backend.clone(), factory);
         let grade_queue = backend.map(|backend| {
             let queue = Arc::new((Mutex::new(GradeQueue::default()), Condvar::new()));
             for _ in 0..grade_threads.max(1) {
@@ -382,6 +389,7 @@ impl Workers {
             grade_queue,
             search,
             highlight,
+            reruns,
         }
     }
 
@@ -401,6 +409,11 @@ impl Workers {
                 let _ = events.send(JobEvent::Load(LoadEvent::Done));
             }
         });
+    }
+
+    /// Hands a rerun, what-if or install request to the rerun thread.
+    pub fn dispatch_rerun(&self, req: RerunRequest) {
+        self.reruns.dispatch(req);
     }
 
     /// Hands a request to its worker.

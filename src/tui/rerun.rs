@@ -286,8 +286,8 @@ pub fn run_request(
     }
 }
 
-/// The rerun worker: one thread, requests in order (a rerun is one rollout; the install
-/// is long but rare).
+/// The rerun thread of [`super::jobs::Workers`]: requests in order (a rerun is one
+/// rollout; the install is long but rare).
 pub struct RerunWorker {
     requests: Sender<RerunRequest>,
 }

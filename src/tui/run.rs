@@ -18,7 +18,6 @@ use super::action::Action;
 use super::app::App;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
-use super::rerun::RerunWorker;
 use super::ui;
 use crate::grade::backend::GradeBackend;
 
@@ -99,12 +98,7 @@ pub fn run_terminal(
         .map(|n| n.get())
         .unwrap_or(2)
         .clamp(1, 8);
-    let reruns = RerunWorker::start(
-        tx.clone(),
-        backend.clone(),
-        app.reruns.backend_factory.clone(),
-    );
-    let workers = Workers::start(tx, backend, threads);
+    let workers = Workers::start(tx, backend, threads, app.reruns.backend_factory.clone());
     app.labelling.register_sources(&sources);
     workers.load(sources);
 
@@ -126,7 +120,7 @@ pub fn run_terminal(
         }
     }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app, &workers, &reruns, &rx);
+    let result = event_loop(&mut terminal, &mut app, &workers, &rx);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
@@ -136,7 +130,6 @@ fn event_loop(
     terminal: &mut DefaultTerminal,
     app: &mut App,
     workers: &Workers,
-    reruns: &RerunWorker,
     rx: &Receiver<JobEvent>,
 ) -> Result<()> {
     let size = terminal.size()?;
@@ -150,7 +143,7 @@ fn event_loop(
             workers.dispatch(req);
         }
         for req in app.reruns.take_requests() {
-            reruns.dispatch(req);
+            workers.dispatch_rerun(req);
         }
         if let Some((row, code)) = app.reruns.edit.take() {
             let edited = super::editor::edit_in_terminal(terminal, &code);
