@@ -7,44 +7,7 @@ use std::time::{Duration, Instant};
 
 #[path = "common/tmux.rs"]
 mod tmux_support;
-use tmux_support::{Session, tmux, wait_for};
-
-fn status_line(screen: &str) -> &str {
-    screen.lines().last().unwrap_or("")
-}
-
-/// Starts sebx on `file` in a new tmux session; no Python runtime is visible (HOME is a
-/// temp dir), so the list does not change under the keys.
-fn open(name: &str, home: &Path, file: &Path, total: usize) -> Session {
-    let root = env!("CARGO_MANIFEST_DIR");
-    let cmd = format!(
-        "env HOME={h} XDG_CONFIG_HOME={h} XDG_CACHE_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data SEBX_ANNOTATOR=tester {bin} {file} --api-doc {root}/samples/demo/api_doc.jsonl",
-        h = home.display(),
-        bin = env!("CARGO_BIN_EXE_sebx"),
-        file = file.display(),
-    );
-    let out = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        name,
-        "-x",
-        "110",
-        "-y",
-        "34",
-        &cmd,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let session = Session(name.to_string());
-    wait_for(name, "the loaded list", |s| {
-        s.contains(&format!("{total} rollouts")) && !status_line(s).contains("loading")
-    });
-    session
-}
+use tmux_support::{Session, open_demo_copy as open, status_line, tmux, wait_for};
 
 #[test]
 fn three_labels_survive_sigkill() {
