@@ -290,6 +290,25 @@ struct Block {
     edges: Vec<(usize, usize)>,
 }
 
+/// The block drawn instead of a graph too big for the screen: its title `cells` and `note`.
+fn too_big(
+    mut cells: Vec<(u16, u16, String, Style)>,
+    title_w: u16,
+    note: &str,
+    style: Style,
+) -> Block {
+    for (k, ch) in note.chars().enumerate() {
+        cells.push((k as u16, 1, ch.to_string(), style));
+    }
+    Block {
+        width: title_w.max(note.chars().count() as u16),
+        height: 2,
+        cells,
+        boxes: Vec::new(),
+        edges: Vec::new(),
+    }
+}
+
 fn layout_function(
     graph: &DepGraph,
     nodes: &[&GraphNode],
@@ -418,18 +437,13 @@ fn layout_function(
         })
         .collect();
     if row_w32.iter().any(|w| *w > u32::from(MAX_WIDTH)) {
-        let note = "(too wide to draw: 5 shows this graph as a list)";
-        for (k, ch) in note.chars().enumerate() {
-            put(&mut cells, k as u16, 1, &ch.to_string(), theme.dim);
-        }
         return (
-            Block {
-                width: title_w.max(note.chars().count() as u16),
-                height: 2,
+            too_big(
                 cells,
-                boxes: Vec::new(),
-                edges: Vec::new(),
-            },
+                title_w,
+                "(too wide to draw: 5 shows this graph as a list)",
+                theme.dim,
+            ),
             drawn.len() + skipped,
         );
     }
@@ -514,18 +528,13 @@ fn layout_function(
         }
     }
     if y > u32::from(MAX_HEIGHT) {
-        let note = "(too tall to draw: 5 shows this graph as a list)";
-        for (k, ch) in note.chars().enumerate() {
-            put(&mut cells, k as u16, 1, &ch.to_string(), theme.dim);
-        }
         return (
-            Block {
-                width: title_w.max(note.chars().count() as u16),
-                height: 2,
+            too_big(
                 cells,
-                boxes: Vec::new(),
-                edges: Vec::new(),
-            },
+                title_w,
+                "(too tall to draw: 5 shows this graph as a list)",
+                theme.dim,
+            ),
             drawn.len() + skipped,
         );
     }
