@@ -141,10 +141,10 @@ fn main() {
         app.settle();
         let frame = draw(&mut terminal, &app) + t.elapsed();
         worst_frame = worst_frame.max(frame);
-        if first_screen.is_none() && !app.view.is_empty() {
+        if first_screen.is_none() && !app.list.view.is_empty() {
             first_screen = Some(start.elapsed());
         }
-        if done || app.load.done {
+        if done || app.corpus.load.done {
             break;
         }
     }
@@ -153,13 +153,13 @@ fn main() {
     println!(
         "first screen: {} ({} rows shown)",
         first_screen.map_or("never".to_string(), ms),
-        app.view.len().min(40)
+        app.list.view.len().min(40)
     );
     println!(
         "full load: {} for {} rollouts, {} bad lines reported; worst UI update+frame while loading: {}",
         ms(loaded),
-        app.entries.len(),
-        app.issues.len(),
+        app.corpus.entries.len(),
+        app.corpus.issues.len(),
         ms(worst_frame)
     );
     let rss = status_kb("VmRSS:");
@@ -205,7 +205,7 @@ fn main() {
             "{name}: update {} + frame {} → {} rows",
             ms(u),
             ms(f),
-            app.shown_rows()
+            app.list.shown_rows()
         );
     }
     // The background sweep that analyses every row on every core (a job of its own), and
@@ -213,22 +213,28 @@ fn main() {
     let events = std::sync::Mutex::new(Vec::new());
     let t = Instant::now();
     let first_batch = std::sync::OnceLock::new();
-    analyze_rows(&app.entries, 0, &app.ctx.dataset, &app.ctx.api, &|rows| {
-        first_batch.get_or_init(|| t.elapsed());
-        events
-            .lock()
-            .map(|mut e| e.push(JobEvent::Digested { rows }))
-            .is_ok()
-    });
+    analyze_rows(
+        &app.corpus.entries,
+        0,
+        &app.corpus.ctx.dataset,
+        &app.corpus.ctx.api,
+        &|rows| {
+            first_batch.get_or_init(|| t.elapsed());
+            events
+                .lock()
+                .map(|mut e| e.push(JobEvent::Digested { rows }))
+                .is_ok()
+        },
+    );
     let swept = t.elapsed();
     let events = events.into_inner().unwrap_or_default();
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     println!(
         "analysis sweep (background, {threads} threads): first batch after {}, all {} rows in {} ({} per rollout per thread)",
         first_batch.get().copied().map_or("never".to_string(), ms),
-        app.entries.len(),
+        app.corpus.entries.len(),
         ms(swept),
-        ms(swept * threads as u32 / app.entries.len().max(1) as u32),
+        ms(swept * threads as u32 / app.corpus.entries.len().max(1) as u32),
     );
     let t = Instant::now();
     let mut worst = Duration::ZERO;
@@ -256,9 +262,13 @@ fn main() {
     // Search runs on a worker thread; this is how long until results arrive.
     for pattern in ["dashboard 17", "pemra", "zzzqqq"] {
         let t = Instant::now();
-        let found = search_rows(&app.entries, &app.digests, &app.tasks, pattern, &mut || {
-            false
-        })
+        let found = search_rows(
+            &app.corpus.entries,
+            &app.corpus.digests,
+            &app.corpus.tasks,
+            pattern,
+            &mut || false,
+        )
         .map_or(0, |m| m.len());
         println!(
             "search {pattern:?} (worker thread): {} → {found} matches",
@@ -266,12 +276,12 @@ fn main() {
         );
     }
     let t = Instant::now();
-    while app.grouping != sebx::tui::app::Grouping::Function {
+    while app.list.grouping != sebx::tui::app::Grouping::Function {
         app.update(&Action::CycleGrouping);
     }
     println!(
         "grouping by function after the sweep: {} → {} rows",
         ms(t.elapsed()),
-        app.shown_rows()
+        app.list.shown_rows()
     );
 }

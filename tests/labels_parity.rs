@@ -72,8 +72,9 @@ fn explorer(paths: Vec<PathBuf>) -> HashMap<String, Option<String>> {
     load_inline(&mut session.app, &session.sources);
     drain_inline(&mut session.app, None);
     let app = &session.app;
-    assert!((0..app.entries.len()).all(|i| app.digest(i).is_some()));
-    app.entries
+    assert!((0..app.corpus.entries.len()).all(|i| app.corpus.digest(i).is_some()));
+    app.corpus
+        .entries
         .iter()
         .enumerate()
         .map(|(i, e)| {

@@ -152,23 +152,27 @@ fn damaged_file(dir: &Path) -> PathBuf {
 /// The selection is an entry shown in the view whenever the view shows any.
 fn check_selection(app: &App) -> Result<(), TestCaseError> {
     let rows = app
+        .list
         .view
         .iter()
         .filter(|r| matches!(r, ViewRow::Row(_)))
         .count();
-    if let Some(sel) = app.selected {
+    if let Some(sel) = app.list.selected {
         prop_assert!(
-            sel < app.entries.len(),
+            sel < app.corpus.entries.len(),
             "selected {sel} of {} entries",
-            app.entries.len()
+            app.corpus.entries.len()
         );
-        prop_assert!(app.cursor().is_some(), "selected {sel} is not in the view");
+        prop_assert!(
+            app.list.cursor().is_some(),
+            "selected {sel} is not in the view"
+        );
     } else {
         prop_assert_eq!(rows, 0, "rows shown but nothing selected");
     }
-    for r in &app.view {
+    for r in &app.list.view {
         if let ViewRow::Row(i) = r {
-            prop_assert!(*i < app.entries.len());
+            prop_assert!(*i < app.corpus.entries.len());
         }
     }
     Ok(())
@@ -198,7 +202,7 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
     }
     // Every popup and the search prompt close with Esc (at most a few presses).
     for _ in 0..4 {
-        if app.popup.is_none() && !app.search.editing {
+        if app.popup.is_none() && !app.list.search.editing {
             break;
         }
         if let Some(action) = action_for_event(app, &esc()) {
@@ -212,7 +216,10 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
         "popup {:?} does not close with Esc",
         app.popup
     );
-    prop_assert!(!app.search.editing, "search prompt does not close with Esc");
+    prop_assert!(
+        !app.list.search.editing,
+        "search prompt does not close with Esc"
+    );
     check_selection(app)
 }
 
@@ -236,7 +243,7 @@ proptest! {
         let dir = tempfile::tempdir().expect("tempdir");
         data_dir();
         let mut app = explorer(Vec::new(), dir.path());
-        prop_assert!(!app.entries.is_empty());
+        prop_assert!(!app.corpus.entries.is_empty());
         drive(&mut app, &inputs)?;
     }
 
@@ -246,8 +253,8 @@ proptest! {
         data_dir();
         let file = damaged_file(dir.path());
         let mut app = explorer(vec![file], dir.path());
-        prop_assert_eq!(app.entries.len(), 9);
-        prop_assert_eq!(app.issues.len(), 9, "{:?}", app.issues);
+        prop_assert_eq!(app.corpus.entries.len(), 9);
+        prop_assert_eq!(app.corpus.issues.len(), 9, "{:?}", app.corpus.issues);
         drive(&mut app, &inputs)?;
     }
 }

@@ -20,7 +20,7 @@ fn select(app: &mut App, row: usize) {
     for _ in 0..row {
         app.update(&Action::Down);
     }
-    assert_eq!(app.selected, Some(row));
+    assert_eq!(app.list.selected, Some(row));
 }
 
 #[test]
@@ -33,6 +33,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     drain_inline(&mut app, None);
     service(&mut app);
     let run_b_first = app
+        .corpus
         .entries
         .iter()
         .position(|e| e.run == 1)

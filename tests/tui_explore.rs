@@ -28,8 +28,10 @@ fn demo_has_every_verdict_and_every_finding_kind() {
     assert!(session.sources.iter().any(|s| s.kind == FileKind::Reports));
     load_inline(&mut session.app, &session.sources);
     let app = &session.app;
-    assert!(app.entries.len() >= 6);
-    let verdicts: BTreeSet<Shown> = (0..app.entries.len()).map(|i| app.shown(i)).collect();
+    assert!(app.corpus.entries.len() >= 6);
+    let verdicts: BTreeSet<Shown> = (0..app.corpus.entries.len())
+        .map(|i| app.corpus.shown(i))
+        .collect();
     for v in sebx::model::Verdict::ALL {
         assert!(
             verdicts.contains(&Shown::Verdict(v)),
@@ -37,22 +39,26 @@ fn demo_has_every_verdict_and_every_finding_kind() {
         );
     }
     // The analysis runs in the background once loading is done.
-    assert!((0..app.entries.len()).all(|i| app.digest(i).is_none()));
+    assert!((0..app.corpus.entries.len()).all(|i| app.corpus.digest(i).is_none()));
     sebx::tui::run::drain_inline(&mut session.app, None);
     let app = &session.app;
-    assert!((0..app.entries.len()).all(|i| app.digest(i).is_some()));
+    assert!((0..app.corpus.entries.len()).all(|i| app.corpus.digest(i).is_some()));
     let kinds: BTreeSet<FindingKind> = app
+        .corpus
         .entries
         .iter()
         .enumerate()
-        .flat_map(|(i, _)| app.findings(i).iter().map(|f| f.kind))
+        .flat_map(|(i, _)| app.corpus.findings(i).iter().map(|f| f.kind))
         .collect();
     for k in FindingKind::ALL {
         assert!(kinds.contains(&k), "demo lacks {k:?}: {kinds:?}");
     }
-    assert!(!app.ctx.api.is_empty());
+    assert!(!app.corpus.ctx.api.is_empty());
     assert!(
-        app.entries.iter().all(|e| app.dataset_item(e).is_some()),
+        app.corpus
+            .entries
+            .iter()
+            .all(|e| app.corpus.dataset_item(e).is_some()),
         "every demo rollout joins its task"
     );
 }
@@ -108,6 +114,7 @@ fn files_are_classified_and_config_applies() {
     assert!(
         session
             .app
+            .corpus
             .ctx
             .notes
             .iter()
@@ -123,16 +130,22 @@ fn files_are_classified_and_config_applies() {
             x
         ][..]
     );
-    assert_eq!(session.app.ctx.api.zwc_name("np.mean"), Some("zwc.kocito"));
-    assert!(session.app.ctx.dataset.get("Q1").is_some());
+    assert_eq!(
+        session.app.corpus.ctx.api.zwc_name("np.mean"),
+        Some("zwc.kocito")
+    );
+    assert!(session.app.corpus.ctx.dataset.get("Q1").is_some());
     load_inline(&mut session.app, &session.sources);
     let app = &session.app;
-    assert_eq!(app.entries.len(), 2);
-    assert_eq!(app.issues.len(), 1);
-    assert_eq!(app.issues[0].line, 2);
+    assert_eq!(app.corpus.entries.len(), 2);
+    assert_eq!(app.corpus.issues.len(), 1);
+    assert_eq!(app.corpus.issues[0].line, 2);
     // Every line of a correct-trajectories file is `right`.
-    assert_eq!(app.shown(0), Shown::Verdict(sebx::model::Verdict::Right));
-    assert_eq!(app.shown(1), Shown::Pending);
+    assert_eq!(
+        app.corpus.shown(0),
+        Shown::Verdict(sebx::model::Verdict::Right)
+    );
+    assert_eq!(app.corpus.shown(1), Shown::Pending);
     // `--correct FILE` marks a correct-trajectories file whatever its name.
     let plain = d.join("kept.jsonl");
     std::fs::write(&plain, "{\"query\": \"Q1\", \"response\": \"x\", \"test_cases\": [], \"right_exe_result\": \"\"}\n").expect("write");

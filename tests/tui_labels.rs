@@ -37,7 +37,7 @@ fn ids(list: &[&str]) -> Vec<CategoryId> {
 }
 
 fn saved_categories(app: &App, row: usize) -> Option<Vec<CategoryId>> {
-    let e = &app.entries[row];
+    let e = &app.corpus.entries[row];
     app.labelling
         .saved(e.run, &e.rollout.id)
         .map(|l| l.categories.clone())
@@ -48,7 +48,7 @@ fn select(app: &mut App, row: usize) {
     for _ in 0..row {
         app.update(&Action::Down);
     }
-    assert_eq!(app.selected, Some(row));
+    assert_eq!(app.list.selected, Some(row));
 }
 
 fn sidecar(data: &Path) -> PathBuf {
@@ -174,7 +174,7 @@ fn note_is_typed_saved_and_keeps_the_categories() {
     app.update(&Action::NoteBackspace);
     app.update(&Action::NoteSubmit);
     service(&mut app);
-    let e = &app.entries[1];
+    let e = &app.corpus.entries[1];
     let label = app
         .labelling
         .saved(e.run, &e.rollout.id)
@@ -187,7 +187,7 @@ fn note_is_typed_saved_and_keeps_the_categories() {
     app.update(&Action::NoteInput('!'));
     app.update(&Action::Cancel);
     service(&mut app);
-    let e = &app.entries[1];
+    let e = &app.corpus.entries[1];
     assert_eq!(
         app.labelling
             .saved(e.run, &e.rollout.id)
@@ -203,13 +203,13 @@ fn next_unlabelled_failure_skips_passes_and_labelled_rows() {
     let mut app = labelling_app(data.path(), "ann", unavailable());
     select(&mut app, 0);
     app.update(&Action::NextUnlabelledFailure);
-    assert_eq!(app.selected, Some(1));
+    assert_eq!(app.list.selected, Some(1));
     app.update(&Action::LabelMode);
     app.update(&Action::ToggleCategory('8'));
     service(&mut app);
     app.update(&Action::Top);
     app.update(&Action::NextUnlabelledFailure);
-    assert_eq!(app.selected, Some(2), "row 1 is labelled now");
+    assert_eq!(app.list.selected, Some(2), "row 1 is labelled now");
     for _ in 0..3 {
         app.update(&Action::AcceptSuggestion);
         service(&mut app);
@@ -217,7 +217,7 @@ fn next_unlabelled_failure_skips_passes_and_labelled_rows() {
     }
     // Row 5 crashes without a static clue (its `.tolist()` is on a NumPy scalar, which has
     // one): nothing to suggest, so it is labelled by hand.
-    assert_eq!(app.selected, Some(5));
+    assert_eq!(app.list.selected, Some(5));
     assert!(suggestion(&app, 5).is_none());
     app.update(&Action::AcceptSuggestion);
     assert_eq!(
@@ -229,7 +229,7 @@ fn next_unlabelled_failure_skips_passes_and_labelled_rows() {
     app.update(&Action::NextUnlabelledFailure);
     // Rows 1–5 are the failures; 6–8 are unscored.
     for row in 1..=5 {
-        assert!(app.shown(row).is_failure());
+        assert!(app.corpus.shown(row).is_failure());
         assert!(saved_categories(&app, row).is_some(), "row {row}");
     }
     assert_eq!(
@@ -250,7 +250,8 @@ fn label_filter_cycles_unlabelled_labelled_and_categories() {
     app.update(&Action::ToggleCategory('3'));
     service(&mut app);
     let rows = |app: &App| -> Vec<usize> {
-        app.view
+        app.list
+            .view
             .iter()
             .filter_map(|r| match r {
                 sebx::tui::app::ViewRow::Row(i) => Some(*i),
@@ -286,7 +287,7 @@ fn label_filter_cycles_unlabelled_labelled_and_categories() {
 fn damaged_trailing_line_is_reported_and_labelling_goes_on() {
     let data = tempfile::tempdir().expect("tempdir");
     let first = labelling_app(data.path(), "ann", unavailable());
-    let id = first.entries[1].rollout.id.clone();
+    let id = first.corpus.entries[1].rollout.id.clone();
     std::fs::create_dir_all(data.path().join("demo")).expect("dir");
     std::fs::write(
         sidecar(data.path()),
@@ -295,10 +296,10 @@ fn damaged_trailing_line_is_reported_and_labelling_goes_on() {
         ),
     )
     .expect("write");
-    let issues_before = first.issues.len();
+    let issues_before = first.corpus.issues.len();
     let mut app = labelling_app(data.path(), "ann", unavailable());
-    assert_eq!(app.issues.len(), issues_before + 1);
-    let issue = app.issues.last().expect("issue");
+    assert_eq!(app.corpus.issues.len(), issues_before + 1);
+    let issue = app.corpus.issues.last().expect("issue");
     assert_eq!(issue.line, 2);
     assert!(issue.reason.starts_with("damaged last line"), "{issue:?}");
     assert_eq!(saved_categories(&app, 1), Some(ids(&["logic_error"])));
@@ -340,7 +341,7 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
     );
     ann.labelling.reload_soon();
     service(&mut ann);
-    let e = &ann.entries[1];
+    let e = &ann.corpus.entries[1];
     let others = ann.labelling.others(e.run, &e.rollout.id);
     assert_eq!(others.len(), 1);
     assert_eq!(others[0].annotator, "bob");
@@ -349,7 +350,7 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
     assert_eq!(agreement.disagreements.len(), 1);
     assert_eq!(
         agreement.disagreements[0].rollout,
-        ann.entries[1].rollout.id
+        ann.corpus.entries[1].rollout.id
     );
     ann.update(&Action::Agreement);
     assert_eq!(ann.popup, Some(Popup::Agreement));
@@ -357,7 +358,7 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
     assert!(text.contains("Agreement: ann vs bob"), "{text}");
     insta::assert_snapshot!("agreement_popup", text);
     // Enter opens the highlighted disagreement's rollout.
-    assert_eq!(ann.selected, Some(3));
+    assert_eq!(ann.list.selected, Some(3));
     let enter = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
         ratatui::crossterm::event::KeyCode::Enter,
         ratatui::crossterm::event::KeyModifiers::NONE,
@@ -366,7 +367,7 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
     assert_eq!(choose, Action::PopupChoose);
     ann.update(&choose);
     assert_eq!(ann.popup, None);
-    assert_eq!(ann.selected, Some(1));
+    assert_eq!(ann.list.selected, Some(1));
 }
 
 #[test]
@@ -398,7 +399,7 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     // `e` hands the row's code to the event loop, which opens the editor.
     app.update(&Action::EditWhatIf);
     assert_eq!(app.reruns.edit.take(), Some((1, CODE_MEAN_BAD.to_string())));
-    let before = app.shown(1);
+    let before = app.corpus.shown(1);
     app.update(&Action::Rerun);
     assert!(app.reruns.running.contains_key(&(1, false)));
     let running = comparison(&app, 1).expect("a rerun is shown while it runs");
@@ -409,7 +410,11 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     rerun::request(&mut app, 1, Some(CODE_MEAN_OK.to_string()));
     rerun::drain_inline(&mut app, Some(backend));
     service(&mut app);
-    assert_eq!(app.shown(1), before, "the stored verdict is not replaced");
+    assert_eq!(
+        app.corpus.shown(1),
+        before,
+        "the stored verdict is not replaced"
+    );
     let cmp = comparison(&app, 1).expect("comparison");
     let (rerun_record, saved) = cmp.rerun.clone().expect("rerun");
     assert_eq!(rerun_record.report.verdict, Some(Verdict::ResultError));
@@ -426,7 +431,7 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
         RerunStore::open_sidecar(&data.path().join("demo/run_a.jsonl.reruns.jsonl"))
             .expect("rerun sidecar");
     assert!(issues.is_empty());
-    let id = &app.entries[1].rollout.id;
+    let id = &app.corpus.entries[1].rollout.id;
     let kept = store.of(id);
     assert_eq!(kept.len(), 2);
     assert_eq!(kept[1].edited_code.as_deref(), Some(CODE_MEAN_OK));
@@ -467,7 +472,7 @@ fn rerun_without_a_runtime_offers_the_install() {
     assert!(app.reruns.edit.is_none());
     app.update(&Action::Cancel);
     // Without an API doc the reason is given, and no install is offered.
-    app.ctx.grading = Grading::Unavailable(sebx::grade::backend::Unavailable::NoApiDoc);
+    app.corpus.ctx.grading = Grading::Unavailable(sebx::grade::backend::Unavailable::NoApiDoc);
     app.update(&Action::Rerun);
     assert_eq!(app.popup, None);
     assert_eq!(
@@ -513,7 +518,10 @@ fn label_panel_and_picker_snapshots() {
     );
     app.update(&Action::Cancel);
     assert_eq!(app.popup, None);
-    assert!(matches!(app.shown(1), Shown::Verdict(Verdict::ResultError)));
+    assert!(matches!(
+        app.corpus.shown(1),
+        Shown::Verdict(Verdict::ResultError)
+    ));
 }
 
 #[test]

@@ -23,7 +23,7 @@ fn select(app: &mut App, row: usize) {
         app.update(&Action::Down);
     }
     drain_inline(app, None);
-    assert_eq!(app.selected, Some(row));
+    assert_eq!(app.list.selected, Some(row));
 }
 
 #[test]
@@ -236,9 +236,9 @@ fn without_an_api_doc_names_are_not_called_unknown() {
     assert!(!text.contains("unknown"), "{text}");
     // The background sweep does not flag names either.
     drain_inline(&mut app, None);
-    for i in 0..app.entries.len() {
+    for i in 0..app.corpus.entries.len() {
         assert!(
-            app.findings(i).iter().all(|f| !f.kind.needs_api()),
+            app.corpus.findings(i).iter().all(|f| !f.kind.needs_api()),
             "row {i}"
         );
     }

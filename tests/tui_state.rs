@@ -18,7 +18,8 @@ fn unavailable() -> Grading {
 }
 
 fn rows(app: &sebx::tui::App) -> Vec<usize> {
-    app.view
+    app.list
+        .view
         .iter()
         .filter_map(|r| match r {
             ViewRow::Row(i) => Some(*i),
@@ -30,10 +31,11 @@ fn rows(app: &sebx::tui::App) -> Vec<usize> {
 #[test]
 fn loads_good_lines_reports_bad_ones_and_joins_reports() {
     let app = app(unavailable());
-    assert_eq!(app.entries.len(), 9);
-    assert_eq!(app.runs.len(), 2);
-    assert_eq!(app.tasks.len(), 3);
+    assert_eq!(app.corpus.entries.len(), 9);
+    assert_eq!(app.corpus.runs.len(), 2);
+    assert_eq!(app.corpus.tasks.len(), 3);
     let bad: Vec<(usize, &str)> = app
+        .corpus
         .issues
         .iter()
         .map(|i| (i.line, i.reason.as_str()))
@@ -42,7 +44,7 @@ fn loads_good_lines_reports_bad_ones_and_joins_reports() {
     assert_eq!(bad[0].0, 4);
     assert!(bad[0].1.starts_with("not valid JSON"));
     assert_eq!(bad[1], (7, "expected a JSON object, found a list"));
-    let shown: Vec<Shown> = (0..9).map(|i| app.shown(i)).collect();
+    let shown: Vec<Shown> = (0..9).map(|i| app.corpus.shown(i)).collect();
     assert_eq!(
         shown,
         vec![
@@ -58,10 +60,10 @@ fn loads_good_lines_reports_bad_ones_and_joins_reports() {
             Shown::Pending,
         ]
     );
-    assert!(matches!(app.scores[5], Score::Stored(_)));
+    assert!(matches!(app.corpus.scores[5], Score::Stored(_)));
     // Without a backend nothing is queued for grading.
     assert!(
-        app.outbox
+        app.queued()
             .iter()
             .all(|r| !matches!(r, JobRequest::Grade { .. }))
     );
@@ -73,36 +75,39 @@ fn filters_combine_and_cycle() {
     // Findings and functions come from the background analysis.
     drain_inline(&mut app, None);
     app.update(&Action::CycleVerdictFilter);
-    assert_eq!(app.filters.verdict, Some(VerdictFilter::AnyFailure));
+    assert_eq!(app.list.filters.verdict, Some(VerdictFilter::AnyFailure));
     assert_eq!(rows(&app), vec![1, 2, 3, 4, 5]);
     app.update(&Action::CycleVerdictFilter);
-    assert_eq!(app.filters.verdict, Some(VerdictFilter::Is(Verdict::Right)));
+    assert_eq!(
+        app.list.filters.verdict,
+        Some(VerdictFilter::Is(Verdict::Right))
+    );
     assert_eq!(rows(&app), vec![0]);
     app.update(&Action::CycleVerdictFilter);
     app.update(&Action::CycleVerdictFilter);
     assert_eq!(
-        app.filters.verdict,
+        app.list.filters.verdict,
         Some(VerdictFilter::Is(Verdict::ExeError))
     );
     assert_eq!(rows(&app), vec![2, 5]);
     // Combine with a run filter: run 0 only.
     app.update(&Action::CycleRunFilter);
-    assert_eq!(app.filters.run, Some(0));
+    assert_eq!(app.list.filters.run, Some(0));
     assert_eq!(rows(&app), vec![2, 5]);
     app.update(&Action::CycleRunFilter);
-    assert_eq!(app.filters.run, Some(1));
+    assert_eq!(app.list.filters.run, Some(1));
     assert!(rows(&app).is_empty());
     app.update(&Action::ClearFilters);
     assert_eq!(rows(&app).len(), 9);
 
     // Finding filter: any finding, then by kind.
     app.update(&Action::CycleFindingFilter);
-    assert_eq!(app.filters.finding, Some(FindingFilter::Any));
+    assert_eq!(app.list.filters.finding, Some(FindingFilter::Any));
     // Not row 5: its `.tolist()` is on a NumPy scalar (zwc.pemra's result), which has one.
     assert_eq!(rows(&app), vec![2, 3, 4, 7]);
     app.update(&Action::CycleFindingFilter);
     assert_eq!(
-        app.filters.finding,
+        app.list.filters.finding,
         Some(FindingFilter::Kind(FindingKind::UnknownZwcName))
     );
     assert_eq!(rows(&app), vec![2, 7]);
@@ -112,12 +117,12 @@ fn filters_combine_and_cycle() {
     app.update(&Action::Top);
     app.update(&Action::Down); // row 1: kocito, yitaf
     app.update(&Action::CycleFunctionFilter);
-    assert_eq!(app.filters.function.as_deref(), Some("array"));
+    assert_eq!(app.list.filters.function.as_deref(), Some("array"));
     app.update(&Action::CycleFunctionFilter);
-    assert_eq!(app.filters.function.as_deref(), Some("mean"));
+    assert_eq!(app.list.filters.function.as_deref(), Some("mean"));
     assert_eq!(rows(&app), vec![0, 1, 6]);
     app.update(&Action::CycleFunctionFilter);
-    assert_eq!(app.filters.function, None);
+    assert_eq!(app.list.filters.function, None);
 }
 
 #[test]
@@ -151,19 +156,19 @@ fn search_is_a_job_and_newest_wins() {
     let found = rows(&app);
     assert!(!found.is_empty());
     for i in &found {
-        assert_eq!(&*app.entries[*i].rollout.query, Q_INV, "row {i}");
+        assert_eq!(&*app.corpus.entries[*i].rollout.query, Q_INV, "row {i}");
     }
     assert_eq!(found.len(), 3);
-    assert_eq!(app.selected, Some(found[0]));
+    assert_eq!(app.list.selected, Some(found[0]));
     // Search combines with filters.
     app.update(&Action::SearchSubmit);
-    assert!(!app.search.editing);
+    assert!(!app.list.search.editing);
     app.update(&Action::CycleRunFilter);
     app.update(&Action::CycleRunFilter);
     assert_eq!(rows(&app), vec![7]);
     // Esc clears the search, filters stay.
     app.update(&Action::Cancel);
-    assert!(app.search.results.is_none());
+    assert!(app.list.search.results.is_none());
     assert_eq!(rows(&app), vec![6, 7, 8]);
 }
 
@@ -182,39 +187,43 @@ fn search_matches_code_and_names() {
 #[test]
 fn navigation_moves_and_skips_group_headings() {
     let mut app = app(unavailable());
-    assert_eq!(app.selected, Some(0));
+    assert_eq!(app.list.selected, Some(0));
     app.update(&Action::Down);
     app.update(&Action::Down);
-    assert_eq!(app.selected, Some(2));
+    assert_eq!(app.list.selected, Some(2));
     app.update(&Action::Up);
-    assert_eq!(app.selected, Some(1));
+    assert_eq!(app.list.selected, Some(1));
     app.update(&Action::Bottom);
-    assert_eq!(app.selected, Some(8));
+    assert_eq!(app.list.selected, Some(8));
     app.update(&Action::Down);
-    assert_eq!(app.selected, Some(8));
+    assert_eq!(app.list.selected, Some(8));
     app.update(&Action::Top);
-    assert_eq!(app.selected, Some(0));
+    assert_eq!(app.list.selected, Some(0));
     app.update(&Action::PageDown);
-    assert_eq!(app.selected, Some(app.list_height() - 1));
+    assert_eq!(app.list.selected, Some(app.list_height() - 1));
 
     // Group by task: headings appear, moving never lands on them.
     app.update(&Action::Top);
     app.update(&Action::CycleGrouping);
-    assert_eq!(app.grouping, Grouping::Task);
+    assert_eq!(app.list.grouping, Grouping::Task);
     assert!(
-        matches!(app.view[0], ViewRow::Group { ref label, count: 3 } if label.starts_with("Return the average"))
+        matches!(app.list.view[0], ViewRow::Group { ref label, count: 3 } if label.starts_with("Return the average"))
     );
     assert_eq!(rows(&app), vec![0, 1, 6, 2, 3, 7, 4, 5, 8]);
     app.update(&Action::Top);
-    assert_eq!(app.selected, Some(0));
+    assert_eq!(app.list.selected, Some(0));
     app.update(&Action::Down);
     app.update(&Action::Down);
     app.update(&Action::Down);
-    assert_eq!(app.selected, Some(2), "skipped the heading between 6 and 2");
+    assert_eq!(
+        app.list.selected,
+        Some(2),
+        "skipped the heading between 6 and 2"
+    );
     // Group by verdict puts failures first.
     app.update(&Action::CycleGrouping);
-    assert_eq!(app.grouping, Grouping::Verdict);
-    assert!(matches!(&app.view[0], ViewRow::Group { label, .. } if label == "result_error"));
+    assert_eq!(app.list.grouping, Grouping::Verdict);
+    assert!(matches!(&app.list.view[0], ViewRow::Group { label, .. } if label == "result_error"));
 }
 
 #[test]
@@ -223,9 +232,9 @@ fn same_task_across_runs_is_one_key_away() {
     app.update(&Action::Down);
     app.update(&Action::Down); // row 2: Q_INV in run A
     app.update(&Action::NextSameTask);
-    assert_eq!(app.selected, Some(3));
+    assert_eq!(app.list.selected, Some(3));
     app.update(&Action::NextSameTask);
-    assert_eq!(app.selected, Some(7), "the same task in run B");
+    assert_eq!(app.list.selected, Some(7), "the same task in run B");
     assert!(app.message.as_deref().is_some_and(|m| m.contains("run_b")));
     app.update(&Action::SameTask);
     assert_eq!(rows(&app), vec![2, 3, 7]);
@@ -237,22 +246,22 @@ fn same_task_across_runs_is_one_key_away() {
 fn panes_scroll_and_first_failed_case() {
     let mut app = app(unavailable());
     app.update(&Action::NextPane);
-    assert_eq!(app.pane, Pane::Code);
+    assert_eq!(app.detail.pane, Pane::Code);
     app.update(&Action::PrevPane);
     app.update(&Action::PrevPane);
-    assert_eq!(app.pane, Pane::Task);
+    assert_eq!(app.detail.pane, Pane::Task);
     app.update(&Action::ScrollDown);
     app.update(&Action::ScrollDown);
-    assert_eq!(app.scroll, 2);
+    assert_eq!(app.detail.scroll, 2);
     app.update(&Action::Down); // row 1: result_error, both cases failed
-    assert_eq!(app.scroll, 0, "a new selection starts at the top");
+    assert_eq!(app.detail.scroll, 0, "a new selection starts at the top");
     app.update(&Action::FirstFailedCase);
-    assert_eq!(app.pane, Pane::Cases);
-    assert_eq!(app.case_cursor, 0);
+    assert_eq!(app.detail.pane, Pane::Cases);
+    assert_eq!(app.detail.case_cursor, 0);
     app.update(&Action::ScrollDown);
-    assert_eq!(app.case_cursor, 1);
+    assert_eq!(app.detail.case_cursor, 1);
     app.update(&Action::ScrollDown);
-    assert_eq!(app.case_cursor, 1, "stays on the last case");
+    assert_eq!(app.detail.case_cursor, 1, "stays on the last case");
     app.update(&Action::Up); // row 0: all cases pass
     app.update(&Action::FirstFailedCase);
     assert_eq!(app.message.as_deref(), Some("no failed case"));
@@ -264,7 +273,7 @@ fn background_grading_fills_in_and_drops_stale_results() {
     let mut app = app(Grading::Available);
     // After loading, only the rows without any score are queued.
     let grades: Vec<(u64, usize)> = app
-        .outbox
+        .queued()
         .iter()
         .filter_map(|r| match r {
             JobRequest::Grade { ticket, row, .. } => Some((*ticket, *row)),
@@ -275,17 +284,17 @@ fn background_grading_fills_in_and_drops_stale_results() {
         grades.iter().map(|g| g.1).collect::<Vec<_>>(),
         vec![6, 7, 8]
     );
-    assert_eq!(app.shown(6), Shown::Grading);
+    assert_eq!(app.corpus.shown(6), Shown::Grading);
     // Regrade row 6 before the first result arrives: the first result is stale.
     app.update(&Action::Bottom);
     app.update(&Action::Top);
     for _ in 0..6 {
         app.update(&Action::Down);
     }
-    assert_eq!(app.selected, Some(6));
+    assert_eq!(app.list.selected, Some(6));
     // Selecting a row that waits for grading moves it to the front of the queue.
     let ticket6 = grades[0].0;
-    assert!(app.outbox.iter().any(|r| matches!(r,
+    assert!(app.queued().iter().any(|r| matches!(r,
         JobRequest::Grade { ticket, row: 6, front: true, .. } if *ticket == ticket6)));
     app.update(&Action::Regrade);
     let stale = JobEvent::Graded {
@@ -294,21 +303,24 @@ fn background_grading_fills_in_and_drops_stale_results() {
         result: Err("old".into()),
     };
     assert!(!app.on_job(stale));
-    assert_eq!(app.shown(6), Shown::Grading);
+    assert_eq!(app.corpus.shown(6), Shown::Grading);
     drain_inline(&mut app, Some(&backend));
-    assert_eq!(app.shown(6), Shown::Verdict(Verdict::Right));
-    assert_eq!(app.shown(7), Shown::Verdict(Verdict::ResultError));
-    assert_eq!(app.shown(8), Shown::Verdict(Verdict::Right));
-    assert_eq!(app.grade_progress.finished, app.grade_progress.requested);
+    assert_eq!(app.corpus.shown(6), Shown::Verdict(Verdict::Right));
+    assert_eq!(app.corpus.shown(7), Shown::Verdict(Verdict::ResultError));
+    assert_eq!(app.corpus.shown(8), Shown::Verdict(Verdict::Right));
+    assert_eq!(
+        app.corpus.grade_progress.finished,
+        app.corpus.grade_progress.requested
+    );
     // Stored scores can be regraded.
     app.update(&Action::Top);
     for _ in 0..5 {
         app.update(&Action::Down);
     }
-    assert!(matches!(app.scores[5], Score::Stored(_)));
+    assert!(matches!(app.corpus.scores[5], Score::Stored(_)));
     app.update(&Action::Regrade);
     drain_inline(&mut app, Some(&backend));
-    assert!(matches!(app.scores[5], Score::Graded(_)));
+    assert!(matches!(app.corpus.scores[5], Score::Graded(_)));
     // 3 queued + 2 front-of-queue repeats (rows 8 and 6 selected while waiting; the worker
     // queue drops the repeats, this inline drain does not) + 2 regrades.
     assert_eq!(backend.calls.load(Ordering::SeqCst), 7);
@@ -323,7 +335,7 @@ fn without_a_backend_regrading_says_why() {
             .as_deref()
             .is_some_and(|m| m.contains("no Python runtime"))
     );
-    assert!(matches!(app.scores[0], Score::Graded(_)));
+    assert!(matches!(app.corpus.scores[0], Score::Graded(_)));
 }
 
 #[test]
@@ -334,7 +346,7 @@ fn mouse_clicks_rows_and_tabs_and_wheel_scrolls() {
         column: 10,
         row: areas.list_body.y + 2,
     });
-    assert_eq!(app.selected, Some(2));
+    assert_eq!(app.list.selected, Some(2));
     let tabs = sebx::tui::ui::tab_positions(areas.detail);
     let (pane, x, _) = tabs[2];
     assert_eq!(pane, Pane::Cases);
@@ -342,20 +354,20 @@ fn mouse_clicks_rows_and_tabs_and_wheel_scrolls() {
         column: x + 1,
         row: areas.detail.y,
     });
-    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(app.detail.pane, Pane::Cases);
     app.update(&Action::Wheel {
         column: 5,
         row: areas.list_body.y,
         down: true,
     });
-    assert_eq!(app.selected, Some(5));
+    assert_eq!(app.list.selected, Some(5));
     app.update(&Action::PaneResponse);
     app.update(&Action::Wheel {
         column: 5,
         row: areas.detail.y + 3,
         down: true,
     });
-    assert_eq!(app.scroll, 3);
+    assert_eq!(app.detail.scroll, 3);
 }
 
 #[test]
@@ -364,7 +376,7 @@ fn popups_take_keys_until_closed() {
     app.update(&Action::Help);
     app.update(&Action::Down);
     assert_eq!(
-        app.selected,
+        app.list.selected,
         Some(0),
         "the list does not move under the help"
     );
@@ -409,7 +421,7 @@ fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
     });
     let (tx, rx) = std::sync::mpsc::channel();
     let workers = sebx::tui::jobs::Workers::start(tx, Some(backend.clone()), 1, None);
-    let entry = |row: usize| app.entries[row].clone();
+    let entry = |row: usize| app.corpus.entries[row].clone();
     // Rows 0..5 queued in order; the first blocks the single worker.
     for row in 0..6 {
         workers.dispatch(JobRequest::Grade {
@@ -451,10 +463,10 @@ fn worker_queue_puts_the_selected_row_first_and_grades_it_once() {
 fn background_analysis_fills_findings_and_filters() {
     let mut app = app(unavailable());
     app.update(&Action::CycleFindingFilter);
-    assert_eq!(app.filters.finding, Some(FindingFilter::Any));
+    assert_eq!(app.list.filters.finding, Some(FindingFilter::Any));
     // Nothing is analysed while loading: no row has findings yet.
     assert!(rows(&app).is_empty());
-    assert!(app.findings(2).is_empty());
+    assert!(app.corpus.findings(2).is_empty());
     // The first batch's rows were handed over at once, the rest when loading finished,
     // each row once.
     let sweeps: Vec<JobRequest> = app
@@ -471,29 +483,34 @@ fn background_analysis_fills_findings_and_filters() {
         .collect();
     assert_eq!(ranges.first().map(|r| r.0), Some(0), "{ranges:?}");
     assert!(ranges.windows(2).all(|w| w[0].1 == w[1].0), "{ranges:?}");
-    assert_eq!(ranges.last().map(|r| r.1), Some(app.entries.len()));
+    assert_eq!(ranges.last().map(|r| r.1), Some(app.corpus.entries.len()));
     for sweep in sweeps {
         let digested = sebx::tui::jobs::run_request(sweep, None).expect("digests");
         assert!(app.on_job(digested));
     }
     app.settle();
-    assert!((0..app.entries.len()).all(|i| app.digest(i).is_some()));
+    assert!((0..app.corpus.entries.len()).all(|i| app.corpus.digest(i).is_some()));
     // The filter follows the analysis as it arrives.
     assert!(rows(&app).contains(&2), "{:?}", rows(&app));
     for _ in 0..3 {
         app.update(&Action::CycleFindingFilter);
     }
     assert_eq!(
-        app.filters.finding,
+        app.list.filters.finding,
         Some(FindingFilter::Kind(FindingKind::ArrayMethod))
     );
     // zwc.pemra returns a NumPy scalar, whose .tolist() works: the analysis says so.
     assert!(rows(&app).is_empty());
-    assert_eq!(app.findings(5).len(), 0);
-    let unknown: Vec<&str> = app.findings(2).iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(app.corpus.findings(5).len(), 0);
+    let unknown: Vec<&str> = app
+        .corpus
+        .findings(2)
+        .iter()
+        .map(|f| f.name.as_str())
+        .collect();
     assert_eq!(unknown, vec!["zwc.rfx.quvohee"]);
     // NumPy names of the zwc calls; the invented name as written.
-    assert_eq!(app.functions(2), ["array", "zwc.rfx.quvohee"]);
+    assert_eq!(app.corpus.functions(2), ["array", "zwc.rfx.quvohee"]);
 }
 
 #[test]
@@ -502,9 +519,9 @@ fn cases_of_a_program_that_never_ran_are_not_failures() {
     for _ in 0..4 {
         app.update(&Action::Down);
     }
-    assert_eq!(app.shown(4), Shown::Verdict(Verdict::WithoutZwc));
+    assert_eq!(app.corpus.shown(4), Shown::Verdict(Verdict::WithoutZwc));
     app.update(&Action::FirstFailedCase);
-    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(app.detail.pane, Pane::Cases);
     assert_eq!(
         app.message.as_deref(),
         Some("no case ran: no ```python block")
@@ -523,7 +540,7 @@ fn clicking_a_case_row_selects_that_case() {
     let mut app = app(unavailable());
     app.update(&Action::Down); // row 1: two failed cases
     app.update(&Action::PaneCases);
-    assert_eq!(app.case_cursor, 0);
+    assert_eq!(app.detail.case_cursor, 0);
     let text = screen(&draw(&app, 80, 24));
     let y = text
         .lines()
@@ -533,7 +550,7 @@ fn clicking_a_case_row_selects_that_case() {
         column: 20,
         row: y as u16,
     });
-    assert_eq!(app.case_cursor, 1);
+    assert_eq!(app.detail.case_cursor, 1);
     let text = screen(&draw(&app, 80, 24));
     assert!(text.contains("Case 2 ✗"), "{text}");
     // A click elsewhere in the pane (not on a case row) leaves the cursor alone.
@@ -545,7 +562,7 @@ fn clicking_a_case_row_selects_that_case() {
         column: 20,
         row: y as u16,
     });
-    assert_eq!(app.case_cursor, 1);
+    assert_eq!(app.detail.case_cursor, 1);
 }
 
 /// Fragile verdicts (another machine or grader run could flip them) are marked `≈` in the
@@ -553,21 +570,21 @@ fn clicking_a_case_row_selects_that_case() {
 #[test]
 fn fragile_verdicts_are_marked_explained_and_filtered() {
     let mut app = app(unavailable());
-    let Some(Score::Graded(report)) = app.scores.get(1).cloned() else {
+    let Some(Score::Graded(report)) = app.corpus.scores.get(1).cloned() else {
         panic!("row 1 carries a grade report");
     };
     let mut fragile = (*report).clone();
     fragile.mark_fragile("case 1: matched only because the digits printed identically");
-    app.scores[1] = Score::Graded(std::sync::Arc::new(fragile));
-    assert!(app.is_fragile(1) && !app.is_fragile(0));
+    app.corpus.scores[1] = Score::Graded(std::sync::Arc::new(fragile));
+    assert!(app.corpus.is_fragile(1) && !app.corpus.is_fragile(0));
     for _ in 0..8 {
         app.update(&Action::CycleVerdictFilter);
     }
-    assert_eq!(app.filters.verdict, Some(VerdictFilter::Fragile));
+    assert_eq!(app.list.filters.verdict, Some(VerdictFilter::Fragile));
     assert_eq!(rows(&app), vec![1]);
-    assert_eq!(app.selected, Some(1));
+    assert_eq!(app.list.selected, Some(1));
     app.update(&Action::FirstFailedCase);
-    assert_eq!(app.pane, Pane::Cases);
+    assert_eq!(app.detail.pane, Pane::Cases);
     let shown = screen(&draw(&app, 160, 40));
     let row = shown
         .lines()
@@ -576,7 +593,7 @@ fn fragile_verdicts_are_marked_explained_and_filtered() {
     assert!(row.contains("≈"), "{row}");
     assert!(shown.contains("≈ fragile: case 1: matched only"), "{shown}");
     app.update(&Action::CycleVerdictFilter);
-    assert_eq!(app.filters.verdict, None);
+    assert_eq!(app.list.filters.verdict, None);
     assert_eq!(rows(&app).len(), 9);
 }
 
@@ -589,23 +606,24 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
     let dir = tempfile::tempdir().expect("tempdir");
     // First session: grade everything with the fake backend, remembering each verdict.
     let first = app(Grading::Available);
-    let cache = std::sync::Arc::new(ScoreCache::open(dir.path(), &first.ctx.api).expect("cache"));
+    let cache =
+        std::sync::Arc::new(ScoreCache::open(dir.path(), &first.corpus.ctx.api).expect("cache"));
     let backend = FakeBackend::default();
     use sebx::grade::backend::GradeBackend;
     for row in [6, 7] {
-        let rollout = &first.entries[row].rollout;
+        let rollout = &first.corpus.entries[row].rollout;
         let report = backend.grade(rollout).expect("graded");
         cache.put(rollout, &report).expect("remembered");
     }
     // Second session on the same files, with the cache.
     let ctx = Context {
-        api: first.ctx.api.clone(),
-        dataset: first.ctx.dataset.clone(),
+        api: first.corpus.ctx.api.clone(),
+        dataset: first.corpus.ctx.dataset.clone(),
         grading: Grading::Available,
         notes: Vec::new(),
     };
     let mut app = sebx::tui::App::new(ctx, sebx::tui::Theme::dark(), sebx::tui::Keymap::default());
-    app.score_cache = Some(cache);
+    app.corpus.score_cache = Some(cache);
     sebx::tui::run::load_inline(&mut app, &sources());
     let requests = app.take_requests();
     assert!(
@@ -626,8 +644,8 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
         }
     }
     app.settle();
-    assert_eq!(app.shown(6), Shown::Verdict(Verdict::Right));
-    assert_eq!(app.shown(7), Shown::Verdict(Verdict::ResultError));
+    assert_eq!(app.corpus.shown(6), Shown::Verdict(Verdict::Right));
+    assert_eq!(app.corpus.shown(7), Shown::Verdict(Verdict::ResultError));
     // Only the row the cache did not know goes to the grader.
     let grades: Vec<usize> = app
         .take_requests()

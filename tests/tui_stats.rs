@@ -22,7 +22,8 @@ fn graded() -> App {
 }
 
 fn rows(app: &App) -> Vec<usize> {
-    app.view
+    app.list
+        .view
         .iter()
         .filter_map(|r| match r {
             ViewRow::Row(i) => Some(*i),
@@ -61,14 +62,14 @@ fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
     let shown = rows(&app);
     assert_eq!(shown.len(), mean.rollouts - mean.right);
     for row in shown {
-        let e = &app.entries[row];
+        let e = &app.corpus.entries[row];
         assert_eq!(e.run, 0);
         assert_eq!(&*e.rollout.query, Q_MEAN);
-        assert!(app.shown(row).is_failure());
+        assert!(app.corpus.shown(row).is_failure());
     }
     // `c` clears it like any filter.
     app.update(&Action::ClearFilters);
-    assert_eq!(rows(&app).len(), app.entries.len());
+    assert_eq!(rows(&app).len(), app.corpus.entries.len());
 }
 
 #[test]
@@ -100,7 +101,7 @@ fn s_sorts_the_map_and_enter_follows_the_shown_order() {
     assert!(
         shown
             .iter()
-            .all(|i| &*app.entries[*i].rollout.query == Q_INV)
+            .all(|i| &*app.corpus.entries[*i].rollout.query == Q_INV)
     );
 }
 
@@ -152,21 +153,21 @@ fn random_label_order_walks_failures_by_the_seeded_key() {
             .is_some_and(|m| m.contains("random order"))
     );
     app.update(&Action::NextUnlabelledFailure);
-    let picked = app.selected.expect("a failure selected");
-    let failures: Vec<usize> = (0..app.entries.len())
-        .filter(|i| app.shown(*i).is_failure())
+    let picked = app.list.selected.expect("a failure selected");
+    let failures: Vec<usize> = (0..app.corpus.entries.len())
+        .filter(|i| app.corpus.shown(*i).is_failure())
         .collect();
     let first = failures
         .iter()
         .copied()
-        .min_by_key(|i| label_order_key(DEFAULT_SEED, &app.entries[*i].rollout.id))
+        .min_by_key(|i| label_order_key(DEFAULT_SEED, &app.corpus.entries[*i].rollout.id))
         .expect("failures");
     assert_eq!(picked, first);
     // Back to file order: the next failure after the cursor in the list.
     app.update(&Action::ToggleLabelOrder);
     app.update(&Action::Top);
     app.update(&Action::NextUnlabelledFailure);
-    assert_eq!(app.selected, failures.first().copied());
+    assert_eq!(app.list.selected, failures.first().copied());
 }
 
 #[test]
@@ -201,9 +202,9 @@ fn the_list_stays_usable_while_stats_compute_and_stale_results_are_dropped() {
     // Esc closes the screen at once; the list moves while the job is out.
     app.update(&Action::Cancel);
     assert_eq!(app.stats.screen, None);
-    let before = app.selected;
+    let before = app.list.selected;
     app.update(&Action::Down);
-    assert_ne!(app.selected, before);
+    assert_ne!(app.list.selected, before);
     // Reopened: a newer request; the older one's answer is dropped when it comes.
     app.update(&Action::StatsScreen);
     let second = app.take_requests();

@@ -23,8 +23,9 @@ use super::theme::Theme;
 use super::ui;
 
 /// The detail panes, in `Tab` order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub enum Pane {
+    #[default]
     Response,
     Code,
     Cases,
@@ -60,9 +61,10 @@ impl Pane {
 }
 
 /// How the list is ordered and grouped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum Grouping {
     /// File order (or best search match first while searching), no group headings.
+    #[default]
     FileOrder,
     Task,
     Verdict,
@@ -241,11 +243,10 @@ pub struct GradeProgress {
     pub finished: usize,
 }
 
-/// All explorer state.
-pub struct App {
+/// What was loaded and learned about it: the context, the runs, the rows with their
+/// scores and analysis digests. Every view reads it; `App` alone changes it.
+pub struct Corpus {
     pub ctx: Context,
-    pub theme: Theme,
-    pub keymap: Keymap,
     pub runs: Vec<Run>,
     pub tasks: Arc<Vec<Task>>,
     pub entries: Arc<Vec<Arc<Entry>>>,
@@ -253,52 +254,79 @@ pub struct App {
     pub issues: Vec<LoadIssue>,
     pub load: LoadProgress,
     pub grade_progress: GradeProgress,
+    /// Digests of each row's analysis (findings, functions called), by row, as the
+    /// background sweep or the selected row's analysis delivers them.
+    pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
+    /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
+    pub score_cache: Option<Arc<ScoreCache>>,
+}
+
+/// The list: which rows show, in what order, and which is selected.
+#[derive(Default)]
+pub struct ListView {
     pub filters: Filters,
     pub grouping: Grouping,
     pub search: SearchState,
     pub view: Vec<ViewRow>,
-    /// The selected row (index into `entries`).
+    /// The selected row (index into the corpus's `entries`).
     pub selected: Option<usize>,
     /// First view line shown in the list.
     pub list_offset: usize,
+}
+
+/// The detail panes beside the list: which one shows and where it is scrolled to.
+#[derive(Default)]
+pub struct DetailView {
     pub pane: Pane,
     /// Scroll of the detail pane (lines).
     pub scroll: u16,
+    /// Horizontal scroll of the detail pane (columns; panes that do not wrap).
+    pub hscroll: u16,
     /// Selected case in the Cases pane.
     pub case_cursor: usize,
     /// Screen rows of the Cases table's case rows in the last frame drawn, with their case
     /// index: what a click hits (drawing records it; `update` never renders).
     pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
+    /// The Graph pane shows the node list instead of the drawing (`5` again toggles).
+    pub graph_list: bool,
+}
+
+/// What the workers computed for the rows the user looked at, and what was asked for.
+#[derive(Default)]
+pub struct Caches {
+    pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
+    highlight_requested: HashSet<HighlightKey>,
+    /// Full static analyses (`crate::analysis`) of rows that were selected.
+    pub analyses: HashMap<usize, Arc<Analysis>>,
+    analysis_requested: HashSet<usize>,
+    /// Rows already handed to the background analysis (the first batch at once, the rest
+    /// when loading is done).
+    analysis_queued: usize,
+}
+
+/// All explorer state: the corpus, the list and detail views, the caches, and the parts
+/// (labelling, reruns, bookmarks, stats) that own their own state.
+pub struct App {
+    pub corpus: Corpus,
+    pub list: ListView,
+    pub detail: DetailView,
+    pub caches: Caches,
+    pub theme: Theme,
+    pub keymap: Keymap,
     pub popup: Option<Popup>,
     pub popup_scroll: u16,
     /// Terminal size.
     pub size: (u16, u16),
-    pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
-    highlight_requested: HashSet<HighlightKey>,
-    /// Digests of each row's analysis (findings, functions called), by row, as the
-    /// background sweep or the selected row's analysis delivers them.
-    pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
-    /// Rows already handed to the background analysis (the first batch at once, the rest
-    /// when loading is done).
-    analysis_queued: usize,
-    /// Full static analyses (`crate::analysis`) of rows that were selected.
-    pub analyses: HashMap<usize, Arc<Analysis>>,
-    analysis_requested: HashSet<usize>,
     /// A transient note for the status bar.
     pub message: Option<String>,
-    pub outbox: Vec<JobRequest>,
+    /// Work for the workers (`take_requests`): the one queue every part's requests join.
+    outbox: Vec<JobRequest>,
     /// Labels of the loaded runs, and labelling state (issue 5).
     pub labelling: Labelling,
     /// Bookmarks, the playlist and presenter/export requests (issue 12).
     pub bookmarks: super::bookmarks::Bookmarks,
-    /// Horizontal scroll of the detail pane (columns; panes that do not wrap).
-    pub hscroll: u16,
-    /// The Graph pane shows the node list instead of the drawing (`5` again toggles).
-    pub graph_list: bool,
     /// Reruns and what-ifs (issue 5).
     pub reruns: Reruns,
-    /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
-    pub score_cache: Option<Arc<ScoreCache>>,
     /// The stats and compare screens (issue 11).
     pub stats: super::stats::StatsView,
     pub should_quit: bool,
@@ -306,69 +334,7 @@ pub struct App {
     next_ticket: u64,
 }
 
-/// Most highlighted texts kept; beyond that the cache is emptied (they are cheap to redo).
-const HIGHLIGHT_CACHE: usize = 256;
-
-impl App {
-    /// An empty explorer; rows arrive through [`App::on_job`].
-    pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
-        App {
-            ctx,
-            theme,
-            keymap,
-            runs: Vec::new(),
-            tasks: Arc::new(Vec::new()),
-            entries: Arc::new(Vec::new()),
-            scores: Vec::new(),
-            issues: Vec::new(),
-            load: LoadProgress::default(),
-            grade_progress: GradeProgress::default(),
-            filters: Filters::default(),
-            grouping: Grouping::FileOrder,
-            search: SearchState::default(),
-            view: Vec::new(),
-            selected: None,
-            list_offset: 0,
-            pane: Pane::Response,
-            scroll: 0,
-            case_cursor: 0,
-            case_rows_drawn: Default::default(),
-            popup: None,
-            popup_scroll: 0,
-            size: (80, 24),
-            highlights: HashMap::new(),
-            highlight_requested: HashSet::new(),
-            digests: Arc::new(Vec::new()),
-            analysis_queued: 0,
-            analyses: HashMap::new(),
-            analysis_requested: HashSet::new(),
-            message: None,
-            outbox: Vec::new(),
-            labelling: Labelling::default(),
-            bookmarks: Default::default(),
-            hscroll: 0,
-            graph_list: false,
-            reruns: Reruns::default(),
-            score_cache: None,
-            stats: super::stats::StatsView::default(),
-            should_quit: false,
-            view_dirty: false,
-            next_ticket: 1,
-        }
-    }
-
-    /// The selected row's entry.
-    pub fn selected_entry(&self) -> Option<&Arc<Entry>> {
-        self.selected.and_then(|i| self.entries.get(i))
-    }
-
-    /// The selected row's grade report, if it has one.
-    pub fn selected_report(&self) -> Option<&GradeReport> {
-        self.selected
-            .and_then(|i| self.scores.get(i))
-            .and_then(Score::report)
-    }
-
+impl Corpus {
     /// The dataset item of a row's task.
     pub fn dataset_item(&self, entry: &Entry) -> Option<&DatasetItem> {
         self.ctx.dataset.get(&entry.rollout.query)
@@ -389,37 +355,6 @@ impl App {
         self.digest(i).map_or(&[], |d| d.functions.as_slice())
     }
 
-    /// Hands the rows loaded since the last time to the background analysis.
-    fn queue_analysis(&mut self) {
-        if self.analysis_queued >= self.entries.len() {
-            return;
-        }
-        self.outbox.push(JobRequest::AnalyzeAll {
-            from: self.analysis_queued,
-            entries: self.entries.clone(),
-            dataset: self.ctx.dataset.clone(),
-            api: self.ctx.api.clone(),
-        });
-        self.analysis_queued = self.entries.len();
-    }
-
-    /// Stores digests of rows' analyses; the view is rebuilt when a filter or grouping uses them.
-    fn store_digests(&mut self, rows: impl IntoIterator<Item = (usize, Arc<AnalysisDigest>)>) {
-        let digests = Arc::make_mut(&mut self.digests);
-        for (row, digest) in rows {
-            if digests.len() <= row {
-                digests.resize(row + 1, None);
-            }
-            digests[row] = Some(digest);
-        }
-        if self.filters.finding.is_some()
-            || self.filters.function.is_some()
-            || self.grouping == Grouping::Function
-        {
-            self.view_dirty = true;
-        }
-    }
-
     /// Whether row `i`'s verdict is fragile (another machine or grader run could flip it).
     pub fn is_fragile(&self, i: usize) -> bool {
         matches!(self.scores.get(i), Some(Score::Graded(r)) if r.fragile)
@@ -430,6 +365,13 @@ impl App {
         self.scores.get(i).map_or(Shown::Pending, Score::shown)
     }
 
+    /// Row `i`'s grade report, if it has one.
+    pub fn report(&self, i: usize) -> Option<&GradeReport> {
+        self.scores.get(i).and_then(Score::report)
+    }
+}
+
+impl ListView {
     /// Position of the selection in `view`.
     pub fn cursor(&self) -> Option<usize> {
         let sel = self.selected?;
@@ -442,6 +384,90 @@ impl App {
             .iter()
             .filter(|r| matches!(r, ViewRow::Row(_)))
             .count()
+    }
+}
+
+/// Most highlighted texts kept; beyond that the cache is emptied (they are cheap to redo).
+const HIGHLIGHT_CACHE: usize = 256;
+
+impl App {
+    /// An empty explorer; rows arrive through [`App::on_job`].
+    pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
+        App {
+            corpus: Corpus {
+                ctx,
+                runs: Vec::new(),
+                tasks: Arc::new(Vec::new()),
+                entries: Arc::new(Vec::new()),
+                scores: Vec::new(),
+                issues: Vec::new(),
+                load: LoadProgress::default(),
+                grade_progress: GradeProgress::default(),
+                digests: Arc::new(Vec::new()),
+                score_cache: None,
+            },
+            list: ListView::default(),
+            detail: DetailView::default(),
+            caches: Caches::default(),
+            theme,
+            keymap,
+            popup: None,
+            popup_scroll: 0,
+            size: (80, 24),
+            message: None,
+            outbox: Vec::new(),
+            labelling: Labelling::default(),
+            bookmarks: Default::default(),
+            reruns: Reruns::default(),
+            stats: super::stats::StatsView::default(),
+            should_quit: false,
+            view_dirty: false,
+            next_ticket: 1,
+        }
+    }
+
+    /// The selected row's entry.
+    pub fn selected_entry(&self) -> Option<&Arc<Entry>> {
+        self.list.selected.and_then(|i| self.corpus.entries.get(i))
+    }
+
+    /// The selected row's grade report, if it has one.
+    pub fn selected_report(&self) -> Option<&GradeReport> {
+        self.list
+            .selected
+            .and_then(|i| self.corpus.scores.get(i))
+            .and_then(Score::report)
+    }
+
+    /// Hands the rows loaded since the last time to the background analysis.
+    fn queue_analysis(&mut self) {
+        if self.caches.analysis_queued >= self.corpus.entries.len() {
+            return;
+        }
+        self.outbox.push(JobRequest::AnalyzeAll {
+            from: self.caches.analysis_queued,
+            entries: self.corpus.entries.clone(),
+            dataset: self.corpus.ctx.dataset.clone(),
+            api: self.corpus.ctx.api.clone(),
+        });
+        self.caches.analysis_queued = self.corpus.entries.len();
+    }
+
+    /// Stores digests of rows' analyses; the view is rebuilt when a filter or grouping uses them.
+    fn store_digests(&mut self, rows: impl IntoIterator<Item = (usize, Arc<AnalysisDigest>)>) {
+        let digests = Arc::make_mut(&mut self.corpus.digests);
+        for (row, digest) in rows {
+            if digests.len() <= row {
+                digests.resize(row + 1, None);
+            }
+            digests[row] = Some(digest);
+        }
+        if self.list.filters.finding.is_some()
+            || self.list.filters.function.is_some()
+            || self.list.grouping == Grouping::Function
+        {
+            self.view_dirty = true;
+        }
     }
 
     /// Number of list rows that fit on the screen.
@@ -460,25 +486,25 @@ impl App {
         {
             return redraw;
         }
-        if self.search.editing {
+        if self.list.search.editing {
             match action {
                 Action::SearchInput(c) => {
-                    self.search.pattern.push(*c);
+                    self.list.search.pattern.push(*c);
                     self.start_search();
                     return true;
                 }
                 Action::SearchBackspace => {
-                    self.search.pattern.pop();
+                    self.list.search.pattern.pop();
                     self.start_search();
                     return true;
                 }
                 Action::SearchSubmit => {
-                    self.search.editing = false;
+                    self.list.search.editing = false;
                     return true;
                 }
                 Action::Cancel => {
-                    self.search = SearchState {
-                        id: self.search.id + 1,
+                    self.list.search = SearchState {
+                        id: self.list.search.id + 1,
                         ..SearchState::default()
                     };
                     self.refresh_view();
@@ -509,17 +535,17 @@ impl App {
             Action::PageUp => self.move_by(-(self.list_height().max(2) as isize - 1)),
             Action::PageDown => self.move_by(self.list_height().max(2) as isize - 1),
             Action::Top => self.move_to_view_index(0),
-            Action::Bottom => self.move_to_view_index(self.view.len().saturating_sub(1)),
-            Action::NextPane => self.set_pane(Pane::ALL[(self.pane.index() + 1) % 6]),
-            Action::PrevPane => self.set_pane(Pane::ALL[(self.pane.index() + 5) % 6]),
+            Action::Bottom => self.move_to_view_index(self.list.view.len().saturating_sub(1)),
+            Action::NextPane => self.set_pane(Pane::ALL[(self.detail.pane.index() + 1) % 6]),
+            Action::PrevPane => self.set_pane(Pane::ALL[(self.detail.pane.index() + 5) % 6]),
             Action::PaneResponse => self.set_pane(Pane::Response),
             Action::PaneCode => self.set_pane(Pane::Code),
             Action::PaneCases => self.set_pane(Pane::Cases),
             Action::PaneOutput => self.set_pane(Pane::Output),
-            Action::PaneGraph if self.pane == Pane::Graph => {
-                self.graph_list = !self.graph_list;
-                self.scroll = 0;
-                self.hscroll = 0;
+            Action::PaneGraph if self.detail.pane == Pane::Graph => {
+                self.detail.graph_list = !self.detail.graph_list;
+                self.detail.scroll = 0;
+                self.detail.hscroll = 0;
                 true
             }
             Action::PaneGraph => self.set_pane(Pane::Graph),
@@ -528,17 +554,17 @@ impl App {
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
             Action::Search => {
-                self.search.editing = true;
+                self.list.search.editing = true;
                 true
             }
             Action::CycleVerdictFilter => {
-                self.filters.verdict = cycle(&VerdictFilter::CYCLE, self.filters.verdict);
+                self.list.filters.verdict = cycle(&VerdictFilter::CYCLE, self.list.filters.verdict);
                 self.refresh_view();
                 true
             }
             Action::CycleRunFilter => {
-                let runs: Vec<usize> = (0..self.runs.len()).collect();
-                self.filters.run = cycle(&runs, self.filters.run);
+                let runs: Vec<usize> = (0..self.corpus.runs.len()).collect();
+                self.list.filters.run = cycle(&runs, self.list.filters.run);
                 self.refresh_view();
                 true
             }
@@ -546,28 +572,28 @@ impl App {
             Action::CycleFindingFilter => {
                 let mut options = vec![FindingFilter::Any];
                 options.extend(FindingKind::BY_IMPORTANCE.map(FindingFilter::Kind));
-                self.filters.finding = cycle(&options, self.filters.finding);
+                self.list.filters.finding = cycle(&options, self.list.filters.finding);
                 self.refresh_view();
                 true
             }
             Action::ClearFilters => {
-                self.filters = Filters::default();
+                self.list.filters = Filters::default();
                 self.labelling.filter = None;
-                self.search = SearchState {
-                    id: self.search.id + 1,
+                self.list.search = SearchState {
+                    id: self.list.search.id + 1,
                     ..SearchState::default()
                 };
                 self.refresh_view();
                 true
             }
             Action::CycleGrouping => {
-                self.grouping =
-                    cycle(&Grouping::CYCLE, Some(self.grouping)).unwrap_or(Grouping::FileOrder);
+                self.list.grouping = cycle(&Grouping::CYCLE, Some(self.list.grouping))
+                    .unwrap_or(Grouping::FileOrder);
                 self.refresh_view();
                 true
             }
             Action::SameTask => {
-                self.filters.task = match (self.filters.task, self.selected_entry()) {
+                self.list.filters.task = match (self.list.filters.task, self.selected_entry()) {
                     (Some(_), _) => None,
                     (None, Some(e)) => Some(e.task),
                     (None, None) => None,
@@ -577,13 +603,14 @@ impl App {
             }
             Action::NextSameTask => self.next_same_task(),
             Action::Regrade => {
-                if let Some(row) = self.selected {
+                if let Some(row) = self.list.selected {
                     self.request_grades(&[row], true);
                 }
                 true
             }
             Action::RegradeAll => {
                 let rows: Vec<usize> = self
+                    .list
                     .view
                     .iter()
                     .filter_map(|r| match r {
@@ -605,9 +632,9 @@ impl App {
                 true
             }
             Action::Cancel => {
-                if self.search.results.is_some() {
-                    self.search = SearchState {
-                        id: self.search.id + 1,
+                if self.list.search.results.is_some() {
+                    self.list.search = SearchState {
+                        id: self.list.search.id + 1,
                         ..SearchState::default()
                     };
                     self.refresh_view();
@@ -640,18 +667,18 @@ impl App {
             | Action::BookmarkLater
             | Action::Present => false,
             Action::ExportView => {
-                self.bookmarks.export = self.selected.is_some();
-                if self.selected.is_none() {
+                self.bookmarks.export = self.list.selected.is_some();
+                if self.list.selected.is_none() {
                     self.message = Some("no rollout selected to export".to_string());
                 }
                 true
             }
             Action::ScrollLeft => {
-                self.hscroll = self.hscroll.saturating_sub(8);
+                self.detail.hscroll = self.detail.hscroll.saturating_sub(8);
                 true
             }
             Action::ScrollRight => {
-                self.hscroll = self.hscroll.saturating_add(8);
+                self.detail.hscroll = self.detail.hscroll.saturating_add(8);
                 true
             }
             Action::Resize { width, height } => {
@@ -715,34 +742,34 @@ impl App {
                 row,
                 result,
             } => {
-                let Some(Score::Grading { ticket: expected }) = self.scores.get(row) else {
+                let Some(Score::Grading { ticket: expected }) = self.corpus.scores.get(row) else {
                     return false;
                 };
                 if *expected != ticket {
                     return false;
                 }
-                self.scores[row] = match result {
+                self.corpus.scores[row] = match result {
                     Ok(report) => Score::Graded(Arc::new(*report)),
                     Err(e) => Score::Failed(e),
                 };
-                self.grade_progress.finished += 1;
-                if self.filters.verdict.is_some() || self.grouping == Grouping::Verdict {
+                self.corpus.grade_progress.finished += 1;
+                if self.list.filters.verdict.is_some() || self.list.grouping == Grouping::Verdict {
                     self.view_dirty = true;
                 }
                 true
             }
             JobEvent::CachedScores { found, missing } => {
                 for (row, report) in found {
-                    if let Some(slot) = self.scores.get_mut(row)
+                    if let Some(slot) = self.corpus.scores.get_mut(row)
                         && *slot == Score::Unscored
                     {
                         *slot = Score::Graded(Arc::new(report));
                     }
                 }
-                if self.ctx.grading == Grading::Available {
+                if self.corpus.ctx.grading == Grading::Available {
                     let rows: Vec<usize> = missing
                         .into_iter()
-                        .filter(|r| self.scores.get(*r) == Some(&Score::Unscored))
+                        .filter(|r| self.corpus.scores.get(*r) == Some(&Score::Unscored))
                         .collect();
                     self.request_grades(&rows, false);
                 }
@@ -750,11 +777,11 @@ impl App {
                 true
             }
             JobEvent::SearchDone { id, matches } => {
-                if id != self.search.id {
+                if id != self.list.search.id {
                     return false;
                 }
-                self.search.pending = false;
-                self.search.results = Some(matches);
+                self.list.search.pending = false;
+                self.list.search.results = Some(matches);
                 self.view_dirty = true;
                 true
             }
@@ -763,26 +790,26 @@ impl App {
                 true
             }
             JobEvent::Analyzed { row, analysis } => {
-                if self.digest(row).is_none() {
-                    let digest = super::jobs::digest_of(&analysis, &self.ctx.api);
+                if self.corpus.digest(row).is_none() {
+                    let digest = super::jobs::digest_of(&analysis, &self.corpus.ctx.api);
                     self.store_digests([(row, Arc::new(digest))]);
                 }
-                if self.analyses.len() >= HIGHLIGHT_CACHE {
-                    self.analyses.clear();
-                    self.analysis_requested.clear();
+                if self.caches.analyses.len() >= HIGHLIGHT_CACHE {
+                    self.caches.analyses.clear();
+                    self.caches.analysis_requested.clear();
                 }
-                self.analysis_requested.insert(row);
-                self.analyses.insert(row, analysis);
-                self.selected == Some(row)
+                self.caches.analysis_requested.insert(row);
+                self.caches.analyses.insert(row, analysis);
+                self.list.selected == Some(row)
             }
             JobEvent::Highlighted { key, text } => {
-                if self.highlights.len() >= HIGHLIGHT_CACHE {
-                    self.highlights.clear();
-                    self.highlight_requested.clear();
+                if self.caches.highlights.len() >= HIGHLIGHT_CACHE {
+                    self.caches.highlights.clear();
+                    self.caches.highlight_requested.clear();
                 }
-                self.highlight_requested.insert(key);
-                self.highlights.insert(key, text);
-                self.selected == Some(key.0)
+                self.caches.highlight_requested.insert(key);
+                self.caches.highlights.insert(key, text);
+                self.list.selected == Some(key.0)
             }
             JobEvent::Rerun(e) => super::rerun::on_event(self, e),
             JobEvent::Stats(r) => super::stats::on_result(self, r),
@@ -792,7 +819,7 @@ impl App {
     fn on_load(&mut self, event: LoadEvent) -> bool {
         match event {
             LoadEvent::Run(run) => {
-                self.runs.push(run);
+                self.corpus.runs.push(run);
                 false
             }
             LoadEvent::Batch {
@@ -801,21 +828,21 @@ impl App {
                 new_tasks,
             } => {
                 if !new_tasks.is_empty() {
-                    Arc::make_mut(&mut self.tasks).extend(new_tasks);
+                    Arc::make_mut(&mut self.corpus.tasks).extend(new_tasks);
                 }
-                let list = Arc::make_mut(&mut self.entries);
+                let list = Arc::make_mut(&mut self.corpus.entries);
                 list.extend(entries.into_iter().map(Arc::new));
-                self.scores.extend(scores);
+                self.corpus.scores.extend(scores);
                 self.view_dirty = true;
                 // The first screen's rows are analysed while the rest loads.
-                if self.analysis_queued == 0 {
+                if self.caches.analysis_queued == 0 {
                     self.queue_analysis();
                 }
                 true
             }
             LoadEvent::Reports(reports) => {
                 for (row, report) in reports {
-                    if let Some(slot) = self.scores.get_mut(row) {
+                    if let Some(slot) = self.corpus.scores.get_mut(row) {
                         *slot = Score::Graded(Arc::new(report));
                     }
                 }
@@ -823,12 +850,12 @@ impl App {
                 true
             }
             LoadEvent::Issues(issues) => {
-                self.issues.extend(issues);
+                self.corpus.issues.extend(issues);
                 true
             }
             LoadEvent::Progress { done, total } => {
-                self.load.bytes_done = done;
-                self.load.bytes_total = total;
+                self.corpus.load.bytes_done = done;
+                self.corpus.load.bytes_total = total;
                 true
             }
             LoadEvent::Failed(msg) => {
@@ -836,34 +863,34 @@ impl App {
                 true
             }
             LoadEvent::Done => {
-                self.load.done = true;
+                self.corpus.load.done = true;
                 self.queue_analysis();
-                if !self.issues.is_empty() {
+                if !self.corpus.issues.is_empty() {
                     self.message = Some(format!(
                         "{} lines could not be loaded: ! shows why",
-                        self.issues.len()
+                        self.corpus.issues.len()
                     ));
                 }
                 // Grade what has no score, now that every report file has been matched;
                 // the score cache answers first for what an earlier session graded.
-                let rows: Vec<usize> = (0..self.scores.len())
-                    .filter(|i| self.scores[*i] == Score::Unscored)
+                let rows: Vec<usize> = (0..self.corpus.scores.len())
+                    .filter(|i| self.corpus.scores[*i] == Score::Unscored)
                     .collect();
-                match &self.score_cache {
+                match &self.corpus.score_cache {
                     Some(cache) if !rows.is_empty() && !cache.is_empty() => {
                         self.outbox.push(JobRequest::LookupScores {
                             rows,
-                            entries: self.entries.clone(),
+                            entries: self.corpus.entries.clone(),
                             cache: cache.clone(),
                         });
                     }
                     _ => {
-                        if self.ctx.grading == Grading::Available {
+                        if self.corpus.ctx.grading == Grading::Available {
                             self.request_grades(&rows, false);
                         }
                     }
                 }
-                if self.search.results.is_some() {
+                if self.list.search.results.is_some() {
                     self.start_search();
                 }
                 self.view_dirty = true;
@@ -880,21 +907,21 @@ impl App {
     }
 
     fn request_grades(&mut self, rows: &[usize], front: bool) {
-        if let Grading::Unavailable(why) = &self.ctx.grading {
+        if let Grading::Unavailable(why) = &self.corpus.ctx.grading {
             self.message = Some(format!("cannot grade: {why}"));
             return;
         }
         for &row in rows {
-            let Some(entry) = self.entries.get(row).cloned() else {
+            let Some(entry) = self.corpus.entries.get(row).cloned() else {
                 continue;
             };
             let ticket = self.next_ticket;
             self.next_ticket += 1;
             // A row already in flight is re-queued, not counted twice: its old result is dropped.
-            if !matches!(self.scores[row], Score::Grading { .. }) {
-                self.grade_progress.requested += 1;
+            if !matches!(self.corpus.scores[row], Score::Grading { .. }) {
+                self.corpus.grade_progress.requested += 1;
             }
-            self.scores[row] = Score::Grading { ticket };
+            self.corpus.scores[row] = Score::Grading { ticket };
             self.outbox.push(JobRequest::Grade {
                 ticket,
                 row,
@@ -909,27 +936,27 @@ impl App {
     }
 
     fn start_search(&mut self) {
-        self.search.id += 1;
-        if self.search.pattern.is_empty() {
-            self.search.results = None;
-            self.search.pending = false;
+        self.list.search.id += 1;
+        if self.list.search.pattern.is_empty() {
+            self.list.search.results = None;
+            self.list.search.pending = false;
             self.refresh_view();
             return;
         }
-        self.search.pending = true;
+        self.list.search.pending = true;
         self.outbox.push(JobRequest::Search {
-            id: self.search.id,
-            pattern: self.search.pattern.clone(),
-            entries: self.entries.clone(),
-            digests: self.digests.clone(),
-            tasks: self.tasks.clone(),
+            id: self.list.search.id,
+            pattern: self.list.search.pattern.clone(),
+            entries: self.corpus.entries.clone(),
+            digests: self.corpus.digests.clone(),
+            tasks: self.corpus.tasks.clone(),
         });
     }
 
     fn accepts(&self, i: usize, e: &Entry) -> bool {
-        let f = &self.filters;
+        let f = &self.list.filters;
         if let Some(v) = f.verdict
-            && !v.accepts(self.shown(i), self.is_fragile(i))
+            && !v.accepts(self.corpus.shown(i), self.corpus.is_fragile(i))
         {
             return false;
         }
@@ -943,22 +970,22 @@ impl App {
             return false;
         }
         if let Some(name) = &f.function
-            && !self.functions(i).iter().any(|n| n == name)
+            && !self.corpus.functions(i).iter().any(|n| n == name)
         {
             return false;
         }
         match f.finding {
             None => true,
-            Some(FindingFilter::Any) => !self.findings(i).is_empty(),
-            Some(FindingFilter::Kind(k)) => self.findings(i).iter().any(|x| x.kind == k),
+            Some(FindingFilter::Any) => !self.corpus.findings(i).is_empty(),
+            Some(FindingFilter::Kind(k)) => self.corpus.findings(i).iter().any(|x| x.kind == k),
         }
     }
 
     /// Rebuilds `view` from the filters, the search and the grouping; keeps the selection.
     pub fn refresh_view(&mut self) {
         self.view_dirty = false;
-        let entries = self.entries.clone();
-        let mut rows: Vec<usize> = match &self.search.results {
+        let entries = self.corpus.entries.clone();
+        let mut rows: Vec<usize> = match &self.list.search.results {
             Some(matches) => matches
                 .iter()
                 .map(|(i, _)| *i)
@@ -972,15 +999,20 @@ impl App {
                 .collect(),
         };
         let mut view = Vec::with_capacity(rows.len() + 16);
-        if self.grouping == Grouping::FileOrder {
+        if self.list.grouping == Grouping::FileOrder {
             view.extend(rows.into_iter().map(ViewRow::Row));
         } else {
             // Numeric keys, so grouping 100k rows sorts integers, not strings.
             let no_call = "(no zwc call)";
-            let function_rank: HashMap<&str, usize> = if self.grouping == Grouping::Function {
+            let function_rank: HashMap<&str, usize> = if self.list.grouping == Grouping::Function {
                 let mut names: Vec<&str> = rows
                     .iter()
-                    .map(|i| self.functions(*i).first().map_or(no_call, String::as_str))
+                    .map(|i| {
+                        self.corpus
+                            .functions(*i)
+                            .first()
+                            .map_or(no_call, String::as_str)
+                    })
                     .collect();
                 names.sort_unstable();
                 names.dedup();
@@ -990,12 +1022,17 @@ impl App {
             };
             let key = |i: usize| -> usize {
                 let e = &entries[i];
-                match self.grouping {
+                match self.list.grouping {
                     Grouping::Task => e.task,
                     Grouping::Run => e.run,
-                    Grouping::Verdict => verdict_rank(self.shown(i)),
+                    Grouping::Verdict => verdict_rank(self.corpus.shown(i)),
                     Grouping::Function => function_rank
-                        .get(self.functions(i).first().map_or(no_call, String::as_str))
+                        .get(
+                            self.corpus
+                                .functions(i)
+                                .first()
+                                .map_or(no_call, String::as_str),
+                        )
                         .copied()
                         .unwrap_or(0),
                     Grouping::FileOrder => 0,
@@ -1003,17 +1040,20 @@ impl App {
             };
             let label = |i: usize| -> String {
                 let e = &entries[i];
-                match self.grouping {
+                match self.list.grouping {
                     Grouping::Task => self
+                        .corpus
                         .tasks
                         .get(e.task)
                         .map_or(String::new(), |t| t.short.clone()),
                     Grouping::Run => self
+                        .corpus
                         .runs
                         .get(e.run)
                         .map_or(String::new(), |r| r.name.clone()),
-                    Grouping::Verdict => self.shown(i).label().to_string(),
+                    Grouping::Verdict => self.corpus.shown(i).label().to_string(),
                     Grouping::Function => self
+                        .corpus
                         .functions(i)
                         .first()
                         .map_or(no_call, String::as_str)
@@ -1038,14 +1078,14 @@ impl App {
                 k = end;
             }
         }
-        self.view = view;
-        let still_there = self.selected.is_some() && self.cursor().is_some();
+        self.list.view = view;
+        let still_there = self.list.selected.is_some() && self.list.cursor().is_some();
         if !still_there {
-            let first = self.view.iter().find_map(|r| match r {
+            let first = self.list.view.iter().find_map(|r| match r {
                 ViewRow::Row(i) => Some(*i),
                 ViewRow::Group { .. } => None,
             });
-            if first != self.selected {
+            if first != self.list.selected {
                 self.select(first);
             }
         }
@@ -1059,14 +1099,14 @@ impl App {
     }
 
     fn select(&mut self, row: Option<usize>) {
-        if row != self.selected {
-            self.selected = row;
-            self.scroll = 0;
-            self.case_cursor = 0;
+        if row != self.list.selected {
+            self.list.selected = row;
+            self.detail.scroll = 0;
+            self.detail.case_cursor = 0;
             // The row the user looks at is graded next.
             if let Some(r) = row
-                && let Some(Score::Grading { ticket }) = self.scores.get(r)
-                && let Some(entry) = self.entries.get(r)
+                && let Some(Score::Grading { ticket }) = self.corpus.scores.get(r)
+                && let Some(entry) = self.corpus.entries.get(r)
             {
                 self.outbox.push(JobRequest::Grade {
                     ticket: *ticket,
@@ -1081,26 +1121,30 @@ impl App {
 
     /// The full analysis of the selected row, once its job has answered.
     pub fn selected_analysis(&self) -> Option<&Analysis> {
-        self.selected
-            .and_then(|row| self.analyses.get(&row))
+        self.list
+            .selected
+            .and_then(|row| self.caches.analyses.get(&row))
             .map(|a| &**a)
     }
 
     /// Asks for the highlighted texts and the analysis of the selected row, unless cached.
     fn request_highlights(&mut self) {
-        let Some(row) = self.selected else { return };
-        let Some(entry) = self.entries.get(row).cloned() else {
+        let Some(row) = self.list.selected else {
             return;
         };
-        if self.analysis_requested.insert(row) {
+        let Some(entry) = self.corpus.entries.get(row).cloned() else {
+            return;
+        };
+        if self.caches.analysis_requested.insert(row) {
             self.outbox.push(JobRequest::Analyze {
                 row,
-                item: self.dataset_item(&entry).cloned().map(Box::new),
+                item: self.corpus.dataset_item(&entry).cloned().map(Box::new),
                 entry: entry.clone(),
-                api: self.ctx.api.clone(),
+                api: self.corpus.ctx.api.clone(),
             });
         }
         let reference = self
+            .corpus
             .dataset_item(&entry)
             .map(|d| d.reference.join("\n\n# ---\n\n"));
         let wanted = [
@@ -1114,7 +1158,7 @@ impl App {
         for (kind, text) in wanted {
             let key = (row, kind);
             let Some(text) = text else { continue };
-            if text.is_empty() || !self.highlight_requested.insert(key) {
+            if text.is_empty() || !self.caches.highlight_requested.insert(key) {
                 continue;
             }
             self.outbox.push(JobRequest::Highlight {
@@ -1126,19 +1170,19 @@ impl App {
     }
 
     fn move_to_view_index(&mut self, target: usize) -> bool {
-        if self.view.is_empty() {
+        if self.list.view.is_empty() {
             return false;
         }
-        let target = target.min(self.view.len() - 1);
+        let target = target.min(self.list.view.len() - 1);
         // Skip headings: look forward, then backward.
-        let found = self.view[target..]
+        let found = self.list.view[target..]
             .iter()
-            .chain(self.view[..target].iter().rev())
+            .chain(self.list.view[..target].iter().rev())
             .find_map(|r| match r {
                 ViewRow::Row(i) => Some(*i),
                 ViewRow::Group { .. } => None,
             });
-        let changed = found != self.selected;
+        let changed = found != self.list.selected;
         self.select(found);
         self.keep_cursor_visible();
         changed
@@ -1146,6 +1190,7 @@ impl App {
 
     fn move_by(&mut self, delta: isize) -> bool {
         let rows: Vec<usize> = self
+            .list
             .view
             .iter()
             .enumerate()
@@ -1156,6 +1201,7 @@ impl App {
             return false;
         }
         let current = self
+            .list
             .cursor()
             .and_then(|c| rows.iter().position(|k| *k == c))
             .unwrap_or(0);
@@ -1165,46 +1211,52 @@ impl App {
 
     fn keep_cursor_visible(&mut self) {
         let height = self.list_height().max(1);
-        let Some(cursor) = self.cursor() else {
-            self.list_offset = self.list_offset.min(self.view.len().saturating_sub(1));
+        let Some(cursor) = self.list.cursor() else {
+            self.list.list_offset = self
+                .list
+                .list_offset
+                .min(self.list.view.len().saturating_sub(1));
             return;
         };
         // Show the group heading above the first row of a group when possible.
-        let top = if cursor > 0 && matches!(self.view[cursor - 1], ViewRow::Group { .. }) {
+        let top = if cursor > 0 && matches!(self.list.view[cursor - 1], ViewRow::Group { .. }) {
             cursor - 1
         } else {
             cursor
         };
-        if top < self.list_offset {
-            self.list_offset = top;
-        } else if cursor >= self.list_offset + height {
-            self.list_offset = cursor + 1 - height;
+        if top < self.list.list_offset {
+            self.list.list_offset = top;
+        } else if cursor >= self.list.list_offset + height {
+            self.list.list_offset = cursor + 1 - height;
         }
     }
 
     fn set_pane(&mut self, pane: Pane) -> bool {
-        if self.pane != pane {
-            self.pane = pane;
-            self.scroll = 0;
-            self.hscroll = 0;
+        if self.detail.pane != pane {
+            self.detail.pane = pane;
+            self.detail.scroll = 0;
+            self.detail.hscroll = 0;
         }
         true
     }
 
     fn scroll_detail(&mut self, delta: i32) -> bool {
-        if self.pane == Pane::Cases {
+        if self.detail.pane == Pane::Cases {
             let cases = self.case_count();
             if cases == 0 {
                 return false;
             }
-            let next = (self.case_cursor as i64 + i64::from(delta)).clamp(0, cases as i64 - 1);
-            self.case_cursor = next as usize;
+            let next =
+                (self.detail.case_cursor as i64 + i64::from(delta)).clamp(0, cases as i64 - 1);
+            self.detail.case_cursor = next as usize;
             return true;
         }
-        self.scroll = if delta >= 0 {
-            self.scroll.saturating_add(delta as u16)
+        self.detail.scroll = if delta >= 0 {
+            self.detail.scroll.saturating_add(delta as u16)
         } else {
-            self.scroll.saturating_sub(delta.unsigned_abs() as u16)
+            self.detail
+                .scroll
+                .saturating_sub(delta.unsigned_abs() as u16)
         };
         true
     }
@@ -1219,14 +1271,14 @@ impl App {
     }
 
     fn first_failed_case(&mut self) -> bool {
-        self.pane = Pane::Cases;
-        self.scroll = 0;
+        self.detail.pane = Pane::Cases;
+        self.detail.scroll = 0;
         match self.selected_report() {
             Some(r) if r.execution.is_none() => {
                 self.message = Some(format!("no case ran: {}", r.decided_by));
             }
             Some(r) => match r.cases.iter().position(|c| !c.matched) {
-                Some(k) => self.case_cursor = k,
+                Some(k) => self.detail.case_cursor = k,
                 None => self.message = Some("no failed case".to_string()),
             },
             None => self.message = Some("not graded: no case results yet".to_string()),
@@ -1236,14 +1288,15 @@ impl App {
 
     fn cycle_function_filter(&mut self) -> bool {
         let options: Vec<String> = self
+            .list
             .selected
-            .map(|i| self.functions(i).to_vec())
+            .map(|i| self.corpus.functions(i).to_vec())
             .unwrap_or_default();
-        if options.is_empty() && self.filters.function.is_none() {
+        if options.is_empty() && self.list.filters.function.is_none() {
             self.message = Some("the selected rollout calls no zwc function".to_string());
             return true;
         }
-        self.filters.function = match &self.filters.function {
+        self.list.filters.function = match &self.list.filters.function {
             Some(f) => options
                 .iter()
                 .position(|o| o == f)
@@ -1258,23 +1311,27 @@ impl App {
         let Some(entry) = self.selected_entry().cloned() else {
             return false;
         };
-        let Some(cursor) = self.cursor() else {
+        let Some(cursor) = self.list.cursor() else {
             return false;
         };
-        let n = self.view.len();
+        let n = self.list.view.len();
         let next = (1..n)
             .map(|d| (cursor + d) % n)
-            .find_map(|k| match &self.view[k] {
-                ViewRow::Row(i) if self.entries[*i].task == entry.task => Some(*i),
+            .find_map(|k| match &self.list.view[k] {
+                ViewRow::Row(i) if self.corpus.entries[*i].task == entry.task => Some(*i),
                 _ => None,
             });
         match next {
             Some(i) => {
-                let runs = self.runs.len();
+                let runs = self.corpus.runs.len();
                 self.select(Some(i));
                 self.keep_cursor_visible();
                 if runs > 1 {
-                    let name = self.runs.get(self.entries[i].run).map(|r| r.name.clone());
+                    let name = self
+                        .corpus
+                        .runs
+                        .get(self.corpus.entries[i].run)
+                        .map(|r| r.name.clone());
                     self.message = name.map(|n| format!("same task in run {n}"));
                 }
             }
@@ -1287,8 +1344,8 @@ impl App {
         let areas = ui::layout(Rect::new(0, 0, self.size.0, self.size.1));
         let pos = Position::new(column, row);
         if areas.list_body.contains(pos) {
-            let k = self.list_offset + usize::from(row - areas.list_body.y);
-            if let Some(ViewRow::Row(i)) = self.view.get(k) {
+            let k = self.list.list_offset + usize::from(row - areas.list_body.y);
+            if let Some(ViewRow::Row(i)) = self.list.view.get(k) {
                 let i = *i;
                 self.select(Some(i));
                 return true;
@@ -1300,15 +1357,16 @@ impl App {
         }
         // A click on a row of the Cases table (as last drawn) selects that case.
         let inner = ui::detail_inner(areas.detail);
-        if self.pane == Pane::Cases && inner.contains(pos) {
+        if self.detail.pane == Pane::Cases && inner.contains(pos) {
             let hit = self
+                .detail
                 .case_rows_drawn
                 .borrow()
                 .iter()
                 .find(|(y, _)| *y == row)
                 .map(|(_, k)| *k);
             if let Some(k) = hit {
-                self.case_cursor = k;
+                self.detail.case_cursor = k;
                 return true;
             }
         }
@@ -1322,7 +1380,7 @@ impl App {
         if areas.list.contains(pos) {
             self.move_by(step)
         } else if areas.detail.contains(pos) {
-            if self.pane == Pane::Cases {
+            if self.detail.pane == Pane::Cases {
                 self.scroll_detail(step.signum() as i32)
             } else {
                 self.scroll_detail(step as i32)
@@ -1335,6 +1393,16 @@ impl App {
     /// Takes the work queued by `update`/`on_job`, for the workers.
     pub fn take_requests(&mut self) -> Vec<JobRequest> {
         std::mem::take(&mut self.outbox)
+    }
+
+    /// The work queued and not yet taken.
+    pub fn queued(&self) -> &[JobRequest] {
+        &self.outbox
+    }
+
+    /// Queues work for the workers: every part's requests join this one queue.
+    pub fn queue(&mut self, req: JobRequest) {
+        self.outbox.push(req);
     }
 }
 

@@ -100,6 +100,7 @@ fn marked(app: &App) -> Vec<Marked> {
         let Some(store) = store else { continue };
         for r in store.list() {
             if let Some(row) = app
+                .corpus
                 .entries
                 .iter()
                 .position(|e| e.run == run && e.rollout.id == r.rollout)
@@ -158,7 +159,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             _ => {}
         }
     }
-    let row = app.selected;
+    let row = app.list.selected;
     match action {
         Action::ToggleBookmark => {
             let row = row?;
@@ -168,7 +169,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             let row = row?;
             let text = app
                 .bookmarks
-                .caption_of(&app.entries, row)
+                .caption_of(&app.corpus.entries, row)
                 .unwrap_or_default();
             app.bookmarks.caption = Some(CaptionEdit { row, text });
         }
@@ -185,7 +186,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             let mut rows = playlist_rows(app);
             if rows.is_empty() {
                 // No bookmarks: present the selected rollout alone.
-                match app.selected {
+                match app.list.selected {
                     Some(r) => rows.push((r, String::new())),
                     None => {
                         app.message = Some("nothing to present: b bookmarks rollouts".into());
@@ -224,7 +225,7 @@ pub fn service(app: &mut App) -> bool {
         let base = app.labelling.sidecars[run].base.clone();
         let store = match BookmarkStore::open(&base) {
             Ok((store, issues)) => {
-                app.issues.extend(issues);
+                app.corpus.issues.extend(issues);
                 Some(store)
             }
             Err(e) => {
@@ -258,7 +259,7 @@ pub fn service(app: &mut App) -> bool {
     let pending = std::mem::take(&mut app.bookmarks.pending);
     for (row, change) in pending {
         redraw = true;
-        let Some(entry) = app.entries.get(row).cloned() else {
+        let Some(entry) = app.corpus.entries.get(row).cloned() else {
             continue;
         };
         let Some(Some(store)) = app.bookmarks.stores.get_mut(entry.run) else {
@@ -315,7 +316,7 @@ fn move_bookmark(app: &mut App, row: usize, delta: i32) -> Result<String, Sideca
         if m.position == k as i64 {
             continue;
         }
-        let Some(entry) = app.entries.get(m.row).cloned() else {
+        let Some(entry) = app.corpus.entries.get(m.row).cloned() else {
             continue;
         };
         if let Some(Some(store)) = app.bookmarks.stores.get_mut(m.run) {

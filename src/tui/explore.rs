@@ -340,22 +340,25 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2);
-    let grader = Grader::discover(&session.app.ctx.api, workers);
+    let grader = Grader::discover(&session.app.corpus.ctx.api, workers);
     let grading = match &grader {
         Ok(_) => Grading::Available,
         Err(why) => Grading::Unavailable(why.clone()),
     };
     if let Grading::Unavailable(why) = &grading {
-        session.app.ctx.notes.push(format!("Grading: {why}"));
+        session.app.corpus.ctx.notes.push(format!("Grading: {why}"));
     }
-    let cache = if args.no_cache || session.app.ctx.api.is_empty() {
+    let cache = if args.no_cache || session.app.corpus.ctx.api.is_empty() {
         None
     } else {
-        match score_cache::default_dir().map(|dir| ScoreCache::open(&dir, &session.app.ctx.api)) {
+        match score_cache::default_dir()
+            .map(|dir| ScoreCache::open(&dir, &session.app.corpus.ctx.api))
+        {
             Some(Ok(cache)) => Some(Arc::new(cache)),
             Some(Err(e)) => {
                 session
                     .app
+                    .corpus
                     .ctx
                     .notes
                     .push(format!("Score cache: unavailable ({e:#})"));
@@ -365,17 +368,17 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
         }
     };
     if let Some(cache) = &cache {
-        session.app.ctx.notes.push(format!(
+        session.app.corpus.ctx.notes.push(format!(
             "Score cache: {} ({} verdicts remembered; --no-cache to ignore)",
             cache.path().display(),
             cache.len()
         ));
     }
-    session.app.score_cache = cache.clone();
+    session.app.corpus.score_cache = cache.clone();
     let backend = grader
         .ok()
         .map(|g| Arc::new(g.with_cache(cache)) as Arc<dyn GradeBackend>);
-    session.app.ctx.grading = grading;
+    session.app.corpus.ctx.grading = grading;
     // After `I` installs the runtime from the explorer, reruns grade with the embedded grader.
     let factory_workers = 2;
     session.app.reruns.backend_factory = Some(Arc::new(move |api: &ApiMap| {

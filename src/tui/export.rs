@@ -84,10 +84,10 @@ pub struct ExportArgs {
 /// with its tabs, exactly as the explorer draws it, as tall as its content.
 /// The row's analysis and highlighting should be in the app already (see [`export_row`]).
 pub fn render_view(app: &mut App, row: usize, pane: Pane, width: u16) -> Buffer {
-    app.pane = pane;
-    app.scroll = 0;
-    app.hscroll = 0;
-    let Some(entry) = app.entries.get(row).cloned() else {
+    app.detail.pane = pane;
+    app.detail.scroll = 0;
+    app.detail.hscroll = 0;
+    let Some(entry) = app.corpus.entries.get(row).cloned() else {
         return Buffer::empty(Rect::new(0, 0, width, 1));
     };
     // The drawing of a wide graph is not cut: the view widens to it.
@@ -123,7 +123,7 @@ pub fn render_view(app: &mut App, row: usize, pane: Pane, width: u16) -> Buffer 
         Ok(t) => t,
         Err(_) => return Buffer::empty(Rect::new(0, 0, width, height)),
     };
-    let shown = app.shown(row);
+    let shown = app.corpus.shown(row);
     let header = header_line(app, row, shown);
     let _ = terminal.draw(|frame| {
         let area = frame.area();
@@ -147,10 +147,14 @@ pub fn render_view(app: &mut App, row: usize, pane: Pane, width: u16) -> Buffer 
 
 fn header_line(app: &App, row: usize, shown: Shown) -> Line<'static> {
     let t = &app.theme;
-    let Some(e) = app.entries.get(row) else {
+    let Some(e) = app.corpus.entries.get(row) else {
         return Line::raw("");
     };
-    let task = app.tasks.get(e.task).map_or("", |t| t.short.as_str());
+    let task = app
+        .corpus
+        .tasks
+        .get(e.task)
+        .map_or("", |t| t.short.as_str());
     Line::from(vec![
         Span::styled(
             format!(" {}:{} ", file_name(&e.rollout.source), e.rollout.line),
@@ -392,13 +396,13 @@ pub fn to_html(buf: &Buffer, theme: &Theme, title: &str) -> String {
 /// findings.
 pub fn to_markdown(app: &App, row: usize) -> String {
     let mut out = String::new();
-    let Some(e) = app.entries.get(row) else {
+    let Some(e) = app.corpus.entries.get(row) else {
         return out;
     };
     let r = &e.rollout;
     let _ = writeln!(out, "## {}:{}\n", file_name(&r.source), r.line);
     let _ = writeln!(out, "**Task.** {}\n", r.query.trim());
-    if let Some(item) = app.dataset_item(e)
+    if let Some(item) = app.corpus.dataset_item(e)
         && !item.function_name.is_empty()
     {
         let _ = writeln!(out, "Signature: `{}`\n", item.function_name.trim());
@@ -413,9 +417,9 @@ pub fn to_markdown(app: &App, row: usize) -> String {
     } else {
         let _ = writeln!(out, "```python\n{}\n```\n", code.trim_end());
     }
-    let shown = app.shown(row);
+    let shown = app.corpus.shown(row);
     let _ = write!(out, "**Verdict:** `{}`", shown.label());
-    let report = app.scores.get(row).and_then(|s| s.report());
+    let report = app.corpus.scores.get(row).and_then(|s| s.report());
     if let Some(rep) = report {
         let _ = write!(out, " — {}", rep.decided_by);
     }
@@ -459,7 +463,7 @@ pub fn to_markdown(app: &App, row: usize) -> String {
             let _ = writeln!(out, "Error: `{}`\n", last.trim());
         }
     }
-    if let Some(a) = app.analyses.get(&row)
+    if let Some(a) = app.caches.analyses.get(&row)
         && !a.code.findings.is_empty()
     {
         out.push_str("**Findings**\n\n");
@@ -486,6 +490,7 @@ pub fn export_row(app: &mut App, row: usize, format: Format, pane: Pane, width: 
     super::run::drain_inline(app, None);
     let buf = render_view(app, row, pane, width);
     let title = app
+        .corpus
         .entries
         .get(row)
         .map(|e| format!("sebx · {}:{}", file_name(&e.rollout.source), e.rollout.line))
@@ -529,7 +534,7 @@ pub fn playlist_html(p: &mut Presenter, width: u16, title: &str) -> String {
 /// Finds the row of `file`'s `line` among the loaded rollouts.
 pub fn row_of(app: &App, file: &Path, line: usize) -> Option<usize> {
     let canon = file.canonicalize().ok();
-    app.entries.iter().position(|e| {
+    app.corpus.entries.iter().position(|e| {
         e.rollout.line == line
             && (*e.rollout.source == *file
                 || canon.is_some() && e.rollout.source.canonicalize().ok() == canon)
@@ -568,6 +573,7 @@ pub fn run(
         let line = args.line.unwrap_or(1);
         let Some(row) = row_of(&app, &file, line) else {
             let why = app
+                .corpus
                 .issues
                 .iter()
                 .find(|i| i.line == line)
@@ -591,6 +597,7 @@ pub fn run(
 /// Where the explorer's `X` writes the current view: the current folder.
 pub fn view_file_name(app: &App, row: usize) -> PathBuf {
     let (stem, line) = app
+        .corpus
         .entries
         .get(row)
         .map_or(("rollout".to_string(), 0), |e| {
@@ -602,7 +609,7 @@ pub fn view_file_name(app: &App, row: usize) -> PathBuf {
         });
     PathBuf::from(format!(
         "sebx-{stem}-{line}-{}.html",
-        app.pane.title().to_lowercase()
+        app.detail.pane.title().to_lowercase()
     ))
 }
 
@@ -612,16 +619,16 @@ pub fn service(app: &mut App) -> bool {
     if !std::mem::take(&mut app.bookmarks.export) {
         return false;
     }
-    let Some(row) = app.selected else {
+    let Some(row) = app.list.selected else {
         return true;
     };
     let path = view_file_name(app, row);
-    let (pane, scroll, hscroll) = (app.pane, app.scroll, app.hscroll);
+    let (pane, scroll, hscroll) = (app.detail.pane, app.detail.scroll, app.detail.hscroll);
     let width = app.size.0.max(60);
     let buf = render_view(app, row, pane, width);
     // Back to where the user was.
-    app.scroll = scroll;
-    app.hscroll = hscroll;
+    app.detail.scroll = scroll;
+    app.detail.hscroll = hscroll;
     let title = format!("sebx · {}", path.display());
     let html = to_html(&buf, &app.theme, &title);
     let shown = std::env::current_dir()

@@ -298,12 +298,12 @@ impl Labelling {
 /// too, on the row's grade and its analysis digest. None while the row is being graded.
 /// Without an API doc no digest is passed, as the export has no analysis then either.
 pub fn suggestion(app: &App, row: usize) -> Option<&Category> {
-    let entry = app.entries.get(row)?;
-    let shown = app.shown(row);
+    let entry = app.corpus.entries.get(row)?;
+    let shown = app.corpus.shown(row);
     if shown == Shown::Grading {
         return None;
     }
-    let report = app.scores.get(row).and_then(Score::report);
+    let report = app.corpus.scores.get(row).and_then(Score::report);
     let grade = GradeFacts {
         // A stored "failed" without a verdict, an error or no grade: judged as not graded.
         verdict: match shown {
@@ -317,10 +317,10 @@ pub fn suggestion(app: &App, row: usize) -> Option<&Category> {
             .and_then(|r| r.static_check.as_ref())
             .is_some_and(|s| s.syntax_error.is_some()),
     };
-    let digest = if app.ctx.api.is_empty() {
+    let digest = if app.corpus.ctx.api.is_empty() {
         None
     } else {
-        Some(app.digest(row)?)
+        Some(app.corpus.digest(row)?)
     };
     suggested_category(
         &app.labelling.taxonomy,
@@ -360,7 +360,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             _ => {}
         }
     }
-    let row = app.selected;
+    let row = app.list.selected;
     match action {
         Action::LabelMode => {
             app.labelling.mode = !app.labelling.mode;
@@ -387,6 +387,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             match suggestion(app, row).map(|c| (c.id.clone(), c.label.clone())) {
                 Some((id, label)) => {
                     let has = app
+                        .corpus
                         .entries
                         .get(row)
                         .and_then(|e| app.labelling.effective(e.run, &e.rollout.id))
@@ -403,6 +404,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
         Action::EditNote => {
             let Some(row) = row else { return Some(false) };
             let text = app
+                .corpus
                 .entries
                 .get(row)
                 .and_then(|e| app.labelling.effective(e.run, &e.rollout.id))
@@ -468,6 +470,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
                 return Some(true);
             }
             let code = app
+                .corpus
                 .entries
                 .get(row)
                 .map(|e| e.code().to_string())
@@ -508,7 +511,7 @@ pub fn update_popup(app: &mut App, popup: Popup, action: &Action) -> Option<bool
                         .categories
                         .get(app.labelling.picker_cursor)
                         .map(|c| c.id.clone());
-                    if let (Some(id), Some(row)) = (id, app.selected) {
+                    if let (Some(id), Some(row)) = (id, app.list.selected) {
                         toggle(app, row, &id);
                     }
                 }
@@ -567,13 +570,18 @@ fn open_disagreement(app: &mut App) {
     let Some(d) = agreement.disagreements.get(app.labelling.agreement_cursor) else {
         return;
     };
-    let Some(row) = app.entries.iter().position(|e| e.rollout.id == d.rollout) else {
+    let Some(row) = app
+        .corpus
+        .entries
+        .iter()
+        .position(|e| e.rollout.id == d.rollout)
+    else {
         app.message = Some(format!("rollout {} is not loaded", d.rollout));
         return;
     };
     app.popup = None;
-    if !app.view.contains(&ViewRow::Row(row)) {
-        app.filters = Default::default();
+    if !app.list.view.contains(&ViewRow::Row(row)) {
+        app.list.filters = Default::default();
         app.labelling.filter = None;
         app.refresh_view();
         app.message = Some("filters cleared to show the disagreement".to_string());
@@ -583,7 +591,7 @@ fn open_disagreement(app: &mut App) {
 
 /// Queues a label change for `row` (written by [`service`]).
 fn queue(app: &mut App, row: usize, categories: Vec<CategoryId>, note: &str) {
-    let Some(entry) = app.entries.get(row) else {
+    let Some(entry) = app.corpus.entries.get(row) else {
         return;
     };
     let record = LabelRecord::now(
@@ -600,7 +608,7 @@ fn queue(app: &mut App, row: usize, categories: Vec<CategoryId>, note: &str) {
 
 /// Toggles one category on `row`'s label (keeping the note).
 fn toggle(app: &mut App, row: usize, id: &CategoryId) {
-    let Some(entry) = app.entries.get(row).cloned() else {
+    let Some(entry) = app.corpus.entries.get(row).cloned() else {
         return;
     };
     let current = app.labelling.effective(entry.run, &entry.rollout.id);
@@ -621,7 +629,7 @@ fn toggle(app: &mut App, row: usize, id: &CategoryId) {
 }
 
 fn set_note(app: &mut App, row: usize, note: &str) {
-    let Some(entry) = app.entries.get(row).cloned() else {
+    let Some(entry) = app.corpus.entries.get(row).cloned() else {
         return;
     };
     let categories = app
@@ -634,6 +642,7 @@ fn set_note(app: &mut App, row: usize, note: &str) {
 
 fn next_unlabelled_failure(app: &mut App) {
     let rows: Vec<usize> = app
+        .list
         .view
         .iter()
         .filter_map(|r| match r {
@@ -642,13 +651,15 @@ fn next_unlabelled_failure(app: &mut App) {
         })
         .collect();
     let start = app
+        .list
         .selected
         .and_then(|s| rows.iter().position(|r| *r == s))
         .map_or(0, |p| p + 1);
     let n = rows.len();
     let unlabelled_failure = |i: &usize| {
-        app.shown(*i).is_failure()
+        app.corpus.shown(*i).is_failure()
             && app
+                .corpus
                 .entries
                 .get(*i)
                 .is_some_and(|e| app.labelling.effective(e.run, &e.rollout.id).is_none())
@@ -662,7 +673,9 @@ fn next_unlabelled_failure(app: &mut App) {
             .iter()
             .copied()
             .filter(unlabelled_failure)
-            .min_by_key(|i| label_order_key(app.labelling.order_seed, &app.entries[*i].rollout.id)),
+            .min_by_key(|i| {
+                label_order_key(app.labelling.order_seed, &app.corpus.entries[*i].rollout.id)
+            }),
     };
     match found {
         Some(i) => app.jump_to(i),
@@ -679,9 +692,9 @@ pub fn service(app: &mut App) -> bool {
         app.labelling.taxonomy_loaded = true;
         load_taxonomy(app);
     }
-    while app.labelling.sidecars.len() < app.runs.len() {
+    while app.labelling.sidecars.len() < app.corpus.runs.len() {
         let run = app.labelling.sidecars.len();
-        let path = app.runs[run].path.clone();
+        let path = app.corpus.runs[run].path.clone();
         open_run(app, &path);
         redraw = true;
     }
@@ -726,7 +739,7 @@ pub fn service(app: &mut App) -> bool {
         app.labelling.last_reload = Some(Instant::now());
         redraw |= reload_changed(app);
     }
-    if app.labelling.progress_dirty || app.labelling.progress_rows != app.entries.len() {
+    if app.labelling.progress_dirty || app.labelling.progress_rows != app.corpus.entries.len() {
         recompute_progress(app);
         redraw = true;
     }
@@ -754,7 +767,8 @@ fn load_taxonomy(app: &mut App) {
     match result {
         Ok(t) => app.labelling.taxonomy = t,
         Err(e) => {
-            app.ctx
+            app.corpus
+                .ctx
                 .notes
                 .push(format!("Taxonomy unusable, using the default: {e}"));
             app.message = Some(format!("taxonomy: {e}"));
@@ -808,7 +822,7 @@ fn open_run(app: &mut App, path: &Path) {
     }
     sidecars.seen_len = sidecar_lens(&sidecars);
     if embedded {
-        app.ctx.notes.push(format!(
+        app.corpus.ctx.notes.push(format!(
             "The demo is built in: its labels and reruns are kept in {}",
             base.parent().unwrap_or(&base).display()
         ));
@@ -841,7 +855,7 @@ fn report_issues(app: &mut App, issues: Vec<crate::model::LoadIssue>) {
         "{} damaged sidecar lines skipped: ! shows them",
         issues.len()
     ));
-    app.issues.extend(issues);
+    app.corpus.issues.extend(issues);
 }
 
 fn sidecar_lens(s: &RunSidecars) -> (u64, u64) {
@@ -881,11 +895,12 @@ fn reload_changed(app: &mut App) -> bool {
         app.labelling.progress_dirty = true;
         // Damaged lines were reported when first seen; keep the issue list from growing.
         let known: std::collections::HashSet<(PathBuf, usize)> = app
+            .corpus
             .issues
             .iter()
             .map(|i| (i.source.clone(), i.line))
             .collect();
-        app.issues.extend(
+        app.corpus.issues.extend(
             issues
                 .into_iter()
                 .filter(|i| !known.contains(&(i.source.clone(), i.line))),
@@ -901,7 +916,7 @@ fn write_reruns(app: &mut App) -> bool {
     let mut wrote = false;
     let rows: Vec<usize> = app.reruns.session.keys().copied().collect();
     for row in rows {
-        let Some(run) = app.entries.get(row).map(|e| e.run) else {
+        let Some(run) = app.corpus.entries.get(row).map(|e| e.run) else {
             continue;
         };
         let Some(list) = app.reruns.session.get_mut(&row) else {
@@ -949,9 +964,9 @@ fn write_reruns(app: &mut App) -> bool {
 fn recompute_progress(app: &mut App) {
     let l = &mut app.labelling;
     l.progress_dirty = false;
-    l.progress_rows = app.entries.len();
+    l.progress_rows = app.corpus.entries.len();
     let mut progress = Progress {
-        total: app.entries.len(),
+        total: app.corpus.entries.len(),
         ..Progress::default()
     };
     let has_records = l
@@ -960,8 +975,12 @@ fn recompute_progress(app: &mut App) {
         .filter_map(|s| s.labels.as_ref())
         .any(|store| store.history().next().is_some());
     // While a big file loads and nothing is labelled, counting rows is all there is to do.
-    let rows = if has_records { app.entries.len() } else { 0 };
-    for e in app.entries.iter().take(rows) {
+    let rows = if has_records {
+        app.corpus.entries.len()
+    } else {
+        0
+    };
+    for e in app.corpus.entries.iter().take(rows) {
         if let Some(label) = l.saved(e.run, &e.rollout.id) {
             progress.labelled += 1;
             for c in &label.categories {

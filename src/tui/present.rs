@@ -116,11 +116,15 @@ impl Presenter {
         let slides = rows
             .iter()
             .filter_map(|(row, caption)| {
-                let entry = app.entries.get(*row)?.clone();
-                let item = app.dataset_item(&entry).cloned();
-                let analysis = match app.analyses.get(row) {
+                let entry = app.corpus.entries.get(*row)?.clone();
+                let item = app.corpus.dataset_item(&entry).cloned();
+                let analysis = match app.caches.analyses.get(row) {
                     Some(a) => a.clone(),
-                    None => Arc::new(analyze_rollout(&entry.rollout, &app.ctx.api, item.as_ref())),
+                    None => Arc::new(analyze_rollout(
+                        &entry.rollout,
+                        &app.corpus.ctx.api,
+                        item.as_ref(),
+                    )),
                 };
                 let code = highlight_python(entry.code(), &theme.syntect_theme);
                 let labels = app
@@ -146,8 +150,13 @@ impl Presenter {
                 Some(Slide {
                     caption: caption.clone(),
                     item,
-                    shown: app.shown(*row),
-                    report: app.scores.get(*row).and_then(|s| s.report()).cloned(),
+                    shown: app.corpus.shown(*row),
+                    report: app
+                        .corpus
+                        .scores
+                        .get(*row)
+                        .and_then(|s| s.report())
+                        .cloned(),
                     analysis,
                     code,
                     labels,
@@ -162,7 +171,7 @@ impl Presenter {
             notes: false,
             scroll: 0,
             theme,
-            api: app.ctx.api.clone(),
+            api: app.corpus.ctx.api.clone(),
             quit: false,
         }
     }
@@ -780,7 +789,7 @@ pub fn playlist_rows(app: &App, playlist: &Playlist) -> (Vec<(usize, String)>, V
     let mut rows = Vec::new();
     let mut issues = Vec::new();
     for item in &playlist.items {
-        let found = app.entries.iter().position(|e| match &item.target {
+        let found = app.corpus.entries.iter().position(|e| match &item.target {
             PlaylistRef::FileLine { file, line } => {
                 e.rollout.line == *line && same_file(&e.rollout.source, file)
             }
@@ -811,7 +820,9 @@ pub fn slides_for(
         return (marked, Vec::new());
     }
     (
-        (0..app.entries.len()).map(|r| (r, String::new())).collect(),
+        (0..app.corpus.entries.len())
+            .map(|r| (r, String::new()))
+            .collect(),
         Vec::new(),
     )
 }

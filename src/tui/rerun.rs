@@ -108,7 +108,7 @@ impl Reruns {
 /// Whether the explorer cannot grade because the Python runtime is missing (not, say,
 /// because there is no API doc).
 pub fn runtime_missing(app: &App) -> bool {
-    matches!(&app.ctx.grading, Grading::Unavailable(why) if why.fixed_by_install())
+    matches!(&app.corpus.ctx.grading, Grading::Unavailable(why) if why.fixed_by_install())
 }
 
 /// Whether reruns can be graded; if not, says why (and offers the install when the
@@ -120,12 +120,12 @@ pub fn ready_to_grade(app: &mut App) -> bool {
         .outcome
         .as_ref()
         .is_some_and(Result::is_ok);
-    let has_backend = matches!(app.ctx.grading, Grading::Available) || installed_here;
+    let has_backend = matches!(app.corpus.ctx.grading, Grading::Available) || installed_here;
     if !has_backend {
         if runtime_missing(app) {
             app.popup = Some(Popup::Runtime);
             app.popup_scroll = 0;
-        } else if let Grading::Unavailable(why) = &app.ctx.grading {
+        } else if let Grading::Unavailable(why) = &app.corpus.ctx.grading {
             app.message = Some(format!("cannot rerun: {why}"));
         }
     }
@@ -138,7 +138,7 @@ pub fn request(app: &mut App, row: usize, code: Option<String>) {
     if !ready_to_grade(app) {
         return;
     }
-    let Some(entry) = app.entries.get(row).cloned() else {
+    let Some(entry) = app.corpus.entries.get(row).cloned() else {
         return;
     };
     app.reruns.next_id += 1;
@@ -170,7 +170,7 @@ pub fn request_install(app: &mut App) {
     };
     app.popup = Some(Popup::Runtime);
     app.reruns.outbox.push(RerunRequest::Install {
-        api: app.ctx.api.clone(),
+        api: app.corpus.ctx.api.clone(),
     });
 }
 
@@ -192,7 +192,7 @@ pub fn on_event(app: &mut App, event: RerunEvent) -> bool {
                 Ok(mut report) => {
                     // The sidecar keys reruns by the row's id (a what-if's edited response
                     // would otherwise hash to another one).
-                    if let Some(entry) = app.entries.get(row) {
+                    if let Some(entry) = app.corpus.entries.get(row) {
                         report.id = Some(entry.rollout.id.clone());
                     }
                     let record = RerunRecord::now(*report, code);
@@ -358,7 +358,7 @@ pub struct Comparison {
 
 /// The comparison shown for `row`, or `None` when it has no rerun of any kind.
 pub fn comparison(app: &App, row: usize) -> Option<Comparison> {
-    let entry = app.entries.get(row)?;
+    let entry = app.corpus.entries.get(row)?;
     let session = app.reruns.session.get(&row);
     let last_session = |what_if: bool| {
         session.and_then(|list| {
@@ -383,9 +383,9 @@ pub fn comparison(app: &App, row: usize) -> Option<Comparison> {
     if rerun.is_none() && what_if.is_none() && !rerun_running && !what_if_running {
         return None;
     }
-    let score = app.scores.get(row);
+    let score = app.corpus.scores.get(row);
     Some(Comparison {
-        original: app.shown(row).label().to_string(),
+        original: app.corpus.shown(row).label().to_string(),
         original_report: match score {
             Some(Score::Graded(r)) => Some(r.clone()),
             _ => None,

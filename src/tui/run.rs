@@ -30,7 +30,7 @@ const DRAIN_BUDGET: Duration = Duration::from_millis(25);
 pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
-            if app.search.editing {
+            if app.list.search.editing {
                 match key.code {
                     KeyCode::Char(c)
                         if !key

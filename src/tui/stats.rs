@@ -160,8 +160,8 @@ fn sort_label(sort: FunctionSort) -> &'static str {
 
 /// Asks for fresh figures (the rows may have changed since the last time).
 fn request(app: &mut App) {
-    let verdicts = (0..app.entries.len())
-        .map(|i| match app.shown(i) {
+    let verdicts = (0..app.corpus.entries.len())
+        .map(|i| match app.corpus.shown(i) {
             Shown::Verdict(v) => Some(v),
             _ => None,
         })
@@ -172,6 +172,7 @@ fn request(app: &mut App) {
         app.stats.pair = (0, 1);
     }
     let labels = app
+        .corpus
         .entries
         .iter()
         .map(|e| {
@@ -191,15 +192,14 @@ fn request(app: &mut App) {
             .collect(),
         seed: app.labelling.order_seed,
         ticket: app.stats.ticket,
-        run_names: app.runs.iter().map(|r| r.name.clone()).collect(),
-        entries: app.entries.clone(),
+        run_names: app.corpus.runs.iter().map(|r| r.name.clone()).collect(),
+        entries: app.corpus.entries.clone(),
         verdicts,
-        api: app.ctx.api.clone(),
-        dataset: app.ctx.dataset.clone(),
+        api: app.corpus.ctx.api.clone(),
+        dataset: app.corpus.ctx.dataset.clone(),
         pair: app.stats.pair,
     };
-    app.outbox
-        .push(super::jobs::JobRequest::Stats(Box::new(input)));
+    app.queue(super::jobs::JobRequest::Stats(Box::new(input)));
 }
 
 /// A result arrived.
@@ -240,7 +240,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
             return Some(true);
         }
         Action::CompareScreen => {
-            if app.runs.len() < 2 {
+            if app.corpus.runs.len() < 2 {
                 app.message = Some("compare needs two runs (open two rollout files)".into());
                 return Some(true);
             }
@@ -323,7 +323,7 @@ pub fn update(app: &mut App, action: &Action) -> Option<bool> {
         }
         (Screen::Compare, Action::CompareScreen | Action::CycleRunFilter) => {
             // The next pair of runs.
-            let n = app.runs.len().max(2);
+            let n = app.corpus.runs.len().max(2);
             let (a, b) = app.stats.pair;
             let mut next = (a, (b + 1) % n);
             if next.1 == next.0 {
@@ -397,7 +397,7 @@ fn filter_to_function(app: &mut App, result: Option<&StatsResult>) {
         .map(|(_, row)| *row)
         .collect();
     let n = rows.len();
-    app.filters.rows = Some(super::app::RowFilter {
+    app.list.filters.rows = Some(super::app::RowFilter {
         label: format!("{} failures", row.numpy),
         rows: Arc::new(rows),
     });
@@ -818,7 +818,7 @@ fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'stati
 }
 
 fn failed_cases(app: &App, row: usize) -> Vec<String> {
-    let Some(report) = app.scores.get(row).and_then(|s| s.report()) else {
+    let Some(report) = app.corpus.scores.get(row).and_then(|s| s.report()) else {
         return Vec::new();
     };
     report
@@ -851,7 +851,8 @@ fn pair_lines(
         return vec![Line::styled(" the pair is gone", theme.dim)];
     };
     let (row_a, row_b) = (r.rows[ia], r.rows[ib]);
-    let (Some(ea), Some(eb)) = (app.entries.get(row_a), app.entries.get(row_b)) else {
+    let (Some(ea), Some(eb)) = (app.corpus.entries.get(row_a), app.corpus.entries.get(row_b))
+    else {
         return vec![Line::styled(" the rows are gone", theme.dim)];
     };
     let (fa, fb) = (&r.set.rollouts[ia], &r.set.rollouts[ib]);

@@ -158,8 +158,8 @@ fn columns(width: u16, show_run: bool) -> Columns {
 
 fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     let theme = &app.theme;
-    let total = app.entries.len();
-    let shown = app.shown_rows();
+    let total = app.corpus.entries.len();
+    let shown = app.list.shown_rows();
     let mut title = vec![Span::styled(" sebx ", theme.title)];
     let summary = if shown == total {
         format!("{total} rollouts")
@@ -167,9 +167,9 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         format!("{shown} of {total} rollouts")
     };
     title.push(Span::styled(format!("· {summary} "), theme.dim));
-    if app.runs.len() > 1 {
+    if app.corpus.runs.len() > 1 {
         title.push(Span::styled(
-            format!("· {} runs ", app.runs.len()),
+            format!("· {} runs ", app.corpus.runs.len()),
             theme.dim,
         ));
     }
@@ -201,7 +201,7 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     if inner.height == 0 {
         return;
     }
-    let show_run = app.runs.len() > 1;
+    let show_run = app.corpus.runs.len() > 1;
     let cols = columns(inner.width, show_run);
     let mut header = format!("   {} ", fit("verdict", cols.verdict));
     if show_run {
@@ -221,8 +221,8 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     );
 
     let body = areas.list_body;
-    if app.view.is_empty() {
-        let msg = if !app.load.done {
+    if app.list.view.is_empty() {
+        let msg = if !app.corpus.load.done {
             "loading…"
         } else if total == 0 {
             "no rollouts loaded"
@@ -233,9 +233,10 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         return;
     }
     let lines: Vec<Line> = app
+        .list
         .view
         .iter()
-        .skip(app.list_offset)
+        .skip(app.list.list_offset)
         .take(body.height as usize)
         .map(|row| match row {
             ViewRow::Group { label, count } => {
@@ -256,10 +257,10 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
 
 fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<'a> {
     let theme = &app.theme;
-    let e = &app.entries[i];
-    let shown = app.shown(i);
+    let e = &app.corpus.entries[i];
+    let shown = app.corpus.shown(i);
     let vstyle = shown_style(theme, shown);
-    let selected = app.selected == Some(i);
+    let selected = app.list.selected == Some(i);
     let mut spans = vec![
         // `★`: bookmarked for the playlist (the selection marker wins).
         if selected {
@@ -278,21 +279,25 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         },
         Span::styled(fit(shown.label(), cols.verdict), vstyle),
         // `≈`: the verdict could differ on another machine or grader run.
-        if app.is_fragile(i) {
+        if app.corpus.is_fragile(i) {
             Span::styled("≈", theme.warning)
         } else {
             Span::raw(" ")
         },
     ];
     if show_run {
-        let name = app.runs.get(e.run).map_or("", |r| r.name.as_str());
+        let name = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
         spans.push(Span::styled(fit(name, cols.run), theme.dim));
         spans.push(Span::raw(" "));
     }
-    let task = app.tasks.get(e.task).map_or("", |t| t.short.as_str());
+    let task = app
+        .corpus
+        .tasks
+        .get(e.task)
+        .map_or("", |t| t.short.as_str());
     let task_text = fit(task, cols.task);
-    let hits = if app.search.results.is_some() {
-        matched_chars(&task_text, &app.search.pattern)
+    let hits = if app.list.search.results.is_some() {
+        matched_chars(&task_text, &app.list.search.pattern)
     } else {
         Vec::new()
     };
@@ -309,9 +314,9 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         }
     }
     spans.push(Span::raw(" "));
-    let fn_text = fit(&app.functions(i).join(","), cols.functions);
-    let fn_hits = if app.search.results.is_some() {
-        matched_chars(&fn_text, &app.search.pattern)
+    let fn_text = fit(&app.corpus.functions(i).join(","), cols.functions);
+    let fn_hits = if app.list.search.results.is_some() {
+        matched_chars(&fn_text, &app.list.search.pattern)
     } else {
         Vec::new()
     };
@@ -328,7 +333,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         }
     }
     spans.push(Span::raw(" "));
-    let fail = match app.scores.get(i).and_then(|s| s.report()) {
+    let fail = match app.corpus.scores.get(i).and_then(|s| s.report()) {
         // Cases only count when the program ran (a static verdict runs nothing).
         Some(r) if !r.cases.is_empty() && r.execution.is_some() => {
             format!("{}/{}", r.failed_cases(), r.cases.len())
@@ -343,7 +348,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     };
     spans.push(Span::styled(fit(&fail, cols.fail), fail_style));
     spans.push(Span::raw(" "));
-    let n = app.findings(i).len();
+    let n = app.corpus.findings(i).len();
     spans.push(if n == 0 {
         Span::styled(fit("", cols.findings), theme.dim)
     } else {
@@ -374,11 +379,11 @@ pub fn detail_inner(detail: Rect) -> Rect {
 
 pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
-    let mut drawn = app.case_rows_drawn.borrow_mut();
+    let mut drawn = app.detail.case_rows_drawn.borrow_mut();
     drawn.clear();
     let mut tabs: Vec<Span> = Vec::new();
     for (n, pane) in Pane::ALL.iter().enumerate() {
-        let style = if *pane == app.pane {
+        let style = if *pane == app.detail.pane {
             theme.tab_active
         } else {
             theme.tab_inactive
@@ -400,11 +405,11 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         );
         return;
     };
-    let (content, cases) = match app.pane {
+    let (content, cases) = match app.detail.pane {
         Pane::Cases => panes::cases::render_with_rows(app, entry, inner.width),
         _ => (panes::render(app, entry, inner.width), 0),
     };
-    let scroll = detail_scroll(&content, inner.height, app.scroll);
+    let scroll = detail_scroll(&content, inner.height, app.detail.scroll);
     // Where the case rows landed, for clicks (the table's lines are not wrapped).
     for dy in 0..inner.height {
         let line = usize::from(scroll) + usize::from(dy);
@@ -419,7 +424,7 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     if content.wrap {
         p = p.wrap(Wrap { trim: false }).scroll((scroll, 0));
     } else {
-        p = p.scroll((scroll, app.hscroll));
+        p = p.scroll((scroll, app.detail.hscroll));
     }
     frame.render_widget(p, inner);
 }
@@ -430,18 +435,18 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if app.labelling.mode {
         left.push(Span::styled(" LABEL ", theme.tab_active));
     }
-    if app.search.editing {
+    if app.list.search.editing {
         left.push(Span::styled(" / ", theme.status_key));
-        left.push(Span::raw(format!(" {}▏", app.search.pattern)));
-        if app.search.pending {
+        left.push(Span::raw(format!(" {}▏", app.list.search.pattern)));
+        if app.list.search.pending {
             left.push(Span::raw(" …"));
         }
         left.push(Span::raw(" "));
-    } else if !app.search.pattern.is_empty() {
+    } else if !app.list.search.pattern.is_empty() {
         left.push(Span::styled(" / ", theme.status_key));
-        left.push(Span::raw(format!(" {} ", app.search.pattern)));
+        left.push(Span::raw(format!(" {} ", app.list.search.pattern)));
     }
-    let f = &app.filters;
+    let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
     if let Some(v) = f.verdict {
         filters.push(format!("verdict={}", v.label()));
@@ -449,7 +454,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(r) = f.run {
         filters.push(format!(
             "run={}",
-            app.runs.get(r).map_or("?", |r| r.name.as_str())
+            app.corpus.runs.get(r).map_or("?", |r| r.name.as_str())
         ));
     }
     if let Some(n) = &f.function {
@@ -463,6 +468,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     }
     if let Some(t) = f.task {
         let short: String = app
+            .corpus
             .tasks
             .get(t)
             .map_or(String::new(), |t| t.short.chars().take(16).collect());
@@ -471,8 +477,8 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(label) = app.labelling.filter_label() {
         filters.push(label);
     }
-    if app.grouping != super::app::Grouping::FileOrder {
-        filters.push(format!("by {}", app.grouping.label()));
+    if app.list.grouping != super::app::Grouping::FileOrder {
+        filters.push(format!("by {}", app.list.grouping.label()));
     }
     if !filters.is_empty() {
         left.push(Span::styled(
@@ -493,13 +499,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
 
     // Right-hand items by priority; the least important are dropped when space runs out.
     let mut right: Vec<(u8, Span)> = Vec::new();
-    if !app.load.done {
-        let pct = (app.load.bytes_done * 100)
-            .checked_div(app.load.bytes_total)
+    if !app.corpus.load.done {
+        let pct = (app.corpus.load.bytes_done * 100)
+            .checked_div(app.corpus.load.bytes_total)
             .unwrap_or(0);
         right.push((1, Span::styled(format!(" loading {pct}% "), theme.progress)));
     }
-    let gp = app.grade_progress;
+    let gp = app.corpus.grade_progress;
     if gp.finished < gp.requested {
         right.push((
             1,
@@ -514,7 +520,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             ),
         ));
     }
-    if let Grading::Unavailable(why) = &app.ctx.grading {
+    if let Grading::Unavailable(why) = &app.corpus.ctx.grading {
         let text = if why.fixed_by_install() {
             match app.keymap.keys_for(Action::InstallRuntime).first() {
                 Some(key) => format!(" no Python: {key} installs "),
@@ -525,11 +531,11 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         };
         right.push((2, Span::styled(text, theme.warning)));
     }
-    if !app.issues.is_empty() {
+    if !app.corpus.issues.is_empty() {
         right.push((
             0,
             Span::styled(
-                format!(" ⚠ {} bad lines (!) ", app.issues.len()),
+                format!(" ⚠ {} bad lines (!) ", app.corpus.issues.len()),
                 theme.verdict_failed,
             ),
         ));
@@ -627,7 +633,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         ),
         theme.dim,
     ));
-    for note in &app.ctx.notes {
+    for note in &app.corpus.ctx.notes {
         lines.push(Line::styled(format!(" {note}"), theme.dim));
     }
     frame.render_widget(Clear, popup);
@@ -650,10 +656,10 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
 fn draw_issues(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let mut lines: Vec<Line> = Vec::new();
-    if app.issues.is_empty() {
+    if app.corpus.issues.is_empty() {
         lines.push(Line::styled("every line loaded", theme.dim));
     }
-    for issue in &app.issues {
+    for issue in &app.corpus.issues {
         lines.push(Line::from(vec![
             Span::styled(
                 format!("{}:{}", issue.source.display(), issue.line),
@@ -674,7 +680,7 @@ fn draw_issues(frame: &mut Frame, app: &App, area: Rect) {
         .title(Span::styled(
             format!(
                 " {} lines could not be loaded (esc closes) ",
-                app.issues.len()
+                app.corpus.issues.len()
             ),
             theme.title,
         ))

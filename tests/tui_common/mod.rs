@@ -387,14 +387,14 @@ pub fn app(grading: Grading) -> App {
 /// Runs the background analysis the explorer queues once loading is done (findings,
 /// functions and label suggestions come from it), leaving the other requests queued.
 pub fn run_analysis(app: &mut App) {
-    let queued = std::mem::take(&mut app.outbox);
+    let queued = app.take_requests();
     for req in queued {
         if matches!(req, sebx::tui::jobs::JobRequest::AnalyzeAll { .. }) {
             if let Some(ev) = sebx::tui::jobs::run_request(req, None) {
                 app.on_job(ev);
             }
         } else {
-            app.outbox.push(req);
+            app.queue(req);
         }
     }
     app.settle();

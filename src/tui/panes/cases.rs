@@ -121,7 +121,7 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, u
         ),
         theme.column_header,
     ));
-    let cursor = app.case_cursor.min(cases.len() - 1);
+    let cursor = app.detail.case_cursor.min(cases.len() - 1);
     let mut focus = 0u16;
     for (k, c) in cases.iter().enumerate() {
         let (sym, style) = match c.matched {

@@ -113,12 +113,12 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     let analysis = app.selected_analysis();
     let findings: &[Finding] = match analysis {
         Some(a) => &a.code.findings,
-        None => app.findings(app.selected.unwrap_or(usize::MAX)),
+        None => app.corpus.findings(app.list.selected.unwrap_or(usize::MAX)),
     };
     // Without an API doc, name findings would call every zwc name unknown.
     let findings: Vec<&Finding> = findings
         .iter()
-        .filter(|f| !(app.ctx.api.is_empty() && f.kind.needs_api()))
+        .filter(|f| !(app.corpus.ctx.api.is_empty() && f.kind.needs_api()))
         .collect();
     // The zwc calls the analysis found, for the NumPy names after them.
     let calls: Vec<_> = analysis
@@ -159,7 +159,7 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         ),
     ]));
     // Without an API doc no name can be checked: say so rather than call every name unknown.
-    let api_known = !app.ctx.api.is_empty();
+    let api_known = !app.corpus.ctx.api.is_empty();
     if !api_known {
         lines.push(Line::styled(
             "no API doc: pass --api-doc FILE to see NumPy names and check zwc names",
@@ -167,8 +167,9 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         ));
     }
     let highlighted = app
+        .list
         .selected
-        .and_then(|row| app.highlights.get(&(row, HighlightKind::Code)));
+        .and_then(|row| app.caches.highlights.get(&(row, HighlightKind::Code)));
     let width = code.lines().count().max(1).to_string().len();
     for (k, text) in code.lines().enumerate() {
         let ln = k + 1;

@@ -13,7 +13,7 @@ use crate::tui::graph_view::draw_graph;
 /// `5` again) as a list by layer.
 pub fn render(app: &App, width: u16) -> PaneContent {
     let theme = &app.theme;
-    if !app.graph_list {
+    if !app.detail.graph_list {
         let mut lines = vec![Line::from(vec![
             Span::styled("Dependency graph", theme.heading),
             Span::styled("  (5 again: as a list · < > scroll sideways)", theme.dim),

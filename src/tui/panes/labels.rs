@@ -22,7 +22,7 @@ use super::super::ui::popup_area;
 pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
     let mut rest = detail;
     let mut panels: Vec<(String, Vec<Line<'static>>)> = Vec::new();
-    if let Some(row) = app.selected {
+    if let Some(row) = app.list.selected {
         if let Some(lines) = rerun_lines(app, row) {
             panels.push((
                 " Rerun (kept beside the rollout, not in it) ".to_string(),
@@ -76,7 +76,7 @@ fn labels_title(app: &App) -> String {
 pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let l = &app.labelling;
-    let Some(entry) = app.entries.get(row) else {
+    let Some(entry) = app.corpus.entries.get(row) else {
         return Vec::new();
     };
     let saved = l.saved(entry.run, &entry.rollout.id);
@@ -186,7 +186,7 @@ fn saved_text(saved: &Option<Result<(), String>>) -> &'static str {
 pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
     let theme = &app.theme;
     let cmp = comparison(app, row)?;
-    let entry = app.entries.get(row)?;
+    let entry = app.corpus.entries.get(row)?;
     let mut lines = Vec::new();
     let original_cases = cmp
         .original_report
@@ -197,7 +197,7 @@ pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
         Span::styled(format!("{:<9}", "stored"), theme.dim),
         Span::styled(
             cmp.original.clone(),
-            super::super::ui::shown_style(theme, app.shown(row)),
+            super::super::ui::shown_style(theme, app.corpus.shown(row)),
         ),
         Span::styled(original_cases, theme.dim),
     ]));
@@ -439,11 +439,12 @@ fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16, Option<u16>) 
     let mut focus = None;
     for (k, d) in a.disagreements.iter().enumerate() {
         let place = app
+            .corpus
             .entries
             .iter()
             .find(|e| e.rollout.id == d.rollout)
             .map(|e| {
-                let run = app.runs.get(e.run).map_or("", |r| r.name.as_str());
+                let run = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
                 format!("{run}:{}", e.rollout.line)
             })
             .unwrap_or_else(|| d.rollout.0.clone());

@@ -38,7 +38,7 @@ impl PaneContent {
 
 /// The selected pane's content for `entry`, for a pane `width` cells wide.
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
-    match app.pane {
+    match app.detail.pane {
         Pane::Response => response::render(app, entry),
         Pane::Code => code::render(app, entry, width),
         Pane::Cases => cases::render(app, entry, width),

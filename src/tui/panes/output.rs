@@ -49,7 +49,7 @@ fn traceback_line(text: &str) -> Option<usize> {
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
     let mut lines = Vec::new();
-    let score = app.selected.and_then(|i| app.scores.get(i));
+    let score = app.list.selected.and_then(|i| app.corpus.scores.get(i));
     let Some(report) = score.and_then(Score::report) else {
         let why = match score {
             Some(Score::Stored(s)) => format!(

@@ -16,8 +16,8 @@ const SAME_TASK_SHOWN: usize = 12;
 /// The Task pane of `entry`.
 pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let theme = &app.theme;
-    let api = &app.ctx.api;
-    let item = app.dataset_item(entry);
+    let api = &app.corpus.ctx.api;
+    let item = app.corpus.dataset_item(entry);
     let mut lines = vec![Line::styled("Query", theme.heading)];
     for l in entry.rollout.query.lines() {
         lines.push(Line::raw(l.to_string()));
@@ -57,8 +57,9 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             lines.push(Line::styled("NumPy reference solution", theme.heading));
             let text = item.reference.join("\n\n# ---\n\n");
             let h = app
+                .list
                 .selected
-                .and_then(|row| app.highlights.get(&(row, HighlightKind::Reference)));
+                .and_then(|row| app.caches.highlights.get(&(row, HighlightKind::Reference)));
             for (k, l) in text.lines().enumerate() {
                 let styled = h.and_then(|h| h.lines.get(k)).and_then(Option::as_ref);
                 lines.push(Line::from(styled_or_plain(styled, l, Style::default())));
@@ -74,6 +75,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     }
     // The same task in every run: ] jumps to the next one, t filters to them.
     let same: Vec<usize> = app
+        .corpus
         .entries
         .iter()
         .enumerate()
@@ -90,10 +92,14 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             theme.heading,
         ));
         for i in same.iter().take(SAME_TASK_SHOWN) {
-            let e = &app.entries[*i];
-            let shown = app.shown(*i);
-            let run = app.runs.get(e.run).map_or("", |r| r.name.as_str());
-            let marker = if app.selected == Some(*i) { "▶" } else { " " };
+            let e = &app.corpus.entries[*i];
+            let shown = app.corpus.shown(*i);
+            let run = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
+            let marker = if app.list.selected == Some(*i) {
+                "▶"
+            } else {
+                " "
+            };
             lines.push(Line::from(vec![
                 Span::raw(format!("{marker} ")),
                 Span::styled(
