@@ -11,7 +11,6 @@ use sebx::model::Verdict;
 use sebx::model::rollout::load_rollout_file;
 use sebx::tui::app::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
-use sebx::tui::labelling::suggestion;
 use sebx::tui::run::{drain_inline, load_inline};
 use serde_json::Value;
 
@@ -80,7 +79,9 @@ fn explorer(paths: Vec<PathBuf>) -> HashMap<String, Option<String>> {
         .map(|(i, e)| {
             (
                 e.rollout.id.0.clone(),
-                suggestion(app, i).map(|c| c.id.0.clone()),
+                app.labelling
+                    .suggestion(&app.corpus, i)
+                    .map(|c| c.id.0.clone()),
             )
         })
         .collect()

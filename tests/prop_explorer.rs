@@ -186,13 +186,14 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
         }
         if let Some(action) = action_for_event(app, &event(input)) {
             app.update(&action);
-            labelling::service(app);
+            app.service();
         }
         // What the event loop hands to other threads: run it here (no grading backend).
         drain_inline(app, None);
-        let _ = app.reruns.take_requests();
+        // Reruns are left queued by `drain_inline`; none is run here.
+        let _ = app.take_requests();
         if let Some((row, _code)) = app.reruns.edit.take() {
-            labelling::on_edited(app, row, Ok(None));
+            app.on_edited(row, Ok(None));
         }
         app.settle();
         // `q` quits; keep exploring as a new session would.
@@ -207,7 +208,7 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
         }
         if let Some(action) = action_for_event(app, &esc()) {
             app.update(&action);
-            labelling::service(app);
+            app.service();
         }
         terminal.draw(|frame| ui::draw(frame, app)).expect("draw");
     }

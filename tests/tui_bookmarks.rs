@@ -10,11 +10,6 @@ use sebx::tui::run::drain_inline;
 use sebx::tui::{Action, App};
 use tui_common::*;
 
-fn service(app: &mut App) {
-    sebx::tui::labelling::service(app);
-    sebx::tui::bookmarks::service(app);
-}
-
 fn select(app: &mut App, row: usize) {
     app.update(&Action::Top);
     for _ in 0..row {
@@ -31,7 +26,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     ));
     app.labelling.data_dir = Some(dir.path().to_path_buf());
     drain_inline(&mut app, None);
-    service(&mut app);
+    app.service();
     let run_b_first = app
         .corpus
         .entries
@@ -42,7 +37,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     for row in [0, run_b_first, 2] {
         select(&mut app, row);
         app.update(&Action::ToggleBookmark);
-        service(&mut app);
+        app.service();
         assert!(
             app.message.as_deref().unwrap_or("").contains("bookmarked"),
             "{:?}",
@@ -55,9 +50,9 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     );
     // Run A's row 2 moves to the front, past run B's bookmark.
     app.update(&Action::BookmarkEarlier);
-    service(&mut app);
+    app.service();
     app.update(&Action::BookmarkEarlier);
-    service(&mut app);
+    app.service();
     assert_eq!(
         app.message.as_deref(),
         Some("saved to run_a.jsonl.bookmarks.jsonl: bookmark now 1/3")
@@ -68,7 +63,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
         app.update(&Action::NoteInput(c));
     }
     app.update(&Action::NoteSubmit);
-    service(&mut app);
+    app.service();
     let rows = playlist_rows(&app);
     assert_eq!(
         rows,
@@ -88,14 +83,14 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     app.update(&Action::Present);
     assert_eq!(app.bookmarks.present.take(), Some(rows));
     app.update(&Action::ToggleBookmark);
-    service(&mut app);
+    app.service();
     assert_eq!(playlist_rows(&app).len(), 2);
     // Reopened (a second explorer): the same playlist.
     let mut again = tui_common::app(Grading::Unavailable(
         sebx::grade::backend::Unavailable::StoredOnly("test".to_string()),
     ));
     again.labelling.data_dir = Some(dir.path().to_path_buf());
-    service(&mut again);
+    again.service();
     assert_eq!(
         playlist_rows(&again),
         vec![(0, String::new()), (run_b_first, String::new())]
@@ -103,9 +98,9 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     // What the second explorer bookmarks, the first one picks up.
     select(&mut again, 1);
     again.update(&Action::ToggleBookmark);
-    service(&mut again);
+    again.service();
     app.bookmarks.reload_soon();
-    service(&mut app);
+    app.service();
     assert_eq!(
         playlist_rows(&app).iter().map(|r| r.0).collect::<Vec<_>>(),
         vec![0, run_b_first, 1]

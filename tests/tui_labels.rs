@@ -13,8 +13,9 @@ use sebx::model::labels::LabelStore;
 use sebx::model::taxonomy::CategoryId;
 use sebx::tui::app::{Grading, Popup};
 use sebx::tui::entry::Shown;
-use sebx::tui::labelling::{LabelFilter, service, suggestion};
-use sebx::tui::rerun::{self, comparison};
+use sebx::tui::jobs::JobRequest;
+use sebx::tui::labelling::LabelFilter;
+use sebx::tui::rerun;
 use sebx::tui::{Action, App};
 use tui_common::*;
 
@@ -28,7 +29,7 @@ fn labelling_app(data: &Path, annotator: &str, grading: Grading) -> App {
     run_analysis(&mut app);
     app.labelling.data_dir = Some(data.to_path_buf());
     app.labelling.annotator = annotator.to_string();
-    service(&mut app);
+    app.service();
     app
 }
 
@@ -67,7 +68,7 @@ fn keys_toggle_categories_and_each_change_is_on_disk_before_it_shows() {
     app.update(&Action::ToggleCategory('6'));
     assert_eq!(saved_categories(&app, 1), None, "shown before it is saved");
     assert!(!sidecar(data.path()).exists());
-    service(&mut app);
+    app.service();
     assert_eq!(
         saved_categories(&app, 1),
         Some(ids(&["wrong_arguments", "logic_error"]))
@@ -83,7 +84,7 @@ fn keys_toggle_categories_and_each_change_is_on_disk_before_it_shows() {
     assert_eq!(lines.lines().count(), 2, "one record per change");
 
     app.update(&Action::ToggleCategory('8'));
-    service(&mut app);
+    app.service();
     assert_eq!(saved_categories(&app, 1), Some(ids(&["wrong_arguments"])));
     assert_eq!(app.labelling.progress.labelled, 1);
     assert_eq!(app.labelling.progress.total, 9);
@@ -96,10 +97,10 @@ fn keys_toggle_categories_and_each_change_is_on_disk_before_it_shows() {
     );
     // Untoggling the last category clears the label.
     app.update(&Action::ToggleCategory('6'));
-    service(&mut app);
+    app.service();
     assert_eq!(saved_categories(&app, 1), None);
     app.update(&Action::ToggleCategory('7'));
-    service(&mut app);
+    app.service();
 
     // A new explorer on the same files sees the latest label.
     let again = labelling_app(data.path(), "ann", unavailable());
@@ -130,30 +131,40 @@ fn suggestion_is_stored_only_when_accepted() {
     let mut app = labelling_app(data.path(), "ann", unavailable());
     // result_error, no finding → logic error; exe_error calling an unknown name → invented.
     assert_eq!(
-        suggestion(&app, 1).map(|c| c.id.as_str()),
+        app.labelling
+            .suggestion(&app.corpus, 1)
+            .map(|c| c.id.as_str()),
         Some("logic_error")
     );
     assert_eq!(
-        suggestion(&app, 2).map(|c| c.id.as_str()),
+        app.labelling
+            .suggestion(&app.corpus, 2)
+            .map(|c| c.id.as_str()),
         Some("invented_zwc_name")
     );
     assert_eq!(
-        suggestion(&app, 3).map(|c| c.id.as_str()),
+        app.labelling
+            .suggestion(&app.corpus, 3)
+            .map(|c| c.id.as_str()),
         Some("numpy_import")
     );
-    assert_eq!(suggestion(&app, 0), None, "right needs no label");
+    assert_eq!(
+        app.labelling.suggestion(&app.corpus, 0),
+        None,
+        "right needs no label"
+    );
     select(&mut app, 2);
-    service(&mut app);
+    app.service();
     assert_eq!(saved_categories(&app, 2), None);
     assert!(
         !sidecar(data.path()).exists(),
         "a suggestion is not a label"
     );
     app.update(&Action::AcceptSuggestion);
-    service(&mut app);
+    app.service();
     assert_eq!(saved_categories(&app, 2), Some(ids(&["invented_zwc_name"])));
     app.update(&Action::AcceptSuggestion);
-    service(&mut app);
+    app.service();
     assert_eq!(
         app.message.as_deref(),
         Some("already labelled Invented zwc name")
@@ -173,7 +184,7 @@ fn note_is_typed_saved_and_keeps_the_categories() {
     }
     app.update(&Action::NoteBackspace);
     app.update(&Action::NoteSubmit);
-    service(&mut app);
+    app.service();
     let e = &app.corpus.entries[1];
     let label = app
         .labelling
@@ -186,7 +197,7 @@ fn note_is_typed_saved_and_keeps_the_categories() {
     app.update(&Action::EditNote);
     app.update(&Action::NoteInput('!'));
     app.update(&Action::Cancel);
-    service(&mut app);
+    app.service();
     let e = &app.corpus.entries[1];
     assert_eq!(
         app.labelling
@@ -206,26 +217,26 @@ fn next_unlabelled_failure_skips_passes_and_labelled_rows() {
     assert_eq!(app.list.selected, Some(1));
     app.update(&Action::LabelMode);
     app.update(&Action::ToggleCategory('8'));
-    service(&mut app);
+    app.service();
     app.update(&Action::Top);
     app.update(&Action::NextUnlabelledFailure);
     assert_eq!(app.list.selected, Some(2), "row 1 is labelled now");
     for _ in 0..3 {
         app.update(&Action::AcceptSuggestion);
-        service(&mut app);
+        app.service();
         app.update(&Action::NextUnlabelledFailure);
     }
     // Row 5 crashes without a static clue (its `.tolist()` is on a NumPy scalar, which has
     // one): nothing to suggest, so it is labelled by hand.
     assert_eq!(app.list.selected, Some(5));
-    assert!(suggestion(&app, 5).is_none());
+    assert!(app.labelling.suggestion(&app.corpus, 5).is_none());
     app.update(&Action::AcceptSuggestion);
     assert_eq!(
         app.message.as_deref(),
         Some("no suggestion for this rollout")
     );
     app.update(&Action::ToggleCategory('8'));
-    service(&mut app);
+    app.service();
     app.update(&Action::NextUnlabelledFailure);
     // Rows 1–5 are the failures; 6–8 are unscored.
     for row in 1..=5 {
@@ -248,7 +259,7 @@ fn label_filter_cycles_unlabelled_labelled_and_categories() {
     app.update(&Action::ToggleCategory('8'));
     app.update(&Action::Down);
     app.update(&Action::ToggleCategory('3'));
-    service(&mut app);
+    app.service();
     let rows = |app: &App| -> Vec<usize> {
         app.list
             .view
@@ -306,7 +317,7 @@ fn damaged_trailing_line_is_reported_and_labelling_goes_on() {
     select(&mut app, 1);
     app.update(&Action::LabelMode);
     app.update(&Action::ToggleCategory('6'));
-    service(&mut app);
+    app.service();
     let (store, issues) = LabelStore::open_sidecar(&sidecar(data.path())).expect("opens");
     assert_eq!(
         issues.len(),
@@ -329,7 +340,7 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
         for (row, key) in [1, 2, 3].into_iter().zip(keys) {
             select(app, row);
             app.update(&Action::ToggleCategory(key));
-            service(app);
+            app.service();
         }
     }
     let (store, issues) = LabelStore::open_sidecar(&sidecar(data.path())).expect("opens");
@@ -340,7 +351,7 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
         "both explorers' records, intact"
     );
     ann.labelling.reload_soon();
-    service(&mut ann);
+    ann.service();
     let e = &ann.corpus.entries[1];
     let others = ann.labelling.others(e.run, &e.rollout.id);
     assert_eq!(others.len(), 1);
@@ -382,7 +393,7 @@ fn embedded_runs_keep_their_sidecars_under_the_data_dir() {
     select(&mut app, 6);
     app.update(&Action::LabelMode);
     app.update(&Action::ToggleCategory('1'));
-    service(&mut app);
+    app.service();
     assert!(data.path().join("demo/run_b.jsonl.labels.jsonl").is_file());
     assert!(
         !Path::new("fixtures").exists(),
@@ -402,20 +413,26 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     let before = app.corpus.shown(1);
     app.update(&Action::Rerun);
     assert!(app.reruns.running.contains_key(&(1, false)));
-    let running = comparison(&app, 1).expect("a rerun is shown while it runs");
+    let running = app
+        .reruns
+        .comparison(&app.corpus, &app.labelling, 1)
+        .expect("a rerun is shown while it runs");
     assert!(running.rerun_running);
     rerun::drain_inline(&mut app, Some(backend.clone()));
-    service(&mut app);
+    app.service();
     // The what-if: the edited code passes under the fake grader (axis=1).
-    rerun::request(&mut app, 1, Some(CODE_MEAN_OK.to_string()));
+    app.rerun(1, Some(CODE_MEAN_OK.to_string()));
     rerun::drain_inline(&mut app, Some(backend));
-    service(&mut app);
+    app.service();
     assert_eq!(
         app.corpus.shown(1),
         before,
         "the stored verdict is not replaced"
     );
-    let cmp = comparison(&app, 1).expect("comparison");
+    let cmp = app
+        .reruns
+        .comparison(&app.corpus, &app.labelling, 1)
+        .expect("comparison");
     let (rerun_record, saved) = cmp.rerun.clone().expect("rerun");
     assert_eq!(rerun_record.report.verdict, Some(Verdict::ResultError));
     assert_eq!(saved, Some(Ok(())));
@@ -448,7 +465,10 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
 
     // A new session finds both in the sidecar.
     let again = labelling_app(data.path(), "ann", unavailable());
-    let cmp = comparison(&again, 1).expect("from the sidecar");
+    let cmp = again
+        .reruns
+        .comparison(&again.corpus, &again.labelling, 1)
+        .expect("from the sidecar");
     assert_eq!(
         cmp.what_if.map(|(r, _)| r.report.verdict),
         Some(Some(Verdict::Right))
@@ -462,7 +482,7 @@ fn rerun_without_a_runtime_offers_the_install() {
     select(&mut app, 1);
     app.update(&Action::Rerun);
     assert_eq!(app.popup, Some(Popup::Runtime));
-    assert!(app.reruns.outbox.is_empty());
+    assert!(reruns_queued(&app).is_empty());
     insta::assert_snapshot!("runtime_offer", screen(&draw(&app, 100, 30)));
     app.update(&Action::Cancel);
     assert_eq!(app.popup, None);
@@ -488,7 +508,7 @@ fn label_panel_and_picker_snapshots() {
     select(&mut bob, 1);
     bob.update(&Action::LabelMode);
     bob.update(&Action::ToggleCategory('6'));
-    service(&mut bob);
+    bob.service();
     let mut app = labelling_app(data.path(), "ann", unavailable());
     select(&mut app, 1);
     app.update(&Action::LabelMode);
@@ -498,7 +518,7 @@ fn label_panel_and_picker_snapshots() {
         app.update(&Action::NoteInput(c));
     }
     app.update(&Action::NoteSubmit);
-    service(&mut app);
+    app.service();
     let home = data.path().display().to_string();
     let text = screen(&draw(&app, 100, 32)).replace(&home, "[DATA]");
     assert!(text.contains("bob: Wrong arguments"), "{text}");
@@ -507,7 +527,7 @@ fn label_panel_and_picker_snapshots() {
     app.update(&Action::CategoryPicker);
     app.update(&Action::Down);
     app.update(&Action::PopupChoose);
-    service(&mut app);
+    app.service();
     assert_eq!(
         saved_categories(&app, 1),
         Some(ids(&["numpy_name_on_zwc", "logic_error"]))
@@ -541,8 +561,11 @@ fn runtime_install_shows_its_steps_and_then_reruns_work() {
     assert_eq!(action, Action::InstallRuntime);
     app.update(&action);
     assert!(app.reruns.install.running);
-    let queued = app.reruns.take_requests();
-    assert!(matches!(queued.as_slice(), [RerunRequest::Install { .. }]));
+    assert!(matches!(
+        reruns_queued(&app).as_slice(),
+        [RerunRequest::Install { .. }]
+    ));
+    app.take_requests();
     // The worker's reports (the install itself is not run here: it needs the network).
     for step in [
         "looking for Python 3.11 on PATH",
@@ -563,7 +586,7 @@ fn runtime_install_shows_its_steps_and_then_reruns_work() {
     app.update(&Action::Rerun);
     assert!(
         matches!(
-            app.reruns.outbox.as_slice(),
+            reruns_queued(&app).as_slice(),
             [RerunRequest::Grade {
                 row: 1,
                 code: None,
@@ -583,7 +606,7 @@ fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
         session.app.labelling.data_dir = Some(data.path().to_path_buf());
         session.app.labelling.annotator = "tester".to_string();
         sebx::tui::run::load_inline(&mut session.app, &session.sources);
-        service(&mut session.app);
+        session.app.service();
         session.app
     };
     let mut app = open();
@@ -605,7 +628,7 @@ fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
     select(&mut app, 0);
     app.update(&Action::LabelMode);
     app.update(&Action::ToggleCategory('9'));
-    service(&mut app);
+    app.service();
     let again = open();
     assert_eq!(
         std::fs::read_to_string(&seeded)
@@ -620,4 +643,15 @@ fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
         again.labelling.agreement_pairs()[0],
         ("tester".to_string(), "ana".to_string())
     );
+}
+
+/// The rerun, what-if and install requests queued for the workers.
+fn reruns_queued(app: &App) -> Vec<&sebx::tui::rerun::RerunRequest> {
+    app.queued()
+        .iter()
+        .filter_map(|r| match r {
+            JobRequest::Rerun(req) => Some(req),
+            _ => None,
+        })
+        .collect()
 }

@@ -13,6 +13,7 @@ use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
 use super::action::{Action, Keymap};
+use super::effects::{Effects, Handled};
 use super::entry::{Entry, Run, Score, Shown, Task};
 use super::highlight::Highlighted;
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
@@ -521,9 +522,19 @@ impl App {
             self.settle();
             return redraw;
         }
-        if let Some(redraw) = super::labelling::update(self, action) {
+        let mut fx = Effects::default();
+        let mut handled = self
+            .labelling
+            .update(action, &self.corpus, &self.list, &mut fx);
+        if handled == Handled::Passed {
+            handled = self
+                .reruns
+                .update(action, &self.corpus, &self.list, &mut fx);
+        }
+        if handled != Handled::Passed {
+            self.apply(fx);
             self.settle();
-            return redraw;
+            return handled == Handled::Redraw;
         }
         let redraw = match action {
             Action::Quit => {
@@ -577,13 +588,7 @@ impl App {
                 true
             }
             Action::ClearFilters => {
-                self.list.filters = Filters::default();
-                self.labelling.filter = None;
-                self.list.search = SearchState {
-                    id: self.list.search.id + 1,
-                    ..SearchState::default()
-                };
-                self.refresh_view();
+                self.clear_filters();
                 true
             }
             Action::CycleGrouping => {
@@ -695,8 +700,18 @@ impl App {
 
     /// Handles an action while a popup is open; `None` lets it through to the main screen.
     fn update_popup(&mut self, popup: Popup, action: &Action) -> Option<bool> {
-        if let Some(redraw) = super::labelling::update_popup(self, popup, action) {
-            return Some(redraw);
+        let mut fx = Effects::default();
+        let mut handled =
+            self.labelling
+                .update_popup(popup, action, &self.corpus, &self.list, &mut fx);
+        if handled == Handled::Passed {
+            handled = self
+                .reruns
+                .update_popup(popup, action, &self.corpus, &mut fx);
+        }
+        if handled != Handled::Passed {
+            self.apply(fx);
+            return Some(handled == Handled::Redraw);
         }
         match action {
             Action::Cancel | Action::Help | Action::Issues | Action::Click { .. } => {
@@ -811,7 +826,12 @@ impl App {
                 self.caches.highlights.insert(key, text);
                 self.list.selected == Some(key.0)
             }
-            JobEvent::Rerun(e) => super::rerun::on_event(self, e),
+            JobEvent::Rerun(e) => {
+                let mut fx = Effects::default();
+                let redraw = self.reruns.on_event(e, &self.corpus, &mut fx);
+                self.apply(fx);
+                redraw
+            }
             JobEvent::Stats(r) => super::stats::on_result(self, r),
         }
     }
@@ -897,6 +917,17 @@ impl App {
                 true
             }
         }
+    }
+
+    /// Clears every filter (the label filter too) and the search.
+    fn clear_filters(&mut self) {
+        self.list.filters = Filters::default();
+        self.labelling.clear_filter();
+        self.list.search = SearchState {
+            id: self.list.search.id + 1,
+            ..SearchState::default()
+        };
+        self.refresh_view();
     }
 
     /// Recomputes the view if something changed it; call once after a burst of events.
@@ -1388,6 +1419,65 @@ impl App {
         } else {
             false
         }
+    }
+
+    /// Does what a part asked for (see [`Effects`]).
+    fn apply(&mut self, fx: Effects) {
+        let Effects {
+            message,
+            popup,
+            refresh_view,
+            clear_filters,
+            jump_to,
+            requests,
+            issues,
+            notes,
+        } = fx;
+        if let Some(popup) = popup {
+            self.popup = popup;
+            self.popup_scroll = 0;
+        }
+        self.outbox.extend(requests);
+        self.corpus.issues.extend(issues);
+        self.corpus.ctx.notes.extend(notes);
+        if clear_filters {
+            self.clear_filters();
+        } else if refresh_view {
+            self.refresh_view();
+        }
+        if let Some(row) = jump_to {
+            self.jump_to(row);
+        }
+        if message.is_some() {
+            self.message = message;
+        }
+    }
+
+    /// The event loop's I/O step: writes queued label changes and reruns to their sidecars
+    /// (before anything is drawn next), and picks up other explorers' changes. Returns
+    /// whether to redraw.
+    pub fn service(&mut self) -> bool {
+        let mut fx = Effects::default();
+        let mut redraw = self
+            .labelling
+            .service(&self.corpus, &mut self.reruns, &mut fx);
+        redraw |= self.reruns.tick();
+        self.apply(fx);
+        redraw | super::bookmarks::service(self)
+    }
+
+    /// The editor came back for a what-if on `row`: grade the edit, or say why not.
+    pub fn on_edited(&mut self, row: usize, edited: anyhow::Result<Option<String>>) {
+        let mut fx = Effects::default();
+        self.reruns.on_edited(&self.corpus, row, edited, &mut fx);
+        self.apply(fx);
+    }
+
+    /// Queues a rerun (`code: None`) or a what-if of `row`, as `r` and `e` do.
+    pub fn rerun(&mut self, row: usize, code: Option<String>) {
+        let mut fx = Effects::default();
+        self.reruns.request(&self.corpus, row, code, &mut fx);
+        self.apply(fx);
     }
 
     /// Takes the work queued by `update`/`on_job`, for the workers.

@@ -81,6 +81,8 @@ pub enum JobRequest {
     },
     /// Run-level stats and a comparison of two runs (`super::stats`).
     Stats(Box<super::stats::StatsInput>),
+    /// A rerun, what-if or runtime install, for the rerun thread (`super::rerun`).
+    Rerun(RerunRequest),
 }
 
 /// Results coming back.
@@ -257,7 +259,8 @@ fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
     });
 }
 
-/// Runs one request to completion on the current thread (used by the workers and by tests).
+/// Runs one request to completion on the current thread (used by the workers and by tests);
+/// reruns are not run here (`None`): `rerun::drain_inline` runs them.
 pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Option<JobEvent> {
     match req {
         JobRequest::Grade {
@@ -338,6 +341,8 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             Some(JobEvent::CachedScores { found, missing })
         }
         JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(super::stats::compute(&input)))),
+        // Several events, and a backend slot an install can fill: `rerun::drain_inline`.
+        JobRequest::Rerun(_) => None,
     }
 }
 
@@ -411,11 +416,6 @@ impl Workers {
         });
     }
 
-    /// Hands a rerun, what-if or install request to the rerun thread.
-    pub fn dispatch_rerun(&self, req: RerunRequest) {
-        self.reruns.dispatch(req);
-    }
-
     /// Hands a request to its worker.
     pub fn dispatch(&self, req: JobRequest) {
         match req {
@@ -454,6 +454,7 @@ impl Workers {
                     }
                 });
             }
+            JobRequest::Rerun(req) => self.reruns.dispatch(req),
             JobRequest::Stats(input) => {
                 // Off the UI thread: 100k rows take a while to analyse; stale tickets are dropped.
                 let events = self.events.clone();

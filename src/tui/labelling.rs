@@ -2,10 +2,10 @@
 //! a note, the suggested category, "next unlabelled failure", a label filter, progress and
 //! agreement between annotators.
 //!
-//! `update` only queues label changes; [`service`] (the event loop's I/O step, run right
-//! after each action and before the next draw) appends them to the sidecar, and only then
-//! does the screen show them and say "saved". The panel reads labels from the store, so
-//! nothing unsaved is ever shown as saved.
+//! `Labelling::update` only queues label changes; [`Labelling::service`] (the event loop's
+//! I/O step, run right after each action and before the next draw) appends them to the
+//! sidecar, and only then does the screen show them and say "saved". The panel reads labels
+//! from the store, so nothing unsaved is ever shown as saved.
 
 use crate::model::sampling::{DEFAULT_SEED, LabelOrder, label_order_key};
 use std::collections::HashMap;
@@ -23,10 +23,11 @@ use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 use crate::model::{RolloutId, Verdict};
 
 use super::action::Action;
-use super::app::{App, Popup, ViewRow};
-use super::entry::{Entry, Score, Shown};
+use super::app::{App, Corpus, ListView, Popup, ViewRow};
+use super::effects::{Effects, Handled};
+use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
-use super::rerun;
+use super::rerun::Reruns;
 
 /// Environment variable: where sidecars of files without a writable home (the bundled
 /// demo) go; default `<data dir>/sebx`.
@@ -66,7 +67,7 @@ pub struct RunSidecars {
     seen_len: (u64, u64),
 }
 
-/// A label change waiting for [`service`] to write it.
+/// A label change waiting for [`Labelling::service`] to write it.
 #[derive(Debug, Clone, PartialEq)]
 struct PendingLabel {
     run: usize,
@@ -145,7 +146,7 @@ impl Default for Labelling {
 }
 
 impl Labelling {
-    /// Makes the next [`service`] re-read sidecars other processes have appended to.
+    /// Makes the next [`Labelling::service`] re-read sidecars other processes have appended to.
     pub fn reload_soon(&mut self) {
         self.last_reload = None;
     }
@@ -294,541 +295,596 @@ impl Labelling {
     }
 }
 
-/// The suggested category of a row: [`suggested_category`], which `sebx labels export` calls
-/// too, on the row's grade and its analysis digest. None while the row is being graded.
-/// Without an API doc no digest is passed, as the export has no analysis then either.
-pub fn suggestion(app: &App, row: usize) -> Option<&Category> {
-    let entry = app.corpus.entries.get(row)?;
-    let shown = app.corpus.shown(row);
-    if shown == Shown::Grading {
-        return None;
+/// Handling actions and doing the I/O: labelling reads the corpus and the list, owns its
+/// state, and asks the rest for anything else through [`Effects`].
+impl Labelling {
+    /// The suggested category of a row: [`suggested_category`], which `sebx labels export`
+    /// calls too, on the row's grade and its analysis digest. None while the row is being
+    /// graded. Without an API doc no digest is passed, as the export has no analysis then
+    /// either.
+    pub fn suggestion(&self, corpus: &Corpus, row: usize) -> Option<&Category> {
+        let entry = corpus.entries.get(row)?;
+        let shown = corpus.shown(row);
+        if shown == Shown::Grading {
+            return None;
+        }
+        let report = corpus.report(row);
+        let grade = GradeFacts {
+            // A stored "failed" without a verdict, an error or no grade: judged as not graded.
+            verdict: match shown {
+                Shown::Verdict(v) => Some(v),
+                _ => None,
+            },
+            timed_out: report
+                .and_then(|r| r.execution.as_ref())
+                .is_some_and(|e| e.timed_out),
+            program_syntax_error: report
+                .and_then(|r| r.static_check.as_ref())
+                .is_some_and(|s| s.syntax_error.is_some()),
+        };
+        let digest = if corpus.ctx.api.is_empty() {
+            None
+        } else {
+            Some(corpus.digest(row)?)
+        };
+        suggested_category(&self.taxonomy, grade, entry.code_span.is_some(), digest)
     }
-    let report = app.corpus.scores.get(row).and_then(Score::report);
-    let grade = GradeFacts {
-        // A stored "failed" without a verdict, an error or no grade: judged as not graded.
-        verdict: match shown {
-            Shown::Verdict(v) => Some(v),
-            _ => None,
-        },
-        timed_out: report
-            .and_then(|r| r.execution.as_ref())
-            .is_some_and(|e| e.timed_out),
-        program_syntax_error: report
-            .and_then(|r| r.static_check.as_ref())
-            .is_some_and(|s| s.syntax_error.is_some()),
-    };
-    let digest = if app.corpus.ctx.api.is_empty() {
-        None
-    } else {
-        Some(app.corpus.digest(row)?)
-    };
-    suggested_category(
-        &app.labelling.taxonomy,
-        grade,
-        entry.code_span.is_some(),
-        digest,
-    )
-}
 
-/// Handles labelling, rerun and what-if actions; `None` for everything else.
-pub fn update(app: &mut App, action: &Action) -> Option<bool> {
-    if app.labelling.note.is_some() {
-        match action {
-            Action::NoteInput(c) => {
-                if let Some(n) = app.labelling.note.as_mut() {
-                    n.text.push(*c);
-                }
-                return Some(true);
-            }
-            Action::NoteBackspace => {
-                if let Some(n) = app.labelling.note.as_mut() {
-                    n.text.pop();
-                }
-                return Some(true);
-            }
-            Action::NoteSubmit => {
-                if let Some(n) = app.labelling.note.take() {
-                    set_note(app, n.row, n.text.trim());
-                }
-                return Some(true);
-            }
-            Action::Cancel => {
-                app.labelling.note = None;
-                app.message = Some("note not changed".to_string());
-                return Some(true);
-            }
-            _ => {}
-        }
+    /// Clears the label filter (with the list's filters).
+    pub fn clear_filter(&mut self) {
+        self.filter = None;
     }
-    let row = app.list.selected;
-    match action {
-        Action::LabelMode => {
-            app.labelling.mode = !app.labelling.mode;
-            app.message = Some(if app.labelling.mode {
-                "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L leaves".to_string()
-            } else {
-                "label mode off: digits switch panes again".to_string()
-            });
-        }
-        Action::ToggleCategory(key) => {
-            let id = app.labelling.taxonomy.by_key(*key).map(|c| c.id.clone());
-            match (id, row) {
-                (Some(id), Some(row)) => toggle(app, row, &id),
-                (None, _) => app.message = Some(format!("no category on key {key}")),
-                (_, None) => {}
-            }
-        }
-        Action::CategoryPicker => {
-            app.popup = Some(Popup::CategoryPicker);
-            app.popup_scroll = 0;
-        }
-        Action::AcceptSuggestion => {
-            let Some(row) = row else { return Some(false) };
-            match suggestion(app, row).map(|c| (c.id.clone(), c.label.clone())) {
-                Some((id, label)) => {
-                    let has = app
-                        .corpus
-                        .entries
-                        .get(row)
-                        .and_then(|e| app.labelling.effective(e.run, &e.rollout.id))
-                        .is_some_and(|l| l.categories.contains(&id));
-                    if has {
-                        app.message = Some(format!("already labelled {label}"));
-                    } else {
-                        toggle(app, row, &id);
-                    }
-                }
-                None => app.message = Some("no suggestion for this rollout".to_string()),
-            }
-        }
-        Action::EditNote => {
-            let Some(row) = row else { return Some(false) };
-            let text = app
-                .corpus
-                .entries
-                .get(row)
-                .and_then(|e| app.labelling.effective(e.run, &e.rollout.id))
-                .map(|l| l.note)
-                .unwrap_or_default();
-            app.labelling.note = Some(NoteEdit { row, text });
-        }
-        Action::NextUnlabelledFailure => next_unlabelled_failure(app),
-        Action::ToggleLabelOrder => {
-            app.labelling.order = match app.labelling.order {
-                LabelOrder::File => LabelOrder::Random,
-                LabelOrder::Random => LabelOrder::File,
-            };
-            app.message = Some(match app.labelling.order {
-                LabelOrder::File => "N: next unlabelled failure in list order".to_string(),
-                LabelOrder::Random => format!(
-                    "N: next unlabelled failure in a seeded random order (seed {}): the labelled failures stay a random sample",
-                    app.labelling.order_seed
-                ),
-            });
-        }
-        Action::CycleLabelFilter => {
-            let mut options = vec![LabelFilter::Unlabelled, LabelFilter::Labelled];
-            options.extend(
-                app.labelling
-                    .taxonomy
-                    .ids()
-                    .into_iter()
-                    .map(LabelFilter::Category),
-            );
-            app.labelling.filter = match &app.labelling.filter {
-                None => options.first().cloned(),
-                Some(f) => options
-                    .iter()
-                    .position(|o| o == f)
-                    .and_then(|p| options.get(p + 1).cloned()),
-            };
-            app.refresh_view();
-        }
-        Action::Agreement => {
-            app.labelling.agreement_cursor = 0;
-            let names = app.labelling.annotators();
-            if names.len() < 2 {
-                app.message = Some(match names.first() {
-                    Some(one) => {
-                        format!("agreement needs two annotators: only {one} has labels here")
-                    }
-                    None => "agreement needs two annotators: no labels here yet".to_string(),
-                });
-            } else {
-                app.popup = Some(Popup::Agreement);
-                app.popup_scroll = 0;
-            }
-        }
-        Action::Rerun => {
-            let Some(row) = row else { return Some(false) };
-            rerun::request(app, row, None);
-        }
-        Action::EditWhatIf => {
-            let Some(row) = row else { return Some(false) };
-            // No editing what cannot be graded.
-            if !rerun::ready_to_grade(app) {
-                return Some(true);
-            }
-            let code = app
-                .corpus
-                .entries
-                .get(row)
-                .map(|e| e.code().to_string())
-                .unwrap_or_default();
-            app.reruns.edit = Some((row, code));
-        }
-        Action::InstallRuntime => {
-            if rerun::runtime_missing(app) {
-                rerun::request_install(app);
-            } else {
-                app.message = Some("the Python runtime is not what is missing here".to_string());
-            }
-        }
-        Action::PopupChoose | Action::NoteInput(_) | Action::NoteBackspace | Action::NoteSubmit => {
-            return Some(false);
-        }
-        _ => return None,
-    }
-    Some(true)
-}
 
-/// Handles an action in one of this module's popups; `None` for the generic handling.
-pub fn update_popup(app: &mut App, popup: Popup, action: &Action) -> Option<bool> {
-    match popup {
-        Popup::CategoryPicker => {
-            let n = app.labelling.taxonomy.categories.len();
+    /// Handles the labelling actions (keys, note typing, filter, agreement).
+    pub fn update(
+        &mut self,
+        action: &Action,
+        corpus: &Corpus,
+        list: &ListView,
+        fx: &mut Effects,
+    ) -> Handled {
+        if self.note.is_some() {
             match action {
-                Action::Up => {
-                    app.labelling.picker_cursor = app.labelling.picker_cursor.saturating_sub(1);
-                }
-                Action::Down => {
-                    app.labelling.picker_cursor = (app.labelling.picker_cursor + 1).min(n - 1);
-                }
-                Action::PopupChoose => {
-                    let id = app
-                        .labelling
-                        .taxonomy
-                        .categories
-                        .get(app.labelling.picker_cursor)
-                        .map(|c| c.id.clone());
-                    if let (Some(id), Some(row)) = (id, app.list.selected) {
-                        toggle(app, row, &id);
+                Action::NoteInput(c) => {
+                    if let Some(n) = self.note.as_mut() {
+                        n.text.push(*c);
                     }
+                    return Handled::Redraw;
                 }
-                Action::ToggleCategory(_) => return update(app, action),
-                Action::CategoryPicker | Action::Cancel => app.popup = None,
-                _ => return None,
+                Action::NoteBackspace => {
+                    if let Some(n) = self.note.as_mut() {
+                        n.text.pop();
+                    }
+                    return Handled::Redraw;
+                }
+                Action::NoteSubmit => {
+                    if let Some(n) = self.note.take() {
+                        self.set_note(corpus, n.row, n.text.trim());
+                    }
+                    return Handled::Redraw;
+                }
+                Action::Cancel => {
+                    self.note = None;
+                    fx.say("note not changed");
+                    return Handled::Redraw;
+                }
+                _ => {}
             }
-            Some(true)
         }
-        Popup::Agreement => match action {
-            Action::NextPane | Action::PrevPane => {
-                app.labelling.agreement_with += 1;
-                app.labelling.agreement_cursor = 0;
-                app.popup_scroll = 0;
-                Some(true)
+        let row = list.selected;
+        match action {
+            Action::LabelMode => {
+                self.mode = !self.mode;
+                fx.say(if self.mode {
+                    "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L leaves"
+                } else {
+                    "label mode off: digits switch panes again"
+                });
             }
-            Action::Up => {
-                app.labelling.agreement_cursor = app.labelling.agreement_cursor.saturating_sub(1);
-                Some(true)
+            Action::ToggleCategory(key) => {
+                let id = self.taxonomy.by_key(*key).map(|c| c.id.clone());
+                match (id, row) {
+                    (Some(id), Some(row)) => self.toggle(corpus, row, &id),
+                    (None, _) => fx.say(format!("no category on key {key}")),
+                    (_, None) => {}
+                }
             }
-            Action::Down => {
-                let n = app
-                    .labelling
-                    .agreement()
-                    .map_or(0, |a| a.disagreements.len());
-                app.labelling.agreement_cursor =
-                    (app.labelling.agreement_cursor + 1).min(n.saturating_sub(1));
-                Some(true)
+            Action::CategoryPicker => fx.open(Popup::CategoryPicker),
+            Action::AcceptSuggestion => {
+                let Some(row) = row else {
+                    return Handled::Unchanged;
+                };
+                match self
+                    .suggestion(corpus, row)
+                    .map(|c| (c.id.clone(), c.label.clone()))
+                {
+                    Some((id, label)) => {
+                        let has = corpus
+                            .entries
+                            .get(row)
+                            .and_then(|e| self.effective(e.run, &e.rollout.id))
+                            .is_some_and(|l| l.categories.contains(&id));
+                        if has {
+                            fx.say(format!("already labelled {label}"));
+                        } else {
+                            self.toggle(corpus, row, &id);
+                        }
+                    }
+                    None => fx.say("no suggestion for this rollout"),
+                }
             }
-            Action::PopupChoose => {
-                open_disagreement(app);
-                Some(true)
+            Action::EditNote => {
+                let Some(row) = row else {
+                    return Handled::Unchanged;
+                };
+                let text = corpus
+                    .entries
+                    .get(row)
+                    .and_then(|e| self.effective(e.run, &e.rollout.id))
+                    .map(|l| l.note)
+                    .unwrap_or_default();
+                self.note = Some(NoteEdit { row, text });
+            }
+            Action::NextUnlabelledFailure => self.next_unlabelled_failure(corpus, list, fx),
+            Action::ToggleLabelOrder => {
+                self.order = match self.order {
+                    LabelOrder::File => LabelOrder::Random,
+                    LabelOrder::Random => LabelOrder::File,
+                };
+                fx.say(match self.order {
+                    LabelOrder::File => "N: next unlabelled failure in list order".to_string(),
+                    LabelOrder::Random => format!(
+                        "N: next unlabelled failure in a seeded random order (seed {}): the labelled failures stay a random sample",
+                        self.order_seed
+                    ),
+                });
+            }
+            Action::CycleLabelFilter => {
+                let mut options = vec![LabelFilter::Unlabelled, LabelFilter::Labelled];
+                options.extend(self.taxonomy.ids().into_iter().map(LabelFilter::Category));
+                self.filter = match &self.filter {
+                    None => options.first().cloned(),
+                    Some(f) => options
+                        .iter()
+                        .position(|o| o == f)
+                        .and_then(|p| options.get(p + 1).cloned()),
+                };
+                fx.refresh_view = true;
             }
             Action::Agreement => {
-                app.popup = None;
-                Some(true)
-            }
-            _ => None,
-        },
-        Popup::Runtime => match action {
-            Action::InstallRuntime => {
-                rerun::request_install(app);
-                Some(true)
-            }
-            _ => None,
-        },
-        _ => None,
-    }
-}
-
-/// Closes the agreement view on the highlighted disagreement's rollout.
-fn open_disagreement(app: &mut App) {
-    let Some(agreement) = app.labelling.agreement() else {
-        return;
-    };
-    let Some(d) = agreement.disagreements.get(app.labelling.agreement_cursor) else {
-        return;
-    };
-    let Some(row) = app
-        .corpus
-        .entries
-        .iter()
-        .position(|e| e.rollout.id == d.rollout)
-    else {
-        app.message = Some(format!("rollout {} is not loaded", d.rollout));
-        return;
-    };
-    app.popup = None;
-    if !app.list.view.contains(&ViewRow::Row(row)) {
-        app.list.filters = Default::default();
-        app.labelling.filter = None;
-        app.refresh_view();
-        app.message = Some("filters cleared to show the disagreement".to_string());
-    }
-    app.jump_to(row);
-}
-
-/// Queues a label change for `row` (written by [`service`]).
-fn queue(app: &mut App, row: usize, categories: Vec<CategoryId>, note: &str) {
-    let Some(entry) = app.corpus.entries.get(row) else {
-        return;
-    };
-    let record = LabelRecord::now(
-        entry.rollout.id.clone(),
-        categories,
-        note,
-        &app.labelling.annotator,
-    );
-    app.labelling.pending.push(PendingLabel {
-        run: entry.run,
-        record,
-    });
-}
-
-/// Toggles one category on `row`'s label (keeping the note).
-fn toggle(app: &mut App, row: usize, id: &CategoryId) {
-    let Some(entry) = app.corpus.entries.get(row).cloned() else {
-        return;
-    };
-    let current = app.labelling.effective(entry.run, &entry.rollout.id);
-    let mut categories = current
-        .as_ref()
-        .map(|l| l.categories.clone())
-        .unwrap_or_default();
-    if let Some(p) = categories.iter().position(|c| c == id) {
-        categories.remove(p);
-    } else {
-        categories.push(id.clone());
-    }
-    // Taxonomy order, so records read the same whatever order keys were pressed in.
-    let order = app.labelling.taxonomy.ids();
-    categories.sort_by_key(|c| order.iter().position(|o| o == c).unwrap_or(usize::MAX));
-    let note = current.map(|l| l.note).unwrap_or_default();
-    queue(app, row, categories, &note);
-}
-
-fn set_note(app: &mut App, row: usize, note: &str) {
-    let Some(entry) = app.corpus.entries.get(row).cloned() else {
-        return;
-    };
-    let categories = app
-        .labelling
-        .effective(entry.run, &entry.rollout.id)
-        .map(|l| l.categories)
-        .unwrap_or_default();
-    queue(app, row, categories, note);
-}
-
-fn next_unlabelled_failure(app: &mut App) {
-    let rows: Vec<usize> = app
-        .list
-        .view
-        .iter()
-        .filter_map(|r| match r {
-            ViewRow::Row(i) => Some(*i),
-            ViewRow::Group { .. } => None,
-        })
-        .collect();
-    let start = app
-        .list
-        .selected
-        .and_then(|s| rows.iter().position(|r| *r == s))
-        .map_or(0, |p| p + 1);
-    let n = rows.len();
-    let unlabelled_failure = |i: &usize| {
-        app.corpus.shown(*i).is_failure()
-            && app
-                .corpus
-                .entries
-                .get(*i)
-                .is_some_and(|e| app.labelling.effective(e.run, &e.rollout.id).is_none())
-    };
-    let found = match app.labelling.order {
-        LabelOrder::File => (0..n)
-            .map(|d| rows[(start + d) % n])
-            .find(unlabelled_failure),
-        // The first unlabelled failure of the random order, wherever the cursor is.
-        LabelOrder::Random => rows
-            .iter()
-            .copied()
-            .filter(unlabelled_failure)
-            .min_by_key(|i| {
-                label_order_key(app.labelling.order_seed, &app.corpus.entries[*i].rollout.id)
-            }),
-    };
-    match found {
-        Some(i) => app.jump_to(i),
-        None => app.message = Some("every failure shown is labelled".to_string()),
-    }
-}
-
-/// The event loop's I/O step for labels and reruns: opens the sidecars of new runs, writes
-/// queued label changes and reruns (each durably, before the screen confirms it), and
-/// picks up other explorers' changes now and then. Returns whether to redraw.
-pub fn service(app: &mut App) -> bool {
-    let mut redraw = false;
-    if !app.labelling.taxonomy_loaded {
-        app.labelling.taxonomy_loaded = true;
-        load_taxonomy(app);
-    }
-    while app.labelling.sidecars.len() < app.corpus.runs.len() {
-        let run = app.labelling.sidecars.len();
-        let path = app.corpus.runs[run].path.clone();
-        open_run(app, &path);
-        redraw = true;
-    }
-    let pending = std::mem::take(&mut app.labelling.pending);
-    for p in pending {
-        redraw = true;
-        let embedded = app
-            .labelling
-            .sidecars
-            .get(p.run)
-            .is_some_and(|s| s.embedded);
-        let store = app
-            .labelling
-            .sidecars
-            .get_mut(p.run)
-            .and_then(|s| s.labels.as_mut());
-        let Some(store) = store else {
-            app.message = Some("NOT saved: this run's label file could not be opened".into());
-            continue;
-        };
-        let summary = describe(&app.labelling.taxonomy, &p.record);
-        match store.append(p.record) {
-            Ok(()) => {
-                // The demo's file is built in: say where its labels really go.
-                let name = if embedded {
-                    format!("{} (built-in demo)", store.path().display())
+                self.agreement_cursor = 0;
+                let names = self.annotators();
+                if names.len() < 2 {
+                    fx.say(match names.first() {
+                        Some(one) => {
+                            format!("agreement needs two annotators: only {one} has labels here")
+                        }
+                        None => "agreement needs two annotators: no labels here yet".to_string(),
+                    });
                 } else {
-                    file_name(store.path())
-                };
-                app.message = Some(format!("saved to {name}: {summary}"));
-                app.labelling.progress_dirty = true;
+                    fx.open(Popup::Agreement);
+                }
             }
-            Err(e) => app.message = Some(format!("NOT saved: {e}")),
+            Action::PopupChoose
+            | Action::NoteInput(_)
+            | Action::NoteBackspace
+            | Action::NoteSubmit => return Handled::Unchanged,
+            _ => return Handled::Passed,
         }
+        Handled::Redraw
     }
-    redraw |= write_reruns(app);
-    let due = app
-        .labelling
-        .last_reload
-        .is_none_or(|t| t.elapsed() >= RELOAD_EVERY);
-    if due {
-        app.labelling.last_reload = Some(Instant::now());
-        redraw |= reload_changed(app);
-    }
-    if app.labelling.progress_dirty || app.labelling.progress_rows != app.corpus.entries.len() {
-        recompute_progress(app);
-        redraw = true;
-    }
-    if app.reruns.busy() {
-        app.reruns.spinner = app.reruns.spinner.wrapping_add(1);
-        redraw = true;
-    }
-    redraw
-}
 
-fn load_taxonomy(app: &mut App) {
-    let explicit = app.labelling.taxonomy_path.clone();
-    let first_file = app
-        .labelling
-        .registered
-        .iter()
-        .filter(|(_, embedded)| !**embedded)
-        .map(|(p, _)| p.clone())
-        .min();
-    let result = match (&explicit, &first_file) {
-        (Some(p), _) => Taxonomy::load(p),
-        (None, Some(f)) => Taxonomy::for_rollout_file(f, None),
-        (None, None) => return,
-    };
-    match result {
-        Ok(t) => app.labelling.taxonomy = t,
-        Err(e) => {
-            app.corpus
-                .ctx
-                .notes
-                .push(format!("Taxonomy unusable, using the default: {e}"));
-            app.message = Some(format!("taxonomy: {e}"));
+    /// Handles an action in one of labelling's popups (the category picker, agreement).
+    pub fn update_popup(
+        &mut self,
+        popup: Popup,
+        action: &Action,
+        corpus: &Corpus,
+        list: &ListView,
+        fx: &mut Effects,
+    ) -> Handled {
+        match popup {
+            Popup::CategoryPicker => {
+                let n = self.taxonomy.categories.len();
+                match action {
+                    Action::Up => self.picker_cursor = self.picker_cursor.saturating_sub(1),
+                    Action::Down => self.picker_cursor = (self.picker_cursor + 1).min(n - 1),
+                    Action::PopupChoose => {
+                        let id = self
+                            .taxonomy
+                            .categories
+                            .get(self.picker_cursor)
+                            .map(|c| c.id.clone());
+                        if let (Some(id), Some(row)) = (id, list.selected) {
+                            self.toggle(corpus, row, &id);
+                        }
+                    }
+                    Action::ToggleCategory(_) => return self.update(action, corpus, list, fx),
+                    Action::CategoryPicker | Action::Cancel => fx.close(),
+                    _ => return Handled::Passed,
+                }
+                Handled::Redraw
+            }
+            Popup::Agreement => match action {
+                Action::NextPane | Action::PrevPane => {
+                    self.agreement_with += 1;
+                    self.agreement_cursor = 0;
+                    // Reopened on the next pair, scrolled to its top.
+                    fx.open(Popup::Agreement);
+                    Handled::Redraw
+                }
+                Action::Up => {
+                    self.agreement_cursor = self.agreement_cursor.saturating_sub(1);
+                    Handled::Redraw
+                }
+                Action::Down => {
+                    let n = self.agreement().map_or(0, |a| a.disagreements.len());
+                    self.agreement_cursor = (self.agreement_cursor + 1).min(n.saturating_sub(1));
+                    Handled::Redraw
+                }
+                Action::PopupChoose => {
+                    self.open_disagreement(corpus, list, fx);
+                    Handled::Redraw
+                }
+                Action::Agreement => {
+                    fx.close();
+                    Handled::Redraw
+                }
+                _ => Handled::Passed,
+            },
+            _ => Handled::Passed,
         }
     }
-}
 
-fn open_run(app: &mut App, path: &Path) {
-    let embedded = app.labelling.registered.get(path).copied().unwrap_or(false);
-    let base = if embedded {
-        let dir = app
-            .labelling
-            .data_dir
-            .clone()
-            .unwrap_or_else(std::env::temp_dir)
-            .join("demo");
-        if let Err(e) = std::fs::create_dir_all(&dir) {
-            app.message = Some(format!("cannot create {}: {e}", dir.display()));
+    /// Closes the agreement view on the highlighted disagreement's rollout.
+    fn open_disagreement(&mut self, corpus: &Corpus, list: &ListView, fx: &mut Effects) {
+        let Some(agreement) = self.agreement() else {
+            return;
+        };
+        let Some(d) = agreement.disagreements.get(self.agreement_cursor) else {
+            return;
+        };
+        let Some(row) = corpus
+            .entries
+            .iter()
+            .position(|e| e.rollout.id == d.rollout)
+        else {
+            fx.say(format!("rollout {} is not loaded", d.rollout));
+            return;
+        };
+        fx.close();
+        if !list.view.contains(&ViewRow::Row(row)) {
+            self.filter = None;
+            fx.clear_filters = true;
+            fx.say("filters cleared to show the disagreement");
         }
-        let base = dir.join(path.file_name().unwrap_or(path.as_os_str()));
-        if let Some(seed) = app.labelling.seeds.get(path).copied()
-            && let Err(e) = seed_sidecar(&sidecar_path(&base, LABELS_SUFFIX), seed)
-        {
-            app.message = Some(format!("cannot write the demo's example labels: {e}"));
-        }
-        base
-    } else {
-        path.to_path_buf()
-    };
-    let mut sidecars = RunSidecars {
-        base: base.clone(),
-        embedded,
-        labels: None,
-        reruns: None,
-        error: None,
-        seen_len: (0, 0),
-    };
-    match LabelStore::open(&base) {
-        Ok((store, issues)) => {
-            report_issues(app, issues);
-            sidecars.labels = Some(store);
-        }
-        Err(e) => sidecars.error = Some(e.to_string()),
+        fx.jump_to = Some(row);
     }
-    match RerunStore::open(&base) {
-        Ok((store, issues)) => {
-            report_issues(app, issues);
-            sidecars.reruns = Some(store);
+
+    /// Queues a label change for `row` (written by [`Labelling::service`]).
+    fn queue(&mut self, corpus: &Corpus, row: usize, categories: Vec<CategoryId>, note: &str) {
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let record = LabelRecord::now(entry.rollout.id.clone(), categories, note, &self.annotator);
+        self.pending.push(PendingLabel {
+            run: entry.run,
+            record,
+        });
+    }
+
+    /// Toggles one category on `row`'s label (keeping the note).
+    fn toggle(&mut self, corpus: &Corpus, row: usize, id: &CategoryId) {
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let current = self.effective(entry.run, &entry.rollout.id);
+        let mut categories = current
+            .as_ref()
+            .map(|l| l.categories.clone())
+            .unwrap_or_default();
+        if let Some(p) = categories.iter().position(|c| c == id) {
+            categories.remove(p);
+        } else {
+            categories.push(id.clone());
         }
-        Err(e) => sidecars.error = Some(e.to_string()),
+        // Taxonomy order, so records read the same whatever order keys were pressed in.
+        let order = self.taxonomy.ids();
+        categories.sort_by_key(|c| order.iter().position(|o| o == c).unwrap_or(usize::MAX));
+        let note = current.map(|l| l.note).unwrap_or_default();
+        self.queue(corpus, row, categories, &note);
     }
-    sidecars.seen_len = sidecar_lens(&sidecars);
-    if embedded {
-        app.corpus.ctx.notes.push(format!(
-            "The demo is built in: its labels and reruns are kept in {}",
-            base.parent().unwrap_or(&base).display()
-        ));
+
+    fn set_note(&mut self, corpus: &Corpus, row: usize, note: &str) {
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let categories = self
+            .effective(entry.run, &entry.rollout.id)
+            .map(|l| l.categories)
+            .unwrap_or_default();
+        self.queue(corpus, row, categories, note);
     }
-    app.labelling.sidecars.push(sidecars);
-    app.labelling.progress_dirty = true;
+
+    fn next_unlabelled_failure(&self, corpus: &Corpus, list: &ListView, fx: &mut Effects) {
+        let rows: Vec<usize> = list
+            .view
+            .iter()
+            .filter_map(|r| match r {
+                ViewRow::Row(i) => Some(*i),
+                ViewRow::Group { .. } => None,
+            })
+            .collect();
+        let start = list
+            .selected
+            .and_then(|s| rows.iter().position(|r| *r == s))
+            .map_or(0, |p| p + 1);
+        let n = rows.len();
+        let unlabelled_failure = |i: &usize| {
+            corpus.shown(*i).is_failure()
+                && corpus
+                    .entries
+                    .get(*i)
+                    .is_some_and(|e| self.effective(e.run, &e.rollout.id).is_none())
+        };
+        let found = match self.order {
+            LabelOrder::File => (0..n)
+                .map(|d| rows[(start + d) % n])
+                .find(unlabelled_failure),
+            // The first unlabelled failure of the random order, wherever the cursor is.
+            LabelOrder::Random => rows
+                .iter()
+                .copied()
+                .filter(unlabelled_failure)
+                .min_by_key(|i| label_order_key(self.order_seed, &corpus.entries[*i].rollout.id)),
+        };
+        match found {
+            Some(i) => fx.jump_to = Some(i),
+            None => fx.say("every failure shown is labelled"),
+        }
+    }
+
+    /// The event loop's I/O step for labels and reruns: opens the sidecars of new runs,
+    /// writes queued label changes and `reruns`' results (each durably, before the screen
+    /// confirms it), and picks up other explorers' changes now and then. Returns whether
+    /// to redraw.
+    pub fn service(&mut self, corpus: &Corpus, reruns: &mut Reruns, fx: &mut Effects) -> bool {
+        let mut redraw = false;
+        if !self.taxonomy_loaded {
+            self.taxonomy_loaded = true;
+            self.load_taxonomy(fx);
+        }
+        while self.sidecars.len() < corpus.runs.len() {
+            let path = corpus.runs[self.sidecars.len()].path.clone();
+            self.open_run(&path, fx);
+            redraw = true;
+        }
+        for p in std::mem::take(&mut self.pending) {
+            redraw = true;
+            let summary = describe(&self.taxonomy, &p.record);
+            let Some(sidecars) = self.sidecars.get_mut(p.run) else {
+                fx.say("NOT saved: this run's label file could not be opened");
+                continue;
+            };
+            let embedded = sidecars.embedded;
+            let Some(store) = sidecars.labels.as_mut() else {
+                fx.say("NOT saved: this run's label file could not be opened");
+                continue;
+            };
+            match store.append(p.record) {
+                Ok(()) => {
+                    // The demo's file is built in: say where its labels really go.
+                    let name = if embedded {
+                        format!("{} (built-in demo)", store.path().display())
+                    } else {
+                        file_name(store.path())
+                    };
+                    fx.say(format!("saved to {name}: {summary}"));
+                    self.progress_dirty = true;
+                }
+                Err(e) => fx.say(format!("NOT saved: {e}")),
+            }
+        }
+        redraw |= self.write_reruns(corpus, reruns, fx);
+        let due = self.last_reload.is_none_or(|t| t.elapsed() >= RELOAD_EVERY);
+        if due {
+            self.last_reload = Some(Instant::now());
+            redraw |= self.reload_changed(corpus, fx);
+        }
+        if self.progress_dirty || self.progress_rows != corpus.entries.len() {
+            self.recompute_progress(corpus);
+            redraw = true;
+        }
+        redraw
+    }
+
+    fn load_taxonomy(&mut self, fx: &mut Effects) {
+        let first_file = self
+            .registered
+            .iter()
+            .filter(|(_, embedded)| !**embedded)
+            .map(|(p, _)| p.clone())
+            .min();
+        let result = match (&self.taxonomy_path, &first_file) {
+            (Some(p), _) => Taxonomy::load(p),
+            (None, Some(f)) => Taxonomy::for_rollout_file(f, None),
+            (None, None) => return,
+        };
+        match result {
+            Ok(t) => self.taxonomy = t,
+            Err(e) => {
+                fx.notes
+                    .push(format!("Taxonomy unusable, using the default: {e}"));
+                fx.say(format!("taxonomy: {e}"));
+            }
+        }
+    }
+
+    fn open_run(&mut self, path: &Path, fx: &mut Effects) {
+        let embedded = self.registered.get(path).copied().unwrap_or(false);
+        let base = if embedded {
+            let dir = self
+                .data_dir
+                .clone()
+                .unwrap_or_else(std::env::temp_dir)
+                .join("demo");
+            if let Err(e) = std::fs::create_dir_all(&dir) {
+                fx.say(format!("cannot create {}: {e}", dir.display()));
+            }
+            let base = dir.join(path.file_name().unwrap_or(path.as_os_str()));
+            if let Some(seed) = self.seeds.get(path).copied()
+                && let Err(e) = seed_sidecar(&sidecar_path(&base, LABELS_SUFFIX), seed)
+            {
+                fx.say(format!("cannot write the demo's example labels: {e}"));
+            }
+            base
+        } else {
+            path.to_path_buf()
+        };
+        let mut sidecars = RunSidecars {
+            base: base.clone(),
+            embedded,
+            labels: None,
+            reruns: None,
+            error: None,
+            seen_len: (0, 0),
+        };
+        match LabelStore::open(&base) {
+            Ok((store, issues)) => {
+                report_issues(issues, fx);
+                sidecars.labels = Some(store);
+            }
+            Err(e) => sidecars.error = Some(e.to_string()),
+        }
+        match RerunStore::open(&base) {
+            Ok((store, issues)) => {
+                report_issues(issues, fx);
+                sidecars.reruns = Some(store);
+            }
+            Err(e) => sidecars.error = Some(e.to_string()),
+        }
+        sidecars.seen_len = sidecar_lens(&sidecars);
+        if embedded {
+            fx.notes.push(format!(
+                "The demo is built in: its labels and reruns are kept in {}",
+                base.parent().unwrap_or(&base).display()
+            ));
+        }
+        self.sidecars.push(sidecars);
+        self.progress_dirty = true;
+    }
+
+    /// Reloads sidecars another process has appended to.
+    fn reload_changed(&mut self, corpus: &Corpus, fx: &mut Effects) -> bool {
+        let mut changed = false;
+        let mut issues = Vec::new();
+        for s in &mut self.sidecars {
+            let lens = sidecar_lens(s);
+            if lens == s.seen_len {
+                continue;
+            }
+            s.seen_len = lens;
+            if let Some(store) = s.labels.as_mut()
+                && let Ok(found) = store.reload()
+            {
+                issues.extend(found);
+            }
+            if let Some(store) = s.reruns.as_mut()
+                && let Ok(found) = store.reload()
+            {
+                issues.extend(found);
+            }
+            changed = true;
+        }
+        if changed {
+            self.progress_dirty = true;
+            // Damaged lines were reported when first seen; keep the issue list from growing.
+            let known: std::collections::HashSet<(&Path, usize)> = corpus
+                .issues
+                .iter()
+                .map(|i| (i.source.as_path(), i.line))
+                .collect();
+            fx.issues.extend(
+                issues
+                    .into_iter()
+                    .filter(|i| !known.contains(&(i.source.as_path(), i.line))),
+            );
+            if self.filter.is_some() {
+                fx.refresh_view = true;
+            }
+        }
+        changed
+    }
+
+    /// Appends this session's unsaved reruns and what-ifs to their runs' rerun sidecars.
+    fn write_reruns(&mut self, corpus: &Corpus, reruns: &mut Reruns, fx: &mut Effects) -> bool {
+        let mut wrote = false;
+        for (row, list) in reruns.session.iter_mut() {
+            let Some(run) = corpus.entries.get(*row).map(|e| e.run) else {
+                continue;
+            };
+            for item in list.iter_mut().filter(|s| s.saved.is_none()) {
+                wrote = true;
+                let sidecars = self.sidecars.get_mut(run);
+                let base = sidecars.as_ref().map(|s| s.base.clone());
+                item.saved = Some(match sidecars.and_then(|s| s.reruns.as_mut()) {
+                    Some(store) => store.append(item.record.clone()).map_err(|e| e.to_string()),
+                    None => Err("the rerun file could not be opened".to_string()),
+                });
+                let verdict = item
+                    .record
+                    .report
+                    .verdict
+                    .map_or("not graded", Verdict::as_str);
+                let kind = if item.record.what_if {
+                    "what-if"
+                } else {
+                    "rerun"
+                };
+                match &item.saved {
+                    Some(Ok(())) => {
+                        let path = base
+                            .map(|b| sidecar_path(&b, RERUNS_SUFFIX))
+                            .unwrap_or_default();
+                        fx.say(format!("{kind}: {verdict} · saved to {}", file_name(&path)));
+                    }
+                    Some(Err(e)) => fx.say(format!("{kind}: {verdict} · NOT saved: {e}")),
+                    None => {}
+                }
+            }
+        }
+        wrote
+    }
+
+    fn recompute_progress(&mut self, corpus: &Corpus) {
+        self.progress_dirty = false;
+        self.progress_rows = corpus.entries.len();
+        let mut progress = Progress {
+            total: corpus.entries.len(),
+            ..Progress::default()
+        };
+        let has_records = self
+            .sidecars
+            .iter()
+            .filter_map(|s| s.labels.as_ref())
+            .any(|store| store.history().next().is_some());
+        // While a big file loads and nothing is labelled, counting rows is all there is to do.
+        let rows = if has_records { corpus.entries.len() } else { 0 };
+        for e in corpus.entries.iter().take(rows) {
+            if let Some(label) = self.saved(e.run, &e.rollout.id) {
+                progress.labelled += 1;
+                for c in &label.categories {
+                    *progress.per_category.entry(c.clone()).or_default() += 1;
+                }
+            }
+        }
+        self.progress = progress;
+        self.any_labels = self
+            .sidecars
+            .iter()
+            .filter_map(|s| s.labels.as_ref())
+            .any(|store| !store.all_current().is_empty());
+    }
 }
 
 /// Writes `text` to a new sidecar; an existing one (the user's labels) is left alone.
@@ -847,15 +903,15 @@ fn seed_sidecar(path: &Path, text: &str) -> std::io::Result<()> {
     file.sync_all()
 }
 
-fn report_issues(app: &mut App, issues: Vec<crate::model::LoadIssue>) {
+fn report_issues(issues: Vec<crate::model::LoadIssue>, fx: &mut Effects) {
     if issues.is_empty() {
         return;
     }
-    app.message = Some(format!(
+    fx.say(format!(
         "{} damaged sidecar lines skipped: ! shows them",
         issues.len()
     ));
-    app.corpus.issues.extend(issues);
+    fx.issues.extend(issues);
 }
 
 fn sidecar_lens(s: &RunSidecars) -> (u64, u64) {
@@ -867,133 +923,6 @@ fn sidecar_lens(s: &RunSidecars) -> (u64, u64) {
         len(s.labels.as_ref().map(LabelStore::path)),
         len(s.reruns.as_ref().map(RerunStore::path)),
     )
-}
-
-/// Reloads sidecars another process has appended to.
-fn reload_changed(app: &mut App) -> bool {
-    let mut changed = false;
-    let mut issues = Vec::new();
-    for s in &mut app.labelling.sidecars {
-        let lens = sidecar_lens(s);
-        if lens == s.seen_len {
-            continue;
-        }
-        s.seen_len = lens;
-        if let Some(store) = s.labels.as_mut()
-            && let Ok(found) = store.reload()
-        {
-            issues.extend(found);
-        }
-        if let Some(store) = s.reruns.as_mut()
-            && let Ok(found) = store.reload()
-        {
-            issues.extend(found);
-        }
-        changed = true;
-    }
-    if changed {
-        app.labelling.progress_dirty = true;
-        // Damaged lines were reported when first seen; keep the issue list from growing.
-        let known: std::collections::HashSet<(PathBuf, usize)> = app
-            .corpus
-            .issues
-            .iter()
-            .map(|i| (i.source.clone(), i.line))
-            .collect();
-        app.corpus.issues.extend(
-            issues
-                .into_iter()
-                .filter(|i| !known.contains(&(i.source.clone(), i.line))),
-        );
-        if app.labelling.filter.is_some() {
-            app.refresh_view();
-        }
-    }
-    changed
-}
-
-fn write_reruns(app: &mut App) -> bool {
-    let mut wrote = false;
-    let rows: Vec<usize> = app.reruns.session.keys().copied().collect();
-    for row in rows {
-        let Some(run) = app.corpus.entries.get(row).map(|e| e.run) else {
-            continue;
-        };
-        let Some(list) = app.reruns.session.get_mut(&row) else {
-            continue;
-        };
-        for item in list.iter_mut().filter(|s| s.saved.is_none()) {
-            wrote = true;
-            let store = app
-                .labelling
-                .sidecars
-                .get_mut(run)
-                .and_then(|s| s.reruns.as_mut());
-            item.saved = Some(match store {
-                Some(store) => store.append(item.record.clone()).map_err(|e| e.to_string()),
-                None => Err("the rerun file could not be opened".to_string()),
-            });
-            let verdict = item
-                .record
-                .report
-                .verdict
-                .map_or("not graded", Verdict::as_str);
-            let kind = if item.record.what_if {
-                "what-if"
-            } else {
-                "rerun"
-            };
-            app.message = Some(match &item.saved {
-                Some(Ok(())) => {
-                    let path = app
-                        .labelling
-                        .sidecars
-                        .get(run)
-                        .map(|s| sidecar_path(&s.base, RERUNS_SUFFIX))
-                        .unwrap_or_default();
-                    format!("{kind}: {verdict} · saved to {}", file_name(&path))
-                }
-                Some(Err(e)) => format!("{kind}: {verdict} · NOT saved: {e}"),
-                None => String::new(),
-            });
-        }
-    }
-    wrote
-}
-
-fn recompute_progress(app: &mut App) {
-    let l = &mut app.labelling;
-    l.progress_dirty = false;
-    l.progress_rows = app.corpus.entries.len();
-    let mut progress = Progress {
-        total: app.corpus.entries.len(),
-        ..Progress::default()
-    };
-    let has_records = l
-        .sidecars
-        .iter()
-        .filter_map(|s| s.labels.as_ref())
-        .any(|store| store.history().next().is_some());
-    // While a big file loads and nothing is labelled, counting rows is all there is to do.
-    let rows = if has_records {
-        app.corpus.entries.len()
-    } else {
-        0
-    };
-    for e in app.corpus.entries.iter().take(rows) {
-        if let Some(label) = l.saved(e.run, &e.rollout.id) {
-            progress.labelled += 1;
-            for c in &label.categories {
-                *progress.per_category.entry(c.clone()).or_default() += 1;
-            }
-        }
-    }
-    l.progress = progress;
-    l.any_labels = l
-        .sidecars
-        .iter()
-        .filter_map(|s| s.labels.as_ref())
-        .any(|store| !store.all_current().is_empty());
 }
 
 fn file_name(path: &Path) -> String {
@@ -1057,14 +986,5 @@ pub fn action_for_key(app: &App, key: &KeyEvent) -> Option<Action> {
         Some(_) => None,
         None if app.labelling.mode => category_key.map(Action::ToggleCategory),
         None => None,
-    }
-}
-
-/// The editor came back for a what-if on `row`: grade the edit, or say why not.
-pub fn on_edited(app: &mut App, row: usize, edited: anyhow::Result<Option<String>>) {
-    match edited {
-        Ok(Some(code)) => rerun::request(app, row, Some(code)),
-        Ok(None) => app.message = Some("code unchanged: no what-if".to_string()),
-        Err(e) => app.message = Some(format!("what-if: {e:#}")),
     }
 }

@@ -5,6 +5,7 @@ pub mod action;
 pub mod app;
 pub mod bookmarks;
 pub mod editor;
+pub mod effects;
 pub mod entry;
 pub mod explore;
 pub mod export;

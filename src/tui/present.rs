@@ -835,8 +835,7 @@ pub fn prepare(
 ) -> (Presenter, Vec<LoadIssue>) {
     super::run::load_inline(&mut app, sources);
     // Label and bookmark sidecars, for notes and for bookmarks as the playlist.
-    super::labelling::service(&mut app);
-    super::bookmarks::service(&mut app);
+    app.service();
     let (rows, issues) = slides_for(&app, playlist);
     let theme = app.theme.clone();
     (Presenter::from_app(&app, &rows, theme), issues)

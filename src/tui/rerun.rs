@@ -13,9 +13,12 @@ use crate::grade::reruns::RerunRecord;
 use crate::grade::runtime::install_runtime;
 use crate::model::{ApiMap, Rollout};
 
-use super::app::{App, Grading, Popup};
+use super::action::Action;
+use super::app::{App, Corpus, Grading, ListView, Popup};
+use super::effects::{Effects, Handled};
 use super::entry::Score;
-use super::jobs::JobEvent;
+use super::jobs::{JobEvent, JobRequest};
+use super::labelling::Labelling;
 use crate::grade::backend::GradeBackend;
 pub use crate::grade::reruns::with_code;
 
@@ -76,8 +79,6 @@ pub struct Reruns {
     pub running: HashMap<(usize, bool), u64>,
     /// Results of this session per row, oldest first.
     pub session: HashMap<usize, Vec<SessionRerun>>,
-    /// Requests for the rerun worker.
-    pub outbox: Vec<RerunRequest>,
     /// A what-if waiting for the editor: (row, code to edit). Taken by the event loop.
     pub edit: Option<(usize, String)>,
     pub install: InstallView,
@@ -93,11 +94,6 @@ impl Reruns {
         !self.running.is_empty() || self.install.running
     }
 
-    /// Takes the requests queued for the rerun worker.
-    pub fn take_requests(&mut self) -> Vec<RerunRequest> {
-        std::mem::take(&mut self.outbox)
-    }
-
     /// The spinner's current frame.
     pub fn spinner_frame(&self) -> &'static str {
         const FRAMES: [&str; 8] = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧"];
@@ -107,129 +103,246 @@ impl Reruns {
 
 /// Whether the explorer cannot grade because the Python runtime is missing (not, say,
 /// because there is no API doc).
-pub fn runtime_missing(app: &App) -> bool {
-    matches!(&app.corpus.ctx.grading, Grading::Unavailable(why) if why.fixed_by_install())
+pub fn runtime_missing(grading: &Grading) -> bool {
+    matches!(grading, Grading::Unavailable(why) if why.fixed_by_install())
 }
 
-/// Whether reruns can be graded; if not, says why (and offers the install when the
-/// runtime is what is missing).
-pub fn ready_to_grade(app: &mut App) -> bool {
-    let installed_here = app
-        .reruns
-        .install
-        .outcome
-        .as_ref()
-        .is_some_and(Result::is_ok);
-    let has_backend = matches!(app.corpus.ctx.grading, Grading::Available) || installed_here;
-    if !has_backend {
-        if runtime_missing(app) {
-            app.popup = Some(Popup::Runtime);
-            app.popup_scroll = 0;
-        } else if let Grading::Unavailable(why) = &app.corpus.ctx.grading {
-            app.message = Some(format!("cannot rerun: {why}"));
+impl Reruns {
+    /// Handles `r` (rerun), `e` (what-if) and the install offer's key.
+    pub fn update(
+        &mut self,
+        action: &Action,
+        corpus: &Corpus,
+        list: &ListView,
+        fx: &mut Effects,
+    ) -> Handled {
+        match action {
+            Action::Rerun => {
+                let Some(row) = list.selected else {
+                    return Handled::Unchanged;
+                };
+                self.request(corpus, row, None, fx);
+            }
+            Action::EditWhatIf => {
+                let Some(row) = list.selected else {
+                    return Handled::Unchanged;
+                };
+                // No editing what cannot be graded.
+                if self.ready_to_grade(&corpus.ctx.grading, fx) {
+                    let code = corpus
+                        .entries
+                        .get(row)
+                        .map(|e| e.code().to_string())
+                        .unwrap_or_default();
+                    self.edit = Some((row, code));
+                }
+            }
+            Action::InstallRuntime => {
+                if runtime_missing(&corpus.ctx.grading) {
+                    self.request_install(corpus, fx);
+                } else {
+                    fx.say("the Python runtime is not what is missing here");
+                }
+            }
+            _ => return Handled::Passed,
+        }
+        Handled::Redraw
+    }
+
+    /// Handles an action in the install offer.
+    pub fn update_popup(
+        &mut self,
+        popup: Popup,
+        action: &Action,
+        corpus: &Corpus,
+        fx: &mut Effects,
+    ) -> Handled {
+        match (popup, action) {
+            (Popup::Runtime, Action::InstallRuntime) => {
+                self.request_install(corpus, fx);
+                Handled::Redraw
+            }
+            _ => Handled::Passed,
         }
     }
-    has_backend
-}
 
-/// Queues a rerun (`code: None`) or a what-if of `row`. Without a grader it says why, and
-/// offers the install when the runtime is what is missing.
-pub fn request(app: &mut App, row: usize, code: Option<String>) {
-    if !ready_to_grade(app) {
-        return;
+    /// Whether reruns can be graded; if not, says why (and offers the install when the
+    /// runtime is what is missing).
+    fn ready_to_grade(&self, grading: &Grading, fx: &mut Effects) -> bool {
+        let installed_here = self.install.outcome.as_ref().is_some_and(Result::is_ok);
+        let has_backend = matches!(grading, Grading::Available) || installed_here;
+        if !has_backend {
+            if runtime_missing(grading) {
+                fx.open(Popup::Runtime);
+            } else if let Grading::Unavailable(why) = grading {
+                fx.say(format!("cannot rerun: {why}"));
+            }
+        }
+        has_backend
     }
-    let Some(entry) = app.corpus.entries.get(row).cloned() else {
-        return;
-    };
-    app.reruns.next_id += 1;
-    let id = app.reruns.next_id;
-    let what_if = code.is_some();
-    app.reruns.running.insert((row, what_if), id);
-    app.reruns.outbox.push(RerunRequest::Grade {
-        id,
-        row,
-        rollout: Box::new(entry.rollout.clone()),
-        code,
-    });
-    app.message = Some(if what_if {
-        "grading the edited code (what-if)…".to_string()
-    } else {
-        "rerunning the grader…".to_string()
-    });
-}
 
-/// Queues the runtime install (from the offer popup).
-pub fn request_install(app: &mut App) {
-    if app.reruns.install.running {
-        return;
-    }
-    app.reruns.install = InstallView {
-        running: true,
-        lines: Vec::new(),
-        outcome: None,
-    };
-    app.popup = Some(Popup::Runtime);
-    app.reruns.outbox.push(RerunRequest::Install {
-        api: app.corpus.ctx.api.clone(),
-    });
-}
-
-/// Applies a rerun worker's report; returns whether to redraw.
-pub fn on_event(app: &mut App, event: RerunEvent) -> bool {
-    match event {
-        RerunEvent::Graded {
+    /// Queues a rerun (`code: None`) or a what-if of `row`. Without a grader it says why,
+    /// and offers the install when the runtime is what is missing.
+    pub fn request(&mut self, corpus: &Corpus, row: usize, code: Option<String>, fx: &mut Effects) {
+        if !self.ready_to_grade(&corpus.ctx.grading, fx) {
+            return;
+        }
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        self.next_id += 1;
+        let id = self.next_id;
+        let what_if = code.is_some();
+        self.running.insert((row, what_if), id);
+        fx.requests.push(JobRequest::Rerun(RerunRequest::Grade {
             id,
             row,
+            rollout: Box::new(entry.rollout.clone()),
             code,
-            result,
-        } => {
-            let key = (row, code.is_some());
-            if app.reruns.running.get(&key) != Some(&id) {
-                return false;
-            }
-            app.reruns.running.remove(&key);
-            match result {
-                Ok(mut report) => {
-                    // The sidecar keys reruns by the row's id (a what-if's edited response
-                    // would otherwise hash to another one).
-                    if let Some(entry) = app.corpus.entries.get(row) {
-                        report.id = Some(entry.rollout.id.clone());
-                    }
-                    let record = RerunRecord::now(*report, code);
-                    let verdict = record.report.verdict.map_or("not graded", |v| v.as_str());
-                    app.message = Some(format!(
-                        "{} {verdict}; saving to the rerun sidecar…",
-                        if record.what_if { "what-if:" } else { "rerun:" }
-                    ));
-                    app.reruns
-                        .session
-                        .entry(row)
-                        .or_default()
-                        .push(SessionRerun {
+        }));
+        fx.say(if what_if {
+            "grading the edited code (what-if)…"
+        } else {
+            "rerunning the grader…"
+        });
+    }
+
+    /// Queues the runtime install (from the offer popup).
+    fn request_install(&mut self, corpus: &Corpus, fx: &mut Effects) {
+        if self.install.running {
+            return;
+        }
+        self.install = InstallView {
+            running: true,
+            lines: Vec::new(),
+            outcome: None,
+        };
+        fx.open(Popup::Runtime);
+        fx.requests.push(JobRequest::Rerun(RerunRequest::Install {
+            api: corpus.ctx.api.clone(),
+        }));
+    }
+
+    /// The editor came back for a what-if on `row`: grade the edit, or say why not.
+    pub fn on_edited(
+        &mut self,
+        corpus: &Corpus,
+        row: usize,
+        edited: anyhow::Result<Option<String>>,
+        fx: &mut Effects,
+    ) {
+        match edited {
+            Ok(Some(code)) => self.request(corpus, row, Some(code), fx),
+            Ok(None) => fx.say("code unchanged: no what-if"),
+            Err(e) => fx.say(format!("what-if: {e:#}")),
+        }
+    }
+
+    /// Applies a rerun worker's report; returns whether to redraw.
+    pub fn on_event(&mut self, event: RerunEvent, corpus: &Corpus, fx: &mut Effects) -> bool {
+        match event {
+            RerunEvent::Graded {
+                id,
+                row,
+                code,
+                result,
+            } => {
+                let key = (row, code.is_some());
+                if self.running.get(&key) != Some(&id) {
+                    return false;
+                }
+                self.running.remove(&key);
+                match result {
+                    Ok(mut report) => {
+                        // The sidecar keys reruns by the row's id (a what-if's edited response
+                        // would otherwise hash to another one).
+                        if let Some(entry) = corpus.entries.get(row) {
+                            report.id = Some(entry.rollout.id.clone());
+                        }
+                        let record = RerunRecord::now(*report, code);
+                        let verdict = record.report.verdict.map_or("not graded", |v| v.as_str());
+                        fx.say(format!(
+                            "{} {verdict}; saving to the rerun sidecar…",
+                            if record.what_if { "what-if:" } else { "rerun:" }
+                        ));
+                        self.session.entry(row).or_default().push(SessionRerun {
                             record,
                             saved: None,
                         });
+                    }
+                    Err(e) => fx.say(format!("rerun failed: {e}")),
                 }
-                Err(e) => app.message = Some(format!("rerun failed: {e}")),
+                true
             }
-            true
+            RerunEvent::InstallStep(line) => {
+                self.install.lines.push(line);
+                true
+            }
+            RerunEvent::InstallDone(outcome) => {
+                self.install.running = false;
+                fx.say(match &outcome {
+                    Ok(_) => "Python runtime installed: r reruns now; restart sebx to grade the whole list"
+                        .to_string(),
+                    Err(e) => format!("install failed: {e}"),
+                });
+                self.install.outcome = Some(outcome);
+                true
+            }
         }
-        RerunEvent::InstallStep(line) => {
-            app.reruns.install.lines.push(line);
-            true
+    }
+
+    /// Turns the spinner while something runs; returns whether to redraw.
+    pub fn tick(&mut self) -> bool {
+        if self.busy() {
+            self.spinner = self.spinner.wrapping_add(1);
         }
-        RerunEvent::InstallDone(outcome) => {
-            app.reruns.install.running = false;
-            app.message = Some(match &outcome {
-                Ok(_) => {
-                    "Python runtime installed: r reruns now; restart sebx to grade the whole list"
-                        .to_string()
-                }
-                Err(e) => format!("install failed: {e}"),
-            });
-            app.reruns.install.outcome = Some(outcome);
-            true
+        self.busy()
+    }
+
+    /// The comparison shown for `row`, or `None` when it has no rerun of any kind.
+    pub fn comparison(
+        &self,
+        corpus: &Corpus,
+        labelling: &Labelling,
+        row: usize,
+    ) -> Option<Comparison> {
+        let entry = corpus.entries.get(row)?;
+        let session = self.session.get(&row);
+        let last_session = |what_if: bool| {
+            session.and_then(|list| {
+                list.iter()
+                    .rev()
+                    .find(|s| s.record.what_if == what_if)
+                    .map(|s| (s.record.clone(), s.saved.clone()))
+            })
+        };
+        let stored = labelling.stored_reruns(entry.run, &entry.rollout.id);
+        let from_sidecar = |what_if: bool| {
+            stored
+                .iter()
+                .rev()
+                .find(|r| r.what_if == what_if)
+                .map(|r| ((*r).clone(), Some(Ok(()))))
+        };
+        let rerun = last_session(false).or_else(|| from_sidecar(false));
+        let what_if = last_session(true).or_else(|| from_sidecar(true));
+        let rerun_running = self.running.contains_key(&(row, false));
+        let what_if_running = self.running.contains_key(&(row, true));
+        if rerun.is_none() && what_if.is_none() && !rerun_running && !what_if_running {
+            return None;
         }
+        Some(Comparison {
+            original: corpus.shown(row).label().to_string(),
+            original_report: match corpus.scores.get(row) {
+                Some(Score::Graded(r)) => Some(r.clone()),
+                _ => None,
+            },
+            rerun,
+            what_if,
+            rerun_running,
+            what_if_running,
+            earlier: stored.len(),
+        })
     }
 }
 
@@ -322,20 +435,30 @@ impl RerunWorker {
     }
 }
 
-/// Runs the queued rerun requests on this thread until none is left (tests).
+/// Runs the queued rerun requests on this thread until none is left, leaving the other
+/// requests queued (tests).
 pub fn drain_inline(app: &mut App, backend: Option<Arc<dyn GradeBackend>>) {
     let slot = Mutex::new(backend);
     loop {
-        let requests = app.reruns.take_requests();
-        if requests.is_empty() {
+        let (reruns, others): (Vec<JobRequest>, Vec<JobRequest>) = app
+            .take_requests()
+            .into_iter()
+            .partition(|r| matches!(r, JobRequest::Rerun(_)));
+        for req in others {
+            app.queue(req);
+        }
+        if reruns.is_empty() {
             break;
         }
         let factory = app.reruns.backend_factory.clone();
-        for req in requests {
+        for req in reruns {
+            let JobRequest::Rerun(req) = req else {
+                continue;
+            };
             let mut events = Vec::new();
             run_request(req, &slot, factory.as_ref(), &mut |e| events.push(e));
             for e in events {
-                on_event(app, e);
+                app.on_job(JobEvent::Rerun(e));
             }
         }
     }
@@ -354,48 +477,6 @@ pub struct Comparison {
     pub what_if_running: bool,
     /// Earlier reruns of this rollout in the sidecar.
     pub earlier: usize,
-}
-
-/// The comparison shown for `row`, or `None` when it has no rerun of any kind.
-pub fn comparison(app: &App, row: usize) -> Option<Comparison> {
-    let entry = app.corpus.entries.get(row)?;
-    let session = app.reruns.session.get(&row);
-    let last_session = |what_if: bool| {
-        session.and_then(|list| {
-            list.iter()
-                .rev()
-                .find(|s| s.record.what_if == what_if)
-                .map(|s| (s.record.clone(), s.saved.clone()))
-        })
-    };
-    let stored = app.labelling.stored_reruns(entry.run, &entry.rollout.id);
-    let from_sidecar = |what_if: bool| {
-        stored
-            .iter()
-            .rev()
-            .find(|r| r.what_if == what_if)
-            .map(|r| ((*r).clone(), Some(Ok(()))))
-    };
-    let rerun = last_session(false).or_else(|| from_sidecar(false));
-    let what_if = last_session(true).or_else(|| from_sidecar(true));
-    let rerun_running = app.reruns.running.contains_key(&(row, false));
-    let what_if_running = app.reruns.running.contains_key(&(row, true));
-    if rerun.is_none() && what_if.is_none() && !rerun_running && !what_if_running {
-        return None;
-    }
-    let score = app.corpus.scores.get(row);
-    Some(Comparison {
-        original: app.corpus.shown(row).label().to_string(),
-        original_report: match score {
-            Some(Score::Graded(r)) => Some(r.clone()),
-            _ => None,
-        },
-        rerun,
-        what_if,
-        rerun_running,
-        what_if_running,
-        earlier: stored.len(),
-    })
 }
 
 #[cfg(test)]

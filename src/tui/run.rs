@@ -16,7 +16,7 @@ use ratatui::crossterm::execute;
 
 use super::action::Action;
 use super::app::App;
-use super::jobs::{JobEvent, Workers};
+use super::jobs::{JobEvent, JobRequest, Workers};
 use super::load::Source;
 use super::ui;
 use crate::grade::backend::GradeBackend;
@@ -142,12 +142,9 @@ fn event_loop(
         for req in app.take_requests() {
             workers.dispatch(req);
         }
-        for req in app.reruns.take_requests() {
-            workers.dispatch_rerun(req);
-        }
         if let Some((row, code)) = app.reruns.edit.take() {
             let edited = super::editor::edit_in_terminal(terminal, &code);
-            super::labelling::on_edited(app, row, edited);
+            app.on_edited(row, edited);
             redraw = true;
             continue;
         }
@@ -171,8 +168,7 @@ fn event_loop(
                 if let Some(action) = action_for_event(app, &ev) {
                     redraw |= app.update(&action);
                     // Label changes are on disk before anything is drawn or read next.
-                    redraw |= super::labelling::service(app);
-                    redraw |= super::bookmarks::service(app);
+                    redraw |= app.service();
                 }
                 if app.should_quit || !event::poll(Duration::ZERO)? {
                     break;
@@ -190,25 +186,31 @@ fn event_loop(
             }
         }
         app.settle();
-        redraw |= super::labelling::service(app);
-        redraw |= super::bookmarks::service(app);
+        redraw |= app.service();
         redraw |= super::export::service(app);
     }
 }
 
-/// Runs every queued request on this thread until none is left (tests, benchmarks, small inputs).
+/// Runs every queued request on this thread until none is left (tests, benchmarks, small
+/// inputs); reruns stay queued for `rerun::drain_inline`, which has a backend of its own.
 pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
+    let mut reruns = Vec::new();
     loop {
         let requests = app.take_requests();
         if requests.is_empty() {
             break;
         }
         for req in requests {
-            if let Some(ev) = super::jobs::run_request(req, backend) {
+            if matches!(req, JobRequest::Rerun(_)) {
+                reruns.push(req);
+            } else if let Some(ev) = super::jobs::run_request(req, backend) {
                 app.on_job(ev);
             }
         }
         app.settle();
+    }
+    for req in reruns {
+        app.queue(req);
     }
 }
 

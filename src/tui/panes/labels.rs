@@ -11,8 +11,7 @@ use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
 
 use super::super::app::{App, Popup};
-use super::super::labelling::suggestion;
-use super::super::rerun::{case_changes, comparison, edit_summary};
+use super::super::rerun::{case_changes, edit_summary};
 use super::super::theme::Theme;
 use super::super::ui::popup_area;
 
@@ -106,7 +105,7 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
     if !spans.is_empty() {
         lines.push(Line::from(spans));
     }
-    let suggested = suggestion(app, row);
+    let suggested = app.labelling.suggestion(&app.corpus, row);
     lines.push(match suggested {
         Some(c) if chosen(&c.id) => Line::from(vec![
             Span::styled("suggested: ", theme.dim),
@@ -185,7 +184,7 @@ fn saved_text(saved: &Option<Result<(), String>>) -> &'static str {
 /// The Rerun panel: stored verdict, latest rerun and what-if, each with the case changes.
 pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
     let theme = &app.theme;
-    let cmp = comparison(app, row)?;
+    let cmp = app.reruns.comparison(&app.corpus, &app.labelling, row)?;
     let entry = app.corpus.entries.get(row)?;
     let mut lines = Vec::new();
     let original_cases = cmp

@@ -1,0 +1,68 @@
+//! How the explorer's parts (labelling, reruns) answer an action or an event without
+//! reaching into `App`: each owns its state, reads the corpus and the list, and hands back
+//! what it did ([`Handled`]) and what it asks of the rest ([`Effects`]), which `App` applies.
+
+use crate::model::LoadIssue;
+
+use super::app::Popup;
+use super::jobs::JobRequest;
+
+/// What a part did with an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Handled {
+    /// Taken, and the screen changed.
+    Redraw,
+    /// Taken; nothing to redraw.
+    Unchanged,
+    /// Not this part's: the next one gets it.
+    Passed,
+}
+
+impl Handled {
+    /// Taken, redrawn or not.
+    pub fn taken(redraw: bool) -> Handled {
+        if redraw {
+            Handled::Redraw
+        } else {
+            Handled::Unchanged
+        }
+    }
+}
+
+/// What a part asks of the rest of the explorer.
+#[derive(Debug, Default)]
+pub struct Effects {
+    /// A note for the status bar (the last one said wins).
+    pub message: Option<String>,
+    /// Open a popup (`Some(Some(p))`, scrolled to its top) or close it (`Some(None)`).
+    pub popup: Option<Option<Popup>>,
+    /// Rebuild the list (a filter it reads changed).
+    pub refresh_view: bool,
+    /// Clear every list filter and the search first (to show a row they hide).
+    pub clear_filters: bool,
+    /// Select this row and scroll the list to it (after any refresh).
+    pub jump_to: Option<usize>,
+    /// Work for the workers.
+    pub requests: Vec<JobRequest>,
+    /// Damaged lines found (sidecars), for the issues popup.
+    pub issues: Vec<LoadIssue>,
+    /// Lines for the help screen's notes.
+    pub notes: Vec<String>,
+}
+
+impl Effects {
+    /// Says `text` in the status bar.
+    pub fn say(&mut self, text: impl Into<String>) {
+        self.message = Some(text.into());
+    }
+
+    /// Opens `popup`.
+    pub fn open(&mut self, popup: Popup) {
+        self.popup = Some(Some(popup));
+    }
+
+    /// Closes the popup.
+    pub fn close(&mut self) {
+        self.popup = Some(None);
+    }
+}
