@@ -5,7 +5,6 @@
 mod tui_common;
 
 use sebx::tui::app::Grading;
-use sebx::tui::bookmarks::playlist_rows;
 use sebx::tui::run::drain_inline;
 use sebx::tui::{Action, App};
 use tui_common::*;
@@ -45,7 +44,11 @@ fn one_playlist_over_two_runs_in_the_order_given() {
         );
     }
     assert_eq!(
-        playlist_rows(&app).iter().map(|r| r.0).collect::<Vec<_>>(),
+        app.bookmarks
+            .playlist_rows(&app.corpus)
+            .iter()
+            .map(|r| r.0)
+            .collect::<Vec<_>>(),
         vec![0, run_b_first, 2]
     );
     // Run A's row 2 moves to the front, past run B's bookmark.
@@ -64,7 +67,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     }
     app.update(&Action::NoteSubmit);
     app.service();
-    let rows = playlist_rows(&app);
+    let rows = app.bookmarks.playlist_rows(&app.corpus);
     assert_eq!(
         rows,
         vec![
@@ -84,7 +87,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     assert_eq!(app.bookmarks.present.take(), Some(rows));
     app.update(&Action::ToggleBookmark);
     app.service();
-    assert_eq!(playlist_rows(&app).len(), 2);
+    assert_eq!(app.bookmarks.playlist_rows(&app.corpus).len(), 2);
     // Reopened (a second explorer): the same playlist.
     let mut again = tui_common::app(Grading::Unavailable(
         sebx::grade::backend::Unavailable::StoredOnly("test".to_string()),
@@ -92,7 +95,7 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     again.labelling.data_dir = Some(dir.path().to_path_buf());
     again.service();
     assert_eq!(
-        playlist_rows(&again),
+        again.bookmarks.playlist_rows(&again.corpus),
         vec![(0, String::new()), (run_b_first, String::new())]
     );
     // What the second explorer bookmarks, the first one picks up.
@@ -102,7 +105,11 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     app.bookmarks.reload_soon();
     app.service();
     assert_eq!(
-        playlist_rows(&app).iter().map(|r| r.0).collect::<Vec<_>>(),
+        app.bookmarks
+            .playlist_rows(&app.corpus)
+            .iter()
+            .map(|r| r.0)
+            .collect::<Vec<_>>(),
         vec![0, run_b_first, 1]
     );
 }

@@ -514,22 +514,18 @@ impl App {
                 _ => {}
             }
         }
-        if let Some(redraw) = super::stats::update(self, action) {
-            self.settle();
-            return redraw;
-        }
-        if let Some(redraw) = super::bookmarks::update(self, action) {
-            self.settle();
-            return redraw;
-        }
+        // The parts that own their state: the first to take the action handles it.
         let mut fx = Effects::default();
-        let mut handled = self
-            .labelling
-            .update(action, &self.corpus, &self.list, &mut fx);
+        let (corpus, list) = (&self.corpus, &self.list);
+        let mut handled = self.stats.update(action, corpus, &self.labelling, &mut fx);
         if handled == Handled::Passed {
-            handled = self
-                .reruns
-                .update(action, &self.corpus, &self.list, &mut fx);
+            handled = self.bookmarks.update(action, corpus, list, &mut fx);
+        }
+        if handled == Handled::Passed {
+            handled = self.labelling.update(action, corpus, list, &mut fx);
+        }
+        if handled == Handled::Passed {
+            handled = self.reruns.update(action, corpus, list, &mut fx);
         }
         if handled != Handled::Passed {
             self.apply(fx);
@@ -647,7 +643,7 @@ impl App {
                 true
             }
             Action::SearchInput(_) | Action::SearchBackspace | Action::SearchSubmit => false,
-            // Handled by `labelling::update` above.
+            // Handled by the parts above (bookmarks, labelling, reruns) and by stats.
             Action::LabelMode
             | Action::CategoryPicker
             | Action::AcceptSuggestion
@@ -670,14 +666,8 @@ impl App {
             | Action::BookmarkCaption
             | Action::BookmarkEarlier
             | Action::BookmarkLater
-            | Action::Present => false,
-            Action::ExportView => {
-                self.bookmarks.export = self.list.selected.is_some();
-                if self.list.selected.is_none() {
-                    self.message = Some("no rollout selected to export".to_string());
-                }
-                true
-            }
+            | Action::Present
+            | Action::ExportView => false,
             Action::ScrollLeft => {
                 self.detail.hscroll = self.detail.hscroll.saturating_sub(8);
                 true
@@ -832,7 +822,7 @@ impl App {
                 self.apply(fx);
                 redraw
             }
-            JobEvent::Stats(r) => super::stats::on_result(self, r),
+            JobEvent::Stats(r) => self.stats.on_result(r),
         }
     }
 
@@ -1428,6 +1418,7 @@ impl App {
             popup,
             refresh_view,
             clear_filters,
+            filter_rows,
             jump_to,
             requests,
             issues,
@@ -1437,12 +1428,17 @@ impl App {
             self.popup = popup;
             self.popup_scroll = 0;
         }
+        let filter_rows_set = filter_rows.is_some();
         self.outbox.extend(requests);
         self.corpus.issues.extend(issues);
         self.corpus.ctx.notes.extend(notes);
         if clear_filters {
             self.clear_filters();
-        } else if refresh_view {
+        }
+        if let Some(rows) = filter_rows {
+            self.list.filters.rows = Some(rows);
+        }
+        if refresh_view || filter_rows_set {
             self.refresh_view();
         }
         if let Some(row) = jump_to {
@@ -1462,8 +1458,16 @@ impl App {
             .labelling
             .service(&self.corpus, &mut self.reruns, &mut fx);
         redraw |= self.reruns.tick();
+        // Bookmark sidecars sit beside the label sidecars (under the data dir for the demo).
+        let bases: Vec<&std::path::Path> = self
+            .labelling
+            .sidecars
+            .iter()
+            .map(|s| s.base.as_path())
+            .collect();
+        redraw |= self.bookmarks.service(&self.corpus, &bases, &mut fx);
         self.apply(fx);
-        redraw | super::bookmarks::service(self)
+        redraw
     }
 
     /// The editor came back for a what-if on `row`: grade the edit, or say why not.

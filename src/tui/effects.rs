@@ -4,7 +4,7 @@
 
 use crate::model::LoadIssue;
 
-use super::app::Popup;
+use super::app::{Popup, RowFilter};
 use super::jobs::JobRequest;
 
 /// What a part did with an action.
@@ -40,6 +40,8 @@ pub struct Effects {
     pub refresh_view: bool,
     /// Clear every list filter and the search first (to show a row they hide).
     pub clear_filters: bool,
+    /// Show only these rows (the stats screen's "this function's failures").
+    pub filter_rows: Option<RowFilter>,
     /// Select this row and scroll the list to it (after any refresh).
     pub jump_to: Option<usize>,
     /// Work for the workers.

@@ -815,7 +815,7 @@ pub fn slides_for(
     if let Some(p) = playlist {
         return playlist_rows(app, p);
     }
-    let marked = super::bookmarks::playlist_rows(app);
+    let marked = app.bookmarks.playlist_rows(&app.corpus);
     if !marked.is_empty() {
         return (marked, Vec::new());
     }

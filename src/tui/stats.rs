@@ -20,8 +20,10 @@ use crate::model::sampling::DEFAULT_SEED;
 use crate::model::{ApiMap, Dataset, Verdict};
 
 use super::action::Action;
-use super::app::App;
+use super::app::{App, Corpus};
+use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
+use super::labelling::Labelling;
 use super::theme::Theme;
 
 /// What the stats job needs: a snapshot of the rows and their verdicts.
@@ -158,60 +160,6 @@ fn sort_label(sort: FunctionSort) -> &'static str {
     }
 }
 
-/// Asks for fresh figures (the rows may have changed since the last time).
-fn request(app: &mut App) {
-    let verdicts = (0..app.corpus.entries.len())
-        .map(|i| match app.corpus.shown(i) {
-            Shown::Verdict(v) => Some(v),
-            _ => None,
-        })
-        .collect();
-    app.stats.ticket += 1;
-    app.stats.computing = true;
-    if app.stats.pair.0 == app.stats.pair.1 {
-        app.stats.pair = (0, 1);
-    }
-    let labels = app
-        .corpus
-        .entries
-        .iter()
-        .map(|e| {
-            app.labelling
-                .saved(e.run, &e.rollout.id)
-                .map(|l| l.categories.iter().map(|c| c.0.clone()).collect())
-        })
-        .collect();
-    let input = StatsInput {
-        labels,
-        categories: app
-            .labelling
-            .taxonomy
-            .ids()
-            .into_iter()
-            .map(|c| c.0)
-            .collect(),
-        seed: app.labelling.order_seed,
-        ticket: app.stats.ticket,
-        run_names: app.corpus.runs.iter().map(|r| r.name.clone()).collect(),
-        entries: app.corpus.entries.clone(),
-        verdicts,
-        api: app.corpus.ctx.api.clone(),
-        dataset: app.corpus.ctx.dataset.clone(),
-        pair: app.stats.pair,
-    };
-    app.queue(super::jobs::JobRequest::Stats(Box::new(input)));
-}
-
-/// A result arrived.
-pub fn on_result(app: &mut App, result: Arc<StatsResult>) -> bool {
-    if result.ticket != app.stats.ticket {
-        return false;
-    }
-    app.stats.computing = false;
-    app.stats.result = Some(result);
-    app.stats.screen.is_some()
-}
-
 /// Enter on a screen is "choose"; everything else goes through the keymap.
 pub fn action_for_key(app: &App, key: &KeyEvent) -> Option<Action> {
     app.stats.screen?;
@@ -230,185 +178,241 @@ fn cell_pairs(r: &StatsResult, a: usize, b: usize) -> Vec<(usize, usize)> {
     }
 }
 
-/// Handles an action for the stats screens; `None` when they are closed (or it is not theirs).
-pub fn update(app: &mut App, action: &Action) -> Option<bool> {
-    match action {
-        Action::StatsScreen => {
-            app.stats.screen = Some(Screen::Map);
-            app.stats.scroll = 0;
-            request(app);
-            return Some(true);
+impl StatsView {
+    /// Asks for fresh figures (the rows may have changed since the last time).
+    fn request(&mut self, corpus: &Corpus, labelling: &Labelling, fx: &mut Effects) {
+        let verdicts = (0..corpus.entries.len())
+            .map(|i| match corpus.shown(i) {
+                Shown::Verdict(v) => Some(v),
+                _ => None,
+            })
+            .collect();
+        self.ticket += 1;
+        self.computing = true;
+        if self.pair.0 == self.pair.1 {
+            self.pair = (0, 1);
         }
-        Action::CompareScreen => {
-            if app.corpus.runs.len() < 2 {
-                app.message = Some("compare needs two runs (open two rollout files)".into());
-                return Some(true);
-            }
-            app.stats.screen = Some(Screen::Compare);
-            app.stats.scroll = 0;
-            request(app);
-            return Some(true);
-        }
-        _ => {}
+        let labels = corpus
+            .entries
+            .iter()
+            .map(|e| {
+                labelling
+                    .saved(e.run, &e.rollout.id)
+                    .map(|l| l.categories.iter().map(|c| c.0.clone()).collect())
+            })
+            .collect();
+        let input = StatsInput {
+            labels,
+            categories: labelling.taxonomy.ids().into_iter().map(|c| c.0).collect(),
+            seed: labelling.order_seed,
+            ticket: self.ticket,
+            run_names: corpus.runs.iter().map(|r| r.name.clone()).collect(),
+            entries: corpus.entries.clone(),
+            verdicts,
+            api: corpus.ctx.api.clone(),
+            dataset: corpus.ctx.dataset.clone(),
+            pair: self.pair,
+        };
+        fx.requests
+            .push(super::jobs::JobRequest::Stats(Box::new(input)));
     }
-    let screen = app.stats.screen?;
-    let result = app.stats.result.clone();
-    let s = &mut app.stats;
-    let redraw = match (screen, action) {
-        (_, Action::Quit) => return None,
-        (_, Action::Resize { .. }) => return None,
-        (Screen::Map | Screen::Compare, Action::Cancel) => {
-            s.screen = None;
-            true
-        }
-        (Screen::Cell(..), Action::Cancel) => {
-            s.screen = Some(Screen::Compare);
-            true
-        }
-        (Screen::Pair(a, b, _), Action::Cancel) => {
-            s.screen = Some(Screen::Cell(a, b));
-            true
-        }
-        (Screen::Map, Action::Up) => {
-            s.cursor = s.cursor.saturating_sub(1);
-            true
-        }
-        (Screen::Map, Action::Down) => {
-            let n = result
-                .as_ref()
-                .and_then(|r| r.maps.get(s.run))
-                .map_or(0, Vec::len);
-            s.cursor = (s.cursor + 1).min(n.saturating_sub(1));
-            true
-        }
-        (Screen::Map, Action::NextPane | Action::PrevPane) => {
-            let n = result.as_ref().map_or(0, |r| r.maps.len()).max(1);
-            s.run = if matches!(action, Action::NextPane) {
-                (s.run + 1) % n
-            } else {
-                (s.run + n - 1) % n
-            };
-            s.cursor = 0;
-            true
-        }
-        (Screen::Map, Action::CycleGrouping) => {
-            s.sort = match s.sort {
-                FunctionSort::Accuracy => FunctionSort::Rollouts,
-                FunctionSort::Rollouts => FunctionSort::WrongNames,
-                FunctionSort::WrongNames => FunctionSort::Name,
-                FunctionSort::Name => FunctionSort::Accuracy,
-            };
-            s.cursor = 0;
-            true
-        }
-        (Screen::Map, Action::PopupChoose) => {
-            filter_to_function(app, result.as_deref());
-            true
-        }
-        (Screen::Compare, Action::Up) => {
-            s.cell.0 = s.cell.0.saturating_sub(1);
-            true
-        }
-        (Screen::Compare, Action::Down) => {
-            s.cell.0 = (s.cell.0 + 1).min(4);
-            true
-        }
-        (Screen::Compare, Action::PrevPane) => {
-            s.cell.1 = s.cell.1.saturating_sub(1);
-            true
-        }
-        (Screen::Compare, Action::NextPane) => {
-            s.cell.1 = (s.cell.1 + 1).min(4);
-            true
-        }
-        (Screen::Compare, Action::CompareScreen | Action::CycleRunFilter) => {
-            // The next pair of runs.
-            let n = app.corpus.runs.len().max(2);
-            let (a, b) = app.stats.pair;
-            let mut next = (a, (b + 1) % n);
-            if next.1 == next.0 {
-                next = ((a + 1) % n, (a + 2) % n);
-            }
-            app.stats.pair = next;
-            request(app);
-            true
-        }
-        (Screen::Compare, Action::PopupChoose) => {
-            s.screen = Some(Screen::Cell(s.cell.0, s.cell.1));
-            s.pair_cursor = 0;
-            true
-        }
-        (Screen::Cell(a, b), Action::Up) => {
-            s.pair_cursor = s.pair_cursor.saturating_sub(1);
-            let _ = (a, b);
-            true
-        }
-        (Screen::Cell(a, b), Action::Down) => {
-            let n = result.as_ref().map_or(0, |r| cell_pairs(r, a, b).len());
-            s.pair_cursor = (s.pair_cursor + 1).min(n.saturating_sub(1));
-            true
-        }
-        (Screen::Cell(a, b), Action::PopupChoose) => {
-            let n = result.as_ref().map_or(0, |r| cell_pairs(r, a, b).len());
-            if s.pair_cursor < n {
-                s.screen = Some(Screen::Pair(a, b, s.pair_cursor));
-                s.scroll = 0;
-            }
-            true
-        }
-        (Screen::Pair(..), Action::Down | Action::ScrollDown) => {
-            s.scroll = s.scroll.saturating_add(1);
-            true
-        }
-        (Screen::Pair(..), Action::Up | Action::ScrollUp) => {
-            s.scroll = s.scroll.saturating_sub(1);
-            true
-        }
-        (Screen::Pair(..), Action::PageDown) => {
-            s.scroll = s.scroll.saturating_add(10);
-            true
-        }
-        (Screen::Pair(..), Action::PageUp) => {
-            s.scroll = s.scroll.saturating_sub(10);
-            true
-        }
-        _ => false,
-    };
-    Some(redraw)
-}
 
-/// `enter` on a map row: close the screen, list that function's failures in that run.
-fn filter_to_function(app: &mut App, result: Option<&StatsResult>) {
-    let Some(r) = result else { return };
-    let map = sorted_map(&app.stats, r);
-    let Some(row) = map.get(app.stats.cursor) else {
-        return;
-    };
-    let rows: BTreeSet<usize> = r
-        .set
-        .rollouts
-        .iter()
-        .zip(&r.rows)
-        .filter(|(f, _)| {
-            f.run as usize == app.stats.run
-                && f.verdict != Verdict::Right
-                && f.uses.iter().any(|u| u.function == row.function)
-        })
-        .map(|(_, row)| *row)
-        .collect();
-    let n = rows.len();
-    app.list.filters.rows = Some(super::app::RowFilter {
-        label: format!("{} failures", row.numpy),
-        rows: Arc::new(rows),
-    });
-    app.stats.screen = None;
-    app.refresh_view();
-    app.message = Some(format!(
-        "{n} failures of {} ({}) in {} · c clears",
-        row.numpy,
-        row.zwc,
-        r.set.runs.get(app.stats.run).map_or("", String::as_str)
-    ));
+    /// A result arrived.
+    pub fn on_result(&mut self, result: Arc<StatsResult>) -> bool {
+        if result.ticket != self.ticket {
+            return false;
+        }
+        self.computing = false;
+        self.result = Some(result);
+        self.screen.is_some()
+    }
+
+    /// Handles an action for the stats screens; `None` when they are closed (or it is not theirs).
+    pub fn update(
+        &mut self,
+        action: &Action,
+        corpus: &Corpus,
+        labelling: &Labelling,
+        fx: &mut Effects,
+    ) -> Handled {
+        match action {
+            Action::StatsScreen => {
+                self.screen = Some(Screen::Map);
+                self.scroll = 0;
+                self.request(corpus, labelling, fx);
+                return Handled::Redraw;
+            }
+            Action::CompareScreen => {
+                if corpus.runs.len() < 2 {
+                    fx.say("compare needs two runs (open two rollout files)");
+                    return Handled::Redraw;
+                }
+                self.screen = Some(Screen::Compare);
+                self.scroll = 0;
+                self.request(corpus, labelling, fx);
+                return Handled::Redraw;
+            }
+            _ => {}
+        }
+        let Some(screen) = self.screen else {
+            return Handled::Passed;
+        };
+        let result = self.result.clone();
+        let redraw = match (screen, action) {
+            (_, Action::Quit) => return Handled::Passed,
+            (_, Action::Resize { .. }) => return Handled::Passed,
+            (Screen::Map | Screen::Compare, Action::Cancel) => {
+                self.screen = None;
+                true
+            }
+            (Screen::Cell(..), Action::Cancel) => {
+                self.screen = Some(Screen::Compare);
+                true
+            }
+            (Screen::Pair(a, b, _), Action::Cancel) => {
+                self.screen = Some(Screen::Cell(a, b));
+                true
+            }
+            (Screen::Map, Action::Up) => {
+                self.cursor = self.cursor.saturating_sub(1);
+                true
+            }
+            (Screen::Map, Action::Down) => {
+                let n = result
+                    .as_ref()
+                    .and_then(|r| r.maps.get(self.run))
+                    .map_or(0, Vec::len);
+                self.cursor = (self.cursor + 1).min(n.saturating_sub(1));
+                true
+            }
+            (Screen::Map, Action::NextPane | Action::PrevPane) => {
+                let n = result.as_ref().map_or(0, |r| r.maps.len()).max(1);
+                self.run = if matches!(action, Action::NextPane) {
+                    (self.run + 1) % n
+                } else {
+                    (self.run + n - 1) % n
+                };
+                self.cursor = 0;
+                true
+            }
+            (Screen::Map, Action::CycleGrouping) => {
+                self.sort = match self.sort {
+                    FunctionSort::Accuracy => FunctionSort::Rollouts,
+                    FunctionSort::Rollouts => FunctionSort::WrongNames,
+                    FunctionSort::WrongNames => FunctionSort::Name,
+                    FunctionSort::Name => FunctionSort::Accuracy,
+                };
+                self.cursor = 0;
+                true
+            }
+            (Screen::Map, Action::PopupChoose) => {
+                self.filter_to_function(result.as_deref(), fx);
+                true
+            }
+            (Screen::Compare, Action::Up) => {
+                self.cell.0 = self.cell.0.saturating_sub(1);
+                true
+            }
+            (Screen::Compare, Action::Down) => {
+                self.cell.0 = (self.cell.0 + 1).min(4);
+                true
+            }
+            (Screen::Compare, Action::PrevPane) => {
+                self.cell.1 = self.cell.1.saturating_sub(1);
+                true
+            }
+            (Screen::Compare, Action::NextPane) => {
+                self.cell.1 = (self.cell.1 + 1).min(4);
+                true
+            }
+            (Screen::Compare, Action::CompareScreen | Action::CycleRunFilter) => {
+                // The next pair of runs.
+                let n = corpus.runs.len().max(2);
+                let (a, b) = self.pair;
+                let mut next = (a, (b + 1) % n);
+                if next.1 == next.0 {
+                    next = ((a + 1) % n, (a + 2) % n);
+                }
+                self.pair = next;
+                self.request(corpus, labelling, fx);
+                true
+            }
+            (Screen::Compare, Action::PopupChoose) => {
+                self.screen = Some(Screen::Cell(self.cell.0, self.cell.1));
+                self.pair_cursor = 0;
+                true
+            }
+            (Screen::Cell(a, b), Action::Up) => {
+                self.pair_cursor = self.pair_cursor.saturating_sub(1);
+                let _ = (a, b);
+                true
+            }
+            (Screen::Cell(a, b), Action::Down) => {
+                let n = result.as_ref().map_or(0, |r| cell_pairs(r, a, b).len());
+                self.pair_cursor = (self.pair_cursor + 1).min(n.saturating_sub(1));
+                true
+            }
+            (Screen::Cell(a, b), Action::PopupChoose) => {
+                let n = result.as_ref().map_or(0, |r| cell_pairs(r, a, b).len());
+                if self.pair_cursor < n {
+                    self.screen = Some(Screen::Pair(a, b, self.pair_cursor));
+                    self.scroll = 0;
+                }
+                true
+            }
+            (Screen::Pair(..), Action::Down | Action::ScrollDown) => {
+                self.scroll = self.scroll.saturating_add(1);
+                true
+            }
+            (Screen::Pair(..), Action::Up | Action::ScrollUp) => {
+                self.scroll = self.scroll.saturating_sub(1);
+                true
+            }
+            (Screen::Pair(..), Action::PageDown) => {
+                self.scroll = self.scroll.saturating_add(10);
+                true
+            }
+            (Screen::Pair(..), Action::PageUp) => {
+                self.scroll = self.scroll.saturating_sub(10);
+                true
+            }
+            _ => false,
+        };
+        Handled::taken(redraw)
+    }
+
+    /// `enter` on a map row: close the screen, list that function's failures in that run.
+    fn filter_to_function(&mut self, result: Option<&StatsResult>, fx: &mut Effects) {
+        let Some(r) = result else { return };
+        let map = sorted_map(self, r);
+        let Some(row) = map.get(self.cursor) else {
+            return;
+        };
+        let rows: BTreeSet<usize> = r
+            .set
+            .rollouts
+            .iter()
+            .zip(&r.rows)
+            .filter(|(f, _)| {
+                f.run as usize == self.run
+                    && f.verdict != Verdict::Right
+                    && f.uses.iter().any(|u| u.function == row.function)
+            })
+            .map(|(_, row)| *row)
+            .collect();
+        let n = rows.len();
+        fx.filter_rows = Some(super::app::RowFilter {
+            label: format!("{} failures", row.numpy),
+            rows: Arc::new(rows),
+        });
+        self.screen = None;
+        fx.say(format!(
+            "{n} failures of {} ({}) in {} · c clears",
+            row.numpy,
+            row.zwc,
+            r.set.runs.get(self.run).map_or("", String::as_str)
+        ));
+    }
 }
 
 // ---------------------------------------------------------------- drawing
