@@ -18,6 +18,7 @@ pub mod panes;
 pub mod present;
 pub mod rerun;
 pub mod run;
+pub mod state;
 pub mod stats;
 pub mod theme;
 pub mod ui;

@@ -1,0 +1,336 @@
+//! The explorer's plain state: what was loaded (`Corpus`), the list and detail views, the
+//! filters and popups. The parts (labelling, reruns, bookmarks, stats) read it; `App` owns
+//! it and alone changes the corpus, the list and the detail view.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use crate::analysis::{AnalysisDigest, Finding, FindingKind};
+use crate::grade::backend::Unavailable;
+use crate::grade::report::GradeReport;
+use crate::grade::score_cache::ScoreCache;
+use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
+
+use super::entry::{Entry, Run, Score, Shown, Task};
+
+/// The detail panes, in `Tab` order.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Pane {
+    #[default]
+    Response,
+    Code,
+    Cases,
+    Output,
+    Graph,
+    Task,
+}
+
+impl Pane {
+    pub const ALL: [Pane; 6] = [
+        Pane::Response,
+        Pane::Code,
+        Pane::Cases,
+        Pane::Output,
+        Pane::Graph,
+        Pane::Task,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Response => "Response",
+            Pane::Code => "Code",
+            Pane::Cases => "Cases",
+            Pane::Output => "Output",
+            Pane::Graph => "Graph",
+            Pane::Task => "Task",
+        }
+    }
+
+    pub fn index(self) -> usize {
+        Pane::ALL.iter().position(|p| *p == self).unwrap_or(0)
+    }
+}
+
+/// How the list is ordered and grouped.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Grouping {
+    /// File order (or best search match first while searching), no group headings.
+    #[default]
+    FileOrder,
+    Task,
+    Verdict,
+    Run,
+    Function,
+}
+
+impl Grouping {
+    pub const CYCLE: [Grouping; 5] = [
+        Grouping::FileOrder,
+        Grouping::Task,
+        Grouping::Verdict,
+        Grouping::Run,
+        Grouping::Function,
+    ];
+
+    pub fn label(self) -> &'static str {
+        match self {
+            Grouping::FileOrder => "file order",
+            Grouping::Task => "task",
+            Grouping::Verdict => "verdict",
+            Grouping::Run => "run",
+            Grouping::Function => "function",
+        }
+    }
+}
+
+/// Which verdicts to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VerdictFilter {
+    Is(Verdict),
+    /// Every failure: the four failing verdicts, stored failures and grading errors.
+    AnyFailure,
+    /// Not scored yet (or being graded).
+    Unscored,
+    /// Verdicts another machine or grader run could give differently (`≈`).
+    Fragile,
+}
+
+impl VerdictFilter {
+    pub const CYCLE: [VerdictFilter; 8] = [
+        VerdictFilter::AnyFailure,
+        VerdictFilter::Is(Verdict::Right),
+        VerdictFilter::Is(Verdict::ResultError),
+        VerdictFilter::Is(Verdict::ExeError),
+        VerdictFilter::Is(Verdict::UseNumpy),
+        VerdictFilter::Is(Verdict::WithoutZwc),
+        VerdictFilter::Unscored,
+        VerdictFilter::Fragile,
+    ];
+
+    pub fn accepts(self, shown: Shown, fragile: bool) -> bool {
+        match self {
+            VerdictFilter::Is(v) => shown == Shown::Verdict(v),
+            VerdictFilter::AnyFailure => shown.is_failure(),
+            VerdictFilter::Unscored => matches!(shown, Shown::Pending | Shown::Grading),
+            VerdictFilter::Fragile => fragile,
+        }
+    }
+
+    pub fn label(self) -> String {
+        match self {
+            VerdictFilter::Is(v) => v.as_str().to_string(),
+            VerdictFilter::AnyFailure => "failed".to_string(),
+            VerdictFilter::Unscored => "unscored".to_string(),
+            VerdictFilter::Fragile => "fragile (≈)".to_string(),
+        }
+    }
+}
+
+/// Which findings to show.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingFilter {
+    Any,
+    Kind(FindingKind),
+}
+
+impl FindingFilter {
+    pub fn label(self) -> &'static str {
+        match self {
+            FindingFilter::Any => "any finding",
+            FindingFilter::Kind(k) => k.label(),
+        }
+    }
+}
+
+/// Filters in force; they combine (all must accept a row).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Filters {
+    pub verdict: Option<VerdictFilter>,
+    pub run: Option<usize>,
+    pub function: Option<String>,
+    pub finding: Option<FindingFilter>,
+    /// Only this task (across all runs).
+    pub task: Option<usize>,
+    /// Only these rows (the stats screen's "this function's failures").
+    pub rows: Option<RowFilter>,
+}
+
+/// A set of rows chosen elsewhere (the stats screen), with what to call it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RowFilter {
+    pub label: String,
+    pub rows: Arc<BTreeSet<usize>>,
+}
+
+impl Filters {
+    pub fn is_empty(&self) -> bool {
+        *self == Filters::default()
+    }
+}
+
+/// One line of the list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ViewRow {
+    Group { label: String, count: usize },
+    Row(usize),
+}
+
+/// The fuzzy search.
+#[derive(Debug, Clone, Default)]
+pub struct SearchState {
+    /// Typing into the search box.
+    pub editing: bool,
+    pub pattern: String,
+    /// Id of the newest request; older results are dropped.
+    pub id: u64,
+    /// Rows matching the current pattern, best first; `None` when no search is in force.
+    pub results: Option<Vec<(usize, i64)>>,
+    /// A request is running.
+    pub pending: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Popup {
+    Help,
+    Issues,
+    /// Every label category (`labelling`).
+    CategoryPicker,
+    /// Agreement between two annotators (`labelling`).
+    Agreement,
+    /// The Python runtime is missing: the install offer and its progress (`rerun`).
+    Runtime,
+}
+
+/// Whether rollouts can be graded here.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Grading {
+    Available,
+    /// No backend: why (shown in the status bar and the help, with what to do).
+    Unavailable(Unavailable),
+}
+
+/// What the explorer knows besides the rollouts: the zwc API, the dataset, where they came from.
+#[derive(Debug, Clone)]
+pub struct Context {
+    pub api: Arc<ApiMap>,
+    pub dataset: Arc<Dataset>,
+    pub grading: Grading,
+    /// Lines about what was found (API doc, datasets), shown in the help screen.
+    pub notes: Vec<String>,
+}
+
+/// Loading progress.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LoadProgress {
+    pub done: bool,
+    pub bytes_done: u64,
+    pub bytes_total: u64,
+}
+
+/// Grading progress in this session.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GradeProgress {
+    pub requested: usize,
+    pub finished: usize,
+}
+
+/// What was loaded and learned about it: the context, the runs, the rows with their
+/// scores and analysis digests. Every view reads it; `App` alone changes it.
+pub struct Corpus {
+    pub ctx: Context,
+    pub runs: Vec<Run>,
+    pub tasks: Arc<Vec<Task>>,
+    pub entries: Arc<Vec<Arc<Entry>>>,
+    pub scores: Vec<Score>,
+    pub issues: Vec<LoadIssue>,
+    pub load: LoadProgress,
+    pub grade_progress: GradeProgress,
+    /// Digests of each row's analysis (findings, functions called), by row, as the
+    /// background sweep or the selected row's analysis delivers them.
+    pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
+    /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
+    pub score_cache: Option<Arc<ScoreCache>>,
+}
+
+/// The list: which rows show, in what order, and which is selected.
+#[derive(Default)]
+pub struct ListView {
+    pub filters: Filters,
+    pub grouping: Grouping,
+    pub search: SearchState,
+    pub view: Vec<ViewRow>,
+    /// The selected row (index into the corpus's `entries`).
+    pub selected: Option<usize>,
+    /// First view line shown in the list.
+    pub list_offset: usize,
+}
+
+/// The detail panes beside the list: which one shows and where it is scrolled to.
+#[derive(Default)]
+pub struct DetailView {
+    pub pane: Pane,
+    /// Scroll of the detail pane (lines).
+    pub scroll: u16,
+    /// Horizontal scroll of the detail pane (columns; panes that do not wrap).
+    pub hscroll: u16,
+    /// Selected case in the Cases pane.
+    pub case_cursor: usize,
+    /// Screen rows of the Cases table's case rows in the last frame drawn, with their case
+    /// index: what a click hits (drawing records it; `update` never renders).
+    pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
+    /// The Graph pane shows the node list instead of the drawing (`5` again toggles).
+    pub graph_list: bool,
+}
+
+impl Corpus {
+    /// The dataset item of a row's task.
+    pub fn dataset_item(&self, entry: &Entry) -> Option<&DatasetItem> {
+        self.ctx.dataset.get(&entry.rollout.query)
+    }
+
+    /// Row `i`'s analysis digest, once the analysis has reached it.
+    pub fn digest(&self, i: usize) -> Option<&AnalysisDigest> {
+        self.digests.get(i).and_then(Option::as_deref)
+    }
+
+    /// Row `i`'s findings (none until its analysis has answered).
+    pub fn findings(&self, i: usize) -> &[Finding] {
+        self.digest(i).map_or(&[], |d| d.findings.as_slice())
+    }
+
+    /// The zwc functions row `i` calls, by NumPy name (none until its analysis has answered).
+    pub fn functions(&self, i: usize) -> &[String] {
+        self.digest(i).map_or(&[], |d| d.functions.as_slice())
+    }
+
+    /// Whether row `i`'s verdict is fragile (another machine or grader run could flip it).
+    pub fn is_fragile(&self, i: usize) -> bool {
+        matches!(self.scores.get(i), Some(Score::Graded(r)) if r.fragile)
+    }
+
+    /// What the verdict column shows for row `i`.
+    pub fn shown(&self, i: usize) -> Shown {
+        self.scores.get(i).map_or(Shown::Pending, Score::shown)
+    }
+
+    /// Row `i`'s grade report, if it has one.
+    pub fn report(&self, i: usize) -> Option<&GradeReport> {
+        self.scores.get(i).and_then(Score::report)
+    }
+}
+
+impl ListView {
+    /// Position of the selection in `view`.
+    pub fn cursor(&self) -> Option<usize> {
+        let sel = self.selected?;
+        self.view.iter().position(|r| *r == ViewRow::Row(sel))
+    }
+
+    /// Number of rows (not headings) in the view.
+    pub fn shown_rows(&self) -> usize {
+        self.view
+            .iter()
+            .filter(|r| matches!(r, ViewRow::Row(_)))
+            .count()
+    }
+}
