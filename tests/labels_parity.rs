@@ -11,7 +11,7 @@ use sebx::model::Verdict;
 use sebx::model::rollout::load_rollout_file;
 use sebx::tui::app::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
-use sebx::tui::run::{drain_inline, load_inline};
+use sebx::tui::inline::{drain_inline, load_inline};
 use serde_json::Value;
 
 fn shared() -> PathBuf {

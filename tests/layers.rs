@@ -1,9 +1,10 @@
 //! The architecture as a test: data flows model → analysis → grade → (cli | tui | serve).
 //! Every path a source file names (`use crate::…` lines and inline `crate::…` paths) may
 //! point only down that flow or within its own layer; the front ends never name each
-//! other; and no two modules of the domain layers name each other (no cycles; the TUI's
-//! sub-views still reach into `App`, which the App split of issue 10 is to end). `main.rs`
-//! is the dispatcher and `lib.rs` the module list, so both are left out.
+//! other; and within a layer, the TUI included, the modules' dependencies have no cycle of
+//! any length (the TUI's parts take `state` and answer through `effects` instead of
+//! reaching into `App`). `main.rs` is the dispatcher and `lib.rs` the module list, so both
+//! are left out.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -109,59 +110,167 @@ fn no_module_imports_a_layer_above_it_or_a_sibling_front_end() {
     assert!(checked > 50, "only {checked} cross-layer paths found");
 }
 
+/// The modules a source file names within its own layer: `crate::layer::x` paths, and
+/// `super::x` from a top-level file (or a folder's `mod.rs`), `super::super::x` from a
+/// file in a module's folder.
+fn same_layer_names(src: &Path, file: &Path, layer: &str, text: &str) -> BTreeSet<String> {
+    let mut named: BTreeSet<String> = crate_paths(text)
+        .into_iter()
+        .filter(|(l, m)| l == layer && !m.is_empty())
+        .map(|(_, m)| m)
+        .collect();
+    let top_level =
+        file.parent() == Some(&src.join(layer)) || file.file_name().is_some_and(|n| n == "mod.rs");
+    let prefix = if top_level {
+        "super::"
+    } else {
+        "super::super::"
+    };
+    for (i, _) in text.match_indices(prefix) {
+        // `super::super::x` seen from a top-level file is not a sibling.
+        if top_level && text[i + prefix.len()..].starts_with("super::") {
+            continue;
+        }
+        if i >= 7 && !top_level && text[..i].ends_with("super::") {
+            continue;
+        }
+        let m: String = text[i + prefix.len()..]
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !m.is_empty() {
+            named.insert(m);
+        }
+    }
+    named
+}
+
+/// A cycle through `start` in `edges`, as the path walked, if there is one.
+fn cycle_from(edges: &BTreeMap<String, BTreeSet<String>>, start: &str) -> Option<Vec<String>> {
+    let mut path = vec![start.to_string()];
+    let mut seen = BTreeSet::new();
+    fn walk(
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        start: &str,
+        path: &mut Vec<String>,
+        seen: &mut BTreeSet<String>,
+    ) -> bool {
+        let here = path.last().cloned().unwrap_or_default();
+        for next in edges.get(&here).into_iter().flatten() {
+            if next == start {
+                path.push(next.clone());
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                path.push(next.clone());
+                if walk(edges, start, path, seen) {
+                    return true;
+                }
+                path.pop();
+            }
+        }
+        false
+    }
+    walk(edges, start, &mut path, &mut seen).then_some(path)
+}
+
 #[test]
-fn modules_of_a_domain_layer_do_not_depend_on_each_other_in_a_cycle() {
+fn modules_of_a_layer_do_not_depend_on_each_other_in_a_cycle() {
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
     sources(&src, &mut files);
-    // (layer, module) → modules of the same layer it names.
-    let mut edges: BTreeMap<(String, String), BTreeSet<String>> = BTreeMap::new();
+    // layer → module → modules of the same layer it names.
+    let mut edges: BTreeMap<String, BTreeMap<String, BTreeSet<String>>> = BTreeMap::new();
     for file in &files {
         let Some((layer, module)) = place(&src, file) else {
             continue;
         };
-        if module.is_empty() || module == "mod" || layer == "tui" {
+        if module.is_empty() || module == "mod" {
             continue;
         }
         let text = std::fs::read_to_string(file).expect("source is readable");
-        let mut named: BTreeSet<String> = crate_paths(&text)
-            .into_iter()
-            .filter(|(l, m)| *l == layer && !m.is_empty())
-            .map(|(_, m)| m)
-            .collect();
-        // `super::x` from a top-level module of the layer names its sibling `x`.
-        let top_level = file.parent() == Some(&src.join(&layer));
-        if top_level {
-            for (i, _) in text.match_indices("super::") {
-                let m: String = text[i + "super::".len()..]
-                    .chars()
-                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
-                    .collect();
-                if !m.is_empty() {
-                    named.insert(m);
-                }
-            }
-        }
+        let mut named = same_layer_names(&src, file, &layer, &text);
         named.remove(&module);
+        named.remove("super");
         edges
-            .entry((layer.clone(), module.clone()))
+            .entry(layer)
+            .or_default()
+            .entry(module)
             .or_default()
             .extend(named);
     }
+    assert!(
+        edges.get("tui").is_some_and(|m| m.len() > 15),
+        "the TUI's modules were not found"
+    );
     let mut cycles = Vec::new();
-    for ((layer, a), targets) in &edges {
-        for b in targets {
-            let back = edges
-                .get(&(layer.clone(), b.clone()))
-                .is_some_and(|t| t.contains(a));
-            if back && a < b {
-                cycles.push(format!("{layer}: {a} ↔ {b}"));
+    for (layer, modules) in &edges {
+        // Only modules of the layer count (a name may be a function or a type).
+        let known: BTreeMap<String, BTreeSet<String>> = modules
+            .iter()
+            .map(|(m, t)| {
+                let t = t.iter().filter(|x| modules.contains_key(*x)).cloned();
+                (m.clone(), t.collect())
+            })
+            .collect();
+        let mut reported = BTreeSet::new();
+        for m in known.keys() {
+            if reported.contains(m) {
+                continue;
+            }
+            if let Some(path) = cycle_from(&known, m) {
+                reported.extend(path.iter().cloned());
+                cycles.push(format!("{layer}: {}", path.join(" → ")));
             }
         }
     }
     assert!(
         cycles.is_empty(),
-        "modules naming each other:\n{}",
+        "modules depending on each other in a cycle:\n{}",
         cycles.join("\n")
+    );
+}
+
+#[test]
+fn the_cycle_check_sees_a_cycle_of_three() {
+    let edges: BTreeMap<String, BTreeSet<String>> = [("a", "b"), ("b", "c"), ("c", "a")]
+        .into_iter()
+        .map(|(x, y)| (x.to_string(), BTreeSet::from([y.to_string()])))
+        .collect();
+    assert_eq!(
+        cycle_from(&edges, "a"),
+        Some(vec!["a".into(), "b".into(), "c".into(), "a".into()])
+    );
+    let mut acyclic = edges.clone();
+    acyclic.remove("c");
+    assert_eq!(cycle_from(&acyclic, "a"), None);
+}
+
+#[test]
+fn sibling_names_are_read_from_super_paths_at_every_depth() {
+    let src = Path::new("/x/src");
+    let top = same_layer_names(
+        src,
+        &src.join("tui/app.rs"),
+        "tui",
+        "use super::state::Corpus;",
+    );
+    assert_eq!(top, BTreeSet::from(["state".to_string()]));
+    let nested = same_layer_names(
+        src,
+        &src.join("tui/panes/code.rs"),
+        "tui",
+        "use super::super::app::App; use super::PaneContent;",
+    );
+    assert_eq!(nested, BTreeSet::from(["app".to_string()]));
+    let folder = same_layer_names(
+        src,
+        &src.join("tui/jobs/mod.rs"),
+        "tui",
+        "use super::entry::Entry; use crate::tui::load::Source;",
+    );
+    assert_eq!(
+        folder,
+        BTreeSet::from(["entry".to_string(), "load".to_string()])
     );
 }

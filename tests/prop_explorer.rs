@@ -18,7 +18,8 @@ use ratatui::crossterm::event::{
 };
 use sebx::tui::app::ViewRow;
 use sebx::tui::explore::{ExploreArgs, demo, prepare};
-use sebx::tui::run::{action_for_event, drain_inline, load_inline};
+use sebx::tui::inline::{drain_inline, load_inline};
+use sebx::tui::run::action_for_event;
 use sebx::tui::{Action, App, Grading, labelling, ui};
 
 #[derive(Debug, Clone)]

@@ -14,9 +14,8 @@ use sebx::grade::backend::Grader;
 use sebx::grade::reruns::RerunStore;
 use sebx::model::{ApiMap, Verdict};
 use sebx::tui::app::{Context, Grading};
+use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::load::{FileKind, Source, SourceData};
-use sebx::tui::rerun;
-use sebx::tui::run::{drain_inline, load_inline};
 use sebx::tui::{Action, App, Keymap, Theme};
 use tui_common::{API_DOC, Q_MEAN, dataset, draw, fence, rollout_line, screen};
 
@@ -70,16 +69,13 @@ fn rerun_and_what_if_in_the_explorer_with_the_real_grader() {
 
     app.update(&Action::Rerun);
     let dyn_backend: Arc<dyn GradeBackend> = backend;
-    rerun::drain_inline(&mut app, Some(dyn_backend.clone()));
+    sebx::tui::inline::drain_reruns(&mut app, Some(dyn_backend.clone()));
     app.service();
     app.rerun(0, Some(CODE_FIXED.to_string()));
-    rerun::drain_inline(&mut app, Some(dyn_backend));
+    sebx::tui::inline::drain_reruns(&mut app, Some(dyn_backend));
     app.service();
 
-    let cmp = app
-        .reruns
-        .comparison(&app.corpus, &app.labelling, 0)
-        .expect("comparison");
+    let cmp = app.rerun_comparison(0).expect("comparison");
     let (rerun_record, _) = cmp.rerun.expect("rerun");
     assert_eq!(rerun_record.report.verdict, Some(Verdict::ExeError));
     let (what_if, saved) = cmp.what_if.expect("what-if");

@@ -5,7 +5,7 @@
 mod tui_common;
 
 use sebx::tui::app::Grading;
-use sebx::tui::run::drain_inline;
+use sebx::tui::inline::drain_inline;
 use sebx::tui::{Action, App};
 use tui_common::*;
 

@@ -8,8 +8,8 @@ use sebx::tui::action::KeyChord;
 use sebx::tui::app::Grading;
 use sebx::tui::entry::Shown;
 use sebx::tui::explore::{ExploreArgs, prepare};
+use sebx::tui::inline::load_inline;
 use sebx::tui::load::FileKind;
-use sebx::tui::run::load_inline;
 
 fn no_runtime() -> Grading {
     Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)
@@ -40,7 +40,7 @@ fn demo_has_every_verdict_and_every_finding_kind() {
     }
     // The analysis runs in the background once loading is done.
     assert!((0..app.corpus.entries.len()).all(|i| app.corpus.digest(i).is_none()));
-    sebx::tui::run::drain_inline(&mut session.app, None);
+    sebx::tui::inline::drain_inline(&mut session.app, None);
     let app = &session.app;
     assert!((0..app.corpus.entries.len()).all(|i| app.corpus.digest(i).is_some()));
     let kinds: BTreeSet<FindingKind> = app

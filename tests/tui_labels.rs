@@ -15,7 +15,6 @@ use sebx::tui::app::{Grading, Popup};
 use sebx::tui::entry::Shown;
 use sebx::tui::jobs::JobRequest;
 use sebx::tui::labelling::LabelFilter;
-use sebx::tui::rerun;
 use sebx::tui::{Action, App};
 use tui_common::*;
 
@@ -414,25 +413,21 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     app.update(&Action::Rerun);
     assert!(app.reruns.running.contains_key(&(1, false)));
     let running = app
-        .reruns
-        .comparison(&app.corpus, &app.labelling, 1)
+        .rerun_comparison(1)
         .expect("a rerun is shown while it runs");
     assert!(running.rerun_running);
-    rerun::drain_inline(&mut app, Some(backend.clone()));
+    sebx::tui::inline::drain_reruns(&mut app, Some(backend.clone()));
     app.service();
     // The what-if: the edited code passes under the fake grader (axis=1).
     app.rerun(1, Some(CODE_MEAN_OK.to_string()));
-    rerun::drain_inline(&mut app, Some(backend));
+    sebx::tui::inline::drain_reruns(&mut app, Some(backend));
     app.service();
     assert_eq!(
         app.corpus.shown(1),
         before,
         "the stored verdict is not replaced"
     );
-    let cmp = app
-        .reruns
-        .comparison(&app.corpus, &app.labelling, 1)
-        .expect("comparison");
+    let cmp = app.rerun_comparison(1).expect("comparison");
     let (rerun_record, saved) = cmp.rerun.clone().expect("rerun");
     assert_eq!(rerun_record.report.verdict, Some(Verdict::ResultError));
     assert_eq!(saved, Some(Ok(())));
@@ -441,7 +436,7 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     assert_eq!(what_if.report.verdict, Some(Verdict::Right));
     let original = cmp.original_report.clone().expect("graded original");
     assert_eq!(
-        rerun::case_changes(&original, &what_if.report),
+        sebx::grade::reruns::case_changes(&original, &what_if.report),
         vec!["case 1: ✗ → ✓", "case 2: ✗ → ✓"]
     );
     let (store, issues) =
@@ -465,10 +460,7 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
 
     // A new session finds both in the sidecar.
     let again = labelling_app(data.path(), "ann", unavailable());
-    let cmp = again
-        .reruns
-        .comparison(&again.corpus, &again.labelling, 1)
-        .expect("from the sidecar");
+    let cmp = again.rerun_comparison(1).expect("from the sidecar");
     assert_eq!(
         cmp.what_if.map(|(r, _)| r.report.verdict),
         Some(Some(Verdict::Right))
@@ -547,7 +539,7 @@ fn label_panel_and_picker_snapshots() {
 #[test]
 fn runtime_install_shows_its_steps_and_then_reruns_work() {
     use sebx::tui::jobs::JobEvent;
-    use sebx::tui::rerun::{RerunEvent, RerunRequest};
+    use sebx::tui::jobs::reruns::{RerunEvent, RerunRequest};
     let data = tempfile::tempdir().expect("tempdir");
     let mut app = labelling_app(data.path(), "ann", unavailable());
     select(&mut app, 1);
@@ -605,7 +597,7 @@ fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
         let mut session = prepare(&ExploreArgs::default(), unavailable()).expect("demo");
         session.app.labelling.data_dir = Some(data.path().to_path_buf());
         session.app.labelling.annotator = "tester".to_string();
-        sebx::tui::run::load_inline(&mut session.app, &session.sources);
+        sebx::tui::inline::load_inline(&mut session.app, &session.sources);
         session.app.service();
         session.app
     };
@@ -646,7 +638,7 @@ fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
 }
 
 /// The rerun, what-if and install requests queued for the workers.
-fn reruns_queued(app: &App) -> Vec<&sebx::tui::rerun::RerunRequest> {
+fn reruns_queued(app: &App) -> Vec<&sebx::tui::jobs::reruns::RerunRequest> {
     app.queued()
         .iter()
         .filter_map(|r| match r {

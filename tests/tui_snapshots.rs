@@ -5,7 +5,7 @@ mod tui_common;
 use insta::assert_snapshot;
 use ratatui::style::Modifier;
 use sebx::tui::app::Grading;
-use sebx::tui::run::drain_inline;
+use sebx::tui::inline::drain_inline;
 use sebx::tui::{Action, App, Theme};
 use tui_common::*;
 
@@ -221,7 +221,7 @@ fn without_an_api_doc_names_are_not_called_unknown() {
         width: 80,
         height: 24,
     });
-    sebx::tui::run::load_inline(&mut app, &sources());
+    sebx::tui::inline::load_inline(&mut app, &sources());
     select(&mut app, 2);
     app.update(&Action::PaneCode);
     let text = screen(&draw(&app, 80, 24));

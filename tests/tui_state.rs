@@ -9,8 +9,8 @@ use sebx::model::Verdict;
 use sebx::tui::Action;
 use sebx::tui::app::{FindingFilter, Grading, Grouping, Pane, VerdictFilter, ViewRow};
 use sebx::tui::entry::{Score, Shown};
+use sebx::tui::inline::drain_inline;
 use sebx::tui::jobs::{JobEvent, JobRequest};
-use sebx::tui::run::drain_inline;
 use tui_common::*;
 
 fn unavailable() -> Grading {
@@ -341,13 +341,13 @@ fn without_a_backend_regrading_says_why() {
 #[test]
 fn mouse_clicks_rows_and_tabs_and_wheel_scrolls() {
     let mut app = app(unavailable());
-    let areas = sebx::tui::ui::layout(ratatui::layout::Rect::new(0, 0, 80, 24));
+    let areas = sebx::tui::layout::layout(ratatui::layout::Rect::new(0, 0, 80, 24));
     app.update(&Action::Click {
         column: 10,
         row: areas.list_body.y + 2,
     });
     assert_eq!(app.list.selected, Some(2));
-    let tabs = sebx::tui::ui::tab_positions(areas.detail);
+    let tabs = sebx::tui::layout::tab_positions(areas.detail);
     let (pane, x, _) = tabs[2];
     assert_eq!(pane, Pane::Cases);
     app.update(&Action::Click {
@@ -624,7 +624,7 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
     };
     let mut app = sebx::tui::App::new(ctx, sebx::tui::Theme::dark(), sebx::tui::Keymap::default());
     app.corpus.score_cache = Some(cache);
-    sebx::tui::run::load_inline(&mut app, &sources());
+    sebx::tui::inline::load_inline(&mut app, &sources());
     let requests = app.take_requests();
     assert!(
         requests

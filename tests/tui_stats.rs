@@ -8,7 +8,7 @@ use insta::assert_snapshot;
 use sebx::model::Verdict;
 use sebx::model::sampling::{DEFAULT_SEED, label_order_key};
 use sebx::tui::app::{Grading, ViewRow};
-use sebx::tui::run::drain_inline;
+use sebx::tui::inline::drain_inline;
 use sebx::tui::stats::Screen;
 use sebx::tui::{Action, App};
 use tui_common::*;

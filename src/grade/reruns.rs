@@ -179,3 +179,44 @@ pub fn edit_summary(original: &str, edited: &str) -> String {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn edit_summary_names_swapped_zwc_calls() {
+        let a = "import zwc\ndef f(x):\n    return zwc.mean(zwc.yitaf(x))\n";
+        let b = "import zwc\ndef f(x):\n    return zwc.kocito(zwc.yitaf(x))\n";
+        assert_eq!(edit_summary(a, b), "`zwc.kocito` instead of `zwc.mean`");
+        assert_eq!(
+            edit_summary(a, &a.replace("(x))", "(x), axis=1)")),
+            "2 changed lines"
+        );
+        assert_eq!(
+            edit_summary("y = zwc.rfx.quvohee(m)", "y = zwc.rfx.quvohe(m)"),
+            "`zwc.rfx.quvohe` instead of `zwc.rfx.quvohee`"
+        );
+    }
+
+    #[test]
+    fn with_code_replaces_the_last_block_or_appends_one() {
+        let line = serde_json::json!({"query": "q", "response": "a\n```python\nold()\n```\nb",
+            "test_cases": [], "right_exe_result": ""})
+        .to_string();
+        let loaded = crate::model::rollout::parse_rollout_bytes(
+            std::path::Path::new("t.jsonl"),
+            line.as_bytes(),
+        );
+        let mut r = loaded.rollouts[0].clone();
+        let edited = with_code(&r, "new()");
+        assert_eq!(edited.response, "a\n```python\nnew()\n```\nb");
+        r.response = "no code".to_string();
+        let edited = with_code(&r, "new()\n");
+        assert!(edited.response.ends_with("```python\nnew()\n```\n"));
+        assert_eq!(
+            crate::analysis::extract_last_python_block(&edited.response).map(|b| b.code),
+            Some("new()\n".to_string())
+        );
+    }
+}

@@ -14,15 +14,15 @@ use crate::model::Verdict;
 
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
-pub use super::state::*;
 use super::entry::{Entry, Score, Shown};
 use super::highlight::Highlighted;
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
 use super::labelling::Labelling;
+use super::layout;
 use super::load::LoadEvent;
 use super::rerun::Reruns;
+pub use super::state::*;
 use super::theme::Theme;
-use super::ui;
 
 /// What the workers computed for the rows the user looked at, and what was asked for.
 #[derive(Default)]
@@ -152,7 +152,7 @@ impl App {
 
     /// Number of list rows that fit on the screen.
     pub fn list_height(&self) -> usize {
-        ui::layout(Rect::new(0, 0, self.size.0, self.size.1)).list_rows as usize
+        layout::layout(Rect::new(0, 0, self.size.0, self.size.1)).list_rows as usize
     }
 
     /// Applies a user or terminal action; returns whether the screen must be redrawn.
@@ -1041,7 +1041,7 @@ impl App {
     }
 
     fn click(&mut self, column: u16, row: u16) -> bool {
-        let areas = ui::layout(Rect::new(0, 0, self.size.0, self.size.1));
+        let areas = layout::layout(Rect::new(0, 0, self.size.0, self.size.1));
         let pos = Position::new(column, row);
         if areas.list_body.contains(pos) {
             let k = self.list.list_offset + usize::from(row - areas.list_body.y);
@@ -1052,11 +1052,11 @@ impl App {
             }
             return false;
         }
-        if let Some(pane) = ui::tab_at(areas.detail, column, row) {
+        if let Some(pane) = layout::tab_at(areas.detail, column, row) {
             return self.set_pane(pane);
         }
         // A click on a row of the Cases table (as last drawn) selects that case.
-        let inner = ui::detail_inner(areas.detail);
+        let inner = layout::detail_inner(areas.detail);
         if self.detail.pane == Pane::Cases && inner.contains(pos) {
             let hit = self
                 .detail
@@ -1074,7 +1074,7 @@ impl App {
     }
 
     fn wheel(&mut self, column: u16, row: u16, down: bool) -> bool {
-        let areas = ui::layout(Rect::new(0, 0, self.size.0, self.size.1));
+        let areas = layout::layout(Rect::new(0, 0, self.size.0, self.size.1));
         let pos = Position::new(column, row);
         let step = if down { 3 } else { -3 };
         if areas.list.contains(pos) {
@@ -1154,6 +1154,14 @@ impl App {
         let mut fx = Effects::default();
         self.reruns.on_edited(&self.corpus, row, edited, &mut fx);
         self.apply(fx);
+    }
+
+    /// What the Rerun panel compares for `row`: this session's reruns and those in the
+    /// run's sidecar (`None` when it has none).
+    pub fn rerun_comparison(&self, row: usize) -> Option<super::rerun::Comparison> {
+        let entry = self.corpus.entries.get(row)?;
+        let stored = self.labelling.stored_reruns(entry.run, &entry.rollout.id);
+        self.reruns.comparison(&self.corpus, &stored, row)
     }
 
     /// Queues a rerun (`code: None`) or a what-if of `row`, as `r` and `e` do.

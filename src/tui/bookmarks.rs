@@ -13,8 +13,8 @@ use crate::model::sidecar::SidecarError;
 use std::path::Path;
 
 use super::action::Action;
-use super::app::{App, Corpus, ListView};
 use super::effects::{Effects, Handled};
+use super::state::{Corpus, ListView};
 
 /// A change waiting for [`Bookmarks::service`].
 #[derive(Debug, Clone, PartialEq)]
@@ -84,6 +84,21 @@ impl Bookmarks {
     /// The store of a run, once opened.
     pub fn store(&self, run: usize) -> Option<&BookmarkStore> {
         self.stores.get(run)?.as_ref()
+    }
+
+    /// Keys taken before the keymap while a caption is typed.
+    pub fn action_for_key(&self, key: &KeyEvent) -> Option<Action> {
+        self.caption.as_ref()?;
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        match key.code {
+            KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
+            KeyCode::Backspace => Some(Action::NoteBackspace),
+            KeyCode::Enter => Some(Action::NoteSubmit),
+            KeyCode::Esc => Some(Action::Cancel),
+            _ => None,
+        }
     }
 }
 
@@ -323,20 +338,5 @@ impl Bookmarks {
             }
         }
         Ok(format!("bookmark now {}/{}", target + 1, list.len()))
-    }
-}
-
-/// Keys taken before the keymap while a caption is typed.
-pub fn action_for_key(app: &App, key: &KeyEvent) -> Option<Action> {
-    app.bookmarks.caption.as_ref()?;
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    match key.code {
-        KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
-        KeyCode::Backspace => Some(Action::NoteBackspace),
-        KeyCode::Enter => Some(Action::NoteSubmit),
-        KeyCode::Esc => Some(Action::Cancel),
-        _ => None,
     }
 }

@@ -4,8 +4,8 @@
 
 use crate::model::LoadIssue;
 
-use super::app::{Popup, RowFilter};
 use super::jobs::JobRequest;
+use super::state::{Popup, RowFilter};
 
 /// What a part did with an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -162,7 +162,7 @@ fn header_line(app: &App, row: usize, shown: Shown) -> Line<'static> {
         ),
         Span::styled(
             format!(" {} {} ", shown.symbol(), shown.label()),
-            ui::shown_style(t, shown),
+            t.shown(shown),
         ),
         Span::styled(format!(" {task}"), t.dim),
     ])
@@ -487,7 +487,7 @@ pub fn to_markdown(app: &App, row: usize) -> String {
 pub fn export_row(app: &mut App, row: usize, format: Format, pane: Pane, width: u16) -> String {
     app.jump_to(row);
     // The analysis and highlighting of the row, here and now (no grading: stored verdicts).
-    super::run::drain_inline(app, None);
+    super::inline::drain_inline(app, None);
     let buf = render_view(app, row, pane, width);
     let title = app
         .corpus
@@ -566,7 +566,7 @@ pub fn run(
         let title = format!("sebx · {}", file_name(&pl.source));
         playlist_html(&mut p, args.width, &title)
     } else {
-        super::run::load_inline(&mut app, &sources);
+        super::inline::load_inline(&mut app, &sources);
         let Some(file) = first_file else {
             bail!("name the rollout file: sebx export FILE --line N --format FORMAT");
         };

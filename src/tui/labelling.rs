@@ -23,11 +23,11 @@ use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 use crate::model::{RolloutId, Verdict};
 
 use super::action::Action;
-use super::app::{App, Corpus, ListView, Popup, ViewRow};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
 use super::rerun::Reruns;
+use super::state::{Corpus, ListView, Popup, ViewRow};
 
 /// Environment variable: where sidecars of files without a writable home (the bundled
 /// demo) go; default `<data dir>/sebx`.
@@ -292,6 +292,44 @@ impl Labelling {
         let (a, b) = pairs.get(self.agreement_with % pairs.len().max(1))?;
         let labels = self.all_current();
         Some(compare_annotators(&labels, a, b, &self.taxonomy.ids()))
+    }
+
+    /// Keys this module takes before the keymap: typing a note, category keys in label mode and
+    /// in the picker, enter/space in the picker, `y` in the install offer.
+    pub fn action_for_key(&self, popup: Option<Popup>, key: &KeyEvent) -> Option<Action> {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if self.note.is_some() {
+            return match key.code {
+                KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
+                KeyCode::Backspace => Some(Action::NoteBackspace),
+                KeyCode::Enter => Some(Action::NoteSubmit),
+                KeyCode::Esc => Some(Action::Cancel),
+                _ => None,
+            };
+        }
+        let category_key = match key.code {
+            KeyCode::Char(c) if plain && self.taxonomy.by_key(c).is_some() => Some(c),
+            _ => None,
+        };
+        match popup {
+            Some(Popup::CategoryPicker) => match key.code {
+                KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PopupChoose),
+                _ => category_key.map(Action::ToggleCategory),
+            },
+            Some(Popup::Agreement) => match key.code {
+                KeyCode::Enter => Some(Action::PopupChoose),
+                _ => None,
+            },
+            Some(Popup::Runtime) => match key.code {
+                KeyCode::Char('y') if plain => Some(Action::InstallRuntime),
+                _ => None,
+            },
+            Some(_) => None,
+            None if self.mode => category_key.map(Action::ToggleCategory),
+            None => None,
+        }
     }
 }
 
@@ -948,43 +986,5 @@ pub fn describe(taxonomy: &Taxonomy, record: &LabelRecord) -> String {
         "label cleared".to_string()
     } else {
         parts.join(", ")
-    }
-}
-
-/// Keys this module takes before the keymap: typing a note, category keys in label mode and
-/// in the picker, enter/space in the picker, `y` in the install offer.
-pub fn action_for_key(app: &App, key: &KeyEvent) -> Option<Action> {
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    if app.labelling.note.is_some() {
-        return match key.code {
-            KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
-            KeyCode::Backspace => Some(Action::NoteBackspace),
-            KeyCode::Enter => Some(Action::NoteSubmit),
-            KeyCode::Esc => Some(Action::Cancel),
-            _ => None,
-        };
-    }
-    let category_key = match key.code {
-        KeyCode::Char(c) if plain && app.labelling.taxonomy.by_key(c).is_some() => Some(c),
-        _ => None,
-    };
-    match app.popup {
-        Some(Popup::CategoryPicker) => match key.code {
-            KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PopupChoose),
-            _ => category_key.map(Action::ToggleCategory),
-        },
-        Some(Popup::Agreement) => match key.code {
-            KeyCode::Enter => Some(Action::PopupChoose),
-            _ => None,
-        },
-        Some(Popup::Runtime) => match key.code {
-            KeyCode::Char('y') if plain => Some(Action::InstallRuntime),
-            _ => None,
-        },
-        Some(_) => None,
-        None if app.labelling.mode => category_key.map(Action::ToggleCategory),
-        None => None,
     }
 }

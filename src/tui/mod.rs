@@ -11,8 +11,10 @@ pub mod explore;
 pub mod export;
 pub mod graph_view;
 pub mod highlight;
+pub mod inline;
 pub mod jobs;
 pub mod labelling;
+pub mod layout;
 pub mod load;
 pub mod panes;
 pub mod present;
@@ -20,6 +22,7 @@ pub mod rerun;
 pub mod run;
 pub mod state;
 pub mod stats;
+pub mod stats_screen;
 pub mod theme;
 pub mod ui;
 

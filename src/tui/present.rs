@@ -833,7 +833,7 @@ pub fn prepare(
     sources: &[super::load::Source],
     playlist: Option<&Playlist>,
 ) -> (Presenter, Vec<LoadIssue>) {
-    super::run::load_inline(&mut app, sources);
+    super::inline::load_inline(&mut app, sources);
     // Label and bookmark sidecars, for notes and for bookmarks as the playlist.
     app.service();
     let (rows, issues) = slides_for(&app, playlist);

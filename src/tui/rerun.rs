@@ -1,59 +1,21 @@
 //! Reruns and what-ifs from the explorer: `r` regrades the selected rollout on a worker
 //! thread and shows the new verdict beside the stored one; `e` grades an edited copy of
-//! the code. Results go to the rerun sidecar (written by `labelling::service`, the I/O
+//! the code. Results go to the rerun sidecar (written by `Labelling::service`, the I/O
 //! step), never into the rollout file. Also the offer to install a missing Python runtime.
+//! The requests run on the rerun thread (`jobs::reruns`).
 
-pub use crate::grade::reruns::{case_changes, edit_summary};
 use std::collections::HashMap;
-use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
-use crate::grade::runtime::install_runtime;
-use crate::model::{ApiMap, Rollout};
 
 use super::action::Action;
-use super::app::{App, Corpus, Grading, ListView, Popup};
 use super::effects::{Effects, Handled};
 use super::entry::Score;
-use super::jobs::{JobEvent, JobRequest};
-use super::labelling::Labelling;
-use crate::grade::backend::GradeBackend;
-pub use crate::grade::reruns::with_code;
-
-/// Builds a grading backend once the runtime exists (after an install from the explorer).
-pub type BackendFactory = Arc<dyn Fn(&ApiMap) -> Arc<dyn GradeBackend> + Send + Sync>;
-
-/// Work for the rerun worker.
-#[derive(Debug, Clone)]
-pub enum RerunRequest {
-    /// Grade `rollout` (with `code` in place of its own code for a what-if).
-    Grade {
-        id: u64,
-        row: usize,
-        rollout: Box<Rollout>,
-        code: Option<String>,
-    },
-    /// Install the Python runtime, reporting each step.
-    Install { api: Arc<ApiMap> },
-}
-
-/// What the rerun worker reports.
-#[derive(Debug, Clone)]
-pub enum RerunEvent {
-    /// A rerun (`code: None`) or what-if finished.
-    Graded {
-        id: u64,
-        row: usize,
-        code: Option<String>,
-        result: Result<Box<GradeReport>, String>,
-    },
-    /// One install step, as a line to show.
-    InstallStep(String),
-    /// The install finished: the interpreter's path, or why it failed.
-    InstallDone(Result<String, String>),
-}
+use super::jobs::JobRequest;
+use super::jobs::reruns::{BackendFactory, RerunEvent, RerunRequest};
+use super::state::{Corpus, Grading, ListView, Popup};
 
 /// The runtime install offer and its progress.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -299,14 +261,14 @@ impl Reruns {
         self.busy()
     }
 
-    /// The comparison shown for `row`, or `None` when it has no rerun of any kind.
+    /// The comparison shown for `row`, or `None` when it has no rerun of any kind;
+    /// `stored` are the row's reruns kept in its run's sidecar, oldest first.
     pub fn comparison(
         &self,
         corpus: &Corpus,
-        labelling: &Labelling,
+        stored: &[&RerunRecord],
         row: usize,
     ) -> Option<Comparison> {
-        let entry = corpus.entries.get(row)?;
         let session = self.session.get(&row);
         let last_session = |what_if: bool| {
             session.and_then(|list| {
@@ -316,7 +278,6 @@ impl Reruns {
                     .map(|s| (s.record.clone(), s.saved.clone()))
             })
         };
-        let stored = labelling.stored_reruns(entry.run, &entry.rollout.id);
         let from_sidecar = |what_if: bool| {
             stored
                 .iter()
@@ -346,124 +307,6 @@ impl Reruns {
     }
 }
 
-/// Runs one request on this thread (the worker, and tests); `send` gets each event.
-pub fn run_request(
-    req: RerunRequest,
-    backend: &Mutex<Option<Arc<dyn GradeBackend>>>,
-    factory: Option<&BackendFactory>,
-    send: &mut dyn FnMut(RerunEvent),
-) {
-    match req {
-        RerunRequest::Grade {
-            id,
-            row,
-            rollout,
-            code,
-        } => {
-            let current = backend.lock().ok().and_then(|b| b.clone());
-            let result = match current {
-                None => Err("no grader: the Python runtime is missing".to_string()),
-                Some(b) => {
-                    let graded =
-                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match &code {
-                            Some(c) => b.grade_code(&rollout, c),
-                            None => b.grade(&rollout),
-                        }));
-                    match graded {
-                        Ok(Ok(r)) => Ok(Box::new(r)),
-                        Ok(Err(e)) => Err(format!("{e:#}")),
-                        Err(_) => Err("the grader panicked on this rollout".to_string()),
-                    }
-                }
-            };
-            send(RerunEvent::Graded {
-                id,
-                row,
-                code,
-                result,
-            });
-        }
-        RerunRequest::Install { api } => {
-            let outcome =
-                install_runtime(&mut |step| send(RerunEvent::InstallStep(step.to_string())))
-                    .map(|rt| rt.python.display().to_string())
-                    .map_err(|e| format!("{e:#}"));
-            if outcome.is_ok()
-                && let Some(make) = factory
-                && let Ok(mut slot) = backend.lock()
-            {
-                *slot = Some(make(&api));
-            }
-            send(RerunEvent::InstallDone(outcome));
-        }
-    }
-}
-
-/// The rerun thread of [`super::jobs::Workers`]: requests in order (a rerun is one
-/// rollout; the install is long but rare).
-pub struct RerunWorker {
-    requests: Sender<RerunRequest>,
-}
-
-impl RerunWorker {
-    /// Starts the thread; `backend` grades (absent: no runtime yet), `factory` makes one
-    /// after an install from the explorer.
-    pub fn start(
-        events: Sender<JobEvent>,
-        backend: Option<Arc<dyn GradeBackend>>,
-        factory: Option<BackendFactory>,
-    ) -> RerunWorker {
-        let (requests, rx): (Sender<RerunRequest>, Receiver<RerunRequest>) = channel();
-        std::thread::spawn(move || {
-            let slot = Mutex::new(backend);
-            while let Ok(req) = rx.recv() {
-                let mut gone = false;
-                run_request(req, &slot, factory.as_ref(), &mut |e| {
-                    gone |= events.send(JobEvent::Rerun(e)).is_err();
-                });
-                if gone {
-                    return;
-                }
-            }
-        });
-        RerunWorker { requests }
-    }
-
-    /// Hands a request to the thread.
-    pub fn dispatch(&self, req: RerunRequest) {
-        let _ = self.requests.send(req);
-    }
-}
-
-/// Runs the queued rerun requests on this thread until none is left, leaving the other
-/// requests queued (tests).
-pub fn drain_inline(app: &mut App, backend: Option<Arc<dyn GradeBackend>>) {
-    let slot = Mutex::new(backend);
-    loop {
-        let (reruns, others): (Vec<JobRequest>, Vec<JobRequest>) = app
-            .take_requests()
-            .into_iter()
-            .partition(|r| matches!(r, JobRequest::Rerun(_)));
-        for req in others {
-            app.queue(req);
-        }
-        if reruns.is_empty() {
-            break;
-        }
-        let factory = app.reruns.backend_factory.clone();
-        for req in reruns {
-            let JobRequest::Rerun(req) = req else {
-                continue;
-            };
-            let mut events = Vec::new();
-            run_request(req, &slot, factory.as_ref(), &mut |e| events.push(e));
-            for e in events {
-                app.on_job(JobEvent::Rerun(e));
-            }
-        }
-    }
-}
-
 /// What the Rerun panel compares for one row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
@@ -477,45 +320,4 @@ pub struct Comparison {
     pub what_if_running: bool,
     /// Earlier reruns of this rollout in the sidecar.
     pub earlier: usize,
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn edit_summary_names_swapped_zwc_calls() {
-        let a = "import zwc\ndef f(x):\n    return zwc.mean(zwc.yitaf(x))\n";
-        let b = "import zwc\ndef f(x):\n    return zwc.kocito(zwc.yitaf(x))\n";
-        assert_eq!(edit_summary(a, b), "`zwc.kocito` instead of `zwc.mean`");
-        assert_eq!(
-            edit_summary(a, &a.replace("(x))", "(x), axis=1)")),
-            "2 changed lines"
-        );
-        assert_eq!(
-            edit_summary("y = zwc.rfx.quvohee(m)", "y = zwc.rfx.quvohe(m)"),
-            "`zwc.rfx.quvohe` instead of `zwc.rfx.quvohee`"
-        );
-    }
-
-    #[test]
-    fn with_code_replaces_the_last_block_or_appends_one() {
-        let line = serde_json::json!({"query": "q", "response": "a\n```python\nold()\n```\nb",
-            "test_cases": [], "right_exe_result": ""})
-        .to_string();
-        let loaded = crate::model::rollout::parse_rollout_bytes(
-            std::path::Path::new("t.jsonl"),
-            line.as_bytes(),
-        );
-        let mut r = loaded.rollouts[0].clone();
-        let edited = with_code(&r, "new()");
-        assert_eq!(edited.response, "a\n```python\nnew()\n```\nb");
-        r.response = "no code".to_string();
-        let edited = with_code(&r, "new()\n");
-        assert!(edited.response.ends_with("```python\nnew()\n```\n"));
-        assert_eq!(
-            crate::analysis::extract_last_python_block(&edited.response).map(|b| b.code),
-            Some("new()\n".to_string())
-        );
-    }
 }

@@ -16,7 +16,7 @@ use ratatui::crossterm::execute;
 
 use super::action::Action;
 use super::app::App;
-use super::jobs::{JobEvent, JobRequest, Workers};
+use super::jobs::{JobEvent, Workers};
 use super::load::Source;
 use super::ui;
 use crate::grade::backend::GradeBackend;
@@ -45,13 +45,13 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
                     _ => {}
                 }
             }
-            if let Some(action) = super::stats::action_for_key(app, key) {
+            if let Some(action) = super::stats::action_for_key(&app.stats, key) {
                 return Some(action);
             }
-            if let Some(action) = super::bookmarks::action_for_key(app, key) {
+            if let Some(action) = app.bookmarks.action_for_key(key) {
                 return Some(action);
             }
-            if let Some(action) = super::labelling::action_for_key(app, key) {
+            if let Some(action) = app.labelling.action_for_key(app.popup, key) {
                 return Some(action);
             }
             app.keymap.action_for(key)
@@ -189,36 +189,4 @@ fn event_loop(
         redraw |= app.service();
         redraw |= super::export::service(app);
     }
-}
-
-/// Runs every queued request on this thread until none is left (tests, benchmarks, small
-/// inputs); reruns stay queued for `rerun::drain_inline`, which has a backend of its own.
-pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
-    let mut reruns = Vec::new();
-    loop {
-        let requests = app.take_requests();
-        if requests.is_empty() {
-            break;
-        }
-        for req in requests {
-            if matches!(req, JobRequest::Rerun(_)) {
-                reruns.push(req);
-            } else if let Some(ev) = super::jobs::run_request(req, backend) {
-                app.on_job(ev);
-            }
-        }
-        app.settle();
-    }
-    for req in reruns {
-        app.queue(req);
-    }
-}
-
-/// Loads `sources` on this thread straight into `app` (tests, benchmarks).
-pub fn load_inline(app: &mut App, sources: &[Source]) {
-    app.labelling.register_sources(sources);
-    super::load::load_sources(sources, &mut |e| {
-        app.on_job(JobEvent::Load(e));
-    });
-    app.settle();
 }

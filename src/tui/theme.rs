@@ -11,6 +11,8 @@ use serde::Deserialize;
 
 use crate::model::Verdict;
 
+use super::entry::Shown;
+
 /// Themes shipped in the binary, by name.
 pub const BUILTIN_THEMES: [(&str, &str); 3] = [
     ("dark", include_str!("../../themes/dark.toml")),
@@ -230,6 +232,15 @@ impl Theme {
             Verdict::ExeError => self.verdict_exe_error,
             Verdict::UseNumpy => self.verdict_use_numpy,
             Verdict::WithoutZwc => self.verdict_without_zwc,
+        }
+    }
+
+    /// The style of a verdict cell as the list shows it (pending, failed, a verdict).
+    pub fn shown(&self, shown: Shown) -> Style {
+        match shown {
+            Shown::Verdict(v) => self.verdict(v),
+            Shown::StoredFail | Shown::Error => self.verdict_failed,
+            Shown::Pending | Shown::Grading => self.verdict_pending,
         }
     }
 }

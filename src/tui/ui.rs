@@ -9,81 +9,9 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::action::Action;
 use super::app::{App, Grading, Pane, Popup, ViewRow};
-use super::entry::Shown;
 use super::jobs::matched_chars;
+use super::layout::{Areas, layout, popup_area, tab_label};
 use super::panes;
-use super::theme::Theme;
-
-/// Where things go on the screen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Areas {
-    /// The list's frame.
-    pub list: Rect,
-    /// The list's rows (below the column header).
-    pub list_body: Rect,
-    /// Number of list rows that fit.
-    pub list_rows: u16,
-    /// The detail pane's frame (tabs in its top border).
-    pub detail: Rect,
-    pub status: Rect,
-}
-
-/// Side by side from this width on; stacked below it.
-const WIDE: u16 = 150;
-
-/// Splits the screen. Pure, so clicks are mapped with the same geometry that was drawn.
-pub fn layout(area: Rect) -> Areas {
-    let [main, status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
-    let (list, detail) = if area.width >= WIDE {
-        let [l, d] = Layout::horizontal([Constraint::Percentage(48), Constraint::Percentage(52)])
-            .areas(main);
-        (l, d)
-    } else {
-        let list_h = (main.height * 2 / 5).max(6).min(main.height);
-        let [l, d] = Layout::vertical([Constraint::Length(list_h), Constraint::Min(0)]).areas(main);
-        (l, d)
-    };
-    let inner = Block::default().borders(Borders::ALL).inner(list);
-    let list_body = Rect {
-        y: inner.y.saturating_add(1).min(inner.bottom()),
-        height: inner.height.saturating_sub(1),
-        ..inner
-    };
-    Areas {
-        list,
-        list_body,
-        list_rows: list_body.height,
-        detail,
-        status,
-    }
-}
-
-/// Horizontal extent of each tab label in the detail frame's top border.
-pub fn tab_positions(detail: Rect) -> Vec<(Pane, u16, u16)> {
-    let mut x = detail.x + 1;
-    let mut out = Vec::new();
-    for (n, pane) in Pane::ALL.iter().enumerate() {
-        let w = tab_label(n, *pane).chars().count() as u16;
-        out.push((*pane, x, x + w));
-        x += w + 1;
-    }
-    out
-}
-
-fn tab_label(n: usize, pane: Pane) -> String {
-    format!(" {} {} ", n + 1, pane.title())
-}
-
-/// The pane whose tab is at a screen cell.
-pub fn tab_at(detail: Rect, column: u16, row: u16) -> Option<Pane> {
-    if row != detail.y {
-        return None;
-    }
-    tab_positions(detail)
-        .into_iter()
-        .find(|(_, a, b)| column >= *a && column < *b)
-        .map(|(p, _, _)| p)
-}
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -101,16 +29,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         Some(other) => panes::labels::draw_popup(frame, app, area, other),
         None => {}
     }
-    super::stats::draw(frame, app, area);
-}
-
-/// Style of a verdict cell.
-pub fn shown_style(theme: &Theme, shown: Shown) -> Style {
-    match shown {
-        Shown::Verdict(v) => theme.verdict(v),
-        Shown::StoredFail | Shown::Error => theme.verdict_failed,
-        Shown::Pending | Shown::Grading => theme.verdict_pending,
-    }
+    super::stats_screen::draw(frame, app, area);
 }
 
 fn fit(text: &str, width: usize) -> String {
@@ -259,7 +178,7 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     let theme = &app.theme;
     let e = &app.corpus.entries[i];
     let shown = app.corpus.shown(i);
-    let vstyle = shown_style(theme, shown);
+    let vstyle = theme.shown(shown);
     let selected = app.list.selected == Some(i);
     let mut spans = vec![
         // `★`: bookmarked for the playlist (the selection marker wins).
@@ -370,11 +289,6 @@ pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> 
         Some(f) => f.saturating_sub(height.saturating_sub(content.focus_height.max(1)).min(f)),
         None => scroll.min(total.saturating_sub(1)),
     }
-}
-
-/// The inside of the detail pane's frame.
-pub fn detail_inner(detail: Rect) -> Rect {
-    Block::default().borders(Borders::ALL).inner(detail)
 }
 
 pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
@@ -580,18 +494,6 @@ fn bar(done: usize, total: usize, width: usize) -> String {
         "█".repeat(filled),
         " ".repeat(width - filled.min(width))
     )
-}
-
-/// A `width` x `height` rectangle centred in `area` (clipped to it).
-pub(crate) fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
-    let w = width.min(area.width);
-    let h = height.min(area.height);
-    Rect {
-        x: area.x + (area.width - w) / 2,
-        y: area.y + (area.height - h) / 2,
-        width: w,
-        height: h,
-    }
 }
 
 fn draw_help(frame: &mut Frame, app: &App, area: Rect) {

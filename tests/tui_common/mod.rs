@@ -13,8 +13,8 @@ use sebx::grade::compare::{Comparison, Decision, Mismatch};
 use sebx::grade::report::{CaseResult, Execution, Extraction, GradeReport};
 use sebx::model::{ApiMap, Dataset, DatasetItem, Rollout, RolloutId, TestCase, Verdict};
 use sebx::tui::app::{App, Context, Grading};
+use sebx::tui::inline::load_inline;
 use sebx::tui::load::{FileKind, Source, SourceData};
-use sebx::tui::run::load_inline;
 use sebx::tui::{Keymap, Theme, ui};
 use serde_json::json;
 

@@ -11,9 +11,9 @@ use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
 
 use super::super::app::{App, Popup};
-use super::super::rerun::{case_changes, edit_summary};
+use super::super::layout::popup_area;
 use super::super::theme::Theme;
-use super::super::ui::popup_area;
+use crate::grade::reruns::{case_changes, edit_summary};
 
 /// Draws the Labels panel (label mode or a note being typed) and the Rerun panel (the
 /// selected rollout has a rerun or what-if) at the bottom of `detail`; returns what is left
@@ -184,7 +184,7 @@ fn saved_text(saved: &Option<Result<(), String>>) -> &'static str {
 /// The Rerun panel: stored verdict, latest rerun and what-if, each with the case changes.
 pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
     let theme = &app.theme;
-    let cmp = app.reruns.comparison(&app.corpus, &app.labelling, row)?;
+    let cmp = app.rerun_comparison(row)?;
     let entry = app.corpus.entries.get(row)?;
     let mut lines = Vec::new();
     let original_cases = cmp
@@ -194,10 +194,7 @@ pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
         .unwrap_or_default();
     lines.push(Line::from(vec![
         Span::styled(format!("{:<9}", "stored"), theme.dim),
-        Span::styled(
-            cmp.original.clone(),
-            super::super::ui::shown_style(theme, app.corpus.shown(row)),
-        ),
+        Span::styled(cmp.original.clone(), theme.shown(app.corpus.shown(row))),
         Span::styled(original_cases, theme.dim),
     ]));
     let changes = |after: &GradeReport| -> Vec<Line<'static>> {

@@ -8,7 +8,6 @@ use super::{PaneContent, styled_or_plain};
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
-use crate::tui::ui::shown_style;
 
 /// Most rollouts of the same task listed.
 const SAME_TASK_SHOWN: usize = 12;
@@ -104,7 +103,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 Span::raw(format!("{marker} ")),
                 Span::styled(
                     format!("{} {:<12}", shown.symbol(), shown.label()),
-                    shown_style(theme, shown),
+                    theme.shown(shown),
                 ),
                 Span::styled(format!(" {run}:{}", e.rollout.line), theme.dim),
             ]));

@@ -18,8 +18,11 @@ use crate::model::{ApiMap, Dataset, DatasetItem};
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
 use super::load::{LoadEvent, Source, load_sources};
-use super::rerun::{BackendFactory, RerunRequest, RerunWorker};
+pub mod reruns;
+pub mod stats;
+
 use crate::grade::backend::GradeBackend;
+use reruns::{BackendFactory, RerunRequest, RerunWorker};
 
 /// What a highlighted text is of.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -79,9 +82,9 @@ pub enum JobRequest {
         entries: Arc<Vec<Arc<Entry>>>,
         cache: Arc<ScoreCache>,
     },
-    /// Run-level stats and a comparison of two runs (`super::stats`).
-    Stats(Box<super::stats::StatsInput>),
-    /// A rerun, what-if or runtime install, for the rerun thread (`super::rerun`).
+    /// Run-level stats and a comparison of two runs (`stats`).
+    Stats(Box<stats::StatsInput>),
+    /// A rerun, what-if or runtime install, for the rerun thread (`reruns`).
     Rerun(RerunRequest),
 }
 
@@ -111,15 +114,15 @@ pub enum JobEvent {
     Digested {
         rows: Vec<(usize, Arc<AnalysisDigest>)>,
     },
-    /// A rerun, a what-if or the runtime install reporting back (`super::rerun`).
-    Rerun(super::rerun::RerunEvent),
+    /// A rerun, a what-if or the runtime install reporting back (`reruns`).
+    Rerun(reruns::RerunEvent),
     /// The score cache's reports for the rows it knew, and the rows it did not.
     CachedScores {
         found: Vec<(usize, GradeReport)>,
         missing: Vec<usize>,
     },
     /// The figures of the stats and compare screens.
-    Stats(Arc<super::stats::StatsResult>),
+    Stats(Arc<stats::StatsResult>),
 }
 
 /// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
@@ -260,7 +263,7 @@ fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
 }
 
 /// Runs one request to completion on the current thread (used by the workers and by tests);
-/// reruns are not run here (`None`): `rerun::drain_inline` runs them.
+/// reruns are not run here (`None`): `inline::drain_reruns` runs them.
 pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Option<JobEvent> {
     match req {
         JobRequest::Grade {
@@ -340,8 +343,8 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             }
             Some(JobEvent::CachedScores { found, missing })
         }
-        JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(super::stats::compute(&input)))),
-        // Several events, and a backend slot an install can fill: `rerun::drain_inline`.
+        JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(stats::compute(&input)))),
+        // Several events, and a backend slot an install can fill: `inline::drain_reruns`.
         JobRequest::Rerun(_) => None,
     }
 }
@@ -459,7 +462,7 @@ impl Workers {
                 // Off the UI thread: 100k rows take a while to analyse; stale tickets are dropped.
                 let events = self.events.clone();
                 std::thread::spawn(move || {
-                    let result = std::panic::catch_unwind(|| super::stats::compute(&input));
+                    let result = std::panic::catch_unwind(|| stats::compute(&input));
                     if let Ok(r) = result {
                         let _ = events.send(JobEvent::Stats(Arc::new(r)));
                     }

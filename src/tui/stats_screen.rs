@@ -1,0 +1,506 @@
+//! Drawing the stats and compare screens (`super::stats` holds their state): run
+//! summaries, the heat-coloured internalization map, the flip matrix, a cell's pairs, and
+//! one pair side by side with a diff of the code.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use similar::{ChangeTag, TextDiff};
+
+use crate::grade::runs;
+use crate::model::Verdict;
+
+use super::app::App;
+use super::entry::Shown;
+use super::stats::{Screen, StatsResult, cell_pairs, sort_label, sorted_map};
+use super::theme::Theme;
+
+fn pct(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn fit(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        format!("{s}{}", " ".repeat(w - n))
+    } else if w == 0 {
+        String::new()
+    } else {
+        let cut: String = s.chars().take(w - 1).collect();
+        format!("{cut}…")
+    }
+}
+
+fn rfit(s: &str, w: usize) -> String {
+    let n = s.chars().count();
+    if n <= w {
+        format!("{}{s}", " ".repeat(w - n))
+    } else {
+        fit(s, w)
+    }
+}
+
+/// Heat of an accuracy, from the theme: low is an error colour, high the `right` colour.
+fn heat(theme: &Theme, acc: f64) -> Style {
+    if acc >= 0.75 {
+        theme.verdict_right
+    } else if acc >= 0.4 {
+        theme.warning
+    } else {
+        theme.error
+    }
+}
+
+fn bar(share: f64, width: usize) -> String {
+    let eighths = (share.clamp(0.0, 1.0) * width as f64 * 8.0).round() as usize;
+    const E: [&str; 8] = ["", "▏", "▎", "▍", "▌", "▋", "▊", "▉"];
+    format!("{}{}", "█".repeat(eighths / 8), E[eighths % 8])
+}
+
+/// Draws the open screen over the list and panes (the status bar stays).
+pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+    let Some(screen) = app.stats.screen else {
+        return;
+    };
+    let theme = &app.theme;
+    let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    frame.render_widget(Clear, main);
+    let title = match screen {
+        Screen::Map => " Stats · ←→ run · ↑↓ function · s sort · enter: its failures · esc ",
+        Screen::Compare => {
+            " Compare · arrows: cell · enter: its pairs · C: next pair of runs · esc "
+        }
+        Screen::Cell(..) => " Pairs in the cell · ↑↓ · enter: side by side · esc ",
+        Screen::Pair(..) => " Pair side by side · ↑↓ scroll · esc ",
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(theme.base);
+    let inner = block.inner(main);
+    frame.render_widget(block, main);
+    let Some(r) = &app.stats.result else {
+        frame.render_widget(
+            Paragraph::new(Line::styled(" computing the figures…", theme.dim)),
+            inner,
+        );
+        return;
+    };
+    let lines = match screen {
+        Screen::Map => map_lines(app, r, inner),
+        Screen::Compare => compare_lines(app, r, inner),
+        Screen::Cell(a, b) => cell_lines(app, r, a, b),
+        Screen::Pair(a, b, i) => pair_lines(app, r, a, b, i, inner),
+    };
+    let scroll = if matches!(screen, Screen::Pair(..)) {
+        app.stats.scroll
+    } else {
+        0
+    };
+    frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inner);
+}
+
+fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let w = area.width as usize;
+    let mut lines = Vec::new();
+    if app.stats.computing {
+        lines.push(Line::styled(" updating…", theme.dim));
+    }
+    let wide = w >= 120;
+    for st in &r.runs {
+        let mark = if st.run as usize == app.stats.run {
+            "▸"
+        } else {
+            " "
+        };
+        let ci = st
+            .accuracy_ci95
+            .map(|(l, h)| format!("[{}, {}]", pct(l), pct(h)))
+            .unwrap_or_default();
+        let p1 = st.pass_at_k.first().and_then(|p| p.value);
+        let how = if wide {
+            " (95% CI, bootstrap over tasks)"
+        } else {
+            ""
+        };
+        lines.push(Line::from(vec![
+            Span::styled(format!("{mark}{} ", fit(&st.name, 12)), theme.title),
+            Span::raw(format!(
+                "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}",
+                st.rollouts,
+                st.tasks,
+                pct(st.accuracy),
+                p1.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into())
+            )),
+        ]));
+        // Verdict shares as one stacked bar, then the shares in figures.
+        let bw = if wide { 60 } else { 30 };
+        let mut spans = vec![Span::raw(" ".repeat(14))];
+        for v in Verdict::ALL {
+            let n = (st.summary.share(v) * bw as f64).round() as usize;
+            spans.push(Span::styled("█".repeat(n), theme.verdict(v)));
+        }
+        spans.push(Span::raw(" "));
+        for v in Verdict::ALL {
+            let name = if wide {
+                short(v)
+            } else {
+                Shown::Verdict(v).symbol()
+            };
+            spans.push(Span::styled(
+                format!(" {name} {:.0}%", 100.0 * st.summary.share(v)),
+                theme.verdict(v),
+            ));
+        }
+        lines.push(Line::from(spans));
+    }
+    if r.ungraded > 0 {
+        lines.push(Line::styled(
+            format!(
+                " {} rows not graded yet are left out (S refreshes)",
+                r.ungraded
+            ),
+            theme.dim,
+        ));
+    }
+    if let Some(l) = r.labels.get(app.stats.run)
+        && l.labelled_failures > 0
+    {
+        let sample = match l.sample {
+            runs::LabelSample::Random => "a random sample",
+            runs::LabelSample::All => "all of them",
+            runs::LabelSample::Picked => "picked, not random (O: label in random order)",
+            runs::LabelSample::None => "none",
+        };
+        lines.push(Line::styled(
+            format!(
+                " your labels: {} of {} failures, {sample}",
+                l.labelled_failures, l.failures
+            ),
+            theme.dim,
+        ));
+        let mut top: Vec<&runs::CategoryStats> = l.categories.iter().collect();
+        top.sort_by_key(|c| std::cmp::Reverse(c.failures));
+        let parts: Vec<String> = top
+            .iter()
+            .take(if wide { 5 } else { 2 })
+            .map(|c| {
+                format!(
+                    "{} {} {}",
+                    c.category,
+                    c.prevalence.map(pct).unwrap_or_default(),
+                    c.prevalence_ci95
+                        .map(|(lo, hi)| format!("[{:.0}–{:.0}%]", 100.0 * lo, 100.0 * hi))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        lines.push(Line::styled(format!("   {}", parts.join(" · ")), theme.dim));
+    }
+    let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
+    lines.push(Line::styled(
+        format!(
+            " internalization map of {run_name} ({}; s: sort)",
+            sort_label(app.stats.sort)
+        ),
+        theme.column_header,
+    ));
+    let (nw, bw) = if wide { (16, 10) } else { (14, 8) };
+    let mut header = format!(
+        " {} {} {} {} {}  {} {} {}",
+        fit("numpy", nw),
+        fit("zwc", nw),
+        rfit("tasks", 5),
+        rfit("n", 5),
+        fit("accuracy", 7 + bw),
+        rfit("right", 5),
+        rfit("np", 4),
+        rfit("inv", 4)
+    );
+    if wide {
+        header.push_str("  top wrong names");
+    }
+    lines.push(Line::styled(header, theme.column_header));
+    let map = sorted_map(&app.stats, r);
+    if map.is_empty() {
+        lines.push(Line::styled(
+            " no function rows (no API doc, or the tasks name no functions)",
+            theme.dim,
+        ));
+    }
+    let room = (area.height as usize).saturating_sub(lines.len()).max(1);
+    let first = app.stats.cursor.saturating_sub(room.saturating_sub(1));
+    for (i, row) in map.iter().enumerate().skip(first).take(room) {
+        let selected = i == app.stats.cursor;
+        let base = if selected { theme.selected } else { theme.base };
+        let mut spans = vec![
+            Span::styled(
+                format!(
+                    "{}{} {} {} {} ",
+                    if selected { "▸" } else { " " },
+                    fit(&row.numpy, nw),
+                    fit(&row.zwc, nw),
+                    rfit(&row.tasks.to_string(), 5),
+                    rfit(&row.rollouts.to_string(), 5)
+                ),
+                base,
+            ),
+            Span::styled(
+                format!(
+                    "{} {}",
+                    rfit(&pct(row.accuracy), 6),
+                    fit(&bar(row.accuracy, bw), bw)
+                ),
+                heat(theme, row.accuracy),
+            ),
+            Span::styled(
+                format!(
+                    "  {} {} {}",
+                    rfit(&row.called_right.to_string(), 5),
+                    rfit(&row.numpy_name.to_string(), 4),
+                    rfit(&row.invented_name.to_string(), 4)
+                ),
+                base,
+            ),
+        ];
+        if wide {
+            let names: Vec<String> = row
+                .wrong_names
+                .iter()
+                .take(3)
+                .map(|(n, c)| format!("{n} ×{c}"))
+                .collect();
+            spans.push(Span::styled(format!("  {}", names.join(", ")), theme.error));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines
+}
+
+fn short(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Right => "right",
+        Verdict::ResultError => "result",
+        Verdict::ExeError => "exe",
+        Verdict::UseNumpy => "numpy",
+        Verdict::WithoutZwc => "no-zwc",
+    }
+}
+
+fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let mut lines = Vec::new();
+    let Some(c) = &r.comparison else {
+        lines.push(Line::styled(" nothing to compare", theme.dim));
+        return lines;
+    };
+    let name = |i: u32| r.set.runs.get(i as usize).cloned().unwrap_or_default();
+    lines.push(Line::styled(
+        format!(
+            " A: {}   B: {}   pairs {} · unpaired {} in A, {} in B",
+            name(c.a),
+            name(c.b),
+            c.pairs.len(),
+            c.unpaired_a,
+            c.unpaired_b
+        ),
+        theme.title,
+    ));
+    let m = &c.mcnemar;
+    lines.push(Line::raw(format!(
+        " McNemar exact: A right & B not {}, A not & B right {}, p = {}",
+        m.a_right_b_wrong,
+        m.a_wrong_b_right,
+        runs::fmt_p(m.p_value)
+    )));
+    if let Some(t) = &c.task_test {
+        lines.push(Line::raw(format!(
+            " per-task paired test: {} tasks, mean delta {:+.1} points, p = {}",
+            t.tasks,
+            100.0 * t.mean_delta,
+            runs::fmt_p(t.p_value)
+        )));
+    }
+    let mut header = vec![Span::styled(
+        format!(" {}", fit("A \\ B", 8)),
+        theme.column_header,
+    )];
+    for v in Verdict::ALL {
+        header.push(Span::styled(rfit(short(v), 8), theme.column_header));
+    }
+    lines.push(Line::from(header));
+    for (i, va) in Verdict::ALL.iter().enumerate() {
+        let mut spans = vec![Span::styled(
+            format!(" {}", fit(short(*va), 8)),
+            theme.verdict(*va),
+        )];
+        for (j, vb) in Verdict::ALL.iter().enumerate() {
+            let n = c.matrix[va.code() as usize][vb.code() as usize];
+            let mark = match (*va == Verdict::Right, *vb == Verdict::Right) {
+                (true, false) if n > 0 => "▼",
+                (false, true) if n > 0 => "▲",
+                _ => " ",
+            };
+            let mut style = match mark {
+                "▼" => theme.error,
+                "▲" => theme.verdict_right,
+                _ => theme.base,
+            };
+            if app.stats.cell == (i, j) {
+                style = theme.selected;
+            }
+            spans.push(Span::styled(rfit(&format!("{n}{mark}"), 8), style));
+        }
+        lines.push(Line::from(spans));
+    }
+    lines.push(Line::styled(
+        " ▼ right in A, not in B · ▲ not right in A, right in B",
+        theme.dim,
+    ));
+    lines.push(Line::styled(
+        format!(" {}", fit("per function (paired), largest drop first", 60)),
+        theme.column_header,
+    ));
+    let room = (area.height as usize).saturating_sub(lines.len());
+    for f in c.functions.iter().take(room) {
+        let style = if f.delta < 0.0 {
+            theme.error
+        } else if f.delta > 0.0 {
+            theme.verdict_right
+        } else {
+            theme.base
+        };
+        lines.push(Line::from(vec![
+            Span::raw(format!(
+                " {} {} {} → {} ",
+                fit(&f.numpy, 16),
+                fit(&f.zwc, 16),
+                rfit(&pct(f.accuracy_a), 6),
+                rfit(&pct(f.accuracy_b), 6)
+            )),
+            Span::styled(format!("{:+.1}", 100.0 * f.delta), style),
+        ]));
+    }
+    lines
+}
+
+fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let pairs = cell_pairs(r, a, b);
+    let mut lines = vec![Line::styled(
+        format!(
+            " {} pairs: {} in A, {} in B",
+            pairs.len(),
+            Verdict::ALL[a],
+            Verdict::ALL[b]
+        ),
+        theme.title,
+    )];
+    for (i, (ia, ib)) in pairs.iter().enumerate() {
+        let (fa, fb) = (&r.set.rollouts[*ia], &r.set.rollouts[*ib]);
+        let style = if i == app.stats.pair_cursor {
+            theme.selected
+        } else {
+            theme.base
+        };
+        let task = r.set.tasks.get(fa.task as usize).map_or("", String::as_str);
+        lines.push(Line::styled(
+            format!(
+                " A:{} B:{}  {}",
+                rfit(&fa.line.to_string(), 4),
+                rfit(&fb.line.to_string(), 4),
+                runs::short_query(task, 60)
+            ),
+            style,
+        ));
+    }
+    lines
+}
+
+fn failed_cases(app: &App, row: usize) -> Vec<String> {
+    let Some(report) = app.corpus.scores.get(row).and_then(|s| s.report()) else {
+        return Vec::new();
+    };
+    report
+        .cases
+        .iter()
+        .filter(|c| !c.matched)
+        .take(3)
+        .map(|c| {
+            format!(
+                "case {}: expected {} got {}",
+                c.index + 1,
+                c.expected,
+                c.actual.as_deref().unwrap_or("nothing")
+            )
+        })
+        .collect()
+}
+
+fn pair_lines(
+    app: &App,
+    r: &StatsResult,
+    a: usize,
+    b: usize,
+    i: usize,
+    area: Rect,
+) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let pairs = cell_pairs(r, a, b);
+    let Some(&(ia, ib)) = pairs.get(i) else {
+        return vec![Line::styled(" the pair is gone", theme.dim)];
+    };
+    let (row_a, row_b) = (r.rows[ia], r.rows[ib]);
+    let (Some(ea), Some(eb)) = (app.corpus.entries.get(row_a), app.corpus.entries.get(row_b))
+    else {
+        return vec![Line::styled(" the rows are gone", theme.dim)];
+    };
+    let (fa, fb) = (&r.set.rollouts[ia], &r.set.rollouts[ib]);
+    let mut lines = vec![Line::from(vec![
+        Span::raw(format!(" A line {}: ", fa.line)),
+        Span::styled(fa.verdict.as_str(), theme.verdict(fa.verdict)),
+        Span::raw(format!("   B line {}: ", fb.line)),
+        Span::styled(fb.verdict.as_str(), theme.verdict(fb.verdict)),
+    ])];
+    for (label, row) in [("A", row_a), ("B", row_b)] {
+        for c in failed_cases(app, row) {
+            lines.push(Line::styled(format!(" {label} {c}"), theme.dim));
+        }
+    }
+    lines.push(Line::styled(
+        " diff of the graded code (A → B)",
+        theme.column_header,
+    ));
+    let diff = TextDiff::from_lines(ea.code(), eb.code());
+    for change in diff.iter_all_changes() {
+        let (sign, style) = match change.tag() {
+            ChangeTag::Delete => ("-", theme.diff_delete),
+            ChangeTag::Insert => ("+", theme.diff_insert),
+            ChangeTag::Equal => (" ", theme.base),
+        };
+        lines.push(Line::styled(
+            format!(" {sign} {}", change.value().trim_end_matches('\n')),
+            style,
+        ));
+    }
+    // The two responses side by side.
+    let half = (area.width as usize).saturating_sub(3) / 2;
+    lines.push(Line::styled(
+        format!(" {} │ {}", fit("response A", half), fit("response B", half)),
+        theme.column_header,
+    ));
+    let la: Vec<&str> = ea.rollout.response.lines().collect();
+    let lb: Vec<&str> = eb.rollout.response.lines().collect();
+    for k in 0..la.len().max(lb.len()) {
+        lines.push(Line::raw(format!(
+            " {} │ {}",
+            fit(la.get(k).copied().unwrap_or(""), half),
+            fit(lb.get(k).copied().unwrap_or(""), half)
+        )));
+    }
+    lines
+}
