@@ -3,6 +3,7 @@
 //! suggestion that the explorer and `sebx labels export` both show.
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use super::graph::NodeKind;
 use super::names::{Finding, FindingKind};
@@ -15,10 +16,12 @@ use crate::model::taxonomy::{Category, Taxonomy};
 pub struct AnalysisDigest {
     /// The analysis's findings, in its order (with `no_code` when there is no python block).
     pub findings: Vec<Finding>,
-    /// Distinct NumPy names of the zwc functions called (the zwc name where there is none), sorted.
-    pub functions: Vec<String>,
-    /// Distinct zwc names called (`zwc.kocito`), sorted.
-    pub zwc_calls: Vec<String>,
+    /// Distinct NumPy names of the zwc functions called (the zwc name where there is none),
+    /// sorted. Shared: rows that call the same functions can hold one list (see
+    /// [`crate::model::rollout::Interner::names`]).
+    pub functions: Arc<[String]>,
+    /// Distinct zwc names called (`zwc.kocito`), sorted; shared like `functions`.
+    pub zwc_calls: Arc<[String]>,
     /// A python block was found.
     pub code_found: bool,
     /// The extracted code does not parse.
@@ -42,8 +45,8 @@ impl AnalysisDigest {
         let zwc_calls: BTreeSet<String> = calls().map(|(zwc, _)| zwc.clone()).collect();
         AnalysisDigest {
             findings: a.code.findings.clone(),
-            functions: functions.into_iter().collect(),
-            zwc_calls: zwc_calls.into_iter().collect(),
+            functions: functions.into_iter().collect::<Vec<_>>().into(),
+            zwc_calls: zwc_calls.into_iter().collect::<Vec<_>>().into(),
             code_found: a.code_found,
             parse_error: a.code.parse_error.is_some(),
         }
@@ -118,8 +121,8 @@ mod tests {
         let d = digest(
             "```python\nimport zwc\ndef f(x):\n    return zwc.kocito(zwc.yitaf(x)) + zwc.kocitoo(x)\n```",
         );
-        assert_eq!(d.functions, ["array", "mean", "zwc.kocitoo"]);
-        assert_eq!(d.zwc_calls, ["zwc.kocito", "zwc.kocitoo", "zwc.yitaf"]);
+        assert_eq!(d.functions[..], ["array", "mean", "zwc.kocitoo"]);
+        assert_eq!(d.zwc_calls[..], ["zwc.kocito", "zwc.kocitoo", "zwc.yitaf"]);
         assert_eq!(
             d.kinds().into_iter().collect::<Vec<_>>(),
             [FindingKind::UnknownZwcName]

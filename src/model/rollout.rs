@@ -125,8 +125,8 @@ impl Interner {
         shared(&mut self.cases, cases.as_slice())
     }
 
-    pub fn names(&mut self, names: Vec<String>) -> Arc<[String]> {
-        shared(&mut self.names, names.as_slice())
+    pub fn names(&mut self, names: &[String]) -> Arc<[String]> {
+        shared(&mut self.names, names)
     }
 }
 
@@ -204,7 +204,7 @@ pub fn parse_rollout_bytes_with(path: &Path, bytes: &[u8], interner: &mut Intern
                     response: parsed.response,
                     test_cases: interner.cases(parsed.test_cases),
                     right_exe_result: interner.text(&parsed.right_exe_result),
-                    selected_functions: interner.names(parsed.selected_functions),
+                    selected_functions: interner.names(&parsed.selected_functions),
                     stored_score: parsed.stored_score,
                 });
             }

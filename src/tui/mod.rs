@@ -1,5 +1,8 @@
-//! The terminal explorer: app state and update, actions and keymap, background jobs,
-//! theme, highlighting, and one file per pane.
+//! The terminal explorer. `state` holds the plain state (the corpus, the list and detail
+//! views); the parts that own theirs (`labelling`, `rerun`, `bookmarks`, `stats`) read it
+//! and answer an action through `effects`; `app` owns everything and applies what they
+//! ask. Work goes through one queue to `jobs` (threads; `inline` runs it on the caller's);
+//! `ui`, `panes` and `stats_screen` draw, `layout` is the shared geometry, `run` the loop.
 
 pub mod action;
 pub mod app;

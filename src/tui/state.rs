@@ -300,7 +300,7 @@ impl Corpus {
 
     /// The zwc functions row `i` calls, by NumPy name (none until its analysis has answered).
     pub fn functions(&self, i: usize) -> &[String] {
-        self.digest(i).map_or(&[], |d| d.functions.as_slice())
+        self.digest(i).map_or(&[], |d| &d.functions[..])
     }
 
     /// Whether row `i`'s verdict is fragile (another machine or grader run could flip it).

@@ -1,6 +1,10 @@
-//! Background work: loading, grading, analysis, fuzzy search and highlighting run on worker
-//! threads.
-//! Requests carry ids; results that no longer match what the app asked for are dropped by the app.
+//! Background work: one queue of requests (grading, reruns and the runtime install, search,
+//! highlighting, analysis, score-cache lookups, stats) and the threads that run them
+//! (`reruns` is the rerun thread, `stats` the stats job). Requests carry ids or tickets;
+//! results that no longer match what the app asked for are dropped by the app.
+
+pub mod reruns;
+pub mod stats;
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,14 +17,12 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
+use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
 use super::load::{LoadEvent, Source, load_sources};
-pub mod reruns;
-pub mod stats;
-
 use crate::grade::backend::GradeBackend;
 use reruns::{BackendFactory, RerunRequest, RerunWorker};
 
@@ -192,12 +194,21 @@ pub fn matched_chars(text: &str, pattern: &str) -> Vec<usize> {
 
 /// The digest of one row's analysis; `None` when the analysis panicked on its code.
 /// Without an API doc, findings that only the API can judge are left out (they would be noise).
-pub fn digest_row(entry: &Entry, dataset: &Dataset, api: &ApiMap) -> Option<Arc<AnalysisDigest>> {
+/// The name lists are shared through `names` (rows of a task mostly call the same functions).
+pub fn digest_row(
+    entry: &Entry,
+    dataset: &Dataset,
+    api: &ApiMap,
+    names: &mut Interner,
+) -> Option<Arc<AnalysisDigest>> {
     let analysis = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         analyze_rollout(&entry.rollout, api, dataset.get(&entry.rollout.query))
     }))
     .ok()?;
-    Some(Arc::new(digest_of(&analysis, api)))
+    let mut digest = digest_of(&analysis, api);
+    digest.functions = names.names(&digest.functions);
+    digest.zwc_calls = names.names(&digest.zwc_calls);
+    Some(Arc::new(digest))
 }
 
 /// The digest of `analysis` as the explorer shows it (see [`digest_row`]).
@@ -228,6 +239,7 @@ pub fn analyze_rows(
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
+                let mut names = Interner::default();
                 while !stop.load(Ordering::Relaxed) {
                     let start = next.fetch_add(SWEEP_BATCH, Ordering::Relaxed);
                     if start >= entries.len() {
@@ -235,7 +247,9 @@ pub fn analyze_rows(
                     }
                     let end = (start + SWEEP_BATCH).min(entries.len());
                     let rows = (start..end)
-                        .filter_map(|r| digest_row(&entries[r], dataset, api).map(|d| (r, d)))
+                        .filter_map(|r| {
+                            digest_row(&entries[r], dataset, api, &mut names).map(|d| (r, d))
+                        })
                         .collect();
                     if !sink(rows) {
                         stop.store(true, Ordering::Relaxed);
@@ -663,7 +677,7 @@ mod tests {
         for (row, digest) in batches.iter().flatten() {
             assert_eq!(digest.code_found, row % 2 == 0, "row {row}");
             if row % 2 == 0 {
-                assert_eq!(digest.functions, [format!("zwc.fn{row}")]);
+                assert_eq!(&digest.functions[..], [format!("zwc.fn{row}")]);
             }
         }
         // A sink nobody listens to: every thread stops after its current batch.
@@ -674,5 +688,36 @@ mod tests {
         });
         let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
         assert!(calls.into_inner() <= threads);
+    }
+
+    #[test]
+    fn rows_calling_the_same_functions_share_one_name_list() {
+        let api = ApiMap::from_api_doc_jsonl(r#"{"func_mapping": {"np.mean": "zwc.kocito"}}"#)
+            .expect("api");
+        let text: String = ["a", "b", "a"]
+            .iter()
+            .map(|f| {
+                let code =
+                    format!("```python\ndef f(x):\n    return zwc.kocito(x) + zwc.{f}(x)\n```");
+                serde_json::json!({"query": "q", "response": code, "test_cases": [],
+                    "right_exe_result": ""})
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+        let rows: Vec<Entry> = parse_rollout_bytes(Path::new("t.jsonl"), text.as_bytes())
+            .rollouts
+            .into_iter()
+            .map(|r| Entry::build(r, 0, 0))
+            .collect();
+        let mut names = Interner::default();
+        let digests: Vec<Arc<AnalysisDigest>> = rows
+            .iter()
+            .map(|e| digest_row(e, &Dataset::default(), &api, &mut names).expect("digest"))
+            .collect();
+        assert_eq!(&digests[0].functions[..], ["mean", "zwc.a"]);
+        assert!(Arc::ptr_eq(&digests[0].functions, &digests[2].functions));
+        assert!(Arc::ptr_eq(&digests[0].zwc_calls, &digests[2].zwc_calls));
+        assert!(!Arc::ptr_eq(&digests[0].functions, &digests[1].functions));
     }
 }
