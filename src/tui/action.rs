@@ -126,6 +126,19 @@ pub enum Action {
 }
 
 impl Action {
+    /// Types this action into `text` when it is typing (a character, or backspace), as the
+    /// note and caption boxes take it; returns whether it was.
+    pub fn type_into(&self, text: &mut String) -> bool {
+        match self {
+            Action::NoteInput(c) => text.push(*c),
+            Action::NoteBackspace => {
+                text.pop();
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// What a newcomer needs first: the help screen opens on these, and the footer shows
     /// the first four.
     pub const ESSENTIAL: [Action; 10] = [

@@ -289,15 +289,7 @@ impl App {
                 true
             }
             Action::RegradeAll => {
-                let rows: Vec<usize> = self
-                    .list
-                    .view
-                    .iter()
-                    .filter_map(|r| match r {
-                        ViewRow::Row(i) => Some(*i),
-                        ViewRow::Group { .. } => None,
-                    })
-                    .collect();
+                let rows: Vec<usize> = self.list.rows().collect();
                 self.request_grades(&rows, false);
                 true
             }
@@ -781,10 +773,7 @@ impl App {
         self.list.view = view;
         let still_there = self.list.selected.is_some() && self.list.cursor().is_some();
         if !still_there {
-            let first = self.list.view.iter().find_map(|r| match r {
-                ViewRow::Row(i) => Some(*i),
-                ViewRow::Group { .. } => None,
-            });
+            let first = self.list.rows().next();
             if first != self.list.selected {
                 self.select(first);
             }
@@ -878,10 +867,7 @@ impl App {
         let found = self.list.view[target..]
             .iter()
             .chain(self.list.view[..target].iter().rev())
-            .find_map(|r| match r {
-                ViewRow::Row(i) => Some(*i),
-                ViewRow::Group { .. } => None,
-            });
+            .find_map(ViewRow::row);
         let changed = found != self.list.selected;
         self.select(found);
         self.keep_cursor_visible();

@@ -153,20 +153,13 @@ impl Bookmarks {
         list: &ListView,
         fx: &mut Effects,
     ) -> Handled {
+        if let Some(c) = self.caption.as_mut()
+            && action.type_into(&mut c.text)
+        {
+            return Handled::Redraw;
+        }
         if self.caption.is_some() {
             match action {
-                Action::NoteInput(c) => {
-                    if let Some(c2) = self.caption.as_mut() {
-                        c2.text.push(*c);
-                    }
-                    return Handled::Redraw;
-                }
-                Action::NoteBackspace => {
-                    if let Some(c) = self.caption.as_mut() {
-                        c.text.pop();
-                    }
-                    return Handled::Redraw;
-                }
                 Action::NoteSubmit => {
                     if let Some(c) = self.caption.take() {
                         self.pending

@@ -33,30 +33,6 @@ pub enum Format {
     Txt,
 }
 
-/// Panes, as named on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum PaneName {
-    Response,
-    Code,
-    Cases,
-    Output,
-    Graph,
-    Task,
-}
-
-impl PaneName {
-    fn pane(self) -> Pane {
-        match self {
-            PaneName::Response => Pane::Response,
-            PaneName::Code => Pane::Code,
-            PaneName::Cases => Pane::Cases,
-            PaneName::Output => Pane::Output,
-            PaneName::Graph => Pane::Graph,
-            PaneName::Task => Pane::Task,
-        }
-    }
-}
-
 /// Options of `sebx export` besides the files (the explorer's options come with them).
 #[derive(Debug, Clone, clap::Args)]
 pub struct ExportArgs {
@@ -68,7 +44,7 @@ pub struct ExportArgs {
     pub format: Format,
     /// The pane to draw (default: the Code pane).
     #[arg(long, value_enum, default_value = "code")]
-    pub pane: PaneName,
+    pub pane: Pane,
     /// Width in terminal columns.
     #[arg(long, default_value_t = 100)]
     pub width: u16,
@@ -581,7 +557,7 @@ pub fn run(
                 .unwrap_or_default();
             bail!("{}:{line}: no rollout on that line{why}", file.display());
         };
-        export_row(&mut app, row, args.format, args.pane.pane(), args.width)
+        export_row(&mut app, row, args.format, args.pane, args.width)
     };
     match &args.output {
         Some(path) => {

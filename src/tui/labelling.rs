@@ -381,20 +381,13 @@ impl Labelling {
         list: &ListView,
         fx: &mut Effects,
     ) -> Handled {
+        if let Some(n) = self.note.as_mut()
+            && action.type_into(&mut n.text)
+        {
+            return Handled::Redraw;
+        }
         if self.note.is_some() {
             match action {
-                Action::NoteInput(c) => {
-                    if let Some(n) = self.note.as_mut() {
-                        n.text.push(*c);
-                    }
-                    return Handled::Redraw;
-                }
-                Action::NoteBackspace => {
-                    if let Some(n) = self.note.as_mut() {
-                        n.text.pop();
-                    }
-                    return Handled::Redraw;
-                }
                 Action::NoteSubmit => {
                     if let Some(n) = self.note.take() {
                         self.set_note(corpus, n.row, n.text.trim());
@@ -645,14 +638,7 @@ impl Labelling {
     }
 
     fn next_unlabelled_failure(&self, corpus: &Corpus, list: &ListView, fx: &mut Effects) {
-        let rows: Vec<usize> = list
-            .view
-            .iter()
-            .filter_map(|r| match r {
-                ViewRow::Row(i) => Some(*i),
-                ViewRow::Group { .. } => None,
-            })
-            .collect();
+        let rows: Vec<usize> = list.rows().collect();
         let start = list
             .selected
             .and_then(|s| rows.iter().position(|r| *r == s))

@@ -1,6 +1,6 @@
 //! Screen geometry, pure so that clicks are mapped with the same geometry that was drawn:
 //! where the list, the detail pane and the status bar go, where each tab sits, and where
-//! a popup goes.
+//! a popup goes; and fitting a text to a column.
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders};
@@ -92,5 +92,34 @@ pub fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
         y: area.y + (area.height - h) / 2,
         width: w,
         height: h,
+    }
+}
+
+/// `text` padded with spaces to `width` characters, or cut to it with a closing `…`.
+pub fn fit(text: &str, width: usize) -> String {
+    let count = text.chars().count();
+    if count <= width {
+        let mut s = text.to_string();
+        s.extend(std::iter::repeat_n(' ', width - count));
+        s
+    } else if width == 0 {
+        String::new()
+    } else {
+        let mut s: String = text.chars().take(width - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fit_pads_or_cuts_to_the_width_in_characters() {
+        assert_eq!(fit("ab", 4), "ab  ");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(fit("éèê", 3), "éèê");
+        assert_eq!(fit("abc", 0), "");
     }
 }

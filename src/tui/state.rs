@@ -13,8 +13,8 @@ use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
 use super::entry::{Entry, Run, Score, Shown, Task};
 
-/// The detail panes, in `Tab` order.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+/// The detail panes, in `Tab` order (named so on the command line, `sebx export --pane`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
 pub enum Pane {
     #[default]
     Response,
@@ -328,9 +328,21 @@ impl ListView {
 
     /// Number of rows (not headings) in the view.
     pub fn shown_rows(&self) -> usize {
-        self.view
-            .iter()
-            .filter(|r| matches!(r, ViewRow::Row(_)))
-            .count()
+        self.rows().count()
+    }
+
+    /// The rows shown (indices into the corpus's entries), in view order, headings skipped.
+    pub fn rows(&self) -> impl Iterator<Item = usize> + '_ {
+        self.view.iter().filter_map(ViewRow::row)
+    }
+}
+
+impl ViewRow {
+    /// The row of a row line; `None` for a group heading.
+    pub fn row(&self) -> Option<usize> {
+        match self {
+            ViewRow::Row(i) => Some(*i),
+            ViewRow::Group { .. } => None,
+        }
     }
 }

@@ -14,23 +14,12 @@ use crate::model::Verdict;
 
 use super::app::App;
 use super::entry::Shown;
+use super::layout::fit;
 use super::stats::{Screen, StatsResult, cell_pairs, sort_label, sorted_map};
 use super::theme::Theme;
 
 fn pct(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
-}
-
-fn fit(s: &str, w: usize) -> String {
-    let n = s.chars().count();
-    if n <= w {
-        format!("{s}{}", " ".repeat(w - n))
-    } else if w == 0 {
-        String::new()
-    } else {
-        let cut: String = s.chars().take(w - 1).collect();
-        format!("{cut}…")
-    }
 }
 
 fn rfit(s: &str, w: usize) -> String {

@@ -10,7 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use super::action::Action;
 use super::app::{App, Grading, Pane, Popup, ViewRow};
 use super::jobs::matched_chars;
-use super::layout::{Areas, layout, popup_area, tab_label};
+use super::layout::{Areas, fit, layout, popup_area, tab_label};
 use super::panes;
 
 /// Draws the whole screen.
@@ -30,21 +30,6 @@ pub fn draw(frame: &mut Frame, app: &App) {
         None => {}
     }
     super::stats_screen::draw(frame, app, area);
-}
-
-fn fit(text: &str, width: usize) -> String {
-    let count = text.chars().count();
-    if count <= width {
-        let mut s = text.to_string();
-        s.extend(std::iter::repeat_n(' ', width - count));
-        s
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut s: String = text.chars().take(width - 1).collect();
-        s.push('…');
-        s
-    }
 }
 
 struct Columns {

@@ -26,17 +26,7 @@ fn one_line(text: &str) -> String {
 }
 
 fn fit(text: &str, width: usize) -> String {
-    let flat = one_line(text);
-    let n = flat.chars().count();
-    if n <= width {
-        format!("{flat}{}", " ".repeat(width - n))
-    } else if width == 0 {
-        String::new()
-    } else {
-        let mut s: String = flat.chars().take(width - 1).collect();
-        s.push('…');
-        s
-    }
+    super::super::layout::fit(&one_line(text), width)
 }
 
 /// The Cases pane of `entry`, `width` cells wide; keeps the case under the cursor in view.
