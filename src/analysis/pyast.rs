@@ -168,23 +168,28 @@ fn dismantle(stmts: Vec<ast::Stmt>) {
                     bx(&mut stack, r.exc);
                     bx(&mut stack, r.cause);
                 }
-                S::Try(t) => {
-                    st(&mut stack, t.body);
-                    for ast::ExceptHandler::ExceptHandler(h) in t.handlers {
+                // `try` and `try …: except*` have the same parts.
+                S::Try(ast::StmtTry {
+                    body,
+                    handlers,
+                    orelse,
+                    finalbody,
+                    ..
+                })
+                | S::TryStar(ast::StmtTryStar {
+                    body,
+                    handlers,
+                    orelse,
+                    finalbody,
+                    ..
+                }) => {
+                    st(&mut stack, body);
+                    for ast::ExceptHandler::ExceptHandler(h) in handlers {
                         bx(&mut stack, h.type_);
                         st(&mut stack, h.body);
                     }
-                    st(&mut stack, t.orelse);
-                    st(&mut stack, t.finalbody);
-                }
-                S::TryStar(t) => {
-                    st(&mut stack, t.body);
-                    for ast::ExceptHandler::ExceptHandler(h) in t.handlers {
-                        bx(&mut stack, h.type_);
-                        st(&mut stack, h.body);
-                    }
-                    st(&mut stack, t.orelse);
-                    st(&mut stack, t.finalbody);
+                    st(&mut stack, orelse);
+                    st(&mut stack, finalbody);
                 }
                 S::Assert(a) => {
                     ex(&mut stack, [*a.test]);
@@ -721,17 +726,24 @@ fn stmt_children<'a>(s: &'a ast::Stmt, out: &mut Vec<Node<'a>>) {
             push_opt(out, r.exc.as_deref());
             push_opt(out, r.cause.as_deref());
         }
-        S::Try(t) => {
-            stmts(out, &t.body);
-            out.extend(t.handlers.iter().map(Node::ExceptHandler));
-            stmts(out, &t.orelse);
-            stmts(out, &t.finalbody);
-        }
-        S::TryStar(t) => {
-            stmts(out, &t.body);
-            out.extend(t.handlers.iter().map(Node::ExceptHandler));
-            stmts(out, &t.orelse);
-            stmts(out, &t.finalbody);
+        S::Try(ast::StmtTry {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            ..
+        })
+        | S::TryStar(ast::StmtTryStar {
+            body,
+            handlers,
+            orelse,
+            finalbody,
+            ..
+        }) => {
+            stmts(out, body);
+            out.extend(handlers.iter().map(Node::ExceptHandler));
+            stmts(out, orelse);
+            stmts(out, finalbody);
         }
         S::Assert(a) => {
             out.push(Node::Expr(&a.test));
@@ -969,9 +981,25 @@ def f(x=a1(), *, y=a2()) -> a3():
     del d[a23()]
     assert a24(), a25()
     raise a26() from a27()
+    try:
+        a28()
+    except* a29() as g:
+        a30()
+    else:
+        a31()
+    finally:
+        a32()
+    try:
+        a33()
+    except E:
+        pass
+    else:
+        a34()
+    finally:
+        a35()
 "#;
         let names = call_names(src);
-        for i in 0..=27 {
+        for i in 0..=35 {
             let want = format!("a{i}");
             assert!(names.contains(&want), "missing {want} in {names:?}");
         }
