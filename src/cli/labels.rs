@@ -9,12 +9,12 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::analysis::{
     AnalysisDigest, FindingKind, GradeFacts, analyze_rollout, extract_last_python_block,
     suggested_category,
 };
+use crate::grade::report::read_reports;
 use crate::grade::reruns::RerunStore;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore};
@@ -277,58 +277,37 @@ struct ScoreInfo {
     program_syntax_error: bool,
 }
 
-/// Verdicts by rollout id from `sebx grade` outputs.
+/// Verdicts by rollout id from `sebx grade` outputs. Lines that are not reports, and
+/// reports without an id and a verdict (other than lines the grader could not load), are
+/// warned of and skipped.
 fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, ScoreInfo>> {
     let mut verdicts = HashMap::new();
     for path in paths {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read scores {}", path.display()))?;
-        for (i, line) in text.lines().enumerate() {
-            if line.trim().is_empty() {
-                continue;
+        let mut unnamed = Vec::new();
+        let issues = read_reports(path, &mut |r| match (r.id, r.verdict) {
+            (Some(id), Some(verdict)) => {
+                let info = ScoreInfo {
+                    verdict,
+                    timed_out: r.execution.as_ref().is_some_and(|e| e.timed_out),
+                    program_syntax_error: r
+                        .static_check
+                        .as_ref()
+                        .is_some_and(|s| s.syntax_error.is_some()),
+                };
+                verdicts.insert(id, info);
             }
-            let value: Value = match serde_json::from_str(line) {
-                Ok(v) => v,
-                Err(e) => {
-                    eprintln!("warning: {}:{}: not valid JSON: {e}", path.display(), i + 1);
-                    continue;
-                }
-            };
-            // A GradeReport line; also accept any object with `id` and a verdict name.
-            let id = value.get("id").and_then(Value::as_str);
-            let verdict = value
-                .get("verdict")
-                .and_then(Value::as_str)
-                .and_then(Verdict::parse);
-            match (id, verdict) {
-                (Some(id), Some(verdict)) => {
-                    let timed_out = value
-                        .pointer("/execution/timed_out")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(false);
-                    let program_syntax_error = value
-                        .pointer("/static_check/syntax_error")
-                        .is_some_and(|e| !e.is_null());
-                    verdicts.insert(
-                        RolloutId(id.to_string()),
-                        ScoreInfo {
-                            verdict,
-                            timed_out,
-                            program_syntax_error,
-                        },
-                    );
-                }
-                _ => {
-                    // Lines the grader could not load carry `load_error` and no id.
-                    if value.get("load_error").is_none_or(Value::is_null) {
-                        eprintln!(
-                            "warning: {}:{}: no rollout id and verdict; skipped",
-                            path.display(),
-                            i + 1
-                        );
-                    }
-                }
-            }
+            _ if r.load_error.is_some() => {}
+            _ => unnamed.push(r.line),
+        })
+        .with_context(|| format!("cannot read scores {}", path.display()))?;
+        for issue in issues {
+            eprintln!("warning: {issue}");
+        }
+        for line in unnamed {
+            eprintln!(
+                "warning: {}: a report (of line {line}) without a rollout id and verdict; skipped",
+                path.display()
+            );
         }
     }
     Ok(verdicts)

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::grade::batch::grade_all;
 use crate::grade::engine::Engine;
+use crate::grade::report::read_reports;
 use crate::grade::runs::{
     self, Comparison, FunctionRow, FunctionSort, LabelStats, RunSet, RunStats, WrongNameRow, fmt_p,
     short_query,
@@ -181,29 +182,16 @@ fn run_name(path: &Path) -> String {
         .unwrap_or(name)
 }
 
-/// Verdicts by rollout id from `sebx grade` output.
-fn read_reports(path: &Path, out: &mut HashMap<RolloutId, Verdict>) -> Result<()> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
+/// Verdicts by rollout id from `sebx grade` output; lines that are not reports are warned of.
+fn read_verdicts(path: &Path, out: &mut HashMap<RolloutId, Verdict>) -> Result<()> {
+    let issues = read_reports(path, &mut |r| {
+        if let (Some(id), Some(v)) = (r.id, r.verdict) {
+            out.insert(id, v);
         }
-        let value: Value = match serde_json::from_str(line) {
-            Ok(v) => v,
-            Err(e) => {
-                eprintln!("warning: {}:{}: not valid JSON: {e}", path.display(), i + 1);
-                continue;
-            }
-        };
-        let id = value.get("id").and_then(Value::as_str);
-        let verdict = value
-            .get("verdict")
-            .and_then(Value::as_str)
-            .and_then(Verdict::parse);
-        if let (Some(id), Some(v)) = (id, verdict) {
-            out.insert(RolloutId(id.to_string()), v);
-        }
+    })
+    .with_context(|| format!("cannot read {}", path.display()))?;
+    for issue in issues {
+        eprintln!("warning: {issue}");
     }
     Ok(())
 }
@@ -261,7 +249,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     });
     let mut reported: HashMap<RolloutId, Verdict> = HashMap::new();
     for f in &report_files {
-        read_reports(f, &mut reported)?;
+        read_verdicts(f, &mut reported)?;
     }
 
     let mut loaded_files: Vec<(LoadedFile, bool)> = Vec::new();

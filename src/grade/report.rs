@@ -8,7 +8,7 @@ use crate::grade::compare::Comparison;
 use std::path::Path;
 use std::sync::Arc;
 
-use crate::model::{Rollout, RolloutId, TestCase, Verdict};
+use crate::model::{LoadIssue, Rollout, RolloutId, TestCase, Verdict};
 
 /// One test case's outcome.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -171,9 +171,74 @@ impl GradeReport {
     }
 }
 
+/// Reads `sebx grade` output (one report per line) from `bytes`, read from `path`, handing
+/// each report to `each` as it is parsed (a big file is never held as reports all at once).
+/// Blank lines are skipped; a line that is not a report is an issue naming file and line.
+/// Every reader of score files (the explorer, `sebx stats`, `sebx labels export`) uses this.
+pub fn parse_reports(
+    path: &Path,
+    bytes: &[u8],
+    each: &mut dyn FnMut(GradeReport),
+) -> Vec<LoadIssue> {
+    let mut issues = Vec::new();
+    for (i, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<GradeReport>(raw) {
+            Ok(r) => each(r),
+            Err(e) => issues.push(LoadIssue {
+                source: path.to_path_buf(),
+                line: i + 1,
+                reason: format!("not a grade report: {e}"),
+            }),
+        }
+    }
+    issues
+}
+
+/// [`parse_reports`] on the file at `path`.
+pub fn read_reports(
+    path: &Path,
+    each: &mut dyn FnMut(GradeReport),
+) -> std::io::Result<Vec<LoadIssue>> {
+    let bytes = std::fs::read(path)?;
+    Ok(parse_reports(path, &bytes, each))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn score_files_are_read_report_by_report_with_bad_lines_named() {
+        let mut a = GradeReport::load_failure("r.jsonl", 1, "x");
+        a.id = Some(RolloutId("a".into()));
+        a.verdict = Some(Verdict::Right);
+        a.load_error = None;
+        let text = format!(
+            "{}\n\n{{not json\n{{\"id\": \"b\", \"verdict\": \"exe_error\"}}\n",
+            serde_json::to_string(&a).expect("json")
+        );
+        let mut seen = Vec::new();
+        let issues = parse_reports(Path::new("s.jsonl"), text.as_bytes(), &mut |r| {
+            seen.push((r.id.map(|i| i.0), r.verdict))
+        });
+        assert_eq!(
+            seen,
+            [
+                (Some("a".to_string()), Some(Verdict::Right)),
+                (Some("b".to_string()), Some(Verdict::ExeError))
+            ]
+        );
+        assert_eq!(issues.len(), 1);
+        assert_eq!(issues[0].line, 3);
+        assert!(
+            issues[0]
+                .to_string()
+                .starts_with("s.jsonl:3: not a grade report")
+        );
+    }
 
     #[test]
     fn reports_from_older_versions_still_load() {

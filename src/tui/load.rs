@@ -9,7 +9,7 @@ use std::sync::mpsc::{channel, sync_channel};
 
 use serde_json::Value;
 
-use crate::grade::report::GradeReport;
+use crate::grade::report::{GradeReport, parse_reports};
 use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
 use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
 
@@ -350,20 +350,7 @@ impl Loader<'_> {
         };
         self.done_bytes += text.len() as u64;
         let mut reports = Vec::new();
-        let mut issues = Vec::new();
-        for (i, raw) in text.split(|b| *b == b'\n').enumerate() {
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match serde_json::from_slice::<GradeReport>(raw) {
-                Ok(r) => reports.push(r),
-                Err(e) => issues.push(LoadIssue {
-                    source: path.clone(),
-                    line: i + 1,
-                    reason: format!("not a grade report: {e}"),
-                }),
-            }
-        }
+        let issues = parse_reports(&path, &text, &mut |r| reports.push(r));
         drop(text);
         if !issues.is_empty() {
             (self.sink)(LoadEvent::Issues(issues));
