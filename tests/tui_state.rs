@@ -684,3 +684,89 @@ fn footer_and_help_show_the_essential_keys_first_at_80x24() {
     // Descriptions are not cut to nothing at 80 columns.
     assert!(rows[3].contains("label mode"), "{help}");
 }
+
+/// The highlighted texts of the rows looked at last stay cached; those looked at longest ago
+/// are dropped (not the whole cache) and asked for again when their row is selected again.
+#[test]
+fn detail_caches_keep_the_rows_looked_at_last() {
+    use sebx::tui::app::Context;
+    use sebx::tui::inline::load_inline;
+    use sebx::tui::jobs::HighlightKind;
+    use sebx::tui::load::{FileKind, Source, SourceData};
+    use sebx::tui::{App, Keymap, Theme};
+    let text: String = (0..400)
+        .map(|i| rollout_line(&format!("task {i}"), &fence(&format!("x = {i}\n")), None) + "\n")
+        .collect();
+    let ctx = Context {
+        api: std::sync::Arc::new(sebx::model::ApiMap::default()),
+        dataset: std::sync::Arc::new(sebx::model::Dataset::default()),
+        grading: unavailable(),
+        notes: Vec::new(),
+    };
+    let mut app = App::new(ctx, Theme::dark(), Keymap::default());
+    load_inline(
+        &mut app,
+        &[Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Embedded {
+                label: "many.jsonl".into(),
+                text: Box::leak(text.into_boxed_str()),
+            },
+        }],
+    );
+    assert_eq!(app.corpus.entries.len(), 400);
+    // Which rows' code highlighting a selection asks for.
+    let code_requests = |app: &mut App| -> Vec<usize> {
+        app.take_requests()
+            .into_iter()
+            .filter_map(|r| match r {
+                JobRequest::Highlight {
+                    key: (row, HighlightKind::Code),
+                    ..
+                } => Some(row),
+                _ => None,
+            })
+            .collect()
+    };
+    // Row 0 is selected on load.
+    assert_eq!(code_requests(&mut app), [0]);
+    app.on_job(JobEvent::Highlighted {
+        key: (0, HighlightKind::Code),
+        text: Default::default(),
+    });
+    // Look at rows 1..300 in turn; each row's highlighting arrives before the next.
+    for row in 1..300 {
+        app.jump_to(row);
+        assert_eq!(
+            code_requests(&mut app),
+            [row],
+            "row {row} is asked for once"
+        );
+        app.on_job(JobEvent::Highlighted {
+            key: (row, HighlightKind::Code),
+            text: Default::default(),
+        });
+    }
+    // Row 299 (looked at last) is held: selecting it again asks for nothing.
+    app.jump_to(299);
+    assert!(code_requests(&mut app).is_empty());
+    assert!(
+        app.caches
+            .highlights
+            .peek(&(299, HighlightKind::Code))
+            .is_some()
+    );
+    // Row 0 was looked at longest ago and dropped: it is asked for again.
+    app.jump_to(0);
+    assert_eq!(code_requests(&mut app), [0]);
+    // The cache never holds more than its bound, and kept far more than nothing.
+    let held = (0..300)
+        .filter(|r| {
+            app.caches
+                .highlights
+                .peek(&(*r, HighlightKind::Code))
+                .is_some()
+        })
+        .count();
+    assert!((100..=256).contains(&held), "{held} held");
+}

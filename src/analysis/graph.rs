@@ -16,6 +16,7 @@ use super::pyast::{self, ast};
 use super::static_check::{PerTextCache, remembered};
 use crate::model::ApiMap;
 use crate::model::TestCase;
+use crate::model::bounded::Bounded;
 
 /// What a value is at run time, as far as the code tells.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -378,12 +379,13 @@ impl EntryArgs {
     /// [`EntryArgs::from_inputs`] of the cases' inputs (as the harness rewrites them),
     /// remembered per distinct set of inputs: every rollout of a task shares them.
     pub fn of_cases(cases: &[TestCase]) -> EntryArgs {
-        static CACHE: PerTextCache<u64, EntryArgs> = LazyLock::new(Default::default);
+        static CACHE: PerTextCache<u64, EntryArgs> =
+            LazyLock::new(|| std::sync::Mutex::new(Bounded::new(20_000)));
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         for c in cases {
             c.input.hash(&mut hasher);
         }
-        remembered(&CACHE, hasher.finish(), 20_000, || {
+        remembered(&CACHE, hasher.finish(), || {
             let rewritten: Vec<String> = cases.iter().map(|c| rewrite_input(&c.input)).collect();
             EntryArgs::from_inputs(rewritten.iter().map(String::as_str))
         })

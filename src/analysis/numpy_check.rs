@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 use super::pyast::{self, LineIndex, Node, ast};
 use super::static_check::{PerTextCache, RecursionLimit, remembered, text_hash};
+use crate::model::bounded::Bounded;
 
 /// One numpy import.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,8 +98,9 @@ pub fn numpy_imports_in(source: &str, suite: &pyast::Suite) -> NumpyCheck {
 /// sample of a task shares it. When it holds and the code parses on its own and ends with
 /// a newline, the program's numpy imports are the code's.
 pub fn harness_numpy_free(harness: &str) -> bool {
-    static CACHE: PerTextCache<u64, bool> = std::sync::LazyLock::new(Default::default);
-    remembered(&CACHE, text_hash(harness), 50_000, || {
+    static CACHE: PerTextCache<u64, bool> =
+        std::sync::LazyLock::new(|| std::sync::Mutex::new(Bounded::new(50_000)));
+    remembered(&CACHE, text_hash(harness), || {
         pyast::parse_suite(harness)
             .is_ok_and(|suite| numpy_imports_in(harness, &suite).imports.is_empty())
     })

@@ -15,6 +15,7 @@ use super::static_check::{
     describe_parse_failure, find_entry_def, remembered,
 };
 use crate::analysis::assemble::{assemble_program, rewrite_cases};
+use crate::model::bounded::Bounded;
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, TestCase};
 
 /// Static analysis of one piece of code (no rollout context).
@@ -112,11 +113,11 @@ fn no_code_finding() -> Finding {
 /// cases: every sample of a task has the same.
 fn harness_for(entry: &str, cases: &[TestCase]) -> std::sync::Arc<str> {
     static CACHE: PerTextCache<u64, std::sync::Arc<str>> =
-        std::sync::LazyLock::new(Default::default);
+        std::sync::LazyLock::new(|| std::sync::Mutex::new(Bounded::new(20_000)));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     entry.hash(&mut hasher);
     cases.hash(&mut hasher);
-    remembered(&CACHE, hasher.finish(), 20_000, || {
+    remembered(&CACHE, hasher.finish(), || {
         assemble_program("", entry, &rewrite_cases(cases)).into()
     })
 }

@@ -1,8 +1,9 @@
 //! Step 4 of GRADER.md: the official static zwc-usage check, with each condition reported.
 
-use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
 use std::sync::{LazyLock, Mutex};
+
+use crate::model::bounded::Bounded;
 
 use serde::{Deserialize, Serialize};
 
@@ -382,34 +383,29 @@ fn code_error_or(
 
 /// The check of a program that is the harness alone (no code), remembered per harness.
 fn cached_harness_only_check(harness: &str, entry: &str) -> StaticCheck {
-    static CACHE: PerTextCache<(u64, String), StaticCheck> = LazyLock::new(Default::default);
-    remembered(
-        &CACHE,
-        (text_hash(harness), entry.to_string()),
-        10_000,
-        || check_zwc_usage(harness, entry),
-    )
+    static CACHE: PerTextCache<(u64, String), StaticCheck> =
+        LazyLock::new(|| Mutex::new(Bounded::new(10_000)));
+    remembered(&CACHE, (text_hash(harness), entry.to_string()), || {
+        check_zwc_usage(harness, entry)
+    })
 }
 
-/// A process-wide cache of results computed from (a hash of) a text.
-pub(crate) type PerTextCache<K, V> = LazyLock<Mutex<HashMap<K, V>>>;
+/// A process-wide cache of results computed from (a hash of) a text, bounded in size
+/// (the least recently used go first).
+pub(crate) type PerTextCache<K, V> = LazyLock<Mutex<Bounded<K, V>>>;
 
-/// `cache[key]`, computed by `compute` the first time; the cache is emptied when it
-/// grows past `limit` entries. A poisoned lock only loses the caching.
-pub(crate) fn remembered<K: Hash + Eq, V: Clone>(
-    cache: &Mutex<HashMap<K, V>>,
+/// `cache[key]`, computed by `compute` the first time. A poisoned lock only loses the
+/// caching.
+pub(crate) fn remembered<K: Hash + Eq + Clone, V: Clone>(
+    cache: &Mutex<Bounded<K, V>>,
     key: K,
-    limit: usize,
     compute: impl FnOnce() -> V,
 ) -> V {
-    if let Some(v) = cache.lock().ok().and_then(|c| c.get(&key).cloned()) {
+    if let Some(v) = cache.lock().ok().and_then(|mut c| c.get(&key).cloned()) {
         return v;
     }
     let value = compute();
     if let Ok(mut c) = cache.lock() {
-        if c.len() > limit {
-            c.clear();
-        }
         c.insert(key, value.clone());
     }
     value
@@ -426,7 +422,7 @@ pub(crate) fn text_hash(text: &str) -> u64 {
 /// name is taken out of the calls first (any identifier parses alike there), so the samples
 /// of a task share one answer even when their entry functions are named differently.
 fn harness_parses(harness: &str, entry: &str) -> bool {
-    static CACHE: PerTextCache<u64, bool> = LazyLock::new(Default::default);
+    static CACHE: PerTextCache<u64, bool> = LazyLock::new(|| Mutex::new(Bounded::new(50_000)));
     let call = format!("    result_list.append({entry}(");
     let plain_entry = is_plain_identifier(entry);
     let mut text = String::with_capacity(harness.len().min(4096));
@@ -440,7 +436,7 @@ fn harness_parses(harness: &str, entry: &str) -> bool {
             text.push_str(line);
         }
     }
-    remembered(&CACHE, text_hash(&text), 50_000, || {
+    remembered(&CACHE, text_hash(&text), || {
         pyast::parse_suite(&text).is_ok()
     })
 }

@@ -3,6 +3,7 @@
 pub mod agreement;
 pub mod api;
 pub mod bookmarks;
+pub mod bounded;
 pub mod dataset;
 pub mod discovery;
 pub mod files;

@@ -12,6 +12,8 @@ use crate::analysis::{Analysis, AnalysisDigest, FindingKind};
 use crate::grade::report::GradeReport;
 use crate::model::Verdict;
 
+use crate::model::bounded::Bounded;
+
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score, Shown};
@@ -24,17 +26,30 @@ use super::rerun::Reruns;
 pub use super::state::*;
 use super::theme::Theme;
 
-/// What the workers computed for the rows the user looked at, and what was asked for.
-#[derive(Default)]
+/// What the workers computed for the rows the user looked at (the most recently looked at
+/// are kept), and what was asked for.
 pub struct Caches {
-    pub highlights: HashMap<HighlightKey, Arc<Highlighted>>,
+    pub highlights: Bounded<HighlightKey, Arc<Highlighted>>,
+    /// Asked for and not dropped since (in flight, or held in `highlights`).
     highlight_requested: HashSet<HighlightKey>,
     /// Full static analyses (`crate::analysis`) of rows that were selected.
-    pub analyses: HashMap<usize, Arc<Analysis>>,
+    pub analyses: Bounded<usize, Arc<Analysis>>,
     analysis_requested: HashSet<usize>,
     /// Rows already handed to the background analysis (the first batch at once, the rest
     /// when loading is done).
     analysis_queued: usize,
+}
+
+impl Default for Caches {
+    fn default() -> Caches {
+        Caches {
+            highlights: Bounded::new(DETAIL_CACHE),
+            highlight_requested: HashSet::new(),
+            analyses: Bounded::new(DETAIL_CACHE),
+            analysis_requested: HashSet::new(),
+            analysis_queued: 0,
+        }
+    }
 }
 
 /// All explorer state: the corpus, the list and detail views, the caches, and the parts
@@ -67,8 +82,8 @@ pub struct App {
     next_ticket: u64,
 }
 
-/// Most highlighted texts kept; beyond that the cache is emptied (they are cheap to redo).
-const HIGHLIGHT_CACHE: usize = 256;
+/// Most highlighted texts (and full analyses) kept; the least recently looked at go first.
+const DETAIL_CACHE: usize = 256;
 
 impl App {
     /// An empty explorer; rows arrive through [`App::on_job`].
@@ -470,21 +485,17 @@ impl App {
                     let digest = super::jobs::digest_of(&analysis, &self.corpus.ctx.api);
                     self.store_digests([(row, Arc::new(digest))]);
                 }
-                if self.caches.analyses.len() >= HIGHLIGHT_CACHE {
-                    self.caches.analyses.clear();
-                    self.caches.analysis_requested.clear();
-                }
                 self.caches.analysis_requested.insert(row);
-                self.caches.analyses.insert(row, analysis);
+                for gone in self.caches.analyses.insert(row, analysis) {
+                    self.caches.analysis_requested.remove(&gone);
+                }
                 self.list.selected == Some(row)
             }
             JobEvent::Highlighted { key, text } => {
-                if self.caches.highlights.len() >= HIGHLIGHT_CACHE {
-                    self.caches.highlights.clear();
-                    self.caches.highlight_requested.clear();
-                }
                 self.caches.highlight_requested.insert(key);
-                self.caches.highlights.insert(key, text);
+                for gone in self.caches.highlights.insert(key, text) {
+                    self.caches.highlight_requested.remove(&gone);
+                }
                 self.list.selected == Some(key.0)
             }
             JobEvent::Rerun(e) => {
@@ -782,7 +793,7 @@ impl App {
     }
 
     /// Selects `row` and scrolls the list to it.
-    pub(crate) fn jump_to(&mut self, row: usize) {
+    pub fn jump_to(&mut self, row: usize) {
         self.select(Some(row));
         self.keep_cursor_visible();
     }
@@ -812,7 +823,7 @@ impl App {
     pub fn selected_analysis(&self) -> Option<&Analysis> {
         self.list
             .selected
-            .and_then(|row| self.caches.analyses.get(&row))
+            .and_then(|row| self.caches.analyses.peek(&row))
             .map(|a| &**a)
     }
 
@@ -824,6 +835,8 @@ impl App {
         let Some(entry) = self.corpus.entries.get(row).cloned() else {
             return;
         };
+        // What is held counts as just used: the rows looked at last stay cached.
+        self.caches.analyses.get(&row);
         if self.caches.analysis_requested.insert(row) {
             self.outbox.push(JobRequest::Analyze {
                 row,
@@ -846,6 +859,7 @@ impl App {
         ];
         for (kind, text) in wanted {
             let key = (row, kind);
+            self.caches.highlights.get(&key);
             let Some(text) = text else { continue };
             if text.is_empty() || !self.caches.highlight_requested.insert(key) {
                 continue;

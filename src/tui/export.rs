@@ -439,7 +439,7 @@ pub fn to_markdown(app: &App, row: usize) -> String {
             let _ = writeln!(out, "Error: `{}`\n", last.trim());
         }
     }
-    if let Some(a) = app.caches.analyses.get(&row)
+    if let Some(a) = app.caches.analyses.peek(&row)
         && !a.code.findings.is_empty()
     {
         out.push_str("**Findings**\n\n");

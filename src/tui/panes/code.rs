@@ -169,7 +169,7 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     let highlighted = app
         .list
         .selected
-        .and_then(|row| app.caches.highlights.get(&(row, HighlightKind::Code)));
+        .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Code)));
     let width = code.lines().count().max(1).to_string().len();
     for (k, text) in code.lines().enumerate() {
         let ln = k + 1;

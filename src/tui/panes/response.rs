@@ -42,7 +42,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let highlighted = app
         .list
         .selected
-        .and_then(|row| app.caches.highlights.get(&(row, HighlightKind::Response)));
+        .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Response)));
     let mut in_fence = false;
     for (k, text) in response.lines().enumerate() {
         let ln = k + 1;

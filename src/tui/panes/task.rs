@@ -58,7 +58,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             let h = app
                 .list
                 .selected
-                .and_then(|row| app.caches.highlights.get(&(row, HighlightKind::Reference)));
+                .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Reference)));
             for (k, l) in text.lines().enumerate() {
                 let styled = h.and_then(|h| h.lines.get(k)).and_then(Option::as_ref);
                 lines.push(Line::from(styled_or_plain(styled, l, Style::default())));
