@@ -131,7 +131,9 @@ fn graph_text_shows_check_graph_and_findings() {
     assert!(text.starts_with("static check: passed\n"), "{text}");
     assert!(text.contains("entry f(a)"), "{text}");
     assert!(text.contains("zwc.mean ‹?›"), "{text}");
-    assert!(text.contains("L4:12 array_method tolist"), "{text}");
+    // At `tolist` itself (column 25 of `    return zwc.yitaf(a).tolist()`), not at the
+    // start of the expression it ends.
+    assert!(text.contains("L4:25 array_method tolist"), "{text}");
     let dot = analyze_rollout(bad, &api, None).code.graph.to_dot();
     assert!(dot.contains("digraph"));
 }

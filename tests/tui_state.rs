@@ -689,31 +689,12 @@ fn footer_and_help_show_the_essential_keys_first_at_80x24() {
 /// are dropped (not the whole cache) and asked for again when their row is selected again.
 #[test]
 fn detail_caches_keep_the_rows_looked_at_last() {
-    use sebx::tui::app::Context;
-    use sebx::tui::inline::load_inline;
+    use sebx::tui::App;
     use sebx::tui::jobs::HighlightKind;
-    use sebx::tui::load::{FileKind, Source, SourceData};
-    use sebx::tui::{App, Keymap, Theme};
     let text: String = (0..400)
         .map(|i| rollout_line(&format!("task {i}"), &fence(&format!("x = {i}\n")), None) + "\n")
         .collect();
-    let ctx = Context {
-        api: std::sync::Arc::new(sebx::model::ApiMap::default()),
-        dataset: std::sync::Arc::new(sebx::model::Dataset::default()),
-        grading: unavailable(),
-        notes: Vec::new(),
-    };
-    let mut app = App::new(ctx, Theme::dark(), Keymap::default());
-    load_inline(
-        &mut app,
-        &[Source {
-            kind: FileKind::Rollouts,
-            data: SourceData::Embedded {
-                label: "many.jsonl".into(),
-                text: Box::leak(text.into_boxed_str()),
-            },
-        }],
-    );
+    let mut app = app_of(r#"{"func_mapping": {"np.mean": "zwc.kocito"}}"#, text);
     assert_eq!(app.corpus.entries.len(), 400);
     // Which rows' code highlighting a selection asks for.
     let code_requests = |app: &mut App| -> Vec<usize> {
@@ -769,4 +750,88 @@ fn detail_caches_keep_the_rows_looked_at_last() {
         })
         .count();
     assert!((100..=256).contains(&held), "{held} held");
+}
+
+/// An app over one rollout file `text` with the API doc `api_doc` (no grading).
+fn app_of(api_doc: &str, text: String) -> sebx::tui::App {
+    use sebx::tui::app::Context;
+    use sebx::tui::load::{FileKind, Source, SourceData};
+    use sebx::tui::{App, Keymap, Theme};
+    let ctx = Context {
+        api: std::sync::Arc::new(sebx::model::ApiMap::from_api_doc_jsonl(api_doc).expect("api")),
+        dataset: std::sync::Arc::new(sebx::model::Dataset::default()),
+        grading: unavailable(),
+        notes: Vec::new(),
+    };
+    let mut app = App::new(ctx, Theme::dark(), Keymap::default());
+    sebx::tui::inline::load_inline(
+        &mut app,
+        &[Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Embedded {
+                label: "run.jsonl".into(),
+                text: Box::leak(text.into_boxed_str()),
+            },
+        }],
+    );
+    app
+}
+
+/// The Code pane marks what the analysis is sure of in the error style and what it is
+/// not sure of (`possible`) dimmer, in the code and in the findings list below it.
+#[test]
+fn code_pane_marks_possible_findings_dimmer_than_errors() {
+    use sebx::tui::Theme;
+    let code = "import zwc\ndef f(a, b):\n    x = zwc.yitaf(a).tolist()\n    y = zwc.rijufi(b).tolist()\n    return x + y\n";
+    let api = r#"{"func_mapping": {"np.array": "zwc.yitaf", "np.sqrt": "zwc.rijufi"}}"#;
+    let mut app = app_of(api, rollout_line("task", &fence(code), None) + "\n");
+    app.update(&Action::PaneCode);
+    drain_inline(&mut app, None);
+    let analysis = app.selected_analysis().expect("analysed");
+    let severities: Vec<(usize, String)> = analysis
+        .code
+        .findings
+        .iter()
+        .map(|f| (f.line, format!("{:?}", f.severity)))
+        .collect();
+    assert_eq!(
+        severities,
+        [(3, "Error".to_string()), (4, "Possible".to_string())]
+    );
+    let entry = app.selected_entry().expect("selected").clone();
+    let content = sebx::tui::panes::render(&app, &entry, 100);
+    let theme = Theme::dark();
+    assert_ne!(theme.error.fg, theme.dim.fg, "the theme tells them apart");
+    // The style of `tolist` on the code line that starts with `prefix`.
+    let mark = |prefix: &str| {
+        let line = content
+            .lines
+            .iter()
+            .find(|l| {
+                let text: String = l.spans.iter().map(|s| s.content.as_ref()).collect();
+                text.trim_start().starts_with(prefix)
+            })
+            .unwrap_or_else(|| panic!("no line {prefix}"));
+        line.spans
+            .iter()
+            .find(|s| s.content.contains("tolist"))
+            .map(|s| s.style.fg)
+            .expect("tolist drawn")
+    };
+    assert_eq!(mark("3 "), theme.error.fg, "the sure finding");
+    assert_eq!(mark("4 "), theme.dim.fg, "the possible finding");
+    // In the findings list, the possible one says so, in the dim style.
+    let possible = content
+        .lines
+        .iter()
+        .find(|l| l.spans.iter().any(|s| s.content.contains("(possible)")))
+        .expect("a possible finding listed");
+    assert_eq!(possible.spans[0].style.fg, theme.dim.fg);
+    let listed_errors = content
+        .lines
+        .iter()
+        .filter(|l| l.spans.first().is_some_and(|s| s.content == "⚑ "))
+        .filter(|l| l.spans[0].style.fg == theme.error.fg)
+        .count();
+    assert_eq!(listed_errors, 1);
 }

@@ -1380,13 +1380,9 @@ impl<'a> GraphBuilder<'a> {
                     None if attr == "tolist" => "ZWCArray has no attribute 'tolist': return the ZWCArray itself (it prints like a list), or use list(...)".to_string(),
                     None => format!("ZWCArray has no attribute '{attr}'"),
                 };
-                self.finding(
-                    sure,
-                    attr.to_string(),
-                    pyast::start_of(e),
-                    suggestion,
-                    message,
-                );
+                // At the attribute's name (the end of the expression), where it is written.
+                let at = pyast::end_of(e).saturating_sub(attr.len());
+                self.finding(sure, attr.to_string(), at, suggestion, message);
                 ValueKind::Unknown
             }
             _ => ValueKind::Unknown,

@@ -185,8 +185,8 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             None => text.chars().map(|c| (Style::default(), c)).collect(),
         };
         for f in findings.iter().filter(|f| f.line == ln && f.col > 0) {
-            let len = f.name.chars().count().max(1);
             let start = f.col - 1;
+            let len = mark_len(text, start, &f.name);
             // What the analysis is not sure of is marked dimmer than an error.
             let mark = match f.severity {
                 Severity::Error => theme.error,
@@ -303,9 +303,24 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     PaneContent::scrolling(lines, false)
 }
 
+/// How many characters of `line` from character `start` a finding on `name` marks: the
+/// name when it is written there (`zwc.mean`, `tolist`), else the word or the one symbol
+/// there (`float` of `float()`, `-` of `unary -`).
+fn mark_len(line: &str, start: usize, name: &str) -> usize {
+    let rest: String = line.chars().skip(start).collect();
+    if !name.is_empty() && rest.starts_with(name) {
+        return name.chars().count();
+    }
+    let word = rest
+        .chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_' || *c == '.')
+        .count();
+    word.max(1)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::call_end_col;
+    use super::{call_end_col, mark_len};
 
     #[test]
     fn hints_go_after_the_closing_parenthesis_of_the_call() {
@@ -315,5 +330,16 @@ mod tests {
         assert_eq!(call_end_col(line, 24), Some(36));
         // Not closed on this line: no place (the hint goes at the end of the line).
         assert_eq!(call_end_col("    zwc.kocito(a,", 5), None);
+    }
+
+    #[test]
+    fn a_finding_marks_its_name_or_the_word_where_it_points() {
+        let line = "    y = -zwc.yitaf(a).tolist() + float(zwc.mean(x))";
+        let at = |needle: &str| line.find(needle).expect("in line");
+        assert_eq!(mark_len(line, at("tolist"), "tolist"), 6);
+        assert_eq!(mark_len(line, at("zwc.mean"), "zwc.mean"), 8);
+        assert_eq!(mark_len(line, at("float"), "float()"), 5);
+        assert_eq!(mark_len(line, at("-zwc"), "unary -"), 1);
+        assert_eq!(mark_len("x", 5, "tolist"), 1);
     }
 }
