@@ -196,6 +196,14 @@ impl Val {
             dims: 0,
         }
     }
+
+    /// Surely a plain Python value (not an array), computed from `deps`.
+    fn python(deps: Vec<usize>) -> Val {
+        Val {
+            deps,
+            ..Val::of(ValueKind::Python)
+        }
+    }
 }
 
 /// What each name holds.
@@ -1097,30 +1105,15 @@ impl<'a> GraphBuilder<'a> {
                     vals.push(self.expr(k, env));
                 }
                 vals.extend(self.exprs(&d.values, env));
-                Val {
-                    deps: Self::union(&vals),
-                    kind: ValueKind::Python,
-                    sure: true,
-                    dims: 0,
-                }
+                Val::python(Self::union(&vals))
             }
             E::JoinedStr(j) => {
                 let vals = self.exprs(&j.values, env);
-                Val {
-                    deps: Self::union(&vals),
-                    kind: ValueKind::Python,
-                    sure: true,
-                    dims: 0,
-                }
+                Val::python(Self::union(&vals))
             }
             E::FormattedValue(f) => {
                 let v = self.expr(&f.value, env);
-                Val {
-                    deps: v.deps,
-                    kind: ValueKind::Python,
-                    sure: true,
-                    dims: 0,
-                }
+                Val::python(v.deps)
             }
             E::Attribute(a) => self.attribute(e, a, env),
             E::Subscript(s) => {
@@ -1186,12 +1179,7 @@ impl<'a> GraphBuilder<'a> {
             E::UnaryOp(u) => {
                 let v = self.expr(&u.operand, env);
                 match u.op {
-                    ast::UnaryOp::Not => Val {
-                        deps: v.deps,
-                        kind: ValueKind::Python,
-                        sure: true,
-                        dims: 0,
-                    },
+                    ast::UnaryOp::Not => Val::python(v.deps),
                     op => {
                         if v.kind == ValueKind::ZwcArray {
                             let sym = match op {
@@ -1286,12 +1274,7 @@ impl<'a> GraphBuilder<'a> {
                     inner.remove(a.def.arg.as_str());
                 }
                 let v = self.expr(&l.body, &mut inner);
-                Val {
-                    deps: v.deps,
-                    kind: ValueKind::Python,
-                    sure: true,
-                    dims: 0,
-                }
+                Val::python(v.deps)
             }
             E::ListComp(c) => self.comprehension(&[&c.elt], &c.generators, env, ValueKind::Python),
             E::SetComp(c) => self.comprehension(&[&c.elt], &c.generators, env, ValueKind::Python),

@@ -33,7 +33,7 @@ use super::app::App;
 use super::entry::{Entry, Shown};
 use super::graph_view::draw_graph;
 use super::highlight::{Highlighted, highlight_python};
-use super::panes::wrap_words;
+use super::panes::{labelled, wrap_words};
 use super::theme::Theme;
 
 /// The demo's playlist, built in so `sebx present` works from any folder.
@@ -546,32 +546,6 @@ fn zwc_names(text: &str) -> Vec<String> {
         i = end.max(start + 4);
     }
     out
-}
-
-/// `label` then `value` wrapped to `width`, continuation lines under the value.
-fn labelled(
-    label: &str,
-    value: &str,
-    width: usize,
-    label_style: Style,
-    value_style: Style,
-) -> Vec<Line<'static>> {
-    let lead = label.chars().count();
-    wrap_words(value, width.saturating_sub(lead))
-        .into_iter()
-        .enumerate()
-        .map(|(k, part)| {
-            let head = if k == 0 {
-                label.to_string()
-            } else {
-                " ".repeat(lead)
-            };
-            Line::from(vec![
-                Span::styled(head, label_style),
-                Span::styled(part, value_style),
-            ])
-        })
-        .collect()
 }
 
 fn one_line(text: &str) -> String {

@@ -84,13 +84,30 @@ pub(crate) fn wrapped_field(
     label_style: Style,
     value_style: Style,
 ) -> Vec<Line<'static>> {
-    let lead = label.chars().count() + 2;
-    wrap_words(value, usize::from(width).saturating_sub(lead))
+    labelled(
+        &format!("{label}: "),
+        value,
+        usize::from(width),
+        label_style,
+        value_style,
+    )
+}
+
+/// `head` then `value` wrapped to `width`, continuation lines indented under the value.
+pub(crate) fn labelled(
+    head: &str,
+    value: &str,
+    width: usize,
+    label_style: Style,
+    value_style: Style,
+) -> Vec<Line<'static>> {
+    let lead = head.chars().count();
+    wrap_words(value, width.saturating_sub(lead))
         .into_iter()
         .enumerate()
         .map(|(k, part)| {
             let head = if k == 0 {
-                format!("{label}: ")
+                head.to_string()
             } else {
                 " ".repeat(lead)
             };
