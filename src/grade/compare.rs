@@ -1,45 +1,9 @@
-//! Step 7 of GRADER.md: splitting the printed results and the official tolerant comparison.
-//!
-//! This reproduces the official checker's behaviour, quirks included:
-//!
-//! - `judge`: a piece matches when `actual == expected` as strings (the actual piece is
-//!   stripped, the expected one is not), otherwise when the tolerant comparison says so.
-//! - `parse_stdout_output`: strip; empty → no value; empty-array reprs → `[]`; multi-line
-//!   text joined with commas; every `array` → a space; spaces → commas inside innermost
-//!   brackets of number-like characters; every `ZWCArray` → a space; everything up to the
-//!   first `:` dropped; all whitespace removed and `,` → `, `; every `inf` / `nan` substring
-//!   rewritten to `float("inf")` / `float("nan")` (inside words and string literals too);
-//!   then `eval` (see [`pyvalue`]); on failure the cleaned text itself is the value.
-//! - `normalize_data_structure`: strings are re-read with `ast.literal_eval` after the array
-//!   rewrites (so `'5'` becomes `5`, and `['1', '2']` matches `[1, 2]`); tuples become lists;
-//!   NumPy scalars become Python values. Dicts and sets are *not* descended into, so their
-//!   values keep tuples and NumPy scalars; a `np.str_` whose text is not a literal stays a
-//!   `np.str_` (and then differs in type from a plain string).
-//! - `deep_compare`, argument order (actual, expected) as in the official call: singleton
-//!   lists/tuples unwrapped repeatedly; `None` equal only to `None`; different exact types
-//!   match only when both are real numbers (int, float, bool, NumPy int/float; not
-//!   `np.bool_`, not complex) or both lists/tuples; numbers match when both are the same
-//!   infinity, both NaN, or `abs(float(a) - float(b)) <= 1e-2`; two strings are re-parsed
-//!   with the full pipeline and compared again if either changed, else compared exactly;
-//!   lists by length and items; dicts by key set and values; anything else by `==`.
-//! - Errors: `float()` of an integer beyond the float range raises OverflowError in Python.
-//!   Inside the string re-parse branch that is caught (the strings are then compared
-//!   exactly); elsewhere it aborts the comparison and the two texts are compared with runs
-//!   of whitespace folded to one space. A string whose re-parse never settles (it contains
-//!   `inf`/`nan`, which the rewrite grows every time) recurses until Python's recursion
-//!   limit, which the string branch catches and answers with `a == b`. Once a round only
-//!   grows the texts by that rewrite, every later round does too and keeps equal texts
-//!   equal and different ones different, so the recursion is cut short there with the
-//!   same answer; a chain of `:` drops is followed up to [`STRING_REPARSE_LIMIT`].
-//! - `np.longdouble`/`np.clongdouble` outside a dict: their `.tolist()` returns
-//!   themselves, so the official normalisation recurses until RecursionError, which escapes
-//!   the comparison and makes `judge` fail the rollout ([`Decision::Crashed`]).
-//! - `np.float64([1, 2])` (a scalar type applied to a list) is an `ndarray`: normalised to a
-//!   list, but inside a dict `array == array` has no truth value and the comparison raises.
-//!
-//! Checked against the official code on the parity corpus (every `right`/`result_error`
-//! verdict, `tests/compare_parity.rs`) and, during development, on about 31,000 generated pairs
-//! (NumPy prints, nested Python values, random token soup) with no disagreement.
+//! Step 7 of GRADER.md: splitting the printed results and the official tolerant comparison,
+//! quirks included: `judge` ([`compare_printed`]), `parse_stdout_output`
+//! ([`clean_printed`], [`parse_printed`]), `normalize_data_structure` ([`normalize`]) and
+//! `deep_compare`, each documented where it is reproduced. Checked against the official code
+//! on the parity corpus (`tests/compare_parity.rs`) and, during development, on about 31,000
+//! generated pairs (NumPy prints, nested Python values, random token soup): no disagreement.
 
 use serde::{Deserialize, Serialize};
 
@@ -337,7 +301,11 @@ fn without_floats(text: &str, floats: &[FloatLiteral]) -> String {
     replace_floats(text, floats, |_| Some("\u{0}".to_owned()))
 }
 
-/// [`compare_printed`] without the fragility check.
+/// [`compare_printed`] without the fragility check: the official `judge`. A piece matches
+/// when `actual == expected` as strings (the actual piece is stripped, the expected one is
+/// not), otherwise when the tolerant comparison says so. `float()` of an integer beyond the
+/// float range raises OverflowError in Python: outside the string re-parse branch that
+/// aborts the comparison, and the two texts are compared with whitespace runs folded.
 fn compare_pieces(expected: &str, actual: &str) -> Comparison {
     let mut notes = Vec::new();
     let actual_parsed = parse_printed_noted(actual, "actual", &mut notes);
@@ -432,7 +400,11 @@ pub struct CleanedText {
 }
 
 /// Cleans printed text exactly as the official `parse_stdout_output` does before `eval`;
-/// `None` for blank text (no value).
+/// `None` for blank text (no value). In order: strip; empty-array reprs → `[]`; multi-line
+/// text joined with commas; every `array` → a space; spaces → commas inside innermost
+/// brackets of number-like characters; every `ZWCArray` → a space; everything up to the
+/// first `:` dropped; all whitespace removed and `,` → `, `; every `inf` / `nan` substring
+/// (inside words and string literals too) → `float("inf")` / `float("nan")`.
 pub fn clean_printed(output: &str) -> Option<CleanedText> {
     let stripped = py_strip(output);
     if stripped.is_empty() {
@@ -792,8 +764,14 @@ fn rewrite_numpy_arrays(text: &str) -> String {
 pub struct NormalizeCrash;
 
 /// The official normalisation: strings re-read with `ast.literal_eval` after the array
-/// rewrites (recursively normalised when that works), tuples → lists (recursively), NumPy
-/// scalars and arrays → Python values; dicts, sets and everything else unchanged.
+/// rewrites (recursively normalised when that works: `'5'` becomes `5`), tuples → lists
+/// (recursively), NumPy scalars and arrays → Python values; dicts, sets and everything else
+/// unchanged, so their values keep tuples and NumPy scalars, and a `np.str_` whose text is
+/// not a literal stays a `np.str_`. `np.longdouble`/`np.clongdouble` outside a dict: their
+/// `.tolist()` returns themselves, the official code recurses until RecursionError and
+/// `judge` fails the rollout ([`NormalizeCrash`]). `np.float64([1, 2])` is an `ndarray`:
+/// normalised to a list, but inside a dict `array == array` has no truth value and the
+/// comparison raises.
 pub fn normalize(value: PyValue) -> Result<PyValue, NormalizeCrash> {
     Ok(match value {
         PyValue::Str(ref text) | PyValue::NpStr(ref text) => {
@@ -913,7 +891,19 @@ fn differ(path: &str, actual: &PyValue, expected: &PyValue, reason: String) -> D
 }
 
 /// The official `deep_compare(a, b)` with `a` the actual value and `b` the expected one.
-/// `depth` counts nested string re-parses (see [`STRING_REPARSE_LIMIT`]).
+/// Singleton lists/tuples are unwrapped repeatedly; `None` equals only `None`; different
+/// exact types match only when both are real numbers (int, float, bool, NumPy int/float;
+/// not `np.bool_`, not complex) or both lists/tuples; numbers match when both are the same
+/// infinity, both NaN, or `abs(float(a) - float(b)) <= 1e-2`; two strings are re-parsed
+/// with the full pipeline and compared again if either changed, else exactly; lists by
+/// length and items; dicts by key set and values; anything else by `==`.
+///
+/// A string whose re-parse never settles (`inf`/`nan`, which the rewrite grows every time)
+/// recurses in Python until the recursion limit, which the string branch catches and
+/// answers with `a == b` (an OverflowError there is caught too). Once a round only grows
+/// the texts by that rewrite, every later round keeps equal texts equal and different ones
+/// different, so the recursion is cut short with the same answer; `depth` counts nested
+/// re-parses, and a chain of `:` drops is followed up to [`STRING_REPARSE_LIMIT`].
 fn deep_compare(
     actual: &PyValue,
     expected: &PyValue,
