@@ -130,8 +130,21 @@ pub fn python_cases_repr(cases: &[TestCase]) -> String {
 pub fn assemble_program(code: &str, entry: &str, rewritten_cases: &[TestCase]) -> String {
     let mut p = String::with_capacity(code.len() + 256 + rewritten_cases.len() * 64);
     p.push_str(code);
+    push_harness(
+        &mut p,
+        entry,
+        rewritten_cases,
+        &python_cases_repr(rewritten_cases),
+    );
+    p
+}
+
+/// Appends the harness of [`assemble_program`] to `p`, with `cases_repr` the
+/// [`python_cases_repr`] of `rewritten_cases` (callers that see the same cases under many
+/// entry names compute it once).
+pub fn push_harness(p: &mut String, entry: &str, rewritten_cases: &[TestCase], cases_repr: &str) {
     p.push_str("import zwc\nif __name__== \"__main__\":\n    test_cases = ");
-    p.push_str(&python_cases_repr(rewritten_cases));
+    p.push_str(cases_repr);
     p.push_str("\n    result_list = []\n");
     for case in rewritten_cases {
         p.push_str("    result_list.append(");
@@ -143,7 +156,6 @@ pub fn assemble_program(code: &str, entry: &str, rewritten_cases: &[TestCase]) -
     p.push_str("    print(\"");
     p.push_str(RESULTS_SEPARATOR);
     p.push_str("\")\n    for i in range(len(result_list)):\n        print(result_list[i])\n        print(\"#\")");
-    p
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ use super::static_check::{
     PerTextCache, StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split,
     describe_parse_failure, find_entry_def, remembered,
 };
-use crate::analysis::assemble::{assemble_program, rewrite_cases};
+use crate::analysis::assemble::{push_harness, python_cases_repr, rewrite_cases};
 use crate::model::bounded::Bounded;
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, TestCase};
 
@@ -109,17 +109,24 @@ fn no_code_finding() -> Finding {
     }
 }
 
-/// What the grader appends to the code (GRADER.md step 3), remembered per entry name and
-/// cases: every sample of a task has the same.
-fn harness_for(entry: &str, cases: &[TestCase]) -> std::sync::Arc<str> {
-    static CACHE: PerTextCache<u64, std::sync::Arc<str>> =
+/// What the grader appends to the code (GRADER.md step 3). The rewritten cases and their
+/// repr (the costly part) are remembered per cases, which every sample of a task shares
+/// whatever its entry function is called.
+fn harness_for(entry: &str, cases: &[TestCase]) -> String {
+    type Prepared = std::sync::Arc<(Vec<TestCase>, String)>;
+    static CACHE: PerTextCache<u64, Prepared> =
         std::sync::LazyLock::new(|| std::sync::Mutex::new(Bounded::new(20_000)));
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
-    entry.hash(&mut hasher);
     cases.hash(&mut hasher);
-    remembered(&CACHE, hasher.finish(), || {
-        assemble_program("", entry, &rewrite_cases(cases)).into()
-    })
+    let prepared = remembered(&CACHE, hasher.finish(), || {
+        let rewritten = rewrite_cases(cases);
+        let repr = python_cases_repr(&rewritten);
+        std::sync::Arc::new((rewritten, repr))
+    });
+    let (rewritten, repr) = &*prepared;
+    let mut harness = String::with_capacity(repr.len() + 256 + rewritten.len() * 64);
+    push_harness(&mut harness, entry, rewritten, repr);
+    harness
 }
 
 /// Analyzes extracted `code`. `cases` (test cases) enable the official static check on the
