@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use serde_json::{Value, json};
-use serve::{Server, demo, request};
+use serve::{Server, demo, demo_rollouts};
 
 const DRIVER: &str = r#"
 import json, sys
@@ -52,16 +52,7 @@ fn drive(url: &str, token: Option<&str>, attempts: &str) -> std::process::Output
 
 #[test]
 fn compute_score_gives_the_servers_verdicts() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let token_file = dir.path().join("token");
-    std::fs::write(&token_file, "reward-token").expect("token");
-    let server = Server::start(&[
-        "-j",
-        "2",
-        "-q",
-        "--token-file",
-        token_file.to_str().expect("path"),
-    ]);
+    let server = Server::start_with_token("reward-token", &["-j", "2", "-q"]);
     let out = drive(
         &format!("http://{}", server.addr),
         Some("reward-token"),
@@ -79,21 +70,10 @@ fn compute_score_gives_the_servers_verdicts() {
         .iter()
         .map(|s| s.as_f64().expect("number"))
         .collect();
-    let lines: Vec<Value> = std::fs::read_to_string(demo("rollouts.jsonl"))
-        .expect("demo")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let lines = demo_rollouts();
     assert_eq!(scores.len(), lines.len());
     for (i, (score, line)) in scores.iter().zip(&lines).enumerate() {
-        let reply = request(
-            server.addr,
-            "POST",
-            "/grade",
-            &[("Authorization", "Bearer reward-token")],
-            line.to_string().as_bytes(),
-        )
-        .expect("grade");
+        let reply = server.post_bearer("/grade", "reward-token", line.to_string().as_bytes());
         let right = reply.json()["verdict"] == json!("right");
         assert_eq!(*score, if right { 1.0 } else { 0.0 }, "line {}", i + 1);
     }

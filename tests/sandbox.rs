@@ -10,13 +10,16 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use sebx::grade::pool::{ExecOutcome, Pool, SandboxReport};
+use sebx::grade::pool::{ExecOutcome, Pool, PoolConfig, SandboxReport, Session};
 use sebx::grade::runtime::{PythonRuntime, find_runtime};
 use sebx::grade::zwc_runtime::ensure_zwc_package;
 use sebx::model::ApiMap;
 
 const MAPPING: &str =
     r#"{"main": {"mean": "kocito", "array": "yitaf"}, "linalg": {"inv": "quvohe"}}"#;
+
+/// The timeout of a test program unless it says otherwise.
+const TIMEOUT: Duration = Duration::from_secs(3);
 
 fn runtime() -> &'static PythonRuntime {
     static RUNTIME: OnceLock<PythonRuntime> = OnceLock::new();
@@ -41,9 +44,83 @@ fn pool(workers: usize) -> Pool {
     Pool::start(runtime(), zwc_root(), workers).expect("pool starts")
 }
 
-fn run(pool: &Pool, program: &str, timeout: Duration) -> ExecOutcome {
+/// A pool of its own of `workers` workers, its default config changed by `configure`.
+fn pool_with(workers: usize, configure: impl FnOnce(&mut PoolConfig)) -> Pool {
+    let mut config = PoolConfig::with_workers(workers);
+    configure(&mut config);
+    Pool::start_with(runtime(), zwc_root(), config).expect("pool starts")
+}
+
+/// A one-worker pool with its sandbox report and its worker's pid (for [`next_is_right`]).
+fn watched_pool() -> (Pool, SandboxReport, Vec<u32>) {
+    let pool = pool(1);
+    let report = pool.sandbox_report();
+    let workers = pool.worker_pids();
+    (pool, report, workers)
+}
+
+/// One pool with the fast exit and one with the full interpreter exit, one worker each.
+fn fast_and_full_pools() -> (Pool, Pool) {
+    (
+        pool(1),
+        pool_with(1, |config| config.full_interpreter_exit = true),
+    )
+}
+
+/// Runs `program` with the usual [`TIMEOUT`].
+fn run(pool: &Pool, program: &str) -> ExecOutcome {
+    run_for(pool, program, TIMEOUT)
+}
+
+/// Runs `program`, stopped after `timeout`.
+fn run_for(pool: &Pool, program: &str, timeout: Duration) -> ExecOutcome {
     pool.run(program, timeout)
         .expect("the pool runs the program")
+}
+
+/// The next result of `session`, which must be there and have run.
+fn next_result(session: &mut Session<'_>) -> ExecOutcome {
+    session
+        .next_result()
+        .expect("a result")
+        .expect("the session runs the program")
+}
+
+/// Kills the process `pid` (a worker of the test's pool) with SIGKILL.
+fn kill(pid: u32) {
+    // SAFETY: kill(2) on a pid we own has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGKILL);
+    }
+}
+
+/// Every process's pid and command line (NULs as spaces), as /proc lists them now.
+fn processes() -> Vec<(u32, String)> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        found.push((pid, String::from_utf8_lossy(&raw).replace('\0', " ")));
+    }
+    found
+}
+
+/// Calls `find` until it finds nothing, up to 50 times 20 ms apart (killed processes take
+/// a moment to disappear from /proc), and returns what it found last.
+fn until_none(mut find: impl FnMut() -> Vec<String>) -> Vec<String> {
+    let mut found = Vec::new();
+    for _ in 0..50 {
+        found = find();
+        if found.is_empty() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    found
 }
 
 /// Processes of this pool other than its idle workers (and their parents, which
@@ -55,29 +132,17 @@ fn leftovers(pool: &Pool, marker: Option<&str>) -> Vec<String> {
     let mut workers = pool.worker_pids();
     let parents: Vec<u32> = workers.iter().filter_map(|pid| parent_of(*pid)).collect();
     workers.extend(parents);
-    let mut found = Vec::new();
-    for _ in 0..50 {
-        found.clear();
-        for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-            let Ok(pid) = entry.file_name().to_string_lossy().parse::<u32>() else {
-                continue;
-            };
-            let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
-                continue;
-            };
-            let cmdline = String::from_utf8_lossy(&raw).replace('\0', " ");
-            let ours = cmdline.contains(&script) && !workers.contains(&pid);
-            let marked = marker.is_some_and(|m| cmdline.contains(m));
-            if ours || marked {
-                found.push(format!("{pid}: {cmdline}"));
-            }
-        }
-        if found.is_empty() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    found
+    until_none(|| {
+        processes()
+            .into_iter()
+            .filter(|(pid, cmdline)| {
+                let ours = cmdline.contains(&script) && !workers.contains(pid);
+                let marked = marker.is_some_and(|m| cmdline.contains(m));
+                ours || marked
+            })
+            .map(|(pid, cmdline)| format!("{pid}: {cmdline}"))
+            .collect()
+    })
 }
 
 /// A program that starts a proper daemon (own session, stdio on /dev/null, a
@@ -99,6 +164,23 @@ fn daemon_program(marker: &str) -> String {
     )
 }
 
+/// A program that leaves a double-forked, setsid 30 s sleeper whose command line carries
+/// `marker`, then hangs; with `settle` it first gives the sleeper 0.3 s to start.
+fn escapee_program(marker: &str, settle: bool) -> String {
+    format!(
+        "import os, sys, time\n\
+         if os.fork() == 0:\n\
+         \x20   os.setsid()\n\
+         \x20   if os.fork() == 0:\n\
+         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
+         \x20   os._exit(0)\n\
+         {settle}\
+         while True:\n\
+         \x20   time.sleep(0.1)\n",
+        settle = if settle { "time.sleep(0.3)\n" } else { "" },
+    )
+}
+
 fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     stat.rsplit_once(')')?
@@ -114,8 +196,72 @@ fn assert_nothing_left(pool: &Pool, marker: Option<&str>) {
     assert!(left.is_empty(), "processes left running: {left:#?}");
 }
 
+/// Runs [`escapee_program`] for 1 s: it times out, and its sleeper is killed with it.
+fn assert_escapee_killed(pool: &Pool, marker: &str, settle: bool) {
+    let outcome = run_for(
+        pool,
+        &escapee_program(marker, settle),
+        Duration::from_secs(1),
+    );
+    assert_timed_out(&outcome);
+    assert_nothing_left(pool, Some(marker));
+}
+
+/// Runs [`daemon_program`]: it ends at once, and its daemon is reported and killed.
+fn assert_daemon_killed(pool: &Pool, marker: &str) {
+    let outcome = run(pool, &daemon_program(marker));
+    assert_stdout(&outcome, "done\n");
+    assert!(!outcome.timed_out);
+    assert_contained(&outcome, "background");
+    assert_nothing_left(pool, Some(marker));
+}
+
 fn contained(outcome: &ExecOutcome) -> &str {
     outcome.contained.as_deref().unwrap_or("")
+}
+
+/// Asserts the program was stopped at its timeout and its stdout dropped (as the official
+/// run drops it).
+fn assert_timed_out(outcome: &ExecOutcome) {
+    assert!(outcome.timed_out, "{outcome:?}");
+    assert_eq!(outcome.stdout, "", "a timeout yields empty stdout");
+}
+
+/// Asserts the program printed exactly `expected` (its stderr shown otherwise).
+fn assert_stdout(outcome: &ExecOutcome, expected: &str) {
+    assert_eq!(outcome.stdout, expected, "{}", outcome.stderr);
+}
+
+/// Asserts the pool says it contained the program, for a reason mentioning `why`.
+fn assert_contained(outcome: &ExecOutcome, why: &str) {
+    assert!(contained(outcome).contains(why), "{outcome:?}");
+}
+
+/// Asserts the program printed some lines and every one of them is `refused`.
+fn assert_all_refused(outcome: &ExecOutcome) {
+    assert!(
+        outcome.stdout.lines().all(|l| l == "refused") && !outcome.stdout.is_empty(),
+        "{}{}",
+        outcome.stdout,
+        outcome.stderr
+    );
+}
+
+/// Asserts a line of the sandbox report mentions one of `needles` (how it tells of a
+/// missing protection).
+fn assert_reported(report: &SandboxReport, needles: &[&str]) {
+    assert!(
+        report
+            .lines()
+            .iter()
+            .any(|l| needles.iter().any(|n| l.contains(n))),
+        "{report}"
+    );
+}
+
+/// Asserts the program did not create `path` on the host.
+fn assert_not_written(path: &Path) {
+    assert!(!path.exists(), "the program wrote {}", path.display());
 }
 
 fn unique(tag: &str) -> String {
@@ -124,6 +270,20 @@ fn unique(tag: &str) -> String {
         .map(|d| d.as_nanos())
         .unwrap_or(0);
     format!("sebx-{tag}-{}-{nanos}", std::process::id())
+}
+
+/// A new path in the build's own temp folder (wherever the clone lives, possibly under
+/// /tmp): outside every program's directory.
+fn outside_path(tag: &str) -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique(tag))
+}
+
+/// The pool's temporary folder (its worker script and the programs' work folders).
+fn pool_dir(pool: &Pool) -> PathBuf {
+    pool.worker_script()
+        .parent()
+        .expect("pool dir")
+        .to_path_buf()
 }
 
 const ASSEMBLED: &str = "import zwc\n\
@@ -139,15 +299,14 @@ if __name__== \"__main__\":\n\
 \x20       print(result_list[i])\n\
 \x20       print(\"#\")";
 
+/// What [`ASSEMBLED`] prints, as the official run prints it.
+const ASSEMBLED_STDOUT: &str = "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n";
+
 #[test]
 fn well_behaved_program_prints_exactly_what_python_prints() {
     let pool = pool(1);
-    let outcome = run(&pool, ASSEMBLED, Duration::from_secs(3));
-    assert_eq!(
-        outcome.stdout, "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n",
-        "stderr: {}",
-        outcome.stderr
-    );
+    let outcome = run(&pool, ASSEMBLED);
+    assert_stdout(&outcome, ASSEMBLED_STDOUT);
     assert_eq!(outcome.stderr, "");
     assert_eq!(outcome.exit_code, Some(0));
     assert!(!outcome.timed_out);
@@ -166,25 +325,18 @@ fn the_program_sees_a_fresh_python_main_py_run() {
          print('é✓')\n\
          print(sorted(k for k in os.environ if not k.startswith(('LC_', 'OPENBLAS', 'OMP', 'MKL', 'NUMEXPR'))))\n\
          open('out.txt', 'w').write('written here')\nprint(open('out.txt').read())\n",
-        Duration::from_secs(3),
     );
-    assert_eq!(
-        outcome.stdout,
+    assert_stdout(
+        &outcome,
         "__main__ ['main.py'] True ['main.py']\nmain.py True\n'' utf-8 True\né✓\n\
          ['HOME', 'PATH', 'PYTHONPATH', 'TMPDIR']\nwritten here\n",
-        "stderr: {}",
-        outcome.stderr
     );
 }
 
 #[test]
 fn buffered_stdout_is_flushed_at_exit_as_cpython_does() {
     let pool = pool(1);
-    let raised = run(
-        &pool,
-        "print('a')\nprint('b')\nraise ValueError('boom')\n",
-        Duration::from_secs(3),
-    );
+    let raised = run(&pool, "print('a')\nprint('b')\nraise ValueError('boom')\n");
     assert_eq!(raised.stdout, "a\nb\n");
     assert_eq!(raised.exit_code, Some(1));
     assert!(
@@ -202,21 +354,13 @@ fn buffered_stdout_is_flushed_at_exit_as_cpython_does() {
     assert!(!raised.stderr.contains("worker.py"), "{}", raised.stderr);
     assert!(raised.stderr.ends_with("ValueError: boom\n"));
 
-    let exited = run(
-        &pool,
-        "import sys\nprint('kept')\nsys.exit(3)\n",
-        Duration::from_secs(3),
-    );
+    let exited = run(&pool, "import sys\nprint('kept')\nsys.exit(3)\n");
     assert_eq!(
         (exited.stdout.as_str(), exited.exit_code),
         ("kept\n", Some(3))
     );
 
-    let message = run(
-        &pool,
-        "import sys\nprint('x')\nsys.exit('bad')\n",
-        Duration::from_secs(3),
-    );
+    let message = run(&pool, "import sys\nprint('x')\nsys.exit('bad')\n");
     assert_eq!(
         (message.stdout.as_str(), message.exit_code),
         ("x\n", Some(1))
@@ -224,11 +368,7 @@ fn buffered_stdout_is_flushed_at_exit_as_cpython_does() {
     assert_eq!(message.stderr, "bad\n");
 
     // os._exit skips the flush in CPython, so the buffered text is lost there too.
-    let hard = run(
-        &pool,
-        "import os\nprint('lost')\nos._exit(0)\n",
-        Duration::from_secs(3),
-    );
+    let hard = run(&pool, "import os\nprint('lost')\nos._exit(0)\n");
     assert_eq!((hard.stdout.as_str(), hard.exit_code), ("", Some(0)));
 
     let at_exit = run(
@@ -237,11 +377,10 @@ fn buffered_stdout_is_flushed_at_exit_as_cpython_does() {
          atexit.register(lambda: print('atexit'))\n\
          threading.Thread(target=lambda: (time.sleep(0.2), print('thread'))).start()\n\
          print('main')\n",
-        Duration::from_secs(3),
     );
     assert_eq!(at_exit.stdout, "main\nthread\natexit\n");
 
-    let syntax = run(&pool, "print('never')\ndef f(:\n", Duration::from_secs(3));
+    let syntax = run(&pool, "print('never')\ndef f(:\n");
     assert_eq!(syntax.stdout, "");
     assert!(syntax.stderr.contains("SyntaxError"), "{}", syntax.stderr);
     assert!(!syntax.stderr.contains("Traceback"), "{}", syntax.stderr);
@@ -254,7 +393,7 @@ fn forked_programs_do_not_share_random_state() {
     let program = "import random, numpy\nprint(random.random(), numpy.random.rand())\n";
     let mut seen = std::collections::BTreeSet::new();
     for _ in 0..4 {
-        let outcome = run(&pool, program, Duration::from_secs(3));
+        let outcome = run(&pool, program);
         assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
         assert!(
             seen.insert(outcome.stdout.clone()),
@@ -270,37 +409,32 @@ fn infinite_loop_times_out_with_empty_stdout() {
     let outcome = run(
         &pool,
         "print('before', flush=True)\nwhile True:\n    pass\n",
-        Duration::from_secs(3),
     );
-    assert!(outcome.timed_out);
-    assert_eq!(outcome.stdout, "", "a timeout yields empty stdout");
+    assert_timed_out(&outcome);
     assert!(contained(&outcome).starts_with("timeout"), "{outcome:?}");
-    assert!(outcome.elapsed >= Duration::from_secs(3));
+    assert!(outcome.elapsed >= TIMEOUT);
     assert_nothing_left(&pool, None);
     // The worker is still usable afterwards.
-    assert_eq!(run(&pool, "print(1)", Duration::from_secs(3)).stdout, "1\n");
+    assert_eq!(run(&pool, "print(1)").stdout, "1\n");
 }
 
 #[test]
 fn fork_bomb_is_contained_and_fully_killed() {
     // A low cap, so that the bomb reaches it well within the timeout even on a
     // busy machine (forking a Python with NumPy loaded is not free).
-    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
-    config.limits.max_processes = 32;
-    let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let pool = pool_with(1, |config| config.limits.max_processes = 32);
     let report = pool.sandbox_report();
-    let outcome = run(
+    let outcome = run_for(
         &pool,
         "import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n        pass\n",
         Duration::from_secs(2),
     );
-    assert!(outcome.timed_out, "{outcome:?}");
-    assert_eq!(outcome.stdout, "");
+    assert_timed_out(&outcome);
     if report.is_active("process limit") {
-        assert!(contained(&outcome).contains("process limit"), "{outcome:?}");
+        assert_contained(&outcome, "process limit");
     }
     assert_nothing_left(&pool, None);
-    assert_eq!(run(&pool, "print(2)", Duration::from_secs(3)).stdout, "2\n");
+    assert_eq!(run(&pool, "print(2)").stdout, "2\n");
 }
 
 #[test]
@@ -310,11 +444,11 @@ fn ten_gigabyte_allocation_fails_fast_with_memory_error() {
         "import numpy\na = numpy.ones(10 * 2**30 // 8)\nprint(a[0])\n",
         "b = bytearray(10 * 2**30)\nprint(len(b))\n",
     ] {
-        let outcome = run(&pool, program, Duration::from_secs(3));
+        let outcome = run(&pool, program);
         assert_eq!(outcome.stdout, "", "{program}");
         assert!(!outcome.timed_out);
         assert!(outcome.stderr.contains("MemoryError"), "{}", outcome.stderr);
-        assert!(contained(&outcome).contains("memory limit"), "{outcome:?}");
+        assert_contained(&outcome, "memory limit");
     }
 }
 
@@ -322,9 +456,8 @@ fn ten_gigabyte_allocation_fails_fast_with_memory_error() {
 fn writing_outside_the_program_directory_is_prevented() {
     let pool = pool(1);
     let report = pool.sandbox_report();
-    // The build's own folder, wherever the clone lives (possibly under /tmp), the host's
-    // temp dir, and the root folder (never under /tmp).
-    let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique("escape"));
+    // The build's own folder, the host's temp dir, and the root folder (never under /tmp).
+    let outside = outside_path("escape");
     let host_tmp = std::env::temp_dir().join(unique("tmp-escape"));
     let at_root = Path::new("/").join(unique("root-escape"));
     let outcome = run(
@@ -342,7 +475,6 @@ fn writing_outside_the_program_directory_is_prevented() {
             host_tmp.to_string_lossy(),
             at_root.to_string_lossy(),
         ),
-        Duration::from_secs(3),
     );
     if report.is_active("read-only filesystem") {
         // Outside the program's folder everything is read-only (EROFS, 30), except /tmp,
@@ -354,20 +486,11 @@ fn writing_outside_the_program_directory_is_prevented() {
         } else {
             30
         };
-        assert_eq!(
-            outcome.stdout,
-            format!("refused {expected_errno}\nwrote True\n"),
-            "{}",
-            outcome.stderr
-        );
-        assert!(contained(&outcome).contains("read-only"), "{outcome:?}");
-        assert!(!outside.exists(), "the program wrote {}", outside.display());
-        assert!(
-            !host_tmp.exists(),
-            "the program wrote {}",
-            host_tmp.display()
-        );
-        assert!(!at_root.exists(), "the program wrote {}", at_root.display());
+        assert_stdout(&outcome, &format!("refused {expected_errno}\nwrote True\n"));
+        assert_contained(&outcome, "read-only");
+        assert_not_written(&outside);
+        assert_not_written(&host_tmp);
+        assert_not_written(&at_root);
     } else {
         let _ = std::fs::remove_file(&outside);
         let _ = std::fs::remove_file(&host_tmp);
@@ -384,7 +507,7 @@ fn writing_outside_the_program_directory_is_prevented() {
 #[test]
 fn network_connections_fail_fast() {
     let pool = pool(1);
-    let report: SandboxReport = pool.sandbox_report();
+    let report = pool.sandbox_report();
     let listener = TcpListener::bind("127.0.0.1:0").expect("listener");
     let port = listener.local_addr().expect("addr").port();
     let program = format!(
@@ -397,28 +520,17 @@ fn network_connections_fail_fast() {
          \x20   except OSError as e:\n\
          \x20       print('failed', e.errno, time.time() - t < 0.5)\n"
     );
-    let outcome = run(&pool, &program, Duration::from_secs(3));
+    let outcome = run(&pool, &program);
     if report.is_active("no network") {
-        assert_eq!(
-            outcome.stdout, "failed 101 True\nfailed 101 True\n",
-            "{}",
-            outcome.stderr
-        );
+        assert_stdout(&outcome, "failed 101 True\nfailed 101 True\n");
         assert!(!outcome.timed_out);
         let last = run(
             &pool,
             &format!("import socket\nsocket.create_connection(('127.0.0.1', {port}))\n"),
-            Duration::from_secs(3),
         );
-        assert!(contained(&last).contains("network"), "{last:?}");
+        assert_contained(&last, "network");
     } else {
-        assert!(
-            report
-                .lines()
-                .iter()
-                .any(|l| l.contains("[off] no network")),
-            "{report}"
-        );
+        assert_reported(&report, &["[off] no network"]);
     }
     drop(listener);
 }
@@ -426,55 +538,34 @@ fn network_connections_fail_fast() {
 #[test]
 fn a_child_that_outlives_the_timeout_is_killed() {
     let pool = pool(1);
-    let marker = unique("sleeper");
     // A double-forked, setsid sleeper, then the main program hangs.
-    let program = format!(
-        "import os, sys, time\n\
-         if os.fork() == 0:\n\
-         \x20   os.setsid()\n\
-         \x20   if os.fork() == 0:\n\
-         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
-         \x20   os._exit(0)\n\
-         time.sleep(0.3)\n\
-         while True:\n\
-         \x20   time.sleep(0.1)\n"
-    );
-    let outcome = run(&pool, &program, Duration::from_secs(1));
-    assert!(outcome.timed_out, "{outcome:?}");
-    assert_nothing_left(&pool, Some(&marker));
+    assert_escapee_killed(&pool, &unique("sleeper"), true);
 }
 
 #[test]
 fn background_processes_left_by_a_finished_program_are_killed() {
     let pool = pool(1);
-    let marker = unique("daemon");
     // A proper daemon (stdio closed) outlives a program that ends at once; the
     // official run returns then, and so must we, killing the daemon.
-    let program = daemon_program(&marker);
-    let outcome = run(&pool, &program, Duration::from_secs(3));
-    assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
-    assert!(!outcome.timed_out);
-    assert!(contained(&outcome).contains("background"), "{outcome:?}");
-    assert_nothing_left(&pool, Some(&marker));
+    assert_daemon_killed(&pool, &unique("daemon"));
 }
 
 #[test]
 fn a_child_holding_stdout_open_keeps_the_run_going_like_subprocess_run() {
     let pool = pool(1);
-    let outcome = run(
+    let outcome = run_for(
         &pool,
         "import os, time\nprint('parent', flush=True)\nif os.fork() == 0:\n    time.sleep(30)\n",
         Duration::from_secs(1),
     );
-    assert!(outcome.timed_out, "{outcome:?}");
-    assert_eq!(outcome.stdout, "");
+    assert_timed_out(&outcome);
     assert_nothing_left(&pool, None);
 }
 
 #[test]
 fn huge_output_is_capped_without_deadlock() {
     let pool = pool(1);
-    let outcome = run(
+    let outcome = run_for(
         &pool,
         "import sys\nfor i in range(400000):\n    print('line', i)\nprint('====================')\nprint('end')\n",
         Duration::from_secs(10),
@@ -495,12 +586,9 @@ fn a_killed_worker_is_replaced_transparently() {
     let pool = pool(1);
     let before = pool.worker_pids();
     assert_eq!(before.len(), 1);
-    // SAFETY: kill(2) on a pid we own has no memory-safety preconditions.
-    unsafe {
-        libc::kill(before[0] as i32, libc::SIGKILL);
-    }
+    kill(before[0]);
     std::thread::sleep(Duration::from_millis(100));
-    let outcome = run(&pool, "print('still fine')", Duration::from_secs(3));
+    let outcome = run(&pool, "print('still fine')");
     assert_eq!(outcome.stdout, "still fine\n");
     let after = pool.worker_pids();
     assert_eq!(after.len(), 1);
@@ -515,7 +603,7 @@ fn many_threads_share_one_pool() {
             let pool = &pool;
             scope.spawn(move || {
                 for i in 0..5 {
-                    let outcome = run(
+                    let outcome = run_for(
                         pool,
                         &format!("import zwc\nprint(zwc.kocito(zwc.yitaf([{t}, {i}])))\n"),
                         Duration::from_secs(5),
@@ -543,14 +631,11 @@ fn fast_exit_matches_the_interpreter_exit() {
         atexit.register(lambda: print('atexit'))\n\
         threading.Thread(target=lambda: (time.sleep(0.1), print('thread'))).start()\n\
         print('main', end='')\n";
-    let fast = pool(1);
-    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
-    config.full_interpreter_exit = true;
-    let full = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let (fast, full) = fast_and_full_pools();
     for extra in ["", "import sys\nsys.exit(4)\n", "raise KeyError('k')\n"] {
         let text = format!("{program}{extra}");
-        let a = run(&fast, &text, Duration::from_secs(3));
-        let b = run(&full, &text, Duration::from_secs(3));
+        let a = run(&fast, &text);
+        let b = run(&full, &text);
         assert_eq!(a.stdout, b.stdout, "program:\n{text}");
         assert_eq!(a.exit_code, b.exit_code, "program:\n{text}");
         assert_eq!(a.stderr, b.stderr, "program:\n{text}");
@@ -567,53 +652,23 @@ fn fast_exit_matches_the_interpreter_exit() {
 /// cgroup and descendant sweep must still leave nothing running.
 #[test]
 fn without_namespaces_escapees_are_still_killed() {
-    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
-    config.isolate = false;
-    let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+    let pool = pool_with(1, |config| config.isolate = false);
     let report = pool.sandbox_report();
     assert!(!report.is_active("no network"), "{report}");
-    assert!(
-        report
-            .lines()
-            .iter()
-            .any(|l| l.contains("[off] read-only filesystem")),
-        "{report}"
-    );
-    let marker = unique("plain-sleeper");
-    let program = format!(
-        "import os, sys, time\n\
-         if os.fork() == 0:\n\
-         \x20   os.setsid()\n\
-         \x20   if os.fork() == 0:\n\
-         \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
-         \x20   os._exit(0)\n\
-         while True:\n\
-         \x20   time.sleep(0.1)\n"
-    );
-    let outcome = run(&pool, &program, Duration::from_secs(1));
-    assert!(outcome.timed_out, "{outcome:?}");
-    assert_nothing_left(&pool, Some(&marker));
+    assert_reported(&report, &["[off] read-only filesystem"]);
+    assert_escapee_killed(&pool, &unique("plain-sleeper"), false);
+    assert_daemon_killed(&pool, &unique("plain-daemon"));
 
-    let daemon = unique("plain-daemon");
-    let program = daemon_program(&daemon);
-    let outcome = run(&pool, &program, Duration::from_secs(3));
-    assert_eq!(outcome.stdout, "done\n", "{}", outcome.stderr);
-    assert!(contained(&outcome).contains("background"), "{outcome:?}");
-    assert_nothing_left(&pool, Some(&daemon));
-
-    let outcome = run(&pool, "while True:\n    pass\n", Duration::from_secs(1));
-    assert!(outcome.timed_out);
+    let outcome = run_for(&pool, "while True:\n    pass\n", Duration::from_secs(1));
+    assert_timed_out(&outcome);
     assert_nothing_left(&pool, None);
-    assert_eq!(
-        run(&pool, ASSEMBLED, Duration::from_secs(3)).stdout,
-        "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n"
-    );
+    assert_eq!(run(&pool, ASSEMBLED).stdout, ASSEMBLED_STDOUT);
 }
 
 #[test]
 fn ordinary_python_facilities_work_in_the_sandbox() {
     let pool = pool(1);
-    let outcome = run(
+    let outcome = run_for(
         &pool,
         "import tempfile, os, multiprocessing, subprocess, sys, concurrent.futures as cf\n\
          open('/dev/null', 'w').write('x')\n\
@@ -626,11 +681,7 @@ fn ordinary_python_facilities_work_in_the_sandbox() {
          \x20   print(list(ex.map(abs, [-3])))\n",
         Duration::from_secs(5),
     );
-    assert_eq!(
-        outcome.stdout, "True\n[1, 2]\n1.5\n[3]\n",
-        "{}",
-        outcome.stderr
-    );
+    assert_stdout(&outcome, "True\n[1, 2]\n1.5\n[3]\n");
     assert_nothing_left(&pool, None);
 }
 
@@ -638,38 +689,27 @@ fn ordinary_python_facilities_work_in_the_sandbox() {
 fn output_left_in_a_replaced_stdout_is_flushed_at_exit() {
     let program =
         "import io, sys\nprint('kept', end='')\nsys.stdout = io.StringIO()\nprint('hidden')\n";
-    let fast = pool(1);
-    let mut config = sebx::grade::pool::PoolConfig::with_workers(1);
-    config.full_interpreter_exit = true;
-    let full = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
-    let a = run(&fast, program, Duration::from_secs(3));
-    let b = run(&full, program, Duration::from_secs(3));
-    assert_eq!(b.stdout, "kept", "{}", b.stderr);
+    let (fast, full) = fast_and_full_pools();
+    let a = run(&fast, program);
+    let b = run(&full, program);
+    assert_stdout(&b, "kept");
     assert_eq!(a.stdout, b.stdout, "{}", a.stderr);
 }
 
 #[test]
 fn the_program_sees_only_its_own_processes() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
+    let (pool, report, workers) = watched_pool();
     let outcome = run(
         &pool,
         "import os\n\
          pids = sorted(int(p) for p in os.listdir('/proc') if p.isdigit())\n\
          print(os.getpid(), os.readlink('/proc/self'), pids)\n",
-        Duration::from_secs(3),
     );
     if report.is_active("private /proc") {
         // Only the namespace's init (the worker, or the program's own init) and the
         // program itself, which /proc knows by the pid getpid() gives.
         let own = outcome.stdout.split_whitespace().next().unwrap_or("?");
-        assert_eq!(
-            outcome.stdout,
-            format!("{own} {own} [1, {own}]\n"),
-            "{}",
-            outcome.stderr
-        );
+        assert_stdout(&outcome, &format!("{own} {own} [1, {own}]\n"));
     } else {
         assert!(!outcome.stdout.is_empty(), "{}", outcome.stderr);
     }
@@ -680,10 +720,9 @@ fn the_program_sees_only_its_own_processes() {
             "import os, signal\ntry:\n    os.kill({}, signal.SIGKILL)\n    print('sent')\nexcept ProcessLookupError:\n    print('no such process')\n",
             workers[0]
         ),
-        Duration::from_secs(3),
     );
     if report.is_active("process tree kill") && report.is_active("private /proc") {
-        assert_eq!(outcome.stdout, "no such process\n", "{}", outcome.stderr);
+        assert_stdout(&outcome, "no such process\n");
         assert_eq!(pool.worker_pids(), workers, "the worker survived");
     }
 }
@@ -693,17 +732,12 @@ fn a_session_returns_queued_results_in_order() {
     let pool = pool(1);
     let mut session = pool.session();
     // The second and third programs are queued while the first one runs.
-    session.submit(
-        "import time\ntime.sleep(0.3)\nprint('first')",
-        Duration::from_secs(3),
-    );
-    session.submit("print('second')", Duration::from_secs(3));
-    session.submit("import sys\nsys.exit(3)", Duration::from_secs(3));
-    let first = session.next_result().expect("a result").expect("runs");
-    assert_eq!(first.stdout, "first\n", "{}", first.stderr);
-    let second = session.next_result().expect("a result").expect("runs");
-    assert_eq!(second.stdout, "second\n", "{}", second.stderr);
-    let third = session.next_result().expect("a result").expect("runs");
+    session.submit("import time\ntime.sleep(0.3)\nprint('first')", TIMEOUT);
+    session.submit("print('second')", TIMEOUT);
+    session.submit("import sys\nsys.exit(3)", TIMEOUT);
+    assert_stdout(&next_result(&mut session), "first\n");
+    assert_stdout(&next_result(&mut session), "second\n");
+    let third = next_result(&mut session);
     assert_eq!((third.stdout.as_str(), third.exit_code), ("", Some(3)));
     assert!(session.next_result().is_none());
     drop(session);
@@ -720,27 +754,13 @@ fn a_session_survives_its_worker_being_killed() {
     let pool = pool(1);
     let worker = pool.worker_pids()[0];
     let mut session = pool.session();
-    session.submit(
-        "import time\ntime.sleep(1)\nprint('slow')",
-        Duration::from_secs(3),
-    );
-    session.submit("print('queued')", Duration::from_secs(3));
+    session.submit("import time\ntime.sleep(1)\nprint('slow')", TIMEOUT);
+    session.submit("print('queued')", TIMEOUT);
     std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: kill(2) on a pid we own has no memory-safety preconditions.
-    unsafe {
-        libc::kill(worker as i32, libc::SIGKILL);
-    }
+    kill(worker);
     // Both are run again, in order, on a replacement worker.
-    let slow = session
-        .next_result()
-        .expect("a result")
-        .expect("runs again");
-    assert_eq!(slow.stdout, "slow\n", "{}", slow.stderr);
-    let queued = session
-        .next_result()
-        .expect("a result")
-        .expect("runs again");
-    assert_eq!(queued.stdout, "queued\n", "{}", queued.stderr);
+    assert_stdout(&next_result(&mut session), "slow\n");
+    assert_stdout(&next_result(&mut session), "queued\n");
     drop(session);
     assert_ne!(pool.worker_pids(), vec![worker]);
 }
@@ -753,19 +773,13 @@ fn every_program_gets_fresh_stdio() {
     let first = run(
         &pool,
         "import os, sys\nprint('lost')\nsys.stderr.reconfigure(errors='strict')\nsys.stdin.close()\nos._exit(0)",
-        Duration::from_secs(3),
     );
     assert_eq!(first.stdout, "");
     let second = run(
         &pool,
         "import sys\nprint(sys.stdin.closed, sys.stderr.errors, sys.stdout.seekable(), sys.stdout.buffer.raw.name, sys.stdout.line_buffering)",
-        Duration::from_secs(3),
     );
-    assert_eq!(
-        second.stdout, "False backslashreplace False <stdout> False\n",
-        "{}",
-        second.stderr
-    );
+    assert_stdout(&second, "False backslashreplace False <stdout> False\n");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -774,12 +788,10 @@ fn every_program_gets_fresh_stdio() {
 // `right`). Where this machine lacks a protection, the test checks the degraded behaviour
 // the README states and that the sandbox report says so.
 
-const ASSEMBLED_STDOUT: &str = "====================\n[2. 3.]\n#\n[2.25 3.  ]\n#\n";
-
 /// The next good program is unaffected, on the same worker, and nothing is left running.
 fn next_is_right(pool: &Pool, workers_before: &[u32]) {
-    let outcome = run(pool, ASSEMBLED, Duration::from_secs(3));
-    assert_eq!(outcome.stdout, ASSEMBLED_STDOUT, "{}", outcome.stderr);
+    let outcome = run(pool, ASSEMBLED);
+    assert_stdout(&outcome, ASSEMBLED_STDOUT);
     assert_eq!(outcome.contained, None, "{outcome:?}");
     assert_eq!(
         pool.worker_pids(),
@@ -801,35 +813,20 @@ for pid in targets:\n\
 
 #[test]
 fn ptrace_of_the_worker_is_refused() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
-    let outcome = run(&pool, PTRACE, Duration::from_secs(3));
+    let (pool, report, workers) = watched_pool();
+    let outcome = run(&pool, PTRACE);
     assert!(!outcome.timed_out, "{outcome:?}");
     if report.is_active("no privileges") {
-        assert!(
-            outcome.stdout.lines().all(|l| l == "refused") && !outcome.stdout.is_empty(),
-            "{}{}",
-            outcome.stdout,
-            outcome.stderr
-        );
+        assert_all_refused(&outcome);
     } else {
-        assert!(
-            report
-                .lines()
-                .iter()
-                .any(|l| l.contains("[off] no privileges")),
-            "{report}"
-        );
+        assert_reported(&report, &["[off] no privileges"]);
     }
     next_is_right(&pool, &workers);
 }
 
 #[test]
 fn the_workers_memory_cannot_be_opened() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
+    let (pool, report, workers) = watched_pool();
     let outcome = run(
         &pool,
         "import os\n\
@@ -840,25 +837,17 @@ fn the_workers_memory_cannot_be_opened() {
          \x20           print('opened', pid, mode)\n\
          \x20       except OSError as e:\n\
          \x20           print('refused')\n",
-        Duration::from_secs(3),
     );
     if report.is_active("no privileges") {
-        assert!(
-            outcome.stdout.lines().all(|l| l == "refused") && !outcome.stdout.is_empty(),
-            "{}{}",
-            outcome.stdout,
-            outcome.stderr
-        );
+        assert_all_refused(&outcome);
     }
     next_is_right(&pool, &workers);
 }
 
 #[test]
 fn unshare_and_mount_cannot_make_the_filesystem_writable() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
-    let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique("remount"));
+    let (pool, report, workers) = watched_pool();
+    let outside = outside_path("remount");
     let program = format!(
         "import ctypes, os\n\
          libc = ctypes.CDLL(None, use_errno=True)\n\
@@ -877,7 +866,7 @@ fn unshare_and_mount_cannot_make_the_filesystem_writable() {
         dir = outside.parent().expect("parent").to_string_lossy(),
         path = outside.to_string_lossy(),
     );
-    let outcome = run(&pool, &program, Duration::from_secs(3));
+    let outcome = run(&pool, &program);
     if report.is_active("read-only filesystem") && report.is_active("no privileges") {
         assert!(
             outcome.stdout.ends_with("write refused\n"),
@@ -885,7 +874,7 @@ fn unshare_and_mount_cannot_make_the_filesystem_writable() {
             outcome.stdout,
             outcome.stderr
         );
-        assert!(!outside.exists(), "the program wrote {}", outside.display());
+        assert_not_written(&outside);
         // Without privileges a mount namespace alone is refused; with a user namespace of
         // its own (where the kernel allows them) the program gets namespaces, but the
         // mounts it inherits stay locked read-only.
@@ -897,13 +886,9 @@ fn unshare_and_mount_cannot_make_the_filesystem_writable() {
     } else {
         // Degraded (README): without a mount namespace writes outside are possible.
         let _ = std::fs::remove_file(&outside);
-        assert!(
-            report
-                .lines()
-                .iter()
-                .any(|l| l.contains("[off] read-only filesystem")
-                    || l.contains("[off] no privileges")),
-            "{report}"
+        assert_reported(
+            &report,
+            &["[off] read-only filesystem", "[off] no privileges"],
         );
     }
     next_is_right(&pool, &workers);
@@ -911,8 +896,7 @@ fn unshare_and_mount_cannot_make_the_filesystem_writable() {
 
 #[test]
 fn limits_cannot_be_raised() {
-    let pool = pool(1);
-    let workers = pool.worker_pids();
+    let (pool, _, workers) = watched_pool();
     let outcome = run(
         &pool,
         "import resource\n\
@@ -926,32 +910,28 @@ fn limits_cannot_be_raised() {
          \x20       raised = False\n\
          \x20   print(r, 'raised' if raised and hard != resource.RLIM_INFINITY else 'kept')\n\
          b = bytearray(10 * 2**30)\n",
-        Duration::from_secs(3),
     );
-    assert_eq!(
-        outcome.stdout,
+    assert_stdout(
+        &outcome,
         "RLIMIT_AS kept\nRLIMIT_NOFILE kept\nRLIMIT_CPU kept\nRLIMIT_FSIZE kept\nRLIMIT_NPROC kept\n",
-        "{}",
-        outcome.stderr
     );
     assert!(outcome.stderr.contains("MemoryError"), "{}", outcome.stderr);
-    assert!(contained(&outcome).contains("memory limit"), "{outcome:?}");
+    assert_contained(&outcome, "memory limit");
     next_is_right(&pool, &workers);
 }
 
 #[test]
 fn kill_of_every_process_reaches_only_the_program() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
+    let (pool, report, workers) = watched_pool();
     if !(report.is_active("private /proc") && report.is_active("process tree kill")) {
         // Degraded (README): without a pid namespace a program can signal every process
         // of its user, so kill(-1) is not run here; the report must say so.
-        assert!(
-            report.lines().iter().any(|l| l
-                .contains("programs can see and signal other processes")
-                || l.contains("[off] private /proc")),
-            "{report}"
+        assert_reported(
+            &report,
+            &[
+                "programs can see and signal other processes",
+                "[off] private /proc",
+            ],
         );
         return;
     }
@@ -972,9 +952,8 @@ fn kill_of_every_process_reaches_only_the_program() {
          \x20   except OSError:\n\
          \x20       pass\n\
          print('child', os.waitpid(child, 0)[1] & 0x7f)\n",
-        Duration::from_secs(3),
     );
-    assert_eq!(outcome.stdout, "child 15\n", "{}", outcome.stderr);
+    assert_stdout(&outcome, "child 15\n");
     assert!(
         matches!(bystander.try_wait(), Ok(None)),
         "a process outside the sandbox was killed"
@@ -986,8 +965,7 @@ fn kill_of_every_process_reaches_only_the_program() {
 
 #[test]
 fn the_program_inherits_no_descriptor_of_the_worker() {
-    let pool = pool(1);
-    let workers = pool.worker_pids();
+    let (pool, _, workers) = watched_pool();
     let outcome = run(
         &pool,
         "import os\n\
@@ -999,22 +977,29 @@ fn the_program_inherits_no_descriptor_of_the_worker() {
          \x20       return False\n\
          print([fd for fd in range(4096) if ok(fd)])\n\
          print(os.readlink('/proc/self/fd/0'))\n",
-        Duration::from_secs(3),
     );
-    assert_eq!(
-        outcome.stdout, "[0, 1, 2]\n/dev/null\n",
-        "{}",
-        outcome.stderr
-    );
+    assert_stdout(&outcome, "[0, 1, 2]\n/dev/null\n");
     next_is_right(&pool, &workers);
+}
+
+/// Python lines that connect to the abstract Unix socket `name` and print `reached`, or
+/// `refused` when the connection fails.
+fn connect_abstract(name: &str, reached: &str, refused: &str) -> String {
+    format!(
+        "c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n\
+         try:\n\
+         \x20   c.connect(b'\\0' + {name:?}.encode())\n\
+         \x20   print({reached:?})\n\
+         except OSError:\n\
+         \x20   print({refused:?})\n"
+    )
 }
 
 #[test]
 fn shared_memory_and_abstract_sockets_stay_private() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
+    let (pool, report, workers) = watched_pool();
     let name = unique("abstract");
+    let mine = format!("{name}-mine");
     // A socket of the host the program must not reach.
     let host = std::os::unix::net::UnixListener::bind_addr(
         &<std::os::unix::net::SocketAddr as std::os::linux::net::SocketAddrExt>::from_abstract_name(
@@ -1029,21 +1014,16 @@ fn shared_memory_and_abstract_sockets_stay_private() {
          open({shm:?}, 'w').write('left behind')\n\
          s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n\
          s.bind(b'\\0' + {mine:?}.encode()); s.listen(1)\n\
-         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n\
-         try:\n\
-         \x20   c.connect(b'\\0' + {name:?}.encode())\n\
-         \x20   print('reached the host')\n\
-         except OSError:\n\
-         \x20   print('host unreachable')\n",
-        mine = format!("{name}-mine"),
+         {}",
+        connect_abstract(&name, "reached the host", "host unreachable"),
     );
-    let outcome = run(&pool, &program, Duration::from_secs(3));
+    let outcome = run(&pool, &program);
     let shm_private = report.is_active("private /tmp");
     if report.is_active("no network") {
-        assert_eq!(outcome.stdout, "host unreachable\n", "{}", outcome.stderr);
+        assert_stdout(&outcome, "host unreachable\n");
     } else {
         // Degraded (README): without a network namespace abstract sockets are shared.
-        assert_eq!(outcome.stdout, "reached the host\n", "{}", outcome.stderr);
+        assert_stdout(&outcome, "reached the host\n");
     }
     if shm_private {
         assert!(
@@ -1059,18 +1039,12 @@ fn shared_memory_and_abstract_sockets_stay_private() {
         &format!(
             "import os, socket\n\
              print(os.path.exists({shm:?}))\n\
-             c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)\n\
-             try:\n\
-             \x20   c.connect(b'\\0' + {mine:?}.encode())\n\
-             \x20   print('still listening')\n\
-             except OSError:\n\
-             \x20   print('gone')\n",
-            mine = format!("{name}-mine"),
+             {}",
+            connect_abstract(&mine, "still listening", "gone"),
         ),
-        Duration::from_secs(3),
     );
     if shm_private {
-        assert_eq!(outcome.stdout, "False\ngone\n", "{}", outcome.stderr);
+        assert_stdout(&outcome, "False\ngone\n");
     } else {
         assert!(outcome.stdout.ends_with("gone\n"), "{}", outcome.stderr);
     }
@@ -1080,12 +1054,10 @@ fn shared_memory_and_abstract_sockets_stay_private() {
 
 #[test]
 fn symlinks_out_of_the_program_directory() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
-    // The build's temp folder, wherever the clone lives; under /tmp the program sees the
-    // worker's private /tmp instead, where the target does not exist.
-    let victim = Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique("victim"));
+    let (pool, report, workers) = watched_pool();
+    // Under /tmp the program sees the worker's private /tmp instead, where the target
+    // does not exist.
+    let victim = outside_path("victim");
     let hidden = victim.starts_with(std::env::temp_dir()) || victim.starts_with("/tmp");
     std::fs::create_dir_all(&victim).expect("victim dir");
     std::fs::write(victim.join("keep.txt"), "host data").expect("victim file");
@@ -1107,17 +1079,12 @@ fn symlinks_out_of_the_program_directory() {
         v = victim.to_string_lossy(),
         f = victim.join("keep.txt").to_string_lossy(),
     );
-    let outcome = run(&pool, &program, Duration::from_secs(3));
+    let outcome = run(&pool, &program);
     if report.is_active("read-only filesystem") {
         // Reading outside is allowed (README); writing through a link is not.
         let read = if hidden { "not visible" } else { "host data" };
-        assert_eq!(
-            outcome.stdout,
-            format!("{read}\nrefused\nrefused\nrefused\n"),
-            "{}",
-            outcome.stderr
-        );
-        assert!(!victim.join("new.txt").exists());
+        assert_stdout(&outcome, &format!("{read}\nrefused\nrefused\nrefused\n"));
+        assert_not_written(&victim.join("new.txt"));
     } else {
         assert!(
             outcome.stdout.starts_with("host data\n"),
@@ -1140,10 +1107,8 @@ fn symlinks_out_of_the_program_directory() {
 
 #[test]
 fn shell_tools_run_but_stay_contained() {
-    let pool = pool(1);
-    let report = pool.sandbox_report();
-    let workers = pool.worker_pids();
-    let outside = Path::new(env!("CARGO_TARGET_TMPDIR")).join(unique("shell"));
+    let (pool, report, workers) = watched_pool();
+    let outside = outside_path("shell");
     let marker = unique("shell-sleeper");
     let program = format!(
         "import os, subprocess, sys\n\
@@ -1153,14 +1118,13 @@ fn shell_tools_run_but_stay_contained() {
          os.system(sys.executable + \" -c 'import time; time.sleep(30)' {marker} >/dev/null 2>&1 &\")\n",
         out = outside.to_string_lossy(),
     );
-    let outcome = run(&pool, &program, Duration::from_secs(3));
+    let outcome = run(&pool, &program);
     if report.is_active("read-only filesystem") {
-        assert_eq!(
-            outcome.stdout, "from-sh\nrefused\nCapEff:0000000000000000 started\n",
-            "{}",
-            outcome.stderr
+        assert_stdout(
+            &outcome,
+            "from-sh\nrefused\nCapEff:0000000000000000 started\n",
         );
-        assert!(!outside.exists());
+        assert_not_written(&outside);
     } else {
         let _ = std::fs::remove_file(&outside);
         assert!(
@@ -1170,25 +1134,23 @@ fn shell_tools_run_but_stay_contained() {
         );
     }
     // The shell's background sleeper is killed with the program.
-    assert!(contained(&outcome).contains("background"), "{outcome:?}");
+    assert_contained(&outcome, "background");
     assert_nothing_left(&pool, Some(&marker));
     next_is_right(&pool, &workers);
 }
 
 #[test]
 fn closing_or_flooding_stdout_and_stderr() {
-    let pool = pool(1);
-    let workers = pool.worker_pids();
+    let (pool, _, workers) = watched_pool();
     let closed = run(
         &pool,
         "import os, sys\nprint('before', flush=True)\nos.close(1)\nos.close(2)\nprint('after')\nraise SystemExit(5)\n",
-        Duration::from_secs(3),
     );
     assert_eq!(closed.stdout, "before\n");
     assert!(!closed.timed_out, "{closed:?}");
     next_is_right(&pool, &workers);
     // Both streams flooded at once (a pipe buffer each many times over), then a result.
-    let flooded = run(
+    let flooded = run_for(
         &pool,
         "import sys, threading\n\
          def err():\n\
@@ -1209,7 +1171,6 @@ fn closing_or_flooding_stdout_and_stderr() {
     let odd = run(
         &pool,
         "import os, sys\nos.dup2(os.open('/dev/null', os.O_WRONLY), 1)\nsys.stdout.close()\nsys.stderr = None\nprint('lost')\n",
-        Duration::from_secs(3),
     );
     assert_eq!(odd.stdout, "");
     next_is_right(&pool, &workers);
@@ -1220,12 +1181,7 @@ fn a_program_cannot_read_another_running_programs_files() {
     let pool = pool(2);
     let report = pool.sandbox_report();
     let secret = unique("secret");
-    let pool_dir = pool
-        .worker_script()
-        .parent()
-        .expect("pool dir")
-        .to_string_lossy()
-        .into_owned();
+    let dir = pool_dir(&pool).to_string_lossy().into_owned();
     let writer = format!(
         "import time\nopen('secret.txt', 'w').write({secret:?})\nprint('written', flush=True)\ntime.sleep(1.5)\n"
     );
@@ -1237,7 +1193,7 @@ fn a_program_cannot_read_another_running_programs_files() {
          time.sleep(0.5)\n\
          found = False\n\
          secret = {reversed:?}[::-1]\n\
-         for top in ('/tmp', {pool_dir:?}, '/dev/shm'):\n\
+         for top in ('/tmp', {dir:?}, '/dev/shm'):\n\
          \x20   for root, dirs, files in os.walk(top):\n\
          \x20       for f in files:\n\
          \x20           try:\n\
@@ -1249,26 +1205,20 @@ fn a_program_cannot_read_another_running_programs_files() {
     );
     let (a, b) = std::thread::scope(|scope| {
         let pool = &pool;
-        let a = scope.spawn(move || run(pool, &writer, Duration::from_secs(5)));
+        let a = scope.spawn(move || run_for(pool, &writer, Duration::from_secs(5)));
         std::thread::sleep(Duration::from_millis(100));
-        let b = scope.spawn(move || run(pool, &reader, Duration::from_secs(5)));
+        let b = scope.spawn(move || run_for(pool, &reader, Duration::from_secs(5)));
         (
             a.join().expect("writer thread"),
             b.join().expect("reader thread"),
         )
     });
-    assert_eq!(a.stdout, "written\n", "{}", a.stderr);
+    assert_stdout(&a, "written\n");
     if report.is_active("private /tmp") {
-        assert_eq!(b.stdout, "not found\n", "{}", b.stderr);
+        assert_stdout(&b, "not found\n");
     } else {
         // Degraded (README): without a mount namespace work folders share the host's disk.
-        assert!(
-            report
-                .lines()
-                .iter()
-                .any(|l| l.contains("[off] private /tmp")),
-            "{report}"
-        );
+        assert_reported(&report, &["[off] private /tmp"]);
     }
     let workers = pool.worker_pids();
     next_is_right(&pool, &workers);
@@ -1279,21 +1229,15 @@ fn a_program_cannot_read_another_running_programs_files() {
 #[test]
 fn nothing_is_left_after_the_pool_ends() {
     for isolate in [true, false] {
-        let mut config = sebx::grade::pool::PoolConfig::with_workers(2);
-        config.isolate = isolate;
-        let pool = Pool::start_with(runtime(), zwc_root(), config).expect("pool starts");
+        let pool = pool_with(2, |config| config.isolate = isolate);
         let marker = unique("left");
-        let dir = pool
-            .worker_script()
-            .parent()
-            .expect("pool dir")
-            .to_path_buf();
+        let dir = pool_dir(&pool);
         for program in [
             daemon_program(&marker),
             "import os\nos.makedirs('a/b/c')\nopen('a/b/c/f', 'w').write('x')\nos.chmod('a/b', 0)\nos.chmod('a', 0o500)\nos.mkfifo('fifo')\nos.symlink('/', 'root')\n".to_string(),
             "import os, time\nos.chmod('.', 0)\nwhile True:\n    time.sleep(1)\n".to_string(),
         ] {
-            let _ = run(&pool, &program, Duration::from_secs(1));
+            let _ = run_for(&pool, &program, Duration::from_secs(1));
         }
         let worker_dir_files: Vec<_> = walk(&dir.join("work"));
         assert!(
@@ -1303,14 +1247,7 @@ fn nothing_is_left_after_the_pool_ends() {
         let script = pool.worker_script().to_string_lossy().into_owned();
         drop(pool);
         assert!(!dir.exists(), "{} left behind", dir.display());
-        let mut left = Vec::new();
-        for _ in 0..50 {
-            left = processes_with(&[&script, &marker]);
-            if left.is_empty() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        let left = until_none(|| processes_with(&[&script, &marker]));
         assert!(
             left.is_empty(),
             "processes left (isolate={isolate}): {left:?}"
@@ -1338,16 +1275,11 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The command lines of the processes whose command line contains one of `needles`.
 fn processes_with(needles: &[&str]) -> Vec<String> {
-    let mut found = Vec::new();
-    for entry in std::fs::read_dir("/proc").expect("/proc").flatten() {
-        let Ok(raw) = std::fs::read(entry.path().join("cmdline")) else {
-            continue;
-        };
-        let cmdline = String::from_utf8_lossy(&raw).replace('\0', " ");
-        if needles.iter().any(|n| cmdline.contains(n)) {
-            found.push(cmdline);
-        }
-    }
-    found
+    processes()
+        .into_iter()
+        .map(|(_, cmdline)| cmdline)
+        .filter(|cmdline| needles.iter().any(|n| cmdline.contains(n)))
+        .collect()
 }

@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use serve::{Server, demo, request};
+use serve::{Server, demo, demo_rollouts, request};
 
 /// What the official sandbox answers for `code`: `benches/official_sandbox.py once`
 /// runs a fresh `python main.py` (runtime Python, the demo's zwc on PYTHONPATH).
@@ -205,11 +205,7 @@ fn grade_equals_sebx_grade_on_the_demo() {
         .lines()
         .map(|l| strip_run_specific(serde_json::from_str(l).expect("json")))
         .collect();
-    let lines: Vec<Value> = std::fs::read_to_string(demo("rollouts.jsonl"))
-        .expect("demo")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let lines = demo_rollouts();
     assert_eq!(expected.len(), lines.len());
     let dataset = demo("tasks.jsonl");
     let server = Server::start(&[
@@ -357,36 +353,15 @@ fn bad_bodies_get_400_with_a_reason_and_the_server_keeps_serving() {
 
 #[test]
 fn bearer_token_is_required_when_configured() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let token_file = dir.path().join("token");
-    std::fs::write(&token_file, "s3cret-token\n").expect("write token");
-    let server = Server::start(&[
-        "-j",
-        "1",
-        "--token-file",
-        token_file.to_str().expect("path"),
-    ]);
+    // The token file ends with a newline, as an editor leaves it.
+    let server = Server::start_with_token("s3cret-token\n", &["-j", "1"]);
     let body = json!({"code": "print(1)"}).to_string();
     let anonymous = server.post("/run", body.as_bytes());
     assert_eq!(anonymous.status, 401);
     assert_eq!(anonymous.header("www-authenticate"), Some("Bearer"));
-    let wrong = request(
-        server.addr,
-        "POST",
-        "/run",
-        &[("Authorization", "Bearer nope")],
-        body.as_bytes(),
-    )
-    .expect("request");
+    let wrong = server.post_bearer("/run", "nope", body.as_bytes());
     assert_eq!(wrong.status, 401);
-    let right = request(
-        server.addr,
-        "POST",
-        "/run",
-        &[("Authorization", "Bearer s3cret-token")],
-        body.as_bytes(),
-    )
-    .expect("request");
+    let right = server.post_bearer("/run", "s3cret-token", body.as_bytes());
     assert_eq!(right.status, 200);
     assert_eq!(right.json()["stdout"], "1\n");
     assert_eq!(server.get("/healthz").status, 200, "probes need no token");

@@ -1,6 +1,7 @@
 //! `sebx stats` and `sebx compare` on the demo and on small hand-written runs whose figures
 //! are computed by hand in the comments.
 
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
 use assert_cmd::Command;
@@ -16,6 +17,53 @@ fn sebx() -> Command {
     let mut c = Command::cargo_bin("sebx").expect("binary");
     c.env_remove("SEBX_API_DOC");
     c
+}
+
+/// `sebx <command> FILES...`, more arguments to follow.
+fn sebx_on(command: &str, files: impl IntoIterator<Item = impl AsRef<OsStr>>) -> Command {
+    let mut c = sebx();
+    c.arg(command).args(files);
+    c
+}
+
+/// Runs `cmd`, asserts it succeeded (showing its stderr otherwise) and returns its stdout.
+fn stdout_of(cmd: &mut Command) -> Vec<u8> {
+    let out = cmd.output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Runs `cmd`, asserts it succeeded and returns its stdout as text.
+fn text_of(cmd: &mut Command) -> String {
+    String::from_utf8(stdout_of(cmd)).expect("utf-8")
+}
+
+/// Runs `cmd`, asserts it succeeded and returns its stdout parsed as JSON.
+fn json_from(cmd: &mut Command) -> Value {
+    json_of(&stdout_of(cmd))
+}
+
+/// Runs `cmd`, asserts it failed and returns its stderr.
+fn stderr_of_failure(cmd: &mut Command) -> String {
+    let out = cmd.output().expect("run");
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts `text` contains every one of `parts` (showing `text` otherwise).
+fn assert_contains_all(text: &str, parts: &[&str]) {
+    for part in parts {
+        assert!(text.contains(part), "{part:?} missing from: {text}");
+    }
+}
+
+/// The files `names` of the folder `dir`.
+fn files_in(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
+    names.iter().map(|name| dir.join(name)).collect()
 }
 
 /// The demo's runs, scores and labels copied to a temp folder (so nothing is written next
@@ -51,24 +99,24 @@ fn json_of(out: &[u8]) -> Value {
 fn stats_json_on_the_demo() {
     let dir = demo_copy();
     let d = dir.path();
-    let out = sebx()
-        .arg("stats")
-        .arg(d.join("rollouts.jsonl"))
-        .arg(d.join("rollouts_run2.jsonl"))
-        .arg(d.join("rollouts.scored.jsonl"))
+    let v = json_from(
+        sebx_on(
+            "stats",
+            files_in(
+                d,
+                &[
+                    "rollouts.jsonl",
+                    "rollouts_run2.jsonl",
+                    "rollouts.scored.jsonl",
+                ],
+            ),
+        )
         .arg("--api-doc")
         .arg(d.join("api_doc.jsonl"))
         .arg("--dataset")
         .arg(d.join("tasks.jsonl"))
-        .args(["--format", "json", "-k", "1", "-k", "2", "-q"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        .args(["--format", "json", "-k", "1", "-k", "2", "-q"]),
     );
-    let v = json_of(&out.stdout);
     let run = &v["runs"][0];
     assert_eq!(run["name"], "rollouts");
     assert_eq!(run["rollouts"], 36);
@@ -182,20 +230,12 @@ fn small_runs() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf) {
 #[test]
 fn stats_pass_at_k_on_a_hand_computed_run() {
     let (_dir, a, _b, api) = small_runs();
-    let out = sebx()
-        .arg("stats")
-        .arg(&a)
-        .arg("--api-doc")
-        .arg(&api)
-        .args(["--format", "json", "-k", "1", "-k", "2", "-k", "3", "-q"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let v = json_from(
+        sebx_on("stats", [&a])
+            .arg("--api-doc")
+            .arg(&api)
+            .args(["--format", "json", "-k", "1", "-k", "2", "-k", "3", "-q"]),
     );
-    let v = json_of(&out.stdout);
     let run = &v["runs"][0];
     // q1: 3 samples, 2 right; q2: 2 samples, 1 right.
     assert_eq!(run["accuracy"], 0.6);
@@ -227,20 +267,7 @@ fn stats_pass_at_k_on_a_hand_computed_run() {
 #[test]
 fn compare_json_pairs_matrix_and_mcnemar() {
     let (_dir, a, b, api) = small_runs();
-    let out = sebx()
-        .arg("compare")
-        .arg(&a)
-        .arg(&b)
-        .arg(&api)
-        .args(["--format", "json", "-q"])
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v = json_of(&out.stdout);
+    let v = json_from(sebx_on("compare", [&a, &b, &api]).args(["--format", "json", "-q"]));
     // q1: A (1 right, 2 right, 4 exe) with B (2 exe, 3 right) → (right, exe), (right, right);
     // A's line 4 unpaired. q2: A (3 right, 5 result) with B (1, 4, 5 all right) → B's 5 unpaired.
     assert_eq!(v["pairs"].as_array().expect("pairs").len(), 4);
@@ -268,15 +295,7 @@ fn compare_json_pairs_matrix_and_mcnemar() {
     assert_eq!(v["task_test"]["tasks"], 2);
     assert_eq!(v["task_test"]["p_value"], 1.0);
 
-    let text = sebx()
-        .arg("compare")
-        .arg(&a)
-        .arg(&b)
-        .arg(&api)
-        .args(["--cell", "right,exe_error"])
-        .output()
-        .expect("run");
-    let s = String::from_utf8_lossy(&text.stdout);
+    let s = text_of(sebx_on("compare", [&a, &b, &api]).args(["--cell", "right,exe_error"]));
     assert!(
         s.contains("pairs with right in A and exe_error in B"),
         "{s}"
@@ -288,39 +307,37 @@ fn compare_json_pairs_matrix_and_mcnemar() {
 fn compare_text_highlights_flips_and_refuses_one_run() {
     let dir = demo_copy();
     let d = dir.path();
-    let out = sebx()
-        .arg("compare")
-        .arg(d.join("rollouts.jsonl"))
-        .arg(d.join("rollouts_run2.jsonl"))
-        .arg(d.join("rollouts.scored.jsonl"))
-        .arg(d.join("api_doc.jsonl"))
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let s = String::from_utf8_lossy(&out.stdout);
-    assert!(s.contains("pairs: 13"), "{s}");
-    assert!(s.contains("unpaired: 23 in A, 0 in B"), "{s}");
-    // 6 right→not right, 2 not right→right: p = 2 · (1 + 8 + 28) / 256.
-    assert!(
-        s.contains("A right & B not 6, A not & B right 2, p = 0.2891"),
-        "{s}"
+    let s = text_of(&mut sebx_on(
+        "compare",
+        files_in(
+            d,
+            &[
+                "rollouts.jsonl",
+                "rollouts_run2.jsonl",
+                "rollouts.scored.jsonl",
+                "api_doc.jsonl",
+            ],
+        ),
+    ));
+    assert_contains_all(
+        &s,
+        &[
+            "pairs: 13",
+            "unpaired: 23 in A, 0 in B",
+            // 6 right→not right, 2 not right→right: p = 2 · (1 + 8 + 28) / 256.
+            "A right & B not 6, A not & B right 2, p = 0.2891",
+        ],
     );
     assert!(s.contains("4▼"), "right→exe_error marked: {s}");
     assert!(s.contains("2▲"), "exe_error→right marked: {s}");
 
-    let out = sebx()
-        .arg("compare")
-        .arg(d.join("rollouts.jsonl"))
-        .arg(d.join("api_doc.jsonl"))
-        .arg(d.join("rollouts.scored.jsonl"))
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    let e = String::from_utf8_lossy(&out.stderr);
+    let e = stderr_of_failure(&mut sebx_on(
+        "compare",
+        files_in(
+            d,
+            &["rollouts.jsonl", "api_doc.jsonl", "rollouts.scored.jsonl"],
+        ),
+    ));
     assert!(e.contains("compare needs exactly two rollout files"), "{e}");
 }
 
@@ -329,54 +346,45 @@ fn stats_table_md_and_csv() {
     let dir = demo_copy();
     let d = dir.path();
     let base = |fmt: &str, by: &[&str]| {
-        let mut c = sebx();
-        c.arg("stats")
-            .arg(d.join("rollouts.jsonl"))
-            .arg(d.join("rollouts.scored.jsonl"))
-            .arg(d.join("api_doc.jsonl"))
-            .args(["--format", fmt]);
+        let mut c = sebx_on(
+            "stats",
+            files_in(
+                d,
+                &["rollouts.jsonl", "rollouts.scored.jsonl", "api_doc.jsonl"],
+            ),
+        );
+        c.args(["--format", fmt]);
         for b in by {
             c.args(["--by", b]);
         }
-        let out = c.output().expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8")
+        text_of(&mut c)
     };
     let table = base("table", &[]);
     // The official summary lines, verbatim, with bars.
-    assert!(table.contains("  total: 36\n"), "{table}");
-    assert!(table.contains("accuracy (right): 33.33%"), "{table}");
-    assert!(
-        table.contains("right             12   33.33%  ██████████"),
-        "{table}"
-    );
-    assert!(
-        table.contains("percentile bootstrap over 13 tasks"),
-        "{table}"
-    );
-    assert!(
-        table.contains("pass@1 (unbiased estimator; not accuracy)"),
-        "{table}"
-    );
-    assert!(table.contains("per-task accuracy"), "{table}");
-    assert!(table.contains("pass@k curve"), "{table}");
-    assert!(table.contains("internalization map"), "{table}");
-    assert!(
-        table.contains("every failure is labelled (a census)"),
-        "{table}"
+    assert_contains_all(
+        &table,
+        &[
+            "  total: 36\n",
+            "accuracy (right): 33.33%",
+            "right             12   33.33%  ██████████",
+            "percentile bootstrap over 13 tasks",
+            "pass@1 (unbiased estimator; not accuracy)",
+            "per-task accuracy",
+            "pass@k curve",
+            "internalization map",
+            "every failure is labelled (a census)",
+        ],
     );
 
     let md = base("md", &["function"]);
     assert!(md.starts_with("**internalization map"), "{md}");
-    assert!(md.contains("| run | numpy | zwc |"), "{md}");
-    assert!(md.contains("|---|---|---|---:|"), "{md}");
-    assert!(
-        md.contains("| rollouts | np.mean | zwc.kocito | 1 | 5 | 2 | 40.0% |"),
-        "{md}"
+    assert_contains_all(
+        &md,
+        &[
+            "| run | numpy | zwc |",
+            "|---|---|---|---:|",
+            "| rollouts | np.mean | zwc.kocito | 1 | 5 | 2 | 40.0% |",
+        ],
     );
 
     let csv = base("csv", &["run", "finding"]);
@@ -404,19 +412,7 @@ fn random_labelling_is_recognised() {
     let (dir, a, _b, api) = small_runs();
     let run = |labels: &str| {
         std::fs::write(dir.path().join("a.jsonl.labels.jsonl"), labels).expect("labels");
-        let out = sebx()
-            .arg("stats")
-            .arg(&a)
-            .arg(&api)
-            .args(["--format", "json", "--by", "category", "-q"])
-            .output()
-            .expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json_of(&out.stdout)
+        json_from(sebx_on("stats", [&a, &api]).args(["--format", "json", "--by", "category", "-q"]))
     };
     // Ids of a.jsonl's two failures (lines 4 and 5), from the stats' own JSON of pairs.
     let ids: Vec<String> = {
@@ -475,21 +471,13 @@ fn ungraded_rollouts_are_graded_first() {
     std::fs::write(&f, lines.join("\n") + "\n").expect("write");
     let cache = dir.path().join("scores");
     let stats = || {
-        let out = sebx()
-            .env("SEBX_SCORE_CACHE", &cache)
-            .arg("stats")
-            .arg(&f)
-            .arg("--api-doc")
-            .arg(demo("api_doc.jsonl"))
-            .args(["--format", "json", "-q", "--jobs", "1"])
-            .output()
-            .expect("run");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        json_of(&out.stdout)
+        json_from(
+            sebx_on("stats", [&f])
+                .env("SEBX_SCORE_CACHE", &cache)
+                .arg("--api-doc")
+                .arg(demo("api_doc.jsonl"))
+                .args(["--format", "json", "-q", "--jobs", "1"]),
+        )
     };
     let has_note = |v: &Value, note: &str| {
         v["notes"]
@@ -514,13 +502,6 @@ fn ungraded_rollouts_are_graded_first() {
 #[test]
 fn bad_k_is_refused() {
     let (_dir, a, _b, api) = small_runs();
-    let out = sebx()
-        .arg("stats")
-        .arg(&a)
-        .arg(&api)
-        .args(["-k", "0"])
-        .output()
-        .expect("run");
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("-k must be at least 1"));
+    let e = stderr_of_failure(sebx_on("stats", [&a, &api]).args(["-k", "0"]));
+    assert!(e.contains("-k must be at least 1"), "{e}");
 }

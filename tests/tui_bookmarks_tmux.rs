@@ -2,43 +2,22 @@
 //! of the demo (one with a caption, one moved to the front), is killed with `kill -9`, is
 //! reopened, and shows the three bookmarks in the playlist order they were given.
 
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
-
 #[path = "common/tmux.rs"]
 mod tmux_support;
-use tmux_support::{Session, open_demo_copy as open, status_line, tmux, wait_for};
-
-fn send(name: &str, keys: &[&str]) {
-    for k in keys {
-        tmux(&["send-keys", "-t", name, k]);
-    }
-}
+use tmux_support::{
+    DemoCopy, demo_file, kill_9, loaded, quoted, sebx_command, send, send_text, session_name,
+    start_session, status_line, temp_home, tmux_missing, wait_for,
+};
 
 #[test]
 fn bookmarks_survive_sigkill() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    let file = dir.path().join("rollouts.jsonl");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo/rollouts.jsonl"),
-        &file,
-    )
-    .expect("copy the demo rollouts");
-    let original = std::fs::read(&file).expect("read the copy");
-    let total = String::from_utf8_lossy(&original)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .count();
+    let demo = DemoCopy::new();
 
-    let name = format!("sebx-bookmarks-test-{}", std::process::id());
-    let session = open(&name, &home, &file, total);
+    let name = session_name("sebx-bookmarks-test");
+    let session = demo.open(&name);
     // Lines 1, 3 and 5 of the file.
     send(&name, &["b"]);
     wait_for(&name, "bookmark 1", |s| {
@@ -52,7 +31,7 @@ fn bookmarks_survive_sigkill() {
     wait_for(&name, "the caption box", |s| {
         status_line(s).contains("caption")
     });
-    tmux(&["send-keys", "-t", &name, "-l", "bit masks via zwc"]);
+    send_text(&name, "bit masks via zwc");
     send(&name, &["Enter"]);
     wait_for(&name, "the caption saved", |s| {
         status_line(s).contains("caption: bit masks via zwc")
@@ -67,29 +46,11 @@ fn bookmarks_survive_sigkill() {
         status_line(s).contains("bookmark now 1/3")
     });
 
-    let pid = String::from_utf8_lossy(
-        &tmux(&["display-message", "-p", "-t", &name, "#{pane_pid}"]).stdout,
-    )
-    .trim()
-    .to_string();
-    assert!(pid.parse::<u32>().is_ok(), "pane pid: {pid:?}");
-    let killed = Command::new("kill")
-        .args(["-9", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let start = Instant::now();
-    while tmux(&["has-session", "-t", &name]).status.success() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "still running after kill -9"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    kill_9(&name);
     drop(session);
 
     // On disk, read with the model's own store: the playlist order and the caption.
-    let (store, issues) = sebx::model::bookmarks::BookmarkStore::open(&file).expect("opens");
+    let (store, issues) = sebx::model::bookmarks::BookmarkStore::open(&demo.file).expect("opens");
     assert!(issues.is_empty(), "{issues:?}");
     let listed: Vec<(usize, String)> = store
         .list()
@@ -105,14 +66,14 @@ fn bookmarks_survive_sigkill() {
         ]
     );
     assert_eq!(
-        std::fs::read(&file).expect("read"),
-        original,
+        std::fs::read(&demo.file).expect("read"),
+        demo.original,
         "rollout file untouched"
     );
 
     // Reopened: the three rows carry the bookmark mark.
     let name2 = format!("{name}-again");
-    let _again = open(&name2, &home, &file, total);
+    let _again = demo.open(&name2);
     send(&name2, &["j"]);
     let screen = wait_for(&name2, "the marks", |s| {
         s.lines()
@@ -131,15 +92,11 @@ fn bookmarks_survive_sigkill() {
 /// at its stage), `q` comes back; `X` exports the view to an HTML file in the current folder.
 #[test]
 fn present_and_export_from_the_explorer() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).expect("home");
+    let (dir, home) = temp_home();
     // A copy of the demo files: bookmarks are written beside the rollout file.
-    let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
     let files = dir.path().join("files");
     std::fs::create_dir_all(&files).expect("files");
     for f in [
@@ -148,33 +105,19 @@ fn present_and_export_from_the_explorer() {
         "rollouts.scored.jsonl",
         "api_doc.jsonl",
     ] {
-        std::fs::copy(demo.join(f), files.join(f)).expect("copy a demo file");
+        std::fs::copy(demo_file(f), files.join(f)).expect("copy a demo file");
     }
-    let name = format!("sebx-present-from-explorer-{}", std::process::id());
-    let cmd = format!(
-        "env HOME={h} XDG_CONFIG_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={h}/data {bin} {f}/rollouts.jsonl {f}/rollouts.scored.jsonl --api-doc {f}/api_doc.jsonl",
-        h = home.display(),
-        f = files.display(),
-        bin = env!("CARGO_BIN_EXE_sebx"),
+    let name = session_name("sebx-present-from-explorer");
+    let args = format!(
+        "{rollouts} {scored} --api-doc {api}",
+        rollouts = quoted(&files.join("rollouts.jsonl")),
+        scored = quoted(&files.join("rollouts.scored.jsonl")),
+        api = quoted(&files.join("api_doc.jsonl")),
     );
-    let work = dir.path().display().to_string();
-    let out = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "110",
-        "-y",
-        "34",
-        "-c",
-        &work,
-        &cmd,
-    ]);
-    assert!(out.status.success());
-    let _session = Session(name.clone());
+    let cmd = sebx_command(&home, &args);
+    let _session = start_session(&name, (110, 34), Some(dir.path()), &cmd);
     wait_for(&name, "the list", |s| {
-        s.contains("49 rollouts") && !status_line(s).contains("loading")
+        s.contains("49 rollouts") && loaded(s)
     });
     // Lines 16 and 1, in that order in the playlist.
     send(&name, &["g"]);

@@ -1,38 +1,24 @@
 //! Labels survive SIGKILL: the real binary in tmux labels three rollouts of a temp copy of
 //! the demo, is killed with `kill -9`, is reopened, and shows all three labels.
 
-use std::path::Path;
-use std::process::Command;
-use std::time::{Duration, Instant};
-
 #[path = "common/tmux.rs"]
 mod tmux_support;
-use tmux_support::{Session, open_demo_copy as open, status_line, tmux, wait_for};
+use tmux_support::{
+    DemoCopy, kill_9, quoted, sebx_bin, send, session_name, start_session, status_line,
+    tmux_missing, wait_for,
+};
 
 #[test]
 fn three_labels_survive_sigkill() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let home = dir.path().join("home");
-    std::fs::create_dir_all(&home).expect("home");
-    let file = dir.path().join("rollouts.jsonl");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo/rollouts.jsonl"),
-        &file,
-    )
-    .expect("copy the demo rollouts");
-    let original = std::fs::read(&file).expect("read the copy");
-    let total = String::from_utf8_lossy(&original)
-        .lines()
-        .filter(|l| !l.trim().is_empty())
-        .count();
+    let demo = DemoCopy::new();
+    let total = demo.total;
 
-    let name = format!("sebx-labels-test-{}", std::process::id());
-    let session = open(&name, &home, &file, total);
-    tmux(&["send-keys", "-t", &name, "L"]);
+    let name = session_name("sebx-labels-test");
+    let session = demo.open(&name);
+    send(&name, &["L"]);
     wait_for(&name, "label mode", |s| s.contains("Labels · tester"));
     // Row 1: NumPy import (key 1); row 2: NumPy name on zwc (2); row 3: Logic error (8).
     for (keys, label) in [
@@ -40,36 +26,16 @@ fn three_labels_survive_sigkill() {
         (vec!["j", "2"], "NumPy name on zwc"),
         (vec!["j", "8"], "Logic error"),
     ] {
-        for k in keys {
-            tmux(&["send-keys", "-t", &name, k]);
-        }
+        send(&name, &keys);
         wait_for(&name, label, |s| {
             status_line(s).contains(&format!("saved to rollouts.jsonl.labels.jsonl: {label}"))
         });
     }
-    let pid = String::from_utf8_lossy(
-        &tmux(&["display-message", "-p", "-t", &name, "#{pane_pid}"]).stdout,
-    )
-    .trim()
-    .to_string();
-    assert!(pid.parse::<u32>().is_ok(), "pane pid: {pid:?}");
-    let killed = Command::new("kill")
-        .args(["-9", &pid])
-        .status()
-        .expect("kill runs");
-    assert!(killed.success());
-    let start = Instant::now();
-    while tmux(&["has-session", "-t", &name]).status.success() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "still running after kill -9"
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    kill_9(&name);
     drop(session);
 
     // On disk: three records, one per rollout, and the rollout file untouched.
-    let sidecar = std::fs::read_to_string(dir.path().join("rollouts.jsonl.labels.jsonl"))
+    let sidecar = std::fs::read_to_string(demo.path("rollouts.jsonl.labels.jsonl"))
         .expect("the label sidecar exists");
     let records: Vec<serde_json::Value> = sidecar
         .lines()
@@ -84,15 +50,15 @@ fn three_labels_survive_sigkill() {
         vec!["numpy_import", "numpy_name_on_zwc", "logic_error"]
     );
     assert!(records.iter().all(|r| r["annotator"] == "tester"));
-    assert_eq!(std::fs::read(&file).expect("read"), original);
+    assert_eq!(std::fs::read(&demo.file).expect("read"), demo.original);
 
     // Reopened: the title counts three, and the "labelled" filter shows exactly those rows.
     let name2 = format!("{name}-again");
-    let _again = open(&name2, &home, &file, total);
+    let _again = demo.open(&name2);
     let counted = format!("3/{total} labelled");
     let screen = wait_for(&name2, "the labels", |s| s.contains(&counted));
     assert!(screen.contains(&counted), "{screen}");
-    tmux(&["send-keys", "-t", &name2, "F", "F"]);
+    send(&name2, &["F", "F"]);
     let filtered = wait_for(&name2, "the label filter", |s| {
         status_line(s).contains("label=any")
     });
@@ -109,7 +75,7 @@ fn three_labels_survive_sigkill() {
         .filter(|l| l.starts_with('│') && l.chars().nth(3) == Some('•'))
         .count();
     assert_eq!(marked, 3, "labelled rows carry the mark: {filtered}");
-    tmux(&["send-keys", "-t", &name2, "L"]);
+    send(&name2, &["L"]);
     let panel = wait_for(&name2, "label mode", |s| s.contains("Labels · tester"));
     assert!(panel.contains("✓NumPy import"), "{panel}");
 }
@@ -119,8 +85,7 @@ fn three_labels_survive_sigkill() {
 /// editor, restored, and shows the what-if beside the rerun.
 #[test]
 fn rerun_and_what_if_through_the_editor() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping");
+    if tmux_missing() {
         return;
     }
     let dir = tempfile::tempdir().expect("tempdir");
@@ -139,33 +104,24 @@ fn rerun_and_what_if_through_the_editor() {
         r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf"}}"#,
     )
     .expect("write the API doc");
-    let name = format!("sebx-what-if-test-{}", std::process::id());
+    let name = session_name("sebx-what-if-test");
+    // HOME, and so the user's cache where the managed Python runtime lives, is kept: this
+    // test grades for real.
     let cmd = format!(
-        "env XDG_CONFIG_HOME={d} SEBX_DATA_DIR={d} SEBX_SCORE_CACHE={d}/scores EDITOR='sed -i s/zwc.mean/zwc.kocito/' VISUAL= {bin} {file} --api-doc {api}",
-        d = dir.path().display(),
-        bin = env!("CARGO_BIN_EXE_sebx"),
-        file = file.display(),
-        api = api.display(),
+        "env XDG_CONFIG_HOME={d} SEBX_DATA_DIR={d} SEBX_SCORE_CACHE={scores} EDITOR='sed -i s/zwc.mean/zwc.kocito/' VISUAL= {bin} {file} --api-doc {api}",
+        d = quoted(dir.path()),
+        scores = quoted(&dir.path().join("scores")),
+        bin = sebx_bin(),
+        file = quoted(&file),
+        api = quoted(&api),
     );
-    let out = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "110",
-        "-y",
-        "34",
-        &cmd,
-    ]);
-    assert!(out.status.success());
-    let _session = Session(name.clone());
+    let _session = start_session(&name, (110, 34), None, &cmd);
     wait_for(&name, "the graded row", |s| s.contains("exe_error"));
-    tmux(&["send-keys", "-t", &name, "r"]);
+    send(&name, &["r"]);
     wait_for(&name, "the rerun", |s| {
         s.contains("rerun    exe_error") && s.contains("in the rerun sidecar")
     });
-    tmux(&["send-keys", "-t", &name, "e"]);
+    send(&name, &["e"]);
     let screen = wait_for(&name, "the what-if", |s| s.contains("would have passed"));
     assert!(
         screen.contains("`zwc.kocito` instead of `zwc.mean` → would have passed"),

@@ -2,11 +2,12 @@
 //! steps through every stage of the six rollouts; each screen shows its stage and position,
 //! and no verdict before the verdict stage.
 
-use std::process::Command;
-
 #[path = "common/tmux.rs"]
 mod tmux_support;
-use tmux_support::{Session, capture, tmux, wait_for};
+use tmux_support::{
+    demo_file, quoted, sebx_command, send, session_name, start_session, tmux_missing, wait_closed,
+    wait_for,
+};
 
 const VERDICTS: [&str; 5] = [
     "✓ right",
@@ -18,31 +19,14 @@ const VERDICTS: [&str; 5] = [
 
 #[test]
 fn steps_through_the_demo_playlist() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping");
+    if tmux_missing() {
         return;
     }
-    let dir = tempfile::tempdir().expect("tempdir");
-    let root = env!("CARGO_MANIFEST_DIR");
-    let name = format!("sebx-present-test-{}", std::process::id());
-    let cmd = format!(
-        "env HOME={d} XDG_CONFIG_HOME={d} XDG_DATA_HOME={d} SEBX_DATA_DIR={d} {bin} present --playlist {root}/samples/demo/playlist.txt",
-        d = dir.path().display(),
-        bin = env!("CARGO_BIN_EXE_sebx"),
-    );
-    let out = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "80",
-        "-y",
-        "24",
-        &cmd,
-    ]);
-    assert!(out.status.success());
-    let _session = Session(name.clone());
+    let home = tempfile::tempdir().expect("tempdir");
+    let name = session_name("sebx-present-test");
+    let playlist = quoted(&demo_file("playlist.txt"));
+    let cmd = sebx_command(home.path(), &format!("present --playlist {playlist}"));
+    let _session = start_session(&name, (80, 24), None, &cmd);
     let stages = ["Task", "Answer", "Your guess?", "Verdict", "Why"];
     let verdicts = [
         "right",
@@ -72,19 +56,13 @@ fn steps_through_the_demo_playlist() {
             if k == 1 && *stage == "Why" {
                 assert!(screen.contains("zwc.mean  → use zwc.kocito"), "{screen}");
             }
-            tmux(&["send-keys", "-t", &name, "Space"]);
+            send(&name, &["Space"]);
         }
     }
     // Back one stage, then notes, then quit.
-    tmux(&["send-keys", "-t", &name, "Left", "n"]);
+    send(&name, &["Left", "n"]);
     let screen = wait_for(&name, "the notes", |sc| sc.contains("speaker notes"));
     assert!(screen.contains("rollouts.jsonl:30"), "{screen}");
-    tmux(&["send-keys", "-t", &name, "q"]);
-    let start = std::time::Instant::now();
-    while tmux(&["has-session", "-t", &name]).status.success() {
-        if start.elapsed() > std::time::Duration::from_secs(5) {
-            panic!("still running after q:\n{}", capture(&name));
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    send(&name, &["q"]);
+    wait_closed(&name, "still running after q");
 }

@@ -1,11 +1,11 @@
 //! Drives the real binary in tmux: open the demo → search → select → Cases pane → quit.
 
-use std::process::Command;
-use std::time::{Duration, Instant};
-
 #[path = "common/tmux.rs"]
 mod tmux_support;
-use tmux_support::{Session, capture, tmux, wait_for};
+use tmux_support::{
+    loaded, sebx_command, send, send_text, session_name, start_session, status_line, tmux,
+    tmux_missing, wait_closed, wait_for,
+};
 
 /// The list's rollout rows: below the column header, down to the list frame's bottom.
 fn list_rows(screen: &str) -> Vec<&str> {
@@ -19,52 +19,27 @@ fn list_rows(screen: &str) -> Vec<&str> {
 
 #[test]
 fn open_search_select_cases_quit() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        eprintln!("tmux not installed: skipping");
+    if tmux_missing() {
         return;
     }
-    let config = tempfile::tempdir().expect("tempdir");
-    let name = format!("sebx-tui-test-{}", std::process::id());
-    let session = Session(name.clone());
-    let bin = env!("CARGO_BIN_EXE_sebx");
-    let cmd = format!(
-        "env XDG_CONFIG_HOME={} HOME={} {bin}",
-        config.path().display(),
-        config.path().display()
-    );
+    let home = tempfile::tempdir().expect("tempdir");
+    let name = session_name("sebx-tui-test");
+    let cmd = sebx_command(home.path(), "");
     // Started in an empty folder: the demo is built into the binary.
-    let cwd = config.path().display().to_string();
-    let out = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &name,
-        "-x",
-        "100",
-        "-y",
-        "30",
-        "-c",
-        &cwd,
-        &cmd,
-    ]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let session = start_session(&name, (100, 30), Some(home.path()), &cmd);
 
     // Open: the demo's list appears.
     let first = wait_for(&name, "the loaded rollout list", |s| {
-        list_rows(s).len() >= 2 && !s.lines().last().unwrap_or("").contains("loading")
+        list_rows(s).len() >= 2 && loaded(s)
     });
     assert!(first.contains("1 Response"), "{first}");
 
     // Search: `/` then a word of a demo query; the list narrows and the status bar shows it.
-    tmux(&["send-keys", "-t", &name, "/"]);
-    tmux(&["send-keys", "-t", &name, "-l", "readings"]);
+    send(&name, &["/"]);
+    send_text(&name, "readings");
     let searched = wait_for(&name, "search results", |s| {
         // Every typed character shown and the newest search answered (no pending `…`).
-        let status = s.lines().last().unwrap_or("");
+        let status = status_line(s);
         s.lines().next().is_some_and(|title| title.contains(" of "))
             && status.contains("readings")
             && !status.contains('…')
@@ -86,10 +61,10 @@ fn open_search_select_cases_quit() {
         first.lines().next().is_some_and(|t| !t.contains(" of ")),
         "{first}"
     );
-    tmux(&["send-keys", "-t", &name, "Enter"]);
+    send(&name, &["Enter"]);
 
     // Select: move to the second match.
-    tmux(&["send-keys", "-t", &name, "j"]);
+    send(&name, &["j"]);
     // (Conditions are checked together: a capture can catch a frame half drawn.)
     wait_for(&name, "the second match selected", |s| {
         s.lines().nth(3).is_some_and(|l| l.starts_with("│▶"))
@@ -97,7 +72,7 @@ fn open_search_select_cases_quit() {
     });
 
     // Cases pane: the test-case table of the selected rollout.
-    tmux(&["send-keys", "-t", &name, "3"]);
+    send(&name, &["3"]);
     wait_for(&name, "the Cases pane", |s| {
         s.contains("Case 1") && s.contains("expected")
     });
@@ -109,20 +84,12 @@ fn open_search_select_cases_quit() {
             .next()
             .is_some_and(|l| l.chars().count() == 80 && l.ends_with('┐'))
             && s.lines().count() == 24
-            && s.lines().last().is_some_and(|l| l.contains("help"))
+            && status_line(s).contains("help")
             && s.contains("Case 1")
     });
 
     // Quit: the program exits and the session closes.
-    tmux(&["send-keys", "-t", &name, "q"]);
-    let start = Instant::now();
-    while tmux(&["has-session", "-t", &name]).status.success() {
-        assert!(
-            start.elapsed() < Duration::from_secs(5),
-            "sebx did not quit:\n{}",
-            capture(&name)
-        );
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    send(&name, &["q"]);
+    wait_closed(&name, "sebx did not quit");
     drop(session);
 }

@@ -17,18 +17,42 @@ pub fn demo(name: &str) -> PathBuf {
         .join(name)
 }
 
+/// The demo's rollouts (`samples/demo/rollouts.jsonl`), one JSON value per line.
+pub fn demo_rollouts() -> Vec<serde_json::Value> {
+    std::fs::read_to_string(demo("rollouts.jsonl"))
+        .expect("demo")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
+}
+
 /// A running `sebx serve`, killed when dropped.
 pub struct Server {
     pub child: Child,
     pub addr: SocketAddr,
     /// Every stderr line so far (the request log and lifecycle messages).
     pub log: Arc<Mutex<Vec<String>>>,
+    /// The folder of the token file ([`Server::start_with_token`]), kept while the server runs.
+    token_dir: Option<tempfile::TempDir>,
 }
 
 impl Server {
     /// Starts `sebx serve --bind 127.0.0.1:0 --api-doc <demo> EXTRA...` and waits for it to listen.
     pub fn start(extra: &[&str]) -> Server {
         Server::start_with_api(&demo("api_doc.jsonl"), extra)
+    }
+
+    /// [`Server::start`] with `--token-file` naming a file that holds exactly `token_file`
+    /// (a trailing newline included, if given).
+    pub fn start_with_token(token_file: &str, extra: &[&str]) -> Server {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("token");
+        std::fs::write(&path, token_file).expect("write token");
+        let mut args = extra.to_vec();
+        args.extend(["--token-file", path.to_str().expect("path")]);
+        let mut server = Server::start(&args);
+        server.token_dir = Some(dir);
+        server
     }
 
     /// [`Server::start`] with another API doc.
@@ -67,11 +91,22 @@ impl Server {
                 );
             }
         };
-        Server { child, addr, log }
+        Server {
+            child,
+            addr,
+            log,
+            token_dir: None,
+        }
     }
 
     pub fn post(&self, path: &str, body: &[u8]) -> Reply {
         request(self.addr, "POST", path, &[], body).expect("request")
+    }
+
+    /// [`Server::post`] with `Authorization: Bearer <token>`.
+    pub fn post_bearer(&self, path: &str, token: &str, body: &[u8]) -> Reply {
+        let auth = format!("Bearer {token}");
+        request(self.addr, "POST", path, &[("Authorization", &auth)], body).expect("request")
     }
 
     pub fn get(&self, path: &str) -> Reply {
