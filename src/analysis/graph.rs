@@ -407,7 +407,7 @@ impl EntryArgs {
             let Ok(suite) = pyast::parse_suite(&format!("_({input})\n")) else {
                 return EntryArgs::default();
             };
-            let [ast::Stmt::Expr(e)] = suite.0.as_slice() else {
+            let [ast::Stmt::Expr(e)] = suite.as_slice() else {
                 return EntryArgs::default();
             };
             let ast::Expr::Call(call) = e.value.as_ref() else {

@@ -9,24 +9,34 @@ pub use rustpython_parser::ast;
 use rustpython_parser::ast::Ranged;
 use rustpython_parser::{Parse, ParseErrorType};
 
-/// A parsed module: its top-level statements.
+/// A parsed module: its top-level statements, and how deep the tree is.
 ///
-/// Dropping it takes the tree apart with a loop: the AST types' own drop recurses once per
-/// nesting level, which overflows a thread's stack on a 100,000-term `+` chain or a deep
-/// `-` / `[` nesting that the (table-driven) parser itself accepts.
+/// Dropping a deep tree takes it apart with a loop: the AST types' own drop recurses once
+/// per nesting level, which overflows a thread's stack on a 100,000-term `+` chain or a
+/// deep `-` / `[` nesting that the (table-driven) parser itself accepts. A shallow tree
+/// (nearly every one) is dropped as usual.
 #[derive(Debug, Default)]
-pub struct Suite(pub Vec<ast::Stmt>);
+pub struct Suite {
+    stmts: Vec<ast::Stmt>,
+    depth: usize,
+}
+
+/// Trees up to this deep are dropped by their own (recursive) drop: a few hundred nested
+/// calls fit any thread's stack.
+const RECURSIVE_DROP_DEPTH: usize = 256;
 
 impl std::ops::Deref for Suite {
     type Target = Vec<ast::Stmt>;
     fn deref(&self) -> &Vec<ast::Stmt> {
-        &self.0
+        &self.stmts
     }
 }
 
 impl Drop for Suite {
     fn drop(&mut self) {
-        dismantle(std::mem::take(&mut self.0));
+        if self.depth > RECURSIVE_DROP_DEPTH {
+            dismantle(std::mem::take(&mut self.stmts));
+        }
     }
 }
 
@@ -332,8 +342,9 @@ pub fn parse_suite(source: &str) -> Result<Suite, ParseFailure> {
             too_deep: None,
         });
     }
-    let suite = Suite(parse_suite_any(source)?);
-    let depth = construction_depth(&suite);
+    let stmts = parse_suite_any(source)?;
+    let depth = depth_of(&stmts);
+    let suite = Suite { stmts, depth };
     if depth > AST_DEPTH_CEILING {
         // Dropped without recursion (see `Suite`'s `Drop`).
         drop(suite);
@@ -1006,6 +1017,27 @@ def f(x=a1(), *, y=a2()) -> a3():
     }
 
     #[test]
+    fn trees_dropped_recursively_fit_a_small_stack() {
+        // Just under the depth that is still dropped recursively, on a 256 KiB stack (a
+        // quarter of the smallest thread stack sebx runs analysis on): the drop fits.
+        let unary = format!("x = {}1\n", "-".repeat(RECURSIVE_DROP_DEPTH - 4));
+        let chain = format!("x = a{}\n", ".b".repeat(RECURSIVE_DROP_DEPTH - 4));
+        let dropped = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                for src in [unary, chain] {
+                    let suite = parse_suite(&src).expect("parses");
+                    assert!(suite.depth <= RECURSIVE_DROP_DEPTH, "{}", suite.depth);
+                    assert!(suite.depth > RECURSIVE_DROP_DEPTH - 10, "{}", suite.depth);
+                    drop(suite);
+                }
+            })
+            .expect("thread")
+            .join();
+        assert!(dropped.is_ok());
+    }
+
+    #[test]
     fn bfs_order_matches_ast_walk() {
         // ast.walk order: the module-level def `b` comes before the nested `a`.
         let src = "def outer():\n    def a():\n        pass\ndef b():\n    pass\n";
@@ -1320,9 +1352,14 @@ fn has_leaf_objects(node: Node<'_>) -> bool {
 
 /// The longest chain of AST nodes from a module through `suite` (the module counted), as
 /// CPython's `ast2obj` recursion counts it (operators and contexts not counted).
+/// Computed once, when the suite is parsed.
 pub fn construction_depth(suite: &Suite) -> usize {
+    suite.depth
+}
+
+fn depth_of(stmts: &[ast::Stmt]) -> usize {
     let mut deepest = 1;
-    let mut stack: Vec<(Node<'_>, usize)> = suite.iter().map(|s| (Node::Stmt(s), 2)).collect();
+    let mut stack: Vec<(Node<'_>, usize)> = stmts.iter().map(|s| (Node::Stmt(s), 2)).collect();
     while let Some((node, depth)) = stack.pop() {
         deepest = deepest.max(depth);
         stack.extend(children(node).into_iter().map(|c| (c, depth + 1)));
