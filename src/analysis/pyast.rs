@@ -3,8 +3,6 @@
 //! Other analysis modules use the AST types re-exported here, so swapping the
 //! parser means changing this module and the type paths only.
 
-use std::collections::VecDeque;
-
 pub use rustpython_parser::ast;
 use rustpython_parser::ast::Ranged;
 use rustpython_parser::{Parse, ParseErrorType};
@@ -586,23 +584,29 @@ pub enum Node<'a> {
 /// `ast.walk` does.
 pub fn children(node: Node<'_>) -> Vec<Node<'_>> {
     let mut out = Vec::new();
+    push_children(node, &mut out);
+    out
+}
+
+/// Appends `node`'s children to `out` ([`children`] without a vector of its own).
+pub fn push_children<'a>(node: Node<'a>, out: &mut Vec<Node<'a>>) {
     match node {
-        Node::Stmt(s) => stmt_children(s, &mut out),
-        Node::Expr(e) => expr_children(e, &mut out),
+        Node::Stmt(s) => stmt_children(s, out),
+        Node::Expr(e) => expr_children(e, out),
         Node::ExceptHandler(ast::ExceptHandler::ExceptHandler(h)) => {
-            push_opt(&mut out, h.type_.as_deref());
-            stmts(&mut out, &h.body);
+            push_opt(out, h.type_.as_deref());
+            stmts(out, &h.body);
         }
         Node::MatchCase(c) => {
             out.push(Node::Pattern(&c.pattern));
-            push_opt(&mut out, c.guard.as_deref());
-            stmts(&mut out, &c.body);
+            push_opt(out, c.guard.as_deref());
+            stmts(out, &c.body);
         }
-        Node::Pattern(p) => pattern_children(p, &mut out),
+        Node::Pattern(p) => pattern_children(p, out),
         Node::Comprehension(c) => {
             out.push(Node::Expr(&c.target));
             out.push(Node::Expr(&c.iter));
-            exprs(&mut out, &c.ifs);
+            exprs(out, &c.ifs);
         }
         Node::Arguments(a) => {
             // CPython: posonlyargs, args, vararg, kwonlyargs, kw_defaults, kwarg, defaults.
@@ -616,29 +620,28 @@ pub fn children(node: Node<'_>) -> Vec<Node<'_>> {
                 out.push(Node::Arg(&k.def));
             }
             for k in &a.kwonlyargs {
-                push_opt(&mut out, k.default.as_deref());
+                push_opt(out, k.default.as_deref());
             }
             if let Some(k) = &a.kwarg {
                 out.push(Node::Arg(k));
             }
             for p in a.posonlyargs.iter().chain(&a.args) {
-                push_opt(&mut out, p.default.as_deref());
+                push_opt(out, p.default.as_deref());
             }
         }
-        Node::Arg(a) => push_opt(&mut out, a.annotation.as_deref()),
+        Node::Arg(a) => push_opt(out, a.annotation.as_deref()),
         Node::Keyword(k) => out.push(Node::Expr(&k.value)),
         Node::Alias(_) => {}
         Node::WithItem(w) => {
             out.push(Node::Expr(&w.context_expr));
-            push_opt(&mut out, w.optional_vars.as_deref());
+            push_opt(out, w.optional_vars.as_deref());
         }
         Node::TypeParam(t) => {
             if let ast::TypeParam::TypeVar(v) = t {
-                push_opt(&mut out, v.bound.as_deref());
+                push_opt(out, v.bound.as_deref());
             }
         }
     }
-    out
 }
 
 fn push_opt<'a>(out: &mut Vec<Node<'a>>, e: Option<&'a ast::Expr>) {
@@ -871,11 +874,13 @@ fn pattern_children<'a>(p: &'a ast::Pattern, out: &mut Vec<Node<'a>>) {
 
 /// Every node under (and including) `roots`, breadth first, as `ast.walk` yields them.
 pub fn walk_bfs<'a>(roots: impl IntoIterator<Item = Node<'a>>) -> Vec<Node<'a>> {
-    let mut queue: VecDeque<Node<'a>> = roots.into_iter().collect();
-    let mut out = Vec::new();
-    while let Some(n) = queue.pop_front() {
-        queue.extend(children(n));
-        out.push(n);
+    // The output is the queue: node `i`'s children go to the end as it is reached.
+    let mut out: Vec<Node<'a>> = roots.into_iter().collect();
+    let mut i = 0;
+    while i < out.len() {
+        let n = out[i];
+        push_children(n, &mut out);
+        i += 1;
     }
     out
 }
@@ -1360,9 +1365,11 @@ pub fn construction_depth(suite: &Suite) -> usize {
 fn depth_of(stmts: &[ast::Stmt]) -> usize {
     let mut deepest = 1;
     let mut stack: Vec<(Node<'_>, usize)> = stmts.iter().map(|s| (Node::Stmt(s), 2)).collect();
+    let mut scratch = Vec::new();
     while let Some((node, depth)) = stack.pop() {
         deepest = deepest.max(depth);
-        stack.extend(children(node).into_iter().map(|c| (c, depth + 1)));
+        push_children(node, &mut scratch);
+        stack.extend(scratch.drain(..).map(|c| (c, depth + 1)));
     }
     deepest
 }
@@ -1379,12 +1386,14 @@ pub fn visitor_frames<'a>(
 ) -> usize {
     let mut deepest = start;
     let mut stack: Vec<(Node<'a>, usize)> = roots.into_iter().map(|r| (r, start)).collect();
+    let mut scratch = Vec::new();
     while let Some((node, above)) = stack.pop() {
         let here = above + cost(node);
         // An operator or context object below this node: visit + generic_visit.
         let leaf = if has_leaf_objects(node) { 2 } else { 0 };
         deepest = deepest.max(here + leaf);
-        stack.extend(children(node).into_iter().map(|c| (c, here)));
+        push_children(node, &mut scratch);
+        stack.extend(scratch.drain(..).map(|c| (c, here)));
     }
     deepest
 }

@@ -11,7 +11,7 @@ use super::pyast::{self, LineIndex};
 use std::hash::{Hash, Hasher};
 
 use super::static_check::{
-    PerTextCache, StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split,
+    ParsedCode, PerTextCache, StaticCheck, StaticFailure, SyntaxErrorInfo, check_zwc_usage_split,
     describe_parse_failure, find_entry_def, remembered,
 };
 use crate::analysis::assemble::{push_harness, python_cases_repr, rewrite_cases};
@@ -140,12 +140,18 @@ pub fn analyze_code(
 ) -> CodeAnalysis {
     let entry = entry_function_name(code);
     let parsed = pyast::parse_suite(code);
+    let index = LineIndex::new(code);
+    // Every node, breadth first: walked once for the static check and this analysis.
+    let nodes = parsed.as_ref().map(pyast::walk_suite).unwrap_or_default();
     // The harness alone is what the grader appends to the code (GRADER.md step 3).
     let static_check = cases.map(|cases| {
         let harness = harness_for(&entry, cases);
-        check_zwc_usage_split(code, Some(&parsed), &harness, &entry)
+        let given = ParsedCode {
+            parse: &parsed,
+            walked: parsed.is_ok().then_some((&index, nodes.as_slice())),
+        };
+        check_zwc_usage_split(code, Some(given), &harness, &entry)
     });
-    let index = LineIndex::new(code);
     let mut analysis = CodeAnalysis {
         entry: entry.clone(),
         parse_error: None,
@@ -155,10 +161,10 @@ pub fn analyze_code(
         graph: DepGraph::default(),
         notes: Vec::new(),
     };
-    let suite = match parsed {
+    let suite = match &parsed {
         Ok(s) => s,
         Err(f) => {
-            let e = describe_parse_failure(code, &index, &f);
+            let e = describe_parse_failure(code, &index, f);
             if e.python312_accepts {
                 analysis.notes.push(format!(
                     "line {}: {} is accepted from Python 3.12 on, but the official grader runs Python 3.11",
@@ -175,9 +181,8 @@ pub fn analyze_code(
             return analysis;
         }
     };
-    let nodes = pyast::walk_suite(&suite);
     let bindings = Bindings::collect(&nodes);
-    analysis.numpy = numpy_imports_in(code, &suite);
+    analysis.numpy = numpy_imports_in(code, suite);
     let numpy_with_offsets: Vec<_> = analysis
         .numpy
         .imports
@@ -196,7 +201,7 @@ pub fn analyze_code(
     let entry_args = cases.map(EntryArgs::of_cases).unwrap_or_default();
     let (mut graph, graph_findings) = GraphBuilder::new(api, &bindings)
         .with_entry_args(entry_args)
-        .build(&suite, entry_offset);
+        .build(suite, entry_offset);
     raw.extend(graph_findings);
 
     for n in &mut graph.nodes {

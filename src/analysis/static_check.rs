@@ -310,14 +310,22 @@ pub fn check_zwc_usage_parsed(
     check
 }
 
+/// The code's parse as a caller already has it: the result and, when it parsed, the line
+/// index and every node breadth first ([`pyast::walk_suite`]), so they are not made twice.
+#[derive(Clone, Copy)]
+pub struct ParsedCode<'a> {
+    pub parse: &'a Result<pyast::Suite, ParseFailure>,
+    pub walked: Option<(&'a LineIndex, &'a [Node<'a>])>,
+}
+
 /// [`check_zwc_usage`] on `code` followed by the `harness` the grader appends (see
 /// `grade::assemble`), giving the same result without parsing the harness's large
 /// test-case literals for every rollout: when the code parses on its own and ends with a
 /// newline, the harness is checked once per distinct text (it adds only `import zwc`).
-/// `code_parse` is the code's parse result, when the caller already has it.
+/// `code_parse` is the code's parse, when the caller already has it.
 pub fn check_zwc_usage_split(
     code: &str,
-    code_parse: Option<&Result<pyast::Suite, ParseFailure>>,
+    code_parse: Option<ParsedCode<'_>>,
     harness: &str,
     entry: &str,
 ) -> StaticCheck {
@@ -334,11 +342,11 @@ pub fn check_zwc_usage_split(
         return full();
     }
     let parsed;
-    let code_parse = match code_parse {
-        Some(p) => p,
+    let (code_parse, walked) = match code_parse {
+        Some(p) => (p.parse, p.walked),
         None => {
             parsed = pyast::parse_suite(code);
-            &parsed
+            (&parsed, None)
         }
     };
     let suite = match code_parse {
@@ -346,19 +354,26 @@ pub fn check_zwc_usage_split(
         Err(f) => return code_error_or(code, f, entry, full),
     };
     let mut check = StaticCheck::empty(entry);
-    let index = LineIndex::new(code);
     if check.too_deep_to_build(suite) {
         return check;
     }
-    let all_nodes = pyast::walk_suite(suite);
-    let (_, mut names) = zwc_import_names(&all_nodes);
+    let (index_here, nodes_here);
+    let (index, all_nodes) = match walked {
+        Some(w) => w,
+        None => {
+            index_here = LineIndex::new(code);
+            nodes_here = pyast::walk_suite(suite);
+            (&index_here, nodes_here.as_slice())
+        }
+    };
+    let (_, mut names) = zwc_import_names(all_nodes);
     // The harness's `import zwc`.
     check.zwc_imported = true;
     names.push(LIB.to_string());
     names.sort();
     names.dedup();
     check.imported_names = names;
-    check.finish(code, &index, &all_nodes);
+    check.finish(code, index, all_nodes);
     check
 }
 

@@ -6,7 +6,7 @@ use crate::analysis::assemble::{RESULTS_SEPARATOR, assemble_program, rewrite_cas
 use crate::analysis::extract::{entry_function_name, extract_last_python_block};
 use crate::analysis::numpy_check::{check_numpy, harness_numpy_free, numpy_imports_in};
 use crate::analysis::pyast::parse_suite;
-use crate::analysis::static_check::check_zwc_usage_split;
+use crate::analysis::static_check::{ParsedCode, check_zwc_usage_split};
 use crate::grade::compare::{compare_printed, split_actual, split_expected};
 use crate::grade::report::{CaseResult, Execution, Extraction, GradeReport};
 use crate::model::{Rollout, Verdict};
@@ -109,7 +109,11 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
     // checks, and the harness (the same for every sample of a task) once per task.
     let harness = &program[code.len()..];
     let code_parsed = parse_suite(code);
-    let static_check = check_zwc_usage_split(code, Some(&code_parsed), harness, &entry);
+    let given = ParsedCode {
+        parse: &code_parsed,
+        walked: None,
+    };
+    let static_check = check_zwc_usage_split(code, Some(given), harness, &entry);
     let static_error = static_check.official_error();
     let mut report = GradeReport {
         source: rollout.source.display().to_string(),
