@@ -409,6 +409,9 @@ const TOO_MANY_BRACKETS: &str = "too many nested parentheses";
 
 /// The first 3.12-only construct (by position) and CPython 3.11's message for it.
 fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str)> {
+    if !may_have_py312_only_syntax(source) {
+        return None;
+    }
     walk_suite(suite)
         .into_iter()
         .filter_map(|n| match n {
@@ -435,6 +438,43 @@ fn py312_only_syntax(source: &str, suite: &Suite) -> Option<(usize, &'static str
             _ => None,
         })
         .min_by_key(|(offset, _)| *offset)
+}
+
+/// What follows `word` at the start of `text` when whitespace (tabs too) comes after it.
+fn after_keyword<'t>(text: &'t str, word: &str) -> Option<&'t str> {
+    let rest = text.strip_prefix(word)?;
+    rest.starts_with(char::is_whitespace).then_some(rest)
+}
+
+/// Whether `source` can hold what [`py312_only_syntax`] looks for, read from the text: a
+/// backslash (inside an f-string), a `def`/`class` name followed by `[`, or the word
+/// `type` followed by whitespace. False means it surely holds none (most code), and the
+/// tree need not be walked.
+fn may_have_py312_only_syntax(source: &str) -> bool {
+    if source.contains('\\') {
+        return true;
+    }
+    source.lines().any(|line| {
+        // `type` as a word followed by whitespace (`type X = int`, after `;` or `:` too).
+        let alias = line.match_indices("type").any(|(i, _)| {
+            let before = line[..i].chars().next_back();
+            let after = line[i + 4..].chars().next();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                && after.is_some_and(char::is_whitespace)
+        });
+        if alias {
+            return true;
+        }
+        let t = line.trim_start();
+        let t = after_keyword(t, "async").map_or(t, str::trim_start);
+        let rest = after_keyword(t, "def").or_else(|| after_keyword(t, "class"));
+        rest.is_some_and(|r| {
+            let after_name = r
+                .trim_start()
+                .trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+            after_name.trim_start().starts_with('[')
+        })
+    })
 }
 
 /// Sources up to this size parse on the caller's thread: the parser's stack use grows with
@@ -1065,6 +1105,30 @@ def f(x=a1(), *, y=a2()) -> a3():
         assert_eq!(idx.position(src, off), (2, 6));
         let off = src.find('=').expect("=");
         assert_eq!(idx.position(src, off), (1, 3));
+    }
+
+    #[test]
+    fn the_text_filter_lets_every_312_only_form_through() {
+        for src in [
+            "def f[T](x):\n    return x\n",
+            "async def f[T](x):\n    return x\n",
+            "class A[T]:\n    pass\n",
+            "type X = int\n",
+            "x = 1; type X = int\n",
+            "if True: type X = int\n",
+            "y = f\"{'\\n'.join(a)}\"\n",
+            "if 1:\n    def  g [T](x): pass\n",
+            "def\tf[T](x):\n    return x\n",
+        ] {
+            assert!(may_have_py312_only_syntax(src), "{src}");
+        }
+        for src in [
+            "def f(x):\n    return zwc.yitaf(x, dtype=int)[0]\n",
+            "class A:\n    xs = [1]\n",
+            "t = type(x) if isinstance(x, type) else x.dtype\n",
+        ] {
+            assert!(!may_have_py312_only_syntax(src), "{src}");
+        }
     }
 
     #[test]
