@@ -22,7 +22,7 @@ use crate::model::{ApiMap, Dataset, DatasetItem};
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
-use super::load::{LoadEvent, Source, load_sources};
+use super::load::{LoadEvent, Source, load_sources, return_freed_memory};
 use crate::grade::backend::GradeBackend;
 use reruns::{BackendFactory, RerunRequest, RerunWorker};
 
@@ -258,6 +258,8 @@ pub fn analyze_rows(
             });
         }
     });
+    // Each analysis freed its tree and temporaries in its thread's arena.
+    return_freed_memory();
 }
 
 /// The background sweep: [`analyze_rows`] sending each batch as an event.
