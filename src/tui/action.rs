@@ -45,7 +45,7 @@ pub enum Action {
     Issues,
     /// Closes a popup, leaves search, or clears the search.
     Cancel,
-    // Issue 5: labelling and reruns (handled in `labelling::update`).
+    // Issue 5: labelling and reruns (handled by `Labelling::update` and `Reruns::update`).
     /// Label mode: category keys (`1`–`9`) toggle categories instead of switching panes.
     LabelMode,
     /// Every category, with counts; pick with ↑↓ and enter.
@@ -66,14 +66,14 @@ pub enum Action {
     EditWhatIf,
     /// Installs the Python runtime (from the offer shown when it is missing).
     InstallRuntime,
-    // Issue 11: run-level stats and comparison (handled in `stats::update`).
+    // Issue 11: run-level stats and comparison (handled by `StatsView::update`).
     /// The stats screen: run summaries and the internalization map.
     StatsScreen,
     /// The compare screen: flip matrix of two runs (again: the next pair of runs).
     CompareScreen,
     /// `N` follows file order or a seeded random order (a random sample of failures).
     ToggleLabelOrder,
-    // Issue 12: bookmarks, presenter, export (handled in `bookmarks::update` and `App::update`).
+    // Issue 12: bookmarks, presenter, export (handled by `Bookmarks::update`).
     /// Bookmarks the selected rollout for the playlist, or removes its bookmark.
     ToggleBookmark,
     /// Writes the one-line caption of the selected rollout's bookmark.
