@@ -126,19 +126,6 @@ pub enum Action {
 }
 
 impl Action {
-    /// Types this action into `text` when it is typing (a character, or backspace), as the
-    /// note and caption boxes take it; returns whether it was.
-    pub fn type_into(&self, text: &mut String) -> bool {
-        match self {
-            Action::NoteInput(c) => text.push(*c),
-            Action::NoteBackspace => {
-                text.pop();
-            }
-            _ => return false,
-        }
-        true
-    }
-
     /// What a newcomer needs first: the help screen opens on these, and the footer shows
     /// the first four.
     pub const ESSENTIAL: [Action; 10] = [
@@ -591,9 +578,90 @@ impl Keymap {
     }
 }
 
+/// A line of text being typed for a row (a label note, a bookmark caption).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextEdit {
+    pub row: usize,
+    pub text: String,
+}
+
+/// What an action did to an open text box.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Typed {
+    /// A character or a backspace went in.
+    Edited,
+    /// Enter: the box is closed with this text.
+    Submitted(TextEdit),
+    /// Esc: the box is closed, nothing changes.
+    Cancelled,
+    /// No box is open, or the action is not typing.
+    Other,
+}
+
+impl TextEdit {
+    /// Applies `action` to the text box `open` (when there is one).
+    pub fn update(open: &mut Option<TextEdit>, action: &Action) -> Typed {
+        let Some(edit) = open.as_mut() else {
+            return Typed::Other;
+        };
+        match action {
+            Action::NoteInput(c) => edit.text.push(*c),
+            Action::NoteBackspace => {
+                edit.text.pop();
+            }
+            Action::NoteSubmit => return open.take().map_or(Typed::Other, Typed::Submitted),
+            Action::Cancel => {
+                *open = None;
+                return Typed::Cancelled;
+            }
+            _ => return Typed::Other,
+        }
+        Typed::Edited
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_text_box_takes_typing_and_closes_on_enter_or_esc() {
+        let mut open = None;
+        assert_eq!(
+            TextEdit::update(&mut open, &Action::NoteInput('x')),
+            Typed::Other
+        );
+        open = Some(TextEdit {
+            row: 3,
+            text: "ab".into(),
+        });
+        for action in [
+            Action::NoteInput('c'),
+            Action::NoteBackspace,
+            Action::NoteBackspace,
+            Action::NoteInput('!'),
+        ] {
+            assert_eq!(TextEdit::update(&mut open, &action), Typed::Edited);
+        }
+        assert_eq!(TextEdit::update(&mut open, &Action::Down), Typed::Other);
+        assert_eq!(
+            TextEdit::update(&mut open, &Action::NoteSubmit),
+            Typed::Submitted(TextEdit {
+                row: 3,
+                text: "a!".into()
+            })
+        );
+        assert!(open.is_none());
+        open = Some(TextEdit {
+            row: 1,
+            text: String::new(),
+        });
+        assert_eq!(
+            TextEdit::update(&mut open, &Action::Cancel),
+            Typed::Cancelled
+        );
+        assert!(open.is_none());
+    }
 
     #[test]
     fn parses_chords() {

@@ -12,7 +12,7 @@ use crate::model::sidecar::SidecarError;
 
 use std::path::Path;
 
-use super::action::Action;
+use super::action::{Action, TextEdit, Typed};
 use super::effects::{Effects, Handled};
 use super::state::{Corpus, ListView};
 
@@ -24,20 +24,14 @@ enum Change {
     Move(i32),
 }
 
-/// The caption being typed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaptionEdit {
-    pub row: usize,
-    pub text: String,
-}
-
 /// Bookmark state of the explorer.
 #[derive(Debug, Default)]
 pub struct Bookmarks {
     /// One store per run (`None`: not opened yet, or it could not be).
     stores: Vec<Option<BookmarkStore>>,
     pending: Vec<(usize, Change)>,
-    pub caption: Option<CaptionEdit>,
+    /// The caption being typed.
+    pub caption: Option<TextEdit>,
     /// Rows and captions the user asked to present (taken by the event loop).
     pub present: Option<Vec<(usize, String)>>,
     /// The user asked to export the current view (done by the event loop's I/O step).
@@ -153,27 +147,18 @@ impl Bookmarks {
         list: &ListView,
         fx: &mut Effects,
     ) -> Handled {
-        if let Some(c) = self.caption.as_mut()
-            && action.type_into(&mut c.text)
-        {
-            return Handled::Redraw;
-        }
-        if self.caption.is_some() {
-            match action {
-                Action::NoteSubmit => {
-                    if let Some(c) = self.caption.take() {
-                        self.pending
-                            .push((c.row, Change::Caption(c.text.trim().to_string())));
-                    }
-                    return Handled::Redraw;
-                }
-                Action::Cancel => {
-                    self.caption = None;
-                    fx.say("caption not changed");
-                    return Handled::Redraw;
-                }
-                _ => {}
+        match TextEdit::update(&mut self.caption, action) {
+            Typed::Edited => return Handled::Redraw,
+            Typed::Submitted(c) => {
+                let text = c.text.trim().to_string();
+                self.pending.push((c.row, Change::Caption(text)));
+                return Handled::Redraw;
             }
+            Typed::Cancelled => {
+                fx.say("caption not changed");
+                return Handled::Redraw;
+            }
+            Typed::Other => {}
         }
         let selected = list.selected;
         let row = match action {
@@ -190,7 +175,7 @@ impl Bookmarks {
             Action::ToggleBookmark => self.pending.push((row, Change::Toggle)),
             Action::BookmarkCaption => {
                 let text = self.caption_of(&corpus.entries, row).unwrap_or_default();
-                self.caption = Some(CaptionEdit { row, text });
+                self.caption = Some(TextEdit { row, text });
             }
             Action::BookmarkEarlier => self.pending.push((row, Change::Move(-1))),
             Action::BookmarkLater => self.pending.push((row, Change::Move(1))),

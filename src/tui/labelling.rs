@@ -22,7 +22,7 @@ use crate::model::sidecar::sidecar_path;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 use crate::model::{RolloutId, Verdict};
 
-use super::action::Action;
+use super::action::{Action, TextEdit, Typed};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
@@ -44,13 +44,6 @@ pub enum LabelFilter {
     Labelled,
     /// Labelled with this category by this annotator.
     Category(CategoryId),
-}
-
-/// The note being typed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NoteEdit {
-    pub row: usize,
-    pub text: String,
 }
 
 /// The sidecars of one run (rollout file).
@@ -82,7 +75,8 @@ pub struct Labelling {
     /// Category keys toggle categories (instead of switching panes).
     pub mode: bool,
     pub filter: Option<LabelFilter>,
-    pub note: Option<NoteEdit>,
+    /// The note being typed.
+    pub note: Option<TextEdit>,
     /// Highlighted row of the category picker.
     pub picker_cursor: usize,
     /// Which other annotator the agreement view compares with (index into the others).
@@ -381,26 +375,17 @@ impl Labelling {
         list: &ListView,
         fx: &mut Effects,
     ) -> Handled {
-        if let Some(n) = self.note.as_mut()
-            && action.type_into(&mut n.text)
-        {
-            return Handled::Redraw;
-        }
-        if self.note.is_some() {
-            match action {
-                Action::NoteSubmit => {
-                    if let Some(n) = self.note.take() {
-                        self.set_note(corpus, n.row, n.text.trim());
-                    }
-                    return Handled::Redraw;
-                }
-                Action::Cancel => {
-                    self.note = None;
-                    fx.say("note not changed");
-                    return Handled::Redraw;
-                }
-                _ => {}
+        match TextEdit::update(&mut self.note, action) {
+            Typed::Edited => return Handled::Redraw,
+            Typed::Submitted(n) => {
+                self.set_note(corpus, n.row, n.text.trim());
+                return Handled::Redraw;
             }
+            Typed::Cancelled => {
+                fx.say("note not changed");
+                return Handled::Redraw;
+            }
+            Typed::Other => {}
         }
         let row = list.selected;
         match action {
@@ -454,7 +439,7 @@ impl Labelling {
                     .and_then(|e| self.effective(e.run, &e.rollout.id))
                     .map(|l| l.note)
                     .unwrap_or_default();
-                self.note = Some(NoteEdit { row, text });
+                self.note = Some(TextEdit { row, text });
             }
             Action::NextUnlabelledFailure => self.next_unlabelled_failure(corpus, list, fx),
             Action::ToggleLabelOrder => {
