@@ -11,7 +11,6 @@ use ratatui::layout::{Position, Rect};
 use crate::analysis::{Analysis, AnalysisDigest, FindingKind};
 use crate::grade::report::GradeReport;
 use crate::model::Verdict;
-
 use crate::model::bounded::Bounded;
 
 use super::action::{Action, Keymap};
