@@ -46,7 +46,7 @@ pub struct ExploreArgs {
     /// Theme: dark, light, high-contrast, a name in the config dir's themes/, or a file.
     #[arg(long)]
     pub theme: Option<String>,
-    /// Config file (default: <config dir>/sebx/config.toml): `theme = "..."` and a `[keys]` table.
+    /// Config file (default: sebx/config.toml in the user config dir): `theme = "..."` and a `[keys]` table.
     #[arg(long)]
     pub config: Option<PathBuf>,
     /// Your name on labels (default: `annotator` in the config, else $SEBX_ANNOTATOR, else $USER).
