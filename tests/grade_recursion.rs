@@ -182,8 +182,7 @@ fn the_construction_model_matches_cpython_outside_its_margin() {
         &|n| format!("def f(a):\n    return a{}\n", ".b".repeat(n)),
         &|n| format!("x = {}a\n", "-".repeat(n)),
     ];
-    let depth_of =
-        |program: &str| pyast::construction_depth(&pyast::parse_suite(program).expect("parses"));
+    let depth_of = |program: &str| pyast::parse_suite(program).expect("parses").depth();
     let mut programs = Vec::new();
     let mut expected = Vec::new();
     for shape in shapes {

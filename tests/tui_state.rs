@@ -18,14 +18,7 @@ fn unavailable() -> Grading {
 }
 
 fn rows(app: &sebx::tui::App) -> Vec<usize> {
-    app.list
-        .view
-        .iter()
-        .filter_map(|r| match r {
-            ViewRow::Row(i) => Some(*i),
-            ViewRow::Group { .. } => None,
-        })
-        .collect()
+    app.list.rows().collect()
 }
 
 #[test]

@@ -7,7 +7,7 @@ mod tui_common;
 use insta::assert_snapshot;
 use sebx::model::Verdict;
 use sebx::model::sampling::{DEFAULT_SEED, label_order_key};
-use sebx::tui::app::{Grading, ViewRow};
+use sebx::tui::app::Grading;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::stats::Screen;
 use sebx::tui::{Action, App};
@@ -22,14 +22,7 @@ fn graded() -> App {
 }
 
 fn rows(app: &App) -> Vec<usize> {
-    app.list
-        .view
-        .iter()
-        .filter_map(|r| match r {
-            ViewRow::Row(i) => Some(*i),
-            ViewRow::Group { .. } => None,
-        })
-        .collect()
+    app.list.rows().collect()
 }
 
 fn open(app: &mut App, action: Action) {

@@ -23,6 +23,15 @@ pub struct Suite {
 /// calls fit any thread's stack.
 const RECURSIVE_DROP_DEPTH: usize = 256;
 
+impl Suite {
+    /// The longest chain of AST nodes from the module through this suite (the module
+    /// counted), as CPython's `ast2obj` recursion counts it (operators and contexts not
+    /// counted); computed once, when the suite is parsed.
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+}
+
 impl std::ops::Deref for Suite {
     type Target = Vec<ast::Stmt>;
     fn deref(&self) -> &Vec<ast::Stmt> {
@@ -1419,13 +1428,7 @@ fn has_leaf_objects(node: Node<'_>) -> bool {
     )
 }
 
-/// The longest chain of AST nodes from a module through `suite` (the module counted), as
-/// CPython's `ast2obj` recursion counts it (operators and contexts not counted).
-/// Computed once, when the suite is parsed.
-pub fn construction_depth(suite: &Suite) -> usize {
-    suite.depth
-}
-
+/// [`Suite::depth`] of a module whose body is `stmts`.
 fn depth_of(stmts: &[ast::Stmt]) -> usize {
     let mut deepest = 1;
     let mut stack: Vec<(Node<'_>, usize)> = stmts.iter().map(|s| (Node::Stmt(s), 2)).collect();

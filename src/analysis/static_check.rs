@@ -72,7 +72,7 @@ impl RecursionLimit {
         )
     }
 
-    /// `ast.parse` of a tree `depth` nodes deep (see [`pyast::construction_depth`]):
+    /// `ast.parse` of a tree `depth` nodes deep (see [`pyast::Suite::depth`]):
     /// CPython allows three levels per frame of the recursion limit, less three per frame
     /// already on the stack (`ast.parse`'s own included).
     pub fn construction(depth: usize) -> Option<RecursionLimit> {
@@ -500,7 +500,7 @@ impl StaticCheck {
     /// Whether the official `ast.parse` raises RecursionError on this tree (noted either
     /// way when it comes close).
     fn too_deep_to_build(&mut self, suite: &pyast::Suite) -> bool {
-        self.recursion = RecursionLimit::construction(pyast::construction_depth(suite));
+        self.recursion = RecursionLimit::construction(suite.depth());
         self.recursion.as_ref().is_some_and(|r| r.exceeded)
     }
 
