@@ -1,26 +1,58 @@
-"""A verl-style reward function backed by `sebx serve` (standard library only).
+"""SE-Bench's RL reward for verl, computed by `sebx serve` (standard library only, Python 3.8+).
 
-verl calls `compute_score(data_source, solution_str, ground_truth, extra_info)` for each
-sampled response; point its `custom_reward_function.path` at this file and
-`custom_reward_function.name` at `compute_score`. The score is 1.0 when the official
-SE-Bench verdict is `right`, else 0.0, as `POST /grade?reward=1` decides it.
+Point verl's `custom_reward_function.path` at this file and `custom_reward_function.name`
+at `compute_score`. The same function serves both of verl's calling conventions:
 
-`ground_truth` holds the task's tests: a dict (or its JSON text) with `test_cases` (list of
-{"input", "output"}) and `right_exe_result` (expected printed results joined by `#`), as in
-the SE-Bench dataset items; `query` may be in it or in `extra_info`.
+  per sample (reward_model.reward_manager=naive, or a direct call), posts to /grade?reward=1:
+    compute_score(data_source=..., solution_str=..., ground_truth=..., extra_info=...)
+  per batch (reward_model.reward_manager=batch), one POST to /grade/batch?reward=1:
+    compute_score(data_sources=[...], solution_strs=[...], ground_truths=[...],
+                  extra_infos=[...])  ->  a list, in order
+
+Positional per-sample calls work too. Other keyword arguments (verl's `reward_kwargs`, or
+the keys it adds itself) are accepted and ignored. The score is the one the server answers
+for `?reward=1`: by default SE-Bench's official RL reward (its verl fork's
+`self_question.compute_score`, which differs from the evaluation verdict; see the server's
+docs).
+
+What a sample carries, in either of two shapes:
+  official (what SE-Bench's RL data scripts write into the parquet files):
+    ground_truth = the task's `right_exe_result` text, e.g. "[1 2]#[3 4]"
+    extra_info   = {"split": ..., "index": ..., "right_exe_result": str,
+                    "test_cases": [{"input": str, "output": str}, ...]}
+  a dict (or its JSON text) holding the tests itself:
+    ground_truth = {"test_cases": [...], "right_exe_result": str, "query": str (optional)}
+ground_truth is taken as the dict shape only when it is a mapping, or text that parses as a
+JSON object with a "test_cases" key; any other text (even valid JSON such as "5" or
+"[1, 2]") is the expected result itself, with the tests taken from extra_info. `query`
+comes from the dict, else extra_info["query"], else "". Missing tests raise RewardError.
+
+Returns (SEBX_RETURN):
+  dict (default)   {"score": float, "verdict": str, "reward_reason": str}; verl uses
+                   "score" as the reward and keeps the other keys as reward_extra_info (they
+                   land in rollout dumps). A missing verdict or reason is "", never None.
+  float            the score alone.
+A rollout the server could not grade (it answers `error`) raises RewardError: an ungraded
+response is never silently rewarded 0.
 
 Settings (environment):
   SEBX_URL         base URL of sebx serve (default http://127.0.0.1:8111)
   SEBX_TOKEN       bearer token, if the server was started with --token-file
-  SEBX_TIMEOUT     seconds per HTTP attempt (default 60)
+  SEBX_TIMEOUT     seconds per HTTP attempt (default 60); a batch is one attempt, so set it
+                   above the time the server needs for a whole batch
   SEBX_ATTEMPTS    attempts on connection errors and 503 (default 8; waits follow Retry-After)
+  SEBX_RETURN      dict (default) or float
 """
 
+import http.client
 import json
 import os
+import socket
 import time
 import urllib.error
 import urllib.request
+
+_RETURN_FORMS = ("dict", "float")
 
 
 class RewardError(RuntimeError):
@@ -36,43 +68,221 @@ def _settings():
     )
 
 
-def grade_reward(rollout):
-    """POSTs one official rollout object to /grade?reward=1; returns {"score", "verdict"}."""
+def _return_form():
+    form = os.environ.get("SEBX_RETURN", "dict").strip().lower() or "dict"
+    if form not in _RETURN_FORMS:
+        raise RewardError(f"SEBX_RETURN must be dict or float, found {form!r}")
+    return form
+
+
+def _plain(value):
+    """JSON fallback for what verl's data may hold: NumPy arrays and scalars (parquet lists
+    come back as arrays), other mappings and sequences."""
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if hasattr(value, "keys"):
+        return dict(value)
+    if isinstance(value, (tuple, set, frozenset)):
+        return list(value)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def _retry_wait(err):
+    try:
+        return max(0.0, float(err.headers.get("Retry-After") or 1))
+    except ValueError:  # an HTTP date instead of seconds
+        return 1.0
+
+
+def _post(path, payload):
+    """POSTs `payload` as JSON to `path`, retrying on connection errors and 503; returns the
+    decoded answer."""
     base, token, timeout, attempts = _settings()
-    body = json.dumps(rollout).encode("utf-8")
+    attempts = max(1, attempts)
+    try:
+        body = json.dumps(payload, default=_plain).encode("utf-8")
+    except (TypeError, ValueError) as err:
+        raise RewardError(f"cannot send the rollout as JSON: {err}") from err
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = "Bearer " + token
     last = None
-    for attempt in range(max(1, attempts)):
-        request = urllib.request.Request(
-            base + "/grade?reward=1", data=body, headers=headers, method="POST"
-        )
+    for attempt in range(attempts):
+        request = urllib.request.Request(base + path, data=body, headers=headers, method="POST")
         try:
             with urllib.request.urlopen(request, timeout=timeout) as answer:
-                return json.loads(answer.read())
+                text = answer.read()
         except urllib.error.HTTPError as err:
             detail = err.read().decode("utf-8", "replace")
             if err.code != 503:
                 raise RewardError(f"sebx answered {err.code}: {detail}") from err
             last = f"503: {detail}"
-            wait = float(err.headers.get("Retry-After") or 1)
-        except (urllib.error.URLError, ConnectionError, TimeoutError) as err:
+            wait = _retry_wait(err)
+        except (
+            urllib.error.URLError,
+            ConnectionError,
+            TimeoutError,
+            socket.timeout,  # not yet TimeoutError before Python 3.10
+            http.client.HTTPException,
+        ) as err:
             # A connection refused or reset (an instance going away): try again.
             last = f"connection error: {err}"
             wait = min(0.1 * 2**attempt, 2.0)
-        time.sleep(wait)
+        else:
+            try:
+                return json.loads(text)
+            except ValueError as err:
+                raise RewardError(f"sebx answered something that is not JSON: {err}") from err
+        if attempt + 1 < attempts:
+            time.sleep(wait)
     raise RewardError(f"no answer from {base} after {attempts} attempts ({last})")
 
 
-def compute_score(data_source, solution_str, ground_truth, extra_info=None):
-    """The reward of one response: 1.0 if the official verdict is `right`, else 0.0."""
-    truth = json.loads(ground_truth) if isinstance(ground_truth, str) else dict(ground_truth)
-    query = truth.get("query") or (extra_info or {}).get("query") or ""
-    rollout = {
+def grade_reward(rollout):
+    """POSTs one official rollout object to /grade?reward=1; returns the server's answer."""
+    return _post("/grade?reward=1", rollout)
+
+
+def grade_rewards(rollouts):
+    """POSTs a list of rollout objects to /grade/batch?reward=1; returns the answers, in order."""
+    rollouts = list(rollouts)
+    if not rollouts:
+        return []
+    answers = _post("/grade/batch?reward=1", rollouts)
+    if not isinstance(answers, list) or len(answers) != len(rollouts):
+        got = len(answers) if isinstance(answers, list) else type(answers).__name__
+        raise RewardError(f"sent {len(rollouts)} rollouts, sebx answered {got}")
+    return answers
+
+
+def _mapping(value, name):
+    if value is None:
+        return {}
+    if hasattr(value, "keys"):
+        return dict(value)
+    raise RewardError(f"{name} should be a dict, found {type(value).__name__}")
+
+
+def _truth_dict(ground_truth):
+    """The dict form of ground_truth, or None when it is the expected result text."""
+    if hasattr(ground_truth, "keys"):
+        return dict(ground_truth)
+    if isinstance(ground_truth, str):
+        try:
+            parsed = json.loads(ground_truth)
+        except ValueError:
+            return None
+        if isinstance(parsed, dict) and "test_cases" in parsed:
+            return parsed
+    return None
+
+
+def _test_cases(value):
+    """A list of test cases; JSON text of a list is decoded, anything else is left for the
+    server to reject with its own message."""
+    if isinstance(value, str):
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        return parsed if isinstance(parsed, list) else value
+    if hasattr(value, "tolist"):
+        return value.tolist()
+    if isinstance(value, tuple):
+        return list(value)
+    return value
+
+
+def make_rollout(solution_str, ground_truth, extra_info=None):
+    """The rollout object sebx grades, from one sample in either shape (see the module doc)."""
+    extra = _mapping(extra_info, "extra_info")
+    if isinstance(ground_truth, bytes):
+        ground_truth = ground_truth.decode("utf-8")
+    truth = _truth_dict(ground_truth)
+    if truth is not None:
+        tests = truth.get("test_cases", extra.get("test_cases"))
+        expected = truth.get("right_exe_result", extra.get("right_exe_result"))
+        query = truth.get("query") or extra.get("query") or ""
+    else:
+        if ground_truth is not None and not isinstance(ground_truth, str):
+            raise RewardError(
+                "ground_truth should be the right_exe_result text or a dict with test_cases, "
+                f"found {type(ground_truth).__name__}"
+            )
+        tests = extra.get("test_cases")
+        expected = ground_truth if ground_truth is not None else extra.get("right_exe_result")
+        query = extra.get("query") or ""
+    if tests is None:
+        raise RewardError(
+            "no test_cases: ground_truth is not a dict with test_cases and extra_info has none "
+            "(SE-Bench's RL data keeps them in extra_info['test_cases'])"
+        )
+    if expected is None:
+        raise RewardError("no right_exe_result: neither ground_truth nor extra_info has one")
+    if isinstance(solution_str, bytes):
+        solution_str = solution_str.decode("utf-8", "replace")
+    return {
         "query": query,
         "response": solution_str,
-        "test_cases": truth["test_cases"],
-        "right_exe_result": truth["right_exe_result"],
+        "test_cases": _test_cases(tests),
+        "right_exe_result": expected,
     }
-    return float(grade_reward(rollout)["score"])
+
+
+def _result(answer, form, where):
+    if not isinstance(answer, dict) or "score" not in answer:
+        raise RewardError(f"unexpected answer for {where}: {answer!r}")
+    if answer.get("error"):
+        raise RewardError(f"sebx could not grade {where}: {answer['error']}")
+    score = float(answer["score"])
+    if form == "float":
+        return score
+    return {
+        "score": score,
+        "verdict": answer.get("verdict") or "",
+        "reward_reason": answer.get("reward_reason") or "",
+    }
+
+
+def _batch(data_sources, solution_strs, ground_truths, extra_infos, form):
+    solutions = list(solution_strs)
+    n = len(solutions)
+    truths = [None] * n if ground_truths is None else list(ground_truths)
+    extras = [None] * n if extra_infos is None else list(extra_infos)
+    sources = [None] * n if data_sources is None else list(data_sources)
+    for name, values in (("ground_truths", truths), ("extra_infos", extras), ("data_sources", sources)):
+        if len(values) != n:
+            raise RewardError(f"{n} solution_strs but {len(values)} {name}")
+    rollouts = []
+    for i in range(n):
+        try:
+            rollouts.append(make_rollout(solutions[i], truths[i], extras[i]))
+        except RewardError as err:
+            raise RewardError(f"batch item {i}: {err}") from err
+    answers = grade_rewards(rollouts)
+    return [_result(a, form, f"batch item {i}") for i, a in enumerate(answers)]
+
+
+def compute_score(
+    data_source=None,
+    solution_str=None,
+    ground_truth=None,
+    extra_info=None,
+    data_sources=None,
+    solution_strs=None,
+    ground_truths=None,
+    extra_infos=None,
+    **kwargs,
+):
+    """SE-Bench's RL reward of one response, or (called with the plural keywords, as verl's
+    batch reward manager does) of a batch, as a list in order. Extra keyword arguments are
+    ignored. See the module doc for the data shapes and the return form."""
+    form = _return_form()
+    if solution_strs is not None:
+        if solution_str is not None:
+            raise RewardError("pass either solution_str (one sample) or solution_strs (a batch)")
+        return _batch(data_sources, solution_strs, ground_truths, extra_infos, form)
+    if solution_str is None:
+        raise RewardError("no solution_str (one sample) or solution_strs (a batch) given")
+    rollout = make_rollout(solution_str, ground_truth, extra_info)
+    return _result(grade_reward(rollout), form, "the rollout")

@@ -1,17 +1,23 @@
-//! deploy/reward.py (the verl-style `compute_score`) against a live `sebx serve`, from
-//! plain Python: its scores are the server's verdicts, it sends the token, and it fails
-//! loudly (after bounded retries) when no server answers or the rollout is bad.
+//! deploy/reward.py (the verl `compute_score`) against a live `sebx serve`, from plain
+//! Python: its scores are the server's `?reward=1` scores, in both of verl's calling forms
+//! (per sample and per batch) and in both data shapes (SE-Bench's official RL data, where
+//! ground_truth is the `right_exe_result` text and the tests are in extra_info, and a dict
+//! holding the tests); on the parity corpus its scores are SE-Bench's official RL rewards;
+//! it sends the token, and it fails loudly (after bounded retries) when no server answers
+//! or the rollout is bad.
 
 #[path = "common/serve.rs"]
 mod serve;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::{Value, json};
 use serve::{Server, demo, demo_rollouts};
 
-const DRIVER: &str = r#"
+/// The dict shape (ground_truth is JSON text of a dict holding the tests), per sample,
+/// with `SEBX_RETURN=float`; then one bad rollout.
+const DICT_DRIVER: &str = r#"
 import json, sys
 sys.path.insert(0, sys.argv[1])
 import reward
@@ -28,21 +34,58 @@ except reward.RewardError as err:
 print(json.dumps({"scores": scores, "bad": bad}))
 "#;
 
+/// Samples in SE-Bench's official RL data shape (one JSON object per line: data_source,
+/// solution_str, ground_truth, extra_info), scored the way verl's reward managers call a
+/// custom reward function: `naive` per sample, `batch` once for all, both with keyword
+/// arguments, the keys verl adds to extra_info, and a `reward_kwargs` entry to ignore.
+/// argv: deploy dir, samples file, "both" or "batch".
+const VERL_DRIVER: &str = r#"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import reward
+samples = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]
+out = {}
+if sys.argv[3] == "both":
+    out["per_sample"] = []
+    for s in samples:
+        extra = dict(s["extra_info"], num_turns=None, rollout_reward_scores={})
+        out["per_sample"].append(reward.compute_score(
+            data_source=s["data_source"], solution_str=s["solution_str"],
+            ground_truth=s["ground_truth"], extra_info=extra, some_reward_kwarg=1))
+out["batch"] = reward.compute_score(
+    data_sources=[s["data_source"] for s in samples],
+    solution_strs=[s["solution_str"] for s in samples],
+    ground_truths=[s["ground_truth"] for s in samples],
+    extra_infos=[dict(s["extra_info"], rollout_reward_scores={}) for s in samples],
+    some_reward_kwarg=1)
+print(json.dumps(out))
+"#;
+
 fn python() -> PathBuf {
     sebx::grade::runtime::find_runtime()
         .expect("runtime installed")
         .python
 }
 
+fn deploy_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy")
+}
+
+fn shared() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+}
+
+/// Runs [`DICT_DRIVER`] on the demo rollouts (no `__pycache__` left in deploy/).
 fn drive(url: &str, token: Option<&str>, attempts: &str) -> std::process::Output {
-    let deploy = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("deploy");
     let mut cmd = Command::new(python());
     cmd.arg("-c")
-        .arg(DRIVER)
-        .arg(&deploy)
+        .arg(DICT_DRIVER)
+        .arg(deploy_dir())
         .arg(demo("rollouts.jsonl"))
         .env("SEBX_URL", url)
         .env("SEBX_ATTEMPTS", attempts)
+        .env("SEBX_RETURN", "float")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
         .env_remove("SEBX_TOKEN");
     if let Some(t) = token {
         cmd.env("SEBX_TOKEN", t);
@@ -50,8 +93,89 @@ fn drive(url: &str, token: Option<&str>, attempts: &str) -> std::process::Output
     cmd.output().expect("python")
 }
 
+/// One sample in SE-Bench's official RL data shape, made from a rollout object.
+fn official_sample(rollout: &Value, index: usize) -> Value {
+    json!({
+        "data_source": "query_doc",
+        "solution_str": rollout["response"],
+        "ground_truth": rollout["right_exe_result"],
+        "extra_info": {
+            "split": "test",
+            "index": index,
+            "test_cases": rollout["test_cases"],
+            "right_exe_result": rollout["right_exe_result"],
+        },
+    })
+}
+
+/// The rollout the server grades for an official-shape sample (it carries no query).
+fn rollout_of(sample: &Value) -> Value {
+    json!({
+        "query": "",
+        "response": sample["solution_str"],
+        "test_cases": sample["extra_info"]["test_cases"],
+        "right_exe_result": sample["ground_truth"],
+    })
+}
+
+/// Runs [`VERL_DRIVER`] on `samples` against `server`; returns its JSON output.
+fn drive_verl(server: &Server, samples: &[Value], mode: &str) -> Value {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("samples.jsonl");
+    let text: String = samples.iter().map(|s| format!("{s}\n")).collect();
+    std::fs::write(&file, text).expect("write samples");
+    let out = Command::new(python())
+        .arg("-c")
+        .arg(VERL_DRIVER)
+        .arg(deploy_dir())
+        .arg(&file)
+        .arg(mode)
+        .env("SEBX_URL", format!("http://{}", server.addr))
+        .env("SEBX_ATTEMPTS", "3")
+        .env("SEBX_TIMEOUT", "300")
+        .env("PYTHONDONTWRITEBYTECODE", "1")
+        .env_remove("SEBX_TOKEN")
+        .env_remove("SEBX_RETURN")
+        .output()
+        .expect("python");
+    assert!(
+        out.status.success(),
+        "driver failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("driver JSON")
+}
+
+fn read_jsonl(path: &Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect()
+}
+
+/// A result of compute_score's default (dict) return form: exactly score, verdict and
+/// reward_reason, with strings (never null) beside the score.
+fn check_dict_form(result: &Value, what: &str) -> f64 {
+    let obj = result
+        .as_object()
+        .unwrap_or_else(|| panic!("{what}: not a dict: {result}"));
+    let mut keys: Vec<&str> = obj.keys().map(String::as_str).collect();
+    keys.sort_unstable();
+    assert_eq!(
+        keys,
+        ["reward_reason", "score", "verdict"],
+        "{what}: {result}"
+    );
+    assert!(obj["verdict"].is_string(), "{what}: {result}");
+    assert!(obj["reward_reason"].is_string(), "{what}: {result}");
+    obj["score"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{what}: score is not a number: {result}"))
+}
+
 #[test]
-fn compute_score_gives_the_servers_verdicts() {
+fn compute_score_gives_the_servers_reward_scores() {
     let server = Server::start_with_token("reward-token", &["-j", "2", "-q"]);
     let out = drive(
         &format!("http://{}", server.addr),
@@ -68,20 +192,180 @@ fn compute_score_gives_the_servers_verdicts() {
         .as_array()
         .expect("scores")
         .iter()
-        .map(|s| s.as_f64().expect("number"))
+        .map(|s| s.as_f64().expect("SEBX_RETURN=float gives numbers"))
         .collect();
     let lines = demo_rollouts();
     assert_eq!(scores.len(), lines.len());
     for (i, (score, line)) in scores.iter().zip(&lines).enumerate() {
-        let reply = server.post_bearer("/grade", "reward-token", line.to_string().as_bytes());
-        let right = reply.json()["verdict"] == json!("right");
-        assert_eq!(*score, if right { 1.0 } else { 0.0 }, "line {}", i + 1);
+        let reply = server.post_bearer(
+            "/grade?reward=1",
+            "reward-token",
+            line.to_string().as_bytes(),
+        );
+        assert_eq!(reply.status, 200, "line {}: {}", i + 1, reply.text());
+        assert_eq!(
+            Some(*score),
+            reply.json()["score"].as_f64(),
+            "line {}",
+            i + 1
+        );
     }
     assert!(scores.contains(&1.0) && scores.contains(&0.0));
     let bad = result["bad"]
         .as_str()
         .expect("a bad rollout raises RewardError");
     assert!(bad.contains("400") && bad.contains("test_cases"), "{bad}");
+}
+
+#[test]
+fn compute_score_takes_official_rl_data_per_sample_and_per_batch() {
+    let server = Server::start(&["-j", "2", "-q"]);
+    let rollouts = demo_rollouts();
+    let mut samples: Vec<Value> = rollouts
+        .iter()
+        .enumerate()
+        .map(|(i, r)| official_sample(r, i))
+        .collect();
+    // One-test variants: their right_exe_result ("14.0", "[1, 4, 9]") is itself valid
+    // JSON, and must still be read as the expected text, not as a dict of tests.
+    for (i, r) in rollouts.iter().enumerate() {
+        let cases = r["test_cases"].as_array().expect("test_cases");
+        let expected = r["right_exe_result"].as_str().expect("right_exe_result");
+        let first = expected.split('#').next().unwrap_or_default();
+        let one = json!({
+            "response": r["response"],
+            "test_cases": [cases[0].clone()],
+            "right_exe_result": first,
+        });
+        samples.push(official_sample(&one, rollouts.len() + i));
+    }
+    let json_texts = samples
+        .iter()
+        .filter(|s| {
+            serde_json::from_str::<Value>(s["ground_truth"].as_str().expect("text")).is_ok()
+        })
+        .count();
+    assert!(json_texts > 0, "no ground_truth text that parses as JSON");
+
+    let out = drive_verl(&server, &samples, "both");
+    let per_sample = out["per_sample"].as_array().expect("per-sample results");
+    let batch = out["batch"]
+        .as_array()
+        .expect("the batch form returns a list");
+    assert_eq!(per_sample.len(), samples.len());
+    assert_eq!(per_sample, batch, "per-sample and batch results differ");
+
+    let mut seen = std::collections::BTreeSet::new();
+    for (i, (result, sample)) in batch.iter().zip(&samples).enumerate() {
+        let what = format!("sample {i}");
+        let score = check_dict_form(result, &what);
+        let body = rollout_of(sample).to_string();
+        let reward = server.post("/grade?reward=1", body.as_bytes());
+        assert_eq!(reward.status, 200, "{what}: {}", reward.text());
+        assert_eq!(Some(score), reward.json()["score"].as_f64(), "{what}");
+        let report = server.post("/grade", body.as_bytes());
+        assert_eq!(report.status, 200, "{what}: {}", report.text());
+        assert_eq!(result["verdict"], report.json()["verdict"], "{what}");
+        seen.insert(score.to_string());
+    }
+    assert_eq!(seen.len(), 2, "both scores occur: {seen:?}");
+}
+
+/// The parity lines to score: a spread over every (variant, official verdict, official
+/// reward) group, more from the groups where the official reward is not what the verdict
+/// says (`right` with reward 0, `without_zwc` with reward 1), and every `right` line whose
+/// reward 0 comes from stderr (a RuntimeWarning). Machine-dependent lines are left out:
+/// their official outcome depends on the CPU.
+fn parity_sample(verdicts: &[Value], rewards: &[Value]) -> Vec<usize> {
+    use std::collections::BTreeMap;
+    let mut groups: BTreeMap<(String, String, i64), Vec<usize>> = BTreeMap::new();
+    let mut picked = std::collections::BTreeSet::new();
+    for (i, (v, r)) in verdicts.iter().zip(rewards).enumerate() {
+        assert_eq!(
+            v["line"],
+            json!(i + 1),
+            "official_verdicts.jsonl is in line order"
+        );
+        assert_eq!(
+            r["line"],
+            json!(i + 1),
+            "official_rewards.jsonl is in line order"
+        );
+        if v["machine_dependent"] == json!(true) {
+            continue;
+        }
+        let verdict = v["verdict"].as_str().expect("verdict").to_string();
+        let reward = r["reward"].as_i64().expect("reward");
+        if verdict == "right" && reward == 0 && v["stderr"].as_str().is_some_and(|s| !s.is_empty())
+        {
+            picked.insert(i);
+        }
+        let variant = v["variant"].as_str().expect("variant").to_string();
+        groups
+            .entry((variant, verdict, reward))
+            .or_default()
+            .push(i);
+    }
+    for ((_, verdict, reward), lines) in &groups {
+        let differs = (verdict == "right") != (*reward == 1);
+        let take = if differs { 5 } else { 1 }.min(lines.len());
+        // The middles of `take` equal parts of the group: not all from the first tasks.
+        picked.extend((0..take).map(|k| lines[(2 * k + 1) * lines.len() / (2 * take)]));
+    }
+    picked.into_iter().collect()
+}
+
+#[test]
+fn compute_score_gives_the_official_rl_rewards_on_the_parity_corpus() {
+    let data = shared();
+    let rollouts = read_jsonl(&data.join("parity/rollouts.jsonl"));
+    let verdicts = read_jsonl(&data.join("parity/official_verdicts.jsonl"));
+    let rewards = read_jsonl(&data.join("parity/official_rewards.jsonl"));
+    assert_eq!(rollouts.len(), verdicts.len());
+    assert_eq!(rollouts.len(), rewards.len());
+    let picked = parity_sample(&verdicts, &rewards);
+    let differing = picked
+        .iter()
+        .filter(|&&i| (verdicts[i]["verdict"] == "right") != (rewards[i]["reward"] == 1))
+        .count();
+    assert!(
+        (50..=80).contains(&picked.len()) && differing >= 15,
+        "sample of {} lines, {differing} where reward and verdict differ",
+        picked.len()
+    );
+    let samples: Vec<Value> = picked
+        .iter()
+        .map(|&i| official_sample(&rollouts[i], i))
+        .collect();
+
+    let server = Server::start_with_api(&data.join("se-bench/api_doc.jsonl"), &["-j", "2", "-q"]);
+    let out = drive_verl(&server, &samples, "batch");
+    let batch = out["batch"]
+        .as_array()
+        .expect("the batch form returns a list");
+    assert_eq!(batch.len(), samples.len());
+    let mut wrong = Vec::new();
+    for (result, &i) in batch.iter().zip(&picked) {
+        let line = i + 1;
+        let score = check_dict_form(result, &format!("line {line}"));
+        let official = rewards[i]["reward"].as_f64().expect("reward");
+        if score != official {
+            wrong.push(format!(
+                "line {line} ({}, official verdict {}): official reward {official}, compute_score {score} (verdict {}, reason {})",
+                verdicts[i]["variant"],
+                verdicts[i]["verdict"],
+                result["verdict"],
+                result["reward_reason"]
+            ));
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} of {} sampled parity lines get another reward than the official one:\n{}",
+        wrong.len(),
+        picked.len(),
+        wrong.join("\n")
+    );
 }
 
 #[test]

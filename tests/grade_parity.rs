@@ -2,6 +2,9 @@
 //! A disagreement is accepted only on a rollout sebx marks fragile (its verdict hangs on
 //! the machine or on how the official grader is run), and is printed; any other fails.
 //! Every line the corpus marks `machine_dependent` must be marked fragile by sebx.
+//! The same run scores the official RL reward (`--scorer both`): it must equal
+//! `official_rewards.jsonl` on every line (again bar fragile machine-dependent ones), and
+//! every line where reward and verdict disagree must carry a reason.
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -36,6 +39,7 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         .arg(&correct)
         .arg("--quiet")
         .arg("--no-cache")
+        .args(["--scorer", "both"])
         .status()
         .expect("run sebx grade");
     assert!(status.success(), "sebx grade failed: {status}");
@@ -51,6 +55,13 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         .map(|l| serde_json::from_str(l).expect("official line is JSON"))
         .collect();
     assert_eq!(ours.len(), theirs.len(), "one output line per input line");
+    let rewards: Vec<Value> = std::fs::read_to_string(data.join("parity/official_rewards.jsonl"))
+        .expect("official rewards")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("official reward line is JSON"))
+        .collect();
+    assert_eq!(rewards.len(), theirs.len(), "one official reward per line");
+    check_rewards(&ours, &theirs, &rewards);
 
     let mut accepted = Vec::new();
     let mut disagreements = Vec::new();
@@ -119,5 +130,71 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
         "parity: {} lines, {} accepted fragile disagreements, {fragile_total} fragile verdicts",
         theirs.len(),
         accepted.len()
+    );
+}
+
+/// The reward of every line equals the official one; a difference is accepted only on a
+/// line the corpus marks machine-dependent and sebx marks its reward fragile. Every
+/// disagreement between reward and verdict has a reason of a known kind.
+fn check_rewards(ours: &[Value], verdicts: &[Value], rewards: &[Value]) {
+    let mut wrong = Vec::new();
+    let mut accepted = 0;
+    let mut unexplained = Vec::new();
+    let mut ones = 0usize;
+    let mut disagreeing = 0usize;
+    for ((o, v), r) in ours.iter().zip(verdicts).zip(rewards) {
+        assert_eq!(o["line"], r["line"], "rewards are in input order");
+        let detail = &o["reward_detail"];
+        if o["reward"] != r["reward"] {
+            let line = format!(
+                "line {} ({}): official reward {} vs sebx {} — {}",
+                r["line"], v["variant"], r["reward"], o["reward"], detail["decided_by"]
+            );
+            if v["machine_dependent"] == Value::Bool(true) && detail["fragile"] == Value::Bool(true)
+            {
+                eprintln!("accepted (fragile) reward disagreement: {line}");
+                accepted += 1;
+            } else {
+                wrong.push(line);
+            }
+        }
+        ones += usize::from(o["reward"] == 1);
+        let disagree = (o["reward"] == 1) != (o["verdict"] == "right");
+        if disagree {
+            disagreeing += 1;
+            let reason = o["reward_reason"].as_str().unwrap_or("");
+            if reason.is_empty() || o["reward_reason_kind"] == "other" {
+                unexplained.push(format!(
+                    "line {}: reward {} verdict {} reason {:?}",
+                    r["line"], o["reward"], o["verdict"], o["reward_reason"]
+                ));
+            }
+        } else {
+            assert!(
+                o.get("reward_reason").is_none(),
+                "line {}: a reason where reward and verdict agree",
+                r["line"]
+            );
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} rewards differ from the official ones:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(
+        unexplained.is_empty(),
+        "disagreements without a specific reason:\n{}",
+        unexplained.join("\n")
+    );
+    // The corpus's own figures (its README): 274 ones, 131 disagreements.
+    assert!(ones.abs_diff(274) <= accepted, "{ones} rewards of 1");
+    assert!(
+        disagreeing.abs_diff(131) <= accepted,
+        "{disagreeing} disagreements"
+    );
+    eprintln!(
+        "rewards: {ones} ones, {disagreeing} disagreements with the verdict, {accepted} accepted"
     );
 }

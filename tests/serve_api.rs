@@ -177,7 +177,63 @@ fn strip_run_specific(mut report: Value) -> Value {
     if let Some(exec) = obj.get_mut("execution").and_then(Value::as_object_mut) {
         exec.remove("elapsed_ms");
     }
+    if let Some(exec) = obj
+        .get_mut("reward_detail")
+        .and_then(|d| d.get_mut("execution"))
+        .and_then(Value::as_object_mut)
+    {
+        exec.remove("elapsed_ms");
+    }
     report
+}
+
+/// `sebx grade` on the demo rollouts with `extra` flags, as stripped reports.
+fn grade_demo(dir: &std::path::Path, extra: &[&str]) -> Vec<Value> {
+    let scored = dir.join("scored-extra.jsonl");
+    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .current_dir(dir)
+        .args(["grade", "-q", "--no-cache", "--api-doc"])
+        .arg(demo("api_doc.jsonl"))
+        .arg("--dataset")
+        .arg(demo("tasks.jsonl"))
+        .arg(demo("rollouts.jsonl"))
+        .args(extra)
+        .arg("-o")
+        .arg(&scored)
+        .output()
+        .expect("sebx grade");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&scored)
+        .expect("scored")
+        .lines()
+        .map(|l| strip_run_specific(serde_json::from_str(l).expect("json")))
+        .collect()
+}
+
+#[test]
+fn reward_verdict_makes_the_score_follow_the_verdict() {
+    let lines = demo_rollouts();
+    let server = Server::start(&["-j", "2", "-q", "--reward", "verdict"]);
+    let rewards = server.post_json("/grade/batch?reward=1", &Value::Array(lines.clone()));
+    assert_eq!(rewards.status, 200, "{}", rewards.text());
+    let reports = server.post_json("/grade/batch", &Value::Array(lines));
+    for (reward, report) in rewards
+        .json()
+        .as_array()
+        .expect("array")
+        .iter()
+        .zip(reports.json().as_array().expect("array"))
+    {
+        let right = report["verdict"] == "right";
+        assert_eq!(
+            reward,
+            &json!({"score": if right { 1.0 } else { 0.0 }, "verdict": report["verdict"], "reward_reason": null})
+        );
+    }
 }
 
 #[test]
@@ -239,28 +295,31 @@ fn grade_equals_sebx_grade_on_the_demo() {
         .map(strip_run_specific)
         .collect();
     assert_eq!(reports, expected, "/grade/batch differs from sebx grade");
-    // Rewards.
+    // Rewards: the official RL reward, as `sebx grade --scorer both` gives it.
+    let both = grade_demo(dir.path(), &["--scorer", "both"]);
     let rewards = server.post_json("/grade/batch?reward=1", &Value::Array(lines.clone()));
     assert_eq!(rewards.status, 200);
     let rewards = rewards.json();
-    let mut right = 0;
-    for (reward, report) in rewards.as_array().expect("array").iter().zip(&expected) {
-        let is_right = report["verdict"] == "right";
-        right += usize::from(is_right);
+    let mut disagree = 0;
+    for (reward, report) in rewards.as_array().expect("array").iter().zip(&both) {
+        disagree += usize::from(report.get("reward_reason").is_some());
         assert_eq!(
             reward,
-            &json!({"score": if is_right { 1.0 } else { 0.0 }, "verdict": report["verdict"]})
+            &json!({
+                "score": report["reward"].as_f64().expect("a reward"),
+                "verdict": report["verdict"],
+                "reward_reason": report.get("reward_reason").cloned().unwrap_or(Value::Null),
+            })
         );
     }
+    let ones = both.iter().filter(|r| r["reward"] == 1).count();
+    assert!(ones > 0 && ones < both.len(), "the demo mixes rewards");
     assert!(
-        right > 0 && right < expected.len(),
-        "the demo mixes verdicts"
+        disagree > 0,
+        "the demo has rollouts whose reward is not its verdict"
     );
     let one = server.post_json("/grade?reward=1", &lines[0]);
-    assert_eq!(
-        one.json(),
-        json!({"score": if expected[0]["verdict"] == "right" { 1.0 } else { 0.0 }, "verdict": expected[0]["verdict"]})
-    );
+    assert_eq!(one.json()["score"], json!(both[0]["reward"].as_f64()));
 
     // /metrics counted every graded rollout by verdict: three passes over the demo plus one.
     let metrics = server.get("/metrics").text();
@@ -282,6 +341,9 @@ fn grade_equals_sebx_grade_on_the_demo() {
             "{verdict} in\n{metrics}"
         );
     }
+    // The full report with both scorers equals `sebx grade --scorer both`'s.
+    let full = server.post_json("/grade?scorer=both", &lines[1]);
+    assert_eq!(strip_run_specific(full.json()), both[1]);
     assert_eq!(
         serve::metric_value(
             &metrics,

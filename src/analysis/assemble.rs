@@ -145,7 +145,29 @@ pub fn assemble_program(code: &str, entry: &str, rewritten_cases: &[TestCase]) -
 pub fn push_harness(p: &mut String, entry: &str, rewritten_cases: &[TestCase], cases_repr: &str) {
     p.push_str("import zwc\nif __name__== \"__main__\":\n    test_cases = ");
     p.push_str(cases_repr);
-    p.push_str("\n    result_list = []\n");
+    p.push('\n');
+    push_calls(p, entry, rewritten_cases);
+}
+
+/// The program the official RL reward runs: the code, then the same harness without its
+/// `test_cases = [...]` line, calling `entry` on the cases as given (`np.array` is not
+/// rewritten).
+pub fn assemble_reward_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
+    let mut p = String::with_capacity(code.len() + 256 + cases.len() * 48);
+    p.push_str(code);
+    push_reward_harness(&mut p, entry, cases);
+    p
+}
+
+/// Appends the harness of [`assemble_reward_program`] to `p`.
+pub fn push_reward_harness(p: &mut String, entry: &str, cases: &[TestCase]) {
+    p.push_str("import zwc\nif __name__== \"__main__\":\n");
+    push_calls(p, entry, cases);
+}
+
+/// The harness from `result_list = []` on: one call per case, then the printing loop.
+fn push_calls(p: &mut String, entry: &str, rewritten_cases: &[TestCase]) {
+    p.push_str("    result_list = []\n");
     for case in rewritten_cases {
         p.push_str("    result_list.append(");
         p.push_str(entry);
@@ -199,5 +221,13 @@ mod tests {
         let p = assemble_program("def f(x):\n    return x", "f", &cases);
         let expected = "def f(x):\n    return ximport zwc\nif __name__== \"__main__\":\n    test_cases = [{'input': 'x=[1, 2]', 'output': '[1 2]'}, {'input': 'x=zwc.yitaf([3])', 'output': '[3]'}]\n    result_list = []\n    result_list.append(f(x=[1, 2]))\n    result_list.append(f(x=zwc.yitaf([3])))\n    print(\"====================\")\n    for i in range(len(result_list)):\n        print(result_list[i])\n        print(\"#\")";
         assert_eq!(p, expected);
+        // The reward's harness: the same, without the `test_cases = ...` line.
+        let reward = assemble_reward_program("def f(x):\n    return x", "f", &cases);
+        let without_line: String = expected
+            .lines()
+            .filter(|l| !l.starts_with("    test_cases = "))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(reward, without_line);
     }
 }

@@ -25,27 +25,55 @@ const CLOSE: &str = "```";
 /// The last match of ```` ```python\n([\s\S]*?)``` ```` in `response`, as the
 /// official grader does (non-overlapping matches, scanning left to right).
 pub fn extract_last_python_block(response: &str) -> Option<CodeBlock> {
+    let spans = python_block_spans(response);
+    let count = spans.len();
+    spans
+        .last()
+        .map(|span| block(response, span.clone(), count))
+}
+
+/// The first match of the same expression: the block the official RL reward scores.
+pub fn extract_first_python_block(response: &str) -> Option<CodeBlock> {
+    let spans = python_block_spans(response);
+    let count = spans.len();
+    spans
+        .first()
+        .map(|span| block(response, span.clone(), count))
+}
+
+fn block(response: &str, span: Range<usize>, blocks_found: usize) -> CodeBlock {
+    CodeBlock {
+        code: response[span.clone()].to_string(),
+        span,
+        blocks_found,
+    }
+}
+
+/// Byte ranges of every match of ```` ```python\n([\s\S]*?)``` ````, in order.
+pub fn python_block_spans(response: &str) -> Vec<Range<usize>> {
     let mut pos = 0;
-    let mut last: Option<Range<usize>> = None;
-    let mut count = 0;
+    let mut spans = Vec::new();
     while let Some(rel) = response[pos..].find(OPEN) {
         let body_start = pos + rel + OPEN.len();
         match response[body_start..].find(CLOSE) {
             Some(end_rel) => {
                 let body_end = body_start + end_rel;
-                last = Some(body_start..body_end);
-                count += 1;
+                spans.push(body_start..body_end);
                 pos = body_end + CLOSE.len();
             }
             // No closing fence: the regex cannot match here, nor at any later opening.
             None => break,
         }
     }
-    last.map(|span| CodeBlock {
-        code: response[span.clone()].to_string(),
-        span,
-        blocks_found: count,
-    })
+    spans
+}
+
+/// 1-based first and last response lines of a byte range (the last line is the one
+/// holding the range's last byte).
+pub fn response_lines(response: &str, span: &Range<usize>) -> (usize, usize) {
+    let line_of = |at: usize| response[..at].matches('\n').count() + 1;
+    let first = line_of(span.start);
+    (first, line_of(span.end.saturating_sub(1).max(span.start)))
 }
 
 /// The entry function name: the first match of `def\s+([a-zA-Z_]\w*)\s*\(` anywhere
@@ -102,6 +130,18 @@ mod tests {
         assert_eq!(&r[b.span.clone()], b.code);
         assert_eq!(b.blocks_found, 2);
         assert_eq!(b.first_response_line(r), 7);
+    }
+
+    #[test]
+    fn first_block_is_the_rewards() {
+        let r = "a\n```python\nx = 1\n```\nb\n```python\ndef f():\n    return 2\n```\n";
+        let first = extract_first_python_block(r).expect("block");
+        assert_eq!(first.code, "x = 1\n");
+        assert_eq!(first.blocks_found, 2);
+        assert_eq!(response_lines(r, &first.span), (3, 3));
+        let last = extract_last_python_block(r).expect("block");
+        assert_eq!(response_lines(r, &last.span), (7, 8));
+        assert_eq!(extract_first_python_block("no code"), None);
     }
 
     #[test]

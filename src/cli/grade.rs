@@ -9,10 +9,11 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::grade::batch::{Summary, grade_all};
+use crate::grade::batch::{Summary, grade_all_scored};
 use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
+use crate::grade::reward::Scorer;
 use crate::grade::score_cache::{self, ScoreCache};
 use crate::model::{LoadedFile, Rollout, Verdict};
 
@@ -56,6 +57,11 @@ pub struct GradeArgs {
     /// input lines, in input order. `sebx merge` joins the N outputs into the unsharded file.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
     pub shard: Option<Shard>,
+    /// Which official scorer: the evaluation judge's verdict, the RL reward SE-Bench trains
+    /// with (`"reward": 0|1` on each line), or both (plus `"reward_reason"` wherever they
+    /// disagree). See README, "Two official scorers".
+    #[arg(long, value_enum, default_value_t = Scorer::Verdict)]
+    pub scorer: Scorer,
 }
 
 /// One shard of a grading job: `index` of `count`, both from `--shard I/N`.
@@ -94,6 +100,11 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
         ));
     }
     Ok(Shard { index, count })
+}
+
+/// Whether a remembered report has what `scorer` asks for.
+fn covers(report: &GradeReport, scorer: Scorer) -> bool {
+    (!scorer.verdict() || report.verdict.is_some()) && (!scorer.reward() || report.reward.is_some())
 }
 
 /// Number of parallel jobs when none is given.
@@ -173,7 +184,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let rollouts: Vec<&Rollout> = match (&cache, args.cached) {
         (Some(cache), true) => rollouts
             .into_iter()
-            .filter(|r| match cache.get(r) {
+            .filter(|r| match cache.get(r).filter(|c| covers(c, args.scorer)) {
                 Some(report) => {
                     cached_reports.push(report);
                     false
@@ -214,15 +225,24 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         bar
     };
     // Each verdict is remembered as it arrives, so an interrupted run loses none.
-    let mut reports = grade_all(&rollouts, &engine, jobs, timeout, &|n, report| {
-        bar.set_position(n as u64);
-        if let Some(cache) = &cache
-            && let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
-            && let Err(e) = cache.put(rollout, report)
-        {
-            bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
-        }
-    });
+    let mut reports = grade_all_scored(
+        &rollouts,
+        &engine,
+        jobs,
+        timeout,
+        args.scorer,
+        &|n, report| {
+            bar.set_position(n as u64);
+            // A reward-only report has no verdict for the cache's other readers.
+            if let Some(cache) = &cache
+                && report.verdict.is_some()
+                && let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
+                && let Err(e) = cache.put(rollout, report)
+            {
+                bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
+            }
+        },
+    );
     for (report, rollout) in reports.iter_mut().zip(&rollouts) {
         if let Some(item) = dataset.get(&rollout.query) {
             note_entry_mismatch(report, &item.function_name);

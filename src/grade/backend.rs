@@ -9,11 +9,13 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use super::engine::Engine;
-use super::grader::{DEFAULT_TIMEOUT, grade_rollout, grade_rollout_with};
+use super::grader::DEFAULT_TIMEOUT;
 use super::report::GradeReport;
 use super::reruns::with_code;
+use super::reward::Scorer;
 use super::runtime::find_runtime;
 use super::score_cache::ScoreCache;
+use super::scoring::grade_scored;
 use crate::model::{ApiMap, Rollout};
 
 /// Why a front end cannot grade.
@@ -65,6 +67,8 @@ pub struct Grader {
     timeout: Duration,
     /// Where each verdict is remembered as it arrives (not what-ifs).
     cache: Option<Arc<ScoreCache>>,
+    /// Which official scorers grade (both by default: front ends show the reward too).
+    scorer: Scorer,
 }
 
 impl Grader {
@@ -76,7 +80,14 @@ impl Grader {
             engine: OnceLock::new(),
             timeout: DEFAULT_TIMEOUT,
             cache: None,
+            scorer: Scorer::Both,
         }
+    }
+
+    /// Grade with these official scorers (a verdict is always kept for the cache).
+    pub fn with_scorer(mut self, scorer: Scorer) -> Grader {
+        self.scorer = scorer;
+        self
     }
 
     /// Another wall-clock limit per program.
@@ -116,8 +127,10 @@ impl Grader {
 
 impl GradeBackend for Grader {
     fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
-        let report = grade_rollout(rollout, self.engine()?, self.timeout);
-        if let Some(cache) = &self.cache {
+        let report = grade_scored(rollout, self.scorer, None, self.engine()?, self.timeout);
+        if let Some(cache) = &self.cache
+            && report.verdict.is_some()
+        {
             // A cache that cannot be written only costs a regrade next time.
             let _ = cache.put(rollout, &report);
         }
@@ -125,8 +138,9 @@ impl GradeBackend for Grader {
     }
 
     fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
-        Ok(grade_rollout_with(
+        Ok(grade_scored(
             rollout,
+            self.scorer,
             Some(code),
             self.engine()?,
             self.timeout,

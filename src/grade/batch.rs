@@ -5,8 +5,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use crate::grade::grader::{Prepared, ProgramRunner, finish_run, grade_rollout, prepare};
-use crate::grade::report::GradeReport;
+use crate::grade::grader::ProgramRunner;
+use crate::grade::report::{GradeReport, ReasonKind};
+use crate::grade::reward::Scorer;
+use crate::grade::scoring::{Scored, grade_scored};
 use crate::model::{Rollout, Verdict};
 
 /// Programs each grading thread keeps submitted to its worker (one running, one queued).
@@ -19,6 +21,19 @@ pub fn grade_all(
     runner: &dyn ProgramRunner,
     jobs: usize,
     timeout: Duration,
+    on_done: &(dyn Fn(usize, &GradeReport) + Sync),
+) -> Vec<GradeReport> {
+    grade_all_scored(rollouts, runner, jobs, timeout, Scorer::Verdict, on_done)
+}
+
+/// [`grade_all`] under `scorer`: with the reward, each rollout runs one program when the
+/// verdict's run serves both scorers, else one per scorer.
+pub fn grade_all_scored(
+    rollouts: &[&Rollout],
+    runner: &dyn ProgramRunner,
+    jobs: usize,
+    timeout: Duration,
+    scorer: Scorer,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> Vec<GradeReport> {
     let next = AtomicUsize::new(0);
@@ -40,34 +55,45 @@ pub fn grade_all(
                         let Some(rollout) = rollouts.get(i) else {
                             break;
                         };
-                        done(i, grade_rollout(rollout, runner, timeout));
+                        done(i, grade_scored(rollout, scorer, None, runner, timeout));
                     }
                     return;
                 };
                 // The next program is queued while the current one runs: the
                 // worker never waits for this thread's grading in between.
-                let mut running: VecDeque<(usize, Prepared)> = VecDeque::new();
+                let mut running: VecDeque<(usize, Scored, usize)> = VecDeque::new();
+                let mut queued = 0;
                 loop {
-                    while running.len() < QUEUE_AHEAD {
+                    while queued < QUEUE_AHEAD {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rollout) = rollouts.get(i) else {
                             break;
                         };
-                        let prepared = prepare(rollout);
-                        if prepared.early_verdict.is_some() {
-                            done(i, prepared.report);
+                        let scored = Scored::prepare(rollout, scorer, None);
+                        let programs = scored.programs();
+                        if programs.is_empty() {
+                            done(i, scored.finish(rollout, Vec::new()));
                             continue;
                         }
-                        session.submit(&prepared.program, timeout);
-                        running.push_back((i, prepared));
+                        let count = programs.len();
+                        for program in programs {
+                            session.submit(program, timeout);
+                        }
+                        queued += count;
+                        running.push_back((i, scored, count));
                     }
-                    let Some((i, prepared)) = running.pop_front() else {
+                    let Some((i, scored, count)) = running.pop_front() else {
                         break;
                     };
-                    let run = session
-                        .next_result()
-                        .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")));
-                    done(i, finish_run(rollouts[i], prepared, run));
+                    let runs = (0..count)
+                        .map(|_| {
+                            session
+                                .next_result()
+                                .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")))
+                        })
+                        .collect();
+                    queued -= count;
+                    done(i, scored.finish(rollouts[i], runs));
                 }
             });
         }
@@ -89,15 +115,26 @@ pub fn grade_all(
         .collect()
 }
 
-/// Counts per verdict, as the official summary reports them.
+/// Counts per verdict, as the official summary reports them, and the official RL reward
+/// beside them when it was scored.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Summary {
     pub total: usize,
     pub counts: [usize; 5],
-    /// Lines that could not be loaded or run (no verdict).
+    /// Lines that could not be loaded or run (neither verdict nor reward).
     pub ungraded: usize,
     /// Verdicts that are not a property of the rollout alone (`GradeReport::fragile`).
     pub fragile: usize,
+    /// Lines with a reward, and how many of them got 1.
+    pub rewarded: usize,
+    pub reward_ones: usize,
+    /// Lines with both: [reward 1 & right, reward 1 & not right, reward 0 & right, reward 0
+    /// & not right].
+    pub reward_by_verdict: [usize; 4],
+    /// Disagreements by reason.
+    pub reasons: std::collections::BTreeMap<ReasonKind, usize>,
+    /// Lines on tasks whose test inputs use `np.array` (the reward cannot be 1 there).
+    pub np_array_inputs: usize,
 }
 
 impl Summary {
@@ -110,7 +147,30 @@ impl Summary {
                     s.counts[v.code() as usize] += 1;
                     s.fragile += usize::from(r.fragile);
                 }
-                None => s.ungraded += 1,
+                None if r.reward.is_none() => s.ungraded += 1,
+                None => {}
+            }
+            if let Some(reward) = r.reward {
+                s.rewarded += 1;
+                s.reward_ones += usize::from(reward == 1);
+                if let Some(v) = r.verdict {
+                    let cell = match (reward == 1, v == Verdict::Right) {
+                        (true, true) => 0,
+                        (true, false) => 1,
+                        (false, true) => 2,
+                        (false, false) => 3,
+                    };
+                    s.reward_by_verdict[cell] += 1;
+                }
+            }
+            if let Some(kind) = r.reward_reason_kind {
+                *s.reasons.entry(kind).or_default() += 1;
+            }
+            if r.reward_detail
+                .as_ref()
+                .is_some_and(|d| d.inputs_use_np_array)
+            {
+                s.np_array_inputs += 1;
             }
         }
         s
@@ -128,20 +188,59 @@ impl Summary {
         }
     }
 
-    /// The summary as printed lines: total, accuracy, then each verdict's share.
+    /// The mean official RL reward over the lines that have one.
+    pub fn mean_reward(&self) -> Option<f64> {
+        (self.rewarded > 0).then(|| self.reward_ones as f64 / self.rewarded as f64)
+    }
+
+    /// The summary as printed lines: total, accuracy, then each verdict's share; then the
+    /// reward, its 2×2 against `right` and the disagreements by reason.
     pub fn lines(&self) -> Vec<String> {
-        let mut out = vec![format!("total: {}", self.total)];
-        out.push(format!(
-            "accuracy (right): {:.2}%",
-            100.0 * self.share(Verdict::Right)
-        ));
-        for v in Verdict::ALL {
+        let mut out = Vec::new();
+        if self.total > 0 || self.rewarded == 0 {
+            out.push(format!("total: {}", self.total));
             out.push(format!(
-                "  {:<13} {:>6}  {:>6.2}%",
-                v.as_str(),
-                self.count(v),
-                100.0 * self.share(v)
+                "accuracy (right): {:.2}%",
+                100.0 * self.share(Verdict::Right)
             ));
+            for v in Verdict::ALL {
+                out.push(format!(
+                    "  {:<13} {:>6}  {:>6.2}%",
+                    v.as_str(),
+                    self.count(v),
+                    100.0 * self.share(v)
+                ));
+            }
+        }
+        if let Some(mean) = self.mean_reward() {
+            out.push(format!(
+                "mean official RL reward: {mean:.4} ({} of {} rewarded 1)",
+                self.reward_ones, self.rewarded
+            ));
+            let [one_right, one_not, zero_right, zero_not] = self.reward_by_verdict;
+            if one_right + one_not + zero_right + zero_not > 0 {
+                out.push(format!("  {:<12} {:>9} {:>11}", "", "right", "not right"));
+                out.push(format!("  {:<12} {one_right:>9} {one_not:>11}", "reward 1"));
+                out.push(format!(
+                    "  {:<12} {zero_right:>9} {zero_not:>11}",
+                    "reward 0"
+                ));
+                let disagree = one_not + zero_right;
+                out.push(format!("reward and verdict disagree: {disagree}"));
+                for (kind, n) in &self.reasons {
+                    out.push(format!(
+                        "  {:<16} {n:>6}  ({})",
+                        kind.as_str(),
+                        kind.label()
+                    ));
+                }
+            }
+            if self.np_array_inputs > 0 {
+                out.push(format!(
+                    "rollouts on tasks whose test inputs use np.array (the reward runs them as given, so it cannot be 1): {}",
+                    self.np_array_inputs
+                ));
+            }
         }
         if self.fragile > 0 {
             out.push(format!(

@@ -12,6 +12,52 @@ use super::pyvalue::{self, EvalMode, NpFloatKind, PyType, PyValue, dict_get, py_
 /// Absolute tolerance of the official comparison.
 pub const TOLERANCE: f64 = 1e-2;
 
+/// Absolute tolerance of the official RL reward's comparison (`compare_stdout_outputs`
+/// called without one: its default).
+pub const REWARD_TOLERANCE: f64 = 1e-10;
+
+/// Which official scorer's comparison of one expected and one actual piece.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Rule {
+    /// The evaluation judge: `actual == expected or compare_stdout_outputs(actual,
+    /// expected, 1e-2)`.
+    Judge,
+    /// The RL reward: `compare_stdout_outputs(expected, actual)` at its default tolerance
+    /// 1e-10, the expected piece first, with no identical-text shortcut.
+    Reward,
+}
+
+impl Rule {
+    pub fn tolerance(self) -> f64 {
+        match self {
+            Rule::Judge => TOLERANCE,
+            Rule::Reward => REWARD_TOLERANCE,
+        }
+    }
+}
+
+/// What the deep comparison carries down: the tolerance, and whether the official call
+/// passed the expected value first (`a`) or second (`b`).
+#[derive(Debug, Clone, Copy)]
+struct Ctx {
+    tolerance: f64,
+    expected_first: bool,
+}
+
+impl Ctx {
+    fn of(rule: Rule) -> Ctx {
+        Ctx {
+            tolerance: rule.tolerance(),
+            expected_first: rule == Rule::Reward,
+        }
+    }
+
+    /// `(expected, actual)` of the official `deep_compare(a, b)`'s two sides.
+    fn sides<'v>(self, a: &'v PyValue, b: &'v PyValue) -> (&'v PyValue, &'v PyValue) {
+        if self.expected_first { (a, b) } else { (b, a) }
+    }
+}
+
 /// The line the harness prints between the program's own output and the results.
 pub const SEPARATOR: &str = "====================";
 
@@ -131,9 +177,14 @@ pub fn compare_outputs(right_exe_result: &str, stdout: &str) -> OutputComparison
 /// Pass the pieces as [`split_expected`] and [`split_actual`] give them: the exact-text
 /// check compares them unchanged.
 pub fn compare_printed(expected: &str, actual: &str) -> Comparison {
+    compare_printed_by(Rule::Judge, expected, actual)
+}
+
+/// [`compare_printed`] under either official scorer's [`Rule`].
+pub fn compare_printed_by(rule: Rule, expected: &str, actual: &str) -> Comparison {
     NEAR_TOLERANCE.with(|near| near.set(false));
     RAN_CODE.with(|ran| ran.set(false));
-    let mut comparison = compare_pieces(expected, actual);
+    let mut comparison = compare_pieces(expected, actual, rule);
     let near_tolerance = NEAR_TOLERANCE.with(|near| near.replace(false));
     if RAN_CODE.with(|ran| ran.replace(false)) && comparison.decided_by != Decision::ExactText {
         comparison.fragile = Some(
@@ -146,13 +197,14 @@ pub fn compare_printed(expected: &str, actual: &str) -> Comparison {
         .mismatch
         .as_ref()
         .and_then(|m| m.difference)
-        .is_some_and(|d| within_hair_of_tolerance(d, 1.0));
+        .is_some_and(|d| within_hair_of_tolerance(d, 1.0, rule.tolerance()));
     comparison.fragile = if (comparison.matched && near_tolerance) || deciding_difference {
         Some(format!(
-            "a number differs from the expected one by within a hair of the tolerance {TOLERANCE}; another machine's last digits could flip it"
+            "a number differs from the expected one by within a hair of the tolerance {}; another machine's last digits could flip it",
+            short_number(rule.tolerance())
         ))
     } else {
-        digit_fragility(expected, actual, &comparison)
+        digit_fragility(expected, actual, &comparison, rule)
     };
     comparison
 }
@@ -167,17 +219,24 @@ thread_local! {
 }
 
 /// How close to the tolerance a difference must be for the last printed digits to decide
-/// it: relative to the numbers compared, far wider than any BLAS's rounding and far
-/// narrower than a real error.
-const HAIR: f64 = 1e-9;
+/// it, relative to the tolerance and to the numbers compared: far wider than any BLAS's
+/// rounding and far narrower than a real error (1e-9 at the judge's 1e-2); never narrower
+/// than a few units in the last place of the numbers.
+const HAIR: f64 = 1e-7;
 
-fn within_hair_of_tolerance(difference: f64, scale: f64) -> bool {
-    (difference - TOLERANCE).abs() <= HAIR * scale.max(1.0)
+fn within_hair_of_tolerance(difference: f64, scale: f64, tolerance: f64) -> bool {
+    let hair = (HAIR * tolerance).max(64.0 * f64::EPSILON);
+    (difference - tolerance).abs() <= hair * scale.max(1.0)
 }
 
 /// Whether an outcome decided on float digits compared as text could differ on a machine
 /// whose BLAS/LAPACK kernels print other last digits.
-fn digit_fragility(expected: &str, actual: &str, comparison: &Comparison) -> Option<String> {
+fn digit_fragility(
+    expected: &str,
+    actual: &str,
+    comparison: &Comparison,
+    rule: Rule,
+) -> Option<String> {
     let actual_floats = float_literals(actual);
     if actual_floats.is_empty() || comparison.decided_by == Decision::Crashed {
         return None;
@@ -191,7 +250,7 @@ fn digit_fragility(expected: &str, actual: &str, comparison: &Comparison) -> Opt
                 Some(pyvalue::float_repr(x.next_up()))
             }
         });
-        if nudged == actual || compare_pieces(expected, &nudged).matched {
+        if nudged == actual || compare_pieces(expected, &nudged, rule).matched {
             return None;
         }
         return Some(
@@ -207,7 +266,7 @@ fn digit_fragility(expected: &str, actual: &str, comparison: &Comparison) -> Opt
     }
     let close = expected_floats.iter().zip(&actual_floats).all(|(e, a)| {
         let (x, y) = (e.value, a.value);
-        x == y || (x - y).abs() <= HAIR * x.abs().max(y.abs()).max(1.0)
+        x == y || (x - y).abs() <= HAIR * TOLERANCE * x.abs().max(y.abs()).max(1.0)
     });
     (close && expected_floats != actual_floats).then(|| {
         "differs from the expected text only in the last floating-point digits (compared as text); a machine whose BLAS/LAPACK prints those digits as expected gets right"
@@ -301,15 +360,28 @@ fn without_floats(text: &str, floats: &[FloatLiteral]) -> String {
     replace_floats(text, floats, |_| Some("\u{0}".to_owned()))
 }
 
-/// [`compare_printed`] without the fragility check: the official `judge`. A piece matches
-/// when `actual == expected` as strings (the actual piece is stripped, the expected one is
-/// not), otherwise when the tolerant comparison says so. `float()` of an integer beyond the
-/// float range raises OverflowError in Python: outside the string re-parse branch that
-/// aborts the comparison, and the two texts are compared with whitespace runs folded.
-fn compare_pieces(expected: &str, actual: &str) -> Comparison {
+/// [`compare_printed_by`] without the fragility check. Under [`Rule::Judge`], the official
+/// `judge`: a piece matches when `actual == expected` as strings (the actual piece is
+/// stripped, the expected one is not), otherwise when the tolerant comparison says so.
+/// Under [`Rule::Reward`], the RL reward's `compare_stdout_outputs(expected, actual)`: the
+/// tolerant comparison alone, expected side first. `float()` of an integer beyond the float
+/// range raises OverflowError in Python: outside the string re-parse branch that aborts the
+/// comparison, and the two texts are compared with whitespace runs folded.
+fn compare_pieces(expected: &str, actual: &str, rule: Rule) -> Comparison {
     let mut notes = Vec::new();
-    let actual_parsed = parse_printed_noted(actual, "actual", &mut notes);
-    let expected_parsed = parse_printed_noted(expected, "expected", &mut notes);
+    let (actual_parsed, expected_parsed) = if rule == Rule::Reward {
+        let expected_parsed = parse_printed_noted(expected, "expected", &mut notes);
+        (
+            parse_printed_noted(actual, "actual", &mut notes),
+            expected_parsed,
+        )
+    } else {
+        let actual_parsed = parse_printed_noted(actual, "actual", &mut notes);
+        (
+            actual_parsed,
+            parse_printed_noted(expected, "expected", &mut notes),
+        )
+    };
     let actual_value = normalize(actual_parsed.clone());
     let expected_value = normalize(expected_parsed.clone());
     let rendered_expected = expected_value
@@ -327,7 +399,7 @@ fn compare_pieces(expected: &str, actual: &str) -> Comparison {
         notes,
         fragile: None,
     };
-    if actual == expected {
+    if rule == Rule::Judge && actual == expected {
         return comparison(true, None, Decision::ExactText, Vec::new());
     }
     let (Ok(actual_value), Ok(expected_value)) = (actual_value, expected_value) else {
@@ -345,7 +417,13 @@ fn compare_pieces(expected: &str, actual: &str) -> Comparison {
         };
         return comparison(false, Some(mismatch), Decision::Crashed, notes);
     };
-    match deep_compare(&actual_value, &expected_value, "", 0) {
+    let ctx = Ctx::of(rule);
+    let (a, b) = if ctx.expected_first {
+        (&expected_value, &actual_value)
+    } else {
+        (&actual_value, &expected_value)
+    };
+    match deep_compare(a, b, "", 0, ctx) {
         Ok(Deep::Same) => comparison(true, None, Decision::Tolerant, notes),
         Ok(Deep::Differ(mismatch)) => comparison(false, Some(mismatch), Decision::Tolerant, notes),
         Err(Raised) => {
@@ -880,7 +958,17 @@ fn short_number(x: f64) -> String {
     }
 }
 
-fn differ(path: &str, actual: &PyValue, expected: &PyValue, reason: String) -> Deep {
+/// A mismatch at `path` between the official `deep_compare`'s sides `a` and `b`; `reason`
+/// gets the expected and the actual value, in that order.
+fn differ(
+    ctx: Ctx,
+    path: &str,
+    a: &PyValue,
+    b: &PyValue,
+    reason: impl FnOnce(&PyValue, &PyValue) -> String,
+) -> Deep {
+    let (expected, actual) = ctx.sides(a, b);
+    let reason = reason(expected, actual);
     Deep::Differ(Mismatch {
         path: path.to_owned(),
         expected: repr(expected),
@@ -890,7 +978,10 @@ fn differ(path: &str, actual: &PyValue, expected: &PyValue, reason: String) -> D
     })
 }
 
-/// The official `deep_compare(a, b)` with `a` the actual value and `b` the expected one.
+/// The official `deep_compare(a, b)`: for the judge `a` is the actual value and `b` the
+/// expected one, for the RL reward the other way round ([`Ctx::sides`]). The sides matter
+/// where Python's evaluation order does: which dict's keys are iterated, which string is
+/// re-parsed first.
 /// Singleton lists/tuples are unwrapped repeatedly; `None` equals only `None`; different
 /// exact types match only when both are real numbers (int, float, bool, NumPy int/float;
 /// not `np.bool_`, not complex) or both lists/tuples; numbers match when both are the same
@@ -905,66 +996,66 @@ fn differ(path: &str, actual: &PyValue, expected: &PyValue, reason: String) -> D
 /// different, so the recursion is cut short with the same answer; `depth` counts nested
 /// re-parses, and a chain of `:` drops is followed up to [`STRING_REPARSE_LIMIT`].
 fn deep_compare(
-    actual: &PyValue,
-    expected: &PyValue,
+    a: &PyValue,
+    b: &PyValue,
     path: &str,
     depth: usize,
+    ctx: Ctx,
 ) -> Result<Deep, Raised> {
-    let a = unwrap_single(actual);
-    let b = unwrap_single(expected);
+    let a = unwrap_single(a);
+    let b = unwrap_single(b);
     if matches!(a, PyValue::None) || matches!(b, PyValue::None) {
         return Ok(if py_eq(a, b) {
             Deep::Same
         } else {
-            differ(
-                path,
-                a,
-                b,
-                format!("{} vs {}", b.kind_name(), a.kind_name()),
-            )
+            differ(ctx, path, a, b, |e, x| {
+                format!("{} vs {}", e.kind_name(), x.kind_name())
+            })
         });
     }
     if a.py_type() != b.py_type() {
         let both_numbers = a.is_real_number() && b.is_real_number();
         let both_sequences = a.as_sequence().is_some() && b.as_sequence().is_some();
         if !both_numbers && !both_sequences {
-            let reason = if a.kind_name() == b.kind_name() {
-                format!(
-                    "type {} vs {} (the official check requires the same type)",
-                    type_name(b),
-                    type_name(a)
-                )
-            } else {
-                format!("{} vs {}", b.kind_name(), a.kind_name())
-            };
-            return Ok(differ(path, a, b, reason));
+            return Ok(differ(ctx, path, a, b, |e, x| {
+                if e.kind_name() == x.kind_name() {
+                    format!(
+                        "type {} vs {} (the official check requires the same type)",
+                        type_name(e),
+                        type_name(x)
+                    )
+                } else {
+                    format!("{} vs {}", e.kind_name(), x.kind_name())
+                }
+            }));
         }
     }
     if a.is_real_number() && b.is_real_number() {
-        return compare_numbers(a, b, path);
+        return compare_numbers(a, b, path, ctx);
     }
     if let (Some(text_a), Some(text_b)) = (a.as_str(), b.as_str()) {
-        return Ok(compare_strings(a, b, text_a, text_b, path, depth));
+        return Ok(compare_strings(a, b, text_a, text_b, path, depth, ctx));
     }
     if let (Some(items_a), Some(items_b)) = (a.as_sequence(), b.as_sequence()) {
         if items_a.len() != items_b.len() {
-            return Ok(differ(
-                path,
-                a,
-                b,
-                format!("length {} vs {}", items_b.len(), items_a.len()),
-            ));
+            return Ok(differ(ctx, path, a, b, |e, x| {
+                format!(
+                    "length {} vs {}",
+                    e.as_sequence().map_or(0, <[PyValue]>::len),
+                    x.as_sequence().map_or(0, <[PyValue]>::len)
+                )
+            }));
         }
         for (i, (item_a, item_b)) in items_a.iter().zip(items_b).enumerate() {
             let item_path = format!("{path}[{i}]");
-            if let Deep::Differ(mismatch) = deep_compare(item_a, item_b, &item_path, depth)? {
+            if let Deep::Differ(mismatch) = deep_compare(item_a, item_b, &item_path, depth, ctx)? {
                 return Ok(Deep::Differ(mismatch));
             }
         }
         return Ok(Deep::Same);
     }
     if let (PyValue::Dict(entries_a), PyValue::Dict(entries_b)) = (a, b) {
-        return compare_dicts(a, b, entries_a, entries_b, path, depth);
+        return compare_dicts(a, b, entries_a, entries_b, path, depth, ctx);
     }
     // `array == array` is elementwise; its truth value raises for any size but one (and
     // one-element arrays were unwrapped).
@@ -974,7 +1065,9 @@ fn deep_compare(
     Ok(if py_eq(a, b) {
         Deep::Same
     } else {
-        differ(path, a, b, format!("{} values differ", b.kind_name()))
+        differ(ctx, path, a, b, |e, _| {
+            format!("{} values differ", e.kind_name())
+        })
     })
 }
 
@@ -982,7 +1075,7 @@ fn float_is(value: &PyValue, target: f64) -> bool {
     matches!(value, PyValue::Float(x) | PyValue::NpFloat(_, x) if *x == target)
 }
 
-fn compare_numbers(a: &PyValue, b: &PyValue, path: &str) -> Result<Deep, Raised> {
+fn compare_numbers(a: &PyValue, b: &PyValue, path: &str, ctx: Ctx) -> Result<Deep, Raised> {
     // Integers never equal an infinity; only floats can take these two exits.
     for infinity in [f64::INFINITY, f64::NEG_INFINITY] {
         if float_is(a, infinity) && float_is(b, infinity) {
@@ -996,12 +1089,14 @@ fn compare_numbers(a: &PyValue, b: &PyValue, path: &str) -> Result<Deep, Raised>
         return Ok(Deep::Same);
     }
     let difference = (x - y).abs();
-    if within_hair_of_tolerance(difference, x.abs().max(y.abs())) {
+    if within_hair_of_tolerance(difference, x.abs().max(y.abs()), ctx.tolerance) {
         NEAR_TOLERANCE.with(|near| near.set(true));
     }
-    if difference <= TOLERANCE {
+    if difference <= ctx.tolerance {
         return Ok(Deep::Same);
     }
+    let (b, a) = ctx.sides(a, b);
+    let (y, x) = if ctx.expected_first { (x, y) } else { (y, x) };
     let reason = if x.is_nan() || y.is_nan() {
         format!(
             "{} vs {}: NaN matches only NaN",
@@ -1020,7 +1115,7 @@ fn compare_numbers(a: &PyValue, b: &PyValue, path: &str) -> Result<Deep, Raised>
             short_number(y),
             short_number(x),
             short_number(difference),
-            short_number(TOLERANCE)
+            short_number(ctx.tolerance)
         )
     };
     Ok(Deep::Differ(Mismatch {
@@ -1041,6 +1136,7 @@ fn compare_strings(
     text_b: &str,
     path: &str,
     depth: usize,
+    ctx: Ctx,
 ) -> Deep {
     // Python recurses once per round; rounds that give two strings again are a loop here
     // (a colon chain can take ~990 rounds, too deep for a thread's stack).
@@ -1080,15 +1176,22 @@ fn compare_strings(
             (a, b) = (reparsed_a.clone(), reparsed_b.clone());
             continue;
         }
-        match deep_compare(&reparsed_a, &reparsed_b, path, depth) {
+        match deep_compare(&reparsed_a, &reparsed_b, path, depth, ctx) {
             Ok(result) => return result,
             Err(Raised) => break,
         }
     }
-    text_equality(&a, &b, &text_a, &text_b, path)
+    text_equality(&a, &b, &text_a, &text_b, path, ctx)
 }
 
-fn text_equality(a: &PyValue, b: &PyValue, text_a: &str, text_b: &str, path: &str) -> Deep {
+fn text_equality(
+    a: &PyValue,
+    b: &PyValue,
+    text_a: &str,
+    text_b: &str,
+    path: &str,
+    ctx: Ctx,
+) -> Deep {
     if text_a == text_b {
         Deep::Same
     } else {
@@ -1097,12 +1200,9 @@ fn text_equality(a: &PyValue, b: &PyValue, text_a: &str, text_b: &str, path: &st
             .zip(text_b.chars())
             .take_while(|(x, y)| x == y)
             .count();
-        differ(
-            path,
-            a,
-            b,
-            format!("texts differ from character {}", position + 1),
-        )
+        differ(ctx, path, a, b, |_, _| {
+            format!("texts differ from character {}", position + 1)
+        })
     }
 }
 
@@ -1113,15 +1213,21 @@ fn compare_dicts(
     entries_b: &[(PyValue, PyValue)],
     path: &str,
     depth: usize,
+    ctx: Ctx,
 ) -> Result<Deep, Raised> {
-    let missing: Vec<String> = entries_b
+    let (entries_expected, entries_actual) = if ctx.expected_first {
+        (entries_a, entries_b)
+    } else {
+        (entries_b, entries_a)
+    };
+    let missing: Vec<String> = entries_expected
         .iter()
-        .filter(|(key, _)| dict_get(entries_a, key).is_none())
+        .filter(|(key, _)| dict_get(entries_actual, key).is_none())
         .map(|(key, _)| repr(key))
         .collect();
-    let unexpected: Vec<String> = entries_a
+    let unexpected: Vec<String> = entries_actual
         .iter()
-        .filter(|(key, _)| dict_get(entries_b, key).is_none())
+        .filter(|(key, _)| dict_get(entries_expected, key).is_none())
         .map(|(key, _)| repr(key))
         .collect();
     if entries_a.len() != entries_b.len() || !missing.is_empty() || !unexpected.is_empty() {
@@ -1132,15 +1238,15 @@ fn compare_dicts(
         if !unexpected.is_empty() {
             reason.push_str(&format!("; unexpected {}", unexpected.join(", ")));
         }
-        return Ok(differ(path, a, b, reason));
+        return Ok(differ(ctx, path, a, b, |_, _| reason));
     }
-    // Python iterates the actual dict's keys.
+    // Python iterates the keys of `a` (the judge's actual dict, the reward's expected one).
     for (key, value_a) in entries_a {
         let Some(value_b) = dict_get(entries_b, key) else {
             continue;
         };
         let key_path = format!("{path}[{}]", repr(key));
-        if let Deep::Differ(mismatch) = deep_compare(value_a, value_b, &key_path, depth)? {
+        if let Deep::Differ(mismatch) = deep_compare(value_a, value_b, &key_path, depth, ctx)? {
             return Ok(Deep::Differ(mismatch));
         }
     }

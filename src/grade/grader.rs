@@ -6,7 +6,7 @@ use crate::analysis::assemble::{RESULTS_SEPARATOR, assemble_program, rewrite_cas
 use crate::analysis::extract::{entry_function_name, extract_last_python_block};
 use crate::analysis::numpy_check::{check_numpy, harness_numpy_free, numpy_imports_in};
 use crate::analysis::pyast::parse_suite;
-use crate::analysis::static_check::{ParsedCode, check_zwc_usage_split};
+use crate::analysis::static_check::{ParsedCode, StaticCheck, check_zwc_usage_split};
 use crate::grade::compare::{compare_printed, split_actual, split_expected};
 use crate::grade::report::{CaseResult, Execution, Extraction, GradeReport};
 use crate::model::{Rollout, Verdict};
@@ -132,6 +132,10 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         cases: Vec::new(),
         fragile: false,
         fragile_reason: None,
+        reward: None,
+        reward_reason: None,
+        reward_reason_kind: None,
+        reward_detail: None,
     };
     if let Some(reason) = static_check
         .recursion
@@ -143,16 +147,10 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
     let mut early = None;
     if !static_check.passed {
         early = Some(Verdict::WithoutZwc);
-        report.decided_by = describe_static_failure(&report);
+        report.decided_by =
+            describe_static_failure(report.extraction.found, &report.entry, &static_check);
     } else {
-        let numpy = match &code_parsed {
-            Ok(suite)
-                if (code.is_empty() || code.ends_with('\n')) && harness_numpy_free(harness) =>
-            {
-                numpy_imports_in(code, suite)
-            }
-            _ => check_numpy(&program),
-        };
+        let numpy = numpy_step(code, &code_parsed, harness, &program);
         for imp in numpy.imports.iter().filter(|i| i.dynamic) {
             report.warnings.push(format!(
                 "line {}: `{}` loads numpy dynamically; the official check does not catch it",
@@ -211,11 +209,25 @@ fn fill_expected(cases: &mut [CaseResult], right_exe_result: &str) {
     }
 }
 
-fn describe_static_failure(report: &GradeReport) -> String {
-    let Some(sc) = &report.static_check else {
-        return "step 4: the static check failed".to_string();
-    };
-    if !report.extraction.found {
+/// Step 5 on `code` + `harness` (= `program`): the code's imports alone when the harness
+/// cannot add any (it is checked once per text), else the whole program.
+pub fn numpy_step(
+    code: &str,
+    code_parsed: &Result<crate::analysis::pyast::Suite, crate::analysis::pyast::ParseFailure>,
+    harness: &str,
+    program: &str,
+) -> crate::analysis::numpy_check::NumpyCheck {
+    match code_parsed {
+        Ok(suite) if (code.is_empty() || code.ends_with('\n')) && harness_numpy_free(harness) => {
+            numpy_imports_in(code, suite)
+        }
+        _ => check_numpy(program),
+    }
+}
+
+/// Step 4's failure in a sentence: which condition of the static check failed.
+pub fn describe_static_failure(found: bool, entry: &str, sc: &StaticCheck) -> String {
+    if !found {
         return "step 4: no ```python block was found, so the code is empty and has no entry function".to_string();
     }
     if let Some(err) = &sc.syntax_error {
@@ -232,13 +244,13 @@ fn describe_static_failure(report: &GradeReport) -> String {
     }
     let mut failed = Vec::new();
     if !sc.entry_found {
-        failed.push(format!("no function named `{}` was found", report.entry));
+        failed.push(format!("no function named `{entry}` was found"));
     } else {
         if sc.library_calls.is_empty() {
-            failed.push(format!("`{}` makes no zwc call", report.entry));
+            failed.push(format!("`{entry}` makes no zwc call"));
         }
         if !sc.returns_value {
-            failed.push(format!("`{}` never returns a value", report.entry));
+            failed.push(format!("`{entry}` never returns a value"));
         }
         if !sc.meaningful {
             let name = sc
@@ -265,18 +277,23 @@ fn tail(text: &str, max: usize) -> String {
     format!("…{}", &text[start..])
 }
 
-/// Steps 6–7: decides `exe_error`, `right` or `result_error` from the run output.
-pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeReport {
-    let mut report = prepared.report;
-    let rewritten = rewrite_cases(&rollout.test_cases);
-    report.execution = Some(Execution {
+/// What a report keeps of a run: the output tails and the run's facts.
+pub fn execution_of(run: &RunOutput) -> Execution {
+    Execution {
         stdout: tail(&run.stdout, OUTPUT_TAIL_BYTES),
         stderr: tail(&run.stderr, OUTPUT_TAIL_BYTES),
         timed_out: run.timed_out,
         elapsed_ms: run.elapsed.as_secs_f64() * 1000.0,
         exit_code: run.exit_code,
         contained: run.contained.clone(),
-    });
+    }
+}
+
+/// Steps 6–7: decides `exe_error`, `right` or `result_error` from the run output.
+pub fn finish(rollout: &Rollout, prepared: Prepared, run: &RunOutput) -> GradeReport {
+    let mut report = prepared.report;
+    let rewritten = rewrite_cases(&rollout.test_cases);
+    report.execution = Some(execution_of(run));
     let expected = split_expected(&rollout.right_exe_result);
     if run.stdout.is_empty() {
         report.verdict = Some(Verdict::ExeError);

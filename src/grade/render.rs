@@ -17,6 +17,23 @@ pub fn report_text(r: &GradeReport) -> String {
     );
     let _ = writeln!(s, "verdict: {verdict}");
     let _ = writeln!(s, "why:     {}", r.decided_by);
+    if let Some(d) = &r.reward_detail {
+        let reward = d.reward.map_or("not scored".to_string(), |x| x.to_string());
+        let _ = writeln!(s, "reward:  {reward} (official RL reward)");
+        let _ = writeln!(s, "why:     {}", d.decided_by);
+        if let Some(reason) = &r.reward_reason {
+            let _ = writeln!(s, "differs: {reason}");
+        }
+        if d.inputs_use_np_array {
+            let _ = writeln!(
+                s,
+                "note:    the test inputs use np.array, which the reward runs as given: no response can get reward 1 on this task"
+            );
+        }
+        if let Some(f) = &d.fragile_reason {
+            let _ = writeln!(s, "note:    the reward is fragile: {f}");
+        }
+    }
     for w in &r.warnings {
         let _ = writeln!(s, "note:    {w}");
     }
@@ -127,6 +144,19 @@ pub fn report_text(r: &GradeReport) -> String {
                 .as_ref()
                 .map(|c| format!(", stopped by sandbox: {c}"))
                 .unwrap_or_default()
+        );
+        let _ = writeln!(s, "--- stdout ---");
+        let _ = writeln!(s, "{}", e.stdout.trim_end());
+        let _ = writeln!(s, "--- stderr ---");
+        let _ = writeln!(s, "{}", e.stderr.trim_end());
+    }
+    if let Some(e) = r.reward_detail.as_ref().and_then(|d| d.execution.as_ref()) {
+        let _ = writeln!(s);
+        let _ = writeln!(
+            s,
+            "the reward's own run (first block, inputs as given): {:.0} ms{}",
+            e.elapsed_ms,
+            if e.timed_out { ", timed out" } else { "" }
         );
         let _ = writeln!(s, "--- stdout ---");
         let _ = writeln!(s, "{}", e.stdout.trim_end());

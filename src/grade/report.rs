@@ -59,6 +59,136 @@ pub struct Execution {
     pub contained: Option<String>,
 }
 
+/// The step of `compute_score` that decided the reward.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RewardStep {
+    /// The static zwc-usage check failed (no code, a syntax error, no zwc call…): 0.
+    StaticCheck,
+    /// The NumPy check found an import, or raised: 0.
+    NumpyCheck,
+    /// The program ran past the timeout (the sandbox answers stderr `TLE`): 0.
+    Timeout,
+    /// The program wrote to stderr (a warning is enough): 0.
+    Stderr,
+    /// Fewer results were printed than expected (IndexError, caught): 0.
+    FewerResults,
+    /// An expected result did not match within 1e-10: 0.
+    Mismatch,
+    /// Every expected result matched: 1.
+    AllMatched,
+    /// The program could not be run here (no reward).
+    NotRun,
+}
+
+/// The RL reward of one rollout, and everything needed to see why.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RewardReport {
+    /// 0 or 1; `None` when the program could not be run.
+    pub reward: Option<u8>,
+    pub step: Option<RewardStep>,
+    /// Which step decided the reward, in a sentence.
+    pub decided_by: String,
+    /// 1-based response lines of the scored (first) python block; `None` without one.
+    pub block_lines: Option<(usize, usize)>,
+    pub blocks_found: usize,
+    /// The entry function name in the scored block.
+    pub entry: String,
+    /// The reward scored the same code as the verdict (one block, or identical blocks).
+    pub same_code_as_verdict: bool,
+    /// Some test input uses `np.array`, which the reward leaves as it is (the program then
+    /// fails with NameError unless the code itself defines `np`).
+    pub inputs_use_np_array: bool,
+    /// The verdict's run served the reward too (see [`shares_run`]).
+    pub shared_run: bool,
+    /// The reward's own run, when it was not shared.
+    pub execution: Option<Execution>,
+    /// Per expected result: the input as given, the comparison at 1e-10 (expected first).
+    pub cases: Vec<CaseResult>,
+    /// The reward hangs on this machine (digits, timing, the sandbox's limits).
+    pub fragile: bool,
+    pub fragile_reason: Option<String>,
+}
+
+impl RewardReport {
+    pub(crate) fn decide(&mut self, reward: u8, step: RewardStep, why: String) {
+        self.reward = Some(reward);
+        self.step = Some(step);
+        self.decided_by = why;
+    }
+
+    pub(crate) fn mark_fragile(&mut self, reason: impl Into<String>) {
+        self.fragile = true;
+        if self.fragile_reason.is_none() {
+            self.fragile_reason = Some(reason.into());
+        }
+    }
+}
+
+/// Why the reward and the verdict disagree, by kind (for counting) and in a sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReasonKind {
+    /// The reward scored the first python block, the verdict the last, and they differ.
+    FirstBlock,
+    /// The test inputs use `np.array`, rewritten for the verdict only.
+    NpArrayInputs,
+    /// The program wrote to stderr (a warning), which only the reward counts.
+    Stderr,
+    /// The reward's run timed out.
+    Timeout,
+    /// A result matched within 1e-2 but not within 1e-10.
+    Tolerance,
+    /// The two comparisons differ otherwise (argument order, no identical-text shortcut).
+    Comparison,
+    /// Anything else (separate runs that behaved differently).
+    Other,
+}
+
+impl ReasonKind {
+    pub const ALL: [ReasonKind; 7] = [
+        ReasonKind::FirstBlock,
+        ReasonKind::NpArrayInputs,
+        ReasonKind::Stderr,
+        ReasonKind::Timeout,
+        ReasonKind::Tolerance,
+        ReasonKind::Comparison,
+        ReasonKind::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReasonKind::FirstBlock => "first_block",
+            ReasonKind::NpArrayInputs => "np_array_inputs",
+            ReasonKind::Stderr => "stderr",
+            ReasonKind::Timeout => "timeout",
+            ReasonKind::Tolerance => "tolerance",
+            ReasonKind::Comparison => "comparison",
+            ReasonKind::Other => "other",
+        }
+    }
+
+    /// A few words for tables and the explorer.
+    pub fn label(self) -> &'static str {
+        match self {
+            ReasonKind::FirstBlock => "first block scored",
+            ReasonKind::NpArrayInputs => "np.array inputs",
+            ReasonKind::Stderr => "stderr not empty",
+            ReasonKind::Timeout => "timeout",
+            ReasonKind::Tolerance => "1e-10 tolerance",
+            ReasonKind::Comparison => "comparison order",
+            ReasonKind::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for ReasonKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// The full result of grading one rollout.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -89,6 +219,17 @@ pub struct GradeReport {
     /// exact call depth near Python's recursion limit. `fragile_reason` says which.
     pub fragile: bool,
     pub fragile_reason: Option<String>,
+    /// The official RL reward, 0 or 1 (`--scorer reward` or `both`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward: Option<u8>,
+    /// Why the reward and the verdict disagree, in one line (`--scorer both`, where they do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward_reason: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward_reason_kind: Option<ReasonKind>,
+    /// The reward's steps: its block, checks, cases at 1e-10 and its own run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reward_detail: Option<RewardReport>,
 }
 
 impl GradeReport {
@@ -154,7 +295,17 @@ impl GradeReport {
             cases: Vec::new(),
             fragile: false,
             fragile_reason: None,
+            reward: None,
+            reward_reason: None,
+            reward_reason_kind: None,
+            reward_detail: None,
         }
+    }
+
+    /// Whether the official RL reward disagrees with the verdict (reward 1 exactly when
+    /// the verdict is `right`); `None` unless both are known.
+    pub fn reward_disagrees(&self) -> Option<bool> {
+        Some((self.reward? == 1) != (self.verdict? == Verdict::Right))
     }
 
     /// Marks the verdict fragile; the first reason given is kept (one line).

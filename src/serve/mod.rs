@@ -39,11 +39,12 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tokio::sync::Semaphore;
 
-use crate::grade::batch::grade_all;
+use crate::grade::batch::grade_all_scored;
 use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::pool::PoolConfig;
 use crate::grade::report::GradeReport;
+use crate::grade::reward::Scorer;
 use crate::model::rollout::{json_kind, parse_rollout_bytes};
 use crate::model::{Dataset, Verdict};
 
@@ -55,7 +56,10 @@ const AFTER_HELP: &str = concat!(
     "                     (past the timeout: stdout \"\", stderr \"TLE\")\n",
     "  POST /grade        one rollout object (query, response, test_cases, right_exe_result) -> sebx's report\n",
     "  POST /grade/batch  a JSON array of rollouts -> an array of reports, in order\n",
-    "    ?reward=1        on either: {\"score\": 1.0 | 0.0, \"verdict\": ...} instead of the report\n",
+    "    ?reward=1        on either: {\"score\": 1.0 | 0.0, \"verdict\": ..., \"reward_reason\": ...} instead of\n",
+    "                     the report; score is the official RL reward (SE-Bench's verl compute_score)\n",
+    "                     unless the server runs with --reward verdict (score = 1.0 iff the verdict is right)\n",
+    "    ?scorer=both     the full report with the reward too (verdict | reward | both; default verdict)\n",
     "  GET  /healthz      200 when ready, 503 while draining\n",
     "  GET  /metrics      Prometheus text: requests, verdicts, queue depth, latency, worker restarts\n",
     "\n",
@@ -101,6 +105,20 @@ pub struct ServeArgs {
     /// No per-request log lines.
     #[arg(short, long)]
     pub quiet: bool,
+    /// What `score` is on `?reward=1`: the official RL reward SE-Bench trains with
+    /// (`official`), or 1.0 exactly when the evaluation verdict is `right` (`verdict`:
+    /// training on what is evaluated).
+    #[arg(long, value_enum, default_value_t = RewardSource::Official)]
+    pub reward: RewardSource,
+}
+
+/// What the `score` of `?reward=1` follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RewardSource {
+    /// The official RL reward (`compute_score` of SE-Bench's verl fork).
+    Official,
+    /// The evaluation verdict: 1.0 for `right`, else 0.0.
+    Verdict,
 }
 
 struct AppState {
@@ -117,6 +135,7 @@ struct AppState {
     metrics: Metrics,
     draining: AtomicBool,
     log: bool,
+    reward: RewardSource,
 }
 
 /// Parses the flags, starts the pool and serves until SIGTERM / Ctrl-C.
@@ -166,6 +185,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         metrics: Metrics::default(),
         draining: AtomicBool::new(false),
         log: !args.quiet,
+        reward: args.reward,
     });
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -477,9 +497,37 @@ async fn run_code(State(state): State<Arc<AppState>>, body: Bytes) -> Result<Res
 struct GradeQuery {
     #[serde(default)]
     reward: Option<String>,
+    #[serde(default)]
+    scorer: Option<String>,
 }
 
 impl GradeQuery {
+    /// The scorers a request needs: the reward (with the verdict beside it, for the body)
+    /// on `?reward=1`, else `?scorer=` (default: the verdict alone).
+    fn scorer(&self, source: RewardSource) -> Result<(bool, Scorer), ApiError> {
+        let reward = self.reward()?;
+        if reward {
+            return Ok((
+                true,
+                match source {
+                    RewardSource::Official => Scorer::Both,
+                    RewardSource::Verdict => Scorer::Verdict,
+                },
+            ));
+        }
+        let scorer = match self.scorer.as_deref() {
+            None | Some("verdict") => Scorer::Verdict,
+            Some("reward") => Scorer::Reward,
+            Some("both") => Scorer::Both,
+            Some(other) => {
+                return Err(ApiError::bad_request(format!(
+                    "`scorer` must be verdict, reward or both, found {other:?}"
+                )));
+            }
+        };
+        Ok((false, scorer))
+    }
+
     fn reward(&self) -> Result<bool, ApiError> {
         match self.reward.as_deref() {
             None | Some("0") | Some("false") => Ok(false),
@@ -491,21 +539,39 @@ impl GradeQuery {
     }
 }
 
-/// The RL reward of one report: 1.0 for `right`, else 0.0.
-fn reward_of(report: &GradeReport) -> Value {
+/// The `?reward=1` answer for one report: `score` (the official RL reward, or 1.0 for
+/// `right` under `--reward verdict`), the verdict, and why they differ (null where they
+/// agree); `error` when the rollout could not be scored.
+fn reward_of(report: &GradeReport, source: RewardSource) -> Value {
+    let score = match source {
+        RewardSource::Official => report.reward.map(f64::from),
+        RewardSource::Verdict => report
+            .verdict
+            .map(|v| if v == Verdict::Right { 1.0 } else { 0.0 }),
+    };
     let mut reward = json!({
-        "score": if report.verdict == Some(Verdict::Right) { 1.0 } else { 0.0 },
+        "score": score.unwrap_or(0.0),
         "verdict": report.verdict.map(Verdict::as_str),
+        "reward_reason": report.reward_reason,
     });
-    if report.verdict.is_none() {
-        reward["error"] = Value::String(report.decided_by.clone());
+    if score.is_none() {
+        let why = match (source, &report.reward_detail) {
+            (RewardSource::Official, Some(d)) if report.verdict.is_some() => d.decided_by.clone(),
+            _ => report.decided_by.clone(),
+        };
+        reward["error"] = Value::String(why);
     }
     reward
 }
 
 /// Grades rollouts given as JSON values (one per line of an in-memory JSONL named
 /// `request`), in order; items that are not valid rollouts get a load-failure report.
-fn grade_values(state: &AppState, items: &[Value], threads: usize) -> Vec<GradeReport> {
+fn grade_values(
+    state: &AppState,
+    items: &[Value],
+    threads: usize,
+    scorer: Scorer,
+) -> Vec<GradeReport> {
     let mut jsonl = String::new();
     for item in items {
         // Compact JSON has no raw newline, so each item is exactly one line.
@@ -515,7 +581,14 @@ fn grade_values(state: &AppState, items: &[Value], threads: usize) -> Vec<GradeR
     let source = std::path::Path::new("request");
     let loaded = parse_rollout_bytes(source, jsonl.as_bytes());
     let rollouts: Vec<_> = loaded.rollouts.iter().collect();
-    let graded = grade_all(&rollouts, &state.engine, threads, state.timeout, &|_, _| {});
+    let graded = grade_all_scored(
+        &rollouts,
+        &state.engine,
+        threads,
+        state.timeout,
+        scorer,
+        &|_, _| {},
+    );
     let mut graded = graded.into_iter();
     let mut reports = Vec::with_capacity(items.len());
     for entry in loaded.entries() {
@@ -547,7 +620,7 @@ async fn grade_one(
     Query(query): Query<GradeQuery>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let reward = query.reward()?;
+    let (reward, scorer) = query.scorer(state.reward)?;
     let value = parse_json(&body)?;
     if !value.is_object() {
         return Err(ApiError::bad_request(format!(
@@ -564,7 +637,7 @@ async fn grade_one(
             issue.reason
         )));
     }
-    let mut reports = execute(&state, 1, move |s| grade_values(s, &[value], 1)).await?;
+    let mut reports = execute(&state, 1, move |s| grade_values(s, &[value], 1, scorer)).await?;
     let Some(report) = reports.pop() else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -572,7 +645,7 @@ async fn grade_one(
         ));
     };
     Ok(if reward {
-        axum::Json(reward_of(&report)).into_response()
+        axum::Json(reward_of(&report, state.reward)).into_response()
     } else {
         axum::Json(report).into_response()
     })
@@ -583,16 +656,26 @@ async fn grade_batch(
     Query(query): Query<GradeQuery>,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let reward = query.reward()?;
+    let (reward, scorer) = query.scorer(state.reward)?;
     let Value::Array(items) = parse_json(&body)? else {
         return Err(ApiError::bad_request(
             "the body must be a JSON array of rollout objects",
         ));
     };
     let threads = items.len().clamp(1, state.jobs);
-    let reports = execute(&state, threads, move |s| grade_values(s, &items, threads)).await?;
+    let reports = execute(&state, threads, move |s| {
+        grade_values(s, &items, threads, scorer)
+    })
+    .await?;
     Ok(if reward {
-        axum::Json(reports.iter().map(reward_of).collect::<Vec<_>>()).into_response()
+        let source = state.reward;
+        axum::Json(
+            reports
+                .iter()
+                .map(|r| reward_of(r, source))
+                .collect::<Vec<_>>(),
+        )
+        .into_response()
     } else {
         axum::Json(reports).into_response()
     })

@@ -175,6 +175,7 @@ pub fn report(
         cases,
         fragile: false,
         fragile_reason: None,
+        ..GradeReport::default()
     }
 }
 
