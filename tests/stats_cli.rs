@@ -505,3 +505,109 @@ fn bad_k_is_refused() {
     let e = stderr_of_failure(sebx_on("stats", [&a, &api]).args(["-k", "0"]));
     assert!(e.contains("-k must be at least 1"), "{e}");
 }
+
+/// A run of four rollouts and a scored file giving each a verdict and an official RL
+/// reward by hand: (right, 1), (right, 0: tolerance), (without_zwc, 1: first block),
+/// (exe_error, 0). Mean reward 2/4; the 2×2 has one in each cell; two disagreements.
+fn rewarded_run(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let run = dir.join(format!("{name}.jsonl"));
+    let rows = [
+        ("right", 1, None),
+        ("right", 0, Some("tolerance")),
+        ("without_zwc", 1, Some("first_block")),
+        ("exe_error", 0, None),
+    ];
+    let mut lines = String::new();
+    let mut reports = String::new();
+    for (i, (verdict, reward, reason)) in rows.iter().enumerate() {
+        let query = format!("q{i}");
+        let response =
+            format!("```python\nimport zwc\ndef solve(a):\n    return zwc.kocito(a)\n```\n{name}");
+        lines.push_str(
+            &json!({"query": query, "response": response,
+                "test_cases": [{"input": "a=[1]", "output": "1"}], "right_exe_result": "1",
+                "selected_functions": ["mean"]})
+            .to_string(),
+        );
+        lines.push('\n');
+        let id = sebx::model::RolloutId::derive(&query, &response, 0);
+        let mut report = json!({"source": run.display().to_string(), "line": i + 1, "id": id.0,
+            "verdict": verdict, "decided_by": "by hand", "reward": reward});
+        if let Some(kind) = reason {
+            report["reward_reason"] = json!(format!("because {kind}"));
+            report["reward_reason_kind"] = json!(kind);
+        }
+        reports.push_str(&report.to_string());
+        reports.push('\n');
+    }
+    let scored = dir.join(format!("{name}.scored.jsonl"));
+    std::fs::write(&run, lines).expect("run");
+    std::fs::write(&scored, reports).expect("scored");
+    (run, scored)
+}
+
+#[test]
+fn stats_and_compare_show_the_official_reward_beside_accuracy() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, a_scored) = rewarded_run(dir.path(), "a");
+    let (b, b_scored) = rewarded_run(dir.path(), "b");
+    let api = dir.path().join("mappings.json");
+    std::fs::write(
+        &api,
+        json!({"main": {"mean": "kocito"}, "linalg": {}}).to_string(),
+    )
+    .expect("api");
+    let json = json_from(
+        sebx_on("stats", [&a, &a_scored])
+            .arg("--api-doc")
+            .arg(&api)
+            .args(["--format", "json", "-q"]),
+    );
+    let reward = &json["runs"][0]["reward"];
+    assert_eq!(reward["rewarded"], 4);
+    assert_eq!(reward["reward_mean"], 0.5);
+    assert_eq!(
+        reward["reward_vs_verdict"],
+        json!({"reward_1_right": 1, "reward_1_not_right": 1, "reward_0_right": 1, "reward_0_not_right": 1})
+    );
+    assert_eq!(
+        reward["reward_reasons"],
+        json!({"first_block": 1, "tolerance": 1})
+    );
+    assert_eq!(json["runs"][0]["accuracy"], 0.5);
+    let text = text_of(
+        sebx_on("stats", [&a, &a_scored])
+            .arg("--api-doc")
+            .arg(&api)
+            .arg("-q"),
+    );
+    assert_contains_all(
+        &text,
+        &[
+            "mean official RL reward: 0.5000 (2 of 4 rewarded 1)",
+            "reward and verdict disagree: 2",
+            "official RL reward vs verdict",
+            "why: first block scored",
+            "why: 1e-10 tolerance",
+        ],
+    );
+    assert!(
+        !text.contains("why: stderr"),
+        "only the reasons present: {text}"
+    );
+    let cmp = json_from(
+        sebx_on("compare", [&a, &b, &a_scored, &b_scored])
+            .arg("--api-doc")
+            .arg(&api)
+            .args(["--format", "json", "-q"]),
+    );
+    assert_eq!(cmp["reward_a"]["reward_mean"], 0.5);
+    assert_eq!(cmp["reward_b"]["reward_vs_verdict"]["reward_0_right"], 1);
+    let cmp_text = text_of(
+        sebx_on("compare", [&a, &b, &a_scored, &b_scored])
+            .arg("--api-doc")
+            .arg(&api)
+            .arg("-q"),
+    );
+    assert_contains_all(&cmp_text, &["official RL reward vs verdict", "0.5000"]);
+}

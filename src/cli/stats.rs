@@ -13,9 +13,10 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::{Value, json};
 
-use crate::grade::batch::grade_all;
+use crate::grade::batch::{Summary, grade_all_scored};
 use crate::grade::engine::Engine;
-use crate::grade::report::read_reports;
+use crate::grade::report::{GradeReport, ReasonKind, read_reports};
+use crate::grade::reward::Scorer;
 use crate::grade::runs::{
     self, Comparison, FunctionRow, FunctionSort, LabelStats, RunSet, RunStats, WrongNameRow, fmt_p,
     short_query,
@@ -182,11 +183,38 @@ fn run_name(path: &Path) -> String {
         .unwrap_or(name)
 }
 
+/// What is known of one rollout's grading: its verdict, and the official RL reward with
+/// the reason they disagree when it was scored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Known {
+    verdict: Verdict,
+    reward: Option<u8>,
+    reason: Option<ReasonKind>,
+}
+
+impl Known {
+    fn verdict(verdict: Verdict) -> Known {
+        Known {
+            verdict,
+            reward: None,
+            reason: None,
+        }
+    }
+
+    fn of(report: &GradeReport) -> Option<Known> {
+        Some(Known {
+            verdict: report.verdict?,
+            reward: report.reward,
+            reason: report.reward_reason_kind,
+        })
+    }
+}
+
 /// Verdicts by rollout id from `sebx grade` output; lines that are not reports are warned of.
-fn read_verdicts(path: &Path, out: &mut HashMap<RolloutId, Verdict>) -> Result<()> {
+fn read_verdicts(path: &Path, out: &mut HashMap<RolloutId, Known>) -> Result<()> {
     let issues = read_reports(path, &mut |r| {
-        if let (Some(id), Some(v)) = (r.id, r.verdict) {
-            out.insert(id, v);
+        if let (Some(known), Some(id)) = (Known::of(&r), r.id) {
+            out.insert(id, known);
         }
     })
     .with_context(|| format!("cannot read {}", path.display()))?;
@@ -247,7 +275,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         );
         ApiMap::default()
     });
-    let mut reported: HashMap<RolloutId, Verdict> = HashMap::new();
+    let mut reported: HashMap<RolloutId, Known> = HashMap::new();
     for f in &report_files {
         read_verdicts(f, &mut reported)?;
     }
@@ -262,7 +290,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         loaded_files.push((loaded, *correct));
     }
     // Verdicts known without grading.
-    let mut verdicts: Vec<Vec<Option<Verdict>>> = loaded_files
+    let mut verdicts: Vec<Vec<Option<Known>>> = loaded_files
         .iter()
         .map(|(f, correct)| {
             f.rollouts
@@ -270,9 +298,12 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 .map(|r| {
                     reported.get(&r.id).copied().or_else(|| {
                         if *correct {
-                            Some(Verdict::Right)
+                            Some(Known::verdict(Verdict::Right))
                         } else {
-                            r.stored_score.as_ref().and_then(|s| s.verdict)
+                            r.stored_score
+                                .as_ref()
+                                .and_then(|s| s.verdict)
+                                .map(Known::verdict)
                         }
                     })
                 })
@@ -300,13 +331,19 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     let missing: Vec<(usize, usize)> = match &cache {
         Some(cache) => missing
             .into_iter()
-            .filter(|&(f, i)| match cache.get(&loaded_files[f].0.rollouts[i]) {
-                Some(report) if report.verdict.is_some() => {
-                    verdicts[f][i] = report.verdict;
-                    reused += 1;
-                    false
+            .filter(|&(f, i)| {
+                match cache
+                    .get(&loaded_files[f].0.rollouts[i])
+                    .as_ref()
+                    .and_then(Known::of)
+                {
+                    Some(known) => {
+                        verdicts[f][i] = Some(known);
+                        reused += 1;
+                        false
+                    }
+                    None => true,
                 }
-                _ => true,
             })
             .collect(),
         None => missing,
@@ -334,7 +371,8 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             .collect();
         let progress = bar(input.quiet, todo.len(), "grading");
         let timeout = Duration::from_secs_f64(input.timeout.max(0.01));
-        let reports = grade_all(&todo, &engine, jobs, timeout, &|n, _| {
+        // Both official scorers: the reward is shown beside accuracy.
+        let reports = grade_all_scored(&todo, &engine, jobs, timeout, Scorer::Both, &|n, _| {
             progress.set_position(n as u64)
         });
         if let Some(cache) = &cache {
@@ -346,7 +384,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         progress.finish_and_clear();
         let mut failed = 0;
         for (&(f, i), report) in missing.iter().zip(&reports) {
-            verdicts[f][i] = report.verdict;
+            verdicts[f][i] = Known::of(report);
             failed += usize::from(report.verdict.is_none());
         }
         notes.push(format!("graded {} rollouts without a verdict", todo.len()));
@@ -384,7 +422,8 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             .unwrap_or_default();
         for (r, v) in file.rollouts.iter().zip(vs) {
             progress.inc(1);
-            let Some(v) = v else { continue };
+            let Some(known) = v else { continue };
+            let v = &known.verdict;
             let labels = annotator
                 .as_deref()
                 .and_then(|a| store.current(&r.id, a))
@@ -394,6 +433,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             } else {
                 set.add_rollout(run, r, *v, &api, dataset.get(&r.query), labels);
             }
+            set.set_last_reward(known.reward, known.reason);
         }
         runs.push(LoadedRun {
             path: path.clone(),
@@ -403,6 +443,13 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         });
     }
     progress.finish_and_clear();
+    let rewarded = set.rollouts.iter().filter(|r| r.reward.is_some()).count();
+    if rewarded > 0 && rewarded < set.rollouts.len() {
+        notes.push(format!(
+            "the official RL reward is known for {rewarded} of {} rollouts (`sebx grade --scorer both` scores it for all)",
+            set.rollouts.len()
+        ));
+    }
     Ok(Loaded { set, runs, notes })
 }
 
@@ -526,6 +573,10 @@ fn run_table(stats: &[RunStats], ks: &[usize]) -> Table {
         headers.push((v.as_str().into(), true));
     }
     headers.push(("accuracy".into(), true));
+    let rewards = stats.iter().any(|s| s.reward_mean.is_some());
+    if rewards {
+        headers.push(("mean RL reward".into(), true));
+    }
     headers.push(("accuracy 95% CI (bootstrap over tasks)".into(), false));
     for k in ks {
         headers.push((format!("pass@{k}"), true));
@@ -539,6 +590,9 @@ fn run_table(stats: &[RunStats], ks: &[usize]) -> Table {
             row.push(s.summary.count(v).to_string());
         }
         row.push(pct(s.accuracy));
+        if rewards {
+            row.push(s.reward_mean.map_or("-".into(), |m| format!("{m:.4}")));
+        }
         row.push(ci(s.accuracy_ci95));
         for p in &s.pass_at_k {
             row.push(opt3(p.value));
@@ -547,6 +601,70 @@ fn run_table(stats: &[RunStats], ks: &[usize]) -> Table {
         t.rows.push(row);
     }
     t
+}
+
+/// The official RL reward beside the verdict, per run: mean reward, the 2×2 of (reward,
+/// verdict right) and the disagreements by reason. `None` when no run has a reward.
+fn reward_table(set: &RunSet, runs: &[u32]) -> Option<Table> {
+    let summaries: Vec<(u32, Summary)> = runs
+        .iter()
+        .map(|&run| (run, runs::run_summary(set, run)))
+        .filter(|(_, s)| s.rewarded > 0)
+        .collect();
+    if summaries.is_empty() {
+        return None;
+    }
+    let mut headers = vec![
+        ("run".to_string(), false),
+        ("rewarded".to_string(), true),
+        ("mean RL reward".to_string(), true),
+        ("accuracy".to_string(), true),
+        ("reward 1, right".to_string(), true),
+        ("reward 1, not right".to_string(), true),
+        ("reward 0, right".to_string(), true),
+        ("reward 0, not right".to_string(), true),
+    ];
+    // Only the reasons some run has.
+    let kinds: Vec<ReasonKind> = ReasonKind::ALL
+        .into_iter()
+        .filter(|k| summaries.iter().any(|(_, s)| s.reasons.contains_key(k)))
+        .collect();
+    for kind in &kinds {
+        headers.push((format!("why: {}", kind.label()), true));
+    }
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let mut t = Table::new("official RL reward vs verdict", &h);
+    for (run, s) in summaries {
+        let mut row = vec![
+            set.runs[run as usize].clone(),
+            s.rewarded.to_string(),
+            s.mean_reward().map_or("-".into(), |m| format!("{m:.4}")),
+            pct(s.share(Verdict::Right)),
+        ];
+        row.extend(s.reward_by_verdict.iter().map(usize::to_string));
+        for kind in &kinds {
+            row.push(s.reasons.get(kind).copied().unwrap_or(0).to_string());
+        }
+        t.rows.push(row);
+    }
+    Some(t)
+}
+
+/// The reward figures of one run as JSON (`null` fields when it has no reward).
+fn reward_json(s: &Summary) -> Value {
+    let [one_right, one_not, zero_right, zero_not] = s.reward_by_verdict;
+    let reasons: BTreeMap<&str, usize> = s.reasons.iter().map(|(k, n)| (k.as_str(), *n)).collect();
+    json!({
+        "rewarded": s.rewarded,
+        "reward_mean": s.mean_reward(),
+        "reward_vs_verdict": {
+            "reward_1_right": one_right,
+            "reward_1_not_right": one_not,
+            "reward_0_right": zero_right,
+            "reward_0_not_right": zero_not,
+        },
+        "reward_reasons": reasons,
+    })
 }
 
 fn function_table(rows: &[(String, FunctionRow)]) -> Table {
@@ -770,6 +888,7 @@ pub fn stats_json(loaded: &Loaded, report: &StatsReport, seed: u64) -> Value {
                 "accuracy_ci95_method": format!("percentile bootstrap over tasks, {} resamples, seed {seed}", runs::BOOTSTRAP_REPS),
                 "pass_at_k": pass,
                 "pass_at_k_detail": s.pass_at_k,
+                "reward": reward_json(&s.summary),
             })
         })
         .collect();
@@ -873,6 +992,11 @@ pub fn stats_text(
         }
         s.push('\n');
         s.push_str(&run_table(&report.runs, &report.ks).text());
+        let all: Vec<u32> = (0..loaded.set.runs.len() as u32).collect();
+        if let Some(t) = reward_table(&loaded.set, &all) {
+            s.push('\n');
+            s.push_str(&t.text());
+        }
     }
     if by.contains(&By::Function) {
         s.push('\n');
@@ -916,13 +1040,16 @@ fn per_task_counts(set: &RunSet, run: u32) -> Vec<(usize, usize)> {
 }
 
 fn stats_tables(loaded: &Loaded, report: &StatsReport, by: &[By], top: usize) -> Vec<Table> {
+    let all: Vec<u32> = (0..loaded.set.runs.len() as u32).collect();
     by.iter()
-        .map(|b| match b {
-            By::Run => run_table(&report.runs, &report.ks),
-            By::Function => function_table(&report.functions),
-            By::Task => task_table(&loaded.set),
-            By::Finding => wrong_table(&report.wrong_names, top),
-            By::Category => label_table(&report.labels),
+        .flat_map(|b| match b {
+            By::Run => std::iter::once(run_table(&report.runs, &report.ks))
+                .chain(reward_table(&loaded.set, &all))
+                .collect(),
+            By::Function => vec![function_table(&report.functions)],
+            By::Task => vec![task_table(&loaded.set)],
+            By::Finding => vec![wrong_table(&report.wrong_names, top)],
+            By::Category => vec![label_table(&report.labels)],
         })
         .collect()
 }
@@ -1009,6 +1136,8 @@ pub fn compare_json(loaded: &Loaded, c: &Comparison) -> Value {
         "tasks": c.tasks,
         "task_test": c.task_test,
         "functions": c.functions,
+        "reward_a": reward_json(&runs::run_summary(set, c.a)),
+        "reward_b": reward_json(&runs::run_summary(set, c.b)),
         "notes": loaded.notes,
     })
 }
@@ -1126,6 +1255,10 @@ pub fn compare_text(loaded: &Loaded, c: &Comparison, top: usize) -> String {
         c.unpaired_b
     ));
     s.push_str(&matrix_table(c).text());
+    if let Some(t) = reward_table(set, &[c.a, c.b]) {
+        s.push('\n');
+        s.push_str(&t.text());
+    }
     let m = &c.mcnemar;
     s.push_str(&format!(
         "\nMcNemar (exact, two-sided) on right / not right: A right & B not {}, A not & B right {}, p = {}\n",

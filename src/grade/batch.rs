@@ -150,22 +150,7 @@ impl Summary {
                 None if r.reward.is_none() => s.ungraded += 1,
                 None => {}
             }
-            if let Some(reward) = r.reward {
-                s.rewarded += 1;
-                s.reward_ones += usize::from(reward == 1);
-                if let Some(v) = r.verdict {
-                    let cell = match (reward == 1, v == Verdict::Right) {
-                        (true, true) => 0,
-                        (true, false) => 1,
-                        (false, true) => 2,
-                        (false, false) => 3,
-                    };
-                    s.reward_by_verdict[cell] += 1;
-                }
-            }
-            if let Some(kind) = r.reward_reason_kind {
-                *s.reasons.entry(kind).or_default() += 1;
-            }
+            s.add_reward(r.reward, r.verdict, r.reward_reason_kind);
             if r.reward_detail
                 .as_ref()
                 .is_some_and(|d| d.inputs_use_np_array)
@@ -174,6 +159,32 @@ impl Summary {
             }
         }
         s
+    }
+
+    /// Counts one rollout's reward beside its verdict, with the reason they disagree.
+    pub fn add_reward(
+        &mut self,
+        reward: Option<u8>,
+        verdict: Option<Verdict>,
+        reason: Option<ReasonKind>,
+    ) {
+        let Some(reward) = reward else {
+            return;
+        };
+        self.rewarded += 1;
+        self.reward_ones += usize::from(reward == 1);
+        if let Some(v) = verdict {
+            let cell = match (reward == 1, v == Verdict::Right) {
+                (true, true) => 0,
+                (true, false) => 1,
+                (false, true) => 2,
+                (false, false) => 3,
+            };
+            self.reward_by_verdict[cell] += 1;
+        }
+        if let Some(kind) = reason {
+            *self.reasons.entry(kind).or_default() += 1;
+        }
     }
 
     pub fn count(&self, v: Verdict) -> usize {

@@ -14,6 +14,7 @@ use serde::Serialize;
 
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::batch::Summary;
+use crate::grade::report::ReasonKind;
 use crate::model::sampling::{SplitMix64, label_order_key};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 
@@ -74,6 +75,9 @@ pub struct RolloutFacts {
     pub wrong: Vec<(u32, Option<u32>)>,
     /// The current hand label (category ids), `None` when unlabelled.
     pub labels: Option<Vec<String>>,
+    /// The official RL reward, when it was scored, and why it disagrees with the verdict.
+    pub reward: Option<u8>,
+    pub reward_reason: Option<ReasonKind>,
 }
 
 /// Graded rollouts of one or more runs, with tasks, functions and wrong names interned.
@@ -242,7 +246,17 @@ impl RunSet {
             uses,
             wrong,
             labels,
+            reward: None,
+            reward_reason: None,
         });
+    }
+
+    /// Records the official RL reward of the rollout added last.
+    pub fn set_last_reward(&mut self, reward: Option<u8>, reason: Option<ReasonKind>) {
+        if let Some(r) = self.rollouts.last_mut() {
+            r.reward = reward;
+            r.reward_reason = reason;
+        }
     }
 
     /// Adds one graded rollout: analyzes it (the same analysis `sebx analyze` runs) and
@@ -290,6 +304,8 @@ impl RunSet {
             uses: Vec::new(),
             wrong: Vec::new(),
             labels,
+            reward: None,
+            reward_reason: None,
         });
     }
 
@@ -552,6 +568,8 @@ pub struct RunStats {
     pub task_accuracy: Vec<f64>,
     /// Largest number of samples of one task.
     pub max_samples: usize,
+    /// The mean official RL reward over the rollouts that have one.
+    pub reward_mean: Option<f64>,
 }
 
 /// (samples, right) per task of one run, in first-seen order.
@@ -571,15 +589,22 @@ fn task_counts(set: &RunSet, run: u32) -> Vec<(u32, usize, usize)> {
     out
 }
 
+/// The official summary of one run (counts per verdict), with the RL reward beside it.
+pub fn run_summary(set: &RunSet, run: u32) -> Summary {
+    let mut summary = Summary::default();
+    for r in set.rollouts.iter().filter(|r| r.run == run) {
+        summary.total += 1;
+        summary.counts[vi(r.verdict)] += 1;
+        summary.add_reward(r.reward, Some(r.verdict), r.reward_reason);
+    }
+    summary
+}
+
 /// Statistics of every run: summary, accuracy with its interval, pass@k for each of `ks`.
 pub fn run_stats(set: &RunSet, ks: &[usize], seed: u64) -> Vec<RunStats> {
     (0..set.runs.len() as u32)
         .map(|run| {
-            let mut summary = Summary::default();
-            for r in set.rollouts.iter().filter(|r| r.run == run) {
-                summary.total += 1;
-                summary.counts[vi(r.verdict)] += 1;
-            }
+            let summary = run_summary(set, run);
             let per_task: Vec<(usize, usize)> = task_counts(set, run)
                 .into_iter()
                 .map(|(_, n, c)| (n, c))
@@ -597,6 +622,7 @@ pub fn run_stats(set: &RunSet, ks: &[usize], seed: u64) -> Vec<RunStats> {
                     .map(|&(n, c)| c as f64 / n.max(1) as f64)
                     .collect(),
                 max_samples: per_task.iter().map(|t| t.0).max().unwrap_or(0),
+                reward_mean: summary.mean_reward(),
                 summary,
             }
         })
