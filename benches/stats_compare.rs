@@ -72,6 +72,11 @@ fn generate() -> RunSet {
                     wrong,
                     labels: (verdict != Verdict::Right && rng.next_u64().is_multiple_of(10))
                         .then(|| vec![format!("cat{}", rng.next_u64() % 8)]),
+                    // The reward follows the verdict but for one rollout in ten.
+                    reward: Some(u8::from(
+                        (verdict == Verdict::Right) != rng.next_u64().is_multiple_of(10),
+                    )),
+                    reward_reason: None,
                 });
             }
         }

@@ -1302,6 +1302,8 @@ mod tests {
             uses: Vec::new(),
             wrong: Vec::new(),
             labels: None,
+            reward: None,
+            reward_reason: None,
         }
     }
 
