@@ -11,9 +11,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sebx::cli::grade::default_jobs;
-use sebx::grade::batch::grade_all;
+use sebx::grade::batch::{grade_all, grade_all_scored};
 use sebx::grade::engine::Engine;
 use sebx::grade::grader::prepare;
+use sebx::grade::reward::Scorer;
+use sebx::grade::scoring::Scored;
 use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, Rollout};
 
@@ -114,7 +116,52 @@ fn main() -> anyhow::Result<()> {
         "ratio:    {:>8.1}x (target: at least 20x)",
         sebx_rate / base_rate
     );
+    scorer_cost(&loaded.rollouts, &verdicts, &engine, jobs, timeout);
     Ok(())
+}
+
+/// The cost of `--scorer both` against `verdict` alone, on the whole parity corpus but
+/// its infinite loops (static failures included, as a real run has them): programs run
+/// per rollout and rollouts/s, the two scorers' passes interleaved.
+fn scorer_cost(
+    rollouts: &[Rollout],
+    verdicts: &[serde_json::Value],
+    engine: &Engine,
+    jobs: usize,
+    timeout: Duration,
+) {
+    let all: Vec<&Rollout> = rollouts
+        .iter()
+        .zip(verdicts)
+        .filter(|(_, v)| v["variant"] != "infinite_loop")
+        .map(|(r, _)| r)
+        .collect();
+    let programs = |scorer: Scorer| -> usize {
+        all.iter()
+            .map(|r| Scored::prepare(r, scorer, None).programs().len())
+            .sum()
+    };
+    println!(
+        "\nscorers on {} rollouts: verdict runs {} programs, both run {} (the reward shares the verdict's run where the programs behave the same)",
+        all.len(),
+        programs(Scorer::Verdict),
+        programs(Scorer::Both)
+    );
+    let mut secs = [0.0f64; 2];
+    for _ in 0..2 {
+        for (i, scorer) in [Scorer::Verdict, Scorer::Both].into_iter().enumerate() {
+            let t = Instant::now();
+            let _ = grade_all_scored(&all, engine, jobs, timeout, scorer, &|_, _| {});
+            secs[i] += t.elapsed().as_secs_f64();
+        }
+    }
+    let rate = |s: f64| 2.0 * all.len() as f64 / s;
+    println!(
+        "--scorer verdict: {:>7.1} rollouts/s; --scorer both: {:>7.1} rollouts/s; both costs {:.2}x the time of verdict",
+        rate(secs[0]),
+        rate(secs[1]),
+        secs[1] / secs[0]
+    );
 }
 
 /// Runs every program as `python main.py` in a fresh directory, `jobs` at a time, with

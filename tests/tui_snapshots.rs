@@ -129,6 +129,12 @@ fn help_screen_comes_from_the_keymap() {
             "help lacks {a:?}"
         );
     }
+    // The list's markers are explained with the verdict symbols.
+    assert!(
+        text.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict")
+            || rest.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict"),
+        "{rest}"
+    );
 }
 
 #[test]
@@ -242,4 +248,122 @@ fn without_an_api_doc_names_are_not_called_unknown() {
             "row {i}"
         );
     }
+}
+
+/// The fixtures with run A's reports written by `--scorer both` (see `reports_a_with_rewards`).
+fn rewarded_session() -> App {
+    let mut app = app_with(
+        Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime),
+        &sources_with_rewards(),
+    );
+    drain_inline(&mut app, None);
+    app
+}
+
+/// Where the official RL reward disagrees with the verdict, the Cases pane heads with both
+/// and the reason, kept in view while the cases move; the list's `RL` column marks it `≠`.
+#[test]
+fn cases_pane_shows_a_reward_that_disagrees_and_why() {
+    let mut app = rewarded_session();
+    select(&mut app, 0);
+    app.update(&Action::PaneCases);
+    let t = draw(&app, 80, 24);
+    let text = screen(&t);
+    assert_snapshot!(text);
+    assert!(
+        text.contains("reward 0 (official RL) ≠ verdict right"),
+        "{text}"
+    );
+    // The reason, wrapped: its first words and its last are on screen.
+    assert!(
+        text.contains("why      stderr not empty: DeprecationWarning: Conversion"),
+        "{text}"
+    );
+    assert!(text.contains("         reward gives 0)"), "{text}");
+    // The reward's column: `≠` where it disagrees (in the warning style), the reward alone
+    // where it agrees, blank where only the verdict was scored.
+    let lines: Vec<&str> = text.lines().collect();
+    assert!(lines[1].contains("verdict      RL run"), "{}", lines[1]);
+    let row = |needle: &str| {
+        *lines
+            .iter()
+            .find(|l| l.contains(needle))
+            .unwrap_or_else(|| panic!("no row {needle:?} in {text}"))
+    };
+    assert!(row("✓ right").contains("right        0≠ run_a"), "{text}");
+    assert!(
+        row("✗ result_error").contains("result_error 1≠ run_a"),
+        "{text}"
+    );
+    assert!(
+        row("! exe_error").contains("exe_error    0  run_a"),
+        "{text}"
+    );
+    assert!(
+        row("N use_numpy").contains("use_numpy    0  run_a"),
+        "{text}"
+    );
+    assert!(
+        row("Z without_zwc").contains("without_zwc     run_a"),
+        "{text}"
+    );
+    let (x, y) = find(&text, "0≠").expect("the disagreeing reward");
+    assert_eq!(
+        t.backend().buffer()[(x as u16, y as u16)].fg,
+        app.theme.warning.fg.expect("warning colour")
+    );
+    let (x, y) = find(&text, "0  run_a").expect("an agreeing reward");
+    assert_eq!(
+        t.backend().buffer()[(x as u16, y as u16)].fg,
+        app.theme.dim.fg.expect("dim colour")
+    );
+    // The next case: the reward and its reason stay on top.
+    app.update(&Action::ScrollDown);
+    let next = screen(&draw(&app, 80, 24));
+    assert!(next.contains("Case 2 ✓ matched"), "{next}");
+    assert!(
+        next.contains("reward 0 (official RL) ≠ verdict right") && next.contains("why      stderr"),
+        "{next}"
+    );
+    // Small terminals: the pinned lines give way rather than crowd out the cases.
+    for (w, h) in [(80, 12), (40, 10), (10, 4), (1, 1)] {
+        app.update(&Action::Resize {
+            width: w,
+            height: h,
+        });
+        let small = screen(&draw(&app, w, h));
+        if (w, h) == (80, 12) {
+            assert!(small.contains("✓ 2 grid"), "{small}");
+        }
+    }
+    app.update(&Action::Resize {
+        width: 80,
+        height: 24,
+    });
+    // Where they agree, the summary line says so in a few words; where only the verdict
+    // was scored, that there is no reward.
+    select(&mut app, 2);
+    let agrees = screen(&draw(&app, 80, 24));
+    assert!(
+        agrees.contains("1 of 1 cases failed · reward 0 agrees · J/K"),
+        "{agrees}"
+    );
+    assert!(!agrees.contains("(official RL)"), "{agrees}");
+    select(&mut app, 4);
+    let none = screen(&draw(&app, 80, 24));
+    assert!(
+        none.contains("not run: no ```python block · no RL reward"),
+        "{none}"
+    );
+}
+
+/// A file scored by the verdict alone has no reward column: the list is as it was.
+#[test]
+fn without_rewards_the_list_has_no_reward_column() {
+    let app = session();
+    assert!(!app.corpus.has_rewards());
+    let text = screen(&draw(&app, 80, 24));
+    let header = text.lines().nth(1).expect("the column header");
+    assert!(header.contains("verdict      run"), "{header}");
+    assert!(!header.contains("RL"), "{header}");
 }

@@ -585,6 +585,12 @@ fn fragile_verdicts_are_marked_explained_and_filtered() {
         .expect("the selected row is drawn");
     assert!(row.contains("≈"), "{row}");
     assert!(shown.contains("≈ fragile: case 1: matched only"), "{shown}");
+    // The cycle's last entry, reward ≠ verdict, then no filter again.
+    app.update(&Action::CycleVerdictFilter);
+    assert_eq!(
+        app.list.filters.verdict,
+        Some(VerdictFilter::RewardDisagrees)
+    );
     app.update(&Action::CycleVerdictFilter);
     assert_eq!(app.list.filters.verdict, None);
     assert_eq!(rows(&app).len(), 9);
@@ -827,4 +833,79 @@ fn code_pane_marks_possible_findings_dimmer_than_errors() {
         .filter(|l| l.spans[0].style.fg == theme.error.fg)
         .count();
     assert_eq!(listed_errors, 1);
+}
+
+/// `v`'s last filter, reward ≠ verdict, keeps exactly the rows whose official RL reward
+/// disagrees with their verdict: from a `--scorer both` file and as background grading
+/// delivers them; the status bar names it.
+#[test]
+fn reward_filter_keeps_exactly_the_rows_where_reward_and_verdict_disagree() {
+    let backend = FakeBackend {
+        both: true,
+        ..FakeBackend::default()
+    };
+    let mut app = app_with(Grading::Available, &sources_with_rewards());
+    let disagreeing: Vec<usize> = (0..9).filter(|i| app.corpus.reward_disagrees(*i)).collect();
+    assert_eq!(disagreeing, vec![0, 1]);
+    for _ in 0..VerdictFilter::CYCLE.len() {
+        app.update(&Action::CycleVerdictFilter);
+    }
+    assert_eq!(
+        app.list.filters.verdict,
+        Some(VerdictFilter::RewardDisagrees)
+    );
+    // Rows 2 and 3 have a reward that agrees, 4 and 5 none, 6–8 are being graded.
+    assert_eq!(rows(&app), vec![0, 1]);
+    // Graded in the background with both scorers: row 8's reward (0, a warning on stderr)
+    // disagrees with its verdict (right) and joins the view; rows 6 and 7 agree.
+    drain_inline(&mut app, Some(&backend));
+    assert_eq!(app.corpus.shown(8), Shown::Verdict(Verdict::Right));
+    assert_eq!(app.corpus.report(8).and_then(|r| r.reward), Some(0));
+    assert_eq!(app.corpus.report(6).and_then(|r| r.reward), Some(1));
+    assert_eq!(rows(&app), vec![0, 1, 8]);
+    let text = screen(&draw(&app, 80, 24));
+    let status = text.lines().last().expect("a status bar");
+    assert!(status.contains(" reward ≠ verdict "), "{status:?}");
+    assert!(!status.contains("verdict=reward"), "{status:?}");
+    // It combines with the other filters: run B alone.
+    app.update(&Action::CycleRunFilter);
+    app.update(&Action::CycleRunFilter);
+    assert_eq!(app.list.filters.run, Some(1));
+    assert_eq!(rows(&app), vec![8]);
+    app.update(&Action::CycleRunFilter);
+    // Past the last filter of the cycle: every row again.
+    app.update(&Action::CycleVerdictFilter);
+    assert_eq!(app.list.filters.verdict, None);
+    assert_eq!(rows(&app).len(), 9);
+}
+
+/// With a reward disagreement pinned above the Cases table, a click on a case row still
+/// selects that case (the rows drawn are where the pane put them).
+#[test]
+fn clicking_a_case_row_below_the_reward_lines_selects_that_case() {
+    let mut app = app_with(unavailable(), &sources_with_rewards());
+    drain_inline(&mut app, None);
+    app.update(&Action::Top);
+    app.update(&Action::PaneCases);
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("≠ verdict right"), "{text}");
+    let y = text
+        .lines()
+        .position(|l| l.contains("✓ 2 grid"))
+        .expect("the second case is on screen");
+    app.update(&Action::Click {
+        column: 20,
+        row: y as u16,
+    });
+    assert_eq!(app.detail.case_cursor, 1);
+    // A click on the reward's lines is not a click on a case.
+    let y = text
+        .lines()
+        .position(|l| l.contains("≠ verdict right"))
+        .expect("the reward line");
+    app.update(&Action::Click {
+        column: 20,
+        row: y as u16,
+    });
+    assert_eq!(app.detail.case_cursor, 1);
 }

@@ -227,7 +227,7 @@ impl Action {
             Action::ScrollDown => "scroll the pane down (next case in Cases)",
             Action::ScrollUp => "scroll the pane up (previous case in Cases)",
             Action::Search => "fuzzy search over query, code and names",
-            Action::CycleVerdictFilter => "filter by verdict (cycle)",
+            Action::CycleVerdictFilter => "filter by verdict, ≈ or reward ≠ verdict (cycle)",
             Action::CycleRunFilter => "filter by run (cycle)",
             Action::CycleFunctionFilter => "filter by function of the selected rollout (cycle)",
             Action::CycleFindingFilter => "filter by finding kind (cycle)",

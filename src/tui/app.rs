@@ -658,7 +658,7 @@ impl App {
     fn accepts(&self, i: usize, e: &Entry) -> bool {
         let f = &self.list.filters;
         if let Some(v) = f.verdict
-            && !v.accepts(self.corpus.shown(i), self.corpus.is_fragile(i))
+            && !v.accepts(self.corpus.shown(i), self.corpus.report(i))
         {
             return false;
         }

@@ -93,10 +93,12 @@ pub enum VerdictFilter {
     Unscored,
     /// Verdicts another machine or grader run could give differently (`≈`).
     Fragile,
+    /// The official RL reward disagrees with the verdict (reward 1 exactly when `right`).
+    RewardDisagrees,
 }
 
 impl VerdictFilter {
-    pub const CYCLE: [VerdictFilter; 8] = [
+    pub const CYCLE: [VerdictFilter; 9] = [
         VerdictFilter::AnyFailure,
         VerdictFilter::Is(Verdict::Right),
         VerdictFilter::Is(Verdict::ResultError),
@@ -105,14 +107,19 @@ impl VerdictFilter {
         VerdictFilter::Is(Verdict::WithoutZwc),
         VerdictFilter::Unscored,
         VerdictFilter::Fragile,
+        VerdictFilter::RewardDisagrees,
     ];
 
-    pub fn accepts(self, shown: Shown, fragile: bool) -> bool {
+    /// Whether a row with this verdict column and grade report passes the filter.
+    pub fn accepts(self, shown: Shown, report: Option<&GradeReport>) -> bool {
         match self {
             VerdictFilter::Is(v) => shown == Shown::Verdict(v),
             VerdictFilter::AnyFailure => shown.is_failure(),
             VerdictFilter::Unscored => matches!(shown, Shown::Pending | Shown::Grading),
-            VerdictFilter::Fragile => fragile,
+            VerdictFilter::Fragile => report.is_some_and(|r| r.fragile),
+            VerdictFilter::RewardDisagrees => {
+                report.and_then(GradeReport::reward_disagrees) == Some(true)
+            }
         }
     }
 
@@ -122,6 +129,15 @@ impl VerdictFilter {
             VerdictFilter::AnyFailure => "failed".to_string(),
             VerdictFilter::Unscored => "unscored".to_string(),
             VerdictFilter::Fragile => "fragile (≈)".to_string(),
+            VerdictFilter::RewardDisagrees => "reward ≠ verdict".to_string(),
+        }
+    }
+
+    /// The filter as the status bar names it (`verdict=failed`, `reward ≠ verdict`).
+    pub fn status(self) -> String {
+        match self {
+            VerdictFilter::RewardDisagrees => self.label(),
+            _ => format!("verdict={}", self.label()),
         }
     }
 }
@@ -306,6 +322,20 @@ impl Corpus {
     /// Whether row `i`'s verdict is fragile (another machine or grader run could flip it).
     pub fn is_fragile(&self, i: usize) -> bool {
         matches!(self.scores.get(i), Some(Score::Graded(r)) if r.fragile)
+    }
+
+    /// Whether row `i`'s official RL reward disagrees with its verdict (`≠` in the list).
+    pub fn reward_disagrees(&self, i: usize) -> bool {
+        self.report(i).and_then(GradeReport::reward_disagrees) == Some(true)
+    }
+
+    /// Whether any row was scored with the official RL reward (the list then shows its
+    /// column). Stops at the first such row, so it is cheap once rewards have arrived.
+    pub fn has_rewards(&self) -> bool {
+        self.scores.iter().any(|s| {
+            s.report()
+                .is_some_and(|r| r.reward_detail.is_some() || r.reward.is_some())
+        })
     }
 
     /// What the verdict column shows for row `i`.

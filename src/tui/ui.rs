@@ -34,6 +34,8 @@ pub fn draw(frame: &mut Frame, app: &App) {
 
 struct Columns {
     verdict: usize,
+    /// The official RL reward (`1`, `0`, `0≠`); 0 wide when no row has one.
+    reward: usize,
     run: usize,
     task: usize,
     functions: usize,
@@ -41,17 +43,20 @@ struct Columns {
     findings: usize,
 }
 
-fn columns(width: u16, show_run: bool) -> Columns {
+fn columns(width: u16, show_run: bool, show_reward: bool) -> Columns {
     let w = width as usize;
     let verdict = 12;
+    let reward = if show_reward { 2 } else { 0 };
     let run = if show_run { (w / 9).clamp(6, 16) } else { 0 };
     let functions = (w / 6).clamp(8, 28);
     let (fail, findings) = (5, 3);
+    // Optional columns with the space after each, nothing when not shown.
+    let optional = reward + usize::from(show_reward) + run + usize::from(show_run);
     // marker, symbol, space, and one space between each further column
-    let fixed =
-        2 + verdict + 1 + run + usize::from(show_run) + 1 + functions + 1 + fail + 1 + findings;
+    let fixed = 2 + verdict + 1 + optional + 1 + functions + 1 + fail + 1 + findings;
     Columns {
         verdict,
+        reward,
         run,
         task: w.saturating_sub(fixed).max(8),
         functions,
@@ -106,8 +111,12 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         return;
     }
     let show_run = app.corpus.runs.len() > 1;
-    let cols = columns(inner.width, show_run);
+    let cols = columns(inner.width, show_run, app.corpus.has_rewards());
     let mut header = format!("   {} ", fit("verdict", cols.verdict));
+    if cols.reward > 0 {
+        header.push_str(&fit("RL", cols.reward));
+        header.push(' ');
+    }
     if show_run {
         header.push_str(&fit("run", cols.run));
         header.push(' ');
@@ -189,6 +198,10 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
             Span::raw(" ")
         },
     ];
+    if cols.reward > 0 {
+        spans.push(reward_cell(app, i, cols.reward));
+        spans.push(Span::raw(" "));
+    }
     if show_run {
         let name = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
         spans.push(Span::styled(fit(name, cols.run), theme.dim));
@@ -266,6 +279,22 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
     }
 }
 
+/// Row `i`'s official RL reward: `1` or `0`, `≠` after it (in the warning style) where it
+/// disagrees with the verdict, `-` when it could not be run, blank when it was not scored.
+fn reward_cell(app: &App, i: usize, width: usize) -> Span<'static> {
+    let theme = &app.theme;
+    let Some(report) = app.corpus.report(i) else {
+        return Span::raw(fit("", width));
+    };
+    let (text, style) = match report.reward {
+        Some(r) if app.corpus.reward_disagrees(i) => (format!("{r}≠"), theme.warning),
+        Some(r) => (r.to_string(), theme.dim),
+        None if report.reward_detail.is_some() => ("-".to_string(), theme.dim),
+        None => (String::new(), theme.dim),
+    };
+    Span::styled(fit(&text, width), style)
+}
+
 /// First line of a pane's content shown in a pane `height` lines high.
 pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> u16 {
     let total = content.lines.len() as u16;
@@ -304,18 +333,28 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         );
         return;
     };
-    let (content, cases) = match app.detail.pane {
+    let (mut content, case_lines) = match app.detail.pane {
         Pane::Cases => panes::cases::render_with_rows(app, entry, inner.width),
-        _ => (panes::render(app, entry, inner.width), 0),
+        _ => (panes::render(app, entry, inner.width), 0..0),
     };
-    let scroll = detail_scroll(&content, inner.height, app.detail.scroll);
+    // Pinned lines stay on top while the rest scrolls, when they leave the rest room.
+    let pinned = content.pinned.min(content.lines.len() as u16);
+    let pinned = if pinned.saturating_mul(2) <= inner.height {
+        pinned
+    } else {
+        0
+    };
+    let [head, body] =
+        Layout::vertical([Constraint::Length(pinned), Constraint::Min(0)]).areas(inner);
+    let head_lines: Vec<Line> = content.lines.drain(..usize::from(pinned)).collect();
+    frame.render_widget(Paragraph::new(head_lines), head);
+    content.focus_line = content.focus_line.map(|f| f.saturating_sub(pinned));
+    let scroll = detail_scroll(&content, body.height, app.detail.scroll);
     // Where the case rows landed, for clicks (the table's lines are not wrapped).
-    for dy in 0..inner.height {
-        let line = usize::from(scroll) + usize::from(dy);
-        if let Some(k) = line.checked_sub(panes::cases::FIRST_CASE_LINE)
-            && k < cases
-        {
-            drawn.push((inner.y + dy, k));
+    for dy in 0..body.height {
+        let line = usize::from(pinned) + usize::from(scroll) + usize::from(dy);
+        if case_lines.contains(&line) {
+            drawn.push((body.y + dy, line - case_lines.start));
         }
     }
     drop(drawn);
@@ -325,7 +364,7 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     } else {
         p = p.scroll((scroll, app.detail.hscroll));
     }
-    frame.render_widget(p, inner);
+    frame.render_widget(p, body);
 }
 
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
@@ -348,7 +387,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
     if let Some(v) = f.verdict {
-        filters.push(format!("verdict={}", v.label()));
+        filters.push(v.status());
     }
     if let Some(r) = f.run {
         filters.push(format!(
@@ -511,6 +550,10 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     lines.push(Line::raw(""));
     lines.push(Line::styled(
         " ✓ right  ✗ result_error  ! exe_error  N use_numpy  Z without_zwc  · unscored  … grading",
+        theme.dim,
+    ));
+    lines.push(Line::styled(
+        " RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict",
         theme.dim,
     ));
     lines.push(Line::styled(

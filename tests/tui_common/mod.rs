@@ -10,7 +10,9 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use sebx::grade::backend::GradeBackend;
 use sebx::grade::compare::{Comparison, Decision, Mismatch};
-use sebx::grade::report::{CaseResult, Execution, Extraction, GradeReport};
+use sebx::grade::report::{
+    CaseResult, Execution, Extraction, GradeReport, ReasonKind, RewardReport, RewardStep,
+};
 use sebx::model::{ApiMap, Dataset, DatasetItem, Rollout, RolloutId, TestCase, Verdict};
 use sebx::tui::app::{App, Context, Grading};
 use sebx::tui::inline::load_inline;
@@ -302,6 +304,90 @@ pub fn reports_a() -> String {
         .join("\n")
 }
 
+/// The stderr of run A's row 1 in [`reports_a_with_rewards`]: a warning only the reward counts.
+pub const WARNING: &str = "/tmp/run/main.py:4: DeprecationWarning: Conversion of an array with ndim > 0 to a scalar is deprecated, and will error in future.";
+
+/// `report` scored by the official RL reward too, as `--scorer both` writes it: `reward`
+/// decided at `step`, with `reason` where it disagrees with the verdict.
+pub fn with_reward(
+    mut report: GradeReport,
+    reward: u8,
+    step: RewardStep,
+    decided_by: &str,
+    reason: Option<(ReasonKind, &str)>,
+) -> GradeReport {
+    report.reward = Some(reward);
+    report.reward_reason = reason.map(|(_, text)| text.to_string());
+    report.reward_reason_kind = reason.map(|(kind, _)| kind);
+    report.reward_detail = Some(RewardReport {
+        reward: Some(reward),
+        step: Some(step),
+        decided_by: decided_by.to_string(),
+        blocks_found: report.extraction.blocks_found,
+        entry: report.entry.clone(),
+        same_code_as_verdict: true,
+        shared_run: report.execution.is_some(),
+        ..RewardReport::default()
+    });
+    report
+}
+
+/// Run A's report file written with `--scorer both` for rows 1–5: row 1 (`right`) has
+/// reward 0 for a warning on stderr, row 2 (`result_error`) reward 1 from the reward's own
+/// comparison, rows 3 and 5 agree; row 6 was scored by the verdict alone.
+pub fn reports_a_with_rewards() -> String {
+    reports_a()
+        .lines()
+        .map(|line| {
+            let mut r: GradeReport = serde_json::from_str(line).expect("fixture report");
+            r = match r.line {
+                1 => {
+                    if let Some(e) = r.execution.as_mut() {
+                        e.stderr = WARNING.to_string();
+                    }
+                    with_reward(
+                        r,
+                        0,
+                        RewardStep::Stderr,
+                        "the program wrote to stderr",
+                        Some((
+                            ReasonKind::Stderr,
+                            "stderr not empty: DeprecationWarning: Conversion of an array with ndim > 0 to a scalar is deprecated (the verdict ignores stderr; the reward gives 0)",
+                        )),
+                    )
+                }
+                2 => with_reward(
+                    r,
+                    1,
+                    RewardStep::AllMatched,
+                    "every expected result matched within 1e-10",
+                    Some((
+                        ReasonKind::Comparison,
+                        "case 1: the verdict's comparison fails (expected [2.0, 3.0], actual [1.5 3.5]) but the reward's, which compares the expected value first, passes",
+                    )),
+                ),
+                3 => with_reward(
+                    r,
+                    0,
+                    RewardStep::FewerResults,
+                    "fewer results were printed than expected",
+                    None,
+                ),
+                5 => with_reward(
+                    r,
+                    0,
+                    RewardStep::NumpyCheck,
+                    "the program imports numpy",
+                    None,
+                ),
+                _ => r,
+            };
+            serde_json::to_string(&r).expect("report serialises")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 pub fn dataset() -> Dataset {
     let mut ds = Dataset::default();
     for (q, sig, sel, reference) in [
@@ -343,6 +429,16 @@ pub fn dataset() -> Dataset {
 }
 
 pub fn sources() -> Vec<Source> {
+    sources_with(reports_a())
+}
+
+/// The fixtures with run A's reports carrying the official RL reward.
+pub fn sources_with_rewards() -> Vec<Source> {
+    sources_with(reports_a_with_rewards())
+}
+
+/// Runs A and B with `reports` as run A's report file.
+pub fn sources_with(reports: String) -> Vec<Source> {
     vec![
         Source {
             kind: FileKind::Rollouts,
@@ -362,7 +458,7 @@ pub fn sources() -> Vec<Source> {
             kind: FileKind::Reports,
             data: SourceData::Embedded {
                 label: PathBuf::from("fixtures/run_a.scored.jsonl"),
-                text: leak(reports_a()),
+                text: leak(reports),
             },
         },
     ]
@@ -370,6 +466,11 @@ pub fn sources() -> Vec<Source> {
 
 /// An app with the fixtures loaded (no jobs run yet) at 80×24.
 pub fn app(grading: Grading) -> App {
+    app_with(grading, &sources())
+}
+
+/// An app with `sources` loaded (no jobs run yet) at 80×24.
+pub fn app_with(grading: Grading, sources: &[Source]) -> App {
     let ctx = Context {
         api: Arc::new(ApiMap::from_api_doc_jsonl(API_DOC).expect("fixture API doc")),
         dataset: Arc::new(dataset()),
@@ -381,7 +482,7 @@ pub fn app(grading: Grading) -> App {
         width: 80,
         height: 24,
     });
-    load_inline(&mut app, &sources());
+    load_inline(&mut app, sources);
     app
 }
 
@@ -405,6 +506,9 @@ pub fn run_analysis(app: &mut App) {
 #[derive(Default)]
 pub struct FakeBackend {
     pub calls: AtomicUsize,
+    /// Score the official RL reward too (`--scorer both`): it agrees with the verdict but
+    /// for `helper(`, whose warning on stderr scores 0.
+    pub both: bool,
 }
 
 impl GradeBackend for FakeBackend {
@@ -438,7 +542,7 @@ impl GradeBackend for FakeBackend {
                 }
             })
             .collect();
-        Ok(report(
+        let graded = report(
             &rollout.source.display().to_string(),
             rollout.line,
             &rollout.query,
@@ -451,7 +555,19 @@ impl GradeBackend for FakeBackend {
             cases,
             exec("x", ""),
             "fake",
-        ))
+        );
+        Ok(match (self.both, ok) {
+            (false, _) => graded,
+            (true, true) if code.contains("helper(") => with_reward(
+                graded,
+                0,
+                RewardStep::Stderr,
+                "the program wrote to stderr",
+                Some((ReasonKind::Stderr, "stderr not empty: a warning")),
+            ),
+            (true, true) => with_reward(graded, 1, RewardStep::AllMatched, "fake", None),
+            (true, false) => with_reward(graded, 0, RewardStep::Mismatch, "fake", None),
+        })
     }
 }
 

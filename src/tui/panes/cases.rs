@@ -1,14 +1,18 @@
 //! The Cases pane: a table of test cases (input, expected, actual, ✓/✗) and, for the case
 //! under the cursor, an inline diff of expected vs actual and the comparison's explanation.
+//! Above them, the official RL reward beside the verdict, and why where the two disagree.
+
+use std::ops::Range;
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use similar::{ChangeTag, TextDiff};
 
-use super::PaneContent;
+use super::{PaneContent, labelled};
 use crate::grade::compare::{Decision, TOLERANCE};
-use crate::grade::report::CaseResult;
-use crate::tui::app::App;
+use crate::grade::report::{CaseResult, GradeReport};
+use crate::tui::action::Action;
+use crate::tui::app::{App, Grading};
 use crate::tui::entry::Entry;
 use crate::tui::theme::Theme;
 
@@ -34,11 +38,8 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     render_with_rows(app, entry, width).0
 }
 
-/// Content line of the table's first case row.
-pub const FIRST_CASE_LINE: usize = 2;
-
-/// The pane and its number of cases (rows from [`FIRST_CASE_LINE`] on are cases).
-pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, usize) {
+/// The pane and the content lines that are case rows (the first is case 1).
+pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, Range<usize>) {
     let theme = &app.theme;
     let report = app.selected_report();
     let cases: Vec<CaseView> = match report {
@@ -68,14 +69,23 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, u
             .collect(),
     };
     let mut lines: Vec<Line<'static>> = Vec::new();
+    // A reward that disagrees with the verdict heads the pane, pinned, with the reason.
+    if let Some(r) = report {
+        reward_disagreement(r, theme, width, &mut lines);
+    }
+    let pinned = lines.len() as u16;
+    let reward = report
+        .and_then(|r| reward_note(app, r))
+        .map(|note| format!(" · {note}"))
+        .unwrap_or_default();
     let summary = match report {
-        Some(r) if r.execution.is_none() => format!("not run: {}", r.decided_by),
+        Some(r) if r.execution.is_none() => format!("not run: {}{reward}", r.decided_by),
         Some(r) if !r.cases.is_empty() => format!(
-            "{} of {} cases failed · J/K move · f first failed",
+            "{} of {} cases failed{reward} · J/K move · f first failed",
             r.failed_cases(),
             r.cases.len()
         ),
-        Some(r) => format!("no case results: {}", r.decided_by),
+        Some(r) => format!("no case results: {}{reward}", r.decided_by),
         None => "not graded here: expected values only".to_string(),
     };
     // A verdict another machine or grader run could flip says so first.
@@ -94,7 +104,9 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, u
     }
     if cases.is_empty() {
         lines.push(Line::styled("(no test cases)", theme.dim));
-        return (PaneContent::scrolling(lines, false), 0);
+        let mut content = PaneContent::scrolling(lines, false);
+        content.pinned = pinned;
+        return (content, 0..0);
     }
     let w = width as usize;
     let num_w = cases.len().to_string().len();
@@ -112,6 +124,7 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, u
         theme.column_header,
     ));
     let cursor = app.detail.case_cursor.min(cases.len() - 1);
+    let first_case = lines.len();
     let mut focus = 0u16;
     for (k, c) in cases.iter().enumerate() {
         let (sym, style) = match c.matched {
@@ -150,16 +163,75 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, u
     let detail_start = lines.len();
     detail(&cases[cursor], cursor, theme, &mut lines);
     let focus_height = (lines.len() - detail_start) as u16 + (detail_start as u16 - focus);
-    let count = cases.len();
     (
         PaneContent {
             lines,
             wrap: false,
             focus_line: Some(focus),
             focus_height,
+            pinned,
         },
-        count,
+        first_case..first_case + cases.len(),
     )
+}
+
+/// The reward in a few words for the summary line, where it does not disagree with the
+/// verdict (a disagreement has lines of its own): `reward 1 agrees`, or that there is none.
+fn reward_note(app: &App, r: &GradeReport) -> Option<String> {
+    match (r.reward, r.reward_disagrees()) {
+        (Some(_), Some(true)) => None,
+        (Some(x), Some(false)) => Some(format!("reward {x} agrees")),
+        (Some(x), None) => Some(format!("reward {x}")),
+        (None, _) if r.reward_detail.is_some() => Some("reward not run".to_string()),
+        // Scored by the verdict alone (an older score file): say how to get the reward.
+        (None, _) => Some(match app.keymap.keys_for(Action::Regrade).first() {
+            Some(key) if app.corpus.ctx.grading == Grading::Available => {
+                format!("no RL reward ({key} scores it)")
+            }
+            _ => "no RL reward".to_string(),
+        }),
+    }
+}
+
+/// `reward 0 (official RL) ≠ verdict right` and the reason, wrapped to `width`, when the
+/// official RL reward and the verdict disagree; nothing otherwise.
+fn reward_disagreement(r: &GradeReport, theme: &Theme, width: u16, lines: &mut Vec<Line<'static>>) {
+    let (Some(reward), Some(verdict), Some(true)) = (r.reward, r.verdict, r.reward_disagrees())
+    else {
+        return;
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("reward {reward}"), theme.warning),
+        Span::styled(" (official RL) ", theme.dim),
+        Span::styled("≠", theme.warning),
+        Span::styled(" verdict ", theme.dim),
+        Span::styled(verdict.as_str(), theme.verdict(verdict)),
+    ]));
+    let w = usize::from(width);
+    let reason = r
+        .reward_reason
+        .as_deref()
+        .unwrap_or("no reason recorded in the report");
+    lines.extend(labelled(
+        &format!("{:<9}", "why"),
+        reason,
+        w,
+        theme.dim,
+        theme.warning,
+    ));
+    if let Some(detail) = r.reward_detail.as_ref().filter(|d| d.fragile) {
+        let why = detail
+            .fragile_reason
+            .as_deref()
+            .unwrap_or("see the reward's cases");
+        lines.extend(labelled(
+            &format!("{:<9}", "fragile"),
+            &format!("≈ {why}"),
+            w,
+            theme.dim,
+            theme.warning,
+        ));
+    }
 }
 
 fn detail(c: &CaseView, k: usize, theme: &Theme, lines: &mut Vec<Line<'static>>) {

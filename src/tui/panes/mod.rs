@@ -23,6 +23,9 @@ pub struct PaneContent {
     /// A line to keep in view (the selected case), with how many lines it spans.
     pub focus_line: Option<u16>,
     pub focus_height: u16,
+    /// The first lines stay in view while the rest scrolls (what a triager must not miss:
+    /// the Cases pane's reward disagreement), when they take at most half the pane.
+    pub pinned: u16,
 }
 
 impl PaneContent {
@@ -32,6 +35,7 @@ impl PaneContent {
             wrap,
             focus_line: None,
             focus_height: 0,
+            pinned: 0,
         }
     }
 }
