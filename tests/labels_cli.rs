@@ -166,13 +166,25 @@ fn export_jsonl_joins_verdicts_from_scores_reruns_and_filters_annotator() {
     assert!(rows.iter().all(|r| r["annotator"] == "bob"));
     assert_eq!(rows[0]["line"], 1);
     assert_eq!(rows[0]["verdict"], "result_error");
-    assert_eq!(rows[0]["verdict_from"], "scores");
+    assert_eq!(rows[0]["verdict_from"], "scored");
     assert_eq!(rows[1]["verdict"], "use_numpy");
     assert_eq!(rows[1]["verdict_from"], "rerun");
     assert_eq!(rows[2]["verdict"], serde_json::Value::Null);
     assert_eq!(rows[2]["categories"], serde_json::json!(["timeout"]));
     assert_eq!(rows[2]["query"], &*f.rollouts[2].query);
     assert_eq!(rows[0]["selected_functions"], serde_json::json!(["mean"]));
+    // The scored file given among the files, as every other command takes it: the same rows.
+    let positional = run(&[
+        "export",
+        path,
+        scored.to_str().expect("path"),
+        "--format",
+        "jsonl",
+        "--annotator",
+        "bob",
+    ])
+    .expect("export");
+    assert_eq!(positional.trim_end(), text.trim_end());
 }
 
 #[test]

@@ -14,8 +14,7 @@ use crate::analysis::{
     AnalysisDigest, FindingKind, GradeFacts, analyze_rollout, extract_last_python_block,
     suggested_category,
 };
-use crate::grade::report::read_reports;
-use crate::grade::reruns::RerunStore;
+use crate::grade::resolve::{Resolver, classify_inputs};
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore};
 use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
@@ -53,18 +52,21 @@ pub enum ExportFormat {
 #[command(
     after_help = "One row per (rollout, annotator) current label, in file order. Columns: \
 source, line, rollout_id, annotator, categories, category_labels, note, time, verdict, \
-verdict_from (scores | rerun | stored), query, selected_functions, one count per analysis \
-finding kind (finding_numpy_import, ...; empty without an API doc) and suggested_category. \
-In CSV, lists are joined with ';'. The verdict comes from --scores (a `sebx grade` output) \
-when given, else from the latest rerun in <rollouts>.reruns.jsonl, else from a score stored \
-in the rollout line."
+verdict_from (scored | correct | stored | rerun | cache), query, selected_functions, one \
+count per analysis finding kind (finding_numpy_import, ...; empty without an API doc) and \
+suggested_category. In CSV, lists are joined with ';'. The verdict comes from one \
+precedence, as in every command: a `sebx grade` output (given among the files or with \
+--scores), a correct-trajectories file, a score stored in the rollout line, the latest rerun \
+in <rollouts>.reruns.jsonl, the score cache."
 )]
 /// Arguments of `sebx labels export`.
 pub struct ExportArgs {
-    /// Rollout files whose `<file>.labels.jsonl` sidecars to export.
+    /// Rollout files whose `<file>.labels.jsonl` sidecars to export, and any `sebx grade`
+    /// outputs or correct-trajectories files with them (recognised by their first line).
     #[arg(required = true)]
     pub rollouts: Vec<PathBuf>,
-    /// Scored JSONL written by `sebx grade` (repeatable); joined by rollout id.
+    /// Scored JSONL written by `sebx grade` (repeatable); joined by rollout id (the same as
+    /// giving it among the files).
     #[arg(long, value_name = "SCORED.jsonl")]
     pub scores: Vec<PathBuf>,
     #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
@@ -143,7 +145,6 @@ struct LabelledFile {
     path: PathBuf,
     loaded: LoadedFile,
     labels: LabelStore,
-    reruns: RerunStore,
 }
 
 fn open_labelled(path: &Path) -> Result<LabelledFile> {
@@ -156,15 +157,10 @@ fn open_labelled(path: &Path) -> Result<LabelledFile> {
     for issue in issues {
         eprintln!("warning: skipped a damaged label line: {issue}");
     }
-    let (reruns, issues) = RerunStore::open(path)?;
-    for issue in issues {
-        eprintln!("warning: skipped a damaged rerun line: {issue}");
-    }
     Ok(LabelledFile {
         path: path.to_path_buf(),
         loaded,
         labels,
-        reruns,
     })
 }
 
@@ -268,98 +264,9 @@ pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<Str
     Ok(String::from_utf8(bytes)?)
 }
 
-/// What a scored line says about a rollout.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct ScoreInfo {
-    verdict: Verdict,
-    timed_out: bool,
-    /// The grader's static check found that the assembled program does not parse.
-    program_syntax_error: bool,
-}
-
-/// Verdicts by rollout id from `sebx grade` outputs. Lines that are not reports, and
-/// reports without an id and a verdict (other than lines the grader could not load), are
-/// warned of and skipped.
-fn load_scores(paths: &[PathBuf]) -> Result<HashMap<RolloutId, ScoreInfo>> {
-    let mut verdicts = HashMap::new();
-    for path in paths {
-        let mut unnamed = Vec::new();
-        let issues = read_reports(path, &mut |r| match (r.id, r.verdict) {
-            (Some(id), Some(verdict)) => {
-                let info = ScoreInfo {
-                    verdict,
-                    timed_out: r.execution.as_ref().is_some_and(|e| e.timed_out),
-                    program_syntax_error: r
-                        .static_check
-                        .as_ref()
-                        .is_some_and(|s| s.syntax_error.is_some()),
-                };
-                verdicts.insert(id, info);
-            }
-            _ if r.load_error.is_some() => {}
-            _ => unnamed.push(r.line),
-        })
-        .with_context(|| format!("cannot read scores {}", path.display()))?;
-        for issue in issues {
-            eprintln!("warning: {issue}");
-        }
-        for line in unnamed {
-            eprintln!(
-                "warning: {}: a report (of line {line}) without a rollout id and verdict; skipped",
-                path.display()
-            );
-        }
-    }
-    Ok(verdicts)
-}
-
-/// A rollout's verdict, where it came from, and whether its run timed out.
-struct VerdictInfo {
-    verdict: Option<Verdict>,
-    from: Option<&'static str>,
-    timed_out: bool,
-    program_syntax_error: bool,
-}
-
-fn verdict_of(
-    rollout: &Rollout,
-    file: &LabelledFile,
-    scores: &HashMap<RolloutId, ScoreInfo>,
-) -> VerdictInfo {
-    if let Some(s) = scores.get(&rollout.id) {
-        return VerdictInfo {
-            verdict: Some(s.verdict),
-            from: Some("scores"),
-            timed_out: s.timed_out,
-            program_syntax_error: s.program_syntax_error,
-        };
-    }
-    if let Some(r) = file.reruns.latest_graded(&rollout.id)
-        && let Some(v) = r.report.verdict
-    {
-        return VerdictInfo {
-            verdict: Some(v),
-            from: Some("rerun"),
-            timed_out: r.report.execution.as_ref().is_some_and(|e| e.timed_out),
-            program_syntax_error: r
-                .report
-                .static_check
-                .as_ref()
-                .is_some_and(|c| c.syntax_error.is_some()),
-        };
-    }
-    let stored = rollout.stored_score.as_ref().and_then(|s| s.verdict);
-    VerdictInfo {
-        verdict: stored,
-        from: stored.map(|_| "stored"),
-        timed_out: false,
-        program_syntax_error: false,
-    }
-}
-
 /// The API map and dataset for the findings columns, when an API doc can be found.
-fn analysis_context(args: &ExportArgs) -> Result<Option<(ApiMap, Dataset)>> {
-    let discovered = args.context.discover(&args.rollouts);
+fn analysis_context(args: &ExportArgs, runs: &[PathBuf]) -> Result<Option<(ApiMap, Dataset)>> {
+    let discovered = args.context.discover(runs);
     if discovered.api_doc.is_none() {
         eprintln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"
@@ -390,10 +297,26 @@ fn finding_counts(digest: &AnalysisDigest) -> BTreeMap<&'static str, usize> {
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
 pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
-    let scores = load_scores(&args.scores)?;
-    let context = analysis_context(args)?;
+    let inputs = classify_inputs(&args.rollouts, &[])?;
+    let mut reports = inputs.reports.clone();
+    reports.extend(args.scores.iter().cloned());
+    let runs: Vec<PathBuf> = inputs.runs.iter().map(|r| r.path.clone()).collect();
+    if runs.is_empty() {
+        bail!("no rollout file among the inputs (labels live beside rollout files)");
+    }
+    let context = analysis_context(args, &runs)?;
+    let cache = context.as_ref().and_then(|(api, _)| {
+        crate::grade::score_cache::default_dir()
+            .and_then(|dir| crate::grade::score_cache::ScoreCache::open(&dir, api).ok())
+            .map(std::sync::Arc::new)
+    });
+    let (resolver, issues) = Resolver::new(&reports, cache)?;
+    for issue in issues {
+        eprintln!("warning: {issue}");
+    }
     let mut rows = Vec::new();
-    for path in &args.rollouts {
+    for run in &inputs.runs {
+        let path = &run.path;
         let file = open_labelled(path)?;
         let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
         let label_of = |id: &CategoryId| {
@@ -412,16 +335,16 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
             if labels.is_empty() && !args.all {
                 continue;
             }
-            let info = verdict_of(rollout, &file, &scores);
+            let info = resolver.known(rollout, run.correct);
             let digest = context
                 .as_ref()
                 .map(|(api, dataset)| digest_of(rollout, api, dataset));
             let findings = digest.as_ref().map(finding_counts);
             let code_found = extract_last_python_block(&rollout.response).is_some();
             let grade = GradeFacts {
-                verdict: info.verdict,
-                timed_out: info.timed_out,
-                program_syntax_error: info.program_syntax_error,
+                verdict: info.map(|i| i.verdict),
+                timed_out: info.is_some_and(|i| i.timed_out),
+                program_syntax_error: info.is_some_and(|i| i.program_syntax_error),
             };
             let suggested_category =
                 suggested_category(&taxonomy, grade, code_found, digest.as_ref())
@@ -435,8 +358,8 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 category_labels: Vec::new(),
                 note: String::new(),
                 time: None,
-                verdict: info.verdict,
-                verdict_from: info.from,
+                verdict: info.map(|i| i.verdict),
+                verdict_from: info.map(|i| i.source.as_str()),
                 query: rollout.query.to_string(),
                 selected_functions: rollout.selected_functions.to_vec(),
                 findings,
@@ -737,7 +660,6 @@ fn progress(args: &ProgressArgs, out: &mut dyn Write) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::grade::report::GradeReport;
 
     #[test]
     fn csv_quoting() {
@@ -748,25 +670,5 @@ mod tests {
         ])
         .expect("csv");
         assert_eq!(table, "plain,\"a,b\"\n\"say \"\"hi\"\"\",\"two\nlines\"\n");
-    }
-
-    #[test]
-    fn grade_report_lines_give_verdicts() {
-        let dir = tempfile::tempdir().expect("tempdir");
-        let path = dir.path().join("scored.jsonl");
-        let mut report = GradeReport::load_failure("r.jsonl", 1, "x");
-        report.id = Some(RolloutId("abc".into()));
-        report.verdict = Some(Verdict::ExeError);
-        report.load_error = None;
-        let failed = GradeReport::load_failure("r.jsonl", 2, "bad line");
-        let text = format!(
-            "{}\n{}\n",
-            serde_json::to_string(&report).expect("json"),
-            serde_json::to_string(&failed).expect("json")
-        );
-        std::fs::write(&path, text).expect("write");
-        let scores = load_scores(&[path]).expect("scores");
-        assert_eq!(scores.len(), 1);
-        assert_eq!(scores[&RolloutId("abc".into())].verdict, Verdict::ExeError);
     }
 }

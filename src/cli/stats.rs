@@ -3,7 +3,7 @@
 //! analysis per rollout, hand labels) is here; the figures come from [`crate::grade::runs`].
 
 use crate::model::discovery::ContextArgs;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,19 +15,19 @@ use serde_json::{Value, json};
 
 use crate::grade::batch::{Summary, grade_all_scored};
 use crate::grade::engine::Engine;
-use crate::grade::report::{GradeReport, ReasonKind, read_reports};
+use crate::grade::report::ReasonKind;
+use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
 use crate::grade::reward::Scorer;
 use crate::grade::runs::{
     self, Comparison, FunctionRow, FunctionSort, LabelStats, RunSet, RunStats, WrongNameRow, fmt_p,
     short_query,
 };
 use crate::model::discovery::discover;
-use crate::model::files::{FileKind, classify_file};
 use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::sampling::DEFAULT_SEED;
 use crate::model::taxonomy::Taxonomy;
-use crate::model::{ApiMap, LoadedFile, Rollout, RolloutId, Verdict};
+use crate::model::{ApiMap, LoadedFile, Rollout, Verdict};
 
 use super::charts;
 use super::labels::csv_table;
@@ -183,47 +183,6 @@ fn run_name(path: &Path) -> String {
         .unwrap_or(name)
 }
 
-/// What is known of one rollout's grading: its verdict, and the official RL reward with
-/// the reason they disagree when it was scored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Known {
-    verdict: Verdict,
-    reward: Option<u8>,
-    reason: Option<ReasonKind>,
-}
-
-impl Known {
-    fn verdict(verdict: Verdict) -> Known {
-        Known {
-            verdict,
-            reward: None,
-            reason: None,
-        }
-    }
-
-    fn of(report: &GradeReport) -> Option<Known> {
-        Some(Known {
-            verdict: report.verdict?,
-            reward: report.reward,
-            reason: report.reward_reason_kind,
-        })
-    }
-}
-
-/// Verdicts by rollout id from `sebx grade` output; lines that are not reports are warned of.
-fn read_verdicts(path: &Path, out: &mut HashMap<RolloutId, Known>) -> Result<()> {
-    let issues = read_reports(path, &mut |r| {
-        if let (Some(known), Some(id)) = (Known::of(&r), r.id) {
-            out.insert(id, known);
-        }
-    })
-    .with_context(|| format!("cannot read {}", path.display()))?;
-    for issue in issues {
-        eprintln!("warning: {issue}");
-    }
-    Ok(())
-}
-
 fn bar(quiet: bool, len: usize, what: &str) -> ProgressBar {
     if quiet {
         return ProgressBar::hidden();
@@ -242,27 +201,15 @@ fn bar(quiet: bool, len: usize, what: &str) -> ProgressBar {
 /// progress bar), then one analysis per rollout and the hand labels.
 pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     let mut notes = Vec::new();
-    let mut run_files: Vec<(PathBuf, bool)> = Vec::new();
-    let mut report_files = Vec::new();
-    let mut api_doc = input.context.api_doc.clone();
+    let inputs = classify_inputs(files, &[])?;
+    let api_doc = input.context.api_doc.clone().or(inputs.api_doc.clone());
     let mut datasets = input.context.dataset.clone();
-    for f in files {
-        if !f.is_file() {
-            bail!("no such file: {}", f.display());
-        }
-        let kind = classify_file(f)
-            .with_context(|| format!("cannot read {}", f.display()))?
-            .unwrap_or(FileKind::Rollouts);
-        match kind {
-            FileKind::Rollouts => run_files.push((f.clone(), false)),
-            FileKind::CorrectTrajectories => run_files.push((f.clone(), true)),
-            FileKind::Reports => report_files.push(f.clone()),
-            FileKind::Dataset => datasets.push(f.clone()),
-            FileKind::ApiDoc => {
-                api_doc.get_or_insert(f.clone());
-            }
-        }
-    }
+    datasets.extend(inputs.datasets.iter().cloned());
+    let run_files: Vec<(PathBuf, bool)> = inputs
+        .runs
+        .iter()
+        .map(|r| (r.path.clone(), r.correct))
+        .collect();
     if run_files.is_empty() {
         bail!("no rollout file among the inputs (a rollout file is one run)");
     }
@@ -275,9 +222,17 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         );
         ApiMap::default()
     });
-    let mut reported: HashMap<RolloutId, Known> = HashMap::new();
-    for f in &report_files {
-        read_verdicts(f, &mut reported)?;
+    // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
+    let cache = if api.is_empty() {
+        None
+    } else {
+        crate::grade::score_cache::default_dir()
+            .and_then(|dir| crate::grade::score_cache::ScoreCache::open(&dir, &api).ok())
+            .map(std::sync::Arc::new)
+    };
+    let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
+    for issue in issues {
+        eprintln!("warning: {issue}");
     }
 
     let mut loaded_files: Vec<(LoadedFile, bool)> = Vec::new();
@@ -289,27 +244,25 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
         loaded_files.push((loaded, *correct));
     }
-    // Verdicts known without grading.
-    let mut verdicts: Vec<Vec<Option<Known>>> = loaded_files
+    // Every verdict known without grading, by the resolver's precedence.
+    let mut verdicts: Vec<Vec<Option<Resolved>>> = loaded_files
         .iter()
         .map(|(f, correct)| {
             f.rollouts
                 .iter()
-                .map(|r| {
-                    reported.get(&r.id).copied().or_else(|| {
-                        if *correct {
-                            Some(Known::verdict(Verdict::Right))
-                        } else {
-                            r.stored_score
-                                .as_ref()
-                                .and_then(|s| s.verdict)
-                                .map(Known::verdict)
-                        }
-                    })
-                })
+                .map(|r| resolver.known(r, *correct))
                 .collect()
         })
         .collect();
+    let reused = verdicts
+        .iter()
+        .flatten()
+        .flatten()
+        .filter(|k| k.source == VerdictSource::Cache)
+        .count();
+    if reused > 0 {
+        notes.push(format!("{reused} verdicts reused from the score cache"));
+    }
     let missing: Vec<(usize, usize)> = verdicts
         .iter()
         .enumerate()
@@ -320,37 +273,6 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 .map(move |(i, _)| (f, i))
         })
         .collect();
-    // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
-    let cache = if api.is_empty() {
-        None
-    } else {
-        crate::grade::score_cache::default_dir()
-            .and_then(|dir| crate::grade::score_cache::ScoreCache::open(&dir, &api).ok())
-    };
-    let mut reused = 0;
-    let missing: Vec<(usize, usize)> = match &cache {
-        Some(cache) => missing
-            .into_iter()
-            .filter(|&(f, i)| {
-                match cache
-                    .get(&loaded_files[f].0.rollouts[i])
-                    .as_ref()
-                    .and_then(Known::of)
-                {
-                    Some(known) => {
-                        verdicts[f][i] = Some(known);
-                        reused += 1;
-                        false
-                    }
-                    None => true,
-                }
-            })
-            .collect(),
-        None => missing,
-    };
-    if reused > 0 {
-        notes.push(format!("{reused} verdicts reused from the score cache"));
-    }
     if !missing.is_empty() {
         if api.is_empty() {
             bail!(
@@ -384,7 +306,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         progress.finish_and_clear();
         let mut failed = 0;
         for (&(f, i), report) in missing.iter().zip(&reports) {
-            verdicts[f][i] = Known::of(report);
+            verdicts[f][i] = Resolved::of_report(report, VerdictSource::Graded);
             failed += usize::from(report.verdict.is_none());
         }
         notes.push(format!("graded {} rollouts without a verdict", todo.len()));

@@ -13,6 +13,7 @@ pub mod pyvalue;
 pub mod render;
 pub mod report;
 pub mod reruns;
+pub mod resolve;
 pub mod reward;
 pub mod runs;
 pub mod runtime;

@@ -1,0 +1,320 @@
+//! One resolver of inputs and verdicts for every front end (explorer, `stats`, `compare`,
+//! `labels export`): which of the paths given is a run, a scored file, a
+//! correct-trajectories file, a dataset or an API doc, and where each rollout's verdict
+//! comes from, by one precedence, so that the same inputs give a rollout the same verdict
+//! in every command. The precedence, most trusted first ([`VerdictSource`]):
+//!
+//! 1. `scored`: a `sebx grade` output given with the inputs (the grading the user asked for);
+//! 2. `correct`: the official correct-trajectories file (every line in it was judged right);
+//! 3. `stored`: a verdict or score stored in the rollout line itself;
+//! 4. `rerun`: the latest rerun of the rollout's own code in `<file>.reruns.jsonl`;
+//! 5. `cache`: a verdict the score cache remembers for the same grading;
+//! 6. `graded`: graded now.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::grade::report::{GradeReport, ReasonKind, read_reports};
+use crate::grade::reruns::{RERUNS_SUFFIX, RerunStore};
+use crate::grade::score_cache::ScoreCache;
+use crate::model::files::{FileKind, classify_file};
+use crate::model::sidecar::sidecar_path;
+use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
+
+/// Where a rollout's verdict came from, in order of precedence (the first wins).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum VerdictSource {
+    Scored,
+    Correct,
+    Stored,
+    Rerun,
+    Cache,
+    Graded,
+}
+
+impl VerdictSource {
+    pub const ALL: [VerdictSource; 6] = [
+        VerdictSource::Scored,
+        VerdictSource::Correct,
+        VerdictSource::Stored,
+        VerdictSource::Rerun,
+        VerdictSource::Cache,
+        VerdictSource::Graded,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerdictSource::Scored => "scored",
+            VerdictSource::Correct => "correct",
+            VerdictSource::Stored => "stored",
+            VerdictSource::Rerun => "rerun",
+            VerdictSource::Cache => "cache",
+            VerdictSource::Graded => "graded",
+        }
+    }
+}
+
+impl std::fmt::Display for VerdictSource {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A rollout's verdict, where it came from, and the official RL reward when known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Resolved {
+    pub verdict: Verdict,
+    pub source: VerdictSource,
+    pub reward: Option<u8>,
+    pub reason: Option<ReasonKind>,
+    /// What the report said of the run, when the verdict came from one.
+    pub timed_out: bool,
+    /// The grader's static check found that the assembled program does not parse.
+    pub program_syntax_error: bool,
+}
+
+impl Resolved {
+    pub fn of_report(report: &GradeReport, source: VerdictSource) -> Option<Resolved> {
+        Some(Resolved {
+            verdict: report.verdict?,
+            source,
+            reward: report.reward,
+            reason: report.reward_reason_kind,
+            timed_out: report.execution.as_ref().is_some_and(|e| e.timed_out),
+            program_syntax_error: report
+                .static_check
+                .as_ref()
+                .is_some_and(|s| s.syntax_error.is_some()),
+        })
+    }
+
+    fn verdict(verdict: Verdict, source: VerdictSource) -> Resolved {
+        Resolved {
+            verdict,
+            source,
+            reward: None,
+            reason: None,
+            timed_out: false,
+            program_syntax_error: false,
+        }
+    }
+}
+
+/// A run given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunInput {
+    pub path: PathBuf,
+    /// The official correct-trajectories file: every rollout in it is `right`.
+    pub correct: bool,
+}
+
+/// The command line's paths, by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs {
+    pub runs: Vec<RunInput>,
+    pub reports: Vec<PathBuf>,
+    pub datasets: Vec<PathBuf>,
+    /// The first API doc among the paths.
+    pub api_doc: Option<PathBuf>,
+}
+
+/// Classifies each path (by its name and first line, [`classify_file`]); `correct` names
+/// files to take as correct trajectories whatever their name. A path that is not a file,
+/// or cannot be read, is an error naming it; an unrecognisable file is taken as rollouts
+/// (its lines then say what is wrong with them).
+pub fn classify_inputs(files: &[PathBuf], correct: &[PathBuf]) -> Result<Inputs> {
+    let mut inputs = Inputs::default();
+    for f in files {
+        if !f.is_file() {
+            bail!("no such file: {}", f.display());
+        }
+        let kind = classify_file(f)
+            .with_context(|| format!("cannot read {}", f.display()))?
+            .unwrap_or(FileKind::Rollouts);
+        let kind = if kind == FileKind::Rollouts && correct.contains(f) {
+            FileKind::CorrectTrajectories
+        } else {
+            kind
+        };
+        match kind {
+            FileKind::Rollouts | FileKind::CorrectTrajectories => inputs.runs.push(RunInput {
+                path: f.clone(),
+                correct: kind == FileKind::CorrectTrajectories,
+            }),
+            FileKind::Reports => inputs.reports.push(f.clone()),
+            FileKind::Dataset => inputs.datasets.push(f.clone()),
+            FileKind::ApiDoc => {
+                inputs.api_doc.get_or_insert(f.clone());
+            }
+        }
+    }
+    Ok(inputs)
+}
+
+/// Gives rollouts their verdicts by the precedence of the module doc, short of grading.
+pub struct Resolver {
+    scored: HashMap<RolloutId, Resolved>,
+    /// Rerun sidecars by rollout file, opened on first use (`None`: none, or unreadable).
+    reruns: Mutex<HashMap<PathBuf, Option<Arc<RerunStore>>>>,
+    cache: Option<Arc<ScoreCache>>,
+}
+
+impl Resolver {
+    /// A resolver over the scored files `reports` (later files win for the same rollout),
+    /// the rollout files' rerun sidecars and `cache`. Lines of a scored file that are not
+    /// reports come back as issues.
+    pub fn new(
+        reports: &[PathBuf],
+        cache: Option<Arc<ScoreCache>>,
+    ) -> Result<(Resolver, Vec<LoadIssue>)> {
+        let mut scored = HashMap::new();
+        let mut issues = Vec::new();
+        for path in reports {
+            let found = read_reports(path, &mut |r| {
+                if let (Some(known), Some(id)) =
+                    (Resolved::of_report(&r, VerdictSource::Scored), r.id)
+                {
+                    scored.insert(id, known);
+                }
+            })
+            .with_context(|| format!("cannot read {}", path.display()))?;
+            issues.extend(found);
+        }
+        Ok((
+            Resolver {
+                scored,
+                reruns: Mutex::new(HashMap::new()),
+                cache,
+            },
+            issues,
+        ))
+    }
+
+    /// A resolver with no scored files (the explorer matches its reports itself).
+    pub fn without_reports(cache: Option<Arc<ScoreCache>>) -> Resolver {
+        Resolver {
+            scored: HashMap::new(),
+            reruns: Mutex::new(HashMap::new()),
+            cache,
+        }
+    }
+
+    /// Sources 1–3: a scored file, the correct-trajectories file, a score in the line.
+    pub fn early(&self, rollout: &Rollout, in_correct_file: bool) -> Option<Resolved> {
+        if let Some(known) = self.scored.get(&rollout.id) {
+            return Some(*known);
+        }
+        if in_correct_file {
+            return Some(Resolved::verdict(Verdict::Right, VerdictSource::Correct));
+        }
+        let stored = rollout.stored_score.as_ref()?.verdict?;
+        Some(Resolved::verdict(stored, VerdictSource::Stored))
+    }
+
+    /// Sources 4–5, with the report they come from: the latest rerun, the score cache.
+    pub fn late(&self, rollout: &Rollout) -> Option<(VerdictSource, GradeReport)> {
+        if let Some(store) = self.reruns_of(&rollout.source)
+            && let Some(record) = store.latest_graded(&rollout.id)
+            && record.report.verdict.is_some()
+        {
+            return Some((VerdictSource::Rerun, record.report.clone()));
+        }
+        let report = self.cache.as_ref()?.get(rollout)?;
+        report.verdict?;
+        Some((VerdictSource::Cache, report))
+    }
+
+    /// Sources 1–5: the verdict a rollout has without grading it now.
+    pub fn known(&self, rollout: &Rollout, in_correct_file: bool) -> Option<Resolved> {
+        self.early(rollout, in_correct_file).or_else(|| {
+            let (source, report) = self.late(rollout)?;
+            Resolved::of_report(&report, source)
+        })
+    }
+
+    fn reruns_of(&self, file: &Path) -> Option<Arc<RerunStore>> {
+        let mut map = self.reruns.lock().ok()?;
+        map.entry(file.to_path_buf())
+            .or_insert_with(|| {
+                let sidecar = sidecar_path(file, RERUNS_SUFFIX);
+                if !sidecar.is_file() {
+                    return None;
+                }
+                RerunStore::open(file)
+                    .ok()
+                    .map(|(store, _)| Arc::new(store))
+            })
+            .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_precedence_is_the_documented_order() {
+        let mut sorted = VerdictSource::ALL;
+        sorted.sort();
+        assert_eq!(sorted, VerdictSource::ALL);
+        let names: Vec<&str> = VerdictSource::ALL.iter().map(|s| s.as_str()).collect();
+        assert_eq!(
+            names,
+            ["scored", "correct", "stored", "rerun", "cache", "graded"]
+        );
+    }
+
+    #[test]
+    fn scored_files_beat_correct_files_beat_stored_scores() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = dir.path().join("run.jsonl");
+        let line = |q: &str, verdict: Option<&str>| {
+            let mut v = serde_json::json!({"query": q, "response": "r", "test_cases": [],
+                "right_exe_result": "1"});
+            if let Some(verdict) = verdict {
+                v["verdict"] = serde_json::json!(verdict);
+            }
+            v.to_string()
+        };
+        let text = format!(
+            "{}\n{}\n{}\n",
+            line("a", Some("exe_error")),
+            line("b", Some("result_error")),
+            line("c", None)
+        );
+        let loaded = crate::model::rollout::parse_rollout_bytes(&run, text.as_bytes());
+        let [a, b, c] = [0, 1, 2].map(|i| &loaded.rollouts[i]);
+        // A report for `a` (and a line the grader could not load, which gives nothing).
+        let mut report = GradeReport::load_failure("run.jsonl", 1, "x");
+        report.id = Some(a.id.clone());
+        report.verdict = Some(Verdict::Right);
+        report.load_error = None;
+        let failed = GradeReport::load_failure("run.jsonl", 2, "bad line");
+        let scored = dir.path().join("scored.jsonl");
+        std::fs::write(
+            &scored,
+            format!(
+                "{}\n{}\n",
+                serde_json::to_string(&report).expect("json"),
+                serde_json::to_string(&failed).expect("json")
+            ),
+        )
+        .expect("write");
+        let (resolver, issues) = Resolver::new(&[scored], None).expect("resolver");
+        assert!(issues.is_empty());
+        let of = |r: &Rollout, correct| resolver.known(r, correct).map(|k| (k.verdict, k.source));
+        assert_eq!(of(a, false), Some((Verdict::Right, VerdictSource::Scored)));
+        assert_eq!(of(a, true), Some((Verdict::Right, VerdictSource::Scored)));
+        assert_eq!(of(b, true), Some((Verdict::Right, VerdictSource::Correct)));
+        assert_eq!(
+            of(b, false),
+            Some((Verdict::ResultError, VerdictSource::Stored))
+        );
+        assert_eq!(of(c, false), None);
+    }
+}
