@@ -139,7 +139,10 @@ fn sebx_rerun_prints_the_report_and_keeps_it_in_the_sidecar() {
     assert!(plain.contains("verdict: exe_error"), "{plain}");
     // Both official scorers: the RL reward and why it decided.
     assert!(plain.contains("reward:  0 (official RL reward)"), "{plain}");
-    assert!(plain.contains("why:     step 6: stderr not empty: AttributeError"), "{plain}");
+    assert!(
+        plain.contains("why:     step 6: stderr not empty: AttributeError"),
+        "{plain}"
+    );
     assert!(note.contains("run.jsonl.reruns.jsonl"), "{note}");
     let fixed_arg = fixed.display().to_string();
     let (what_if, _) = rerun(&["--code", &fixed_arg]);

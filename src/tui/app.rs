@@ -567,19 +567,14 @@ impl App {
                 let rows: Vec<usize> = (0..self.corpus.scores.len())
                     .filter(|i| self.corpus.scores[*i] == Score::Unscored)
                     .collect();
-                match &self.corpus.score_cache {
-                    Some(cache) if !rows.is_empty() && !cache.is_empty() => {
-                        self.outbox.push(JobRequest::LookupScores {
-                            rows,
-                            entries: self.corpus.entries.clone(),
-                            cache: cache.clone(),
-                        });
-                    }
-                    _ => {
-                        if self.corpus.ctx.grading == Grading::Available {
-                            self.request_grades(&rows, false);
-                        }
-                    }
+                // Unscored rows take a rerun's or the cache's verdict before grading
+                // (`grade::resolve`'s precedence; the job answers `CachedScores`).
+                if !rows.is_empty() {
+                    self.outbox.push(JobRequest::LookupScores {
+                        rows,
+                        entries: self.corpus.entries.clone(),
+                        cache: self.corpus.score_cache.clone(),
+                    });
                 }
                 if self.list.search.results.is_some() {
                     self.start_search();

@@ -312,7 +312,9 @@ impl Loader<'_> {
         let mut new_tasks = Vec::new();
         for (k, e) in entries.iter_mut().enumerate() {
             let r = &mut e.rollout;
-            if all_right && r.stored_score.is_none() {
+            // A correct-trajectories file outranks a score stored in the line
+            // (`grade::resolve`'s precedence).
+            if all_right {
                 r.stored_score = Some(StoredScore {
                     field: "correct-trajectories file".to_string(),
                     verdict: Some(Verdict::Right),

@@ -16,6 +16,7 @@ use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
+use crate::grade::resolve::Resolver;
 use crate::grade::score_cache::ScoreCache;
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
@@ -78,11 +79,12 @@ pub enum JobRequest {
         item: Option<Box<DatasetItem>>,
         api: Arc<ApiMap>,
     },
-    /// Look `rows` up in the score cache (verdicts graded in an earlier session).
+    /// Look `rows` up in their files' rerun sidecars, then the score cache (verdicts
+    /// graded in an earlier session), by `grade::resolve`'s precedence.
     LookupScores {
         rows: Vec<usize>,
         entries: Arc<Vec<Arc<Entry>>>,
-        cache: Arc<ScoreCache>,
+        cache: Option<Arc<ScoreCache>>,
     },
     /// Run-level stats and a comparison of two runs (`stats`).
     Stats(Box<stats::StatsInput>),
@@ -350,10 +352,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             entries,
             cache,
         } => {
+            let resolver = Resolver::without_reports(cache);
             let (mut found, mut missing) = (Vec::new(), Vec::new());
             for row in rows {
-                match entries.get(row).and_then(|e| cache.get(&e.rollout)) {
-                    Some(report) => found.push((row, report)),
+                match entries.get(row).and_then(|e| resolver.late(&e.rollout)) {
+                    Some((_, report)) => found.push((row, report)),
                     None => missing.push(row),
                 }
             }
