@@ -30,6 +30,15 @@ pub enum FindingKind {
 }
 
 impl FindingKind {
+    /// The kinds that are a wrong name standing where a zwc name belongs: a NumPy name
+    /// (`np.mean`, `zwc.mean`, `.tolist()` on a ZWCArray) or an invented one.
+    pub const WRONG_NAMES: [FindingKind; 4] = [
+        FindingKind::NumpyAttribute,
+        FindingKind::NumpyNameOnZwc,
+        FindingKind::UnknownZwcName,
+        FindingKind::ArrayMethod,
+    ];
+
     /// Every kind, in declaration order (JSON and CSV columns).
     pub const ALL: [FindingKind; 7] = [
         FindingKind::NumpyImport,
@@ -120,6 +129,15 @@ pub struct Finding {
     pub suggestion: Option<String>,
     /// One sentence for the reader.
     pub message: String,
+}
+
+impl Finding {
+    /// The one definition of a wrong name, for `sebx analyze`, `sebx stats` and the
+    /// explorer alike: a finding of a [`FindingKind::WRONG_NAMES`] kind that the analysis
+    /// is sure of (a `possible` one may be right: its value may not be a ZWCArray).
+    pub fn is_wrong_name(&self) -> bool {
+        FindingKind::WRONG_NAMES.contains(&self.kind) && self.severity != Severity::Possible
+    }
 }
 
 /// Where an imported or well-known name points, as a qualified path

@@ -221,13 +221,7 @@ impl AnalysisSummary {
                 continue;
             }
             *self.per_kind.entry(f.kind).or_default() += 1;
-            if matches!(
-                f.kind,
-                FindingKind::NumpyNameOnZwc
-                    | FindingKind::UnknownZwcName
-                    | FindingKind::NumpyAttribute
-                    | FindingKind::ArrayMethod
-            ) {
+            if f.is_wrong_name() {
                 let e = self
                     .names
                     .entry((f.kind, f.name.clone()))

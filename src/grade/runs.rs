@@ -95,14 +95,6 @@ pub struct RunSet {
     name_index: HashMap<WrongNameKey, u32>,
 }
 
-/// Finding kinds that are a wrong name standing where a zwc name belongs.
-pub const WRONG_NAME_KINDS: [FindingKind; 4] = [
-    FindingKind::NumpyAttribute,
-    FindingKind::NumpyNameOnZwc,
-    FindingKind::UnknownZwcName,
-    FindingKind::ArrayMethod,
-];
-
 /// Whether `text` mentions the qualified name `name` as a whole token.
 fn mentions(text: &str, name: &str) -> bool {
     text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
@@ -206,7 +198,7 @@ impl RunSet {
         }
         let mut wrong = Vec::new();
         for f in &analysis.code.findings {
-            if !WRONG_NAME_KINDS.contains(&f.kind) {
+            if !f.is_wrong_name() {
                 continue;
             }
             let key = WrongNameKey {
