@@ -3,7 +3,7 @@
 //! scorers differ (GRADER.md, "The official RL reward"), each with its reason. Rollouts
 //! here are written for these tests.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -266,5 +266,77 @@ fn verdict_only_reports_are_unchanged() {
         "reward_detail",
     ] {
         assert!(json.get(key).is_none(), "{key} in a verdict-only report");
+    }
+}
+
+/// `sebx grade --scorer both` on `file`, with the reward's run shared or not.
+fn rewards_of(file: &Path, api_doc: &Path, share: bool) -> Vec<serde_json::Value> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("scored.jsonl");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .args(["grade", "-q", "--no-cache", "--scorer", "both", "--api-doc"])
+        .arg(api_doc)
+        .arg(file)
+        .arg("-o")
+        .arg(&out)
+        .env("SEBX_REWARD_SHARE", if share { "1" } else { "0" })
+        .status()
+        .expect("sebx grade");
+    assert!(status.success());
+    std::fs::read_to_string(&out)
+        .expect("scored")
+        .lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).expect("json");
+            serde_json::json!({"line": v["line"], "verdict": v["verdict"], "reward": v["reward"],
+                "reason": v["reward_reason_kind"], "shared": v["reward_detail"]["shared_run"]})
+        })
+        .collect()
+}
+
+/// Sharing the verdict's run never changes a reward: the demo and the first 300 parity
+/// rollouts (bar infinite loops) give the same verdict, reward and reason when every reward program runs on
+/// its own (the full parity corpus was checked the same way by hand: benches/README.md).
+#[test]
+fn sharing_the_run_changes_no_reward() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let parity = dir.path().join("parity_head.jsonl");
+    let text = std::fs::read_to_string(root.join("../shared/data/parity/rollouts.jsonl"))
+        .expect("parity corpus");
+    let variants =
+        std::fs::read_to_string(root.join("../shared/data/parity/official_verdicts.jsonl"))
+            .expect("official verdicts");
+    // The infinite loops only cost 3 s each, twice.
+    let head: String = text
+        .lines()
+        .zip(variants.lines())
+        .take(300)
+        .filter(|(_, v)| !v.contains("\"infinite_loop\""))
+        .map(|(l, _)| format!("{l}\n"))
+        .collect();
+    std::fs::write(&parity, head).expect("write");
+    for (file, api) in [
+        (
+            root.join("samples/demo/rollouts.jsonl"),
+            root.join("samples/demo/api_doc.jsonl"),
+        ),
+        (parity, root.join("../shared/data/se-bench/api_doc.jsonl")),
+    ] {
+        let shared = rewards_of(&file, &api, true);
+        let alone = rewards_of(&file, &api, false);
+        let strip = |rows: &[serde_json::Value]| -> Vec<serde_json::Value> {
+            rows.iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r["shared"] = serde_json::Value::Null;
+                    r
+                })
+                .collect()
+        };
+        assert_eq!(strip(&shared), strip(&alone), "{}", file.display());
+        let n_shared = shared.iter().filter(|r| r["shared"] == true).count();
+        assert!(n_shared > 0, "{}: some runs are shared", file.display());
+        assert!(alone.iter().all(|r| r["shared"] != true));
     }
 }
