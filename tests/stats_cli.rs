@@ -611,3 +611,31 @@ fn stats_and_compare_show_the_official_reward_beside_accuracy() {
     );
     assert_contains_all(&cmp_text, &["official RL reward vs verdict", "0.5000"]);
 }
+
+#[test]
+fn compare_checks_its_flags_and_files_before_grading() {
+    // Rollouts without verdicts and no API doc: grading them would fail, so an error about
+    // the flags or the file count shows they were checked first.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let ungraded: Vec<PathBuf> = ["a", "b", "c"]
+        .iter()
+        .map(|n| {
+            let p = dir.path().join(format!("{n}.jsonl"));
+            std::fs::write(
+                &p,
+                json!({"query": "q", "response": n, "test_cases": [], "right_exe_result": "1"})
+                    .to_string()
+                    + "\n",
+            )
+            .expect("write");
+            p
+        })
+        .collect();
+    let e = stderr_of_failure(&mut sebx_on("compare", &ungraded));
+    assert!(
+        e.contains("compare needs exactly two rollout files (runs); found 3"),
+        "{e}"
+    );
+    let e = stderr_of_failure(sebx_on("compare", &ungraded[..2]).args(["--cell", "right,maybe"]));
+    assert!(e.contains("--cell: `maybe` is not a verdict"), "{e}");
+}

@@ -264,7 +264,27 @@ fn panes_scroll_and_first_failed_case() {
 fn background_grading_fills_in_and_drops_stale_results() {
     let backend = FakeBackend::default();
     let mut app = app(Grading::Available);
-    // After loading, only the rows without any score are queued.
+    // After loading, the rows without any score are looked up (rerun sidecars, then the
+    // score cache: `grade::resolve`'s precedence) and, found in neither, queued for grading.
+    let lookups: Vec<JobRequest> = app.take_requests();
+    let lookup_rows: Vec<usize> = lookups
+        .iter()
+        .filter_map(|r| match r {
+            JobRequest::LookupScores { rows, .. } => Some(rows.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    assert_eq!(lookup_rows, vec![6, 7, 8]);
+    assert!(
+        !lookups.iter().any(|r| matches!(r, JobRequest::Grade { .. })),
+        "nothing is graded before the lookup"
+    );
+    for req in lookups {
+        if let Some(ev) = sebx::tui::jobs::run_request(req, None) {
+            app.on_job(ev);
+        }
+    }
     let grades: Vec<(u64, usize)> = app
         .queued()
         .iter()
@@ -605,8 +625,15 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
     let dir = tempfile::tempdir().expect("tempdir");
     // First session: grade everything with the fake backend, remembering each verdict.
     let first = app(Grading::Available);
-    let cache =
-        std::sync::Arc::new(ScoreCache::open(dir.path(), &first.corpus.ctx.api).expect("cache"));
+    let cache = std::sync::Arc::new(
+        ScoreCache::open(
+            dir.path(),
+            &first.corpus.ctx.api,
+            // The fake backend's reports carry a verdict only.
+            &sebx::grade::settings::GradingSettings::official(),
+        )
+        .expect("cache"),
+    );
     let backend = FakeBackend::default();
     use sebx::grade::backend::GradeBackend;
     for row in [6, 7] {

@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 use sebx::grade::report::GradeReport;
 use sebx::grade::reruns::{RerunRecord, RerunStore};
 use sebx::grade::score_cache::ScoreCache;
+use sebx::grade::settings::GradingSettings;
 use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, Rollout, Verdict};
 use sebx::tui::app::{App, Context, Grading};
@@ -127,7 +128,7 @@ fn fixture() -> Fixture {
         ))
         .expect("rerun");
     let api = ApiMap::from_api_doc_jsonl(API_DOC).expect("api");
-    let cache = ScoreCache::open(&cache_dir, &api).expect("cache");
+    let cache = ScoreCache::open(&cache_dir, &api, &GradingSettings::official()).expect("cache");
     cache
         .put(&a[3], &report_for(&a[3], Verdict::WithoutZwc))
         .expect("put");
@@ -270,6 +271,7 @@ fn every_command_gives_each_rollout_the_same_verdict() {
         ScoreCache::open(
             &f.cache_dir,
             &ApiMap::from_api_doc_jsonl(API_DOC).expect("api"),
+            &GradingSettings::official(),
         )
         .expect("cache"),
     ));

@@ -971,217 +971,6 @@ pub fn chain_root(e: &ast::Expr) -> Option<&str> {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// CPython 3.11's tokenizer compares indentation with tabs as 8 columns and as 1; each
-    /// case's message and line were checked against `ast.parse` in the grading runtime.
-    #[test]
-    fn indentation_errors_follow_cpython() {
-        let cases = [
-            (
-                "def f(a):\n\tx = 1\n return x\n",
-                Some((3, "unindent does not match any outer indentation level")),
-            ),
-            (
-                "def f(a):\n        x = 1\n\treturn x\n",
-                Some((3, TAB_ERROR)),
-            ),
-            ("def f(a):\n  \tx = 1\n\treturn x\n", Some((3, TAB_ERROR))),
-            (
-                "if 1:\n\tif 1:\n\t\tx=1\n\t        y=2\n",
-                Some((4, TAB_ERROR)),
-            ),
-            ("def f(a):\n\tx = 1\n\treturn x\n", None),
-            (
-                "def f(a):\n\tx = (1,\n  2)\n\t# comment\n\n\treturn x\n",
-                None,
-            ),
-        ];
-        for (src, want) in cases {
-            let got = scan_tokens(src).error;
-            assert_eq!(got.as_ref().map(|(l, m)| (*l, m.as_str())), want, "{src:?}");
-            if let Some((_, msg)) = want.filter(|(_, m)| *m == TAB_ERROR) {
-                assert_eq!(parse_suite(src).expect_err("TabError").message, msg);
-            }
-        }
-    }
-
-    fn call_names(src: &str) -> Vec<String> {
-        let suite = parse_suite(src).expect("parses");
-        walk_suite(&suite)
-            .into_iter()
-            .filter_map(|n| match n {
-                Node::Expr(ast::Expr::Call(c)) => dotted_name(&c.func),
-                _ => None,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn walk_reaches_calls_in_every_nested_position() {
-        let src = r#"
-@deco(a0())
-def f(x=a1(), *, y=a2()) -> a3():
-    g(key=a4())
-    [a5() for i in a6() if a7()]
-    {k: a8() for k in z}
-    with a9() as w, a10():
-        pass
-    match x:
-        case [1, 2] if a11():
-            a12()
-        case {"k": v}:
-            a13()
-    lam = lambda q=a14(): a15()
-    class C(a16(), metaclass=a17()):
-        pass
-    try:
-        pass
-    except a18() as e:
-        a19()
-    s = f"{a20()}"
-    t: a21() = a22()
-    del d[a23()]
-    assert a24(), a25()
-    raise a26() from a27()
-    try:
-        a28()
-    except* a29() as g:
-        a30()
-    else:
-        a31()
-    finally:
-        a32()
-    try:
-        a33()
-    except E:
-        pass
-    else:
-        a34()
-    finally:
-        a35()
-"#;
-        let names = call_names(src);
-        for i in 0..=35 {
-            let want = format!("a{i}");
-            assert!(names.contains(&want), "missing {want} in {names:?}");
-        }
-    }
-
-    #[test]
-    fn trees_dropped_recursively_fit_a_small_stack() {
-        // Just under the depth that is still dropped recursively, on a 256 KiB stack (a
-        // quarter of the smallest thread stack sebx runs analysis on): the drop fits.
-        let unary = format!("x = {}1\n", "-".repeat(RECURSIVE_DROP_DEPTH - 4));
-        let chain = format!("x = a{}\n", ".b".repeat(RECURSIVE_DROP_DEPTH - 4));
-        let dropped = std::thread::Builder::new()
-            .stack_size(256 * 1024)
-            .spawn(move || {
-                for src in [unary, chain] {
-                    let suite = parse_suite(&src).expect("parses");
-                    assert!(suite.depth <= RECURSIVE_DROP_DEPTH, "{}", suite.depth);
-                    assert!(suite.depth > RECURSIVE_DROP_DEPTH - 10, "{}", suite.depth);
-                    drop(suite);
-                }
-            })
-            .expect("thread")
-            .join();
-        assert!(dropped.is_ok());
-    }
-
-    #[test]
-    fn bfs_order_matches_ast_walk() {
-        // ast.walk order: the module-level def `b` comes before the nested `a`.
-        let src = "def outer():\n    def a():\n        pass\ndef b():\n    pass\n";
-        let suite = parse_suite(src).expect("parses");
-        let defs: Vec<&str> = walk_suite(&suite)
-            .into_iter()
-            .filter_map(|n| match n {
-                Node::Stmt(ast::Stmt::FunctionDef(f)) => Some(f.name.as_str()),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(defs, vec!["outer", "b", "a"]);
-    }
-
-    #[test]
-    fn positions_are_one_based_char_columns() {
-        let src = "é = 1\nab = zz\n";
-        let idx = LineIndex::new(src);
-        let off = src.find("zz").expect("zz");
-        assert_eq!(idx.position(src, off), (2, 6));
-        let off = src.find('=').expect("=");
-        assert_eq!(idx.position(src, off), (1, 3));
-    }
-
-    #[test]
-    fn the_text_filter_lets_every_312_only_form_through() {
-        for src in [
-            "def f[T](x):\n    return x\n",
-            "async def f[T](x):\n    return x\n",
-            "class A[T]:\n    pass\n",
-            "type X = int\n",
-            "x = 1; type X = int\n",
-            "if True: type X = int\n",
-            "y = f\"{'\\n'.join(a)}\"\n",
-            "if 1:\n    def  g [T](x): pass\n",
-            "def\tf[T](x):\n    return x\n",
-        ] {
-            assert!(may_have_py312_only_syntax(src), "{src}");
-        }
-        for src in [
-            "def f(x):\n    return zwc.yitaf(x, dtype=int)[0]\n",
-            "class A:\n    xs = [1]\n",
-            "t = type(x) if isinstance(x, type) else x.dtype\n",
-        ] {
-            assert!(!may_have_py312_only_syntax(src), "{src}");
-        }
-    }
-
-    #[test]
-    fn python_312_only_syntax_is_rejected_as_311_does() {
-        let err = parse_suite("x = 1\ndef f[T](x):\n    return x\n").expect_err("3.11 rejects");
-        assert_eq!(err.cpython_message.as_deref(), Some("expected '('"));
-        assert_eq!(err.offset, "x = 1\ndef f[".len());
-        let err = parse_suite("type X = int\n").expect_err("3.11 rejects");
-        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
-        let err = parse_suite("class A[T]:\n    pass\n").expect_err("3.11 rejects");
-        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
-        // `type` as a plain name is fine.
-        assert!(parse_suite("type = 3\nprint(type)\n").is_ok());
-    }
-
-    #[test]
-    fn fstring_expressions_with_backslash_or_hash_fail_as_on_311() {
-        let err = parse_suite("x = 1\ny = f\"{'\\n'.join(a)}\"\n").expect_err("3.11 rejects");
-        assert_eq!(
-            err.cpython_message.as_deref(),
-            Some("f-string expression part cannot include a backslash")
-        );
-        assert_eq!(err.offset, "x = 1\ny = f\"{".len());
-        // Backslashes in the literal part, `#` in a string, format specs and conversions are fine.
-        for ok in [
-            "y = f'{\"#\"}'\n",
-            "y = f'a\\n{b}#'\n",
-            "y = f\"{a:{w}.{p}f}\"\n",
-            "y = f'{x=}' + f'{x!r}'\n",
-            "y = f'{a}\\t{b}'\n",
-        ] {
-            assert!(parse_suite(ok).is_ok(), "{ok}");
-        }
-    }
-
-    #[test]
-    fn fstring_312_failure_is_flagged() {
-        let err = parse_suite("x = f\"{d[\"a\"]}\"\n").expect_err("3.11 grammar rejects it");
-        assert!(err.maybe_py312_fstring, "{err:?}");
-        let err = parse_suite("x = (1 +\n").expect_err("unclosed");
-        assert!(!err.maybe_py312_fstring);
-    }
-}
-
 /// What CPython's tokenizer would object to in a source, found by a light scan of
 /// brackets, strings and comments (CPython reports these in preference to most parser errors).
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -1471,5 +1260,216 @@ pub fn official_visitor_cost(node: Node<'_>) -> usize {
     match node {
         Node::Expr(ast::Expr::Call(_)) => 3,
         _ => 2,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// CPython 3.11's tokenizer compares indentation with tabs as 8 columns and as 1; each
+    /// case's message and line were checked against `ast.parse` in the grading runtime.
+    #[test]
+    fn indentation_errors_follow_cpython() {
+        let cases = [
+            (
+                "def f(a):\n\tx = 1\n return x\n",
+                Some((3, "unindent does not match any outer indentation level")),
+            ),
+            (
+                "def f(a):\n        x = 1\n\treturn x\n",
+                Some((3, TAB_ERROR)),
+            ),
+            ("def f(a):\n  \tx = 1\n\treturn x\n", Some((3, TAB_ERROR))),
+            (
+                "if 1:\n\tif 1:\n\t\tx=1\n\t        y=2\n",
+                Some((4, TAB_ERROR)),
+            ),
+            ("def f(a):\n\tx = 1\n\treturn x\n", None),
+            (
+                "def f(a):\n\tx = (1,\n  2)\n\t# comment\n\n\treturn x\n",
+                None,
+            ),
+        ];
+        for (src, want) in cases {
+            let got = scan_tokens(src).error;
+            assert_eq!(got.as_ref().map(|(l, m)| (*l, m.as_str())), want, "{src:?}");
+            if let Some((_, msg)) = want.filter(|(_, m)| *m == TAB_ERROR) {
+                assert_eq!(parse_suite(src).expect_err("TabError").message, msg);
+            }
+        }
+    }
+
+    fn call_names(src: &str) -> Vec<String> {
+        let suite = parse_suite(src).expect("parses");
+        walk_suite(&suite)
+            .into_iter()
+            .filter_map(|n| match n {
+                Node::Expr(ast::Expr::Call(c)) => dotted_name(&c.func),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn walk_reaches_calls_in_every_nested_position() {
+        let src = r#"
+@deco(a0())
+def f(x=a1(), *, y=a2()) -> a3():
+    g(key=a4())
+    [a5() for i in a6() if a7()]
+    {k: a8() for k in z}
+    with a9() as w, a10():
+        pass
+    match x:
+        case [1, 2] if a11():
+            a12()
+        case {"k": v}:
+            a13()
+    lam = lambda q=a14(): a15()
+    class C(a16(), metaclass=a17()):
+        pass
+    try:
+        pass
+    except a18() as e:
+        a19()
+    s = f"{a20()}"
+    t: a21() = a22()
+    del d[a23()]
+    assert a24(), a25()
+    raise a26() from a27()
+    try:
+        a28()
+    except* a29() as g:
+        a30()
+    else:
+        a31()
+    finally:
+        a32()
+    try:
+        a33()
+    except E:
+        pass
+    else:
+        a34()
+    finally:
+        a35()
+"#;
+        let names = call_names(src);
+        for i in 0..=35 {
+            let want = format!("a{i}");
+            assert!(names.contains(&want), "missing {want} in {names:?}");
+        }
+    }
+
+    #[test]
+    fn trees_dropped_recursively_fit_a_small_stack() {
+        // Just under the depth that is still dropped recursively, on a 256 KiB stack (a
+        // quarter of the smallest thread stack sebx runs analysis on): the drop fits.
+        let unary = format!("x = {}1\n", "-".repeat(RECURSIVE_DROP_DEPTH - 4));
+        let chain = format!("x = a{}\n", ".b".repeat(RECURSIVE_DROP_DEPTH - 4));
+        let dropped = std::thread::Builder::new()
+            .stack_size(256 * 1024)
+            .spawn(move || {
+                for src in [unary, chain] {
+                    let suite = parse_suite(&src).expect("parses");
+                    assert!(suite.depth <= RECURSIVE_DROP_DEPTH, "{}", suite.depth);
+                    assert!(suite.depth > RECURSIVE_DROP_DEPTH - 10, "{}", suite.depth);
+                    drop(suite);
+                }
+            })
+            .expect("thread")
+            .join();
+        assert!(dropped.is_ok());
+    }
+
+    #[test]
+    fn bfs_order_matches_ast_walk() {
+        // ast.walk order: the module-level def `b` comes before the nested `a`.
+        let src = "def outer():\n    def a():\n        pass\ndef b():\n    pass\n";
+        let suite = parse_suite(src).expect("parses");
+        let defs: Vec<&str> = walk_suite(&suite)
+            .into_iter()
+            .filter_map(|n| match n {
+                Node::Stmt(ast::Stmt::FunctionDef(f)) => Some(f.name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(defs, vec!["outer", "b", "a"]);
+    }
+
+    #[test]
+    fn positions_are_one_based_char_columns() {
+        let src = "é = 1\nab = zz\n";
+        let idx = LineIndex::new(src);
+        let off = src.find("zz").expect("zz");
+        assert_eq!(idx.position(src, off), (2, 6));
+        let off = src.find('=').expect("=");
+        assert_eq!(idx.position(src, off), (1, 3));
+    }
+
+    #[test]
+    fn the_text_filter_lets_every_312_only_form_through() {
+        for src in [
+            "def f[T](x):\n    return x\n",
+            "async def f[T](x):\n    return x\n",
+            "class A[T]:\n    pass\n",
+            "type X = int\n",
+            "x = 1; type X = int\n",
+            "if True: type X = int\n",
+            "y = f\"{'\\n'.join(a)}\"\n",
+            "if 1:\n    def  g [T](x): pass\n",
+            "def\tf[T](x):\n    return x\n",
+        ] {
+            assert!(may_have_py312_only_syntax(src), "{src}");
+        }
+        for src in [
+            "def f(x):\n    return zwc.yitaf(x, dtype=int)[0]\n",
+            "class A:\n    xs = [1]\n",
+            "t = type(x) if isinstance(x, type) else x.dtype\n",
+        ] {
+            assert!(!may_have_py312_only_syntax(src), "{src}");
+        }
+    }
+
+    #[test]
+    fn python_312_only_syntax_is_rejected_as_311_does() {
+        let err = parse_suite("x = 1\ndef f[T](x):\n    return x\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("expected '('"));
+        assert_eq!(err.offset, "x = 1\ndef f[".len());
+        let err = parse_suite("type X = int\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        let err = parse_suite("class A[T]:\n    pass\n").expect_err("3.11 rejects");
+        assert_eq!(err.cpython_message.as_deref(), Some("invalid syntax"));
+        // `type` as a plain name is fine.
+        assert!(parse_suite("type = 3\nprint(type)\n").is_ok());
+    }
+
+    #[test]
+    fn fstring_expressions_with_backslash_or_hash_fail_as_on_311() {
+        let err = parse_suite("x = 1\ny = f\"{'\\n'.join(a)}\"\n").expect_err("3.11 rejects");
+        assert_eq!(
+            err.cpython_message.as_deref(),
+            Some("f-string expression part cannot include a backslash")
+        );
+        assert_eq!(err.offset, "x = 1\ny = f\"{".len());
+        // Backslashes in the literal part, `#` in a string, format specs and conversions are fine.
+        for ok in [
+            "y = f'{\"#\"}'\n",
+            "y = f'a\\n{b}#'\n",
+            "y = f\"{a:{w}.{p}f}\"\n",
+            "y = f'{x=}' + f'{x!r}'\n",
+            "y = f'{a}\\t{b}'\n",
+        ] {
+            assert!(parse_suite(ok).is_ok(), "{ok}");
+        }
+    }
+
+    #[test]
+    fn fstring_312_failure_is_flagged() {
+        let err = parse_suite("x = f\"{d[\"a\"]}\"\n").expect_err("3.11 grammar rejects it");
+        assert!(err.maybe_py312_fstring, "{err:?}");
+        let err = parse_suite("x = (1 +\n").expect_err("unclosed");
+        assert!(!err.maybe_py312_fstring);
     }
 }

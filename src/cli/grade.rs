@@ -15,6 +15,7 @@ use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::score_cache::{self, ScoreCache};
+use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
@@ -41,13 +42,14 @@ pub struct GradeArgs {
     #[arg(short, long)]
     pub jobs: Option<usize>,
     /// Wall-clock timeout per program in seconds (official: 3).
-    #[arg(long, default_value_t = 3.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_timeout,
+          allow_negative_numbers = true)]
+    pub timeout: Duration,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
     /// Reuse verdicts the score cache already has for these rollouts (same grader, same
-    /// API doc, same test cases) instead of running them again.
+    /// API doc, same test cases, same timeout and scorer) instead of running them again.
     #[arg(long, conflicts_with = "no_cache")]
     pub cached: bool,
     /// Neither read nor write the score cache (see `sebx cache`).
@@ -100,11 +102,6 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
         ));
     }
     Ok(Shard { index, count })
-}
-
-/// Whether a remembered report has what `scorer` asks for.
-fn covers(report: &GradeReport, scorer: Scorer) -> bool {
-    (!scorer.verdict() || report.verdict.is_some()) && (!scorer.reward() || report.reward.is_some())
 }
 
 /// Number of parallel jobs when none is given.
@@ -166,11 +163,14 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .collect();
 
     let jobs = args.jobs.unwrap_or_else(default_jobs).max(1);
-    let timeout = Duration::from_secs_f64(args.timeout.max(0.01));
+    // The settings every report is graded (and looked up, and remembered) under.
+    let settings = GradingSettings::official()
+        .with_timeout(args.timeout)
+        .with_scorer(args.scorer);
     let cache = if args.no_cache {
         None
     } else {
-        match score_cache::default_dir().map(|dir| ScoreCache::open(&dir, &api)) {
+        match score_cache::default_dir().map(|dir| ScoreCache::open(&dir, &api, &settings)) {
             Some(Ok(cache)) => Some(cache),
             Some(Err(e)) => {
                 eprintln!("warning: no score cache: {e:#}");
@@ -184,7 +184,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let rollouts: Vec<&Rollout> = match (&cache, args.cached) {
         (Some(cache), true) => rollouts
             .into_iter()
-            .filter(|r| match cache.get(r).filter(|c| covers(c, args.scorer)) {
+            .filter(|r| match cache.get(r) {
                 Some(report) => {
                     cached_reports.push(report);
                     false
@@ -203,7 +203,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 .map_or(String::new(), |c| c.path().display().to_string())
         );
     }
-    let engine = Engine::start(&api, jobs)?;
+    let engine = Engine::start_with(&api, settings.pool_config(jobs))?;
     for note in engine.notes() {
         eprintln!("sandbox: {note}");
     }
@@ -229,13 +229,13 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         &rollouts,
         &engine,
         jobs,
-        timeout,
-        args.scorer,
+        settings.timeout,
+        settings.scorer,
         &|n, report| {
             bar.set_position(n as u64);
-            // A reward-only report has no verdict for the cache's other readers.
+            // Filed under what the report carries: a reward-only report answers no verdict
+            // lookup.
             if let Some(cache) = &cache
-                && report.verdict.is_some()
                 && let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
                 && let Err(e) = cache.put(rollout, report)
             {

@@ -307,7 +307,11 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     let context = analysis_context(args, &runs)?;
     let cache = context.as_ref().and_then(|(api, _)| {
         crate::grade::score_cache::default_dir()
-            .and_then(|dir| crate::grade::score_cache::ScoreCache::open(&dir, api).ok())
+            .and_then(|dir| {
+                // Nothing is graded here: verdicts remembered under the official settings.
+                let settings = crate::grade::settings::GradingSettings::official();
+                crate::grade::score_cache::ScoreCache::open(&dir, api, &settings).ok()
+            })
             .map(std::sync::Arc::new)
     });
     let (resolver, issues) = Resolver::new(&reports, cache)?;

@@ -14,6 +14,7 @@ use crate::grade::render::report_text;
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::{RerunRecord, RerunStore};
 use crate::grade::reruns::{case_changes, edit_summary};
+use crate::grade::settings::parse_timeout;
 use crate::model::rollout::load_rollout_file;
 use crate::model::{Rollout, Verdict};
 
@@ -34,8 +35,9 @@ pub struct RerunArgs {
     #[arg(long)]
     pub json: bool,
     /// Wall-clock timeout in seconds (official: 3).
-    #[arg(long, default_value_t = 3.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_timeout,
+          allow_negative_numbers = true)]
+    pub timeout: Duration,
     /// Do not keep the rerun in FILE.reruns.jsonl.
     #[arg(long)]
     pub no_save: bool,
@@ -66,7 +68,7 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
     };
     let grader = Grader::discover(&api, 1)
         .map_err(|why| anyhow::anyhow!("{why}"))?
-        .with_timeout(Duration::from_secs_f64(args.timeout.max(0.01)));
+        .with_timeout(args.timeout);
     let mut report = match &code {
         Some(code) => grader.grade_code(rollout, code)?,
         None => grader.grade(rollout)?,

@@ -70,8 +70,9 @@ pub struct InputArgs {
     #[arg(short, long)]
     pub jobs: Option<usize>,
     /// Wall-clock timeout per graded program in seconds (official: 3).
-    #[arg(long, default_value_t = 3.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "3",
+          value_parser = crate::grade::settings::parse_timeout, allow_negative_numbers = true)]
+    pub timeout: Duration,
     /// Whose hand labels count (default: the annotator with the most labels in each file).
     #[arg(long)]
     pub annotator: Option<String>,
@@ -227,7 +228,13 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         None
     } else {
         crate::grade::score_cache::default_dir()
-            .and_then(|dir| crate::grade::score_cache::ScoreCache::open(&dir, &api).ok())
+            .and_then(|dir| {
+                // At the timeout the rollouts below are graded with; a lookup asks for the
+                // verdict (a report with the reward too serves), what is graded carries both.
+                let settings =
+                    crate::grade::settings::GradingSettings::official().with_timeout(input.timeout);
+                crate::grade::score_cache::ScoreCache::open(&dir, &api, &settings).ok()
+            })
             .map(std::sync::Arc::new)
     };
     let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
@@ -292,7 +299,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
             .collect();
         let progress = bar(input.quiet, todo.len(), "grading");
-        let timeout = Duration::from_secs_f64(input.timeout.max(0.01));
+        let timeout = input.timeout;
         // Both official scorers: the reward is shown beside accuracy.
         let reports = grade_all_scored(&todo, &engine, jobs, timeout, Scorer::Both, &|n, _| {
             progress.set_position(n as u64)
@@ -1211,20 +1218,7 @@ pub fn compare_text(loaded: &Loaded, c: &Comparison, top: usize) -> String {
 pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
     let mut files = vec![args.a.clone(), args.b.clone()];
     files.extend(args.more.iter().cloned());
-    let loaded = load_runs(&files, &args.input)?;
-    if loaded.runs.len() != 2 {
-        bail!(
-            "compare needs exactly two rollout files (runs); found {}: {}",
-            loaded.runs.len(),
-            loaded
-                .runs
-                .iter()
-                .map(|r| r.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    let c = runs::compare(&loaded.set, 0, 1, args.input.seed);
+    // Everything the flags and the files' kinds can tell is checked before any grading.
     let cell = match args.cell.as_slice() {
         [] => None,
         [a, b] => {
@@ -1237,6 +1231,21 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
         }
         _ => bail!("--cell takes two verdicts, e.g. --cell right,exe_error"),
     };
+    let inputs = classify_inputs(&files, &[])?;
+    if inputs.runs.len() != 2 {
+        bail!(
+            "compare needs exactly two rollout files (runs); found {}: {}",
+            inputs.runs.len(),
+            inputs
+                .runs
+                .iter()
+                .map(|r| r.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let loaded = load_runs(&files, &args.input)?;
+    let c = runs::compare(&loaded.set, 0, 1, args.input.seed);
     let mut out = writer(args.input.output.as_deref())?;
     match args.format {
         Format::Json => {

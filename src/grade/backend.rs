@@ -9,13 +9,13 @@ use std::time::Duration;
 use anyhow::{Result, bail};
 
 use super::engine::Engine;
-use super::grader::DEFAULT_TIMEOUT;
 use super::report::GradeReport;
 use super::reruns::with_code;
 use super::reward::Scorer;
 use super::runtime::find_runtime;
 use super::score_cache::ScoreCache;
 use super::scoring::grade_scored;
+use super::settings::GradingSettings;
 use crate::model::{ApiMap, Rollout};
 
 /// Why a front end cannot grade.
@@ -63,12 +63,11 @@ pub struct Grader {
     api: ApiMap,
     workers: usize,
     engine: OnceLock<Result<Engine, String>>,
-    /// Wall-clock limit per program (the official 3 s unless changed).
-    timeout: Duration,
+    /// How it grades: timeout (the official 3 s unless changed), sandbox, scorers (both by
+    /// default: front ends show the reward too). The engine's pool is configured from it.
+    settings: GradingSettings,
     /// Where each verdict is remembered as it arrives (not what-ifs).
     cache: Option<Arc<ScoreCache>>,
-    /// Which official scorers grade (both by default: front ends show the reward too).
-    scorer: Scorer,
 }
 
 impl Grader {
@@ -78,21 +77,30 @@ impl Grader {
             api,
             workers,
             engine: OnceLock::new(),
-            timeout: DEFAULT_TIMEOUT,
+            settings: Grader::default_settings(),
             cache: None,
-            scorer: Scorer::Both,
         }
     }
 
-    /// Grade with these official scorers (a verdict is always kept for the cache).
+    /// How a new grader grades: the official timeout and sandbox, both scorers.
+    pub fn default_settings() -> GradingSettings {
+        GradingSettings::official().with_scorer(Scorer::Both)
+    }
+
+    /// The settings this grader grades with (open its score cache with them).
+    pub fn settings(&self) -> &GradingSettings {
+        &self.settings
+    }
+
+    /// Grade with these official scorers.
     pub fn with_scorer(mut self, scorer: Scorer) -> Grader {
-        self.scorer = scorer;
+        self.settings.scorer = scorer;
         self
     }
 
     /// Another wall-clock limit per program.
     pub fn with_timeout(mut self, timeout: Duration) -> Grader {
-        self.timeout = timeout;
+        self.settings.timeout = timeout;
         self
     }
 
@@ -108,16 +116,18 @@ impl Grader {
         Ok(Grader::new(api.clone(), workers))
     }
 
-    /// Remembers every verdict in `cache` as it arrives.
+    /// Remembers every verdict in `cache` as it arrives. A cache opened for settings that
+    /// do not run like this grader's ([`ScoreCache::remembers`]) is never written.
     pub fn with_cache(mut self, cache: Option<Arc<ScoreCache>>) -> Grader {
         self.cache = cache;
         self
     }
 
     fn engine(&self) -> Result<&Engine> {
-        let engine = self
-            .engine
-            .get_or_init(|| Engine::start(&self.api, self.workers).map_err(|e| format!("{e:#}")));
+        let engine = self.engine.get_or_init(|| {
+            Engine::start_with(&self.api, self.settings.pool_config(self.workers))
+                .map_err(|e| format!("{e:#}"))
+        });
         match engine {
             Ok(engine) => Ok(engine),
             Err(why) => bail!("the grader could not start: {why}"),
@@ -127,9 +137,16 @@ impl Grader {
 
 impl GradeBackend for Grader {
     fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
-        let report = grade_scored(rollout, self.scorer, None, self.engine()?, self.timeout);
+        let settings = &self.settings;
+        let report = grade_scored(
+            rollout,
+            settings.scorer,
+            None,
+            self.engine()?,
+            settings.timeout,
+        );
         if let Some(cache) = &self.cache
-            && report.verdict.is_some()
+            && cache.remembers(settings)
         {
             // A cache that cannot be written only costs a regrade next time.
             let _ = cache.put(rollout, &report);
@@ -140,10 +157,10 @@ impl GradeBackend for Grader {
     fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
         Ok(grade_scored(
             rollout,
-            self.scorer,
+            self.settings.scorer,
             Some(code),
             self.engine()?,
-            self.timeout,
+            self.settings.timeout,
         ))
     }
 }

@@ -19,4 +19,6 @@ pub mod runs;
 pub mod runtime;
 pub mod score_cache;
 pub mod scoring;
+pub mod settings;
+pub mod source_hash;
 pub mod zwc_runtime;

@@ -1,13 +1,26 @@
-//! Verdicts remembered across sessions: the explorer (and `sebx grade`) append each report
-//! as it arrives to a file in the user cache, one per grader version and zwc mapping, so
-//! reopening a file shows its verdicts at once instead of grading it again.
+//! Verdicts remembered across sessions: the explorer, `sebx grade` and `sebx stats` append
+//! each report as it arrives to a file in the user cache, one per grader and zwc mapping,
+//! so reopening a file shows its verdicts at once instead of grading it again.
 //!
-//! A record is keyed by the rollout's id and a hash of what grading reads besides the
-//! response (test cases, expected results); the file name carries a hash of the grader's
-//! own sources and of the mapping, so a changed grader or API doc starts a new file. Lines
-//! are appended whole and flushed; a torn last line (a crash mid-write) is skipped when
-//! read. Only an index (key → place in the file) is kept in memory; reports are read back
-//! when asked for.
+//! A cache that cannot lie: a record's key is everything that decides its verdict besides
+//! the grader and the mapping, which name the file.
+//! - The rollout: its id (a hash of query and response) and a hash of what grading reads
+//!   besides the response (test cases, expected result).
+//! - The grading settings ([`GradingSettings`]: timeout, sandbox limits and caps, scorer),
+//!   by fingerprint. A cache is opened for the settings its front end grades with; a
+//!   report graded under other settings is a miss, never a hit. The scorer a record is
+//!   filed under is what its report carries (a verdict, a reward, or both), so a lookup
+//!   that asks for the reward is never served a verdict-only report, while one that asks
+//!   for the verdict may be served a report that has the reward too.
+//! - The grader: the file name carries [`grader_version`], a hash `build.rs` computes over
+//!   every file under `src/grade/` and `src/analysis/` (the Python worker included), so no
+//!   list of sources is kept; test modules are left out, so editing a test keeps the
+//!   caches. The rule, which [`source_hash`](super::source_hash) states and a test checks:
+//!   a file's `#[cfg(test)] mod tests` comes last, and nothing but tests follows it.
+//!
+//! Lines are appended whole and flushed; a torn last line (a crash mid-write) is skipped
+//! when read. Only an index (key → place in the file) is kept in memory; reports are read
+//! back when asked for.
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
@@ -20,32 +33,20 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::grade::report::GradeReport;
+use crate::grade::reward::Scorer;
+use crate::grade::settings::GradingSettings;
 use crate::model::{ApiMap, Rollout};
 
-/// The sources whose behaviour decides a verdict; any change to them is a new grader.
-const GRADER_SOURCES: &[&str] = &[
-    include_str!("../analysis/assemble.rs"),
-    include_str!("compare.rs"),
-    include_str!("grader.rs"),
-    include_str!("pyvalue.rs"),
-    include_str!("zwc_runtime.rs"),
-    include_str!("py/worker.py"),
-    include_str!("py/zwc_core.py"),
-    include_str!("../analysis/extract.rs"),
-    include_str!("../analysis/numpy_check.rs"),
-    include_str!("../analysis/pyast.rs"),
-    include_str!("../analysis/static_check.rs"),
-];
+/// The hash of the grader's sources, from `build.rs` (see the module doc).
+const GRADER_SOURCES: &str = env!("SEBX_GRADER_SOURCES");
 
 /// A short hash of the grader's sources and version: the cache's notion of "same grader".
 pub fn grader_version() -> &'static str {
     static VERSION: LazyLock<String> = LazyLock::new(|| {
         let mut hasher = Sha256::new();
         hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-        for source in GRADER_SOURCES {
-            hasher.update(source.as_bytes());
-            hasher.update([0u8]);
-        }
+        hasher.update([0u8]);
+        hasher.update(GRADER_SOURCES.as_bytes());
         short_hex(&hasher.finalize())
     });
     &VERSION
@@ -67,7 +68,8 @@ pub fn api_hash(api: &ApiMap) -> String {
     short_hex(&hasher.finalize())
 }
 
-/// The cache key of a rollout: its id and a hash of its test cases and expected results.
+/// The part of a cache key that names the rollout: its id and a hash of its test cases and
+/// expected results (a record's key adds the settings, [`record_key`]).
 pub fn rollout_key(rollout: &Rollout) -> String {
     let mut hasher = Sha256::new();
     for case in rollout.test_cases.iter() {
@@ -78,6 +80,32 @@ pub fn rollout_key(rollout: &Rollout) -> String {
     }
     hasher.update(rollout.right_exe_result.as_bytes());
     format!("{}-{}", rollout.id.0, short_hex(&hasher.finalize()))
+}
+
+/// The key of `rollout`'s record when graded under `settings`.
+pub fn record_key(rollout: &Rollout, settings: &GradingSettings) -> String {
+    format!("{}-{}", rollout_key(rollout), settings.fingerprint())
+}
+
+/// The scorers whose reports answer a lookup for `asked`: itself first, then the reports
+/// that carry more.
+fn answering(asked: Scorer) -> &'static [Scorer] {
+    match asked {
+        Scorer::Verdict => &[Scorer::Verdict, Scorer::Both],
+        Scorer::Reward => &[Scorer::Reward, Scorer::Both],
+        Scorer::Both => &[Scorer::Both],
+    }
+}
+
+/// What a report carries, as the scorer that would have produced just that (none: nothing
+/// to remember).
+pub fn carried(report: &GradeReport) -> Option<Scorer> {
+    match (report.verdict.is_some(), report.reward.is_some()) {
+        (true, true) => Some(Scorer::Both),
+        (true, false) => Some(Scorer::Verdict),
+        (false, true) => Some(Scorer::Reward),
+        (false, false) => None,
+    }
 }
 
 /// Where score caches live: `$SEBX_SCORE_CACHE`, else `<cache dir>/sebx/scores`.
@@ -113,12 +141,18 @@ type Index = HashMap<String, (u64, usize)>;
 #[derive(Serialize, Deserialize)]
 struct Record<R> {
     key: String,
+    /// The settings the report was graded under, for a reader of the file (the key holds
+    /// their fingerprint).
+    #[serde(default)]
+    settings: String,
     report: R,
 }
 
-/// One grader version's and mapping's remembered reports.
+/// One grader version's and mapping's remembered reports, read and written for one
+/// set of grading settings.
 pub struct ScoreCache {
     path: PathBuf,
+    settings: GradingSettings,
     /// key → (offset, length) of its latest line.
     index: Mutex<Index>,
     file: Mutex<File>,
@@ -128,13 +162,15 @@ impl std::fmt::Debug for ScoreCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScoreCache")
             .field("path", &self.path)
+            .field("settings", &self.settings)
             .finish()
     }
 }
 
 impl ScoreCache {
-    /// Opens (creating) the cache for `api` under `dir`, indexing what it holds.
-    pub fn open(dir: &Path, api: &ApiMap) -> Result<ScoreCache> {
+    /// Opens (creating) the cache for `api` under `dir`, indexing what it holds, to look up
+    /// and remember reports graded under `settings`: the settings the caller grades with.
+    pub fn open(dir: &Path, api: &ApiMap, settings: &GradingSettings) -> Result<ScoreCache> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the score cache {}", dir.display()))?;
         let path = dir.join(format!("{}-{}.jsonl", grader_version(), api_hash(api)));
@@ -153,6 +189,7 @@ impl ScoreCache {
         }
         Ok(ScoreCache {
             path,
+            settings: settings.clone(),
             index: Mutex::new(index),
             file: Mutex::new(file),
         })
@@ -192,7 +229,18 @@ impl ScoreCache {
         &self.path
     }
 
-    /// How many rollouts the cache has a report for.
+    /// The settings this cache looks up and remembers reports for.
+    pub fn settings(&self) -> &GradingSettings {
+        &self.settings
+    }
+
+    /// Whether reports graded under `settings` may be remembered here: they run like this
+    /// cache's settings (the scorer aside, which each record is filed under by itself).
+    pub fn remembers(&self, settings: &GradingSettings) -> bool {
+        self.settings.runs_like(settings)
+    }
+
+    /// How many records the cache holds (under any settings).
     pub fn len(&self) -> usize {
         self.index.lock().map_or(0, |i| i.len())
     }
@@ -201,10 +249,27 @@ impl ScoreCache {
         self.len() == 0
     }
 
-    /// The remembered report of `rollout`, placed at its current file and line.
+    /// The remembered report of `rollout` graded under this cache's settings and carrying
+    /// what their scorer asks for (more is fine), placed at its current file and line.
     pub fn get(&self, rollout: &Rollout) -> Option<GradeReport> {
-        let key = rollout_key(rollout);
-        let (offset, len) = *self.index.lock().ok()?.get(&key)?;
+        answering(self.settings.scorer)
+            .iter()
+            .find_map(|&scorer| {
+                let key = record_key(rollout, &self.settings.clone().with_scorer(scorer));
+                let report = self.read(&key)?;
+                // The record's own content decides: it must carry what was asked.
+                (carried(&report) == Some(scorer)).then_some(report)
+            })
+            .map(|mut report| {
+                report.source = rollout.source.display().to_string();
+                report.line = rollout.line;
+                report.id = Some(rollout.id.clone());
+                report
+            })
+    }
+
+    fn read(&self, key: &str) -> Option<GradeReport> {
+        let (offset, len) = *self.index.lock().ok()?.get(key)?;
         let mut buf = vec![0u8; len];
         {
             let mut file = self.file.lock().ok()?;
@@ -212,24 +277,21 @@ impl ScoreCache {
             file.read_exact(&mut buf).ok()?;
         }
         let record: Record<GradeReport> = serde_json::from_slice(&buf).ok()?;
-        if record.key != key {
-            return None;
-        }
-        let mut report = record.report;
-        report.source = rollout.source.display().to_string();
-        report.line = rollout.line;
-        report.id = Some(rollout.id.clone());
-        Some(report)
+        (record.key == key).then_some(record.report)
     }
 
-    /// Remembers `report` for `rollout` (a report without a verdict is not remembered).
+    /// Remembers `report`, graded under this cache's settings, for `rollout`; it is filed
+    /// under the scorer whose output it carries ([`carried`]). A report with neither a
+    /// verdict nor a reward is not remembered.
     pub fn put(&self, rollout: &Rollout, report: &GradeReport) -> Result<()> {
-        if report.verdict.is_none() {
+        let Some(scorer) = carried(report) else {
             return Ok(());
-        }
-        let key = rollout_key(rollout);
+        };
+        let settings = self.settings.clone().with_scorer(scorer);
+        let key = record_key(rollout, &settings);
         let mut line = serde_json::to_vec(&Record {
             key: key.clone(),
+            settings: settings.describe(),
             report,
         })?;
         line.push(b'\n');
@@ -269,6 +331,10 @@ mod tests {
             .expect("rollout")
     }
 
+    fn official() -> GradingSettings {
+        GradingSettings::official()
+    }
+
     fn report(verdict: Verdict) -> GradeReport {
         let mut r = GradeReport::load_failure("elsewhere.jsonl", 9, "");
         r.load_error = None;
@@ -284,14 +350,14 @@ mod tests {
         let a = rollout("A", "1");
         let b = rollout("B", "1");
         {
-            let cache = ScoreCache::open(dir.path(), &api).expect("open");
+            let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
             assert!(cache.get(&a).is_none());
             cache.put(&a, &report(Verdict::ExeError)).expect("put");
             cache.put(&a, &report(Verdict::Right)).expect("put");
             cache.put(&b, &report(Verdict::WithoutZwc)).expect("put");
             assert_eq!(cache.get(&a).and_then(|r| r.verdict), Some(Verdict::Right));
         }
-        let cache = ScoreCache::open(dir.path(), &api).expect("reopen");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert_eq!(cache.len(), 2);
         let got = cache.get(&a).expect("remembered");
         assert_eq!(got.verdict, Some(Verdict::Right));
@@ -307,7 +373,7 @@ mod tests {
     fn other_test_cases_or_mappings_are_other_keys() {
         let dir = tempfile::tempdir().expect("tempdir");
         let api = ApiMap::default();
-        let cache = ScoreCache::open(dir.path(), &api).expect("open");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
         cache
             .put(&rollout("A", "1"), &report(Verdict::Right))
             .expect("put");
@@ -317,7 +383,7 @@ mod tests {
         other
             .numpy_to_zwc
             .insert("np.mean".to_string(), "zwc.kocito".to_string());
-        let cache2 = ScoreCache::open(dir.path(), &other).expect("open");
+        let cache2 = ScoreCache::open(dir.path(), &other, &official()).expect("open");
         assert_ne!(cache.path(), cache2.path());
         assert!(cache2.get(&rollout("A", "1")).is_none());
     }
@@ -328,7 +394,7 @@ mod tests {
         let api = ApiMap::default();
         let a = rollout("A", "1");
         let path = {
-            let cache = ScoreCache::open(dir.path(), &api).expect("open");
+            let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
             cache.put(&a, &report(Verdict::Right)).expect("put");
             cache.path().to_path_buf()
         };
@@ -337,11 +403,11 @@ mod tests {
         f.write_all(br#"{"key":"torn","report":{"verd"#)
             .expect("write");
         drop(f);
-        let cache = ScoreCache::open(dir.path(), &api).expect("reopen");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert_eq!(cache.len(), 1);
         let b = rollout("B", "1");
         cache.put(&b, &report(Verdict::ExeError)).expect("put");
-        let cache = ScoreCache::open(dir.path(), &api).expect("reopen");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert_eq!(cache.get(&a).and_then(|r| r.verdict), Some(Verdict::Right));
         assert_eq!(
             cache.get(&b).and_then(|r| r.verdict),
@@ -353,7 +419,7 @@ mod tests {
     fn unverdicted_reports_are_not_remembered_and_clear_empties() {
         let dir = tempfile::tempdir().expect("tempdir");
         let api = ApiMap::default();
-        let cache = ScoreCache::open(dir.path(), &api).expect("open");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
         let a = rollout("A", "1");
         let mut failed = report(Verdict::Right);
         failed.verdict = None;
@@ -362,7 +428,99 @@ mod tests {
         cache.put(&a, &report(Verdict::Right)).expect("put");
         drop(cache);
         assert_eq!(clear(dir.path()).expect("clear"), 1);
-        let cache = ScoreCache::open(dir.path(), &api).expect("reopen");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert!(cache.is_empty());
+    }
+
+    /// The bug of issue 20: a verdict graded at a 10 s timeout was served at 3 s.
+    #[test]
+    fn other_settings_are_a_miss_never_a_hit() {
+        use crate::grade::settings::SandboxSettings;
+        use std::time::Duration;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let a = rollout("A", "1");
+        let slow = official().with_timeout(Duration::from_secs(10));
+        let cache = ScoreCache::open(dir.path(), &api, &slow).expect("open");
+        cache.put(&a, &report(Verdict::Right)).expect("put");
+        assert_eq!(cache.get(&a).and_then(|r| r.verdict), Some(Verdict::Right));
+        let at_default = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+        assert_eq!(
+            at_default.path(),
+            cache.path(),
+            "one file, keyed by settings"
+        );
+        assert!(at_default.get(&a).is_none());
+        let mut sandbox = SandboxSettings::default();
+        sandbox.limits.address_space = 1 << 30;
+        let small = official()
+            .with_timeout(Duration::from_secs(10))
+            .with_sandbox(sandbox);
+        let other_limits = ScoreCache::open(dir.path(), &api, &small).expect("open");
+        assert!(other_limits.get(&a).is_none());
+        // Both verdicts live side by side; each settings see their own.
+        at_default.put(&a, &report(Verdict::ExeError)).expect("put");
+        let again = ScoreCache::open(dir.path(), &api, &slow).expect("reopen");
+        assert_eq!(again.get(&a).and_then(|r| r.verdict), Some(Verdict::Right));
+        let again = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
+        assert_eq!(
+            again.get(&a).and_then(|r| r.verdict),
+            Some(Verdict::ExeError)
+        );
+        assert!(again.remembers(&official().with_scorer(Scorer::Both)));
+        assert!(!again.remembers(&slow));
+    }
+
+    /// Asking for the reward is never answered by a verdict-only report; a report with
+    /// the reward too answers a verdict lookup.
+    #[test]
+    fn a_lookup_is_served_only_reports_that_carry_what_it_asks() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let open = |scorer| {
+            ScoreCache::open(dir.path(), &api, &official().with_scorer(scorer)).expect("open")
+        };
+        let (a, b, c) = (rollout("A", "1"), rollout("B", "1"), rollout("C", "1"));
+        let verdicts = open(Scorer::Verdict);
+        verdicts.put(&a, &report(Verdict::Right)).expect("put");
+        let mut both = report(Verdict::ResultError);
+        both.reward = Some(1);
+        verdicts.put(&b, &both).expect("put");
+        let mut reward_only = report(Verdict::Right);
+        reward_only.verdict = None;
+        reward_only.reward = Some(0);
+        verdicts.put(&c, &reward_only).expect("put");
+
+        let as_verdict = open(Scorer::Verdict);
+        assert_eq!(
+            as_verdict.get(&a).and_then(|r| r.verdict),
+            Some(Verdict::Right)
+        );
+        let got = as_verdict.get(&b).expect("more is fine");
+        assert_eq!(
+            (got.verdict, got.reward),
+            (Some(Verdict::ResultError), Some(1))
+        );
+        assert!(as_verdict.get(&c).is_none(), "a reward is not a verdict");
+
+        let as_both = open(Scorer::Both);
+        assert!(
+            as_both.get(&a).is_none(),
+            "a verdict-only report has no reward"
+        );
+        assert_eq!(as_both.get(&b).and_then(|r| r.reward), Some(1));
+        assert!(as_both.get(&c).is_none());
+
+        let as_reward = open(Scorer::Reward);
+        assert!(as_reward.get(&a).is_none());
+        assert_eq!(as_reward.get(&b).and_then(|r| r.reward), Some(1));
+        assert_eq!(as_reward.get(&c).and_then(|r| r.reward), Some(0));
+    }
+
+    #[test]
+    fn the_grader_version_is_the_build_hash_of_the_sources() {
+        assert_eq!(GRADER_SOURCES.len(), 16);
+        assert!(GRADER_SOURCES.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(grader_version().len(), 16);
     }
 }

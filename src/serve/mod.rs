@@ -45,6 +45,7 @@ use crate::grade::grader::note_entry_mismatch;
 use crate::grade::pool::PoolConfig;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
+use crate::grade::settings::parse_timeout;
 use crate::model::rollout::{json_kind, parse_rollout_bytes};
 use crate::model::{Dataset, Verdict};
 
@@ -87,8 +88,9 @@ pub struct ServeArgs {
     #[arg(long, value_name = "FILE")]
     pub token_file: Option<PathBuf>,
     /// Wall-clock timeout per program in seconds (official: 3).
-    #[arg(long, default_value_t = 3.0)]
-    pub timeout: f64,
+    #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_timeout,
+          allow_negative_numbers = true)]
+    pub timeout: Duration,
     /// Seconds a request may take, queueing included, before it is answered 504.
     #[arg(long, default_value_t = 300.0)]
     pub request_timeout: f64,
@@ -178,7 +180,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         admission: Arc::new(Semaphore::new(jobs + args.queue)),
         workers: Arc::new(Semaphore::new(jobs)),
         jobs,
-        timeout: Duration::from_secs_f64(args.timeout.max(0.01)),
+        timeout: args.timeout,
         request_timeout: Duration::from_secs_f64(args.request_timeout.max(0.1)),
         token,
         dataset,

@@ -351,8 +351,14 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
     let cache = if args.no_cache || session.app.corpus.ctx.api.is_empty() {
         None
     } else {
+        // The settings the grader grades with; a row asks the cache for its verdict (the
+        // reward shows when the remembered report has it too).
+        let settings = grader
+            .as_ref()
+            .map_or_else(|_| Grader::default_settings(), |g| g.settings().clone())
+            .with_scorer(crate::grade::reward::Scorer::Verdict);
         match score_cache::default_dir()
-            .map(|dir| ScoreCache::open(&dir, &session.app.corpus.ctx.api))
+            .map(|dir| ScoreCache::open(&dir, &session.app.corpus.ctx.api, &settings))
         {
             Some(Ok(cache)) => Some(Arc::new(cache)),
             Some(Err(e)) => {
