@@ -3,6 +3,9 @@
 //! scorers differ (GRADER.md, "The official RL reward"), each with its reason. Rollouts
 //! here are written for these tests.
 
+#[path = "common/grading.rs"]
+mod grading;
+
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -11,32 +14,14 @@ use sebx::grade::engine::Engine;
 use sebx::grade::report::{GradeReport, ReasonKind, RewardStep};
 use sebx::grade::reward::Scorer;
 use sebx::grade::scoring::{Scored, grade_scored};
-use sebx::model::rollout::parse_rollout_bytes;
-use sebx::model::{ApiMap, Rollout, Verdict};
+use grading::{block, rollout};
+use sebx::model::Verdict;
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.arcsin\": \"zwc.sivoru\", \"np.sqrt\": \"zwc.qexuma\"}"}"#;
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| {
-        let api = ApiMap::from_api_doc_jsonl(API).expect("api");
-        Engine::start(&api, 2).unwrap_or_else(|e| panic!("{e:#}"))
-    })
-}
-
-fn rollout(response: &str, cases: &[(&str, &str)]) -> Rollout {
-    let test_cases: Vec<serde_json::Value> = cases
-        .iter()
-        .map(|(i, o)| serde_json::json!({"input": i, "output": o}))
-        .collect();
-    let expected: Vec<&str> = cases.iter().map(|(_, o)| *o).collect();
-    let line = serde_json::json!({
-        "query": "q", "response": response, "test_cases": test_cases,
-        "right_exe_result": expected.join("#"),
-    })
-    .to_string();
-    let loaded = parse_rollout_bytes(Path::new("t.jsonl"), line.as_bytes());
-    loaded.rollouts.into_iter().next().expect("rollout loads")
+    grading::engine(&ENGINE, API)
 }
 
 fn grade_with(scorer: Scorer, response: &str, cases: &[(&str, &str)]) -> GradeReport {
@@ -53,9 +38,6 @@ fn grade(response: &str, cases: &[(&str, &str)]) -> GradeReport {
     grade_with(Scorer::Both, response, cases)
 }
 
-fn block(code: &str) -> String {
-    format!("Here is my solution.\n```python\n{code}```\n")
-}
 
 fn reason(r: &GradeReport) -> (&str, Option<ReasonKind>) {
     (

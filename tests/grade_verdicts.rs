@@ -1,45 +1,28 @@
 //! Each verdict and each GRADER.md quirk, through the real engine (Python runtime required:
 //! `sebx runtime install`). Rollouts here are written for these tests.
 
-use std::path::Path;
+#[path = "common/grading.rs"]
+mod grading;
+
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use sebx::grade::engine::Engine;
 use sebx::grade::grader::grade_rollout;
 use sebx::grade::report::GradeReport;
-use sebx::model::rollout::parse_rollout_bytes;
-use sebx::model::{ApiMap, Verdict};
+use grading::{block, rollout};
+use sebx::model::Verdict;
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.cumsum\": \"zwc.tidore\", \"np.linalg.inv\": \"zwc.rfx.quvohe\"}"}"#;
 
 fn engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| {
-        let api = ApiMap::from_api_doc_jsonl(API).expect("api");
-        Engine::start(&api, 2).unwrap_or_else(|e| panic!("{e:#}"))
-    })
+    grading::engine(&ENGINE, API)
 }
 
 /// Grades one rollout made of a response and (input, expected) cases.
 fn grade(response: &str, cases: &[(&str, &str)]) -> GradeReport {
-    let test_cases: Vec<serde_json::Value> = cases
-        .iter()
-        .map(|(i, o)| serde_json::json!({"input": i, "output": o}))
-        .collect();
-    let expected: Vec<&str> = cases.iter().map(|(_, o)| *o).collect();
-    let line = serde_json::json!({
-        "query": "q", "response": response, "test_cases": test_cases,
-        "right_exe_result": expected.join("#"),
-    })
-    .to_string();
-    let loaded = parse_rollout_bytes(Path::new("t.jsonl"), line.as_bytes());
-    let rollout = loaded.rollouts.first().expect("rollout loads");
-    grade_rollout(rollout, engine(), Duration::from_secs(3))
-}
-
-fn block(code: &str) -> String {
-    format!("Here is my solution.\n```python\n{code}```\n")
+    grade_rollout(&rollout(response, cases), engine(), Duration::from_secs(3))
 }
 
 #[test]

@@ -239,28 +239,7 @@ fn reward_verdict_makes_the_score_follow_the_verdict() {
 #[test]
 fn grade_equals_sebx_grade_on_the_demo() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let scored = dir.path().join("scored.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
-        .current_dir(dir.path())
-        .args(["grade", "-q", "--api-doc"])
-        .arg(demo("api_doc.jsonl"))
-        .arg("--dataset")
-        .arg(demo("tasks.jsonl"))
-        .arg(demo("rollouts.jsonl"))
-        .arg("-o")
-        .arg(&scored)
-        .output()
-        .expect("sebx grade");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let expected: Vec<Value> = std::fs::read_to_string(&scored)
-        .expect("scored")
-        .lines()
-        .map(|l| strip_run_specific(serde_json::from_str(l).expect("json")))
-        .collect();
+    let expected = grade_demo(dir.path(), &[]);
     let lines = demo_rollouts();
     assert_eq!(expected.len(), lines.len());
     let dataset = demo("tasks.jsonl");

@@ -113,3 +113,99 @@ fn one_playlist_over_two_runs_in_the_order_given() {
         vec![0, run_b_first, 1]
     );
 }
+
+/// `X` no longer draws or writes on the UI thread: it queues a job holding a copy of the
+/// view; the explorer's own detail view is left as it was, and the page the job writes is
+/// the one the view draws.
+#[test]
+fn export_is_a_job_drawing_a_copy_of_the_view() {
+    use sebx::tui::Pane;
+    use sebx::tui::export::{render_view, request_view, to_html};
+    use sebx::tui::jobs::{JobRequest, run_request};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = app(Grading::Unavailable(
+        sebx::grade::backend::Unavailable::StoredOnly("test".to_string()),
+    ));
+    app.labelling.data_dir = Some(dir.path().to_path_buf());
+    drain_inline(&mut app, None);
+    app.service();
+    select(&mut app, 1);
+    app.update(&Action::PaneCode);
+    drain_inline(&mut app, None);
+    app.update(&Action::ScrollDown);
+    app.update(&Action::ScrollRight);
+    let before = (app.detail.pane, app.detail.scroll, app.detail.hscroll);
+    assert_eq!(before, (Pane::Code, 1, 8));
+
+    app.update(&Action::ExportView);
+    app.service();
+    assert!(request_view(&mut app), "the export is queued");
+    assert!(!request_view(&mut app), "once");
+    assert_eq!(
+        (app.detail.pane, app.detail.scroll, app.detail.hscroll),
+        before,
+        "the explorer's view is not touched"
+    );
+    assert_eq!(app.message, None, "nothing said before the job is done");
+    let requests = app.take_requests();
+    let Some(JobRequest::Export { path, shown, page }) = requests
+        .into_iter()
+        .find(|r| matches!(r, JobRequest::Export { .. }))
+    else {
+        panic!("no export job queued");
+    };
+    assert!(path.to_string_lossy().ends_with("-code.html"), "{path:?}");
+    assert!(shown.ends_with(&path));
+    assert!(!path.exists(), "nothing written on the UI thread");
+
+    // The job's page is the view as drawn from the app, scrolled to its top.
+    let width = app.size.0.max(60);
+    let title = format!("sebx · {}", path.display());
+    let expected = to_html(&render_view(&app, 1, Pane::Code, width), &app.theme, &title);
+    assert_eq!((page.0)(), expected);
+    assert!(expected.contains("zwc."), "the code is on the page");
+
+    let target = dir.path().join("view.html");
+    let shown = target.clone();
+    let event = run_request(
+        JobRequest::Export {
+            path: target.clone(),
+            shown,
+            page,
+        },
+        None,
+    )
+    .expect("an answer");
+    assert!(app.on_job(event));
+    assert_eq!(std::fs::read_to_string(&target).expect("written"), expected);
+    let said = app.message.clone().unwrap_or_default();
+    assert_eq!(said, format!("exported to {}", target.display()));
+
+    // A folder that cannot be written to is said so.
+    let bad = dir.path().join("missing/view.html");
+    app.update(&Action::ExportView);
+    assert!(request_view(&mut app));
+    let Some(JobRequest::Export { page, .. }) = app
+        .take_requests()
+        .into_iter()
+        .find(|r| matches!(r, JobRequest::Export { .. }))
+    else {
+        panic!("no export job queued");
+    };
+    let event = run_request(
+        JobRequest::Export {
+            path: bad.clone(),
+            shown: bad.clone(),
+            page,
+        },
+        None,
+    )
+    .expect("an answer");
+    app.on_job(event);
+    let said = app.message.clone().unwrap_or_default();
+    assert!(
+        said.starts_with(&format!("NOT exported to {}: ", bad.display())),
+        "{said}"
+    );
+}

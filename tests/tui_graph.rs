@@ -4,16 +4,21 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use insta::assert_snapshot;
 use ratatui::buffer::Buffer;
-use sebx::analysis::{DepGraph, analyze_rollout};
+use sebx::analysis::{Analysis, DepGraph, analyze_rollout};
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
 use sebx::tui::Theme;
-use sebx::tui::graph_view::{GraphDrawing, draw_graph};
+use sebx::tui::graph_view::{GraphCache, GraphDrawing, draw_graph};
 
 fn demo_graph(line: usize) -> DepGraph {
+    demo_analysis(line).code.graph
+}
+
+fn demo_analysis(line: usize) -> Analysis {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
     let api = ApiMap::load(&root.join("api_doc.jsonl")).expect("demo API doc");
     let file = load_rollout_file(&root.join("rollouts.jsonl")).expect("demo rollouts");
@@ -22,7 +27,7 @@ fn demo_graph(line: usize) -> DepGraph {
         .iter()
         .find(|r| r.line == line)
         .expect("the demo line");
-    analyze_rollout(rollout, &api, None).code.graph
+    analyze_rollout(rollout, &api, None)
 }
 
 fn text(buf: &Buffer) -> String {
@@ -211,4 +216,27 @@ fn crossing_edges_drawn() {
         .expect("demo lines");
     assert!(d.edges.len() >= 10, "line {line}: {}", d.edges.len());
     assert_snapshot!(format!("demo line {line}\n{}", text(&d.buffer)));
+}
+
+#[test]
+fn the_pane_lays_a_rows_drawing_out_once_and_again_for_a_new_analysis_or_theme() {
+    let theme = Theme::dark();
+    let analysis = Arc::new(demo_analysis(1));
+    let cache = GraphCache::default();
+    let first = cache.lines(7, &analysis, &theme);
+    assert_eq!(*first, draw_graph(&analysis.code.graph, &theme).lines());
+    // The next frames get the same lines, not a new layout.
+    assert!(Arc::ptr_eq(&first, &cache.lines(7, &analysis, &theme)));
+    // A new analysis of the row, or another theme, is laid out again.
+    let fresh = Arc::new(demo_analysis(1));
+    let redrawn = cache.lines(7, &fresh, &theme);
+    assert!(!Arc::ptr_eq(&first, &redrawn));
+    assert_eq!(*redrawn, *first);
+    let light = Theme::builtin("light").expect("light theme");
+    let relit = cache.lines(7, &fresh, &light);
+    assert!(!Arc::ptr_eq(&redrawn, &relit));
+    assert_eq!(*relit, draw_graph(&fresh.code.graph, &light).lines());
+    assert_eq!(cache.len(), 1);
+    cache.lines(8, &fresh, &light);
+    assert_eq!(cache.len(), 2);
 }

@@ -1,7 +1,8 @@
 //! The explorer's state and how it changes. `update` takes an [`Action`], `on_job` a
 //! [`JobEvent`]; neither does I/O: work goes into `outbox` for the workers. The plain
 //! state types live in `state` (re-exported here); the parts that own their state
-//! (labelling, reruns, bookmarks, stats) answer through `effects`.
+//! (labelling, reruns, bookmarks, stats) are offered keys, actions, popups and the I/O step
+//! in turn through one trait (`part`), and answer through `effects`.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -16,11 +17,13 @@ use crate::model::bounded::Bounded;
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score, Shown};
+use super::graph_view::GraphCache;
 use super::highlight::Highlighted;
 use super::jobs::{HighlightKey, HighlightKind, JobEvent, JobRequest};
 use super::labelling::Labelling;
 use super::layout;
 use super::load::LoadEvent;
+use super::part::{Cx, NoLabels, Part};
 use super::rerun::Reruns;
 pub use super::state::*;
 use super::theme::Theme;
@@ -37,6 +40,8 @@ pub struct Caches {
     /// Rows already handed to the background analysis (the first batch at once, the rest
     /// when loading is done).
     analysis_queued: usize,
+    /// The Graph pane's drawings of rows looked at, laid out once each.
+    pub graphs: GraphCache,
 }
 
 impl Default for Caches {
@@ -47,6 +52,7 @@ impl Default for Caches {
             analyses: Bounded::new(DETAIL_CACHE),
             analysis_requested: HashSet::new(),
             analysis_queued: 0,
+            graphs: GraphCache::default(),
         }
     }
 }
@@ -77,8 +83,36 @@ pub struct App {
     /// The stats and compare screens (issue 11).
     pub stats: super::stats::StatsView,
     pub should_quit: bool,
+    /// A part asked to export the current view (taken by the event loop: `take_export`).
+    export_wanted: bool,
     view_dirty: bool,
     next_ticket: u64,
+}
+
+/// The parts that own their state ([`Part`]), named so `App` can lend each one the rest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PartId {
+    Stats,
+    Bookmarks,
+    Labelling,
+    Reruns,
+}
+
+impl PartId {
+    /// The order keys and actions are offered in: the first part to take one has it.
+    const ORDER: [PartId; 4] = [
+        PartId::Stats,
+        PartId::Bookmarks,
+        PartId::Labelling,
+        PartId::Reruns,
+    ];
+    /// The order of the I/O step: labelling opens the sidecars the others write beside.
+    const SERVICE_ORDER: [PartId; 4] = [
+        PartId::Labelling,
+        PartId::Reruns,
+        PartId::Bookmarks,
+        PartId::Stats,
+    ];
 }
 
 /// Most highlighted texts (and full analyses) kept; the least recently looked at go first.
@@ -115,6 +149,7 @@ impl App {
             reruns: Reruns::default(),
             stats: super::stats::StatsView::default(),
             should_quit: false,
+            export_wanted: false,
             view_dirty: false,
             next_ticket: 1,
         }
@@ -164,6 +199,60 @@ impl App {
         }
     }
 
+    /// A part, mutable, with what it reads of the rest.
+    fn part_mut(&mut self, id: PartId) -> (&mut dyn Part, Cx<'_>) {
+        let (corpus, list) = (&self.corpus, &self.list);
+        let others = |labels| Cx {
+            corpus,
+            list,
+            labels,
+        };
+        match id {
+            PartId::Stats => (&mut self.stats, others(&self.labelling)),
+            PartId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
+            PartId::Labelling => (&mut self.labelling, others(&NoLabels)),
+            PartId::Reruns => (&mut self.reruns, others(&self.labelling)),
+        }
+    }
+
+    fn part(&self, id: PartId) -> &dyn Part {
+        match id {
+            PartId::Stats => &self.stats,
+            PartId::Bookmarks => &self.bookmarks,
+            PartId::Labelling => &self.labelling,
+            PartId::Reruns => &self.reruns,
+        }
+    }
+
+    /// The action a part makes of `key` before the keymap does (typing a note or caption,
+    /// category keys, enter on a screen or in a popup).
+    pub fn part_key(&self, key: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {
+        PartId::ORDER
+            .iter()
+            .find_map(|id| self.part(*id).key(key, self.popup))
+    }
+
+    /// Offers `action` to each part in turn (in `popup`, when one is open); the first to
+    /// take it answers, and `App` applies what it asked for.
+    fn offer(&mut self, popup: Option<Popup>, action: &Action) -> Handled {
+        let mut fx = Effects::default();
+        let mut handled = Handled::Passed;
+        for id in PartId::ORDER {
+            let (part, cx) = self.part_mut(id);
+            handled = match popup {
+                Some(p) => part.update_popup(p, action, &cx, &mut fx),
+                None => part.update(action, &cx, &mut fx),
+            };
+            if handled != Handled::Passed {
+                break;
+            }
+        }
+        if handled != Handled::Passed {
+            self.apply(fx);
+        }
+        handled
+    }
+
     /// Number of list rows that fit on the screen.
     pub fn list_height(&self) -> usize {
         layout::layout(Rect::new(0, 0, self.size.0, self.size.1)).list_rows as usize
@@ -208,20 +297,8 @@ impl App {
             }
         }
         // The parts that own their state: the first to take the action handles it.
-        let mut fx = Effects::default();
-        let (corpus, list) = (&self.corpus, &self.list);
-        let mut handled = self.stats.update(action, corpus, &self.labelling, &mut fx);
-        if handled == Handled::Passed {
-            handled = self.bookmarks.update(action, corpus, list, &mut fx);
-        }
-        if handled == Handled::Passed {
-            handled = self.labelling.update(action, corpus, list, &mut fx);
-        }
-        if handled == Handled::Passed {
-            handled = self.reruns.update(action, corpus, list, &mut fx);
-        }
+        let handled = self.offer(None, action);
         if handled != Handled::Passed {
-            self.apply(fx);
             self.settle();
             return handled == Handled::Redraw;
         }
@@ -327,32 +404,6 @@ impl App {
                 }
                 true
             }
-            Action::SearchInput(_) | Action::SearchBackspace | Action::SearchSubmit => false,
-            // Handled by the parts above (bookmarks, labelling, reruns) and by stats.
-            Action::LabelMode
-            | Action::CategoryPicker
-            | Action::AcceptSuggestion
-            | Action::EditNote
-            | Action::NextUnlabelledFailure
-            | Action::CycleLabelFilter
-            | Action::Agreement
-            | Action::Rerun
-            | Action::EditWhatIf
-            | Action::InstallRuntime
-            | Action::ToggleCategory(_)
-            | Action::PopupChoose
-            | Action::NoteInput(_)
-            | Action::NoteBackspace
-            | Action::NoteSubmit
-            | Action::ToggleLabelOrder
-            | Action::StatsScreen
-            | Action::CompareScreen
-            | Action::ToggleBookmark
-            | Action::BookmarkCaption
-            | Action::BookmarkEarlier
-            | Action::BookmarkLater
-            | Action::Present
-            | Action::ExportView => false,
             Action::ScrollLeft => {
                 self.detail.hscroll = self.detail.hscroll.saturating_sub(8);
                 true
@@ -368,6 +419,8 @@ impl App {
             }
             Action::Click { column, row } => self.click(*column, *row),
             Action::Wheel { column, row, down } => self.wheel(*column, *row, *down),
+            // The parts' actions (passed by all of them here), and typing outside a search.
+            _ => false,
         };
         self.settle();
         redraw
@@ -375,17 +428,8 @@ impl App {
 
     /// Handles an action while a popup is open; `None` lets it through to the main screen.
     fn update_popup(&mut self, popup: Popup, action: &Action) -> Option<bool> {
-        let mut fx = Effects::default();
-        let mut handled =
-            self.labelling
-                .update_popup(popup, action, &self.corpus, &self.list, &mut fx);
-        if handled == Handled::Passed {
-            handled = self
-                .reruns
-                .update_popup(popup, action, &self.corpus, &mut fx);
-        }
+        let handled = self.offer(Some(popup), action);
         if handled != Handled::Passed {
-            self.apply(fx);
             return Some(handled == Handled::Redraw);
         }
         match action {
@@ -504,6 +548,13 @@ impl App {
                 redraw
             }
             JobEvent::Stats(r) => self.stats.on_result(r),
+            JobEvent::Exported { shown, result } => {
+                self.message = Some(match result {
+                    Ok(()) => format!("exported to {}", shown.display()),
+                    Err(e) => format!("NOT exported to {}: {e}", shown.display()),
+                });
+                true
+            }
         }
     }
 
@@ -815,10 +866,14 @@ impl App {
 
     /// The full analysis of the selected row, once its job has answered.
     pub fn selected_analysis(&self) -> Option<&Analysis> {
+        self.selected_analysis_arc().map(|a| &**a)
+    }
+
+    /// [`App::selected_analysis`], shared (the graph cache keys on it).
+    pub fn selected_analysis_arc(&self) -> Option<&Arc<Analysis>> {
         self.list
             .selected
             .and_then(|row| self.caches.analyses.peek(&row))
-            .map(|a| &**a)
     }
 
     /// Asks for the highlighted texts and the analysis of the selected row, unless cached.
@@ -1096,7 +1151,9 @@ impl App {
             requests,
             issues,
             notes,
+            export_view,
         } = fx;
+        self.export_wanted |= export_view;
         if let Some(popup) = popup {
             self.popup = popup;
             self.popup_scroll = 0;
@@ -1127,18 +1184,18 @@ impl App {
     /// whether to redraw.
     pub fn service(&mut self) -> bool {
         let mut fx = Effects::default();
-        let mut redraw = self
-            .labelling
-            .service(&self.corpus, &mut self.reruns, &mut fx);
-        redraw |= self.reruns.tick();
-        // Bookmark sidecars sit beside the label sidecars (under the data dir for the demo).
-        let bases: Vec<&std::path::Path> = self
-            .labelling
-            .sidecars
-            .iter()
-            .map(|s| s.base.as_path())
-            .collect();
-        redraw |= self.bookmarks.service(&self.corpus, &bases, &mut fx);
+        let mut redraw = false;
+        for id in PartId::SERVICE_ORDER {
+            let (part, cx) = self.part_mut(id);
+            redraw |= part.service(&cx, &mut fx);
+            if id == PartId::Labelling {
+                // Reruns' results go to the rerun sidecars labelling keeps open: the one
+                // step joining two parts, so `App`'s.
+                redraw |= self
+                    .labelling
+                    .write_reruns(&self.corpus, &mut self.reruns, &mut fx);
+            }
+        }
         self.apply(fx);
         redraw
     }
@@ -1163,6 +1220,55 @@ impl App {
         let mut fx = Effects::default();
         self.reruns.request(&self.corpus, row, code, &mut fx);
         self.apply(fx);
+    }
+
+    /// Whether a part asked to export the current view since the last call.
+    pub fn take_export(&mut self) -> bool {
+        std::mem::take(&mut self.export_wanted)
+    }
+
+    /// A detached copy of what drawing `row`'s detail view in `pane` reads: the corpus
+    /// (its rows shared, not copied), that row's analysis and highlighted texts, the
+    /// detail view scrolled to its top. Drawing it (an export, on a worker) leaves this
+    /// explorer untouched.
+    pub fn detached(&self, row: usize, pane: Pane) -> App {
+        let c = &self.corpus;
+        let mut copy = App::new(c.ctx.clone(), self.theme.clone(), self.keymap.clone());
+        copy.corpus = Corpus {
+            ctx: c.ctx.clone(),
+            runs: c.runs.clone(),
+            tasks: c.tasks.clone(),
+            entries: c.entries.clone(),
+            scores: c.scores.clone(),
+            issues: Vec::new(),
+            load: c.load,
+            grade_progress: c.grade_progress,
+            digests: c.digests.clone(),
+            score_cache: c.score_cache.clone(),
+        };
+        copy.size = self.size;
+        copy.list.selected = Some(row);
+        copy.detail = DetailView {
+            pane,
+            scroll: 0,
+            hscroll: 0,
+            case_cursor: self.detail.case_cursor,
+            graph_list: self.detail.graph_list,
+            ..DetailView::default()
+        };
+        if let Some(a) = self.caches.analyses.peek(&row) {
+            copy.caches.analyses.insert(row, a.clone());
+        }
+        for kind in [
+            HighlightKind::Response,
+            HighlightKind::Code,
+            HighlightKind::Reference,
+        ] {
+            if let Some(h) = self.caches.highlights.peek(&(row, kind)) {
+                copy.caches.highlights.insert((row, kind), h.clone());
+            }
+        }
+        copy
     }
 
     /// Takes the work queued by `update`/`on_job`, for the workers.

@@ -1,7 +1,7 @@
 //! Bookmarks in the explorer: `b` toggles one on the selected rollout, `B` writes its
 //! caption, `{` / `}` move it in the playlist, `P` presents the playlist.
 //!
-//! Like labels, `update` only queues changes; [`Bookmarks::service`] (the event loop's I/O step)
+//! Like labels, `update` only queues changes; the I/O step (`Part::service`) (the event loop's I/O step)
 //! writes them to each run's `<rollouts>.bookmarks.jsonl` (beside the label sidecar, under
 //! the data dir for the built-in demo), and only then does the screen say "saved".
 
@@ -14,9 +14,10 @@ use std::path::Path;
 
 use super::action::{Action, TextEdit, Typed};
 use super::effects::{Effects, Handled};
-use super::state::{Corpus, ListView};
+use super::part::{Cx, Part};
+use super::state::{Corpus, ListView, Popup};
 
-/// A change waiting for [`Bookmarks::service`].
+/// A change waiting for the I/O step (`Part::service`).
 #[derive(Debug, Clone, PartialEq)]
 enum Change {
     Toggle,
@@ -34,8 +35,6 @@ pub struct Bookmarks {
     pub caption: Option<TextEdit>,
     /// Rows and captions the user asked to present (taken by the event loop).
     pub present: Option<Vec<(usize, String)>>,
-    /// The user asked to export the current view (done by the event loop's I/O step).
-    pub export: bool,
     /// Sidecar sizes last seen, to notice other explorers' changes.
     seen_len: Vec<u64>,
     last_reload: Option<std::time::Instant>,
@@ -51,7 +50,7 @@ fn sidecar_len(store: Option<&BookmarkStore>) -> u64 {
 }
 
 impl Bookmarks {
-    /// Makes the next [`Bookmarks::service`] re-read sidecars other explorers have appended to.
+    /// Makes the next the I/O step (`Part::service`) re-read sidecars other explorers have appended to.
     pub fn reload_soon(&mut self) {
         self.last_reload = None;
     }
@@ -93,6 +92,21 @@ impl Bookmarks {
             KeyCode::Esc => Some(Action::Cancel),
             _ => None,
         }
+    }
+}
+
+impl Part for Bookmarks {
+    fn key(&self, key: &KeyEvent, _popup: Option<Popup>) -> Option<Action> {
+        self.action_for_key(key)
+    }
+
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        self.handle(action, cx.corpus, cx.list, fx)
+    }
+
+    /// Bookmark sidecars sit beside the label sidecars (under the data dir for the demo).
+    fn service(&mut self, cx: &Cx<'_>, fx: &mut Effects) -> bool {
+        self.write(cx.corpus, &cx.labels.sidecar_bases(), fx)
     }
 }
 
@@ -140,7 +154,7 @@ impl Bookmarks {
     }
 
     /// Handles bookmark actions (and typing a caption), and the export request.
-    pub fn update(
+    fn handle(
         &mut self,
         action: &Action,
         corpus: &Corpus,
@@ -194,7 +208,7 @@ impl Bookmarks {
                 self.present = Some(rows);
             }
             Action::ExportView => {
-                self.export = selected.is_some();
+                fx.export_view = selected.is_some();
                 if selected.is_none() {
                     fx.say("no rollout selected to export");
                 }
@@ -207,7 +221,7 @@ impl Bookmarks {
     /// The event loop's I/O step for bookmarks: opens each run's store (next to its label
     /// sidecar, `bases` in run order) and writes queued changes durably, then says so.
     /// Returns whether to redraw.
-    pub fn service(&mut self, corpus: &Corpus, bases: &[&Path], fx: &mut Effects) -> bool {
+    fn write(&mut self, corpus: &Corpus, bases: &[&Path], fx: &mut Effects) -> bool {
         let mut redraw = false;
         while self.stores.len() < bases.len() {
             let base = bases[self.stores.len()];

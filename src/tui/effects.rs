@@ -1,6 +1,7 @@
-//! How the explorer's parts (labelling, reruns) answer an action or an event without
-//! reaching into `App`: each owns its state, reads the corpus and the list, and hands back
-//! what it did ([`Handled`]) and what it asks of the rest ([`Effects`]), which `App` applies.
+//! How the explorer's parts (labelling, reruns, bookmarks, stats) answer an action or an
+//! event without reaching into `App`: each owns its state, reads the corpus and the list,
+//! and hands back what it did ([`Handled`]) and what it asks of the rest ([`Effects`]),
+//! which `App` applies.
 
 use crate::model::LoadIssue;
 
@@ -50,6 +51,9 @@ pub struct Effects {
     pub issues: Vec<LoadIssue>,
     /// Lines for the help screen's notes.
     pub notes: Vec<String>,
+    /// Export the selected rollout's current view (the event loop hands a copy of it to the
+    /// export job: `export::request_view`).
+    pub export_view: bool,
 }
 
 impl Effects {

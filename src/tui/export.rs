@@ -1,11 +1,14 @@
 //! Export for slides and papers: a rollout view drawn with the explorer's own widgets into
 //! an off-screen buffer, then written as SVG (text stays text, monospace, colours), a
 //! self-contained HTML page, Markdown (task, code block, verdict, failed cases) or the
-//! plain screen; and a whole playlist, every presenter stage, as one HTML page.
+//! plain screen; and a whole playlist, every presenter stage, as one HTML page. Views are
+//! drawn from a copy of what they read ([`ViewCopy`]); the explorer's `X` hands that copy to
+//! a job ([`request_view`]), so drawing and writing stay off the UI thread.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 
 use anyhow::{Context as _, Result, bail};
 use ratatui::Terminal;
@@ -20,6 +23,7 @@ use crate::model::playlist::Playlist;
 
 use super::app::{App, Pane};
 use super::entry::Shown;
+use super::jobs::{JobRequest, PageMaker};
 use super::present::{self, Presenter, Stage};
 use super::theme::Theme;
 use super::ui;
@@ -59,66 +63,93 @@ pub struct ExportArgs {
 /// Draws the view of `row` in `pane`: a header line (file:line, verdict, task) and the pane
 /// with its tabs, exactly as the explorer draws it, as tall as its content.
 /// The row's analysis and highlighting should be in the app already (see [`export_row`]).
-pub fn render_view(app: &mut App, row: usize, pane: Pane, width: u16) -> Buffer {
-    app.detail.pane = pane;
-    app.detail.scroll = 0;
-    app.detail.hscroll = 0;
-    let Some(entry) = app.corpus.entries.get(row).cloned() else {
-        return Buffer::empty(Rect::new(0, 0, width, 1));
-    };
-    // The drawing of a wide graph is not cut: the view widens to it.
-    let content = super::panes::render(app, &entry, width.saturating_sub(2));
-    let natural = content
-        .lines
-        .iter()
-        .map(|l| l.width() as u16)
-        .max()
-        .unwrap_or(0)
-        .saturating_add(2);
-    let width = if content.wrap {
-        width
-    } else {
-        width.max(natural)
-    };
-    let inner_w = width.saturating_sub(2);
-    let body_h = if content.wrap {
-        // Measure the wrapped height by drawing into a tall scratch buffer.
-        let mut scratch = Buffer::empty(Rect::new(0, 0, inner_w.max(1), 4000));
-        Paragraph::new(content.lines.clone())
-            .wrap(Wrap { trim: false })
-            .render(scratch.area, &mut scratch);
-        (0..scratch.area.height)
-            .rev()
-            .find(|y| (0..inner_w).any(|x| scratch[(x, *y)].symbol() != " "))
-            .map_or(1, |y| y + 1)
-    } else {
-        content.lines.len() as u16
-    };
-    let height = body_h + 3;
-    let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
-        Ok(t) => t,
-        Err(_) => return Buffer::empty(Rect::new(0, 0, width, height)),
-    };
-    let shown = app.corpus.shown(row);
-    let header = header_line(app, row, shown);
-    let _ = terminal.draw(|frame| {
-        let area = frame.area();
-        frame.render_widget(
-            ratatui::widgets::Block::default().style(app.theme.base),
-            area,
-        );
-        frame.render_widget(Paragraph::new(header), Rect { height: 1, ..area });
-        ui::draw_detail(
-            frame,
-            app,
-            Rect {
-                y: 1,
-                height: area.height - 1,
-                ..area
-            },
-        );
-    });
-    terminal.backend().buffer().clone()
+/// Draws from a copy ([`ViewCopy`]): `app` is left as it was.
+pub fn render_view(app: &App, row: usize, pane: Pane, width: u16) -> Buffer {
+    ViewCopy::of(app, row, pane).render(width)
+}
+
+/// What drawing one rollout's view reads, copied out of the explorer ([`App::detached`]:
+/// the rows are shared, not copied), so the export job draws it on a worker while the
+/// explorer goes on.
+pub struct ViewCopy {
+    app: App,
+    row: usize,
+}
+
+impl ViewCopy {
+    /// A copy of `row`'s view in `pane`, scrolled to its top.
+    pub fn of(app: &App, row: usize, pane: Pane) -> ViewCopy {
+        ViewCopy {
+            app: app.detached(row, pane),
+            row,
+        }
+    }
+
+    /// The view drawn `width` columns wide (wider when a graph drawing needs it).
+    pub fn render(&self, width: u16) -> Buffer {
+        let (app, row) = (&self.app, self.row);
+        let Some(entry) = app.corpus.entries.get(row).cloned() else {
+            return Buffer::empty(Rect::new(0, 0, width, 1));
+        };
+        // The drawing of a wide graph is not cut: the view widens to it.
+        let content = super::panes::render(app, &entry, width.saturating_sub(2));
+        let natural = content
+            .lines
+            .iter()
+            .map(|l| l.width() as u16)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(2);
+        let width = if content.wrap {
+            width
+        } else {
+            width.max(natural)
+        };
+        let inner_w = width.saturating_sub(2);
+        let body_h = if content.wrap {
+            // Measure the wrapped height by drawing into a tall scratch buffer.
+            let mut scratch = Buffer::empty(Rect::new(0, 0, inner_w.max(1), 4000));
+            Paragraph::new(content.lines.clone())
+                .wrap(Wrap { trim: false })
+                .render(scratch.area, &mut scratch);
+            (0..scratch.area.height)
+                .rev()
+                .find(|y| (0..inner_w).any(|x| scratch[(x, *y)].symbol() != " "))
+                .map_or(1, |y| y + 1)
+        } else {
+            content.lines.len() as u16
+        };
+        let height = body_h + 3;
+        let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
+            Ok(t) => t,
+            Err(_) => return Buffer::empty(Rect::new(0, 0, width, height)),
+        };
+        let shown = app.corpus.shown(row);
+        let header = header_line(app, row, shown);
+        let _ = terminal.draw(|frame| {
+            let area = frame.area();
+            frame.render_widget(
+                ratatui::widgets::Block::default().style(app.theme.base),
+                area,
+            );
+            frame.render_widget(Paragraph::new(header), Rect { height: 1, ..area });
+            ui::draw_detail(
+                frame,
+                app,
+                Rect {
+                    y: 1,
+                    height: area.height - 1,
+                    ..area
+                },
+            );
+        });
+        terminal.backend().buffer().clone()
+    }
+
+    /// The view as a self-contained HTML page.
+    pub fn html(&self, width: u16, title: &str) -> String {
+        to_html(&self.render(width), &self.app.theme, title)
+    }
 }
 
 fn header_line(app: &App, row: usize, shown: Shown) -> Line<'static> {
@@ -589,30 +620,29 @@ pub fn view_file_name(app: &App, row: usize) -> PathBuf {
     ))
 }
 
-/// The event loop's I/O step for `X`: writes the selected rollout's current view as an HTML
-/// page in the current folder and says where. Returns whether to redraw.
-pub fn service(app: &mut App) -> bool {
-    if !std::mem::take(&mut app.bookmarks.export) {
+/// `X`, when a part asked for it ([`App::take_export`]): queues the export job, which draws
+/// a copy of the selected rollout's current view as an HTML page and writes it to the
+/// current folder; the explorer is not held up, and says where when the job is done.
+/// Returns whether to redraw.
+pub fn request_view(app: &mut App) -> bool {
+    if !app.take_export() {
         return false;
     }
     let Some(row) = app.list.selected else {
         return true;
     };
     let path = view_file_name(app, row);
-    let (pane, scroll, hscroll) = (app.detail.pane, app.detail.scroll, app.detail.hscroll);
     let width = app.size.0.max(60);
-    let buf = render_view(app, row, pane, width);
-    // Back to where the user was.
-    app.detail.scroll = scroll;
-    app.detail.hscroll = hscroll;
     let title = format!("sebx · {}", path.display());
-    let html = to_html(&buf, &app.theme, &title);
+    let copy = Mutex::new(ViewCopy::of(app, row, app.detail.pane));
     let shown = std::env::current_dir()
         .map(|d| d.join(&path))
         .unwrap_or_else(|_| path.clone());
-    app.message = Some(match std::fs::write(&path, html) {
-        Ok(()) => format!("exported to {}", shown.display()),
-        Err(e) => format!("NOT exported to {}: {e}", shown.display()),
-    });
+    let page = PageMaker(Arc::new(move || {
+        copy.lock()
+            .map(|c| c.html(width, &title))
+            .unwrap_or_default()
+    }));
+    app.queue(JobRequest::Export { path, shown, page });
     true
 }

@@ -3,7 +3,8 @@
 //! between the layers, borders coloured by value kind, the hinge call and unused results
 //! marked. [`draw_graph`] lays it out once into an off-screen buffer; [`GraphView`] is the
 //! widget that shows a scrolled window of it, and [`GraphDrawing::lines`] the same cells as
-//! lines for the pane.
+//! lines for the pane; [`GraphCache`] keeps those lines per row, so a frame does not lay
+//! the graph out again.
 //!
 //! Layout (a small Sugiyama): layers from `DepGraph::layers`; an edge that skips layers
 //! passes through a one-column stand-in in each layer between; order in a layer by the
@@ -11,7 +12,9 @@
 //! its own horizontal track in the channel between two layers, so edges cross (`┼`) but
 //! never merge.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -19,7 +22,9 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::Widget;
 
+use crate::analysis::Analysis;
 use crate::analysis::graph::{DepGraph, GraphNode, NodeKind, ValueKind};
+use crate::model::bounded::Bounded;
 
 use super::theme::Theme;
 
@@ -88,6 +93,69 @@ impl GraphDrawing {
                 Line::from(spans)
             })
             .collect()
+    }
+}
+
+/// Rows' graph drawings as lines, laid out once per row: the drawing depends only on the
+/// row's analysis and the theme (not on the pane's width: wide drawings scroll sideways),
+/// so both are checked on a hit. Drawing reads the app, hence the cell inside.
+#[derive(Debug)]
+pub struct GraphCache {
+    drawn: RefCell<Bounded<usize, DrawnGraph>>,
+}
+
+#[derive(Debug)]
+struct DrawnGraph {
+    analysis: Arc<Analysis>,
+    theme: Theme,
+    lines: Arc<Vec<Line<'static>>>,
+}
+
+/// Most graph drawings kept; the rows looked at least recently go first.
+const GRAPH_CACHE: usize = 32;
+
+impl Default for GraphCache {
+    fn default() -> GraphCache {
+        GraphCache {
+            drawn: RefCell::new(Bounded::new(GRAPH_CACHE)),
+        }
+    }
+}
+
+impl GraphCache {
+    /// The drawing of `row`'s graph (from `analysis`) as lines, laid out on the first call.
+    pub fn lines(
+        &self,
+        row: usize,
+        analysis: &Arc<Analysis>,
+        theme: &Theme,
+    ) -> Arc<Vec<Line<'static>>> {
+        let mut drawn = self.drawn.borrow_mut();
+        if let Some(d) = drawn.get(&row)
+            && Arc::ptr_eq(&d.analysis, analysis)
+            && d.theme == *theme
+        {
+            return d.lines.clone();
+        }
+        let lines = Arc::new(draw_graph(&analysis.code.graph, theme).lines());
+        drawn.insert(
+            row,
+            DrawnGraph {
+                analysis: analysis.clone(),
+                theme: theme.clone(),
+                lines: lines.clone(),
+            },
+        );
+        lines
+    }
+
+    /// Number of rows whose drawing is held.
+    pub fn len(&self) -> usize {
+        self.drawn.borrow().len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 }
 

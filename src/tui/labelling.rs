@@ -2,7 +2,7 @@
 //! a note, the suggested category, "next unlabelled failure", a label filter, progress and
 //! agreement between annotators.
 //!
-//! `Labelling::update` only queues label changes; [`Labelling::service`] (the event loop's
+//! `Labelling::update` only queues label changes; the I/O step (`Part::service`) (the event loop's
 //! I/O step, run right after each action and before the next draw) appends them to the
 //! sidecar, and only then does the screen show them and say "saved". The panel reads labels
 //! from the store, so nothing unsaved is ever shown as saved.
@@ -26,6 +26,7 @@ use super::action::{Action, TextEdit, Typed};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
+use super::part::{Cx, Labels, Part};
 use super::rerun::Reruns;
 use super::state::{Corpus, ListView, Popup, ViewRow};
 
@@ -60,7 +61,7 @@ pub struct RunSidecars {
     seen_len: (u64, u64),
 }
 
-/// A label change waiting for [`Labelling::service`] to write it.
+/// A label change waiting for the I/O step (`Part::service`) to write it.
 #[derive(Debug, Clone, PartialEq)]
 struct PendingLabel {
     run: usize,
@@ -140,7 +141,7 @@ impl Default for Labelling {
 }
 
 impl Labelling {
-    /// Makes the next [`Labelling::service`] re-read sidecars other processes have appended to.
+    /// Makes the next the I/O step (`Part::service`) re-read sidecars other processes have appended to.
     pub fn reload_soon(&mut self) {
         self.last_reload = None;
     }
@@ -368,7 +369,7 @@ impl Labelling {
     }
 
     /// Handles the labelling actions (keys, note typing, filter, agreement).
-    pub fn update(
+    fn handle(
         &mut self,
         action: &Action,
         corpus: &Corpus,
@@ -491,7 +492,7 @@ impl Labelling {
     }
 
     /// Handles an action in one of labelling's popups (the category picker, agreement).
-    pub fn update_popup(
+    fn handle_popup(
         &mut self,
         popup: Popup,
         action: &Action,
@@ -515,7 +516,7 @@ impl Labelling {
                             self.toggle(corpus, row, &id);
                         }
                     }
-                    Action::ToggleCategory(_) => return self.update(action, corpus, list, fx),
+                    Action::ToggleCategory(_) => return self.handle(action, corpus, list, fx),
                     Action::CategoryPicker | Action::Cancel => fx.close(),
                     _ => return Handled::Passed,
                 }
@@ -577,7 +578,7 @@ impl Labelling {
         fx.jump_to = Some(row);
     }
 
-    /// Queues a label change for `row` (written by [`Labelling::service`]).
+    /// Queues a label change for `row` (written by the I/O step (`Part::service`)).
     fn queue(&mut self, corpus: &Corpus, row: usize, categories: Vec<CategoryId>, note: &str) {
         let Some(entry) = corpus.entries.get(row) else {
             return;
@@ -653,11 +654,10 @@ impl Labelling {
         }
     }
 
-    /// The event loop's I/O step for labels and reruns: opens the sidecars of new runs,
-    /// writes queued label changes and `reruns`' results (each durably, before the screen
-    /// confirms it), and picks up other explorers' changes now and then. Returns whether
-    /// to redraw.
-    pub fn service(&mut self, corpus: &Corpus, reruns: &mut Reruns, fx: &mut Effects) -> bool {
+    /// The event loop's I/O step for labels: opens the sidecars of new runs, writes queued
+    /// label changes (each durably, before the screen confirms it), and picks up other
+    /// explorers' changes now and then. Returns whether to redraw.
+    fn write(&mut self, corpus: &Corpus, fx: &mut Effects) -> bool {
         let mut redraw = false;
         if !self.taxonomy_loaded {
             self.taxonomy_loaded = true;
@@ -694,7 +694,6 @@ impl Labelling {
                 Err(e) => fx.say(format!("NOT saved: {e}")),
             }
         }
-        redraw |= self.write_reruns(corpus, reruns, fx);
         let due = self.last_reload.is_none_or(|t| t.elapsed() >= RELOAD_EVERY);
         if due {
             self.last_reload = Some(Instant::now());
@@ -825,8 +824,9 @@ impl Labelling {
         changed
     }
 
-    /// Appends this session's unsaved reruns and what-ifs to their runs' rerun sidecars.
-    fn write_reruns(&mut self, corpus: &Corpus, reruns: &mut Reruns, fx: &mut Effects) -> bool {
+    /// Appends this session's unsaved reruns and what-ifs to their runs' rerun sidecars
+    /// (the I/O step joining two parts: `App::service` calls it after labelling's).
+    pub fn write_reruns(&mut self, corpus: &Corpus, reruns: &mut Reruns, fx: &mut Effects) -> bool {
         let mut wrote = false;
         for (row, list) in reruns.session.iter_mut() {
             let Some(run) = corpus.entries.get(*row).map(|e| e.run) else {
@@ -893,6 +893,49 @@ impl Labelling {
             .iter()
             .filter_map(|s| s.labels.as_ref())
             .any(|store| !store.all_current().is_empty());
+    }
+}
+
+impl Part for Labelling {
+    fn key(&self, key: &KeyEvent, popup: Option<Popup>) -> Option<Action> {
+        self.action_for_key(popup, key)
+    }
+
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        self.handle(action, cx.corpus, cx.list, fx)
+    }
+
+    fn update_popup(
+        &mut self,
+        popup: Popup,
+        action: &Action,
+        cx: &Cx<'_>,
+        fx: &mut Effects,
+    ) -> Handled {
+        self.handle_popup(popup, action, cx.corpus, cx.list, fx)
+    }
+
+    fn service(&mut self, cx: &Cx<'_>, fx: &mut Effects) -> bool {
+        self.write(cx.corpus, fx)
+    }
+}
+
+impl Labels for Labelling {
+    fn categories(&self, run: usize, id: &RolloutId) -> Option<Vec<String>> {
+        self.saved(run, id)
+            .map(|l| l.categories.iter().map(|c| c.0.clone()).collect())
+    }
+
+    fn category_ids(&self) -> Vec<String> {
+        self.taxonomy.ids().into_iter().map(|c| c.0).collect()
+    }
+
+    fn order_seed(&self) -> u64 {
+        self.order_seed
+    }
+
+    fn sidecar_bases(&self) -> Vec<&Path> {
+        self.sidecars.iter().map(|s| s.base.as_path()).collect()
     }
 }
 

@@ -1,6 +1,6 @@
 //! The terminal explorer. `state` holds the plain state (the corpus, the list and detail
 //! views); the parts that own theirs (`labelling`, `rerun`, `bookmarks`, `stats`) read it
-//! and answer an action through `effects`; `app` owns everything and applies what they
+//! and answer an action through `effects`, all behind `part`'s one trait; `app` owns everything and applies what they
 //! ask. Work goes through one queue to `jobs` (threads; `inline` runs it on the caller's);
 //! `ui`, `panes` and `stats_screen` draw, `layout` is the shared geometry, `run` the loop.
 
@@ -20,6 +20,7 @@ pub mod labelling;
 pub mod layout;
 pub mod load;
 pub mod panes;
+pub mod part;
 pub mod present;
 pub mod rerun;
 pub mod run;

@@ -1,6 +1,6 @@
 //! Reruns and what-ifs from the explorer: `r` regrades the selected rollout on a worker
 //! thread and shows the new verdict beside the stored one; `e` grades an edited copy of
-//! the code. Results go to the rerun sidecar (written by `Labelling::service`, the I/O
+//! the code. Results go to the rerun sidecar (written by `Labelling::write_reruns`, the I/O
 //! step), never into the rollout file. Also the offer to install a missing Python runtime.
 //! The requests run on the rerun thread (`jobs::reruns`).
 
@@ -15,6 +15,7 @@ use super::effects::{Effects, Handled};
 use super::entry::Score;
 use super::jobs::JobRequest;
 use super::jobs::reruns::{BackendFactory, RerunEvent, RerunRequest};
+use super::part::{Cx, Part};
 use super::state::{Corpus, Grading, ListView, Popup};
 
 /// The runtime install offer and its progress.
@@ -63,6 +64,27 @@ impl Reruns {
     }
 }
 
+impl Part for Reruns {
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        self.handle(action, cx.corpus, cx.list, fx)
+    }
+
+    fn update_popup(
+        &mut self,
+        popup: Popup,
+        action: &Action,
+        cx: &Cx<'_>,
+        fx: &mut Effects,
+    ) -> Handled {
+        self.handle_popup(popup, action, cx.corpus, fx)
+    }
+
+    /// Turns the spinner (results are written by `Labelling::write_reruns`).
+    fn service(&mut self, _cx: &Cx<'_>, _fx: &mut Effects) -> bool {
+        self.tick()
+    }
+}
+
 /// Whether the explorer cannot grade because the Python runtime is missing (not, say,
 /// because there is no API doc).
 pub fn runtime_missing(grading: &Grading) -> bool {
@@ -71,7 +93,7 @@ pub fn runtime_missing(grading: &Grading) -> bool {
 
 impl Reruns {
     /// Handles `r` (rerun), `e` (what-if) and the install offer's key.
-    pub fn update(
+    fn handle(
         &mut self,
         action: &Action,
         corpus: &Corpus,
@@ -112,7 +134,7 @@ impl Reruns {
     }
 
     /// Handles an action in the install offer.
-    pub fn update_popup(
+    fn handle_popup(
         &mut self,
         popup: Popup,
         action: &Action,

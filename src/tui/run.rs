@@ -45,13 +45,7 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
                     _ => {}
                 }
             }
-            if let Some(action) = super::stats::action_for_key(&app.stats, key) {
-                return Some(action);
-            }
-            if let Some(action) = app.bookmarks.action_for_key(key) {
-                return Some(action);
-            }
-            if let Some(action) = app.labelling.action_for_key(app.popup, key) {
+            if let Some(action) = app.part_key(key) {
                 return Some(action);
             }
             app.keymap.action_for(key)
@@ -187,6 +181,6 @@ fn event_loop(
         }
         app.settle();
         redraw |= app.service();
-        redraw |= super::export::service(app);
+        redraw |= super::export::request_view(app);
     }
 }

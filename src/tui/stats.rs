@@ -16,7 +16,7 @@ use super::action::Action;
 use super::effects::{Effects, Handled};
 use super::entry::Shown;
 pub use super::jobs::stats::{StatsInput, StatsResult};
-use super::labelling::Labelling;
+use super::part::{Cx, Labels, Part};
 use super::state::{Corpus, RowFilter};
 
 /// Which screen is open.
@@ -55,6 +55,16 @@ pub struct StatsView {
     pub sort: FunctionSort,
 }
 
+impl Part for StatsView {
+    fn key(&self, key: &KeyEvent, _popup: Option<super::state::Popup>) -> Option<Action> {
+        action_for_key(self, key)
+    }
+
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        self.handle(action, cx.corpus, cx.labels, fx)
+    }
+}
+
 /// The map of the shown run in the chosen order.
 pub fn sorted_map(view: &StatsView, r: &StatsResult) -> Vec<FunctionRow> {
     let mut rows = r.maps.get(view.run).cloned().unwrap_or_default();
@@ -91,7 +101,7 @@ pub(crate) fn cell_pairs(r: &StatsResult, a: usize, b: usize) -> Vec<(usize, usi
 
 impl StatsView {
     /// Asks for fresh figures (the rows may have changed since the last time).
-    fn request(&mut self, corpus: &Corpus, labelling: &Labelling, fx: &mut Effects) {
+    fn request(&mut self, corpus: &Corpus, labels: &dyn Labels, fx: &mut Effects) {
         let verdicts = (0..corpus.entries.len())
             .map(|i| match corpus.shown(i) {
                 Shown::Verdict(v) => Some(v),
@@ -103,19 +113,14 @@ impl StatsView {
         if self.pair.0 == self.pair.1 {
             self.pair = (0, 1);
         }
-        let labels = corpus
-            .entries
-            .iter()
-            .map(|e| {
-                labelling
-                    .saved(e.run, &e.rollout.id)
-                    .map(|l| l.categories.iter().map(|c| c.0.clone()).collect())
-            })
-            .collect();
         let input = StatsInput {
-            labels,
-            categories: labelling.taxonomy.ids().into_iter().map(|c| c.0).collect(),
-            seed: labelling.order_seed,
+            labels: corpus
+                .entries
+                .iter()
+                .map(|e| labels.categories(e.run, &e.rollout.id))
+                .collect(),
+            categories: labels.category_ids(),
+            seed: labels.order_seed(),
             ticket: self.ticket,
             run_names: corpus.runs.iter().map(|r| r.name.clone()).collect(),
             entries: corpus.entries.clone(),
@@ -138,12 +143,12 @@ impl StatsView {
         self.screen.is_some()
     }
 
-    /// Handles an action for the stats screens; `None` when they are closed (or it is not theirs).
-    pub fn update(
+    /// Handles an action for the stats screens; passed when they are closed (or it is not theirs).
+    fn handle(
         &mut self,
         action: &Action,
         corpus: &Corpus,
-        labelling: &Labelling,
+        labelling: &dyn Labels,
         fx: &mut Effects,
     ) -> Handled {
         match action {

@@ -488,10 +488,16 @@ pub fn app_with(grading: Grading, sources: &[Source]) -> App {
 
 /// Runs the background analysis the explorer queues once loading is done (findings,
 /// functions and label suggestions come from it), leaving the other requests queued.
+/// The score lookup (rerun sidecars, then the cache) runs too: like the analysis, it is
+/// done moments after loading, before any grading is queued.
 pub fn run_analysis(app: &mut App) {
     let queued = app.take_requests();
     for req in queued {
-        if matches!(req, sebx::tui::jobs::JobRequest::AnalyzeAll { .. }) {
+        if matches!(
+            req,
+            sebx::tui::jobs::JobRequest::AnalyzeAll { .. }
+                | sebx::tui::jobs::JobRequest::LookupScores { .. }
+        ) {
             if let Some(ev) = sebx::tui::jobs::run_request(req, None) {
                 app.on_job(ev);
             }

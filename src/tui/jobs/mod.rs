@@ -1,5 +1,5 @@
 //! Background work: one queue of requests (grading, reruns and the runtime install, search,
-//! highlighting, analysis, score-cache lookups, stats) and the threads that run them
+//! highlighting, analysis, score-cache lookups, stats, exports) and the threads that run them
 //! (`reruns` is the rerun thread, `stats` the stats job). Requests carry ids or tickets;
 //! results that no longer match what the app asked for are dropped by the app.
 
@@ -7,6 +7,7 @@ pub mod reruns;
 pub mod stats;
 
 use std::collections::VecDeque;
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
@@ -40,6 +41,17 @@ pub enum HighlightKind {
 
 /// Identifies a highlighted text: row and kind.
 pub type HighlightKey = (usize, HighlightKind);
+
+/// A page drawn by code above the jobs (an export draws with the explorer's widgets, which
+/// `jobs` may not name): the worker only calls it, off the UI thread.
+#[derive(Clone)]
+pub struct PageMaker(pub Arc<dyn Fn() -> String + Send + Sync>);
+
+impl std::fmt::Debug for PageMaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PageMaker")
+    }
+}
 
 /// Work the app asks for.
 #[derive(Debug, Clone)]
@@ -90,6 +102,13 @@ pub enum JobRequest {
     Stats(Box<stats::StatsInput>),
     /// A rerun, what-if or runtime install, for the rerun thread (`reruns`).
     Rerun(RerunRequest),
+    /// Draw a page (`page`) and write it to `path`; `shown` is the path as the status bar
+    /// names it.
+    Export {
+        path: PathBuf,
+        shown: PathBuf,
+        page: PageMaker,
+    },
 }
 
 /// Results coming back.
@@ -127,6 +146,11 @@ pub enum JobEvent {
     },
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
+    /// An export was written to `shown` (or why not).
+    Exported {
+        shown: PathBuf,
+        result: Result<(), String>,
+    },
 }
 
 /// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
@@ -363,9 +387,17 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             Some(JobEvent::CachedScores { found, missing })
         }
         JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(stats::compute(&input)))),
+        JobRequest::Export { path, shown, page } => Some(export(&path, shown, &page)),
         // Several events, and a backend slot an install can fill: `inline::drain_reruns`.
         JobRequest::Rerun(_) => None,
     }
+}
+
+/// Draws `page` and writes it to `path`.
+fn export(path: &std::path::Path, shown: PathBuf, page: &PageMaker) -> JobEvent {
+    let text = (page.0)();
+    let result = std::fs::write(path, text).map_err(|e| e.to_string());
+    JobEvent::Exported { shown, result }
 }
 
 #[derive(Default)]
@@ -485,6 +517,20 @@ impl Workers {
                     if let Ok(r) = result {
                         let _ = events.send(JobEvent::Stats(Arc::new(r)));
                     }
+                });
+            }
+            JobRequest::Export { path, shown, page } => {
+                // Drawing a long view and writing it stays off the UI thread.
+                let events = self.events.clone();
+                std::thread::spawn(move || {
+                    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        export(&path, shown.clone(), &page)
+                    }))
+                    .unwrap_or_else(|_| JobEvent::Exported {
+                        shown,
+                        result: Err("the export crashed (a bug: please report it)".to_string()),
+                    });
+                    let _ = events.send(done);
                 });
             }
         }

@@ -7,7 +7,6 @@ use super::PaneContent;
 use crate::analysis::Severity;
 use crate::analysis::graph_render::RowShows;
 use crate::tui::app::App;
-use crate::tui::graph_view::draw_graph;
 
 /// The Graph pane: the selected row's dependency graph drawn as boxes and arrows, or (after
 /// `5` again) as a list by layer.
@@ -18,9 +17,12 @@ pub fn render(app: &App, width: u16) -> PaneContent {
             Span::styled("Dependency graph", theme.heading),
             Span::styled("  (5 again: as a list · < > scroll sideways)", theme.dim),
         ])];
-        match app.selected_analysis() {
-            Some(a) => lines.extend(draw_graph(&a.code.graph, theme).lines()),
-            None => lines.push(Line::styled("analysing…", theme.dim)),
+        // Laid out once per row (`GraphCache`), not on every frame.
+        match (app.list.selected, app.selected_analysis_arc()) {
+            (Some(row), Some(a)) => {
+                lines.extend(app.caches.graphs.lines(row, a, theme).iter().cloned());
+            }
+            _ => lines.push(Line::styled("analysing…", theme.dim)),
         }
         return PaneContent::scrolling(lines, false);
     }

@@ -1,0 +1,84 @@
+//! The one interface of the explorer's parts that own their state (labelling, reruns,
+//! bookmarks, the stats screens): each maps keys to actions from its state, answers an
+//! action (or one in a popup) with [`Handled`] and [`Effects`], and does its I/O in the event
+//! loop's I/O step. `App` offers each in turn; the first to take an action has it. A part
+//! reads the rest through [`Cx`] and never reaches into `App` or another part.
+
+use std::path::Path;
+
+use ratatui::crossterm::event::KeyEvent;
+
+use crate::model::RolloutId;
+
+use super::action::Action;
+use super::effects::{Effects, Handled};
+use super::state::{Corpus, ListView, Popup};
+
+/// What a part reads besides its own state.
+pub struct Cx<'a> {
+    pub corpus: &'a Corpus,
+    pub list: &'a ListView,
+    /// Labelling's answers, for the other parts ([`NoLabels`] for labelling itself).
+    pub labels: &'a dyn Labels,
+}
+
+/// What the other parts read of labelling.
+pub trait Labels {
+    /// The category ids of a rollout's saved label by this annotator.
+    fn categories(&self, run: usize, id: &RolloutId) -> Option<Vec<String>>;
+    /// Every category id of the taxonomy, in its order.
+    fn category_ids(&self) -> Vec<String>;
+    /// The seed of the random labelling order.
+    fn order_seed(&self) -> u64;
+    /// Where each run's sidecars are named from, in run order (as far as opened).
+    fn sidecar_bases(&self) -> Vec<&Path>;
+}
+
+/// No labels: what labelling itself is handed as [`Cx::labels`].
+pub struct NoLabels;
+
+impl Labels for NoLabels {
+    fn categories(&self, _run: usize, _id: &RolloutId) -> Option<Vec<String>> {
+        None
+    }
+
+    fn category_ids(&self) -> Vec<String> {
+        Vec::new()
+    }
+
+    fn order_seed(&self) -> u64 {
+        0
+    }
+
+    fn sidecar_bases(&self) -> Vec<&Path> {
+        Vec::new()
+    }
+}
+
+/// A part of the explorer: keys, actions, popups and its I/O step.
+pub trait Part {
+    /// A key this part takes before the keymap, given its state and the open popup.
+    fn key(&self, _key: &KeyEvent, _popup: Option<Popup>) -> Option<Action> {
+        None
+    }
+
+    /// Answers an action on the main screen (`Handled::Passed`: not this part's).
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled;
+
+    /// Answers an action while `popup` is open.
+    fn update_popup(
+        &mut self,
+        _popup: Popup,
+        _action: &Action,
+        _cx: &Cx<'_>,
+        _fx: &mut Effects,
+    ) -> Handled {
+        Handled::Passed
+    }
+
+    /// The event loop's I/O step (after each action, before the next draw); returns
+    /// whether to redraw.
+    fn service(&mut self, _cx: &Cx<'_>, _fx: &mut Effects) -> bool {
+        false
+    }
+}
