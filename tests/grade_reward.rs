@@ -10,11 +10,11 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use grading::{block, rollout};
 use sebx::grade::engine::Engine;
 use sebx::grade::report::{GradeReport, ReasonKind, RewardStep};
 use sebx::grade::reward::Scorer;
 use sebx::grade::scoring::{Scored, grade_scored};
-use grading::{block, rollout};
 use sebx::model::Verdict;
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.arcsin\": \"zwc.sivoru\", \"np.sqrt\": \"zwc.qexuma\"}"}"#;
@@ -37,7 +37,6 @@ fn grade_with(scorer: Scorer, response: &str, cases: &[(&str, &str)]) -> GradeRe
 fn grade(response: &str, cases: &[(&str, &str)]) -> GradeReport {
     grade_with(Scorer::Both, response, cases)
 }
-
 
 fn reason(r: &GradeReport) -> (&str, Option<ReasonKind>) {
     (

@@ -7,10 +7,10 @@ mod grading;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use grading::{block, rollout};
 use sebx::grade::engine::Engine;
 use sebx::grade::grader::grade_rollout;
 use sebx::grade::report::GradeReport;
-use grading::{block, rollout};
 use sebx::model::Verdict;
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.cumsum\": \"zwc.tidore\", \"np.linalg.inv\": \"zwc.rfx.quvohe\"}"}"#;

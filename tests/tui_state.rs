@@ -277,7 +277,9 @@ fn background_grading_fills_in_and_drops_stale_results() {
         .collect();
     assert_eq!(lookup_rows, vec![6, 7, 8]);
     assert!(
-        !lookups.iter().any(|r| matches!(r, JobRequest::Grade { .. })),
+        !lookups
+            .iter()
+            .any(|r| matches!(r, JobRequest::Grade { .. })),
         "nothing is graded before the lookup"
     );
     for req in lookups {

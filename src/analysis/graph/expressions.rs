@@ -1,0 +1,634 @@
+//! The expression walk: the value (kind and sources) of each expression, the graph nodes
+//! that calls and bindings make, and the findings the kinds reveal. The statement walk
+//! drives it; kind rules come from `kinds`, severities from `findings`.
+
+use std::collections::{HashMap, HashSet};
+
+use super::dep_graph::{DepGraph, GraphEdge, GraphNode, NodeKind, ValueKind};
+use super::findings::Findings;
+use super::kinds::{self, Env, Val, element_of, union};
+use crate::analysis::names::{Binding, Bindings, ZwcRef, classify_zwc};
+use crate::analysis::pyast::{self, ast};
+use crate::model::ApiMap;
+
+/// Methods that change their receiver in place (the receiver then depends on the call).
+const MUTATORS: &[&str] = &[
+    "append",
+    "extend",
+    "insert",
+    "update",
+    "add",
+    "setdefault",
+    "sort",
+    "reverse",
+    "fill",
+    "remove",
+    "pop",
+    "discard",
+    "put",
+    "itemset",
+    "resize",
+    "clear",
+];
+
+/// Deeper expressions are not followed (their value is unknown and has no sources).
+const MAX_EXPR_DEPTH: usize = 100;
+
+/// Walks expressions, adding the nodes and edges they make to the graph.
+pub(super) struct ExprWalker<'a> {
+    api: &'a ApiMap,
+    bindings: &'a Bindings,
+    /// Names of functions defined anywhere in the code.
+    pub(super) helpers: HashSet<String>,
+    pub(super) graph: DepGraph,
+    pub(super) findings: Findings<'a>,
+    /// Helper call nodes waiting for the helper's returns: (call node, helper name).
+    pub(super) pending_links: Vec<(usize, String)>,
+    /// The function being walked (`<module>` at module level): it owns the new nodes.
+    pub(super) func: String,
+    /// Current expression nesting, bounded so pathological code cannot overflow the stack.
+    depth: usize,
+    /// The joined kind of each function's returns (and whether sure), for helper calls.
+    return_kinds: HashMap<String, (ValueKind, bool)>,
+}
+
+impl<'a> ExprWalker<'a> {
+    pub(super) fn new(api: &'a ApiMap, bindings: &'a Bindings) -> ExprWalker<'a> {
+        ExprWalker {
+            api,
+            bindings,
+            helpers: HashSet::new(),
+            graph: DepGraph::default(),
+            findings: Findings::new(api),
+            pending_links: Vec::new(),
+            func: String::new(),
+            depth: 0,
+            return_kinds: HashMap::new(),
+        }
+    }
+
+    pub(super) fn node(
+        &mut self,
+        kind: NodeKind,
+        label: String,
+        offset: usize,
+        value: ValueKind,
+    ) -> usize {
+        let id = self.graph.nodes.len();
+        self.graph.nodes.push(GraphNode {
+            id,
+            function: self.func.clone(),
+            kind,
+            label,
+            line: 0,
+            col: 0,
+            response_line: 0,
+            value,
+            reaches_return: false,
+            unused: false,
+            hinge: false,
+            zwc: None,
+            numpy: None,
+            offset,
+        });
+        id
+    }
+
+    pub(super) fn edges_into(&mut self, deps: &[usize], to: usize) {
+        for &from in deps {
+            if from != to {
+                self.graph.edges.push(GraphEdge {
+                    from,
+                    to,
+                    link: false,
+                });
+            }
+        }
+    }
+
+    /// Joins `v` into the kind `func` returns, for calls of it walked later.
+    pub(super) fn note_return_kind(&mut self, func: String, v: &Val) {
+        self.return_kinds
+            .entry(func)
+            .and_modify(|(k, s)| {
+                *k = ValueKind::join(*k, v.kind);
+                *s = *s && v.sure;
+            })
+            .or_insert((v.kind, v.sure));
+    }
+
+    /// Binds an assignment target to a value.
+    pub(super) fn bind(&mut self, target: &ast::Expr, v: &Val, env: &mut Env, offset: usize) {
+        match target {
+            ast::Expr::Name(n) => {
+                let id = self.node(NodeKind::Assign, n.id.to_string(), offset, v.kind);
+                self.edges_into(&v.deps, id);
+                let bound = Val {
+                    deps: vec![id],
+                    ..v.clone()
+                };
+                env.insert(n.id.to_string(), bound);
+            }
+            ast::Expr::Tuple(ast::ExprTuple { elts, .. })
+            | ast::Expr::List(ast::ExprList { elts, .. }) => {
+                for e in elts {
+                    let kind = if matches!(e, ast::Expr::Starred(_)) {
+                        ValueKind::Python
+                    } else {
+                        v.kind.element()
+                    };
+                    self.bind(
+                        e,
+                        &Val {
+                            deps: v.deps.clone(),
+                            kind,
+                            sure: v.sure,
+                            dims: 0,
+                        },
+                        env,
+                        pyast::start_of(e),
+                    );
+                }
+            }
+            ast::Expr::Starred(s) => self.bind(&s.value, v, env, offset),
+            // `a[i] = v` / `a.x = v`: `a` now also depends on `v`.
+            ast::Expr::Subscript(_) | ast::Expr::Attribute(_) => {
+                let (root, extra) = self.target_root(target, env);
+                let Some(root) = root else { return };
+                let old = env
+                    .get(&root)
+                    .cloned()
+                    .unwrap_or_else(|| Val::unknown(Vec::new()));
+                let label = format!("{root}[…]");
+                let id = self.node(NodeKind::Assign, label, offset, old.kind);
+                let deps: Vec<usize> = old
+                    .deps
+                    .iter()
+                    .chain(&v.deps)
+                    .chain(&extra)
+                    .copied()
+                    .collect();
+                self.edges_into(&deps, id);
+                env.insert(
+                    root,
+                    Val {
+                        deps: vec![id],
+                        ..old
+                    },
+                );
+            }
+            _ => {}
+        }
+    }
+
+    /// The root name of `a[i].x[j]` and the dependencies of the index expressions.
+    fn target_root(&mut self, e: &ast::Expr, env: &mut Env) -> (Option<String>, Vec<usize>) {
+        match e {
+            ast::Expr::Name(n) => (Some(n.id.to_string()), Vec::new()),
+            ast::Expr::Subscript(s) => {
+                let idx = self.expr(&s.slice, env);
+                let (root, mut deps) = self.target_root(&s.value, env);
+                deps.extend(idx.deps);
+                (root, deps)
+            }
+            ast::Expr::Attribute(a) => self.target_root(&a.value, env),
+            _ => (None, Vec::new()),
+        }
+    }
+
+    pub(super) fn exprs(&mut self, es: &[ast::Expr], env: &mut Env) -> Vec<Val> {
+        es.iter().map(|e| self.expr(e, env)).collect()
+    }
+
+    pub(super) fn expr(&mut self, e: &ast::Expr, env: &mut Env) -> Val {
+        if self.depth >= MAX_EXPR_DEPTH {
+            return Val::of(ValueKind::Unknown);
+        }
+        self.depth += 1;
+        let v = self.expr_inner(e, env);
+        self.depth -= 1;
+        v
+    }
+
+    fn expr_inner(&mut self, e: &ast::Expr, env: &mut Env) -> Val {
+        use ast::Expr as E;
+        match e {
+            E::Name(n) => match env.get(n.id.as_str()) {
+                Some(v) => v.clone(),
+                None => Val::of(ValueKind::Unknown),
+            },
+            E::Constant(c) => Val::of(kinds::constant(&c.value)),
+            E::List(ast::ExprList { elts, .. })
+            | E::Tuple(ast::ExprTuple { elts, .. })
+            | E::Set(ast::ExprSet { elts, .. }) => {
+                let vals = self.exprs(elts, env);
+                kinds::display(&vals, matches!(e, E::Set(_)))
+            }
+            E::Dict(d) => {
+                let mut vals = Vec::new();
+                for k in d.keys.iter().flatten() {
+                    vals.push(self.expr(k, env));
+                }
+                vals.extend(self.exprs(&d.values, env));
+                Val::python(union(&vals))
+            }
+            E::JoinedStr(j) => {
+                let vals = self.exprs(&j.values, env);
+                Val::python(union(&vals))
+            }
+            E::FormattedValue(f) => {
+                let v = self.expr(&f.value, env);
+                Val::python(v.deps)
+            }
+            E::Attribute(a) => self.attribute(e, a, env),
+            E::Subscript(s) => {
+                let v = self.expr(&s.value, env);
+                let idx = self.expr(&s.slice, env);
+                kinds::subscript(&s.slice, v, idx)
+            }
+            E::BinOp(b) => {
+                let l = self.expr(&b.left, env);
+                let r = self.expr(&b.right, env);
+                let (kind, sure) = self.binop_kind(&b.op, &l, &r, pyast::start_of(e));
+                Val {
+                    deps: l.deps.into_iter().chain(r.deps).collect(),
+                    kind,
+                    sure,
+                    dims: 0,
+                }
+            }
+            E::UnaryOp(u) => {
+                let v = self.expr(&u.operand, env);
+                match u.op {
+                    ast::UnaryOp::Not => Val::python(v.deps),
+                    op => {
+                        self.findings.unary(op, &v, pyast::start_of(e));
+                        v
+                    }
+                }
+            }
+            E::Compare(c) => {
+                let mut vals = vec![self.expr(&c.left, env)];
+                vals.extend(self.exprs(&c.comparators, env));
+                kinds::compare(&vals, &c.ops)
+            }
+            E::BoolOp(b) => self.bool_op(b, env),
+            E::IfExp(i) => self.if_exp(i, env),
+            E::NamedExpr(n) => {
+                let v = self.expr(&n.value, env);
+                self.bind(&n.target, &v, env, pyast::start_of(&*n.target));
+                self.expr(&n.target, env)
+            }
+            E::Lambda(l) => self.lambda(l, env),
+            E::ListComp(c) => self.comprehension(&[&c.elt], &c.generators, env, ValueKind::Python),
+            E::SetComp(c) => self.comprehension(&[&c.elt], &c.generators, env, ValueKind::Python),
+            E::GeneratorExp(c) => {
+                self.comprehension(&[&c.elt], &c.generators, env, ValueKind::Python)
+            }
+            E::DictComp(c) => {
+                self.comprehension(&[&c.key, &c.value], &c.generators, env, ValueKind::Python)
+            }
+            E::Call(c) => self.call(e, c, env),
+            E::Starred(s) => self.expr(&s.value, env),
+            E::Await(a) => self.expr(&a.value, env),
+            E::YieldFrom(y) => self.expr(&y.value, env),
+            E::Yield(y) => match &y.value {
+                Some(v) => self.expr(v, env),
+                None => Val::of(ValueKind::Python),
+            },
+            E::Slice(s) => {
+                let mut deps = Vec::new();
+                for part in [&s.lower, &s.upper, &s.step].into_iter().flatten() {
+                    deps.extend(self.expr(part, env).deps);
+                }
+                Val {
+                    deps,
+                    kind: ValueKind::Python,
+                    sure: true,
+                    dims: 0,
+                }
+            }
+        }
+    }
+
+    /// A boolean operation (`and`, `or`) of its operands.
+    fn bool_op(&mut self, b: &ast::ExprBoolOp, env: &mut Env) -> Val {
+        // `hasattr(x, "tolist") and x.tolist()`: earlier operands guard later ones.
+        let mut guards = 0;
+        let mut vals = Vec::new();
+        for v in &b.values {
+            vals.push(self.expr(v, env));
+            guards += self.findings.add_guards(v);
+        }
+        self.findings.drop_guards(guards);
+        Val {
+            deps: union(&vals),
+            kind: ValueKind::join_all(vals.iter().map(|v| v.kind)),
+            sure: vals.iter().all(|v| v.sure),
+            dims: 0,
+        }
+    }
+
+    /// `a if test else b`: the test guards both branches.
+    fn if_exp(&mut self, i: &ast::ExprIfExp, env: &mut Env) -> Val {
+        let t = self.expr(&i.test, env);
+        let guards = self.findings.add_guards(&i.test);
+        let a = self.expr(&i.body, env);
+        let b = self.expr(&i.orelse, env);
+        self.findings.drop_guards(guards);
+        Val {
+            kind: ValueKind::join(a.kind, b.kind),
+            sure: a.sure && b.sure,
+            dims: 0,
+            deps: t.deps.into_iter().chain(a.deps).chain(b.deps).collect(),
+        }
+    }
+
+    /// A lambda's body, where its parameters hide the names outside.
+    fn lambda(&mut self, l: &ast::ExprLambda, env: &mut Env) -> Val {
+        let mut inner = env.clone();
+        for a in l
+            .args
+            .args
+            .iter()
+            .chain(&l.args.posonlyargs)
+            .chain(&l.args.kwonlyargs)
+        {
+            inner.remove(a.def.arg.as_str());
+        }
+        let v = self.expr(&l.body, &mut inner);
+        Val::python(v.deps)
+    }
+
+    fn comprehension(
+        &mut self,
+        elts: &[&ast::Expr],
+        generators: &[ast::Comprehension],
+        env: &mut Env,
+        kind: ValueKind,
+    ) -> Val {
+        let mut inner = env.clone();
+        let mut deps = Vec::new();
+        for g in generators {
+            let it = self.expr(&g.iter, &mut inner);
+            self.bind(
+                &g.target,
+                &element_of(it, &g.iter),
+                &mut inner,
+                pyast::start_of(&g.target),
+            );
+            for cond in &g.ifs {
+                deps.extend(self.expr(cond, &mut inner).deps);
+            }
+        }
+        for e in elts {
+            deps.extend(self.expr(e, &mut inner).deps);
+        }
+        Val {
+            deps,
+            kind,
+            sure: true,
+            dims: 0,
+        }
+    }
+
+    /// `x.attr` as a value (not as a callee of a module function).
+    fn attribute(&mut self, e: &ast::Expr, a: &ast::ExprAttribute, env: &mut Env) -> Val {
+        if self.module_path(e).is_some() {
+            return Val::of(ValueKind::Unknown);
+        }
+        let recv = self.expr(&a.value, env);
+        let attr = a.attr.as_str();
+        let kind = match recv.kind {
+            ValueKind::ZwcArray => match kinds::zwc_attribute(attr) {
+                Some(kind) => kind,
+                None => {
+                    let end = pyast::end_of(e);
+                    self.findings
+                        .missing_attribute(&a.value, attr, recv.sure, end);
+                    ValueKind::Unknown
+                }
+            },
+            _ => ValueKind::Unknown,
+        };
+        Val {
+            deps: recv.deps,
+            kind,
+            sure: recv.sure,
+            dims: 0,
+        }
+    }
+
+    /// The resolved module path of an expression that names zwc/NumPy things, if it does.
+    fn module_path(&self, e: &ast::Expr) -> Option<Binding> {
+        let root = pyast::chain_root(e)?;
+        self.bindings.names.get(root)?;
+        self.bindings.resolve(e)
+    }
+
+    /// The kind of `l op r` and whether it is sure (reports unsupported operators on a ZWCArray).
+    pub(super) fn binop_kind(
+        &mut self,
+        op: &ast::Operator,
+        l: &Val,
+        r: &Val,
+        offset: usize,
+    ) -> (ValueKind, bool) {
+        if self.findings.binop(op, l, r, offset) {
+            return (ValueKind::Unknown, false);
+        }
+        kinds::binop(op, l, r)
+    }
+
+    fn call(&mut self, e: &ast::Expr, c: &ast::ExprCall, env: &mut Env) -> Val {
+        let offset = pyast::start_of(e);
+        let mut args = self.exprs(&c.args, env);
+        for k in &c.keywords {
+            args.push(self.expr(&k.value, env));
+        }
+        let deps = union(&args);
+        if let Some(binding) = self.module_path(&c.func) {
+            return self.module_call(&binding, c, &args, deps, offset);
+        }
+        match c.func.as_ref() {
+            ast::Expr::Name(n)
+                if self.helpers.contains(n.id.as_str()) && !env.contains_key(n.id.as_str()) =>
+            {
+                self.helper_call(n.id.as_str(), deps, offset)
+            }
+            ast::Expr::Name(n) => self.name_call(n.id.as_str(), c, &args, deps, env, offset),
+            ast::Expr::Attribute(a) => self.method_call(c, a, deps, env, offset),
+            other => {
+                let mut deps = deps;
+                let f = self.expr(other, env);
+                deps.extend(f.deps);
+                let id = self.node(
+                    NodeKind::Call,
+                    "(…)()".to_string(),
+                    offset,
+                    ValueKind::Unknown,
+                );
+                self.edges_into(&deps, id);
+                Val {
+                    deps: vec![id],
+                    kind: ValueKind::Unknown,
+                    sure: true,
+                    dims: 0,
+                }
+            }
+        }
+    }
+
+    /// A call of a zwc or NumPy function (`binding`), on arguments of values `args`.
+    fn module_call(
+        &mut self,
+        binding: &Binding,
+        c: &ast::ExprCall,
+        args: &[Val],
+        deps: Vec<usize>,
+        offset: usize,
+    ) -> Val {
+        let written = pyast::dotted_name(&c.func).unwrap_or_default();
+        let mut sure = true;
+        let mut dims = 0;
+        let mut callee: (Option<String>, Option<String>) = (None, None);
+        let (kind, label, value) = match binding {
+            Binding::Zwc(path) => match classify_zwc(self.api, path) {
+                ZwcRef::Function(q) => {
+                    let meaning = self.api.numpy_short(&q).unwrap_or("?").to_string();
+                    let rfx = q.starts_with("zwc.rfx.");
+                    let (value, value_sure, value_dims) = kinds::zwc_call(&meaning, rfx, c, args);
+                    (sure, dims) = (value_sure, value_dims);
+                    callee = (
+                        Some(q.clone()),
+                        self.api.numpy_short(&q).map(str::to_string),
+                    );
+                    (NodeKind::ZwcCall, format!("{written} ‹{meaning}›"), value)
+                }
+                ZwcRef::Module | ZwcRef::Rfx => {
+                    (NodeKind::ZwcCall, written.clone(), ValueKind::Unknown)
+                }
+                ZwcRef::NumpyName { .. } | ZwcRef::Unknown { .. } => {
+                    callee.0 = Some(path.clone());
+                    (
+                        NodeKind::ZwcCall,
+                        format!("{written} ‹?›"),
+                        ValueKind::Unknown,
+                    )
+                }
+            },
+            Binding::Numpy(_) => (NodeKind::Call, written.clone(), ValueKind::NumpyArray),
+        };
+        let id = self.node(kind, label, offset, value);
+        (self.graph.nodes[id].zwc, self.graph.nodes[id].numpy) = callee;
+        self.edges_into(&deps, id);
+        Val {
+            deps: vec![id],
+            kind: value,
+            sure,
+            dims,
+        }
+    }
+
+    /// A call of the helper function `name` defined in the code.
+    fn helper_call(&mut self, name: &str, deps: Vec<usize>, offset: usize) -> Val {
+        let id = self.node(
+            NodeKind::HelperCall,
+            format!("{name}()"),
+            offset,
+            ValueKind::Unknown,
+        );
+        self.edges_into(&deps, id);
+        self.pending_links.push((id, name.to_string()));
+        // A helper walked before this call returns what its returns return.
+        let (kind, sure) = self
+            .return_kinds
+            .get(name)
+            .copied()
+            .unwrap_or((ValueKind::Unknown, false));
+        self.graph.nodes[id].value = kind;
+        Val {
+            deps: vec![id],
+            kind,
+            sure,
+            dims: 0,
+        }
+    }
+
+    /// A call of the name `name` that is not a helper: a builtin, or a local function.
+    fn name_call(
+        &mut self,
+        name: &str,
+        c: &ast::ExprCall,
+        args: &[Val],
+        mut deps: Vec<usize>,
+        env: &Env,
+        offset: usize,
+    ) -> Val {
+        if let Some(f) = env.get(name) {
+            deps.extend(f.deps.clone());
+        }
+        self.findings
+            .builtin_call(name, args.first(), c.args.first(), offset);
+        let kind = kinds::builtin_call(name);
+        let id = self.node(NodeKind::Call, format!("{name}()"), offset, kind);
+        self.edges_into(&deps, id);
+        Val {
+            deps: vec![id],
+            kind,
+            sure: true,
+            dims: 0,
+        }
+    }
+
+    /// `recv.method(...)`; an in-place method makes the receiver depend on the call.
+    fn method_call(
+        &mut self,
+        c: &ast::ExprCall,
+        a: &ast::ExprAttribute,
+        mut deps: Vec<usize>,
+        env: &mut Env,
+        offset: usize,
+    ) -> Val {
+        let recv = self.attribute(&c.func, a, env);
+        deps.extend(recv.deps.iter().copied());
+        let method = a.attr.as_str();
+        let (recv_kind, recv_sure) = match a.value.as_ref() {
+            ast::Expr::Name(n) => match env.get(n.id.as_str()) {
+                Some(v) => (Some(v.kind), v.sure),
+                None => (None, false),
+            },
+            _ => (None, false),
+        };
+        let (kind, sure) = kinds::method_call(recv_kind, recv_sure, method);
+        let label = match a.value.as_ref() {
+            ast::Expr::Name(n) => format!("{}.{method}()", n.id),
+            _ => format!(".{method}()"),
+        };
+        let id = self.node(NodeKind::Call, label, offset, kind);
+        self.edges_into(&deps, id);
+        // In-place methods: the receiver now depends on this call.
+        if MUTATORS.contains(&method)
+            && let ast::Expr::Name(n) = a.value.as_ref()
+            && let Some(old) = env.get(n.id.as_str()).cloned()
+        {
+            let mid = self.node(NodeKind::Assign, n.id.to_string(), offset, old.kind);
+            let mut from = old.deps.clone();
+            from.push(id);
+            self.edges_into(&from, mid);
+            env.insert(
+                n.id.to_string(),
+                Val {
+                    deps: vec![mid],
+                    ..old
+                },
+            );
+        }
+        Val {
+            deps: vec![id],
+            kind,
+            sure,
+            dims: 0,
+        }
+    }
+}

@@ -1,0 +1,666 @@
+//! Kind inference: what kind of value (ZWCArray, NumPy array, Python value, number) an
+//! expression gives, from the kinds of what it is computed from and the zwc function it
+//! calls, and what the test cases pass to the entry function. Rules on kinds and syntax
+//! only: the walk applies them, the findings read their results.
+
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
+use std::sync::LazyLock;
+
+use super::dep_graph::ValueKind;
+use crate::analysis::assemble::rewrite_input;
+use crate::analysis::pyast::{self, ast};
+use crate::analysis::static_check::{PerTextCache, remembered};
+use crate::model::TestCase;
+use crate::model::bounded::Bounded;
+
+impl ValueKind {
+    pub(super) fn join(a: ValueKind, b: ValueKind) -> ValueKind {
+        if a == b { a } else { ValueKind::Unknown }
+    }
+
+    /// Kind of one element when unpacking or indexing a value of this kind.
+    pub(super) fn element(self) -> ValueKind {
+        match self {
+            ValueKind::ZwcTuple => ValueKind::ZwcArray,
+            ValueKind::NumpyTuple => ValueKind::NumpyArray,
+            _ => ValueKind::Unknown,
+        }
+    }
+
+    fn is_array(self) -> bool {
+        matches!(self, ValueKind::ZwcArray | ValueKind::NumpyArray)
+    }
+
+    pub(super) fn join_all(kinds: impl IntoIterator<Item = ValueKind>) -> ValueKind {
+        kinds
+            .into_iter()
+            .reduce(ValueKind::join)
+            .unwrap_or(ValueKind::Unknown)
+    }
+}
+
+/// A value during the walk: the nodes it depends on and its kind.
+#[derive(Debug, Clone)]
+pub(super) struct Val {
+    pub(super) deps: Vec<usize>,
+    pub(super) kind: ValueKind,
+    /// The kind is known, not guessed: an array-method finding on it is an error, not
+    /// just possible (a zwc call on arguments that may be numbers may return a scalar).
+    pub(super) sure: bool,
+    /// Known nesting depth of a list, or dimensions of an array (0: not known).
+    pub(super) dims: u8,
+}
+
+impl Val {
+    /// A value nothing is known of.
+    pub(super) fn unknown(deps: Vec<usize>) -> Val {
+        Val {
+            deps,
+            kind: ValueKind::Unknown,
+            sure: false,
+            dims: 0,
+        }
+    }
+
+    pub(super) fn of(kind: ValueKind) -> Val {
+        Val {
+            deps: Vec::new(),
+            kind,
+            sure: true,
+            dims: 0,
+        }
+    }
+
+    /// Surely a plain Python value (not an array), computed from `deps`.
+    pub(super) fn python(deps: Vec<usize>) -> Val {
+        Val {
+            deps,
+            ..Val::of(ValueKind::Python)
+        }
+    }
+}
+
+/// What each name holds.
+pub(super) type Env = HashMap<String, Val>;
+
+/// NumPy functions that return a scalar when called without `axis` (or `keepdims`).
+const REDUCTIONS: &[&str] = &[
+    "mean",
+    "average",
+    "sum",
+    "prod",
+    "max",
+    "min",
+    "amax",
+    "amin",
+    "ptp",
+    "std",
+    "var",
+    "median",
+    "percentile",
+    "quantile",
+    "argmax",
+    "argmin",
+    "all",
+    "any",
+    "count_nonzero",
+    "trace",
+    "vdot",
+    "array_equal",
+    "array_equiv",
+    "allclose",
+    "ndim",
+    "size",
+    "shape",
+    "linalg.det",
+    "linalg.norm",
+    "linalg.matrix_rank",
+    "linalg.cond",
+    "linalg.slogdet",
+    "linalg.trace",
+    "isreal",
+    "isclose",
+];
+
+/// NumPy functions that return a tuple or list of arrays.
+const TUPLE_RESULTS: &[&str] = &[
+    "meshgrid",
+    "broadcast_arrays",
+    "histogram",
+    "divmod",
+    "modf",
+    "frexp",
+    "nonzero",
+    "split",
+    "array_split",
+    "hsplit",
+    "vsplit",
+    "linalg.eig",
+    "linalg.eigh",
+    "linalg.svd",
+    "linalg.qr",
+    "linalg.slogdet",
+    "linalg.lstsq",
+];
+
+/// NumPy functions that build an array from any input, scalars included.
+const CONSTRUCTORS: &[&str] = &[
+    "array",
+    "asarray",
+    "asanyarray",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "arange",
+    "linspace",
+    "logspace",
+    "geomspace",
+    "eye",
+    "identity",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "full_like",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "tri",
+    "diag",
+    "copy",
+];
+
+/// Attributes a ZWCArray has.
+const ZWC_ATTRIBUTES: &[&str] = &["shape", "dtype", "size", "ndim", "T"];
+
+/// Builtins whose result is a plain Python value.
+const PYTHON_BUILTINS: &[&str] = &[
+    "len",
+    "list",
+    "tuple",
+    "dict",
+    "set",
+    "sorted",
+    "sum",
+    "max",
+    "min",
+    "str",
+    "range",
+    "enumerate",
+    "zip",
+    "bool",
+    "repr",
+    "any",
+    "all",
+    "map",
+    "filter",
+    "reversed",
+    "frozenset",
+    "isinstance",
+    "print",
+    "complex",
+];
+
+/// The kinds of the arguments the test cases pass to the entry function.
+#[derive(Debug, Clone, Default)]
+pub struct EntryArgs {
+    keyword: HashMap<String, (ValueKind, u8)>,
+    positional: Vec<(ValueKind, u8)>,
+}
+
+impl EntryArgs {
+    /// [`EntryArgs::from_inputs`] of the cases' inputs (as the harness rewrites them),
+    /// remembered per distinct set of inputs: every rollout of a task shares them.
+    pub fn of_cases(cases: &[TestCase]) -> EntryArgs {
+        static CACHE: PerTextCache<u64, EntryArgs> =
+            LazyLock::new(|| std::sync::Mutex::new(Bounded::new(20_000)));
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        for c in cases {
+            c.input.hash(&mut hasher);
+        }
+        remembered(&CACHE, hasher.finish(), || {
+            let rewritten: Vec<String> = cases.iter().map(|c| rewrite_input(&c.input)).collect();
+            EntryArgs::from_inputs(rewritten.iter().map(String::as_str))
+        })
+    }
+
+    /// Reads each case's input (`a=[1, 2], k=3`, as the harness passes it) as call
+    /// arguments; a parameter gets a kind only when every case passes the same kind.
+    pub fn from_inputs<'i>(inputs: impl IntoIterator<Item = &'i str>) -> EntryArgs {
+        let mut out: Option<EntryArgs> = None;
+        for input in inputs {
+            let Ok(suite) = pyast::parse_suite(&format!("_({input})\n")) else {
+                return EntryArgs::default();
+            };
+            let [ast::Stmt::Expr(e)] = suite.as_slice() else {
+                return EntryArgs::default();
+            };
+            let ast::Expr::Call(call) = e.value.as_ref() else {
+                return EntryArgs::default();
+            };
+            let mut this = EntryArgs {
+                positional: call.args.iter().map(literal_kind).collect(),
+                ..EntryArgs::default()
+            };
+            for k in &call.keywords {
+                if let Some(name) = &k.arg {
+                    this.keyword
+                        .insert(name.to_string(), literal_kind(&k.value));
+                }
+            }
+            out = Some(match out {
+                None => this,
+                Some(mut acc) => {
+                    // Same kind in every case; the depth only where every case agrees.
+                    let meet = |a: &mut (ValueKind, u8), b: (ValueKind, u8)| {
+                        if a.1 != b.1 {
+                            a.1 = 0;
+                        }
+                        a.0 == b.0
+                    };
+                    acc.keyword.retain(|name, kd| {
+                        this.keyword.get(name).is_some_and(|other| meet(kd, *other))
+                    });
+                    let mut agree = 0;
+                    for (a, b) in acc.positional.iter_mut().zip(&this.positional) {
+                        if !meet(a, *b) {
+                            break;
+                        }
+                        agree += 1;
+                    }
+                    acc.positional.truncate(agree);
+                    acc
+                }
+            });
+        }
+        out.unwrap_or_default()
+    }
+
+    pub(super) fn kind_of(&self, name: &str, position: Option<usize>) -> Option<(ValueKind, u8)> {
+        self.keyword
+            .get(name)
+            .or_else(|| self.positional.get(position?))
+            .copied()
+            .filter(|(k, _)| *k != ValueKind::Unknown)
+    }
+}
+
+/// The kind and depth of a test input's literal: a list or tuple is a Python value (its
+/// depth: 1 for numbers, 2 for rows of numbers…), a number (maybe negative) a scalar,
+/// `zwc.yitaf(...)` (the harness's `np.array`) a ZWCArray, a string a Python value.
+fn literal_kind(e: &ast::Expr) -> (ValueKind, u8) {
+    match e {
+        ast::Expr::List(ast::ExprList { elts, .. })
+        | ast::Expr::Tuple(ast::ExprTuple { elts, .. }) => (
+            ValueKind::Python,
+            nested_depth(elts.iter().map(literal_kind)),
+        ),
+        ast::Expr::Constant(c) => match c.value {
+            ast::Constant::Int(_) | ast::Constant::Float(_) | ast::Constant::Complex { .. } => {
+                (ValueKind::Scalar, 0)
+            }
+            ast::Constant::Bool(_) | ast::Constant::None | ast::Constant::Ellipsis => {
+                (ValueKind::Unknown, 0)
+            }
+            _ => (ValueKind::Python, 0),
+        },
+        ast::Expr::UnaryOp(u) => match literal_kind(&u.operand) {
+            (ValueKind::Scalar, _) => (ValueKind::Scalar, 0),
+            _ => (ValueKind::Unknown, 0),
+        },
+        ast::Expr::Call(c) if pyast::dotted_name(&c.func).as_deref() == Some("zwc.yitaf") => {
+            let dims = c.args.first().map_or(0, |a| literal_kind(a).1);
+            (ValueKind::ZwcArray, dims)
+        }
+        _ => (ValueKind::Unknown, 0),
+    }
+}
+
+/// The depth of a list whose elements have these kinds and depths: 1 when all are
+/// numbers, one more than theirs when all are lists or arrays of one depth, else unknown (0).
+fn nested_depth(elements: impl IntoIterator<Item = (ValueKind, u8)>) -> u8 {
+    let mut depth = None;
+    for (kind, dims) in elements {
+        let d = match kind {
+            ValueKind::Scalar => 1,
+            ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray if dims > 0 => {
+                dims.saturating_add(1)
+            }
+            _ => return 0,
+        };
+        if depth.is_some_and(|x| x != d) {
+            return 0;
+        }
+        depth = Some(d);
+    }
+    depth.unwrap_or(0)
+}
+
+/// An argument that is surely an array or a container (of numbers, as zwc takes them).
+fn array_like(e: &ast::Expr, v: &Val) -> bool {
+    if v.sure
+        && matches!(
+            v.kind,
+            ValueKind::ZwcArray
+                | ValueKind::NumpyArray
+                | ValueKind::ZwcTuple
+                | ValueKind::NumpyTuple
+        )
+    {
+        return true;
+    }
+    match e {
+        ast::Expr::List(_) | ast::Expr::Tuple(_) | ast::Expr::ListComp(_) => true,
+        ast::Expr::Call(c) => matches!(
+            pyast::dotted_name(&c.func).as_deref(),
+            Some("list" | "tuple" | "sorted" | "range")
+        ),
+        // A name bound to a list display or comprehension (strings are Python values
+        // too, but no zwc function takes one).
+        ast::Expr::Name(_) => v.sure && v.kind == ValueKind::Python,
+        _ => false,
+    }
+}
+
+/// An argument that is most likely a single number: a number literal, arithmetic on
+/// values not known to be arrays, an indexed element, or a numeric builtin's result.
+fn scalarish(e: &ast::Expr, kind: ValueKind) -> bool {
+    if kind.is_array() || matches!(kind, ValueKind::ZwcTuple | ValueKind::NumpyTuple) {
+        return false;
+    }
+    if kind == ValueKind::Scalar {
+        return true;
+    }
+    match e {
+        ast::Expr::Constant(c) => !matches!(
+            c.value,
+            ast::Constant::Str(_) | ast::Constant::Bytes(_) | ast::Constant::Tuple(_)
+        ),
+        ast::Expr::BinOp(_) | ast::Expr::UnaryOp(_) => true,
+        ast::Expr::Subscript(s) => !matches!(s.slice.as_ref(), ast::Expr::Slice(_)),
+        ast::Expr::Call(c) => matches!(
+            pyast::dotted_name(&c.func).as_deref(),
+            Some("float" | "int" | "len" | "abs" | "round" | "sum" | "max" | "min")
+        ),
+        _ => false,
+    }
+}
+
+/// One element when iterating over `it`, the value of `iter`: a number from a 1-D list or
+/// array (a ZWCArray yields Python scalars) or from `range`, a row from a deeper one, an
+/// array from a tuple of arrays; unknown when the depth is not known.
+pub(super) fn element_of(it: Val, iter: &ast::Expr) -> Val {
+    let (kind, sure, dims) = match (it.kind, it.dims) {
+        (ValueKind::ZwcTuple | ValueKind::NumpyTuple, _) => (it.kind.element(), it.sure, 0),
+        (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray, 1) => {
+            (ValueKind::Scalar, it.sure, 0)
+        }
+        (k @ (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray), d) if d > 1 => {
+            (k, it.sure, d - 1)
+        }
+        _ if matches!(iter, ast::Expr::Call(c) if pyast::dotted_name(&c.func).as_deref() == Some("range")) => {
+            (ValueKind::Scalar, true, 0)
+        }
+        _ => (ValueKind::Unknown, false, 0),
+    };
+    Val {
+        deps: it.deps,
+        kind,
+        sure,
+        dims,
+    }
+}
+
+/// `env` becomes the union of itself and `other` (both branches may have run).
+pub(super) fn merge_into(env: &mut Env, other: &Env) {
+    for (name, o) in other {
+        match env.get_mut(name) {
+            Some(v) => {
+                for x in &o.deps {
+                    if !v.deps.contains(x) {
+                        v.deps.push(*x);
+                    }
+                }
+                v.kind = ValueKind::join(v.kind, o.kind);
+                v.sure = v.sure && o.sure;
+                if v.dims != o.dims {
+                    v.dims = 0;
+                }
+            }
+            None => {
+                env.insert(name.clone(), Val::unknown(o.deps.clone()));
+            }
+        }
+    }
+}
+
+/// The nodes any of `vals` depends on.
+pub(super) fn union(vals: &[Val]) -> Vec<usize> {
+    vals.iter().flat_map(|v| v.deps.iter().copied()).collect()
+}
+
+/// The kind of a constant: numbers are scalars, the rest (strings, `None`…) Python values.
+pub(super) fn constant(value: &ast::Constant) -> ValueKind {
+    match value {
+        ast::Constant::Int(_) | ast::Constant::Float(_) | ast::Constant::Complex { .. } => {
+            ValueKind::Scalar
+        }
+        _ => ValueKind::Python,
+    }
+}
+
+/// A list, tuple or set display of these elements: a Python value, with the nesting depth
+/// of a list or tuple where its elements tell it.
+pub(super) fn display(vals: &[Val], set: bool) -> Val {
+    let dims = if set {
+        0
+    } else {
+        nested_depth(
+            vals.iter()
+                .map(|v| (v.kind, if v.sure { v.dims } else { 0 })),
+        )
+    };
+    Val {
+        deps: union(vals),
+        kind: ValueKind::Python,
+        sure: true,
+        dims,
+    }
+}
+
+/// `v[slice]`, where indexing `v` with `slice` gave `idx`.
+pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
+    use ast::Expr as E;
+    let has_slice = matches!(slice, E::Slice(_))
+        || matches!(slice, E::Tuple(t) if t.elts.iter().any(|x| matches!(x, E::Slice(_))));
+    // Indexing with an array (a mask, `zwc.argsort(...)`) or a list selects
+    // elements: the result keeps its dimensions, so it is a ZWCArray too.
+    let fancy = idx.kind == ValueKind::ZwcArray || matches!(slice, E::List(_));
+    // How many axes a plain index takes away (`a[i]`: one, `a[i, j]`: two).
+    let taken = match slice {
+        E::Tuple(t) if t.elts.iter().all(|x| scalarish(x, ValueKind::Unknown)) => t.elts.len(),
+        E::Tuple(_) => 0,
+        x if !has_slice && !fancy && scalarish(x, idx.kind) => 1,
+        // Only integers index a list.
+        _ if !has_slice && !fancy && v.kind == ValueKind::Python => 1,
+        _ => 0,
+    };
+    let (kind, sure, dims) = match v.kind {
+        ValueKind::ZwcArray | ValueKind::Python if matches!(slice, E::Slice(_)) => {
+            (v.kind, v.sure, v.dims)
+        }
+        ValueKind::ZwcArray if has_slice => (ValueKind::ZwcArray, v.sure, 0),
+        ValueKind::ZwcArray if fancy => (ValueKind::ZwcArray, v.sure && idx.sure, 0),
+        ValueKind::ZwcTuple | ValueKind::NumpyTuple if !has_slice => (v.kind.element(), v.sure, 0),
+        // An element of a list or array whose depth is known.
+        ValueKind::ZwcArray | ValueKind::Python | ValueKind::NumpyArray
+            if taken > 0 && usize::from(v.dims) >= taken =>
+        {
+            match usize::from(v.dims) - taken {
+                0 => (ValueKind::Scalar, v.sure, 0),
+                d => (v.kind, v.sure, d as u8),
+            }
+        }
+        _ => (ValueKind::Unknown, false, 0),
+    };
+    Val {
+        deps: v.deps.into_iter().chain(idx.deps).collect(),
+        kind,
+        sure,
+        dims,
+    }
+}
+
+/// A comparison chain of `vals` (the left operand first): a ZWCArray of booleans when a
+/// ZWCArray is compared by value, else not known.
+pub(super) fn compare(vals: &[Val], ops: &[ast::CmpOp]) -> Val {
+    let kind = if vals[0].kind == ValueKind::ZwcArray
+        && ops.iter().all(|o| {
+            !matches!(
+                o,
+                ast::CmpOp::In | ast::CmpOp::NotIn | ast::CmpOp::Is | ast::CmpOp::IsNot
+            )
+        }) {
+        ValueKind::ZwcArray
+    } else {
+        ValueKind::Unknown
+    };
+    Val {
+        deps: union(vals),
+        kind,
+        sure: vals[0].sure,
+        dims: 0,
+    }
+}
+
+/// The binary operators a ZWCArray supports.
+pub(super) fn zwc_supports(op: &ast::Operator) -> bool {
+    use ast::Operator as O;
+    matches!(op, O::Add | O::Sub | O::Mult | O::Div | O::Pow)
+}
+
+/// The kind of `l op r` and whether it is sure, for an operator the operands support.
+pub(super) fn binop(op: &ast::Operator, l: &Val, r: &Val) -> (ValueKind, bool) {
+    let supported = zwc_supports(op);
+    let zwc_left = l.kind == ValueKind::ZwcArray;
+    // Inputs are Python values or ZWCArrays, never ndarrays, so an unknown operand
+    // next to a ZWCArray is not one either.
+    if supported && zwc_left && r.kind != ValueKind::NumpyArray {
+        return (ValueKind::ZwcArray, l.sure);
+    }
+    if supported && r.kind == ValueKind::ZwcArray && l.kind != ValueKind::NumpyArray {
+        return (ValueKind::ZwcArray, r.sure);
+    }
+    let kind = match (l.kind, r.kind) {
+        (ValueKind::NumpyArray, _) | (_, ValueKind::NumpyArray) => ValueKind::NumpyArray,
+        (ValueKind::Python, ValueKind::Python) => ValueKind::Python,
+        // Arithmetic on values not known to be arrays or containers: most likely numbers.
+        (ValueKind::Scalar | ValueKind::Unknown, ValueKind::Scalar | ValueKind::Unknown) => {
+            ValueKind::Scalar
+        }
+        _ => ValueKind::Unknown,
+    };
+    (kind, l.sure && r.sure)
+}
+
+/// The kind of a ZWCArray's attribute `attr`; `None` when a ZWCArray has no such attribute.
+pub(super) fn zwc_attribute(attr: &str) -> Option<ValueKind> {
+    if !ZWC_ATTRIBUTES.contains(&attr) {
+        return None;
+    }
+    Some(if attr == "T" {
+        ValueKind::NumpyArray
+    } else {
+        ValueKind::Python
+    })
+}
+
+/// What call `c` of the real zwc function meaning NumPy's `m` gives (`rfx`: one of
+/// `zwc.rfx`, which return plain ndarrays), given the values of its arguments (positional,
+/// then keyword): the kind, whether it is sure, and the dimensions where known (0: not).
+pub(super) fn zwc_call(
+    m: &str,
+    rfx: bool,
+    c: &ast::ExprCall,
+    args: &[Val],
+) -> (ValueKind, bool, u8) {
+    let has_axis = c.keywords.iter().any(|k| {
+        k.arg
+            .as_ref()
+            .is_some_and(|a| matches!(a.as_str(), "axis" | "keepdims" | "axis1" | "axis2"))
+    });
+    // Whether some argument is surely an array or a container of numbers: the
+    // result is then an array (unless the function reduces), not a scalar.
+    let array_arg = c
+        .args
+        .iter()
+        .chain(c.keywords.iter().map(|k| &k.value))
+        .zip(args)
+        .any(|(a, v)| array_like(a, v));
+    let returns_counts = c.keywords.iter().any(|k| {
+        k.arg
+            .as_ref()
+            .is_some_and(|a| a.as_str().starts_with("return_"))
+    });
+    if TUPLE_RESULTS.contains(&m) || (m == "unique" && returns_counts) {
+        let kind = if rfx {
+            ValueKind::NumpyTuple
+        } else {
+            ValueKind::ZwcTuple
+        };
+        return (kind, true, 0);
+    }
+    if REDUCTIONS.contains(&m) && !has_axis {
+        return (ValueKind::Scalar, true, 0);
+    }
+    if rfx {
+        return (ValueKind::NumpyArray, true, 0);
+    }
+    if !CONSTRUCTORS.contains(&m)
+        && !c.args.is_empty()
+        && c.args.iter().zip(args).all(|(a, v)| scalarish(a, v.kind))
+    {
+        // A ufunc on scalars returns a NumPy scalar, which zwc leaves unwrapped.
+        return (ValueKind::Scalar, true, 0);
+    }
+    // Constructors always give an array (a 0-d one for a number);
+    // other functions only when an argument surely is one.
+    let sure = CONSTRUCTORS.contains(&m) || array_arg;
+    let mut dims = 0;
+    if matches!(m, "array" | "asarray")
+        && let Some(first) = args.first()
+        && first.sure
+    {
+        dims = first.dims;
+    }
+    (ValueKind::ZwcArray, sure, dims)
+}
+
+/// The kind of a call of the builtin (or unknown function) `name`.
+pub(super) fn builtin_call(name: &str) -> ValueKind {
+    if matches!(name, "float" | "int" | "abs" | "round" | "len" | "sum") {
+        ValueKind::Scalar
+    } else if PYTHON_BUILTINS.contains(&name) {
+        ValueKind::Python
+    } else {
+        ValueKind::Unknown
+    }
+}
+
+/// The kind of `recv.method()` and whether it is sure, where `recv` is a name holding a
+/// value of `recv_kind` (sure: `recv_sure`), or `None` when it is not a known name.
+pub(super) fn method_call(
+    recv_kind: Option<ValueKind>,
+    recv_sure: bool,
+    method: &str,
+) -> (ValueKind, bool) {
+    match (recv_kind, method) {
+        (Some(ValueKind::NumpyArray), "tolist") => (ValueKind::Python, true),
+        (_, "copy") => (recv_kind.unwrap_or(ValueKind::Unknown), recv_sure),
+        (_, "join" | "split" | "keys" | "values" | "items" | "count" | "index") => {
+            (ValueKind::Python, true)
+        }
+        _ => (ValueKind::Unknown, true),
+    }
+}
