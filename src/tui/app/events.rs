@@ -1,0 +1,264 @@
+//! The workers' results ([`JobEvent`]s: loading, grades, cached scores, searches, analyses,
+//! highlights, reruns, stats, exports) and the requests they answer: grading, searching and
+//! the background analysis. The view is marked dirty, not rebuilt (`App::settle`).
+
+use std::sync::Arc;
+
+use crate::analysis::AnalysisDigest;
+
+use super::super::effects::Effects;
+use super::super::entry::Score;
+use super::super::jobs::{JobEvent, JobRequest};
+use super::super::load::LoadEvent;
+use super::super::state::{Grading, Grouping};
+use super::App;
+
+impl App {
+    /// Applies a worker's result; returns whether the screen must be redrawn.
+    /// View changes are batched: call [`App::settle`] after draining events.
+    pub fn on_job(&mut self, event: JobEvent) -> bool {
+        match event {
+            JobEvent::Load(e) => self.on_load(e),
+            JobEvent::Graded {
+                ticket,
+                row,
+                result,
+            } => {
+                let Some(Score::Grading { ticket: expected }) = self.corpus.scores.get(row) else {
+                    return false;
+                };
+                if *expected != ticket {
+                    return false;
+                }
+                self.corpus.scores[row] = match result {
+                    Ok(report) => Score::Graded(Arc::new(*report)),
+                    Err(e) => Score::Failed(e),
+                };
+                self.corpus.grade_progress.finished += 1;
+                if self.list.filters.verdict.is_some() || self.list.grouping == Grouping::Verdict {
+                    self.view_dirty = true;
+                }
+                true
+            }
+            JobEvent::CachedScores { found, missing } => {
+                for (row, report) in found {
+                    if let Some(slot) = self.corpus.scores.get_mut(row)
+                        && *slot == Score::Unscored
+                    {
+                        *slot = Score::Graded(Arc::new(report));
+                    }
+                }
+                if self.corpus.ctx.grading == Grading::Available {
+                    let rows: Vec<usize> = missing
+                        .into_iter()
+                        .filter(|r| self.corpus.scores.get(*r) == Some(&Score::Unscored))
+                        .collect();
+                    self.request_grades(&rows, false);
+                }
+                self.view_dirty = true;
+                true
+            }
+            JobEvent::SearchDone { id, matches } => {
+                if id != self.list.search.id {
+                    return false;
+                }
+                self.list.search.pending = false;
+                self.list.search.results = Some(matches);
+                self.view_dirty = true;
+                true
+            }
+            JobEvent::Digested { rows } => {
+                self.store_digests(rows);
+                true
+            }
+            JobEvent::Analyzed { row, analysis } => {
+                if self.corpus.digest(row).is_none() {
+                    let digest = super::super::jobs::digest_of(&analysis, &self.corpus.ctx.api);
+                    self.store_digests([(row, Arc::new(digest))]);
+                }
+                self.caches.analysis_requested.insert(row);
+                for gone in self.caches.analyses.insert(row, analysis) {
+                    self.caches.analysis_requested.remove(&gone);
+                }
+                self.list.selected == Some(row)
+            }
+            JobEvent::Highlighted { key, text } => {
+                self.caches.highlight_requested.insert(key);
+                for gone in self.caches.highlights.insert(key, text) {
+                    self.caches.highlight_requested.remove(&gone);
+                }
+                self.list.selected == Some(key.0)
+            }
+            JobEvent::Rerun(e) => {
+                let mut fx = Effects::default();
+                let redraw = self.reruns.on_event(e, &self.corpus, &mut fx);
+                self.apply(fx);
+                redraw
+            }
+            JobEvent::Stats(r) => self.stats.on_result(r),
+            JobEvent::Exported { shown, result } => {
+                self.message = Some(match result {
+                    Ok(()) => format!("exported to {}", shown.display()),
+                    Err(e) => format!("NOT exported to {}: {e}", shown.display()),
+                });
+                true
+            }
+        }
+    }
+
+    fn on_load(&mut self, event: LoadEvent) -> bool {
+        match event {
+            LoadEvent::Run(run) => {
+                self.corpus.runs.push(run);
+                false
+            }
+            LoadEvent::Batch {
+                entries,
+                scores,
+                new_tasks,
+            } => {
+                if !new_tasks.is_empty() {
+                    Arc::make_mut(&mut self.corpus.tasks).extend(new_tasks);
+                }
+                let list = Arc::make_mut(&mut self.corpus.entries);
+                list.extend(entries.into_iter().map(Arc::new));
+                self.corpus.scores.extend(scores);
+                self.view_dirty = true;
+                // The first screen's rows are analysed while the rest loads.
+                if self.caches.analysis_queued == 0 {
+                    self.queue_analysis();
+                }
+                true
+            }
+            LoadEvent::Reports(reports) => {
+                for (row, report) in reports {
+                    if let Some(slot) = self.corpus.scores.get_mut(row) {
+                        *slot = Score::Graded(Arc::new(report));
+                    }
+                }
+                self.view_dirty = true;
+                true
+            }
+            LoadEvent::Issues(issues) => {
+                self.corpus.issues.extend(issues);
+                true
+            }
+            LoadEvent::Progress { done, total } => {
+                self.corpus.load.bytes_done = done;
+                self.corpus.load.bytes_total = total;
+                true
+            }
+            LoadEvent::Failed(msg) => {
+                self.message = Some(msg);
+                true
+            }
+            LoadEvent::Done => {
+                self.corpus.load.done = true;
+                self.queue_analysis();
+                if !self.corpus.issues.is_empty() {
+                    self.message = Some(format!(
+                        "{} lines could not be loaded: ! shows why",
+                        self.corpus.issues.len()
+                    ));
+                }
+                // Grade what has no score, now that every report file has been matched;
+                // the score cache answers first for what an earlier session graded.
+                let rows: Vec<usize> = (0..self.corpus.scores.len())
+                    .filter(|i| self.corpus.scores[*i] == Score::Unscored)
+                    .collect();
+                // Unscored rows take a rerun's or the cache's verdict before grading
+                // (`grade::resolve`'s precedence; the job answers `CachedScores`).
+                if !rows.is_empty() {
+                    self.outbox.push(JobRequest::LookupScores {
+                        rows,
+                        entries: self.corpus.entries.clone(),
+                        cache: self.corpus.score_cache.clone(),
+                    });
+                }
+                if self.list.search.results.is_some() {
+                    self.start_search();
+                }
+                self.view_dirty = true;
+                true
+            }
+        }
+    }
+
+    pub(super) fn request_grades(&mut self, rows: &[usize], front: bool) {
+        if let Grading::Unavailable(why) = &self.corpus.ctx.grading {
+            self.message = Some(format!("cannot grade: {why}"));
+            return;
+        }
+        for &row in rows {
+            let Some(entry) = self.corpus.entries.get(row).cloned() else {
+                continue;
+            };
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            // A row already in flight is re-queued, not counted twice: its old result is dropped.
+            if !matches!(self.corpus.scores[row], Score::Grading { .. }) {
+                self.corpus.grade_progress.requested += 1;
+            }
+            self.corpus.scores[row] = Score::Grading { ticket };
+            self.outbox.push(JobRequest::Grade {
+                ticket,
+                row,
+                entry,
+                front,
+            });
+        }
+        if rows.len() > 1 {
+            self.message = Some(format!("grading {} rollouts", rows.len()));
+        }
+        self.view_dirty = true;
+    }
+
+    pub(super) fn start_search(&mut self) {
+        self.list.search.id += 1;
+        if self.list.search.pattern.is_empty() {
+            self.list.search.results = None;
+            self.list.search.pending = false;
+            self.refresh_view();
+            return;
+        }
+        self.list.search.pending = true;
+        self.outbox.push(JobRequest::Search {
+            id: self.list.search.id,
+            pattern: self.list.search.pattern.clone(),
+            entries: self.corpus.entries.clone(),
+            digests: self.corpus.digests.clone(),
+            tasks: self.corpus.tasks.clone(),
+        });
+    }
+
+    /// Hands the rows loaded since the last time to the background analysis.
+    fn queue_analysis(&mut self) {
+        if self.caches.analysis_queued >= self.corpus.entries.len() {
+            return;
+        }
+        self.outbox.push(JobRequest::AnalyzeAll {
+            from: self.caches.analysis_queued,
+            entries: self.corpus.entries.clone(),
+            dataset: self.corpus.ctx.dataset.clone(),
+            api: self.corpus.ctx.api.clone(),
+        });
+        self.caches.analysis_queued = self.corpus.entries.len();
+    }
+
+    /// Stores digests of rows' analyses; the view is rebuilt when a filter or grouping uses them.
+    fn store_digests(&mut self, rows: impl IntoIterator<Item = (usize, Arc<AnalysisDigest>)>) {
+        let digests = Arc::make_mut(&mut self.corpus.digests);
+        for (row, digest) in rows {
+            if digests.len() <= row {
+                digests.resize(row + 1, None);
+            }
+            digests[row] = Some(digest);
+        }
+        if self.list.filters.finding.is_some()
+            || self.list.filters.function.is_some()
+            || self.list.grouping == Grouping::Function
+        {
+            self.view_dirty = true;
+        }
+    }
+}

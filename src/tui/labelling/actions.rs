@@ -1,0 +1,341 @@
+//! Labelling's keys and actions: category keys, the note, accepting the suggestion, "next
+//! unlabelled failure", the label filter and order, and its two popups (the category picker
+//! and the agreement view). Changes are only queued here; the I/O step (`sidecars`) writes
+//! them.
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+
+use crate::model::labels::LabelRecord;
+use crate::model::sampling::{LabelOrder, label_order_key};
+use crate::model::taxonomy::CategoryId;
+
+use super::super::action::{Action, TextEdit, Typed};
+use super::super::effects::{Effects, Handled};
+use super::super::state::{Corpus, ListView, Popup, ViewRow};
+use super::{LabelFilter, Labelling, PendingLabel};
+
+impl Labelling {
+    /// Keys this module takes before the keymap: typing a note, category keys in label mode and
+    /// in the picker, enter/space in the picker, `y` in the install offer.
+    pub fn action_for_key(&self, popup: Option<Popup>, key: &KeyEvent) -> Option<Action> {
+        let plain = !key
+            .modifiers
+            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
+        if self.note.is_some() {
+            return match key.code {
+                KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
+                KeyCode::Backspace => Some(Action::NoteBackspace),
+                KeyCode::Enter => Some(Action::NoteSubmit),
+                KeyCode::Esc => Some(Action::Cancel),
+                _ => None,
+            };
+        }
+        let category_key = match key.code {
+            KeyCode::Char(c) if plain && self.taxonomy.by_key(c).is_some() => Some(c),
+            _ => None,
+        };
+        match popup {
+            Some(Popup::CategoryPicker) => match key.code {
+                KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PopupChoose),
+                _ => category_key.map(Action::ToggleCategory),
+            },
+            Some(Popup::Agreement) => match key.code {
+                KeyCode::Enter => Some(Action::PopupChoose),
+                _ => None,
+            },
+            Some(Popup::Runtime) => match key.code {
+                KeyCode::Char('y') if plain => Some(Action::InstallRuntime),
+                _ => None,
+            },
+            Some(_) => None,
+            None if self.mode => category_key.map(Action::ToggleCategory),
+            None => None,
+        }
+    }
+
+    /// Handles the labelling actions (keys, note typing, filter, agreement).
+    pub(super) fn handle(
+        &mut self,
+        action: &Action,
+        corpus: &Corpus,
+        list: &ListView,
+        fx: &mut Effects,
+    ) -> Handled {
+        match TextEdit::update(&mut self.note, action) {
+            Typed::Edited => return Handled::Redraw,
+            Typed::Submitted(n) => {
+                self.set_note(corpus, n.row, n.text.trim());
+                return Handled::Redraw;
+            }
+            Typed::Cancelled => {
+                fx.say("note not changed");
+                return Handled::Redraw;
+            }
+            Typed::Other => {}
+        }
+        let row = list.selected;
+        match action {
+            Action::LabelMode => {
+                self.mode = !self.mode;
+                fx.say(if self.mode {
+                    "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L leaves"
+                } else {
+                    "label mode off: digits switch panes again"
+                });
+            }
+            Action::ToggleCategory(key) => {
+                let id = self.taxonomy.by_key(*key).map(|c| c.id.clone());
+                match (id, row) {
+                    (Some(id), Some(row)) => self.toggle(corpus, row, &id),
+                    (None, _) => fx.say(format!("no category on key {key}")),
+                    (_, None) => {}
+                }
+            }
+            Action::CategoryPicker => fx.open(Popup::CategoryPicker),
+            Action::AcceptSuggestion => {
+                let Some(row) = row else {
+                    return Handled::Unchanged;
+                };
+                match self
+                    .suggestion(corpus, row)
+                    .map(|c| (c.id.clone(), c.label.clone()))
+                {
+                    Some((id, label)) => {
+                        let has = corpus
+                            .entries
+                            .get(row)
+                            .and_then(|e| self.effective(e.run, &e.rollout.id))
+                            .is_some_and(|l| l.categories.contains(&id));
+                        if has {
+                            fx.say(format!("already labelled {label}"));
+                        } else {
+                            self.toggle(corpus, row, &id);
+                        }
+                    }
+                    None => fx.say("no suggestion for this rollout"),
+                }
+            }
+            Action::EditNote => {
+                let Some(row) = row else {
+                    return Handled::Unchanged;
+                };
+                let text = corpus
+                    .entries
+                    .get(row)
+                    .and_then(|e| self.effective(e.run, &e.rollout.id))
+                    .map(|l| l.note)
+                    .unwrap_or_default();
+                self.note = Some(TextEdit { row, text });
+            }
+            Action::NextUnlabelledFailure => self.next_unlabelled_failure(corpus, list, fx),
+            Action::ToggleLabelOrder => {
+                self.order = match self.order {
+                    LabelOrder::File => LabelOrder::Random,
+                    LabelOrder::Random => LabelOrder::File,
+                };
+                fx.say(match self.order {
+                    LabelOrder::File => "N: next unlabelled failure in list order".to_string(),
+                    LabelOrder::Random => format!(
+                        "N: next unlabelled failure in a seeded random order (seed {}): the labelled failures stay a random sample",
+                        self.order_seed
+                    ),
+                });
+            }
+            Action::CycleLabelFilter => {
+                let mut options = vec![LabelFilter::Unlabelled, LabelFilter::Labelled];
+                options.extend(self.taxonomy.ids().into_iter().map(LabelFilter::Category));
+                self.filter = match &self.filter {
+                    None => options.first().cloned(),
+                    Some(f) => options
+                        .iter()
+                        .position(|o| o == f)
+                        .and_then(|p| options.get(p + 1).cloned()),
+                };
+                fx.refresh_view = true;
+            }
+            Action::Agreement => {
+                self.agreement_cursor = 0;
+                let names = self.annotators();
+                if names.len() < 2 {
+                    fx.say(match names.first() {
+                        Some(one) => {
+                            format!("agreement needs two annotators: only {one} has labels here")
+                        }
+                        None => "agreement needs two annotators: no labels here yet".to_string(),
+                    });
+                } else {
+                    fx.open(Popup::Agreement);
+                }
+            }
+            Action::PopupChoose
+            | Action::NoteInput(_)
+            | Action::NoteBackspace
+            | Action::NoteSubmit => return Handled::Unchanged,
+            _ => return Handled::Passed,
+        }
+        Handled::Redraw
+    }
+
+    /// Handles an action in one of labelling's popups (the category picker, agreement).
+    pub(super) fn handle_popup(
+        &mut self,
+        popup: Popup,
+        action: &Action,
+        corpus: &Corpus,
+        list: &ListView,
+        fx: &mut Effects,
+    ) -> Handled {
+        match popup {
+            Popup::CategoryPicker => {
+                let n = self.taxonomy.categories.len();
+                match action {
+                    Action::Up => self.picker_cursor = self.picker_cursor.saturating_sub(1),
+                    Action::Down => self.picker_cursor = (self.picker_cursor + 1).min(n - 1),
+                    Action::PopupChoose => {
+                        let id = self
+                            .taxonomy
+                            .categories
+                            .get(self.picker_cursor)
+                            .map(|c| c.id.clone());
+                        if let (Some(id), Some(row)) = (id, list.selected) {
+                            self.toggle(corpus, row, &id);
+                        }
+                    }
+                    Action::ToggleCategory(_) => return self.handle(action, corpus, list, fx),
+                    Action::CategoryPicker | Action::Cancel => fx.close(),
+                    _ => return Handled::Passed,
+                }
+                Handled::Redraw
+            }
+            Popup::Agreement => match action {
+                Action::NextPane | Action::PrevPane => {
+                    self.agreement_with += 1;
+                    self.agreement_cursor = 0;
+                    // Reopened on the next pair, scrolled to its top.
+                    fx.open(Popup::Agreement);
+                    Handled::Redraw
+                }
+                Action::Up => {
+                    self.agreement_cursor = self.agreement_cursor.saturating_sub(1);
+                    Handled::Redraw
+                }
+                Action::Down => {
+                    let n = self.agreement().map_or(0, |a| a.disagreements.len());
+                    self.agreement_cursor = (self.agreement_cursor + 1).min(n.saturating_sub(1));
+                    Handled::Redraw
+                }
+                Action::PopupChoose => {
+                    self.open_disagreement(corpus, list, fx);
+                    Handled::Redraw
+                }
+                Action::Agreement => {
+                    fx.close();
+                    Handled::Redraw
+                }
+                _ => Handled::Passed,
+            },
+            _ => Handled::Passed,
+        }
+    }
+
+    /// Closes the agreement view on the highlighted disagreement's rollout.
+    fn open_disagreement(&mut self, corpus: &Corpus, list: &ListView, fx: &mut Effects) {
+        let Some(agreement) = self.agreement() else {
+            return;
+        };
+        let Some(d) = agreement.disagreements.get(self.agreement_cursor) else {
+            return;
+        };
+        let Some(row) = corpus
+            .entries
+            .iter()
+            .position(|e| e.rollout.id == d.rollout)
+        else {
+            fx.say(format!("rollout {} is not loaded", d.rollout));
+            return;
+        };
+        fx.close();
+        if !list.view.contains(&ViewRow::Row(row)) {
+            self.filter = None;
+            fx.clear_filters = true;
+            fx.say("filters cleared to show the disagreement");
+        }
+        fx.jump_to = Some(row);
+    }
+
+    /// Queues a label change for `row` (written by the I/O step (`Part::service`)).
+    fn queue(&mut self, corpus: &Corpus, row: usize, categories: Vec<CategoryId>, note: &str) {
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let record = LabelRecord::now(entry.rollout.id.clone(), categories, note, &self.annotator);
+        self.pending.push(PendingLabel {
+            run: entry.run,
+            record,
+        });
+    }
+
+    /// Toggles one category on `row`'s label (keeping the note).
+    fn toggle(&mut self, corpus: &Corpus, row: usize, id: &CategoryId) {
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let current = self.effective(entry.run, &entry.rollout.id);
+        let mut categories = current
+            .as_ref()
+            .map(|l| l.categories.clone())
+            .unwrap_or_default();
+        if let Some(p) = categories.iter().position(|c| c == id) {
+            categories.remove(p);
+        } else {
+            categories.push(id.clone());
+        }
+        // Taxonomy order, so records read the same whatever order keys were pressed in.
+        let order = self.taxonomy.ids();
+        categories.sort_by_key(|c| order.iter().position(|o| o == c).unwrap_or(usize::MAX));
+        let note = current.map(|l| l.note).unwrap_or_default();
+        self.queue(corpus, row, categories, &note);
+    }
+
+    fn set_note(&mut self, corpus: &Corpus, row: usize, note: &str) {
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let categories = self
+            .effective(entry.run, &entry.rollout.id)
+            .map(|l| l.categories)
+            .unwrap_or_default();
+        self.queue(corpus, row, categories, note);
+    }
+
+    fn next_unlabelled_failure(&self, corpus: &Corpus, list: &ListView, fx: &mut Effects) {
+        let rows: Vec<usize> = list.rows().collect();
+        let start = list
+            .selected
+            .and_then(|s| rows.iter().position(|r| *r == s))
+            .map_or(0, |p| p + 1);
+        let n = rows.len();
+        let unlabelled_failure = |i: &usize| {
+            corpus.shown(*i).is_failure()
+                && corpus
+                    .entries
+                    .get(*i)
+                    .is_some_and(|e| self.effective(e.run, &e.rollout.id).is_none())
+        };
+        let found = match self.order {
+            LabelOrder::File => (0..n)
+                .map(|d| rows[(start + d) % n])
+                .find(unlabelled_failure),
+            // The first unlabelled failure of the random order, wherever the cursor is.
+            LabelOrder::Random => rows
+                .iter()
+                .copied()
+                .filter(unlabelled_failure)
+                .min_by_key(|i| label_order_key(self.order_seed, &corpus.entries[*i].rollout.id)),
+        };
+        match found {
+            Some(i) => fx.jump_to = Some(i),
+            None => fx.say("every failure shown is labelled"),
+        }
+    }
+}
