@@ -1,7 +1,7 @@
 # sebx grading worker: a warm Python that has imported numpy and zwc and runs
 # one assembled SE-Bench program per request, each in a forked child.
 #
-# Started by sebx (src/grade/pool.rs) as `python worker.py <config-json>`.
+# Started by sebx (src/grade/pool/) as `python worker.py <config-json>`.
 # Protocol on the original stdin/stdout (moved to private descriptors at start):
 #   worker -> sebx: one JSON line {"ready": true, "protections": [...]} (or an error)
 #   sebx -> worker: one JSON line per program {"program": "...", "timeout": 3.0}
