@@ -9,7 +9,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use similar::{ChangeTag, TextDiff};
 
-use crate::grade::runs;
+use crate::grade::runs::{self, pct};
 use crate::model::Verdict;
 
 use super::app::App;
@@ -17,10 +17,6 @@ use super::entry::Shown;
 use super::layout::fit;
 use super::stats::{Screen, StatsResult, cell_pairs, sort_label, sorted_map};
 use super::theme::Theme;
-
-fn pct(x: f64) -> String {
-    format!("{:.1}%", 100.0 * x)
-}
 
 fn rfit(s: &str, w: usize) -> String {
     let n = s.chars().count();
@@ -106,10 +102,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         } else {
             " "
         };
-        let ci = st
-            .accuracy_ci95
-            .map(|(l, h)| format!("[{}, {}]", pct(l), pct(h)))
-            .unwrap_or_default();
+        let ci = st.accuracy_ci95.map(runs::interval).unwrap_or_default();
         let p1 = st.pass_at_k.first().and_then(|p| p.value);
         let how = if wide {
             " (95% CI, bootstrap over tasks)"
@@ -123,7 +116,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 st.rollouts,
                 st.tasks,
                 pct(st.accuracy),
-                p1.map(|v| format!("{v:.3}")).unwrap_or_else(|| "-".into())
+                runs::pass_value(p1)
             )),
         ]));
         // Verdict shares as one stacked bar, then the shares in figures.
@@ -257,13 +250,8 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             ),
         ];
         if wide {
-            let names: Vec<String> = row
-                .wrong_names
-                .iter()
-                .take(3)
-                .map(|(n, c)| format!("{n} ×{c}"))
-                .collect();
-            spans.push(Span::styled(format!("  {}", names.join(", ")), theme.error));
+            let names = runs::top_names(&row.wrong_names, 3);
+            spans.push(Span::styled(format!("  {names}"), theme.error));
         }
         lines.push(Line::from(spans));
     }

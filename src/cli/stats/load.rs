@@ -1,0 +1,251 @@
+//! Loading the runs of `sebx stats` and `sebx compare`: the inputs classified, every
+//! rollout's verdict by the resolver's precedence (grading, with a progress bar, those that
+//! have none), one analysis per rollout and the hand labels, into a [`RunSet`].
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::grade::batch::grade_all_scored;
+use crate::grade::engine::Engine;
+use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
+use crate::grade::reward::Scorer;
+use crate::grade::runs::RunSet;
+use crate::model::discovery::discover;
+use crate::model::labels::LabelStore;
+use crate::model::rollout::load_rollout_file;
+use crate::model::taxonomy::Taxonomy;
+use crate::model::{ApiMap, LoadedFile, Rollout};
+
+use super::InputArgs;
+
+/// One loaded run: its file and where each rollout's verdict came from.
+#[derive(Debug, Clone)]
+pub struct LoadedRun {
+    pub path: PathBuf,
+    pub name: String,
+    /// Annotator whose labels were used, if any.
+    pub annotator: Option<String>,
+    /// Category order (taxonomy).
+    pub categories: Vec<String>,
+}
+
+/// Everything `stats` and `compare` computed from.
+pub struct Loaded {
+    pub set: RunSet,
+    pub runs: Vec<LoadedRun>,
+    pub notes: Vec<String>,
+}
+
+fn run_name(path: &Path) -> String {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| path.display().to_string());
+    name.strip_suffix(".jsonl")
+        .map(str::to_string)
+        .unwrap_or(name)
+}
+
+fn bar(quiet: bool, len: usize, what: &str) -> ProgressBar {
+    if quiet {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len as u64);
+    bar.set_style(
+        ProgressStyle::with_template(&format!(
+            "{what} {{bar:40}} {{pos}}/{{len}} [{{elapsed_precise}} < {{eta_precise}}]"
+        ))
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    bar
+}
+
+/// Loads runs from `files`: verdicts from scored files, stored scores or grading (with a
+/// progress bar), then one analysis per rollout and the hand labels.
+pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
+    let mut notes = Vec::new();
+    let inputs = classify_inputs(files, &[])?;
+    let api_doc = input.context.api_doc.clone().or(inputs.api_doc.clone());
+    let mut datasets = input.context.dataset.clone();
+    datasets.extend(inputs.datasets.iter().cloned());
+    let run_files: Vec<(PathBuf, bool)> = inputs
+        .runs
+        .iter()
+        .map(|r| (r.path.clone(), r.correct))
+        .collect();
+    if run_files.is_empty() {
+        bail!("no rollout file among the inputs (a rollout file is one run)");
+    }
+    let paths: Vec<PathBuf> = run_files.iter().map(|(p, _)| p.clone()).collect();
+    let found = discover(api_doc.as_deref(), &datasets, &paths);
+    let (api, dataset) = found.load()?;
+    let api = api.unwrap_or_else(|| {
+        notes.push(
+            "no API doc (pass --api-doc FILE or set SEBX_API_DOC): the internalization map and wrong names are empty, and rollouts without a verdict cannot be graded".to_string(),
+        );
+        ApiMap::default()
+    });
+    // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
+    let cache = if api.is_empty() {
+        None
+    } else {
+        crate::grade::score_cache::default_dir()
+            .and_then(|dir| {
+                // At the timeout the rollouts below are graded with; a lookup asks for the
+                // verdict (a report with the reward too serves), what is graded carries both.
+                let settings =
+                    crate::grade::settings::GradingSettings::official().with_timeout(input.timeout);
+                crate::grade::score_cache::ScoreCache::open(&dir, &api, &settings).ok()
+            })
+            .map(std::sync::Arc::new)
+    };
+    let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
+    for issue in issues {
+        eprintln!("warning: {issue}");
+    }
+
+    let mut loaded_files: Vec<(LoadedFile, bool)> = Vec::new();
+    for (path, correct) in &run_files {
+        let loaded =
+            load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for issue in &loaded.issues {
+            eprintln!("warning: {issue}");
+        }
+        loaded_files.push((loaded, *correct));
+    }
+    // Every verdict known without grading, by the resolver's precedence.
+    let mut verdicts: Vec<Vec<Option<Resolved>>> = loaded_files
+        .iter()
+        .map(|(f, correct)| {
+            f.rollouts
+                .iter()
+                .map(|r| resolver.known(r, *correct))
+                .collect()
+        })
+        .collect();
+    let reused = verdicts
+        .iter()
+        .flatten()
+        .flatten()
+        .filter(|k| k.source == VerdictSource::Cache)
+        .count();
+    if reused > 0 {
+        notes.push(format!("{reused} verdicts reused from the score cache"));
+    }
+    let missing: Vec<(usize, usize)> = verdicts
+        .iter()
+        .enumerate()
+        .flat_map(|(f, vs)| {
+            vs.iter()
+                .enumerate()
+                .filter(|(_, v)| v.is_none())
+                .map(move |(i, _)| (f, i))
+        })
+        .collect();
+    if !missing.is_empty() {
+        if api.is_empty() {
+            bail!(
+                "{} rollouts have no verdict and there is no API doc to grade them with (pass --api-doc FILE, or a `sebx grade` output)",
+                missing.len()
+            );
+        }
+        let jobs = input
+            .jobs
+            .unwrap_or_else(crate::cli::grade::default_jobs)
+            .max(1);
+        let engine = Engine::start(&api, jobs).with_context(|| {
+            format!(
+                "{} rollouts have no verdict and the grader cannot start (run `sebx runtime install`, or pass a `sebx grade` output)",
+                missing.len()
+            )
+        })?;
+        let todo: Vec<&Rollout> = missing
+            .iter()
+            .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
+            .collect();
+        let progress = bar(input.quiet, todo.len(), "grading");
+        let timeout = input.timeout;
+        // Both official scorers: the reward is shown beside accuracy.
+        let reports = grade_all_scored(&todo, &engine, jobs, timeout, Scorer::Both, &|n, _| {
+            progress.set_position(n as u64)
+        });
+        if let Some(cache) = &cache {
+            for (rollout, report) in todo.iter().zip(&reports) {
+                // A cache that cannot be written only costs a regrade next time.
+                let _ = cache.put(rollout, report);
+            }
+        }
+        progress.finish_and_clear();
+        let mut failed = 0;
+        for (&(f, i), report) in missing.iter().zip(&reports) {
+            verdicts[f][i] = Resolved::of_report(report, VerdictSource::Graded);
+            failed += usize::from(report.verdict.is_none());
+        }
+        notes.push(format!("graded {} rollouts without a verdict", todo.len()));
+        if failed > 0 {
+            notes.push(format!(
+                "{failed} rollouts could not be graded and are left out"
+            ));
+        }
+    }
+
+    let total: usize = loaded_files.iter().map(|(f, _)| f.rollouts.len()).sum();
+    let progress = bar(input.quiet || total < 2000, total, "analyzing");
+    let mut set = RunSet::default();
+    let mut runs = Vec::new();
+    for (((path, _), (file, _)), vs) in run_files.iter().zip(&loaded_files).zip(&verdicts) {
+        let name = run_name(path);
+        let run = set.add_run(&name);
+        let (store, issues) = LabelStore::open(path)
+            .with_context(|| format!("cannot read the labels of {}", path.display()))?;
+        for issue in issues {
+            eprintln!("warning: skipped a damaged label line: {issue}");
+        }
+        let annotator = input.annotator.clone().or_else(|| {
+            let mut counts: BTreeMap<String, usize> = BTreeMap::new();
+            for r in store.all_current() {
+                *counts.entry(r.annotator.clone()).or_default() += 1;
+            }
+            counts
+                .into_iter()
+                .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+                .map(|(a, _)| a)
+        });
+        let categories = Taxonomy::for_rollout_file(path, None)
+            .map(|t| t.ids().into_iter().map(|c| c.0).collect())
+            .unwrap_or_default();
+        for (r, v) in file.rollouts.iter().zip(vs) {
+            progress.inc(1);
+            let Some(known) = v else { continue };
+            let v = &known.verdict;
+            let labels = annotator
+                .as_deref()
+                .and_then(|a| store.current(&r.id, a))
+                .map(|rec| rec.categories.iter().map(|c| c.0.clone()).collect());
+            if api.is_empty() {
+                set.add_bare(run, r, *v, labels);
+            } else {
+                set.add_rollout(run, r, *v, &api, dataset.get(&r.query), labels);
+            }
+            set.set_last_reward(known.reward, known.reason);
+        }
+        runs.push(LoadedRun {
+            path: path.clone(),
+            name,
+            annotator,
+            categories,
+        });
+    }
+    progress.finish_and_clear();
+    let rewarded = set.rollouts.iter().filter(|r| r.reward.is_some()).count();
+    if rewarded > 0 && rewarded < set.rollouts.len() {
+        notes.push(format!(
+            "the official RL reward is known for {rewarded} of {} rollouts (`sebx grade --scorer both` scores it for all)",
+            set.rollouts.len()
+        ));
+    }
+    Ok(Loaded { set, runs, notes })
+}

@@ -1,0 +1,225 @@
+//! `sebx stats` and `sebx compare`: run-level figures and the paired comparison of two runs,
+//! headless. [`load`] turns the inputs into a run set (verdicts by the resolver's precedence,
+//! grading the rest, one analysis per rollout, hand labels); [`report`] computes everything
+//! once into a typed, serializable report (the figures come from [`crate::grade::runs`]);
+//! [`render`] turns a report into a table, Markdown, CSV or JSON (the JSON is the report's
+//! types, serialized).
+
+pub mod load;
+pub mod render;
+pub mod report;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+
+use crate::grade::resolve::classify_inputs;
+use crate::grade::runs::FunctionSort;
+use crate::model::Verdict;
+use crate::model::discovery::ContextArgs;
+use crate::model::sampling::DEFAULT_SEED;
+
+pub use load::{Loaded, LoadedRun, load_runs};
+pub use render::{Table, render_compare, render_stats};
+pub use report::{CompareReport, StatsReport, compare_report, compute_stats};
+
+/// Output format of `sebx stats` and `sebx compare`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// Aligned text with terminal charts.
+    #[default]
+    Table,
+    /// Markdown tables, ready for a paper.
+    Md,
+    /// CSV, one table per `--by`, separated by a blank line.
+    Csv,
+    /// One JSON object.
+    Json,
+}
+
+/// Which table(s) `sebx stats` prints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum By {
+    /// One row per run: verdicts, accuracy with its interval, pass@k.
+    Run,
+    /// The internalization map: one row per zwc function.
+    Function,
+    /// One row per task: samples, right, accuracy.
+    Task,
+    /// Wrong names (analysis findings) across the runs.
+    Finding,
+    /// Hand-label categories: counts and prevalence among failures.
+    Category,
+}
+
+/// Inputs shared by `sebx stats` and `sebx compare`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct InputArgs {
+    #[command(flatten)]
+    pub context: ContextArgs,
+    /// Programs graded in parallel for rollouts without a verdict (default: number of cores).
+    #[arg(short, long)]
+    pub jobs: Option<usize>,
+    /// Wall-clock timeout per graded program in seconds (official: 3).
+    #[arg(long, value_name = "SECONDS", default_value = "3",
+          value_parser = crate::grade::settings::parse_timeout, allow_negative_numbers = true)]
+    pub timeout: Duration,
+    /// Whose hand labels count (default: the annotator with the most labels in each file).
+    #[arg(long)]
+    pub annotator: Option<String>,
+    /// Seed of the bootstrap, the random labelling order and the Monte Carlo tests.
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+    /// No progress bars.
+    #[arg(short, long)]
+    pub quiet: bool,
+    /// Where to write (default: stdout).
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// Run-level figures: summary, accuracy with a task-clustered interval, pass@k, the
+/// internalization map, wrong names and hand-label prevalence.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "FILES are any mix the explorer opens: rollout files (each one run), \
+`sebx grade` output (verdicts joined by rollout id), correct-trajectories files, dataset files \
+and an API doc. Rollouts without a verdict are graded first.\n\n\
+Accuracy is right / all rollouts (the official figure); its 95% interval is a percentile \
+bootstrap over tasks (2000 resamples, --seed), so rollouts of one task stay together. \
+pass@k is the unbiased estimator 1 - C(n-c,k)/C(n,k) per task, averaged over the tasks with \
+n >= k samples; it answers another question than accuracy and is never mixed with it. \
+Label prevalence is among labelled failures, with a Wilson 95% interval, and the output says \
+whether the labelled failures are the first of the seeded random order (a random sample) or \
+were picked."
+)]
+pub struct StatsArgs {
+    /// Rollout files, scored results, correct-trajectories files, datasets, an API doc.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Tables to print (repeatable; default: all for table/md, run for csv).
+    #[arg(long, value_enum)]
+    pub by: Vec<By>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// pass@k for these k (repeatable; default: 1 and the largest sample count per task).
+    #[arg(short, value_name = "K")]
+    pub k: Vec<usize>,
+    /// Order of the internalization map.
+    #[arg(long, value_enum, default_value_t = FunctionSort::Accuracy)]
+    pub sort: FunctionSort,
+    /// Rows of the wrong-names table in table/md output (0: all).
+    #[arg(long, default_value_t = 20)]
+    pub top: usize,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+/// Compare two runs rollout by rollout.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "A and B are rollout files; further files may be `sebx grade` output, \
+dataset files or an API doc. Rollouts are paired by task (query): the i-th rollout of a task \
+in A with the i-th in B; the rest are counted as unpaired. The flip matrix counts pairs by \
+(verdict in A, verdict in B). McNemar's exact test (two-sided) asks whether right->not-right \
+and not-right->right flips are equally likely. With several samples per task, a sign-flip \
+permutation test over the per-task accuracy deltas is added. Function deltas are over the \
+paired rollouts, largest drop first."
+)]
+pub struct CompareArgs {
+    /// Run A (rollout file).
+    pub a: PathBuf,
+    /// Run B (rollout file).
+    pub b: PathBuf,
+    /// More inputs: `sebx grade` output, dataset files, an API doc.
+    pub more: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// List the pairs of one flip-matrix cell, e.g. `--cell right,exe_error`.
+    #[arg(long, value_name = "VA,VB", value_delimiter = ',')]
+    pub cell: Vec<String>,
+    /// Rows of the task and function tables in table/md output (0: all).
+    #[arg(long, default_value_t = 15)]
+    pub top: usize,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+fn writer(output: Option<&Path>) -> Result<Box<dyn Write>> {
+    Ok(match output {
+        Some(p) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
+        )),
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    })
+}
+
+/// Runs `sebx stats`.
+pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
+    if args.k.contains(&0) {
+        bail!("-k must be at least 1");
+    }
+    let loaded = load_runs(&args.files, &args.input)?;
+    let report = compute_stats(&loaded, &args.k, args.sort, args.input.seed);
+    let by = if !args.by.is_empty() {
+        args.by.clone()
+    } else if args.format == Format::Csv {
+        vec![By::Run]
+    } else {
+        vec![By::Run, By::Function, By::Finding, By::Category]
+    };
+    let text = render_stats(&report, args.format, &by, args.top)?;
+    let mut out = writer(args.input.output.as_deref())?;
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    if args.format != Format::Table {
+        for note in &report.notes {
+            eprintln!("note: {note}");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Runs `sebx compare`.
+pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
+    let mut files = vec![args.a.clone(), args.b.clone()];
+    files.extend(args.more.iter().cloned());
+    // Everything the flags and the files' kinds can tell is checked before any grading.
+    let cell = match args.cell.as_slice() {
+        [] => None,
+        [a, b] => {
+            let parse = |s: &str| {
+                Verdict::parse(s.trim()).with_context(|| {
+                    format!("--cell: `{s}` is not a verdict (right, result_error, exe_error, use_numpy, without_zwc)")
+                })
+            };
+            Some((parse(a)?, parse(b)?))
+        }
+        _ => bail!("--cell takes two verdicts, e.g. --cell right,exe_error"),
+    };
+    let inputs = classify_inputs(&files, &[])?;
+    if inputs.runs.len() != 2 {
+        bail!(
+            "compare needs exactly two rollout files (runs); found {}: {}",
+            inputs.runs.len(),
+            inputs
+                .runs
+                .iter()
+                .map(|r| r.path.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let loaded = load_runs(&files, &args.input)?;
+    let report = compare_report(&loaded, 0, 1, args.input.seed, cell);
+    let text = render_compare(&report, args.format, args.top)?;
+    let mut out = writer(args.input.output.as_deref())?;
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,714 @@
+//! The one renderer of `sebx stats` and `sebx compare`: a computed report becomes aligned
+//! text with terminal charts (the default), Markdown tables, CSV (one table per `--by`) or
+//! JSON (the report's types, serialized). Every sentence and number format the CLI prints is
+//! here; the few the explorer prints too come from [`crate::grade::runs::text`].
+
+use anyhow::Result;
+
+use crate::grade::report::ReasonKind;
+use crate::grade::runs::{
+    BOOTSTRAP_REPS, LabelSample, LabelStats, RewardFigures, fmt_p, interval, pass_value, pct,
+    short_query, top_names,
+};
+use crate::model::Verdict;
+
+use super::report::{CompareReport, FunctionReport, LabelReport, RunReport, StatsReport, TaskRow};
+use super::{By, Format};
+use crate::cli::charts;
+use crate::cli::labels::csv_table;
+
+/// A table for text, Markdown and CSV.
+#[derive(Debug, Clone, Default)]
+pub struct Table {
+    pub title: String,
+    pub headers: Vec<String>,
+    /// Columns aligned right (numbers).
+    pub right: Vec<bool>,
+    pub rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn new(title: &str, headers: &[(&str, bool)]) -> Table {
+        Table {
+            title: title.to_string(),
+            headers: headers.iter().map(|h| h.0.to_string()).collect(),
+            right: headers.iter().map(|h| h.1).collect(),
+            rows: Vec::new(),
+        }
+    }
+
+    fn widths(&self) -> Vec<usize> {
+        let mut w: Vec<usize> = self.headers.iter().map(|h| h.chars().count()).collect();
+        for row in &self.rows {
+            for (i, c) in row.iter().enumerate() {
+                w[i] = w[i].max(c.chars().count());
+            }
+        }
+        w
+    }
+
+    /// Aligned text.
+    pub fn text(&self) -> String {
+        let w = self.widths();
+        let line = |cells: &[String]| {
+            let parts: Vec<String> = cells
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let pad = w[i].saturating_sub(c.chars().count());
+                    if self.right[i] {
+                        format!("{}{c}", " ".repeat(pad))
+                    } else {
+                        format!("{c}{}", " ".repeat(pad))
+                    }
+                })
+                .collect();
+            format!("  {}\n", parts.join("  ").trim_end())
+        };
+        let mut s = format!("{}\n", self.title);
+        s.push_str(&line(&self.headers));
+        for row in &self.rows {
+            s.push_str(&line(row));
+        }
+        s
+    }
+
+    /// A Markdown table under a bold title.
+    pub fn markdown(&self) -> String {
+        let esc = |c: &str| c.replace('|', "\\|");
+        let mut s = format!("**{}**\n\n", self.title);
+        s.push_str(&format!(
+            "| {} |\n",
+            self.headers
+                .iter()
+                .map(|h| esc(h))
+                .collect::<Vec<_>>()
+                .join(" | ")
+        ));
+        s.push_str(&format!(
+            "|{}|\n",
+            self.right
+                .iter()
+                .map(|r| if *r { "---:" } else { "---" })
+                .collect::<Vec<_>>()
+                .join("|")
+        ));
+        for row in &self.rows {
+            s.push_str(&format!(
+                "| {} |\n",
+                row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
+            ));
+        }
+        s
+    }
+
+    /// RFC 4180 CSV with a header row.
+    pub fn csv(&self) -> String {
+        let rows =
+            std::iter::once(self.headers.as_slice()).chain(self.rows.iter().map(Vec::as_slice));
+        csv_table(rows).unwrap_or_default()
+    }
+}
+
+fn ci(c: Option<(f64, f64)>) -> String {
+    c.map(interval).unwrap_or_else(|| "-".into())
+}
+
+fn reward4(m: Option<f64>) -> String {
+    m.map_or("-".into(), |m| format!("{m:.4}"))
+}
+
+/// How the labelled failures of a run were chosen, in a sentence.
+pub fn sample_note(l: &LabelStats) -> String {
+    let seed = l.seed;
+    match l.sample {
+        LabelSample::None => "no failure is labelled".into(),
+        LabelSample::All => "every failure is labelled (a census)".into(),
+        LabelSample::Random => format!(
+            "drawn at random: the labelled failures are the first of the seeded random order (seed {seed})"
+        ),
+        LabelSample::Picked => format!(
+            "picked, not drawn at random (not the first failures of the random order, seed {seed}): the intervals assume a random sample and may be off"
+        ),
+    }
+}
+
+/// A report as JSON: its types, serialized (keys sorted), pretty, with a final newline.
+fn json<T: serde::Serialize>(report: &T) -> Result<String> {
+    let value = serde_json::to_value(report)?;
+    Ok(serde_json::to_string_pretty(&value)? + "\n")
+}
+
+/// Tables as Markdown or CSV, separated by a blank line.
+fn joined(tables: &[Table], format: Format) -> String {
+    let text: Vec<String> = tables
+        .iter()
+        .map(|t| {
+            if format == Format::Md {
+                t.markdown()
+            } else {
+                t.csv()
+            }
+        })
+        .collect();
+    text.join("\n")
+}
+
+// ---------------------------------------------------------------- stats
+
+fn run_table(runs: &[RunReport], ks: &[usize]) -> Table {
+    let mut headers: Vec<(String, bool)> = vec![
+        ("run".into(), false),
+        ("rollouts".into(), true),
+        ("tasks".into(), true),
+    ];
+    for v in Verdict::ALL {
+        headers.push((v.as_str().into(), true));
+    }
+    headers.push(("accuracy".into(), true));
+    let rewards = runs.iter().any(|r| r.stats.reward_mean.is_some());
+    if rewards {
+        headers.push(("mean RL reward".into(), true));
+    }
+    headers.push(("accuracy 95% CI (bootstrap over tasks)".into(), false));
+    for k in ks {
+        headers.push((format!("pass@{k}"), true));
+        headers.push((format!("pass@{k} tasks"), true));
+    }
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let mut t = Table::new("runs", &h);
+    for r in runs {
+        let s = &r.stats;
+        let mut row = vec![s.name.clone(), s.rollouts.to_string(), s.tasks.to_string()];
+        for v in Verdict::ALL {
+            row.push(s.summary.count(v).to_string());
+        }
+        row.push(pct(s.accuracy));
+        if rewards {
+            row.push(reward4(s.reward_mean));
+        }
+        row.push(ci(s.accuracy_ci95));
+        for p in &s.pass_at_k {
+            row.push(pass_value(p.value));
+            row.push(p.tasks.to_string());
+        }
+        t.rows.push(row);
+    }
+    t
+}
+
+/// The official RL reward beside the verdict, per run (name, accuracy, reward figures):
+/// mean reward, the 2×2 of (reward, verdict right) and the disagreements by reason. `None`
+/// when no run has a reward.
+fn reward_table(runs: &[(&str, f64, &RewardFigures)]) -> Option<Table> {
+    let rewarded: Vec<&(&str, f64, &RewardFigures)> =
+        runs.iter().filter(|(_, _, r)| r.rewarded > 0).collect();
+    if rewarded.is_empty() {
+        return None;
+    }
+    let mut headers = vec![
+        ("run".to_string(), false),
+        ("rewarded".to_string(), true),
+        ("mean RL reward".to_string(), true),
+        ("accuracy".to_string(), true),
+        ("reward 1, right".to_string(), true),
+        ("reward 1, not right".to_string(), true),
+        ("reward 0, right".to_string(), true),
+        ("reward 0, not right".to_string(), true),
+    ];
+    // Only the reasons some run has.
+    let kinds: Vec<ReasonKind> = ReasonKind::ALL
+        .into_iter()
+        .filter(|k| {
+            rewarded
+                .iter()
+                .any(|(_, _, r)| r.reward_reasons.contains_key(k.as_str()))
+        })
+        .collect();
+    for kind in &kinds {
+        headers.push((format!("why: {}", kind.label()), true));
+    }
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let mut t = Table::new("official RL reward vs verdict", &h);
+    for (name, accuracy, r) in rewarded {
+        let v = &r.reward_vs_verdict;
+        let mut row = vec![
+            name.to_string(),
+            r.rewarded.to_string(),
+            reward4(r.reward_mean),
+            pct(*accuracy),
+        ];
+        row.extend(
+            [
+                v.reward_1_right,
+                v.reward_1_not_right,
+                v.reward_0_right,
+                v.reward_0_not_right,
+            ]
+            .iter()
+            .map(usize::to_string),
+        );
+        for kind in &kinds {
+            row.push(
+                r.reward_reasons
+                    .get(kind.as_str())
+                    .copied()
+                    .unwrap_or(0)
+                    .to_string(),
+            );
+        }
+        t.rows.push(row);
+    }
+    Some(t)
+}
+
+fn stats_reward_table(report: &StatsReport) -> Option<Table> {
+    let runs: Vec<(&str, f64, &RewardFigures)> = report
+        .runs
+        .iter()
+        .map(|r| (r.stats.name.as_str(), r.stats.accuracy, &r.stats.reward))
+        .collect();
+    reward_table(&runs)
+}
+
+fn function_table(rows: &[FunctionReport]) -> Table {
+    let mut t = Table::new(
+        "internalization map (per zwc function the tasks select)",
+        &[
+            ("run", false),
+            ("numpy", false),
+            ("zwc", false),
+            ("tasks", true),
+            ("rollouts", true),
+            ("right", true),
+            ("accuracy", true),
+            ("right name", true),
+            ("numpy name", true),
+            ("invented name", true),
+            ("top wrong names", false),
+            ("verdicts (right/result/exe/numpy/no-zwc)", false),
+        ],
+    );
+    for FunctionReport { run, row: r } in rows {
+        let mix: Vec<String> = Verdict::ALL
+            .iter()
+            .map(|v| r.verdicts[v.code() as usize].to_string())
+            .collect();
+        t.rows.push(vec![
+            run.clone(),
+            r.numpy.clone(),
+            r.zwc.clone(),
+            r.tasks.to_string(),
+            r.rollouts.to_string(),
+            r.right.to_string(),
+            pct(r.accuracy),
+            r.called_right.to_string(),
+            r.numpy_name.to_string(),
+            r.invented_name.to_string(),
+            top_names(&r.wrong_names, 3),
+            mix.join("/"),
+        ]);
+    }
+    t
+}
+
+fn task_table(rows: &[TaskRow]) -> Table {
+    let mut t = Table::new(
+        "tasks",
+        &[
+            ("run", false),
+            ("task", false),
+            ("samples", true),
+            ("right", true),
+            ("accuracy", true),
+        ],
+    );
+    for r in rows {
+        t.rows.push(vec![
+            r.run.clone(),
+            short_query(&r.query, 60),
+            r.samples.to_string(),
+            r.right.to_string(),
+            pct(r.accuracy),
+        ]);
+    }
+    t
+}
+
+fn wrong_table(report: &StatsReport, top: usize) -> Table {
+    let rows = &report.wrong_names;
+    let mut t = Table::new(
+        "wrong names (analysis findings)",
+        &[
+            ("name", false),
+            ("finding", false),
+            ("count", true),
+            ("correct zwc name", false),
+            ("runs", false),
+        ],
+    );
+    let n = if top == 0 { rows.len() } else { top };
+    for r in rows.iter().take(n) {
+        t.rows.push(vec![
+            r.name.clone(),
+            r.kind.to_string(),
+            r.count.to_string(),
+            r.correct.clone().unwrap_or_else(|| "-".into()),
+            r.runs.join(", "),
+        ]);
+    }
+    t
+}
+
+fn label_table(labels: &[LabelReport]) -> Table {
+    let mut t = Table::new(
+        "hand labels (prevalence among labelled failures, Wilson 95% interval)",
+        &[
+            ("run", false),
+            ("annotator", false),
+            ("category", false),
+            ("labelled", true),
+            ("among failures", true),
+            ("prevalence", true),
+            ("95% CI", false),
+            ("sample", false),
+        ],
+    );
+    for LabelReport {
+        stats: l,
+        annotator,
+        ..
+    } in labels
+    {
+        for c in &l.categories {
+            t.rows.push(vec![
+                l.run.clone(),
+                annotator.clone().unwrap_or_else(|| "-".into()),
+                c.category.clone(),
+                c.count.to_string(),
+                format!("{}/{}", c.failures, l.labelled_failures),
+                c.prevalence.map(pct).unwrap_or_else(|| "-".into()),
+                ci(c.prevalence_ci95),
+                format!("{:?}", l.sample).to_lowercase(),
+            ]);
+        }
+    }
+    t
+}
+
+/// The tables of `by`, in that order (the reward table follows the run table).
+fn stats_tables(report: &StatsReport, by: &[By], top: usize) -> Vec<Table> {
+    by.iter()
+        .flat_map(|b| match b {
+            By::Run => std::iter::once(run_table(&report.runs, &report.ks))
+                .chain(stats_reward_table(report))
+                .collect(),
+            By::Function => vec![function_table(&report.functions)],
+            By::Task => vec![task_table(&report.tasks)],
+            By::Finding => vec![wrong_table(report, top)],
+            By::Category => vec![label_table(&report.labels)],
+        })
+        .collect()
+}
+
+/// One run's summary as text with its charts.
+fn run_text(r: &RunReport, seed: u64) -> String {
+    let st = &r.stats;
+    let mut s = format!("\nrun {} ({})\n", st.name, r.path);
+    s.push_str(&format!(
+        "  rollouts: {}   tasks: {}\n",
+        st.rollouts, st.tasks
+    ));
+    // The official summary lines, verbatim, each verdict line with its share as a bar.
+    for (i, line) in r.summary.iter().enumerate() {
+        let bar = if (2..2 + Verdict::ALL.len()).contains(&i) {
+            let v = Verdict::ALL[i - 2];
+            format!("  {}", charts::hbar(st.summary.share(v), 30))
+        } else {
+            String::new()
+        };
+        s.push_str(&format!("  {line}{bar}\n"));
+    }
+    s.push_str(&format!(
+        "  accuracy 95% CI: {} (percentile bootstrap over {} tasks, {BOOTSTRAP_REPS} resamples, seed {seed})\n",
+        ci(st.accuracy_ci95),
+        st.tasks,
+    ));
+    for p in &st.pass_at_k {
+        s.push_str(&format!(
+            "  pass@{} (unbiased estimator; not accuracy): {} over {} tasks with ≥{} samples ({} samples)\n",
+            p.k,
+            pass_value(p.value),
+            p.tasks,
+            p.k,
+            p.samples
+        ));
+    }
+    s.push_str("  per-task accuracy (tasks per bin):\n");
+    s.push_str(&charts::histogram(&st.task_accuracy, 30));
+    if st.max_samples > 1 {
+        s.push_str("  pass@k curve (k = 1 … largest sample count):\n");
+        let curve: Vec<(usize, Option<f64>)> = r.curve.iter().map(|p| (p.k, p.value)).collect();
+        s.push_str(&charts::curve(&curve, 30));
+    }
+    s
+}
+
+/// The stats as text with charts (the default output).
+fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
+    let mut s = String::new();
+    for note in &report.notes {
+        s.push_str(&format!("note: {note}\n"));
+    }
+    if by.contains(&By::Run) {
+        for r in &report.runs {
+            s.push_str(&run_text(r, report.seed));
+        }
+        s.push('\n');
+        s.push_str(&run_table(&report.runs, &report.ks).text());
+        if let Some(t) = stats_reward_table(report) {
+            s.push('\n');
+            s.push_str(&t.text());
+        }
+    }
+    if by.contains(&By::Function) {
+        s.push('\n');
+        s.push_str(&function_table(&report.functions).text());
+    }
+    if by.contains(&By::Task) {
+        s.push('\n');
+        s.push_str(&task_table(&report.tasks).text());
+    }
+    if by.contains(&By::Finding) {
+        s.push('\n');
+        s.push_str(&wrong_table(report, top).text());
+    }
+    if by.contains(&By::Category) {
+        s.push('\n');
+        s.push_str(&label_table(&report.labels).text());
+        for l in &report.labels {
+            s.push_str(&format!(
+                "  {}: {} labelled by {} ({} of {} failures): {}\n",
+                l.stats.run,
+                l.stats.labelled,
+                l.annotator.as_deref().unwrap_or("nobody"),
+                l.stats.labelled_failures,
+                l.stats.failures,
+                l.sample_note
+            ));
+        }
+    }
+    s
+}
+
+/// `sebx stats` output in `format`: the tables of `by` (`top` rows of wrong names in text
+/// and Markdown; CSV has them all).
+pub fn render_stats(report: &StatsReport, format: Format, by: &[By], top: usize) -> Result<String> {
+    Ok(match format {
+        Format::Json => json(report)?,
+        Format::Table => stats_text(report, by, top),
+        Format::Md => {
+            let mut s = joined(&stats_tables(report, by, top), format);
+            if by.contains(&By::Run) {
+                s.push_str(&format!(
+                    "\nAccuracy: right / all rollouts; 95% CI: percentile bootstrap over tasks ({BOOTSTRAP_REPS} resamples, seed {}). pass@k: unbiased estimator over tasks with at least k samples.\n",
+                    report.seed
+                ));
+            }
+            s
+        }
+        Format::Csv => joined(&stats_tables(report, by, 0), format),
+    })
+}
+
+// ---------------------------------------------------------------- compare
+
+fn matrix_table(c: &CompareReport) -> Table {
+    let mut headers: Vec<(String, bool)> = vec![("A \\ B".into(), false)];
+    headers.extend(Verdict::ALL.iter().map(|v| (v.as_str().to_string(), true)));
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let mut t = Table::new(
+        "flip matrix (rows: verdict in A, columns: verdict in B; ▼ right→not right, ▲ not right→right)",
+        &h,
+    );
+    for va in Verdict::ALL {
+        let mut row = vec![va.as_str().to_string()];
+        for vb in Verdict::ALL {
+            let n = c.comparison.matrix[va.code() as usize][vb.code() as usize];
+            let mark = match (va == Verdict::Right, vb == Verdict::Right) {
+                (true, false) if n > 0 => "▼",
+                (false, true) if n > 0 => "▲",
+                _ => "",
+            };
+            row.push(format!("{n}{mark}"));
+        }
+        t.rows.push(row);
+    }
+    t
+}
+
+fn compare_task_table(c: &CompareReport, top: usize) -> Table {
+    let tasks = &c.comparison.tasks;
+    let mut t = Table::new(
+        "per-task accuracy (paired rollouts), largest drop first",
+        &[
+            ("task", false),
+            ("pairs", true),
+            ("A", true),
+            ("B", true),
+            ("delta", true),
+        ],
+    );
+    let n = if top == 0 { tasks.len() } else { top };
+    for r in tasks.iter().take(n) {
+        t.rows.push(vec![
+            short_query(&r.query, 60),
+            r.pairs.to_string(),
+            pct(r.accuracy_a),
+            pct(r.accuracy_b),
+            format!("{:+.1}", 100.0 * r.delta),
+        ]);
+    }
+    t
+}
+
+fn compare_function_table(c: &CompareReport, top: usize) -> Table {
+    let functions = &c.comparison.functions;
+    let mut t = Table::new(
+        "per-function accuracy (paired rollouts), largest drop first",
+        &[
+            ("numpy", false),
+            ("zwc", false),
+            ("pairs", true),
+            ("A", true),
+            ("B", true),
+            ("delta", true),
+        ],
+    );
+    let n = if top == 0 { functions.len() } else { top };
+    for r in functions.iter().take(n) {
+        t.rows.push(vec![
+            r.numpy.clone(),
+            r.zwc.clone(),
+            r.pairs.to_string(),
+            pct(r.accuracy_a),
+            pct(r.accuracy_b),
+            format!("{:+.1}", 100.0 * r.delta),
+        ]);
+    }
+    t
+}
+
+/// The pairs of the cell `--cell` asked for, if it did.
+fn cell_table(c: &CompareReport) -> Option<Table> {
+    let cell = c.cell.as_ref()?;
+    let mut t = Table::new(
+        &format!(
+            "pairs with {} in A and {} in B",
+            cell.verdict_a, cell.verdict_b
+        ),
+        &[("A line", true), ("B line", true), ("task", false)],
+    );
+    for p in &cell.pairs {
+        t.rows.push(vec![
+            p.a_line.to_string(),
+            p.b_line.to_string(),
+            short_query(&p.query, 70),
+        ]);
+    }
+    Some(t)
+}
+
+fn compare_reward_table(c: &CompareReport) -> Option<Table> {
+    reward_table(&[
+        (c.a.as_str(), c.heads[0].accuracy, &c.reward_a),
+        (c.b.as_str(), c.heads[1].accuracy, &c.reward_b),
+    ])
+}
+
+/// The comparison as text.
+fn compare_text(c: &CompareReport, top: usize) -> String {
+    let mut s = String::new();
+    for note in &c.notes {
+        s.push_str(&format!("note: {note}\n"));
+    }
+    s.push_str(&format!(
+        "A: {} ({} rollouts)   B: {} ({} rollouts)\n",
+        c.a, c.heads[0].rollouts, c.b, c.heads[1].rollouts
+    ));
+    s.push_str(&format!(
+        "pairs: {} (same task, i-th rollout in A with the i-th in B); unpaired: {} in A, {} in B\n\n",
+        c.pairs.len(),
+        c.comparison.unpaired_a,
+        c.comparison.unpaired_b
+    ));
+    s.push_str(&matrix_table(c).text());
+    if let Some(t) = compare_reward_table(c) {
+        s.push('\n');
+        s.push_str(&t.text());
+    }
+    let m = &c.comparison.mcnemar;
+    s.push_str(&format!(
+        "\nMcNemar (exact, two-sided) on right / not right: A right & B not {}, A not & B right {}, p = {}\n",
+        m.a_right_b_wrong,
+        m.a_wrong_b_right,
+        fmt_p(m.p_value)
+    ));
+    match &c.comparison.task_test {
+        Some(t) => s.push_str(&format!(
+            "per-task paired test ({}): {} tasks, mean delta {:+.1} points, p = {}\n",
+            t.method,
+            t.tasks,
+            100.0 * t.mean_delta,
+            fmt_p(t.p_value)
+        )),
+        None => s.push_str(
+            "per-task paired test: not run (one pair per task; McNemar above is the paired test)\n",
+        ),
+    }
+    s.push('\n');
+    s.push_str(&compare_function_table(c, top).text());
+    s.push('\n');
+    s.push_str(&compare_task_table(c, top).text());
+    s
+}
+
+/// `sebx compare` output in `format`: a cell's pairs when `--cell` asked for them (JSON: a
+/// `cell` field beside everything else), else the whole comparison (`top` rows of the task
+/// and function tables in text and Markdown; CSV has them all).
+pub fn render_compare(c: &CompareReport, format: Format, top: usize) -> Result<String> {
+    if format == Format::Json {
+        return json(c);
+    }
+    if let Some(t) = cell_table(c) {
+        return Ok(match format {
+            Format::Table => t.text(),
+            _ => joined(&[t], format),
+        });
+    }
+    Ok(match format {
+        Format::Table => compare_text(c, top),
+        _ => {
+            let top = if format == Format::Csv { 0 } else { top };
+            let tables = [
+                matrix_table(c),
+                compare_function_table(c, top),
+                compare_task_table(c, top),
+            ];
+            let mut s = joined(&tables, format);
+            if format == Format::Md {
+                let m = &c.comparison.mcnemar;
+                s.push_str(&format!(
+                    "\nPairs: {} (unpaired: {} in A, {} in B). McNemar exact two-sided p = {} ({} right→not right, {} not right→right).\n",
+                    c.pairs.len(),
+                    c.comparison.unpaired_a,
+                    c.comparison.unpaired_b,
+                    fmt_p(m.p_value),
+                    m.a_right_b_wrong,
+                    m.a_wrong_b_right
+                ));
+            }
+            s
+        }
+    })
+}

@@ -1,0 +1,295 @@
+//! The run set: one compact [`RolloutFacts`] per graded rollout, with tasks, functions and
+//! wrong names interned, built from each rollout's verdict and its [`Analysis`] (the same
+//! findings `sebx analyze` reports).
+
+use std::collections::HashMap;
+
+use serde::Serialize;
+
+use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
+use crate::grade::report::ReasonKind;
+use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
+
+/// A zwc function that tasks select, with its NumPy name.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct FunctionKey {
+    /// Qualified NumPy name (`np.mean`).
+    pub numpy: String,
+    /// Qualified zwc name (`zwc.kocito`).
+    pub zwc: String,
+}
+
+/// A wrong name as the analysis reported it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub struct WrongNameKey {
+    pub kind: FindingKind,
+    /// As written (`zwc.mean`, `np.sum`, `tolist`).
+    pub name: String,
+    /// The correct zwc name(s), where the analysis knows one.
+    pub correct: Option<String>,
+}
+
+/// How one rollout treated one of its task's functions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FunctionUse {
+    /// Index into [`RunSet::functions`].
+    pub function: u32,
+    /// The code calls the function by its right zwc name.
+    pub called_right: bool,
+    /// A NumPy name stood in its place (`zwc.mean`, `np.mean`, `.mean()`).
+    pub numpy_name: bool,
+    /// A name neither zwc nor NumPy has stood in its place.
+    pub invented_name: bool,
+}
+
+/// What the statistics need of one graded rollout.
+#[derive(Debug, Clone)]
+pub struct RolloutFacts {
+    pub run: u32,
+    pub task: u32,
+    pub verdict: Verdict,
+    pub id: RolloutId,
+    /// 1-based line in the run's file.
+    pub line: usize,
+    /// One per function the task selects that the API knows.
+    pub uses: Vec<FunctionUse>,
+    /// Every wrong-name finding: index into [`RunSet::names`], and the function it stood in
+    /// for, when it can be told.
+    pub wrong: Vec<(u32, Option<u32>)>,
+    /// The current hand label (category ids), `None` when unlabelled.
+    pub labels: Option<Vec<String>>,
+    /// The official RL reward, when it was scored, and why it disagrees with the verdict.
+    pub reward: Option<u8>,
+    pub reward_reason: Option<ReasonKind>,
+}
+
+/// Graded rollouts of one or more runs, with tasks, functions and wrong names interned.
+#[derive(Debug, Clone, Default)]
+pub struct RunSet {
+    /// Run names, in the order given.
+    pub runs: Vec<String>,
+    /// Task queries.
+    pub tasks: Vec<String>,
+    pub functions: Vec<FunctionKey>,
+    pub names: Vec<WrongNameKey>,
+    pub rollouts: Vec<RolloutFacts>,
+    task_index: HashMap<String, u32>,
+    function_index: HashMap<String, u32>,
+    name_index: HashMap<WrongNameKey, u32>,
+}
+
+/// Whether `text` mentions the qualified name `name` as a whole token.
+fn mentions(text: &str, name: &str) -> bool {
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+        .any(|tok| tok == name)
+}
+
+/// `mean` / `np.mean` / `numpy.mean` → `np.mean`.
+pub fn qualified_numpy(name: &str) -> String {
+    if let Some(rest) = name.strip_prefix("numpy.") {
+        format!("np.{rest}")
+    } else if name.starts_with("np.") {
+        name.to_string()
+    } else {
+        format!("np.{name}")
+    }
+}
+
+impl RunSet {
+    /// Adds a run (a rollout file) and returns its index.
+    pub fn add_run(&mut self, name: &str) -> u32 {
+        self.runs.push(name.to_string());
+        (self.runs.len() - 1) as u32
+    }
+
+    /// The index of a task, adding it when new.
+    pub fn task(&mut self, query: &str) -> u32 {
+        if let Some(i) = self.task_index.get(query) {
+            return *i;
+        }
+        let i = self.tasks.len() as u32;
+        self.tasks.push(query.to_string());
+        self.task_index.insert(query.to_string(), i);
+        i
+    }
+
+    /// The index of a function, adding it when new.
+    pub fn function(&mut self, numpy: &str, zwc: &str) -> u32 {
+        if let Some(i) = self.function_index.get(zwc) {
+            return *i;
+        }
+        let i = self.functions.len() as u32;
+        self.functions.push(FunctionKey {
+            numpy: numpy.to_string(),
+            zwc: zwc.to_string(),
+        });
+        self.function_index.insert(zwc.to_string(), i);
+        i
+    }
+
+    /// The index of a wrong name, adding it when new.
+    pub fn name(&mut self, key: WrongNameKey) -> u32 {
+        if let Some(i) = self.name_index.get(&key) {
+            return *i;
+        }
+        let i = self.names.len() as u32;
+        self.names.push(key.clone());
+        self.name_index.insert(key, i);
+        i
+    }
+
+    /// Adds one graded rollout from its analysis. `selected` are the task's NumPy function
+    /// names (`mean`, `linalg.inv`); those the API does not know are left out of the map.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_analyzed(
+        &mut self,
+        run: u32,
+        query: &str,
+        verdict: Verdict,
+        analysis: &Analysis,
+        api: &ApiMap,
+        selected: &[String],
+        labels: Option<Vec<String>>,
+    ) {
+        let task = self.task(query);
+        let mut uses = Vec::new();
+        let mut zwc_of_use = Vec::new();
+        for s in selected {
+            let numpy = qualified_numpy(s);
+            let Some(zwc) = api.zwc_name(&numpy) else {
+                continue;
+            };
+            let zwc = zwc.to_string();
+            let short = api.numpy_short(&zwc).unwrap_or_default();
+            let marker = format!("‹{short}›");
+            // The graph resolves aliases (`import zwc as z`): its zwc-call labels end with
+            // the NumPy meaning of the real function called.
+            let called_right = analysis
+                .code
+                .graph
+                .nodes
+                .iter()
+                .any(|n| n.kind == NodeKind::ZwcCall && n.label.ends_with(&marker));
+            let function = self.function(&numpy, &zwc);
+            uses.push(FunctionUse {
+                function,
+                called_right,
+                numpy_name: false,
+                invented_name: false,
+            });
+            zwc_of_use.push(zwc);
+        }
+        let mut wrong = Vec::new();
+        for f in &analysis.code.findings {
+            if !f.is_wrong_name() {
+                continue;
+            }
+            let key = WrongNameKey {
+                kind: f.kind,
+                name: f.name.clone(),
+                correct: f.suggestion.clone(),
+            };
+            let name = self.name(key);
+            // The function it stood in for: the one its suggestion names; an invented name
+            // with no such hint goes to the task's only function, if the code missed it.
+            let mut target = f
+                .suggestion
+                .as_deref()
+                .and_then(|s| zwc_of_use.iter().position(|z| mentions(s, z)));
+            if target.is_none()
+                && f.kind == FindingKind::UnknownZwcName
+                && uses.len() == 1
+                && !uses[0].called_right
+            {
+                target = Some(0);
+            }
+            if let Some(t) = target {
+                if f.kind == FindingKind::UnknownZwcName {
+                    uses[t].invented_name = true;
+                } else {
+                    uses[t].numpy_name = true;
+                }
+            }
+            wrong.push((name, target.map(|t| uses[t].function)));
+        }
+        self.rollouts.push(RolloutFacts {
+            run,
+            task,
+            verdict,
+            id: analysis.id.clone(),
+            line: analysis.line,
+            uses,
+            wrong,
+            labels,
+            reward: None,
+            reward_reason: None,
+        });
+    }
+
+    /// Records the official RL reward of the rollout added last.
+    pub fn set_last_reward(&mut self, reward: Option<u8>, reason: Option<ReasonKind>) {
+        if let Some(r) = self.rollouts.last_mut() {
+            r.reward = reward;
+            r.reward_reason = reason;
+        }
+    }
+
+    /// Adds one graded rollout: analyzes it (the same analysis `sebx analyze` runs) and
+    /// records its facts. The task's functions come from `item`, else the rollout.
+    pub fn add_rollout(
+        &mut self,
+        run: u32,
+        rollout: &Rollout,
+        verdict: Verdict,
+        api: &ApiMap,
+        item: Option<&DatasetItem>,
+        labels: Option<Vec<String>>,
+    ) {
+        let analysis = analyze_rollout(rollout, api, item);
+        let selected = item
+            .map(|i| i.selected_functions.as_slice())
+            .filter(|s| !s.is_empty())
+            .unwrap_or(&rollout.selected_functions);
+        self.add_analyzed(
+            run,
+            &rollout.query,
+            verdict,
+            &analysis,
+            api,
+            selected,
+            labels,
+        );
+    }
+
+    /// Adds a graded rollout with no analysis (no API doc: no functions, no wrong names).
+    pub fn add_bare(
+        &mut self,
+        run: u32,
+        rollout: &Rollout,
+        verdict: Verdict,
+        labels: Option<Vec<String>>,
+    ) {
+        let task = self.task(&rollout.query);
+        self.rollouts.push(RolloutFacts {
+            run,
+            task,
+            verdict,
+            id: rollout.id.clone(),
+            line: rollout.line,
+            uses: Vec::new(),
+            wrong: Vec::new(),
+            labels,
+            reward: None,
+            reward_reason: None,
+        });
+    }
+
+    /// Indices of the rollouts of one run, in file order.
+    pub fn of_run(&self, run: u32) -> impl Iterator<Item = usize> + '_ {
+        self.rollouts
+            .iter()
+            .enumerate()
+            .filter(move |(_, r)| r.run == run)
+            .map(|(i, _)| i)
+    }
+}
