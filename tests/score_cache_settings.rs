@@ -217,3 +217,87 @@ fn a_timeout_that_is_not_positive_is_refused_before_anything_runs() {
         fails(out, "-1");
     }
 }
+
+/// Issue 20's case as a user meets it: a program that needs 3.5 s is `right` under
+/// `sebx grade --timeout 10`; at the official 3 s, `sebx grade --cached`, `sebx stats` and
+/// the explorer each grade it again (nothing is reused) and say `exe_error`.
+#[test]
+fn graded_at_10_s_then_every_front_end_at_3_s_regrades() {
+    use std::sync::Arc;
+
+    use sebx::grade::backend::Grader;
+    use sebx::grade::reward::Scorer;
+    use sebx::grade::score_cache::ScoreCache;
+    use sebx::model::{ApiMap, Dataset, Verdict};
+    use sebx::tui::app::{App, Context, Grading};
+    use sebx::tui::entry::Shown;
+    use sebx::tui::inline::{drain_inline, load_inline};
+    use sebx::tui::load::{FileKind, Source, SourceData};
+    use sebx::tui::{Keymap, Theme};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache_dir = dir.path().join("scores");
+    let text = std::fs::read_to_string(slow_rollout(dir.path())).expect("read");
+    let file = dir.path().join("slower.jsonl");
+    std::fs::write(&file, text.replace("time.sleep(0.6)", "time.sleep(3.5)")).expect("write");
+
+    let (report, _) = grade(&cache_dir, &file, &["--timeout", "10"]);
+    assert_eq!(verdict(&report), "right", "{report}");
+    // Each front end gets its own copy of that cache (a front end that regrades at 3 s
+    // remembers its exe_error, which the next one may then rightly reuse).
+    let copy = |name: &str| {
+        let to = dir.path().join(name);
+        std::fs::create_dir_all(&to).expect("mkdir");
+        for entry in std::fs::read_dir(&cache_dir).expect("cache dir") {
+            let from = entry.expect("entry").path();
+            std::fs::copy(&from, to.join(from.file_name().expect("name"))).expect("copy");
+        }
+        to
+    };
+    let (for_stats, for_explorer) = (copy("stats-cache"), copy("explorer-cache"));
+    // grade --cached at the default timeout.
+    let (report, stderr) = grade(&cache_dir, &file, &["--cached"]);
+    assert!(!stderr.contains("reused"), "{stderr}");
+    assert_eq!(verdict(&report), "exe_error", "{report}");
+    // stats at the default timeout.
+    let out = sebx(&for_stats)
+        .args(["stats", "-q", "--format", "json", "--api-doc"])
+        .arg(demo("api_doc.jsonl"))
+        .arg(&file)
+        .output()
+        .expect("stats");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stats: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(stats["runs"][0]["verdicts"]["exe_error"], 1, "{stats}");
+    assert!(
+        !stats["notes"]
+            .to_string()
+            .contains("reused from the score cache"),
+        "{stats}"
+    );
+    // The explorer, with the cache opened as `sebx FILE` opens it.
+    let api = ApiMap::load(&demo("api_doc.jsonl")).expect("api");
+    let grader = Grader::discover(&api, 1).expect("the runtime is installed");
+    let settings = grader.settings().clone().with_scorer(Scorer::Verdict);
+    let ctx = Context {
+        api: Arc::new(api.clone()),
+        dataset: Arc::new(Dataset::default()),
+        grading: Grading::Available,
+        notes: Vec::new(),
+    };
+    let mut app = App::new(ctx, Theme::dark(), Keymap::default());
+    app.corpus.score_cache = Some(Arc::new(
+        ScoreCache::open(&for_explorer, &api, &settings).expect("cache"),
+    ));
+    let sources = [Source {
+        kind: FileKind::Rollouts,
+        data: SourceData::File(file.clone()),
+    }];
+    load_inline(&mut app, &sources);
+    drain_inline(&mut app, Some(&grader));
+    assert_eq!(app.corpus.shown(0), Shown::Verdict(Verdict::ExeError));
+}
