@@ -275,8 +275,48 @@ fn rewards_of(file: &Path, api_doc: &Path, share: bool) -> Vec<serde_json::Value
         .collect()
 }
 
-/// Sharing the verdict's run never changes a reward: the demo and the first 300 parity
-/// rollouts (bar infinite loops) give the same verdict, reward and reason when every reward program runs on
+/// Code no test was tuned on: three seeded mutations of each demo rollout's graded block,
+/// drawn from families that move a program between the shared and the separate run and
+/// between the scorers' verdicts (a warning at import, output on stderr, a first block
+/// scaled by 1.0004, a mention of `test_cases`, a first block that is the last one again).
+fn mutated_demo(demo: &Path, seed: u64) -> String {
+    let mut rng = sebx::model::sampling::SplitMix64::new(seed);
+    let mut out = String::new();
+    for line in std::fs::read_to_string(demo).expect("demo").lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("demo line");
+        let response = v["response"].as_str().expect("response").to_string();
+        let Some(code) = sebx::analysis::extract_last_python_block(&response).map(|b| b.code)
+        else {
+            continue;
+        };
+        for _ in 0..3 {
+            let mutated = match rng.below(5) {
+                0 => response.replace(
+                    &code,
+                    &format!("import warnings\nwarnings.warn('w')\n{code}"),
+                ),
+                1 => response.replace(
+                    &code,
+                    &format!("import sys\nprint('debug', file=sys.stderr)\n{code}"),
+                ),
+                2 => format!(
+                    "```python\n{}```\n{response}",
+                    code.replacen("return ", "return 1.0004 * ", 1)
+                ),
+                3 => response.replace(&code, &format!("{code}# test_cases\n")),
+                _ => format!("```python\n{code}```\n{response}"),
+            };
+            let mut m = v.clone();
+            m["response"] = serde_json::json!(mutated);
+            out.push_str(&m.to_string());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// Sharing the verdict's run never changes a reward: the demo, seeded mutations of it and
+/// the first 300 parity rollouts (bar infinite loops) give the same verdict, reward and reason when every reward program runs on
 /// its own (the full parity corpus was checked the same way by hand: benches/README.md).
 #[test]
 fn sharing_the_run_changes_no_reward() {
@@ -297,11 +337,18 @@ fn sharing_the_run_changes_no_reward() {
         .map(|(l, _)| format!("{l}\n"))
         .collect();
     std::fs::write(&parity, head).expect("write");
+    let mutated = dir.path().join("demo_mutated.jsonl");
+    std::fs::write(
+        &mutated,
+        mutated_demo(&root.join("samples/demo/rollouts.jsonl"), 7),
+    )
+    .expect("write");
     for (file, api) in [
         (
             root.join("samples/demo/rollouts.jsonl"),
             root.join("samples/demo/api_doc.jsonl"),
         ),
+        (mutated, root.join("samples/demo/api_doc.jsonl")),
         (parity, root.join("../shared/data/se-bench/api_doc.jsonl")),
     ] {
         let shared = rewards_of(&file, &api, true);

@@ -168,14 +168,7 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
             );
         } else if numpy.uses_numpy() {
             early = Some(Verdict::UseNumpy);
-            let first = numpy.imports.iter().find(|i| !i.dynamic);
-            report.decided_by = match first {
-                Some(i) => format!(
-                    "step 5: the program imports numpy (`{}`, line {})",
-                    i.text, i.line
-                ),
-                None => "step 5: the program imports numpy".to_string(),
-            };
+            report.decided_by = describe_numpy_import(&numpy);
         }
         report.numpy = Some(numpy);
     }
@@ -222,6 +215,17 @@ pub fn numpy_step(
             numpy_imports_in(code, suite)
         }
         _ => check_numpy(program),
+    }
+}
+
+/// Step 5's failure in a sentence: the first import of numpy (both scorers word it so).
+pub fn describe_numpy_import(numpy: &crate::analysis::numpy_check::NumpyCheck) -> String {
+    match numpy.imports.iter().find(|i| !i.dynamic) {
+        Some(i) => format!(
+            "step 5: the program imports numpy (`{}`, line {})",
+            i.text, i.line
+        ),
+        None => "step 5: the program imports numpy".to_string(),
     }
 }
 

@@ -11,11 +11,10 @@ use crate::analysis::assemble::{assemble_reward_program, push_reward_harness, re
 use crate::analysis::extract::{entry_function_name, extract_first_python_block, response_lines};
 use crate::analysis::pyast::parse_suite;
 use crate::analysis::static_check::{ParsedCode, check_zwc_usage_split};
-use crate::grade::compare::{
-    REWARD_TOLERANCE, Rule, TOLERANCE, compare_printed_by, split_actual, split_expected,
-};
+use crate::grade::compare::{Rule, TOLERANCE, compare_printed_by, split_actual, split_expected};
 use crate::grade::grader::{
-    Prepared, RunOutput, describe_static_failure, execution_of, last_error_line, numpy_step,
+    Prepared, RunOutput, describe_numpy_import, describe_static_failure, execution_of,
+    last_error_line, numpy_step,
 };
 use crate::grade::report::{CaseResult, GradeReport, ReasonKind, RewardReport, RewardStep};
 use crate::model::{Rollout, Verdict};
@@ -176,46 +175,59 @@ pub fn prepare_reward(
     let program = assemble_reward_program(&code, &entry, &rollout.test_cases);
     report.cases = expected_cases(rollout);
 
-    let parsed = parse_suite(&code);
-    let given = ParsedCode {
-        parse: &parsed,
-        walked: None,
-    };
-    let static_check = check_zwc_usage_split(&code, Some(given), &harness, &entry);
     let found = code_override.is_some() || block.is_some();
-    let mut decided = true;
-    if !static_check.passed {
-        let why = describe_static_failure(found, &entry, &static_check);
-        report.decide(0, RewardStep::StaticCheck, why);
-        if let Some(reason) = static_check
-            .recursion
-            .as_ref()
-            .and_then(|r| r.fragile_reason())
-        {
-            report.mark_fragile(reason);
-        }
-    } else {
-        let numpy = numpy_step(&code, &parsed, &harness, &program);
-        if let Some(reason) = numpy.recursion.as_ref().and_then(|r| r.fragile_reason()) {
-            report.mark_fragile(reason);
-        }
-        if let Some(r) = numpy.recursion.as_ref().filter(|r| r.exceeded) {
-            let why = format!(
-                "step 5: {}; the NumPy check raises, which gives 0",
-                r.describe()
-            );
-            report.decide(0, RewardStep::NumpyCheck, why);
-        } else if numpy.uses_numpy() {
-            let why = match numpy.imports.iter().find(|i| !i.dynamic) {
-                Some(i) => format!(
-                    "step 5: the program imports numpy (`{}`, line {})",
-                    i.text, i.line
-                ),
-                None => "step 5: the program imports numpy".to_string(),
+    // The checks read the code and what the harness adds (its `import zwc`, calls and
+    // returns); with no input rewritten, the reward's harness differs from the verdict's
+    // only by the `test_cases = [...]` line, a literal of strings with no import, call or
+    // depth to speak of. So for the same code the verdict's checks are the reward's, and
+    // the code is not parsed again (tests/grade_parity.rs holds both on every line).
+    let (static_check, numpy) = match verdict
+        .filter(|v| v.extraction.code == code && !report.inputs_use_np_array)
+        .and_then(|v| Some((v.report.static_check.clone()?, v.report.numpy.clone())))
+    {
+        Some(checks) => checks,
+        None => {
+            let parsed = parse_suite(&code);
+            let given = ParsedCode {
+                parse: &parsed,
+                walked: None,
             };
-            report.decide(0, RewardStep::NumpyCheck, why);
-        } else {
-            decided = false;
+            let static_check = check_zwc_usage_split(&code, Some(given), &harness, &entry);
+            let numpy = static_check
+                .passed
+                .then(|| numpy_step(&code, &parsed, &harness, &program));
+            (static_check, numpy)
+        }
+    };
+    let mut decided = true;
+    match numpy {
+        _ if !static_check.passed => {
+            let why = describe_static_failure(found, &entry, &static_check);
+            report.decide(0, RewardStep::StaticCheck, why);
+            if let Some(reason) = static_check
+                .recursion
+                .as_ref()
+                .and_then(|r| r.fragile_reason())
+            {
+                report.mark_fragile(reason);
+            }
+        }
+        None => decided = false,
+        Some(numpy) => {
+            if let Some(reason) = numpy.recursion.as_ref().and_then(|r| r.fragile_reason()) {
+                report.mark_fragile(reason);
+            }
+            if let Some(r) = numpy.recursion.as_ref().filter(|r| r.exceeded) {
+                let why = format!(
+                    "step 5: {}; the NumPy check raises, which gives 0",
+                    r.describe()
+                );
+                report.decide(0, RewardStep::NumpyCheck, why);
+            } else if numpy.uses_numpy() {
+                report.decide(0, RewardStep::NumpyCheck, describe_numpy_import(&numpy));
+            } else {
+                decided = false;
+            }
         }
     }
     let shared = !decided
@@ -341,7 +353,7 @@ pub fn finish_reward(prepared: RewardPrepared, run: &RunOutput) -> RewardReport 
             RewardStep::AllMatched,
             format!(
                 "step 7: all {expected} expected results matched within {}",
-                short(REWARD_TOLERANCE)
+                "1e-10"
             ),
         ),
         Some(i) if report.cases[i].actual.is_none() => report.decide(
@@ -382,16 +394,6 @@ pub fn not_run(prepared: RewardPrepared, why: &str) -> RewardReport {
         report.decided_by = format!("not scored: the program could not be run: {why}");
     }
     report
-}
-
-fn short(x: f64) -> String {
-    if x == TOLERANCE {
-        "1e-2".to_string()
-    } else if x == REWARD_TOLERANCE {
-        "1e-10".to_string()
-    } else {
-        format!("{x:e}")
-    }
 }
 
 fn lines_text((first, last): (usize, usize)) -> String {
