@@ -62,7 +62,6 @@ pub struct Reason {
 /// The reward's steps before execution, and its program.
 #[derive(Debug, Clone)]
 pub struct RewardPrepared {
-    pub code: String,
     pub program: String,
     /// Decided without running (static or NumPy check).
     pub decided: bool,
@@ -182,7 +181,7 @@ pub fn prepare_reward(
     // depth to speak of. So for the same code the verdict's checks are the reward's, and
     // the code is not parsed again (tests/grade_parity.rs holds both on every line).
     let (static_check, numpy) = match verdict
-        .filter(|v| v.extraction.code == code && !report.inputs_use_np_array)
+        .filter(|_| report.same_code_as_verdict && !report.inputs_use_np_array)
         .and_then(|v| Some((v.report.static_check.clone()?, v.report.numpy.clone())))
     {
         Some(checks) => checks,
@@ -233,10 +232,10 @@ pub fn prepare_reward(
     let shared = !decided
         && !report.inputs_use_np_array
         && shares_run(&code)
-        && verdict.is_some_and(|v| v.early_verdict.is_none() && v.extraction.code == code);
+        && report.same_code_as_verdict
+        && verdict.is_some_and(|v| v.early_verdict.is_none());
     report.shared_run = shared;
     RewardPrepared {
-        code,
         program,
         decided,
         shared,
