@@ -449,17 +449,17 @@ pub fn grade_rollout_with(
         return prepared.report;
     }
     let run = runner.run_program(&prepared.program, timeout);
-    finish_run(rollout, prepared, run)
+    finish_run(rollout, prepared, &run)
 }
 
 /// [`finish`], or a report saying why the program could not be run.
 pub fn finish_run(
     rollout: &Rollout,
     prepared: Prepared,
-    run: anyhow::Result<RunOutput>,
+    run: &anyhow::Result<RunOutput>,
 ) -> GradeReport {
     match run {
-        Ok(run) => finish(rollout, prepared, &run),
+        Ok(run) => finish(rollout, prepared, run),
         Err(e) => {
             let mut report = prepared.report;
             report.verdict = None;

@@ -4,9 +4,7 @@
 
 use std::time::Duration;
 
-use crate::grade::grader::{
-    Prepared, ProgramRunner, RunOutput, finish as finish_verdict, prepare_with,
-};
+use crate::grade::grader::{Prepared, ProgramRunner, RunOutput, finish_run, prepare_with};
 use crate::grade::report::GradeReport;
 use crate::grade::reward::{
     RewardPrepared, Scorer, disagreement, finish_reward, not_run, prepare_reward,
@@ -82,13 +80,7 @@ impl Scored {
         };
         let mut report = match (self.verdict, &verdict_run) {
             (Some(prepared), None) => prepared.report,
-            (Some(prepared), Some(Ok(run))) => finish_verdict(rollout, prepared, run),
-            (Some(prepared), Some(Err(e))) => {
-                let mut report = prepared.report;
-                report.verdict = None;
-                report.decided_by = format!("not graded: the program could not be run: {e:#}");
-                report
-            }
+            (Some(prepared), Some(run)) => finish_run(rollout, prepared, run),
             (None, _) => GradeReport {
                 source: rollout.source.display().to_string(),
                 line: rollout.line,
