@@ -271,6 +271,7 @@ impl GradeReport {
                 .into(),
             selected_functions: Arc::from([]),
             stored_score: None,
+            sample: None,
             query: query.into(),
             response,
         }

@@ -14,6 +14,7 @@ pub mod sampling;
 pub mod sidecar;
 pub mod taxonomy;
 pub mod verdict;
+pub mod verl;
 
 pub use api::ApiMap;
 pub use dataset::{Dataset, DatasetItem};

@@ -83,6 +83,9 @@ pub struct Rollout {
     /// NumPy names the task is built on, when the rollout carries them.
     pub selected_functions: Arc<[String]>,
     pub stored_score: Option<StoredScore>,
+    /// Where a sample of a training run sits in it (step, GRPO group, stored training
+    /// reward); `None` for evaluation rollouts.
+    pub sample: Option<Box<super::verl::SampleMeta>>,
 }
 
 /// A line that could not be loaded, with where and why.
@@ -206,6 +209,7 @@ pub fn parse_rollout_bytes_with(path: &Path, bytes: &[u8], interner: &mut Intern
                     right_exe_result: interner.text(&parsed.right_exe_result),
                     selected_functions: interner.names(&parsed.selected_functions),
                     stored_score: parsed.stored_score,
+                    sample: None,
                 });
             }
             Err(reason) => out.issues.push(LoadIssue {
