@@ -77,6 +77,8 @@ fn generate() -> RunSet {
                         (verdict == Verdict::Right) != rng.next_u64().is_multiple_of(10),
                     )),
                     reward_reason: None,
+                    kinds: 0,
+                    sample: None,
                 });
             }
         }

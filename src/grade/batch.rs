@@ -1,14 +1,17 @@
-//! Grading many rollouts in parallel, results in input order.
+//! Grading many rollouts in parallel, results in input order; a program that several
+//! rollouts share (the same code and inputs, whatever the prose around it) runs once.
 
-use std::collections::VecDeque;
-use std::sync::Mutex;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use crate::grade::grader::ProgramRunner;
+use sha2::{Digest, Sha256};
+
+use crate::grade::grader::{ProgramRunner, RunOutput};
 use crate::grade::report::{GradeReport, ReasonKind};
 use crate::grade::reward::Scorer;
-use crate::grade::scoring::{Scored, grade_scored};
+use crate::grade::scoring::Scored;
 use crate::model::{Rollout, Verdict};
 
 /// Programs each grading thread keeps submitted to its worker (one running, one queued).
@@ -36,8 +39,33 @@ pub fn grade_all_scored(
     scorer: Scorer,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> Vec<GradeReport> {
+    grade_all_counted(rollouts, runner, jobs, timeout, scorer, on_done).0
+}
+
+/// How many programs a batch really executed: a program (the assembled source, inputs
+/// included) that several rollouts share runs once, and the others reuse its output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BatchCounts {
+    /// Programs executed.
+    pub programs_run: usize,
+    /// Programs a rollout needed that an identical earlier program answered.
+    pub programs_reused: usize,
+}
+
+/// [`grade_all_scored`], and how many programs ran. Each distinct program runs once in the
+/// batch ([`SharedRuns`]): rollouts whose code is the same (their prose may differ) get
+/// their own report, built from the one run.
+pub fn grade_all_counted(
+    rollouts: &[&Rollout],
+    runner: &dyn ProgramRunner,
+    jobs: usize,
+    timeout: Duration,
+    scorer: Scorer,
+    on_done: &(dyn Fn(usize, &GradeReport) + Sync),
+) -> (Vec<GradeReport>, BatchCounts) {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
+    let shared = SharedRuns::default();
     let results: Mutex<Vec<Option<GradeReport>>> = Mutex::new(vec![None; rollouts.len()]);
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
@@ -55,50 +83,80 @@ pub fn grade_all_scored(
                         let Some(rollout) = rollouts.get(i) else {
                             break;
                         };
-                        done(i, grade_scored(rollout, scorer, None, runner, timeout));
+                        let scored = Scored::prepare(rollout, scorer, None);
+                        let runs = scored
+                            .programs()
+                            .into_iter()
+                            .map(|program| match shared.claim(program) {
+                                Claim::Mine(slot) => {
+                                    let run = runner.run_program(program, timeout);
+                                    slot.set(&run);
+                                    run
+                                }
+                                Claim::Theirs(slot) => slot.wait(),
+                            })
+                            .collect();
+                        done(i, scored.finish(rollout, runs));
                     }
                     return;
                 };
-                // The next program is queued while the current one runs: the
-                // worker never waits for this thread's grading in between.
-                let mut running: VecDeque<(usize, Scored, usize)> = VecDeque::new();
-                let mut queued = 0;
+                // This thread's programs in the order they were submitted to its worker
+                // (results come back in that order), and its rollouts waiting for runs.
+                let mut own: VecDeque<Arc<Slot>> = VecDeque::new();
+                let mut running: VecDeque<(usize, Scored, Vec<Arc<Slot>>)> = VecDeque::new();
                 loop {
-                    while queued < QUEUE_AHEAD {
+                    // The next program is queued while the current one runs: the worker
+                    // never waits for this thread's grading in between.
+                    while own.len() < QUEUE_AHEAD && running.len() < MAX_WAITING {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rollout) = rollouts.get(i) else {
                             break;
                         };
                         let scored = Scored::prepare(rollout, scorer, None);
-                        let programs = scored.programs();
-                        if programs.is_empty() {
-                            done(i, scored.finish(rollout, Vec::new()));
-                            continue;
+                        let mut slots = Vec::new();
+                        for program in scored.programs() {
+                            slots.push(match shared.claim(program) {
+                                Claim::Mine(slot) => {
+                                    session.submit(program, timeout);
+                                    own.push_back(slot.clone());
+                                    slot
+                                }
+                                Claim::Theirs(slot) => slot,
+                            });
                         }
-                        let count = programs.len();
-                        for program in programs {
-                            session.submit(program, timeout);
-                        }
-                        queued += count;
-                        running.push_back((i, scored, count));
+                        running.push_back((i, scored, slots));
                     }
-                    let Some((i, scored, count)) = running.pop_front() else {
+                    let Some((i, scored, slots)) = running.pop_front() else {
                         break;
                     };
-                    let runs = (0..count)
-                        .map(|_| {
-                            session
-                                .next_result()
-                                .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")))
+                    let runs = slots
+                        .iter()
+                        .map(|slot| {
+                            // Waiting for a run, this thread keeps collecting its own
+                            // (another thread may be waiting for one of them).
+                            loop {
+                                if let Some(run) = slot.get() {
+                                    return run;
+                                }
+                                match own.pop_front() {
+                                    Some(mine) => {
+                                        let run = session.next_result().unwrap_or_else(|| {
+                                            Err(anyhow::anyhow!("the run was lost"))
+                                        });
+                                        mine.set(&run);
+                                    }
+                                    None => return slot.wait(),
+                                }
+                            }
                         })
                         .collect();
-                    queued -= count;
                     done(i, scored.finish(rollouts[i], runs));
                 }
             });
         }
     });
-    results
+    let counts = shared.counts();
+    let reports = results
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .into_iter()
@@ -112,7 +170,95 @@ pub fn grade_all_scored(
                 )
             })
         })
-        .collect()
+        .collect();
+    (reports, counts)
+}
+
+/// Rollouts a grading thread holds waiting for runs (when their programs are all another
+/// thread's, it submits nothing of its own and could otherwise prepare without end).
+const MAX_WAITING: usize = 64;
+
+/// The runs of one batch by program: the first rollout to need a program runs it, the
+/// others wait for its output.
+#[derive(Default)]
+struct SharedRuns {
+    slots: Mutex<HashMap<[u8; 32], Arc<Slot>>>,
+    run: AtomicUsize,
+    reused: AtomicUsize,
+}
+
+/// A program's output, once it is known (an error as its text: anyhow's errors do not
+/// clone).
+#[derive(Default)]
+struct Slot {
+    value: Mutex<Option<Result<RunOutput, String>>>,
+    ready: Condvar,
+}
+
+enum Claim {
+    /// This caller runs the program and sets the slot.
+    Mine(Arc<Slot>),
+    /// Someone else does.
+    Theirs(Arc<Slot>),
+}
+
+impl SharedRuns {
+    fn claim(&self, program: &str) -> Claim {
+        let key: [u8; 32] = Sha256::digest(program.as_bytes()).into();
+        let mut slots = self.slots.lock().unwrap_or_else(|p| p.into_inner());
+        match slots.get(&key) {
+            Some(slot) => {
+                self.reused.fetch_add(1, Ordering::Relaxed);
+                Claim::Theirs(slot.clone())
+            }
+            None => {
+                let slot = Arc::new(Slot::default());
+                slots.insert(key, slot.clone());
+                self.run.fetch_add(1, Ordering::Relaxed);
+                Claim::Mine(slot)
+            }
+        }
+    }
+
+    fn counts(&self) -> BatchCounts {
+        BatchCounts {
+            programs_run: self.run.load(Ordering::Relaxed),
+            programs_reused: self.reused.load(Ordering::Relaxed),
+        }
+    }
+}
+
+impl Slot {
+    fn set(&self, run: &anyhow::Result<RunOutput>) {
+        let value = match run {
+            Ok(out) => Ok(out.clone()),
+            Err(e) => Err(format!("{e:#}")),
+        };
+        *self.value.lock().unwrap_or_else(|p| p.into_inner()) = Some(value);
+        self.ready.notify_all();
+    }
+
+    fn get(&self) -> Option<anyhow::Result<RunOutput>> {
+        let value = self.value.lock().unwrap_or_else(|p| p.into_inner());
+        value.as_ref().map(owned)
+    }
+
+    fn wait(&self) -> anyhow::Result<RunOutput> {
+        let mut value = self.value.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(v) = value.as_ref() {
+                return owned(v);
+            }
+            value = self.ready.wait(value).unwrap_or_else(|p| p.into_inner());
+        }
+    }
+}
+
+fn owned(v: &Result<RunOutput, String>) -> anyhow::Result<RunOutput> {
+    match v {
+        Ok(out) => Ok(out.clone()),
+        Err(e) => Err(anyhow::anyhow!("{e}")),
+    }
 }
 
 /// Counts per verdict, as the official summary reports them, and the official RL reward

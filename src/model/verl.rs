@@ -401,13 +401,16 @@ pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
     })
 }
 
+/// A prompt's run-wide number, the dataset query it joined and how.
+type PromptJoin = (u32, Option<Arc<str>>, JoinedBy);
+
 /// Turns samples into rollouts of a run, numbering prompts and duplicate ids across every
 /// step file of the run (feed the files in step order through one `RunReader`).
 pub struct RunReader<'a> {
     index: &'a JoinIndex,
     dataset: &'a Dataset,
     /// Prompt text → (run-wide number, joined query and how).
-    prompts: HashMap<Arc<str>, (u32, Option<Arc<str>>, JoinedBy)>,
+    prompts: HashMap<Arc<str>, PromptJoin>,
     occurrences: HashMap<RolloutId, usize>,
     pub interner: Interner,
 }

@@ -17,6 +17,7 @@
 //! - [`wrong_names`](mod@wrong_names): wrong names across runs;
 //! - [`labels`]: hand-label prevalence;
 //! - [`compare`](mod@compare): two runs paired;
+//! - [`steps`]: training runs step by step (per-step figures, the heat map, learning);
 //! - [`statistics`]: pass@k, bootstrap, Wilson, McNemar, sign-flip;
 //! - [`text`]: percentages, p-values and short queries, as both front ends print them.
 
@@ -26,6 +27,7 @@ pub mod labels;
 pub mod per_run;
 pub mod set;
 pub mod statistics;
+pub mod steps;
 pub mod text;
 pub mod wrong_names;
 
@@ -36,11 +38,15 @@ pub use compare::{Comparison, FunctionDelta, McNemar, TaskDelta, compare};
 pub use functions::{FunctionRow, FunctionSort, NameCount, function_map, sort_functions};
 pub use labels::{CategoryStats, LabelSample, LabelStats, label_stats};
 pub use per_run::{RewardFigures, RunStats, run_stats, run_summary, task_counts};
-pub use set::{FunctionKey, FunctionUse, RolloutFacts, RunSet, WrongNameKey, qualified_numpy};
+pub use set::{
+    FunctionKey, FunctionUse, RolloutFacts, RunSet, SampleFacts, UngradedSample, WrongNameKey,
+    kind_bit, kinds_of, qualified_numpy,
+};
 pub use statistics::{
     PairedTest, PassAtK, bootstrap_accuracy_ci, mcnemar_exact_p, pass_at_k, pass_at_k_over,
     sign_flip_test, wilson_ci95,
 };
+pub use steps::{Course, FunctionStep, Learning, StepRow, TrainingFigures, training_figures};
 pub use text::{fmt_p, interval, pass_value, pct, short_query, top_names};
 pub use wrong_names::{WrongNameRow, wrong_names};
 

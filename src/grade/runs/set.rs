@@ -61,6 +61,57 @@ pub struct RolloutFacts {
     /// The official RL reward, when it was scored, and why it disagrees with the verdict.
     pub reward: Option<u8>,
     pub reward_reason: Option<ReasonKind>,
+    /// The finding kinds the analysis reported, one bit each ([`kind_bit`]).
+    pub kinds: u8,
+    /// Where the rollout sits in a training run, when it is a sample of one.
+    pub sample: Option<SampleFacts>,
+}
+
+/// The bit of a finding kind in [`RolloutFacts::kinds`].
+pub fn kind_bit(kind: FindingKind) -> u8 {
+    let i = FindingKind::ALL
+        .iter()
+        .position(|k| *k == kind)
+        .unwrap_or(7);
+    1u8 << i
+}
+
+/// The finding kinds of an analysis, one bit each.
+pub fn kinds_of(analysis: &Analysis) -> u8 {
+    analysis
+        .code
+        .findings
+        .iter()
+        .fold(0, |bits, f| bits | kind_bit(f.kind))
+}
+
+/// What the training figures need of a sample: its step, its prompt (with the step, its
+/// GRPO group) and the training reward stored with it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SampleFacts {
+    pub step: u32,
+    pub prompt: u32,
+    pub score: Option<f64>,
+    /// Its `gts` is not the task's `right_exe_result`.
+    pub gts_differs: bool,
+}
+
+/// A sample of a training run with no verdict: no task joined (so no test cases), or the
+/// grader could not run it. Counted per step, listed with its file and line.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct UngradedSample {
+    #[serde(skip)]
+    pub run: u32,
+    #[serde(skip)]
+    pub sample: SampleFacts,
+    /// No dataset task matches its prompt.
+    pub unjoined: bool,
+    pub file: String,
+    pub line: usize,
+    /// The start of its problem text (or prompt).
+    pub problem: String,
+    #[serde(skip)]
+    pub kinds: u8,
 }
 
 /// Graded rollouts of one or more runs, with tasks, functions and wrong names interned.
@@ -73,6 +124,11 @@ pub struct RunSet {
     pub functions: Vec<FunctionKey>,
     pub names: Vec<WrongNameKey>,
     pub rollouts: Vec<RolloutFacts>,
+    /// Samples of training runs that have no verdict (see [`UngradedSample`]).
+    pub ungraded: Vec<UngradedSample>,
+    /// Selected functions the API doc does not know (they get no map row), so the front
+    /// ends can say why a map is short.
+    pub unknown_selected: std::collections::BTreeSet<String>,
     task_index: HashMap<String, u32>,
     function_index: HashMap<String, u32>,
     name_index: HashMap<WrongNameKey, u32>,
@@ -139,7 +195,8 @@ impl RunSet {
     }
 
     /// Adds one graded rollout from its analysis. `selected` are the task's NumPy function
-    /// names (`mean`, `linalg.inv`); those the API does not know are left out of the map.
+    /// names (`mean`, `linalg.inv`, or bare `det` as the datasets spell linalg functions);
+    /// those the API does not know are left out of the map.
     #[allow(clippy::too_many_arguments)]
     pub fn add_analyzed(
         &mut self,
@@ -155,8 +212,8 @@ impl RunSet {
         let mut uses = Vec::new();
         let mut zwc_of_use = Vec::new();
         for s in selected {
-            let numpy = qualified_numpy(s);
-            let Some(zwc) = api.zwc_name(&numpy) else {
+            let Some((numpy, zwc)) = api.selected_function(s) else {
+                self.unknown_selected.insert(s.clone());
                 continue;
             };
             let zwc = zwc.to_string();
@@ -223,7 +280,16 @@ impl RunSet {
             labels,
             reward: None,
             reward_reason: None,
+            kinds: kinds_of(analysis),
+            sample: None,
         });
+    }
+
+    /// Records where the rollout added last sits in its training run.
+    pub fn set_last_sample(&mut self, sample: Option<SampleFacts>) {
+        if let Some(r) = self.rollouts.last_mut() {
+            r.sample = sample;
+        }
     }
 
     /// Records the official RL reward of the rollout added last.
@@ -281,6 +347,8 @@ impl RunSet {
             labels,
             reward: None,
             reward_reason: None,
+            kinds: 0,
+            sample: None,
         });
     }
 

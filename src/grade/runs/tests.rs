@@ -160,6 +160,8 @@ fn facts(run: u32, task: u32, verdict: Verdict, n: usize) -> RolloutFacts {
         labels: None,
         reward: None,
         reward_reason: None,
+        kinds: 0,
+        sample: None,
     }
 }
 

@@ -1,0 +1,551 @@
+//! Training runs step by step: per (run, step) figures, the internalization heat map
+//! (zwc function × step) and when each task and function was first solved, last failed,
+//! learned, forgotten or never solved. Input is the run set's samples: the graded ones
+//! ([`RolloutFacts`] with [`SampleFacts`]) and the ungraded ones ([`UngradedSample`]).
+//!
+//! Definitions (what the JSON keys mean):
+//! - `samples`: every sample of the step, graded or not; `graded`: those with a verdict;
+//!   `accuracy`: verdict `right` over `graded`.
+//! - `reward_mean`: the stored training reward (`score`) over the samples that have one;
+//!   `official_reward_mean`: the recomputed official RL reward over those that have one.
+//! - `stored_differs_from_official`: samples whose stored score is not the official reward
+//!   (a reward pipeline that is not the official one).
+//! - `groups`: the samples of one prompt within one step (a GRPO group);
+//!   `zero_variance_groups`: groups of two or more whose stored scores are all equal
+//!   (zero advantage: they teach nothing).
+//! - `finding_rates`: per finding kind, the share of samples whose code has at least one.
+//! - A task or function is `solved` at a step when one of its samples there is `right`;
+//!   `learned`: solved at the last step it appears in; `forgotten`: solved at an earlier
+//!   step but not at its last; `never_solved`: solved at no step.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use serde::Serialize;
+
+use crate::analysis::FindingKind;
+use crate::model::Verdict;
+
+use super::set::{RunSet, SampleFacts, kind_bit};
+use super::vi;
+
+/// One step of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StepRow {
+    pub run: String,
+    pub step: u32,
+    pub samples: usize,
+    pub graded: usize,
+    pub unjoined: usize,
+    pub tasks: usize,
+    pub reward_mean: Option<f64>,
+    pub official_reward_mean: Option<f64>,
+    pub accuracy: Option<f64>,
+    pub verdicts: BTreeMap<&'static str, usize>,
+    pub reward_1_not_right: usize,
+    pub reward_0_right: usize,
+    pub stored_differs_from_official: usize,
+    pub groups: usize,
+    pub zero_variance_groups: usize,
+    pub finding_rates: BTreeMap<&'static str, f64>,
+}
+
+/// One cell of the heat map: a zwc function at one step of one run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FunctionStep {
+    pub numpy: String,
+    pub zwc: String,
+    pub run: String,
+    pub step: u32,
+    /// Graded samples whose task selects the function.
+    pub rollouts: usize,
+    /// Of those, verdict `right`.
+    pub right: usize,
+    /// Of those, official RL reward 1.
+    pub reward: usize,
+    #[serde(skip)]
+    pub function: u32,
+    #[serde(skip)]
+    pub run_index: u32,
+}
+
+impl FunctionStep {
+    pub fn accuracy(&self) -> Option<f64> {
+        (self.rollouts > 0).then(|| self.right as f64 / self.rollouts as f64)
+    }
+}
+
+/// Where a task or function stands at the end of a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Learning {
+    Learned,
+    Forgotten,
+    NeverSolved,
+}
+
+impl Learning {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Learning::Learned => "learned",
+            Learning::Forgotten => "forgotten",
+            Learning::NeverSolved => "never solved",
+        }
+    }
+}
+
+/// The course of one task (or function) over the steps of a run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Course {
+    pub run: String,
+    /// The task's query, or the function's zwc name.
+    pub name: String,
+    /// The NumPy name, for a function.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub numpy: Option<String>,
+    pub steps_seen: usize,
+    pub first_step: u32,
+    pub last_step: u32,
+    pub first_solved: Option<u32>,
+    pub last_failed: Option<u32>,
+    pub status: Learning,
+    #[serde(skip)]
+    pub index: u32,
+    #[serde(skip)]
+    pub run_index: u32,
+}
+
+/// Per (run, step): (graded samples right, all graded) of one key.
+type Tally = BTreeMap<u32, (usize, usize)>;
+
+fn course(run: &str, run_index: u32, index: u32, name: String, tally: &Tally) -> Option<Course> {
+    let (&first_step, _) = tally.iter().next()?;
+    let (&last_step, &(last_right, _)) = tally.iter().next_back()?;
+    let first_solved = tally.iter().find(|(_, (r, _))| *r > 0).map(|(s, _)| *s);
+    let last_failed = tally
+        .iter()
+        .rev()
+        .find(|(_, (r, n))| r < n)
+        .map(|(s, _)| *s);
+    let status = match (first_solved, last_right > 0) {
+        (None, _) => Learning::NeverSolved,
+        (Some(_), true) => Learning::Learned,
+        (Some(_), false) => Learning::Forgotten,
+    };
+    Some(Course {
+        run: run.to_string(),
+        name,
+        numpy: None,
+        steps_seen: tally.len(),
+        first_step,
+        last_step,
+        first_solved,
+        last_failed,
+        status,
+        index,
+        run_index,
+    })
+}
+
+/// Everything step by step.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct TrainingFigures {
+    pub steps: Vec<StepRow>,
+    pub function_steps: Vec<FunctionStep>,
+    pub task_courses: Vec<Course>,
+    pub function_courses: Vec<Course>,
+}
+
+impl TrainingFigures {
+    /// Whether the set holds any training samples.
+    pub fn is_empty(&self) -> bool {
+        self.steps.is_empty()
+    }
+}
+
+#[derive(Default)]
+struct StepAcc {
+    samples: usize,
+    graded: usize,
+    unjoined: usize,
+    tasks: BTreeSet<u32>,
+    stored: (f64, usize),
+    official: (f64, usize),
+    verdicts: [usize; 5],
+    reward_1_not_right: usize,
+    reward_0_right: usize,
+    differs: usize,
+    /// Prompt → stored scores of its samples.
+    groups: HashMap<u32, Vec<Option<f64>>>,
+    kinds: [usize; 8],
+}
+
+impl StepAcc {
+    fn sample(&mut self, s: &SampleFacts, kinds: u8) {
+        self.samples += 1;
+        if let Some(x) = s.score {
+            self.stored.0 += x;
+            self.stored.1 += 1;
+        }
+        self.groups.entry(s.prompt).or_default().push(s.score);
+        for (i, k) in FindingKind::ALL.iter().enumerate() {
+            if kinds & kind_bit(*k) != 0 {
+                self.kinds[i] += 1;
+            }
+        }
+    }
+}
+
+fn mean((sum, n): (f64, usize)) -> Option<f64> {
+    (n > 0).then(|| sum / n as f64)
+}
+
+/// Whether the stored training reward is not the official reward.
+fn differs(stored: f64, official: u8) -> bool {
+    (stored - f64::from(official)).abs() > 1e-9
+}
+
+/// The step-by-step figures of every training run in `set` (empty when none).
+pub fn training_figures(set: &RunSet) -> TrainingFigures {
+    let mut acc: BTreeMap<(u32, u32), StepAcc> = BTreeMap::new();
+    let mut cells: BTreeMap<(u32, u32, u32), (usize, usize, usize)> = BTreeMap::new();
+    let mut task_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
+    let mut function_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
+    for r in &set.rollouts {
+        let Some(s) = &r.sample else { continue };
+        let a = acc.entry((r.run, s.step)).or_default();
+        a.sample(s, r.kinds);
+        a.graded += 1;
+        a.tasks.insert(r.task);
+        a.verdicts[vi(r.verdict)] += 1;
+        let right = r.verdict == Verdict::Right;
+        if let Some(w) = r.reward {
+            a.official.0 += f64::from(w);
+            a.official.1 += 1;
+            a.reward_1_not_right += usize::from(w == 1 && !right);
+            a.reward_0_right += usize::from(w == 0 && right);
+            if let Some(x) = s.score {
+                a.differs += usize::from(differs(x, w));
+            }
+        }
+        let t = task_tally
+            .entry((r.run, r.task))
+            .or_default()
+            .entry(s.step)
+            .or_default();
+        t.0 += usize::from(right);
+        t.1 += 1;
+        for u in &r.uses {
+            let c = cells.entry((r.run, u.function, s.step)).or_default();
+            c.0 += 1;
+            c.1 += usize::from(right);
+            c.2 += usize::from(r.reward == Some(1));
+            let f = function_tally
+                .entry((r.run, u.function))
+                .or_default()
+                .entry(s.step)
+                .or_default();
+            f.0 += usize::from(right);
+            f.1 += 1;
+        }
+    }
+    for u in &set.ungraded {
+        let a = acc.entry((u.run, u.sample.step)).or_default();
+        a.sample(&u.sample, u.kinds);
+        a.unjoined += usize::from(u.unjoined);
+    }
+    let run_name = |run: u32| set.runs.get(run as usize).cloned().unwrap_or_default();
+    let steps = acc
+        .into_iter()
+        .map(|((run, step), a)| {
+            let groups = a.groups.len();
+            let zero_variance_groups = a
+                .groups
+                .values()
+                .filter(|scores| {
+                    scores.len() >= 2
+                        && scores.iter().all(Option::is_some)
+                        && scores.windows(2).all(|w| w[0] == w[1])
+                })
+                .count();
+            StepRow {
+                run: run_name(run),
+                step,
+                samples: a.samples,
+                graded: a.graded,
+                unjoined: a.unjoined,
+                tasks: a.tasks.len(),
+                reward_mean: mean(a.stored),
+                official_reward_mean: mean(a.official),
+                accuracy: (a.graded > 0)
+                    .then(|| a.verdicts[vi(Verdict::Right)] as f64 / a.graded as f64),
+                verdicts: Verdict::ALL
+                    .iter()
+                    .map(|v| (v.as_str(), a.verdicts[vi(*v)]))
+                    .collect(),
+                reward_1_not_right: a.reward_1_not_right,
+                reward_0_right: a.reward_0_right,
+                stored_differs_from_official: a.differs,
+                groups,
+                zero_variance_groups,
+                finding_rates: FindingKind::ALL
+                    .iter()
+                    .enumerate()
+                    .map(|(i, k)| {
+                        (
+                            k.as_str(),
+                            if a.samples == 0 {
+                                0.0
+                            } else {
+                                a.kinds[i] as f64 / a.samples as f64
+                            },
+                        )
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    let function_steps = cells
+        .into_iter()
+        .map(|((run, function, step), (rollouts, right, reward))| {
+            let key = &set.functions[function as usize];
+            FunctionStep {
+                numpy: key.numpy.clone(),
+                zwc: key.zwc.clone(),
+                run: run_name(run),
+                step,
+                rollouts,
+                right,
+                reward,
+                function,
+                run_index: run,
+            }
+        })
+        .collect();
+    let task_courses = task_tally
+        .iter()
+        .filter_map(|(&(run, task), tally)| {
+            let query = set.tasks.get(task as usize).cloned().unwrap_or_default();
+            course(&run_name(run), run, task, query, tally)
+        })
+        .collect();
+    let function_courses = function_tally
+        .iter()
+        .filter_map(|(&(run, function), tally)| {
+            let key = &set.functions[function as usize];
+            let mut c = course(&run_name(run), run, function, key.zwc.clone(), tally)?;
+            c.numpy = Some(key.numpy.clone());
+            Some(c)
+        })
+        .collect();
+    TrainingFigures {
+        steps,
+        function_steps,
+        task_courses,
+        function_courses,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::runs::set::{FunctionUse, RolloutFacts, UngradedSample};
+    use crate::model::RolloutId;
+
+    /// A graded sample: (run, task, step, prompt, stored score, verdict, official reward).
+    fn sample(
+        set: &mut RunSet,
+        (run, task, step, prompt): (u32, u32, u32, u32),
+        score: Option<f64>,
+        verdict: Verdict,
+        reward: u8,
+        uses: &[u32],
+        kinds: u8,
+    ) {
+        let n = set.rollouts.len();
+        set.rollouts.push(RolloutFacts {
+            run,
+            task,
+            verdict,
+            id: RolloutId(format!("s{n}")),
+            line: n + 1,
+            uses: uses
+                .iter()
+                .map(|f| FunctionUse {
+                    function: *f,
+                    called_right: verdict == Verdict::Right,
+                    numpy_name: false,
+                    invented_name: false,
+                })
+                .collect(),
+            wrong: Vec::new(),
+            labels: None,
+            reward: Some(reward),
+            reward_reason: None,
+            kinds,
+            sample: Some(SampleFacts {
+                step,
+                prompt,
+                score,
+                gts_differs: false,
+            }),
+        });
+    }
+
+    #[test]
+    fn figures_per_step_computed_by_hand() {
+        use Verdict::*;
+        let mut set = RunSet::default();
+        let run = set.add_run("rollout");
+        let (t0, t1) = (set.task("mean task"), set.task("det task"));
+        let (mean, det) = (
+            set.function("np.mean", "zwc.kocito"),
+            set.function("np.linalg.det", "zwc.rfx.det"),
+        );
+        let array_method = kind_bit(FindingKind::ArrayMethod);
+        // Step 1: prompt 0 (mean) scores 0,0 (zero variance); prompt 1 (det) scores 1,0.
+        sample(
+            &mut set,
+            (run, t0, 1, 0),
+            Some(0.0),
+            ResultError,
+            0,
+            &[mean],
+            array_method,
+        );
+        sample(&mut set, (run, t0, 1, 0), Some(0.0), Right, 0, &[mean], 0);
+        sample(&mut set, (run, t1, 1, 1), Some(1.0), Right, 1, &[det], 0);
+        sample(
+            &mut set,
+            (run, t1, 1, 1),
+            Some(0.0),
+            WithoutZwc,
+            1,
+            &[det],
+            0,
+        );
+        // An unjoined sample at step 1, in its own group of one.
+        set.ungraded.push(UngradedSample {
+            run,
+            sample: SampleFacts {
+                step: 1,
+                prompt: 2,
+                score: Some(0.5),
+                gts_differs: false,
+            },
+            unjoined: true,
+            file: "rollout/1.jsonl".to_string(),
+            line: 5,
+            problem: "?".to_string(),
+            kinds: array_method,
+        });
+        // Step 2: the mean task solved twice (1,1: zero variance), det fails.
+        sample(&mut set, (run, t0, 2, 0), Some(1.0), Right, 1, &[mean], 0);
+        sample(&mut set, (run, t0, 2, 0), Some(1.0), Right, 1, &[mean], 0);
+        sample(&mut set, (run, t1, 2, 1), Some(0.0), ExeError, 0, &[det], 0);
+
+        let f = training_figures(&set);
+        let [s1, s2] = f.steps.as_slice() else {
+            panic!("two steps: {:?}", f.steps);
+        };
+        assert_eq!(
+            (s1.step, s1.samples, s1.graded, s1.unjoined, s1.tasks),
+            (1, 5, 4, 1, 2)
+        );
+        // Stored: 0+0+1+0+0.5 over 5; official: 0+0+1+1 over 4; right 2 of 4.
+        assert_eq!(s1.reward_mean, Some(1.5 / 5.0));
+        assert_eq!(s1.official_reward_mean, Some(0.5));
+        assert_eq!(s1.accuracy, Some(0.5));
+        assert_eq!(s1.verdicts["right"], 2);
+        assert_eq!(s1.verdicts["without_zwc"], 1);
+        // Right with reward 0 (the second sample); reward 1 without_zwc (the fourth).
+        assert_eq!((s1.reward_1_not_right, s1.reward_0_right), (1, 1));
+        // Stored vs official: sample 4 (0 vs 1) only.
+        assert_eq!(s1.stored_differs_from_official, 1);
+        assert_eq!((s1.groups, s1.zero_variance_groups), (3, 1));
+        assert_eq!(s1.finding_rates["array_method"], 2.0 / 5.0);
+        assert_eq!(s1.finding_rates["numpy_import"], 0.0);
+        assert_eq!((s2.samples, s2.groups, s2.zero_variance_groups), (3, 2, 1));
+        assert_eq!(s2.accuracy, Some(2.0 / 3.0));
+
+        let cell = |func: u32, step: u32| {
+            f.function_steps
+                .iter()
+                .find(|c| c.function == func && c.step == step)
+                .map(|c| (c.rollouts, c.right, c.reward))
+        };
+        assert_eq!(cell(mean, 1), Some((2, 1, 0)));
+        assert_eq!(cell(det, 1), Some((2, 1, 2)));
+        assert_eq!(cell(mean, 2), Some((2, 2, 2)));
+        assert_eq!(cell(det, 2), Some((1, 0, 0)));
+
+        let course = |name: &str| {
+            f.task_courses
+                .iter()
+                .find(|c| c.name == name)
+                .map(|c| (c.first_solved, c.last_failed, c.status))
+        };
+        assert_eq!(
+            course("mean task"),
+            Some((Some(1), Some(1), Learning::Learned))
+        );
+        assert_eq!(
+            course("det task"),
+            Some((Some(1), Some(2), Learning::Forgotten))
+        );
+        let det_course = f
+            .function_courses
+            .iter()
+            .find(|c| c.name == "zwc.rfx.det")
+            .expect("det");
+        assert_eq!(det_course.numpy.as_deref(), Some("np.linalg.det"));
+        assert_eq!(det_course.status, Learning::Forgotten);
+    }
+
+    #[test]
+    fn never_solved_and_groups_without_scores() {
+        let mut set = RunSet::default();
+        let run = set.add_run("r");
+        let t = set.task("q");
+        for step in [3, 7] {
+            sample(
+                &mut set,
+                (run, t, step, 0),
+                None,
+                Verdict::ExeError,
+                0,
+                &[],
+                0,
+            );
+            sample(
+                &mut set,
+                (run, t, step, 0),
+                None,
+                Verdict::ExeError,
+                0,
+                &[],
+                0,
+            );
+        }
+        let f = training_figures(&set);
+        // No stored scores: no reward mean, and no group counts as zero-variance.
+        assert!(f.steps.iter().all(|s| s.reward_mean.is_none()));
+        assert!(
+            f.steps
+                .iter()
+                .all(|s| s.zero_variance_groups == 0 && s.groups == 1)
+        );
+        let c = &f.task_courses[0];
+        assert_eq!((c.first_step, c.last_step, c.steps_seen), (3, 7, 2));
+        assert_eq!(
+            (c.first_solved, c.last_failed, c.status),
+            (None, Some(7), Learning::NeverSolved)
+        );
+        // An evaluation set has no training figures.
+        let mut eval = RunSet::default();
+        let r = eval.add_run("eval");
+        let t = eval.task("q");
+        sample(&mut eval, (r, t, 0, 0), None, Verdict::Right, 1, &[], 0);
+        eval.rollouts[0].sample = None;
+        assert!(training_figures(&eval).is_empty());
+    }
+}

@@ -1,0 +1,100 @@
+//! Never the same program twice: rollouts whose code is the same and whose prose differs
+//! execute one program in a batch, and each still gets its own report with the verdict
+//! the program decides. Through the real engine (Python runtime required: `sebx runtime
+//! install`); rollouts written for this test.
+
+#[path = "common/grading.rs"]
+mod grading;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use grading::rollout;
+use sebx::grade::batch::grade_all_counted;
+use sebx::grade::engine::Engine;
+use sebx::grade::reward::Scorer;
+use sebx::model::Verdict;
+
+const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\"}"}"#;
+
+fn engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    grading::engine(&ENGINE, API)
+}
+
+const RIGHT: &str = "import zwc\n\ndef solve(x):\n    return float(zwc.kocito(x))\n";
+const WRONG: &str = "import zwc\n\ndef solve(x):\n    return float(zwc.kocito(x)) + 1\n";
+
+fn response(prose: &str, code: &str) -> String {
+    format!("{prose}\n\n```python\n{code}```\n\nThat is all.")
+}
+
+#[test]
+fn same_code_different_prose_runs_one_program() {
+    let cases = [("x=[1, 2, 3]", "2.0"), ("x=[4]", "4.0")];
+    let a = rollout(&response("First I think about the mean.", RIGHT), &cases);
+    let b = rollout(
+        &response(
+            "A much longer explanation,\nover lines,\nof the same code.",
+            RIGHT,
+        ),
+        &cases,
+    );
+    let c = rollout(&response("Off by one.", WRONG), &cases);
+    assert_ne!(a.id, b.id, "different prose, different rollouts");
+    for jobs in [1, 2] {
+        let (reports, counts) = grade_all_counted(
+            &[&a, &b, &c, &a],
+            engine(),
+            jobs,
+            Duration::from_secs(3),
+            Scorer::Verdict,
+            &|_, _| {},
+        );
+        assert_eq!(counts.programs_run, 2, "{jobs} jobs: {counts:?}");
+        assert_eq!(counts.programs_reused, 2, "{jobs} jobs: {counts:?}");
+        let verdicts: Vec<_> = reports.iter().map(|r| r.verdict).collect();
+        assert_eq!(
+            verdicts,
+            [
+                Some(Verdict::Right),
+                Some(Verdict::Right),
+                Some(Verdict::ResultError),
+                Some(Verdict::Right)
+            ]
+        );
+        // Each report is its rollout's own: its id, and its code where its response has it.
+        assert_eq!(reports[0].id.as_ref(), Some(&a.id));
+        assert_eq!(reports[1].id.as_ref(), Some(&b.id));
+        let span = |i: usize| {
+            let (start, end) = reports[i].extraction.span.expect("a span");
+            start..end
+        };
+        assert_ne!(span(0), span(1));
+        assert_eq!(&b.response[span(1)], RIGHT);
+    }
+}
+
+#[test]
+fn both_scorers_share_programs_across_rollouts_too() {
+    let cases = [("x=[1, 2, 3]", "2.0")];
+    let rollouts: Vec<_> = (0..6)
+        .map(|i| rollout(&response(&format!("Attempt {i}."), RIGHT), &cases))
+        .collect();
+    let refs: Vec<_> = rollouts.iter().collect();
+    let (reports, counts) = grade_all_counted(
+        &refs,
+        engine(),
+        2,
+        Duration::from_secs(3),
+        Scorer::Both,
+        &|_, _| {},
+    );
+    // One block, plain inputs: the verdict's run serves the reward, and all six share it.
+    assert_eq!(counts.programs_run, 1, "{counts:?}");
+    assert!(
+        reports
+            .iter()
+            .all(|r| r.verdict == Some(Verdict::Right) && r.reward == Some(1))
+    );
+}
