@@ -23,6 +23,7 @@ use crate::grade::reruns::{RERUNS_SUFFIX, RerunStore};
 use crate::grade::score_cache::ScoreCache;
 use crate::model::files::{FileKind, classify_file};
 use crate::model::sidecar::sidecar_path;
+use crate::model::verl::{DumpRun, find_runs};
 use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
 
 /// Where a rollout's verdict came from, in order of precedence (the first wins).
@@ -111,6 +112,8 @@ pub struct RunInput {
     pub path: PathBuf,
     /// The official correct-trajectories file: every rollout in it is `right`.
     pub correct: bool,
+    /// A training run (a folder of verl step dumps, `path` its folder).
+    pub dump: Option<DumpRun>,
 }
 
 /// The command line's paths, by kind.
@@ -130,6 +133,21 @@ pub struct Inputs {
 pub fn classify_inputs(files: &[PathBuf], correct: &[PathBuf]) -> Result<Inputs> {
     let mut inputs = Inputs::default();
     for f in files {
+        // A folder of verl step dumps (or of such folders, or `folder@step`): training runs.
+        if let Some(runs) = find_runs(f)? {
+            inputs.runs.extend(runs.into_iter().map(|run| RunInput {
+                path: run.dir.clone(),
+                correct: false,
+                dump: Some(run),
+            }));
+            continue;
+        }
+        if f.is_dir() {
+            bail!(
+                "{} is a folder without training-run step files ({{step}}.jsonl); name the rollout files in it",
+                f.display()
+            );
+        }
         if !f.is_file() {
             bail!("no such file: {}", f.display());
         }
@@ -145,6 +163,7 @@ pub fn classify_inputs(files: &[PathBuf], correct: &[PathBuf]) -> Result<Inputs>
             FileKind::Rollouts | FileKind::CorrectTrajectories => inputs.runs.push(RunInput {
                 path: f.clone(),
                 correct: kind == FileKind::CorrectTrajectories,
+                dump: None,
             }),
             FileKind::Reports => inputs.reports.push(f.clone()),
             FileKind::Dataset => inputs.datasets.push(f.clone()),

@@ -4,20 +4,24 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::grade::batch::grade_all_scored;
+use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
+use crate::grade::batch::{grade_all_counted, grade_all_scored};
 use crate::grade::engine::Engine;
 use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
 use crate::grade::reward::Scorer;
-use crate::grade::runs::RunSet;
+use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
+use crate::model::bounded::Bounded;
 use crate::model::discovery::discover;
 use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::taxonomy::Taxonomy;
-use crate::model::{ApiMap, LoadedFile, Rollout};
+use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, SampleMeta, load_step_files};
+use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
 use super::InputArgs;
 
@@ -76,6 +80,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         .iter()
         .map(|r| (r.path.clone(), r.correct))
         .collect();
+    let dumps: Vec<Option<&DumpRun>> = inputs.runs.iter().map(|r| r.dump.as_ref()).collect();
     if run_files.is_empty() {
         bail!("no rollout file among the inputs (a rollout file is one run)");
     }
@@ -108,9 +113,19 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     }
 
     let mut loaded_files: Vec<(LoadedFile, bool)> = Vec::new();
-    for (path, correct) in &run_files {
-        let loaded =
-            load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let join = dumps
+        .iter()
+        .any(Option::is_some)
+        .then(|| JoinIndex::new(&dataset));
+    if join.as_ref().is_some_and(JoinIndex::is_empty) {
+        notes.push("no dataset (pass --dataset FILE, e.g. datasets/train/train.jsonl): the samples of training runs cannot be joined to their tasks, so they have no test cases and are not graded".to_string());
+    }
+    for ((path, correct), dump) in run_files.iter().zip(&dumps) {
+        let loaded = match (dump, &join) {
+            (Some(run), Some(join)) => read_dump(run, join, &dataset, input.quiet)?,
+            _ => load_rollout_file(path)
+                .with_context(|| format!("cannot read {}", path.display()))?,
+        };
         for issue in &loaded.issues {
             eprintln!("warning: {issue}");
         }
@@ -143,6 +158,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 .enumerate()
                 .filter(|(_, v)| v.is_none())
                 .map(move |(i, _)| (f, i))
+                .filter(|&(f, i)| gradable(&loaded_files[f].0.rollouts[i]))
         })
         .collect();
     if !missing.is_empty() {
@@ -169,9 +185,10 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         let progress = bar(input.quiet, todo.len(), "grading");
         let timeout = input.timeout;
         // Both official scorers: the reward is shown beside accuracy.
-        let reports = grade_all_scored(&todo, &engine, jobs, timeout, Scorer::Both, &|n, _| {
-            progress.set_position(n as u64)
-        });
+        let (reports, counts) =
+            grade_all_counted(&todo, &engine, jobs, timeout, Scorer::Both, &|n, _| {
+                progress.set_position(n as u64)
+            });
         if let Some(cache) = &cache {
             for (rollout, report) in todo.iter().zip(&reports) {
                 // A cache that cannot be written only costs a regrade next time.
@@ -184,7 +201,12 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             verdicts[f][i] = Resolved::of_report(report, VerdictSource::Graded);
             failed += usize::from(report.verdict.is_none());
         }
-        notes.push(format!("graded {} rollouts without a verdict", todo.len()));
+        notes.push(format!(
+            "graded {} rollouts without a verdict ({} programs executed; {} shared with an identical program)",
+            todo.len(),
+            counts.programs_run,
+            counts.programs_reused
+        ));
         if failed > 0 {
             notes.push(format!(
                 "{failed} rollouts could not be graded and are left out"
@@ -192,12 +214,21 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
     }
 
+    reward_with_gts(&loaded_files, &mut verdicts, &api, input, &mut notes)?;
+
     let total: usize = loaded_files.iter().map(|(f, _)| f.rollouts.len()).sum();
     let progress = bar(input.quiet || total < 2000, total, "analyzing");
+    // Samples of a training run repeat code: one analysis per (task, code).
+    let mut analyses: Bounded<(usize, String), Analysis> = Bounded::new(4096);
     let mut set = RunSet::default();
     let mut runs = Vec::new();
-    for (((path, _), (file, _)), vs) in run_files.iter().zip(&loaded_files).zip(&verdicts) {
-        let name = run_name(path);
+    for ((((path, _), (file, _)), vs), dump) in run_files
+        .iter()
+        .zip(&loaded_files)
+        .zip(&verdicts)
+        .zip(&dumps)
+    {
+        let name = dump.map_or_else(|| run_name(path), |d| d.name.clone());
         let run = set.add_run(&name);
         let (store, issues) = LabelStore::open(path)
             .with_context(|| format!("cannot read the labels of {}", path.display()))?;
@@ -219,7 +250,18 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             .unwrap_or_default();
         for (r, v) in file.rollouts.iter().zip(vs) {
             progress.inc(1);
-            let Some(known) = v else { continue };
+            let Some(known) = v else {
+                if let Some(meta) = r.sample.as_deref() {
+                    // A training sample without a verdict is counted, never dropped.
+                    let kinds = if api.is_empty() {
+                        0
+                    } else {
+                        kinds_of(&analyze_rollout(r, &api, None))
+                    };
+                    set.ungraded.push(ungraded(run, r, meta, kinds));
+                }
+                continue;
+            };
             let v = &known.verdict;
             let labels = annotator
                 .as_deref()
@@ -227,10 +269,29 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 .map(|rec| rec.categories.iter().map(|c| c.0.clone()).collect());
             if api.is_empty() {
                 set.add_bare(run, r, *v, labels);
+            } else if r.sample.is_some() {
+                let item = dataset.get(&r.query);
+                let key = (Arc::as_ptr(&r.query) as *const u8 as usize, code_of(r));
+                if analyses.get(&key).is_none() {
+                    analyses.insert(key.clone(), analyze_rollout(r, &api, item));
+                }
+                if let Some(analysis) = analyses.peek(&key) {
+                    let selected = item
+                        .map(|i| i.selected_functions.as_slice())
+                        .filter(|s| !s.is_empty())
+                        .unwrap_or(&r.selected_functions);
+                    set.add_analyzed(run, &r.query, *v, analysis, &api, selected, labels);
+                    // The analysis may be another sample's with the same code.
+                    if let Some(last) = set.rollouts.last_mut() {
+                        last.id = r.id.clone();
+                        last.line = r.line;
+                    }
+                }
             } else {
                 set.add_rollout(run, r, *v, &api, dataset.get(&r.query), labels);
             }
             set.set_last_reward(known.reward, known.reason);
+            set.set_last_sample(r.sample.as_deref().map(sample_facts));
         }
         runs.push(LoadedRun {
             path: path.clone(),
@@ -240,6 +301,14 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         });
     }
     progress.finish_and_clear();
+    if !set.unknown_selected.is_empty() {
+        let names: Vec<&str> = set.unknown_selected.iter().map(String::as_str).collect();
+        notes.push(format!(
+            "{} selected functions are not in the API doc and have no row in the map: {}",
+            names.len(),
+            names.join(", ")
+        ));
+    }
     let rewarded = set.rollouts.iter().filter(|r| r.reward.is_some()).count();
     if rewarded > 0 && rewarded < set.rollouts.len() {
         notes.push(format!(
@@ -248,4 +317,129 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         ));
     }
     Ok(Loaded { set, runs, notes })
+}
+
+/// Whether a rollout can be graded: a training sample joined to no task has no test cases.
+fn gradable(r: &Rollout) -> bool {
+    r.sample
+        .as_deref()
+        .is_none_or(|m| m.joined != JoinedBy::Unjoined)
+}
+
+/// The code the verdict grades ("" when none).
+fn code_of(r: &Rollout) -> String {
+    extract_last_python_block(&r.response)
+        .map(|b| b.code)
+        .unwrap_or_default()
+}
+
+fn sample_facts(m: &SampleMeta) -> SampleFacts {
+    SampleFacts {
+        step: m.step,
+        prompt: m.prompt,
+        score: m.score,
+        gts_differs: m.gts_differs.is_some(),
+    }
+}
+
+fn ungraded(run: u32, r: &Rollout, m: &SampleMeta, kinds: u8) -> UngradedSample {
+    UngradedSample {
+        run,
+        sample: sample_facts(m),
+        unjoined: m.joined == JoinedBy::Unjoined,
+        file: r.source.display().to_string(),
+        line: r.line,
+        problem: crate::grade::runs::short_query(&r.query, 80),
+        kinds,
+    }
+}
+
+/// Reads a training run's step files, with a progress bar over their bytes.
+fn read_dump(
+    run: &DumpRun,
+    join: &JoinIndex,
+    dataset: &Dataset,
+    quiet: bool,
+) -> Result<LoadedFile> {
+    let progress = if quiet || run.bytes() < 64 << 20 {
+        ProgressBar::hidden()
+    } else {
+        let bar = ProgressBar::new(run.bytes());
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "reading {} {{bar:40}} {{bytes}}/{{total_bytes}} [{{elapsed_precise}}]",
+                run.name
+            ))
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    };
+    let got = load_step_files(run, join, dataset, &|bytes| progress.inc(bytes))
+        .with_context(|| format!("cannot read the training run {}", run.dir.display()))?;
+    progress.finish_and_clear();
+    Ok(LoadedFile {
+        rollouts: got.rollouts,
+        issues: got.issues,
+        lines: got.lines,
+    })
+}
+
+/// The official RL reward of the samples whose `gts` is not their task's expected result:
+/// training compared with the `gts`, so the reward is recomputed against it (the verdict
+/// stays the task's).
+fn reward_with_gts(
+    files: &[(LoadedFile, bool)],
+    verdicts: &mut [Vec<Option<Resolved>>],
+    api: &ApiMap,
+    input: &InputArgs,
+    notes: &mut Vec<String>,
+) -> Result<()> {
+    let mut todo: Vec<(usize, usize, Rollout)> = Vec::new();
+    for (f, (file, _)) in files.iter().enumerate() {
+        for (i, r) in file.rollouts.iter().enumerate() {
+            let Some(gts) = r.sample.as_deref().and_then(|m| m.gts_differs.clone()) else {
+                continue;
+            };
+            if verdicts[f][i].is_some() {
+                let mut with_gts = r.clone();
+                with_gts.right_exe_result = gts;
+                todo.push((f, i, with_gts));
+            }
+        }
+    }
+    if todo.is_empty() {
+        return Ok(());
+    }
+    notes.push(if todo.len() == 1 {
+        "1 sample has a `gts` that is not its task's right_exe_result; its official reward is computed against the `gts`, as in training".to_string()
+    } else {
+        format!(
+            "{} samples have a `gts` that is not their task's right_exe_result; their official reward is computed against the `gts`, as in training",
+            todo.len()
+        )
+    });
+    if api.is_empty() {
+        return Ok(());
+    }
+    let jobs = input
+        .jobs
+        .unwrap_or_else(crate::cli::grade::default_jobs)
+        .max(1);
+    let engine = Engine::start(api, jobs).context("the grader cannot start")?;
+    let refs: Vec<&Rollout> = todo.iter().map(|(_, _, r)| r).collect();
+    let reports = grade_all_scored(
+        &refs,
+        &engine,
+        jobs,
+        input.timeout,
+        Scorer::Reward,
+        &|_, _| {},
+    );
+    for ((f, i, _), report) in todo.iter().zip(&reports) {
+        if let Some(v) = verdicts[*f][*i].as_mut() {
+            v.reward = report.reward;
+            v.reason = None;
+        }
+    }
+    Ok(())
 }

@@ -8,6 +8,7 @@
 pub mod load;
 pub mod render;
 pub mod report;
+pub mod training;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -53,6 +54,14 @@ pub enum By {
     Finding,
     /// Hand-label categories: counts and prevalence among failures.
     Category,
+    /// Training runs, one row per step: samples, rewards (stored and official), accuracy,
+    /// disagreements, zero-advantage groups, finding rates; and the unjoined samples.
+    Step,
+    /// Training runs: accuracy per zwc function and step (CSV: one row per cell).
+    Heatmap,
+    /// Training runs: when each task and function was first solved, last failed, and
+    /// whether it ended learned, forgotten or never solved.
+    Course,
 }
 
 /// Inputs shared by `sebx stats` and `sebx compare`.
@@ -170,6 +179,16 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
         args.by.clone()
     } else if args.format == Format::Csv {
         vec![By::Run]
+    } else if report.training.is_some() {
+        vec![
+            By::Run,
+            By::Step,
+            By::Heatmap,
+            By::Course,
+            By::Function,
+            By::Finding,
+            By::Category,
+        ]
     } else {
         vec![By::Run, By::Function, By::Finding, By::Category]
     };

@@ -13,7 +13,7 @@ use crate::grade::runs::{
 use crate::model::Verdict;
 
 use super::report::{CompareReport, FunctionReport, LabelReport, RunReport, StatsReport, TaskRow};
-use super::{By, Format};
+use super::{By, Format, training};
 use crate::cli::charts;
 use crate::cli::labels::csv_table;
 
@@ -28,7 +28,7 @@ pub struct Table {
 }
 
 impl Table {
-    fn new(title: &str, headers: &[(&str, bool)]) -> Table {
+    pub(super) fn new(title: &str, headers: &[(&str, bool)]) -> Table {
         Table {
             title: title.to_string(),
             headers: headers.iter().map(|h| h.0.to_string()).collect(),
@@ -397,7 +397,7 @@ fn label_table(labels: &[LabelReport]) -> Table {
 }
 
 /// The tables of `by`, in that order (the reward table follows the run table).
-fn stats_tables(report: &StatsReport, by: &[By], top: usize) -> Vec<Table> {
+fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<Table> {
     by.iter()
         .flat_map(|b| match b {
             By::Run => std::iter::once(run_table(&report.runs, &report.ks))
@@ -407,6 +407,36 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize) -> Vec<Table> {
             By::Task => vec![task_table(&report.tasks)],
             By::Finding => vec![wrong_table(report, top)],
             By::Category => vec![label_table(&report.labels)],
+            By::Step => report.training.as_ref().map_or_else(Vec::new, |t| {
+                let mut v = vec![training::step_table(&t.figures.steps, csv)];
+                if !t.unjoined.is_empty() {
+                    v.push(training::unjoined_table(&t.unjoined, top));
+                }
+                v
+            }),
+            By::Heatmap => report.training.as_ref().map_or_else(Vec::new, |t| {
+                if csv {
+                    vec![training::function_step_table(&t.figures.function_steps)]
+                } else {
+                    training::heat_tables(&t.figures)
+                }
+            }),
+            By::Course => report.training.as_ref().map_or_else(Vec::new, |t| {
+                vec![
+                    training::course_table(
+                        "Tasks over training: first step solved, last step failed, where each ended",
+                        &t.figures.task_courses,
+                        false,
+                        top,
+                    ),
+                    training::course_table(
+                        "zwc functions over training",
+                        &t.figures.function_courses,
+                        true,
+                        top,
+                    ),
+                ]
+            }),
         })
         .collect()
 }
@@ -483,6 +513,26 @@ fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
         s.push('\n');
         s.push_str(&wrong_table(report, top).text());
     }
+    if let Some(t) = &report.training {
+        let tables = stats_tables(
+            report,
+            &[By::Step, By::Heatmap, By::Course]
+                .into_iter()
+                .filter(|b| by.contains(b))
+                .collect::<Vec<_>>(),
+            top,
+            false,
+        );
+        for table in tables {
+            s.push('\n');
+            s.push_str(&table.text());
+        }
+        if by.contains(&By::Course) {
+            for line in training::course_summary(&t.figures.task_courses) {
+                s.push_str(&format!("  {line}\n"));
+            }
+        }
+    }
     if by.contains(&By::Category) {
         s.push('\n');
         s.push_str(&label_table(&report.labels).text());
@@ -508,7 +558,7 @@ pub fn render_stats(report: &StatsReport, format: Format, by: &[By], top: usize)
         Format::Json => json(report)?,
         Format::Table => stats_text(report, by, top),
         Format::Md => {
-            let mut s = joined(&stats_tables(report, by, top), format);
+            let mut s = joined(&stats_tables(report, by, top, false), format);
             if by.contains(&By::Run) {
                 s.push_str(&format!(
                     "\nAccuracy: right / all rollouts; 95% CI: percentile bootstrap over tasks ({BOOTSTRAP_REPS} resamples, seed {}). pass@k: unbiased estimator over tasks with at least k samples.\n",
@@ -517,7 +567,7 @@ pub fn render_stats(report: &StatsReport, format: Format, by: &[By], top: usize)
             }
             s
         }
-        Format::Csv => joined(&stats_tables(report, by, 0), format),
+        Format::Csv => joined(&stats_tables(report, by, 0, true), format),
     })
 }
 

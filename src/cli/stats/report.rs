@@ -33,6 +33,10 @@ pub struct StatsReport {
     /// Samples and right per (run, task), run by run, tasks in first-seen order.
     #[serde(skip)]
     pub tasks: Vec<TaskRow>,
+    /// Training runs step by step (`steps`, `function_steps`, `task_courses`,
+    /// `function_courses`, `unjoined`); absent when no input is a training run.
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    pub training: Option<super::training::TrainingReport>,
 }
 
 /// One run's figures.
@@ -161,6 +165,7 @@ pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u6
         ks,
         seed,
         tasks,
+        training: super::training::training_report(set),
     }
 }
 

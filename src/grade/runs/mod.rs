@@ -46,7 +46,10 @@ pub use statistics::{
     PairedTest, PassAtK, bootstrap_accuracy_ci, mcnemar_exact_p, pass_at_k, pass_at_k_over,
     sign_flip_test, wilson_ci95,
 };
-pub use steps::{Course, FunctionStep, Learning, StepRow, TrainingFigures, training_figures};
+pub use steps::{
+    Course, FunctionStep, HeatMap, Learning, StepRow, TrainingFigures, heat_map, step_bins,
+    training_figures,
+};
 pub use text::{fmt_p, interval, pass_value, pct, short_query, top_names};
 pub use wrong_names::{WrongNameRow, wrong_names};
 

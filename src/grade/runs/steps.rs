@@ -149,6 +149,9 @@ fn course(run: &str, run_index: u32, index: u32, name: String, tally: &Tally) ->
 /// Everything step by step.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct TrainingFigures {
+    /// Every run's name, by run index (training or not).
+    #[serde(skip)]
+    pub run_names: Vec<String>,
     pub steps: Vec<StepRow>,
     pub function_steps: Vec<FunctionStep>,
     pub task_courses: Vec<Course>,
@@ -338,10 +341,103 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
         })
         .collect();
     TrainingFigures {
+        run_names: set.runs.clone(),
         steps,
         function_steps,
         task_courses,
         function_courses,
+    }
+}
+
+/// The heat map of one run: zwc functions (rows, by NumPy name) × step ranges (columns,
+/// at most `max_cols`: consecutive steps are binned when there are more).
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeatMap {
+    pub run: u32,
+    /// (function index, zwc name, NumPy name).
+    pub rows: Vec<(u32, String, String)>,
+    /// Inclusive step ranges.
+    pub bins: Vec<(u32, u32)>,
+    /// Per row, per bin: (graded samples, right).
+    pub cells: Vec<Vec<(usize, usize)>>,
+}
+
+impl HeatMap {
+    /// The accuracy of a cell, when it has samples.
+    pub fn accuracy(&self, row: usize, bin: usize) -> Option<f64> {
+        let (n, right) = *self.cells.get(row)?.get(bin)?;
+        (n > 0).then(|| right as f64 / n as f64)
+    }
+}
+
+/// Splits the sorted distinct `steps` into at most `max` consecutive ranges of near-equal
+/// size (each step alone when they fit).
+pub fn step_bins(steps: &[u32], max: usize) -> Vec<(u32, u32)> {
+    let max = max.max(1);
+    if steps.len() <= max {
+        return steps.iter().map(|s| (*s, *s)).collect();
+    }
+    (0..max)
+        .filter_map(|b| {
+            let lo = b * steps.len() / max;
+            let hi = ((b + 1) * steps.len() / max).max(lo + 1) - 1;
+            Some((*steps.get(lo)?, *steps.get(hi)?))
+        })
+        .collect()
+}
+
+/// The heat map of run `run` from its figures.
+pub fn heat_map(fig: &TrainingFigures, run: u32, max_cols: usize) -> HeatMap {
+    let cells: Vec<&FunctionStep> = fig
+        .function_steps
+        .iter()
+        .filter(|c| c.run_index == run)
+        .collect();
+    let steps: Vec<u32> = fig
+        .steps
+        .iter()
+        .filter(|s| fig.run_name_index(&s.run) == Some(run))
+        .map(|s| s.step)
+        .collect::<BTreeSet<u32>>()
+        .into_iter()
+        .collect();
+    let bins = step_bins(&steps, max_cols);
+    let mut rows: Vec<(u32, String, String)> = cells
+        .iter()
+        .map(|c| (c.function, c.zwc.clone(), c.numpy.clone()))
+        .collect::<BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    rows.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
+    rows.dedup_by_key(|r| r.0);
+    let grid = rows
+        .iter()
+        .map(|(f, _, _)| {
+            bins.iter()
+                .map(|(lo, hi)| {
+                    cells
+                        .iter()
+                        .filter(|c| c.function == *f && c.step >= *lo && c.step <= *hi)
+                        .fold((0, 0), |(n, r), c| (n + c.rollouts, r + c.right))
+                })
+                .collect()
+        })
+        .collect();
+    HeatMap {
+        run,
+        rows,
+        bins,
+        cells: grid,
+    }
+}
+
+impl TrainingFigures {
+    /// The run index of a run name, as the figures carry it.
+    fn run_name_index(&self, name: &str) -> Option<u32> {
+        self.run_names
+            .iter()
+            .position(|n| n == name)
+            .map(|i| i as u32)
     }
 }
 
@@ -499,6 +595,31 @@ mod tests {
             .expect("det");
         assert_eq!(det_course.numpy.as_deref(), Some("np.linalg.det"));
         assert_eq!(det_course.status, Learning::Forgotten);
+
+        let map = heat_map(&f, run, 10);
+        assert_eq!(map.bins, [(1, 1), (2, 2)]);
+        let names: Vec<&str> = map.rows.iter().map(|r| r.2.as_str()).collect();
+        assert_eq!(names, ["np.linalg.det", "np.mean"]);
+        assert_eq!(map.accuracy(0, 0), Some(0.5));
+        assert_eq!(map.accuracy(0, 1), Some(0.0));
+        assert_eq!(map.accuracy(1, 1), Some(1.0));
+        let one = heat_map(&f, run, 1);
+        assert_eq!(one.bins, [(1, 2)]);
+        assert_eq!(one.cells[1][0], (4, 3), "mean over both steps");
+    }
+
+    #[test]
+    fn step_bins_cover_every_step_once() {
+        let steps: Vec<u32> = (0..500).map(|s| s * 2).collect();
+        for max in [1, 7, 12, 499, 500, 600] {
+            let bins = step_bins(&steps, max);
+            assert_eq!(bins.len(), max.min(500), "{max}");
+            assert_eq!(bins[0].0, 0);
+            assert_eq!(bins.last().map(|b| b.1), Some(998));
+            for w in bins.windows(2) {
+                assert!(w[0].1 < w[1].0, "{max}: {w:?}");
+            }
+        }
     }
 
     #[test]

@@ -1,0 +1,247 @@
+//! `sebx stats` on training runs: the per-step table, the internalization heat map
+//! (functions × steps; binned to a readable width in text and Markdown, every step in CSV
+//! and JSON), when each task and function was learned or forgotten, and the samples that
+//! joined no task. The figures come from [`crate::grade::runs::steps`].
+
+use serde::Serialize;
+
+use crate::analysis::FindingKind;
+use crate::grade::runs::{
+    self, Course, FunctionStep, RunSet, StepRow, TrainingFigures, UngradedSample, heat_map, pct,
+    short_query,
+};
+
+use super::render::Table;
+
+/// Columns of the heat map in text and Markdown.
+const HEAT_COLUMNS: usize = 12;
+
+/// What `sebx stats` reports of training runs (flattened into its JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainingReport {
+    #[serde(flatten)]
+    pub figures: TrainingFigures,
+    /// Samples joined to no dataset task, with their file and line.
+    pub unjoined: Vec<UngradedSample>,
+}
+
+/// The training report of a run set (`None`: no training runs in it).
+pub fn training_report(set: &RunSet) -> Option<TrainingReport> {
+    let figures = runs::training_figures(set);
+    if figures.is_empty() {
+        return None;
+    }
+    let unjoined = set
+        .ungraded
+        .iter()
+        .filter(|u| u.unjoined)
+        .cloned()
+        .collect();
+    Some(TrainingReport { figures, unjoined })
+}
+
+fn opt_pct(x: Option<f64>) -> String {
+    x.map_or("-".into(), pct)
+}
+
+fn mean4(x: Option<f64>) -> String {
+    x.map_or("-".into(), |m| format!("{m:.3}"))
+}
+
+/// The finding kinds a step table shows in text (CSV and JSON have every kind).
+const SHOWN_KINDS: [FindingKind; 3] = [
+    FindingKind::NumpyNameOnZwc,
+    FindingKind::UnknownZwcName,
+    FindingKind::ArrayMethod,
+];
+
+/// One row per (run, step); `all_kinds` adds a column per finding kind (CSV).
+pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
+    let kinds: &[FindingKind] = if all_kinds {
+        &FindingKind::ALL
+    } else {
+        &SHOWN_KINDS
+    };
+    let mut headers: Vec<(String, bool)> = [
+        ("run", false),
+        ("step", true),
+        ("samples", true),
+        ("tasks", true),
+        ("reward_mean", true),
+        ("official_reward_mean", true),
+        ("accuracy", true),
+        ("reward_1_not_right", true),
+        ("reward_0_right", true),
+        ("stored_differs_from_official", true),
+        ("zero_variance_groups", true),
+        ("unjoined", true),
+    ]
+    .iter()
+    .map(|(h, r)| (h.to_string(), *r))
+    .collect();
+    headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let mut t = Table::new(
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; finding columns: share of samples)",
+        &h,
+    );
+    for r in rows {
+        let mut row = vec![
+            r.run.clone(),
+            r.step.to_string(),
+            r.samples.to_string(),
+            r.tasks.to_string(),
+            mean4(r.reward_mean),
+            mean4(r.official_reward_mean),
+            opt_pct(r.accuracy),
+            r.reward_1_not_right.to_string(),
+            r.reward_0_right.to_string(),
+            r.stored_differs_from_official.to_string(),
+            format!("{}/{}", r.zero_variance_groups, r.groups),
+            r.unjoined.to_string(),
+        ];
+        row.extend(
+            kinds
+                .iter()
+                .map(|k| pct(r.finding_rates.get(k.as_str()).copied().unwrap_or(0.0))),
+        );
+        t.rows.push(row);
+    }
+    t
+}
+
+/// Every heat-map cell, one row each (CSV).
+pub fn function_step_table(cells: &[FunctionStep]) -> Table {
+    let mut t = Table::new(
+        "Internalization over training: each zwc function at each step",
+        &[
+            ("numpy", false),
+            ("zwc", false),
+            ("run", false),
+            ("step", true),
+            ("rollouts", true),
+            ("right", true),
+            ("reward", true),
+            ("accuracy", true),
+        ],
+    );
+    for c in cells {
+        t.rows.push(vec![
+            c.numpy.clone(),
+            c.zwc.clone(),
+            c.run.clone(),
+            c.step.to_string(),
+            c.rollouts.to_string(),
+            c.right.to_string(),
+            c.reward.to_string(),
+            opt_pct(c.accuracy()),
+        ]);
+    }
+    t
+}
+
+/// The heat map of each training run as a table: a row per function, a column per step
+/// (or step range), accuracy in each cell.
+pub fn heat_tables(fig: &TrainingFigures) -> Vec<Table> {
+    let mut runs: Vec<u32> = fig.function_steps.iter().map(|c| c.run_index).collect();
+    runs.sort_unstable();
+    runs.dedup();
+    runs.into_iter()
+        .map(|run| {
+            let map = heat_map(fig, run, HEAT_COLUMNS);
+            let name = fig.run_names.get(run as usize).cloned().unwrap_or_default();
+            let cols: Vec<String> = map
+                .bins
+                .iter()
+                .map(|(lo, hi)| {
+                    if lo == hi {
+                        lo.to_string()
+                    } else {
+                        format!("{lo}-{hi}")
+                    }
+                })
+                .collect();
+            let mut headers: Vec<(String, bool)> =
+                vec![("function".into(), false), ("zwc".into(), false)];
+            headers.extend(cols.iter().map(|c| (c.clone(), true)));
+            let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+            let mut t = Table::new(
+                &format!("Accuracy per zwc function and step, run {name} (-: no sample)"),
+                &h,
+            );
+            for (i, (_, zwc, numpy)) in map.rows.iter().enumerate() {
+                let mut row = vec![numpy.clone(), zwc.clone()];
+                row.extend((0..map.bins.len()).map(|b| opt_pct(map.accuracy(i, b))));
+                t.rows.push(row);
+            }
+            t
+        })
+        .collect()
+}
+
+fn step_or_dash(s: Option<u32>) -> String {
+    s.map_or("-".into(), |s| s.to_string())
+}
+
+/// When each task (or function) was first solved and last failed, and where it ended.
+pub fn course_table(title: &str, courses: &[Course], functions: bool, top: usize) -> Table {
+    let mut t = Table::new(
+        title,
+        &[
+            ("run", false),
+            (if functions { "function" } else { "task" }, false),
+            ("steps", true),
+            ("first_solved", true),
+            ("last_failed", true),
+            ("status", false),
+        ],
+    );
+    let limit = if top == 0 { usize::MAX } else { top };
+    for c in courses.iter().take(limit) {
+        let name = match (&c.numpy, functions) {
+            (Some(n), true) => format!("{n} ({})", c.name),
+            _ if top == 0 => c.name.clone(),
+            _ => short_query(&c.name, 60),
+        };
+        t.rows.push(vec![
+            c.run.clone(),
+            name,
+            format!("{}-{}", c.first_step, c.last_step),
+            step_or_dash(c.first_solved),
+            step_or_dash(c.last_failed),
+            c.status.as_str().to_string(),
+        ]);
+    }
+    t
+}
+
+/// The samples joined to no task, with where they are.
+pub fn unjoined_table(rows: &[UngradedSample], top: usize) -> Table {
+    let mut t = Table::new(
+        "Samples joined to no dataset task (shown and analysed, not graded: the dump has no test cases)",
+        &[("file", false), ("line", true), ("problem", false)],
+    );
+    let limit = if top == 0 { usize::MAX } else { top };
+    for u in rows.iter().take(limit) {
+        t.rows
+            .push(vec![u.file.clone(), u.line.to_string(), u.problem.clone()]);
+    }
+    t
+}
+
+/// A one-line count of how tasks ended, per run.
+pub fn course_summary(courses: &[Course]) -> Vec<String> {
+    let mut by_run: std::collections::BTreeMap<&str, [usize; 3]> = Default::default();
+    for c in courses {
+        let e = by_run.entry(c.run.as_str()).or_default();
+        e[c.status as usize] += 1;
+    }
+    by_run
+        .into_iter()
+        .map(|(run, [learned, forgotten, never])| {
+            format!(
+                "run {run}: {learned} tasks learned, {forgotten} forgotten, {never} never solved"
+            )
+        })
+        .collect()
+}
