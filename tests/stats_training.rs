@@ -1,0 +1,408 @@
+//! `sebx stats` on a training run: a small verl dump written here (two steps, GRPO groups,
+//! think blocks, role words, a prompt with and one without the zwc docs section, a prompt
+//! joined by containment, a task missing from the dataset, a `gts` that differs), graded
+//! through the real engine (Python runtime required: `sebx runtime install`). Every figure
+//! is computed by hand in the comments.
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+use serde_json::{Value, json};
+
+const MEAN_Q: &str = "Given a list `values`, return their arithmetic mean as a float.";
+const SUM_Q: &str = "Given a list `values`, return their total as an int.";
+
+fn api_doc() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/demo/api_doc.jsonl")
+}
+
+fn dataset_line(query: &str, func: &str, cases: &[(&str, &str)]) -> String {
+    let expected: Vec<&str> = cases.iter().map(|c| c.1).collect();
+    json!({
+        "query": query,
+        "function_name": "def solve(values):",
+        "selected_functions": [func],
+        "test_cases": cases.iter().map(|(i, o)| json!({"input": i, "output": o})).collect::<Vec<_>>(),
+        "example": {"input": cases[0].0, "output": cases[0].1},
+        "right_exe_result": expected.join("#"),
+    })
+    .to_string()
+}
+
+/// An SE-Bench RL prompt (Qwen3 chat template decoded: role words stay as text).
+fn prompt(problem: &str, docs: bool) -> String {
+    let docs = if docs {
+        "### zwc Codebase Functions\n- zwc.kocito(a, axis=None): mean\n- zwc.baluvo(a): sum\n\n"
+    } else {
+        ""
+    };
+    format!(
+        "user\nSolve with zwc.\n\n{docs}### Problem\n{problem}\n\n### Test Cases\nvalues=[1, 2, 3]\n\n### Function to Complete\ndef solve(values):\nassistant\n"
+    )
+}
+
+fn code(body: &str) -> String {
+    format!("```python\nimport zwc\n\ndef solve(values):\n    {body}\n```")
+}
+
+const MEAN_RIGHT: &str = "return float(zwc.kocito(values))";
+const MEAN_NUMPY: &str = "return float(zwc.mean(values))";
+const SUM_RIGHT: &str = "return int(zwc.baluvo(values))";
+const SUM_WRONG: &str = "return int(zwc.baluvo(values)) + 1";
+
+fn sample(input: &str, output: String, gts: &str, score: f64, step: u32) -> String {
+    json!({"input": input, "output": output, "gts": gts, "score": score, "step": step,
+           "acc": score > 0.5})
+    .to_string()
+}
+
+/// Writes the dataset and the dump; returns (dataset, run folder).
+fn write_run(dir: &Path) -> (PathBuf, PathBuf) {
+    let dataset = dir.join("train.jsonl");
+    std::fs::write(
+        &dataset,
+        [
+            dataset_line(
+                MEAN_Q,
+                "mean",
+                &[("values=[1, 2, 3]", "2.0"), ("values=[4]", "4.0")],
+            ),
+            dataset_line(SUM_Q, "sum", &[("values=[1, 2]", "3"), ("values=[5]", "5")]),
+        ]
+        .join("\n"),
+    )
+    .expect("dataset");
+    let run = dir.join("exp1").join("rollout");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    let (mean_p, sum_p) = (prompt(MEAN_Q, true), prompt(SUM_Q, true));
+    // Step 1: the mean group both write `zwc.mean` (exe_error, reward 0, scores 0 and 0:
+    // zero variance); the sum group one right (reward 1) and one off by one (result_error).
+    let step1 = [
+        sample(&mean_p, code(MEAN_NUMPY), "2.0#4.0", 0.0, 1),
+        sample(
+            &mean_p,
+            format!("<think>\nmean?\n</think>\n{}", code(MEAN_NUMPY)),
+            "2.0#4.0",
+            0.0,
+            1,
+        ),
+        sample(&sum_p, code(SUM_RIGHT), "3#5", 1.0, 1),
+        sample(&sum_p, code(SUM_WRONG), "3#5", 0.0, 1),
+    ];
+    std::fs::write(run.join("1.jsonl"), step1.join("\n") + "\n").expect("step 1");
+    // Step 2, test-style prompts (no docs section):
+    let mean_t = prompt(MEAN_Q, false);
+    let first_right_last_wrong = format!(
+        "{}\n\nOr shorter:\n\n{}",
+        code(MEAN_RIGHT),
+        code(MEAN_NUMPY)
+    );
+    let stderr =
+        "import sys\n    print('debug', file=sys.stderr)\n    return float(zwc.kocito(values))";
+    let step2 = [
+        // right, reward 1, stored 1;
+        sample(
+            &mean_t,
+            format!("<think>kocito</think>\n{}", code(MEAN_RIGHT)),
+            "2.0#4.0",
+            1.0,
+            2,
+        ),
+        // first block right, last `zwc.mean`: exe_error, reward 1, stored 1;
+        sample(&mean_t, first_right_last_wrong, "2.0#4.0", 1.0, 2),
+        // right, but stderr: reward 0, stored 1 (not the official reward);
+        sample(&mean_t, code(stderr), "2.0#4.0", 1.0, 2),
+        // no `### Problem` heading: joined by containment, its own group; right, reward 1;
+        sample(
+            &format!("user\n{MEAN_Q}\nassistant\n"),
+            code(MEAN_RIGHT),
+            "2.0#4.0",
+            1.0,
+            2,
+        ),
+        // a task the dataset lacks: unjoined, not graded, `zwc.mode` (unknown name);
+        sample(
+            &prompt("Return the mode of `values`.", false),
+            code("return zwc.mode(values)"),
+            "1",
+            0.0,
+            2,
+        ),
+        // the sum task with a gts that is not its expected result: right by the verdict,
+        // reward 0 against the gts (5 is not 6), stored 0.
+        sample(&prompt(SUM_Q, false), code(SUM_RIGHT), "3#6", 0.0, 2),
+    ];
+    std::fs::write(run.join("2.jsonl"), step2.join("\n") + "\n").expect("step 2");
+    (dataset, run)
+}
+
+fn sebx(dir: &Path) -> Command {
+    let mut c = Command::cargo_bin("sebx").expect("binary");
+    c.env_remove("SEBX_API_DOC")
+        .env("SEBX_SCORE_CACHE", dir.join("cache"))
+        .current_dir(dir);
+    c
+}
+
+fn run_stats(dir: &Path, target: &Path, dataset: &Path, args: &[&str]) -> String {
+    let out = sebx(dir)
+        .arg("stats")
+        .arg(target)
+        .arg(dataset)
+        .arg("--api-doc")
+        .arg(api_doc())
+        .arg("--quiet")
+        .args(args)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn close(v: &Value, x: f64) -> bool {
+    v.as_f64().is_some_and(|y| (y - x).abs() < 1e-9)
+}
+
+#[test]
+fn every_step_figure_computed_by_hand() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    // The folder holding the run folder: each child is a run, named `exp1/rollout`.
+    let text = run_stats(
+        dir.path(),
+        &run.parent().expect("parent").to_path_buf(),
+        &dataset,
+        &["--format", "json"],
+    );
+    let report: Value = serde_json::from_str(&text).expect("json");
+    let steps = report["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2, "{report:#}");
+    let (s1, s2) = (&steps[0], &steps[1]);
+    assert_eq!(s1["run"], "exp1/rollout");
+    assert_eq!(
+        (s1["step"].as_u64(), s2["step"].as_u64()),
+        (Some(1), Some(2))
+    );
+
+    // Step 1: 4 samples, 2 tasks; stored (0+0+1+0)/4; official the same; right 1 of 4.
+    assert_eq!(s1["samples"], 4);
+    assert_eq!(s1["graded"], 4);
+    assert_eq!(s1["tasks"], 2);
+    assert!(close(&s1["reward_mean"], 0.25), "{s1}");
+    assert!(close(&s1["official_reward_mean"], 0.25), "{s1}");
+    assert!(close(&s1["accuracy"], 0.25), "{s1}");
+    assert_eq!(s1["verdicts"]["exe_error"], 2);
+    assert_eq!(s1["verdicts"]["result_error"], 1);
+    assert_eq!(s1["verdicts"]["right"], 1);
+    assert_eq!(
+        (
+            s1["reward_1_not_right"].as_u64(),
+            s1["reward_0_right"].as_u64()
+        ),
+        (Some(0), Some(0))
+    );
+    assert_eq!(s1["stored_differs_from_official"], 0);
+    // Two groups; the mean group scored 0 and 0: zero variance.
+    assert_eq!(
+        (s1["groups"].as_u64(), s1["zero_variance_groups"].as_u64()),
+        (Some(2), Some(1))
+    );
+    assert!(
+        close(&s1["finding_rates"]["numpy_name_on_zwc"], 0.5),
+        "{s1}"
+    );
+
+    // Step 2: 6 samples (5 graded, 1 unjoined); stored 4/6; official (1+1+0+1+0)/5;
+    // right: the first, third, fourth and sixth, 4 of 5.
+    assert_eq!(s2["samples"], 6);
+    assert_eq!(s2["graded"], 5);
+    assert_eq!(s2["unjoined"], 1);
+    assert_eq!(s2["tasks"], 2);
+    assert!(close(&s2["reward_mean"], 4.0 / 6.0), "{s2}");
+    assert!(close(&s2["official_reward_mean"], 0.6), "{s2}");
+    assert!(close(&s2["accuracy"], 0.8), "{s2}");
+    // Reward 1 not right: the first-block answer; reward 0 right: stderr, and the gts one.
+    assert_eq!(s2["reward_1_not_right"], 1);
+    assert_eq!(s2["reward_0_right"], 2);
+    // Stored 1, official 0: the stderr sample (the gts one was stored 0, as official).
+    assert_eq!(s2["stored_differs_from_official"], 1);
+    // Groups: the three test-style mean prompts (1,1,1: zero variance), the containment
+    // prompt, the unjoined prompt and the sum prompt, each alone.
+    assert_eq!(
+        (s2["groups"].as_u64(), s2["zero_variance_groups"].as_u64()),
+        (Some(4), Some(1))
+    );
+    assert!(
+        close(&s2["finding_rates"]["numpy_name_on_zwc"], 1.0 / 6.0),
+        "{s2}"
+    );
+    assert!(
+        close(&s2["finding_rates"]["unknown_zwc_name"], 1.0 / 6.0),
+        "{s2}"
+    );
+
+    // The heat map: (rollouts, right, reward) per function and step.
+    let cell = |numpy: &str, step: u64| {
+        report["function_steps"]
+            .as_array()
+            .expect("cells")
+            .iter()
+            .find(|c| c["numpy"] == numpy && c["step"] == step)
+            .map(|c| {
+                assert_eq!(c["run"], "exp1/rollout");
+                (
+                    c["rollouts"].as_u64(),
+                    c["right"].as_u64(),
+                    c["reward"].as_u64(),
+                )
+            })
+    };
+    assert_eq!(cell("np.mean", 1), Some((Some(2), Some(0), Some(0))));
+    assert_eq!(cell("np.sum", 1), Some((Some(2), Some(1), Some(1))));
+    assert_eq!(cell("np.mean", 2), Some((Some(4), Some(3), Some(3))));
+    assert_eq!(cell("np.sum", 2), Some((Some(1), Some(1), Some(0))));
+    let zwc_of = |numpy: &str| {
+        report["function_steps"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["numpy"] == numpy))
+            .map(|c| c["zwc"].clone())
+    };
+    assert_eq!(zwc_of("np.mean"), Some(json!("zwc.kocito")));
+
+    // Courses: mean first solved at 2, failed at 2 too (the first-block answer): learned;
+    // sum solved at 1, failed at 1 (off by one), right at 2: learned.
+    let course = |name: &str| {
+        report["task_courses"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["name"] == name))
+            .map(|c| {
+                (
+                    c["first_solved"].clone(),
+                    c["last_failed"].clone(),
+                    c["status"].clone(),
+                )
+            })
+    };
+    assert_eq!(course(MEAN_Q), Some((json!(2), json!(2), json!("learned"))));
+    assert_eq!(course(SUM_Q), Some((json!(1), json!(1), json!("learned"))));
+
+    // The unjoined sample, with its file and line.
+    let unjoined = report["unjoined"].as_array().expect("unjoined");
+    assert_eq!(unjoined.len(), 1);
+    assert!(
+        unjoined[0]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("2.jsonl"))
+    );
+    assert_eq!(unjoined[0]["line"], 5);
+    assert_eq!(unjoined[0]["problem"], "Return the mode of `values`.");
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .expect("notes")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("1 sample has a `gts`")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn every_format_has_the_steps_and_a_step_alone_compares() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let csv = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "step", "--format", "csv"],
+    );
+    let mut lines = csv.lines();
+    let header = lines.next().expect("header");
+    for key in [
+        "run",
+        "step",
+        "samples",
+        "reward_mean",
+        "official_reward_mean",
+        "accuracy",
+        "stored_differs_from_official",
+        "zero_variance_groups",
+        "numpy_name_on_zwc",
+        "no_code",
+    ] {
+        assert!(
+            header.split(',').any(|h| h == key),
+            "{key} missing from {header}"
+        );
+    }
+    assert!(
+        lines.next().is_some_and(|l| l.starts_with("rollout,1,4,")),
+        "{csv}"
+    );
+    let table = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "step", "--by", "heatmap"],
+    );
+    assert!(table.contains("Training, step by step"), "{table}");
+    assert!(
+        table.contains("Accuracy per zwc function and step, run rollout"),
+        "{table}"
+    );
+    let md = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "course", "--format", "md"],
+    );
+    assert!(
+        md.contains("| rollout | np.mean (zwc.kocito) | 1-2 | 2 | 2 | learned |"),
+        "{md}"
+    );
+    let cells = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "heatmap", "--format", "csv"],
+    );
+    assert!(
+        cells
+            .lines()
+            .any(|l| l == "np.mean,zwc.kocito,rollout,2,4,3,3,75.0%"),
+        "{cells}"
+    );
+
+    // Two steps of one run pair by task, with the existing paired tests.
+    let out = sebx(dir.path())
+        .arg("compare")
+        .arg(format!("{}@1", run.display()))
+        .arg(format!("{}@2", run.display()))
+        .arg(&dataset)
+        .arg("--api-doc")
+        .arg(api_doc())
+        .args(["--quiet", "--format", "json"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let c: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(c["a"], "rollout@1", "{c:#}");
+    assert_eq!(c["b"], "rollout@2");
+    // Pairs: the mean task's 2 at step 1 with the first 2 of its 4 at step 2; the sum
+    // task's 2 with its 1 (the unjoined sample has no verdict, so no pair).
+    assert_eq!(c["pairs"].as_array().map(Vec::len), Some(3), "{c:#}");
+    assert_eq!(
+        (c["unpaired_a"].as_u64(), c["unpaired_b"].as_u64()),
+        (Some(1), Some(2))
+    );
+}
