@@ -174,7 +174,7 @@ fn every_step_figure_computed_by_hand() {
     // The folder holding the run folder: each child is a run, named `exp1/rollout`.
     let text = run_stats(
         dir.path(),
-        &run.parent().expect("parent").to_path_buf(),
+        run.parent().expect("parent"),
         &dataset,
         &["--format", "json"],
     );
