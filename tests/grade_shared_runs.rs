@@ -10,10 +10,11 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use grading::rollout;
+use sebx::grade::backend::{GradeBackend, Grader};
 use sebx::grade::batch::grade_all_counted;
 use sebx::grade::engine::Engine;
 use sebx::grade::reward::Scorer;
-use sebx::model::Verdict;
+use sebx::model::{ApiMap, Verdict};
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\"}"}"#;
 
@@ -96,5 +97,34 @@ fn both_scorers_share_programs_across_rollouts_too() {
         reports
             .iter()
             .all(|r| r.verdict == Some(Verdict::Right) && r.reward == Some(1))
+    );
+}
+
+#[test]
+fn the_explorers_grader_shares_runs_when_grading_in_bulk() {
+    let api = ApiMap::from_api_doc_jsonl(API).expect("api");
+    let grader = Grader::discover(&api, 1).expect("the runtime is installed");
+    let cases = [("x=[1, 2, 3]", "2.0")];
+    let a = rollout(&response("One way.", RIGHT), &cases);
+    let b = rollout(&response("Another way, same code.", RIGHT), &cases);
+    let c = rollout(&response("Off by one.", WRONG), &cases);
+    let ra = grader.grade_shared(&a).expect("graded");
+    let rb = grader.grade_shared(&b).expect("graded");
+    assert_eq!(grader.programs_executed(), 1, "b reused a's run");
+    assert_eq!(
+        (ra.verdict, rb.verdict),
+        (Some(Verdict::Right), Some(Verdict::Right))
+    );
+    assert_eq!(rb.id.as_ref(), Some(&b.id));
+    let rc = grader.grade_shared(&c).expect("graded");
+    assert_eq!(grader.programs_executed(), 2);
+    assert_eq!(rc.verdict, Some(Verdict::ResultError));
+    // A regrade (`grade`) runs again, whatever ran before.
+    let again = grader.grade(&a).expect("graded");
+    assert_eq!(again.verdict, Some(Verdict::Right));
+    assert_eq!(
+        grader.programs_executed(),
+        2,
+        "grade is not counted as shared"
     );
 }

@@ -3,19 +3,24 @@
 //! first use (so a window opens at once) and says why grading is unavailable as a typed
 //! [`Unavailable`] rather than a sentence to search.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use sha2::{Digest, Sha256};
 use std::time::Duration;
 
 use anyhow::{Result, bail};
 
 use super::engine::Engine;
+use super::grader::{ProgramRunner, RunOutput};
 use super::report::GradeReport;
 use super::reruns::with_code;
 use super::reward::Scorer;
 use super::runtime::find_runtime;
 use super::score_cache::ScoreCache;
-use super::scoring::grade_scored;
+use super::scoring::{Scored, grade_scored};
 use super::settings::GradingSettings;
+use crate::model::bounded::Bounded;
 use crate::model::{ApiMap, Rollout};
 
 /// Why a front end cannot grade.
@@ -55,7 +60,17 @@ pub trait GradeBackend: Send + Sync {
     fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
         self.grade(&with_code(rollout, code))
     }
+
+    /// [`grade`](Self::grade), reusing the output of an identical program this backend ran
+    /// before (bulk grading: samples that share their code run it once). Reruns and
+    /// regrades asked for one by one call `grade`, which always runs.
+    fn grade_shared(&self, rollout: &Rollout) -> Result<GradeReport> {
+        self.grade(rollout)
+    }
 }
+
+/// Outputs of programs a [`Grader`] ran, by a hash of the program (the most recent kept).
+const SHARED_RUNS: usize = 65_536;
 
 /// The embedded grader. The engine (Python workers, zwc package) starts on the first
 /// grade, on the calling thread, so front ends open at once.
@@ -68,6 +83,10 @@ pub struct Grader {
     settings: GradingSettings,
     /// Where each verdict is remembered as it arrives (not what-ifs).
     cache: Option<Arc<ScoreCache>>,
+    /// Outputs of the programs run, for [`GradeBackend::grade_shared`].
+    runs: Mutex<Bounded<[u8; 32], RunOutput>>,
+    /// Programs `grade_shared` executed (the others reused a run).
+    executed: AtomicUsize,
 }
 
 impl Grader {
@@ -79,6 +98,8 @@ impl Grader {
             engine: OnceLock::new(),
             settings: Grader::default_settings(),
             cache: None,
+            runs: Mutex::new(Bounded::new(SHARED_RUNS)),
+            executed: AtomicUsize::new(0),
         }
     }
 
@@ -123,6 +144,11 @@ impl Grader {
         self
     }
 
+    /// Programs [`GradeBackend::grade_shared`] executed so far (the others reused a run).
+    pub fn programs_executed(&self) -> usize {
+        self.executed.load(Ordering::Relaxed)
+    }
+
     fn engine(&self) -> Result<&Engine> {
         let engine = self.engine.get_or_init(|| {
             Engine::start_with(&self.api, self.settings.pool_config(self.workers))
@@ -149,6 +175,40 @@ impl GradeBackend for Grader {
             && cache.remembers(settings)
         {
             // A cache that cannot be written only costs a regrade next time.
+            let _ = cache.put(rollout, &report);
+        }
+        Ok(report)
+    }
+
+    fn grade_shared(&self, rollout: &Rollout) -> Result<GradeReport> {
+        let settings = &self.settings;
+        let engine = self.engine()?;
+        let scored = Scored::prepare(rollout, settings.scorer, None);
+        let runs = scored
+            .programs()
+            .into_iter()
+            .map(|program| {
+                let key: [u8; 32] = Sha256::digest(program.as_bytes()).into();
+                let known = self
+                    .runs
+                    .lock()
+                    .ok()
+                    .and_then(|mut runs| runs.get(&key).cloned());
+                if let Some(out) = known {
+                    return Ok(out);
+                }
+                let out = engine.run_program(program, settings.timeout)?;
+                self.executed.fetch_add(1, Ordering::Relaxed);
+                if let Ok(mut runs) = self.runs.lock() {
+                    runs.insert(key, out.clone());
+                }
+                Ok(out)
+            })
+            .collect();
+        let report = scored.finish(rollout, runs);
+        if let Some(cache) = &self.cache
+            && cache.remembers(settings)
+        {
             let _ = cache.put(rollout, &report);
         }
         Ok(report)

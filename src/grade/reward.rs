@@ -243,9 +243,19 @@ pub fn prepare_reward(
     }
 }
 
+/// The ground truth the reward compares with: the training sample's `gts` when it is not
+/// the task's expected result (training scored against it), else `right_exe_result`.
+pub fn reward_truth(rollout: &Rollout) -> &str {
+    rollout
+        .sample
+        .as_deref()
+        .and_then(|m| m.gts_differs.as_deref())
+        .unwrap_or(&rollout.right_exe_result)
+}
+
 /// The expected pieces with the inputs as given, before anything ran.
 fn expected_cases(rollout: &Rollout) -> Vec<CaseResult> {
-    split_expected(&rollout.right_exe_result)
+    split_expected(reward_truth(rollout))
         .into_iter()
         .enumerate()
         .map(|(index, expected)| CaseResult {

@@ -5,7 +5,7 @@
 //! A cache that cannot lie: a record's key is everything that decides its verdict besides
 //! the grader and the mapping, which name the file.
 //! - The rollout: its id (a hash of query and response) and a hash of what grading reads
-//!   besides the response (test cases, expected result).
+//!   besides the response (test cases, expected result, a training sample's differing `gts`).
 //! - The grading settings ([`GradingSettings`]: timeout, sandbox limits and caps, scorer),
 //!   by fingerprint. A cache is opened for the settings its front end grades with; a
 //!   report graded under other settings is a miss, never a hit. The scorer a record is
@@ -79,6 +79,11 @@ pub fn rollout_key(rollout: &Rollout) -> String {
         hasher.update([1u8]);
     }
     hasher.update(rollout.right_exe_result.as_bytes());
+    // A training sample's differing `gts` is what its reward is scored against.
+    if let Some(gts) = rollout.sample.as_deref().and_then(|m| m.gts_differs.as_deref()) {
+        hasher.update([2u8]);
+        hasher.update(gts.as_bytes());
+    }
     format!("{}-{}", rollout.id.0, short_hex(&hasher.finalize()))
 }
 

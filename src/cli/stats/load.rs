@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
-use crate::grade::batch::{grade_all_counted, grade_all_scored};
+use crate::grade::batch::grade_all_counted;
 use crate::grade::engine::Engine;
 use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
 use crate::grade::reward::Scorer;
@@ -20,7 +20,7 @@ use crate::model::discovery::discover;
 use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::taxonomy::Taxonomy;
-use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, SampleMeta, load_step_files};
+use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, load_step_files};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
 use super::InputArgs;
@@ -214,7 +214,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
     }
 
-    reward_with_gts(&loaded_files, &mut verdicts, &api, input, &mut notes)?;
+    note_gts(&loaded_files, &mut notes);
 
     let total: usize = loaded_files.iter().map(|(f, _)| f.rollouts.len()).sum();
     let progress = bar(input.quiet || total < 2000, total, "analyzing");
@@ -258,7 +258,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                     } else {
                         kinds_of(&analyze_rollout(r, &api, None))
                     };
-                    set.ungraded.push(ungraded(run, r, meta, kinds));
+                    set.ungraded.push(UngradedSample::of(run, r, meta, kinds));
                 }
                 continue;
             };
@@ -291,7 +291,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 set.add_rollout(run, r, *v, &api, dataset.get(&r.query), labels);
             }
             set.set_last_reward(known.reward, known.reason);
-            set.set_last_sample(r.sample.as_deref().map(sample_facts));
+            set.set_last_sample(r.sample.as_deref().map(SampleFacts::of));
         }
         runs.push(LoadedRun {
             path: path.clone(),
@@ -333,27 +333,6 @@ fn code_of(r: &Rollout) -> String {
         .unwrap_or_default()
 }
 
-fn sample_facts(m: &SampleMeta) -> SampleFacts {
-    SampleFacts {
-        step: m.step,
-        prompt: m.prompt,
-        score: m.score,
-        gts_differs: m.gts_differs.is_some(),
-    }
-}
-
-fn ungraded(run: u32, r: &Rollout, m: &SampleMeta, kinds: u8) -> UngradedSample {
-    UngradedSample {
-        run,
-        sample: sample_facts(m),
-        unjoined: m.joined == JoinedBy::Unjoined,
-        file: r.source.display().to_string(),
-        line: r.line,
-        problem: crate::grade::runs::short_query(&r.query, 80),
-        kinds,
-    }
-}
-
 /// Reads a training run's step files, with a progress bar over their bytes.
 fn read_dump(
     run: &DumpRun,
@@ -384,62 +363,18 @@ fn read_dump(
     })
 }
 
-/// The official RL reward of the samples whose `gts` is not their task's expected result:
-/// training compared with the `gts`, so the reward is recomputed against it (the verdict
-/// stays the task's).
-fn reward_with_gts(
-    files: &[(LoadedFile, bool)],
-    verdicts: &mut [Vec<Option<Resolved>>],
-    api: &ApiMap,
-    input: &InputArgs,
-    notes: &mut Vec<String>,
-) -> Result<()> {
-    let mut todo: Vec<(usize, usize, Rollout)> = Vec::new();
-    for (f, (file, _)) in files.iter().enumerate() {
-        for (i, r) in file.rollouts.iter().enumerate() {
-            let Some(gts) = r.sample.as_deref().and_then(|m| m.gts_differs.clone()) else {
-                continue;
-            };
-            if verdicts[f][i].is_some() {
-                let mut with_gts = r.clone();
-                with_gts.right_exe_result = gts;
-                todo.push((f, i, with_gts));
-            }
-        }
+/// Notes the samples whose `gts` is not their task's expected result: the grader scores
+/// their reward against the `gts`, as training did (`grade::reward::reward_truth`), while
+/// the verdict stays the task's.
+fn note_gts(files: &[(LoadedFile, bool)], notes: &mut Vec<String>) {
+    let n = files
+        .iter()
+        .flat_map(|(f, _)| &f.rollouts)
+        .filter(|r| r.sample.as_deref().is_some_and(|m| m.gts_differs.is_some()))
+        .count();
+    match n {
+        0 => {}
+        1 => notes.push("1 sample has a `gts` that is not its task's right_exe_result; its official reward is computed against the `gts`, as in training".to_string()),
+        n => notes.push(format!("{n} samples have a `gts` that is not their task's right_exe_result; their official reward is computed against the `gts`, as in training")),
     }
-    if todo.is_empty() {
-        return Ok(());
-    }
-    notes.push(if todo.len() == 1 {
-        "1 sample has a `gts` that is not its task's right_exe_result; its official reward is computed against the `gts`, as in training".to_string()
-    } else {
-        format!(
-            "{} samples have a `gts` that is not their task's right_exe_result; their official reward is computed against the `gts`, as in training",
-            todo.len()
-        )
-    });
-    if api.is_empty() {
-        return Ok(());
-    }
-    let jobs = input
-        .jobs
-        .unwrap_or_else(crate::cli::grade::default_jobs)
-        .max(1);
-    let engine = Engine::start(api, jobs).context("the grader cannot start")?;
-    let refs: Vec<&Rollout> = todo.iter().map(|(_, _, r)| r).collect();
-    let reports = grade_all_scored(
-        &refs,
-        &engine,
-        jobs,
-        input.timeout,
-        Scorer::Reward,
-        &|_, _| {},
-    );
-    for ((f, i, _), report) in todo.iter().zip(&reports) {
-        if let Some(v) = verdicts[*f][*i].as_mut() {
-            v.reward = report.reward;
-            v.reason = None;
-        }
-    }
-    Ok(())
 }

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::report::ReasonKind;
+use crate::model::verl::{JoinedBy, SampleMeta};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 
 /// A zwc function that tasks select, with its NumPy name.
@@ -94,6 +95,33 @@ pub struct SampleFacts {
     pub score: Option<f64>,
     /// Its `gts` is not the task's `right_exe_result`.
     pub gts_differs: bool,
+}
+
+impl SampleFacts {
+    /// The facts of a sample's meta.
+    pub fn of(m: &SampleMeta) -> SampleFacts {
+        SampleFacts {
+            step: m.step,
+            prompt: m.prompt,
+            score: m.score,
+            gts_differs: m.gts_differs.is_some(),
+        }
+    }
+}
+
+impl UngradedSample {
+    /// A training sample without a verdict (`kinds`: its analysis' finding kinds).
+    pub fn of(run: u32, r: &Rollout, m: &SampleMeta, kinds: u8) -> UngradedSample {
+        UngradedSample {
+            run,
+            sample: SampleFacts::of(m),
+            unjoined: m.joined == JoinedBy::Unjoined,
+            file: r.source.display().to_string(),
+            line: r.line,
+            problem: super::text::short_query(&r.query, 80),
+            kinds,
+        }
+    }
 }
 
 /// A sample of a training run with no verdict: no task joined (so no test cases), or the
