@@ -406,3 +406,38 @@ fn every_format_has_the_steps_and_a_step_alone_compares() {
         (Some(1), Some(2))
     );
 }
+
+#[test]
+fn facts_are_reused_until_a_file_changes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let parse = |text: String| -> Value { serde_json::from_str(&text).expect("json") };
+    let args = ["--by", "step", "--format", "json"];
+    let first = parse(run_stats(dir.path(), &run, &dataset, &args));
+    let second = parse(run_stats(dir.path(), &run, &dataset, &args));
+    let reused = |v: &Value| {
+        v["notes"].as_array().is_some_and(|n| {
+            n.iter()
+                .any(|n| n.as_str().is_some_and(|n| n.contains("figures reused")))
+        })
+    };
+    assert!(!reused(&first) && reused(&second), "{second:#}");
+    assert_eq!(first["steps"], second["steps"]);
+    assert_eq!(first["function_steps"], second["function_steps"]);
+    assert_eq!(first["unjoined"], second["unjoined"]);
+    // Training goes on: step 2 gains a sample; the figures are computed anew.
+    let step2 = run.join("2.jsonl");
+    let mut text = std::fs::read_to_string(&step2).expect("read");
+    text.push_str(&sample(
+        &prompt(SUM_Q, false),
+        code(SUM_RIGHT),
+        "3#5",
+        1.0,
+        2,
+    ));
+    text.push('\n');
+    std::fs::write(&step2, text).expect("write");
+    let third = parse(run_stats(dir.path(), &run, &dataset, &args));
+    assert!(!reused(&third), "{third:#}");
+    assert_eq!(third["steps"][1]["samples"], 7);
+}

@@ -23,10 +23,10 @@ use crate::model::taxonomy::Taxonomy;
 use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, load_step_files};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
-use super::InputArgs;
+use super::{InputArgs, facts_cache};
 
 /// One loaded run: its file and where each rollout's verdict came from.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct LoadedRun {
     pub path: PathBuf,
     pub name: String,
@@ -93,6 +93,34 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         );
         ApiMap::default()
     });
+    // Training runs: the facts of an earlier `sebx stats` on the very same files.
+    let facts = dumps.iter().any(Option::is_some).then(|| {
+        let mut read: Vec<PathBuf> = files.to_vec();
+        for (path, dump) in paths.iter().zip(&dumps) {
+            if let Some(run) = dump {
+                read.extend(run.steps.iter().map(|s| s.path.clone()));
+            }
+            for suffix in [
+                crate::model::labels::LABELS_SUFFIX,
+                crate::grade::reruns::RERUNS_SUFFIX,
+            ] {
+                read.push(crate::model::sidecar::sidecar_path(path, suffix));
+            }
+        }
+        read.extend(found.api_doc.iter().map(|f| f.path().to_path_buf()));
+        read.extend(found.datasets.iter().map(|f| f.path().to_path_buf()));
+        let settings = format!("{:?} {:?}", input.timeout, input.annotator);
+        facts_cache::key(&read, &api, &settings)
+    });
+    let facts_dir = crate::grade::score_cache::default_dir();
+    if let (Some(key), Some(dir)) = (&facts, &facts_dir)
+        && let Some(mut known) = facts_cache::load(dir, key)
+    {
+        known.notes.push(format!(
+            "figures reused from an earlier run on the same files (training cache {key}; `sebx cache clear` forgets it)"
+        ));
+        return Ok(known);
+    }
     // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
     let cache = if api.is_empty() {
         None
@@ -150,6 +178,8 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     if reused > 0 {
         notes.push(format!("{reused} verdicts reused from the score cache"));
     }
+    // Whether every rollout that can be graded has a verdict (only then are facts kept).
+    let mut complete = true;
     let missing: Vec<(usize, usize)> = verdicts
         .iter()
         .enumerate()
@@ -207,6 +237,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             counts.programs_run,
             counts.programs_reused
         ));
+        complete = failed == 0;
         if failed > 0 {
             notes.push(format!(
                 "{failed} rollouts could not be graded and are left out"
@@ -316,7 +347,11 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             set.rollouts.len()
         ));
     }
-    Ok(Loaded { set, runs, notes })
+    let loaded = Loaded { set, runs, notes };
+    if let (Some(key), Some(dir), true) = (&facts, &facts_dir, complete) {
+        facts_cache::store(dir, key, &loaded);
+    }
+    Ok(loaded)
 }
 
 /// Whether a rollout can be graded: a training sample joined to no task has no test cases.

@@ -5,6 +5,7 @@
 //! [`render`] turns a report into a table, Markdown, CSV or JSON (the JSON is the report's
 //! types, serialized).
 
+pub mod facts_cache;
 pub mod load;
 pub mod render;
 pub mod report;

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::report::ReasonKind;
@@ -12,7 +12,7 @@ use crate::model::verl::{JoinedBy, SampleMeta};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 
 /// A zwc function that tasks select, with its NumPy name.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct FunctionKey {
     /// Qualified NumPy name (`np.mean`).
     pub numpy: String,
@@ -21,7 +21,7 @@ pub struct FunctionKey {
 }
 
 /// A wrong name as the analysis reported it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct WrongNameKey {
     pub kind: FindingKind,
     /// As written (`zwc.mean`, `np.sum`, `tolist`).
@@ -31,7 +31,7 @@ pub struct WrongNameKey {
 }
 
 /// How one rollout treated one of its task's functions.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FunctionUse {
     /// Index into [`RunSet::functions`].
     pub function: u32,
@@ -44,7 +44,7 @@ pub struct FunctionUse {
 }
 
 /// What the statistics need of one graded rollout.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RolloutFacts {
     pub run: u32,
     pub task: u32,
@@ -88,7 +88,7 @@ pub fn kinds_of(analysis: &Analysis) -> u8 {
 
 /// What the training figures need of a sample: its step, its prompt (with the step, its
 /// GRPO group) and the training reward stored with it.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SampleFacts {
     pub step: u32,
     pub prompt: u32,
@@ -126,11 +126,9 @@ impl UngradedSample {
 
 /// A sample of a training run with no verdict: no task joined (so no test cases), or the
 /// grader could not run it. Counted per step, listed with its file and line.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct UngradedSample {
-    #[serde(skip)]
     pub run: u32,
-    #[serde(skip)]
     pub sample: SampleFacts,
     /// No dataset task matches its prompt.
     pub unjoined: bool,
@@ -138,12 +136,11 @@ pub struct UngradedSample {
     pub line: usize,
     /// The start of its problem text (or prompt).
     pub problem: String,
-    #[serde(skip)]
     pub kinds: u8,
 }
 
 /// Graded rollouts of one or more runs, with tasks, functions and wrong names interned.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct RunSet {
     /// Run names, in the order given.
     pub runs: Vec<String>,
@@ -157,8 +154,11 @@ pub struct RunSet {
     /// Selected functions the API doc does not know (they get no map row), so the front
     /// ends can say why a map is short.
     pub unknown_selected: std::collections::BTreeSet<String>,
+    #[serde(skip)]
     task_index: HashMap<String, u32>,
+    #[serde(skip)]
     function_index: HashMap<String, u32>,
+    #[serde(skip)]
     name_index: HashMap<WrongNameKey, u32>,
 }
 
@@ -180,6 +180,19 @@ pub fn qualified_numpy(name: &str) -> String {
 }
 
 impl RunSet {
+    /// Rebuilds the lookup indices (after deserializing a set, which does not carry them).
+    pub fn reindex(&mut self) {
+        self.task_index = (0..self.tasks.len() as u32)
+            .map(|i| (self.tasks[i as usize].clone(), i))
+            .collect();
+        self.function_index = (0..self.functions.len() as u32)
+            .map(|i| (self.functions[i as usize].zwc.clone(), i))
+            .collect();
+        self.name_index = (0..self.names.len() as u32)
+            .map(|i| (self.names[i as usize].clone(), i))
+            .collect();
+    }
+
     /// Adds a run (a rollout file) and returns its index.
     pub fn add_run(&mut self, name: &str) -> u32 {
         self.runs.push(name.to_string());

@@ -1,0 +1,139 @@
+//! The figures' facts of a `sebx stats` run over training runs, remembered beside the score
+//! cache (`training-<key>.jsonl`; `sebx cache clear` removes them too), so asking again for
+//! other tables or formats of the same run takes a fraction of a second instead of
+//! reading a gigabyte of dumps again.
+//!
+//! The key is everything the facts depend on: every input file and every step file of the
+//! training runs (path, size, modification time to the nanosecond), the label sidecars
+//! beside the runs, the API doc and dataset files, the grader's version, the API mapping,
+//! the grading timeout and the annotator asked for. A dump that grows (training goes on),
+//! a relabelled run or another grader gives another key, so the facts are computed anew.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::grade::runs::RunSet;
+use crate::grade::score_cache::{api_hash, grader_version};
+use crate::model::ApiMap;
+
+use super::load::{Loaded, LoadedRun};
+
+/// Files of this cache kept in the folder (the most recently written).
+const KEEP: usize = 8;
+
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    key: String,
+    set: RunSet,
+    runs: Vec<LoadedRun>,
+    notes: Vec<String>,
+}
+
+/// Adds a file's identity (path, size, modification time) to the hash; a missing file
+/// counts as missing.
+fn add_file(hasher: &mut Sha256, path: &Path) {
+    hasher.update(path.to_string_lossy().as_bytes());
+    hasher.update([0u8]);
+    match std::fs::metadata(path) {
+        Ok(m) => {
+            hasher.update(m.len().to_le_bytes());
+            let mtime = m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos());
+            hasher.update(mtime.to_le_bytes());
+        }
+        Err(_) => hasher.update(b"missing"),
+    }
+    hasher.update([1u8]);
+}
+
+/// The key of the facts for these inputs: `files` every file read (inputs, step files,
+/// sidecars, API doc, datasets), `settings` what else decides the figures.
+pub fn key(files: &[PathBuf], api: &ApiMap, settings: &str) -> String {
+    let mut hasher = Sha256::new();
+    hasher.update(grader_version().as_bytes());
+    hasher.update(api_hash(api).as_bytes());
+    hasher.update(settings.as_bytes());
+    let mut files: Vec<PathBuf> = files
+        .iter()
+        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
+        .collect();
+    files.sort();
+    files.dedup();
+    for f in &files {
+        add_file(&mut hasher, f);
+    }
+    hasher
+        .finalize()
+        .iter()
+        .take(12)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn path_of(dir: &Path, key: &str) -> PathBuf {
+    dir.join(format!("training-{key}.jsonl"))
+}
+
+/// The facts remembered under `key`, if any (a damaged file is a miss).
+pub fn load(dir: &Path, key: &str) -> Option<Loaded> {
+    let text = std::fs::read(path_of(dir, key)).ok()?;
+    let stored: Stored = serde_json::from_slice(&text).ok()?;
+    if stored.key != key {
+        return None;
+    }
+    let mut set = stored.set;
+    set.reindex();
+    Some(Loaded {
+        set,
+        runs: stored.runs,
+        notes: stored.notes,
+    })
+}
+
+/// Remembers `loaded` under `key` (written whole, then renamed into place); keeps the
+/// [`KEEP`] newest files. A cache that cannot be written only costs the time next run.
+pub fn store(dir: &Path, key: &str, loaded: &Loaded) {
+    let stored = Stored {
+        key: key.to_string(),
+        set: loaded.set.clone(),
+        runs: loaded.runs.clone(),
+        notes: loaded.notes.clone(),
+    };
+    let Ok(text) = serde_json::to_vec(&stored) else {
+        return;
+    };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let path = path_of(dir, key);
+    let tmp = path.with_extension("tmp");
+    if std::fs::write(&tmp, text).is_ok() {
+        let _ = std::fs::rename(&tmp, &path);
+    }
+    prune(dir);
+}
+
+fn prune(dir: &Path) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut files: Vec<(std::time::SystemTime, PathBuf)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("training-") && n.ends_with(".jsonl"))
+        })
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    files.sort_by(|a, b| b.0.cmp(&a.0));
+    for (_, p) in files.into_iter().skip(KEEP) {
+        let _ = std::fs::remove_file(p);
+    }
+}
