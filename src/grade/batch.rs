@@ -63,9 +63,25 @@ pub fn grade_all_counted(
     scorer: Scorer,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> (Vec<GradeReport>, BatchCounts) {
+    let shared = SharedRuns::default();
+    let reports = grade_all_shared(rollouts, runner, jobs, timeout, scorer, &shared, on_done);
+    (reports, shared.counts())
+}
+
+/// [`grade_all_counted`] with the runs of `shared`, which outlive the call: a big input
+/// graded in chunks (so that only one chunk's reports are held at a time) still runs each
+/// distinct program once. The counts are `shared.counts()`.
+pub fn grade_all_shared(
+    rollouts: &[&Rollout],
+    runner: &dyn ProgramRunner,
+    jobs: usize,
+    timeout: Duration,
+    scorer: Scorer,
+    shared: &SharedRuns,
+    on_done: &(dyn Fn(usize, &GradeReport) + Sync),
+) -> Vec<GradeReport> {
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
-    let shared = SharedRuns::default();
     let results: Mutex<Vec<Option<GradeReport>>> = Mutex::new(vec![None; rollouts.len()]);
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
@@ -155,8 +171,7 @@ pub fn grade_all_counted(
             });
         }
     });
-    let counts = shared.counts();
-    let reports = results
+    results
         .into_inner()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
         .into_iter()
@@ -170,18 +185,17 @@ pub fn grade_all_counted(
                 )
             })
         })
-        .collect();
-    (reports, counts)
+        .collect()
 }
 
 /// Rollouts a grading thread holds waiting for runs (when their programs are all another
 /// thread's, it submits nothing of its own and could otherwise prepare without end).
 const MAX_WAITING: usize = 64;
 
-/// The runs of one batch by program: the first rollout to need a program runs it, the
-/// others wait for its output.
+/// The runs of a batch by program: the first rollout to need a program runs it, the
+/// others wait for its output (a program's output is held as long as this is).
 #[derive(Default)]
-struct SharedRuns {
+pub struct SharedRuns {
     slots: Mutex<HashMap<[u8; 32], Arc<Slot>>>,
     run: AtomicUsize,
     reused: AtomicUsize,
@@ -220,7 +234,8 @@ impl SharedRuns {
         }
     }
 
-    fn counts(&self) -> BatchCounts {
+    /// Programs run and reused so far.
+    pub fn counts(&self) -> BatchCounts {
         BatchCounts {
             programs_run: self.run.load(Ordering::Relaxed),
             programs_reused: self.reused.load(Ordering::Relaxed),

@@ -141,7 +141,7 @@ fn folder_name(dir: &Path) -> String {
 }
 
 /// The runs a path names: a dump folder (one run), a folder of dump folders (each one run,
-/// named `parent/child`), or `folder@N` (step N of that run). `None`: the path is none of
+/// named `parent/child`), `folder@N` or a step file `folder/N.jsonl` (step N of that run). `None`: the path is none of
 /// these (a file, or a folder of other files). Errors name the path.
 pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
     use anyhow::Context;
@@ -168,6 +168,21 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
         }
         run.name = format!("{}@{step}", run.name);
         return Ok(Some(vec![run]));
+    }
+    // One step file of a dump folder: that step of the run (export and present name a
+    // rollout by its file and line).
+    if path.is_file()
+        && let Some(step) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(step_of_file_name)
+        && first_line_is_sample(path).unwrap_or(false)
+        && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        let spec = PathBuf::from(format!("{}@{step}", dir.display()));
+        if !spec.exists() {
+            return find_runs(&spec);
+        }
     }
     if !path.is_dir() {
         return Ok(None);
@@ -736,10 +751,12 @@ mod tests {
             None,
             "rollout files are not a dump"
         );
-        assert_eq!(
-            find_runs(&dir.path().join("rollout/1.jsonl")).expect("read"),
-            None
-        );
+        assert_eq!(find_runs(&other.join("1.jsonl")).expect("read"), None);
+        let file = find_runs(&dir.path().join("rollout/10.jsonl"))
+            .expect("read")
+            .expect("a step file is its step of the run");
+        assert_eq!(file[0].name, "rollout@10");
+        assert_eq!(file[0].steps.len(), 1);
     }
 
     #[test]

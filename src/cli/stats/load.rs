@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
-use crate::grade::batch::grade_all_counted;
+use crate::grade::batch::{SharedRuns, grade_all_shared};
 use crate::grade::engine::Engine;
 use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
 use crate::grade::reward::Scorer;
@@ -208,29 +208,43 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 missing.len()
             )
         })?;
-        let todo: Vec<&Rollout> = missing
-            .iter()
-            .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
-            .collect();
-        let progress = bar(input.quiet, todo.len(), "grading");
+        let progress = bar(input.quiet, missing.len(), "grading");
         let timeout = input.timeout;
-        // Both official scorers: the reward is shown beside accuracy.
-        let (reports, counts) =
-            grade_all_counted(&todo, &engine, jobs, timeout, Scorer::Both, &|n, _| {
-                progress.set_position(n as u64)
-            });
-        if let Some(cache) = &cache {
-            for (rollout, report) in todo.iter().zip(&reports) {
-                // A cache that cannot be written only costs a regrade next time.
-                let _ = cache.put(rollout, report);
+        // In chunks, so only one chunk's reports are held at a time; the runs of distinct
+        // programs are shared across chunks.
+        let shared = SharedRuns::default();
+        let mut failed = 0;
+        let mut done = 0;
+        for chunk in missing.chunks(GRADE_CHUNK) {
+            let todo: Vec<&Rollout> = chunk
+                .iter()
+                .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
+                .collect();
+            // Both official scorers: the reward is shown beside accuracy.
+            let reports = grade_all_shared(
+                &todo,
+                &engine,
+                jobs,
+                timeout,
+                Scorer::Both,
+                &shared,
+                &|n, _| progress.set_position((done + n) as u64),
+            );
+            if let Some(cache) = &cache {
+                for (rollout, report) in todo.iter().zip(&reports) {
+                    // A cache that cannot be written only costs a regrade next time.
+                    let _ = cache.put(rollout, report);
+                }
             }
+            for (&(f, i), report) in chunk.iter().zip(&reports) {
+                verdicts[f][i] = Resolved::of_report(report, VerdictSource::Graded);
+                failed += usize::from(report.verdict.is_none());
+            }
+            done += chunk.len();
         }
         progress.finish_and_clear();
-        let mut failed = 0;
-        for (&(f, i), report) in missing.iter().zip(&reports) {
-            verdicts[f][i] = Resolved::of_report(report, VerdictSource::Graded);
-            failed += usize::from(report.verdict.is_none());
-        }
+        let counts = shared.counts();
+        let todo = &missing;
         notes.push(format!(
             "graded {} rollouts without a verdict ({} programs executed; {} shared with an identical program)",
             todo.len(),
@@ -353,6 +367,9 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     }
     Ok(loaded)
 }
+
+/// Rollouts graded per call, so that only that many reports are held at once.
+const GRADE_CHUNK: usize = 4096;
 
 /// Whether a rollout can be graded: a training sample joined to no task has no test cases.
 fn gradable(r: &Rollout) -> bool {

@@ -1,0 +1,404 @@
+//! A training run at scale: generates a verl dump of 500 steps × 400 samples (200,000
+//! samples, about 1 GB; GRPO groups of 8) over the real single-function test split, then
+//! prints, against the targets of issue 19:
+//! - the explorer's first screen on it (target ≤ 1 s) and its full load;
+//! - the explorer's memory after loading and after the background analysis, against the
+//!   files' size (target ≤ 1.5×);
+//! - `sebx stats --by step` on it: the first run (grading every distinct program once,
+//!   remembering verdicts and the run's facts), then again once verdicts are known (target
+//!   ≤ 2 s), then with the facts forgotten (every verdict from the score cache).
+//!
+//! Samples are generated fresh (seeded): each task's NumPy reference translated to zwc,
+//! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
+//! ZWCArray), each sample with prose and a `<think>` block of its own, so code repeats
+//! across samples and steps while responses do not.
+//! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use sebx::model::verl::{JoinIndex, find_runs};
+use sebx::model::{ApiMap, Dataset};
+use sebx::tui::app::{App, Context, Grading};
+use sebx::tui::jobs::{JobEvent, analyze_rows};
+use sebx::tui::load::{FileKind, LoadEvent, Source, SourceData, load_sources};
+use sebx::tui::{Action, Keymap, Theme, ui};
+use serde_json::{Value, json};
+
+const STEPS_DEFAULT: usize = 500;
+const PER_STEP: usize = 400;
+const GROUP: usize = 8;
+
+fn shared(file: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data/se-bench")
+        .join(file)
+}
+
+/// A seeded generator (splitmix64).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+const WORDS: [&str; 24] = [
+    "array", "axis", "shape", "values", "first", "then", "mean", "result", "list", "check", "zwc",
+    "function", "input", "output", "element", "sum", "careful", "because", "return", "each", "row",
+    "column", "so", "we",
+];
+
+fn prose(rng: &mut Rng, words: usize) -> String {
+    (0..words)
+        .map(|_| WORDS[rng.below(WORDS.len())])
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One task: its query, prompt and four code variants.
+struct Task {
+    prompt: String,
+    variants: Vec<String>,
+    gts: String,
+}
+
+/// The dataset's NumPy reference, translated to zwc through the mapping.
+fn translate(
+    code: &str,
+    main: &serde_json::Map<String, Value>,
+    linalg: &serde_json::Map<String, Value>,
+) -> String {
+    let mut out = code.replace("import numpy as np", "import zwc");
+    for (np, z) in linalg {
+        if let Some(z) = z.as_str() {
+            out = out.replace(&format!("np.linalg.{np}("), &format!("zwc.rfx.{z}("));
+        }
+    }
+    let mut names: Vec<(&String, &Value)> = main.iter().collect();
+    // Longer names first, so `np.cumsum` is not taken for `np.cum…`.
+    names.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
+    for (np, z) in names {
+        if let Some(z) = z.as_str() {
+            out = out.replace(&format!("np.{np}("), &format!("zwc.{z}("));
+        }
+    }
+    out
+}
+
+fn tasks() -> Vec<Task> {
+    let mappings: Value =
+        serde_json::from_str(&std::fs::read_to_string(shared("mappings.json")).expect("mappings"))
+            .expect("json");
+    let main = mappings["main"].as_object().cloned().unwrap_or_default();
+    let linalg = mappings["linalg"].as_object().cloned().unwrap_or_default();
+    let docs: Vec<Value> = std::fs::read_to_string(shared("api_doc.jsonl"))
+        .expect("api doc")
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    std::fs::read_to_string(shared("single_test.jsonl"))
+        .expect("dataset")
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|item| {
+            let query = item["query"].as_str().unwrap_or("").to_string();
+            let reference = item["example_output"][0].as_str().unwrap_or("").to_string();
+            let right = translate(&reference, &main, &linalg);
+            let selected: Vec<String> = item["selected_functions"]
+                .as_array()
+                .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
+                .unwrap_or_default();
+            let doc: String = selected
+                .iter()
+                .filter_map(|s| docs.iter().find(|d| d["original_name"] == s.as_str()))
+                .map(|d| d["rewritten_doc"].as_str().unwrap_or("").to_string())
+                .collect::<Vec<_>>()
+                .join("\n");
+            let first = selected.first().cloned().unwrap_or_default();
+            let variants = vec![
+                right.clone(),
+                // A NumPy name on zwc.
+                right.replacen("zwc.", &format!("zwc.{first}_"), 1),
+                // The NumPy import kept.
+                format!("import numpy as np\n{right}"),
+                // `.tolist()` on whatever the last call returns.
+                right.replace("\n    return ", "\n    return (").replacen(")\n", ")).tolist()\n", 1),
+            ];
+            let prompt = format!(
+                "user\nYou are given the zwc library. Solve the problem.\n\n### zwc Codebase Functions\n{doc}\n\n### Problem\n{query}\n\n### Test Cases\n{}\n\n### Function to Complete\n{}\nassistant\n",
+                item["example"],
+                item["function_name"].as_str().unwrap_or("")
+            );
+            Task {
+                prompt,
+                variants,
+                gts: item["right_exe_result"].as_str().unwrap_or("").to_string(),
+            }
+        })
+        .collect()
+}
+
+/// Writes the dump; returns its bytes.
+fn generate(run: &Path, samples: usize) -> u64 {
+    let tasks = tasks();
+    let steps = samples.div_ceil(PER_STEP).max(1);
+    let mut rng = Rng(19);
+    std::fs::create_dir_all(run).expect("mkdir");
+    let mut bytes = 0;
+    let mut written = 0;
+    for step in 1..=steps {
+        let path = run.join(format!("{step}.jsonl"));
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+        for g in 0..PER_STEP / GROUP {
+            let task = &tasks[(step * 7 + g * 13) % tasks.len()];
+            for _ in 0..GROUP {
+                if written == samples {
+                    break;
+                }
+                // Later steps answer right more often.
+                let right = rng.below(steps) < step;
+                let v = if right { 0 } else { 1 + rng.below(3) };
+                let think = prose(&mut rng, 120);
+                let before = prose(&mut rng, 90);
+                let output = format!(
+                    "<think>\n{think}\n</think>\n\n{before}\n\n```python\n{}\n```",
+                    task.variants[v].trim()
+                );
+                let line = json!({
+                    "input": task.prompt, "output": output, "gts": task.gts,
+                    "score": if v == 0 { 1.0 } else { 0.0 }, "step": step,
+                    "acc": v == 0,
+                });
+                let text = line.to_string();
+                bytes += text.len() as u64 + 1;
+                writeln!(f, "{text}").expect("write");
+                written += 1;
+            }
+        }
+    }
+    bytes
+}
+
+fn status_kb(field: &str) -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with(field))
+                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
+        })
+        .unwrap_or(0)
+}
+
+fn secs(d: Duration) -> String {
+    format!("{:.2} s", d.as_secs_f64())
+}
+
+/// Peak resident memory of the finished children, in KB.
+fn children_maxrss_kb() -> u64 {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct it is given.
+    unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) };
+    usage.ru_maxrss as u64
+}
+
+fn explorer(run_dir: &Path, bytes: u64) {
+    let mut dataset = Dataset::default();
+    dataset
+        .load_file(&shared("single_test.jsonl"))
+        .expect("dataset");
+    let dataset = Arc::new(dataset);
+    let api = ApiMap::load(&shared("api_doc.jsonl")).expect("api");
+    let runs = find_runs(run_dir).expect("read").expect("a run");
+    let join = Arc::new(JoinIndex::new(&dataset));
+    let rss_before = status_kb("VmRSS:");
+    let start = Instant::now();
+    let ctx = Context {
+        api: Arc::new(api),
+        dataset: dataset.clone(),
+        grading: Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
+            "benchmark".to_string(),
+        )),
+        notes: Vec::new(),
+    };
+    let mut app = App::new(ctx, Theme::dark(), Keymap::default());
+    app.update(&Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    let sources: Vec<Source> = runs
+        .into_iter()
+        .map(|run| Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Dump {
+                run,
+                join: join.clone(),
+                dataset: dataset.clone(),
+            },
+        })
+        .collect();
+    let (tx, rx) = channel();
+    let loader = std::thread::spawn(move || {
+        load_sources(&sources, &mut |e| {
+            let _ = tx.send(JobEvent::Load(e));
+        })
+    });
+    let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
+    let mut first_screen = None;
+    loop {
+        let ev = match rx.recv_timeout(Duration::from_millis(30)) {
+            Ok(ev) => ev,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+            Err(_) => break,
+        };
+        let done = matches!(ev, JobEvent::Load(LoadEvent::Done));
+        app.on_job(ev);
+        while let Ok(ev) = rx.try_recv() {
+            app.on_job(ev);
+        }
+        app.settle();
+        terminal.draw(|f| ui::draw(f, &app)).expect("draws");
+        if first_screen.is_none() && !app.list.view.is_empty() {
+            first_screen = Some(start.elapsed());
+        }
+        if done || app.corpus.load.done {
+            break;
+        }
+    }
+    loader.join().expect("loader");
+    let loaded = start.elapsed();
+    let first = first_screen.unwrap_or(loaded);
+    println!(
+        "explorer first screen: {} (target 1 s: {:.2}× of it)",
+        secs(first),
+        first.as_secs_f64()
+    );
+    println!(
+        "explorer full load: {} for {} samples",
+        secs(loaded),
+        app.corpus.entries.len()
+    );
+    let rss = status_kb("VmRSS:");
+    println!(
+        "explorer memory after load: {:.0} MB over {:.0} MB of files: {:.2}× (target 1.5×)",
+        rss.saturating_sub(rss_before) as f64 / 1024.0,
+        bytes as f64 / 1e6 * 1e6 / 1048576.0,
+        rss.saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64
+    );
+    let events = std::sync::Mutex::new(Vec::new());
+    let t = Instant::now();
+    analyze_rows(
+        &app.corpus.entries,
+        0,
+        &app.corpus.ctx.dataset,
+        &app.corpus.ctx.api,
+        &|rows| {
+            events
+                .lock()
+                .map(|mut e| e.push(JobEvent::Digested { rows }))
+                .is_ok()
+        },
+    );
+    let swept = t.elapsed();
+    for ev in events.into_inner().unwrap_or_default() {
+        app.on_job(ev);
+    }
+    app.settle();
+    sebx::tui::load::return_freed_memory();
+    let rss = status_kb("VmRSS:");
+    println!(
+        "explorer memory with every row analysed (sweep {}): {:.2}× the files (target 1.5×); peak {:.2}×",
+        secs(swept),
+        rss.saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64,
+        status_kb("VmHWM:").saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64
+    );
+}
+
+fn stats(exp: &Path, cache: &Path) -> Duration {
+    let t = Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        .arg("stats")
+        .arg(exp)
+        .arg(shared("single_test.jsonl"))
+        .arg("--api-doc")
+        .arg(shared("api_doc.jsonl"))
+        .args(["--by", "step", "--format", "json", "--quiet"])
+        .env("SEBX_SCORE_CACHE", cache)
+        .output()
+        .expect("sebx stats runs");
+    let elapsed = t.elapsed();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let steps = report["steps"].as_array().map_or(0, Vec::len);
+    let notes: Vec<&str> = report["notes"]
+        .as_array()
+        .map(|n| n.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    println!("  {steps} steps; notes: {}", notes.join(" | "));
+    elapsed
+}
+
+fn main() {
+    let samples: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(STEPS_DEFAULT * PER_STEP);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let exp = dir.path().join("exp");
+    let run = exp.join("rollout");
+    let t = Instant::now();
+    let bytes = generate(&run, samples);
+    println!(
+        "generated {samples} samples in {} step files, {:.0} MB, in {}",
+        samples.div_ceil(PER_STEP),
+        bytes as f64 / 1e6,
+        secs(t.elapsed())
+    );
+    explorer(&run, bytes);
+    let cache = dir.path().join("cache");
+    println!("sebx stats --by step, first run (grades each distinct program once):");
+    let first = stats(&exp, &cache);
+    println!(
+        "  {} ; peak memory {:.2}× the files",
+        secs(first),
+        children_maxrss_kb() as f64 * 1024.0 / bytes as f64
+    );
+    println!("sebx stats --by step, verdicts known:");
+    let again = stats(&exp, &cache);
+    println!(
+        "  {} (target 2 s: {:.2}× of it)",
+        secs(again),
+        again.as_secs_f64() / 2.0
+    );
+    // Without the remembered facts (say the explorer graded the run): the dumps are read
+    // again and every verdict comes from the score cache.
+    for entry in std::fs::read_dir(&cache).expect("cache dir").flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("training-") {
+            std::fs::remove_file(entry.path()).expect("remove");
+        }
+    }
+    println!("sebx stats --by step, verdicts in the score cache only (facts forgotten):");
+    let cold = stats(&exp, &cache);
+    println!("  {}", secs(cold));
+}
