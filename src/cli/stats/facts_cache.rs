@@ -137,7 +137,7 @@ fn prune(dir: &Path) {
         })
         .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
         .collect();
-    files.sort_by(|a, b| b.0.cmp(&a.0));
+    files.sort_by_key(|f| std::cmp::Reverse(f.0));
     for (_, p) in files.into_iter().skip(KEEP) {
         let _ = std::fs::remove_file(p);
     }
