@@ -97,7 +97,10 @@ pub struct InputArgs {
 #[command(
     after_help = "FILES are any mix the explorer opens: rollout files (each one run), \
 `sebx grade` output (verdicts joined by rollout id), correct-trajectories files, dataset files \
-and an API doc. Rollouts without a verdict are graded first.\n\n\
+and an API doc. Rollouts without a verdict are graded first. A folder of verl step dumps \
+({step}.jsonl) is a training run (a folder of such folders: one run each; FOLDER@N: step N \
+alone); its samples are joined to their tasks through the dataset (--dataset), and \
+--by step / heatmap / course follow it step by step (see the README, Training runs).\n\n\
 Accuracy is right / all rollouts (the official figure); its 95% interval is a percentile \
 bootstrap over tasks (2000 resamples, --seed), so rollouts of one task stay together. \
 pass@k is the unbiased estimator 1 - C(n-c,k)/C(n,k) per task, averaged over the tasks with \
