@@ -12,7 +12,8 @@
 //! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
 //! ZWCArray), each sample with prose and a `<think>` block of its own, so code repeats
 //! across samples and steps while responses do not.
-//! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000).
+//! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000;
+//! `SEBX_BENCH_DIR=folder` keeps the dump and its caches there).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -363,8 +364,12 @@ fn main() {
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(STEPS_DEFAULT * PER_STEP);
+    // `SEBX_BENCH_DIR=folder` keeps the dump and caches there (to profile them).
     let dir = tempfile::tempdir().expect("tempdir");
-    let exp = dir.path().join("exp");
+    let base = std::env::var_os("SEBX_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| dir.path().to_path_buf());
+    let exp = base.join("exp");
     let run = exp.join("rollout");
     let t = Instant::now();
     let bytes = generate(&run, samples);
@@ -375,7 +380,7 @@ fn main() {
         secs(t.elapsed())
     );
     explorer(&run, bytes);
-    let cache = dir.path().join("cache");
+    let cache = base.join("cache");
     println!("sebx stats --by step, first run (grades each distinct program once):");
     let first = stats(&exp, &cache);
     println!(
