@@ -128,3 +128,39 @@ fn the_explorers_grader_shares_runs_when_grading_in_bulk() {
         "grade is not counted as shared"
     );
 }
+
+#[test]
+fn sebx_grade_reports_the_programs_it_really_ran() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = dir.path().join("api.jsonl");
+    std::fs::write(&api, API).expect("api");
+    let file = dir.path().join("run.jsonl");
+    let line = |prose: &str, code: &str| {
+        serde_json::json!({"query": "q", "response": response(prose, code),
+            "test_cases": [{"input": "x=[1, 2, 3]", "output": "2.0"}], "right_exe_result": "2.0"})
+        .to_string()
+    };
+    let lines = [
+        line("First.", RIGHT),
+        line("Second, other words.", RIGHT),
+        line("Third.", WRONG),
+    ];
+    std::fs::write(&file, lines.join("\n")).expect("write");
+    let out = assert_cmd::Command::cargo_bin("sebx")
+        .expect("binary")
+        .env_remove("SEBX_API_DOC")
+        .env("SEBX_SCORE_CACHE", dir.path().join("cache"))
+        .args(["grade", "--scorer", "verdict", "--quiet", "--api-doc"])
+        .arg(&api)
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.path().join("out.jsonl"))
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("programs executed: 2 for 3 rollouts graded (1 runs reused"),
+        "{stderr}"
+    );
+}

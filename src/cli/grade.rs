@@ -9,7 +9,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::grade::batch::{Summary, grade_all_scored};
+use crate::grade::batch::{Summary, grade_all_counted};
 use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
@@ -225,7 +225,8 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         bar
     };
     // Each verdict is remembered as it arrives, so an interrupted run loses none.
-    let mut reports = grade_all_scored(
+    let graded = rollouts.len();
+    let (mut reports, counts) = grade_all_counted(
         &rollouts,
         &engine,
         jobs,
@@ -302,6 +303,13 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let summary = Summary::from_reports(&all);
     for line in summary.lines() {
         eprintln!("{line}");
+    }
+    if graded > 0 {
+        // Rollouts that share their code (whatever the prose) share one run.
+        eprintln!(
+            "programs executed: {} for {graded} rollouts graded ({} runs reused by identical programs)",
+            counts.programs_run, counts.programs_reused
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
