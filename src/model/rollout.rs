@@ -231,7 +231,8 @@ struct ParsedLine {
     stored_score: Option<StoredScore>,
 }
 
-fn parse_rollout_line(raw: &[u8]) -> Result<ParsedLine, String> {
+/// A line's text, or why it cannot be one: too long, or not UTF-8.
+pub fn line_text(raw: &[u8]) -> Result<&str, String> {
     if raw.len() > MAX_LINE_BYTES {
         return Err(format!(
             "line is {} bytes long, over the {} MiB limit",
@@ -239,8 +240,11 @@ fn parse_rollout_line(raw: &[u8]) -> Result<ParsedLine, String> {
             MAX_LINE_BYTES / (1024 * 1024)
         ));
     }
-    let text = std::str::from_utf8(raw)
-        .map_err(|e| format!("not valid UTF-8 (at byte {})", e.valid_up_to()))?;
+    std::str::from_utf8(raw).map_err(|e| format!("not valid UTF-8 (at byte {})", e.valid_up_to()))
+}
+
+fn parse_rollout_line(raw: &[u8]) -> Result<ParsedLine, String> {
+    let text = line_text(raw)?;
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
     let obj = value
         .as_object()

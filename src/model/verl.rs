@@ -18,7 +18,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::rollout::{Interner, LoadIssue, MAX_LINE_BYTES, Rollout, RolloutId, json_kind};
+use super::rollout::{Interner, LoadIssue, Rollout, RolloutId, json_kind, line_text};
 use super::{Dataset, DatasetItem};
 
 /// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.
@@ -355,15 +355,7 @@ fn text_of(v: Value) -> String {
 
 /// Parses one line of a step file.
 pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
-    if raw.len() > MAX_LINE_BYTES {
-        return Err(format!(
-            "line is {} bytes long, over the {} MiB limit",
-            raw.len(),
-            MAX_LINE_BYTES / (1024 * 1024)
-        ));
-    }
-    let text = std::str::from_utf8(raw)
-        .map_err(|e| format!("not valid UTF-8 (at byte {})", e.valid_up_to()))?;
+    let text = line_text(raw)?;
     let raw: RawSample = serde_json::from_str(text).map_err(|e| {
         if e.classify() == serde_json::error::Category::Data {
             match serde_json::from_str::<Value>(text) {

@@ -198,6 +198,14 @@ impl StepAcc {
     }
 }
 
+/// Whether a GRPO group teaches nothing: two or more samples, every stored score known and
+/// all equal (zero advantage).
+pub fn zero_variance(scores: &[Option<f64>]) -> bool {
+    scores.len() >= 2
+        && scores.iter().all(Option::is_some)
+        && scores.windows(2).all(|w| w[0] == w[1])
+}
+
 fn mean((sum, n): (f64, usize)) -> Option<f64> {
     (n > 0).then(|| sum / n as f64)
 }
@@ -261,15 +269,7 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
         .into_iter()
         .map(|((run, step), a)| {
             let groups = a.groups.len();
-            let zero_variance_groups = a
-                .groups
-                .values()
-                .filter(|scores| {
-                    scores.len() >= 2
-                        && scores.iter().all(Option::is_some)
-                        && scores.windows(2).all(|w| w[0] == w[1])
-                })
-                .count();
+            let zero_variance_groups = a.groups.values().filter(|s| zero_variance(s)).count();
             StepRow {
                 run: run_name(run),
                 step,
