@@ -143,10 +143,9 @@ fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
             playlist
         }
         None => {
-            if first_file.is_none() {
-                anyhow::bail!("name the rollout file: sebx export FILE --line N --format FORMAT");
-            }
+            // No file: the demo, as `--help` says. Paper is light unless --theme says.
             present::add_companions(&mut cmd.explore.paths);
+            cmd.explore.theme.get_or_insert_with(|| "light".to_string());
             None
         }
     };

@@ -46,6 +46,7 @@ fn analyze_writes_one_object_per_line_in_order() {
     run_analyze(AnalyzeArgs {
         rollouts: vec![rollouts.clone()],
         output: Some(out.clone()),
+        confirm: false,
         context: ContextArgs {
             api_doc: Some(api),
             dataset: vec![],

@@ -162,7 +162,11 @@ fn export_is_a_job_drawing_a_copy_of_the_view() {
     // The job's page is the view as drawn from the app, scrolled to its top.
     let width = app.size.0.max(60);
     let title = format!("sebx · {}", path.display());
-    let expected = to_html(&render_view(&app, 1, Pane::Code, width), &app.theme, &title);
+    // Drawn for paper: in the light theme, whatever the screen's.
+    let light = sebx::tui::Theme::builtin("light").expect("light");
+    let screen_theme = std::mem::replace(&mut app.theme, light.clone());
+    let expected = to_html(&render_view(&app, 1, Pane::Code, width), &light, &title);
+    app.theme = screen_theme;
     assert_eq!((page.0)(), expected);
     assert!(expected.contains("zwc."), "the code is on the page");
 

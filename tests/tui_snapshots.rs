@@ -118,21 +118,37 @@ fn help_screen_comes_from_the_keymap() {
     app.update(&Action::Help);
     let text = screen(&draw(&app, 100, 50));
     assert_snapshot!(text);
-    // The help scrolls: what does not fit on the first screen is further down.
-    for _ in 0..12 {
+    // The help scrolls: what does not fit on the first screen is further down; it stops
+    // at its last line (no blank box past the end, however far one scrolls).
+    app.update(&Action::Resize {
+        width: 100,
+        height: 50,
+    });
+    let mut seen = String::new();
+    for _ in 0..200 {
         app.update(&Action::ScrollDown);
+        seen.push_str(&screen(&draw(&app, 100, 50)));
     }
     let rest = screen(&draw(&app, 100, 50));
+    let lines: Vec<&str> = rest.lines().collect();
+    let bottom = lines
+        .iter()
+        .rposition(|l| l.starts_with('└'))
+        .expect("the popup's bottom border");
+    assert!(
+        lines[bottom - 1].trim_matches(['│', ' ']).len() > 3,
+        "the last popup row holds text:\n{rest}"
+    );
     for a in Action::BINDABLE {
         assert!(
-            text.contains(a.description()) || rest.contains(a.description()),
+            text.contains(a.description()) || seen.contains(a.description()),
             "help lacks {a:?}"
         );
     }
     // The list's markers are explained with the verdict symbols.
     assert!(
         text.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict")
-            || rest.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict"),
+            || seen.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict"),
         "{rest}"
     );
 }

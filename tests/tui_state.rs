@@ -223,12 +223,21 @@ fn navigation_moves_and_skips_group_headings() {
 fn same_task_across_runs_is_one_key_away() {
     let mut app = app(unavailable());
     app.update(&Action::Down);
-    app.update(&Action::Down); // row 2: Q_INV in run A
+    app.update(&Action::Down); // row 2: Q_INV in run A (row 3 is Q_INV in run A too)
     app.update(&Action::NextSameTask);
-    assert_eq!(app.list.selected, Some(3));
-    app.update(&Action::NextSameTask);
-    assert_eq!(app.list.selected, Some(7), "the same task in run B");
+    assert_eq!(
+        app.list.selected,
+        Some(7),
+        "] lands in the next run, not on row 3 of the same run"
+    );
     assert!(app.message.as_deref().is_some_and(|m| m.contains("run_b")));
+    app.update(&Action::NextSameTask);
+    assert_eq!(
+        app.list.selected,
+        Some(2),
+        "from the last run, back to the first run's first rollout of the task"
+    );
+    assert!(app.message.as_deref().is_some_and(|m| m.contains("run_a")));
     app.update(&Action::SameTask);
     assert_eq!(rows(&app), vec![2, 3, 7]);
     app.update(&Action::SameTask);

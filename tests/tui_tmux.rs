@@ -17,6 +17,14 @@ fn list_rows(screen: &str) -> Vec<&str> {
         .collect()
 }
 
+/// `N of M rollouts` in a list title: the list is narrowed to N of the M.
+fn narrowed(title: &str) -> Option<(usize, usize)> {
+    let end = title.find(" rollouts")?;
+    let (head, total) = title[..end].rsplit_once(" of ")?;
+    let shown = head.rsplit(' ').next()?.parse().ok()?;
+    Some((shown, total.parse().ok()?))
+}
+
 #[test]
 fn open_search_select_cases_quit() {
     if tmux_missing() {
@@ -40,7 +48,10 @@ fn open_search_select_cases_quit() {
     let searched = wait_for(&name, "search results", |s| {
         // Every typed character shown and the newest search answered (no pending `…`).
         let status = status_line(s);
-        s.lines().next().is_some_and(|title| title.contains(" of "))
+        // (`N of M rollouts`: the labelling progress says "of" too.)
+        s.lines()
+            .next()
+            .is_some_and(|title| narrowed(title).is_some())
             && status.contains("readings")
             && !status.contains('…')
     });
@@ -58,7 +69,7 @@ fn open_search_select_cases_quit() {
         "the title says fewer rollouts are shown: {title}"
     );
     assert!(
-        first.lines().next().is_some_and(|t| !t.contains(" of ")),
+        first.lines().next().is_some_and(|t| narrowed(t).is_none()),
         "{first}"
     );
     send(&name, &["Enter"]);

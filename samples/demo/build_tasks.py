@@ -65,7 +65,7 @@ TASKS = [
         "A 2-D graphics pipeline stores each transform as a square matrix. To undo a transform "
         "the renderer needs its inverse. Given the matrix `m`, return its inverse as nested lists.",
         "def solve(m):",
-        ["linalg.inv"],
+        ["inv"],
         "import numpy as np\n\ndef solve(m):\n    return np.linalg.inv(m).tolist()\n",
         [
             "m=np.array([[4, 7], [2, 6]])",
@@ -79,7 +79,7 @@ TASKS = [
         "one corner, given as the rows of the 2x2 matrix `edges`. Return the signed area of the "
         "parcel (the determinant of the matrix).",
         "def solve(edges):",
-        ["linalg.det"],
+        ["det"],
         "import numpy as np\n\ndef solve(edges):\n    return np.linalg.det(edges)\n",
         [
             "edges=[[3, 1], [1, 2]]",
@@ -159,7 +159,7 @@ TASKS = [
         "A delivery drone reports its displacement from the depot as a vector `offset` "
         "(metres along each axis). Return the straight-line distance from the depot.",
         "def solve(offset):",
-        ["linalg.norm"],
+        ["norm"],
         "import numpy as np\n\ndef solve(offset):\n    return np.linalg.norm(offset)\n",
         [
             "offset=[3, 4]",

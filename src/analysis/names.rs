@@ -370,6 +370,8 @@ pub fn classify_zwc(api: &ApiMap, path: &str) -> ZwcRef {
                 zwc,
             }
         }
+        // The wrapper's own class: real in every zwc package (`isinstance(r, zwc.ZWCArray)`).
+        ["zwc", "ZWCArray", ..] => ZwcRef::Module,
         ["zwc", x, ..] => {
             let q = format!("zwc.{x}");
             if api.numpy_name(&q).is_some() {
@@ -683,10 +685,12 @@ impl ZwcSink<'_> {
                 if matches!(meaning, "array" | "asarray") || selected.is_empty() {
                     return;
                 }
-                let canonical = numpy_canonical(meaning);
-                let on_task = selected
-                    .iter()
-                    .any(|s| numpy_canonical(s.strip_prefix("np.").unwrap_or(s)) == canonical);
+                // The datasets spell linalg functions bare (`det` for `linalg.det`).
+                let canonical = numpy_canonical(meaning.strip_prefix("linalg.").unwrap_or(meaning));
+                let on_task = selected.iter().any(|s| {
+                    let s = s.strip_prefix("np.").unwrap_or(s);
+                    numpy_canonical(s.strip_prefix("linalg.").unwrap_or(s)) == canonical
+                });
                 if !on_task && self.seen_off_task.insert(q.clone()) {
                     out.push(RawFinding {
                         kind: FindingKind::OffTaskFunction,

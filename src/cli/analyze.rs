@@ -1,4 +1,5 @@
-//! `sebx analyze` and `sebx graph`: static analysis of rollouts, headless (no Python run).
+//! `sebx analyze` and `sebx graph`: static analysis of rollouts, headless (no Python run,
+//! except `--confirm`, which runs each rollout once under the tracer to settle its findings).
 
 use crate::model::discovery::ContextArgs;
 use std::collections::BTreeMap;
@@ -10,6 +11,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::json;
 
 use crate::analysis::{Analysis, FindingKind, Severity, analyze_rollout};
+use crate::grade::trace;
 use crate::model::LoadedFile;
 
 /// Statically analyze rollouts: dependency graph and hallucinated or misused names.
@@ -18,7 +20,9 @@ use crate::model::LoadedFile;
     after_help = "Writes one JSON object per input line, in input order, to -o (or stdout):\n\
 source, line, id, findings (kind, name, line, col in the extracted code, response_line,\n\
 response_col, suggestion, message) and graph (functions, nodes, edges). A line that could\n\
-not be loaded gives source, line and error. A summary follows (stderr when JSON goes to stdout)."
+not be loaded gives source, line and error. A summary follows (stderr when JSON goes to stdout).\n\
+With --confirm each object also has `confirm`: the run's crash and, per finding that claims\n\
+one, `settled` (confirmed, refuted with why, not_reached, untraced)."
 )]
 pub struct AnalyzeArgs {
     /// Rollout files (JSONL in the official rollout format).
@@ -27,6 +31,10 @@ pub struct AnalyzeArgs {
     /// Where to write the JSONL (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
+    /// Run each rollout once under the tracer (Python runtime needed) and mark each
+    /// finding that claims a crash confirmed, refuted or not reached (traces are cached).
+    #[arg(long)]
+    pub confirm: bool,
     #[command(flatten)]
     pub context: ContextArgs,
 }
@@ -68,14 +76,30 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
     let mut summary = AnalysisSummary::default();
+    let confirmer = match args.confirm {
+        true => Some(Confirmer::start(&api)?),
+        false => None,
+    };
+    let mut confirmed = ConfirmSummary::default();
     for path in &args.rollouts {
         let loaded = load(path)?;
         for entry in loaded.entries() {
             let value = match entry {
                 Ok(r) => {
-                    let a = analyze_rollout(r, &api, dataset.get(&r.query));
+                    let item = dataset.get(&r.query);
+                    let a = analyze_rollout(r, &api, item);
                     summary.add(&a);
-                    serde_json::to_value(&a)?
+                    let mut value = serde_json::to_value(&a)?;
+                    if let Some(c) = &confirmer {
+                        let cases = item
+                            .filter(|_| r.test_cases.is_empty())
+                            .map(|i| i.test_cases.as_slice())
+                            .unwrap_or(&r.test_cases);
+                        let confirmation = c.confirm(&r.response, &a, cases)?;
+                        confirmed.add(&confirmation);
+                        value["confirm"] = serde_json::to_value(&confirmation)?;
+                    }
+                    value
                 }
                 Err(issue) => json!({
                     "source": issue.source.display().to_string(),
@@ -90,13 +114,96 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     drop(out);
-    let text = summary.render(10);
+    let mut text = summary.render(10);
+    if args.confirm {
+        text.push_str(&confirmed.render());
+    }
     if args.output.is_some() {
         print!("{text}");
     } else {
         eprint!("{text}");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The engine and trace cache `--confirm` runs rollouts with.
+struct Confirmer {
+    engine: crate::grade::engine::Engine,
+    cache: Option<trace::cache::TraceCache>,
+}
+
+impl Confirmer {
+    fn start(api: &crate::model::ApiMap) -> Result<Confirmer> {
+        let engine = crate::grade::engine::Engine::start(api, 1).context(
+            "--confirm runs each rollout: it needs the Python runtime (`sebx runtime install`)",
+        )?;
+        let cache = match trace::cache::TraceCache::open(&trace::cache::default_dir(), api) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                eprintln!("warning: no trace cache: {e:#}");
+                None
+            }
+        };
+        Ok(Confirmer { engine, cache })
+    }
+
+    fn confirm(
+        &self,
+        response: &str,
+        a: &Analysis,
+        cases: &[crate::model::TestCase],
+    ) -> Result<trace::Confirmation> {
+        let code = crate::analysis::extract_last_python_block(response)
+            .map(|b| b.code)
+            .unwrap_or_default();
+        trace::confirm(
+            &self.engine,
+            self.cache.as_ref(),
+            &code,
+            &a.code.entry,
+            cases,
+            &a.code.findings,
+        )
+    }
+}
+
+/// How `--confirm` settled the findings, by severity.
+#[derive(Debug, Default)]
+struct ConfirmSummary {
+    runs: usize,
+    cached: usize,
+    incomplete: usize,
+    /// (severity, settled label) → count.
+    counts: BTreeMap<(String, &'static str), usize>,
+}
+
+impl ConfirmSummary {
+    fn add(&mut self, c: &trace::Confirmation) {
+        self.runs += 1;
+        self.cached += usize::from(c.cached);
+        self.incomplete += usize::from(!c.complete);
+        for f in &c.findings {
+            let severity = serde_json::to_value(f.severity)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default();
+            *self
+                .counts
+                .entry((severity, f.settled.label()))
+                .or_default() += 1;
+        }
+    }
+
+    fn render(&self) -> String {
+        let mut s = format!(
+            "confirmed by running: {} rollouts ({} traces from the cache, {} did not finish)\n",
+            self.runs, self.cached, self.incomplete
+        );
+        for ((severity, label), n) in &self.counts {
+            s.push_str(&format!("  {severity:<9} {label:<12} {n}\n"));
+        }
+        s
+    }
 }
 
 /// Runs `sebx graph`.

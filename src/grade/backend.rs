@@ -67,6 +67,19 @@ pub trait GradeBackend: Send + Sync {
     fn grade_shared(&self, rollout: &Rollout) -> Result<GradeReport> {
         self.grade(rollout)
     }
+
+    /// Runs `code` once under the runtime oracle's tracer on `cases` and settles `findings`
+    /// against the run ([`crate::grade::trace::confirm`]); `cache` remembers the trace.
+    fn confirm(
+        &self,
+        _cache: Option<&crate::grade::trace::cache::TraceCache>,
+        _code: &str,
+        _entry: &str,
+        _cases: &[crate::model::TestCase],
+        _findings: &[crate::analysis::Finding],
+    ) -> Result<crate::grade::trace::Confirmation> {
+        anyhow::bail!("this grader cannot run programs under the tracer")
+    }
 }
 
 /// Outputs of programs a [`Grader`] ran, by a hash of the program (the most recent kept).
@@ -162,6 +175,17 @@ impl Grader {
 }
 
 impl GradeBackend for Grader {
+    fn confirm(
+        &self,
+        cache: Option<&crate::grade::trace::cache::TraceCache>,
+        code: &str,
+        entry: &str,
+        cases: &[crate::model::TestCase],
+        findings: &[crate::analysis::Finding],
+    ) -> Result<crate::grade::trace::Confirmation> {
+        crate::grade::trace::confirm(self.engine()?, cache, code, entry, cases, findings)
+    }
+
     fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {
         let settings = &self.settings;
         let report = grade_scored(

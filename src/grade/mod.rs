@@ -21,4 +21,5 @@ pub mod score_cache;
 pub mod scoring;
 pub mod settings;
 pub mod source_hash;
+pub mod trace;
 pub mod zwc_runtime;

@@ -80,7 +80,11 @@ pub fn rollout_key(rollout: &Rollout) -> String {
     }
     hasher.update(rollout.right_exe_result.as_bytes());
     // A training sample's differing `gts` is what its reward is scored against.
-    if let Some(gts) = rollout.sample.as_deref().and_then(|m| m.gts_differs.as_deref()) {
+    if let Some(gts) = rollout
+        .sample
+        .as_deref()
+        .and_then(|m| m.gts_differs.as_deref())
+    {
         hasher.update([2u8]);
         hasher.update(gts.as_bytes());
     }

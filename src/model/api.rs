@@ -151,6 +151,27 @@ impl ApiMap {
             .map(String::as_str)
     }
 
+    /// A task's selected function (`mean`, `det`, `linalg.det`, `np.mean`) as its qualified
+    /// NumPy name and zwc name. The SE-Bench datasets spell linalg functions bare (`det`,
+    /// `norm`), so a bare name is the top-level function when the API has one (`cross`,
+    /// `trace` exist in both and the tasks mean the top-level ones), else the linalg one.
+    pub fn selected_function(&self, name: &str) -> Option<(String, &str)> {
+        let bare = name
+            .strip_prefix("numpy.")
+            .or_else(|| name.strip_prefix("np."))
+            .unwrap_or(name);
+        let main = format!("np.{bare}");
+        if let Some(z) = self.numpy_to_zwc.get(&main) {
+            return Some((main, z.as_str()));
+        }
+        if bare.contains('.') {
+            return None;
+        }
+        let linalg = format!("np.linalg.{bare}");
+        let z = self.numpy_to_zwc.get(&linalg)?;
+        Some((linalg, z.as_str()))
+    }
+
     /// Short NumPy meaning of a zwc name without the `np.` prefix (`mean`, `linalg.inv`).
     pub fn numpy_short(&self, zwc_qualified: &str) -> Option<&str> {
         self.numpy_name(zwc_qualified)
@@ -175,6 +196,19 @@ mod tests {
         assert_eq!(map.zwc_name("numpy.linalg.inv"), Some("zwc.rfx.quvohe"));
         assert_eq!(map.numpy_name("zwc.bapu"), Some("np.sum"));
         assert_eq!(map.numpy_short("zwc.rfx.quvohe"), Some("linalg.inv"));
+        assert_eq!(
+            map.selected_function("inv"),
+            Some(("np.linalg.inv".to_string(), "zwc.rfx.quvohe"))
+        );
+        assert_eq!(
+            map.selected_function("linalg.inv"),
+            Some(("np.linalg.inv".to_string(), "zwc.rfx.quvohe"))
+        );
+        assert_eq!(
+            map.selected_function("mean"),
+            Some(("np.mean".to_string(), "zwc.kocito"))
+        );
+        assert_eq!(map.selected_function("nope"), None);
         assert_eq!(
             map.docs.get("zwc.kocito").map(String::as_str),
             Some("doc of kocito")

@@ -10,6 +10,7 @@ pub mod files;
 pub mod labels;
 pub mod playlist;
 pub mod rollout;
+pub mod sample;
 pub mod sampling;
 pub mod sidecar;
 pub mod taxonomy;

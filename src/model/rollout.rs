@@ -85,7 +85,7 @@ pub struct Rollout {
     pub stored_score: Option<StoredScore>,
     /// Where a sample of a training run sits in it (step, GRPO group, stored training
     /// reward); `None` for evaluation rollouts.
-    pub sample: Option<Box<super::verl::SampleMeta>>,
+    pub sample: Option<Box<super::sample::SampleMeta>>,
 }
 
 /// A line that could not be loaded, with where and why.

@@ -234,6 +234,25 @@ impl Taxonomy {
         self.categories.iter().find(|c| &c.id == id)
     }
 
+    /// This taxonomy with a key on every category it can: categories without one take the
+    /// first of `spare` (in order) that no category uses yet, in taxonomy order. The keys a
+    /// front end can spare are its to say (the explorer's are those its keymap leaves free).
+    pub fn with_spare_keys(mut self, spare: &[char]) -> Taxonomy {
+        let mut free = spare
+            .iter()
+            .copied()
+            .filter(|c| self.by_key(*c).is_none())
+            .collect::<Vec<char>>()
+            .into_iter();
+        for c in self.categories.iter_mut().filter(|c| c.key.is_none()) {
+            match free.next() {
+                Some(k) => c.key = Some(k),
+                None => break,
+            }
+        }
+        self
+    }
+
     /// The category a key toggles.
     pub fn by_key(&self, key: char) -> Option<&Category> {
         self.categories.iter().find(|c| c.key == Some(key))
@@ -361,6 +380,26 @@ mod tests {
             Some("numpy_method_on_zwcarray")
         );
         assert!(t.categories.iter().all(|c| !c.description.is_empty()));
+    }
+
+    #[test]
+    fn spare_keys_go_to_the_categories_without_one() {
+        let t = Taxonomy::default_set().with_spare_keys(&['1', '0', 'x', 'y', 'z']);
+        let keys: Vec<(String, Option<char>)> = t
+            .categories
+            .iter()
+            .skip(9)
+            .map(|c| (c.id.0.clone(), c.key))
+            .collect();
+        assert_eq!(
+            keys,
+            vec![
+                ("not_using_zwc".to_string(), Some('0')),
+                ("timeout".to_string(), Some('x')),
+                ("other".to_string(), Some('y')),
+            ]
+        );
+        assert_eq!(t.by_key('1').map(|c| c.id.as_str()), Some("numpy_import"));
     }
 
     #[test]

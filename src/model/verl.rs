@@ -19,6 +19,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::rollout::{Interner, LoadIssue, Rollout, RolloutId, json_kind, line_text};
+pub use super::sample::{JoinedBy, SampleMeta};
 use super::{Dataset, DatasetItem};
 
 /// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.
@@ -254,17 +255,6 @@ fn heading_at(text: &str, heading: &str) -> Option<usize> {
     None
 }
 
-/// How a sample found its task.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum JoinedBy {
-    /// The text under `### Problem` is a dataset query.
-    Problem,
-    /// The longest dataset query the prompt contains.
-    Contained,
-    /// No dataset query matches.
-    Unjoined,
-}
-
 /// The dataset's queries, for joining prompts to tasks.
 #[derive(Debug, Default)]
 pub struct JoinIndex {
@@ -306,20 +296,6 @@ impl JoinIndex {
         }
         (None, JoinedBy::Unjoined)
     }
-}
-
-/// What a sample carries besides its rollout: where it sits in the training run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SampleMeta {
-    pub step: u32,
-    /// The run-wide number of its prompt; with the step, its GRPO group.
-    pub prompt: u32,
-    /// The stored training reward (`score`), when it is a number.
-    pub score: Option<f64>,
-    pub joined: JoinedBy,
-    /// The sample's `gts` when it is not the task's `right_exe_result` (`None`: the same,
-    /// or no task to compare with, or no `gts`).
-    pub gts_differs: Option<Arc<str>>,
 }
 
 /// A sample line as verl writes it (extra keys are ignored).

@@ -30,6 +30,12 @@ pub enum Action {
     ScrollDown,
     ScrollUp,
     Search,
+    /// Scrolls the pane to the search's next match (past the last: the next matching rollout).
+    NextMatch,
+    /// Scrolls the pane to the search's previous match.
+    PrevMatch,
+    /// Goes to a line of the selected rollout's file (`:` then the number, as in less).
+    GotoLine,
     CycleVerdictFilter,
     CycleRunFilter,
     CycleFunctionFilter,
@@ -66,11 +72,21 @@ pub enum Action {
     EditWhatIf,
     /// Installs the Python runtime (from the offer shown when it is missing).
     InstallRuntime,
+    /// Runs the selected rollout once under the tracer: each `possible` finding becomes
+    /// confirmed, refuted or not reached (the Code pane shows which).
+    ConfirmFindings,
     // Issue 11: run-level stats and comparison (handled by `StatsView::update`).
     /// The stats screen: run summaries and the internalization map.
     StatsScreen,
     /// The compare screen: flip matrix of two runs (again: the next pair of runs).
     CompareScreen,
+    // Issue 19: training runs (handled by `training::TrainingView`).
+    /// The Training screen: reward and accuracy per step, the function × step heat map.
+    TrainingScreen,
+    /// Show only the samples of a step range (typed: `10-20`, `7`; empty clears).
+    StepRange,
+    /// Show the selected sample's GRPO group: the samples of its prompt at its step.
+    GroupView,
     /// `N` follows file order or a seeded random order (a random sample of failures).
     ToggleLabelOrder,
     // Issue 12: bookmarks, presenter, export (handled by `Bookmarks::update`).
@@ -107,6 +123,12 @@ pub enum Action {
     SearchBackspace,
     /// Accepts the search and returns to the list (not bindable).
     SearchSubmit,
+    /// A character typed into the go-to-line prompt (not bindable).
+    GotoInput(char),
+    /// Deletes the last go-to-line character (not bindable).
+    GotoBackspace,
+    /// Goes to the line typed (not bindable).
+    GotoSubmit,
     /// The terminal was resized to `width`×`height` (not bindable).
     Resize {
         width: u16,
@@ -142,7 +164,7 @@ impl Action {
     ];
 
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 53] = [
+    pub const BINDABLE: [Action; 60] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -161,6 +183,9 @@ impl Action {
         Action::ScrollUp,
         Action::FirstFailedCase,
         Action::Search,
+        Action::NextMatch,
+        Action::PrevMatch,
+        Action::GotoLine,
         Action::CycleVerdictFilter,
         Action::CycleRunFilter,
         Action::CycleFunctionFilter,
@@ -174,6 +199,7 @@ impl Action {
         Action::Rerun,
         Action::EditWhatIf,
         Action::InstallRuntime,
+        Action::ConfirmFindings,
         Action::ScrollLeft,
         Action::ScrollRight,
         Action::ToggleBookmark,
@@ -192,6 +218,9 @@ impl Action {
         Action::ToggleLabelOrder,
         Action::StatsScreen,
         Action::CompareScreen,
+        Action::TrainingScreen,
+        Action::StepRange,
+        Action::GroupView,
         Action::Issues,
         Action::Help,
         Action::Cancel,
@@ -226,7 +255,10 @@ impl Action {
             Action::PaneTask => "Task pane",
             Action::ScrollDown => "scroll the pane down (next case in Cases)",
             Action::ScrollUp => "scroll the pane up (previous case in Cases)",
-            Action::Search => "fuzzy search over query, code and names",
+            Action::Search => "search query, response and names (~ for fuzzy)",
+            Action::NextMatch => "next match in the pane, then in the next rollout",
+            Action::PrevMatch => "previous match of the search",
+            Action::GotoLine => "go to a line of the file (: then the number)",
             Action::CycleVerdictFilter => "filter by verdict, ≈ or reward ≠ verdict (cycle)",
             Action::CycleRunFilter => "filter by run (cycle)",
             Action::CycleFunctionFilter => "filter by function of the selected rollout (cycle)",
@@ -241,15 +273,19 @@ impl Action {
             Action::Rerun => "rerun: new verdict beside the stored one (sidecar)",
             Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
             Action::InstallRuntime => "install the Python runtime the grader needs",
-            Action::LabelMode => "label mode: keys 1–9 toggle categories",
+            Action::ConfirmFindings => "run once to settle possible findings (Code pane)",
+            Action::LabelMode => "label mode (L again: label and advance; 3rd: off)",
             Action::CategoryPicker => "all categories (pick with ↑↓ enter)",
             Action::AcceptSuggestion => "accept the suggested category",
             Action::EditNote => "write a note on the rollout's label",
-            Action::NextUnlabelledFailure => "next unlabelled failure",
+            Action::NextUnlabelledFailure => "next unlabelled failure, from this row on",
             Action::CycleLabelFilter => "filter by label: none, any, one category (cycle)",
             Action::Agreement => "agreement between two annotators (Cohen's kappa)",
             Action::StatsScreen => "stats: accuracy, pass@k, the internalization map",
             Action::CompareScreen => "compare two runs: flip matrix, McNemar, drill-down",
+            Action::TrainingScreen => "training: reward and accuracy per step, heat map",
+            Action::StepRange => "only the samples of some steps (10-20; empty: all)",
+            Action::GroupView => "the selected sample's GRPO group (prompt and step)",
             Action::ToggleLabelOrder => "N in file order / in seeded random order",
             Action::ToggleBookmark => "bookmark the rollout for the playlist (toggle)",
             Action::BookmarkCaption => "caption of the rollout's bookmark",
@@ -270,6 +306,9 @@ impl Action {
             Action::SearchInput(_) => "type into the search",
             Action::SearchBackspace => "delete a search character",
             Action::SearchSubmit => "accept the search",
+            Action::GotoInput(_) => "type the line to go to",
+            Action::GotoBackspace => "delete a digit of the line",
+            Action::GotoSubmit => "go to the line typed",
             Action::Resize { .. } => "terminal resized",
             Action::Click { .. } => "mouse click",
             Action::Wheel { .. } => "mouse wheel",
@@ -450,6 +489,9 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("ctrl-u", Action::ScrollUp),
     ("f", Action::FirstFailedCase),
     ("/", Action::Search),
+    ("m", Action::NextMatch),
+    ("M", Action::PrevMatch),
+    (":", Action::GotoLine),
     ("v", Action::CycleVerdictFilter),
     ("u", Action::CycleRunFilter),
     ("n", Action::CycleFunctionFilter),
@@ -462,6 +504,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("ctrl-r", Action::Regrade),
     ("e", Action::EditWhatIf),
     ("I", Action::InstallRuntime),
+    ("y", Action::ConfirmFindings),
     ("<", Action::ScrollLeft),
     (">", Action::ScrollRight),
     ("b", Action::ToggleBookmark),
@@ -480,6 +523,9 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("O", Action::ToggleLabelOrder),
     ("S", Action::StatsScreen),
     ("C", Action::CompareScreen),
+    ("T", Action::TrainingScreen),
+    ("#", Action::StepRange),
+    ("=", Action::GroupView),
     ("R", Action::RegradeAll),
     ("!", Action::Issues),
     ("?", Action::Help),
@@ -543,6 +589,21 @@ impl Keymap {
     pub fn action_for(&self, event: &KeyEvent) -> Option<Action> {
         let chord = KeyChord::from_event(event)?;
         self.bindings.get(&chord).copied()
+    }
+
+    /// Digits, then lower-case letters, that no key of this map takes (unmodified): what
+    /// label mode can give categories without hiding a key. Digits always count: label
+    /// mode takes them over from the pane keys by design.
+    pub fn free_chars(&self) -> Vec<char> {
+        ('0'..='9')
+            .chain('a'..='z')
+            .filter(|c| {
+                c.is_ascii_digit()
+                    || self
+                        .action_for(&KeyEvent::new(KeyCode::Char(*c), KeyModifiers::NONE))
+                        .is_none()
+            })
+            .collect()
     }
 
     /// Keys bound to `action`, in binding order.

@@ -7,11 +7,13 @@
 //! This file holds the state, the parts' plumbing and the dispatch of actions; the rest of
 //! `App` is in its children, along its own parts: `view` (building the list from the
 //! filters, search and grouping, and moving through it), `detail` (the detail panes, the
-//! mouse, the detached copy an export draws) and `events` (the workers' results, and the
-//! grading, search and analysis requests they answer).
+//! mouse, the detached copy an export draws), `events` (the workers' results, and the
+//! grading, search and analysis requests they answer) and `goto` (going to a file line,
+//! to the search's next match).
 
 mod detail;
 mod events;
+mod goto;
 mod view;
 
 use std::collections::HashSet;
@@ -76,6 +78,8 @@ pub struct App {
     pub keymap: Keymap,
     pub popup: Option<Popup>,
     pub popup_scroll: u16,
+    /// How far the help popup can scroll, as the last frame drew it (drawing records it).
+    pub help_scroll_max: std::cell::Cell<u16>,
     /// Terminal size.
     pub size: (u16, u16),
     /// A transient note for the status bar.
@@ -90,6 +94,8 @@ pub struct App {
     pub reruns: Reruns,
     /// The stats and compare screens (issue 11).
     pub stats: super::stats::StatsView,
+    /// The Training screen, the step-range filter and the group view (issue 19).
+    pub training: super::training::TrainingView,
     pub should_quit: bool,
     /// A part asked to export the current view (taken by the event loop: `take_export`).
     export_wanted: bool,
@@ -100,6 +106,7 @@ pub struct App {
 /// The parts that own their state ([`Part`]), named so `App` can lend each one the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum PartId {
+    Training,
     Stats,
     Bookmarks,
     Labelling,
@@ -108,18 +115,20 @@ enum PartId {
 
 impl PartId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [PartId; 4] = [
+    const ORDER: [PartId; 5] = [
+        PartId::Training,
         PartId::Stats,
         PartId::Bookmarks,
         PartId::Labelling,
         PartId::Reruns,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
-    const SERVICE_ORDER: [PartId; 4] = [
+    const SERVICE_ORDER: [PartId; 5] = [
         PartId::Labelling,
         PartId::Reruns,
         PartId::Bookmarks,
         PartId::Stats,
+        PartId::Training,
     ];
 }
 
@@ -129,6 +138,7 @@ const DETAIL_CACHE: usize = 256;
 impl App {
     /// An empty explorer; rows arrive through [`App::on_job`].
     pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
+        let spare_keys = keymap.free_chars();
         App {
             corpus: Corpus {
                 ctx,
@@ -149,13 +159,18 @@ impl App {
             keymap,
             popup: None,
             popup_scroll: 0,
+            help_scroll_max: std::cell::Cell::new(u16::MAX),
             size: (80, 24),
             message: None,
             outbox: Vec::new(),
-            labelling: Labelling::default(),
+            labelling: Labelling::with_spare_keys(spare_keys),
             bookmarks: Default::default(),
             reruns: Reruns::default(),
             stats: super::stats::StatsView::default(),
+            training: super::training::TrainingView {
+                columns: super::training::columns_for(80),
+                ..Default::default()
+            },
             should_quit: false,
             export_wanted: false,
             view_dirty: false,
@@ -185,6 +200,7 @@ impl App {
             labels,
         };
         match id {
+            PartId::Training => (&mut self.training, others(&self.labelling)),
             PartId::Stats => (&mut self.stats, others(&self.labelling)),
             PartId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
             PartId::Labelling => (&mut self.labelling, others(&NoLabels)),
@@ -194,6 +210,7 @@ impl App {
 
     fn part(&self, id: PartId) -> &dyn Part {
         match id {
+            PartId::Training => &self.training,
             PartId::Stats => &self.stats,
             PartId::Bookmarks => &self.bookmarks,
             PartId::Labelling => &self.labelling,
@@ -241,6 +258,7 @@ impl App {
         if !matches!(action, Action::Resize { .. }) {
             self.message = None;
         }
+        self.settle_match_jump();
         if let Some(popup) = self.popup
             && let Some(redraw) = self.update_popup(popup, action)
         {
@@ -250,11 +268,13 @@ impl App {
             match action {
                 Action::SearchInput(c) => {
                     self.list.search.pattern.push(*c);
+                    self.list.search.select_first = true;
                     self.start_search();
                     return true;
                 }
                 Action::SearchBackspace => {
                     self.list.search.pattern.pop();
+                    self.list.search.select_first = true;
                     self.start_search();
                     return true;
                 }
@@ -272,6 +292,9 @@ impl App {
                 }
                 _ => {}
             }
+        }
+        if let Some(redraw) = self.update_goto(action) {
+            return redraw;
         }
         // The parts that own their state: the first to take the action handles it.
         let handled = self.offer(None, action);
@@ -350,6 +373,12 @@ impl App {
                 true
             }
             Action::NextSameTask => self.next_same_task(),
+            Action::NextMatch => self.next_match(true),
+            Action::PrevMatch => self.next_match(false),
+            Action::GotoLine => {
+                self.list.goto = Some(String::new());
+                true
+            }
             Action::Regrade => {
                 if let Some(row) = self.list.selected {
                     self.request_grades(&[row], true);
@@ -441,6 +470,12 @@ impl App {
             Action::Quit | Action::Resize { .. } => None,
             _ => Some(false),
         }
+        .inspect(|_| {
+            // The help stops at its last line instead of scrolling into a blank box.
+            if popup == Popup::Help {
+                self.popup_scroll = self.popup_scroll.min(self.help_scroll_max.get());
+            }
+        })
     }
 
     /// Does what a part asked for (see [`Effects`]).

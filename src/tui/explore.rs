@@ -14,6 +14,7 @@ use serde_json::Value;
 use crate::grade::backend::{GradeBackend, Grader, Unavailable};
 use crate::grade::score_cache::{self, ScoreCache};
 use crate::model::discovery::discover;
+use crate::model::verl::{JoinIndex, find_runs};
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::tui::app::{App, Context, Grading};
 use crate::tui::load::{FileKind, Source, SourceData, classify_file};
@@ -29,13 +30,42 @@ pub mod demo {
     pub const SCORED: &str = include_str!("../../samples/demo/rollouts.scored.jsonl");
     /// Example labels of the first run by two annotators (seeded into the demo's sidecar).
     pub const LABELS: &str = include_str!("../../samples/demo/rollouts.jsonl.labels.jsonl");
+    /// A small training run (verl step dumps, `build_training.py`): (run, step, text).
+    pub const TRAINING: [(&str, u32, &str); 5] = [
+        (
+            "rollout",
+            1,
+            include_str!("../../samples/demo/training/rollout/1.jsonl"),
+        ),
+        (
+            "rollout",
+            2,
+            include_str!("../../samples/demo/training/rollout/2.jsonl"),
+        ),
+        (
+            "rollout",
+            3,
+            include_str!("../../samples/demo/training/rollout/3.jsonl"),
+        ),
+        (
+            "validation",
+            0,
+            include_str!("../../samples/demo/training/validation/0.jsonl"),
+        ),
+        (
+            "validation",
+            3,
+            include_str!("../../samples/demo/training/validation/3.jsonl"),
+        ),
+    ];
 }
 
 /// Options of the explorer.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct ExploreArgs {
     /// Rollout files, `sebx grade` output, correct-trajectories files, dataset files or an
-    /// API doc (folders: their .jsonl files). None: the bundled demo.
+    /// API doc (folders: their .jsonl files; a folder of verl step dumps, `{step}.jsonl`:
+    /// a training run). None: the bundled demo.
     pub paths: Vec<PathBuf>,
     #[command(flatten)]
     pub context: ContextArgs,
@@ -67,6 +97,10 @@ pub struct ExploreArgs {
     /// Seed of the random labelling order (default: the same as `sebx stats --seed`).
     #[arg(long)]
     pub label_seed: Option<u64>,
+    /// Open the bundled demo's training run (verl step dumps of a made-up GRPO run) instead
+    /// of its evaluation runs: `T` shows the Training screen.
+    #[arg(long)]
+    pub demo_training: bool,
 }
 
 /// The user's config file.
@@ -210,7 +244,39 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         .context("in the config's [keys]")?;
 
     let mut notes = Vec::new();
-    let (api, dataset, sources) = if args.paths.is_empty() && args.correct.is_empty() {
+    let (api, dataset, sources) = if args.demo_training {
+        notes.push("Showing the bundled demo's training run (T: the Training screen).".to_string());
+        let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
+        let dataset = Arc::new(dataset_from_text(
+            Path::new("samples/demo/tasks.jsonl"),
+            demo::TASKS,
+        ));
+        let join = Arc::new(JoinIndex::new(&dataset));
+        let sources = ["rollout", "validation"]
+            .into_iter()
+            .map(|run| Source {
+                kind: FileKind::Rollouts,
+                data: SourceData::EmbeddedDump {
+                    name: format!("training/{run}"),
+                    label: PathBuf::from(format!("samples/demo/training/{run}")),
+                    steps: demo::TRAINING
+                        .iter()
+                        .filter(|(r, _, _)| *r == run)
+                        .map(|(r, step, text)| {
+                            (
+                                *step,
+                                PathBuf::from(format!("samples/demo/training/{r}/{step}.jsonl")),
+                                *text,
+                            )
+                        })
+                        .collect(),
+                    join: join.clone(),
+                    dataset: dataset.clone(),
+                },
+            })
+            .collect();
+        (api, Arc::unwrap_or_clone(dataset), sources)
+    } else if args.paths.is_empty() && args.correct.is_empty() {
         notes.push("Showing the bundled demo (sebx FILE... opens your own files).".to_string());
         let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
         let dataset = dataset_from_text(Path::new("samples/demo/tasks.jsonl"), demo::TASKS);
@@ -239,7 +305,16 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ];
         (api, dataset, sources)
     } else {
-        let mut files = expand(&args.paths)?;
+        // Training runs (folders of verl step dumps) first; the rest are files.
+        let mut dumps = Vec::new();
+        let mut paths = Vec::new();
+        for p in &args.paths {
+            match find_runs(p)? {
+                Some(runs) => dumps.extend(runs),
+                None => paths.push(p.clone()),
+            }
+        }
+        let mut files = expand(&paths)?;
         files.extend(args.correct.iter().map(|f| (f.clone(), false)));
         let mut sources = Vec::new();
         let mut api_doc = args.context.api_doc.clone();
@@ -271,10 +346,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                 }),
             }
         }
-        let rollout_files: Vec<PathBuf> = sources
+        let mut rollout_files: Vec<PathBuf> = sources
             .iter()
             .map(|s| s.data.path().to_path_buf())
             .collect();
+        rollout_files.extend(dumps.iter().map(|d| d.dir.clone()));
         let found = discover(api_doc.as_deref(), &dataset_files, &rollout_files);
         notes.extend(found.report());
         let api = match &found.api_doc {
@@ -292,6 +368,26 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
             if let Err(e) = dataset.load_file(d.path()) {
                 notes.push(format!("dataset {}: {e}", d.path().display()));
             }
+        }
+        if !dumps.is_empty() {
+            if dataset.is_empty() {
+                notes.push("Training runs: no dataset, so no sample joins a task (pass --dataset FILE, e.g. datasets/train/train.jsonl); samples are shown and analysed, not graded.".to_string());
+            }
+            let shared = Arc::new(dataset.clone());
+            let join = Arc::new(JoinIndex::new(&shared));
+            let mut all = dumps
+                .into_iter()
+                .map(|run| Source {
+                    kind: FileKind::Rollouts,
+                    data: SourceData::Dump {
+                        run,
+                        join: join.clone(),
+                        dataset: shared.clone(),
+                    },
+                })
+                .collect::<Vec<_>>();
+            all.extend(sources);
+            sources = all;
         }
         (api, dataset, sources)
     };

@@ -26,7 +26,6 @@ use super::entry::Shown;
 use super::jobs::{JobRequest, PageMaker};
 use super::present::{self, Presenter, Stage};
 use super::theme::Theme;
-use super::ui;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -92,40 +91,40 @@ impl ViewCopy {
             return Buffer::empty(Rect::new(0, 0, width, 1));
         };
         // The drawing of a wide graph is not cut: the view widens to it.
-        let content = super::panes::render(app, &entry, width.saturating_sub(2));
+        let content = super::panes::render(app, &entry, width);
         let natural = content
             .lines
             .iter()
             .map(|l| l.width() as u16)
             .max()
-            .unwrap_or(0)
-            .saturating_add(2);
+            .unwrap_or(0);
         let width = if content.wrap {
             width
         } else {
             width.max(natural)
         };
-        let inner_w = width.saturating_sub(2);
         let body_h = if content.wrap {
             // Measure the wrapped height by drawing into a tall scratch buffer.
-            let mut scratch = Buffer::empty(Rect::new(0, 0, inner_w.max(1), 4000));
+            let mut scratch = Buffer::empty(Rect::new(0, 0, width.max(1), 4000));
             Paragraph::new(content.lines.clone())
                 .wrap(Wrap { trim: false })
                 .render(scratch.area, &mut scratch);
             (0..scratch.area.height)
                 .rev()
-                .find(|y| (0..inner_w).any(|x| scratch[(x, *y)].symbol() != " "))
+                .find(|y| (0..width).any(|x| scratch[(x, *y)].symbol() != " "))
                 .map_or(1, |y| y + 1)
         } else {
             content.lines.len() as u16
         };
-        let height = body_h + 3;
+        // The header, a blank line, the content: no tabs, frame or key hints (a page is
+        // read, not driven).
+        let height = body_h + 2;
         let mut terminal = match Terminal::new(TestBackend::new(width, height)) {
             Ok(t) => t,
             Err(_) => return Buffer::empty(Rect::new(0, 0, width, height)),
         };
         let shown = app.corpus.shown(row);
-        let header = header_line(app, row, shown);
+        let header = header_line(app, row, shown, usize::from(width));
         let _ = terminal.draw(|frame| {
             let area = frame.area();
             frame.render_widget(
@@ -133,15 +132,16 @@ impl ViewCopy {
                 area,
             );
             frame.render_widget(Paragraph::new(header), Rect { height: 1, ..area });
-            ui::draw_detail(
-                frame,
-                app,
-                Rect {
-                    y: 1,
-                    height: area.height - 1,
-                    ..area
-                },
-            );
+            let body = Rect {
+                y: 2,
+                height: area.height.saturating_sub(2),
+                ..area
+            };
+            let mut p = Paragraph::new(content.lines);
+            if content.wrap {
+                p = p.wrap(Wrap { trim: false });
+            }
+            frame.render_widget(p, body);
         });
         terminal.backend().buffer().clone()
     }
@@ -152,7 +152,9 @@ impl ViewCopy {
     }
 }
 
-fn header_line(app: &App, row: usize, shown: Shown) -> Line<'static> {
+/// `file:line`, the verdict, the pane and the task, fitted to `width` (the task is cut with
+/// an ellipsis, never the rest).
+fn header_line(app: &App, row: usize, shown: Shown, width: usize) -> Line<'static> {
     let t = &app.theme;
     let Some(e) = app.corpus.entries.get(row) else {
         return Line::raw("");
@@ -162,15 +164,20 @@ fn header_line(app: &App, row: usize, shown: Shown) -> Line<'static> {
         .tasks
         .get(e.task)
         .map_or("", |t| t.short.as_str());
+    let place = format!("{}:{} ", file_name(&e.rollout.source), e.rollout.line);
+    let verdict = format!(" {} {} ", shown.symbol(), shown.label());
+    let pane = format!(" {} ·", app.detail.pane.title());
+    let used = place.chars().count() + verdict.chars().count() + pane.chars().count() + 1;
+    let room = width.saturating_sub(used);
+    let task = if task.chars().count() > room {
+        super::layout::fit(task, room)
+    } else {
+        task.to_string()
+    };
     Line::from(vec![
-        Span::styled(
-            format!(" {}:{} ", file_name(&e.rollout.source), e.rollout.line),
-            t.title,
-        ),
-        Span::styled(
-            format!(" {} {} ", shown.symbol(), shown.label()),
-            t.shown(shown),
-        ),
+        Span::styled(place, t.title),
+        Span::styled(verdict, t.shown(shown)),
+        Span::styled(pane, t.dim),
         Span::styled(format!(" {task}"), t.dim),
     ])
 }
@@ -280,9 +287,16 @@ fn colours(style: Style, base: Style) -> (String, String) {
     }
 }
 
-const CELL_W: f32 = 8.4;
-const CELL_H: f32 = 17.0;
 const FONT_SIZE: f32 = 14.0;
+/// DejaVu Sans Mono's advance width, ascent and descent, in ems. Box-drawing characters
+/// fill the line box (ascent + descent), so rows one line box apart join their vertical
+/// lines; a taller pitch leaves gaps and the graph looks dashed.
+const ADVANCE_EM: f32 = 0.602;
+const ASCENT_EM: f32 = 0.928;
+const DESCENT_EM: f32 = 0.236;
+const CELL_W: f32 = FONT_SIZE * ADVANCE_EM;
+/// The row pitch: exactly the font's line box.
+pub const CELL_H: f32 = FONT_SIZE * (ASCENT_EM + DESCENT_EM);
 
 /// The buffer as SVG: one `<text>` per row, a `<tspan>` per style run at its column, so
 /// text stays selectable; backgrounds as rectangles.
@@ -323,7 +337,7 @@ pub fn to_svg(buf: &Buffer, theme: &Theme, title: &str) -> String {
         let _ = write!(
             out,
             r#"<text y="{:.1}" xml:space="preserve" fill="{fg0}">"#,
-            top + CELL_H * 0.78
+            top + FONT_SIZE * ASCENT_EM
         );
         for (x, text, style) in &row[..last] {
             let (fg, _) = colours(*style, theme.base);
@@ -389,7 +403,7 @@ fn pre_html(buf: &Buffer, theme: &Theme) -> String {
 fn page(title: &str, theme: &Theme, body: &str) -> String {
     let (fg0, bg0) = colours(Style::default(), theme.base);
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>{}</title>\n<style>\nbody {{ background: {bg0}; color: {fg0}; margin: 2em; font-family: sans-serif; }}\npre {{ font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 14px; line-height: 1.2; padding: 0.8em; overflow-x: auto; }}\nh1, h2 {{ font-weight: normal; }}\n</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n",
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\"/>\n<title>{}</title>\n<style>\nbody {{ background: {bg0}; color: {fg0}; margin: 2em; font-family: sans-serif; }}\npre {{ font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 14px; line-height: 1.164; padding: 0.8em; overflow-x: auto; }}\nh1, h2 {{ font-weight: normal; }}\n</style>\n</head>\n<body>\n{body}\n</body>\n</html>\n",
         escape(title)
     )
 }
@@ -574,7 +588,14 @@ pub fn run(
         playlist_html(&mut p, args.width, &title)
     } else {
         super::inline::load_inline(&mut app, &sources);
-        let Some(file) = first_file else {
+        // No file named: the first rollout file loaded (the demo's, with no paths).
+        let file = first_file.or_else(|| {
+            sources
+                .iter()
+                .find(|s| s.kind == super::load::FileKind::Rollouts)
+                .map(|s| s.data.path().to_path_buf())
+        });
+        let Some(file) = file else {
             bail!("name the rollout file: sebx export FILE --line N --format FORMAT");
         };
         let line = args.line.unwrap_or(1);
@@ -634,7 +655,12 @@ pub fn request_view(app: &mut App) -> bool {
     let path = view_file_name(app, row);
     let width = app.size.0.max(60);
     let title = format!("sebx · {}", path.display());
-    let copy = Mutex::new(ViewCopy::of(app, row, app.detail.pane));
+    let mut view = ViewCopy::of(app, row, app.detail.pane);
+    // A page for paper: light, whatever the screen's theme.
+    if let Some(light) = Theme::builtin("light") {
+        view.app.theme = light;
+    }
+    let copy = Mutex::new(view);
     let shown = std::env::current_dir()
         .map(|d| d.join(&path))
         .unwrap_or_else(|_| path.clone());

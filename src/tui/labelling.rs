@@ -80,6 +80,17 @@ pub struct Labelling {
     pub annotator: String,
     /// Category keys toggle categories (instead of switching panes).
     pub mode: bool,
+    /// Label and advance: a category key that leaves the rollout labelled also moves to
+    /// the next unlabelled failure (`L` again turns it on, a third time leaves label mode).
+    pub advance: bool,
+    /// Failures among the loaded rollouts, and how many of them this annotator labelled.
+    pub failures: usize,
+    pub labelled_failures: usize,
+    /// The "labels are signed anonymous" hint was given (it is said once).
+    anonymous_said: bool,
+    /// Keys for categories the taxonomy leaves without one, numbers then letters: those the
+    /// keymap leaves free, so label mode never hides a key it needs.
+    pub spare_keys: Vec<char>,
     pub filter: Option<LabelFilter>,
     /// The note being typed.
     pub note: Option<TextEdit>,
@@ -110,6 +121,8 @@ pub struct Labelling {
     /// Some sidecar holds a current label (by anyone).
     pub any_labels: bool,
     progress_rows: usize,
+    /// Grades finished when the progress was counted.
+    progress_failures: usize,
     progress_dirty: bool,
     last_reload: Option<Instant>,
 }
@@ -120,6 +133,11 @@ impl Default for Labelling {
             taxonomy: Taxonomy::default_set(),
             annotator: resolve_annotator(None),
             mode: false,
+            advance: false,
+            failures: 0,
+            labelled_failures: 0,
+            anonymous_said: false,
+            spare_keys: Vec::new(),
             filter: None,
             note: None,
             picker_cursor: 0,
@@ -139,9 +157,21 @@ impl Default for Labelling {
             progress: Progress::default(),
             any_labels: false,
             progress_rows: 0,
+            progress_failures: 0,
             progress_dirty: true,
             last_reload: None,
         }
+    }
+}
+
+impl Labelling {
+    /// Labelling with the built-in taxonomy, every category on a key: its own, else the
+    /// first of `spare` (see [`Labelling::spare_keys`]).
+    pub fn with_spare_keys(spare: Vec<char>) -> Labelling {
+        let mut l = Labelling::default();
+        l.taxonomy = l.taxonomy.with_spare_keys(&spare);
+        l.spare_keys = spare;
+        l
     }
 }
 
@@ -212,6 +242,41 @@ impl Labelling {
     /// Whether the row is labelled by this annotator (saved).
     pub fn is_labelled(&self, entry: &Entry) -> bool {
         self.saved(entry.run, &entry.rollout.id).is_some()
+    }
+
+    /// Progress as the title and the panel say it: labelled failures of all failures
+    /// (labels go on failures), and labels on other rollouts beside.
+    pub fn progress_text(&self) -> String {
+        use super::layout::thousands;
+        let (lf, f, all) = (
+            self.labelled_failures,
+            self.failures,
+            self.progress.labelled,
+        );
+        if f == 0 && all > 0 {
+            return format!("{} labelled (no failure graded yet)", thousands(all));
+        }
+        let mut text = format!("{} of {} failures labelled", thousands(lf), thousands(f));
+        if all > lf {
+            text.push_str(&format!(" (+{} not failures)", thousands(all - lf)));
+        }
+        text
+    }
+
+    /// This annotator's saved label of `entry` as shown outside label mode: the categories'
+    /// labels joined by ` + `, and the note.
+    pub fn label_text(&self, entry: &Entry) -> Option<(String, String)> {
+        let record = self.saved(entry.run, &entry.rollout.id)?;
+        let names: Vec<&str> = record
+            .categories
+            .iter()
+            .map(|c| {
+                self.taxonomy
+                    .get(c)
+                    .map_or(c.as_str(), |t| t.label.as_str())
+            })
+            .collect();
+        Some((names.join(" + "), record.note.clone()))
     }
 
     /// Whether the label filter keeps this row.

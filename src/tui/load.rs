@@ -4,14 +4,15 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::mpsc::{channel, sync_channel};
+use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
 
 use crate::grade::report::{GradeReport, parse_reports};
 use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
-use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
+use crate::model::verl::{DumpRun, JoinIndex, RunReader};
+use crate::model::{Dataset, LoadIssue, Rollout, RolloutId, Verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::{FileKind, classify_file, classify_text};
@@ -25,6 +26,20 @@ pub enum SourceData {
         label: PathBuf,
         text: &'static str,
     },
+    /// A training run: verl step dumps, joined to the dataset's tasks through `join`.
+    Dump {
+        run: DumpRun,
+        join: Arc<JoinIndex>,
+        dataset: Arc<Dataset>,
+    },
+    /// A training run built into the binary (the demo's): (step, label, text) per step file.
+    EmbeddedDump {
+        name: String,
+        label: PathBuf,
+        steps: Vec<(u32, PathBuf, &'static str)>,
+        join: Arc<JoinIndex>,
+        dataset: Arc<Dataset>,
+    },
 }
 
 impl SourceData {
@@ -32,6 +47,8 @@ impl SourceData {
         match self {
             SourceData::File(p) => p,
             SourceData::Embedded { label, .. } => label,
+            SourceData::Dump { run, .. } => &run.dir,
+            SourceData::EmbeddedDump { label, .. } => label,
         }
     }
 }
@@ -93,6 +110,10 @@ pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
         .map(|s| match &s.data {
             SourceData::File(p) => std::fs::metadata(p).map(|m| m.len()).unwrap_or(0),
             SourceData::Embedded { text, .. } => text.len() as u64,
+            SourceData::Dump { run, .. } => run.bytes(),
+            SourceData::EmbeddedDump { steps, .. } => {
+                steps.iter().map(|(_, _, t)| t.len() as u64).sum()
+            }
         })
         .sum();
     let mut loader = Loader {
@@ -107,7 +128,27 @@ pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
         total_bytes,
     };
     for s in sources {
-        if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
+        if let SourceData::Dump { run, join, dataset } = &s.data {
+            let steps: Vec<(u32, PathBuf, Option<&str>)> = run
+                .steps
+                .iter()
+                .map(|f| (f.step, f.path.clone(), None))
+                .collect();
+            loader.load_dump(&run.name, &run.dir, &steps, join, dataset);
+        } else if let SourceData::EmbeddedDump {
+            name,
+            label,
+            steps,
+            join,
+            dataset,
+        } = &s.data
+        {
+            let steps: Vec<(u32, PathBuf, Option<&str>)> = steps
+                .iter()
+                .map(|(step, path, text)| (*step, path.clone(), Some(*text)))
+                .collect();
+            loader.load_dump(name, label, &steps, join, dataset);
+        } else if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
             loader.load_rollouts(&s.data, s.kind == FileKind::CorrectTrajectories);
         }
     }
@@ -136,10 +177,76 @@ fn open(data: &SourceData) -> std::io::Result<Box<dyn Read + '_>> {
     Ok(match data {
         SourceData::File(p) => Box::new(std::fs::File::open(p)?),
         SourceData::Embedded { text, .. } => Box::new(text.as_bytes()),
+        SourceData::Dump { .. } | SourceData::EmbeddedDump { .. } => {
+            return Err(std::io::Error::other(format!(
+                "{} is a training run, not one file",
+                data.path().display()
+            )));
+        }
     })
 }
 
 impl Loader<'_> {
+    /// Reads a training run step file by step file, each step's rows sent as it is read
+    /// (the first screen comes after the first step file).
+    fn load_dump(
+        &mut self,
+        name: &str,
+        dir: &Path,
+        steps: &[(u32, PathBuf, Option<&str>)],
+        join: &JoinIndex,
+        dataset: &Dataset,
+    ) {
+        let index = self.runs.len();
+        self.runs.insert(dir.to_path_buf(), index);
+        self.run_paths.push(dir.to_path_buf());
+        (self.sink)(LoadEvent::Run(Run {
+            path: dir.to_path_buf(),
+            name: name.to_string(),
+        }));
+        let mut reader = RunReader::new(join, dataset);
+        for (step, path, text) in steps {
+            let bytes: std::borrow::Cow<[u8]> = match text {
+                Some(t) => t.as_bytes().into(),
+                None => match std::fs::read(path) {
+                    Ok(b) => b.into(),
+                    Err(e) => {
+                        (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
+                        continue;
+                    }
+                },
+            };
+            self.done_bytes += bytes.len() as u64;
+            // Chunks of whole lines, so a big step file's rows arrive in batches too.
+            let mut start = 0;
+            let mut line_offset = 0;
+            while start < bytes.len() {
+                let end = (start + CHUNK_BYTES).min(bytes.len());
+                let end = match bytes[end..].iter().position(|b| *b == b'\n') {
+                    Some(p) if end < bytes.len() => end + p + 1,
+                    _ => bytes.len(),
+                };
+                let chunk = &bytes[start..end];
+                let got = reader.read_lines(path, *step, chunk, line_offset);
+                line_offset += chunk.iter().filter(|b| **b == b'\n').count();
+                start = end;
+                if !got.issues.is_empty() {
+                    (self.sink)(LoadEvent::Issues(got.issues));
+                }
+                let entries = got
+                    .rollouts
+                    .into_iter()
+                    .map(|r| Entry::build(r, index, 0))
+                    .collect();
+                self.send_entries(entries, false);
+            }
+            (self.sink)(LoadEvent::Progress {
+                done: self.done_bytes,
+                total: self.total_bytes,
+            });
+        }
+    }
+
     fn run_index(&mut self, path: &Path) -> usize {
         if let Some(i) = self.runs.get(path) {
             return *i;
@@ -362,6 +469,7 @@ impl Loader<'_> {
                 }
             },
             SourceData::Embedded { text, .. } => text.as_bytes().to_vec(),
+            SourceData::Dump { .. } | SourceData::EmbeddedDump { .. } => return,
         };
         self.done_bytes += text.len() as u64;
         let mut reports = Vec::new();

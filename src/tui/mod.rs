@@ -24,10 +24,13 @@ pub mod part;
 pub mod present;
 pub mod rerun;
 pub mod run;
+pub mod search;
 pub mod state;
 pub mod stats;
 pub mod stats_screen;
 pub mod theme;
+pub mod training;
+pub mod training_screen;
 pub mod ui;
 
 pub use action::{Action, Keymap};

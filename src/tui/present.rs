@@ -3,9 +3,9 @@
 //! its zwc calls annotated with their NumPy names → a pause for the room to guess (the
 //! verdict hidden) → the verdict → why (the failed case with its diff, the finding with
 //! the right name, the dependency graph's hinge). No list and no status noise: the stage
-//! and the position (`3/8`) only; `n` toggles speaker notes (labels, notes, finding
-//! details). The slide's caption is shown from the verdict on, since captions tend to
-//! give the answer away.
+//! and the position (`3/8`) only; `n` toggles speaker notes (`notes`: labels, notes,
+//! finding details, each only once its stage is revealed). The slide's caption is shown
+//! from the verdict on, since captions tend to give the answer away.
 //!
 //! `sebx present` (through [`run`]) and `P` in the explorer (through [`run_on`]) build a
 //! [`Presenter`] from a loaded [`App`]; export draws the same stages off screen.
@@ -36,6 +36,9 @@ use super::highlight::{Highlighted, highlight_python};
 use super::panes::{labelled, wrap_words};
 use super::theme::Theme;
 
+pub mod follow;
+mod notes;
+
 /// The demo's playlist, built in so `sebx present` works from any folder.
 pub const DEMO_PLAYLIST: &str = include_str!("../../samples/demo/playlist.txt");
 
@@ -50,6 +53,10 @@ pub struct PresentArgs {
     /// Start with speaker notes shown.
     #[arg(long)]
     pub notes: bool,
+    /// In a second terminal: show the speaker notes of the slide the projecting
+    /// `sebx present` shows (same files or playlist), and nothing else.
+    #[arg(long)]
+    pub follow: bool,
     /// Write the slides (e.g. your bookmarks, in their order) as a playlist file and exit.
     #[arg(long, value_name = "FILE")]
     pub save_playlist: Option<PathBuf>,
@@ -277,17 +284,26 @@ impl Presenter {
                 if !selected.is_empty() {
                     lines.push(Line::styled("zwc functions it needs", t.heading));
                     for name in selected {
-                        let np = if name.starts_with("np.") {
-                            name.clone()
+                        let missing = if self.api.is_empty() {
+                            "(no API doc found)"
                         } else {
-                            format!("np.{name}")
+                            "(not in the API doc)"
                         };
-                        let zwc = self.api.zwc_name(&np).unwrap_or("(not in the API doc)");
+                        let (np, zwc) = match self.api.selected_function(&name) {
+                            Some((np, zwc)) => (np, zwc),
+                            None => (format!("np.{name}"), missing),
+                        };
                         lines.push(Line::from(vec![
                             Span::styled(format!("  {zwc}"), t.inline_code),
                             Span::styled("  is  ", t.dim),
                             Span::raw(np),
                         ]));
+                    }
+                    if self.api.is_empty() {
+                        lines.push(Line::styled(
+                            "No API doc was found, so zwc names are not known: pass --api-doc FILE, set SEBX_API_DOC, or put api_doc.jsonl beside the rollouts.",
+                            t.dim,
+                        ));
                     }
                 }
             }
@@ -488,39 +504,6 @@ impl Presenter {
         }
         lines.extend(draw_graph(graph, t).lines());
     }
-
-    /// Speaker notes of a slide: where it is, labels, notes, finding details.
-    pub fn note_lines(&self, slide: &Slide) -> Vec<Line<'static>> {
-        let t = &self.theme;
-        let r = &slide.entry.rollout;
-        let mut lines = vec![Line::from(vec![
-            Span::styled(format!("{}:{}", r.source.display(), r.line), t.inline_code),
-            Span::styled(format!("  id {}", r.id), t.dim),
-        ])];
-        if !slide.caption.is_empty() {
-            lines.push(Line::styled(format!("caption: {}", slide.caption), t.title));
-        }
-        lines.push(Line::styled(
-            format!("verdict: {}", slide.shown.label()),
-            t.dim,
-        ));
-        if slide.labels.is_empty() {
-            lines.push(Line::styled("no labels", t.dim));
-        }
-        for l in &slide.labels {
-            lines.push(Line::raw(format!("label  {l}")));
-        }
-        for f in &slide.analysis.code.findings {
-            lines.push(Line::styled(
-                format!(
-                    "finding  {:?} {} line {}:{}: {}",
-                    f.kind, f.name, f.line, f.col, f.message
-                ),
-                t.dim,
-            ));
-        }
-        lines
-    }
 }
 
 /// `zwc.x` / `zwc.rfx.y` names called on a line of code.
@@ -647,7 +630,7 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
             .border_style(t.border)
             .title(Span::styled(" speaker notes (n hides) ", t.dim))
             .style(t.base);
-        Paragraph::new(p.note_lines(slide))
+        Paragraph::new(p.note_lines(slide, p.stage))
             .block(block)
             .wrap(Wrap { trim: false })
             .render(n, buf);
@@ -656,7 +639,19 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
 
 /// Presents on an already started terminal (the explorer's `P`) until the user quits.
 pub fn run_on(terminal: &mut DefaultTerminal, p: &mut Presenter) -> Result<()> {
+    run_publishing(terminal, p, follow::position_file().as_deref())
+}
+
+/// Presents, saying where it is in `position` at each move (for `sebx present --follow`).
+fn run_publishing(
+    terminal: &mut DefaultTerminal,
+    p: &mut Presenter,
+    position: Option<&Path>,
+) -> Result<()> {
     loop {
+        if let Some(path) = position {
+            follow::publish(p, path);
+        }
         terminal.draw(|f| draw(f, p))?;
         if let Event::Key(key) = event::read()? {
             p.handle_key(&key);
@@ -843,8 +838,12 @@ pub fn run(
         );
     }
     p.notes = args.notes;
+    let position = follow::position_file();
     let mut terminal = ratatui::try_init()?;
-    let result = run_on(&mut terminal, &mut p);
+    let result = match &position {
+        Some(path) if args.follow => follow::run_follower(&mut terminal, &mut p, path),
+        _ => run_publishing(&mut terminal, &mut p, position.as_deref()),
+    };
     ratatui::restore();
     result.map(|()| ExitCode::SUCCESS)
 }

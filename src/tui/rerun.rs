@@ -2,18 +2,22 @@
 //! thread and shows the new verdict beside the stored one; `e` grades an edited copy of
 //! the code. Results go to the rerun sidecar (written by `Labelling::write_reruns`, the I/O
 //! step), never into the rollout file. Also the offer to install a missing Python runtime.
-//! The requests run on the rerun thread (`jobs::reruns`).
+//! The requests run on the rerun thread (`jobs::reruns`). `y` runs the rollout once under
+//! the tracer (`jobs::confirm`) and keeps, per rollout, how its findings were settled.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
+use crate::grade::trace::Confirmation;
+use crate::model::RolloutId;
 
 use super::action::Action;
 use super::effects::{Effects, Handled};
 use super::entry::Score;
 use super::jobs::JobRequest;
+use super::jobs::confirm::{ConfirmEvent, ConfirmRequest};
 use super::jobs::reruns::{BackendFactory, RerunEvent, RerunRequest};
 use super::part::{Cx, Part};
 use super::state::{Corpus, Grading, ListView, Popup};
@@ -49,12 +53,76 @@ pub struct Reruns {
     pub backend_factory: Option<BackendFactory>,
     /// Advances while something runs, for the spinner.
     pub spinner: usize,
+    /// Per rollout: its findings as a traced run settled them (or why it could not run),
+    /// and the confirm request in flight.
+    pub confirmed: HashMap<RolloutId, Result<Confirmation, String>>,
+    pub confirming: HashMap<RolloutId, u64>,
 }
 
 impl Reruns {
     /// Whether a rerun, what-if or install is in flight (the spinner turns).
     pub fn busy(&self) -> bool {
-        !self.running.is_empty() || self.install.running
+        !self.running.is_empty() || self.install.running || !self.confirming.is_empty()
+    }
+
+    /// How a traced run settled `id`'s findings, if one ran; `Err` says why it could not.
+    pub fn confirmation(&self, id: &RolloutId) -> Option<&Result<Confirmation, String>> {
+        self.confirmed.get(id)
+    }
+
+    /// Whether a traced run of `id` is in flight.
+    pub fn confirming(&self, id: &RolloutId) -> bool {
+        self.confirming.contains_key(id)
+    }
+
+    /// Queues a traced run of `row` (the Code pane's `y`).
+    fn request_confirm(&mut self, corpus: &Corpus, row: usize, fx: &mut Effects) {
+        if !self.ready_to_grade(&corpus.ctx.grading, fx) {
+            return;
+        }
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        self.next_id += 1;
+        self.confirming
+            .insert(entry.rollout.id.clone(), self.next_id);
+        fx.requests
+            .push(JobRequest::Confirm(Box::new(ConfirmRequest {
+                id: self.next_id,
+                row,
+                rollout: Box::new(entry.rollout.clone()),
+                api: corpus.ctx.api.clone(),
+                dataset: corpus.ctx.dataset.clone(),
+            })));
+        fx.say("running the rollout once under the tracer…");
+    }
+
+    /// A traced run came back; stale ones (a newer request for the rollout) are dropped.
+    pub fn on_confirm(&mut self, event: ConfirmEvent, fx: &mut Effects) -> bool {
+        if self.confirming.get(&event.rollout) != Some(&event.id) {
+            return false;
+        }
+        self.confirming.remove(&event.rollout);
+        fx.say(match &event.result {
+            Ok(c) => {
+                let count = |label: &str| {
+                    c.findings
+                        .iter()
+                        .filter(|f| f.settled.label() == label)
+                        .count()
+                };
+                format!(
+                    "traced run{}: {} confirmed, {} refuted, {} not reached",
+                    if c.cached { " (cached)" } else { "" },
+                    count("confirmed"),
+                    count("refuted"),
+                    count("not reached")
+                )
+            }
+            Err(e) => format!("cannot confirm: {e}"),
+        });
+        self.confirmed.insert(event.rollout, event.result);
+        true
     }
 
     /// The spinner's current frame.
@@ -120,6 +188,12 @@ impl Reruns {
                         .unwrap_or_default();
                     self.edit = Some((row, code));
                 }
+            }
+            Action::ConfirmFindings => {
+                let Some(row) = list.selected else {
+                    return Handled::Unchanged;
+                };
+                self.request_confirm(corpus, row, fx);
             }
             Action::InstallRuntime => {
                 if runtime_missing(&corpus.ctx.grading) {

@@ -45,6 +45,15 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
                     _ => {}
                 }
             }
+            if app.list.goto.is_some() {
+                match key.code {
+                    KeyCode::Char(c) if c.is_ascii_digit() => return Some(Action::GotoInput(c)),
+                    KeyCode::Backspace => return Some(Action::GotoBackspace),
+                    KeyCode::Enter => return Some(Action::GotoSubmit),
+                    KeyCode::Esc => return Some(Action::Cancel),
+                    _ => {}
+                }
+            }
             if let Some(action) = app.part_key(key) {
                 return Some(action);
             }

@@ -191,7 +191,7 @@ pub enum ViewRow {
     Row(usize),
 }
 
-/// The fuzzy search.
+/// The list's search (`search`: literal smart-case by default, fuzzy after `~`).
 #[derive(Debug, Clone, Default)]
 pub struct SearchState {
     /// Typing into the search box.
@@ -203,6 +203,17 @@ pub struct SearchState {
     pub results: Option<Vec<(usize, i64)>>,
     /// A request is running.
     pub pending: bool,
+    /// The user typed: the next results select their first row (a search re-run because
+    /// more rows loaded leaves the selection alone).
+    pub select_first: bool,
+}
+
+impl SearchState {
+    /// The search in force (its results are in), for highlighting matches.
+    pub fn query(&self) -> Option<super::search::Query> {
+        self.results.as_ref()?;
+        super::search::Query::parse(&self.pattern)
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,6 +285,8 @@ pub struct ListView {
     pub filters: Filters,
     pub grouping: Grouping,
     pub search: SearchState,
+    /// The go-to-line prompt (`:` then a number), while it is typed.
+    pub goto: Option<String>,
     pub view: Vec<ViewRow>,
     /// The selected row (index into the corpus's `entries`).
     pub selected: Option<usize>,
@@ -296,6 +309,26 @@ pub struct DetailView {
     pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
     /// The Graph pane shows the node list instead of the drawing (`5` again toggles).
     pub graph_list: bool,
+    /// Drawn for a page (an export): the content without key hints, cursors or pointers
+    /// to other panes.
+    pub paper: bool,
+    /// What the last frame drew in the pane (drawing records it; `update` never renders):
+    /// the row and pane, and the scroll position of each line matching the search.
+    pub matches_drawn: std::cell::RefCell<MatchesDrawn>,
+    /// `m`/`M` moved to another rollout: the next frame scrolls to its first (`true`) or
+    /// last match, and records where in `matches_drawn`.
+    pub match_pending: Option<bool>,
+}
+
+/// The search's matches in the pane as last drawn.
+#[derive(Debug, Clone, Default)]
+pub struct MatchesDrawn {
+    pub row: Option<usize>,
+    pub pane: Pane,
+    /// Scroll positions (as `DetailView::scroll` counts them) of the matching lines.
+    pub offsets: Vec<u16>,
+    /// The scroll the frame used for a pending jump.
+    pub scrolled_to: Option<u16>,
 }
 
 impl Corpus {

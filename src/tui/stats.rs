@@ -7,7 +7,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::grade::runs::{self, FunctionRow, FunctionSort};
 use crate::model::Verdict;
@@ -84,11 +84,42 @@ pub(crate) fn sort_label(sort: FunctionSort) -> &'static str {
 /// Enter on a screen is "choose"; everything else goes through the keymap.
 pub fn action_for_key(view: &StatsView, key: &KeyEvent) -> Option<Action> {
     view.screen?;
+    let plain = !key
+        .modifiers
+        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
     match key.code {
+        // `q` closes a screen (one level back) instead of quitting; ctrl-c still quits.
+        KeyCode::Char('q') if plain => Some(Action::Cancel),
         KeyCode::Enter => Some(Action::PopupChoose),
         KeyCode::Left => Some(Action::PrevPane),
         KeyCode::Right => Some(Action::NextPane),
         _ => None,
+    }
+}
+
+/// Rows a page key moves a cursor by (the map shows about a screen of rows).
+const PAGE: usize = 15;
+
+/// A cursor over `n` rows after a move key.
+fn moved(cursor: usize, n: usize, action: &Action) -> usize {
+    let last = n.saturating_sub(1);
+    match action {
+        Action::Down => (cursor + 1).min(last),
+        Action::PageDown => (cursor + PAGE).min(last),
+        Action::PageUp => cursor.saturating_sub(PAGE),
+        Action::Top => 0,
+        Action::Bottom => last,
+        _ => cursor,
+    }
+}
+
+/// The keys of the open screen, for the status bar (the list's keys do nothing here).
+pub fn footer_keys(screen: Screen) -> &'static str {
+    match screen {
+        Screen::Map => "↑↓ pgup pgdn g G · ←→ run · s sort · enter: its failures · q close",
+        Screen::Compare => "arrows: cell · enter: its pairs · C: next runs · q/esc close",
+        Screen::Cell(..) => "↑↓ pgup pgdn g G move · enter: side by side · q/esc back",
+        Screen::Pair(..) => "↑↓ pgup pgdn g scroll · q/esc back",
     }
 }
 
@@ -193,12 +224,15 @@ impl StatsView {
                 self.cursor = self.cursor.saturating_sub(1);
                 true
             }
-            (Screen::Map, Action::Down) => {
+            (
+                Screen::Map,
+                Action::Down | Action::PageDown | Action::PageUp | Action::Top | Action::Bottom,
+            ) => {
                 let n = result
                     .as_ref()
                     .and_then(|r| r.maps.get(self.run))
                     .map_or(0, Vec::len);
-                self.cursor = (self.cursor + 1).min(n.saturating_sub(1));
+                self.cursor = moved(self.cursor, n, action);
                 true
             }
             (Screen::Map, Action::NextPane | Action::PrevPane) => {
@@ -263,9 +297,12 @@ impl StatsView {
                 let _ = (a, b);
                 true
             }
-            (Screen::Cell(a, b), Action::Down) => {
+            (
+                Screen::Cell(a, b),
+                Action::Down | Action::PageDown | Action::PageUp | Action::Top | Action::Bottom,
+            ) => {
                 let n = result.as_ref().map_or(0, |r| cell_pairs(r, a, b).len());
-                self.pair_cursor = (self.pair_cursor + 1).min(n.saturating_sub(1));
+                self.pair_cursor = moved(self.pair_cursor, n, action);
                 true
             }
             (Screen::Cell(a, b), Action::PopupChoose) => {
@@ -290,6 +327,10 @@ impl StatsView {
             }
             (Screen::Pair(..), Action::PageUp) => {
                 self.scroll = self.scroll.saturating_sub(10);
+                true
+            }
+            (Screen::Pair(..), Action::Top) => {
+                self.scroll = 0;
                 true
             }
             _ => false,

@@ -28,7 +28,7 @@ fn rfit(s: &str, w: usize) -> String {
 }
 
 /// Heat of an accuracy, from the theme: low is an error colour, high the `right` colour.
-fn heat(theme: &Theme, acc: f64) -> Style {
+pub(crate) fn heat(theme: &Theme, acc: f64) -> Style {
     if acc >= 0.75 {
         theme.verdict_right
     } else if acc >= 0.4 {
@@ -139,6 +139,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             ));
         }
         lines.push(Line::from(spans));
+        lines.push(curve_line(theme, st));
     }
     if r.ungraded > 0 {
         lines.push(Line::styled(
@@ -191,71 +192,259 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         ),
         theme.column_header,
     ));
-    let (nw, bw) = if wide { (16, 10) } else { (14, 8) };
-    let mut header = format!(
-        " {} {} {} {} {}  {} {} {}",
-        fit("numpy", nw),
-        fit("zwc", nw),
-        rfit("tasks", 5),
-        rfit("n", 5),
-        fit("accuracy", 7 + bw),
-        rfit("right", 5),
-        rfit("np", 4),
-        rfit("inv", 4)
-    );
-    if wide {
-        header.push_str("  top wrong names");
-    }
-    lines.push(Line::styled(header, theme.column_header));
-    let map = sorted_map(&app.stats, r);
-    if map.is_empty() {
+    if !r.set.unknown_selected.is_empty() {
+        let names: Vec<&str> = r.set.unknown_selected.iter().map(String::as_str).collect();
         lines.push(Line::styled(
-            " no function rows (no API doc, or the tasks name no functions)",
-            theme.dim,
+            fit(
+                &format!(
+                    " no row for {} selected function(s) the API doc lacks: {}",
+                    names.len(),
+                    names.join(", ")
+                ),
+                w,
+            ),
+            theme.warning,
         ));
     }
-    let room = (area.height as usize).saturating_sub(lines.len()).max(1);
+    let layout = MapColumns::for_width(w);
+    lines.push(Line::styled(layout.header(), theme.column_header));
+    let map = sorted_map(&app.stats, r);
+    if map.is_empty() {
+        let why = if app.corpus.ctx.api.is_empty() {
+            " no function rows: no API doc (pass --api-doc FILE or set SEBX_API_DOC)"
+        } else {
+            " no function rows: the tasks name no function the API doc knows"
+        };
+        lines.push(Line::styled(why, theme.dim));
+    }
+    // The wrong names (what was written instead) take the room the map leaves, up to 8.
+    let names: Vec<&runs::WrongNameRow> = r.wrong_names.iter().take(8).collect();
+    let left = (area.height as usize).saturating_sub(lines.len());
+    let names_h = if names.is_empty() {
+        0
+    } else if left >= map.len() + names.len() + 2 {
+        names.len() + 2
+    } else if left >= 16 {
+        // A long map scrolls; the names keep a third of the screen.
+        (names.len() + 2).min(left / 3)
+    } else {
+        0
+    };
+    let room = left.saturating_sub(names_h).max(1);
     let first = app.stats.cursor.saturating_sub(room.saturating_sub(1));
     for (i, row) in map.iter().enumerate().skip(first).take(room) {
-        let selected = i == app.stats.cursor;
+        lines.push(layout.row(theme, row, i == app.stats.cursor));
+    }
+    if names_h > 2 {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled(
+            " wrong names, all runs (written instead → the right zwc name)",
+            theme.column_header,
+        ));
+        for n in names.iter().take(names_h - 2) {
+            lines.push(Line::from(vec![
+                Span::styled(
+                    format!(" {} ", rfit(&format!("×{}", n.count), 6)),
+                    theme.base,
+                ),
+                Span::styled(fit(&n.name, 28), theme.error),
+                Span::styled(
+                    format!(
+                        " {} {}",
+                        n.correct
+                            .as_deref()
+                            .map_or_else(String::new, |c| format!("→ {c}")),
+                        // On screens a finding is named by its label, as everywhere.
+                        crate::analysis::FindingKind::BY_IMPORTANCE
+                            .iter()
+                            .find(|k| k.as_str() == n.kind)
+                            .map_or(n.kind, |k| k.label())
+                    ),
+                    theme.dim,
+                ),
+            ]));
+        }
+    }
+    lines
+}
+
+/// A run's pass@k curve and how its tasks' accuracies spread (ten bins, 0 to 100 %).
+fn curve_line(theme: &Theme, st: &runs::RunStats) -> Line<'static> {
+    let ks: Vec<String> = st
+        .pass_at_k
+        .iter()
+        .filter(|p| p.value.is_some())
+        .map(|p| format!("{} {}", p.k, runs::pass_value(p.value)))
+        .collect();
+    let mut bins = [0usize; 10];
+    for a in &st.task_accuracy {
+        bins[((a * 10.0) as usize).min(9)] += 1;
+    }
+    let most = bins.iter().copied().max().unwrap_or(0).max(1);
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let hist: String = bins
+        .iter()
+        .map(|n| {
+            if *n == 0 {
+                ' '
+            } else {
+                BARS[(n * 7).div_ceil(most).min(7)]
+            }
+        })
+        .collect();
+    Line::from(vec![
+        Span::styled(format!("{}pass@k ", " ".repeat(14)), theme.dim),
+        Span::raw(ks.join(" · ")),
+        Span::styled("  tasks by accuracy 0%", theme.dim),
+        Span::styled(format!("▕{hist}▏"), theme.title),
+        Span::styled("100%", theme.dim),
+    ])
+}
+
+/// The map's columns at a width: the names and counts always, the accuracy bar, the top
+/// wrong names (what the map is for) and the verdict mix as room allows. The columns are
+/// named as `sebx stats` names them.
+struct MapColumns {
+    /// Width of the NumPy and zwc name columns.
+    name: usize,
+    zwc: usize,
+    /// Width of the accuracy bar (0: none).
+    bar: usize,
+    /// Whether the tasks column is shown (not at 80 columns).
+    tasks: bool,
+    /// Width of the top wrong names (0: none).
+    wrong: usize,
+    /// Whether the verdict mix is shown.
+    mix: bool,
+}
+
+/// `right/result/exe/numpy/no-zwc` counts, as wide as this.
+const MIX_WIDTH: usize = 26;
+
+impl MapColumns {
+    fn for_width(w: usize) -> MapColumns {
+        // `zwc.rfx.gicopuf` is 15 wide: linalg names fit even at 80 columns.
+        let (name, zwc, bar, tasks) = if w >= 100 {
+            (16, 16, 8, true)
+        } else {
+            (13, 15, 0, false)
+        };
+        // Marker, names, tasks, n and right, accuracy (and bar), the three name counts.
+        let fixed = 1
+            + (name + 1)
+            + (zwc + 1)
+            + if tasks { 6 } else { 0 }
+            + 12
+            + 7
+            + if bar > 0 { bar + 1 } else { 0 }
+            + 28;
+        let rest = w.saturating_sub(fixed);
+        let mix = rest >= 2 + 20 + 2 + MIX_WIDTH;
+        let wrong = if rest >= 14 {
+            rest - 2 - if mix { MIX_WIDTH + 2 } else { 0 }
+        } else {
+            0
+        };
+        MapColumns {
+            name,
+            zwc,
+            bar,
+            tasks,
+            wrong,
+            mix,
+        }
+    }
+
+    fn header(&self) -> String {
+        let tasks = if self.tasks {
+            format!("{} ", rfit("tasks", 5))
+        } else {
+            String::new()
+        };
+        let mut h = format!(
+            " {} {} {tasks}{} {} {}",
+            fit("numpy", self.name),
+            fit("zwc", self.zwc),
+            rfit("n", 5),
+            rfit("right", 5),
+            fit("acc", 7 + if self.bar > 0 { self.bar + 1 } else { 0 }),
+        );
+        h.push_str(&format!(
+            " {} {} {}",
+            rfit("right name", 10),
+            rfit("np name", 7),
+            rfit("invented", 8)
+        ));
+        if self.wrong > 0 {
+            h.push_str(&format!("  {}", fit("top wrong names", self.wrong)));
+        }
+        if self.mix {
+            h.push_str(&format!(
+                "  {}",
+                fit("right/result/exe/np/no-zwc", MIX_WIDTH)
+            ));
+        }
+        h
+    }
+
+    fn row(&self, theme: &Theme, row: &runs::FunctionRow, selected: bool) -> Line<'static> {
         let base = if selected { theme.selected } else { theme.base };
+        let acc = if self.bar > 0 {
+            format!(
+                "{} {} ",
+                rfit(&pct(row.accuracy), 6),
+                fit(&bar(row.accuracy, self.bar), self.bar)
+            )
+        } else {
+            format!("{} ", rfit(&pct(row.accuracy), 6))
+        };
+        let tasks = if self.tasks {
+            format!("{} ", rfit(&row.tasks.to_string(), 5))
+        } else {
+            String::new()
+        };
         let mut spans = vec![
             Span::styled(
                 format!(
-                    "{}{} {} {} {} ",
+                    "{}{} {} {tasks}{} {} ",
                     if selected { "▸" } else { " " },
-                    fit(&row.numpy, nw),
-                    fit(&row.zwc, nw),
-                    rfit(&row.tasks.to_string(), 5),
-                    rfit(&row.rollouts.to_string(), 5)
+                    fit(&row.numpy, self.name),
+                    fit(&row.zwc, self.zwc),
+                    rfit(&row.rollouts.to_string(), 5),
+                    rfit(&row.right.to_string(), 5),
                 ),
                 base,
             ),
+            Span::styled(acc, heat(theme, row.accuracy)),
             Span::styled(
                 format!(
-                    "{} {}",
-                    rfit(&pct(row.accuracy), 6),
-                    fit(&bar(row.accuracy, bw), bw)
-                ),
-                heat(theme, row.accuracy),
-            ),
-            Span::styled(
-                format!(
-                    "  {} {} {}",
-                    rfit(&row.called_right.to_string(), 5),
-                    rfit(&row.numpy_name.to_string(), 4),
-                    rfit(&row.invented_name.to_string(), 4)
+                    " {} {} {}",
+                    rfit(&row.called_right.to_string(), 10),
+                    rfit(&row.numpy_name.to_string(), 7),
+                    rfit(&row.invented_name.to_string(), 8)
                 ),
                 base,
             ),
         ];
-        if wide {
+        if self.wrong > 0 {
             let names = runs::top_names(&row.wrong_names, 3);
-            spans.push(Span::styled(format!("  {names}"), theme.error));
+            spans.push(Span::styled(
+                format!("  {}", fit(&names, self.wrong)),
+                theme.error,
+            ));
         }
-        lines.push(Line::from(spans));
+        if self.mix {
+            let mix: Vec<String> = Verdict::ALL
+                .iter()
+                .map(|v| row.verdicts[v.code() as usize].to_string())
+                .collect();
+            spans.push(Span::styled(
+                format!("  {}", fit(&mix.join("/"), MIX_WIDTH)),
+                theme.dim,
+            ));
+        }
+        Line::from(spans)
     }
-    lines
 }
 
 fn short(v: Verdict) -> &'static str {
@@ -339,7 +528,13 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         theme.dim,
     ));
     lines.push(Line::styled(
-        format!(" {}", fit("per function (paired), largest drop first", 60)),
+        format!(
+            " {} {} {} {}   pairs",
+            fit("per function, largest drop first", 33),
+            rfit("A", 6),
+            rfit("B", 8),
+            rfit("Δ", 6)
+        ),
         theme.column_header,
     ));
     let room = (area.height as usize).saturating_sub(lines.len());
@@ -359,7 +554,9 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 rfit(&pct(f.accuracy_a), 6),
                 rfit(&pct(f.accuracy_b), 6)
             )),
-            Span::styled(format!("{:+.1}", 100.0 * f.delta), style),
+            Span::styled(rfit(&format!("{:+.1}", 100.0 * f.delta), 6), style),
+            // How many pairs the delta rests on.
+            Span::styled(format!("  {}", rfit(&f.pairs.to_string(), 5)), theme.dim),
         ]));
     }
     lines

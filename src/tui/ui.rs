@@ -3,15 +3,14 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::action::Action;
 use super::app::{App, Grading, Pane, Popup, ViewRow};
-use super::jobs::matched_chars;
 use super::layout::{Areas, fit, layout, popup_area, tab_label};
 use super::panes;
+use super::search::{highlight_line, highlight_spans};
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -30,6 +29,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
         None => {}
     }
     super::stats_screen::draw(frame, app, area);
+    super::training_screen::draw(frame, app, area);
 }
 
 struct Columns {
@@ -41,17 +41,26 @@ struct Columns {
     functions: usize,
     fail: usize,
     findings: usize,
+    /// A training sample's step and stored score; 0 wide when no row is one.
+    step: usize,
 }
 
-fn columns(width: u16, show_run: bool, show_reward: bool) -> Columns {
+fn columns(width: u16, show_run: bool, show_reward: bool, show_step: bool) -> Columns {
     let w = width as usize;
+    // `step` then the stored score (`  12     1`).
+    let step = if show_step { 10 } else { 0 };
     let verdict = 12;
     let reward = if show_reward { 2 } else { 0 };
     let run = if show_run { (w / 9).clamp(6, 16) } else { 0 };
     let functions = (w / 6).clamp(8, 28);
     let (fail, findings) = (5, 3);
     // Optional columns with the space after each, nothing when not shown.
-    let optional = reward + usize::from(show_reward) + run + usize::from(show_run);
+    let optional = reward
+        + usize::from(show_reward)
+        + run
+        + usize::from(show_run)
+        + step
+        + usize::from(show_step);
     // marker, symbol, space, and one space between each further column
     let fixed = 2 + verdict + 1 + optional + 1 + functions + 1 + fail + 1 + findings;
     Columns {
@@ -62,7 +71,26 @@ fn columns(width: u16, show_run: bool, show_reward: bool) -> Columns {
         functions,
         fail,
         findings,
+        step,
     }
+}
+
+/// A training sample's step and stored score, right-aligned (`  12     1`).
+fn step_cell(e: &super::entry::Entry, width: usize) -> String {
+    let text = match e.rollout.sample.as_deref() {
+        Some(m) => {
+            let score = m.score.map_or("-".to_string(), |x| {
+                if x.fract() == 0.0 {
+                    format!("{x:.0}")
+                } else {
+                    format!("{x:.2}").trim_start_matches('0').to_string()
+                }
+            });
+            format!("{:>4} {:>5}", m.step, score)
+        }
+        None => String::new(),
+    };
+    fit(&text, width)
 }
 
 fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
@@ -76,6 +104,16 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         format!("{shown} of {total} rollouts")
     };
     title.push(Span::styled(format!("· {summary} "), theme.dim));
+    // Where the cursor is: its place in the list and its line in the file.
+    if let Some(sel) = app.list.selected
+        && let Some(k) = app.list.rows().position(|r| r == sel)
+    {
+        let line = app.corpus.entries.get(sel).map_or(0, |e| e.rollout.line);
+        title.push(Span::styled(
+            format!("· row {}/{shown} line {line} ", k + 1),
+            theme.dim,
+        ));
+    }
     if app.corpus.runs.len() > 1 {
         title.push(Span::styled(
             format!("· {} runs ", app.corpus.runs.len()),
@@ -84,7 +122,8 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     }
     // Labelling progress is always in view: labelled/total and the most used categories.
     let l = &app.labelling;
-    let mut progress = format!("· {}/{} labelled ", l.progress.labelled, l.progress.total);
+    // Labels go on failures: count them against the failures, not every rollout.
+    let mut progress = format!("· {} ", l.progress_text());
     let mut per_category: Vec<(&String, &usize)> = l
         .progress
         .per_category
@@ -96,7 +135,12 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         let top: Vec<String> = per_category
             .iter()
             .take(3)
-            .map(|(c, n)| format!("{c} {n}"))
+            // Named as the list and the panel name them (the taxonomy's label).
+            .map(|(c, n)| {
+                let id = crate::model::taxonomy::CategoryId((*c).clone());
+                let name = l.taxonomy.get(&id).map_or(c.as_str(), |t| t.label.as_str());
+                format!("{name} {n}")
+            })
             .collect();
         progress.push_str(&format!("({}) ", top.join(", ")));
     }
@@ -111,7 +155,12 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         return;
     }
     let show_run = app.corpus.runs.len() > 1;
-    let cols = columns(inner.width, show_run, app.corpus.has_rewards());
+    let show_step = app
+        .corpus
+        .entries
+        .iter()
+        .any(|e| e.rollout.sample.is_some());
+    let cols = columns(inner.width, show_run, app.corpus.has_rewards(), show_step);
     let mut header = format!("   {} ", fit("verdict", cols.verdict));
     if cols.reward > 0 {
         header.push_str(&fit("RL", cols.reward));
@@ -119,6 +168,10 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     }
     if show_run {
         header.push_str(&fit("run", cols.run));
+        header.push(' ');
+    }
+    if cols.step > 0 {
+        header.push_str(&fit("step score", cols.step));
         header.push(' ');
     }
     header.push_str(&fit("task", cols.task));
@@ -207,47 +260,67 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         spans.push(Span::styled(fit(name, cols.run), theme.dim));
         spans.push(Span::raw(" "));
     }
+    if cols.step > 0 {
+        spans.push(Span::styled(step_cell(e, cols.step), theme.hint));
+        spans.push(Span::raw(" "));
+    }
     let task = app
         .corpus
         .tasks
         .get(e.task)
         .map_or("", |t| t.short.as_str());
-    let task_text = fit(task, cols.task);
-    let hits = if app.list.search.results.is_some() {
-        matched_chars(&task_text, &app.list.search.pattern)
-    } else {
-        Vec::new()
-    };
-    if hits.is_empty() {
-        spans.push(Span::raw(task_text));
-    } else {
-        for (k, ch) in task_text.chars().enumerate() {
-            let style = if hits.contains(&k) {
-                theme.matched
-            } else {
-                Style::default()
-            };
-            spans.push(Span::styled(ch.to_string(), style));
+    // This annotator's label leads the task cell (the `•` says there is one).
+    let label = app
+        .labelling
+        .label_text(e)
+        .map(|(cats, _)| cats)
+        .filter(|c| !c.is_empty() && cols.task >= 16);
+    let task_room = match &label {
+        Some(l) => {
+            let lw = l.chars().count().min(cols.task * 2 / 5);
+            spans.push(Span::styled(format!("{} ", fit(l, lw)), theme.hint));
+            cols.task - lw - 1
         }
-    }
+        None => cols.task,
+    };
+    let task_text = fit(task, task_room);
+    let query = app.list.search.query();
+    let cell = |span: Span<'a>, spans: &mut Vec<Span<'a>>| match &query {
+        Some(q) => spans.extend(highlight_spans(vec![span], q, theme.matched)),
+        None => spans.push(span),
+    };
+    cell(Span::raw(task_text), &mut spans);
     spans.push(Span::raw(" "));
-    let fn_text = fit(&app.corpus.functions(i).join(","), cols.functions);
-    let fn_hits = if app.list.search.results.is_some() {
-        matched_chars(&fn_text, &app.list.search.pattern)
-    } else {
-        Vec::new()
-    };
-    if fn_hits.is_empty() {
-        spans.push(Span::styled(fn_text, theme.dim));
-    } else {
-        for (k, ch) in fn_text.chars().enumerate() {
-            let style = if fn_hits.contains(&k) {
-                theme.matched
-            } else {
-                theme.dim
-            };
-            spans.push(Span::styled(ch.to_string(), style));
+    // A real zwc call is dim; a NumPy name on zwc a warning, an invented name an error.
+    let findings = app.corpus.findings(i);
+    let mut room = cols.functions;
+    for (k, name) in app.corpus.functions(i).iter().enumerate() {
+        let style = match findings
+            .iter()
+            .find(|f| f.is_wrong_name() && f.name == *name)
+        {
+            Some(f) if f.kind == crate::analysis::FindingKind::NumpyNameOnZwc => theme.warning,
+            Some(_) => theme.error,
+            None => theme.dim,
+        };
+        let text = if k == 0 {
+            name.clone()
+        } else {
+            format!(",{name}")
+        };
+        let w = text.chars().count();
+        if w > room || (w == room && k + 1 < app.corpus.functions(i).len()) {
+            if room > 0 {
+                cell(Span::styled(fit(&text, room), style), &mut spans);
+            }
+            room = 0;
+            break;
         }
+        room -= w;
+        cell(Span::styled(text, style), &mut spans);
+    }
+    if room > 0 {
+        spans.push(Span::raw(" ".repeat(room)));
     }
     spans.push(Span::raw(" "));
     let fail = match app.corpus.scores.get(i).and_then(|s| s.report()) {
@@ -305,6 +378,30 @@ pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> 
     }
 }
 
+/// Scroll positions (as `DetailView::scroll` counts them) of the lines of `content` that
+/// match `query`, in a pane `width` wide: wrapped panes scroll by screen lines.
+fn match_offsets(
+    content: &panes::PaneContent,
+    query: &super::search::Query,
+    width: u16,
+) -> Vec<u16> {
+    let width = usize::from(width.max(1));
+    let mut offsets = Vec::new();
+    let mut at = 0usize;
+    for line in &content.lines {
+        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
+        if query.is_match(&text) {
+            offsets.push(u16::try_from(at).unwrap_or(u16::MAX));
+        }
+        at += if content.wrap {
+            line.width().div_ceil(width).max(1)
+        } else {
+            1
+        };
+    }
+    offsets
+}
+
 pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let mut drawn = app.detail.case_rows_drawn.borrow_mut();
@@ -320,10 +417,25 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         tabs.push(Span::styled("─", theme.border));
     }
     tabs.pop();
-    let block = Block::default()
+    let mut block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border)
         .title(Line::from(tabs));
+    // The selected rollout's label and note, outside label mode too.
+    if let Some((cats, note)) = app
+        .selected_entry()
+        .and_then(|e| app.labelling.label_text(e))
+    {
+        let text = match (cats.is_empty(), note.is_empty()) {
+            (false, false) => format!(" {cats} · “{note}” "),
+            (false, true) => format!(" {cats} "),
+            (true, _) => format!(" “{note}” "),
+        };
+        let room = usize::from(area.width).saturating_sub(66).max(12);
+        block = block.title(
+            Line::styled(fit(&text, room.min(text.chars().count())), theme.hint).right_aligned(),
+        );
+    }
     let inner = block.inner(area);
     frame.render_widget(block, area);
     let Some(entry) = app.selected_entry() else {
@@ -337,6 +449,13 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
         Pane::Cases => panes::cases::render_with_rows(app, entry, inner.width),
         _ => (panes::render(app, entry, inner.width), 0..0),
     };
+    // The search's matches stand out in every pane (m / M go from one to the next).
+    if let Some(q) = app.list.search.query() {
+        content.lines = std::mem::take(&mut content.lines)
+            .into_iter()
+            .map(|l| highlight_line(l, &q, theme.matched))
+            .collect();
+    }
     // Pinned lines stay on top while the rest scrolls, when they leave the rest room.
     let pinned = content.pinned.min(content.lines.len() as u16);
     let pinned = if pinned.saturating_mul(2) <= inner.height {
@@ -349,7 +468,31 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
     let head_lines: Vec<Line> = content.lines.drain(..usize::from(pinned)).collect();
     frame.render_widget(Paragraph::new(head_lines), head);
     content.focus_line = content.focus_line.map(|f| f.saturating_sub(pinned));
-    let scroll = detail_scroll(&content, body.height, app.detail.scroll);
+    let mut scroll = detail_scroll(&content, body.height, app.detail.scroll);
+    // Where the search's matches are, for `m` / `M` (and a pending jump to one).
+    let query = app.list.search.query();
+    let offsets = match &query {
+        Some(q) => match_offsets(&content, q, body.width),
+        None => Vec::new(),
+    };
+    let mut scrolled_to = None;
+    if let Some(first) = app.detail.match_pending {
+        let target = if first {
+            offsets.first()
+        } else {
+            offsets.last()
+        };
+        if let Some(t) = target {
+            scroll = *t;
+        }
+        scrolled_to = Some(scroll);
+    }
+    *app.detail.matches_drawn.borrow_mut() = crate::tui::state::MatchesDrawn {
+        row: app.list.selected,
+        pane: app.detail.pane,
+        offsets,
+        scrolled_to,
+    };
     // Where the case rows landed, for clicks (the table's lines are not wrapped).
     for dy in 0..body.height {
         let line = usize::from(pinned) + usize::from(scroll) + usize::from(dy);
@@ -369,6 +512,20 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
 
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
+    // A stats screen says its own keys: the list's do nothing there.
+    if let Some(screen) = app.stats.screen {
+        let keys = super::stats::footer_keys(screen);
+        let mut spans = vec![Span::styled(" STATS ", theme.tab_active)];
+        if let Some(msg) = &app.message {
+            spans.push(Span::raw(format!(" {msg} ·")));
+        }
+        spans.push(Span::raw(format!(" {keys}")));
+        frame.render_widget(
+            Paragraph::new(Line::from(spans)).style(theme.status_bar),
+            area,
+        );
+        return;
+    }
     let mut left: Vec<Span> = Vec::new();
     if app.labelling.mode {
         left.push(Span::styled(" LABEL ", theme.tab_active));
@@ -380,9 +537,31 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             left.push(Span::raw(" …"));
         }
         left.push(Span::raw(" "));
+        // Which matching is in force, so a count is read right.
+        let mode = match super::search::Query::parse(&app.list.search.pattern) {
+            Some(q) => q.mode.describe(q.case_sensitive).to_string(),
+            // Before the first character: how to ask for the other kinds.
+            None => "text, any case (a capital: exact; ~ fuzzy)".to_string(),
+        };
+        left.push(Span::styled(format!("{mode} "), theme.dim));
     } else if !app.list.search.pattern.is_empty() {
         left.push(Span::styled(" / ", theme.status_key));
         left.push(Span::raw(format!(" {} ", app.list.search.pattern)));
+        if let Some(key) = app.keymap.keys_for(Action::NextMatch).first() {
+            left.push(Span::styled(format!("{key} next match "), theme.dim));
+        }
+    }
+    if let Some(range) = &app.training.range_input {
+        left.push(Span::styled(" # ", theme.status_key));
+        left.push(Span::raw(format!(
+            " {range}▏ steps: 7, 10-20, 10-, -20 (enter; empty: all steps; esc cancels) "
+        )));
+    }
+    if let Some(line) = &app.list.goto {
+        left.push(Span::styled(" : ", theme.status_key));
+        left.push(Span::raw(format!(
+            " {line}▏ line of the file (enter goes, esc cancels) "
+        )));
     }
     let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
@@ -520,7 +699,35 @@ fn bar(done: usize, total: usize, width: usize) -> String {
     )
 }
 
-fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
+/// The help popup's area on a screen `area`.
+fn help_area(area: Rect) -> Rect {
+    popup_area(area, 100, area.height.saturating_sub(2))
+}
+
+/// `text` cut into lines of at most `width` characters at spaces, each after `indent`.
+fn wrap_words(text: &str, width: usize, indent: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let len = line.chars().count();
+        if len > 0 && len + 1 + word.chars().count() > width {
+            out.push(format!("{indent}{line}"));
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    if !line.is_empty() {
+        out.push(format!("{indent}{line}"));
+    }
+    out
+}
+
+/// The help popup's lines for a screen `area` (its keys, the legend, the notes wrapped to
+/// the popup).
+fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let rows = app.keymap.help_rows();
     // Narrow screens (80 columns) keep the descriptions readable.
@@ -531,7 +738,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         .max()
         .unwrap_or(0)
         .min(key_cap);
-    let popup = popup_area(area, 100, area.height.saturating_sub(2));
+    let popup = help_area(area);
     // Wide enough: also the name to use in the config's [keys] table.
     let show_names = popup.width >= 96;
     let mut lines: Vec<Line> = rows
@@ -548,24 +755,45 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         })
         .collect();
     lines.push(Line::raw(""));
-    lines.push(Line::styled(
-        " ✓ right  ✗ result_error  ! exe_error  N use_numpy  Z without_zwc  · unscored  … grading",
-        theme.dim,
-    ));
-    lines.push(Line::styled(
-        " RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict",
-        theme.dim,
-    ));
-    lines.push(Line::styled(
+    let text_width = usize::from(popup.width.saturating_sub(3)).max(20);
+    let mut prose = vec![
+        "✓ right  ✗ result_error  ! exe_error  N use_numpy  Z without_zwc  · unscored  … grading"
+            .to_string(),
+        "RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict".to_string(),
+        "⚑ number of findings · functions: dim a real zwc call, amber a NumPy name on zwc, red an invented name · • labelled by you · ★ bookmarked".to_string(),
         format!(
-            " Theme: {} · keys (\"x\" = \"action_name\" under [keys]) and theme in sebx/config.toml",
+            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]) and theme in sebx/config.toml",
             theme.name
         ),
-        theme.dim,
-    ));
+    ];
+    // Each note once (a note can be added by two steps of the start-up).
     for note in &app.corpus.ctx.notes {
-        lines.push(Line::styled(format!(" {note}"), theme.dim));
+        if !prose.contains(note) {
+            prose.push(note.clone());
+        }
     }
+    for text in prose {
+        for l in wrap_words(&text, text_width, " ") {
+            lines.push(Line::styled(l, theme.dim));
+        }
+    }
+    lines
+}
+
+/// How far the help popup scrolls on a `size` screen: its last line at the bottom.
+fn help_max_scroll(app: &App, size: (u16, u16)) -> u16 {
+    let area = Rect::new(0, 0, size.0, size.1);
+    let inner = help_area(area).height.saturating_sub(2);
+    let n = help_lines(app, area).len();
+    u16::try_from(n.saturating_sub(usize::from(inner))).unwrap_or(u16::MAX)
+}
+
+fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
+    let theme = &app.theme;
+    let lines = help_lines(app, area);
+    let popup = help_area(area);
+    let max = help_max_scroll(app, (area.width, area.height));
+    app.help_scroll_max.set(max);
     frame.render_widget(Clear, popup);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -578,7 +806,7 @@ fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)
-            .scroll((app.popup_scroll, 0)),
+            .scroll((app.popup_scroll.min(max), 0)),
         popup,
     );
 }

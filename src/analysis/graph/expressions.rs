@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use super::dep_graph::{DepGraph, GraphEdge, GraphNode, NodeKind, ValueKind};
 use super::findings::Findings;
 use super::kinds::{self, Env, Val, element_of, union};
+use super::truth;
 use crate::analysis::names::{Binding, Bindings, ZwcRef, classify_zwc};
 use crate::analysis::pyast::{self, ast};
 use crate::model::ApiMap;
@@ -50,7 +51,17 @@ pub(super) struct ExprWalker<'a> {
     depth: usize,
     /// The joined kind of each function's returns (and whether sure), for helper calls.
     return_kinds: HashMap<String, (ValueKind, bool)>,
+    /// What each helper's calls pass, position by position (`None`: a call the kinds
+    /// cannot be paired with, keywords or `*args`), and helpers used other than by a call.
+    pub(super) helper_args: HashMap<String, Option<Vec<ArgKind>>>,
+    pub(super) helper_refs: HashSet<String>,
+    /// What an earlier walk of the code found each helper returns, for calls of helpers
+    /// defined after them.
+    pub(super) prior_returns: HashMap<String, (ValueKind, bool)>,
 }
+
+/// What a call passes at one position: kind, sure, dimensions.
+pub(super) type ArgKind = (ValueKind, bool, u8);
 
 impl<'a> ExprWalker<'a> {
     pub(super) fn new(api: &'a ApiMap, bindings: &'a Bindings) -> ExprWalker<'a> {
@@ -64,6 +75,9 @@ impl<'a> ExprWalker<'a> {
             func: String::new(),
             depth: 0,
             return_kinds: HashMap::new(),
+            helper_args: HashMap::new(),
+            helper_refs: HashSet::new(),
+            prior_returns: HashMap::new(),
         }
     }
 
@@ -121,6 +135,7 @@ impl<'a> ExprWalker<'a> {
     pub(super) fn bind(&mut self, target: &ast::Expr, v: &Val, env: &mut Env, offset: usize) {
         match target {
             ast::Expr::Name(n) => {
+                self.findings.rebound(n.id.as_str());
                 let id = self.node(NodeKind::Assign, n.id.to_string(), offset, v.kind);
                 self.edges_into(&v.deps, id);
                 let bound = Val {
@@ -215,7 +230,13 @@ impl<'a> ExprWalker<'a> {
         match e {
             E::Name(n) => match env.get(n.id.as_str()) {
                 Some(v) => v.clone(),
-                None => Val::of(ValueKind::Unknown),
+                None => {
+                    // A helper passed around as a value: its callers are not all known.
+                    if self.helpers.contains(n.id.as_str()) {
+                        self.helper_refs.insert(n.id.to_string());
+                    }
+                    Val::of(ValueKind::Unknown)
+                }
             },
             E::Constant(c) => Val::of(kinds::constant(&c.value)),
             E::List(ast::ExprList { elts, .. })
@@ -250,11 +271,12 @@ impl<'a> ExprWalker<'a> {
                 let l = self.expr(&b.left, env);
                 let r = self.expr(&b.right, env);
                 let (kind, sure) = self.binop_kind(&b.op, &l, &r, pyast::start_of(e));
+                let dims = kinds::binop_dims(kind, &l, &r);
                 Val {
                     deps: l.deps.into_iter().chain(r.deps).collect(),
                     kind,
                     sure,
-                    dims: 0,
+                    dims,
                 }
             }
             E::UnaryOp(u) => {
@@ -316,9 +338,23 @@ impl<'a> ExprWalker<'a> {
         // `hasattr(x, "tolist") and x.tolist()`: earlier operands guard later ones.
         let mut guards = 0;
         let mut vals = Vec::new();
+        // A later operand runs only while the earlier ones are true (`and`) or false (`or`).
+        let runs_on = matches!(b.op, ast::BoolOp::And);
+        let mut dead = false;
         for v in &b.values {
+            let truth = truth::condition_truth(v, env);
             vals.push(self.expr(v, env));
-            guards += self.findings.add_guards(v);
+            match truth {
+                Some(t) if t != runs_on && !dead => {
+                    dead = true;
+                    self.findings.dead_branch(true);
+                }
+                Some(_) => {}
+                None => guards += self.findings.add_guards(v, runs_on),
+            }
+        }
+        if dead {
+            self.findings.dead_branch(false);
         }
         self.findings.drop_guards(guards);
         Val {
@@ -331,17 +367,45 @@ impl<'a> ExprWalker<'a> {
 
     /// `a if test else b`: the test guards both branches.
     fn if_exp(&mut self, i: &ast::ExprIfExp, env: &mut Env) -> Val {
+        let truth = truth::condition_truth(&i.test, env);
         let t = self.expr(&i.test, env);
-        let guards = self.findings.add_guards(&i.test);
-        let a = self.expr(&i.body, env);
-        let b = self.expr(&i.orelse, env);
-        self.findings.drop_guards(guards);
+        let (a, b) = match truth {
+            // The other branch never runs: its findings are not certain, the value is the live one's.
+            Some(held) => {
+                let a = self.dead_if(!held, |w| w.expr(&i.body, env));
+                let b = self.dead_if(held, |w| w.expr(&i.orelse, env));
+                let live = if held { a.clone() } else { b.clone() };
+                let deps = t.deps.into_iter().chain(a.deps).chain(b.deps).collect();
+                return Val { deps, ..live };
+            }
+            None => {
+                let guards = self.findings.add_guards(&i.test, true);
+                let a = self.expr(&i.body, env);
+                self.findings.drop_guards(guards);
+                let guards = self.findings.add_guards(&i.test, false);
+                let b = self.expr(&i.orelse, env);
+                self.findings.drop_guards(guards);
+                (a, b)
+            }
+        };
         Val {
             kind: ValueKind::join(a.kind, b.kind),
             sure: a.sure && b.sure,
             dims: 0,
             deps: t.deps.into_iter().chain(a.deps).chain(b.deps).collect(),
         }
+    }
+
+    /// Runs `walk` in a branch that cannot run, when `dead`.
+    fn dead_if<T>(&mut self, dead: bool, walk: impl FnOnce(&mut Self) -> T) -> T {
+        if dead {
+            self.findings.dead_branch(true);
+        }
+        let out = walk(self);
+        if dead {
+            self.findings.dead_branch(false);
+        }
+        out
     }
 
     /// A lambda's body, where its parameters hide the names outside.
@@ -404,8 +468,13 @@ impl<'a> ExprWalker<'a> {
                 Some(kind) => kind,
                 None => {
                     let end = pyast::end_of(e);
-                    self.findings
-                        .missing_attribute(&a.value, attr, recv.sure, end);
+                    self.findings.missing_attribute(
+                        &a.value,
+                        attr,
+                        recv.sure,
+                        recv.dims == kinds::ZERO_D,
+                        end,
+                    );
                     ValueKind::Unknown
                 }
             },
@@ -454,6 +523,7 @@ impl<'a> ExprWalker<'a> {
             ast::Expr::Name(n)
                 if self.helpers.contains(n.id.as_str()) && !env.contains_key(n.id.as_str()) =>
             {
+                self.note_helper_args(n.id.as_str(), c, &args);
                 self.helper_call(n.id.as_str(), deps, offset)
             }
             ast::Expr::Name(n) => self.name_call(n.id.as_str(), c, &args, deps, env, offset),
@@ -530,6 +600,45 @@ impl<'a> ExprWalker<'a> {
         }
     }
 
+    /// Joins what call `c` of helper `name` passes into what its other calls pass.
+    fn note_helper_args(&mut self, name: &str, c: &ast::ExprCall, args: &[Val]) {
+        let plain =
+            c.keywords.is_empty() && !c.args.iter().any(|a| matches!(a, ast::Expr::Starred(_)));
+        let this: Option<Vec<ArgKind>> = plain.then(|| {
+            args[..c.args.len()]
+                .iter()
+                .map(|v| (v.kind, v.sure, v.dims))
+                .collect()
+        });
+        match self.helper_args.get_mut(name) {
+            None => {
+                self.helper_args.insert(name.to_string(), this);
+            }
+            Some(known) => {
+                *known = match (known.take(), this) {
+                    (Some(a), Some(b)) if a.len() == b.len() => Some(
+                        a.iter()
+                            .zip(&b)
+                            .map(|(x, y)| {
+                                if x.0 == y.0 {
+                                    (x.0, x.1 && y.1, if x.2 == y.2 { x.2 } else { 0 })
+                                } else {
+                                    (ValueKind::Unknown, false, 0)
+                                }
+                            })
+                            .collect(),
+                    ),
+                    _ => None,
+                };
+            }
+        }
+    }
+
+    /// The kind each helper returns, as this walk found it.
+    pub(super) fn return_kinds(&self) -> &HashMap<String, (ValueKind, bool)> {
+        &self.return_kinds
+    }
+
     /// A call of the helper function `name` defined in the code.
     fn helper_call(&mut self, name: &str, deps: Vec<usize>, offset: usize) -> Val {
         let id = self.node(
@@ -544,6 +653,7 @@ impl<'a> ExprWalker<'a> {
         let (kind, sure) = self
             .return_kinds
             .get(name)
+            .or_else(|| self.prior_returns.get(name))
             .copied()
             .unwrap_or((ValueKind::Unknown, false));
         self.graph.nodes[id].value = kind;

@@ -8,6 +8,9 @@ use std::hash::{Hash, Hasher};
 use std::sync::LazyLock;
 
 use super::dep_graph::ValueKind;
+use super::numpy_functions::{
+    CONSTRUCTORS, REDUCTIONS, SHAPE_DEPENDENT, SHAPE_KEEPING, TUPLE_RESULTS, UFUNCS,
+};
 use crate::analysis::assemble::rewrite_input;
 use crate::analysis::pyast::{self, ast};
 use crate::analysis::static_check::{PerTextCache, remembered};
@@ -81,98 +84,15 @@ impl Val {
     }
 }
 
+/// `Val::dims` of an array known to have no dimensions (`zwc.yitaf(5)`, arithmetic on
+/// one): NumPy functions given one return scalars, which zwc leaves unwrapped.
+pub(super) const ZERO_D: u8 = u8::MAX;
+
 /// What each name holds.
 pub(super) type Env = HashMap<String, Val>;
 
-/// NumPy functions that return a scalar when called without `axis` (or `keepdims`).
-const REDUCTIONS: &[&str] = &[
-    "mean",
-    "average",
-    "sum",
-    "prod",
-    "max",
-    "min",
-    "amax",
-    "amin",
-    "ptp",
-    "std",
-    "var",
-    "median",
-    "percentile",
-    "quantile",
-    "argmax",
-    "argmin",
-    "all",
-    "any",
-    "count_nonzero",
-    "trace",
-    "vdot",
-    "array_equal",
-    "array_equiv",
-    "allclose",
-    "ndim",
-    "size",
-    "shape",
-    "linalg.det",
-    "linalg.norm",
-    "linalg.matrix_rank",
-    "linalg.cond",
-    "linalg.slogdet",
-    "linalg.trace",
-    "isreal",
-    "isclose",
-];
-
-/// NumPy functions that return a tuple or list of arrays.
-const TUPLE_RESULTS: &[&str] = &[
-    "meshgrid",
-    "broadcast_arrays",
-    "histogram",
-    "divmod",
-    "modf",
-    "frexp",
-    "nonzero",
-    "split",
-    "array_split",
-    "hsplit",
-    "vsplit",
-    "linalg.eig",
-    "linalg.eigh",
-    "linalg.svd",
-    "linalg.qr",
-    "linalg.slogdet",
-    "linalg.lstsq",
-];
-
-/// NumPy functions that build an array from any input, scalars included.
-const CONSTRUCTORS: &[&str] = &[
-    "array",
-    "asarray",
-    "asanyarray",
-    "zeros",
-    "ones",
-    "empty",
-    "full",
-    "arange",
-    "linspace",
-    "logspace",
-    "geomspace",
-    "eye",
-    "identity",
-    "zeros_like",
-    "ones_like",
-    "empty_like",
-    "full_like",
-    "atleast_1d",
-    "atleast_2d",
-    "atleast_3d",
-    "tri",
-    "diag",
-    "copy",
-];
-
 /// Attributes a ZWCArray has.
-const ZWC_ATTRIBUTES: &[&str] = &["shape", "dtype", "size", "ndim", "T"];
+pub(super) const ZWC_ATTRIBUTES: &[&str] = &["shape", "dtype", "size", "ndim", "T"];
 
 /// Builtins whose result is a plain Python value.
 const PYTHON_BUILTINS: &[&str] = &[
@@ -324,7 +244,9 @@ fn nested_depth(elements: impl IntoIterator<Item = (ValueKind, u8)>) -> u8 {
     for (kind, dims) in elements {
         let d = match kind {
             ValueKind::Scalar => 1,
-            ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray if dims > 0 => {
+            ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray
+                if dims > 0 && dims != ZERO_D =>
+            {
                 dims.saturating_add(1)
             }
             _ => return 0,
@@ -340,6 +262,7 @@ fn nested_depth(elements: impl IntoIterator<Item = (ValueKind, u8)>) -> u8 {
 /// An argument that is surely an array or a container (of numbers, as zwc takes them).
 fn array_like(e: &ast::Expr, v: &Val) -> bool {
     if v.sure
+        && v.dims != ZERO_D
         && matches!(
             v.kind,
             ValueKind::ZwcArray
@@ -359,7 +282,8 @@ fn array_like(e: &ast::Expr, v: &Val) -> bool {
         // A name bound to a list display or comprehension (strings are Python values
         // too, but no zwc function takes one).
         ast::Expr::Name(_) => v.sure && v.kind == ValueKind::Python,
-        _ => false,
+        // A list of known depth (`xs[::-1]`, a row of a nested list).
+        _ => v.sure && v.kind == ValueKind::Python && v.dims >= 1 && v.dims != ZERO_D,
     }
 }
 
@@ -391,7 +315,8 @@ fn scalarish(e: &ast::Expr, kind: ValueKind) -> bool {
 /// array (a ZWCArray yields Python scalars) or from `range`, a row from a deeper one, an
 /// array from a tuple of arrays; unknown when the depth is not known.
 pub(super) fn element_of(it: Val, iter: &ast::Expr) -> Val {
-    let (kind, sure, dims) = match (it.kind, it.dims) {
+    let known = if it.dims == ZERO_D { 0 } else { it.dims };
+    let (kind, sure, dims) = match (it.kind, known) {
         (ValueKind::ZwcTuple | ValueKind::NumpyTuple, _) => (it.kind.element(), it.sure, 0),
         (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray, 1) => {
             (ValueKind::Scalar, it.sure, 0)
@@ -495,7 +420,7 @@ pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
         ValueKind::ZwcTuple | ValueKind::NumpyTuple if !has_slice => (v.kind.element(), v.sure, 0),
         // An element of a list or array whose depth is known.
         ValueKind::ZwcArray | ValueKind::Python | ValueKind::NumpyArray
-            if taken > 0 && usize::from(v.dims) >= taken =>
+            if taken > 0 && v.dims != ZERO_D && usize::from(v.dims) >= taken =>
         {
             match usize::from(v.dims) - taken {
                 0 => (ValueKind::Scalar, v.sure, 0),
@@ -617,24 +542,120 @@ pub(super) fn zwc_call(
     if rfx {
         return (ValueKind::NumpyArray, true, 0);
     }
+    // A 0-d array given to a function that is not a ufunc (nor a reduction, above): a 0-d
+    // array (`np.cov`), which zwc wraps, or a scalar (`np.kron`), as the function goes.
+    if !CONSTRUCTORS.contains(&m)
+        && !UFUNCS.contains(&m)
+        && c.args
+            .iter()
+            .zip(args)
+            .any(|(_, v)| v.sure && v.dims == ZERO_D)
+    {
+        return (ValueKind::ZwcArray, false, 0);
+    }
     if !CONSTRUCTORS.contains(&m)
         && !c.args.is_empty()
-        && c.args.iter().zip(args).all(|(a, v)| scalarish(a, v.kind))
+        && c.args.iter().zip(args).all(|(a, v)| {
+            scalarish(a, v.kind) || (v.sure && v.dims == ZERO_D && UFUNCS.contains(&m))
+        })
     {
         // A ufunc on scalars returns a NumPy scalar, which zwc leaves unwrapped.
         return (ValueKind::Scalar, true, 0);
     }
     // Constructors always give an array (a 0-d one for a number);
     // other functions only when an argument surely is one.
-    let sure = CONSTRUCTORS.contains(&m) || array_arg;
+    let sure = CONSTRUCTORS.contains(&m)
+        || (array_arg && (!SHAPE_DEPENDENT.contains(&m) || shape_gives_array(m, c, args)));
     let mut dims = 0;
-    if matches!(m, "array" | "asarray")
+    if matches!(m, "array" | "asarray" | "asanyarray" | "copy")
         && let Some(first) = args.first()
         && first.sure
     {
         dims = first.dims;
+        // An array of one number has no dimensions.
+        if first.kind == ValueKind::Scalar
+            && c.args.first().is_some_and(|a| scalarish(a, first.kind))
+        {
+            dims = ZERO_D;
+        }
+    }
+    let keeps_shape = UFUNCS.contains(&m)
+        || (SHAPE_KEEPING.contains(&m)
+            && !c
+                .keywords
+                .iter()
+                .any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "axis")));
+    if sure && dims == 0 && keeps_shape {
+        dims = common_dims(args.iter());
+    }
+    if sure && dims == 0 {
+        dims = product_or_reshape_dims(m, c, args);
     }
     (ValueKind::ZwcArray, sure, dims)
+}
+
+/// The dimensions of a matrix product of arrays of known, equal dimensions (two 2-d
+/// operands give a 2-d result; `matmul` keeps any common number ≥ 2), or of `reshape` to a
+/// literal shape; 0 when not known.
+fn product_or_reshape_dims(m: &str, c: &ast::ExprCall, args: &[Val]) -> u8 {
+    match m {
+        "reshape" => match c.args.get(1) {
+            Some(ast::Expr::Tuple(t))
+                if !t.elts.iter().any(|e| matches!(e, ast::Expr::Starred(_))) =>
+            {
+                u8::try_from(t.elts.len()).unwrap_or(0)
+            }
+            _ => 0,
+        },
+        "matmul" | "dot" | "inner" if c.args.len() == 2 && c.keywords.is_empty() => {
+            let d = common_dims(args.iter());
+            match (m, d) {
+                ("matmul", d) if d >= 2 => d,
+                (_, 2) => 2,
+                _ => 0,
+            }
+        }
+        _ => 0,
+    }
+}
+
+/// The dimensions arrays and lists of known, equal dimensions broadcast to, numbers
+/// aside; 0 when any other value takes part or they differ.
+fn common_dims<'v>(vals: impl Iterator<Item = &'v Val>) -> u8 {
+    let mut dims = 0;
+    for v in vals {
+        match v.kind {
+            ValueKind::Scalar if v.sure => {}
+            ValueKind::ZwcArray | ValueKind::Python | ValueKind::NumpyArray
+                if v.sure && v.dims > 0 && v.dims != ZERO_D =>
+            {
+                if dims != 0 && dims != v.dims {
+                    return 0;
+                }
+                dims = v.dims;
+            }
+            _ => return 0,
+        }
+    }
+    dims
+}
+
+/// Whether a [`SHAPE_DEPENDENT`] function surely gives an array here: `interp` and
+/// `polyval` at array points, the products when an operand has two dimensions or more.
+fn shape_gives_array(m: &str, c: &ast::ExprCall, args: &[Val]) -> bool {
+    let at = |i: usize| {
+        c.args
+            .get(i)
+            .zip(args.get(i))
+            .is_some_and(|(a, v)| array_like(a, v))
+    };
+    match m {
+        "interp" => at(0),
+        "polyval" => at(1),
+        _ => args
+            .iter()
+            .any(|v| v.sure && v.dims >= 2 && v.dims != ZERO_D),
+    }
 }
 
 /// The kind of a call of the builtin (or unknown function) `name`.
@@ -662,5 +683,20 @@ pub(super) fn method_call(
             (ValueKind::Python, true)
         }
         _ => (ValueKind::Unknown, true),
+    }
+}
+
+/// The dimensions of `l op r` with a ZWCArray result of `kind`: none when neither operand
+/// has any (a 0-d array and numbers), else not known.
+pub(super) fn binop_dims(kind: ValueKind, l: &Val, r: &Val) -> u8 {
+    let zero = |v: &Val| {
+        (v.kind == ValueKind::ZwcArray && v.dims == ZERO_D) || v.kind == ValueKind::Scalar
+    };
+    if kind == ValueKind::ZwcArray && zero(l) && zero(r) {
+        ZERO_D
+    } else if kind == ValueKind::ZwcArray {
+        common_dims([l, r].into_iter())
+    } else {
+        0
     }
 }

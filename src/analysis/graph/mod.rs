@@ -9,8 +9,10 @@
 //!   flow;
 //! - `expressions`: the walk of expressions, which adds the nodes calls and bindings make;
 //! - `findings`: the misuses the walk reports, and how sure each is (guards, `try`);
+//! - `truth`: conditions the kinds decide (`hasattr`/`isinstance` of a sure ZWCArray);
 //! - `kinds`: kind inference, rules on kinds and syntax alone, and [`EntryArgs`], the
 //!   kinds the test cases pass to the entry function;
+//! - `numpy_functions`: what NumPy functions give, by name (reductions, ufuncs, shapes);
 //! - `finish`: passes over the walked graph (module-level nodes dropped; zwc calls that
 //!   reach a return, or that nothing uses);
 //! - `dep_graph`: the graph as data ([`DepGraph`]), what every view reads.
@@ -20,7 +22,9 @@ mod expressions;
 mod findings;
 mod finish;
 mod kinds;
+mod numpy_functions;
 mod statements;
+mod truth;
 
 pub use dep_graph::{DepGraph, FunctionInfo, GraphEdge, GraphNode, NodeKind, ValueKind};
 pub use kinds::EntryArgs;

@@ -5,9 +5,10 @@
 use std::collections::HashMap;
 
 use super::dep_graph::{DepGraph, FunctionInfo, GraphEdge, NodeKind, ValueKind};
-use super::expressions::ExprWalker;
+use super::expressions::{ArgKind, ExprWalker};
 use super::finish::{drop_module_nodes, mark_flow};
 use super::kinds::{EntryArgs, Env, Val, element_of, merge_into};
+use super::truth::condition_truth;
 use crate::analysis::names::{Bindings, RawFinding};
 use crate::analysis::pyast::{self, ast};
 use crate::model::ApiMap;
@@ -27,7 +28,23 @@ pub struct GraphBuilder<'a> {
     /// What the test cases pass to the entry function: per parameter (by name and by
     /// position), the kind every case agrees on.
     entry_args: EntryArgs,
+    api: &'a ApiMap,
+    bindings: &'a Bindings,
+    /// Module-level helpers whose every call passes these kinds (found by an earlier walk):
+    /// their parameters take them.
+    specialized: HashMap<String, Vec<ArgKind>>,
 }
+
+/// What one walk learnt about helpers, for the next: the kinds their parameters take and
+/// what they return.
+#[derive(Debug, Default, PartialEq)]
+struct HelperFacts {
+    params: HashMap<String, Vec<ArgKind>>,
+    returns: HashMap<String, (ValueKind, bool)>,
+}
+
+/// Walks of the code at most: one, then again while what helpers take or return changes.
+const MAX_WALKS: usize = 3;
 
 impl<'a> GraphBuilder<'a> {
     pub fn new(api: &'a ApiMap, bindings: &'a Bindings) -> GraphBuilder<'a> {
@@ -36,6 +53,9 @@ impl<'a> GraphBuilder<'a> {
             returns: HashMap::new(),
             block_depth: 0,
             entry_args: EntryArgs::default(),
+            api,
+            bindings,
+            specialized: HashMap::new(),
         }
     }
 
@@ -47,11 +67,81 @@ impl<'a> GraphBuilder<'a> {
 
     /// Builds the graph of every function in `suite`; `entry_offset` is the start of
     /// the entry `def` (the one the official check picks), if any.
+    ///
+    /// A helper whose every call passes values of a sure kind is walked again with those
+    /// kinds for its parameters (`return _h(zwc.f(x))` with `def _h(v): return v.tolist()`
+    /// after the entry), and calls of helpers defined after them take what an earlier walk
+    /// found they return.
     pub fn build(
-        mut self,
+        self,
         suite: &pyast::Suite,
         entry_offset: Option<usize>,
     ) -> (DepGraph, Vec<RawFinding>) {
+        let (api, bindings, entry_args) = (self.api, self.bindings, self.entry_args.clone());
+        let mut defs: HashMap<String, usize> = HashMap::new();
+        for s in suite.iter() {
+            if let ast::Stmt::FunctionDef(f) = s {
+                *defs.entry(f.name.to_string()).or_default() += 1;
+            }
+        }
+        let mut walked = self.walk(suite, entry_offset);
+        let mut used = HelperFacts::default();
+        for _ in 1..MAX_WALKS {
+            let facts = walked.helper_facts(&defs, entry_offset, suite);
+            if facts == used {
+                break;
+            }
+            let mut next = GraphBuilder::new(api, bindings).with_entry_args(entry_args.clone());
+            next.specialized = facts.params.clone();
+            next.walker.prior_returns = facts.returns.clone();
+            walked = next.walk(suite, entry_offset);
+            used = facts;
+        }
+        walked.finish()
+    }
+
+    /// What this walk found helpers take and return; only module-level functions defined
+    /// once, never the entry, never used other than by calls.
+    fn helper_facts(
+        &self,
+        defs: &HashMap<String, usize>,
+        entry_offset: Option<usize>,
+        suite: &pyast::Suite,
+    ) -> HelperFacts {
+        let entry = suite.iter().find_map(|s| match s {
+            ast::Stmt::FunctionDef(f) if Some(pyast::start_of(s)) == entry_offset => {
+                Some(f.name.as_str())
+            }
+            _ => None,
+        });
+        let params = self
+            .walker
+            .helper_args
+            .iter()
+            .filter(|(name, _)| {
+                defs.get(name.as_str()) == Some(&1)
+                    && Some(name.as_str()) != entry
+                    && !self.walker.helper_refs.contains(name.as_str())
+            })
+            .filter_map(|(name, args)| {
+                let args = args.as_ref()?;
+                args.iter()
+                    .any(|a| a.1 && a.0 != ValueKind::Unknown)
+                    .then(|| (name.clone(), args.clone()))
+            })
+            .collect();
+        let returns = self
+            .walker
+            .return_kinds()
+            .iter()
+            .filter(|(name, _)| defs.get(name.as_str()) == Some(&1))
+            .map(|(n, k)| (n.clone(), *k))
+            .collect();
+        HelperFacts { params, returns }
+    }
+
+    /// One walk of the whole code.
+    fn walk(mut self, suite: &pyast::Suite, entry_offset: Option<usize>) -> GraphBuilder<'a> {
         for n in pyast::walk_suite(suite) {
             if let pyast::Node::Stmt(ast::Stmt::FunctionDef(f)) = n {
                 self.walker.helpers.insert(f.name.to_string());
@@ -61,6 +151,11 @@ impl<'a> GraphBuilder<'a> {
         let mut module_env = Env::new();
         self.walker.func = "<module>".to_string();
         self.block(suite, &mut module_env, entry_offset, true);
+        self
+    }
+
+    /// The graph and findings of the last walk.
+    fn finish(mut self) -> (DepGraph, Vec<RawFinding>) {
         for (call, helper) in std::mem::take(&mut self.walker.pending_links) {
             for r in self.returns.get(&helper).cloned().unwrap_or_default() {
                 self.walker.graph.edges.push(GraphEdge {
@@ -114,7 +209,11 @@ impl<'a> GraphBuilder<'a> {
         for (position, a) in all.enumerate() {
             // Only named parameters take a case's argument (`*args`, `**kw` collect them).
             let known = if !is_entry {
-                None
+                self.specialized
+                    .get(&name)
+                    .and_then(|kinds| kinds.get(position))
+                    .filter(|k| k.1 && k.0 != ValueKind::Unknown && position < positional)
+                    .map(|k| (k.0, k.2))
             } else if position < positional {
                 self.entry_args.kind_of(a.arg.as_str(), Some(position))
             } else if position >= keyword_only
@@ -153,9 +252,12 @@ impl<'a> GraphBuilder<'a> {
             return;
         }
         self.block_depth += 1;
+        // Guards an `if` leaves in force for the statements after it end with the block.
+        let guards = self.walker.findings.guard_count();
         for s in body {
             self.stmt(s, env, entry, module);
         }
+        self.walker.findings.truncate_guards(guards);
         self.block_depth -= 1;
     }
 
@@ -211,13 +313,40 @@ impl<'a> GraphBuilder<'a> {
                 merge_into(env, &before);
             }
             S::If(i) => {
+                let truth = condition_truth(&i.test, env);
                 self.walker.expr(&i.test, env);
-                let guards = self.walker.findings.add_guards(&i.test);
                 let mut other = env.clone();
-                self.block(&i.body, env, entry, module);
-                self.block(&i.orelse, &mut other, entry, module);
-                merge_into(env, &other);
-                self.walker.findings.drop_guards(guards);
+                match truth {
+                    // A certain branch: the other one never runs, and nothing is in doubt.
+                    Some(held) => {
+                        let (live, dead) = if held {
+                            (&i.body, &i.orelse)
+                        } else {
+                            (&i.orelse, &i.body)
+                        };
+                        self.walker.findings.dead_branch(true);
+                        self.block(dead, &mut other, entry, module);
+                        self.walker.findings.dead_branch(false);
+                        self.block(live, env, entry, module);
+                    }
+                    None => {
+                        let guards = self.walker.findings.add_guards(&i.test, true);
+                        self.block(&i.body, env, entry, module);
+                        self.walker.findings.drop_guards(guards);
+                        let guards = self.walker.findings.add_guards(&i.test, false);
+                        self.block(&i.orelse, &mut other, entry, module);
+                        self.walker.findings.drop_guards(guards);
+                        // `if hasattr(r, "tolist"): return …`: what follows runs only where
+                        // the test failed, and the body's bindings never reach it.
+                        let body_ends = matches!(i.body.last(), Some(S::Return(_) | S::Raise(_)));
+                        if body_ends && i.orelse.is_empty() {
+                            self.walker.findings.add_guards(&i.test, false);
+                            *env = other;
+                        } else {
+                            merge_into(env, &other);
+                        }
+                    }
+                }
             }
             S::With(w) => self.with_block(w, env, entry, module),
             S::Match(m) => self.match_cases(m, env, entry, module),

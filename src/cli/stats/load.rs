@@ -245,11 +245,10 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         progress.finish_and_clear();
         let counts = shared.counts();
         let todo = &missing;
+        notes.push(format!("graded {} rollouts without a verdict", todo.len()));
         notes.push(format!(
-            "graded {} rollouts without a verdict ({} programs executed; {} shared with an identical program)",
-            todo.len(),
-            counts.programs_run,
-            counts.programs_reused
+            "{} programs executed for them ({} runs reused by identical programs)",
+            counts.programs_run, counts.programs_reused
         ));
         complete = failed == 0;
         if failed > 0 {

@@ -203,6 +203,7 @@ impl App {
             hscroll: 0,
             case_cursor: self.detail.case_cursor,
             graph_list: self.detail.graph_list,
+            paper: true,
             ..DetailView::default()
         };
         if let Some(a) = self.caches.analyses.peek(&row) {

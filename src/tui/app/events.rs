@@ -35,6 +35,8 @@ impl App {
                     Err(e) => Score::Failed(e),
                 };
                 self.corpus.grade_progress.finished += 1;
+                // An open Training screen asks for fresh figures (`settle`).
+                self.training.stale = true;
                 if self.list.filters.verdict.is_some() || self.list.grouping == Grouping::Verdict {
                     self.view_dirty = true;
                 }
@@ -64,7 +66,12 @@ impl App {
                 }
                 self.list.search.pending = false;
                 self.list.search.results = Some(matches);
-                self.view_dirty = true;
+                if std::mem::take(&mut self.list.search.select_first) {
+                    self.refresh_view();
+                    self.move_to_view_index(0);
+                } else {
+                    self.view_dirty = true;
+                }
                 true
             }
             JobEvent::Digested { rows } => {
@@ -95,7 +102,14 @@ impl App {
                 self.apply(fx);
                 redraw
             }
+            JobEvent::Confirm(e) => {
+                let mut fx = Effects::default();
+                let redraw = self.reruns.on_confirm(*e, &mut fx);
+                self.apply(fx);
+                redraw
+            }
             JobEvent::Stats(r) => self.stats.on_result(r),
+            JobEvent::Training(r) => self.training.on_result(r),
             JobEvent::Exported { shown, result } => {
                 self.message = Some(match result {
                     Ok(()) => format!("exported to {}", shown.display()),
@@ -193,6 +207,15 @@ impl App {
             let Some(entry) = self.corpus.entries.get(row).cloned() else {
                 continue;
             };
+            // A training sample joined to no task has no test cases to grade against.
+            if entry
+                .rollout
+                .sample
+                .as_deref()
+                .is_some_and(|m| m.joined == crate::model::verl::JoinedBy::Unjoined)
+            {
+                continue;
+            }
             let ticket = self.next_ticket;
             self.next_ticket += 1;
             // A row already in flight is re-queued, not counted twice: its old result is dropped.

@@ -25,7 +25,14 @@ impl App {
     /// Recomputes the view if something changed it; call once after a burst of events.
     pub fn settle(&mut self) {
         if self.view_dirty {
+            // Scores may have changed: an open Training screen asks for fresh figures.
+            self.training.stale = true;
             self.refresh_view();
+        }
+        if self.training.open && self.training.stale && !self.training.computing {
+            let mut fx = crate::tui::effects::Effects::default();
+            self.training.refresh(&self.corpus, &mut fx);
+            self.outbox.extend(fx.requests);
         }
     }
 
@@ -175,6 +182,8 @@ impl App {
         if row != self.list.selected {
             self.list.selected = row;
             self.detail.scroll = 0;
+            // A jump to a match was for the row left behind.
+            self.detail.match_pending = None;
             self.detail.case_cursor = 0;
             // The row the user looks at is graded next.
             if let Some(r) = row
@@ -280,24 +289,33 @@ impl App {
             return false;
         };
         let n = self.list.view.len();
-        let next = (1..n)
-            .map(|d| (cursor + d) % n)
-            .find_map(|k| match &self.list.view[k] {
-                ViewRow::Row(i) if self.corpus.entries[*i].task == entry.task => Some(*i),
-                _ => None,
-            });
+        let runs = self.corpus.runs.len().max(1);
+        let same_task = |k: usize| match &self.list.view[k] {
+            ViewRow::Row(i) if self.corpus.entries[*i].task == entry.task => Some(*i),
+            _ => None,
+        };
+        // The next run (cyclically) that has this task shown, at its first rollout of it;
+        // with one run, the next rollout of the task.
+        let next = (1..runs)
+            .map(|d| (entry.run + d) % runs)
+            .find_map(|run| {
+                (0..n)
+                    .filter_map(same_task)
+                    .find(|i| self.corpus.entries[*i].run == run)
+            })
+            .or_else(|| (1..n).map(|d| (cursor + d) % n).find_map(same_task));
         match next {
             Some(i) => {
                 let runs = self.corpus.runs.len();
                 self.select(Some(i));
                 self.keep_cursor_visible();
-                if runs > 1 {
-                    let name = self
-                        .corpus
-                        .runs
-                        .get(self.corpus.entries[i].run)
-                        .map(|r| r.name.clone());
+                let run = self.corpus.entries[i].run;
+                if run != entry.run {
+                    let name = self.corpus.runs.get(run).map(|r| r.name.clone());
                     self.message = name.map(|n| format!("same task in run {n}"));
+                } else if runs > 1 {
+                    self.message =
+                        Some("no other run shows this task: its next rollout here".to_string());
                 }
             }
             None => self.message = Some("this task has no other rollout shown".to_string()),

@@ -3,17 +3,16 @@
 //! (`reruns` is the rerun thread, `stats` the stats job). Requests carry ids or tickets;
 //! results that no longer match what the app asked for are dropped by the app.
 
+pub mod confirm;
 pub mod reruns;
 pub mod stats;
+pub mod training;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, Sender, TryRecvError};
 use std::sync::{Arc, Condvar, Mutex};
-
-use fuzzy_matcher::FuzzyMatcher;
-use fuzzy_matcher::skim::SkimMatcherV2;
 
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
@@ -63,7 +62,7 @@ pub enum JobRequest {
         entry: Arc<Entry>,
         front: bool,
     },
-    /// Fuzzy-search `pattern` over `entries` (query, code and the names `digests` know).
+    /// Search `pattern` over `entries` (`search`: query, response, names, ids).
     Search {
         id: u64,
         pattern: String,
@@ -100,8 +99,12 @@ pub enum JobRequest {
     },
     /// Run-level stats and a comparison of two runs (`stats`).
     Stats(Box<stats::StatsInput>),
+    /// Training runs step by step (`training`).
+    Training(Box<training::TrainingInput>),
     /// A rerun, what-if or runtime install, for the rerun thread (`reruns`).
     Rerun(RerunRequest),
+    /// Run the selected rollout once under the tracer to settle its findings (`confirm`).
+    Confirm(Box<confirm::ConfirmRequest>),
     /// Draw a page (`page`) and write it to `path`; `shown` is the path as the status bar
     /// names it.
     Export {
@@ -139,6 +142,8 @@ pub enum JobEvent {
     },
     /// A rerun, a what-if or the runtime install reporting back (`reruns`).
     Rerun(reruns::RerunEvent),
+    /// A rollout's findings settled by a traced run (`confirm`).
+    Confirm(Box<confirm::ConfirmEvent>),
     /// The score cache's reports for the rows it knew, and the rows it did not.
     CachedScores {
         found: Vec<(usize, GradeReport)>,
@@ -146,6 +151,8 @@ pub enum JobEvent {
     },
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
+    /// The figures of the Training screen.
+    Training(Arc<training::TrainingResult>),
     /// An export was written to `shown` (or why not).
     Exported {
         shown: PathBuf,
@@ -153,70 +160,7 @@ pub enum JobEvent {
     },
 }
 
-/// Longest piece of a field the fuzzy search looks at: bounded so 100k rows stay fast.
-const SEARCH_FIELD_CHARS: usize = 400;
-
-fn bounded(text: &str) -> &str {
-    match text.char_indices().nth(SEARCH_FIELD_CHARS) {
-        Some((i, _)) => &text[..i],
-        None => text,
-    }
-}
-
-/// Fuzzy-matches `pattern` against each row's query, names and code; best score first.
-/// Returns `None` when `cancelled` says a newer search has arrived.
-pub fn search_rows(
-    entries: &[Arc<Entry>],
-    digests: &[Option<Arc<AnalysisDigest>>],
-    tasks: &[Task],
-    pattern: &str,
-    cancelled: &mut dyn FnMut() -> bool,
-) -> Option<Vec<(usize, i64)>> {
-    let matcher = SkimMatcherV2::default().smart_case();
-    // Queries repeat across runs: match each task once.
-    let task_scores: Vec<Option<i64>> = tasks
-        .iter()
-        .map(|t| matcher.fuzzy_match(bounded(&t.query), pattern))
-        .collect();
-    let code_floor = 20 * pattern.chars().count() as i64;
-    let mut out = Vec::new();
-    for (row, e) in entries.iter().enumerate() {
-        if row % 2048 == 0 && cancelled() {
-            return None;
-        }
-        let digest = digests.get(row).and_then(Option::as_deref);
-        let names = digest.map(|d| d.functions.join(" ")).unwrap_or_default();
-        let zwc = digest.map(|d| d.zwc_calls.join(" ")).unwrap_or_default();
-        // Code is long: letters scattered over it match almost anything, so only
-        // tight matches there count.
-        let code = matcher
-            .fuzzy_match(bounded(e.code()), pattern)
-            .filter(|s| *s >= code_floor);
-        let scores = [
-            task_scores.get(e.task).copied().flatten(),
-            matcher.fuzzy_match(&names, pattern),
-            matcher.fuzzy_match(bounded(&zwc), pattern),
-            code,
-        ];
-        if let Some(best) = scores.into_iter().flatten().max() {
-            out.push((row, best));
-        }
-    }
-    out.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    Some(out)
-}
-
-/// Positions (char indices) of `pattern`'s characters matched in `text`, for highlighting.
-pub fn matched_chars(text: &str, pattern: &str) -> Vec<usize> {
-    if pattern.is_empty() {
-        return Vec::new();
-    }
-    SkimMatcherV2::default()
-        .smart_case()
-        .fuzzy_indices(text, pattern)
-        .map(|(_, idx)| idx)
-        .unwrap_or_default()
-}
+pub use super::search::search_rows;
 
 /// The digest of one row's analysis; `None` when the analysis panicked on its code.
 /// Without an API doc, findings that only the API can judge are left out (they would be noise).
@@ -309,11 +253,20 @@ fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
 pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Option<JobEvent> {
     match req {
         JobRequest::Grade {
-            ticket, row, entry, ..
+            ticket,
+            row,
+            entry,
+            front,
         } => {
+            // One row asked for (a regrade, the row looked at) runs; bulk grading reuses the
+            // runs of identical programs.
             let result = match backend {
-                Some(b) => b
+                Some(b) if front => b
                     .grade(&entry.rollout)
+                    .map(Box::new)
+                    .map_err(|e| format!("{e:#}")),
+                Some(b) => b
+                    .grade_shared(&entry.rollout)
                     .map(Box::new)
                     .map_err(|e| format!("{e:#}")),
                 None => Err("no grading backend".to_string()),
@@ -387,9 +340,13 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             Some(JobEvent::CachedScores { found, missing })
         }
         JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(stats::compute(&input)))),
+        JobRequest::Training(input) => {
+            Some(JobEvent::Training(Arc::new(training::compute(&input))))
+        }
         JobRequest::Export { path, shown, page } => Some(export(&path, shown, &page)),
         // Several events, and a backend slot an install can fill: `inline::drain_reruns`.
         JobRequest::Rerun(_) => None,
+        JobRequest::Confirm(req) => Some(JobEvent::Confirm(Box::new(confirm::run(*req, backend)))),
     }
 }
 
@@ -414,6 +371,8 @@ pub struct Workers {
     highlight: Sender<JobRequest>,
     /// Reruns, what-ifs and the runtime install, one at a time in order.
     reruns: RerunWorker,
+    /// What confirm jobs run programs with.
+    confirm_backend: Option<Arc<dyn GradeBackend>>,
 }
 
 impl Workers {
@@ -427,6 +386,7 @@ impl Workers {
         factory: Option<BackendFactory>,
     ) -> Workers {
         let reruns = RerunWorker::start(events.clone(), backend.clone(), factory);
+        let confirm_backend = backend.clone();
         let grade_queue = backend.map(|backend| {
             let queue = Arc::new((Mutex::new(GradeQueue::default()), Condvar::new()));
             for _ in 0..grade_threads.max(1) {
@@ -449,6 +409,7 @@ impl Workers {
             search,
             highlight,
             reruns,
+            confirm_backend,
         }
     }
 
@@ -509,6 +470,15 @@ impl Workers {
                 });
             }
             JobRequest::Rerun(req) => self.reruns.dispatch(req),
+            JobRequest::Confirm(req) => {
+                // One traced run (a second or so): a thread of its own, like an export.
+                let events = self.events.clone();
+                let backend = self.confirm_backend.clone();
+                std::thread::spawn(move || {
+                    let event = confirm::run(*req, backend.as_deref());
+                    let _ = events.send(JobEvent::Confirm(Box::new(event)));
+                });
+            }
             JobRequest::Stats(input) => {
                 // Off the UI thread: 100k rows take a while to analyse; stale tickets are dropped.
                 let events = self.events.clone();
@@ -516,6 +486,15 @@ impl Workers {
                     let result = std::panic::catch_unwind(|| stats::compute(&input));
                     if let Ok(r) = result {
                         let _ = events.send(JobEvent::Stats(Arc::new(r)));
+                    }
+                });
+            }
+            JobRequest::Training(input) => {
+                let events = self.events.clone();
+                std::thread::spawn(move || {
+                    let result = std::panic::catch_unwind(|| training::compute(&input));
+                    if let Ok(r) = result {
+                        let _ = events.send(JobEvent::Training(Arc::new(r)));
                     }
                 });
             }

@@ -44,6 +44,8 @@ pub struct StatsResult {
     pub comparison: Option<Comparison>,
     /// Rows that were not graded (left out).
     pub ungraded: usize,
+    /// Every wrong name over all runs, most frequent first (what `sebx stats` tabulates).
+    pub wrong_names: Vec<runs::WrongNameRow>,
 }
 
 /// Computes everything the screens show (worker thread).
@@ -69,7 +71,9 @@ pub fn compute(input: &StatsInput) -> StatsResult {
         }
         rows.push(row);
     }
-    let runs_stats = runs::run_stats(&set, &[1], DEFAULT_SEED);
+    // The pass@k curve at powers of two (a k above every task's samples shows as `-`).
+    let runs_stats = runs::run_stats(&set, &PASS_KS, DEFAULT_SEED);
+    let wrong_names = runs::wrong_names(&set);
     let maps = (0..set.runs.len() as u32)
         .map(|r| runs::function_map(&set, Some(r), FunctionSort::Accuracy))
         .collect();
@@ -88,5 +92,9 @@ pub fn compute(input: &StatsInput) -> StatsResult {
         labels,
         comparison,
         ungraded,
+        wrong_names,
     }
 }
+
+/// The k of the pass@k curve the stats screen draws.
+pub const PASS_KS: [usize; 6] = [1, 2, 4, 8, 16, 32];

@@ -76,17 +76,27 @@ impl Labelling {
         let row = list.selected;
         match action {
             Action::LabelMode => {
-                self.mode = !self.mode;
-                fx.say(if self.mode {
-                    "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L leaves"
-                } else {
-                    "label mode off: digits switch panes again"
+                // Off → label → label and advance → off.
+                (self.mode, self.advance) = match (self.mode, self.advance) {
+                    (false, _) => (true, false),
+                    (true, false) => (true, true),
+                    (true, true) => (false, false),
+                };
+                fx.say(match (self.mode, self.advance) {
+                    (true, false) => "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L again: label and advance",
+                    (true, true) => "label and advance: a category key labels and moves to the next unlabelled failure · L leaves",
+                    _ => "label mode off: digits switch panes again",
                 });
+                self.annotator_hint(fx);
             }
             Action::ToggleCategory(key) => {
                 let id = self.taxonomy.by_key(*key).map(|c| c.id.clone());
                 match (id, row) {
-                    (Some(id), Some(row)) => self.toggle(corpus, row, &id),
+                    (Some(id), Some(row)) => {
+                        self.toggle(corpus, row, &id);
+                        self.advance_after_label(corpus, list, row, fx);
+                        self.annotator_hint(fx);
+                    }
                     (None, _) => fx.say(format!("no category on key {key}")),
                     (_, None) => {}
                 }
@@ -110,6 +120,7 @@ impl Labelling {
                             fx.say(format!("already labelled {label}"));
                         } else {
                             self.toggle(corpus, row, &id);
+                            self.advance_after_label(corpus, list, row, fx);
                         }
                     }
                     None => fx.say("no suggestion for this rollout"),
@@ -308,12 +319,40 @@ impl Labelling {
         self.queue(corpus, row, categories, note);
     }
 
+    /// Once per session, when no annotator name was found: the labels are signed
+    /// "anonymous", and how to sign them (put before the message of the moment).
+    fn annotator_hint(&mut self, fx: &mut Effects) {
+        if self.annotator != "anonymous" || self.anonymous_said {
+            return;
+        }
+        self.anonymous_said = true;
+        let hint = "labels are signed \"anonymous\": --annotator NAME, annotator = \"NAME\" in config.toml or $SEBX_ANNOTATOR sets a name";
+        fx.message = Some(match fx.message.take() {
+            Some(m) => format!("{hint} · {m}"),
+            None => hint.to_string(),
+        });
+    }
+
+    /// In label-and-advance mode, after a key labelled `row`: on to the next unlabelled
+    /// failure (a key that cleared the label stays, to label it again).
+    fn advance_after_label(&self, corpus: &Corpus, list: &ListView, row: usize, fx: &mut Effects) {
+        let labelled = corpus
+            .entries
+            .get(row)
+            .is_some_and(|e| self.effective(e.run, &e.rollout.id).is_some());
+        if self.advance && labelled {
+            self.next_unlabelled_failure(corpus, list, fx);
+        }
+    }
+
+    /// The first unlabelled failure from the selected row on (the selected row itself
+    /// first: `N` never skips the failure one is looking at).
     fn next_unlabelled_failure(&self, corpus: &Corpus, list: &ListView, fx: &mut Effects) {
         let rows: Vec<usize> = list.rows().collect();
         let start = list
             .selected
             .and_then(|s| rows.iter().position(|r| *r == s))
-            .map_or(0, |p| p + 1);
+            .unwrap_or(0);
         let n = rows.len();
         let unlabelled_failure = |i: &usize| {
             corpus.shown(*i).is_failure()
@@ -334,6 +373,9 @@ impl Labelling {
                 .min_by_key(|i| label_order_key(self.order_seed, &corpus.entries[*i].rollout.id)),
         };
         match found {
+            Some(i) if Some(i) == list.selected => {
+                fx.say("this failure is not labelled yet (j skips it)");
+            }
             Some(i) => fx.jump_to = Some(i),
             None => fx.say("every failure shown is labelled"),
         }

@@ -62,7 +62,11 @@ impl Labelling {
             self.last_reload = Some(Instant::now());
             redraw |= self.reload_changed(corpus, fx);
         }
-        if self.progress_dirty || self.progress_rows != corpus.entries.len() {
+        // Grades arriving change which rows are failures.
+        if self.progress_dirty
+            || self.progress_rows != corpus.entries.len()
+            || self.progress_failures != corpus.grade_progress.finished
+        {
             self.recompute_progress(corpus);
             redraw = true;
         }
@@ -82,7 +86,7 @@ impl Labelling {
             (None, None) => return,
         };
         match result {
-            Ok(t) => self.taxonomy = t,
+            Ok(t) => self.taxonomy = t.with_spare_keys(&self.spare_keys),
             Err(e) => {
                 fx.notes
                     .push(format!("Taxonomy unusable, using the default: {e}"));
@@ -240,17 +244,24 @@ impl Labelling {
             .iter()
             .filter_map(|s| s.labels.as_ref())
             .any(|store| store.history().next().is_some());
+        self.progress_failures = corpus.grade_progress.finished;
+        self.failures = (0..corpus.entries.len())
+            .filter(|i| corpus.shown(*i).is_failure())
+            .count();
+        let mut labelled_failures = 0;
         // While a big file loads and nothing is labelled, counting rows is all there is to do.
         let rows = if has_records { corpus.entries.len() } else { 0 };
-        for e in corpus.entries.iter().take(rows) {
+        for (i, e) in corpus.entries.iter().enumerate().take(rows) {
             if let Some(label) = self.saved(e.run, &e.rollout.id) {
                 progress.labelled += 1;
+                labelled_failures += usize::from(corpus.shown(i).is_failure());
                 for c in &label.categories {
                     *progress.per_category.entry(c.clone()).or_default() += 1;
                 }
             }
         }
         self.progress = progress;
+        self.labelled_failures = labelled_failures;
         self.any_labels = self
             .sidecars
             .iter()

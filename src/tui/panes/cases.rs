@@ -81,9 +81,14 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
     let summary = match report {
         Some(r) if r.execution.is_none() => format!("not run: {}{reward}", r.decided_by),
         Some(r) if !r.cases.is_empty() => format!(
-            "{} of {} cases failed{reward} · J/K move · f first failed",
+            "{} of {} cases failed{reward}{}",
             r.failed_cases(),
-            r.cases.len()
+            r.cases.len(),
+            if app.detail.paper {
+                ""
+            } else {
+                " · J/K move · f first failed"
+            }
         ),
         Some(r) => format!("no case results: {}{reward}", r.decided_by),
         None => "not graded here: expected values only".to_string(),
@@ -154,7 +159,12 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
         ]);
         if k == cursor {
             focus = lines.len() as u16;
-            lines.push(line.patch_style(theme.selected));
+            // A page has no cursor: the case detailed below is the one marked on screen.
+            lines.push(if app.detail.paper {
+                line
+            } else {
+                line.patch_style(theme.selected)
+            });
         } else {
             lines.push(line);
         }

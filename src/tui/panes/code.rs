@@ -1,5 +1,8 @@
 //! The Code pane: the extracted code, highlighted, with hallucinated names underlined in the
 //! theme's error style and zwc calls followed by their NumPy names (`zwc.kocito(arr) ‹mean›`).
+//! After `y` (one traced run, `jobs::confirm`) each finding that claims a crash says whether
+//! the run confirmed it, refuted it or never reached it; a confirmed `possible` one is
+//! marked like an error.
 
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -7,6 +10,8 @@ use ratatui::text::{Line, Span};
 use super::{PaneContent, field, wrap_words, wrapped_field};
 use crate::analysis::graph::NodeKind;
 use crate::analysis::{Analysis, Finding, Severity, entry_function_name};
+use crate::grade::trace::Settled;
+use crate::grade::trace::settle::claims_crash;
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
@@ -96,6 +101,14 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
         ),
     ] {
         lines.push(Line::from(vec![mark(ok), Span::raw(text)]));
+        // Code that does not parse is checked no further: no ✗ for steps never taken.
+        if sc.syntax_error.is_some() {
+            lines.push(Line::styled(
+                "  the other steps are not checked: the program does not parse",
+                theme.dim,
+            ));
+            break;
+        }
     }
     if let Some(official) = sc.official_error() {
         lines.push(field(
@@ -171,6 +184,11 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         .selected
         .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Code)));
     let width = code.lines().count().max(1).to_string().len();
+    let confirmation = app
+        .reruns
+        .confirmation(&entry.rollout.id)
+        .and_then(|c| c.as_ref().ok());
+    let settled = |f: &Finding| confirmation.and_then(|c| c.of(f.line, f.col, &f.name));
     for (k, text) in code.lines().enumerate() {
         let ln = k + 1;
         // Character cells of the line, styled, so marks can be laid over them by column.
@@ -190,6 +208,7 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             // What the analysis is not sure of is marked dimmer than an error.
             let mark = match f.severity {
                 Severity::Error => theme.error,
+                Severity::Possible if settled(f) == Some(&Settled::Confirmed) => theme.error,
                 Severity::Possible => theme.dim,
                 _ => theme.warning,
             };
@@ -238,6 +257,22 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     if !findings.is_empty() {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Findings", theme.heading));
+        let possible = findings
+            .iter()
+            .any(|f| f.severity == Severity::Possible && claims_crash(f));
+        if app.reruns.confirming(&entry.rollout.id) {
+            lines.push(Line::styled("  running once under the tracer…", theme.hint));
+        } else if let Some(Err(why)) = app.reruns.confirmation(&entry.rollout.id) {
+            lines.push(Line::styled(
+                format!("  cannot confirm: {why}"),
+                theme.warning,
+            ));
+        } else if possible && confirmation.is_none() {
+            lines.push(Line::styled(
+                "  y: run once to settle the possible findings",
+                theme.hint,
+            ));
+        }
         for f in &findings {
             let at = if f.line > 0 {
                 format!("{}:{} ", f.line, f.col)
@@ -259,6 +294,18 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             }
             if !f.name.is_empty() {
                 spans.push(Span::raw(format!("  {}", f.name)));
+            }
+            match settled(f) {
+                Some(Settled::Confirmed) => {
+                    spans.push(Span::styled("  ✓ confirmed by a run", theme.error))
+                }
+                Some(Settled::Refuted(why)) => {
+                    spans.push(Span::styled(format!("  ✗ refuted: {why}"), theme.hint))
+                }
+                Some(Settled::NotReached) => {
+                    spans.push(Span::styled("  · not reached by the cases", theme.dim))
+                }
+                _ => {}
             }
             lines.push(Line::from(spans));
             // The explanation on its own line: code lines are not wrapped, so keep it short.

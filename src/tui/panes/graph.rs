@@ -13,10 +13,14 @@ use crate::tui::app::App;
 pub fn render(app: &App, width: u16) -> PaneContent {
     let theme = &app.theme;
     if !app.detail.graph_list {
-        let mut lines = vec![Line::from(vec![
-            Span::styled("Dependency graph", theme.heading),
-            Span::styled("  (5 again: as a list · < > scroll sideways)", theme.dim),
-        ])];
+        let mut head = vec![Span::styled("Dependency graph", theme.heading)];
+        if !app.detail.paper {
+            head.push(Span::styled(
+                "  (5 again: as a list · < > scroll sideways)",
+                theme.dim,
+            ));
+        }
+        let mut lines = vec![Line::from(head)];
         // Laid out once per row (`GraphCache`), not on every frame.
         match (app.list.selected, app.selected_analysis_arc()) {
             (Some(row), Some(a)) => {

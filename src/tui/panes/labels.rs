@@ -63,11 +63,13 @@ pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
 }
 
 fn labels_title(app: &App) -> String {
-    let p = &app.labelling.progress;
-    format!(
-        " Labels · {} · {}/{} labelled ",
-        app.labelling.annotator, p.labelled, p.total
-    )
+    let l = &app.labelling;
+    let mode = if l.advance {
+        " · label and advance"
+    } else {
+        ""
+    };
+    format!(" Labels · {} · {}{mode} ", l.annotator, l.progress_text())
 }
 
 /// The Labels panel: category chips with keys, marks and counts; the suggestion; the note;
@@ -323,6 +325,9 @@ pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect, popup: Popup) {
     );
 }
 
+/// Inner width of the category picker (its popup is 90 wide).
+const PICKER_INNER: usize = 88;
+
 fn picker_lines(app: &App) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let l = &app.labelling;
@@ -333,23 +338,32 @@ fn picker_lines(app: &App) -> Vec<Line<'static>> {
         .categories
         .iter()
         .enumerate()
-        .map(|(k, c)| {
+        .flat_map(|(k, c)| {
             let on = saved.is_some_and(|s| s.categories.contains(&c.id));
             let count = l.progress.per_category.get(&c.id).copied().unwrap_or(0);
-            let line = Line::from(vec![
+            let head = vec![
                 Span::styled(format!(" {} ", c.key.map_or(' ', |k| k)), theme.status_key),
                 Span::raw(format!(
                     " {} {:<26} {count:>4}  ",
                     if on { "✓" } else { " " },
                     c.label
                 )),
-                Span::styled(c.description.clone(), theme.dim),
-            ]);
-            if k == l.picker_cursor {
-                line.patch_style(theme.selected)
-            } else {
-                line
-            }
+            ];
+            // A long description continues under itself, not under the key.
+            let hang_w: usize = head.iter().map(|s| s.content.chars().count()).sum();
+            let mut spans = head;
+            spans.push(Span::styled(c.description.clone(), theme.dim));
+            let hang = [Span::raw(" ".repeat(hang_w))];
+            super::wrap_hanging(spans, PICKER_INNER, &hang)
+                .into_iter()
+                .map(move |line| {
+                    if k == l.picker_cursor {
+                        line.patch_style(theme.selected)
+                    } else {
+                        line
+                    }
+                })
+                .collect::<Vec<_>>()
         })
         .collect()
 }

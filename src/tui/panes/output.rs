@@ -52,6 +52,9 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let score = app.list.selected.and_then(|i| app.corpus.scores.get(i));
     let Some(report) = score.and_then(Score::report) else {
         let why = match score {
+            Some(Score::Stored(s)) if app.detail.paper => {
+                format!("score stored in the file ({} = {})", s.field, s.raw)
+            }
             Some(Score::Stored(s)) => format!(
                 "score stored in the file ({} = {}); press r to regrade and see the output",
                 s.field, s.raw
@@ -140,7 +143,14 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         lines.push(Line::from(vec![
             Span::styled("The error is raised at code line ", theme.dim),
             Span::styled(c.to_string(), theme.title),
-            Span::styled(" (see the Code pane).", theme.dim),
+            Span::styled(
+                if app.detail.paper {
+                    "."
+                } else {
+                    " (see the Code pane)."
+                },
+                theme.dim,
+            ),
         ]));
     }
     lines.push(Line::raw(""));

@@ -10,8 +10,9 @@ use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
 use crate::tui::theme::Theme;
 
-/// The Response pane of `entry`.
-pub fn render(app: &App, entry: &Entry) -> PaneContent {
+/// The Response pane of `entry`, for a pane `width` cells wide (prose is wrapped here, under
+/// its own indent).
+pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     let theme = &app.theme;
     let response = &entry.rollout.response;
     let marked = entry.code_lines_in_response();
@@ -62,7 +63,17 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 .and_then(Option::as_ref);
             spans.extend(styled_or_plain(styled, text, theme.inline_code));
         } else {
+            let gutter = spans[0].clone();
             spans.extend(prose(text, theme));
+            // Continuations keep the gutter and the indent (bullets: past the `• `).
+            let trimmed = text.trim_start();
+            let mut indent = text.len() - trimmed.len();
+            if trimmed.starts_with("- ") || trimmed.starts_with("* ") {
+                indent += 2;
+            }
+            let hang = [gutter, Span::raw(" ".repeat(indent))];
+            lines.extend(super::wrap_hanging(spans, usize::from(width), &hang));
+            continue;
         }
         lines.push(Line::from(spans));
     }

@@ -37,12 +37,10 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     if !selected.is_empty() {
         lines.push(Line::styled("Functions", theme.heading));
         for name in &selected {
-            let np = if name.starts_with("np.") || name.starts_with("numpy.") {
-                name.clone()
-            } else {
-                format!("np.{name}")
+            let (np, zwc) = match api.selected_function(name) {
+                Some((np, zwc)) => (np, zwc),
+                None => (format!("np.{name}"), "(not in the API doc)"),
             };
-            let zwc = api.zwc_name(&np).unwrap_or("(not in the API doc)");
             lines.push(Line::from(vec![
                 Span::raw(format!("  {np}")),
                 Span::styled(" → ", theme.dim),
@@ -85,8 +83,13 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         lines.push(Line::raw(""));
         lines.push(Line::styled(
             format!(
-                "This task has {} rollouts (] next, t only these)",
-                same.len()
+                "This task has {} rollouts{}",
+                same.len(),
+                if app.detail.paper {
+                    ""
+                } else {
+                    " (] next run, t only these)"
+                }
             ),
             theme.heading,
         ));

@@ -1,0 +1,122 @@
+//! The training job: the step-by-step figures of [`crate::grade::runs::steps`] over the
+//! loaded samples of training runs, computed off the UI thread for the Training screen.
+//! Samples with the same code for the same task share one analysis.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use crate::analysis::{Analysis, analyze_rollout};
+use crate::grade::report::ReasonKind;
+use crate::grade::runs::{
+    RunSet, SampleFacts, TrainingFigures, UngradedSample, kinds_of, training_figures,
+};
+use crate::model::{ApiMap, Dataset, Verdict};
+
+use super::super::entry::Entry;
+
+/// A row's scores as the explorer knows them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct RowScore {
+    pub verdict: Option<Verdict>,
+    pub reward: Option<u8>,
+    pub reason: Option<ReasonKind>,
+}
+
+/// What the training job needs: a snapshot of the rows and their scores.
+#[derive(Debug, Clone)]
+pub struct TrainingInput {
+    pub ticket: u64,
+    pub run_names: Vec<String>,
+    pub entries: Arc<Vec<Arc<Entry>>>,
+    pub scores: Vec<RowScore>,
+    pub api: Arc<ApiMap>,
+    pub dataset: Arc<Dataset>,
+}
+
+/// The figures, ready to draw, and how to get from them back to rows.
+#[derive(Debug, Clone)]
+pub struct TrainingResult {
+    pub ticket: u64,
+    pub set: RunSet,
+    /// Row (index into the explorer's entries) of each `set.rollouts` item.
+    pub rows: Vec<usize>,
+    pub figures: TrainingFigures,
+    /// Runs (indices) that hold samples of a training run, in order.
+    pub training_runs: Vec<u32>,
+    /// Samples not graded yet (their figures will move when they are).
+    pub pending: usize,
+}
+
+impl TrainingResult {
+    /// Rows of run `run` at steps `lo..=hi` whose task selects function `function`.
+    pub fn cell_rows(&self, run: u32, function: u32, (lo, hi): (u32, u32)) -> Vec<usize> {
+        self.set
+            .rollouts
+            .iter()
+            .zip(&self.rows)
+            .filter(|(r, _)| {
+                r.run == run
+                    && r.sample.is_some_and(|s| s.step >= lo && s.step <= hi)
+                    && r.uses.iter().any(|u| u.function == function)
+            })
+            .map(|(_, row)| *row)
+            .collect()
+    }
+}
+
+/// Computes the figures (worker thread).
+pub fn compute(input: &TrainingInput) -> TrainingResult {
+    let mut set = RunSet::default();
+    for name in &input.run_names {
+        set.add_run(name);
+    }
+    let mut rows = Vec::new();
+    let mut pending = 0;
+    let mut training_runs = Vec::new();
+    let mut analyses: HashMap<(usize, String), Analysis> = HashMap::new();
+    for (row, entry) in input.entries.iter().enumerate() {
+        let r = &entry.rollout;
+        let Some(meta) = r.sample.as_deref() else {
+            continue;
+        };
+        let run = entry.run as u32;
+        if !training_runs.contains(&run) {
+            training_runs.push(run);
+        }
+        let score = input.scores.get(row).copied().unwrap_or_default();
+        let item = input.dataset.get(&r.query);
+        let key = (entry.task, entry.code().to_string());
+        let analysis = analyses
+            .entry(key)
+            .or_insert_with(|| analyze_rollout(r, &input.api, item));
+        let Some(verdict) = score.verdict else {
+            let joined = meta.joined != crate::model::verl::JoinedBy::Unjoined;
+            pending += usize::from(joined);
+            set.ungraded
+                .push(UngradedSample::of(run, r, meta, kinds_of(analysis)));
+            continue;
+        };
+        let selected = item
+            .map(|i| i.selected_functions.as_slice())
+            .filter(|s| !s.is_empty())
+            .unwrap_or(&r.selected_functions);
+        set.add_analyzed(run, &r.query, verdict, analysis, &input.api, selected, None);
+        if let Some(last) = set.rollouts.last_mut() {
+            last.id = r.id.clone();
+            last.line = r.line;
+        }
+        set.set_last_reward(score.reward, score.reason);
+        set.set_last_sample(Some(SampleFacts::of(meta)));
+        rows.push(row);
+    }
+    training_runs.sort_unstable();
+    let figures = training_figures(&set);
+    TrainingResult {
+        ticket: input.ticket,
+        set,
+        rows,
+        figures,
+        training_runs,
+        pending,
+    }
+}

@@ -1,0 +1,396 @@
+//! The explorer's training-run views (issue 19): the Training screen (`T`: reward and
+//! accuracy per step, the zwc function × step heat map; `enter` on a cell lists its
+//! rollouts), the step-range filter (`#`, typed `10-20`) and the group view (`=`: the
+//! samples of the selected sample's prompt at its step, with their scores and verdicts).
+//! The figures come from the training job (`jobs::training`); `training_screen` draws them.
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use ratatui::crossterm::event::{KeyCode, KeyEvent};
+
+use crate::grade::runs::{HeatMap, heat_map};
+
+use super::action::Action;
+use super::effects::{Effects, Handled};
+use super::entry::Score;
+pub use super::jobs::training::{RowScore, TrainingInput, TrainingResult};
+use super::part::{Cx, Part};
+use super::state::{Corpus, Popup, RowFilter};
+
+/// Heat-map columns at most (steps are binned beyond).
+pub const MAX_COLUMNS: usize = 40;
+
+/// The Training screen's state and the step-range prompt.
+#[derive(Debug, Clone, Default)]
+pub struct TrainingView {
+    pub open: bool,
+    pub result: Option<Arc<TrainingResult>>,
+    pub ticket: u64,
+    pub computing: bool,
+    /// Which training run is shown (index into `result.training_runs`).
+    pub run: usize,
+    /// Highlighted heat-map cell (function row, step column).
+    pub cell: (usize, usize),
+    /// Heat-map columns that fit the terminal (from its width, kept up to date on resize).
+    pub columns: usize,
+    /// The step range being typed (`#`).
+    pub range_input: Option<String>,
+    /// Scores changed since the figures were asked for (`App::settle` asks again).
+    pub stale: bool,
+}
+
+/// A typed step range: `7`, `10-20`, `10-` (from 10), `-20` (up to 20).
+pub fn parse_range(text: &str) -> Option<(u32, u32)> {
+    let t = text.trim();
+    match t.split_once('-') {
+        None => t.parse().ok().map(|s| (s, s)),
+        Some((a, b)) => {
+            let lo = if a.trim().is_empty() {
+                0
+            } else {
+                a.trim().parse().ok()?
+            };
+            let hi = if b.trim().is_empty() {
+                u32::MAX
+            } else {
+                b.trim().parse().ok()?
+            };
+            (lo <= hi).then_some((lo, hi))
+        }
+    }
+}
+
+/// Heat-map columns that fit a terminal `width` wide (function names take 32, a cell 4).
+pub fn columns_for(width: u16) -> usize {
+    ((width as usize).saturating_sub(34) / 4).clamp(1, MAX_COLUMNS)
+}
+
+impl TrainingView {
+    /// The heat map of the shown run, `columns` wide at most.
+    pub fn map(&self) -> Option<HeatMap> {
+        let r = self.result.as_ref()?;
+        let run = *r.training_runs.get(self.run)?;
+        Some(heat_map(
+            &r.figures,
+            run,
+            self.columns.clamp(1, MAX_COLUMNS),
+        ))
+    }
+
+    /// Asks for fresh figures (rows were graded since the last ones).
+    pub fn refresh(&mut self, corpus: &Corpus, fx: &mut Effects) {
+        self.request(corpus, fx);
+    }
+
+    fn request(&mut self, corpus: &Corpus, fx: &mut Effects) {
+        self.stale = false;
+        self.ticket += 1;
+        self.computing = true;
+        let scores = corpus
+            .scores
+            .iter()
+            .map(|s| match s {
+                Score::Graded(r) => RowScore {
+                    verdict: r.verdict,
+                    reward: r.reward,
+                    reason: r.reward_reason_kind,
+                },
+                other => RowScore {
+                    verdict: match other.shown() {
+                        super::entry::Shown::Verdict(v) => Some(v),
+                        _ => None,
+                    },
+                    reward: None,
+                    reason: None,
+                },
+            })
+            .collect();
+        fx.requests
+            .push(super::jobs::JobRequest::Training(Box::new(TrainingInput {
+                ticket: self.ticket,
+                run_names: corpus.runs.iter().map(|r| r.name.clone()).collect(),
+                entries: corpus.entries.clone(),
+                scores,
+                api: corpus.ctx.api.clone(),
+                dataset: corpus.ctx.dataset.clone(),
+            })));
+    }
+
+    /// A result arrived; returns whether to redraw.
+    pub fn on_result(&mut self, result: Arc<TrainingResult>) -> bool {
+        if result.ticket != self.ticket {
+            return false;
+        }
+        self.computing = false;
+        self.result = Some(result);
+        self.clamp_cell();
+        self.open
+    }
+
+    fn clamp_cell(&mut self) {
+        if let Some(map) = self.map() {
+            self.cell.0 = self.cell.0.min(map.rows.len().saturating_sub(1));
+            self.cell.1 = self.cell.1.min(map.bins.len().saturating_sub(1));
+        }
+    }
+
+    /// The rows of the highlighted cell, with what to call them.
+    fn cell_filter(&self) -> Option<RowFilter> {
+        let r = self.result.as_ref()?;
+        let map = self.map()?;
+        let (f, _, numpy) = map.rows.get(self.cell.0)?;
+        let bin = *map.bins.get(self.cell.1)?;
+        let rows = r.cell_rows(map.run, *f, bin);
+        let steps = if bin.0 == bin.1 {
+            format!("step {}", bin.0)
+        } else {
+            format!("steps {}–{}", bin.0, bin.1)
+        };
+        Some(RowFilter {
+            label: format!("{numpy} at {steps} ({} samples)", rows.len()),
+            rows: Arc::new(rows.into_iter().collect()),
+        })
+    }
+
+    fn handle_screen(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
+        let Some(map) = self.map() else {
+            return match action {
+                Action::Cancel | Action::Quit | Action::TrainingScreen => {
+                    self.open = false;
+                    Handled::Redraw
+                }
+                Action::Resize { .. } => Handled::Passed,
+                _ => Handled::Unchanged,
+            };
+        };
+        let (rows, cols) = (map.rows.len(), map.bins.len());
+        match action {
+            // `q` closes the screen, not the explorer.
+            Action::Cancel | Action::Quit | Action::TrainingScreen => self.open = false,
+            Action::Up => self.cell.0 = self.cell.0.saturating_sub(1),
+            Action::Down => self.cell.0 = (self.cell.0 + 1).min(rows.saturating_sub(1)),
+            Action::PageUp => self.cell.0 = self.cell.0.saturating_sub(10),
+            Action::PageDown => self.cell.0 = (self.cell.0 + 10).min(rows.saturating_sub(1)),
+            Action::Top => self.cell.0 = 0,
+            Action::Bottom => self.cell.0 = rows.saturating_sub(1),
+            Action::PrevPane => self.cell.1 = self.cell.1.saturating_sub(1),
+            Action::NextPane => self.cell.1 = (self.cell.1 + 1).min(cols.saturating_sub(1)),
+            Action::CycleRunFilter => {
+                let n = self.result.as_ref().map_or(0, |r| r.training_runs.len());
+                self.run = if n == 0 { 0 } else { (self.run + 1) % n };
+                self.clamp_cell();
+            }
+            Action::RegradeAll | Action::StatsScreen => {
+                // Fresh figures (rows graded since).
+                self.request(corpus, fx);
+            }
+            Action::PopupChoose => {
+                if let Some(filter) = self.cell_filter() {
+                    if filter.rows.is_empty() {
+                        fx.say("no graded sample in this cell");
+                        return Handled::Redraw;
+                    }
+                    let first = filter.rows.iter().next().copied();
+                    fx.say(format!("showing {}: esc or c clears", filter.label));
+                    fx.filter_rows = Some(filter);
+                    fx.jump_to = first;
+                    self.open = false;
+                }
+            }
+            Action::Resize { .. } => return Handled::Passed,
+            _ => return Handled::Unchanged,
+        }
+        Handled::Redraw
+    }
+
+    fn handle_range(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
+        let Some(text) = self.range_input.as_mut() else {
+            return Handled::Passed;
+        };
+        match action {
+            Action::SearchInput(c) => text.push(*c),
+            Action::SearchBackspace => {
+                text.pop();
+            }
+            Action::Cancel => self.range_input = None,
+            Action::SearchSubmit => {
+                let typed = text.clone();
+                self.range_input = None;
+                if typed.trim().is_empty() {
+                    fx.clear_filters = true;
+                    fx.refresh_view = true;
+                    fx.say("all steps");
+                    return Handled::Redraw;
+                }
+                let Some((lo, hi)) = parse_range(&typed) else {
+                    fx.say(format!(
+                        "`{typed}` is not a step range (7, 10-20, 10-, -20)"
+                    ));
+                    return Handled::Redraw;
+                };
+                let rows: BTreeSet<usize> = corpus
+                    .entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| {
+                        e.rollout
+                            .sample
+                            .as_deref()
+                            .is_some_and(|m| m.step >= lo && m.step <= hi)
+                    })
+                    .map(|(i, _)| i)
+                    .collect();
+                let label = match (lo, hi) {
+                    (l, h) if l == h => format!("step {l}"),
+                    (l, u32::MAX) => format!("steps {l}–"),
+                    (l, h) => format!("steps {l}–{h}"),
+                };
+                fx.say(format!("{label}: {} samples", rows.len()));
+                fx.filter_rows = Some(RowFilter {
+                    label,
+                    rows: Arc::new(rows),
+                });
+            }
+            Action::Resize { .. } => return Handled::Passed,
+            _ => return Handled::Unchanged,
+        }
+        Handled::Redraw
+    }
+
+    /// The samples of the selected sample's GRPO group (its prompt at its step).
+    fn group(&self, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        let corpus = cx.corpus;
+        let Some(row) = cx.list.selected else {
+            return Handled::Unchanged;
+        };
+        let Some(entry) = corpus.entries.get(row) else {
+            return Handled::Unchanged;
+        };
+        let Some(meta) = entry.rollout.sample.as_deref() else {
+            fx.say("not a sample of a training run: no group");
+            return Handled::Redraw;
+        };
+        if cx
+            .list
+            .filters
+            .rows
+            .as_ref()
+            .is_some_and(|f| f.label.starts_with("group of "))
+        {
+            fx.clear_filters = true;
+            fx.refresh_view = true;
+            fx.jump_to = Some(row);
+            return Handled::Redraw;
+        }
+        let rows: BTreeSet<usize> = corpus
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                e.run == entry.run
+                    && e.rollout
+                        .sample
+                        .as_deref()
+                        .is_some_and(|m| m.step == meta.step && m.prompt == meta.prompt)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let scores: Vec<Option<f64>> = rows
+            .iter()
+            .filter_map(|i| corpus.entries.get(*i))
+            .map(|e| e.rollout.sample.as_deref().and_then(|m| m.score))
+            .collect();
+        let zero = crate::grade::runs::steps::zero_variance(&scores);
+        let label = format!(
+            "group of {} at step {} (prompt {}){}",
+            rows.len(),
+            meta.step,
+            meta.prompt,
+            if zero {
+                ": all scores equal, zero advantage"
+            } else {
+                ""
+            }
+        );
+        fx.say(format!("{label}; = again: back"));
+        fx.filter_rows = Some(RowFilter {
+            label,
+            rows: Arc::new(rows),
+        });
+        fx.jump_to = Some(row);
+        Handled::Redraw
+    }
+}
+
+impl Part for TrainingView {
+    fn key(&self, key: &KeyEvent, popup: Option<Popup>) -> Option<Action> {
+        if popup.is_some() {
+            return None;
+        }
+        if self.range_input.is_some() {
+            return match key.code {
+                KeyCode::Char(c) if c.is_ascii_digit() || c == '-' || c == ' ' => {
+                    Some(Action::SearchInput(c))
+                }
+                KeyCode::Backspace => Some(Action::SearchBackspace),
+                KeyCode::Enter => Some(Action::SearchSubmit),
+                KeyCode::Esc => Some(Action::Cancel),
+                // Anything else is swallowed while the range is typed (`update`).
+                _ => None,
+            };
+        }
+        if !self.open {
+            return None;
+        }
+        match key.code {
+            KeyCode::Enter => Some(Action::PopupChoose),
+            KeyCode::Left => Some(Action::PrevPane),
+            KeyCode::Right => Some(Action::NextPane),
+            _ => None,
+        }
+    }
+
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        if let Action::Resize { width, .. } = action {
+            self.columns = columns_for(*width);
+            self.clamp_cell();
+        }
+        if self.range_input.is_some() {
+            return self.handle_range(action, cx.corpus, fx);
+        }
+        match action {
+            Action::TrainingScreen if !self.open => {
+                if !cx.corpus.entries.iter().any(|e| e.rollout.sample.is_some()) {
+                    fx.say("no training run loaded: open a folder of verl step dumps ({step}.jsonl), or try `sebx --demo-training`");
+                    return Handled::Redraw;
+                }
+                self.open = true;
+                self.request(cx.corpus, fx);
+                Handled::Redraw
+            }
+            Action::StepRange if !self.open => {
+                self.range_input = Some(String::new());
+                Handled::Redraw
+            }
+            Action::GroupView if !self.open => self.group(cx, fx),
+            _ if self.open => self.handle_screen(action, cx.corpus, fx),
+            _ => Handled::Passed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_parse() {
+        assert_eq!(parse_range("7"), Some((7, 7)));
+        assert_eq!(parse_range(" 10-20 "), Some((10, 20)));
+        assert_eq!(parse_range("10-"), Some((10, u32::MAX)));
+        assert_eq!(parse_range("-20"), Some((0, 20)));
+        assert_eq!(parse_range("20-10"), None);
+        assert_eq!(parse_range("x"), None);
+    }
+}

@@ -1,0 +1,307 @@
+//! Drawing the Training screen (`super::training` holds its state): per step, the stored
+//! training reward, the recomputed official reward and the accuracy as sparklines with
+//! their last values; the run's totals (zero-advantage groups, stored ≠ official, reward
+//! vs verdict, unjoined); the heat map of zwc functions × steps, heat-coloured by
+//! accuracy; and what the highlighted cell and its function's course say.
+
+use ratatui::Frame;
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+
+use crate::grade::runs::{HeatMap, StepRow, pct, step_bins};
+
+use super::app::App;
+use super::layout::fit;
+use super::stats_screen::heat;
+use super::training::TrainingResult;
+
+/// One per-step figure of a step row.
+type StepFigure = fn(&StepRow) -> Option<f64>;
+
+/// Width of the name column of the heat map (NumPy name and zwc name).
+const NAME_WIDTH: usize = 32;
+
+const TICKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+
+/// A sparkline of values in [0, 1] (`None`: no value, a space).
+fn spark(values: &[Option<f64>]) -> String {
+    values
+        .iter()
+        .map(|v| match v {
+            Some(x) => TICKS[((x.clamp(0.0, 1.0) * 7.0).round()) as usize],
+            None => ' ',
+        })
+        .collect()
+}
+
+/// The mean of `f` over the step rows of each bin.
+fn binned(
+    rows: &[&StepRow],
+    bins: &[(u32, u32)],
+    f: fn(&StepRow) -> Option<f64>,
+) -> Vec<Option<f64>> {
+    bins.iter()
+        .map(|(lo, hi)| {
+            let vals: Vec<f64> = rows
+                .iter()
+                .filter(|r| r.step >= *lo && r.step <= *hi)
+                .filter_map(|r| f(r))
+                .collect();
+            (!vals.is_empty()).then(|| vals.iter().sum::<f64>() / vals.len() as f64)
+        })
+        .collect()
+}
+
+/// Draws the screen over the list and panes when it is open (the status bar stays).
+pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
+    let view = &app.training;
+    if !view.open {
+        return;
+    }
+    let theme = &app.theme;
+    let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
+    frame.render_widget(Clear, main);
+    let title = if main.width >= 100 {
+        " Training · ↑↓←→ cell · enter: its rollouts · u: next run · esc/q: close "
+    } else {
+        " Training · arrows · enter · u run · esc "
+    };
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(theme.base);
+    let inner = block.inner(main);
+    frame.render_widget(block, main);
+    let lines = match &view.result {
+        None => vec![Line::styled(" computing the figures…", theme.dim)],
+        Some(r) => screen_lines(app, r, inner),
+    };
+    frame.render_widget(Paragraph::new(lines), inner);
+}
+
+fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let view = &app.training;
+    let w = area.width as usize;
+    let mut lines = Vec::new();
+    let Some(&run) = r.training_runs.get(view.run) else {
+        lines.push(Line::styled(
+            " no training run among the loaded files",
+            theme.dim,
+        ));
+        return lines;
+    };
+    let name = r.set.runs.get(run as usize).cloned().unwrap_or_default();
+    let steps: Vec<&StepRow> = r.figures.steps.iter().filter(|s| s.run == name).collect();
+    let mut head = format!(
+        " run {name} ({}/{}) · {} steps",
+        view.run + 1,
+        r.training_runs.len(),
+        steps.len()
+    );
+    if let (Some(first), Some(last)) = (steps.first(), steps.last()) {
+        head.push_str(&format!(" ({}–{})", first.step, last.step));
+    }
+    if r.pending > 0 {
+        head.push_str(&format!(" · {} samples not graded yet", r.pending));
+    }
+    if view.computing {
+        head.push_str(" · updating…");
+    }
+    lines.push(Line::styled(fit(&head, w), theme.title));
+
+    // Curves: one character per step (or step range).
+    let spark_w = w.saturating_sub(32).clamp(4, 120);
+    let all_steps: Vec<u32> = steps.iter().map(|s| s.step).collect();
+    let bins = step_bins(&all_steps, spark_w);
+    let last = |f: fn(&StepRow) -> Option<f64>| {
+        steps
+            .iter()
+            .rev()
+            .find_map(|s| f(s))
+            .map_or("-".into(), pct)
+    };
+    let curves: [(&str, StepFigure, Style); 3] = [
+        ("reward (stored)  ", |s| s.reward_mean, theme.hint),
+        (
+            "reward (official)",
+            |s| s.official_reward_mean,
+            theme.warning,
+        ),
+        ("accuracy         ", |s| s.accuracy, theme.verdict_right),
+    ];
+    // Few steps: each is drawn several characters wide, so the curve reads as one.
+    let repeat = (spark_w / bins.len().max(1)).clamp(1, 6);
+    for (label, f, style) in curves {
+        let line: String = spark(&binned(&steps, &bins, f))
+            .chars()
+            .flat_map(|c| std::iter::repeat_n(c, repeat))
+            .collect();
+        lines.push(Line::from(vec![
+            Span::styled(format!(" {label} "), theme.dim),
+            Span::styled(line, style),
+            Span::raw(format!(" {} at the last step", last(f))),
+        ]));
+    }
+    if let (Some(first), Some(last_bin)) = (bins.first(), bins.last()) {
+        let span = bins.len() * repeat;
+        let (a, b) = (format!("step {}", first.0), format!("{}", last_bin.1));
+        let gap = span
+            .saturating_sub(a.chars().count() + b.chars().count())
+            .max(1);
+        lines.push(Line::styled(
+            format!(" {:17} {a}{}{b}", "", " ".repeat(gap)),
+            theme.dim,
+        ));
+    }
+    let sum = |f: fn(&StepRow) -> usize| steps.iter().map(|s| f(s)).sum::<usize>();
+    let totals = format!(
+        " zero-advantage groups {}/{} · stored ≠ official {} · reward 1 not right {} · reward 0 right {} · unjoined {}",
+        sum(|s| s.zero_variance_groups),
+        sum(|s| s.groups),
+        sum(|s| s.stored_differs_from_official),
+        sum(|s| s.reward_1_not_right),
+        sum(|s| s.reward_0_right),
+        sum(|s| s.unjoined),
+    );
+    lines.push(Line::styled(fit(&totals, w), theme.dim));
+    lines.push(Line::raw(""));
+
+    let Some(map) = view.map() else {
+        return lines;
+    };
+    lines.extend(map_lines(app, r, &map, area));
+    lines
+}
+
+fn bin_label(bin: (u32, u32)) -> String {
+    if bin.0 == bin.1 {
+        bin.0.to_string()
+    } else {
+        format!("{}-", bin.0)
+    }
+}
+
+fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let view = &app.training;
+    let w = area.width as usize;
+    let mut lines = Vec::new();
+    if map.rows.is_empty() {
+        lines.push(Line::styled(
+            " no graded sample of a selected zwc function yet (an API doc and a dataset are needed)",
+            theme.dim,
+        ));
+        return lines;
+    }
+    // Header: the steps of the columns.
+    let mut header = vec![Span::styled(
+        format!(" {}", fit("zwc function \\ step", NAME_WIDTH)),
+        theme.column_header,
+    )];
+    for (b, bin) in map.bins.iter().enumerate() {
+        let style = if b == view.cell.1 {
+            theme.column_header.add_modifier(Modifier::REVERSED)
+        } else {
+            theme.column_header
+        };
+        header.push(Span::styled(
+            format!("{:>4}", fit(&bin_label(*bin), 4)),
+            style,
+        ));
+    }
+    lines.push(Line::from(header));
+    // Rows that fit: the highlighted one stays in sight. Three lines stay for the detail.
+    let room = (area.height as usize)
+        .saturating_sub(lines.len() + 9)
+        .max(1);
+    let first = view.cell.0.saturating_sub(room.saturating_sub(1));
+    for (i, (_, zwc, numpy)) in map.rows.iter().enumerate().skip(first).take(room) {
+        let selected = i == view.cell.0;
+        let name = format!("{} {}", numpy.trim_start_matches("np."), zwc);
+        let name_style = if selected { theme.selected } else { theme.base };
+        let mut spans = vec![Span::styled(
+            format!(
+                "{}{}",
+                if selected { "▸" } else { " " },
+                fit(&name, NAME_WIDTH)
+            ),
+            name_style,
+        )];
+        for b in 0..map.bins.len() {
+            let text = match map.accuracy(i, b) {
+                Some(a) => format!("{:>4}", format!("{:.0}", 100.0 * a)),
+                None => "   ·".to_string(),
+            };
+            let mut style = map.accuracy(i, b).map_or(theme.dim, |a| heat(theme, a));
+            if selected && b == view.cell.1 {
+                style = style.add_modifier(Modifier::REVERSED);
+            }
+            spans.push(Span::styled(text, style));
+        }
+        lines.push(Line::from(spans));
+    }
+    if first + room < map.rows.len() {
+        lines.push(Line::styled(
+            format!(" … {} more functions (↓)", map.rows.len() - first - room),
+            theme.dim,
+        ));
+    }
+    lines.push(Line::raw(""));
+    // The highlighted cell and its function's course.
+    if let (Some((f, zwc, numpy)), Some(bin)) =
+        (map.rows.get(view.cell.0), map.bins.get(view.cell.1))
+    {
+        let (n, right) = map.cells[view.cell.0][view.cell.1];
+        let reward: usize = r
+            .figures
+            .function_steps
+            .iter()
+            .filter(|c| {
+                c.run_index == map.run && c.function == *f && c.step >= bin.0 && c.step <= bin.1
+            })
+            .map(|c| c.reward)
+            .sum();
+        let steps = if bin.0 == bin.1 {
+            format!("step {}", bin.0)
+        } else {
+            format!("steps {}–{}", bin.0, bin.1)
+        };
+        lines.push(Line::styled(
+            fit(
+                &format!(
+                    " {numpy} ({zwc}) at {steps}: {n} samples, {right} right, {reward} with reward 1 · enter lists them"
+                ),
+                w,
+            ),
+            theme.title,
+        ));
+        if let Some(c) = r
+            .figures
+            .function_courses
+            .iter()
+            .find(|c| c.run_index == map.run && c.index == *f)
+        {
+            let first = c
+                .first_solved
+                .map_or("never".into(), |s| format!("step {s}"));
+            let last = c
+                .last_failed
+                .map_or("never".into(), |s| format!("step {s}"));
+            lines.push(Line::styled(
+                fit(
+                    &format!(
+                        " over the run: first solved {first}, last failed {last}: {}",
+                        c.status.as_str()
+                    ),
+                    w,
+                ),
+                theme.dim,
+            ));
+        }
+    }
+    lines
+}

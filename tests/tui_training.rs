@@ -1,0 +1,185 @@
+//! The explorer on a training run: the demo's verl dumps (`sebx --demo-training`), graded
+//! through the real engine (Python runtime required: `sebx runtime install`). The Training
+//! screen (snapshots at 80×24 and 160×48), `enter` on a heat-map cell, the step-range filter
+//! and the group view, each checked against the rows it should show.
+
+mod tui_common;
+
+use std::collections::BTreeSet;
+
+use insta::assert_snapshot;
+use sebx::grade::backend::{GradeBackend, Grader};
+use sebx::tui::app::Grading;
+use sebx::tui::explore::{ExploreArgs, prepare};
+use sebx::tui::inline::{drain_inline, load_inline};
+use sebx::tui::{Action, App};
+use tui_common::{draw, screen};
+
+fn session(width: u16, height: u16) -> App {
+    let args = ExploreArgs {
+        demo_training: true,
+        ..ExploreArgs::default()
+    };
+    let mut s = prepare(&args, Grading::Available).expect("demo training session");
+    s.app.update(&Action::Resize { width, height });
+    load_inline(&mut s.app, &s.sources);
+    let grader = Grader::discover(&s.app.corpus.ctx.api, 2).expect("the runtime is installed");
+    let backend: &dyn GradeBackend = &grader;
+    // Loading queues the lookups and the grading of every row; run them all.
+    let rows: Vec<usize> = (0..s.app.corpus.entries.len()).collect();
+    drain_inline(&mut s.app, Some(backend));
+    s.app.update(&Action::RegradeAll);
+    drain_inline(&mut s.app, Some(backend));
+    assert_eq!(
+        rows.len(),
+        49 + 10,
+        "the demo run: 49 training samples, 10 validation"
+    );
+    s.app
+}
+
+fn open_training(app: &mut App) {
+    app.update(&Action::TrainingScreen);
+    drain_inline(app, None);
+    assert!(app.training.open);
+    assert!(app.training.result.is_some());
+}
+
+#[test]
+fn training_screen_snapshots() {
+    for (w, h) in [(80, 24), (160, 48)] {
+        let mut app = session(w, h);
+        open_training(&mut app);
+        let drawn = screen(&draw(&app, w, h));
+        assert!(drawn.contains("run training/rollout (1/2)"), "{drawn}");
+        assert!(drawn.contains("zero-advantage groups"), "{drawn}");
+        assert_snapshot!(format!("training_{w}x{h}"), drawn);
+    }
+}
+
+#[test]
+fn a_cell_lists_its_rollouts() {
+    let mut app = session(160, 48);
+    open_training(&mut app);
+    let map = app.training.map().expect("a heat map");
+    // The rows are by NumPy name; find np.median and step 3.
+    let row = map
+        .rows
+        .iter()
+        .position(|r| r.2 == "np.median")
+        .expect("np.median row");
+    let col = map.bins.iter().position(|b| *b == (3, 3)).expect("step 3");
+    for _ in 0..row {
+        app.update(&Action::Down);
+    }
+    for _ in 0..col {
+        app.update(&Action::NextPane);
+    }
+    assert_eq!(app.training.cell, (row, col));
+    let (n, right) = map.cells[row][col];
+    // The demo's median task at step 3: four samples, none right by the verdict.
+    assert_eq!((n, right), (4, 0));
+    app.update(&Action::PopupChoose);
+    assert!(!app.training.open, "enter closes the screen onto the list");
+    let shown: Vec<usize> = app.list.rows().collect();
+    assert_eq!(shown.len(), 4);
+    for i in &shown {
+        let e = &app.corpus.entries[*i];
+        let m = e.rollout.sample.as_deref().expect("a sample");
+        assert_eq!(m.step, 3);
+        assert!(
+            e.rollout.query.starts_with("A courier company"),
+            "{}",
+            e.rollout.query
+        );
+    }
+    // Three of the four have the RL reward 1 (their first block is right).
+    let rewarded = shown
+        .iter()
+        .filter(|i| app.corpus.report(**i).and_then(|r| r.reward) == Some(1))
+        .count();
+    assert_eq!(rewarded, 3);
+}
+
+#[test]
+fn step_range_and_group_view() {
+    let mut app = session(120, 40);
+    app.update(&Action::StepRange);
+    for c in "2-3".chars() {
+        app.update(&Action::SearchInput(c));
+    }
+    app.update(&Action::SearchSubmit);
+    let shown: Vec<usize> = app.list.rows().collect();
+    // Steps 2 and 3 of the training run (17 + 16) and step 3 of validation (5).
+    assert_eq!(shown.len(), 17 + 16 + 5);
+    assert!(shown.iter().all(|i| {
+        let m = app.corpus.entries[*i]
+            .rollout
+            .sample
+            .as_deref()
+            .expect("sample");
+        (2..=3).contains(&m.step)
+    }));
+    // A range that is not one says so and changes nothing.
+    app.update(&Action::StepRange);
+    app.update(&Action::SearchInput('-'));
+    app.update(&Action::SearchInput('-'));
+    app.update(&Action::SearchSubmit);
+    assert_eq!(app.list.rows().count(), shown.len());
+
+    // The group of the first step-2 sample: the four samples of its prompt at step 2.
+    app.update(&Action::Top);
+    let first = app.list.selected.expect("a selection");
+    let meta = app.corpus.entries[first]
+        .rollout
+        .sample
+        .clone()
+        .expect("sample");
+    app.update(&Action::GroupView);
+    let group: Vec<usize> = app.list.rows().collect();
+    assert_eq!(group.len(), 4, "GRPO n = 4");
+    let prompts: BTreeSet<(u32, u32)> = group
+        .iter()
+        .filter_map(|i| app.corpus.entries[*i].rollout.sample.as_deref())
+        .map(|m| (m.step, m.prompt))
+        .collect();
+    assert_eq!(prompts, BTreeSet::from([(meta.step, meta.prompt)]));
+    let label = app
+        .list
+        .filters
+        .rows
+        .as_ref()
+        .map(|f| f.label.clone())
+        .unwrap_or_default();
+    // The demo's step-2 mean group scores 0, 0, 0, 0: zero advantage.
+    assert!(label.contains("zero advantage"), "{label}");
+    // `=` again goes back to every row.
+    app.update(&Action::GroupView);
+    assert_eq!(app.list.rows().count(), app.corpus.entries.len());
+}
+
+#[test]
+fn export_names_a_sample_by_its_step_file_and_line() {
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
+    let out = assert_cmd::Command::cargo_bin("sebx")
+        .expect("binary")
+        .env_remove("SEBX_API_DOC")
+        .arg("export")
+        .arg(demo.join("training/rollout/3.jsonl"))
+        .arg(demo.join("tasks.jsonl"))
+        .arg("--api-doc")
+        .arg(demo.join("api_doc.jsonl"))
+        .args(["--line", "5", "--format", "md", "--pane", "code"])
+        .output()
+        .expect("runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    // Line 5 of step 3: the median task's first answer, whose graded (last) block uses
+    // the NumPy name.
+    assert!(text.contains("zwc.median(minutes)"), "{text}");
+    assert!(text.contains("A courier company"), "{text}");
+}
