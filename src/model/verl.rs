@@ -529,28 +529,6 @@ impl<'a> RunReader<'a> {
     }
 }
 
-/// Reads a whole run, every step file in step order; `on_bytes` hears of each file's
-/// bytes as it is read.
-pub fn load_step_files(
-    run: &DumpRun,
-    index: &JoinIndex,
-    dataset: &Dataset,
-    on_bytes: &dyn Fn(u64),
-) -> std::io::Result<StepLoad> {
-    let mut reader = RunReader::new(index, dataset);
-    let mut all = StepLoad::default();
-    for f in &run.steps {
-        let bytes = std::fs::read(&f.path)?;
-        let got = reader.read_step(&f.path, f.step, &bytes);
-        on_bytes(bytes.len() as u64);
-        drop(bytes);
-        all.rollouts.extend(got.rollouts);
-        all.issues.extend(got.issues);
-        all.lines += got.lines;
-    }
-    Ok(all)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -20,7 +20,7 @@ use crate::model::discovery::discover;
 use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::taxonomy::Taxonomy;
-use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, load_step_files};
+use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, RunReader};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
 use super::{InputArgs, facts_cache};
@@ -149,9 +149,10 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         notes.push("no dataset (pass --dataset FILE, e.g. datasets/train/train.jsonl): the samples of training runs cannot be joined to their tasks, so they have no test cases and are not graded".to_string());
     }
     for ((path, correct), dump) in run_files.iter().zip(&dumps) {
-        let loaded = match (dump, &join) {
-            (Some(run), Some(join)) => read_dump(run, join, &dataset, input.quiet)?,
-            _ => load_rollout_file(path)
+        let loaded = match dump {
+            // Training runs are read step by step below, never whole.
+            Some(_) => LoadedFile::default(),
+            None => load_rollout_file(path)
                 .with_context(|| format!("cannot read {}", path.display()))?,
         };
         for issue in &loaded.issues {
@@ -258,14 +259,16 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
     }
 
-    note_gts(&loaded_files, &mut notes);
-
     let total: usize = loaded_files.iter().map(|(f, _)| f.rollouts.len()).sum();
     let progress = bar(input.quiet || total < 2000, total, "analyzing");
     // Samples of a training run repeat code: one analysis per (task, code).
     let mut analyses: Bounded<(usize, String), Analysis> = Bounded::new(4096);
     let mut set = RunSet::default();
     let mut runs = Vec::new();
+    // Training runs: one engine, and the runs of distinct programs shared across steps.
+    let mut engine: Option<Engine> = None;
+    let shared = SharedRuns::default();
+    let mut streamed = Streamed::default();
     for ((((path, _), (file, _)), vs), dump) in run_files
         .iter()
         .zip(&loaded_files)
@@ -292,50 +295,52 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         let categories = Taxonomy::for_rollout_file(path, None)
             .map(|t| t.ids().into_iter().map(|c| c.0).collect())
             .unwrap_or_default();
-        for (r, v) in file.rollouts.iter().zip(vs) {
-            progress.inc(1);
-            let Some(known) = v else {
-                if let Some(meta) = r.sample.as_deref() {
-                    // A training sample without a verdict is counted, never dropped.
-                    let kinds = if api.is_empty() {
-                        0
-                    } else {
-                        kinds_of(&analyze_rollout(r, &api, None))
-                    };
-                    set.ungraded.push(UngradedSample::of(run, r, meta, kinds));
-                }
-                continue;
-            };
-            let v = &known.verdict;
-            let labels = annotator
+        let labels_of = |r: &Rollout| {
+            annotator
                 .as_deref()
                 .and_then(|a| store.current(&r.id, a))
-                .map(|rec| rec.categories.iter().map(|c| c.0.clone()).collect());
-            if api.is_empty() {
-                set.add_bare(run, r, *v, labels);
-            } else if r.sample.is_some() {
-                let item = dataset.get(&r.query);
-                let key = (Arc::as_ptr(&r.query) as *const u8 as usize, code_of(r));
-                if analyses.get(&key).is_none() {
-                    analyses.insert(key.clone(), analyze_rollout(r, &api, item));
-                }
-                if let Some(analysis) = analyses.peek(&key) {
-                    let selected = item
-                        .map(|i| i.selected_functions.as_slice())
-                        .filter(|s| !s.is_empty())
-                        .unwrap_or(&r.selected_functions);
-                    set.add_analyzed(run, &r.query, *v, analysis, &api, selected, labels);
-                    // The analysis may be another sample's with the same code.
-                    if let Some(last) = set.rollouts.last_mut() {
-                        last.id = r.id.clone();
-                        last.line = r.line;
-                    }
-                }
-            } else {
-                set.add_rollout(run, r, *v, &api, dataset.get(&r.query), labels);
-            }
-            set.set_last_reward(known.reward, known.reason);
-            set.set_last_sample(r.sample.as_deref().map(SampleFacts::of));
+                .map(|rec| rec.categories.iter().map(|c| c.0.clone()).collect())
+        };
+        if let (Some(dump), Some(join)) = (dump, &join) {
+            let cx = StreamCx {
+                join,
+                dataset: &dataset,
+                api: &api,
+                resolver: &resolver,
+                cache: cache.as_deref(),
+                jobs: input
+                    .jobs
+                    .unwrap_or_else(crate::cli::grade::default_jobs)
+                    .max(1),
+                timeout: input.timeout,
+                quiet: input.quiet,
+            };
+            let got = stream_dump(dump, &cx, &mut engine, &shared, &mut |r, known| {
+                add_one(
+                    &mut set,
+                    run,
+                    r,
+                    known,
+                    &api,
+                    &dataset,
+                    labels_of(r),
+                    &mut analyses,
+                )
+            })?;
+            streamed.add(&got);
+        }
+        for (r, v) in file.rollouts.iter().zip(vs) {
+            progress.inc(1);
+            add_one(
+                &mut set,
+                run,
+                r,
+                v.as_ref(),
+                &api,
+                &dataset,
+                labels_of(r),
+                &mut analyses,
+            );
         }
         runs.push(LoadedRun {
             path: path.clone(),
@@ -345,6 +350,8 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         });
     }
     progress.finish_and_clear();
+    streamed.notes(&shared, &mut notes);
+    complete &= streamed.failed == 0;
     if !set.unknown_selected.is_empty() {
         let names: Vec<&str> = set.unknown_selected.iter().map(String::as_str).collect();
         notes.push(format!(
@@ -384,48 +391,215 @@ fn code_of(r: &Rollout) -> String {
         .unwrap_or_default()
 }
 
-/// Reads a training run's step files, with a progress bar over their bytes.
-fn read_dump(
-    run: &DumpRun,
-    join: &JoinIndex,
+/// Adds one rollout to the set: with its verdict and analysis (a training sample's
+/// analysis shared by the samples of its task with the same code), or, for a training
+/// sample without a verdict, as ungraded.
+#[allow(clippy::too_many_arguments)]
+fn add_one(
+    set: &mut RunSet,
+    run: u32,
+    r: &Rollout,
+    known: Option<&Resolved>,
+    api: &ApiMap,
     dataset: &Dataset,
+    labels: Option<Vec<String>>,
+    analyses: &mut Bounded<(usize, String), Analysis>,
+) {
+    let Some(known) = known else {
+        if let Some(meta) = r.sample.as_deref() {
+            // A training sample without a verdict is counted, never dropped.
+            let kinds = if api.is_empty() {
+                0
+            } else {
+                kinds_of(&analyze_rollout(r, api, None))
+            };
+            set.ungraded.push(UngradedSample::of(run, r, meta, kinds));
+        }
+        return;
+    };
+    let v = known.verdict;
+    if api.is_empty() {
+        set.add_bare(run, r, v, labels);
+    } else if r.sample.is_some() {
+        let item = dataset.get(&r.query);
+        let key = (Arc::as_ptr(&r.query) as *const u8 as usize, code_of(r));
+        if analyses.get(&key).is_none() {
+            analyses.insert(key.clone(), analyze_rollout(r, api, item));
+        }
+        if let Some(analysis) = analyses.peek(&key) {
+            let selected = item
+                .map(|i| i.selected_functions.as_slice())
+                .filter(|s| !s.is_empty())
+                .unwrap_or(&r.selected_functions);
+            set.add_analyzed(run, &r.query, v, analysis, api, selected, labels);
+            // The analysis may be another sample's with the same code.
+            if let Some(last) = set.rollouts.last_mut() {
+                last.id = r.id.clone();
+                last.line = r.line;
+            }
+        }
+    } else {
+        set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
+    }
+    set.set_last_reward(known.reward, known.reason);
+    set.set_last_sample(r.sample.as_deref().map(SampleFacts::of));
+}
+
+/// What streaming a training run reads besides the run.
+struct StreamCx<'a> {
+    join: &'a JoinIndex,
+    dataset: &'a Dataset,
+    api: &'a ApiMap,
+    resolver: &'a Resolver,
+    cache: Option<&'a crate::grade::score_cache::ScoreCache>,
+    jobs: usize,
+    timeout: std::time::Duration,
     quiet: bool,
-) -> Result<LoadedFile> {
-    let progress = if quiet || run.bytes() < 64 << 20 {
+}
+
+/// What streaming the training runs did, for the notes.
+#[derive(Default)]
+struct Streamed {
+    samples: usize,
+    from_cache: usize,
+    graded: usize,
+    failed: usize,
+    /// Samples whose `gts` is not their task's expected result.
+    gts_differs: usize,
+}
+
+impl Streamed {
+    fn add(&mut self, other: &Streamed) {
+        self.samples += other.samples;
+        self.from_cache += other.from_cache;
+        self.graded += other.graded;
+        self.failed += other.failed;
+        self.gts_differs += other.gts_differs;
+    }
+
+    fn notes(&self, shared: &SharedRuns, notes: &mut Vec<String>) {
+        if self.from_cache > 0 {
+            notes.push(format!(
+                "{} verdicts of training samples reused from the score cache",
+                self.from_cache
+            ));
+        }
+        if self.graded > 0 {
+            let counts = shared.counts();
+            notes.push(format!(
+                "graded {} training samples without a verdict ({} programs executed; {} runs reused by identical programs)",
+                self.graded, counts.programs_run, counts.programs_reused
+            ));
+        }
+        if self.failed > 0 {
+            notes.push(format!(
+                "{} training samples could not be graded and are left out",
+                self.failed
+            ));
+        }
+        // The grader scores their reward against the `gts`, as training did
+        // (`grade::reward::reward_truth`); the verdict stays the task's.
+        match self.gts_differs {
+            0 => {}
+            1 => notes.push("1 sample has a `gts` that is not its task's right_exe_result; its official reward is computed against the `gts`, as in training".to_string()),
+            n => notes.push(format!("{n} samples have a `gts` that is not their task's right_exe_result; their official reward is computed against the `gts`, as in training")),
+        }
+    }
+}
+
+/// Reads a training run one step file at a time: each step's samples get their verdicts
+/// (by the resolver, else graded, the runs of identical programs shared through `shared`)
+/// and go to `add` before the next step is read, so no more than one step's responses
+/// are held.
+fn stream_dump(
+    run: &DumpRun,
+    cx: &StreamCx<'_>,
+    engine: &mut Option<Engine>,
+    shared: &SharedRuns,
+    add: &mut dyn FnMut(&Rollout, Option<&Resolved>),
+) -> Result<Streamed> {
+    let progress = if cx.quiet {
         ProgressBar::hidden()
     } else {
         let bar = ProgressBar::new(run.bytes());
         bar.set_style(
             ProgressStyle::with_template(&format!(
-                "reading {} {{bar:40}} {{bytes}}/{{total_bytes}} [{{elapsed_precise}}]",
+                "{} {{bar:40}} {{bytes}}/{{total_bytes}} [{{elapsed_precise}} < {{eta_precise}}]",
                 run.name
             ))
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
         );
         bar
     };
-    let got = load_step_files(run, join, dataset, &|bytes| progress.inc(bytes))
-        .with_context(|| format!("cannot read the training run {}", run.dir.display()))?;
-    progress.finish_and_clear();
-    Ok(LoadedFile {
-        rollouts: got.rollouts,
-        issues: got.issues,
-        lines: got.lines,
-    })
-}
-
-/// Notes the samples whose `gts` is not their task's expected result: the grader scores
-/// their reward against the `gts`, as training did (`grade::reward::reward_truth`), while
-/// the verdict stays the task's.
-fn note_gts(files: &[(LoadedFile, bool)], notes: &mut Vec<String>) {
-    let n = files
-        .iter()
-        .flat_map(|(f, _)| &f.rollouts)
-        .filter(|r| r.sample.as_deref().is_some_and(|m| m.gts_differs.is_some()))
-        .count();
-    match n {
-        0 => {}
-        1 => notes.push("1 sample has a `gts` that is not its task's right_exe_result; its official reward is computed against the `gts`, as in training".to_string()),
-        n => notes.push(format!("{n} samples have a `gts` that is not their task's right_exe_result; their official reward is computed against the `gts`, as in training")),
+    let mut out = Streamed::default();
+    let mut reader = RunReader::new(cx.join, cx.dataset);
+    for f in &run.steps {
+        let bytes =
+            std::fs::read(&f.path).with_context(|| format!("cannot read {}", f.path.display()))?;
+        let step = reader.read_step(&f.path, f.step, &bytes);
+        drop(bytes);
+        for issue in &step.issues {
+            progress.suspend(|| eprintln!("warning: {issue}"));
+        }
+        let mut known: Vec<Option<Resolved>> = step
+            .rollouts
+            .iter()
+            .map(|r| cx.resolver.known(r, false))
+            .collect();
+        out.samples += step.rollouts.len();
+        out.gts_differs += step
+            .rollouts
+            .iter()
+            .filter(|r| r.sample.as_deref().is_some_and(|m| m.gts_differs.is_some()))
+            .count();
+        out.from_cache += known
+            .iter()
+            .flatten()
+            .filter(|k| k.source == VerdictSource::Cache)
+            .count();
+        let missing: Vec<usize> = (0..step.rollouts.len())
+            .filter(|&i| known[i].is_none() && gradable(&step.rollouts[i]))
+            .collect();
+        if !missing.is_empty() {
+            if cx.api.is_empty() {
+                bail!(
+                    "{}: samples have no verdict and there is no API doc to grade them with (pass --api-doc FILE)",
+                    f.path.display()
+                );
+            }
+            if engine.is_none() {
+                *engine = Some(Engine::start(cx.api, cx.jobs).context(
+                    "training samples have no verdict and the grader cannot start (run `sebx runtime install`)",
+                )?);
+            }
+            let Some(engine) = engine.as_ref() else {
+                bail!("the grader did not start");
+            };
+            let todo: Vec<&Rollout> = missing.iter().map(|&i| &step.rollouts[i]).collect();
+            let reports = grade_all_shared(
+                &todo,
+                engine,
+                cx.jobs,
+                cx.timeout,
+                Scorer::Both,
+                shared,
+                &|_, _| {},
+            );
+            for (&i, report) in missing.iter().zip(&reports) {
+                if let Some(cache) = cx.cache {
+                    // A cache that cannot be written only costs a regrade next time.
+                    let _ = cache.put(&step.rollouts[i], report);
+                }
+                known[i] = Resolved::of_report(report, VerdictSource::Graded);
+                out.failed += usize::from(report.verdict.is_none());
+            }
+            out.graded += missing.len();
+        }
+        for (r, k) in step.rollouts.iter().zip(&known) {
+            add(r, k.as_ref());
+        }
+        progress.inc(f.bytes);
     }
+    progress.finish_and_clear();
+    Ok(out)
 }
