@@ -160,7 +160,7 @@ fn sebx_grade_reports_the_programs_it_really_ran() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(
-        stderr.contains("programs executed: 2 for 3 rollouts graded (1 runs reused"),
+        stderr.contains("programs executed: 2 for 3 rollouts graded (1 more programs answered"),
         "{stderr}"
     );
 }

@@ -307,7 +307,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     if graded > 0 {
         // Rollouts that share their code (whatever the prose) share one run.
         eprintln!(
-            "programs executed: {} for {graded} rollouts graded ({} runs reused by identical programs)",
+            "programs executed: {} for {graded} rollouts graded ({} more programs answered by an identical one's run)",
             counts.programs_run, counts.programs_reused
         );
     }
