@@ -452,10 +452,23 @@ fn array_misuse_is_an_error_only_when_the_value_is_surely_a_zwc_array() {
         "    for v in a:\n        r = zwc.rijufi(v)\n        return r.item()\n",
         "    x = zwc.yitaf(a)\n    try:\n        return x.tolist()\n    except AttributeError:\n        return list(x)\n",
         "    x = zwc.yitaf(a)\n    try:\n        return x.tolist()\n    except:\n        return list(x)\n",
-        "    x = zwc.yitaf(a)\n    if isinstance(x, list):\n        return x\n    else:\n        return x.tolist()\n",
+        "    x = zwc.yitaf(a)\n    if isinstance(x, mystery_type):\n        return x\n    else:\n        return x.tolist()\n",
     ];
     for body in possible {
         assert_eq!(array_severities("", body), vec![Possible], "{body}");
+    }
+    // Certain branches: a ZWCArray is no list and has no `tolist`, so the `else` runs for
+    // certain (the runtime oracle, tests/analysis_oracle.rs, confirms these).
+    for body in [
+        "    x = zwc.yitaf(a)\n    if isinstance(x, list):\n        return x\n    else:\n        return x.tolist()\n",
+        "    x = zwc.yitaf(a)\n    if hasattr(x, 'tolist'):\n        return x.tolist()\n    return x.item()\n",
+        "    return zwc.yitaf(a).tolist() if hasattr(zwc.yitaf(a), 'tolist') else zwc.yitaf(a).item()\n",
+    ] {
+        assert!(
+            array_severities("", body).contains(&Error),
+            "{body}: {:?}",
+            array_severities("", body)
+        );
     }
     // No finding: a `hasattr` guard, numbers from iterating a list or a range, a
     // handler that does not catch the failure keeps it an error.

@@ -58,6 +58,8 @@ pub(super) struct ExprWalker<'a> {
     /// What an earlier walk of the code found each helper returns, for calls of helpers
     /// defined after them.
     pub(super) prior_returns: HashMap<String, (ValueKind, bool)>,
+    /// A helper was called before its returns were walked (it is defined after the call).
+    pub(super) late_helper_calls: bool,
 }
 
 /// What a call passes at one position: kind, sure, dimensions.
@@ -78,6 +80,7 @@ impl<'a> ExprWalker<'a> {
             helper_args: HashMap::new(),
             helper_refs: HashSet::new(),
             prior_returns: HashMap::new(),
+            late_helper_calls: false,
         }
     }
 
@@ -348,6 +351,7 @@ impl<'a> ExprWalker<'a> {
                 Some(t) if t != runs_on && !dead => {
                     dead = true;
                     self.findings.dead_branch(true);
+                    guards += self.findings.add_guards(v, runs_on);
                 }
                 Some(_) => {}
                 None => guards += self.findings.add_guards(v, runs_on),
@@ -372,8 +376,27 @@ impl<'a> ExprWalker<'a> {
         let (a, b) = match truth {
             // The other branch never runs: its findings are not certain, the value is the live one's.
             Some(held) => {
-                let a = self.dead_if(!held, |w| w.expr(&i.body, env));
-                let b = self.dead_if(held, |w| w.expr(&i.orelse, env));
+                // The branch that cannot run keeps its guards, should the kinds be wrong.
+                let a = self.dead_if(!held, |w| {
+                    let guards = if held {
+                        0
+                    } else {
+                        w.findings.add_guards(&i.test, true)
+                    };
+                    let v = w.expr(&i.body, env);
+                    w.findings.drop_guards(guards);
+                    v
+                });
+                let b = self.dead_if(held, |w| {
+                    let guards = if held {
+                        w.findings.add_guards(&i.test, false)
+                    } else {
+                        0
+                    };
+                    let v = w.expr(&i.orelse, env);
+                    w.findings.drop_guards(guards);
+                    v
+                });
                 let live = if held { a.clone() } else { b.clone() };
                 let deps = t.deps.into_iter().chain(a.deps).chain(b.deps).collect();
                 return Val { deps, ..live };
@@ -650,6 +673,7 @@ impl<'a> ExprWalker<'a> {
         self.edges_into(&deps, id);
         self.pending_links.push((id, name.to_string()));
         // A helper walked before this call returns what its returns return.
+        self.late_helper_calls |= !self.return_kinds.contains_key(name);
         let (kind, sure) = self
             .return_kinds
             .get(name)

@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use super::dep_graph::ValueKind;
 use super::numpy_functions::{
-    CONSTRUCTORS, REDUCTIONS, SHAPE_DEPENDENT, SHAPE_KEEPING, TUPLE_RESULTS, UFUNCS,
+    ALWAYS_1D, CONSTRUCTORS, REDUCTIONS, SHAPE_DEPENDENT, SHAPE_KEEPING, TUPLE_RESULTS, UFUNCS,
 };
 use crate::analysis::assemble::rewrite_input;
 use crate::analysis::pyast::{self, ast};
@@ -88,6 +88,15 @@ impl Val {
 /// one): NumPy functions given one return scalars, which zwc leaves unwrapped.
 pub(super) const ZERO_D: u8 = u8::MAX;
 
+/// `Val::dims` of an array built from a value that may be a number (`zwc.yitaf(x)` for a
+/// parameter the cases do not agree on): maybe 0-d, so NumPy may answer it with scalars.
+pub(super) const MAYBE_0D: u8 = u8::MAX - 1;
+
+/// Dimensions as far as known: 0 for "not known", [`ZERO_D`] and [`MAYBE_0D`] included.
+fn known_dims(dims: u8) -> u8 {
+    if dims >= MAYBE_0D { 0 } else { dims }
+}
+
 /// What each name holds.
 pub(super) type Env = HashMap<String, Val>;
 
@@ -127,6 +136,11 @@ const PYTHON_BUILTINS: &[&str] = &[
 pub struct EntryArgs {
     keyword: HashMap<String, (ValueKind, u8)>,
     positional: Vec<(ValueKind, u8)>,
+    /// Parameters some case passes a number to (by name, by position).
+    numbers: (
+        std::collections::HashSet<String>,
+        std::collections::HashSet<usize>,
+    ),
 }
 
 impl EntryArgs {
@@ -163,15 +177,25 @@ impl EntryArgs {
                 positional: call.args.iter().map(literal_kind).collect(),
                 ..EntryArgs::default()
             };
+            for (i, kd) in this.positional.iter().enumerate() {
+                if kd.0 == ValueKind::Scalar {
+                    this.numbers.1.insert(i);
+                }
+            }
             for k in &call.keywords {
                 if let Some(name) = &k.arg {
-                    this.keyword
-                        .insert(name.to_string(), literal_kind(&k.value));
+                    let kd = literal_kind(&k.value);
+                    if kd.0 == ValueKind::Scalar {
+                        this.numbers.0.insert(name.to_string());
+                    }
+                    this.keyword.insert(name.to_string(), kd);
                 }
             }
             out = Some(match out {
                 None => this,
                 Some(mut acc) => {
+                    acc.numbers.0.extend(this.numbers.0.iter().cloned());
+                    acc.numbers.1.extend(this.numbers.1.iter().copied());
                     // Same kind in every case; the depth only where every case agrees.
                     let meet = |a: &mut (ValueKind, u8), b: (ValueKind, u8)| {
                         if a.1 != b.1 {
@@ -195,6 +219,11 @@ impl EntryArgs {
             });
         }
         out.unwrap_or_default()
+    }
+
+    /// Whether some case passes a number to this parameter.
+    pub(super) fn may_be_number(&self, name: &str, position: Option<usize>) -> bool {
+        self.numbers.0.contains(name) || position.is_some_and(|p| self.numbers.1.contains(&p))
     }
 
     pub(super) fn kind_of(&self, name: &str, position: Option<usize>) -> Option<(ValueKind, u8)> {
@@ -245,7 +274,7 @@ fn nested_depth(elements: impl IntoIterator<Item = (ValueKind, u8)>) -> u8 {
         let d = match kind {
             ValueKind::Scalar => 1,
             ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray
-                if dims > 0 && dims != ZERO_D =>
+                if known_dims(dims) > 0 =>
             {
                 dims.saturating_add(1)
             }
@@ -262,7 +291,7 @@ fn nested_depth(elements: impl IntoIterator<Item = (ValueKind, u8)>) -> u8 {
 /// An argument that is surely an array or a container (of numbers, as zwc takes them).
 fn array_like(e: &ast::Expr, v: &Val) -> bool {
     if v.sure
-        && v.dims != ZERO_D
+        && v.dims < MAYBE_0D
         && matches!(
             v.kind,
             ValueKind::ZwcArray
@@ -283,7 +312,7 @@ fn array_like(e: &ast::Expr, v: &Val) -> bool {
         // too, but no zwc function takes one).
         ast::Expr::Name(_) => v.sure && v.kind == ValueKind::Python,
         // A list of known depth (`xs[::-1]`, a row of a nested list).
-        _ => v.sure && v.kind == ValueKind::Python && v.dims >= 1 && v.dims != ZERO_D,
+        _ => v.sure && v.kind == ValueKind::Python && known_dims(v.dims) >= 1,
     }
 }
 
@@ -315,7 +344,7 @@ fn scalarish(e: &ast::Expr, kind: ValueKind) -> bool {
 /// array (a ZWCArray yields Python scalars) or from `range`, a row from a deeper one, an
 /// array from a tuple of arrays; unknown when the depth is not known.
 pub(super) fn element_of(it: Val, iter: &ast::Expr) -> Val {
-    let known = if it.dims == ZERO_D { 0 } else { it.dims };
+    let known = known_dims(it.dims);
     let (kind, sure, dims) = match (it.kind, known) {
         (ValueKind::ZwcTuple | ValueKind::NumpyTuple, _) => (it.kind.element(), it.sure, 0),
         (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray, 1) => {
@@ -420,7 +449,7 @@ pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
         ValueKind::ZwcTuple | ValueKind::NumpyTuple if !has_slice => (v.kind.element(), v.sure, 0),
         // An element of a list or array whose depth is known.
         ValueKind::ZwcArray | ValueKind::Python | ValueKind::NumpyArray
-            if taken > 0 && v.dims != ZERO_D && usize::from(v.dims) >= taken =>
+            if taken > 0 && usize::from(known_dims(v.dims)) >= taken =>
         {
             match usize::from(v.dims) - taken {
                 0 => (ValueKind::Scalar, v.sure, 0),
@@ -534,7 +563,9 @@ pub(super) fn zwc_call(
         } else {
             ValueKind::ZwcTuple
         };
-        return (kind, true, 0);
+        // `np.frexp` of a 0-d array is a tuple of numbers.
+        let maybe_scalars = args.iter().any(|v| v.dims >= MAYBE_0D);
+        return (kind, !maybe_scalars, 0);
     }
     if REDUCTIONS.contains(&m) && !has_axis {
         return (ValueKind::Scalar, true, 0);
@@ -552,6 +583,10 @@ pub(super) fn zwc_call(
             .any(|(_, v)| v.sure && v.dims == ZERO_D)
     {
         return (ValueKind::ZwcArray, false, 0);
+    }
+    // `np.cumsum(5)` is `array([5])`: these flatten whatever they are given.
+    if ALWAYS_1D.contains(&m) && !has_axis {
+        return (ValueKind::ZwcArray, true, 1);
     }
     if !CONSTRUCTORS.contains(&m)
         && !c.args.is_empty()
@@ -578,6 +613,13 @@ pub(super) fn zwc_call(
         {
             dims = ZERO_D;
         }
+    }
+    // Built from a parameter some case passes a number to: maybe 0-d.
+    if dims == 0
+        && matches!(m, "array" | "asarray" | "asanyarray" | "copy")
+        && args.first().is_some_and(|v| v.dims == MAYBE_0D)
+    {
+        dims = MAYBE_0D;
     }
     let keeps_shape = UFUNCS.contains(&m)
         || (SHAPE_KEEPING.contains(&m)
@@ -627,7 +669,7 @@ fn common_dims<'v>(vals: impl Iterator<Item = &'v Val>) -> u8 {
         match v.kind {
             ValueKind::Scalar if v.sure => {}
             ValueKind::ZwcArray | ValueKind::Python | ValueKind::NumpyArray
-                if v.sure && v.dims > 0 && v.dims != ZERO_D =>
+                if v.sure && known_dims(v.dims) > 0 =>
             {
                 if dims != 0 && dims != v.dims {
                     return 0;
@@ -652,9 +694,7 @@ fn shape_gives_array(m: &str, c: &ast::ExprCall, args: &[Val]) -> bool {
     match m {
         "interp" => at(0),
         "polyval" => at(1),
-        _ => args
-            .iter()
-            .any(|v| v.sure && v.dims >= 2 && v.dims != ZERO_D),
+        _ => args.iter().any(|v| v.sure && known_dims(v.dims) >= 2),
     }
 }
 
@@ -692,8 +732,16 @@ pub(super) fn binop_dims(kind: ValueKind, l: &Val, r: &Val) -> u8 {
     let zero = |v: &Val| {
         (v.kind == ValueKind::ZwcArray && v.dims == ZERO_D) || v.kind == ValueKind::Scalar
     };
+    // A maybe-0-d array and numbers (or values not known): maybe 0-d still.
+    let small = |v: &Val| {
+        zero(v)
+            || v.kind == ValueKind::Unknown
+            || (v.kind == ValueKind::ZwcArray && v.dims == MAYBE_0D)
+    };
     if kind == ValueKind::ZwcArray && zero(l) && zero(r) {
         ZERO_D
+    } else if kind == ValueKind::ZwcArray && small(l) && small(r) {
+        MAYBE_0D
     } else if kind == ValueKind::ZwcArray {
         common_dims([l, r].into_iter())
     } else {

@@ -4,6 +4,20 @@
 
 /// NumPy functions that return a scalar when called without `axis` (or `keepdims`).
 pub(super) const REDUCTIONS: &[&str] = &[
+    "trapz",
+    "trapezoid",
+    "nanmean",
+    "nansum",
+    "nanprod",
+    "nanmax",
+    "nanmin",
+    "nanstd",
+    "nanvar",
+    "nanmedian",
+    "nanpercentile",
+    "nanquantile",
+    "nanargmax",
+    "nanargmin",
     "mean",
     "average",
     "sum",
@@ -206,4 +220,18 @@ pub(super) const SHAPE_KEEPING: &[&str] = &[
     "imag",
     "where",
     "copy",
+];
+
+/// Functions that return a flat array whatever they are given, a number included
+/// (without `axis`).
+pub(super) const ALWAYS_1D: &[&str] = &[
+    "cumsum",
+    "cumprod",
+    "nancumsum",
+    "nancumprod",
+    "ravel",
+    "unique",
+    "flatnonzero",
+    "append",
+    "repeat",
 ];

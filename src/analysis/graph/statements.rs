@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use super::dep_graph::{DepGraph, FunctionInfo, GraphEdge, NodeKind, ValueKind};
 use super::expressions::{ArgKind, ExprWalker};
 use super::finish::{drop_module_nodes, mark_flow};
-use super::kinds::{EntryArgs, Env, Val, element_of, merge_into};
+use super::kinds::{EntryArgs, Env, MAYBE_0D, Val, element_of, merge_into};
 use super::truth::condition_truth;
 use crate::analysis::names::{Bindings, RawFinding};
 use crate::analysis::pyast::{self, ast};
@@ -87,8 +87,14 @@ impl<'a> GraphBuilder<'a> {
         let mut walked = self.walk(suite, entry_offset);
         let mut used = HelperFacts::default();
         for _ in 1..MAX_WALKS {
+            // Nothing to learn (no helper with sure arguments, no call of a helper defined
+            // after it): the usual case, walked once.
+            if walked.walker.helper_args.is_empty() {
+                break;
+            }
             let facts = walked.helper_facts(&defs, entry_offset, suite);
-            if facts == used {
+            let late = walked.walker.late_helper_calls;
+            if facts.params == used.params && (!late || facts.returns == used.returns) {
                 break;
             }
             let mut next = GraphBuilder::new(api, bindings).with_entry_args(entry_args.clone());
@@ -134,7 +140,9 @@ impl<'a> GraphBuilder<'a> {
             .walker
             .return_kinds()
             .iter()
-            .filter(|(name, _)| defs.get(name.as_str()) == Some(&1))
+            .filter(|(name, _)| {
+                defs.get(name.as_str()) == Some(&1) && self.walker.helper_args.contains_key(*name)
+            })
             .map(|(n, k)| (n.clone(), *k))
             .collect();
         HelperFacts { params, returns }
@@ -223,7 +231,14 @@ impl<'a> GraphBuilder<'a> {
             } else {
                 None
             };
-            let (kind, dims) = known.unwrap_or((ValueKind::Unknown, 0));
+            // A parameter the cases pass numbers and lists to: an array of it may be 0-d.
+            let maybe_number = is_entry
+                && known.is_none()
+                && self
+                    .entry_args
+                    .may_be_number(a.arg.as_str(), (position < positional).then_some(position));
+            let (kind, dims) =
+                known.unwrap_or((ValueKind::Unknown, if maybe_number { MAYBE_0D } else { 0 }));
             let id = self
                 .walker
                 .node(NodeKind::Param, a.arg.to_string(), pyast::start_of(a), kind);
@@ -324,8 +339,12 @@ impl<'a> GraphBuilder<'a> {
                         } else {
                             (&i.orelse, &i.body)
                         };
+                        // The branch that cannot run keeps its guards, should the kinds
+                        // be wrong after all.
                         self.walker.findings.dead_branch(true);
+                        let guards = self.walker.findings.add_guards(&i.test, !held);
                         self.block(dead, &mut other, entry, module);
+                        self.walker.findings.drop_guards(guards);
                         self.walker.findings.dead_branch(false);
                         self.block(live, env, entry, module);
                     }
