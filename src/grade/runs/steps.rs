@@ -215,6 +215,13 @@ fn differs(stored: f64, official: u8) -> bool {
     (stored - f64::from(official)).abs() > 1e-9
 }
 
+/// Counts one graded sample of `key` at `step` (right or not).
+fn count(tallies: &mut BTreeMap<(u32, u32), Tally>, key: (u32, u32), step: u32, right: bool) {
+    let t = tallies.entry(key).or_default().entry(step).or_default();
+    t.0 += usize::from(right);
+    t.1 += 1;
+}
+
 /// The step-by-step figures of every training run in `set` (empty when none).
 pub fn training_figures(set: &RunSet) -> TrainingFigures {
     let mut acc: BTreeMap<(u32, u32), StepAcc> = BTreeMap::new();
@@ -238,25 +245,13 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 a.differs += usize::from(differs(x, w));
             }
         }
-        let t = task_tally
-            .entry((r.run, r.task))
-            .or_default()
-            .entry(s.step)
-            .or_default();
-        t.0 += usize::from(right);
-        t.1 += 1;
+        count(&mut task_tally, (r.run, r.task), s.step, right);
         for u in &r.uses {
             let c = cells.entry((r.run, u.function, s.step)).or_default();
             c.0 += 1;
             c.1 += usize::from(right);
             c.2 += usize::from(r.reward == Some(1));
-            let f = function_tally
-                .entry((r.run, u.function))
-                .or_default()
-                .entry(s.step)
-                .or_default();
-            f.0 += usize::from(right);
-            f.1 += 1;
+            count(&mut function_tally, (r.run, u.function), s.step, right);
         }
     }
     for u in &set.ungraded {
