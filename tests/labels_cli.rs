@@ -386,3 +386,64 @@ fn progress_counts_labelled_rollouts_and_categories() {
     );
     assert!(!ben.contains("annotators:"));
 }
+
+#[test]
+fn a_training_runs_labels_export_with_its_samples() {
+    use sebx::model::Dataset;
+    use sebx::model::verl::{JoinIndex, RunReader};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let folder = dir.path().join("rollout");
+    std::fs::create_dir(&folder).expect("mkdir");
+    for step in [1, 2, 3] {
+        std::fs::copy(
+            demo(&format!("training/rollout/{step}.jsonl")),
+            folder.join(format!("{step}.jsonl")),
+        )
+        .expect("copy");
+    }
+    // The sample's id as the explorer gives it (joined to the demo's tasks).
+    let mut dataset = Dataset::default();
+    dataset.load_file(&demo("tasks.jsonl")).expect("tasks");
+    let join = JoinIndex::new(&dataset);
+    let mut reader = RunReader::new(&join, &dataset);
+    let step3 = folder.join("3.jsonl");
+    let bytes = std::fs::read(&step3).expect("read");
+    let sample = reader.read_step(&step3, 3, &bytes).rollouts.remove(4);
+    let (mut store, _) = LabelStore::open(&folder).expect("open labels");
+    store
+        .append(LabelRecord::now(
+            sample.id.clone(),
+            vec![CategoryId::new("wrong_api_usage")],
+            "first block right, last block NumPy",
+            "ana",
+        ))
+        .expect("append");
+    let out = run(&[
+        "export",
+        folder.to_str().expect("utf-8"),
+        demo("tasks.jsonl").to_str().expect("utf-8"),
+        "--api-doc",
+        demo("api_doc.jsonl").to_str().expect("utf-8"),
+        "--format",
+        "jsonl",
+    ])
+    .expect("export");
+    let rows: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(rows.len(), 1, "{out}");
+    assert_eq!(rows[0]["rollout_id"], sample.id.0.as_str());
+    assert_eq!(rows[0]["line"], 5);
+    assert!(
+        rows[0]["source"]
+            .as_str()
+            .is_some_and(|s| s.ends_with("3.jsonl"))
+    );
+    assert!(
+        rows[0]["query"]
+            .as_str()
+            .is_some_and(|q| q.starts_with("A courier company"))
+    );
+    assert_eq!(rows[0]["selected_functions"], serde_json::json!(["median"]));
+}

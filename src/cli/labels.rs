@@ -148,8 +148,36 @@ struct LabelledFile {
 }
 
 fn open_labelled(path: &Path) -> Result<LabelledFile> {
-    let loaded =
-        load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))?;
+    open_labelled_with(path, None)
+}
+
+/// The rollouts of a run file, or of a training run's folder (its samples joined to the
+/// tasks of `dataset`, as the explorer joined them when they were labelled).
+fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {
+    if path.is_dir()
+        && let Some(runs) = crate::model::verl::find_runs(path)?
+        && let [run] = runs.as_slice()
+    {
+        let empty = Dataset::default();
+        let dataset = dataset.unwrap_or(&empty);
+        let join = crate::model::verl::JoinIndex::new(dataset);
+        let mut reader = crate::model::verl::RunReader::new(&join, dataset);
+        let mut loaded = LoadedFile::default();
+        for f in &run.steps {
+            let bytes = std::fs::read(&f.path)
+                .with_context(|| format!("cannot read {}", f.path.display()))?;
+            let step = reader.read_step(&f.path, f.step, &bytes);
+            loaded.rollouts.extend(step.rollouts);
+            loaded.issues.extend(step.issues);
+            loaded.lines += step.lines;
+        }
+        return Ok(loaded);
+    }
+    load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))
+}
+
+fn open_labelled_with(path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
+    let loaded = read_run(path, dataset)?;
     for issue in &loaded.issues {
         eprintln!("warning: {issue}");
     }
@@ -265,8 +293,15 @@ pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<Str
 }
 
 /// The API map and dataset for the findings columns, when an API doc can be found.
-fn analysis_context(args: &ExportArgs, runs: &[PathBuf]) -> Result<Option<(ApiMap, Dataset)>> {
-    let discovered = args.context.discover(runs);
+fn analysis_context(
+    args: &ExportArgs,
+    runs: &[PathBuf],
+    datasets: &[PathBuf],
+) -> Result<Option<(ApiMap, Dataset)>> {
+    // Dataset files among the positional inputs count like `--dataset`.
+    let mut context = args.context.clone();
+    context.dataset.extend(datasets.iter().cloned());
+    let discovered = context.discover(runs);
     if discovered.api_doc.is_none() {
         eprintln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"
@@ -304,7 +339,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     if runs.is_empty() {
         bail!("no rollout file among the inputs (labels live beside rollout files)");
     }
-    let context = analysis_context(args, &runs)?;
+    let context = analysis_context(args, &runs, &inputs.datasets)?;
     let cache = context.as_ref().and_then(|(api, _)| {
         crate::grade::score_cache::default_dir()
             .and_then(|dir| {
@@ -321,7 +356,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     let mut rows = Vec::new();
     for run in &inputs.runs {
         let path = &run.path;
-        let file = open_labelled(path)?;
+        let file = open_labelled_with(path, context.as_ref().map(|(_, d)| d))?;
         let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
         let label_of = |id: &CategoryId| {
             taxonomy
@@ -354,7 +389,8 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 suggested_category(&taxonomy, grade, code_found, digest.as_ref())
                     .map(|c| c.id.clone());
             let base = ExportRow {
-                source: file.path.display().to_string(),
+                // The rollout's own file: a training sample's step file.
+                source: rollout.source.display().to_string(),
                 line: rollout.line,
                 rollout_id: rollout.id.clone(),
                 annotator: None,
