@@ -142,7 +142,6 @@ pub fn run_to(args: LabelsArgs, out: &mut dyn Write) -> Result<ExitCode> {
 
 /// One rollout file with its labels.
 struct LabelledFile {
-    path: PathBuf,
     loaded: LoadedFile,
     labels: LabelStore,
 }
@@ -185,11 +184,7 @@ fn open_labelled_with(path: &Path, dataset: Option<&Dataset>) -> Result<Labelled
     for issue in issues {
         eprintln!("warning: skipped a damaged label line: {issue}");
     }
-    Ok(LabelledFile {
-        path: path.to_path_buf(),
-        loaded,
-        labels,
-    })
+    Ok(LabelledFile { loaded, labels })
 }
 
 /// One exported row.
