@@ -151,6 +151,7 @@ impl App {
                 grade_progress: GradeProgress::default(),
                 digests: Arc::new(Vec::new()),
                 score_cache: None,
+                has_samples: false,
             },
             list: ListView::default(),
             detail: DetailView::default(),

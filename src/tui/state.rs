@@ -277,6 +277,8 @@ pub struct Corpus {
     pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
     /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
     pub score_cache: Option<Arc<ScoreCache>>,
+    /// Some row is a sample of a training run (the list shows step and stored score).
+    pub has_samples: bool,
 }
 
 /// The list: which rows show, in what order, and which is selected.

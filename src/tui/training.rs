@@ -361,7 +361,7 @@ impl Part for TrainingView {
         }
         match action {
             Action::TrainingScreen if !self.open => {
-                if !cx.corpus.entries.iter().any(|e| e.rollout.sample.is_some()) {
+                if !cx.corpus.has_samples {
                     fx.say("no training run loaded: open a folder of verl step dumps ({step}.jsonl), or try `sebx --demo-training`");
                     return Handled::Redraw;
                 }

@@ -155,12 +155,12 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         return;
     }
     let show_run = app.corpus.runs.len() > 1;
-    let show_step = app
-        .corpus
-        .entries
-        .iter()
-        .any(|e| e.rollout.sample.is_some());
-    let cols = columns(inner.width, show_run, app.corpus.has_rewards(), show_step);
+    let cols = columns(
+        inner.width,
+        show_run,
+        app.corpus.has_rewards(),
+        app.corpus.has_samples,
+    );
     let mut header = format!("   {} ", fit("verdict", cols.verdict));
     if cols.reward > 0 {
         header.push_str(&fit("RL", cols.reward));

@@ -427,16 +427,7 @@ fn add_one(
             analyses.insert(key.clone(), analyze_rollout(r, api, item));
         }
         if let Some(analysis) = analyses.peek(&key) {
-            let selected = item
-                .map(|i| i.selected_functions.as_slice())
-                .filter(|s| !s.is_empty())
-                .unwrap_or(&r.selected_functions);
-            set.add_analyzed(run, &r.query, v, analysis, api, selected, labels);
-            // The analysis may be another sample's with the same code.
-            if let Some(last) = set.rollouts.last_mut() {
-                last.id = r.id.clone();
-                last.line = r.line;
-            }
+            set.add_with_analysis(run, r, v, analysis, api, item, labels);
         }
     } else {
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);

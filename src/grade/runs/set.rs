@@ -353,6 +353,23 @@ impl RunSet {
         labels: Option<Vec<String>>,
     ) {
         let analysis = analyze_rollout(rollout, api, item);
+        self.add_with_analysis(run, rollout, verdict, &analysis, api, item, labels);
+    }
+
+    /// Adds one graded rollout with an analysis of its code, which may be another
+    /// rollout's with the same code for the same task (training samples share one): the
+    /// facts keep this rollout's id and line.
+    #[allow(clippy::too_many_arguments)]
+    pub fn add_with_analysis(
+        &mut self,
+        run: u32,
+        rollout: &Rollout,
+        verdict: Verdict,
+        analysis: &Analysis,
+        api: &ApiMap,
+        item: Option<&DatasetItem>,
+        labels: Option<Vec<String>>,
+    ) {
         let selected = item
             .map(|i| i.selected_functions.as_slice())
             .filter(|s| !s.is_empty())
@@ -361,11 +378,15 @@ impl RunSet {
             run,
             &rollout.query,
             verdict,
-            &analysis,
+            analysis,
             api,
             selected,
             labels,
         );
+        if let Some(last) = self.rollouts.last_mut() {
+            last.id = rollout.id.clone();
+            last.line = rollout.line;
+        }
     }
 
     /// Adds a graded rollout with no analysis (no API doc: no functions, no wrong names).

@@ -194,6 +194,7 @@ impl App {
             grade_progress: c.grade_progress,
             digests: c.digests.clone(),
             score_cache: c.score_cache.clone(),
+            has_samples: c.has_samples,
         };
         copy.size = self.size;
         copy.list.selected = Some(row);

@@ -134,6 +134,7 @@ impl App {
                 if !new_tasks.is_empty() {
                     Arc::make_mut(&mut self.corpus.tasks).extend(new_tasks);
                 }
+                self.corpus.has_samples |= entries.iter().any(|e| e.rollout.sample.is_some());
                 let list = Arc::make_mut(&mut self.corpus.entries);
                 list.extend(entries.into_iter().map(Arc::new));
                 self.corpus.scores.extend(scores);

@@ -96,15 +96,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
                 .push(UngradedSample::of(run, r, meta, kinds_of(analysis)));
             continue;
         };
-        let selected = item
-            .map(|i| i.selected_functions.as_slice())
-            .filter(|s| !s.is_empty())
-            .unwrap_or(&r.selected_functions);
-        set.add_analyzed(run, &r.query, verdict, analysis, &input.api, selected, None);
-        if let Some(last) = set.rollouts.last_mut() {
-            last.id = r.id.clone();
-            last.line = r.line;
-        }
+        set.add_with_analysis(run, r, verdict, analysis, &input.api, item, None);
         set.set_last_reward(score.reward, score.reason);
         set.set_last_sample(Some(SampleFacts::of(meta)));
         rows.push(row);
