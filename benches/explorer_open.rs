@@ -3,6 +3,9 @@
 //! the background analysis of every row takes, and memory against the file size.
 //! `cargo bench --bench explorer_open [-- ROLLOUTS]`.
 
+#[path = "common/mod.rs"]
+mod common;
+use common::status_kb;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -50,17 +53,6 @@ fn rollout(i: usize) -> String {
          {{\"input\": \"values=[4.5, 5.5]\", \"output\": \"5.0\"}}, {{\"input\": \"values=[0.0]\", \"output\": \"0.0\"}}], \
          \"right_exe_result\": \"2.0#5.0#0.0\", \"selected_functions\": [\"mean\"]{verdict}}}"
     )
-}
-
-fn status_kb(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        })
-        .unwrap_or(0)
 }
 
 fn ms(d: Duration) -> String {

@@ -15,6 +15,9 @@
 //! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000;
 //! `SEBX_BENCH_DIR=folder` keeps the dump and its caches there).
 
+#[path = "common/mod.rs"]
+mod common;
+use common::status_kb;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -194,17 +197,6 @@ fn generate(run: &Path, samples: usize) -> u64 {
         }
     }
     bytes
-}
-
-fn status_kb(field: &str) -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with(field))
-                .and_then(|l| l.split_whitespace().nth(1).and_then(|n| n.parse().ok()))
-        })
-        .unwrap_or(0)
 }
 
 fn secs(d: Duration) -> String {
