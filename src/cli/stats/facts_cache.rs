@@ -23,7 +23,8 @@ use super::load::{Loaded, LoadedRun};
 /// Files of this cache kept in the folder (the most recently written).
 const KEEP: usize = 8;
 
-#[derive(Serialize, Deserialize)]
+/// What is read back (written as [`store`]'s `StoredRef`, the same fields).
+#[derive(Deserialize)]
 struct Stored {
     key: String,
     set: RunSet,
@@ -103,11 +104,19 @@ pub fn load(dir: &Path, key: &str) -> Option<Loaded> {
 /// Remembers `loaded` under `key` (written whole, then renamed into place); keeps the
 /// [`KEEP`] newest files. A cache that cannot be written only costs the time next run.
 pub fn store(dir: &Path, key: &str, loaded: &Loaded) {
-    let stored = Stored {
-        key: key.to_string(),
-        set: loaded.set.clone(),
-        runs: loaded.runs.clone(),
-        notes: loaded.notes.clone(),
+    // Written from borrows: the set of a big run is not copied to be saved.
+    #[derive(Serialize)]
+    struct StoredRef<'a> {
+        key: &'a str,
+        set: &'a RunSet,
+        runs: &'a [LoadedRun],
+        notes: &'a [String],
+    }
+    let stored = StoredRef {
+        key,
+        set: &loaded.set,
+        runs: &loaded.runs,
+        notes: &loaded.notes,
     };
     let Ok(text) = serde_json::to_vec(&stored) else {
         return;
