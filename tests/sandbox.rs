@@ -844,6 +844,101 @@ fn the_workers_memory_cannot_be_opened() {
     next_is_right(&pool, &workers);
 }
 
+/// Every capability set of the program is empty and no_new_privs holds, though the worker
+/// drops the inherited sets once for all its programs and each program only its own.
+#[test]
+fn programs_hold_no_capability_of_any_set() {
+    let (pool, report, workers) = watched_pool();
+    let program = "fields = {}\n\
+                   for line in open('/proc/self/status'):\n\
+                   \x20   key, _, value = line.partition(':')\n\
+                   \x20   fields[key] = value.strip()\n\
+                   for key in ('CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'NoNewPrivs'):\n\
+                   \x20   print(key, fields.get(key))\n";
+    for _ in 0..2 {
+        let outcome = run(&pool, program);
+        if report.is_active("no privileges") {
+            assert_stdout(
+                &outcome,
+                "CapInh 0000000000000000\nCapPrm 0000000000000000\nCapEff 0000000000000000\n\
+                 CapBnd 0000000000000000\nCapAmb 0000000000000000\nNoNewPrivs 1\n",
+            );
+        }
+    }
+    next_is_right(&pool, &workers);
+}
+
+/// A program cannot reach the terminal sebx runs in: it has no controlling terminal
+/// (`/proc/self/stat`'s tty_nr is 0, `/dev/tty` cannot be opened), though it no longer
+/// gets a session of its own (its worker leads one without a terminal). The pool runs in a
+/// child process of the test given a terminal of its own by `script` (util-linux), so
+/// this holds whatever the test itself runs in.
+#[test]
+fn programs_cannot_reach_sebxs_terminal() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        panic!("`script` (util-linux) is needed to give the pool a terminal");
+    }
+    if std::env::var_os("SEBX_SANDBOX_TTY_CHILD").is_some() {
+        // In the child, under `script`: sebx's own process has a controlling terminal.
+        let tty_of = |stat: &str| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().nth(4).map(str::to_string))
+                .unwrap_or_default()
+        };
+        let own = std::fs::read_to_string("/proc/self/stat").expect("own stat");
+        println!("sebx tty_nr {}", tty_of(&own));
+        let pool = pool(1);
+        let outcome = run(
+            &pool,
+            "import os\n\
+             stat = open('/proc/self/stat').read()\n\
+             print('program tty_nr', stat.rsplit(')', 1)[1].split()[4])\n\
+             try:\n\
+             \x20   os.close(os.open('/dev/tty', os.O_RDWR))\n\
+             \x20   print('/dev/tty opened')\n\
+             except OSError as e:\n\
+             \x20   print('/dev/tty refused')\n",
+        );
+        print!("{}", outcome.stdout);
+        return;
+    }
+    let exe = std::env::current_exe().expect("test binary");
+    let command = format!(
+        "{} --exact programs_cannot_reach_sebxs_terminal --nocapture --test-threads 1",
+        shell_quote(&exe.to_string_lossy())
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("SEBX_SANDBOX_TTY_CHILD", "1")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("script runs");
+    let text = String::from_utf8_lossy(&out.stdout).replace('\r', "");
+    assert!(out.status.success(), "{text}");
+    let line = |prefix: &str| {
+        text.lines()
+            .find_map(|l| l.split_once(prefix).map(|(_, rest)| rest))
+            .unwrap_or_else(|| panic!("no `{prefix}` in:\n{text}"))
+            .trim()
+            .to_string()
+    };
+    assert_ne!(
+        line("sebx tty_nr"),
+        "0",
+        "the child has no terminal:\n{text}"
+    );
+    assert_eq!(line("program tty_nr"), "0", "{text}");
+    assert!(text.contains("/dev/tty refused"), "{text}");
+}
+
+fn shell_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "'\\''"))
+}
+
 #[test]
 fn unshare_and_mount_cannot_make_the_filesystem_writable() {
     let (pool, report, workers) = watched_pool();

@@ -40,7 +40,7 @@ mod status;
 mod worker;
 
 pub use config::{OFFICIAL_TIMEOUT, PoolConfig, SandboxLimits};
-pub use report::{ExecOutcome, Protection, SandboxReport};
+pub use report::{ExecOutcome, PROFILE_PHASES, Protection, SandboxReport};
 pub use run::Pool;
 pub use session::Session;
 pub use status::{probe_sandbox, status_lines};

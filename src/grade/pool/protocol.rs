@@ -35,6 +35,8 @@ pub(super) struct WireResult {
     pub(super) contained: Vec<String>,
     pub(super) stdout_omitted: u64,
     pub(super) stderr_omitted: u64,
+    #[serde(default)]
+    pub(super) profile: Option<Vec<f64>>,
     stdout_len: usize,
     stderr_len: usize,
 }

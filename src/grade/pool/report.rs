@@ -28,7 +28,29 @@ pub struct ExecOutcome {
     pub stdout_omitted: u64,
     /// Bytes dropped from the middle of stderr.
     pub stderr_omitted: u64,
+    /// With `SEBX_POOL_PROFILE=1` in sebx's environment when the worker started: the
+    /// worker's clock (seconds) at each phase of this program, [`PROFILE_PHASES`] in order
+    /// (0 where a phase did not happen).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<Vec<f64>>,
 }
+
+/// The phases an [`ExecOutcome::profile`] marks, in order: the end of the previous
+/// answer's sending, then the worker's and the program's own steps.
+pub const PROFILE_PHASES: [&str; 12] = [
+    "previous answer sent",
+    "request read",
+    "main.py written",
+    "fork",
+    "program process started",
+    "program set up",
+    "compiled",
+    "ran",
+    "exit steps done",
+    "worker saw the end",
+    "output read, program reaped",
+    "result built",
+];
 
 /// One protection of the sandbox and whether it holds on this machine.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -121,6 +121,8 @@ impl Launcher {
             "isolate": self.config.isolate,
             "full_exit": self.config.full_interpreter_exit,
             "probe": self.zwc_root.is_none(),
+            // Per-phase timestamps in every result (benches/grade_breakdown.rs).
+            "profile": std::env::var("SEBX_POOL_PROFILE").is_ok_and(|v| v == "1"),
         });
         let mut child = Command::new(&self.python)
             .arg(&self.worker_py)
@@ -242,6 +244,7 @@ impl Worker {
                 contained: (!result.contained.is_empty()).then(|| result.contained.join("; ")),
                 stdout_omitted: result.stdout_omitted,
                 stderr_omitted: result.stderr_omitted,
+                profile: result.profile,
             }),
             Ok(Message::Ready(_)) => bail!("worker sent a second ready line"),
             Ok(Message::Broken(why)) => bail!("{why}{}", self.log_tail()),
