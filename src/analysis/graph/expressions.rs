@@ -495,7 +495,7 @@ impl<'a> ExprWalker<'a> {
                         &a.value,
                         attr,
                         recv.sure,
-                        recv.dims == kinds::ZERO_D,
+                        kinds::never_scalar(&recv),
                         end,
                     );
                     ValueKind::Unknown

@@ -6,7 +6,7 @@
 //! never in a branch that cannot run (`truth::condition_truth`).
 
 use super::dep_graph::ValueKind;
-use super::kinds::{Val, ZERO_D, zwc_supports};
+use super::kinds::{Val, never_scalar, zwc_supports};
 use crate::analysis::names::{FindingKind, RawFinding, Severity};
 use crate::analysis::pyast::{self, ast};
 use crate::model::ApiMap;
@@ -17,6 +17,11 @@ const LACKS: &str = "!";
 /// Marks a dimension test's guard: it puts in doubt a value that may be a 0-d scalar, not
 /// one known to be a 0-d ZWCArray.
 const DIMENSIONS: &str = "#dims";
+
+/// Marks a dimension test's fact "the value has dimensions here" (`x.ndim > 0` held,
+/// `x.size == 1` failed…): a NumPy scalar has none, so a value the walk found may be a
+/// ZWCArray surely is one where it holds.
+const HAS_DIMENSIONS: &str = "#array";
 
 /// The findings of one walk and what is in force where it is.
 pub(super) struct Findings<'a> {
@@ -159,13 +164,15 @@ impl<'a> Findings<'a> {
         recv: &ast::Expr,
         attr: &str,
         recv_sure: bool,
-        zero_d: bool,
+        array: bool,
         end: usize,
     ) {
         if self.guarded(recv, attr) {
             return;
         }
-        let sure = self.lacks(recv, attr) || (recv_sure && !self.type_guarded(recv, zero_d));
+        let array = array || self.has_dimensions(recv);
+        let sure = self.lacks(recv, attr)
+            || ((recv_sure || self.has_dimensions(recv)) && !self.type_guarded(recv, array));
         let suggestion = self.method_suggestion(attr);
         let message = match &suggestion {
             Some(z) => format!("ZWCArray has no attribute '{attr}': use {z}"),
@@ -188,9 +195,10 @@ impl<'a> Findings<'a> {
         offset: usize,
     ) {
         let first_kind = first.map(|a| a.kind);
-        let first_sure = first.is_some_and(|a| a.sure)
+        let proven = first_arg.is_some_and(|a| self.has_dimensions(a));
+        let first_sure = (first.is_some_and(|a| a.sure) || proven)
             && first_arg
-                .is_some_and(|a| !self.type_guarded(a, first.is_some_and(|v| v.dims == ZERO_D)));
+                .is_some_and(|a| !self.type_guarded(a, proven || first.is_some_and(never_scalar)));
         if matches!(name, "abs" | "round" | "float" | "int")
             && first_kind == Some(ValueKind::ZwcArray)
         {
@@ -272,6 +280,17 @@ impl<'a> Findings<'a> {
         }
     }
 
+    /// Whether `e` is a name a dimension test found has dimensions here
+    /// ([`HAS_DIMENSIONS`]).
+    fn has_dimensions(&self, e: &ast::Expr) -> bool {
+        let ast::Expr::Name(n) = e else {
+            return false;
+        };
+        self.guards
+            .iter()
+            .any(|(name, a)| name == n.id.as_str() && a.as_deref() == Some(HAS_DIMENSIONS))
+    }
+
     fn guarded(&self, recv: &ast::Expr, attr: &str) -> bool {
         let ast::Expr::Name(n) = recv else {
             return false;
@@ -282,16 +301,17 @@ impl<'a> Findings<'a> {
     }
 
     /// Whether `e` is a name whose type the code tests (`isinstance`, `hasattr`) around here.
-    /// A dimension test does not put a value known to be a 0-d ZWCArray (`zero_d`) in doubt.
-    fn type_guarded(&self, e: &ast::Expr, zero_d: bool) -> bool {
+    /// A dimension test does not put a value known never to be a NumPy scalar (`array`:
+    /// [`never_scalar`], a 0-d ZWCArray included) in doubt.
+    fn type_guarded(&self, e: &ast::Expr, array: bool) -> bool {
         let ast::Expr::Name(n) = e else {
             return false;
         };
         self.guards.iter().any(|(name, a)| {
             name == n.id.as_str()
                 && match a.as_deref() {
-                    Some(a) if a.starts_with(LACKS) => false,
-                    Some(DIMENSIONS) => !zero_d,
+                    Some(a) if a.starts_with(LACKS) || a == HAS_DIMENSIONS => false,
+                    Some(DIMENSIONS) => !array,
                     _ => true,
                 }
         })
@@ -339,6 +359,9 @@ fn guards_in(test: &ast::Expr, held: bool) -> Vec<(String, Option<String>)> {
         if let Some((name, zero_when)) = dimension_test(e) {
             if zero_when.is_none() || held.is_none() || zero_when == held {
                 out.push((name, Some(DIMENSIONS.to_string())));
+            } else {
+                // Where a 0-d value would have failed the test: the value has dimensions.
+                out.push((name, Some(HAS_DIMENSIONS.to_string())));
             }
             continue;
         }

@@ -9,7 +9,8 @@ use std::sync::LazyLock;
 
 use super::dep_graph::ValueKind;
 use super::numpy_functions::{
-    ALWAYS_1D, CONSTRUCTORS, REDUCTIONS, SHAPE_DEPENDENT, SHAPE_KEEPING, TUPLE_RESULTS, UFUNCS,
+    ALWAYS_1D, ALWAYS_ARRAY, CONSTRUCTORS, REDUCTIONS, SHAPE_DEPENDENT, SHAPE_KEEPING,
+    TUPLE_RESULTS, UFUNCS, dims_from_first,
 };
 use crate::analysis::assemble::rewrite_input;
 use crate::analysis::pyast::{self, ast};
@@ -92,9 +93,25 @@ pub(super) const ZERO_D: u8 = u8::MAX;
 /// parameter the cases do not agree on): maybe 0-d, so NumPy may answer it with scalars.
 pub(super) const MAYBE_0D: u8 = u8::MAX - 1;
 
-/// Dimensions as far as known: 0 for "not known", [`ZERO_D`] and [`MAYBE_0D`] included.
+/// `Val::dims` of an array whose dimensions are not known but which is surely an array
+/// (`np.cov`'s result, a slice, arithmetic on a ZWCArray): never a NumPy scalar.
+pub(super) const SOME_D: u8 = u8::MAX - 2;
+
+/// `Val::dims` of an array of two dimensions or more, how many not known (`np.block` of a
+/// list three deep, whose leaves may be numbers or rows): its elements are arrays.
+pub(super) const MIN_2D: u8 = u8::MAX - 3;
+
+/// Dimensions as far as known: 0 for "not known", [`ZERO_D`], [`MAYBE_0D`], [`SOME_D`] and
+/// [`MIN_2D`] included.
 fn known_dims(dims: u8) -> u8 {
-    if dims >= MAYBE_0D { 0 } else { dims }
+    if dims >= MIN_2D { 0 } else { dims }
+}
+
+/// Whether `v` is surely a ZWCArray and never a NumPy scalar: something is known of its
+/// dimensions (a zwc call's result that is only guessed to be an array has none), so a
+/// dimension test (`v.ndim == 0`) cannot mean it is a scalar, where `float()` works.
+pub(super) fn never_scalar(v: &Val) -> bool {
+    v.sure && v.kind == ValueKind::ZwcArray && v.dims != 0
 }
 
 /// What each name holds.
@@ -258,6 +275,22 @@ fn literal_kind(e: &ast::Expr) -> (ValueKind, u8) {
             (ValueKind::Scalar, _) => (ValueKind::Scalar, 0),
             _ => (ValueKind::Unknown, 0),
         },
+        // `float('nan')`, `complex(1, 2)`: numbers too.
+        ast::Expr::Call(c)
+            if matches!(
+                pyast::dotted_name(&c.func).as_deref(),
+                Some("float" | "int" | "complex")
+            ) =>
+        {
+            (ValueKind::Scalar, 0)
+        }
+        // `1+2j`.
+        ast::Expr::BinOp(b)
+            if literal_kind(&b.left).0 == ValueKind::Scalar
+                && literal_kind(&b.right).0 == ValueKind::Scalar =>
+        {
+            (ValueKind::Scalar, 0)
+        }
         ast::Expr::Call(c) if pyast::dotted_name(&c.func).as_deref() == Some("zwc.yitaf") => {
             let dims = c.args.first().map_or(0, |a| literal_kind(a).1);
             (ValueKind::ZwcArray, dims)
@@ -353,6 +386,12 @@ pub(super) fn element_of(it: Val, iter: &ast::Expr) -> Val {
         (k @ (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray), d) if d > 1 => {
             (k, it.sure, d - 1)
         }
+        // Rows of an array of two dimensions or more are arrays.
+        (ValueKind::ZwcArray, _) if it.dims == MIN_2D => (ValueKind::ZwcArray, it.sure, SOME_D),
+        // Iterating a ZWCArray whose dimensions are not known: rows (ZWCArrays) or numbers.
+        (ValueKind::ZwcArray, _) if matches!(it.dims, 0 | SOME_D) => {
+            (ValueKind::ZwcArray, false, 0)
+        }
         _ if matches!(iter, ast::Expr::Call(c) if pyast::dotted_name(&c.func).as_deref() == Some("range")) => {
             (ValueKind::Scalar, true, 0)
         }
@@ -441,10 +480,14 @@ pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
         _ => 0,
     };
     let (kind, sure, dims) = match v.kind {
+        // A slice of a ZWCArray is one (a 0-d array cannot be sliced).
+        ValueKind::ZwcArray if matches!(slice, E::Slice(_)) && v.dims == 0 => {
+            (v.kind, v.sure, SOME_D)
+        }
         ValueKind::ZwcArray | ValueKind::Python if matches!(slice, E::Slice(_)) => {
             (v.kind, v.sure, v.dims)
         }
-        ValueKind::ZwcArray if has_slice => (ValueKind::ZwcArray, v.sure, 0),
+        ValueKind::ZwcArray if has_slice => (ValueKind::ZwcArray, v.sure, SOME_D),
         ValueKind::ZwcArray if fancy => (ValueKind::ZwcArray, v.sure && idx.sure, 0),
         ValueKind::ZwcTuple | ValueKind::NumpyTuple if !has_slice => (v.kind.element(), v.sure, 0),
         // An element of a list or array whose depth is known.
@@ -455,6 +498,14 @@ pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
                 0 => (ValueKind::Scalar, v.sure, 0),
                 d => (v.kind, v.sure, d as u8),
             }
+        }
+        // A row of an array of two dimensions or more is an array.
+        ValueKind::ZwcArray if taken == 1 && v.dims == MIN_2D => {
+            (ValueKind::ZwcArray, v.sure, SOME_D)
+        }
+        // An element of a ZWCArray whose dimensions are not known: a row or a number.
+        ValueKind::ZwcArray if taken > 0 && matches!(v.dims, 0 | SOME_D) => {
+            (ValueKind::ZwcArray, false, 0)
         }
         _ => (ValueKind::Unknown, false, 0),
     };
@@ -557,25 +608,42 @@ pub(super) fn zwc_call(
             .as_ref()
             .is_some_and(|a| a.as_str().starts_with("return_"))
     });
-    if TUPLE_RESULTS.contains(&m) || (m == "unique" && returns_counts) {
+    // `np.unique(a, True)`: a later positional argument is `return_index`.
+    let unique_tuple = m == "unique" && (returns_counts || c.args.len() > 1);
+    if TUPLE_RESULTS.contains(&m) || unique_tuple {
         let kind = if rfx {
             ValueKind::NumpyTuple
         } else {
             ValueKind::ZwcTuple
         };
-        // `np.frexp` of a 0-d array is a tuple of numbers.
-        let maybe_scalars = args.iter().any(|v| v.dims >= MAYBE_0D);
-        return (kind, !maybe_scalars, 0);
+        // `np.frexp` (a ufunc) of a 0-d array is a tuple of numbers.
+        let maybe_scalars =
+            matches!(m, "divmod" | "modf" | "frexp") && args.iter().any(|v| v.dims >= MAYBE_0D);
+        // A `return_index` given by position may be false: then it is one array.
+        let maybe_array = m == "unique" && !returns_counts;
+        return (kind, !maybe_scalars && !maybe_array, 0);
     }
     if REDUCTIONS.contains(&m) && !has_axis {
         return (ValueKind::Scalar, true, 0);
+    }
+    if REDUCTIONS.contains(&m)
+        && !rfx
+        && !matches!(
+            m,
+            "size" | "ndim" | "shape" | "trace" | "vdot" | "isreal" | "isclose" | "allclose"
+        )
+        && !m.starts_with("array_")
+        && let Some(d) = reduced_dims(c, args)
+    {
+        return (ValueKind::ZwcArray, true, d);
     }
     if rfx {
         return (ValueKind::NumpyArray, true, 0);
     }
     // A 0-d array given to a function that is not a ufunc (nor a reduction, above): a 0-d
     // array (`np.cov`), which zwc wraps, or a scalar (`np.kron`), as the function goes.
-    if !CONSTRUCTORS.contains(&m)
+    let always_array = CONSTRUCTORS.contains(&m) || ALWAYS_ARRAY.contains(&m);
+    if !always_array
         && !UFUNCS.contains(&m)
         && c.args
             .iter()
@@ -588,7 +656,7 @@ pub(super) fn zwc_call(
     if ALWAYS_1D.contains(&m) && !has_axis {
         return (ValueKind::ZwcArray, true, 1);
     }
-    if !CONSTRUCTORS.contains(&m)
+    if !always_array
         && !c.args.is_empty()
         && c.args.iter().zip(args).all(|(a, v)| {
             scalarish(a, v.kind) || (v.sure && v.dims == ZERO_D && UFUNCS.contains(&m))
@@ -599,7 +667,7 @@ pub(super) fn zwc_call(
     }
     // Constructors always give an array (a 0-d one for a number);
     // other functions only when an argument surely is one.
-    let sure = CONSTRUCTORS.contains(&m)
+    let sure = always_array
         || (array_arg && (!SHAPE_DEPENDENT.contains(&m) || shape_gives_array(m, c, args)));
     let mut dims = 0;
     if matches!(m, "array" | "asarray" | "asanyarray" | "copy")
@@ -633,7 +701,65 @@ pub(super) fn zwc_call(
     if sure && dims == 0 {
         dims = product_or_reshape_dims(m, c, args);
     }
+    if always_array && dims == 0 {
+        dims = first_arg_dims(m, c, args);
+    }
+    // Surely an ndarray, so a ZWCArray (not a scalar), whatever its dimensions.
+    if always_array && dims == 0 {
+        dims = SOME_D;
+    }
     (ValueKind::ZwcArray, sure, dims)
+}
+
+/// The dimensions of what [`ALWAYS_ARRAY`] function `m` gives, from those of its first
+/// argument where they follow from them ([`dims_from_first`]); 0 when not known.
+fn first_arg_dims(m: &str, c: &ast::ExprCall, args: &[Val]) -> u8 {
+    let axis_none = c.keywords.iter().any(|k| {
+        k.arg.as_ref().is_some_and(|a| a.as_str() == "axis")
+            && matches!(&k.value, ast::Expr::Constant(x) if matches!(x.value, ast::Constant::None))
+    });
+    let depth = match args.first() {
+        Some(v) if v.sure && !c.args.is_empty() => known_dims(v.dims),
+        _ => 0,
+    };
+    // `np.block` of a list three deep or more: its leaves are numbers or arrays, and
+    // either way the result has two dimensions or more.
+    if m == "block" && depth >= 3 {
+        return MIN_2D;
+    }
+    dims_from_first(m, depth, axis_none)
+}
+
+/// The dimensions of a reduction along one literal `axis` (`np.mean(a, axis=1)`) of an
+/// array or list of known dimensions, when it keeps one or more: one fewer (with
+/// `keepdims=True`, as many), an array, never a scalar; `None` when not known.
+fn reduced_dims(c: &ast::ExprCall, args: &[Val]) -> Option<u8> {
+    let mut axis = false;
+    let mut keepdims = false;
+    for k in &c.keywords {
+        match (k.arg.as_deref(), &k.value) {
+            (Some("axis"), ast::Expr::Constant(x)) if matches!(x.value, ast::Constant::Int(_)) => {
+                axis = true
+            }
+            (Some("axis"), ast::Expr::UnaryOp(u)) if matches!(&*u.operand, ast::Expr::Constant(x) if matches!(x.value, ast::Constant::Int(_))) => {
+                axis = true
+            }
+            (Some("keepdims"), ast::Expr::Constant(x))
+                if matches!(x.value, ast::Constant::Bool(true)) =>
+            {
+                keepdims = true
+            }
+            (Some("keepdims"), _) => return None,
+            _ => {}
+        }
+    }
+    let first = args.first().filter(|v| v.sure && c.args.len() == 1)?;
+    let d = known_dims(first.dims);
+    match (axis, keepdims) {
+        (true, false) if d >= 2 => Some(d - 1),
+        (true, true) if d >= 1 => Some(d),
+        _ => None,
+    }
 }
 
 /// The dimensions of a matrix product of arrays of known, equal dimensions (two 2-d
@@ -743,7 +869,11 @@ pub(super) fn binop_dims(kind: ValueKind, l: &Val, r: &Val) -> u8 {
     } else if kind == ValueKind::ZwcArray && small(l) && small(r) {
         MAYBE_0D
     } else if kind == ValueKind::ZwcArray {
-        common_dims([l, r].into_iter())
+        match common_dims([l, r].into_iter()) {
+            // Arithmetic on a ZWCArray gives one (on a NumPy scalar, a scalar).
+            0 if never_scalar(l) || never_scalar(r) => SOME_D,
+            d => d,
+        }
     } else {
         0
     }

@@ -235,3 +235,71 @@ pub(super) const ALWAYS_1D: &[&str] = &[
     "append",
     "repeat",
 ];
+
+/// Functions (besides [`CONSTRUCTORS`]) whose result is an ndarray whatever they are given,
+/// numbers and 0-d arrays included (`np.cov` of one variable is a 0-d ndarray, `np.convolve`
+/// of two numbers a 1-d one): zwc wraps it, so it is surely a ZWCArray, never a NumPy
+/// scalar, and a dimension test (`r.ndim == 0`) does not put that in doubt. Each was
+/// checked in NumPy 2.3.0 (unless it raises).
+pub(super) const ALWAYS_ARRAY: &[&str] = &[
+    "cov",
+    "concatenate",
+    "convolve",
+    "correlate",
+    "block",
+    "diagflat",
+    "outer",
+    "stack",
+    "vstack",
+    "hstack",
+    "column_stack",
+    "dstack",
+    "tile",
+    "sort",
+    "argsort",
+    "diff",
+    "polyfit",
+    "pad",
+    "transpose",
+    "squeeze",
+    "reshape",
+    "triu",
+    "tril",
+    "cross",
+    "histogram_bin_edges",
+    "bincount",
+    "vander",
+    "expand_dims",
+    "moveaxis",
+    "isin",
+    "insert",
+    "delete",
+    "roll",
+    "rot90",
+    "cumsum",
+    "cumprod",
+    "ravel",
+    "append",
+    "flatnonzero",
+];
+
+/// The dimensions of what `m` gives when its first argument has `depth` dimensions (a
+/// nested list of that depth, an array of that many), when they follow from them alone;
+/// 0 when not known. `axis_none`: the call passes `axis=None` (which flattens).
+pub(super) fn dims_from_first(m: &str, depth: u8, axis_none: bool) -> u8 {
+    match (m, depth) {
+        ("diagflat" | "outer" | "vander", _) => 2,
+        ("convolve" | "correlate" | "bincount" | "histogram_bin_edges", _) => 1,
+        ("stack", d) if d >= 1 => d,
+        // `np.block` nests lists only (the arrays inside keep their own dimensions), and
+        // the depth counts both: one level of lists gives one dimension.
+        ("block", 1) => 1,
+        ("concatenate", _) if axis_none => 1,
+        ("concatenate", d) if d >= 2 => d - 1,
+        ("vstack", d) if d >= 1 => (d - 1).max(2),
+        ("hstack", d) if d >= 1 => (d - 1).max(1),
+        ("column_stack", 1..=3) => 2,
+        ("dstack", 1..=3) => 3,
+        _ => 0,
+    }
+}
