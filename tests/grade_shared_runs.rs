@@ -164,3 +164,69 @@ fn sebx_grade_reports_the_programs_it_really_ran() {
         "{stderr}"
     );
 }
+
+/// Across sessions: a second `sebx grade --cached` on another file, whose rollouts are new
+/// (other prose, so the score cache does not know them) but whose programs ran in the
+/// first session, executes nothing and gives each the verdict its program decides. Without
+/// `--cached` it runs them again, as asked.
+#[test]
+fn a_program_that_ran_in_an_earlier_session_is_not_run_again() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = dir.path().join("api.jsonl");
+    std::fs::write(&api, API).expect("api");
+    let line = |prose: &str, code: &str| {
+        serde_json::json!({"query": "q", "response": response(prose, code),
+            "test_cases": [{"input": "x=[1, 2, 3]", "output": "2.0"}], "right_exe_result": "2.0"})
+        .to_string()
+    };
+    let grade = |name: &str, lines: &[String], cached: bool| {
+        let file = dir.path().join(format!("{name}.jsonl"));
+        std::fs::write(&file, lines.join("\n")).expect("write");
+        let out_file = dir.path().join(format!("{name}.out.jsonl"));
+        let mut cmd = assert_cmd::Command::cargo_bin("sebx").expect("binary");
+        cmd.env_remove("SEBX_API_DOC")
+            .env("SEBX_SCORE_CACHE", dir.path().join("cache"))
+            .args(["grade", "--scorer", "verdict", "--quiet", "--api-doc"])
+            .arg(&api)
+            .arg(&file)
+            .arg("-o")
+            .arg(&out_file);
+        if cached {
+            cmd.arg("--cached");
+        }
+        let out = cmd.output().expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(out.status.success(), "{stderr}");
+        let verdicts: Vec<String> = std::fs::read_to_string(&out_file)
+            .expect("output")
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("report");
+                v["verdict"].as_str().unwrap_or("").to_string()
+            })
+            .collect();
+        (stderr, verdicts)
+    };
+    let (first, verdicts) = grade(
+        "first",
+        &[line("First.", RIGHT), line("Second.", WRONG)],
+        false,
+    );
+    assert!(first.contains("programs executed: 2 for 2"), "{first}");
+    assert_eq!(verdicts, ["right", "result_error"]);
+    // New prose around the same two programs, in another file and another order.
+    let later = [
+        line("Other words entirely.", WRONG),
+        line("A new explanation.", RIGHT),
+    ];
+    let (second, verdicts) = grade("second", &later, true);
+    assert!(
+        second.contains(
+            "programs executed: 0 for 2 rollouts graded (0 more programs answered by an identical one's run, 2 by a run remembered from an earlier session)"
+        ),
+        "{second}"
+    );
+    assert_eq!(verdicts, ["result_error", "right"]);
+    let (third, _) = grade("third", &later, false);
+    assert!(third.contains("programs executed: 2 for 2"), "{third}");
+}

@@ -11,9 +11,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::grade::batch::{Summary, grade_all_counted};
 use crate::grade::engine::Engine;
-use crate::grade::grader::note_entry_mismatch;
+use crate::grade::grader::{ProgramRunner, note_entry_mismatch};
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
+use crate::grade::run_cache::CachedRunner;
 use crate::grade::score_cache::{self, ScoreCache};
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
@@ -49,7 +50,9 @@ pub struct GradeArgs {
     #[arg(short, long)]
     pub quiet: bool,
     /// Reuse verdicts the score cache already has for these rollouts (same grader, same
-    /// API doc, same test cases, same timeout and scorer) instead of running them again.
+    /// API doc, same test cases, same timeout and scorer) instead of running them again,
+    /// and the remembered run of any program that ran before, whichever rollout it came
+    /// from (same program and inputs, same timeout and sandbox).
     #[arg(long, conflicts_with = "no_cache")]
     pub cached: bool,
     /// Neither read nor write the score cache (see `sebx cache`).
@@ -226,9 +229,22 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     // Each verdict is remembered as it arrives, so an interrupted run loses none.
     let graded = rollouts.len();
+    // Every run is remembered by program; with --cached, a program that ran before (for any
+    // rollout, in any file) is not run again either: its remembered run is graded.
+    let remembered = cache.as_ref().and_then(|c| c.runs()).map(|runs| {
+        if args.cached {
+            CachedRunner::new(&engine, runs)
+        } else {
+            CachedRunner::remembering(&engine, runs)
+        }
+    });
+    let runner: &dyn ProgramRunner = match &remembered {
+        Some(r) => r,
+        None => &engine,
+    };
     let (mut reports, counts) = grade_all_counted(
         &rollouts,
-        &engine,
+        runner,
         jobs,
         settings.timeout,
         settings.scorer,
@@ -306,9 +322,16 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     if graded > 0 {
         // Rollouts that share their code (whatever the prose) share one run.
+        let answered = remembered.as_ref().map_or(0, |r| r.answered());
         eprintln!(
-            "programs executed: {} for {graded} rollouts graded ({} more programs answered by an identical one's run)",
-            counts.programs_run, counts.programs_reused
+            "programs executed: {} for {graded} rollouts graded ({} more programs answered by an identical one's run{})",
+            counts.programs_run - answered,
+            counts.programs_reused,
+            if answered > 0 {
+                format!(", {answered} by a run remembered from an earlier session")
+            } else {
+                String::new()
+            }
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -18,7 +18,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3);
 pub const OUTPUT_TAIL_BYTES: usize = 8 * 1024;
 
 /// What running one program produced.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RunOutput {
     pub stdout: String,
     pub stderr: String,

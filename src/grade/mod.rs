@@ -15,6 +15,7 @@ pub mod report;
 pub mod reruns;
 pub mod resolve;
 pub mod reward;
+pub mod run_cache;
 pub mod runs;
 pub mod runtime;
 pub mod score_cache;

@@ -18,6 +18,9 @@
 //!   caches. The rule, which [`source_hash`](super::source_hash) states and a test checks:
 //!   a file's `#[cfg(test)] mod tests` comes last, and nothing but tests follows it.
 //!
+//! A rollout it does not know may still be graded without running anything: the program
+//! runs sit beside it, keyed by program and settings ([`RunCache`], [`ScoreCache::runs`]).
+//!
 //! Lines are appended whole and flushed; a torn last line (a crash mid-write) is skipped
 //! when read. Only an index (key → place in the file) is kept in memory; reports are read
 //! back when asked for.
@@ -34,6 +37,7 @@ use sha2::{Digest, Sha256};
 
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
+use crate::grade::run_cache::RunCache;
 use crate::grade::settings::GradingSettings;
 use crate::model::{ApiMap, Rollout};
 
@@ -145,7 +149,7 @@ pub fn clear(dir: &Path) -> Result<usize> {
 }
 
 /// Key → (offset, length) of its latest line in the file.
-type Index = HashMap<String, (u64, usize)>;
+pub(super) type Index = HashMap<String, (u64, usize)>;
 
 #[derive(Serialize, Deserialize)]
 struct Record<R> {
@@ -165,6 +169,8 @@ pub struct ScoreCache {
     /// key → (offset, length) of its latest line.
     index: Mutex<Index>,
     file: Mutex<File>,
+    /// The program runs beside it ([`RunCache`]), when that file could be opened.
+    runs: Option<RunCache>,
 }
 
 impl std::fmt::Debug for ScoreCache {
@@ -189,53 +195,32 @@ impl ScoreCache {
             .append(true)
             .open(&path)
             .with_context(|| format!("cannot open the score cache {}", path.display()))?;
-        let (index, complete) = Self::index(&mut file)
+        let (index, complete) = index_records(&mut file)
             .with_context(|| format!("cannot read the score cache {}", path.display()))?;
         // Drop a torn last line, so the next record starts a line of its own.
         if file.metadata().map(|m| m.len()).unwrap_or(0) > complete {
             file.set_len(complete)
                 .with_context(|| format!("cannot repair the score cache {}", path.display()))?;
         }
+        // Without its runs the cache still answers by rollout.
+        let runs = RunCache::open(dir, api, settings).ok();
         Ok(ScoreCache {
             path,
             settings: settings.clone(),
             index: Mutex::new(index),
             file: Mutex::new(file),
+            runs,
         })
-    }
-
-    /// The index, and where the last complete line ends.
-    fn index(file: &mut File) -> std::io::Result<(Index, u64)> {
-        #[derive(Deserialize)]
-        struct KeyOnly {
-            key: String,
-        }
-        file.seek(SeekFrom::Start(0))?;
-        let mut reader = BufReader::new(&mut *file);
-        let mut index = HashMap::new();
-        let mut offset = 0u64;
-        let mut line = Vec::new();
-        loop {
-            line.clear();
-            let n = reader.read_until(b'\n', &mut line)?;
-            if n == 0 {
-                break;
-            }
-            // A line without its newline was torn by a crash: not a record.
-            if !line.ends_with(b"\n") {
-                break;
-            }
-            if let Ok(record) = serde_json::from_slice::<KeyOnly>(&line) {
-                index.insert(record.key, (offset, n));
-            }
-            offset += n as u64;
-        }
-        Ok((index, offset))
     }
 
     /// The file this cache appends to.
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// The program runs remembered beside the reports, by program (see [`RunCache`]).
+    pub fn runs(&self) -> Option<&RunCache> {
+        self.runs.as_ref()
     }
 
     /// The settings this cache looks up and remembers reports for.
@@ -318,6 +303,35 @@ impl ScoreCache {
         }
         Ok(())
     }
+}
+
+/// The index of a file of `{"key": ...}` lines, and where the last complete line ends.
+pub(super) fn index_records(file: &mut File) -> std::io::Result<(Index, u64)> {
+    #[derive(Deserialize)]
+    struct KeyOnly {
+        key: String,
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = BufReader::new(&mut *file);
+    let mut index = HashMap::new();
+    let mut offset = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        if n == 0 {
+            break;
+        }
+        // A line without its newline was torn by a crash: not a record.
+        if !line.ends_with(b"\n") {
+            break;
+        }
+        if let Ok(record) = serde_json::from_slice::<KeyOnly>(&line) {
+            index.insert(record.key, (offset, n));
+        }
+        offset += n as u64;
+    }
+    Ok((index, offset))
 }
 
 #[cfg(test)]
@@ -435,10 +449,15 @@ mod tests {
         cache.put(&a, &failed).expect("put");
         assert!(cache.get(&a).is_none());
         cache.put(&a, &report(Verdict::Right)).expect("put");
+        let runs = cache.runs().expect("the runs beside the reports");
+        let t = official().timeout;
+        runs.put("print(1)\n", t, &Default::default()).expect("run put");
         drop(cache);
-        assert_eq!(clear(dir.path()).expect("clear"), 1);
+        // The reports' file and the runs' file.
+        assert_eq!(clear(dir.path()).expect("clear"), 2);
         let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert!(cache.is_empty());
+        assert!(cache.runs().expect("runs").get("print(1)\n", t).is_none());
     }
 
     /// The bug of issue 20: a verdict graded at a 10 s timeout was served at 3 s.

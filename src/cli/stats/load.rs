@@ -214,6 +214,15 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         // In chunks, so only one chunk's reports are held at a time; the runs of distinct
         // programs are shared across chunks.
         let shared = SharedRuns::default();
+        // Programs that ran in an earlier session (for other rollouts) are not run again.
+        let remembered = cache
+            .as_deref()
+            .and_then(|c| c.runs())
+            .map(|runs| crate::grade::run_cache::CachedRunner::new(&engine, runs));
+        let runner: &dyn crate::grade::grader::ProgramRunner = match &remembered {
+            Some(r) => r,
+            None => &engine,
+        };
         let mut failed = 0;
         let mut done = 0;
         for chunk in missing.chunks(GRADE_CHUNK) {
@@ -224,7 +233,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             // Both official scorers: the reward is shown beside accuracy.
             let reports = grade_all_shared(
                 &todo,
-                &engine,
+                runner,
                 jobs,
                 timeout,
                 Scorer::Both,
@@ -245,11 +254,13 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
         progress.finish_and_clear();
         let counts = shared.counts();
+        let answered = remembered.as_ref().map_or(0, |r| r.answered());
         let todo = &missing;
         notes.push(format!("graded {} rollouts without a verdict", todo.len()));
         notes.push(format!(
-            "{} programs executed for them ({} runs reused by identical programs)",
-            counts.programs_run, counts.programs_reused
+            "{} programs executed for them ({} runs reused by identical programs, {answered} remembered from earlier sessions)",
+            counts.programs_run - answered,
+            counts.programs_reused
         ));
         complete = failed == 0;
         if failed > 0 {
@@ -457,6 +468,8 @@ struct Streamed {
     failed: usize,
     /// Samples whose `gts` is not their task's expected result.
     gts_differs: usize,
+    /// Programs answered by runs remembered from earlier sessions (none of them ran).
+    remembered: usize,
 }
 
 impl Streamed {
@@ -478,8 +491,11 @@ impl Streamed {
         if self.graded > 0 {
             let counts = shared.counts();
             notes.push(format!(
-                "graded {} training samples without a verdict ({} programs executed; {} runs reused by identical programs)",
-                self.graded, counts.programs_run, counts.programs_reused
+                "graded {} training samples without a verdict ({} programs executed; {} runs reused by identical programs, {} remembered from earlier sessions)",
+                self.graded,
+                counts.programs_run - self.remembered,
+                counts.programs_reused,
+                self.remembered
             ));
         }
         if self.failed > 0 {
@@ -567,15 +583,25 @@ fn stream_dump(
                 bail!("the grader did not start");
             };
             let todo: Vec<&Rollout> = missing.iter().map(|&i| &step.rollouts[i]).collect();
+            // Programs that ran in an earlier session (for other samples) are not run again.
+            let remembered = cx
+                .cache
+                .and_then(|c| c.runs())
+                .map(|runs| crate::grade::run_cache::CachedRunner::new(engine, runs));
+            let runner: &dyn crate::grade::grader::ProgramRunner = match &remembered {
+                Some(r) => r,
+                None => engine,
+            };
             let reports = grade_all_shared(
                 &todo,
-                engine,
+                runner,
                 cx.jobs,
                 cx.timeout,
                 Scorer::Both,
                 shared,
                 &|_, _| {},
             );
+            out.remembered += remembered.as_ref().map_or(0, |r| r.answered());
             for (&i, report) in missing.iter().zip(&reports) {
                 if let Some(cache) = cx.cache {
                     // A cache that cannot be written only costs a regrade next time.

@@ -1,0 +1,350 @@
+//! Program runs remembered across sessions, keyed by what decides them: the assembled
+//! program (code and test inputs) and the settings it runs under, not the rollout's text.
+//! A rollout the score cache does not know (new prose, another file, another step of a
+//! training run) whose program ran before is graded without running anything: the static
+//! checks and the comparison take a fraction of a millisecond in Rust.
+//!
+//! The runs sit beside the score cache, one file per grader version and zwc mapping
+//! (`<grader>-<api>-runs.jsonl`), appended whole and flushed as they arrive, a torn last
+//! line skipped; only an index is held in memory. [`CachedRunner`] puts the cache in front
+//! of any [`ProgramRunner`] and counts what it answered.
+
+use std::collections::VecDeque;
+use std::fs::{File, OpenOptions};
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
+use crate::grade::reward::Scorer;
+use crate::grade::score_cache::{Index, api_hash, grader_version, index_records};
+use crate::grade::settings::GradingSettings;
+use crate::model::ApiMap;
+
+#[derive(Serialize, Deserialize)]
+struct Record {
+    key: String,
+    run: RunOutput,
+}
+
+/// One grader version's and mapping's remembered program runs under one set of settings.
+pub struct RunCache {
+    path: PathBuf,
+    /// What the settings add to every key (their fingerprint, the scorer left out: a run
+    /// does not depend on which scorer reads it).
+    settings: String,
+    index: Mutex<Index>,
+    file: Mutex<File>,
+}
+
+impl std::fmt::Debug for RunCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunCache")
+            .field("path", &self.path)
+            .finish()
+    }
+}
+
+impl RunCache {
+    /// Opens (creating) the run cache for `api` under `dir`, for runs under `settings`.
+    pub fn open(dir: &Path, api: &ApiMap, settings: &GradingSettings) -> Result<RunCache> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the score cache {}", dir.display()))?;
+        let path = dir.join(format!("{}-{}-runs.jsonl", grader_version(), api_hash(api)));
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open the run cache {}", path.display()))?;
+        let (index, complete) = index_records(&mut file)
+            .with_context(|| format!("cannot read the run cache {}", path.display()))?;
+        if file.metadata().map(|m| m.len()).unwrap_or(0) > complete {
+            file.set_len(complete)
+                .with_context(|| format!("cannot repair the run cache {}", path.display()))?;
+        }
+        Ok(RunCache {
+            path,
+            settings: settings.clone().with_scorer(Scorer::Verdict).fingerprint(),
+            index: Mutex::new(index),
+            file: Mutex::new(file),
+        })
+    }
+
+    /// The file runs are appended to.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many runs the file holds (under any settings).
+    pub fn len(&self) -> usize {
+        self.index.lock().map_or(0, |i| i.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The key of `program` run with `timeout` under this cache's settings.
+    pub fn key(&self, program: &str, timeout: Duration) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(program.as_bytes());
+        hasher.update([0u8]);
+        hasher.update(timeout.as_nanos().to_le_bytes());
+        hasher.update(self.settings.as_bytes());
+        hasher
+            .finalize()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    /// The remembered run of `program` with `timeout`, if there is one.
+    pub fn get(&self, program: &str, timeout: Duration) -> Option<RunOutput> {
+        let key = self.key(program, timeout);
+        let (offset, len) = *self.index.lock().ok()?.get(&key)?;
+        let mut buf = vec![0u8; len];
+        {
+            let mut file = self.file.lock().ok()?;
+            file.seek(SeekFrom::Start(offset)).ok()?;
+            file.read_exact(&mut buf).ok()?;
+        }
+        let record: Record = serde_json::from_slice(&buf).ok()?;
+        (record.key == key).then_some(record.run)
+    }
+
+    /// Remembers the run of `program` with `timeout`.
+    pub fn put(&self, program: &str, timeout: Duration, run: &RunOutput) -> Result<()> {
+        let key = self.key(program, timeout);
+        let mut line = serde_json::to_vec(&Record {
+            key: key.clone(),
+            run: run.clone(),
+        })?;
+        line.push(b'\n');
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| anyhow::anyhow!("run cache lock poisoned"))?;
+        let offset = file.seek(SeekFrom::End(0))?;
+        file.write_all(&line)
+            .with_context(|| format!("cannot write the run cache {}", self.path.display()))?;
+        file.flush()?;
+        drop(file);
+        if let Ok(mut index) = self.index.lock() {
+            index.insert(key, (offset, line.len()));
+        }
+        Ok(())
+    }
+}
+
+/// `inner` with `cache` in front: a remembered program is answered from the cache, any
+/// other runs on `inner` and is remembered. Failures to run are not remembered.
+pub struct CachedRunner<'a> {
+    inner: &'a dyn ProgramRunner,
+    cache: &'a RunCache,
+    /// False: every program runs (a regrade asked for), and is remembered.
+    answer: bool,
+    answered: AtomicUsize,
+}
+
+impl<'a> CachedRunner<'a> {
+    pub fn new(inner: &'a dyn ProgramRunner, cache: &'a RunCache) -> CachedRunner<'a> {
+        CachedRunner {
+            inner,
+            cache,
+            answer: true,
+            answered: AtomicUsize::new(0),
+        }
+    }
+
+    /// Runs every program on `inner`, remembering each run, answering none from `cache`.
+    pub fn remembering(inner: &'a dyn ProgramRunner, cache: &'a RunCache) -> CachedRunner<'a> {
+        CachedRunner {
+            answer: false,
+            ..CachedRunner::new(inner, cache)
+        }
+    }
+
+    fn known(&self, program: &str, timeout: Duration) -> Option<RunOutput> {
+        let run = self
+            .answer
+            .then(|| self.cache.get(program, timeout))
+            .flatten()?;
+        self.answered.fetch_add(1, Ordering::Relaxed);
+        Some(run)
+    }
+
+    /// Programs answered from the cache so far (none of them ran).
+    pub fn answered(&self) -> usize {
+        self.answered.load(Ordering::Relaxed)
+    }
+
+    fn remember(&self, program: &str, timeout: Duration, run: &Result<RunOutput>) {
+        if let Ok(run) = run {
+            // A cache that cannot be written only costs a run next time.
+            let _ = self.cache.put(program, timeout, run);
+        }
+    }
+}
+
+impl ProgramRunner for CachedRunner<'_> {
+    fn run_program(&self, program: &str, timeout: Duration) -> Result<RunOutput> {
+        if let Some(run) = self.known(program, timeout) {
+            return Ok(run);
+        }
+        let run = self.inner.run_program(program, timeout);
+        self.remember(program, timeout, &run);
+        run
+    }
+
+    fn session(&self) -> Option<Box<dyn RunSession + '_>> {
+        let inner = self.inner.session()?;
+        Some(Box::new(CachedSession {
+            runner: self,
+            inner,
+            queue: VecDeque::new(),
+        }))
+    }
+}
+
+/// A session whose remembered programs are answered in place, in submission order.
+struct CachedSession<'r, 'a> {
+    runner: &'r CachedRunner<'a>,
+    inner: Box<dyn RunSession + 'r>,
+    queue: VecDeque<Queued>,
+}
+
+enum Queued {
+    Known(RunOutput),
+    /// Sent to the inner session; remembered when it answers.
+    Sent(String, Duration),
+}
+
+impl RunSession for CachedSession<'_, '_> {
+    fn submit(&mut self, program: &str, timeout: Duration) {
+        match self.runner.known(program, timeout) {
+            Some(run) => self.queue.push_back(Queued::Known(run)),
+            None => {
+                self.inner.submit(program, timeout);
+                self.queue
+                    .push_back(Queued::Sent(program.to_string(), timeout));
+            }
+        }
+    }
+
+    fn next_result(&mut self) -> Option<Result<RunOutput>> {
+        match self.queue.pop_front()? {
+            Queued::Known(run) => Some(Ok(run)),
+            Queued::Sent(program, timeout) => {
+                let run = self
+                    .inner
+                    .next_result()
+                    .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")));
+                self.runner.remember(&program, timeout, &run);
+                Some(run)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Counting(AtomicUsize);
+
+    impl ProgramRunner for Counting {
+        fn run_program(&self, program: &str, _timeout: Duration) -> Result<RunOutput> {
+            self.0.fetch_add(1, Ordering::Relaxed);
+            Ok(RunOutput {
+                stdout: format!("ran {}\n", program.len()),
+                ..RunOutput::default()
+            })
+        }
+    }
+
+    fn api() -> ApiMap {
+        let mut api = ApiMap::default();
+        api.numpy_to_zwc.insert("mean".into(), "kocito".into());
+        api
+    }
+
+    #[test]
+    fn a_program_runs_once_across_sessions_and_settings_keep_runs_apart() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = GradingSettings::official();
+        let t = settings.timeout;
+        let inner = Counting(AtomicUsize::new(0));
+        {
+            let cache = RunCache::open(dir.path(), &api(), &settings).expect("open");
+            let runner = CachedRunner::new(&inner, &cache);
+            let a = runner.run_program("print(1)\n", t).expect("run");
+            let b = runner.run_program("print(1)\n", t).expect("run");
+            assert_eq!(a, b);
+            assert_eq!(inner.0.load(Ordering::Relaxed), 1);
+            assert_eq!(runner.answered(), 1);
+        }
+        // Reopened (a new session): still known, under the same settings only.
+        let cache = RunCache::open(dir.path(), &api(), &settings).expect("reopen");
+        let runner = CachedRunner::new(&inner, &cache);
+        runner.run_program("print(1)\n", t).expect("run");
+        assert_eq!(inner.0.load(Ordering::Relaxed), 1);
+        runner
+            .run_program("print(1)\n", Duration::from_secs(5))
+            .expect("run");
+        assert_eq!(inner.0.load(Ordering::Relaxed), 2, "another timeout runs");
+        // The scorer does not change a run.
+        let reward = RunCache::open(
+            dir.path(),
+            &api(),
+            &settings.clone().with_scorer(Scorer::Both),
+        )
+        .expect("open");
+        let runner = CachedRunner::new(&inner, &reward);
+        runner.run_program("print(1)\n", t).expect("run");
+        assert_eq!(inner.0.load(Ordering::Relaxed), 2);
+        runner.run_program("print(2)\n", t).expect("run");
+        assert_eq!(inner.0.load(Ordering::Relaxed), 3);
+    }
+
+    #[test]
+    fn a_torn_last_line_is_dropped_and_failures_are_not_remembered() {
+        struct Failing;
+        impl ProgramRunner for Failing {
+            fn run_program(&self, _: &str, _: Duration) -> Result<RunOutput> {
+                anyhow::bail!("worker lost")
+            }
+        }
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = GradingSettings::official();
+        let t = settings.timeout;
+        let cache = RunCache::open(dir.path(), &api(), &settings).expect("open");
+        let runner = CachedRunner::new(&Failing, &cache);
+        assert!(runner.run_program("x\n", t).is_err());
+        assert!(cache.is_empty());
+        cache
+            .put("y\n", t, &RunOutput::default())
+            .expect("remembered");
+        let path = cache.path().to_path_buf();
+        drop(cache);
+        let mut f = OpenOptions::new().append(true).open(&path).expect("file");
+        f.write_all(b"{\"key\": \"torn").expect("torn line");
+        drop(f);
+        let cache = RunCache::open(dir.path(), &api(), &settings).expect("reopen");
+        assert_eq!(cache.len(), 1);
+        assert!(cache.get("y\n", t).is_some());
+        cache.put("z\n", t, &RunOutput::default()).expect("put");
+        let cache = RunCache::open(dir.path(), &api(), &settings).expect("reopen");
+        assert_eq!(
+            cache.len(),
+            2,
+            "the torn line was cut, the next record whole"
+        );
+    }
+}
