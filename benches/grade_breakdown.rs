@@ -27,53 +27,47 @@ use sebx::grade::pool::PROFILE_PHASES;
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
 
-/// utime, stime, cutime, cstime of `pid` in seconds, and its own and its reaped children's
-/// minor faults.
-fn cpu_of(pid: u32) -> [f64; 6] {
-    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-        return [0.0; 6];
-    };
-    // Fields after the command name, which may hold spaces: it ends at the last ')'.
+/// The numeric fields of `/proc/<which>/stat` after the command name (which may hold
+/// spaces: it ends at the last ')'), from the state on; unparsable ones are 0.
+fn stat_fields(which: &str) -> Vec<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{which}/stat")).unwrap_or_default();
     let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    // rest[0] is the state (field 3); utime is field 14, so rest[11].
-    let tick = unsafe { libc_sysconf_clk_tck() };
-    let get = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-            / tick
-    };
-    let count = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    [get(11), get(12), get(13), get(14), count(7), count(8)]
+    rest.split_whitespace()
+        .map(|f| f.parse::<f64>().unwrap_or(0.0))
+        .collect()
 }
 
 /// Clock ticks per second.
-unsafe fn libc_sysconf_clk_tck() -> f64 {
+fn clock_ticks() -> f64 {
+    // SAFETY: sysconf has no preconditions.
     let t = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
     if t > 0 { t as f64 } else { 100.0 }
 }
 
+/// utime, stime, cutime, cstime of `pid` in seconds, and its own and its reaped children's
+/// minor faults (fields 14-17, 10 and 12 of stat(5); here from the state, field 3, on).
+fn cpu_of(pid: u32) -> [f64; 6] {
+    let f = stat_fields(&pid.to_string());
+    let get = |i: usize| f.get(i).copied().unwrap_or(0.0);
+    let tick = clock_ticks();
+    [
+        get(11) / tick,
+        get(12) / tick,
+        get(13) / tick,
+        get(14) / tick,
+        get(7),
+        get(8),
+    ]
+}
+
 /// This process's user and system CPU seconds.
 fn own_cpu() -> (f64, f64) {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let rest = stat.rsplit_once(')').map_or("", |(_, r)| r).to_string();
-    let fields: Vec<&str> = rest.split_whitespace().collect();
-    let tick = unsafe { libc_sysconf_clk_tck() };
-    let get = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-            / tick
-    };
-    (get(11), get(12))
+    let c = stat_fields("self");
+    let tick = clock_ticks();
+    (
+        c.get(11).copied().unwrap_or(0.0) / tick,
+        c.get(12).copied().unwrap_or(0.0) / tick,
+    )
 }
 
 /// CPU of every worker and its reaped programs, summed: (user, system, minor faults).

@@ -8,6 +8,7 @@ pub mod batch;
 pub mod compare;
 pub mod engine;
 pub mod grader;
+pub mod keyed_log;
 pub mod pool;
 pub mod pyvalue;
 pub mod render;

@@ -4,26 +4,23 @@
 //! training run) whose program ran before is graded without running anything: the static
 //! checks and the comparison take a fraction of a millisecond in Rust.
 //!
-//! The runs sit beside the score cache, one file per grader version and zwc mapping
-//! (`<grader>-<api>-runs.jsonl`), appended whole and flushed as they arrive, a torn last
-//! line skipped; only an index is held in memory. [`CachedRunner`] puts the cache in front
+//! The runs sit beside the score cache, one [`KeyedLog`] per grader version and zwc mapping
+//! (`<grader>-<api>-runs.jsonl`), each run appended as it arrives. [`CachedRunner`] puts the cache in front
 //! of any [`ProgramRunner`] and counts what it answered.
 
 use std::collections::VecDeque;
-use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
+use crate::grade::keyed_log::KeyedLog;
 use crate::grade::reward::Scorer;
-use crate::grade::score_cache::{Index, api_hash, grader_version, index_records};
+use crate::grade::score_cache::{api_hash, grader_version};
 use crate::grade::settings::GradingSettings;
 use crate::model::ApiMap;
 
@@ -35,18 +32,16 @@ struct Record {
 
 /// One grader version's and mapping's remembered program runs under one set of settings.
 pub struct RunCache {
-    path: PathBuf,
+    log: KeyedLog,
     /// What the settings add to every key (their fingerprint, the scorer left out: a run
     /// does not depend on which scorer reads it).
     settings: String,
-    index: Mutex<Index>,
-    file: Mutex<File>,
 }
 
 impl std::fmt::Debug for RunCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunCache")
-            .field("path", &self.path)
+            .field("path", &self.log.path())
             .finish()
     }
 }
@@ -54,37 +49,21 @@ impl std::fmt::Debug for RunCache {
 impl RunCache {
     /// Opens (creating) the run cache for `api` under `dir`, for runs under `settings`.
     pub fn open(dir: &Path, api: &ApiMap, settings: &GradingSettings) -> Result<RunCache> {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the score cache {}", dir.display()))?;
         let path = dir.join(format!("{}-{}-runs.jsonl", grader_version(), api_hash(api)));
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open the run cache {}", path.display()))?;
-        let (index, complete) = index_records(&mut file)
-            .with_context(|| format!("cannot read the run cache {}", path.display()))?;
-        if file.metadata().map(|m| m.len()).unwrap_or(0) > complete {
-            file.set_len(complete)
-                .with_context(|| format!("cannot repair the run cache {}", path.display()))?;
-        }
         Ok(RunCache {
-            path,
+            log: KeyedLog::open(path, "the run cache")?,
             settings: settings.clone().with_scorer(Scorer::Verdict).fingerprint(),
-            index: Mutex::new(index),
-            file: Mutex::new(file),
         })
     }
 
     /// The file runs are appended to.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.log.path()
     }
 
     /// How many runs the file holds (under any settings).
     pub fn len(&self) -> usize {
-        self.index.lock().map_or(0, |i| i.len())
+        self.log.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -108,38 +87,18 @@ impl RunCache {
     /// The remembered run of `program` with `timeout`, if there is one.
     pub fn get(&self, program: &str, timeout: Duration) -> Option<RunOutput> {
         let key = self.key(program, timeout);
-        let (offset, len) = *self.index.lock().ok()?.get(&key)?;
-        let mut buf = vec![0u8; len];
-        {
-            let mut file = self.file.lock().ok()?;
-            file.seek(SeekFrom::Start(offset)).ok()?;
-            file.read_exact(&mut buf).ok()?;
-        }
-        let record: Record = serde_json::from_slice(&buf).ok()?;
+        let record: Record = serde_json::from_slice(&self.log.read(&key)?).ok()?;
         (record.key == key).then_some(record.run)
     }
 
     /// Remembers the run of `program` with `timeout`.
     pub fn put(&self, program: &str, timeout: Duration, run: &RunOutput) -> Result<()> {
         let key = self.key(program, timeout);
-        let mut line = serde_json::to_vec(&Record {
+        let line = serde_json::to_vec(&Record {
             key: key.clone(),
             run: run.clone(),
         })?;
-        line.push(b'\n');
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| anyhow::anyhow!("run cache lock poisoned"))?;
-        let offset = file.seek(SeekFrom::End(0))?;
-        file.write_all(&line)
-            .with_context(|| format!("cannot write the run cache {}", self.path.display()))?;
-        file.flush()?;
-        drop(file);
-        if let Ok(mut index) = self.index.lock() {
-            index.insert(key, (offset, line.len()));
-        }
-        Ok(())
+        self.log.append(key, line)
     }
 }
 
@@ -256,6 +215,8 @@ impl RunSession for CachedSession<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
+    use std::io::Write;
 
     struct Counting(AtomicUsize);
 

@@ -21,20 +21,17 @@
 //! A rollout it does not know may still be graded without running anything: the program
 //! runs sit beside it, keyed by program and settings ([`RunCache`], [`ScoreCache::runs`]).
 //!
-//! Lines are appended whole and flushed; a torn last line (a crash mid-write) is skipped
-//! when read. Only an index (key → place in the file) is kept in memory; reports are read
-//! back when asked for.
+//! The file is a [`KeyedLog`]: lines appended whole and flushed, a torn last line cut, only
+//! an index kept in memory; reports are read back when asked for.
 
-use std::collections::HashMap;
-use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+use std::sync::LazyLock;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::grade::keyed_log::KeyedLog;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::RunCache;
@@ -148,9 +145,6 @@ pub fn clear(dir: &Path) -> Result<usize> {
     Ok(removed)
 }
 
-/// Key → (offset, length) of its latest line in the file.
-pub(super) type Index = HashMap<String, (u64, usize)>;
-
 #[derive(Serialize, Deserialize)]
 struct Record<R> {
     key: String,
@@ -164,11 +158,8 @@ struct Record<R> {
 /// One grader version's and mapping's remembered reports, read and written for one
 /// set of grading settings.
 pub struct ScoreCache {
-    path: PathBuf,
+    log: KeyedLog,
     settings: GradingSettings,
-    /// key → (offset, length) of its latest line.
-    index: Mutex<Index>,
-    file: Mutex<File>,
     /// The program runs beside it ([`RunCache`]), when that file could be opened.
     runs: Option<RunCache>,
 }
@@ -176,7 +167,7 @@ pub struct ScoreCache {
 impl std::fmt::Debug for ScoreCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ScoreCache")
-            .field("path", &self.path)
+            .field("path", &self.log.path())
             .field("settings", &self.settings)
             .finish()
     }
@@ -186,36 +177,20 @@ impl ScoreCache {
     /// Opens (creating) the cache for `api` under `dir`, indexing what it holds, to look up
     /// and remember reports graded under `settings`: the settings the caller grades with.
     pub fn open(dir: &Path, api: &ApiMap, settings: &GradingSettings) -> Result<ScoreCache> {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the score cache {}", dir.display()))?;
         let path = dir.join(format!("{}-{}.jsonl", grader_version(), api_hash(api)));
-        let mut file = OpenOptions::new()
-            .create(true)
-            .read(true)
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("cannot open the score cache {}", path.display()))?;
-        let (index, complete) = index_records(&mut file)
-            .with_context(|| format!("cannot read the score cache {}", path.display()))?;
-        // Drop a torn last line, so the next record starts a line of its own.
-        if file.metadata().map(|m| m.len()).unwrap_or(0) > complete {
-            file.set_len(complete)
-                .with_context(|| format!("cannot repair the score cache {}", path.display()))?;
-        }
+        let log = KeyedLog::open(path, "the score cache")?;
         // Without its runs the cache still answers by rollout.
         let runs = RunCache::open(dir, api, settings).ok();
         Ok(ScoreCache {
-            path,
+            log,
             settings: settings.clone(),
-            index: Mutex::new(index),
-            file: Mutex::new(file),
             runs,
         })
     }
 
     /// The file this cache appends to.
     pub fn path(&self) -> &Path {
-        &self.path
+        self.log.path()
     }
 
     /// The program runs remembered beside the reports, by program (see [`RunCache`]).
@@ -236,7 +211,7 @@ impl ScoreCache {
 
     /// How many records the cache holds (under any settings).
     pub fn len(&self) -> usize {
-        self.index.lock().map_or(0, |i| i.len())
+        self.log.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -263,14 +238,7 @@ impl ScoreCache {
     }
 
     fn read(&self, key: &str) -> Option<GradeReport> {
-        let (offset, len) = *self.index.lock().ok()?.get(key)?;
-        let mut buf = vec![0u8; len];
-        {
-            let mut file = self.file.lock().ok()?;
-            file.seek(SeekFrom::Start(offset)).ok()?;
-            file.read_exact(&mut buf).ok()?;
-        }
-        let record: Record<GradeReport> = serde_json::from_slice(&buf).ok()?;
+        let record: Record<GradeReport> = serde_json::from_slice(&self.log.read(key)?).ok()?;
         (record.key == key).then_some(record.report)
     }
 
@@ -283,60 +251,20 @@ impl ScoreCache {
         };
         let settings = self.settings.clone().with_scorer(scorer);
         let key = record_key(rollout, &settings);
-        let mut line = serde_json::to_vec(&Record {
+        let line = serde_json::to_vec(&Record {
             key: key.clone(),
             settings: settings.describe(),
             report,
         })?;
-        line.push(b'\n');
-        let mut file = self
-            .file
-            .lock()
-            .map_err(|_| anyhow::anyhow!("score cache lock poisoned"))?;
-        let offset = file.seek(SeekFrom::End(0))?;
-        file.write_all(&line)
-            .with_context(|| format!("cannot write the score cache {}", self.path.display()))?;
-        file.flush()?;
-        drop(file);
-        if let Ok(mut index) = self.index.lock() {
-            index.insert(key, (offset, line.len()));
-        }
-        Ok(())
+        self.log.append(key, line)
     }
-}
-
-/// The index of a file of `{"key": ...}` lines, and where the last complete line ends.
-pub(super) fn index_records(file: &mut File) -> std::io::Result<(Index, u64)> {
-    #[derive(Deserialize)]
-    struct KeyOnly {
-        key: String,
-    }
-    file.seek(SeekFrom::Start(0))?;
-    let mut reader = BufReader::new(&mut *file);
-    let mut index = HashMap::new();
-    let mut offset = 0u64;
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        let n = reader.read_until(b'\n', &mut line)?;
-        if n == 0 {
-            break;
-        }
-        // A line without its newline was torn by a crash: not a record.
-        if !line.ends_with(b"\n") {
-            break;
-        }
-        if let Ok(record) = serde_json::from_slice::<KeyOnly>(&line) {
-            index.insert(record.key, (offset, n));
-        }
-        offset += n as u64;
-    }
-    Ok((index, offset))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::OpenOptions;
+    use std::io::Write;
     use crate::model::Verdict;
     use crate::model::rollout::parse_rollout_bytes;
 
@@ -451,7 +379,8 @@ mod tests {
         cache.put(&a, &report(Verdict::Right)).expect("put");
         let runs = cache.runs().expect("the runs beside the reports");
         let t = official().timeout;
-        runs.put("print(1)\n", t, &Default::default()).expect("run put");
+        runs.put("print(1)\n", t, &Default::default())
+            .expect("run put");
         drop(cache);
         // The reports' file and the runs' file.
         assert_eq!(clear(dir.path()).expect("clear"), 2);

@@ -1,0 +1,121 @@
+//! An append-only file of JSON lines, each an object with a `"key"`, indexed by key in
+//! memory (key → place of its latest line): what the score cache and the run cache are
+//! made of. Lines are appended whole and flushed, so a crash loses at most the line being
+//! written; a torn last line is cut when the file is opened, so the next record starts a
+//! line of its own. Only the index is held; a record is read back when asked for.
+
+use std::collections::HashMap;
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use anyhow::{Context, Result};
+use serde::Deserialize;
+
+/// Key → (offset, length) of its latest line in the file.
+type Index = HashMap<String, (u64, usize)>;
+
+pub struct KeyedLog {
+    path: PathBuf,
+    /// What the file is, for errors ("the score cache").
+    what: &'static str,
+    index: Mutex<Index>,
+    file: Mutex<File>,
+}
+
+impl KeyedLog {
+    /// Opens (creating it and its folder) the log at `path`, indexing what it holds.
+    pub fn open(path: PathBuf, what: &'static str) -> Result<KeyedLog> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {what} {}", dir.display()))?;
+        }
+        let mut file = OpenOptions::new()
+            .create(true)
+            .read(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("cannot open {what} {}", path.display()))?;
+        let (index, complete) =
+            index(&mut file).with_context(|| format!("cannot read {what} {}", path.display()))?;
+        if file.metadata().map(|m| m.len()).unwrap_or(0) > complete {
+            file.set_len(complete)
+                .with_context(|| format!("cannot repair {what} {}", path.display()))?;
+        }
+        Ok(KeyedLog {
+            path,
+            what,
+            index: Mutex::new(index),
+            file: Mutex::new(file),
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// How many keys the file holds.
+    pub fn len(&self) -> usize {
+        self.index.lock().map_or(0, |i| i.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The latest line filed under `key` (without its newline).
+    pub fn read(&self, key: &str) -> Option<Vec<u8>> {
+        let (offset, len) = *self.index.lock().ok()?.get(key)?;
+        let mut buf = vec![0u8; len];
+        let mut file = self.file.lock().ok()?;
+        file.seek(SeekFrom::Start(offset)).ok()?;
+        file.read_exact(&mut buf).ok()?;
+        buf.pop();
+        Some(buf)
+    }
+
+    /// Appends `line` (one JSON object whose `"key"` is `key`, no newline) and files it.
+    pub fn append(&self, key: String, mut line: Vec<u8>) -> Result<()> {
+        line.push(b'\n');
+        let mut file = self
+            .file
+            .lock()
+            .map_err(|_| anyhow::anyhow!("{} lock poisoned", self.what))?;
+        let offset = file.seek(SeekFrom::End(0))?;
+        file.write_all(&line)
+            .with_context(|| format!("cannot write {} {}", self.what, self.path.display()))?;
+        file.flush()?;
+        drop(file);
+        if let Ok(mut index) = self.index.lock() {
+            index.insert(key, (offset, line.len()));
+        }
+        Ok(())
+    }
+}
+
+/// The index of the file's lines, and where the last complete line ends.
+fn index(file: &mut File) -> std::io::Result<(Index, u64)> {
+    #[derive(Deserialize)]
+    struct KeyOnly {
+        key: String,
+    }
+    file.seek(SeekFrom::Start(0))?;
+    let mut reader = BufReader::new(&mut *file);
+    let mut index = HashMap::new();
+    let mut offset = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line)?;
+        // A line without its newline was torn by a crash: not a record.
+        if n == 0 || !line.ends_with(b"\n") {
+            break;
+        }
+        if let Ok(record) = serde_json::from_slice::<KeyOnly>(&line) {
+            index.insert(record.key, (offset, n));
+        }
+        offset += n as u64;
+    }
+    Ok((index, offset))
+}
