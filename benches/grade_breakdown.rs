@@ -17,7 +17,9 @@
 //! `cargo bench --bench grade_breakdown` (uses ../shared/data; SEBX_BENCH_JOBS sets the
 //! workers, default `sebx grade`'s; SEBX_BENCH_ROUNDS the passes over the programs, 2).
 
-use std::path::PathBuf;
+#[path = "common/mod.rs"]
+mod common;
+
 use std::time::{Duration, Instant};
 
 use sebx::cli::grade::default_jobs;
@@ -170,30 +172,13 @@ fn ms(s: f64) -> String {
 }
 
 fn main() -> anyhow::Result<()> {
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let data = common::shared_data();
     let api = ApiMap::load(&data.join("se-bench/api_doc.jsonl"))?;
     let loaded = load_rollout_file(&data.join("parity/rollouts.jsonl"))?;
-    let jobs: usize = std::env::var("SEBX_BENCH_JOBS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(default_jobs);
-    let rounds: usize = std::env::var("SEBX_BENCH_ROUNDS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(2);
-    let verdicts: Vec<serde_json::Value> =
-        std::fs::read_to_string(data.join("parity/official_verdicts.jsonl"))?
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
-    let sample: Vec<_> = loaded
-        .rollouts
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| v["variant"] != "infinite_loop")
-        .map(|(r, _)| r)
-        .filter(|r| prepare(r).early_verdict.is_none())
-        .collect();
+    let jobs = common::env_num("SEBX_BENCH_JOBS", default_jobs());
+    let rounds = common::env_num("SEBX_BENCH_ROUNDS", 2usize);
+    let verdicts = common::parity_verdicts(&data)?;
+    let sample = common::executing(&loaded.rollouts, &verdicts);
     println!(
         "{} executing parity rollouts (timeouts left out), {} workers, {} rounds",
         sample.len(),

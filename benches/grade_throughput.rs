@@ -5,7 +5,10 @@
 //! `cargo bench --bench grade_throughput` (uses ../shared/data; SEBX_BENCH_N sets the sample size,
 //! SEBX_BENCH_JOBS the parallelism of both sides, default `sebx grade`'s).
 
-use std::path::{Path, PathBuf};
+#[path = "common/mod.rs"]
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -20,7 +23,7 @@ use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, Rollout};
 
 fn main() -> anyhow::Result<()> {
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let data = common::shared_data();
     let api = ApiMap::load(&data.join("se-bench/api_doc.jsonl"))?;
     let loaded = load_rollout_file(&data.join("parity/rollouts.jsonl"))?;
     let n: usize = std::env::var("SEBX_BENCH_N")
@@ -34,18 +37,9 @@ fn main() -> anyhow::Result<()> {
         .unwrap_or_else(default_jobs);
     // Rollouts that reach execution and finish quickly: the timeout-bound ones cost the
     // same 3 s either way and would only hide the difference.
-    let verdicts: Vec<serde_json::Value> =
-        std::fs::read_to_string(data.join("parity/official_verdicts.jsonl"))?
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
-    let sample: Vec<&Rollout> = loaded
-        .rollouts
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| v["variant"] != "infinite_loop")
-        .map(|(r, _)| r)
-        .filter(|r| prepare(r).early_verdict.is_none())
+    let verdicts = common::parity_verdicts(&data)?;
+    let sample: Vec<&Rollout> = common::executing(&loaded.rollouts, &verdicts)
+        .into_iter()
         .take(n)
         .collect();
     println!(
@@ -130,12 +124,7 @@ fn scorer_cost(
     jobs: usize,
     timeout: Duration,
 ) {
-    let all: Vec<&Rollout> = rollouts
-        .iter()
-        .zip(verdicts)
-        .filter(|(_, v)| v["variant"] != "infinite_loop")
-        .map(|(r, _)| r)
-        .collect();
+    let all = common::ending(rollouts, verdicts);
     let programs = |scorer: Scorer| -> usize {
         all.iter()
             .map(|r| Scored::prepare(r, scorer, None).programs().len())

@@ -8,6 +8,8 @@
 //! baseline (default 80), each phase at most SEBX_BENCH_SECS seconds (default 40);
 //! SEBX_BENCH_CLIENTS concurrent clients (default 4). Two alternating rounds.
 
+#[path = "common/mod.rs"]
+mod common;
 #[path = "../tests/common/serve.rs"]
 mod serve;
 
@@ -25,13 +27,6 @@ use sebx::grade::zwc_runtime::ensure_zwc_package;
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
 use serve::{Server, request};
-
-fn env_num(name: &str, default: usize) -> usize {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
-}
 
 struct Baseline(Child);
 
@@ -113,30 +108,21 @@ fn summary(phases: &[Phase]) -> (f64, f64, f64, usize) {
 }
 
 fn main() -> anyhow::Result<()> {
-    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    let data = common::shared_data();
     let api_doc = data.join("se-bench/api_doc.jsonl");
     let api = ApiMap::load(&api_doc)?;
     let loaded = load_rollout_file(&data.join("parity/rollouts.jsonl"))?;
-    let verdicts: Vec<serde_json::Value> =
-        std::fs::read_to_string(data.join("parity/official_verdicts.jsonl"))?
-            .lines()
-            .filter_map(|l| serde_json::from_str(l).ok())
-            .collect();
+    let verdicts = common::parity_verdicts(&data)?;
     // Programs that run and end: a timeout costs 3 s either way and says nothing.
-    let bodies: Vec<String> = loaded
-        .rollouts
-        .iter()
-        .zip(&verdicts)
-        .filter(|(_, v)| v["variant"] != "infinite_loop")
-        .map(|(r, _)| prepare(r))
-        .filter(|p| p.early_verdict.is_none())
-        .map(|p| serde_json::json!({ "code": p.program }).to_string())
+    let bodies: Vec<String> = common::executing(&loaded.rollouts, &verdicts)
+        .into_iter()
+        .map(|r| serde_json::json!({ "code": prepare(r).program }).to_string())
         .take(300)
         .collect();
-    let sebx_n = env_num("SEBX_BENCH_N", 600);
-    let baseline_n = env_num("SEBX_BENCH_BASELINE_N", 80);
-    let clients = env_num("SEBX_BENCH_CLIENTS", 4);
-    let limit = Duration::from_secs(env_num("SEBX_BENCH_SECS", 40) as u64);
+    let sebx_n = common::env_num("SEBX_BENCH_N", 600);
+    let baseline_n = common::env_num("SEBX_BENCH_BASELINE_N", 80);
+    let clients = common::env_num("SEBX_BENCH_CLIENTS", 4);
+    let limit = Duration::from_secs(common::env_num("SEBX_BENCH_SECS", 40) as u64);
 
     let runtime = find_runtime()?;
     let zwc_root = ensure_zwc_package(&api, &cache_dir().join("zwc"))?;
