@@ -10,9 +10,11 @@ use crate::grade::score_cache;
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Verdicts are remembered per rollout (its id and test cases), per grader version\n\
-and per API doc, in <cache dir>/sebx/scores (override with $SEBX_SCORE_CACHE). The explorer\n\
-shows them at once when a file is reopened; `sebx grade --cached` reuses them; `--no-cache`\n\
-on either ignores the cache."
+and per API doc, in <cache dir>/sebx/scores (override with $SEBX_SCORE_CACHE). Beside them,\n\
+program runs are remembered per program (code and inputs) and settings, so a new rollout whose\n\
+program ran before is graded without running it. The explorer shows verdicts at once when a\n\
+file is reopened; `sebx grade --cached` and `sebx stats` reuse verdicts and runs; `--no-cache`\n\
+ignores the cache."
 )]
 pub struct CacheArgs {
     #[command(subcommand)]
@@ -23,7 +25,7 @@ pub struct CacheArgs {
 pub enum CacheCommand {
     /// Print the folder the score cache lives in.
     Path,
-    /// Forget every remembered verdict.
+    /// Forget every remembered verdict and program run.
     Clear,
 }
 
