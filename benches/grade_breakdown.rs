@@ -20,7 +20,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use sebx::cli::grade::default_jobs;
 use sebx::grade::engine::Engine;
@@ -87,48 +87,19 @@ fn workers_cpu(engine: &Engine) -> (f64, f64, f64) {
 /// Runs `programs` through the pool on `jobs` sessions; (wall seconds, outputs in order).
 fn run_all(engine: &Engine, programs: &[String], jobs: usize) -> (f64, Vec<RunOutput>) {
     let t = Instant::now();
-    let chunk = programs.len().div_ceil(jobs.max(1)).max(1);
-    let outputs: Vec<RunOutput> = std::thread::scope(|scope| {
-        let handles: Vec<_> = programs
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut session = engine.pool().session();
-                    let mut out = Vec::new();
-                    let mut sent = 0;
-                    // Two in flight, as `grade_all` keeps them.
-                    while sent < part.len().min(2) {
-                        session.submit(&part[sent], Duration::from_secs(3));
-                        sent += 1;
-                    }
-                    while let Some(r) = session.next_result() {
-                        if sent < part.len() {
-                            session.submit(&part[sent], Duration::from_secs(3));
-                            sent += 1;
-                        }
-                        out.push(match r {
-                            Ok(o) => RunOutput {
-                                stdout: o.stdout,
-                                stderr: o.stderr,
-                                timed_out: o.timed_out,
-                                elapsed: o.elapsed,
-                                exit_code: o.exit_code,
-                                contained: o.contained,
-                            },
-                            Err(e) => RunOutput {
-                                stderr: format!("{e:#}"),
-                                ..Default::default()
-                            },
-                        });
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("session thread"))
-            .collect()
+    let outputs = common::pipelined(engine, programs, jobs, |r| match r {
+        Ok(o) => RunOutput {
+            stdout: o.stdout,
+            stderr: o.stderr,
+            timed_out: o.timed_out,
+            elapsed: o.elapsed,
+            exit_code: o.exit_code,
+            contained: o.contained,
+        },
+        Err(e) => RunOutput {
+            stderr: format!("{e:#}"),
+            ..Default::default()
+        },
     });
     (t.elapsed().as_secs_f64(), outputs)
 }
@@ -321,38 +292,16 @@ const PHASES: [&str; 11] = [
 
 /// Mean seconds of each of [`PHASES`] over `programs`, run with profiling on.
 fn phases(engine: &Engine, programs: &[String], jobs: usize) -> Vec<f64> {
+    // Per worker (each takes a contiguous part): the answer's sending is read off the
+    // next result of the same worker.
     let chunk = programs.len().div_ceil(jobs.max(1)).max(1);
-    let marks: Vec<Vec<Vec<f64>>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = programs
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut session = engine.pool().session();
-                    let mut sent = 0;
-                    while sent < part.len().min(2) {
-                        session.submit(&part[sent], Duration::from_secs(3));
-                        sent += 1;
-                    }
-                    let mut out = Vec::new();
-                    while let Some(r) = session.next_result() {
-                        if sent < part.len() {
-                            session.submit(&part[sent], Duration::from_secs(3));
-                            sent += 1;
-                        }
-                        out.push(r.ok().and_then(|o| o.profile).unwrap_or_default());
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("session thread"))
-            .collect()
+    let all = common::pipelined(engine, programs, jobs, |r| {
+        r.ok().and_then(|o| o.profile).unwrap_or_default()
     });
+    let marks: Vec<&[Vec<f64>]> = all.chunks(chunk).collect();
     let mut sums = vec![0.0; PHASES.len()];
     let mut counts = vec![0usize; PHASES.len()];
-    for worker in &marks {
+    for worker in marks {
         for (k, m) in worker.iter().enumerate() {
             if m.len() < PROFILE_PHASES.len() {
                 continue;

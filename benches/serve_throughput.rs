@@ -187,5 +187,29 @@ fn main() -> anyhow::Result<()> {
         s_rps / b_rps,
         if s_p99 < b_p50 { "met" } else { "NOT met" }
     );
+    // What serving costs: the same programs through a pool of the same size in this
+    // process, no HTTP, the next program queued while one runs (as `sebx grade` does).
+    let workers = server.get("/healthz").json()["workers"]
+        .as_u64()
+        .unwrap_or(2) as usize;
+    drop(server);
+    let programs: Vec<String> = bodies
+        .iter()
+        .map(|b| {
+            serde_json::from_str::<serde_json::Value>(b).expect("body")["code"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    let engine = sebx::grade::engine::Engine::start(&api, workers)?;
+    let t = Instant::now();
+    let _ = common::pipelined(&engine, &programs, workers, |_| ());
+    let pool_rate = programs.len() as f64 / t.elapsed().as_secs_f64();
+    println!(
+        "the pool alone (same programs, {workers} workers, in process, no HTTP): {pool_rate:.1} programs/s; \
+         serving keeps {:.0}% of it",
+        100.0 * s_rps / pool_rate
+    );
     Ok(())
 }
