@@ -1,6 +1,7 @@
 //! The Code pane's confirm key (`y`) through the real grader (Python runtime required):
-//! the selected rollout runs once under the tracer on a job, and its `possible` finding is
-//! shown as confirmed by the run (and marked like an error).
+//! the selected rollout runs once under the tracer on a job (every test case, even after one
+//! raised), and its `possible` finding, which raised in every case, is shown as confirmed by
+//! the run (and marked like an error).
 
 mod tui_common;
 

@@ -22,7 +22,8 @@ source, line, id, findings (kind, name, line, col in the extracted code, respons
 response_col, suggestion, message) and graph (functions, nodes, edges). A line that could\n\
 not be loaded gives source, line and error. A summary follows (stderr when JSON goes to stdout).\n\
 With --confirm each object also has `confirm`: the run's crash and, per finding that claims\n\
-one, `settled` (confirmed, refuted with why, not_reached, untraced)."
+one, `settled` (confirmed; some_cases with why: raised on some test cases and ran cleanly on\n\
+others; refuted with why; not_reached; untraced)."
 )]
 pub struct AnalyzeArgs {
     /// Rollout files (JSONL in the official rollout format).

@@ -263,10 +263,10 @@ impl ScoreCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs::OpenOptions;
-    use std::io::Write;
     use crate::model::Verdict;
     use crate::model::rollout::parse_rollout_bytes;
+    use std::fs::OpenOptions;
+    use std::io::Write;
 
     fn rollout(response: &str, expected: &str) -> Rollout {
         let line = serde_json::json!({

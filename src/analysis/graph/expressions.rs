@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::dep_graph::{DepGraph, GraphEdge, GraphNode, NodeKind, ValueKind};
 use super::findings::Findings;
-use super::kinds::{self, Env, Val, element_of, union};
+use super::kinds::{self, Env, Items, Val, element_of, union};
 use super::truth;
 use crate::analysis::names::{Binding, Bindings, ZwcRef, classify_zwc};
 use crate::analysis::pyast::{self, ast};
@@ -36,6 +36,7 @@ const MUTATORS: &[&str] = &[
 const MAX_EXPR_DEPTH: usize = 100;
 
 /// Walks expressions, adding the nodes and edges they make to the graph.
+#[derive(Clone)]
 pub(super) struct ExprWalker<'a> {
     api: &'a ApiMap,
     bindings: &'a Bindings,
@@ -60,6 +61,9 @@ pub(super) struct ExprWalker<'a> {
     pub(super) prior_returns: HashMap<String, (ValueKind, bool)>,
     /// A helper was called before its returns were walked (it is defined after the call).
     pub(super) late_helper_calls: bool,
+    /// While a loop's first iteration is walked (`for i in range(len(l))`): the index,
+    /// the list and its first element, which `l[i]` is until either is rebound.
+    pub(super) first_index: Option<(String, String, Val)>,
 }
 
 /// What a call passes at one position: kind, sure, dimensions.
@@ -81,6 +85,7 @@ impl<'a> ExprWalker<'a> {
             helper_refs: HashSet::new(),
             prior_returns: HashMap::new(),
             late_helper_calls: false,
+            first_index: None,
         }
     }
 
@@ -139,6 +144,7 @@ impl<'a> ExprWalker<'a> {
         match target {
             ast::Expr::Name(n) => {
                 self.findings.rebound(n.id.as_str());
+                self.forget_first_index(n.id.as_str());
                 let id = self.node(NodeKind::Assign, n.id.to_string(), offset, v.kind);
                 self.edges_into(&v.deps, id);
                 let bound = Val {
@@ -162,6 +168,7 @@ impl<'a> ExprWalker<'a> {
                             kind,
                             sure: v.sure,
                             dims: 0,
+                            items: None,
                         },
                         env,
                         pyast::start_of(e),
@@ -187,10 +194,18 @@ impl<'a> ExprWalker<'a> {
                     .copied()
                     .collect();
                 self.edges_into(&deps, id);
+                // `L[i] = v`: `L` may now hold `v`; deeper stores change what it holds too.
+                let items = match target {
+                    ast::Expr::Subscript(s) if matches!(s.value.as_ref(), ast::Expr::Name(_)) => {
+                        Items::join(old.items, Some(Items::of(v)))
+                    }
+                    _ => None,
+                };
                 env.insert(
                     root,
                     Val {
                         deps: vec![id],
+                        items,
                         ..old
                     },
                 );
@@ -246,7 +261,8 @@ impl<'a> ExprWalker<'a> {
             | E::Tuple(ast::ExprTuple { elts, .. })
             | E::Set(ast::ExprSet { elts, .. }) => {
                 let vals = self.exprs(elts, env);
-                kinds::display(&vals, matches!(e, E::Set(_)))
+                let starred = elts.iter().any(|x| matches!(x, E::Starred(_)));
+                kinds::display(&vals, matches!(e, E::Set(_)), starred)
             }
             E::Dict(d) => {
                 let mut vals = Vec::new();
@@ -268,6 +284,16 @@ impl<'a> ExprWalker<'a> {
             E::Subscript(s) => {
                 let v = self.expr(&s.value, env);
                 let idx = self.expr(&s.slice, env);
+                // `l[i]` in the first iteration of `for i in range(len(l))`: `l[0]`.
+                if let (E::Name(list), E::Name(index), Some((i, l, first))) =
+                    (s.value.as_ref(), s.slice.as_ref(), &self.first_index)
+                    && index.id.as_str() == i
+                    && list.id.as_str() == l
+                {
+                    let mut first = first.clone();
+                    first.deps = v.deps.into_iter().chain(idx.deps).collect();
+                    return first;
+                }
                 kinds::subscript(&s.slice, v, idx)
             }
             E::BinOp(b) => {
@@ -280,6 +306,7 @@ impl<'a> ExprWalker<'a> {
                     kind,
                     sure,
                     dims,
+                    items: None,
                 }
             }
             E::UnaryOp(u) => {
@@ -331,6 +358,7 @@ impl<'a> ExprWalker<'a> {
                     kind: ValueKind::Python,
                     sure: true,
                     dims: 0,
+                    items: None,
                 }
             }
         }
@@ -366,6 +394,7 @@ impl<'a> ExprWalker<'a> {
             kind: ValueKind::join_all(vals.iter().map(|v| v.kind)),
             sure: vals.iter().all(|v| v.sure),
             dims: 0,
+            items: None,
         }
     }
 
@@ -416,6 +445,7 @@ impl<'a> ExprWalker<'a> {
             sure: a.sure && b.sure,
             dims: 0,
             deps: t.deps.into_iter().chain(a.deps).chain(b.deps).collect(),
+            items: None,
         }
     }
 
@@ -454,28 +484,47 @@ impl<'a> ExprWalker<'a> {
         env: &mut Env,
         kind: ValueKind,
     ) -> Val {
+        let mut upgrades = Vec::new();
         let mut inner = env.clone();
         let mut deps = Vec::new();
         for g in generators {
             let it = self.expr(&g.iter, &mut inner);
-            self.bind(
-                &g.target,
-                &element_of(it, &g.iter),
-                &mut inner,
-                pyast::start_of(&g.target),
-            );
+            // One generator without filters over a list whose first element surely is an
+            // array: what the element does to it, it does first.
+            if let ([_], [elt]) = (generators, elts)
+                && g.ifs.is_empty()
+                && matches!(g.target, ast::Expr::Name(_))
+                && let Some(first) = kinds::first_array(&it)
+            {
+                let mut trial = inner.clone();
+                upgrades = self.first_run_errors(&[*elt], |w| {
+                    w.bind(&g.target, &first, &mut trial, pyast::start_of(&g.target));
+                    w.expr(elt, &mut trial);
+                });
+            }
+            self.bind_loop_target(&g.target, it, &g.iter, &mut inner);
             for cond in &g.ifs {
                 deps.extend(self.expr(cond, &mut inner).deps);
             }
         }
+        let mut last = None;
         for e in elts {
-            deps.extend(self.expr(e, &mut inner).deps);
+            let v = self.expr(e, &mut inner);
+            deps.extend(v.deps.iter().copied());
+            last = Some(v);
         }
+        self.findings.upgrade(upgrades);
+        // A list (or generator) of what its one element expression gives, every time.
+        let items = match (elts.len(), &last) {
+            (1, Some(v)) if kind == ValueKind::Python => Some(Items::of(v)),
+            _ => None,
+        };
         Val {
             deps,
             kind,
             sure: true,
             dims: 0,
+            items,
         }
     }
 
@@ -508,6 +557,7 @@ impl<'a> ExprWalker<'a> {
             kind,
             sure: recv.sure,
             dims: 0,
+            items: None,
         }
     }
 
@@ -550,7 +600,7 @@ impl<'a> ExprWalker<'a> {
                 self.helper_call(n.id.as_str(), deps, offset)
             }
             ast::Expr::Name(n) => self.name_call(n.id.as_str(), c, &args, deps, env, offset),
-            ast::Expr::Attribute(a) => self.method_call(c, a, deps, env, offset),
+            ast::Expr::Attribute(a) => self.method_call(c, a, &args, deps, env, offset),
             other => {
                 let mut deps = deps;
                 let f = self.expr(other, env);
@@ -567,6 +617,7 @@ impl<'a> ExprWalker<'a> {
                     kind: ValueKind::Unknown,
                     sure: true,
                     dims: 0,
+                    items: None,
                 }
             }
         }
@@ -620,6 +671,7 @@ impl<'a> ExprWalker<'a> {
             kind: value,
             sure,
             dims,
+            items: None,
         }
     }
 
@@ -657,6 +709,70 @@ impl<'a> ExprWalker<'a> {
         }
     }
 
+    /// Binds a loop's (or a comprehension's) target to what iterating `iter` (whose value is
+    /// `it`) gives; `for i, x in enumerate(l)` binds `x` to an element of `l`.
+    pub(super) fn bind_loop_target(
+        &mut self,
+        target: &ast::Expr,
+        it: Val,
+        iter: &ast::Expr,
+        env: &mut Env,
+    ) {
+        if let (ast::Expr::Tuple(t), ast::Expr::Call(c)) = (target, iter)
+            && let ([index, item], [ast::Expr::Name(l)]) = (t.elts.as_slice(), c.args.as_slice())
+            && pyast::dotted_name(&c.func).as_deref() == Some("enumerate")
+            && c.keywords.is_empty()
+            && !env.contains_key("enumerate")
+            && let Some(inner) = env.get(l.id.as_str()).cloned()
+        {
+            let mut number = Val::of(ValueKind::Scalar);
+            number.deps = it.deps.clone();
+            self.bind(index, &number, env, pyast::start_of(index));
+            let element = element_of(inner, &c.args[0]);
+            self.bind(item, &element, env, pyast::start_of(item));
+            return;
+        }
+        let element = element_of(it, iter);
+        self.bind(target, &element, env, pyast::start_of(target));
+    }
+
+    /// `name` was rebound or changed: `l[i]` is no longer known to be `l`'s first element.
+    fn forget_first_index(&mut self, name: &str) {
+        if self
+            .first_index
+            .as_ref()
+            .is_some_and(|(i, l, _)| i == name || l == name)
+        {
+            self.first_index = None;
+        }
+    }
+
+    /// Error-level findings at sites that run first on the first element of a list whose
+    /// first element is surely an array while the others may not be
+    /// (`[float(x) for x in [a, 1]]`): the first run raises, which ends the iteration, so
+    /// every run raises. `walk` walks what runs first (with the loop target bound to the
+    /// first element) in a copy of the walk, which is then dropped: only these findings
+    /// stay, for [`Findings::upgrade`] after the usual walk. Sites in parts that may not
+    /// run (`c and f(x)`, `a if c else b`, comprehensions, lambdas) are left out.
+    pub(super) fn first_run_errors(
+        &mut self,
+        runs_first: &[&ast::Expr],
+        walk: impl FnOnce(&mut Self),
+    ) -> Vec<crate::analysis::names::RawFinding> {
+        let saved = self.clone();
+        let mark = self.findings.count();
+        walk(self);
+        let mut errors = self.findings.errors_since(mark);
+        *self = saved;
+        let maybe_skipped = maybe_skipped_ranges(runs_first);
+        errors.retain(|f| {
+            !maybe_skipped
+                .iter()
+                .any(|(a, b)| (*a..*b).contains(&f.offset))
+        });
+        errors
+    }
+
     /// The kind each helper returns, as this walk found it.
     pub(super) fn return_kinds(&self) -> &HashMap<String, (ValueKind, bool)> {
         &self.return_kinds
@@ -686,6 +802,7 @@ impl<'a> ExprWalker<'a> {
             kind,
             sure,
             dims: 0,
+            items: None,
         }
     }
 
@@ -712,6 +829,7 @@ impl<'a> ExprWalker<'a> {
             kind,
             sure: true,
             dims: 0,
+            items: None,
         }
     }
 
@@ -720,6 +838,7 @@ impl<'a> ExprWalker<'a> {
         &mut self,
         c: &ast::ExprCall,
         a: &ast::ExprAttribute,
+        args: &[Val],
         mut deps: Vec<usize>,
         env: &mut Env,
         offset: usize,
@@ -746,14 +865,26 @@ impl<'a> ExprWalker<'a> {
             && let ast::Expr::Name(n) = a.value.as_ref()
             && let Some(old) = env.get(n.id.as_str()).cloned()
         {
+            self.forget_first_index(n.id.as_str());
             let mid = self.node(NodeKind::Assign, n.id.to_string(), offset, old.kind);
             let mut from = old.deps.clone();
             from.push(id);
             self.edges_into(&from, mid);
+            // What the list holds now: `append`/`insert` add their value, `extend` the
+            // elements of theirs; the others only take elements away or reorder them.
+            let plain = c.keywords.is_empty() && c.args.len() == args.len();
+            let items = match (method, args) {
+                ("append", [x]) if plain => Items::join(old.items, Some(Items::of(x))),
+                ("insert", [_, x]) if plain => Items::join(old.items, Some(Items::of(x))),
+                ("extend", [x]) if plain => Items::join(old.items, x.items),
+                ("sort" | "reverse" | "pop" | "remove" | "clear", _) => old.items,
+                _ => None,
+            };
             env.insert(
                 n.id.to_string(),
                 Val {
                     deps: vec![mid],
+                    items,
                     ..old
                 },
             );
@@ -763,6 +894,36 @@ impl<'a> ExprWalker<'a> {
             kind,
             sure,
             dims: 0,
+            items: None,
         }
     }
+}
+
+/// The byte ranges of the parts of `exprs` that may not run when the rest does: the
+/// operands of `and`/`or` after the first, the branches of `a if c else b`, comprehensions
+/// and lambdas.
+pub(super) fn maybe_skipped_ranges(exprs: &[&ast::Expr]) -> Vec<(usize, usize)> {
+    use ast::Expr as E;
+    let mut out = Vec::new();
+    for n in pyast::walk_bfs(exprs.iter().map(|e| pyast::Node::Expr(e))) {
+        let pyast::Node::Expr(e) = n else { continue };
+        match e {
+            E::BoolOp(b) => out.extend(
+                b.values
+                    .iter()
+                    .skip(1)
+                    .map(|v| (pyast::start_of(v), pyast::end_of(v))),
+            ),
+            E::IfExp(i) => {
+                for part in [&i.body, &i.orelse] {
+                    out.push((pyast::start_of(&**part), pyast::end_of(&**part)));
+                }
+            }
+            E::ListComp(_) | E::SetComp(_) | E::DictComp(_) | E::GeneratorExp(_) | E::Lambda(_) => {
+                out.push((pyast::start_of(e), pyast::end_of(e)))
+            }
+            _ => {}
+        }
+    }
+    out
 }

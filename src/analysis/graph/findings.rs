@@ -24,6 +24,7 @@ const DIMENSIONS: &str = "#dims";
 const HAS_DIMENSIONS: &str = "#array";
 
 /// The findings of one walk and what is in force where it is.
+#[derive(Clone)]
 pub(super) struct Findings<'a> {
     api: &'a ApiMap,
     found: Vec<RawFinding>,
@@ -52,6 +53,35 @@ impl<'a> Findings<'a> {
 
     pub(super) fn into_found(self) -> Vec<RawFinding> {
         self.found
+    }
+
+    /// How many findings there are so far (a mark for [`Findings::errors_since`]).
+    pub(super) fn count(&self) -> usize {
+        self.found.len()
+    }
+
+    /// The error-level findings reported after `mark`.
+    pub(super) fn errors_since(&self, mark: usize) -> Vec<RawFinding> {
+        self.found[mark.min(self.found.len())..]
+            .iter()
+            .filter(|f| f.severity == Severity::Error)
+            .cloned()
+            .collect()
+    }
+
+    /// Makes these error-level findings errors where the walk found them possible (or
+    /// adds them where it found nothing).
+    pub(super) fn upgrade(&mut self, errors: Vec<RawFinding>) {
+        for e in errors {
+            match self
+                .found
+                .iter_mut()
+                .find(|f| f.kind == e.kind && f.offset == e.offset && f.name == e.name)
+            {
+                Some(f) => f.severity = Severity::Error,
+                None => self.found.push(e),
+            }
+        }
     }
 
     /// Enters the body of a `try` with these handlers; gives whether they catch an

@@ -54,6 +54,60 @@ pub(super) struct Val {
     pub(super) sure: bool,
     /// Known nesting depth of a list, or dimensions of an array (0: not known).
     pub(super) dims: u8,
+    /// What a list or tuple built in the code holds (`None`: not known).
+    pub(super) items: Option<Items>,
+}
+
+/// What a list or tuple holds: its elements' kind, as far as the code that builds it
+/// (a display, `append`s, a comprehension) tells.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Items {
+    /// No element (`[]`): what is added later is all it holds.
+    Empty,
+    /// Every element is of this kind (surely, for `sure`), with these dimensions.
+    All(ValueKind, bool, u8),
+    /// A display whose elements differ in kind, some maybe arrays; the first is of this one.
+    Mixed(ValueKind, bool, u8),
+}
+
+impl Items {
+    /// The items of one value like `v`.
+    pub(super) fn of(v: &Val) -> Items {
+        Items::All(v.kind, v.sure, v.dims)
+    }
+
+    /// What a list holding the elements of both holds; `None` when nothing useful is
+    /// known. Elements of which some are ZWCArrays may be ones (unsure).
+    pub(super) fn join(a: Option<Items>, b: Option<Items>) -> Option<Items> {
+        let unmixed = |i: Items| match i {
+            Items::Mixed(..) => Items::All(ValueKind::ZwcArray, false, 0),
+            i => i,
+        };
+        match (unmixed(a?), unmixed(b?)) {
+            (Items::Empty, x) | (x, Items::Empty) => Some(x),
+            (Items::All(k1, s1, d1), Items::All(k2, s2, d2)) if k1 == k2 => {
+                Some(Items::All(k1, s1 && s2, if d1 == d2 { d1 } else { 0 }))
+            }
+            (Items::All(k1, ..), Items::All(k2, ..))
+                if k1 == ValueKind::ZwcArray || k2 == ValueKind::ZwcArray =>
+            {
+                Some(Items::All(ValueKind::ZwcArray, false, 0))
+            }
+            _ => None,
+        }
+    }
+
+    /// The elements' kind, sureness and dimensions, when they are arrays (what misuse
+    /// findings are about).
+    fn array_element(items: Option<Items>) -> Option<(ValueKind, bool, u8)> {
+        match items? {
+            Items::Mixed(..) => Some((ValueKind::ZwcArray, false, 0)),
+            Items::All(k, sure, dims) if k.is_array() || k == ValueKind::ZwcTuple => {
+                Some((k, sure, dims))
+            }
+            _ => None,
+        }
+    }
 }
 
 impl Val {
@@ -64,6 +118,7 @@ impl Val {
             kind: ValueKind::Unknown,
             sure: false,
             dims: 0,
+            items: None,
         }
     }
 
@@ -73,6 +128,7 @@ impl Val {
             kind,
             sure: true,
             dims: 0,
+            items: None,
         }
     }
 
@@ -213,10 +269,16 @@ impl EntryArgs {
                 Some(mut acc) => {
                     acc.numbers.0.extend(this.numbers.0.iter().cloned());
                     acc.numbers.1.extend(this.numbers.1.iter().copied());
-                    // Same kind in every case; the depth only where every case agrees.
+                    // Same kind in every case; the depth only where every case agrees,
+                    // or "two or more" where every case passes two or more.
                     let meet = |a: &mut (ValueKind, u8), b: (ValueKind, u8)| {
+                        let two_or_more = |d: u8| d == MIN_2D || (2..MIN_2D).contains(&d);
                         if a.1 != b.1 {
-                            a.1 = 0;
+                            a.1 = if two_or_more(a.1) && two_or_more(b.1) {
+                                MIN_2D
+                            } else {
+                                0
+                            };
                         }
                         a.0 == b.0
                     };
@@ -257,6 +319,13 @@ impl EntryArgs {
 /// `zwc.yitaf(...)` (the harness's `np.array`) a ZWCArray, a string a Python value.
 fn literal_kind(e: &ast::Expr) -> (ValueKind, u8) {
     match e {
+        // `[]` is as deep as a list of numbers: `np.array([])` has one dimension.
+        ast::Expr::List(ast::ExprList { elts, .. })
+        | ast::Expr::Tuple(ast::ExprTuple { elts, .. })
+            if elts.is_empty() =>
+        {
+            (ValueKind::Python, 1)
+        }
         ast::Expr::List(ast::ExprList { elts, .. })
         | ast::Expr::Tuple(ast::ExprTuple { elts, .. }) => (
             ValueKind::Python,
@@ -378,7 +447,10 @@ fn scalarish(e: &ast::Expr, kind: ValueKind) -> bool {
 /// array from a tuple of arrays; unknown when the depth is not known.
 pub(super) fn element_of(it: Val, iter: &ast::Expr) -> Val {
     let known = known_dims(it.dims);
+    let listed = Items::array_element(it.items).filter(|_| it.kind == ValueKind::Python);
     let (kind, sure, dims) = match (it.kind, known) {
+        // A list or tuple the code built of arrays: its elements are those arrays.
+        _ if listed.is_some() => listed.unwrap_or((ValueKind::Unknown, false, 0)),
         (ValueKind::ZwcTuple | ValueKind::NumpyTuple, _) => (it.kind.element(), it.sure, 0),
         (ValueKind::Python | ValueKind::ZwcArray | ValueKind::NumpyArray, 1) => {
             (ValueKind::Scalar, it.sure, 0)
@@ -402,6 +474,22 @@ pub(super) fn element_of(it: Val, iter: &ast::Expr) -> Val {
         kind,
         sure,
         dims,
+        items: None,
+    }
+}
+
+/// The first element of a list display whose first element surely is a ZWCArray while
+/// the others may not be (see [`Items::Mixed`]).
+pub(super) fn first_array(v: &Val) -> Option<Val> {
+    match v.items {
+        Some(Items::Mixed(kind, true, dims)) if v.kind == ValueKind::Python => Some(Val {
+            deps: v.deps.clone(),
+            kind,
+            sure: true,
+            dims,
+            items: None,
+        }),
+        _ => None,
     }
 }
 
@@ -417,6 +505,7 @@ pub(super) fn merge_into(env: &mut Env, other: &Env) {
                 }
                 v.kind = ValueKind::join(v.kind, o.kind);
                 v.sure = v.sure && o.sure;
+                v.items = Items::join(v.items, o.items);
                 if v.dims != o.dims {
                     v.dims = 0;
                 }
@@ -445,7 +534,7 @@ pub(super) fn constant(value: &ast::Constant) -> ValueKind {
 
 /// A list, tuple or set display of these elements: a Python value, with the nesting depth
 /// of a list or tuple where its elements tell it.
-pub(super) fn display(vals: &[Val], set: bool) -> Val {
+pub(super) fn display(vals: &[Val], set: bool, starred: bool) -> Val {
     let dims = if set {
         0
     } else {
@@ -454,11 +543,28 @@ pub(super) fn display(vals: &[Val], set: bool) -> Val {
                 .map(|v| (v.kind, if v.sure { v.dims } else { 0 })),
         )
     };
+    let items = if set || starred {
+        None
+    } else {
+        let all = vals.iter().try_fold(Items::Empty, |acc, v| {
+            Items::join(Some(acc), Some(Items::of(v)))
+        });
+        match (all, vals.first()) {
+            // Mixed kinds, the first a sure array: remember it (a loop meets it first).
+            (Some(Items::All(ValueKind::ZwcArray, false, _)), Some(first))
+                if first.sure && first.kind == ValueKind::ZwcArray =>
+            {
+                Some(Items::Mixed(first.kind, first.sure, first.dims))
+            }
+            (all, _) => all,
+        }
+    };
     Val {
         deps: union(vals),
         kind: ValueKind::Python,
         sure: true,
         dims,
+        items,
     }
 }
 
@@ -479,7 +585,12 @@ pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
         _ if !has_slice && !fancy && v.kind == ValueKind::Python => 1,
         _ => 0,
     };
+    let listed = Items::array_element(v.items).filter(|_| v.kind == ValueKind::Python);
     let (kind, sure, dims) = match v.kind {
+        // An element of a list or tuple the code built of arrays: one of those arrays.
+        ValueKind::Python if taken == 1 && !has_slice && !fancy && listed.is_some() => {
+            listed.unwrap_or((ValueKind::Unknown, false, 0))
+        }
         // A slice of a ZWCArray is one (a 0-d array cannot be sliced).
         ValueKind::ZwcArray if matches!(slice, E::Slice(_)) && v.dims == 0 => {
             (v.kind, v.sure, SOME_D)
@@ -509,11 +620,18 @@ pub(super) fn subscript(slice: &ast::Expr, v: Val, idx: Val) -> Val {
         }
         _ => (ValueKind::Unknown, false, 0),
     };
+    // A slice of a list holds some of its elements.
+    let items = if v.kind == ValueKind::Python && matches!(slice, E::Slice(_)) {
+        v.items
+    } else {
+        None
+    };
     Val {
         deps: v.deps.into_iter().chain(idx.deps).collect(),
         kind,
         sure,
         dims,
+        items,
     }
 }
 
@@ -536,6 +654,7 @@ pub(super) fn compare(vals: &[Val], ops: &[ast::CmpOp]) -> Val {
         kind,
         sure: vals[0].sure,
         dims: 0,
+        items: None,
     }
 }
 
@@ -640,6 +759,18 @@ pub(super) fn zwc_call(
     if rfx {
         return (ValueKind::NumpyArray, true, 0);
     }
+    // `np.real`/`np.imag` of an ndarray, a 0-d one included, are ndarrays (of a number,
+    // numbers): of a sure ZWCArray, a ZWCArray of its dimensions.
+    if matches!(m, "real" | "imag")
+        && c.args.len() == 1
+        && c.keywords.is_empty()
+        && let Some(first) = args.first()
+        && first.sure
+        && first.kind == ValueKind::ZwcArray
+    {
+        let dims = if first.dims == 0 { SOME_D } else { first.dims };
+        return (ValueKind::ZwcArray, true, dims);
+    }
     // A 0-d array given to a function that is not a ufunc (nor a reduction, above): a 0-d
     // array (`np.cov`), which zwc wraps, or a scalar (`np.kron`), as the function goes.
     let always_array = CONSTRUCTORS.contains(&m) || ALWAYS_ARRAY.contains(&m);
@@ -698,6 +829,21 @@ pub(super) fn zwc_call(
     if sure && dims == 0 && keeps_shape {
         dims = common_dims(args.iter());
     }
+    // `np.gradient(a, dx, axis=k)`: the derivative along one axis has `a`'s shape (without
+    // an axis, a 2-d `a` gives a list of arrays).
+    if m == "gradient"
+        && dims == 0
+        && c.keywords.len() == 1
+        && c.keywords[0]
+            .arg
+            .as_ref()
+            .is_some_and(|a| a.as_str() == "axis")
+        && literal_int(&c.keywords[0].value)
+        && let Some(first) = args.first().filter(|v| v.sure && !c.args.is_empty())
+        && known_dims(first.dims) >= 1
+    {
+        return (ValueKind::ZwcArray, true, first.dims);
+    }
     if sure && dims == 0 {
         dims = product_or_reshape_dims(m, c, args);
     }
@@ -718,16 +864,71 @@ fn first_arg_dims(m: &str, c: &ast::ExprCall, args: &[Val]) -> u8 {
         k.arg.as_ref().is_some_and(|a| a.as_str() == "axis")
             && matches!(&k.value, ast::Expr::Constant(x) if matches!(x.value, ast::Constant::None))
     });
-    let depth = match args.first() {
-        Some(v) if v.sure && !c.args.is_empty() => known_dims(v.dims),
-        _ => 0,
-    };
+    // `np.full_like(a, v, shape=...)` takes the shape given.
+    if c.keywords
+        .iter()
+        .any(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "shape"))
+    {
+        return 0;
+    }
+    let first = args.first().filter(|v| v.sure && !c.args.is_empty());
+    let depth = first.map_or(0, |v| known_dims(v.dims));
     // `np.block` of a list three deep or more: its leaves are numbers or arrays, and
     // either way the result has two dimensions or more.
     if m == "block" && depth >= 3 {
         return MIN_2D;
     }
+    // Two dimensions or more, how many not known: so is what keeps or adds dimensions.
+    if first.is_some_and(|v| v.dims == MIN_2D)
+        && matches!(
+            m,
+            "stack"
+                | "vstack"
+                | "expand_dims"
+                | "zeros_like"
+                | "ones_like"
+                | "empty_like"
+                | "full_like"
+                | "transpose"
+                | "moveaxis"
+                | "swapaxes"
+                | "roll"
+        )
+    {
+        return MIN_2D;
+    }
+    // `np.expand_dims(a, axis)`: one more dimension per axis given.
+    if m == "expand_dims" && depth >= 1 {
+        let axis = c.args.get(1).or_else(|| {
+            c.keywords
+                .iter()
+                .find(|k| k.arg.as_ref().is_some_and(|a| a.as_str() == "axis"))
+                .map(|k| &k.value)
+        });
+        let added = match axis {
+            Some(a) if literal_int(a) => 1,
+            Some(ast::Expr::Tuple(t)) if !t.elts.is_empty() && t.elts.iter().all(literal_int) => {
+                t.elts.len()
+            }
+            _ => return 0,
+        };
+        return u8::try_from(usize::from(depth) + added)
+            .ok()
+            .filter(|d| *d < MIN_2D)
+            .unwrap_or(0);
+    }
     dims_from_first(m, depth, axis_none)
+}
+
+/// An integer literal, maybe negative (`1`, `-1`).
+fn literal_int(e: &ast::Expr) -> bool {
+    match e {
+        ast::Expr::Constant(x) => matches!(x.value, ast::Constant::Int(_)),
+        ast::Expr::UnaryOp(u) if matches!(u.op, ast::UnaryOp::USub) => {
+            matches!(&*u.operand, ast::Expr::Constant(x) if matches!(x.value, ast::Constant::Int(_)))
+        }
+        _ => false,
+    }
 }
 
 /// The dimensions of a reduction along one literal `axis` (`np.mean(a, axis=1)`) of an
@@ -736,7 +937,15 @@ fn first_arg_dims(m: &str, c: &ast::ExprCall, args: &[Val]) -> u8 {
 fn reduced_dims(c: &ast::ExprCall, args: &[Val]) -> Option<u8> {
     let mut axis = false;
     let mut keepdims = false;
-    for k in &c.keywords {
+    for (i, k) in c.keywords.iter().enumerate() {
+        // `axis=axis` where every case passes a number: one axis, as a literal.
+        if k.arg.as_deref() == Some("axis")
+            && args
+                .get(c.args.len() + i)
+                .is_some_and(|v| v.sure && v.kind == ValueKind::Scalar)
+        {
+            axis = true;
+        }
         match (k.arg.as_deref(), &k.value) {
             (Some("axis"), ast::Expr::Constant(x)) if matches!(x.value, ast::Constant::Int(_)) => {
                 axis = true
@@ -755,6 +964,26 @@ fn reduced_dims(c: &ast::ExprCall, args: &[Val]) -> Option<u8> {
     }
     let first = args.first().filter(|v| v.sure && c.args.len() == 1)?;
     let d = known_dims(first.dims);
+    // `axis=(1, 2)`: as many axes go as the tuple names.
+    let axes = c
+        .keywords
+        .iter()
+        .find_map(|k| match (k.arg.as_deref(), &k.value) {
+            (Some("axis"), ast::Expr::Tuple(t))
+                if !t.elts.is_empty() && t.elts.iter().all(literal_int) =>
+            {
+                Some(t.elts.len())
+            }
+            _ => None,
+        });
+    if let Some(n) = axes {
+        let n = u8::try_from(n).ok()?;
+        return match keepdims {
+            false if d > n => Some(d - n),
+            true if d >= n => Some(d),
+            _ => None,
+        };
+    }
     match (axis, keepdims) {
         (true, false) if d >= 2 => Some(d - 1),
         (true, true) if d >= 1 => Some(d),
@@ -775,6 +1004,33 @@ fn product_or_reshape_dims(m: &str, c: &ast::ExprCall, args: &[Val]) -> u8 {
             }
             _ => 0,
         },
+        // `np.take(a, idx, axis=k)`: the axis taken is replaced by the index's dimensions.
+        "take"
+            if c.args.len() == 2
+                && c.keywords.len() == 1
+                && c.keywords[0]
+                    .arg
+                    .as_ref()
+                    .is_some_and(|a| a.as_str() == "axis")
+                && literal_int(&c.keywords[0].value) =>
+        {
+            let (Some(a), Some(idx)) = (args.first(), args.get(1)) else {
+                return 0;
+            };
+            let d = known_dims(a.dims);
+            let e = match idx.kind {
+                ValueKind::Scalar if idx.sure && scalarish(&c.args[1], idx.kind) => 0,
+                ValueKind::ZwcArray | ValueKind::Python if idx.sure && known_dims(idx.dims) > 0 => {
+                    known_dims(idx.dims)
+                }
+                _ => return 0,
+            };
+            if !a.sure || d == 0 || d - 1 + e == 0 {
+                0
+            } else {
+                (d - 1 + e).min(MIN_2D - 1)
+            }
+        }
         "matmul" | "dot" | "inner" if c.args.len() == 2 && c.keywords.is_empty() => {
             let d = common_dims(args.iter());
             match (m, d) {
@@ -869,7 +1125,12 @@ pub(super) fn binop_dims(kind: ValueKind, l: &Val, r: &Val) -> u8 {
     } else if kind == ValueKind::ZwcArray && small(l) && small(r) {
         MAYBE_0D
     } else if kind == ValueKind::ZwcArray {
+        let two_or_more = |v: &Val| {
+            v.sure && v.kind == ValueKind::ZwcArray && (v.dims == MIN_2D || known_dims(v.dims) >= 2)
+        };
         match common_dims([l, r].into_iter()) {
+            // Broadcasting keeps the most dimensions: two or more stay two or more.
+            0 if two_or_more(l) || two_or_more(r) => MIN_2D,
             // Arithmetic on a ZWCArray gives one (on a NumPy scalar, a scalar).
             0 if never_scalar(l) || never_scalar(r) => SOME_D,
             d => d,

@@ -234,6 +234,11 @@ pub(super) const ALWAYS_1D: &[&str] = &[
     "flatnonzero",
     "append",
     "repeat",
+    "extract",
+    "union1d",
+    "intersect1d",
+    "setdiff1d",
+    "setxor1d",
 ];
 
 /// Functions (besides [`CONSTRUCTORS`]) whose result is an ndarray whatever they are given,
@@ -281,6 +286,13 @@ pub(super) const ALWAYS_ARRAY: &[&str] = &[
     "ravel",
     "append",
     "flatnonzero",
+    "broadcast_to",
+    "swapaxes",
+    "extract",
+    "union1d",
+    "intersect1d",
+    "setdiff1d",
+    "setxor1d",
 ];
 
 /// The dimensions of what `m` gives when its first argument has `depth` dimensions (a
@@ -300,6 +312,17 @@ pub(super) fn dims_from_first(m: &str, depth: u8, axis_none: bool) -> u8 {
         ("hstack", d) if d >= 1 => (d - 1).max(1),
         ("column_stack", 1..=3) => 2,
         ("dstack", 1..=3) => 3,
+        // Differences along an axis keep the dimensions.
+        ("diff", d) if d >= 1 => d,
+        // Sorted along an axis (flat with `axis=None`).
+        ("sort" | "argsort", _) if axis_none => 1,
+        ("sort" | "argsort", d) if d >= 1 => d,
+        // Same shape, or the same axes reordered.
+        (
+            "zeros_like" | "ones_like" | "empty_like" | "full_like" | "transpose" | "moveaxis"
+            | "swapaxes" | "roll",
+            d,
+        ) if d >= 1 => d,
         _ => 0,
     }
 }

@@ -5,9 +5,9 @@
 use std::collections::HashMap;
 
 use super::dep_graph::{DepGraph, FunctionInfo, GraphEdge, NodeKind, ValueKind};
-use super::expressions::{ArgKind, ExprWalker};
+use super::expressions::{ArgKind, ExprWalker, maybe_skipped_ranges};
 use super::finish::{drop_module_nodes, mark_flow};
-use super::kinds::{EntryArgs, Env, MAYBE_0D, Val, element_of, merge_into};
+use super::kinds::{self, EntryArgs, Env, MAYBE_0D, Val, element_of, merge_into};
 use super::truth::condition_truth;
 use crate::analysis::names::{Bindings, RawFinding};
 use crate::analysis::pyast::{self, ast};
@@ -68,8 +68,8 @@ impl<'a> GraphBuilder<'a> {
     /// Builds the graph of every function in `suite`; `entry_offset` is the start of
     /// the entry `def` (the one the official check picks), if any.
     ///
-    /// A helper whose every call passes values of a sure kind is walked again with those
-    /// kinds for its parameters (`return _h(zwc.f(x))` with `def _h(v): return v.tolist()`
+    /// A helper whose every call passes values of one kind is walked again with those
+    /// kinds (sure or not) for its parameters (`return _h(zwc.f(x))` with `def _h(v): return v.tolist()`
     /// after the entry), and calls of helpers defined after them take what an earlier walk
     /// found they return.
     pub fn build(
@@ -131,8 +131,9 @@ impl<'a> GraphBuilder<'a> {
             })
             .filter_map(|(name, args)| {
                 let args = args.as_ref()?;
+                // An unsure ZWCArray too: misuses on it are then `possible`.
                 args.iter()
-                    .any(|a| a.1 && a.0 != ValueKind::Unknown)
+                    .any(|a| a.0 != ValueKind::Unknown && (a.1 || a.0 == ValueKind::ZwcArray))
                     .then(|| (name.clone(), args.clone()))
             })
             .collect();
@@ -220,14 +221,22 @@ impl<'a> GraphBuilder<'a> {
                 self.specialized
                     .get(&name)
                     .and_then(|kinds| kinds.get(position))
-                    .filter(|k| k.1 && k.0 != ValueKind::Unknown && position < positional)
-                    .map(|k| (k.0, k.2))
+                    .filter(|k| {
+                        k.0 != ValueKind::Unknown
+                            && (k.1 || k.0 == ValueKind::ZwcArray)
+                            && position < positional
+                    })
+                    .map(|k| (k.0, k.2, k.1))
             } else if position < positional {
-                self.entry_args.kind_of(a.arg.as_str(), Some(position))
+                self.entry_args
+                    .kind_of(a.arg.as_str(), Some(position))
+                    .map(|(k, d)| (k, d, true))
             } else if position >= keyword_only
                 && args.kwarg.as_deref().is_none_or(|k| k.arg != a.arg)
             {
-                self.entry_args.kind_of(a.arg.as_str(), None)
+                self.entry_args
+                    .kind_of(a.arg.as_str(), None)
+                    .map(|(k, d)| (k, d, true))
             } else {
                 None
             };
@@ -237,8 +246,11 @@ impl<'a> GraphBuilder<'a> {
                 && self
                     .entry_args
                     .may_be_number(a.arg.as_str(), (position < positional).then_some(position));
-            let (kind, dims) =
-                known.unwrap_or((ValueKind::Unknown, if maybe_number { MAYBE_0D } else { 0 }));
+            let (kind, dims, sure) = known.unwrap_or((
+                ValueKind::Unknown,
+                if maybe_number { MAYBE_0D } else { 0 },
+                false,
+            ));
             let id = self
                 .walker
                 .node(NodeKind::Param, a.arg.to_string(), pyast::start_of(a), kind);
@@ -246,8 +258,9 @@ impl<'a> GraphBuilder<'a> {
             let v = Val {
                 deps: vec![id],
                 kind,
-                sure: known.is_some(),
+                sure,
                 dims,
+                items: None,
             };
             env.insert(a.arg.to_string(), v);
         }
@@ -260,6 +273,107 @@ impl<'a> GraphBuilder<'a> {
         });
         self.block(&f.body, &mut env, entry_offset, false);
         self.walker.func = saved;
+    }
+
+    /// The first iteration of `for x in l` or `for i in range(len(l))` (with `x = l[i]`) over
+    /// a list display whose first element surely is a ZWCArray, the others maybe not: sites
+    /// of the body's first simple statements (before any branch, loop, `try` or jump) run
+    /// first on that element, and a misuse there raises on the first run, ending the loop,
+    /// so it raises every time. Their error-level findings, for after the usual walk.
+    fn first_iteration_errors(
+        &mut self,
+        f: &ast::StmtFor,
+        it: &Val,
+        env: &Env,
+        entry: Option<usize>,
+        module: bool,
+    ) -> Vec<RawFinding> {
+        let ast::Expr::Name(target) = f.target.as_ref() else {
+            return Vec::new();
+        };
+        // `range(len(l))`: the list, by name.
+        let indexed = match f.iter.as_ref() {
+            ast::Expr::Call(c)
+                if pyast::dotted_name(&c.func).as_deref() == Some("range")
+                    && c.keywords.is_empty() =>
+            {
+                match c.args.as_slice() {
+                    [ast::Expr::Call(l)]
+                        if pyast::dotted_name(&l.func).as_deref() == Some("len")
+                            && l.keywords.is_empty() =>
+                    {
+                        match l.args.as_slice() {
+                            [ast::Expr::Name(list)] => env
+                                .get(list.id.as_str())
+                                .and_then(kinds::first_array)
+                                .map(|first| (list.id.to_string(), first)),
+                            _ => return Vec::new(),
+                        }
+                    }
+                    _ => return Vec::new(),
+                }
+            }
+            _ => None,
+        };
+        let first = if indexed.is_some() {
+            None
+        } else {
+            match kinds::first_array(it) {
+                Some(v) => Some(v),
+                None => return Vec::new(),
+            }
+        };
+        let prefix: Vec<&ast::Stmt> = f
+            .body
+            .iter()
+            .take_while(|s| {
+                matches!(
+                    s,
+                    ast::Stmt::Assign(_)
+                        | ast::Stmt::AugAssign(_)
+                        | ast::Stmt::AnnAssign(_)
+                        | ast::Stmt::Expr(_)
+                )
+            })
+            .collect();
+        if prefix.is_empty() {
+            return Vec::new();
+        }
+        let runs_first: Vec<&ast::Expr> = prefix
+            .iter()
+            .flat_map(|s| match s {
+                ast::Stmt::Assign(a) => a.targets.iter().chain([a.value.as_ref()]).collect(),
+                ast::Stmt::AugAssign(a) => vec![a.target.as_ref(), a.value.as_ref()],
+                ast::Stmt::AnnAssign(a) => a.value.iter().map(|v| v.as_ref()).collect(),
+                ast::Stmt::Expr(e) => vec![e.value.as_ref()],
+                _ => Vec::new(),
+            })
+            .collect();
+        let mut trial = env.clone();
+        let saved = self.walker.clone();
+        let mark = self.walker.findings.count();
+        let at = pyast::start_of(&*f.target);
+        match (first, indexed) {
+            (Some(first), _) => self.walker.bind(&f.target, &first, &mut trial, at),
+            (None, Some((list, first))) => {
+                let index = element_of(it.clone(), &f.iter);
+                self.walker.bind(&f.target, &index, &mut trial, at);
+                self.walker.first_index = Some((target.id.to_string(), list, first));
+            }
+            (None, None) => return Vec::new(),
+        }
+        for s in &prefix {
+            self.stmt(s, &mut trial, entry, module);
+        }
+        let mut errors = self.walker.findings.errors_since(mark);
+        self.walker = saved;
+        let maybe_skipped = maybe_skipped_ranges(&runs_first);
+        errors.retain(|f| {
+            !maybe_skipped
+                .iter()
+                .any(|(a, b)| (*a..*b).contains(&f.offset))
+        });
+        errors
     }
 
     fn block(&mut self, body: &[ast::Stmt], env: &mut Env, entry: Option<usize>, module: bool) {
@@ -309,16 +423,13 @@ impl<'a> GraphBuilder<'a> {
             S::AugAssign(a) => self.aug_assign(a, pyast::start_of(s), env),
             S::For(f) => {
                 let it = self.walker.expr(&f.iter, env);
+                let upgrades = self.first_iteration_errors(f, &it, env, entry, module);
                 let before = env.clone();
-                self.walker.bind(
-                    &f.target,
-                    &element_of(it, &f.iter),
-                    env,
-                    pyast::start_of(&*f.target),
-                );
+                self.walker.bind_loop_target(&f.target, it, &f.iter, env);
                 self.block(&f.body, env, entry, module);
                 self.block(&f.orelse, env, entry, module);
                 merge_into(env, &before);
+                self.walker.findings.upgrade(upgrades);
             }
             S::While(w) => {
                 self.walker.expr(&w.test, env);
@@ -471,6 +582,7 @@ impl<'a> GraphBuilder<'a> {
                 kind,
                 sure,
                 dims: 0,
+                items: None,
             },
             env,
             pyast::start_of(&*a.target),
@@ -488,6 +600,7 @@ impl<'a> GraphBuilder<'a> {
                         kind: ValueKind::Unknown,
                         sure: true,
                         dims: 0,
+                        items: None,
                     },
                     env,
                     pyast::start_of(&**t),

@@ -6,8 +6,12 @@
 # behaves exactly as the operation would. Python 3.11 has no sys.monitoring, and
 # sys.settrace cannot see operand values, hence the rewriting.
 #
-# sebx appends `_sebx_trace(<program>, <lines of code>)`. The program's own output is
-# discarded; one line `<marker> <json>` on stdout is the trace.
+# sebx appends `_sebx_trace(<program>, <lines of code>)`. The program's harness calls the
+# entry function once per test case, each call in its own `try` (`_sebx_case_(i)` before
+# it, `_sebx_case_failed_(exc)` when it raised): every case runs, and each site records in
+# how many cases it ran cleanly and in how many it raised, and which case exceptions it
+# raised. The program's own output is discarded; one line `<marker> <json>` on stdout is
+# the trace.
 
 
 def _sebx_trace(_source, _code_lines):
@@ -47,15 +51,23 @@ def _sebx_trace(_source, _code_lines):
             names[t] = name
         return name
 
-    # Per site: [kind, name, line, col, end_line, end_col, runs_ok, ok_types, fails]
+    # Per site: [kind, name, line, col, end_line, end_col, runs_ok, ok_types, fails,
+    # cases where it ran without raising, cases where it raised, case exceptions it raised]
     sites = []
     last_raised = {}
+    # The test case running (None outside the cases' calls), the cases started, and every
+    # exception that ended a case or the program.
+    case = [None]
+    cases_run = [0]
+    crashes = []
 
     def ok(site, what):
         s = sites[site]
         s[6] += 1
         if len(s[7]) < 8:
             s[7].add(what)
+        if case[0] is not None:
+            s[9].add(case[0])
 
     def failed(site, what, exc):
         s = sites[site]
@@ -63,6 +75,8 @@ def _sebx_trace(_source, _code_lines):
             s[8].append([what, type(exc).__name__, str(exc)[:200]])
         elif s[8]:
             s[8][-1] = [what, type(exc).__name__, str(exc)[:200]]
+        if case[0] is not None:
+            s[10].add(case[0])
         last_raised[site] = exc
 
     def attr(obj, name, site):
@@ -128,7 +142,7 @@ def _sebx_trace(_source, _code_lines):
         site = len(sites)
         sites.append(
             [kind, name, node.lineno, node.col_offset, node.end_lineno,
-             node.end_col_offset, 0, set(), []]
+             node.end_col_offset, 0, set(), [], set(), set(), 0]
         )
         if fn is not None:
             ops[site] = fn
@@ -191,7 +205,40 @@ def _sebx_trace(_source, _code_lines):
     builtins._sebx_binary_ = binary
     builtins._sebx_unary_ = unary
     builtins._sebx_call_ = call
-    result = {"sites": [], "crash": None, "ran": False}
+
+    def record_crash(exc):
+        line = None
+        tb = exc.__traceback__
+        while tb is not None:
+            if tb.tb_frame.f_globals is main.__dict__:
+                line = tb.tb_lineno
+            tb = tb.tb_next
+        escaped = [s for s, e in last_raised.items() if e is exc]
+        for s in escaped:
+            sites[s][11] += 1
+        crashes.append(
+            {
+                "type": type(exc).__name__,
+                "message": str(exc)[:300],
+                "line": line,
+                "site": escaped[0] if escaped else None,
+                "case": case[0],
+            }
+        )
+
+    def case_start(index):
+        case[0] = index
+        last_raised.clear()
+        if index is not None:
+            cases_run[0] += 1
+
+    def case_failed(exc):
+        record_crash(exc)
+        case_start(None)
+
+    builtins._sebx_case_ = case_start
+    builtins._sebx_case_failed_ = case_failed
+    result = {"sites": [], "crash": None, "crashes": [], "ran": False}
     real_stdout = sys.stdout
 
     class Discard:
@@ -218,19 +265,10 @@ def _sebx_trace(_source, _code_lines):
     finally:
         sys.stdout = real_stdout
     if crash is not None:
-        line = None
-        tb = crash.__traceback__
-        while tb is not None:
-            if tb.tb_frame.f_globals is main.__dict__:
-                line = tb.tb_lineno
-            tb = tb.tb_next
-        escaped = [s for s, e in last_raised.items() if e is crash]
-        result["crash"] = {
-            "type": type(crash).__name__,
-            "message": str(crash)[:300],
-            "line": line,
-            "site": escaped[0] if escaped else None,
-        }
+        record_crash(crash)
+    result["crashes"] = crashes
+    result["crash"] = crashes[0] if crashes else None
+    result["cases"] = cases_run[0]
     for index, s in enumerate(sites):
         if s[2] > _code_lines:
             continue
@@ -246,6 +284,9 @@ def _sebx_trace(_source, _code_lines):
                 "ok": s[6],
                 "ok_types": sorted(s[7]),
                 "fails": s[8],
+                "cases_clean": len(s[9] - s[10]),
+                "cases_raised": len(s[10]),
+                "escapes": s[11],
             }
         )
     sys.stdout.write(marker + " " + json.dumps(result) + "\n")

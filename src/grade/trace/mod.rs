@@ -1,7 +1,10 @@
 //! The runtime oracle: a rollout's program run once under a tracer (`py/tracer.py`) that
 //! records, at every site the static analysis reports on (attribute loads, operators,
 //! `abs`/`round`/`float`/`int` calls), the runtime type of the receiver or operands and
-//! whether the operation raised. The analysis never runs Python; this is how its findings
+//! whether the operation raised. Unlike the grader's harness, which stops at the first
+//! exception, the traced harness runs every test case's call in its own `try`: a site
+//! knows in how many cases it ran cleanly and in how many it raised, so a site that raises
+//! on some cases only (data-dependent) is told apart from one that raises every time. The analysis never runs Python; this is how its findings
 //! are checked against execution (`tests/analysis_oracle.rs`), and how a `possible` finding
 //! is settled on request (`sebx analyze --confirm`, the Code pane's confirm key).
 //!
@@ -16,7 +19,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::assemble::{assemble_program, rewrite_cases};
+use std::fmt::Write as _;
+
+use crate::analysis::assemble::{python_cases_repr, rewrite_cases};
 use crate::analysis::pyast::LineIndex;
 use crate::grade::grader::ProgramRunner;
 use crate::model::TestCase;
@@ -75,15 +80,27 @@ pub struct Site {
     pub ok_types: Vec<String>,
     /// Executions that raised (the first few, the last one kept).
     pub fails: Vec<SiteFailure>,
-    /// The exception that ended the program was raised here.
+    /// An exception that ended a test case's call (or the program) was raised here.
     #[serde(default)]
     pub escaped: bool,
+    /// Test cases whose call reached the site and never saw it raise.
+    #[serde(default)]
+    pub cases_clean: usize,
+    /// Test cases whose call saw the site raise (caught or not).
+    #[serde(default)]
+    pub cases_raised: usize,
 }
 
 impl Site {
     /// Whether the site ran at all.
     pub fn reached(&self) -> bool {
         self.ok > 0 || !self.fails.is_empty()
+    }
+
+    /// Raised on some test cases and ran cleanly on others: whether it raises depends on
+    /// the data, so only a `possible` finding is right there.
+    pub fn data_dependent(&self) -> bool {
+        self.cases_clean > 0 && self.cases_raised > 0
     }
 
     /// The executions that raised AttributeError or TypeError on a zwc value (a ZWCArray,
@@ -98,13 +115,20 @@ impl Site {
     }
 }
 
-/// The exception that ended a traced program.
+/// An exception that ended a test case's call (or the traced program).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Crash {
     pub exception: String,
     pub message: String,
     /// The innermost line of the program it passed through.
     pub line: Option<usize>,
+    /// The test case (0-based) whose call it ended; `None` when it ended the program
+    /// outside the calls (an import, module-level code).
+    #[serde(default)]
+    pub case: Option<usize>,
+    /// The id of the traced site of the code that raised it, if one did.
+    #[serde(default)]
+    pub site: Option<usize>,
 }
 
 /// What one traced run saw.
@@ -112,15 +136,39 @@ pub struct Crash {
 pub struct Trace {
     /// Every site of the code, reached or not.
     pub sites: Vec<Site>,
+    /// The first exception that ended a case's call or the program: what the grader's
+    /// harness, which stops there, would end with.
     pub crash: Option<Crash>,
+    /// Every exception that ended a case's call (in case order), then the one that ended
+    /// the program, if any.
+    #[serde(default)]
+    pub crashes: Vec<Crash>,
+    /// How many test cases' calls were started.
+    #[serde(default)]
+    pub cases: usize,
     /// The program ran to its end or to an exception (not killed, not timed out).
     pub complete: bool,
     pub timed_out: bool,
 }
 
-/// The program the grader would run for `code` (GRADER.md step 3), wrapped in the tracer.
+/// The program the grader would run for `code` (GRADER.md step 3), wrapped in the tracer,
+/// except that each test case's call runs in its own `try`: an exception ends that case
+/// (the tracer records it) and the next case runs.
 pub fn traced_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
-    let program = assemble_program(code, entry, &rewrite_cases(cases));
+    let rewritten = rewrite_cases(cases);
+    let mut program = String::with_capacity(code.len() + 256 + rewritten.len() * 160);
+    program.push_str(code);
+    program.push_str("import zwc\nif __name__== \"__main__\":\n    test_cases = ");
+    program.push_str(&python_cases_repr(&rewritten));
+    program.push_str("\n    result_list = []\n");
+    for (i, case) in rewritten.iter().enumerate() {
+        let _ = write!(
+            program,
+            "    _sebx_case_({i})\n    try:\n        result_list.append({entry}({}))\n    except Exception as _sebx_exc:\n        _sebx_case_failed_(_sebx_exc)\n",
+            case.input
+        );
+    }
+    program.push_str("    _sebx_case_(None)\n    for _sebx_result in result_list:\n        print(_sebx_result)\n");
     let literal = serde_json::to_string(&program).unwrap_or_else(|_| "\"\"".to_string());
     let code_lines = code.split('\n').count();
     format!("{TRACER}\n_sebx_trace({literal}, {code_lines})\n")
@@ -129,7 +177,10 @@ pub fn traced_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
 #[derive(Deserialize)]
 struct RawTrace {
     sites: Vec<RawSite>,
-    crash: Option<RawCrash>,
+    #[serde(default)]
+    crashes: Vec<RawCrash>,
+    #[serde(default)]
+    cases: usize,
 }
 
 #[derive(Deserialize)]
@@ -144,6 +195,12 @@ struct RawSite {
     ok: u64,
     ok_types: Vec<String>,
     fails: Vec<(String, String, String)>,
+    #[serde(default)]
+    cases_clean: usize,
+    #[serde(default)]
+    cases_raised: usize,
+    #[serde(default)]
+    escapes: usize,
 }
 
 #[derive(Deserialize)]
@@ -153,6 +210,8 @@ struct RawCrash {
     message: String,
     line: Option<usize>,
     site: Option<usize>,
+    #[serde(default)]
+    case: Option<usize>,
 }
 
 /// Reads the trace the tracer printed for `code` (positions become the analysis's
@@ -175,8 +234,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
             None => (line, byte_col + 1),
         }
     };
-    let escaped = raw.crash.as_ref().and_then(|c| c.site);
-    let sites = raw
+    let sites: Vec<Site> = raw
         .sites
         .into_iter()
         .map(|s| {
@@ -187,7 +245,9 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
                 (line, col)
             };
             Site {
-                escaped: escaped == Some(s.id),
+                escaped: s.escapes > 0,
+                cases_clean: s.cases_clean,
+                cases_raised: s.cases_raised,
                 id: s.id,
                 kind: s.kind,
                 name: s.name,
@@ -209,13 +269,23 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
             }
         })
         .collect();
-    Some(Trace {
-        sites,
-        crash: raw.crash.map(|c| Crash {
+    // A crash's site counts only if it is a site of the code (not of the harness).
+    let crashes: Vec<Crash> = raw
+        .crashes
+        .into_iter()
+        .map(|c| Crash {
             exception: c.exception,
             message: c.message,
             line: c.line,
-        }),
+            case: c.case,
+            site: c.site.filter(|id| sites.iter().any(|s| s.id == *id)),
+        })
+        .collect();
+    Some(Trace {
+        sites,
+        crash: crashes.first().cloned(),
+        crashes,
+        cases: raw.cases,
         complete: true,
         timed_out: false,
     })

@@ -1,10 +1,17 @@
-//! Findings against a trace, site by site. A finding that claims a crash (`array_method`,
-//! `numpy_name_on_zwc`, `unknown_zwc_name`) is **confirmed** when its site ran and raised
-//! there on a zwc value every time, **refuted** when it ran once without raising (or raised
-//! on something else), **not reached** when it never ran. The other way round, a failure
-//! the tracer saw on a zwc value is **missed** when it ended the program, its site raised
-//! every time it ran (so an error-level finding there would have been right) and no
-//! error-level finding names the site, or when no finding at all names it.
+//! Findings against a trace, site by site, over every test case (the traced harness runs
+//! each case's call even after an earlier one raised). A finding that claims a crash
+//! (`array_method`, `numpy_name_on_zwc`, `unknown_zwc_name`) is **confirmed** when its site
+//! ran and raised there on a zwc value every time, in every case that reached it,
+//! **confirmed on some cases** when it raised so in some cases and ran cleanly in others
+//! (what a triager asks of a `possible` finding; a refutation of an error-level one),
+//! **refuted** when it ran without raising and never raised on a zwc value (or raised on
+//! something else), **not reached** when no case reached it. The other way round, a failure the
+//! tracer saw on a zwc value is **missed** when it ended a case, its site raised every time
+//! it ran over all cases (so an error-level finding there would have been right) and no
+//! error-level finding names the site, or when no finding at all names it. A site that
+//! ended a case on a zwc value and ran cleanly on another case is **data-dependent**
+//! (`mixed`): a `possible` finding is the right answer there, and such sites are counted
+//! apart.
 
 use serde::{Deserialize, Serialize};
 
@@ -19,6 +26,11 @@ pub enum Settled {
     Confirmed,
     /// The site ran without raising, or raised on a value that is not a zwc one.
     Refuted(String),
+    /// The site raised what the finding says on some test cases and ran cleanly on others
+    /// (how many of each: the text). For a triager the doubt is settled: the program
+    /// breaks there on those inputs (the grader stops at the first). For an error-level
+    /// finding it is a refutation all the same: the analysis claimed every input.
+    SomeCases(String),
     /// The site never ran on these test cases.
     NotReached,
     /// The finding claims nothing a run can show (an import, a hint), or names no site the
@@ -32,6 +44,7 @@ impl Settled {
         match self {
             Settled::Confirmed => "confirmed",
             Settled::Refuted(_) => "refuted",
+            Settled::SomeCases(_) => "confirmed on some cases",
             Settled::NotReached => "not reached",
             Settled::Untraced => "not traced",
         }
@@ -107,21 +120,37 @@ pub fn settle(f: &Finding, trace: &Trace) -> Settled {
         }
         if let Some(s) = sites.iter().find(|s| s.name == last && s.ok > 0) {
             return Settled::Refuted(format!(
-                "{} resolved {} time(s), on {}",
+                "{} resolved {} time(s), on {}{}",
                 f.name,
                 s.ok,
-                s.ok_types.join(", ")
+                s.ok_types.join(", "),
+                cases_note(s)
             ));
         }
+    }
+    // Raised on a zwc value in some cases, ran cleanly in others.
+    if let Some(s) = sites
+        .iter()
+        .find(|s| s.data_dependent() && s.zwc_failures().next().is_some())
+    {
+        return Settled::SomeCases(format!(
+            "raised {} on {} in {} of {} cases, ran cleanly on {} in the others",
+            s.zwc_failures().next().map_or("", |x| x.exception.as_str()),
+            s.zwc_failures().next().map_or("", |x| x.receiver.as_str()),
+            s.cases_raised,
+            s.cases_raised + s.cases_clean,
+            s.ok_types.join(", ")
+        ));
     }
     if let Some(s) = sites
         .iter()
         .find(|s| s.ok > 0 && f.kind == FindingKind::ArrayMethod)
     {
         return Settled::Refuted(format!(
-            "ran {} time(s) without raising, on {}",
+            "ran {} time(s) without raising, on {}{}",
             s.ok,
-            s.ok_types.join(", ")
+            s.ok_types.join(", "),
+            cases_note(s)
         ));
     }
     for s in &sites {
@@ -135,6 +164,19 @@ pub fn settle(f: &Finding, trace: &Trace) -> Settled {
         }
     }
     Settled::Confirmed
+}
+
+/// `" (raised on 1 of 3 cases)"` for a site that raised on some cases only.
+fn cases_note(s: &Site) -> String {
+    if s.data_dependent() {
+        format!(
+            " (raised on {} of {} cases)",
+            s.cases_raised,
+            s.cases_raised + s.cases_clean
+        )
+    } else {
+        String::new()
+    }
 }
 
 /// Settles every finding (in order) against a trace.
@@ -163,10 +205,16 @@ pub struct Comparison {
     /// Refuted error-level findings, with why.
     pub refuted_errors: Vec<(Finding, String)>,
     pub missed: Vec<Missed>,
-    /// Failures on a zwc value that ended the program at a site that raised every time it
-    /// ran: what error-level findings are meant to catch (the missed ones included).
+    /// Sites whose failure on a zwc value ended a case's call and that raised every time
+    /// they ran, over all cases: what error-level findings are meant to catch (the missed
+    /// ones included).
     pub crashes: usize,
-    /// The program ended with a zwc AttributeError or TypeError that no traced site raised.
+    /// Sites whose failure on a zwc value ended a case's call and that ran cleanly on
+    /// another case (data-dependent): `possible` is right there, so they are not misses
+    /// unless no finding names them.
+    pub mixed: usize,
+    /// A case or the program ended with a zwc AttributeError or TypeError that no traced
+    /// site raised (the first such).
     pub unattributed_crash: Option<String>,
 }
 
@@ -180,10 +228,15 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, s: &Settled) {
+    /// Counts `s`, a settlement of an error-level finding when `error`.
+    fn add(&mut self, s: &Settled, error: bool) {
         match s {
             Settled::Confirmed => self.confirmed += 1,
             Settled::Refuted(_) => self.refuted += 1,
+            // What it is for the finding's level: a refutation of a certainty, a
+            // confirmation of a doubt.
+            Settled::SomeCases(_) if error => self.refuted += 1,
+            Settled::SomeCases(_) => self.confirmed += 1,
             Settled::NotReached => self.not_reached += 1,
             Settled::Untraced => self.untraced += 1,
         }
@@ -205,12 +258,12 @@ pub fn compare(findings: &[Finding], trace: &Trace) -> Comparison {
         let s = settle(f, trace);
         match f.severity {
             Severity::Error => {
-                out.errors.add(&s);
-                if let Settled::Refuted(why) = &s {
+                out.errors.add(&s, true);
+                if let Settled::Refuted(why) | Settled::SomeCases(why) = &s {
                     out.refuted_errors.push((f.clone(), why.clone()));
                 }
             }
-            Severity::Possible => out.possible.add(&s),
+            Severity::Possible => out.possible.add(&s, false),
             _ => {}
         }
     }
@@ -220,10 +273,12 @@ pub fn compare(findings: &[Finding], trace: &Trace) -> Comparison {
         }
         let named: Vec<&Finding> = findings.iter().filter(|f| site_matches(f, site)).collect();
         let error = named.iter().any(|f| f.severity == Severity::Error);
-        // Only a site that raised every time it ran can carry an error-level finding (one
-        // that also ran without raising would refute it): such a crash must be an error.
+        // Only a site that raised every time it ran, over all cases, can carry an
+        // error-level finding (one that also ran without raising would refute it): such a
+        // crash must be an error.
         let always = site.ok == 0;
         out.crashes += usize::from(site.escaped && always);
+        out.mixed += usize::from(site.escaped && site.data_dependent());
         if (site.escaped && always && !error) || named.is_empty() {
             out.missed.push(Missed {
                 site: site.clone(),
@@ -232,14 +287,14 @@ pub fn compare(findings: &[Finding], trace: &Trace) -> Comparison {
             });
         }
     }
-    if let Some(c) = &trace.crash
-        && !trace.sites.iter().any(|s| s.escaped)
-        && matches!(c.exception.as_str(), "AttributeError" | "TypeError")
-        && misuse_message(&c.message)
-    {
+    if let Some(c) = trace.crashes.iter().find(|c| {
+        c.site.is_none()
+            && matches!(c.exception.as_str(), "AttributeError" | "TypeError")
+            && misuse_message(&c.message)
+    }) {
         out.unattributed_crash = Some(format!(
-            "{}: {} (line {:?})",
-            c.exception, c.message, c.line
+            "{}: {} (line {:?}, case {:?})",
+            c.exception, c.message, c.line, c.case
         ));
     }
     out
@@ -255,4 +310,103 @@ fn misuse_message(message: &str) -> bool {
             && (message.contains("operand")
                 || message.contains("argument must be")
                 || message.contains("__round__")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::grade::trace::{Crash, SiteFailure};
+
+    fn site(ok: u64, cases_clean: usize, cases_raised: usize) -> Site {
+        Site {
+            id: 0,
+            kind: SiteKind::Attr,
+            name: "tolist".to_string(),
+            line: 3,
+            col: 12,
+            name_line: 3,
+            name_col: 20,
+            ok,
+            ok_types: if ok > 0 {
+                vec!["numpy_scalar".to_string()]
+            } else {
+                Vec::new()
+            },
+            fails: vec![SiteFailure {
+                receiver: "ZWCArray".to_string(),
+                exception: "AttributeError".to_string(),
+                message: "ZWCArray has no attribute 'tolist'".to_string(),
+            }],
+            escaped: true,
+            cases_clean,
+            cases_raised,
+        }
+    }
+
+    fn finding(severity: Severity) -> Finding {
+        Finding {
+            kind: FindingKind::ArrayMethod,
+            severity,
+            name: "tolist".to_string(),
+            line: 3,
+            col: 20,
+            response_line: 4,
+            response_col: 20,
+            suggestion: None,
+            message: String::new(),
+        }
+    }
+
+    fn trace(s: Site) -> Trace {
+        Trace {
+            sites: vec![s],
+            crash: None,
+            crashes: vec![Crash {
+                exception: "AttributeError".to_string(),
+                message: "ZWCArray has no attribute 'tolist'".to_string(),
+                line: Some(3),
+                case: Some(0),
+                site: Some(0),
+            }],
+            cases: 2,
+            complete: true,
+            timed_out: false,
+        }
+    }
+
+    #[test]
+    fn a_site_raising_on_some_cases_only_is_data_dependent_not_a_miss() {
+        // Raised on case 0, ran cleanly on case 1: `possible` is the right answer.
+        let t = trace(site(1, 1, 1));
+        let c = compare(&[finding(Severity::Possible)], &t);
+        assert_eq!((c.crashes, c.mixed, c.missed.len()), (0, 1, 0));
+        // For a triager the doubt is settled: it breaks there on some inputs.
+        assert_eq!(c.possible.confirmed, 1);
+        let s = settle(&finding(Severity::Possible), &t);
+        assert!(
+            matches!(&s, Settled::SomeCases(why) if why.contains("in 1 of 2 cases")),
+            "{s:?}"
+        );
+        assert_eq!(s.label(), "confirmed on some cases");
+        // An error there is refuted, and says on how many cases it raised.
+        let c = compare(&[finding(Severity::Error)], &t);
+        assert_eq!(c.errors.refuted, 1);
+        assert!(c.refuted_errors[0].1.contains("in 1 of 2 cases"));
+        // Unflagged, it is still missed.
+        assert_eq!(compare(&[], &t).missed.len(), 1);
+    }
+
+    #[test]
+    fn a_site_raising_in_every_case_is_a_crash_an_error_must_catch() {
+        let t = trace(site(0, 0, 2));
+        let c = compare(&[finding(Severity::Possible)], &t);
+        assert_eq!((c.crashes, c.mixed, c.missed.len()), (1, 0, 1));
+        let c = compare(&[finding(Severity::Error)], &t);
+        assert_eq!((c.errors.confirmed, c.missed.len()), (1, 0));
+        assert!(c.unattributed_crash.is_none());
+        // A case ended by a misuse no traced site raised.
+        let mut t = t;
+        t.crashes[0].site = None;
+        assert!(compare(&[], &t).unattributed_crash.is_some());
+    }
 }

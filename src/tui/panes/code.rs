@@ -208,7 +208,11 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             // What the analysis is not sure of is marked dimmer than an error.
             let mark = match f.severity {
                 Severity::Error => theme.error,
-                Severity::Possible if settled(f) == Some(&Settled::Confirmed) => theme.error,
+                Severity::Possible
+                    if matches!(settled(f), Some(Settled::Confirmed | Settled::SomeCases(_))) =>
+                {
+                    theme.error
+                }
                 Severity::Possible => theme.dim,
                 _ => theme.warning,
             };
@@ -302,6 +306,10 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
                 Some(Settled::Refuted(why)) => {
                     spans.push(Span::styled(format!("  ✗ refuted: {why}"), theme.hint))
                 }
+                Some(Settled::SomeCases(why)) => spans.push(Span::styled(
+                    format!("  ✓ confirmed on some cases: {why}"),
+                    theme.error,
+                )),
                 Some(Settled::NotReached) => {
                     spans.push(Span::styled("  · not reached by the cases", theme.dim))
                 }
