@@ -7,8 +7,8 @@
 //! claims, in any case), no case may end with an AttributeError or TypeError on a zwc value
 //! at a site the tracer does not see, and the crashes on a zwc value (sites that raised
 //! every time they ran and ended a case) that are not error-level findings, with the caught
-//! failures that have no finding at all, stay under 2% of those crashes (the issue asks for
-//! none: the ones left are printed). Sites that ended a case and ran cleanly on another are
+//! failures that have no finding at all, must be none (the issue's bar; a deep run with
+//! another seed still finds a few, printed). Sites that ended a case and ran cleanly on another are
 //! data-dependent (`mixed`): `possible` is right there, and they are counted apart.
 //! Prints what each family found.
 //!
@@ -368,9 +368,11 @@ fn generated_programs_agree_with_the_tracer() {
         "{} crashes",
         total.crashes
     );
+    // The issue's bar: none missed. Deep runs with other seeds still find a few (the
+    // closing note of issue 22 lists their kinds); they fail here and print them.
     assert!(
-        gaps.len() * 50 <= total.crashes,
-        "{} of {} crashes on zwc values are not error-level findings",
+        gaps.is_empty(),
+        "{} of {} crashes on zwc values are not error-level findings (first ones printed above)",
         gaps.len(),
         total.crashes
     );
