@@ -203,7 +203,12 @@ fn verdicts_are_remembered_and_reused_with_cached() {
         .output()
         .expect("sebx cache clear");
     assert!(clear.status.success());
-    assert!(String::from_utf8_lossy(&clear.stdout).contains("removed 1"));
+    // The verdicts' file and the program runs' file beside it.
+    assert!(
+        String::from_utf8_lossy(&clear.stdout).contains("removed 2"),
+        "{}",
+        String::from_utf8_lossy(&clear.stdout)
+    );
     let (_, stderr) = grade(&["--cached"], "d.jsonl");
     assert!(!stderr.contains("reused"), "{stderr}");
 }

@@ -3,15 +3,21 @@
 //! made of. Lines are appended whole and flushed, so a crash loses at most the line being
 //! written; a torn last line is cut when the file is opened, so the next record starts a
 //! line of its own. Only the index is held; a record is read back when asked for.
+//!
+//! Also what names the caches' files: [`grader_version`] (a hash of the grader's sources,
+//! from `build.rs`: see `source_hash`) and [`api_hash`] (the zwc mapping).
 
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 use anyhow::{Context, Result};
 use serde::Deserialize;
+use sha2::{Digest, Sha256};
+
+use crate::model::ApiMap;
 
 /// Key → (offset, length) of its latest line in the file.
 type Index = HashMap<String, (u64, usize)>;
@@ -118,4 +124,71 @@ fn index(file: &mut File) -> std::io::Result<(Index, u64)> {
         offset += n as u64;
     }
     Ok((index, offset))
+}
+
+/// The hash of the grader's sources, from `build.rs` (see `source_hash`).
+const GRADER_SOURCES: &str = env!("SEBX_GRADER_SOURCES");
+
+/// A short hash of the grader's sources and version: the cache's notion of "same grader".
+pub fn grader_version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        let mut hasher = Sha256::new();
+        hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+        hasher.update([0u8]);
+        hasher.update(GRADER_SOURCES.as_bytes());
+        short_hex(&hasher.finalize())
+    });
+    &VERSION
+}
+
+pub(super) fn short_hex(digest: &[u8]) -> String {
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// A short hash of the zwc mapping (what the generated runtime and the checks read).
+pub fn api_hash(api: &ApiMap) -> String {
+    let mut hasher = Sha256::new();
+    for (numpy, zwc) in &api.numpy_to_zwc {
+        hasher.update(numpy.as_bytes());
+        hasher.update([0u8]);
+        hasher.update(zwc.as_bytes());
+        hasher.update([1u8]);
+    }
+    short_hex(&hasher.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_grader_version_is_the_build_hash_of_the_sources() {
+        assert_eq!(GRADER_SOURCES.len(), 16);
+        assert!(GRADER_SOURCES.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(grader_version().len(), 16);
+    }
+
+    #[test]
+    fn a_later_line_wins_and_a_torn_one_is_cut() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("sub").join("log.jsonl");
+        let log = KeyedLog::open(path.clone(), "the test log").expect("open");
+        log.append("a".into(), br#"{"key":"a","v":1}"#.to_vec())
+            .expect("append");
+        log.append("a".into(), br#"{"key":"a","v":2}"#.to_vec())
+            .expect("append");
+        assert_eq!(log.read("a").as_deref(), Some(&br#"{"key":"a","v":2}"#[..]));
+        drop(log);
+        let mut f = OpenOptions::new().append(true).open(&path).expect("file");
+        f.write_all(br#"{"key":"b","#).expect("torn");
+        drop(f);
+        let log = KeyedLog::open(path.clone(), "the test log").expect("reopen");
+        assert_eq!(log.len(), 1);
+        assert!(log.read("b").is_none());
+        log.append("c".into(), br#"{"key":"c"}"#.to_vec())
+            .expect("append");
+        let log = KeyedLog::open(path, "the test log").expect("reopen");
+        assert_eq!(log.len(), 2, "the torn line was cut, the next one whole");
+        assert_eq!(log.read("c").as_deref(), Some(&br#"{"key":"c"}"#[..]));
+    }
 }

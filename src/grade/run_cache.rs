@@ -18,9 +18,8 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
-use crate::grade::keyed_log::KeyedLog;
+use crate::grade::keyed_log::{KeyedLog, api_hash, grader_version};
 use crate::grade::reward::Scorer;
-use crate::grade::score_cache::{api_hash, grader_version};
 use crate::grade::settings::GradingSettings;
 use crate::model::ApiMap;
 

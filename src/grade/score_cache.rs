@@ -25,7 +25,6 @@
 //! an index kept in memory; reports are read back when asked for.
 
 use std::path::{Path, PathBuf};
-use std::sync::LazyLock;
 
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -38,36 +37,8 @@ use crate::grade::run_cache::RunCache;
 use crate::grade::settings::GradingSettings;
 use crate::model::{ApiMap, Rollout};
 
-/// The hash of the grader's sources, from `build.rs` (see the module doc).
-const GRADER_SOURCES: &str = env!("SEBX_GRADER_SOURCES");
-
-/// A short hash of the grader's sources and version: the cache's notion of "same grader".
-pub fn grader_version() -> &'static str {
-    static VERSION: LazyLock<String> = LazyLock::new(|| {
-        let mut hasher = Sha256::new();
-        hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
-        hasher.update([0u8]);
-        hasher.update(GRADER_SOURCES.as_bytes());
-        short_hex(&hasher.finalize())
-    });
-    &VERSION
-}
-
-fn short_hex(digest: &[u8]) -> String {
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
-}
-
-/// A short hash of the zwc mapping (what the generated runtime and the checks read).
-pub fn api_hash(api: &ApiMap) -> String {
-    let mut hasher = Sha256::new();
-    for (numpy, zwc) in &api.numpy_to_zwc {
-        hasher.update(numpy.as_bytes());
-        hasher.update([0u8]);
-        hasher.update(zwc.as_bytes());
-        hasher.update([1u8]);
-    }
-    short_hex(&hasher.finalize())
-}
+use crate::grade::keyed_log::short_hex;
+pub use crate::grade::keyed_log::{api_hash, grader_version};
 
 /// The part of a cache key that names the rollout: its id and a hash of its test cases and
 /// expected results (a record's key adds the settings, [`record_key`]).
@@ -472,12 +443,5 @@ mod tests {
         assert!(as_reward.get(&a).is_none());
         assert_eq!(as_reward.get(&b).and_then(|r| r.reward), Some(1));
         assert_eq!(as_reward.get(&c).and_then(|r| r.reward), Some(0));
-    }
-
-    #[test]
-    fn the_grader_version_is_the_build_hash_of_the_sources() {
-        assert_eq!(GRADER_SOURCES.len(), 16);
-        assert!(GRADER_SOURCES.chars().all(|c| c.is_ascii_hexdigit()));
-        assert_eq!(grader_version().len(), 16);
     }
 }
