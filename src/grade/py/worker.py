@@ -308,9 +308,15 @@ def _drop_privileges(inherited_dropped=False):
     (_drop_inherited_privileges); only its own sets are left to clear."""
     if not inherited_dropped:
         _drop_inherited_privileges()
-    header = (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0)
-    data = (ctypes.c_uint32 * 6)()
-    _libc.capset(header, data)
+    _libc.capset(*_NO_CAPABILITIES)
+
+
+# capset(2)'s arguments for "no capability at all", made once: building ctypes arrays in
+# every program cost more than the call.
+_NO_CAPABILITIES = (
+    (ctypes.c_uint32 * 2)(_LINUX_CAPABILITY_VERSION_3, 0),
+    (ctypes.c_uint32 * 6)(),
+)
 
 
 class Protections:
