@@ -24,7 +24,7 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{Context, Result, bail};
@@ -123,17 +123,11 @@ pub enum RewardSource {
     Verdict,
 }
 
-/// Requests per pool worker let past the worker permits: one running, one waiting for that
-/// worker on a blocking thread with its body already parsed, so a worker that finishes is
-/// handed its next program at once (the pool's checkout wakes the waiting thread) instead of
-/// after the async runtime has woken the next request and started its thread.
-const HANDOFF: usize = 2;
-
 struct AppState {
     engine: Engine,
     /// Running plus waiting requests (jobs + queue permits).
     admission: Arc<Semaphore>,
-    /// Pool workers, two permits each ([`HANDOFF`]).
+    /// Pool workers (jobs permits).
     workers: Arc<Semaphore>,
     jobs: usize,
     timeout: Duration,
@@ -184,7 +178,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let state = Arc::new(AppState {
         engine,
         admission: Arc::new(Semaphore::new(jobs + args.queue)),
-        workers: Arc::new(Semaphore::new(HANDOFF * jobs)),
+        workers: Arc::new(Semaphore::new(jobs)),
         jobs,
         timeout: args.timeout,
         request_timeout: Duration::from_secs_f64(args.request_timeout.max(0.1)),
@@ -235,7 +229,7 @@ async fn serve(
         .await
         .context("server failed")?;
     // Requests that timed out still hold workers until their programs end.
-    let all = (HANDOFF * state.jobs) as u32;
+    let all = state.jobs as u32;
     if tokio::time::timeout(drain, state.workers.acquire_many(all))
         .await
         .is_err()
@@ -365,39 +359,19 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-/// A request counted as queued until [`QueuedGauge::start`], then as running, and as
-/// neither once dropped (also when the client goes away mid-wait).
-struct QueuedGauge {
-    state: Arc<AppState>,
-    running: AtomicBool,
-}
+/// Decrements a gauge when dropped (also when the client goes away mid-wait).
+struct GaugeGuard<'a>(&'a AtomicI64);
 
-impl QueuedGauge {
-    fn enter(state: &Arc<AppState>) -> QueuedGauge {
-        state.metrics.queued.fetch_add(1, Ordering::Relaxed);
-        QueuedGauge {
-            state: state.clone(),
-            running: AtomicBool::new(false),
-        }
-    }
-
-    /// The work has its worker now.
-    fn start(&self) {
-        if !self.running.swap(true, Ordering::Relaxed) {
-            self.state.metrics.queued.fetch_sub(1, Ordering::Relaxed);
-            self.state.metrics.running.fetch_add(1, Ordering::Relaxed);
-        }
+impl<'a> GaugeGuard<'a> {
+    fn enter(gauge: &'a AtomicI64) -> GaugeGuard<'a> {
+        gauge.fetch_add(1, Ordering::Relaxed);
+        GaugeGuard(gauge)
     }
 }
 
-impl Drop for QueuedGauge {
+impl Drop for GaugeGuard<'_> {
     fn drop(&mut self) {
-        let gauge = if self.running.load(Ordering::Relaxed) {
-            &self.state.metrics.running
-        } else {
-            &self.state.metrics.queued
-        };
-        gauge.fetch_sub(1, Ordering::Relaxed);
+        self.0.fetch_sub(1, Ordering::Relaxed);
     }
 }
 
@@ -406,7 +380,7 @@ impl Drop for QueuedGauge {
 async fn execute<T: Send + 'static>(
     state: &Arc<AppState>,
     workers: usize,
-    work: impl FnOnce(&AppState, &dyn Fn()) -> T + Send + 'static,
+    work: impl FnOnce(&AppState) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     if state.draining.load(Ordering::SeqCst) {
         return Err(ApiError::new(
@@ -432,10 +406,8 @@ async fn execute<T: Send + 'static>(
         )
     };
     let wanted = workers.clamp(1, state.jobs) as u32;
-    // Queued until the work has its worker: past the permits, a request handed off (see
-    // HANDOFF) still waits in the pool for the worker to finish the one before.
-    let queued = QueuedGauge::enter(state);
-    let permit =
+    let permit = {
+        let _queued = GaugeGuard::enter(&state.metrics.queued);
         match tokio::time::timeout_at(deadline, state.workers.clone().acquire_many_owned(wanted))
             .await
         {
@@ -447,13 +419,14 @@ async fn execute<T: Send + 'static>(
                 ));
             }
             Ok(Ok(permit)) => permit,
-        };
+        }
+    };
     let worker_state = state.clone();
     let task = tokio::task::spawn_blocking(move || {
         // Both permits live until the work ends, even if the client has gone.
         let _held = (permit, admitted);
-        let started = || queued.start();
-        work(&worker_state, &started)
+        let _running = GaugeGuard::enter(&worker_state.metrics.running);
+        work(&worker_state)
     });
     match tokio::time::timeout_at(deadline, task).await {
         Err(_) => Err(timed_out()),
@@ -493,10 +466,7 @@ fn run_code_field(body: &[u8]) -> Result<String, ApiError> {
 
 async fn run_code(State(state): State<Arc<AppState>>, body: Bytes) -> Result<Response, ApiError> {
     let code = run_code_field(&body)?;
-    let outcome = execute(&state, 1, move |s, started| {
-        s.engine.pool().run_started(&code, s.timeout, started)
-    })
-    .await?;
+    let outcome = execute(&state, 1, move |s| s.engine.pool().run(&code, s.timeout)).await?;
     let outcome = outcome.map_err(|e| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -669,11 +639,7 @@ async fn grade_one(
             issue.reason
         )));
     }
-    let mut reports = execute(&state, 1, move |s, started| {
-        started();
-        grade_values(s, &[value], 1, scorer)
-    })
-    .await?;
+    let mut reports = execute(&state, 1, move |s| grade_values(s, &[value], 1, scorer)).await?;
     let Some(report) = reports.pop() else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -699,8 +665,7 @@ async fn grade_batch(
         ));
     };
     let threads = items.len().clamp(1, state.jobs);
-    let reports = execute(&state, threads, move |s, started| {
-        started();
+    let reports = execute(&state, threads, move |s| {
         grade_values(s, &items, threads, scorer)
     })
     .await?;

@@ -109,21 +109,9 @@ impl Pool {
     /// or workers that cannot be started); everything the program does, including
     /// crashing or hanging, is an [`ExecOutcome`].
     pub fn run(&self, program: &str, timeout: Duration) -> Result<ExecOutcome> {
-        self.run_started(program, timeout, &|| {})
-    }
-
-    /// [`Pool::run`], calling `started` once a worker is checked out for the program (a
-    /// caller waiting for a busy pool learns when its program has a worker).
-    pub fn run_started(
-        &self,
-        program: &str,
-        timeout: Duration,
-        started: &dyn Fn(),
-    ) -> Result<ExecOutcome> {
         let mut last_error = None;
         for _attempt in 0..2 {
             let mut worker = self.checkout()?;
-            started();
             match worker.execute(program, timeout) {
                 Ok(outcome) => {
                     self.checkin(worker);
