@@ -20,6 +20,7 @@
 #[path = "common/mod.rs"]
 mod common;
 
+use std::path::Path;
 use std::time::Instant;
 
 use sebx::cli::grade::default_jobs;
@@ -166,6 +167,15 @@ fn main() -> anyhow::Result<()> {
     let prepare_each = t.elapsed().as_secs_f64() / (rounds * sample.len()) as f64;
     let programs: Vec<String> = prepared.iter().map(|p| p.program.clone()).collect();
     let bytes: usize = programs.iter().map(|p| p.len()).sum();
+    // SEBX_BENCH_DUMP=DIR: the programs as files, for experiments outside the pool.
+    if let Ok(dir) = std::env::var("SEBX_BENCH_DUMP") {
+        std::fs::create_dir_all(&dir)?;
+        for (i, program) in programs.iter().enumerate() {
+            std::fs::write(Path::new(&dir).join(format!("{i:04}.py")), program)?;
+        }
+        println!("programs written to {dir}");
+        return Ok(());
+    }
 
     let engine = Engine::start(&api, jobs)?;
     // Warm-up: every worker up, the page cache hot.

@@ -401,6 +401,17 @@ fn forked_programs_do_not_share_random_state() {
             outcome.stdout
         );
     }
+    // NumPy's global generator is in the state a fresh `import numpy` leaves (the worker
+    // writes it straight into the generator's memory): MT19937, first word 2**31, the
+    // other 623 from the system's entropy, position 623, no cached Gaussian.
+    let shape = "import numpy\n\
+        s = numpy.random.get_state()\n\
+        print(s[0], s[1][0], s[2], s[3], s[4], len(set(s[1][1:].tolist())) > 600)\n";
+    let expected = "MT19937 2147483648 623 0 0.0 True\n";
+    assert_eq!(fresh_python(shape).0, expected);
+    for _ in 0..2 {
+        assert_stdout(&run(&pool, shape), expected);
+    }
 }
 
 #[test]
@@ -645,6 +656,59 @@ fn fast_exit_matches_the_interpreter_exit() {
             a.stdout
         );
         assert!(a.stdout.contains("del global\n"), "{:?}", a.stdout);
+    }
+}
+
+/// What a fresh `python main.py` prints for `program` (in a folder of its own, zwc
+/// importable): the reference the fast exit is held to.
+fn fresh_python(program: &str) -> (String, Option<i32>) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    std::fs::write(dir.path().join("main.py"), program).expect("main.py written");
+    let out = std::process::Command::new(&runtime().python)
+        .arg("main.py")
+        .current_dir(dir.path())
+        .env("PYTHONPATH", zwc_root())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("python runs");
+    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code())
+}
+
+/// The fast exit collects only the young generations when no older collection ran during
+/// the program: a cycle with a finalizer must still be finalized at exit when it is young,
+/// and when the program's own allocations moved it to the oldest generation; a thread
+/// pool's exit hook (`threading._register_atexit`) must still join its worker. Held to a
+/// fresh interpreter (the full-exit pool skips the cycle's finalizer here, which a fresh
+/// `python main.py` runs).
+#[test]
+fn fast_exit_finalizes_cycles_and_joins_pools_as_a_fresh_interpreter_does() {
+    let cycle = "class Cycle:\n\
+        \x20   def __del__(self):\n\
+        \x20       print('cycle del', self.name)\n";
+    let cases = [
+        (format!("{cycle}c = Cycle(); c.name = 'young'; c.me = c\nprint('main')\n"), "cycle del young\n"),
+        (
+            format!(
+                "{cycle}c = Cycle(); c.name = 'old'; c.me = c\n\
+                 junk = [[] for _ in range(300000)]\ndel junk\nprint('main')\n"
+            ),
+            "cycle del old\n",
+        ),
+        (
+            "import time\nfrom concurrent.futures import ThreadPoolExecutor\n\
+             ex = ThreadPoolExecutor(1)\n\
+             ex.submit(lambda: (time.sleep(0.1), print('pooled job')))\nprint('main')\n"
+                .to_string(),
+            "pooled job\n",
+        ),
+    ];
+    let pool = pool(1);
+    for (program, printed) in &cases {
+        let ours = run(&pool, program);
+        let (stdout, code) = fresh_python(program);
+        assert!(stdout.contains(printed), "a fresh python prints {printed:?}: {stdout:?}");
+        assert_eq!(ours.stdout, stdout, "program:\n{program}");
+        assert_eq!(ours.exit_code, code, "program:\n{program}");
     }
 }
 

@@ -27,6 +27,7 @@ import builtins
 import ctypes
 import errno
 import fcntl
+import gc
 import io
 import json
 import os
@@ -723,10 +724,31 @@ class Sandbox:
 class Program:
     """What the program process C runs once it is back at the top level."""
 
-    def __init__(self, path, module, full_exit):
+    def __init__(self, path, module, full_exit, source=None):
         self.path = path
         self.module = module
         self.full_exit = full_exit
+        # main.py's bytes as the worker wrote them (inherited with the fork: no read).
+        self.source = source
+        # See _fast_exit: whether a collection of the older generations ran meanwhile.
+        self.older_collections = _older_collections()
+
+
+def _older_collections():
+    """How many collections of generations 1 and 2 this process has run. The same at a
+    program's end as at its start: none of the program's objects is in generation 2
+    (only a generation-1 collection moves survivors there)."""
+    stats = gc.get_stats()
+    return stats[1]["collections"] + stats[2]["collections"]
+
+
+def _threads_to_join(threading):
+    """Whether threading._shutdown() has anything to do at exit: a non-daemon thread
+    (its lock is in _shutdown_locks while it may run) or a registered threading atexit
+    call. Unknown attributes (another Python) count as yes."""
+    return bool(getattr(threading, "_shutdown_locks", True)) or bool(
+        getattr(threading, "_threading_atexits", True)
+    )
 
 
 def _make_program_stdio():
@@ -801,12 +823,57 @@ def _set_environment(env):
     os.environ.update(env)
 
 
+class _NumpyReseed:
+    """Writes a fresh state straight into the legacy global generator's MT19937 state
+    (key[0] = 2**31, 623 words from getrandom(2), position 623: what a fresh
+    interpreter's `import numpy` leaves), with no Python object made per program.
+    numpy.random.set_state() built ~a dozen arrays, dicts and tuples for the same
+    effect, and every page they touched was copied by the next program (~75 faults).
+    Checked against get_state() once when made; None where that does not hold."""
+
+    KEY_WORDS = 624
+
+    def __init__(self, numpy):
+        rand = numpy.random.mtrand._rand
+        address = rand._bit_generator.ctypes.state_address
+        self.first = ctypes.c_uint32.from_address(address)
+        self.position = ctypes.c_int.from_address(address + 4 * self.KEY_WORDS)
+        self.rest = ctypes.c_void_p(address + 4)
+        self.rest_address = address + 4
+        self.rest_size = 4 * (self.KEY_WORDS - 1)
+        self.size = ctypes.c_size_t(self.rest_size)
+        self.flags = ctypes.c_uint(0)
+        self()
+        state = numpy.random.get_state()
+        words = set(int(w) for w in state[1][1:])
+        if not (
+            state[0] == "MT19937" and int(state[1][0]) == 0x80000000 and state[2] == 623
+            and state[3] == 0 and len(words) > 600
+        ):
+            raise RuntimeError("the MT19937 state layout is not the one expected")
+
+    def __call__(self):
+        got = _libc.getrandom(self.rest, self.size, self.flags)
+        if got != self.rest_size:
+            # Short read (a signal) or no getrandom(2): the slow, sure way.
+            data = os.urandom(self.rest_size)
+            ctypes.memmove(self.rest_address, data, self.rest_size)
+        self.first.value = 0x80000000
+        self.position.value = 623
+
+
+_NUMPY_RESEED = None
+
+
 def _fresh_random_state():
     """Fresh random state, as a new interpreter has: forked children would otherwise
     share the worker's. Done by the worker just before it forks the program where it
     can: after a fork the worker's first write to a page only re-enables writing
     (its child has ended), the child's first write copies the page."""
     random.seed()
+    if _NUMPY_RESEED is not None:
+        _NUMPY_RESEED()
+        return
     # NumPy's global generator as a fresh interpreter's `import numpy` leaves it
     # (MT19937 from OS entropy: key[0] = 2**31, 623 random words, position 623),
     # without SeedSequence's ~0.5 ms.
@@ -816,7 +883,7 @@ def _fresh_random_state():
     numpy.random.set_state(("MT19937", key, 623, 0, 0.0))
 
 
-def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True):
+def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, source=None):
     """In C: turn this forked worker into `python main.py` run in `rundir`."""
     devnull = os.open("/dev/null", os.O_RDONLY)
     os.dup2(devnull, 0)
@@ -874,14 +941,16 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True):
         pass
     sys.modules["__main__"] = module
     _mark(M_SET_UP)
-    return Program(path, module, bool(sandbox.config.get("full_exit")))
+    return Program(path, module, bool(sandbox.config.get("full_exit")), source)
 
 
 def _run_program(program):
     """Runs in C at the top level, then exits the way `python main.py` exits."""
     try:
-        with open(program.path, "rb") as f:
-            source = f.read()
+        source, program.source = program.source, None
+        if source is None:
+            with open(program.path, "rb") as f:
+                source = f.read()
         code = compile(source, program.path, "exec", dont_inherit=True)
         del source
         _mark(M_COMPILED)
@@ -945,11 +1014,12 @@ def _fast_exit(program, status):
     program's globals (so their __del__ run, as at interpreter exit), flush
     again, exit with the same status."""
     threading = sys.modules.get("threading")
-    if threading is not None:
-        try:
+    try:
+        # Nothing to join and no hook (most programs): skipped, it writes ~40 pages.
+        if threading is not None and _threads_to_join(threading):
             threading._shutdown()
-        except BaseException:
-            pass
+    except BaseException:
+        pass
     try:
         import atexit
 
@@ -964,9 +1034,14 @@ def _fast_exit(program, status):
         program.module = None
         namespace.clear()
         del namespace
-        import gc
-
-        gc.collect()
+        # Every object the program made that may be garbage now is in generations
+        # 0-1 unless an older collection ran since it started; then (and only then)
+        # the full collection, which also walks the worker's own old objects and
+        # empties the free lists (~55 copied pages).
+        if _older_collections() == program.older_collections:
+            gc.collect(1)
+        else:
+            gc.collect()
     except BaseException:
         pass
     if not _flush_std_files(originals=True) and status == 0:
@@ -1141,6 +1216,8 @@ class Worker:
         self.proto_in = proto_in
         self.proto_out = proto_out
         self.inbuf = b""
+        # The program being run, as written to main.py.
+        self.source = None
         self.counter = 0
         self.sent_at = 0.0
         self.cap = sandbox.config.get("capture_cap", 1 << 20)
@@ -1216,7 +1293,8 @@ class Worker:
             _remove_tree(rundir)
             os.mkdir(rundir, 0o755)
         path = os.path.join(rundir, "main.py")
-        data = memoryview(program_text.encode("utf-8", "surrogatepass"))
+        self.source = program_text.encode("utf-8", "surrogatepass")
+        data = memoryview(self.source)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         try:
             while data:
@@ -1378,7 +1456,9 @@ class Worker:
                     _private_proc()
                 except OSError:
                     pass
-            return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False)
+            return _become_program(
+                self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False, source=self.source
+            )
         except SystemExit:
             raise
         except BaseException:
@@ -1477,7 +1557,7 @@ class Worker:
             pid_c = os.fork()
             if pid_c == 0:
                 os.close(st_w)
-                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout)
+                return _become_program(self.sandbox, rundir, path, out_w, err_w, timeout, source=self.source)
             os.close(out_w)
             os.close(err_w)
             os.write(st_w, b"P%d\n" % pid_c)
@@ -1688,6 +1768,11 @@ def main():
         # Programs get the generator's state set directly (_become_program);
         # reseeding once here leaves them no SeedSequence (it would be the worker's).
         numpy.random.seed()
+        global _NUMPY_RESEED
+        try:
+            _NUMPY_RESEED = _NumpyReseed(numpy)
+        except Exception:
+            _NUMPY_RESEED = None
 
         if zwc_root:
             import zwc  # noqa: F401
@@ -1716,7 +1801,6 @@ def main():
 
         global _MARKS
         _MARKS = mmap.mmap(-1, 4096)
-    import gc
 
     gc.freeze()
     return Worker(sandbox, proto_in, proto_out).serve()
