@@ -671,7 +671,10 @@ fn fresh_python(program: &str) -> (String, Option<i32>) {
         .stdin(std::process::Stdio::null())
         .output()
         .expect("python runs");
-    (String::from_utf8_lossy(&out.stdout).into_owned(), out.status.code())
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        out.status.code(),
+    )
 }
 
 /// The fast exit collects only the young generations when no older collection ran during
@@ -686,7 +689,10 @@ fn fast_exit_finalizes_cycles_and_joins_pools_as_a_fresh_interpreter_does() {
         \x20   def __del__(self):\n\
         \x20       print('cycle del', self.name)\n";
     let cases = [
-        (format!("{cycle}c = Cycle(); c.name = 'young'; c.me = c\nprint('main')\n"), "cycle del young\n"),
+        (
+            format!("{cycle}c = Cycle(); c.name = 'young'; c.me = c\nprint('main')\n"),
+            "cycle del young\n",
+        ),
         (
             format!(
                 "{cycle}c = Cycle(); c.name = 'old'; c.me = c\n\
@@ -706,7 +712,10 @@ fn fast_exit_finalizes_cycles_and_joins_pools_as_a_fresh_interpreter_does() {
     for (program, printed) in &cases {
         let ours = run(&pool, program);
         let (stdout, code) = fresh_python(program);
-        assert!(stdout.contains(printed), "a fresh python prints {printed:?}: {stdout:?}");
+        assert!(
+            stdout.contains(printed),
+            "a fresh python prints {printed:?}: {stdout:?}"
+        );
         assert_eq!(ours.stdout, stdout, "program:\n{program}");
         assert_eq!(ours.exit_code, code, "program:\n{program}");
     }
