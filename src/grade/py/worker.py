@@ -23,6 +23,8 @@
 # process group, its cgroup and its reparented descendants (the worker is a
 # child subreaper).
 
+import _signal
+import atexit
 import builtins
 import ctypes
 import errno
@@ -36,9 +38,10 @@ import resource
 import select
 import shutil
 import signal
-import _signal
+import struct
 import sys
 import time
+import traceback
 import types
 
 CLONE_NEWNS = 0x00020000
@@ -67,6 +70,8 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
 
 WORKER_FILE = os.path.abspath(__file__)
+# The worker's own module once __main__ is the programs' (Worker.__init__).
+_WORKER_MODULE = None
 _SIGINT = int(signal.SIGINT)
 _libc = ctypes.CDLL(None, use_errno=True)
 
@@ -79,14 +84,10 @@ _MARKS = None
 
 def _mark(which):
     if _MARKS is not None:
-        import struct
-
         struct.pack_into("d", _MARKS, 8 * which, time.perf_counter())
 
 
 def _marks_read(previous_sent):
-    import struct
-
     marks = list(struct.unpack_from("11d", _MARKS, 0))
     _MARKS[: 8 * 11] = bytes(8 * 11)
     return [previous_sent] + marks
@@ -604,6 +605,8 @@ class Sandbox:
         self.nproc_limit = None
         # Made once at the end of start-up (_stdio_template).
         self.stdio_template = None
+        # The run directory whose sys.argv, sys.path[0] and __main__ the worker holds.
+        self.main_module_for = None
         # Signals whose handling the worker changed from the default (programs reset them).
         self.signals_to_default = [signal.SIGTERM, signal.SIGCHLD]
         limits = config["limits"]
@@ -931,9 +934,27 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
     _program_stdio(sandbox.stdio_template)
     if reseed:
         _fresh_random_state()
+    if sandbox.main_module_for == rundir:
+        # The worker took on the program's sys.argv, sys.path[0] and __main__ once
+        # (Worker.__init__); the module is a fresh copy of one it never used.
+        module = sys.modules["__main__"]
+    else:
+        _take_on_program_sys(rundir)
+        module = _main_module(path)
+        sys.modules["__main__"] = module
+    _mark(M_SET_UP)
+    return Program(path, module, bool(sandbox.config.get("full_exit")), source)
+
+
+def _take_on_program_sys(rundir):
+    """sys.argv, sys.orig_argv and sys.path[0] as `python main.py` in `rundir` has them."""
     sys.argv = ["main.py"]
     sys.orig_argv = [sys.executable, "main.py"]
     sys.path[0] = rundir
+
+
+def _main_module(path):
+    """A fresh `__main__` module for main.py at `path`, as `python main.py` makes it."""
     module = types.ModuleType("__main__")
     module.__file__ = path
     module.__cached__ = None
@@ -946,9 +967,7 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
         module.__loader__ = loader_class("__main__", path)
     except Exception:
         pass
-    sys.modules["__main__"] = module
-    _mark(M_SET_UP)
-    return Program(path, module, bool(sandbox.config.get("full_exit")), source)
+    return module
 
 
 def _run_program(program):
@@ -1028,8 +1047,6 @@ def _fast_exit(program, status):
     except BaseException:
         pass
     try:
-        import atexit
-
         atexit._run_exitfuncs()
     except BaseException:
         pass
@@ -1205,8 +1222,6 @@ def _reap():
 
 def _report_crash():
     try:
-        import traceback
-
         os.write(2, ("sebx worker: " + traceback.format_exc()).encode())
     except BaseException:
         pass
@@ -1242,6 +1257,16 @@ class Worker:
             # reports go to its descriptors), so a program inherits them in place. Its
             # descriptors 0-2 are what the template was made for (/dev/null, a pipe).
             _program_stdio(sandbox.stdio_template)
+        # Likewise sys.argv, sys.path[0] and a __main__ module for main.py, the same for
+        # every program (one directory): each program gets a pristine copy with its fork
+        # instead of ~10 copied pages making them. The worker's own module stays
+        # referenced (_WORKER_MODULE); everything it imports later is imported now, so no
+        # import of the worker searches the program's directory.
+        global _WORKER_MODULE
+        _WORKER_MODULE = sys.modules["__main__"]
+        _take_on_program_sys(rundir)
+        sys.modules["__main__"] = _main_module(os.path.join(rundir, "main.py"))
+        sandbox.main_module_for = rundir
         # The stack of the last ended _PauseInit, reused by the next one.
         self.init_stack = None
         # Never written: its end-of-file tells a cloned B that the worker is gone.
