@@ -1487,7 +1487,10 @@ class Worker:
         try:
             for fd in close:
                 os.close(fd)
-            _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+            if not self.sandbox.namespace_init:
+                # (The init of the program's namespace, the worker, takes every process
+                # of it along when it dies: no signal needed there.)
+                _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
             if private_proc:
                 try:
                     _private_proc()
@@ -1830,8 +1833,6 @@ def main():
     except BaseException as exc:
         say({"ready": False, "error": f"{type(exc).__name__}: {exc}"})
         raise
-    # Worker objects never need collecting; frozen, programs' collections skip them
-    # (and do not copy the worker's pages).
     sandbox.inherited_privileges_dropped = _drop_inherited_privileges()
     if config.get("profile"):
         import mmap
@@ -1839,8 +1840,13 @@ def main():
         global _MARKS
         _MARKS = mmap.mmap(-1, 4096)
 
+    worker = Worker(sandbox, proto_in, proto_out)
+    # Worker objects never need collecting: the start-up's garbage is freed (fewer pages
+    # for every fork to map) and the rest frozen, so programs' collections skip them
+    # (and do not copy the worker's pages).
+    gc.collect()
     gc.freeze()
-    return Worker(sandbox, proto_in, proto_out).serve()
+    return worker.serve()
 
 
 # Standard-library modules solutions commonly import; importing them once here spares
