@@ -73,15 +73,16 @@ fn own_cpu() -> (f64, f64) {
     )
 }
 
-/// CPU of every worker and its reaped programs, summed: (user, system, minor faults).
-fn workers_cpu(engine: &Engine) -> (f64, f64, f64) {
+/// CPU of every worker and its reaped programs, summed: (user, system, minor faults,
+/// the workers' own minor faults).
+fn workers_cpu(engine: &Engine) -> (f64, f64, f64, f64) {
     engine
         .pool()
         .worker_pids()
         .into_iter()
         .map(cpu_of)
-        .fold((0.0, 0.0, 0.0), |(u, s, f), c| {
-            (u + c[0] + c[2], s + c[1] + c[3], f + c[4] + c[5])
+        .fold((0.0, 0.0, 0.0, 0.0), |(u, s, f, w), c| {
+            (u + c[0] + c[2], s + c[1] + c[3], f + c[4] + c[5], w + c[4])
         })
 }
 
@@ -113,10 +114,11 @@ struct Pass {
     own_system: f64,
     inside: f64,
     faults: f64,
+    worker_faults: f64,
 }
 
 fn measured(engine: &Engine, programs: &[String], jobs: usize, rounds: usize) -> Pass {
-    let (u0, s0, f0) = workers_cpu(engine);
+    let (u0, s0, f0, w0) = workers_cpu(engine);
     let (ou0, os0) = own_cpu();
     let mut wall = 0.0;
     let mut inside = 0.0;
@@ -125,7 +127,7 @@ fn measured(engine: &Engine, programs: &[String], jobs: usize, rounds: usize) ->
         wall += w;
         inside += outs.iter().map(|o| o.elapsed.as_secs_f64()).sum::<f64>();
     }
-    let (u1, s1, f1) = workers_cpu(engine);
+    let (u1, s1, f1, w1) = workers_cpu(engine);
     let (ou1, os1) = own_cpu();
     let n = (programs.len() * rounds) as f64;
     Pass {
@@ -136,6 +138,7 @@ fn measured(engine: &Engine, programs: &[String], jobs: usize, rounds: usize) ->
         own_system: (os1 - os0) / n,
         inside: inside / n,
         faults: (f1 - f0) / n,
+        worker_faults: (w1 - w0) / n,
     }
 }
 
@@ -229,24 +232,26 @@ fn main() -> anyhow::Result<()> {
         ms(finish_each)
     );
     println!(
-        "  pool round trip, empty program: wall × workers {}; worker+program CPU user {} sys {}; sebx threads {} + {}; fork→end in the worker {}; {:.0} minor faults",
+        "  pool round trip, empty program: wall × workers {}; worker+program CPU user {} sys {}; sebx threads {} + {}; fork→end in the worker {}; {:.0} minor faults ({:.0} of them the worker's own)",
         ms(per_core(&idle)),
         ms(idle.user),
         ms(idle.system),
         ms(idle.own_user),
         ms(idle.own_system),
         ms(idle.inside),
-        idle.faults
+        idle.faults,
+        idle.worker_faults
     );
     println!(
-        "  pool round trip, real programs: wall × workers {}; worker+program CPU user {} sys {}; sebx threads {} + {}; fork→end in the worker {}; {:.0} minor faults",
+        "  pool round trip, real programs: wall × workers {}; worker+program CPU user {} sys {}; sebx threads {} + {}; fork→end in the worker {}; {:.0} minor faults ({:.0} of them the worker's own)",
         ms(per_core(&real)),
         ms(real.user),
         ms(real.system),
         ms(real.own_user),
         ms(real.own_system),
         ms(real.inside),
-        real.faults
+        real.faults,
+        real.worker_faults
     );
     println!(
         "  their Python alone (one warm interpreter, no fork): compile {}, run {} ({} bytes of source each on average)",
