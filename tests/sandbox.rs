@@ -938,6 +938,22 @@ fn programs_hold_no_capability_of_any_set() {
             );
         }
     }
+    // Where the worker gave up its own capabilities before serving (it is the namespace's
+    // init, pid 1 in the program's /proc), it holds none: nothing is left for a program to
+    // gain through it, and programs need no capset of their own.
+    let gave_up = report
+        .protections
+        .iter()
+        .any(|p| p.name == "no privileges" && p.active && p.detail.contains("gave up its own"));
+    if gave_up {
+        let outcome = run(
+            &pool,
+            "for line in open('/proc/1/status'):\n\
+             \x20   if line.startswith(('CapInh', 'CapPrm', 'CapEff')):\n\
+             \x20       print(line.split()[1])\n",
+        );
+        assert_stdout(&outcome, "0000000000000000\n".repeat(3).as_str());
+    }
     next_is_right(&pool, &workers);
 }
 
