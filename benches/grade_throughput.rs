@@ -1,6 +1,7 @@
 //! Grading throughput: sebx's warm sandboxed pool vs. the official worker's way
 //! (one fresh `python3` process per rollout that imports NumPy), measured in one run
-//! on the same rollouts with the same parallelism. Prints rollouts/s and the ratio.
+//! on the same rollouts with the same parallelism. Prints rollouts/s and the ratio, and the
+//! ceiling of a fork per program on the same machine (benches/fork_floor.py).
 //!
 //! `cargo bench --bench grade_throughput` (uses ../shared/data; SEBX_BENCH_N sets the sample size,
 //! SEBX_BENCH_JOBS the parallelism of both sides, default `sebx grade`'s).
@@ -106,10 +107,27 @@ fn main() -> anyhow::Result<()> {
         "baseline: {:>8.1} rollouts/s (fresh python3 + numpy import per rollout, {:.2} s, {} parallel)",
         base_rate, base_secs, jobs
     );
+    let ratio = sebx_rate / base_rate;
     println!(
-        "ratio:    {:>8.1}x (target: at least 20x)",
-        sebx_rate / base_rate
+        "ratio:    {ratio:>8.1}x (target: at least 50x, {})",
+        if ratio >= 50.0 { "met" } else { "NOT met" }
     );
+    // The ceiling of any design that forks a warm interpreter per program, measured on the
+    // same programs with the same parallelism: a bare fork, compile, run and exit, nothing
+    // else (benches/fork_floor.py).
+    match fork_floor(&programs, &python, &zwc_root, jobs) {
+        Ok(secs) => {
+            let floor_rate = programs.len() as f64 / secs;
+            println!(
+                "fork floor: {:>6.1} programs/s = {:.1}x the baseline (a bare fork per program in the same warm Python, \
+                 no sandbox, capture, comparison or Rust; sebx reaches {:.0}% of it)",
+                floor_rate,
+                floor_rate / base_rate,
+                100.0 * sebx_rate / floor_rate
+            );
+        }
+        Err(err) => println!("fork floor: not measured ({err:#})"),
+    }
     scorer_cost(&loaded.rollouts, &verdicts, &engine, jobs, timeout);
     Ok(())
 }
@@ -151,6 +169,54 @@ fn scorer_cost(
         rate(secs[1]),
         secs[1] / secs[0]
     );
+}
+
+/// `benches/fork_floor.py` on `programs`, `jobs` processes each forking for its share;
+/// the seconds from the start signal until the last one is done (their imports excluded).
+fn fork_floor(
+    programs: &[String],
+    python: &Path,
+    zwc_root: &Path,
+    jobs: usize,
+) -> anyhow::Result<f64> {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir()?;
+    for (i, program) in programs.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("{i:05}.py")), program)?;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fork_floor.py");
+    let mut children = Vec::new();
+    for k in 0..jobs {
+        let mut child = Command::new(python)
+            .arg(&script)
+            .arg(dir.path())
+            .arg(k.to_string())
+            .arg(jobs.to_string())
+            .env("PYTHONPATH", zwc_root)
+            .env("OPENBLAS_NUM_THREADS", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()?;
+        let mut out = BufReader::new(child.stdout.take().expect("piped"));
+        let mut line = String::new();
+        out.read_line(&mut line)?;
+        anyhow::ensure!(line.trim() == "ready", "fork_floor.py did not start: {line:?}");
+        children.push((child, out));
+    }
+    let t = Instant::now();
+    for (child, _) in &mut children {
+        child.stdin.as_mut().expect("piped").write_all(b"go\n")?;
+    }
+    for (mut child, mut out) in children {
+        let mut line = String::new();
+        out.read_line(&mut line)?;
+        child.wait()?;
+        anyhow::ensure!(
+            line.trim().parse::<f64>().is_ok(),
+            "fork_floor.py failed: {line:?}"
+        );
+    }
+    Ok(t.elapsed().as_secs_f64())
 }
 
 /// Runs every program as `python main.py` in a fresh directory, `jobs` at a time, with
