@@ -200,7 +200,10 @@ fn fork_floor(
         let mut out = BufReader::new(child.stdout.take().expect("piped"));
         let mut line = String::new();
         out.read_line(&mut line)?;
-        anyhow::ensure!(line.trim() == "ready", "fork_floor.py did not start: {line:?}");
+        anyhow::ensure!(
+            line.trim() == "ready",
+            "fork_floor.py did not start: {line:?}"
+        );
         children.push((child, out));
     }
     let t = Instant::now();
