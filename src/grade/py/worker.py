@@ -923,8 +923,9 @@ def _fresh_random_state():
     numpy.random.set_state(("MT19937", key, 623, 0, 0.0))
 
 
-def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, source=None):
-    """In C: turn this forked worker into `python main.py` run in `rundir`."""
+def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, source=None, program=None):
+    """In C: turn this forked worker into `python main.py` run in `rundir`. `program`: its
+    Program, made by the worker before the fork (else made here)."""
     devnull = os.open("/dev/null", os.O_RDONLY)
     os.dup2(devnull, 0)
     os.dup2(out_w, 1)
@@ -966,6 +967,9 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
     _program_stdio(sandbox.stdio_template)
     if reseed:
         _fresh_random_state()
+    if program is not None:
+        _mark(M_SET_UP)
+        return program
     if sandbox.main_module_for == rundir:
         # The worker took on the program's sys.argv, sys.path[0] and __main__ once
         # (Worker.__init__); the module is a fresh copy of one it never used.
@@ -1448,14 +1452,21 @@ class Worker:
         out = Capture(self.cap)
         err = Capture(self.cap)
         _fresh_random_state()
+        # The program's Program made here, where it costs no copied page: the child only
+        # returns it (its module is the pristine __main__ the worker holds).
+        program = None
+        if self.sandbox.main_module_for == rundir:
+            program = Program(path, sys.modules["__main__"], bool(self.sandbox.config.get("full_exit")), self.source)
         _mark(M_FORK)
         start = time.monotonic()
         pid_c = _fork_without_handlers()
         if pid_c == 0:
             _mark(M_CHILD)
             return self._program_child(
-                (self.proto_in, self.proto_out, out_r, err_r), rundir, path, out_w, err_w, timeout
+                (self.proto_in, self.proto_out, out_r, err_r), rundir, path, out_w, err_w, timeout,
+                program=program,
             )
+        program = None
         os.close(out_w)
         os.close(err_w)
         exited = os.pidfd_open(pid_c)
@@ -1513,7 +1524,7 @@ class Worker:
         os.close(err_w)
         return self._supervise_light(init, pid_c, out_r, err_r, start, timeout, rundir, max_events_before)
 
-    def _program_child(self, close, rundir, path, out_w, err_w, timeout, private_proc=False):
+    def _program_child(self, close, rundir, path, out_w, err_w, timeout, private_proc=False, program=None):
         """In the forked program process (reseeded by the worker): drop the worker's
         descriptors `close`, die with the worker, become the program."""
         try:
@@ -1529,7 +1540,8 @@ class Worker:
                 except OSError:
                     pass
             return _become_program(
-                self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False, source=self.source
+                self.sandbox, rundir, path, out_w, err_w, timeout, reseed=False, source=self.source,
+                program=program,
             )
         except SystemExit:
             raise
