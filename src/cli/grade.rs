@@ -11,10 +11,10 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::grade::batch::{Summary, grade_all_counted};
 use crate::grade::engine::Engine;
-use crate::grade::grader::{ProgramRunner, note_entry_mismatch};
+use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
-use crate::grade::run_cache::CachedRunner;
+use crate::grade::run_cache::Remembered;
 use crate::grade::score_cache::{self, ScoreCache};
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
@@ -231,20 +231,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let graded = rollouts.len();
     // Every run is remembered by program; with --cached, a program that ran before (for any
     // rollout, in any file) is not run again either: its remembered run is graded.
-    let remembered = cache.as_ref().and_then(|c| c.runs()).map(|runs| {
-        if args.cached {
-            CachedRunner::new(&engine, runs)
-        } else {
-            CachedRunner::remembering(&engine, runs)
-        }
-    });
-    let runner: &dyn ProgramRunner = match &remembered {
-        Some(r) => r,
-        None => &engine,
-    };
+    let runner = Remembered::new(&engine, cache.as_ref().and_then(|c| c.runs()), args.cached);
     let (mut reports, counts) = grade_all_counted(
         &rollouts,
-        runner,
+        &runner,
         jobs,
         settings.timeout,
         settings.scorer,
@@ -322,7 +312,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     if graded > 0 {
         // Rollouts that share their code (whatever the prose) share one run.
-        let answered = remembered.as_ref().map_or(0, |r| r.answered());
+        let answered = runner.answered();
         eprintln!(
             "programs executed: {} for {graded} rollouts graded ({} more programs answered by an identical one's run{})",
             counts.programs_run - answered,

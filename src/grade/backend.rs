@@ -16,6 +16,7 @@ use super::grader::{ProgramRunner, RunOutput};
 use super::report::GradeReport;
 use super::reruns::with_code;
 use super::reward::Scorer;
+use super::run_cache::Remembered;
 use super::runtime::find_runtime;
 use super::score_cache::ScoreCache;
 use super::scoring::{Scored, grade_scored};
@@ -221,22 +222,18 @@ impl GradeBackend for Grader {
                 if let Some(out) = known {
                     return Ok(out);
                 }
-                // Then the runs remembered across sessions, by program.
-                let remembered = self
-                    .cache
-                    .as_deref()
-                    .filter(|c| c.remembers(settings))
-                    .and_then(|c| c.runs());
-                if let Some(out) = remembered.and_then(|r| r.get(program, settings.timeout)) {
-                    if let Ok(mut runs) = self.runs.lock() {
-                        runs.insert(key, out.clone());
-                    }
-                    return Ok(out);
-                }
-                let out = engine.run_program(program, settings.timeout)?;
-                self.executed.fetch_add(1, Ordering::Relaxed);
-                if let Some(remembered) = remembered {
-                    let _ = remembered.put(program, settings.timeout, &out);
+                // Then the runs remembered across sessions, by program; a run is remembered.
+                let runner = Remembered::new(
+                    engine,
+                    self.cache
+                        .as_deref()
+                        .filter(|c| c.remembers(settings))
+                        .and_then(|c| c.runs()),
+                    true,
+                );
+                let out = runner.run_program(program, settings.timeout)?;
+                if runner.answered() == 0 {
+                    self.executed.fetch_add(1, Ordering::Relaxed);
                 }
                 if let Ok(mut runs) = self.runs.lock() {
                     runs.insert(key, out.clone());

@@ -141,8 +141,14 @@ pub fn grader_version() -> &'static str {
     &VERSION
 }
 
+/// `digest` in lower-case hexadecimal.
+pub(super) fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The first 8 bytes of `digest` in hexadecimal (file names, key parts).
 pub(super) fn short_hex(digest: &[u8]) -> String {
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    hex(&digest[..digest.len().min(8)])
 }
 
 /// A short hash of the zwc mapping (what the generated runtime and the checks read).

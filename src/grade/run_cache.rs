@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
-use crate::grade::keyed_log::{KeyedLog, api_hash, grader_version};
+use crate::grade::keyed_log::{KeyedLog, api_hash, grader_version, hex};
 use crate::grade::reward::Scorer;
 use crate::grade::settings::GradingSettings;
 use crate::model::ApiMap;
@@ -76,11 +76,7 @@ impl RunCache {
         hasher.update([0u8]);
         hasher.update(timeout.as_nanos().to_le_bytes());
         hasher.update(self.settings.as_bytes());
-        hasher
-            .finalize()
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        hex(&hasher.finalize())
     }
 
     /// The remembered run of `program` with `timeout`, if there is one.
@@ -171,6 +167,51 @@ impl ProgramRunner for CachedRunner<'_> {
     }
 }
 
+/// `inner`, with the run cache in front when there is one: what every front end that grades
+/// builds, so none of them has to match on whether the cache is there.
+pub struct Remembered<'a> {
+    inner: &'a dyn ProgramRunner,
+    cached: Option<CachedRunner<'a>>,
+}
+
+impl<'a> Remembered<'a> {
+    /// `inner` behind `runs`: answering remembered programs from it when `answer` (else
+    /// running every program and only remembering it, as for a regrade); `inner` alone
+    /// without runs.
+    pub fn new(inner: &'a dyn ProgramRunner, runs: Option<&'a RunCache>, answer: bool) -> Self {
+        let cached = runs.map(|runs| {
+            if answer {
+                CachedRunner::new(inner, runs)
+            } else {
+                CachedRunner::remembering(inner, runs)
+            }
+        });
+        Remembered { inner, cached }
+    }
+
+    /// Programs answered from the cache so far (none of them ran).
+    pub fn answered(&self) -> usize {
+        self.cached.as_ref().map_or(0, CachedRunner::answered)
+    }
+
+    fn runner(&self) -> &dyn ProgramRunner {
+        match &self.cached {
+            Some(cached) => cached,
+            None => self.inner,
+        }
+    }
+}
+
+impl ProgramRunner for Remembered<'_> {
+    fn run_program(&self, program: &str, timeout: Duration) -> Result<RunOutput> {
+        self.runner().run_program(program, timeout)
+    }
+
+    fn session(&self) -> Option<Box<dyn RunSession + '_>> {
+        self.runner().session()
+    }
+}
+
 /// A session whose remembered programs are answered in place, in submission order.
 struct CachedSession<'r, 'a> {
     runner: &'r CachedRunner<'a>,
@@ -233,6 +274,33 @@ mod tests {
         let mut api = ApiMap::default();
         api.numpy_to_zwc.insert("mean".into(), "kocito".into());
         api
+    }
+
+    #[test]
+    fn remembered_answers_only_with_runs_and_when_asked() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let settings = GradingSettings::official();
+        let t = settings.timeout;
+        let inner = Counting(AtomicUsize::new(0));
+        // No runs: every program runs on `inner`.
+        let alone = Remembered::new(&inner, None, true);
+        alone.run_program("print(1)\n", t).expect("run");
+        alone.run_program("print(1)\n", t).expect("run");
+        assert_eq!((inner.0.load(Ordering::Relaxed), alone.answered()), (2, 0));
+        let cache = RunCache::open(dir.path(), &api(), &settings).expect("open");
+        // Remembering only (a regrade): runs again, but the run is kept for later.
+        let regrade = Remembered::new(&inner, Some(&cache), false);
+        regrade.run_program("print(1)\n", t).expect("run");
+        regrade.run_program("print(1)\n", t).expect("run");
+        assert_eq!(
+            (inner.0.load(Ordering::Relaxed), regrade.answered()),
+            (4, 0)
+        );
+        let reuse = Remembered::new(&inner, Some(&cache), true);
+        reuse.run_program("print(1)\n", t).expect("run");
+        reuse.run_program("print(1)\n", t).expect("run");
+        reuse.run_program("print(2)\n", t).expect("run");
+        assert_eq!((inner.0.load(Ordering::Relaxed), reuse.answered()), (5, 2));
     }
 
     #[test]

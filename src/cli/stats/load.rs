@@ -14,6 +14,7 @@ use crate::grade::batch::{SharedRuns, grade_all_shared};
 use crate::grade::engine::Engine;
 use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
 use crate::grade::reward::Scorer;
+use crate::grade::run_cache::Remembered;
 use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
 use crate::model::bounded::Bounded;
 use crate::model::discovery::discover;
@@ -215,14 +216,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         // programs are shared across chunks.
         let shared = SharedRuns::default();
         // Programs that ran in an earlier session (for other rollouts) are not run again.
-        let remembered = cache
-            .as_deref()
-            .and_then(|c| c.runs())
-            .map(|runs| crate::grade::run_cache::CachedRunner::new(&engine, runs));
-        let runner: &dyn crate::grade::grader::ProgramRunner = match &remembered {
-            Some(r) => r,
-            None => &engine,
-        };
+        let runner = Remembered::new(&engine, cache.as_deref().and_then(|c| c.runs()), true);
         let mut failed = 0;
         let mut done = 0;
         for chunk in missing.chunks(GRADE_CHUNK) {
@@ -233,7 +227,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
             // Both official scorers: the reward is shown beside accuracy.
             let reports = grade_all_shared(
                 &todo,
-                runner,
+                &runner,
                 jobs,
                 timeout,
                 Scorer::Both,
@@ -254,7 +248,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
         progress.finish_and_clear();
         let counts = shared.counts();
-        let answered = remembered.as_ref().map_or(0, |r| r.answered());
+        let answered = runner.answered();
         let todo = &missing;
         notes.push(format!("graded {} rollouts without a verdict", todo.len()));
         notes.push(format!(
@@ -584,24 +578,17 @@ fn stream_dump(
             };
             let todo: Vec<&Rollout> = missing.iter().map(|&i| &step.rollouts[i]).collect();
             // Programs that ran in an earlier session (for other samples) are not run again.
-            let remembered = cx
-                .cache
-                .and_then(|c| c.runs())
-                .map(|runs| crate::grade::run_cache::CachedRunner::new(engine, runs));
-            let runner: &dyn crate::grade::grader::ProgramRunner = match &remembered {
-                Some(r) => r,
-                None => engine,
-            };
+            let runner = Remembered::new(engine, cx.cache.and_then(|c| c.runs()), true);
             let reports = grade_all_shared(
                 &todo,
-                runner,
+                &runner,
                 cx.jobs,
                 cx.timeout,
                 Scorer::Both,
                 shared,
                 &|_, _| {},
             );
-            out.remembered += remembered.as_ref().map_or(0, |r| r.answered());
+            out.remembered += runner.answered();
             for (&i, report) in missing.iter().zip(&reports) {
                 if let Some(cache) = cx.cache {
                     // A cache that cannot be written only costs a regrade next time.
