@@ -129,34 +129,20 @@ fn check(
             analyze_code(&p.code, api, sel, Some(&p.cases), 1)
         })
         .collect();
-    let half = programs.len().div_ceil(2);
-    let outputs: Vec<(String, bool)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = programs
-            .chunks(half.max(1))
-            .zip(analyses.chunks(half.max(1)))
-            .map(|(chunk, chunk_analyses)| {
-                scope.spawn(move || {
-                    let mut session = engine.pool().session();
-                    for ((p, _), a) in chunk.iter().zip(chunk_analyses) {
-                        let program = trace::traced_program(&p.code, &a.entry, &p.cases);
-                        session.submit(&program, trace::TRACE_TIMEOUT);
-                    }
-                    let mut out = Vec::new();
-                    while let Some(r) = session.next_result() {
-                        out.push(match r {
-                            Ok(o) => (o.stdout, o.timed_out),
-                            Err(_) => (String::new(), false),
-                        });
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("session thread"))
-            .collect()
-    });
+    let traced: Vec<String> = programs
+        .iter()
+        .zip(&analyses)
+        .map(|((p, _), a)| trace::traced_program(&p.code, &a.entry, &p.cases))
+        .collect();
+    let outputs: Vec<(String, bool)> = engine
+        .pool()
+        .run_all(&traced, trace::TRACE_TIMEOUT, 2)
+        .into_iter()
+        .map(|r| match r {
+            Ok(o) => (o.stdout, o.timed_out),
+            Err(_) => (String::new(), false),
+        })
+        .collect();
     assert_eq!(outputs.len(), programs.len());
     for (((p, _), a), (stdout, timed_out)) in programs.iter().zip(&analyses).zip(&outputs) {
         let t = trace::trace_of_output(&p.code, stdout, *timed_out);

@@ -659,6 +659,26 @@ fn fast_exit_matches_the_interpreter_exit() {
     }
 }
 
+/// `Pool::run_all` answers every program, in program order, across its sessions, a
+/// program that fails or times out in the middle taking its own place only.
+#[test]
+fn run_all_answers_in_program_order_across_sessions() {
+    let pool = pool(2);
+    let mut programs: Vec<String> = (0..9).map(|i| format!("print({i})\n")).collect();
+    programs[4] = "raise SystemExit(3)\n".to_string();
+    programs[6] = "while True: pass\n".to_string();
+    let results = pool.run_all(&programs, Duration::from_millis(500), 2);
+    assert_eq!(results.len(), programs.len());
+    for (i, result) in results.iter().enumerate() {
+        let outcome = result.as_ref().expect("the pool runs the program");
+        match i {
+            4 => assert_eq!((outcome.stdout.as_str(), outcome.exit_code), ("", Some(3))),
+            6 => assert_timed_out(outcome),
+            _ => assert_stdout(outcome, &format!("{i}\n")),
+        }
+    }
+}
+
 /// What a fresh `python main.py` prints for `program` (in a folder of its own, zwc
 /// importable): the reference the fast exit is held to.
 fn fresh_python(program: &str) -> (String, Option<i32>) {

@@ -62,44 +62,19 @@ pub fn executing<'a>(
         .collect()
 }
 
-/// Runs `programs` through `engine`'s pool on one session per worker (`workers` threads,
-/// each taking a contiguous part), the next program queued while one runs as `sebx grade`
-/// does; each result mapped by `map`, in program order.
+/// Runs `programs` through `engine`'s pool on one session per worker, the next program
+/// queued while one runs as `sebx grade` does ([`sebx::grade::pool::Pool::run_all`]); each
+/// result mapped by `map`, in program order.
 pub fn pipelined<T: Send>(
     engine: &sebx::grade::engine::Engine,
     programs: &[String],
     workers: usize,
-    map: impl Fn(anyhow::Result<sebx::grade::pool::ExecOutcome>) -> T + Sync,
+    map: impl Fn(anyhow::Result<sebx::grade::pool::ExecOutcome>) -> T,
 ) -> Vec<T> {
-    let chunk = programs.len().div_ceil(workers.max(1)).max(1);
-    let timeout = std::time::Duration::from_secs(3);
-    let map = &map;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = programs
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut session = engine.pool().session();
-                    let mut out = Vec::with_capacity(part.len());
-                    let mut sent = 0;
-                    while sent < part.len().min(2) {
-                        session.submit(&part[sent], timeout);
-                        sent += 1;
-                    }
-                    while let Some(r) = session.next_result() {
-                        if sent < part.len() {
-                            session.submit(&part[sent], timeout);
-                            sent += 1;
-                        }
-                        out.push(map(r));
-                    }
-                    out
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().expect("session thread"))
-            .collect()
-    })
+    engine
+        .pool()
+        .run_all(programs, std::time::Duration::from_secs(3), workers)
+        .into_iter()
+        .map(map)
+        .collect()
 }

@@ -38,6 +38,53 @@ impl Pool {
             queued: VecDeque::new(),
         }
     }
+
+    /// Runs `programs` with `timeout` on `sessions` sessions at once (one thread each, a
+    /// contiguous share each, the next program queued while one runs); the results in
+    /// program order.
+    pub fn run_all(
+        &self,
+        programs: &[String],
+        timeout: Duration,
+        sessions: usize,
+    ) -> Vec<Result<ExecOutcome>> {
+        let share = programs.len().div_ceil(sessions.max(1)).max(1);
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = programs
+                .chunks(share)
+                .map(|part| {
+                    let thread = scope.spawn(move || {
+                        let mut session = self.session();
+                        let mut out = Vec::with_capacity(part.len());
+                        let mut sent = 0;
+                        while sent < part.len().min(2) {
+                            session.submit(&part[sent], timeout);
+                            sent += 1;
+                        }
+                        while let Some(result) = session.next_result() {
+                            if let Some(program) = part.get(sent) {
+                                session.submit(program, timeout);
+                                sent += 1;
+                            }
+                            out.push(result);
+                        }
+                        out
+                    });
+                    (part.len(), thread)
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|(n, thread)| {
+                    thread.join().unwrap_or_else(|_| {
+                        (0..n)
+                            .map(|_| Err(anyhow!("a session thread failed")))
+                            .collect()
+                    })
+                })
+                .collect()
+        })
+    }
 }
 
 impl Session<'_> {
