@@ -78,7 +78,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 # Per-phase timestamps of each program (config "profile", for benches/grade_breakdown.rs):
 # a page shared with the program process, which writes its own phases there. Off by
 # default: the marks are not free (struct, a clock read, a page the program shares).
-M_REQUEST, M_WRITTEN, M_FORK, M_CHILD, M_SET_UP, M_COMPILED, M_RAN, M_EXITING, M_SEEN, M_FOLLOWED, M_COLLECTED = range(11)
+N_MARKS = 11
+M_REQUEST, M_WRITTEN, M_FORK, M_CHILD, M_SET_UP, M_COMPILED, M_RAN, M_EXITING, M_SEEN, M_FOLLOWED, M_COLLECTED = range(N_MARKS)
 _MARKS = None
 
 
@@ -88,8 +89,8 @@ def _mark(which):
 
 
 def _marks_read(previous_sent):
-    marks = list(struct.unpack_from("11d", _MARKS, 0))
-    _MARKS[: 8 * 11] = bytes(8 * 11)
+    marks = list(struct.unpack_from("%dd" % N_MARKS, _MARKS, 0))
+    _MARKS[: 8 * N_MARKS] = bytes(8 * N_MARKS)
     return [previous_sent] + marks
 
 
@@ -879,7 +880,6 @@ class _NumpyReseed:
         self.first = ctypes.c_uint32.from_address(address)
         self.position = ctypes.c_int.from_address(address + 4 * self.KEY_WORDS)
         self.rest = ctypes.c_void_p(address + 4)
-        self.rest_address = address + 4
         self.rest_size = 4 * (self.KEY_WORDS - 1)
         self.size = ctypes.c_size_t(self.rest_size)
         self.flags = ctypes.c_uint(0)
@@ -897,7 +897,7 @@ class _NumpyReseed:
         if got != self.rest_size:
             # Short read (a signal) or no getrandom(2): the slow, sure way.
             data = os.urandom(self.rest_size)
-            ctypes.memmove(self.rest_address, data, self.rest_size)
+            ctypes.memmove(self.rest, data, self.rest_size)
         self.first.value = 0x80000000
         self.position.value = 623
 
@@ -967,19 +967,19 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
     _program_stdio(sandbox.stdio_template)
     if reseed:
         _fresh_random_state()
-    if program is not None:
-        _mark(M_SET_UP)
-        return program
-    if sandbox.main_module_for == rundir:
-        # The worker took on the program's sys.argv, sys.path[0] and __main__ once
-        # (Worker.__init__); the module is a fresh copy of one it never used.
-        module = sys.modules["__main__"]
-    else:
-        _take_on_program_sys(rundir)
-        module = _main_module(path)
-        sys.modules["__main__"] = module
+    if program is None:
+        if sandbox.main_module_for != rundir:
+            _take_on_program_sys(rundir)
+            sys.modules["__main__"] = _main_module(path)
+        program = _program_on_main(sandbox, path, source)
     _mark(M_SET_UP)
-    return Program(path, module, bool(sandbox.config.get("full_exit")), source)
+    return program
+
+
+def _program_on_main(sandbox, path, source):
+    """The Program for main.py at `path` on the `__main__` module sys holds: in a worker
+    that took on the programs' (Worker.__init__), a pristine copy in each forked program."""
+    return Program(path, sys.modules["__main__"], bool(sandbox.config.get("full_exit")), source)
 
 
 def _take_on_program_sys(rundir):
@@ -1456,7 +1456,7 @@ class Worker:
         # returns it (its module is the pristine __main__ the worker holds).
         program = None
         if self.sandbox.main_module_for == rundir:
-            program = Program(path, sys.modules["__main__"], bool(self.sandbox.config.get("full_exit")), self.source)
+            program = _program_on_main(self.sandbox, path, self.source)
         _mark(M_FORK)
         start = time.monotonic()
         pid_c = _fork_without_handlers()
