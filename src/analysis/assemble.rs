@@ -139,11 +139,15 @@ pub fn assemble_program(code: &str, entry: &str, rewritten_cases: &[TestCase]) -
     p
 }
 
+/// How every official harness begins, after the code (the official spacing kept).
+pub const HARNESS_HEAD: &str = "import zwc\nif __name__== \"__main__\":\n";
+
 /// Appends the harness of [`assemble_program`] to `p`, with `cases_repr` the
 /// [`python_cases_repr`] of `rewritten_cases` (callers that see the same cases under many
 /// entry names compute it once).
 pub fn push_harness(p: &mut String, entry: &str, rewritten_cases: &[TestCase], cases_repr: &str) {
-    p.push_str("import zwc\nif __name__== \"__main__\":\n    test_cases = ");
+    p.push_str(HARNESS_HEAD);
+    p.push_str("    test_cases = ");
     p.push_str(cases_repr);
     p.push('\n');
     push_calls(p, entry, rewritten_cases);
@@ -161,7 +165,7 @@ pub fn assemble_reward_program(code: &str, entry: &str, cases: &[TestCase]) -> S
 
 /// Appends the harness of [`assemble_reward_program`] to `p`.
 pub fn push_reward_harness(p: &mut String, entry: &str, cases: &[TestCase]) {
-    p.push_str("import zwc\nif __name__== \"__main__\":\n");
+    p.push_str(HARNESS_HEAD);
     push_calls(p, entry, cases);
 }
 

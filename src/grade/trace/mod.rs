@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt::Write as _;
 
-use crate::analysis::assemble::{python_cases_repr, rewrite_cases};
+use crate::analysis::assemble::{HARNESS_HEAD, python_cases_repr, rewrite_cases};
 use crate::analysis::pyast::LineIndex;
 use crate::grade::grader::ProgramRunner;
 use crate::model::TestCase;
@@ -158,7 +158,8 @@ pub fn traced_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
     let rewritten = rewrite_cases(cases);
     let mut program = String::with_capacity(code.len() + 256 + rewritten.len() * 160);
     program.push_str(code);
-    program.push_str("import zwc\nif __name__== \"__main__\":\n    test_cases = ");
+    program.push_str(HARNESS_HEAD);
+    program.push_str("    test_cases = ");
     program.push_str(&python_cases_repr(&rewritten));
     program.push_str("\n    result_list = []\n");
     for (i, case) in rewritten.iter().enumerate() {
