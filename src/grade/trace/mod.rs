@@ -103,6 +103,11 @@ impl Site {
         self.cases_clean > 0 && self.cases_raised > 0
     }
 
+    /// Test cases whose call reached the site.
+    pub fn cases_reached(&self) -> usize {
+        self.cases_clean + self.cases_raised
+    }
+
     /// The executions that raised AttributeError or TypeError on a zwc value (a ZWCArray,
     /// the zwc module or `zwc.rfx`): what the analysis is meant to find.
     pub fn zwc_failures(&self) -> impl Iterator<Item = &SiteFailure> {

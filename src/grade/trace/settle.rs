@@ -129,16 +129,17 @@ pub fn settle(f: &Finding, trace: &Trace) -> Settled {
         }
     }
     // Raised on a zwc value in some cases, ran cleanly in others.
-    if let Some(s) = sites
+    if let Some((s, failure)) = sites
         .iter()
-        .find(|s| s.data_dependent() && s.zwc_failures().next().is_some())
+        .filter(|s| s.data_dependent())
+        .find_map(|s| Some((s, s.zwc_failures().next()?)))
     {
         return Settled::SomeCases(format!(
             "raised {} on {} in {} of {} cases, ran cleanly on {} in the others",
-            s.zwc_failures().next().map_or("", |x| x.exception.as_str()),
-            s.zwc_failures().next().map_or("", |x| x.receiver.as_str()),
+            failure.exception,
+            failure.receiver,
             s.cases_raised,
-            s.cases_raised + s.cases_clean,
+            s.cases_reached(),
             s.ok_types.join(", ")
         ));
     }
@@ -172,7 +173,7 @@ fn cases_note(s: &Site) -> String {
         format!(
             " (raised on {} of {} cases)",
             s.cases_raised,
-            s.cases_raised + s.cases_clean
+            s.cases_reached()
         )
     } else {
         String::new()
