@@ -9,9 +9,6 @@
 #[path = "common/mod.rs"]
 mod common;
 
-use std::path::Path;
-use std::process::{Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sebx::cli::grade::default_jobs;
@@ -87,7 +84,7 @@ fn main() -> anyhow::Result<()> {
             1 => &programs[half..],
             _ => break,
         };
-        let secs = run_baseline(part, &python, &zwc_root, jobs);
+        let secs = common::run_baseline(part, &python, &zwc_root, jobs);
         println!(
             "baseline half {}: {:>5.1} rollouts/s ({} programs in {:.2} s)",
             pass + 1,
@@ -118,7 +115,10 @@ fn main() -> anyhow::Result<()> {
     // A ceiling: the best of three runs (one run takes under a second; this VM's speed
     // drifts by a fifth from one second to the next).
     let floors: anyhow::Result<Vec<f64>> = (0..3)
-        .map(|_| fork_floor(&programs, &python, &zwc_root, jobs).map(|s| programs.len() as f64 / s))
+        .map(|_| {
+            common::fork_floor(&programs, &python, &zwc_root, jobs)
+                .map(|s| programs.len() as f64 / s)
+        })
         .collect();
     match floors {
         Ok(rates) => {
@@ -136,7 +136,52 @@ fn main() -> anyhow::Result<()> {
         }
         Err(err) => println!("fork floor: not measured ({err:#})"),
     }
+    fresh(&data, &api, &engine, jobs, timeout)?;
     scorer_cost(&loaded.rollouts, &verdicts, &engine, jobs, timeout);
+    Ok(())
+}
+
+/// The same comparison on programs that no test and no tuning saw
+/// ([`common::fresh_programs`], seeded): the pool alone (no rollout to grade around
+/// them), the fresh-interpreter baseline on a share of them, and the fork floor.
+fn fresh(
+    data: &std::path::Path,
+    api: &ApiMap,
+    engine: &Engine,
+    jobs: usize,
+    timeout: Duration,
+) -> anyhow::Result<()> {
+    let programs = common::fresh_programs(data, api, 23)?;
+    let t = Instant::now();
+    let runs = engine.pool().run_all(&programs, timeout, jobs);
+    let pool_rate = programs.len() as f64 / t.elapsed().as_secs_f64();
+    let ended = runs
+        .iter()
+        .filter(|r| r.as_ref().is_ok_and(|o| !o.timed_out))
+        .count();
+    let share = &programs[..programs
+        .len()
+        .min(common::env_num("SEBX_BENCH_FRESH_BASELINE", 120))];
+    let base_rate =
+        share.len() as f64 / common::run_baseline(share, engine.python(), engine.zwc_root(), jobs);
+    let floor = (0..3)
+        .filter_map(|_| {
+            common::fork_floor(&programs, engine.python(), engine.zwc_root(), jobs).ok()
+        })
+        .map(|secs| programs.len() as f64 / secs)
+        .fold(0.0, f64::max);
+    println!(
+        "\nfresh programs ({} = every single-function task's reference in zwc and a seeded mutation; {} ended within the timeout):\n\
+         the pool alone {:.1} programs/s, baseline {:.1}/s ({} of them), {:.1}x; fork floor {:.1}/s = {:.1}x (best of 3)",
+        programs.len(),
+        ended,
+        pool_rate,
+        base_rate,
+        share.len(),
+        pool_rate / base_rate,
+        floor,
+        floor / base_rate
+    );
     Ok(())
 }
 
@@ -177,89 +222,4 @@ fn scorer_cost(
         rate(secs[1]),
         secs[1] / secs[0]
     );
-}
-
-/// `benches/fork_floor.py` on `programs`, `jobs` processes each forking for its share;
-/// the seconds from the start signal until the last one is done (their imports excluded).
-fn fork_floor(
-    programs: &[String],
-    python: &Path,
-    zwc_root: &Path,
-    jobs: usize,
-) -> anyhow::Result<f64> {
-    use std::io::{BufRead, BufReader, Write};
-    let dir = tempfile::tempdir()?;
-    for (i, program) in programs.iter().enumerate() {
-        std::fs::write(dir.path().join(format!("{i:05}.py")), program)?;
-    }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fork_floor.py");
-    let mut children = Vec::new();
-    for k in 0..jobs {
-        let mut child = Command::new(python)
-            .arg(&script)
-            .arg(dir.path())
-            .arg(k.to_string())
-            .arg(jobs.to_string())
-            .env("PYTHONPATH", zwc_root)
-            .env("OPENBLAS_NUM_THREADS", "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()?;
-        let mut out = BufReader::new(child.stdout.take().expect("piped"));
-        let mut line = String::new();
-        out.read_line(&mut line)?;
-        anyhow::ensure!(
-            line.trim() == "ready",
-            "fork_floor.py did not start: {line:?}"
-        );
-        children.push((child, out));
-    }
-    let t = Instant::now();
-    for (child, _) in &mut children {
-        child.stdin.as_mut().expect("piped").write_all(b"go\n")?;
-    }
-    for (mut child, mut out) in children {
-        let mut line = String::new();
-        out.read_line(&mut line)?;
-        child.wait()?;
-        anyhow::ensure!(
-            line.trim().parse::<f64>().is_ok(),
-            "fork_floor.py failed: {line:?}"
-        );
-    }
-    Ok(t.elapsed().as_secs_f64())
-}
-
-/// Runs every program as `python main.py` in a fresh directory, `jobs` at a time, with
-/// zwc on PYTHONPATH and stdout/stderr captured (as the official worker runs them).
-/// Returns the wall-clock seconds.
-fn run_baseline(programs: &[String], python: &Path, zwc_root: &Path, jobs: usize) -> f64 {
-    let next = AtomicUsize::new(0);
-    let t = Instant::now();
-    std::thread::scope(|s| {
-        for _ in 0..jobs {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    let Some(program) = programs.get(i) else {
-                        break;
-                    };
-                    let Ok(dir) = tempfile::tempdir() else { break };
-                    let file = dir.path().join("main.py");
-                    if std::fs::write(&file, program).is_err() {
-                        break;
-                    }
-                    let _ = Command::new(python)
-                        .arg("main.py")
-                        .current_dir(dir.path())
-                        .env("PYTHONPATH", zwc_root)
-                        .stdin(Stdio::null())
-                        .stdout(Stdio::piped())
-                        .stderr(Stdio::piped())
-                        .output();
-                }
-            });
-        }
-    });
-    t.elapsed().as_secs_f64()
 }

@@ -45,30 +45,13 @@ fn shared(file: &str) -> PathBuf {
         .join(file)
 }
 
-/// A seeded generator (splitmix64).
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
 const WORDS: [&str; 24] = [
     "array", "axis", "shape", "values", "first", "then", "mean", "result", "list", "check", "zwc",
     "function", "input", "output", "element", "sum", "careful", "because", "return", "each", "row",
     "column", "so", "we",
 ];
 
-fn prose(rng: &mut Rng, words: usize) -> String {
+fn prose(rng: &mut common::Rng, words: usize) -> String {
     (0..words)
         .map(|_| WORDS[rng.below(WORDS.len())])
         .collect::<Vec<_>>()
@@ -82,35 +65,11 @@ struct Task {
     gts: String,
 }
 
-/// The dataset's NumPy reference, translated to zwc through the mapping.
-fn translate(
-    code: &str,
-    main: &serde_json::Map<String, Value>,
-    linalg: &serde_json::Map<String, Value>,
-) -> String {
-    let mut out = code.replace("import numpy as np", "import zwc");
-    for (np, z) in linalg {
-        if let Some(z) = z.as_str() {
-            out = out.replace(&format!("np.linalg.{np}("), &format!("zwc.rfx.{z}("));
-        }
-    }
-    let mut names: Vec<(&String, &Value)> = main.iter().collect();
-    // Longer names first, so `np.cumsum` is not taken for `np.cum…`.
-    names.sort_by_key(|(n, _)| std::cmp::Reverse(n.len()));
-    for (np, z) in names {
-        if let Some(z) = z.as_str() {
-            out = out.replace(&format!("np.{np}("), &format!("zwc.{z}("));
-        }
-    }
-    out
-}
-
 fn tasks() -> Vec<Task> {
     let mappings: Value =
         serde_json::from_str(&std::fs::read_to_string(shared("mappings.json")).expect("mappings"))
             .expect("json");
-    let main = mappings["main"].as_object().cloned().unwrap_or_default();
-    let linalg = mappings["linalg"].as_object().cloned().unwrap_or_default();
+    let api = sebx::model::ApiMap::from_mappings_json(&mappings).expect("mappings");
     let docs: Vec<Value> = std::fs::read_to_string(shared("api_doc.jsonl"))
         .expect("api doc")
         .lines()
@@ -123,7 +82,7 @@ fn tasks() -> Vec<Task> {
         .map(|item| {
             let query = item["query"].as_str().unwrap_or("").to_string();
             let reference = item["example_output"][0].as_str().unwrap_or("").to_string();
-            let right = translate(&reference, &main, &linalg);
+            let right = common::translate(&reference, &api);
             let selected: Vec<String> = item["selected_functions"]
                 .as_array()
                 .map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect())
@@ -162,7 +121,7 @@ fn tasks() -> Vec<Task> {
 fn generate(run: &Path, samples: usize) -> u64 {
     let tasks = tasks();
     let steps = samples.div_ceil(PER_STEP).max(1);
-    let mut rng = Rng(19);
+    let mut rng = common::Rng(19);
     std::fs::create_dir_all(run).expect("mkdir");
     let mut bytes = 0;
     let mut written = 0;

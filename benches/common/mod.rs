@@ -78,3 +78,176 @@ pub fn pipelined<T: Send>(
         .map(map)
         .collect()
 }
+
+/// A seeded generator (splitmix64).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+}
+
+/// A NumPy reference solution in zwc: the import swapped and every `np.<name>(` of `api`
+/// replaced by its zwc name (longer names first, so `np.cumsum` is not taken for a prefix).
+pub fn translate(code: &str, api: &sebx::model::ApiMap) -> String {
+    let mut out = code.replace("import numpy as np", "import zwc");
+    let mut names: Vec<(&String, &String)> = api.numpy_to_zwc.iter().collect();
+    names.sort_by_key(|(np, _)| std::cmp::Reverse(np.len()));
+    for (np, zwc) in names {
+        out = out.replace(&format!("{np}("), &format!("{zwc}("));
+    }
+    out
+}
+
+/// Programs that no test and no tuning of the pool saw: every single-function task's NumPy
+/// reference (`se-bench/single_test.jsonl`) translated to zwc, and per task one seeded
+/// mutation of it (a NumPy name on zwc, `.tolist()` on what the last call returns, a
+/// number in the code changed), each assembled with the task's test cases as the grader
+/// assembles a rollout's code.
+pub fn fresh_programs(
+    data: &std::path::Path,
+    api: &sebx::model::ApiMap,
+    seed: u64,
+) -> anyhow::Result<Vec<String>> {
+    use sebx::analysis::assemble::{assemble_program, rewrite_cases};
+    let mut dataset = sebx::model::Dataset::default();
+    dataset.load_file(&data.join("se-bench/single_test.jsonl"))?;
+    let mut items: Vec<_> = dataset.items.values().collect();
+    items.sort_by_key(|i| i.line);
+    let mut rng = Rng(seed);
+    let mut programs = Vec::new();
+    for item in items {
+        let Some(reference) = item.reference.first() else {
+            continue;
+        };
+        let entry = item
+            .function_name
+            .trim_start_matches("def ")
+            .split('(')
+            .next()
+            .unwrap_or("solve")
+            .trim()
+            .to_string();
+        let mut right = translate(reference, api);
+        if !right.ends_with('\n') {
+            right.push('\n');
+        }
+        let first = item.selected_functions.first().cloned().unwrap_or_default();
+        let mutated = match rng.below(3) {
+            0 => right.replacen("zwc.", &format!("zwc.{first}_"), 1),
+            1 => {
+                right
+                    .replace("\n    return ", "\n    return (")
+                    .replacen(")\n", ")).tolist()\n", 1)
+            }
+            _ => match right.find(|c: char| c.is_ascii_digit()) {
+                Some(at) => format!("{}{}{}", &right[..at], 1 + rng.below(9), &right[at + 1..]),
+                None => right.replacen("zwc.", &format!("zwc.{first}_"), 1),
+            },
+        };
+        let cases = rewrite_cases(&item.test_cases);
+        for code in [right, mutated] {
+            programs.push(assemble_program(&code, &entry, &cases));
+        }
+    }
+    Ok(programs)
+}
+
+/// `benches/fork_floor.py` on `programs`, `jobs` processes each forking for its share;
+/// the seconds from the start signal until the last one is done (their imports excluded).
+pub fn fork_floor(
+    programs: &[String],
+    python: &std::path::Path,
+    zwc_root: &std::path::Path,
+    jobs: usize,
+) -> anyhow::Result<f64> {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir()?;
+    for (i, program) in programs.iter().enumerate() {
+        std::fs::write(dir.path().join(format!("{i:05}.py")), program)?;
+    }
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/fork_floor.py");
+    let mut children = Vec::new();
+    for k in 0..jobs {
+        let mut child = std::process::Command::new(python)
+            .arg(&script)
+            .arg(dir.path())
+            .arg(k.to_string())
+            .arg(jobs.to_string())
+            .env("PYTHONPATH", zwc_root)
+            .env("OPENBLAS_NUM_THREADS", "1")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        let mut out = BufReader::new(child.stdout.take().expect("piped"));
+        let mut line = String::new();
+        out.read_line(&mut line)?;
+        anyhow::ensure!(
+            line.trim() == "ready",
+            "fork_floor.py did not start: {line:?}"
+        );
+        children.push((child, out));
+    }
+    let t = std::time::Instant::now();
+    for (child, _) in &mut children {
+        child.stdin.as_mut().expect("piped").write_all(b"go\n")?;
+    }
+    for (mut child, mut out) in children {
+        let mut line = String::new();
+        out.read_line(&mut line)?;
+        child.wait()?;
+        anyhow::ensure!(
+            line.trim().parse::<f64>().is_ok(),
+            "fork_floor.py failed: {line:?}"
+        );
+    }
+    Ok(t.elapsed().as_secs_f64())
+}
+
+/// Runs every program as `python main.py` in a fresh directory, `jobs` at a time, with
+/// zwc on PYTHONPATH and stdout/stderr captured (as the official worker runs them).
+/// Returns the wall-clock seconds.
+pub fn run_baseline(
+    programs: &[String],
+    python: &std::path::Path,
+    zwc_root: &std::path::Path,
+    jobs: usize,
+) -> f64 {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let t = std::time::Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..jobs {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    let Some(program) = programs.get(i) else {
+                        break;
+                    };
+                    let Ok(dir) = tempfile::tempdir() else { break };
+                    let file = dir.path().join("main.py");
+                    if std::fs::write(&file, program).is_err() {
+                        break;
+                    }
+                    let _ = std::process::Command::new(python)
+                        .arg("main.py")
+                        .current_dir(dir.path())
+                        .env("PYTHONPATH", zwc_root)
+                        .stdin(std::process::Stdio::null())
+                        .stdout(std::process::Stdio::piped())
+                        .stderr(std::process::Stdio::piped())
+                        .output();
+                }
+            });
+        }
+    });
+    t.elapsed().as_secs_f64()
+}
