@@ -17,7 +17,9 @@
 
 #[path = "common/mod.rs"]
 mod common;
+
 use common::status_kb;
+use sebx::model::sampling::SplitMix64;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -51,7 +53,7 @@ const WORDS: [&str; 24] = [
     "column", "so", "we",
 ];
 
-fn prose(rng: &mut common::Rng, words: usize) -> String {
+fn prose(rng: &mut SplitMix64, words: usize) -> String {
     (0..words)
         .map(|_| WORDS[rng.below(WORDS.len())])
         .collect::<Vec<_>>()
@@ -121,7 +123,7 @@ fn tasks() -> Vec<Task> {
 fn generate(run: &Path, samples: usize) -> u64 {
     let tasks = tasks();
     let steps = samples.div_ceil(PER_STEP).max(1);
-    let mut rng = common::Rng(19);
+    let mut rng = SplitMix64::new(19);
     std::fs::create_dir_all(run).expect("mkdir");
     let mut bytes = 0;
     let mut written = 0;

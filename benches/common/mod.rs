@@ -79,23 +79,6 @@ pub fn pipelined<T: Send>(
         .collect()
 }
 
-/// A seeded generator (splitmix64).
-pub struct Rng(pub u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-}
-
 /// A NumPy reference solution in zwc: the import swapped and every `np.<name>(` of `api`
 /// replaced by its zwc name (longer names first, so `np.cumsum` is not taken for a prefix).
 pub fn translate(code: &str, api: &sebx::model::ApiMap) -> String {
@@ -123,7 +106,7 @@ pub fn fresh_programs(
     dataset.load_file(&data.join("se-bench/single_test.jsonl"))?;
     let mut items: Vec<_> = dataset.items.values().collect();
     items.sort_by_key(|i| i.line);
-    let mut rng = Rng(seed);
+    let mut rng = sebx::model::sampling::SplitMix64::new(seed);
     let mut programs = Vec::new();
     for item in items {
         let Some(reference) = item.reference.first() else {
