@@ -23,4 +23,15 @@ fn main() {
         );
     }
     println!("cargo:rustc-env=SEBX_GRADER_SOURCES={hash}");
+    // The code that turns runs into figures (the session layer and the model it reads), for
+    // the keys of remembered figures (`session::facts_cache`).
+    for folder in FIGURE_FOLDERS {
+        println!("cargo:rerun-if-changed={folder}");
+    }
+    let (figures, _) = source_hash::hash_folders(&root, FIGURE_FOLDERS)
+        .expect("the session's sources are readable");
+    println!("cargo:rustc-env=SEBX_FIGURE_SOURCES={figures}");
 }
+
+/// Folders whose code decides remembered figures besides the grader's.
+const FIGURE_FOLDERS: &[&str] = &["src/session", "src/model"];

@@ -22,7 +22,9 @@ fn shared() -> PathBuf {
 fn exported(rollouts: &Path, scores: Option<&Path>) -> HashMap<String, Option<String>> {
     let data = shared();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sebx"));
-    cmd.args(["labels", "export", "--all", "--format", "jsonl"])
+    // No score cache, as the explorer below: both front ends judge from the same verdicts
+    // whatever this machine's cache holds.
+    cmd.args(["labels", "export", "--all", "--no-cache", "--format", "jsonl"])
         .arg(rollouts)
         .arg("--api-doc")
         .arg(data.join("se-bench/api_doc.jsonl"))
@@ -60,7 +62,10 @@ fn explorer(paths: Vec<PathBuf>) -> HashMap<String, Option<String>> {
             api_doc: Some(data.join("se-bench/api_doc.jsonl")),
             dataset: vec![data.join("se-bench/single_test.jsonl")],
         },
-        no_cache: true,
+        cache: sebx::session::CacheFlags {
+            no_cache: true,
+            cache_dir: None,
+        },
         ..ExploreArgs::default()
     };
     let mut session = prepare(

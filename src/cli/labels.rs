@@ -14,7 +14,9 @@ use crate::analysis::{
     AnalysisDigest, FindingKind, GradeFacts, analyze_rollout, extract_last_python_block,
     suggested_category,
 };
-use crate::grade::resolve::{Resolver, classify_inputs};
+use crate::session::caches::{CacheFlags, open_score_cache};
+use crate::session::inputs::Inputs;
+use crate::session::resolve::Resolver;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore};
 use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
@@ -85,6 +87,8 @@ pub struct ExportArgs {
     pub taxonomy: Option<PathBuf>,
     #[command(flatten)]
     pub context: ContextArgs,
+    #[command(flatten)]
+    pub cache: CacheFlags,
 }
 
 /// Arguments of `sebx labels agreement`.
@@ -327,7 +331,7 @@ fn finding_counts(digest: &AnalysisDigest) -> BTreeMap<&'static str, usize> {
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
 pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
-    let inputs = classify_inputs(&args.rollouts, &[])?;
+    let inputs = Inputs::classify(&args.rollouts, &[])?;
     let mut reports = inputs.reports.clone();
     reports.extend(args.scores.iter().cloned());
     let runs: Vec<PathBuf> = inputs.runs.iter().map(|r| r.path.clone()).collect();
@@ -335,14 +339,14 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
         bail!("no rollout file among the inputs (labels live beside rollout files)");
     }
     let context = analysis_context(args, &runs, &inputs.datasets)?;
+    // Nothing is graded here: verdicts remembered under the official settings.
     let cache = context.as_ref().and_then(|(api, _)| {
-        crate::grade::score_cache::default_dir()
-            .and_then(|dir| {
-                // Nothing is graded here: verdicts remembered under the official settings.
-                let settings = crate::grade::settings::GradingSettings::official();
-                crate::grade::score_cache::ScoreCache::open(&dir, api, &settings).ok()
-            })
-            .map(std::sync::Arc::new)
+        open_score_cache(
+            &args.cache.choice(),
+            api,
+            &crate::grade::settings::GradingSettings::official(),
+        )
+        .cache
     });
     let (resolver, issues) = Resolver::new(&reports, cache)?;
     for issue in issues {

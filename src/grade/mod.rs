@@ -14,7 +14,6 @@ pub mod pyvalue;
 pub mod render;
 pub mod report;
 pub mod reruns;
-pub mod resolve;
 pub mod reward;
 pub mod run_cache;
 pub mod runs;

@@ -12,12 +12,12 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::grade::backend::{GradeBackend, Grader, Unavailable};
-use crate::grade::score_cache::{self, ScoreCache};
-use crate::model::discovery::discover;
-use crate::model::verl::{JoinIndex, find_runs};
+use crate::model::verl::JoinIndex;
+use crate::session::caches::{CacheFlags, open_score_cache};
+use crate::session::inputs::Inputs;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::tui::app::{App, Context, Grading};
-use crate::tui::load::{FileKind, Source, SourceData, classify_file};
+use crate::tui::load::{FileKind, Source, SourceData};
 use crate::tui::{Keymap, Theme};
 
 /// The bundled demo, built into the binary so it works from any directory.
@@ -85,10 +85,8 @@ pub struct ExploreArgs {
     /// Label categories (TOML); default: the nearest sebx-taxonomy.toml, else the built-in set.
     #[arg(long, value_name = "FILE")]
     pub taxonomy: Option<PathBuf>,
-    /// Neither show remembered verdicts nor remember new ones (the score cache; see
-    /// `sebx cache`).
-    #[arg(long)]
-    pub no_cache: bool,
+    #[command(flatten)]
+    pub cache: CacheFlags,
     /// The order `N` (next unlabelled failure) walks: `file`, or `random` (seeded) so the
     /// labelled failures are a random sample and their prevalence intervals mean something
     /// (`O` toggles in the explorer).
@@ -144,33 +142,6 @@ pub fn load_config(explicit: Option<&Path>) -> Result<UserConfig> {
 pub struct Session {
     pub app: App,
     pub sources: Vec<Source>,
-}
-
-/// Files named on the command line, and the `.jsonl` files of folders named there
-/// (`true`: found in a folder, so skipped when not recognisable).
-fn expand(paths: &[PathBuf]) -> Result<Vec<(PathBuf, bool)>> {
-    let mut out = Vec::new();
-    for p in paths {
-        if p.is_dir() {
-            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("cannot read folder {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
-                // Label and bookmark sidecars (`x.jsonl.labels.jsonl`) belong to their rollout file.
-                .filter(|f| {
-                    let name = f.to_string_lossy();
-                    !name.ends_with(".labels.jsonl") && !name.ends_with(".bookmarks.jsonl")
-                })
-                .collect();
-            files.sort();
-            out.extend(files.into_iter().map(|f| (f, true)));
-        } else if p.is_file() {
-            out.push((p.clone(), false));
-        } else {
-            bail!("no such file or folder: {}", p.display());
-        }
-    }
-    Ok(out)
 }
 
 /// Dataset items from JSONL text (for the embedded demo; files go through `Dataset::load_file`).
@@ -305,70 +276,29 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ];
         (api, dataset, sources)
     } else {
-        // Training runs (folders of verl step dumps) first; the rest are files.
+        // Every path classified once, as every command does (`session::inputs`).
+        let inputs = Inputs::classify(&args.paths, &args.correct)?;
+        notes.extend(inputs.notes.iter().cloned());
+        let (api, dataset) = inputs.load_context(&args.context, &mut notes);
         let mut dumps = Vec::new();
-        let mut paths = Vec::new();
-        for p in &args.paths {
-            match find_runs(p)? {
-                Some(runs) => dumps.extend(runs),
-                None => paths.push(p.clone()),
-            }
-        }
-        let mut files = expand(&paths)?;
-        files.extend(args.correct.iter().map(|f| (f.clone(), false)));
         let mut sources = Vec::new();
-        let mut api_doc = args.context.api_doc.clone();
-        let mut dataset_files = args.context.dataset.clone();
-        for (f, from_folder) in files {
-            let kind =
-                match classify_file(&f).with_context(|| format!("cannot read {}", f.display()))? {
-                    Some(kind) => kind,
-                    None if from_folder => {
-                        notes.push(format!("skipped {}: not a file sebx reads", f.display()));
-                        continue;
-                    }
-                    // A file named on purpose loads as rollouts, so its bad lines are shown.
-                    None => FileKind::Rollouts,
-                };
-            let kind = if args.correct.contains(&f) && kind == FileKind::Rollouts {
-                FileKind::CorrectTrajectories
-            } else {
-                kind
-            };
-            match kind {
-                FileKind::ApiDoc => {
-                    api_doc.get_or_insert(f);
-                }
-                FileKind::Dataset => dataset_files.push(f),
-                kind => sources.push(Source {
-                    kind,
-                    data: SourceData::File(f),
+        for run in &inputs.runs {
+            match &run.dump {
+                Some(dump) => dumps.push(dump.clone()),
+                None => sources.push(Source {
+                    kind: if run.correct {
+                        FileKind::CorrectTrajectories
+                    } else {
+                        FileKind::Rollouts
+                    },
+                    data: SourceData::File(run.path.clone()),
                 }),
             }
         }
-        let mut rollout_files: Vec<PathBuf> = sources
-            .iter()
-            .map(|s| s.data.path().to_path_buf())
-            .collect();
-        rollout_files.extend(dumps.iter().map(|d| d.dir.clone()));
-        let found = discover(api_doc.as_deref(), &dataset_files, &rollout_files);
-        notes.extend(found.report());
-        let api = match &found.api_doc {
-            Some(f) => match ApiMap::load(f.path()) {
-                Ok(a) => a,
-                Err(e) => {
-                    notes.push(format!("API doc unusable: {e:#}"));
-                    ApiMap::default()
-                }
-            },
-            None => ApiMap::default(),
-        };
-        let mut dataset = Dataset::default();
-        for d in &found.datasets {
-            if let Err(e) = dataset.load_file(d.path()) {
-                notes.push(format!("dataset {}: {e}", d.path().display()));
-            }
-        }
+        sources.extend(inputs.reports.iter().map(|r| Source {
+            kind: FileKind::Reports,
+            data: SourceData::File(r.clone()),
+        }));
         if !dumps.is_empty() {
             if dataset.is_empty() {
                 notes.push("Training runs: no dataset, so no sample joins a task (pass --dataset FILE, e.g. datasets/train/train.jsonl); samples are shown and analysed, not graded.".to_string());
@@ -401,6 +331,23 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         notes,
     };
     let mut app = App::new(ctx, theme, keymap);
+    // The score cache, opened by the session's one rule for every front end on the explorer
+    // (the explorer, the presenter, exports): a row asks it for its verdict, and the reward
+    // shows when the remembered record has it too.
+    let opened = open_score_cache(
+        &args.cache.choice(),
+        &app.corpus.ctx.api,
+        &Grader::default_settings().with_scorer(crate::grade::reward::Scorer::Verdict),
+    );
+    app.corpus.ctx.notes.extend(opened.notes);
+    if let Some(cache) = &opened.cache {
+        app.corpus.ctx.notes.push(format!(
+            "Score cache: {} ({} verdicts remembered; --no-cache to ignore)",
+            cache.path().display(),
+            cache.len()
+        ));
+    }
+    app.corpus.score_cache = opened.cache;
     app.labelling.annotator = crate::model::labels::resolve_annotator(
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );
@@ -444,39 +391,7 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
     if let Grading::Unavailable(why) = &grading {
         session.app.corpus.ctx.notes.push(format!("Grading: {why}"));
     }
-    let cache = if args.no_cache || session.app.corpus.ctx.api.is_empty() {
-        None
-    } else {
-        // The settings the grader grades with; a row asks the cache for its verdict (the
-        // reward shows when the remembered report has it too).
-        let settings = grader
-            .as_ref()
-            .map_or_else(|_| Grader::default_settings(), |g| g.settings().clone())
-            .with_scorer(crate::grade::reward::Scorer::Verdict);
-        match score_cache::default_dir()
-            .map(|dir| ScoreCache::open(&dir, &session.app.corpus.ctx.api, &settings))
-        {
-            Some(Ok(cache)) => Some(Arc::new(cache)),
-            Some(Err(e)) => {
-                session
-                    .app
-                    .corpus
-                    .ctx
-                    .notes
-                    .push(format!("Score cache: unavailable ({e:#})"));
-                None
-            }
-            None => None,
-        }
-    };
-    if let Some(cache) = &cache {
-        session.app.corpus.ctx.notes.push(format!(
-            "Score cache: {} ({} verdicts remembered; --no-cache to ignore)",
-            cache.path().display(),
-            cache.len()
-        ));
-    }
-    session.app.corpus.score_cache = cache.clone();
+    let cache = session.app.corpus.score_cache.clone();
     let backend = grader
         .ok()
         .map(|g| Arc::new(g.with_cache(cache)) as Arc<dyn GradeBackend>);

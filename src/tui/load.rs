@@ -420,7 +420,7 @@ impl Loader<'_> {
         for (k, e) in entries.iter_mut().enumerate() {
             let r = &mut e.rollout;
             // A correct-trajectories file outranks a score stored in the line
-            // (`grade::resolve`'s precedence).
+            // (`session::resolve`'s precedence).
             if all_right {
                 r.stored_score = Some(StoredScore {
                     field: "correct-trajectories file".to_string(),

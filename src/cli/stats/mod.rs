@@ -5,10 +5,7 @@
 //! [`render`] turns a report into a table, Markdown, CSV or JSON (the JSON is the report's
 //! types, serialized).
 
-pub mod facts_cache;
-pub mod load;
 pub mod render;
-pub mod report;
 pub mod training;
 
 use std::io::Write;
@@ -18,15 +15,17 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::grade::resolve::classify_inputs;
+use crate::session::caches::CacheFlags;
+use crate::session::inputs::Inputs;
+use crate::session::runs::RunOptions;
 use crate::grade::runs::FunctionSort;
 use crate::model::Verdict;
 use crate::model::discovery::ContextArgs;
 use crate::model::sampling::DEFAULT_SEED;
 
-pub use load::{Loaded, LoadedRun, load_runs};
+pub use crate::session::runs::{Loaded, LoadedRun, load_runs};
 pub use render::{Table, render_compare, render_stats};
-pub use report::{CompareReport, StatsReport, compare_report, compute_stats};
+pub use crate::session::report::{CompareReport, StatsReport, compare_report, compute_stats};
 
 /// Output format of `sebx stats` and `sebx compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -89,6 +88,22 @@ pub struct InputArgs {
     /// Where to write (default: stdout).
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub cache: CacheFlags,
+}
+
+impl InputArgs {
+    /// What loading the runs takes from these flags.
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
+            context: self.context.clone(),
+            jobs: self.jobs,
+            timeout: self.timeout,
+            annotator: self.annotator.clone(),
+            quiet: self.quiet,
+            cache: self.cache.choice(),
+        }
+    }
 }
 
 /// Run-level figures: summary, accuracy with a task-clustered interval, pass@k, the
@@ -177,7 +192,7 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
-    let loaded = load_runs(&args.files, &args.input)?;
+    let loaded = load_runs(&args.files, &args.input.options())?;
     let report = compute_stats(&loaded, &args.k, args.sort, args.input.seed);
     let by = if !args.by.is_empty() {
         args.by.clone()
@@ -225,7 +240,7 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
         }
         _ => bail!("--cell takes two verdicts, e.g. --cell right,exe_error"),
     };
-    let inputs = classify_inputs(&files, &[])?;
+    let inputs = Inputs::classify(&files, &[])?;
     if inputs.runs.len() != 2 {
         bail!(
             "compare needs exactly two rollout files (runs); found {}: {}",
@@ -238,7 +253,7 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
                 .join(", ")
         );
     }
-    let loaded = load_runs(&files, &args.input)?;
+    let loaded = load_runs(&files, &args.input.options())?;
     let report = compare_report(&loaded, 0, 1, args.input.seed, cell);
     let text = render_compare(&report, args.format, args.top)?;
     let mut out = writer(args.input.output.as_deref())?;

@@ -7,12 +7,12 @@ use anyhow::Result;
 
 use crate::grade::report::ReasonKind;
 use crate::grade::runs::{
-    BOOTSTRAP_REPS, LabelSample, LabelStats, RewardFigures, fmt_p, interval, pass_value, pct,
+    BOOTSTRAP_REPS, RewardFigures, fmt_p, interval, pass_value, pct,
     short_query, top_names,
 };
 use crate::model::Verdict;
 
-use super::report::{CompareReport, FunctionReport, LabelReport, RunReport, StatsReport, TaskRow};
+use crate::session::report::{CompareReport, FunctionReport, LabelReport, RunReport, StatsReport, TaskRow};
 use super::{By, Format, training};
 use crate::cli::charts;
 use crate::cli::labels::csv_table;
@@ -119,19 +119,6 @@ fn reward4(m: Option<f64>) -> String {
 }
 
 /// How the labelled failures of a run were chosen, in a sentence.
-pub fn sample_note(l: &LabelStats) -> String {
-    let seed = l.seed;
-    match l.sample {
-        LabelSample::None => "no failure is labelled".into(),
-        LabelSample::All => "every failure is labelled (a census)".into(),
-        LabelSample::Random => format!(
-            "drawn at random: the labelled failures are the first of the seeded random order (seed {seed})"
-        ),
-        LabelSample::Picked => format!(
-            "picked, not drawn at random (not the first failures of the random order, seed {seed}): the intervals assume a random sample and may be off"
-        ),
-    }
-}
 
 /// A report as JSON: its types, serialized (keys sorted), pretty, with a final newline.
 fn json<T: serde::Serialize>(report: &T) -> Result<String> {

@@ -3,42 +3,19 @@
 //! and JSON), when each task and function was learned or forgotten, and the samples that
 //! joined no task. The figures come from [`crate::grade::runs::steps`].
 
-use serde::Serialize;
 
 use crate::analysis::FindingKind;
 use crate::grade::runs::{
-    self, Course, FunctionStep, RunSet, StepRow, TrainingFigures, UngradedSample, heat_map, pct,
+    Course, FunctionStep, StepRow, TrainingFigures, UngradedSample, heat_map, pct,
     short_query,
 };
 
 use super::render::Table;
+pub use crate::session::report::{TrainingReport, training_report};
 
 /// Columns of the heat map in text and Markdown.
 const HEAT_COLUMNS: usize = 12;
 
-/// What `sebx stats` reports of training runs (flattened into its JSON).
-#[derive(Debug, Clone, Serialize)]
-pub struct TrainingReport {
-    #[serde(flatten)]
-    pub figures: TrainingFigures,
-    /// Samples joined to no dataset task, with their file and line.
-    pub unjoined: Vec<UngradedSample>,
-}
-
-/// The training report of a run set (`None`: no training runs in it).
-pub fn training_report(set: &RunSet) -> Option<TrainingReport> {
-    let figures = runs::training_figures(set);
-    if figures.is_empty() {
-        return None;
-    }
-    let unjoined = set
-        .ungraded
-        .iter()
-        .filter(|u| u.unjoined)
-        .cloned()
-        .collect();
-    Some(TrainingReport { figures, unjoined })
-}
 
 fn opt_pct(x: Option<f64>) -> String {
     x.map_or("-".into(), pct)

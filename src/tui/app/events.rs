@@ -182,7 +182,7 @@ impl App {
                     .filter(|i| self.corpus.scores[*i] == Score::Unscored)
                     .collect();
                 // Unscored rows take a rerun's or the cache's verdict before grading
-                // (`grade::resolve`'s precedence; the job answers `CachedScores`).
+                // (`session::resolve`'s precedence; the job answers `CachedScores`).
                 if !rows.is_empty() {
                     self.outbox.push(JobRequest::LookupScores {
                         rows,

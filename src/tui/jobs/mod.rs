@@ -16,7 +16,7 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
-use crate::grade::resolve::Resolver;
+use crate::session::resolve::Resolver;
 use crate::grade::score_cache::ScoreCache;
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
@@ -91,7 +91,7 @@ pub enum JobRequest {
         api: Arc<ApiMap>,
     },
     /// Look `rows` up in their files' rerun sidecars, then the score cache (verdicts
-    /// graded in an earlier session), by `grade::resolve`'s precedence.
+    /// graded in an earlier session), by `session::resolve`'s precedence.
     LookupScores {
         rows: Vec<usize>,
         entries: Arc<Vec<Arc<Entry>>>,

@@ -1,6 +1,7 @@
-//! Loading the runs of `sebx stats` and `sebx compare`: the inputs classified, every
-//! rollout's verdict by the resolver's precedence (grading, with a progress bar, those that
-//! have none), one analysis per rollout and the hand labels, into a [`RunSet`].
+//! Loading the runs of `sebx stats`, `sebx compare` and `sebx labels`: the inputs classified,
+//! every rollout's verdict by the resolver's precedence (grading, with a progress bar, those
+//! that have none, and the official RL reward wherever a training run needs it), one
+//! analysis per rollout and the hand labels, into a [`RunSet`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -12,19 +13,49 @@ use indicatif::{ProgressBar, ProgressStyle};
 use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
 use crate::grade::batch::{SharedRuns, grade_all_shared};
 use crate::grade::engine::Engine;
-use crate::grade::resolve::{Resolved, Resolver, VerdictSource, classify_inputs};
+use super::caches::{CacheChoice, open_score_cache};
+use super::inputs::Inputs;
+use super::resolve::{Resolved, Resolver, VerdictSource};
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
 use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
 use crate::model::bounded::Bounded;
-use crate::model::discovery::discover;
 use crate::model::labels::LabelStore;
 use crate::model::rollout::load_rollout_file;
 use crate::model::taxonomy::Taxonomy;
 use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, RunReader};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
-use super::{InputArgs, facts_cache};
+use super::facts_cache;
+use crate::model::discovery::ContextArgs;
+
+/// What loading runs takes besides the paths (the flags of `stats`, `compare`, `labels`).
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub context: ContextArgs,
+    /// Programs graded in parallel (default: the cores).
+    pub jobs: Option<usize>,
+    /// Wall-clock timeout per graded program (official: 3 s).
+    pub timeout: std::time::Duration,
+    /// Whose hand labels count (default: the annotator with the most labels in each file).
+    pub annotator: Option<String>,
+    /// No progress bars.
+    pub quiet: bool,
+    pub cache: CacheChoice,
+}
+
+impl Default for RunOptions {
+    fn default() -> Self {
+        RunOptions {
+            context: ContextArgs::default(),
+            jobs: None,
+            timeout: crate::grade::settings::GradingSettings::official().timeout,
+            annotator: None,
+            quiet: true,
+            cache: CacheChoice::Default,
+        }
+    }
+}
 
 /// One loaded run: its file and where each rollout's verdict came from.
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
@@ -70,12 +101,14 @@ fn bar(quiet: bool, len: usize, what: &str) -> ProgressBar {
 
 /// Loads runs from `files`: verdicts from scored files, stored scores or grading (with a
 /// progress bar), then one analysis per rollout and the hand labels.
-pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
-    let mut notes = Vec::new();
-    let inputs = classify_inputs(files, &[])?;
-    let api_doc = input.context.api_doc.clone().or(inputs.api_doc.clone());
-    let mut datasets = input.context.dataset.clone();
-    datasets.extend(inputs.datasets.iter().cloned());
+pub fn load_runs(files: &[PathBuf], input: &RunOptions) -> Result<Loaded> {
+    let inputs = Inputs::classify(files, &[])?;
+    load_inputs(&inputs, input)
+}
+
+/// [`load_runs`] on inputs already classified.
+pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
+    let mut notes = inputs.notes.clone();
     let run_files: Vec<(PathBuf, bool)> = inputs
         .runs
         .iter()
@@ -86,7 +119,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         bail!("no rollout file among the inputs (a rollout file is one run)");
     }
     let paths: Vec<PathBuf> = run_files.iter().map(|(p, _)| p.clone()).collect();
-    let found = discover(api_doc.as_deref(), &datasets, &paths);
+    let found = inputs.discover(&input.context);
     let (api, dataset) = found.load()?;
     let api = api.unwrap_or_else(|| {
         notes.push(
@@ -96,7 +129,8 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
     });
     // Training runs: the facts of an earlier `sebx stats` on the very same files.
     let facts = dumps.iter().any(Option::is_some).then(|| {
-        let mut read: Vec<PathBuf> = files.to_vec();
+        let mut read: Vec<PathBuf> = inputs.run_paths();
+        read.extend(inputs.reports.iter().cloned());
         for (path, dump) in paths.iter().zip(&dumps) {
             if let Some(run) = dump {
                 read.extend(run.steps.iter().map(|s| s.path.clone()));
@@ -110,10 +144,12 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
         read.extend(found.api_doc.iter().map(|f| f.path().to_path_buf()));
         read.extend(found.datasets.iter().map(|f| f.path().to_path_buf()));
-        let settings = format!("{:?} {:?}", input.timeout, input.annotator);
-        facts_cache::key(&read, &api, &settings)
+        // The categories stored with the facts come from each run's taxonomy file.
+        read.extend(paths.iter().filter_map(|p| Taxonomy::find_for(p)));
+        facts_cache::FactsKey::new(&read, &api, input.timeout, input.annotator.as_deref())
+            .digest()
     });
-    let facts_dir = crate::grade::score_cache::default_dir();
+    let facts_dir = input.cache.dir();
     if let (Some(key), Some(dir)) = (&facts, &facts_dir)
         && let Some(mut known) = facts_cache::load(dir, key)
     {
@@ -123,19 +159,15 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         return Ok(known);
     }
     // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
-    let cache = if api.is_empty() {
-        None
-    } else {
-        crate::grade::score_cache::default_dir()
-            .and_then(|dir| {
-                // At the timeout the rollouts below are graded with; a lookup asks for the
-                // verdict (a report with the reward too serves), what is graded carries both.
-                let settings =
-                    crate::grade::settings::GradingSettings::official().with_timeout(input.timeout);
-                crate::grade::score_cache::ScoreCache::open(&dir, &api, &settings).ok()
-            })
-            .map(std::sync::Arc::new)
-    };
+    // At the timeout the rollouts below are graded with; a lookup asks for the verdict (a
+    // record with the reward too is preferred), what is graded carries both.
+    let opened = open_score_cache(
+        &input.cache,
+        &api,
+        &crate::grade::settings::GradingSettings::official().with_timeout(input.timeout),
+    );
+    notes.extend(opened.notes);
+    let cache = opened.cache;
     let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
     for issue in issues {
         eprintln!("warning: {issue}");
@@ -202,7 +234,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
         }
         let jobs = input
             .jobs
-            .unwrap_or_else(crate::cli::grade::default_jobs)
+            .unwrap_or_else(super::default_jobs)
             .max(1);
         let engine = Engine::start(&api, jobs).with_context(|| {
             format!(
@@ -315,7 +347,7 @@ pub fn load_runs(files: &[PathBuf], input: &InputArgs) -> Result<Loaded> {
                 cache: cache.as_deref(),
                 jobs: input
                     .jobs
-                    .unwrap_or_else(crate::cli::grade::default_jobs)
+                    .unwrap_or_else(super::default_jobs)
                     .max(1),
                 timeout: input.timeout,
                 quiet: input.quiet,

@@ -12,8 +12,9 @@ use crate::grade::runs::{
 };
 use crate::model::{RolloutId, Verdict};
 
-use super::load::Loaded;
-use super::render::sample_note;
+use crate::grade::runs::{LabelSample, TrainingFigures, UngradedSample, RunSet};
+
+use super::runs::Loaded;
 
 /// Everything `sebx stats` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -36,7 +37,7 @@ pub struct StatsReport {
     /// Training runs step by step (`steps`, `function_steps`, `task_courses`,
     /// `function_courses`, `unjoined`); absent when no input is a training run.
     #[serde(flatten, skip_serializing_if = "Option::is_none")]
-    pub training: Option<super::training::TrainingReport>,
+    pub training: Option<TrainingReport>,
 }
 
 /// One run's figures.
@@ -165,7 +166,7 @@ pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u6
         ks,
         seed,
         tasks,
-        training: super::training::training_report(set),
+        training: training_report(set),
     }
 }
 
@@ -287,4 +288,43 @@ pub fn compare_report(
         notes: loaded.notes.clone(),
         cell,
     }
+}
+
+/// How the labelled failures were chosen, in words.
+pub fn sample_note(l: &LabelStats) -> String {
+    let seed = l.seed;
+    match l.sample {
+        LabelSample::None => "no failure is labelled".into(),
+        LabelSample::All => "every failure is labelled (a census)".into(),
+        LabelSample::Random => format!(
+            "drawn at random: the labelled failures are the first of the seeded random order (seed {seed})"
+        ),
+        LabelSample::Picked => format!(
+            "picked, not drawn at random (not the first failures of the random order, seed {seed}): the intervals assume a random sample and may be off"
+        ),
+    }
+}
+
+/// What `sebx stats` reports of training runs (flattened into its JSON).
+#[derive(Debug, Clone, Serialize)]
+pub struct TrainingReport {
+    #[serde(flatten)]
+    pub figures: TrainingFigures,
+    /// Samples joined to no dataset task, with their file and line.
+    pub unjoined: Vec<UngradedSample>,
+}
+
+/// The training report of a run set (`None`: no training runs in it).
+pub fn training_report(set: &RunSet) -> Option<TrainingReport> {
+    let figures = runs::training_figures(set);
+    if figures.is_empty() {
+        return None;
+    }
+    let unjoined = set
+        .ungraded
+        .iter()
+        .filter(|u| u.unjoined)
+        .cloned()
+        .collect();
+    Some(TrainingReport { figures, unjoined })
 }

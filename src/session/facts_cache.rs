@@ -3,10 +3,11 @@
 //! other tables or formats of the same run takes a fraction of a second instead of
 //! reading a gigabyte of dumps again.
 //!
-//! The key is everything the facts depend on: every input file and every step file of the
-//! training runs (path, size, modification time to the nanosecond), the label sidecars
-//! beside the runs, the API doc and dataset files, the grader's version, the API mapping,
-//! the grading timeout and the annotator asked for. A dump that grows (training goes on),
+//! The key ([`FactsKey`], typed fields) is everything the facts depend on: every input file
+//! and every step file of the training runs (path, size, modification time to the
+//! nanosecond), the label sidecars beside the runs, the taxonomy files whose categories the
+//! facts hold, the API doc and dataset files, the grader's version, a build-time hash of the
+//! code that computes the facts, the API mapping, the grading timeout and the annotator. A dump that grows (training goes on),
 //! a relabelled run or another grader gives another key, so the facts are computed anew.
 
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use crate::grade::runs::RunSet;
 use crate::grade::score_cache::{api_hash, grader_version};
 use crate::model::ApiMap;
 
-use super::load::{Loaded, LoadedRun};
+use super::runs::{Loaded, LoadedRun};
 
 /// Files of this cache kept in the folder (the most recently written).
 const KEEP: usize = 8;
@@ -32,48 +33,80 @@ struct Stored {
     notes: Vec<String>,
 }
 
-/// Adds a file's identity (path, size, modification time) to the hash; a missing file
-/// counts as missing.
-fn add_file(hasher: &mut Sha256, path: &Path) {
-    hasher.update(path.to_string_lossy().as_bytes());
-    hasher.update([0u8]);
-    match std::fs::metadata(path) {
-        Ok(m) => {
-            hasher.update(m.len().to_le_bytes());
+/// A file's identity in a key: its path (canonical where it exists), size and
+/// modification time to the nanosecond; a missing file is recorded as missing.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub struct FileId {
+    pub path: PathBuf,
+    /// (size, modification time in ns since the epoch); `None`: missing.
+    pub stamp: Option<(u64, u128)>,
+}
+
+impl FileId {
+    pub fn of(path: &Path) -> FileId {
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let stamp = std::fs::metadata(&path).ok().map(|m| {
             let mtime = m
                 .modified()
                 .ok()
                 .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
                 .map_or(0, |d| d.as_nanos());
-            hasher.update(mtime.to_le_bytes());
-        }
-        Err(_) => hasher.update(b"missing"),
+            (m.len(), mtime)
+        });
+        FileId { path, stamp }
     }
-    hasher.update([1u8]);
 }
 
-/// The key of the facts for these inputs: `files` every file read (inputs, step files,
-/// sidecars, API doc, datasets), `settings` what else decides the figures.
-pub fn key(files: &[PathBuf], api: &ApiMap, settings: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(grader_version().as_bytes());
-    hasher.update(api_hash(api).as_bytes());
-    hasher.update(settings.as_bytes());
-    let mut files: Vec<PathBuf> = files
-        .iter()
-        .map(|f| std::fs::canonicalize(f).unwrap_or_else(|_| f.clone()))
-        .collect();
-    files.sort();
-    files.dedup();
-    for f in &files {
-        add_file(&mut hasher, f);
+/// Everything that decides the remembered facts, as typed fields.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FactsKey {
+    /// The grader's sources ([`grader_version`]).
+    pub grader: String,
+    /// The code that turns runs into facts (`src/session/`, `src/model/`), hashed at build
+    /// time.
+    pub figure_code: &'static str,
+    /// The zwc mapping ([`api_hash`]).
+    pub api: String,
+    /// The grading timeout in milliseconds.
+    pub timeout_ms: u128,
+    /// The annotator asked for (`None`: the one with most labels per file).
+    pub annotator: Option<String>,
+    /// Every file read: inputs, step files, sidecars, API doc, datasets and the taxonomy
+    /// files whose categories the facts store, sorted.
+    pub files: Vec<FileId>,
+}
+
+impl FactsKey {
+    pub fn new(
+        files: &[PathBuf],
+        api: &ApiMap,
+        timeout: std::time::Duration,
+        annotator: Option<&str>,
+    ) -> FactsKey {
+        let mut files: Vec<FileId> = files.iter().map(|f| FileId::of(f)).collect();
+        files.sort();
+        files.dedup();
+        FactsKey {
+            grader: grader_version().to_string(),
+            figure_code: env!("SEBX_FIGURE_SOURCES"),
+            api: api_hash(api),
+            timeout_ms: timeout.as_millis(),
+            annotator: annotator.map(str::to_string),
+            files,
+        }
     }
-    hasher
-        .finalize()
-        .iter()
-        .take(12)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+
+    /// The key's digest, which names the remembered facts.
+    pub fn digest(&self) -> String {
+        let mut hasher = Sha256::new();
+        hasher.update(serde_json::to_vec(self).unwrap_or_default());
+        hasher
+            .finalize()
+            .iter()
+            .take(12)
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
 }
 
 fn path_of(dir: &Path, key: &str) -> PathBuf {

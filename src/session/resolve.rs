@@ -15,15 +15,13 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::grade::report::{GradeReport, ReasonKind, read_reports};
 use crate::grade::reruns::{RERUNS_SUFFIX, RerunStore};
 use crate::grade::score_cache::ScoreCache;
-use crate::model::files::{FileKind, classify_file};
 use crate::model::sidecar::sidecar_path;
-use crate::model::verl::{DumpRun, find_runs};
 use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
 
 /// Where a rollout's verdict came from, in order of precedence (the first wins).
@@ -104,75 +102,6 @@ impl Resolved {
             program_syntax_error: false,
         }
     }
-}
-
-/// A run given on the command line.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RunInput {
-    pub path: PathBuf,
-    /// The official correct-trajectories file: every rollout in it is `right`.
-    pub correct: bool,
-    /// A training run (a folder of verl step dumps, `path` its folder).
-    pub dump: Option<DumpRun>,
-}
-
-/// The command line's paths, by kind.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Inputs {
-    pub runs: Vec<RunInput>,
-    pub reports: Vec<PathBuf>,
-    pub datasets: Vec<PathBuf>,
-    /// The first API doc among the paths.
-    pub api_doc: Option<PathBuf>,
-}
-
-/// Classifies each path (by its name and first line, [`classify_file`]); `correct` names
-/// files to take as correct trajectories whatever their name. A path that is not a file,
-/// or cannot be read, is an error naming it; an unrecognisable file is taken as rollouts
-/// (its lines then say what is wrong with them).
-pub fn classify_inputs(files: &[PathBuf], correct: &[PathBuf]) -> Result<Inputs> {
-    let mut inputs = Inputs::default();
-    for f in files {
-        // A folder of verl step dumps (or of such folders, or `folder@step`): training runs.
-        if let Some(runs) = find_runs(f)? {
-            inputs.runs.extend(runs.into_iter().map(|run| RunInput {
-                path: run.dir.clone(),
-                correct: false,
-                dump: Some(run),
-            }));
-            continue;
-        }
-        if f.is_dir() {
-            bail!(
-                "{} is a folder without training-run step files ({{step}}.jsonl); name the rollout files in it",
-                f.display()
-            );
-        }
-        if !f.is_file() {
-            bail!("no such file: {}", f.display());
-        }
-        let kind = classify_file(f)
-            .with_context(|| format!("cannot read {}", f.display()))?
-            .unwrap_or(FileKind::Rollouts);
-        let kind = if kind == FileKind::Rollouts && correct.contains(f) {
-            FileKind::CorrectTrajectories
-        } else {
-            kind
-        };
-        match kind {
-            FileKind::Rollouts | FileKind::CorrectTrajectories => inputs.runs.push(RunInput {
-                path: f.clone(),
-                correct: kind == FileKind::CorrectTrajectories,
-                dump: None,
-            }),
-            FileKind::Reports => inputs.reports.push(f.clone()),
-            FileKind::Dataset => inputs.datasets.push(f.clone()),
-            FileKind::ApiDoc => {
-                inputs.api_doc.get_or_insert(f.clone());
-            }
-        }
-    }
-    Ok(inputs)
 }
 
 /// Gives rollouts their verdicts by the precedence of the module doc, short of grading.

@@ -1,0 +1,89 @@
+//! Opening the score cache, by one rule for every front end: `--no-cache` means neither read
+//! nor write, `--cache-dir DIR` (else `$SEBX_SCORE_CACHE`, else the user cache folder) says
+//! where; a cache that cannot be opened is a note, never an error (it only costs a regrade).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::grade::score_cache::{self, ScoreCache};
+use crate::grade::settings::GradingSettings;
+use crate::model::ApiMap;
+
+/// The cache flags every command that reads rollouts takes.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct CacheFlags {
+    /// Neither use remembered verdicts nor remember new ones (the score cache; see
+    /// `sebx cache`).
+    #[arg(long)]
+    pub no_cache: bool,
+    /// The score cache's folder (default: $SEBX_SCORE_CACHE, else <cache dir>/sebx/scores).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    pub cache_dir: Option<PathBuf>,
+}
+
+impl CacheFlags {
+    pub fn choice(&self) -> CacheChoice {
+        if self.no_cache {
+            CacheChoice::Off
+        } else if let Some(dir) = &self.cache_dir {
+            CacheChoice::Dir(dir.clone())
+        } else {
+            CacheChoice::Default
+        }
+    }
+}
+
+/// Which score cache a session uses.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum CacheChoice {
+    /// `$SEBX_SCORE_CACHE`, else `<cache dir>/sebx/scores`.
+    #[default]
+    Default,
+    /// None: nothing remembered is read, nothing new is written.
+    Off,
+    /// This folder.
+    Dir(PathBuf),
+}
+
+impl CacheChoice {
+    /// The folder in force (`None`: off, or no cache folder on this system).
+    pub fn dir(&self) -> Option<PathBuf> {
+        match self {
+            CacheChoice::Default => score_cache::default_dir(),
+            CacheChoice::Off => None,
+            CacheChoice::Dir(d) => Some(d.clone()),
+        }
+    }
+}
+
+/// A score cache as opened for a session, with what to tell the user about it.
+#[derive(Debug, Default, Clone)]
+pub struct OpenedCache {
+    pub cache: Option<Arc<ScoreCache>>,
+    pub notes: Vec<String>,
+}
+
+/// Opens the score cache `choice` names for `api`, to look up and remember reports graded
+/// under `settings`. No API doc: no cache (its records are filed by mapping).
+pub fn open_score_cache(
+    choice: &CacheChoice,
+    api: &ApiMap,
+    settings: &GradingSettings,
+) -> OpenedCache {
+    let mut opened = OpenedCache::default();
+    if api.is_empty() {
+        return opened;
+    }
+    let Some(dir) = choice.dir() else {
+        return opened;
+    };
+    match ScoreCache::open(&dir, api, settings) {
+        Ok(cache) => {
+            opened.cache = Some(Arc::new(cache));
+        }
+        Err(e) => opened
+            .notes
+            .push(format!("score cache unavailable ({e:#}); nothing is remembered")),
+    }
+    opened
+}

@@ -1,0 +1,211 @@
+//! Every path of a command line classified once, the same way for every command: rollout
+//! files (each one run), `sebx grade` output, correct-trajectories files, dataset files, an
+//! API doc, folders of rollout files (their `.jsonl` files, sidecars left out) and training
+//! runs (folders of verl step dumps, `folder@step`). Then the API doc and datasets are found
+//! ([`discover`]: flags, `$SEBX_API_DOC`, an SE-Bench checkout).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use crate::model::discovery::{ContextArgs, Discovered, discover};
+use crate::model::files::{FileKind, classify_file};
+use crate::model::verl::{DumpRun, find_runs};
+use crate::model::{ApiMap, Dataset};
+
+/// A run given on the command line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunInput {
+    pub path: PathBuf,
+    /// The official correct-trajectories file: every rollout in it is `right`.
+    pub correct: bool,
+    /// A training run (a folder of verl step dumps, `path` its folder).
+    pub dump: Option<DumpRun>,
+}
+
+/// The command line's paths, by kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inputs {
+    /// Runs in the order given (a folder's files in name order).
+    pub runs: Vec<RunInput>,
+    pub reports: Vec<PathBuf>,
+    pub datasets: Vec<PathBuf>,
+    /// The first API doc among the paths.
+    pub api_doc: Option<PathBuf>,
+    /// What the user should know (files of a folder skipped as unreadable kinds).
+    pub notes: Vec<String>,
+}
+
+/// The sidecars a rollout file keeps beside it: never runs of their own.
+fn is_sidecar(path: &Path) -> bool {
+    let name = path.to_string_lossy();
+    [".labels.jsonl", ".bookmarks.jsonl", ".reruns.jsonl"]
+        .iter()
+        .any(|s| name.ends_with(s))
+}
+
+/// The `.jsonl` files of a folder, sidecars left out, in name order.
+fn folder_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read folder {}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "jsonl"))
+        .filter(|f| !is_sidecar(f))
+        .collect();
+    files.sort();
+    Ok(files)
+}
+
+impl Inputs {
+    /// Classifies `paths` (by name and first line, [`classify_file`]); `correct` names files
+    /// to take as correct trajectories whatever their name (they are inputs too). A folder
+    /// of verl step dumps is a training run; any other folder stands for its `.jsonl` files,
+    /// of which those sebx does not recognise are skipped with a note. A missing path is an
+    /// error naming it; a file named on purpose that is not recognisable is taken as
+    /// rollouts (its lines then say what is wrong with them).
+    pub fn classify(paths: &[PathBuf], correct: &[PathBuf]) -> Result<Inputs> {
+        let mut inputs = Inputs::default();
+        let named = paths
+            .iter()
+            .chain(correct.iter().filter(|c| !paths.contains(c)));
+        for p in named {
+            if let Some(runs) = find_runs(p)? {
+                inputs.runs.extend(runs.into_iter().map(|run| RunInput {
+                    path: run.dir.clone(),
+                    correct: false,
+                    dump: Some(run),
+                }));
+                continue;
+            }
+            if p.is_dir() {
+                let files = folder_files(p)?;
+                let before = inputs.runs.len() + inputs.reports.len() + inputs.datasets.len();
+                for f in files {
+                    inputs.add_file(&f, correct, true)?;
+                }
+                let after = inputs.runs.len() + inputs.reports.len() + inputs.datasets.len();
+                if after == before && inputs.api_doc.is_none() {
+                    bail!(
+                        "{} holds no rollout file, scored file or training-run step file ({{step}}.jsonl)",
+                        p.display()
+                    );
+                }
+                continue;
+            }
+            if !p.is_file() {
+                bail!("no such file or folder: {}", p.display());
+            }
+            inputs.add_file(p, correct, false)?;
+        }
+        Ok(inputs)
+    }
+
+    fn add_file(&mut self, f: &Path, correct: &[PathBuf], from_folder: bool) -> Result<()> {
+        let kind = match classify_file(f).with_context(|| format!("cannot read {}", f.display()))? {
+            Some(kind) => kind,
+            None if from_folder => {
+                self.notes
+                    .push(format!("skipped {}: not a file sebx reads", f.display()));
+                return Ok(());
+            }
+            None => FileKind::Rollouts,
+        };
+        let kind = if kind == FileKind::Rollouts && correct.iter().any(|c| c == f) {
+            FileKind::CorrectTrajectories
+        } else {
+            kind
+        };
+        match kind {
+            FileKind::Rollouts | FileKind::CorrectTrajectories => self.runs.push(RunInput {
+                path: f.to_path_buf(),
+                correct: kind == FileKind::CorrectTrajectories,
+                dump: None,
+            }),
+            FileKind::Reports => self.reports.push(f.to_path_buf()),
+            FileKind::Dataset => self.datasets.push(f.to_path_buf()),
+            FileKind::ApiDoc => {
+                self.api_doc.get_or_insert(f.to_path_buf());
+            }
+        }
+        Ok(())
+    }
+
+    /// The paths of the runs (a training run's folder).
+    pub fn run_paths(&self) -> Vec<PathBuf> {
+        self.runs.iter().map(|r| r.path.clone()).collect()
+    }
+
+    /// Where the API doc and datasets are: the flags first, then the paths given, then
+    /// `$SEBX_API_DOC` and an SE-Bench checkout found from the runs' folders.
+    pub fn discover(&self, context: &ContextArgs) -> Discovered {
+        let api_doc = context.api_doc.clone().or(self.api_doc.clone());
+        let mut datasets = context.dataset.clone();
+        datasets.extend(self.datasets.iter().cloned());
+        discover(api_doc.as_deref(), &datasets, &self.run_paths())
+    }
+
+    /// The API map and dataset, leniently: what cannot be read is a note (the explorer and
+    /// the presenter still show the rollouts).
+    pub fn load_context(&self, context: &ContextArgs, notes: &mut Vec<String>) -> (ApiMap, Dataset) {
+        let found = self.discover(context);
+        notes.extend(found.report());
+        let api = match &found.api_doc {
+            Some(f) => match ApiMap::load(f.path()) {
+                Ok(a) => a,
+                Err(e) => {
+                    notes.push(format!("API doc unusable: {e:#}"));
+                    ApiMap::default()
+                }
+            },
+            None => ApiMap::default(),
+        };
+        let mut dataset = Dataset::default();
+        for d in &found.datasets {
+            if let Err(e) = dataset.load_file(d.path()) {
+                notes.push(format!("dataset {}: {e}", d.path().display()));
+            }
+        }
+        (api, dataset)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_folder_stands_for_its_rollout_files_without_sidecars() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let line = r#"{"query": "q", "response": "r", "test_cases": [], "right_exe_result": "1"}"#;
+        for name in ["b.jsonl", "a.jsonl"] {
+            std::fs::write(dir.path().join(name), format!("{line}\n")).expect("write");
+        }
+        std::fs::write(dir.path().join("a.jsonl.labels.jsonl"), "{}\n").expect("write");
+        std::fs::write(dir.path().join("notes.txt"), "x").expect("write");
+        let inputs = Inputs::classify(&[dir.path().to_path_buf()], &[]).expect("classify");
+        let names: Vec<String> = inputs
+            .runs
+            .iter()
+            .map(|r| r.path.file_name().expect("name").to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["a.jsonl", "b.jsonl"]);
+        let empty = tempfile::tempdir().expect("tempdir");
+        let err = Inputs::classify(&[empty.path().to_path_buf()], &[]).expect_err("empty");
+        assert!(err.to_string().contains("holds no rollout file"), "{err}");
+        let missing = Inputs::classify(&[dir.path().join("nope.jsonl")], &[]).expect_err("missing");
+        assert!(missing.to_string().contains("no such file"), "{missing}");
+    }
+
+    #[test]
+    fn correct_files_are_inputs_and_correct_whatever_their_name() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let line = r#"{"query": "q", "response": "r", "test_cases": [], "right_exe_result": "1"}"#;
+        let f = dir.path().join("picked.jsonl");
+        std::fs::write(&f, format!("{line}\n")).expect("write");
+        let inputs = Inputs::classify(&[], std::slice::from_ref(&f)).expect("classify");
+        assert_eq!(inputs.runs.len(), 1);
+        assert!(inputs.runs[0].correct);
+        let plain = Inputs::classify(std::slice::from_ref(&f), &[]).expect("classify");
+        assert!(!plain.runs[0].correct);
+    }
+}

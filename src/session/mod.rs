@@ -1,0 +1,34 @@
+//! The session: everything that turns a command line into what the front ends show, in one
+//! place, so that no answer depends on which command asked or what it asked first.
+//!
+//! - [`inputs`]: every path classified once (rollout files, scored files, correct
+//!   trajectories, datasets, an API doc, folders of rollout files, training runs), the API
+//!   doc and datasets found;
+//! - [`caches`]: the score cache opened with the settings in force, or not at all, by one
+//!   rule for every front end (`--no-cache`, `--cache-dir`, `$SEBX_SCORE_CACHE`);
+//! - [`resolve`]: every rollout's verdict and reward, with their source, by one precedence;
+//! - [`runs`]: the runs of `stats`, `compare` and the explorer's screens loaded into a run
+//!   set, grading what no source knows; [`report`]: the typed figures every view renders;
+//!   [`facts_cache`]: a training run's facts remembered under a key of everything that
+//!   decides them.
+//!
+//! The front ends (`cli`, `tui`, `serve`) call this layer and never open a cache, classify a
+//! path or decide a verdict themselves (`tests/layers.rs`).
+
+pub mod caches;
+pub mod facts_cache;
+pub mod inputs;
+pub mod report;
+pub mod resolve;
+pub mod runs;
+
+pub use caches::{CacheChoice, CacheFlags, OpenedCache, open_score_cache};
+pub use inputs::{Inputs, RunInput};
+pub use resolve::{Resolved, Resolver, VerdictSource};
+
+/// Programs graded in parallel when a command does not say: the machine's cores.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(2)
+}
