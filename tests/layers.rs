@@ -1,4 +1,5 @@
-//! The architecture as a test: data flows model → analysis → grade → (cli | tui | serve).
+//! The architecture as a test: data flows model → analysis → grade → session → (cli | tui |
+//! serve).
 //! Every path a source file names (`use crate::…` lines and inline `crate::…` paths) may
 //! point only down that flow or within its own layer; the front ends never name each
 //! other; and within a layer, the TUI included, the modules' dependencies have no cycle of
@@ -9,14 +10,15 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const LAYERS: [&str; 6] = ["model", "analysis", "grade", "cli", "tui", "serve"];
+const LAYERS: [&str; 7] = ["model", "analysis", "grade", "session", "cli", "tui", "serve"];
 
 fn rank(layer: &str) -> usize {
     match layer {
         "model" => 0,
         "analysis" => 1,
         "grade" => 2,
-        _ => 3,
+        "session" => 3,
+        _ => 4,
     }
 }
 
@@ -104,7 +106,7 @@ fn no_module_imports_a_layer_above_it_or_a_sibling_front_end() {
     }
     assert!(
         violations.is_empty(),
-        "paths against the flow model → analysis → grade → (cli | tui | serve):\n{}",
+        "paths against the flow model → analysis → grade → session → (cli | tui | serve):\n{}",
         violations.join("\n")
     );
     assert!(checked > 50, "only {checked} cross-layer paths found");
@@ -273,4 +275,77 @@ fn sibling_names_are_read_from_super_paths_at_every_depth() {
         folder,
         BTreeSet::from(["entry".to_string(), "load".to_string()])
     );
+}
+
+/// What only the session layer does: open a cache, classify a path, decide where a verdict
+/// comes from. A front end that names one of these does it itself.
+const SESSION_ONLY: [(&str, &str); 9] = [
+    ("ScoreCache::open", "opens the score cache"),
+    ("RunCache::open", "opens the run cache"),
+    ("score_cache::default_dir", "chooses the cache folder"),
+    ("classify_file", "classifies a path"),
+    ("classify_text", "classifies a file's first line"),
+    ("find_runs", "classifies a folder as a training run"),
+    ("Resolver::new", "builds its own verdict resolver"),
+    ("Resolver::without_reports", "builds its own verdict resolver"),
+    ("Resolved::of_report", "decides a verdict from a report itself"),
+];
+
+/// The front ends' sources (`cli`, `tui`, `serve`) that do what only the session does.
+fn front_end_violations(src: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    sources(src, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in &files {
+        let Some((layer, _)) = place(src, file) else {
+            continue;
+        };
+        if rank(&layer) < 4 {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("source is readable");
+        for (needle, what) in SESSION_ONLY {
+            if text.contains(needle) {
+                found.push(format!(
+                    "{} {what} (`{needle}`)",
+                    file.strip_prefix(src).unwrap_or(file).display()
+                ));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn no_front_end_opens_a_cache_classifies_a_path_or_decides_a_verdict() {
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("src");
+    let found = front_end_violations(&src);
+    assert!(
+        found.is_empty(),
+        "front ends doing the session's work (call crate::session instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn the_front_end_check_sees_a_cache_opened_in_the_tui() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("tui")).expect("mkdir");
+    std::fs::create_dir_all(src.join("session")).expect("mkdir");
+    std::fs::write(
+        src.join("session/caches.rs"),
+        "fn f() { ScoreCache::open(&d, &a, &s); }",
+    )
+    .expect("write");
+    assert!(front_end_violations(&src).is_empty(), "the session may");
+    std::fs::write(
+        src.join("tui/explore.rs"),
+        "fn f() { let c = ScoreCache::open(&d, &a, &s); let k = classify_file(p); }",
+    )
+    .expect("write");
+    let found = front_end_violations(&src);
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(found[0].contains("tui/explore.rs opens the score cache"), "{found:?}");
 }

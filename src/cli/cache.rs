@@ -30,7 +30,7 @@ pub enum CacheCommand {
 }
 
 pub fn run(args: CacheArgs) -> Result<ExitCode> {
-    let Some(dir) = score_cache::default_dir() else {
+    let Some(dir) = crate::session::CacheChoice::Default.dir() else {
         bail!("no cache folder on this system: set SEBX_SCORE_CACHE");
     };
     match args.command {

@@ -15,7 +15,7 @@ use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
-use crate::grade::score_cache::{self, ScoreCache};
+use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
 
@@ -55,9 +55,8 @@ pub struct GradeArgs {
     /// from (same program and inputs, same timeout and sandbox).
     #[arg(long, conflicts_with = "no_cache")]
     pub cached: bool,
-    /// Neither read nor write the score cache (see `sebx cache`).
-    #[arg(long)]
-    pub no_cache: bool,
+    #[command(flatten)]
+    pub cache: CacheFlags,
     /// Grade only shard I of N (0-based): the I-th of N contiguous, near-equal runs of all
     /// input lines, in input order. `sebx merge` joins the N outputs into the unsharded file.
     #[arg(long, value_name = "I/N", value_parser = parse_shard)]
@@ -109,9 +108,7 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 
 /// Number of parallel jobs when none is given.
 pub fn default_jobs() -> usize {
-    std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2)
+    crate::session::default_jobs()
 }
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
@@ -170,18 +167,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let settings = GradingSettings::official()
         .with_timeout(args.timeout)
         .with_scorer(args.scorer);
-    let cache = if args.no_cache {
-        None
-    } else {
-        match score_cache::default_dir().map(|dir| ScoreCache::open(&dir, &api, &settings)) {
-            Some(Ok(cache)) => Some(cache),
-            Some(Err(e)) => {
-                eprintln!("warning: no score cache: {e:#}");
-                None
-            }
-            None => None,
-        }
-    };
+    let opened = open_score_cache(&args.cache.choice(), &api, &settings);
+    for note in &opened.notes {
+        eprintln!("warning: {note}");
+    }
+    let cache = opened.cache;
     // With --cached, what the cache knows is not run again.
     let mut cached_reports = Vec::new();
     let rollouts: Vec<&Rollout> = match (&cache, args.cached) {

@@ -16,10 +16,9 @@ use crate::analysis::{
 };
 use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::session::inputs::Inputs;
-use crate::session::resolve::Resolver;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore};
-use crate::model::rollout::{LoadedFile, Rollout, load_rollout_file};
+use crate::model::rollout::{LoadedFile, Rollout};
 use crate::model::taxonomy::{CategoryId, Taxonomy};
 use crate::model::{ApiMap, Dataset, RolloutId, Verdict};
 
@@ -154,33 +153,9 @@ fn open_labelled(path: &Path) -> Result<LabelledFile> {
     open_labelled_with(path, None)
 }
 
-/// The rollouts of a run file, or of a training run's folder (its samples joined to the
-/// tasks of `dataset`, as the explorer joined them when they were labelled).
-fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {
-    if path.is_dir()
-        && let Some(runs) = crate::model::verl::find_runs(path)?
-        && let [run] = runs.as_slice()
-    {
-        let empty = Dataset::default();
-        let dataset = dataset.unwrap_or(&empty);
-        let join = crate::model::verl::JoinIndex::new(dataset);
-        let mut reader = crate::model::verl::RunReader::new(&join, dataset);
-        let mut loaded = LoadedFile::default();
-        for f in &run.steps {
-            let bytes = std::fs::read(&f.path)
-                .with_context(|| format!("cannot read {}", f.path.display()))?;
-            let step = reader.read_step(&f.path, f.step, &bytes);
-            loaded.rollouts.extend(step.rollouts);
-            loaded.issues.extend(step.issues);
-            loaded.lines += step.lines;
-        }
-        return Ok(loaded);
-    }
-    load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))
-}
 
 fn open_labelled_with(path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
-    let loaded = read_run(path, dataset)?;
+    let loaded = crate::session::inputs::read_run(path, dataset)?;
     for issue in &loaded.issues {
         eprintln!("warning: {issue}");
     }
@@ -340,15 +315,14 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     }
     let context = analysis_context(args, &runs, &inputs.datasets)?;
     // Nothing is graded here: verdicts remembered under the official settings.
-    let cache = context.as_ref().and_then(|(api, _)| {
+    let opened = context.as_ref().map_or_else(Default::default, |(api, _)| {
         open_score_cache(
             &args.cache.choice(),
             api,
             &crate::grade::settings::GradingSettings::official(),
         )
-        .cache
     });
-    let (resolver, issues) = Resolver::new(&reports, cache)?;
+    let (resolver, issues) = opened.resolver(&reports)?;
     for issue in issues {
         eprintln!("warning: {issue}");
     }

@@ -70,3 +70,39 @@ pub fn classify_file(path: &Path) -> std::io::Result<Option<FileKind>> {
     }
     Ok(classify_text(&name, &String::from_utf8_lossy(&line)))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_by_first_line() {
+        assert_eq!(
+            classify_text("a.jsonl", r#"{"query": "q", "response": "r"}"#),
+            Some(FileKind::Rollouts)
+        );
+        assert_eq!(
+            classify_text(
+                "correct_trajectories.jsonl",
+                r#"{"query": "q", "response": "r"}"#
+            ),
+            Some(FileKind::CorrectTrajectories)
+        );
+        assert_eq!(
+            classify_text("t.jsonl", r#"{"query": "q", "function_name": "def f(x):"}"#),
+            Some(FileKind::Dataset)
+        );
+        assert_eq!(
+            classify_text(
+                "x.jsonl",
+                r#"{"source": "a", "line": 1, "decided_by": "x"}"#
+            ),
+            Some(FileKind::Reports)
+        );
+        assert_eq!(
+            classify_text("api.jsonl", r#"{"func_mapping": "{}"}"#),
+            Some(FileKind::ApiDoc)
+        );
+        assert_eq!(classify_text("x", "not json"), None);
+    }
+}

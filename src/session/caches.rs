@@ -63,6 +63,17 @@ pub struct OpenedCache {
     pub notes: Vec<String>,
 }
 
+impl OpenedCache {
+    /// The session's resolver over the scored files `reports` and this cache; lines of a
+    /// scored file that are not reports come back as issues.
+    pub fn resolver(
+        &self,
+        reports: &[PathBuf],
+    ) -> anyhow::Result<(super::Resolver, Vec<crate::model::LoadIssue>)> {
+        super::Resolver::new(reports, self.cache.clone())
+    }
+}
+
 /// Opens the score cache `choice` names for `api`, to look up and remember reports graded
 /// under `settings`. No API doc: no cache (its records are filed by mapping).
 pub fn open_score_cache(

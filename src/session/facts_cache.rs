@@ -19,7 +19,7 @@ use crate::grade::runs::RunSet;
 use crate::grade::score_cache::{api_hash, grader_version};
 use crate::model::ApiMap;
 
-use super::runs::{Loaded, LoadedRun};
+use super::loaded::{Loaded, LoadedRun};
 
 /// Files of this cache kept in the folder (the most recently written).
 const KEEP: usize = 8;

@@ -11,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use crate::model::discovery::{ContextArgs, Discovered, discover};
 use crate::model::files::{FileKind, classify_file};
 use crate::model::verl::{DumpRun, find_runs};
-use crate::model::{ApiMap, Dataset};
+use crate::model::{ApiMap, Dataset, LoadedFile};
 
 /// A run given on the command line.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -167,6 +167,76 @@ impl Inputs {
         }
         (api, dataset)
     }
+}
+
+/// Adds what belongs with the rollout files in `paths`: the API doc and dataset files in
+/// their folders, and scored results `X.scored.jsonl` beside each `X.jsonl`.
+pub fn add_companions(paths: &mut Vec<PathBuf>) {
+    let mut scored = Vec::new();
+    // The files' folders may hold the API doc and the tasks (as the demo's does).
+    {
+        let mut folders: Vec<PathBuf> = paths
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .collect();
+        folders.dedup();
+        for dir in folders {
+            let Ok(listing) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            let mut found: Vec<PathBuf> = listing
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
+                .filter(|f| {
+                    matches!(
+                        classify_file(f),
+                        Ok(Some(
+                            FileKind::ApiDoc | FileKind::Dataset
+                        ))
+                    )
+                })
+                .collect();
+            found.sort();
+            scored.extend(found.into_iter().filter(|f| !paths.contains(f)));
+        }
+    }
+    for f in paths.iter() {
+        if let Some(name) = f.file_name().and_then(|n| n.to_str())
+            && let Some(stem) = name.strip_suffix(".jsonl")
+            && !stem.ends_with(".scored")
+        {
+            let s = f.with_file_name(format!("{stem}.scored.jsonl"));
+            if s.is_file() && !paths.contains(&s) {
+                scored.push(s);
+            }
+        }
+    }
+    paths.extend(scored);
+}
+
+/// The rollouts of a run file, or of a training run's folder (its samples joined to the
+/// tasks of `dataset`, as the explorer joined them when they were labelled).
+pub fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {
+    if path.is_dir()
+        && let Some(runs) = find_runs(path)?
+        && let [run] = runs.as_slice()
+    {
+        let empty = Dataset::default();
+        let dataset = dataset.unwrap_or(&empty);
+        let join = crate::model::verl::JoinIndex::new(dataset);
+        let mut reader = crate::model::verl::RunReader::new(&join, dataset);
+        let mut loaded = LoadedFile::default();
+        for f in &run.steps {
+            let bytes = std::fs::read(&f.path)
+                .with_context(|| format!("cannot read {}", f.path.display()))?;
+            let step = reader.read_step(&f.path, f.step, &bytes);
+            loaded.rollouts.extend(step.rollouts);
+            loaded.issues.extend(step.issues);
+            loaded.lines += step.lines;
+        }
+        return Ok(loaded);
+    }
+    crate::model::rollout::load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))
 }
 
 #[cfg(test)]

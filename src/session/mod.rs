@@ -18,6 +18,7 @@
 pub mod caches;
 pub mod facts_cache;
 pub mod inputs;
+pub mod loaded;
 pub mod report;
 pub mod resolve;
 pub mod runs;

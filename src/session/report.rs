@@ -14,7 +14,7 @@ use crate::model::{RolloutId, Verdict};
 
 use crate::grade::runs::{LabelSample, TrainingFigures, UngradedSample, RunSet};
 
-use super::runs::Loaded;
+use super::loaded::Loaded;
 
 /// Everything `sebx stats` reports.
 #[derive(Debug, Clone, Serialize)]

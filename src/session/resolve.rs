@@ -6,7 +6,8 @@
 //!
 //! 1. `scored`: a `sebx grade` output given with the inputs (the grading the user asked for);
 //! 2. `correct`: the official correct-trajectories file (every line in it was judged right);
-//! 3. `stored`: a verdict or score stored in the rollout line itself;
+//! 3. `stored`: a verdict stored in the rollout line itself (a bare score that names no
+//!    verdict, such as `"score": 1`, is not one: the rollout is graded);
 //! 4. `rerun`: the latest rerun of the rollout's own code in `<file>.reruns.jsonl`;
 //! 5. `cache`: a verdict the score cache remembers for the same grading;
 //! 6. `graded`: graded now.
@@ -104,6 +105,18 @@ impl Resolved {
     }
 }
 
+/// Sources 2–3, what a rollout's own file says: `right` in a correct-trajectories file, else
+/// a verdict stored in the line. A stored score that names no verdict (`"score": 1`,
+/// `"passed": true`) is not one: such a rollout is graded like any other (the score stays
+/// on the rollout, shown beside the verdict).
+pub fn in_file_verdict(rollout: &Rollout, in_correct_file: bool) -> Option<Resolved> {
+    if in_correct_file {
+        return Some(Resolved::verdict(Verdict::Right, VerdictSource::Correct));
+    }
+    let stored = rollout.stored_score.as_ref()?.verdict?;
+    Some(Resolved::verdict(stored, VerdictSource::Stored))
+}
+
 /// Gives rollouts their verdicts by the precedence of the module doc, short of grading.
 pub struct Resolver {
     scored: HashMap<RolloutId, Resolved>,
@@ -157,11 +170,7 @@ impl Resolver {
         if let Some(known) = self.scored.get(&rollout.id) {
             return Some(*known);
         }
-        if in_correct_file {
-            return Some(Resolved::verdict(Verdict::Right, VerdictSource::Correct));
-        }
-        let stored = rollout.stored_score.as_ref()?.verdict?;
-        Some(Resolved::verdict(stored, VerdictSource::Stored))
+        in_file_verdict(rollout, in_correct_file)
     }
 
     /// Sources 4–5, with the report they come from: the latest rerun, the score cache.
@@ -183,6 +192,16 @@ impl Resolver {
             let (source, report) = self.late(rollout)?;
             Resolved::of_report(&report, source)
         })
+    }
+
+    /// Sources 4–5 for many rollouts at once (the explorer's rows that their files left
+    /// without a verdict): each one's latest rerun or remembered report, if any.
+    pub fn remembered<'a>(
+        cache: Option<Arc<ScoreCache>>,
+        rollouts: impl IntoIterator<Item = &'a Rollout>,
+    ) -> Vec<Option<(VerdictSource, GradeReport)>> {
+        let resolver = Resolver::without_reports(cache);
+        rollouts.into_iter().map(|r| resolver.late(r)).collect()
     }
 
     fn reruns_of(&self, file: &Path) -> Option<Arc<RerunStore>> {

@@ -57,23 +57,7 @@ impl Default for RunOptions {
     }
 }
 
-/// One loaded run: its file and where each rollout's verdict came from.
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
-pub struct LoadedRun {
-    pub path: PathBuf,
-    pub name: String,
-    /// Annotator whose labels were used, if any.
-    pub annotator: Option<String>,
-    /// Category order (taxonomy).
-    pub categories: Vec<String>,
-}
-
-/// Everything `stats` and `compare` computed from.
-pub struct Loaded {
-    pub set: RunSet,
-    pub runs: Vec<LoadedRun>,
-    pub notes: Vec<String>,
-}
+pub use super::loaded::{Loaded, LoadedRun};
 
 fn run_name(path: &Path) -> String {
     let name = path

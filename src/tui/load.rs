@@ -12,10 +12,11 @@ use serde_json::Value;
 use crate::grade::report::{GradeReport, parse_reports};
 use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
 use crate::model::verl::{DumpRun, JoinIndex, RunReader};
+use crate::session::resolve::{VerdictSource, in_file_verdict};
 use crate::model::{Dataset, LoadIssue, Rollout, RolloutId, Verdict};
 
 use super::entry::{Entry, Run, Score, Task};
-pub use crate::model::files::{FileKind, classify_file, classify_text};
+pub use crate::model::files::FileKind;
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone)]
@@ -419,9 +420,11 @@ impl Loader<'_> {
         let mut new_tasks = Vec::new();
         for (k, e) in entries.iter_mut().enumerate() {
             let r = &mut e.rollout;
-            // A correct-trajectories file outranks a score stored in the line
-            // (`session::resolve`'s precedence).
-            if all_right {
+            // What the file itself says, by the session's precedence: a correct-trajectories
+            // file outranks a score stored in the line, and a stored score that names no
+            // verdict (a bare `"score": 1`) is none: the rollout is graded like any other.
+            let in_file = in_file_verdict(r, all_right);
+            if in_file.is_some_and(|k| k.source == VerdictSource::Correct) {
                 r.stored_score = Some(StoredScore {
                     field: "correct-trajectories file".to_string(),
                     verdict: Some(Verdict::Right),
@@ -438,9 +441,9 @@ impl Loader<'_> {
                     t
                 }
             };
-            scores.push(match &r.stored_score {
-                Some(s) => Score::Stored(s.clone()),
-                None => Score::Unscored,
+            scores.push(match (&r.stored_score, in_file) {
+                (Some(s), Some(_)) => Score::Stored(s.clone()),
+                _ => Score::Unscored,
             });
             self.ids
                 .entry(r.id.clone())
@@ -493,10 +496,14 @@ impl Loader<'_> {
         let mut matched = Vec::new();
         let mut orphans = Vec::new();
         for r in reports {
-            match self.row_of_report(&r, &path) {
-                Some(i) => matched.push((i, r)),
-                None if r.load_error.is_some() => {}
-                None => orphans.push(r),
+            match self.rows_of_report(&r) {
+                [] if r.load_error.is_some() => {}
+                [] => orphans.push(r),
+                [only] => matched.push((*only, r)),
+                rows => {
+                    let rows = rows.to_vec();
+                    matched.extend(rows.into_iter().map(|i| (i, r.clone())));
+                }
             }
         }
         if !orphans.is_empty() {
@@ -524,26 +531,13 @@ impl Loader<'_> {
 
 impl Loader<'_> {
     /// The row a report is about: same id, preferring the run whose file the report names.
-    fn row_of_report(&self, r: &GradeReport, report_file: &Path) -> Option<usize> {
-        let rows = self.ids.get(r.id.as_ref()?)?;
-        let named = resolve_source(report_file, &r.source);
-        let named_canon = std::fs::canonicalize(&named).ok();
-        let same_file = |p: &Path| {
-            p == named
-                || p.ends_with(&r.source)
-                || named_canon
-                    .as_ref()
-                    .is_some_and(|c| std::fs::canonicalize(p).ok().as_ref() == Some(c))
-        };
-        rows.iter()
-            .copied()
-            .find(|row| {
-                self.row_runs
-                    .get(*row)
-                    .and_then(|run| self.run_paths.get(*run))
-                    .is_some_and(|p| same_file(p))
-            })
-            .or_else(|| rows.first().copied())
+    /// Every row of the report's rollout: a scored file gives its verdict to the rollout
+    /// wherever it was opened, as the session's resolver does (by id).
+    fn rows_of_report(&self, r: &GradeReport) -> &[usize] {
+        r.id
+            .as_ref()
+            .and_then(|id| self.ids.get(id))
+            .map_or(&[], Vec::as_slice)
     }
 }
 
@@ -657,36 +651,5 @@ mod tests {
             assert_eq!((e.rollout.line, &e.rollout.id), (r.line, &r.id));
         }
         assert_eq!(issues, whole.issues);
-    }
-
-    #[test]
-    fn classifies_by_first_line() {
-        assert_eq!(
-            classify_text("a.jsonl", r#"{"query": "q", "response": "r"}"#),
-            Some(FileKind::Rollouts)
-        );
-        assert_eq!(
-            classify_text(
-                "correct_trajectories.jsonl",
-                r#"{"query": "q", "response": "r"}"#
-            ),
-            Some(FileKind::CorrectTrajectories)
-        );
-        assert_eq!(
-            classify_text("t.jsonl", r#"{"query": "q", "function_name": "def f(x):"}"#),
-            Some(FileKind::Dataset)
-        );
-        assert_eq!(
-            classify_text(
-                "x.jsonl",
-                r#"{"source": "a", "line": 1, "decided_by": "x"}"#
-            ),
-            Some(FileKind::Reports)
-        );
-        assert_eq!(
-            classify_text("api.jsonl", r#"{"func_mapping": "{}"}"#),
-            Some(FileKind::ApiDoc)
-        );
-        assert_eq!(classify_text("x", "not json"), None);
     }
 }

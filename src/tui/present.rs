@@ -697,50 +697,7 @@ pub fn resolve_playlist(
     Ok((playlist, issues))
 }
 
-/// Adds what belongs with the rollout files in `paths`: the API doc and dataset files in
-/// their folders, and scored results `X.scored.jsonl` beside each `X.jsonl`.
-pub fn add_companions(paths: &mut Vec<PathBuf>) {
-    let mut scored = Vec::new();
-    // The files' folders may hold the API doc and the tasks (as the demo's does).
-    {
-        let mut folders: Vec<PathBuf> = paths
-            .iter()
-            .filter_map(|f| f.parent().map(Path::to_path_buf))
-            .collect();
-        folders.dedup();
-        for dir in folders {
-            let Ok(listing) = std::fs::read_dir(&dir) else {
-                continue;
-            };
-            let mut found: Vec<PathBuf> = listing
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|x| x == "jsonl"))
-                .filter(|f| {
-                    matches!(
-                        super::load::classify_file(f),
-                        Ok(Some(
-                            super::load::FileKind::ApiDoc | super::load::FileKind::Dataset
-                        ))
-                    )
-                })
-                .collect();
-            found.sort();
-            scored.extend(found.into_iter().filter(|f| !paths.contains(f)));
-        }
-    }
-    for f in paths.iter() {
-        if let Some(name) = f.file_name().and_then(|n| n.to_str())
-            && let Some(stem) = name.strip_suffix(".jsonl")
-            && !stem.ends_with(".scored")
-        {
-            let s = f.with_file_name(format!("{stem}.scored.jsonl"));
-            if s.is_file() && !paths.contains(&s) {
-                scored.push(s);
-            }
-        }
-    }
-    paths.extend(scored);
-}
+pub use crate::session::inputs::add_companions;
 
 fn same_file(a: &Path, b: &Path) -> bool {
     if a == b {

@@ -329,10 +329,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             entries,
             cache,
         } => {
-            let resolver = Resolver::without_reports(cache);
+            let rows: Vec<usize> = rows.into_iter().filter(|&r| r < entries.len()).collect();
+            let known = Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout));
             let (mut found, mut missing) = (Vec::new(), Vec::new());
-            for row in rows {
-                match entries.get(row).and_then(|e| resolver.late(&e.rollout)) {
+            for (row, known) in rows.into_iter().zip(known) {
+                match known {
                     Some((_, report)) => found.push((row, report)),
                     None => missing.push(row),
                 }
