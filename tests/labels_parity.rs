@@ -24,12 +24,19 @@ fn exported(rollouts: &Path, scores: Option<&Path>) -> HashMap<String, Option<St
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_sebx"));
     // No score cache, as the explorer below: both front ends judge from the same verdicts
     // whatever this machine's cache holds.
-    cmd.args(["labels", "export", "--all", "--no-cache", "--format", "jsonl"])
-        .arg(rollouts)
-        .arg("--api-doc")
-        .arg(data.join("se-bench/api_doc.jsonl"))
-        .arg("--dataset")
-        .arg(data.join("se-bench/single_test.jsonl"));
+    cmd.args([
+        "labels",
+        "export",
+        "--all",
+        "--no-cache",
+        "--format",
+        "jsonl",
+    ])
+    .arg(rollouts)
+    .arg("--api-doc")
+    .arg(data.join("se-bench/api_doc.jsonl"))
+    .arg("--dataset")
+    .arg(data.join("se-bench/single_test.jsonl"));
     if let Some(s) = scores {
         cmd.arg("--scores").arg(s);
     }

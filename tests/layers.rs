@@ -10,7 +10,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const LAYERS: [&str; 7] = ["model", "analysis", "grade", "session", "cli", "tui", "serve"];
+const LAYERS: [&str; 7] = [
+    "model", "analysis", "grade", "session", "cli", "tui", "serve",
+];
 
 fn rank(layer: &str) -> usize {
     match layer {
@@ -287,8 +289,14 @@ const SESSION_ONLY: [(&str, &str); 9] = [
     ("classify_text", "classifies a file's first line"),
     ("find_runs", "classifies a folder as a training run"),
     ("Resolver::new", "builds its own verdict resolver"),
-    ("Resolver::without_reports", "builds its own verdict resolver"),
-    ("Resolved::of_report", "decides a verdict from a report itself"),
+    (
+        "Resolver::without_reports",
+        "builds its own verdict resolver",
+    ),
+    (
+        "Resolved::of_report",
+        "decides a verdict from a report itself",
+    ),
 ];
 
 /// The front ends' sources (`cli`, `tui`, `serve`) that do what only the session does.
@@ -347,5 +355,8 @@ fn the_front_end_check_sees_a_cache_opened_in_the_tui() {
     .expect("write");
     let found = front_end_violations(&src);
     assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found[0].contains("tui/explore.rs opens the score cache"), "{found:?}");
+    assert!(
+        found[0].contains("tui/explore.rs opens the score cache"),
+        "{found:?}"
+    );
 }

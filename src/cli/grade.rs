@@ -15,9 +15,9 @@ use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
-use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
+use crate::session::caches::{CacheFlags, open_score_cache};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
 #[derive(Debug, clap::Args)]

@@ -14,13 +14,13 @@ use crate::analysis::{
     AnalysisDigest, FindingKind, GradeFacts, analyze_rollout, extract_last_python_block,
     suggested_category,
 };
-use crate::session::caches::{CacheFlags, open_score_cache};
-use crate::session::inputs::Inputs;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore};
 use crate::model::rollout::{LoadedFile, Rollout};
 use crate::model::taxonomy::{CategoryId, Taxonomy};
 use crate::model::{ApiMap, Dataset, RolloutId, Verdict};
+use crate::session::caches::{CacheFlags, open_score_cache};
+use crate::session::inputs::Inputs;
 
 /// Work with the labels stored next to rollout files.
 #[derive(Debug, clap::Args)]
@@ -152,7 +152,6 @@ struct LabelledFile {
 fn open_labelled(path: &Path) -> Result<LabelledFile> {
     open_labelled_with(path, None)
 }
-
 
 fn open_labelled_with(path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
     let loaded = crate::session::inputs::read_run(path, dataset)?;

@@ -92,9 +92,9 @@ pub fn open_score_cache(
         Ok(cache) => {
             opened.cache = Some(Arc::new(cache));
         }
-        Err(e) => opened
-            .notes
-            .push(format!("score cache unavailable ({e:#}); nothing is remembered")),
+        Err(e) => opened.notes.push(format!(
+            "score cache unavailable ({e:#}); nothing is remembered"
+        )),
     }
     opened
 }

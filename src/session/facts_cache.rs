@@ -71,6 +71,9 @@ pub struct FactsKey {
     pub timeout_ms: u128,
     /// The annotator asked for (`None`: the one with most labels per file).
     pub annotator: Option<String>,
+    /// The runs, in order, as the inputs name them (a training run's name says which
+    /// steps it reads: `run@3`), each with its steps.
+    pub runs: Vec<(String, Vec<u32>)>,
     /// Every file read: inputs, step files, sidecars, API doc, datasets and the taxonomy
     /// files whose categories the facts store, sorted.
     pub files: Vec<FileId>,
@@ -79,6 +82,7 @@ pub struct FactsKey {
 impl FactsKey {
     pub fn new(
         files: &[PathBuf],
+        runs: Vec<(String, Vec<u32>)>,
         api: &ApiMap,
         timeout: std::time::Duration,
         annotator: Option<&str>,
@@ -92,6 +96,7 @@ impl FactsKey {
             api: api_hash(api),
             timeout_ms: timeout.as_millis(),
             annotator: annotator.map(str::to_string),
+            runs,
             files,
         }
     }
@@ -182,5 +187,49 @@ fn prune(dir: &Path) {
     files.sort_by_key(|f| std::cmp::Reverse(f.0));
     for (_, p) in files.into_iter().skip(KEEP) {
         let _ = std::fs::remove_file(p);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn the_key_changes_with_every_input_that_decides_the_facts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let taxonomy = dir.path().join("sebx-taxonomy.toml");
+        std::fs::write(&taxonomy, "a").expect("write");
+        let api = ApiMap::default();
+        let run = |steps: Vec<u32>| vec![("rollout".to_string(), steps)];
+        let key = |files: &[PathBuf], runs, t: u64, who: Option<&str>| {
+            FactsKey::new(files, runs, &api, Duration::from_secs(t), who).digest()
+        };
+        let files = [taxonomy.clone()];
+        let base = key(&files, run(vec![1, 2]), 3, None);
+        assert_eq!(base, key(&files, run(vec![1, 2]), 3, None), "deterministic");
+        assert_ne!(base, key(&files, run(vec![1]), 3, None), "the steps read");
+        assert_ne!(
+            base,
+            key(
+                &files,
+                vec![("rollout@1".into(), vec![1]), ("rollout@2".into(), vec![2])],
+                3,
+                None
+            ),
+            "two runs of one step each are not one run of two steps"
+        );
+        assert_ne!(base, key(&files, run(vec![1, 2]), 10, None), "the timeout");
+        assert_ne!(
+            base,
+            key(&files, run(vec![1, 2]), 3, Some("ann")),
+            "the annotator"
+        );
+        std::fs::write(&taxonomy, "a longer taxonomy").expect("rewrite");
+        assert_ne!(
+            base,
+            key(&files, run(vec![1, 2]), 3, None),
+            "the taxonomy's content"
+        );
     }
 }

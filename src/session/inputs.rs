@@ -146,7 +146,11 @@ impl Inputs {
 
     /// The API map and dataset, leniently: what cannot be read is a note (the explorer and
     /// the presenter still show the rollouts).
-    pub fn load_context(&self, context: &ContextArgs, notes: &mut Vec<String>) -> (ApiMap, Dataset) {
+    pub fn load_context(
+        &self,
+        context: &ContextArgs,
+        notes: &mut Vec<String>,
+    ) -> (ApiMap, Dataset) {
         let found = self.discover(context);
         notes.extend(found.report());
         let api = match &found.api_doc {
@@ -190,9 +194,7 @@ pub fn add_companions(paths: &mut Vec<PathBuf>) {
                 .filter(|f| {
                     matches!(
                         classify_file(f),
-                        Ok(Some(
-                            FileKind::ApiDoc | FileKind::Dataset
-                        ))
+                        Ok(Some(FileKind::ApiDoc | FileKind::Dataset))
                     )
                 })
                 .collect();
@@ -236,7 +238,8 @@ pub fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {
         }
         return Ok(loaded);
     }
-    crate::model::rollout::load_rollout_file(path).with_context(|| format!("cannot read {}", path.display()))
+    crate::model::rollout::load_rollout_file(path)
+        .with_context(|| format!("cannot read {}", path.display()))
 }
 
 #[cfg(test)]
@@ -256,7 +259,13 @@ mod tests {
         let names: Vec<String> = inputs
             .runs
             .iter()
-            .map(|r| r.path.file_name().expect("name").to_string_lossy().into_owned())
+            .map(|r| {
+                r.path
+                    .file_name()
+                    .expect("name")
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect();
         assert_eq!(names, ["a.jsonl", "b.jsonl"]);
         let empty = tempfile::tempdir().expect("tempdir");

@@ -22,4 +22,3 @@ pub struct Loaded {
     pub runs: Vec<LoadedRun>,
     pub notes: Vec<String>,
 }
-

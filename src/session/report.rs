@@ -12,7 +12,7 @@ use crate::grade::runs::{
 };
 use crate::model::{RolloutId, Verdict};
 
-use crate::grade::runs::{LabelSample, TrainingFigures, UngradedSample, RunSet};
+use crate::grade::runs::{LabelSample, RunSet, TrainingFigures, UngradedSample};
 
 use super::loaded::Loaded;
 

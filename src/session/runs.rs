@@ -10,12 +10,12 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
-use crate::grade::batch::{SharedRuns, grade_all_shared};
-use crate::grade::engine::Engine;
 use super::caches::{CacheChoice, open_score_cache};
 use super::inputs::Inputs;
 use super::resolve::{Resolved, Resolver, VerdictSource};
+use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
+use crate::grade::batch::{SharedRuns, grade_all_shared};
+use crate::grade::engine::Engine;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
 use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
@@ -130,7 +130,15 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         read.extend(found.datasets.iter().map(|f| f.path().to_path_buf()));
         // The categories stored with the facts come from each run's taxonomy file.
         read.extend(paths.iter().filter_map(|p| Taxonomy::find_for(p)));
-        facts_cache::FactsKey::new(&read, &api, input.timeout, input.annotator.as_deref())
+        let runs = inputs
+            .runs
+            .iter()
+            .map(|r| match &r.dump {
+                Some(d) => (d.name.clone(), d.steps.iter().map(|s| s.step).collect()),
+                None => (r.path.display().to_string(), Vec::new()),
+            })
+            .collect();
+        facts_cache::FactsKey::new(&read, runs, &api, input.timeout, input.annotator.as_deref())
             .digest()
     });
     let facts_dir = input.cache.dir();
@@ -204,7 +212,10 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         .flat_map(|(f, vs)| {
             vs.iter()
                 .enumerate()
-                .filter(|(_, v)| v.is_none())
+                // Without an API doc nothing can be graded: only a missing verdict counts.
+                .filter(|(_, v)| {
+                    needs_grading(v.as_ref(), false) && (v.is_none() || !api.is_empty())
+                })
                 .map(move |(i, _)| (f, i))
                 .filter(|&(f, i)| gradable(&loaded_files[f].0.rollouts[i]))
         })
@@ -216,10 +227,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 missing.len()
             );
         }
-        let jobs = input
-            .jobs
-            .unwrap_or_else(super::default_jobs)
-            .max(1);
+        let jobs = input.jobs.unwrap_or_else(super::default_jobs).max(1);
         let engine = Engine::start(&api, jobs).with_context(|| {
             format!(
                 "{} rollouts have no verdict and the grader cannot start (run `sebx runtime install`, or pass a `sebx grade` output)",
@@ -257,7 +265,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 }
             }
             for (&(f, i), report) in chunk.iter().zip(&reports) {
-                verdicts[f][i] = Resolved::of_report(report, VerdictSource::Graded);
+                verdicts[f][i] = completed(verdicts[f][i], report);
                 failed += usize::from(report.verdict.is_none());
             }
             done += chunk.len();
@@ -329,10 +337,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 api: &api,
                 resolver: &resolver,
                 cache: cache.as_deref(),
-                jobs: input
-                    .jobs
-                    .unwrap_or_else(super::default_jobs)
-                    .max(1),
+                jobs: input.jobs.unwrap_or_else(super::default_jobs).max(1),
                 timeout: input.timeout,
                 quiet: input.quiet,
             };
@@ -393,6 +398,40 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         facts_cache::store(dir, key, &loaded);
     }
     Ok(loaded)
+}
+
+/// Whether a rollout must be graded for the figures: it has no verdict, or its official RL
+/// reward is missing where the figures need it. A training sample always needs it; an
+/// evaluation rollout needs it when its verdict came from what this machine happens to
+/// remember (a rerun, the score cache), so that no figure depends on the cache's history.
+/// A scored, correct-trajectories or stored verdict without a reward stays so (the inputs
+/// did not carry one, and a note says for how many the reward is known).
+fn needs_grading(known: Option<&Resolved>, training: bool) -> bool {
+    match known {
+        None => true,
+        Some(k) if k.reward.is_some() => false,
+        Some(k) => training || matches!(k.source, VerdictSource::Rerun | VerdictSource::Cache),
+    }
+}
+
+/// What a rollout is known by after grading it: a verdict of higher precedence than the
+/// grading (scored, correct, stored) is kept, with the graded reward beside it; else the
+/// graded report decides both. A report without a verdict (the grader failed) keeps what
+/// was known.
+fn completed(
+    before: Option<Resolved>,
+    report: &crate::grade::report::GradeReport,
+) -> Option<Resolved> {
+    let graded = Resolved::of_report(report, VerdictSource::Graded);
+    match (before, graded) {
+        (Some(k), Some(g)) if k.source < VerdictSource::Rerun => Some(Resolved {
+            reward: g.reward,
+            reason: g.reason,
+            ..k
+        }),
+        (_, Some(g)) => Some(g),
+        (before, None) => before,
+    }
 }
 
 /// Rollouts graded per call, so that only that many reports are held at once.
@@ -574,8 +613,14 @@ fn stream_dump(
             .flatten()
             .filter(|k| k.source == VerdictSource::Cache)
             .count();
+        // A training run's official reward is a headline figure: every sample gets it.
         let missing: Vec<usize> = (0..step.rollouts.len())
-            .filter(|&i| known[i].is_none() && gradable(&step.rollouts[i]))
+            .filter(|&i| {
+                let k = known[i].as_ref();
+                needs_grading(k, true)
+                    && (k.is_none() || !cx.api.is_empty())
+                    && gradable(&step.rollouts[i])
+            })
             .collect();
         if !missing.is_empty() {
             if cx.api.is_empty() {
@@ -610,7 +655,7 @@ fn stream_dump(
                     // A cache that cannot be written only costs a regrade next time.
                     let _ = cache.put(&step.rollouts[i], report);
                 }
-                known[i] = Resolved::of_report(report, VerdictSource::Graded);
+                known[i] = completed(known[i], report);
                 out.failed += usize::from(report.verdict.is_none());
             }
             out.graded += missing.len();

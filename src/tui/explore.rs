@@ -13,9 +13,9 @@ use serde_json::Value;
 
 use crate::grade::backend::{GradeBackend, Grader, Unavailable};
 use crate::model::verl::JoinIndex;
+use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::session::inputs::Inputs;
-use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::tui::app::{App, Context, Grading};
 use crate::tui::load::{FileKind, Source, SourceData};
 use crate::tui::{Keymap, Theme};

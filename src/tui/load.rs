@@ -12,8 +12,8 @@ use serde_json::Value;
 use crate::grade::report::{GradeReport, parse_reports};
 use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
 use crate::model::verl::{DumpRun, JoinIndex, RunReader};
-use crate::session::resolve::{VerdictSource, in_file_verdict};
 use crate::model::{Dataset, LoadIssue, Rollout, RolloutId, Verdict};
+use crate::session::resolve::{VerdictSource, in_file_verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::FileKind;
@@ -534,8 +534,7 @@ impl Loader<'_> {
     /// Every row of the report's rollout: a scored file gives its verdict to the rollout
     /// wherever it was opened, as the session's resolver does (by id).
     fn rows_of_report(&self, r: &GradeReport) -> &[usize] {
-        r.id
-            .as_ref()
+        r.id.as_ref()
             .and_then(|id| self.ids.get(id))
             .map_or(&[], Vec::as_slice)
     }

@@ -15,17 +15,17 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::session::caches::CacheFlags;
-use crate::session::inputs::Inputs;
-use crate::session::runs::RunOptions;
 use crate::grade::runs::FunctionSort;
 use crate::model::Verdict;
 use crate::model::discovery::ContextArgs;
 use crate::model::sampling::DEFAULT_SEED;
+use crate::session::caches::CacheFlags;
+use crate::session::inputs::Inputs;
+use crate::session::runs::RunOptions;
 
+pub use crate::session::report::{CompareReport, StatsReport, compare_report, compute_stats};
 pub use crate::session::runs::{Loaded, LoadedRun, load_runs};
 pub use render::{Table, render_compare, render_stats};
-pub use crate::session::report::{CompareReport, StatsReport, compare_report, compute_stats};
 
 /// Output format of `sebx stats` and `sebx compare`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]

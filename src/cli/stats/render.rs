@@ -7,15 +7,16 @@ use anyhow::Result;
 
 use crate::grade::report::ReasonKind;
 use crate::grade::runs::{
-    BOOTSTRAP_REPS, RewardFigures, fmt_p, interval, pass_value, pct,
-    short_query, top_names,
+    BOOTSTRAP_REPS, RewardFigures, fmt_p, interval, pass_value, pct, short_query, top_names,
 };
 use crate::model::Verdict;
 
-use crate::session::report::{CompareReport, FunctionReport, LabelReport, RunReport, StatsReport, TaskRow};
 use super::{By, Format, training};
 use crate::cli::charts;
 use crate::cli::labels::csv_table;
+use crate::session::report::{
+    CompareReport, FunctionReport, LabelReport, RunReport, StatsReport, TaskRow,
+};
 
 /// A table for text, Markdown and CSV.
 #[derive(Debug, Clone, Default)]

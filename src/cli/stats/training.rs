@@ -3,11 +3,9 @@
 //! and JSON), when each task and function was learned or forgotten, and the samples that
 //! joined no task. The figures come from [`crate::grade::runs::steps`].
 
-
 use crate::analysis::FindingKind;
 use crate::grade::runs::{
-    Course, FunctionStep, StepRow, TrainingFigures, UngradedSample, heat_map, pct,
-    short_query,
+    Course, FunctionStep, StepRow, TrainingFigures, UngradedSample, heat_map, pct, short_query,
 };
 
 use super::render::Table;
@@ -15,7 +13,6 @@ pub use crate::session::report::{TrainingReport, training_report};
 
 /// Columns of the heat map in text and Markdown.
 const HEAT_COLUMNS: usize = 12;
-
 
 fn opt_pct(x: Option<f64>) -> String {
     x.map_or("-".into(), pct)

@@ -16,10 +16,10 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
-use crate::session::resolve::Resolver;
 use crate::grade::score_cache::ScoreCache;
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
+use crate::session::resolve::Resolver;
 
 use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
