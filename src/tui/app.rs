@@ -152,6 +152,7 @@ impl App {
                 digests: Arc::new(Vec::new()),
                 score_cache: None,
                 has_samples: false,
+                scores_changed: 0,
             },
             list: ListView::default(),
             detail: DetailView::default(),

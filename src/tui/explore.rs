@@ -376,10 +376,11 @@ pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<
     Ok(ExitCode::SUCCESS)
 }
 
-/// Opens the explorer with the embedded grader when a Python runtime is installed
-/// (what `sebx` with no subcommand runs).
-pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
-    let mut session = prepare(&args, Grading::Available)?;
+/// The explorer `sebx FILES...` opens, ready to run: the session (inputs, score cache,
+/// notes) and the embedded grader when a Python runtime is installed. Tests drive it with
+/// `tui::inline` instead of a terminal.
+pub fn open_default(args: &ExploreArgs) -> Result<(Session, Option<Arc<dyn GradeBackend>>)> {
+    let mut session = prepare(args, Grading::Available)?;
     let workers = std::thread::available_parallelism()
         .map(|n| n.get())
         .unwrap_or(2);
@@ -401,6 +402,13 @@ pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
     session.app.reruns.backend_factory = Some(Arc::new(move |api: &ApiMap| {
         Arc::new(Grader::new(api.clone(), factory_workers)) as Arc<dyn GradeBackend>
     }));
+    Ok((session, backend))
+}
+
+/// Opens the explorer with the embedded grader when a Python runtime is installed
+/// (what `sebx` with no subcommand runs).
+pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
+    let (session, backend) = open_default(&args)?;
     crate::tui::run::run_terminal(session.app, session.sources, backend)?;
     Ok(ExitCode::SUCCESS)
 }

@@ -588,6 +588,8 @@ pub fn run(
         playlist_html(&mut p, args.width, &title)
     } else {
         super::inline::load_inline(&mut app, &sources);
+        // The verdicts the session remembers (reruns, the score cache), as the explorer shows.
+        super::inline::settle_verdicts(&mut app);
         // No file named: the first rollout file loaded (the demo's, with no paths).
         let file = first_file.or_else(|| {
             sources

@@ -62,6 +62,25 @@ pub fn drain_reruns(app: &mut App, backend: Option<Arc<dyn GradeBackend>>) {
     }
 }
 
+/// Answers the queued verdict lookups (reruns, the score cache) on this thread, leaving
+/// every other request queued: the one-shot front ends (`sebx present`, `sebx export`)
+/// show what the explorer would, without running the rest of its background work.
+pub fn settle_verdicts(app: &mut App) {
+    let (lookups, others): (Vec<JobRequest>, Vec<JobRequest>) = app
+        .take_requests()
+        .into_iter()
+        .partition(|r| matches!(r, JobRequest::LookupScores { .. }));
+    for req in others {
+        app.queue(req);
+    }
+    for req in lookups {
+        if let Some(ev) = jobs::run_request(req, None) {
+            app.on_job(ev);
+        }
+    }
+    app.settle();
+}
+
 /// Loads `sources` on this thread straight into `app` (tests, benchmarks).
 pub fn load_inline(app: &mut App, sources: &[Source]) {
     app.labelling.register_sources(sources);

@@ -122,7 +122,8 @@ pub struct Labelling {
     pub any_labels: bool,
     progress_rows: usize,
     /// Grades finished when the progress was counted.
-    progress_failures: usize,
+    /// `Corpus::scores_changed` when the progress was counted.
+    progress_scores: u64,
     progress_dirty: bool,
     last_reload: Option<Instant>,
 }
@@ -157,7 +158,7 @@ impl Default for Labelling {
             progress: Progress::default(),
             any_labels: false,
             progress_rows: 0,
-            progress_failures: 0,
+            progress_scores: 0,
             progress_dirty: true,
             last_reload: None,
         }

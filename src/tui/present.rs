@@ -760,6 +760,8 @@ pub fn prepare(
     playlist: Option<&Playlist>,
 ) -> (Presenter, Vec<LoadIssue>) {
     super::inline::load_inline(&mut app, sources);
+    // The verdicts the session remembers (reruns, the score cache), as the explorer shows.
+    super::inline::settle_verdicts(&mut app);
     // Label and bookmark sidecars, for notes and for bookmarks as the playlist.
     app.service();
     let (rows, issues) = slides_for(&app, playlist);

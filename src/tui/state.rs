@@ -279,6 +279,9 @@ pub struct Corpus {
     pub score_cache: Option<Arc<ScoreCache>>,
     /// Some row is a sample of a training run (the list shows step and stored score).
     pub has_samples: bool,
+    /// Counts every change of `scores` (a batch loaded, a scored file matched, remembered
+    /// verdicts found, a grade arrived): what depends on verdicts recomputes when it moves.
+    pub scores_changed: u64,
 }
 
 /// The list: which rows show, in what order, and which is selected.

@@ -195,6 +195,7 @@ impl App {
             digests: c.digests.clone(),
             score_cache: c.score_cache.clone(),
             has_samples: c.has_samples,
+            scores_changed: c.scores_changed,
         };
         copy.size = self.size;
         copy.list.selected = Some(row);

@@ -35,6 +35,7 @@ impl App {
                     Err(e) => Score::Failed(e),
                 };
                 self.corpus.grade_progress.finished += 1;
+                self.corpus.scores_changed += 1;
                 // An open Training screen asks for fresh figures (`settle`).
                 self.training.stale = true;
                 if self.list.filters.verdict.is_some() || self.list.grouping == Grouping::Verdict {
@@ -50,6 +51,9 @@ impl App {
                         *slot = Score::Graded(Arc::new(report));
                     }
                 }
+                self.corpus.scores_changed += 1;
+                // An open Training screen asks for fresh figures (`settle`).
+                self.training.stale = true;
                 if self.corpus.ctx.grading == Grading::Available {
                     let rows: Vec<usize> = missing
                         .into_iter()
@@ -138,6 +142,7 @@ impl App {
                 let list = Arc::make_mut(&mut self.corpus.entries);
                 list.extend(entries.into_iter().map(Arc::new));
                 self.corpus.scores.extend(scores);
+                self.corpus.scores_changed += 1;
                 self.view_dirty = true;
                 // The first screen's rows are analysed while the rest loads.
                 if self.caches.analysis_queued == 0 {
@@ -151,6 +156,7 @@ impl App {
                         *slot = Score::Graded(Arc::new(report));
                     }
                 }
+                self.corpus.scores_changed += 1;
                 self.view_dirty = true;
                 true
             }

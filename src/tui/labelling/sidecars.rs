@@ -65,7 +65,7 @@ impl Labelling {
         // Grades arriving change which rows are failures.
         if self.progress_dirty
             || self.progress_rows != corpus.entries.len()
-            || self.progress_failures != corpus.grade_progress.finished
+            || self.progress_scores != corpus.scores_changed
         {
             self.recompute_progress(corpus);
             redraw = true;
@@ -244,7 +244,7 @@ impl Labelling {
             .iter()
             .filter_map(|s| s.labels.as_ref())
             .any(|store| store.history().next().is_some());
-        self.progress_failures = corpus.grade_progress.finished;
+        self.progress_scores = corpus.scores_changed;
         self.failures = (0..corpus.entries.len())
             .filter(|i| corpus.shown(*i).is_failure())
             .count();
