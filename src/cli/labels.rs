@@ -266,18 +266,13 @@ pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<Str
 }
 
 /// The API map and dataset for the findings columns, when an API doc can be found.
-fn analysis_context(
-    args: &ExportArgs,
-    runs: &[PathBuf],
-    datasets: &[PathBuf],
-) -> Result<Option<(ApiMap, Dataset)>> {
-    // Dataset files among the positional inputs count like `--dataset`.
-    let mut context = args.context.clone();
-    context.dataset.extend(datasets.iter().cloned());
-    let discovered = context.discover(runs);
+fn analysis_context(args: &ExportArgs, inputs: &Inputs) -> Result<Option<(ApiMap, Dataset)>> {
+    // The API doc and dataset files among the inputs count like the flags (the session's
+    // one rule for every command).
+    let discovered = inputs.discover(&args.context);
     if discovered.api_doc.is_none() {
         eprintln!(
-            "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty"
+            "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty, and verdicts come only from scored files, correct-trajectories files, stored verdicts and reruns (the score cache is filed by API doc)"
         );
         return Ok(None);
     }
@@ -312,7 +307,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     if runs.is_empty() {
         bail!("no rollout file among the inputs (labels live beside rollout files)");
     }
-    let context = analysis_context(args, &runs, &inputs.datasets)?;
+    let context = analysis_context(args, &inputs)?;
     // Nothing is graded here: verdicts remembered under the official settings.
     let opened = context.as_ref().map_or_else(Default::default, |(api, _)| {
         open_score_cache(

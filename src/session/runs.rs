@@ -403,14 +403,15 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
 /// Whether a rollout must be graded for the figures: it has no verdict, or its official RL
 /// reward is missing where the figures need it. A training sample always needs it; an
 /// evaluation rollout needs it when its verdict came from what this machine happens to
-/// remember (a rerun, the score cache), so that no figure depends on the cache's history.
-/// A scored, correct-trajectories or stored verdict without a reward stays so (the inputs
-/// did not carry one, and a note says for how many the reward is known).
+/// remember (the score cache), so that no figure depends on the cache's history. A scored,
+/// correct-trajectories, stored or rerun verdict without a reward stays so (the inputs and
+/// their sidecars did not carry one: every front end shows the same, and a note says for
+/// how many the reward is known).
 fn needs_grading(known: Option<&Resolved>, training: bool) -> bool {
     match known {
         None => true,
         Some(k) if k.reward.is_some() => false,
-        Some(k) => training || matches!(k.source, VerdictSource::Rerun | VerdictSource::Cache),
+        Some(k) => training || k.source == VerdictSource::Cache,
     }
 }
 
