@@ -441,3 +441,74 @@ fn facts_are_reused_until_a_file_changes() {
     assert!(!reused(&third), "{third:#}");
     assert_eq!(third["steps"][1]["samples"], 7);
 }
+
+/// An evaluation rollout of a dataset task answering with `response` (as `sebx grade`
+/// reads it): the same rollout, for the score cache, as a training sample with that task
+/// and response.
+fn eval_line(query: &str, response: String, cases: &[(&str, &str)]) -> String {
+    let expected: Vec<&str> = cases.iter().map(|c| c.1).collect();
+    json!({
+        "query": query,
+        "response": response,
+        "test_cases": cases.iter().map(|(i, o)| json!({"input": i, "output": o})).collect::<Vec<_>>(),
+        "right_exe_result": expected.join("#"),
+    })
+    .to_string()
+}
+
+#[test]
+fn step_figures_do_not_depend_on_what_a_verdict_only_grade_left_in_the_cache() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let step_json = |d: &Path| {
+        let text = run_stats(d, &run, &dataset, &["--by", "step", "--format", "json"]);
+        serde_json::from_str::<Value>(&text).expect("json")
+    };
+    // A fresh cache: every figure.
+    let fresh = step_json(dir.path());
+    assert!(
+        fresh["steps"].as_array().is_some_and(|s| !s.is_empty()),
+        "{fresh}"
+    );
+
+    // Another cache, where evaluation rollouts sharing the samples' code were graded
+    // verdict-only first: it knows their verdicts, not their rewards.
+    let other = dir.path().join("other");
+    std::fs::create_dir_all(&other).expect("mkdir");
+    let mean = [("values=[1, 2, 3]", "2.0"), ("values=[4]", "4.0")];
+    let sum = [("values=[1, 2]", "3"), ("values=[5]", "5")];
+    let eval = other.join("eval.jsonl");
+    std::fs::write(
+        &eval,
+        [
+            eval_line(MEAN_Q, code(MEAN_NUMPY), &mean),
+            eval_line(MEAN_Q, code(MEAN_RIGHT), &mean),
+            eval_line(SUM_Q, code(SUM_RIGHT), &sum),
+            eval_line(SUM_Q, code(SUM_WRONG), &sum),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .expect("eval");
+    let out = sebx(&other)
+        .args(["grade", "--scorer", "verdict", "-q"])
+        .arg(&eval)
+        .arg("--api-doc")
+        .arg(api_doc())
+        .arg("-o")
+        .arg(other.join("eval.scored.jsonl"))
+        .output()
+        .expect("grade");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = step_json(&other);
+    assert_eq!(
+        after["steps"], fresh["steps"],
+        "the step figures after a verdict-only grade differ from a fresh run's"
+    );
+    assert_eq!(after["function_steps"], fresh["function_steps"]);
+    assert_eq!(after["runs"][0]["reward"], fresh["runs"][0]["reward"]);
+}
