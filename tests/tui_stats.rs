@@ -212,3 +212,62 @@ fn the_list_stays_usable_while_stats_compute_and_stale_results_are_dropped() {
     }
     assert!(app.stats.result.is_some() && !app.stats.computing);
 }
+
+/// The Stats screen shows the mean official RL reward `sebx stats` prints, on the same
+/// files, the explorer opened as `sebx FILES` opens them.
+#[test]
+fn the_stats_screen_shows_the_reward_sebx_stats_prints() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run_a.jsonl");
+    let scored = dir.path().join("run_a.scored.jsonl");
+    let api_doc = dir.path().join("api_doc.jsonl");
+    std::fs::write(&run, run_a()).expect("run");
+    std::fs::write(&scored, reports_a_with_rewards()).expect("scored");
+    std::fs::write(&api_doc, API_DOC).expect("api doc");
+    let files = vec![run.clone(), scored.clone(), api_doc.clone()];
+
+    let out = assert_cmd::Command::cargo_bin("sebx")
+        .expect("binary")
+        .env("SEBX_SCORE_CACHE", dir.path().join("cache"))
+        .env_remove("SEBX_API_DOC")
+        .args(["stats", "--format", "json", "-q"])
+        .args(&files)
+        .output()
+        .expect("stats");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let reward = &json["runs"][0]["reward"];
+    let mean = reward["reward_mean"].as_f64().expect("a reward mean");
+    let (rewarded, rollouts) = (
+        reward["rewarded"].as_u64().expect("rewarded"),
+        json["runs"][0]["rollouts"].as_u64().expect("rollouts"),
+    );
+    assert!(rewarded > 0 && rewarded < rollouts, "{reward}");
+
+    let args = sebx::tui::explore::ExploreArgs {
+        paths: files,
+        cache: sebx::session::CacheFlags {
+            no_cache: false,
+            cache_dir: Some(dir.path().join("cache")),
+        },
+        ..Default::default()
+    };
+    let mut session = sebx::tui::explore::prepare(
+        &args,
+        Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime),
+    )
+    .expect("session");
+    sebx::tui::inline::load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, None);
+    open(&mut session.app, Action::StatsScreen);
+    let text = screen(&draw(&session.app, 160, 48));
+    let want = format!("RL reward {mean:.3} ({rewarded} of {rollouts})");
+    assert!(
+        text.contains(&want),
+        "{want} not on the Stats screen:\n{text}"
+    );
+}

@@ -156,6 +156,12 @@ impl StatsView {
             run_names: corpus.runs.iter().map(|r| r.name.clone()).collect(),
             entries: corpus.entries.clone(),
             verdicts,
+            rewards: (0..corpus.entries.len())
+                .map(|i| {
+                    let r = corpus.report(i)?;
+                    Some((r.reward?, r.reward_reason_kind))
+                })
+                .collect(),
             api: corpus.ctx.api.clone(),
             dataset: corpus.ctx.dataset.clone(),
             pair: self.pair,

@@ -109,10 +109,20 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         } else {
             ""
         };
+        // The mean official RL reward, as `sebx stats` prints it (over the rollouts whose
+        // reward is known, and how many those are when not all).
+        let reward = match st.summary.mean_reward() {
+            Some(m) if st.summary.rewarded == st.rollouts => format!(" · RL reward {m:.3}"),
+            Some(m) => format!(
+                " · RL reward {m:.3} ({} of {})",
+                st.summary.rewarded, st.rollouts
+            ),
+            None => String::new(),
+        };
         lines.push(Line::from(vec![
             Span::styled(format!("{mark}{} ", fit(&st.name, 12)), theme.title),
             Span::raw(format!(
-                "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}",
+                "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}{reward}",
                 st.rollouts,
                 st.tasks,
                 pct(st.accuracy),

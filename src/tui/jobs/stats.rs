@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::grade::report::ReasonKind;
 use crate::grade::runs::{self, Comparison, FunctionRow, FunctionSort, RunSet, RunStats};
 use crate::model::sampling::DEFAULT_SEED;
 use crate::model::{ApiMap, Dataset, Verdict};
@@ -17,6 +18,8 @@ pub struct StatsInput {
     pub entries: Arc<Vec<Arc<Entry>>>,
     /// Verdict of each row (`None`: not graded, left out).
     pub verdicts: Vec<Option<Verdict>>,
+    /// The official RL reward of each row, with why it differs from the verdict, when known.
+    pub rewards: Vec<Option<(u8, Option<ReasonKind>)>>,
     /// This annotator's current label of each row (category ids).
     pub labels: Vec<Option<Vec<String>>>,
     /// Category order (the taxonomy's).
@@ -69,6 +72,9 @@ pub fn compute(input: &StatsInput) -> StatsResult {
             let item = input.dataset.get(&entry.rollout.query);
             set.add_rollout(run, &entry.rollout, *v, &input.api, item, labels);
         }
+        // The reward beside the verdict, as `sebx stats` adds it (its figures then agree).
+        let (reward, reason) = input.rewards.get(row).copied().flatten().unzip();
+        set.set_last_reward(reward, reason.flatten());
         rows.push(row);
     }
     // The pass@k curve at powers of two (a k above every task's samples shows as `-`).
