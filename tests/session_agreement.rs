@@ -353,6 +353,26 @@ fn every_front_end_gives_each_rollout_the_explorers_verdict_and_reward() {
     let (presenter, issues) = sebx::tui::present::prepare(prepared.app, &prepared.sources, None);
     assert!(issues.is_empty(), "{issues:?}");
     assert_eq!(presenter.slides.len(), explorer.len());
+
+    // A second explorer session: every verdict comes from the files and the cache, none is
+    // graded, and label progress counts the failures all the same.
+    let mut again = prepare(
+        &explore_args(&f, inputs(&f)),
+        sebx::tui::Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime),
+    )
+    .expect("second session");
+    load_inline(&mut again.app, &again.sources);
+    // Progress is counted while the rows load, before the cache has answered …
+    again.app.service();
+    drain_inline(&mut again.app, None);
+    // … and again once the remembered verdicts arrive.
+    again.app.service();
+    let failures = explorer.values().filter(|v| *v != "right").count();
+    let progress = again.app.labelling.progress_text();
+    assert!(
+        progress.starts_with(&format!("0 of {failures} failures labelled")),
+        "{progress}"
+    );
     for slide in &presenter.slides {
         let k = key(&slide.entry.rollout.source, slide.entry.rollout.line);
         assert_eq!(

@@ -639,3 +639,53 @@ fn compare_checks_its_flags_and_files_before_grading() {
     let e = stderr_of_failure(sebx_on("compare", &ungraded[..2]).args(["--cell", "right,maybe"]));
     assert!(e.contains("--cell: `maybe` is not a verdict"), "{e}");
 }
+
+/// `sebx stats FOLDER` reads the folder's files as the explorer does (`sebx FOLDER`): the
+/// same runs and figures as naming them, sidecars not taken for runs.
+#[test]
+fn stats_on_a_folder_is_stats_on_its_files() {
+    let dir = demo_copy();
+    let cache = tempfile::tempdir().expect("cache");
+    let run = |paths: Vec<PathBuf>| {
+        let mut cmd = sebx_on("stats", paths);
+        cmd.args(["--format", "json", "-q", "--cache-dir"])
+            .arg(cache.path());
+        json_from(&mut cmd)
+    };
+    let named = run(files_in(
+        dir.path(),
+        &[
+            "rollouts.jsonl",
+            "rollouts_run2.jsonl",
+            "rollouts.scored.jsonl",
+            "api_doc.jsonl",
+            "tasks.jsonl",
+        ],
+    ));
+    let folder = run(vec![dir.path().to_path_buf()]);
+    let runs = |v: &Value| -> Vec<(String, Value, Value)> {
+        v["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .map(|r| {
+                (
+                    r["name"].to_string(),
+                    r["verdicts"].clone(),
+                    r["reward"].clone(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(runs(&folder).len(), 2, "{folder}");
+    assert_eq!(runs(&folder), runs(&named));
+    assert_eq!(folder["functions"], named["functions"]);
+    assert_eq!(
+        folder["labels"], named["labels"],
+        "the labels sidecar is read, not a run"
+    );
+    // An empty folder says what it lacks.
+    let empty = tempfile::tempdir().expect("empty");
+    let err = stderr_of_failure(&mut sebx_on("stats", [empty.path()]));
+    assert!(err.contains("holds no rollout file"), "{err}");
+}
