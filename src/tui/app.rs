@@ -47,6 +47,8 @@ pub struct Caches {
     /// Full static analyses (`crate::analysis`) of rows that were selected.
     pub analyses: Bounded<usize, Arc<Analysis>>,
     analysis_requested: HashSet<usize>,
+    /// Rows whose remembered report was asked for (opened rows with remembered verdicts).
+    report_requested: HashSet<usize>,
     /// Rows already handed to the background analysis (the first batch at once, the rest
     /// when loading is done).
     analysis_queued: usize,
@@ -61,6 +63,7 @@ impl Default for Caches {
             highlight_requested: HashSet::new(),
             analyses: Bounded::new(DETAIL_CACHE),
             analysis_requested: HashSet::new(),
+            report_requested: HashSet::new(),
             analysis_queued: 0,
             graphs: GraphCache::default(),
         }

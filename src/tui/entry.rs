@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::analysis::extract_last_python_block;
-use crate::grade::report::GradeReport;
+use crate::grade::report::{GradeReport, ReasonKind};
 use crate::model::rollout::StoredScore;
 use crate::model::{Rollout, Verdict};
 
@@ -100,8 +100,48 @@ pub enum Score {
     Stored(StoredScore),
     /// A grade report (from `sebx grade` output or graded here).
     Graded(Arc<GradeReport>),
+    /// A verdict the session remembers (the score cache, a rerun), held as its facts only:
+    /// the report is fetched when the row is opened, so a big file whose verdicts are all
+    /// remembered holds a few bytes per row, not a report.
+    Remembered(Facts),
     /// Grading failed (not a verdict: the grader itself could not run).
     Failed(String),
+}
+
+/// What a grade decides, without the report: what the list, its filters, the label
+/// suggestion and the screens' figures read of every row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Facts {
+    pub verdict: Option<Verdict>,
+    pub reward: Option<u8>,
+    /// The reward scorer ran (even where it gave no reward).
+    pub reward_run: bool,
+    pub reason: Option<ReasonKind>,
+    pub fragile: bool,
+    pub timed_out: bool,
+    pub program_syntax_error: bool,
+}
+
+impl Facts {
+    pub fn of(r: &GradeReport) -> Facts {
+        Facts {
+            verdict: r.verdict,
+            reward: r.reward,
+            reward_run: r.reward_detail.is_some() || r.reward.is_some(),
+            reason: r.reward_reason_kind,
+            fragile: r.fragile,
+            timed_out: r.execution.as_ref().is_some_and(|e| e.timed_out),
+            program_syntax_error: r
+                .static_check
+                .as_ref()
+                .is_some_and(|s| s.syntax_error.is_some()),
+        }
+    }
+
+    /// Whether the official RL reward disagrees with the verdict (unknown: `None`).
+    pub fn reward_disagrees(&self) -> Option<bool> {
+        Some((self.reward? == 1) != (self.verdict? == Verdict::Right))
+    }
 }
 
 /// What the verdict column shows.
@@ -169,7 +209,21 @@ impl Score {
                 Some(v) => Shown::Verdict(v),
                 None => Shown::Error,
             },
+            Score::Remembered(f) => match f.verdict {
+                Some(v) => Shown::Verdict(v),
+                None => Shown::Error,
+            },
             Score::Failed(_) => Shown::Error,
+        }
+    }
+
+    /// What the row's grade decides (verdict, reward, the flags filters and suggestions
+    /// read), from its report or its remembered facts.
+    pub fn facts(&self) -> Option<Facts> {
+        match self {
+            Score::Graded(r) => Some(Facts::of(r)),
+            Score::Remembered(f) => Some(*f),
+            _ => None,
         }
     }
 

@@ -370,19 +370,15 @@ impl Labelling {
         if shown == Shown::Grading {
             return None;
         }
-        let report = corpus.report(row);
+        let facts = corpus.facts(row);
         let grade = GradeFacts {
             // A stored "failed" without a verdict, an error or no grade: judged as not graded.
             verdict: match shown {
                 Shown::Verdict(v) => Some(v),
                 _ => None,
             },
-            timed_out: report
-                .and_then(|r| r.execution.as_ref())
-                .is_some_and(|e| e.timed_out),
-            program_syntax_error: report
-                .and_then(|r| r.static_check.as_ref())
-                .is_some_and(|s| s.syntax_error.is_some()),
+            timed_out: facts.is_some_and(|f| f.timed_out),
+            program_syntax_error: facts.is_some_and(|f| f.program_syntax_error),
         };
         let digest = if corpus.ctx.api.is_empty() {
             None

@@ -11,7 +11,7 @@ use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
-use super::entry::{Entry, Run, Score, Shown, Task};
+use super::entry::{Entry, Facts, Run, Score, Shown, Task};
 
 /// The detail panes, in `Tab` order (named so on the command line, `sebx export --pane`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -111,14 +111,14 @@ impl VerdictFilter {
     ];
 
     /// Whether a row with this verdict column and grade report passes the filter.
-    pub fn accepts(self, shown: Shown, report: Option<&GradeReport>) -> bool {
+    pub fn accepts(self, shown: Shown, facts: Option<Facts>) -> bool {
         match self {
             VerdictFilter::Is(v) => shown == Shown::Verdict(v),
             VerdictFilter::AnyFailure => shown.is_failure(),
             VerdictFilter::Unscored => matches!(shown, Shown::Pending | Shown::Grading),
-            VerdictFilter::Fragile => report.is_some_and(|r| r.fragile),
+            VerdictFilter::Fragile => facts.is_some_and(|f| f.fragile),
             VerdictFilter::RewardDisagrees => {
-                report.and_then(GradeReport::reward_disagrees) == Some(true)
+                facts.and_then(|f| f.reward_disagrees()) == Some(true)
             }
         }
     }
@@ -359,12 +359,12 @@ impl Corpus {
 
     /// Whether row `i`'s verdict is fragile (another machine or grader run could flip it).
     pub fn is_fragile(&self, i: usize) -> bool {
-        matches!(self.scores.get(i), Some(Score::Graded(r)) if r.fragile)
+        self.facts(i).is_some_and(|f| f.fragile)
     }
 
     /// Whether row `i`'s official RL reward disagrees with its verdict (`≠` in the list).
     pub fn reward_disagrees(&self, i: usize) -> bool {
-        self.report(i).and_then(GradeReport::reward_disagrees) == Some(true)
+        self.facts(i).and_then(|f| f.reward_disagrees()) == Some(true)
     }
 
     /// Whether any row was scored with the official RL reward (the list then shows its
@@ -381,7 +381,13 @@ impl Corpus {
         self.scores.get(i).map_or(Shown::Pending, Score::shown)
     }
 
-    /// Row `i`'s grade report, if it has one.
+    /// What row `i`'s grade decides (its report's or its remembered facts).
+    pub fn facts(&self, i: usize) -> Option<Facts> {
+        self.scores.get(i).and_then(Score::facts)
+    }
+
+    /// Row `i`'s grade report, if it has one (a remembered verdict's is fetched when the row
+    /// is opened).
     pub fn report(&self, i: usize) -> Option<&GradeReport> {
         self.scores.get(i).and_then(Score::report)
     }

@@ -158,8 +158,8 @@ impl StatsView {
             verdicts,
             rewards: (0..corpus.entries.len())
                 .map(|i| {
-                    let r = corpus.report(i)?;
-                    Some((r.reward?, r.reward_reason_kind))
+                    let f = corpus.facts(i)?;
+                    Some((f.reward?, f.reason))
                 })
                 .collect(),
             api: corpus.ctx.api.clone(),

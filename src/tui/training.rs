@@ -13,7 +13,6 @@ use crate::grade::runs::{HeatMap, heat_map};
 
 use super::action::Action;
 use super::effects::{Effects, Handled};
-use super::entry::Score;
 pub use super::jobs::training::{RowScore, TrainingInput, TrainingResult};
 use super::part::{Cx, Part};
 use super::state::{Corpus, Popup, RowFilter};
@@ -90,14 +89,14 @@ impl TrainingView {
         let scores = corpus
             .scores
             .iter()
-            .map(|s| match s {
-                Score::Graded(r) => RowScore {
-                    verdict: r.verdict,
-                    reward: r.reward,
-                    reason: r.reward_reason_kind,
+            .map(|s| match s.facts() {
+                Some(f) => RowScore {
+                    verdict: f.verdict,
+                    reward: f.reward,
+                    reason: f.reason,
                 },
-                other => RowScore {
-                    verdict: match other.shown() {
+                None => RowScore {
+                    verdict: match s.shown() {
                         super::entry::Shown::Verdict(v) => Some(v),
                         _ => None,
                     },

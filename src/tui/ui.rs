@@ -356,13 +356,13 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
 /// disagrees with the verdict, `-` when it could not be run, blank when it was not scored.
 fn reward_cell(app: &App, i: usize, width: usize) -> Span<'static> {
     let theme = &app.theme;
-    let Some(report) = app.corpus.report(i) else {
+    let Some(facts) = app.corpus.facts(i) else {
         return Span::raw(fit("", width));
     };
-    let (text, style) = match report.reward {
+    let (text, style) = match facts.reward {
         Some(r) if app.corpus.reward_disagrees(i) => (format!("{r}≠"), theme.warning),
         Some(r) => (r.to_string(), theme.dim),
-        None if report.reward_detail.is_some() => ("-".to_string(), theme.dim),
+        None if facts.reward_run => ("-".to_string(), theme.dim),
         None => (String::new(), theme.dim),
     };
     Span::styled(fit(&text, width), style)

@@ -34,6 +34,19 @@ impl App {
         let Some(entry) = self.corpus.entries.get(row).cloned() else {
             return;
         };
+        // A remembered verdict's report (cases, output) is read when its row is opened.
+        if matches!(
+            self.corpus.scores.get(row),
+            Some(super::super::entry::Score::Remembered(_))
+        ) && self.caches.report_requested.insert(row)
+        {
+            self.outbox.push(JobRequest::LookupScores {
+                rows: vec![row],
+                entries: self.corpus.entries.clone(),
+                cache: self.corpus.score_cache.clone(),
+                whole: true,
+            });
+        }
         // What is held counts as just used: the rows looked at last stay cached.
         self.caches.analyses.get(&row);
         if self.caches.analysis_requested.insert(row) {

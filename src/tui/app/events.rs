@@ -43,13 +43,30 @@ impl App {
                 }
                 true
             }
-            JobEvent::CachedScores { found, missing } => {
+            JobEvent::CachedScores {
+                found,
+                missing,
+                whole,
+            } => {
                 for (row, report) in found {
-                    if let Some(slot) = self.corpus.scores.get_mut(row)
-                        && *slot == Score::Unscored
-                    {
-                        *slot = Score::Graded(Arc::new(report));
+                    let Some(slot) = self.corpus.scores.get_mut(row) else {
+                        continue;
+                    };
+                    match (&*slot, whole) {
+                        // An opened row: its remembered report, whole.
+                        (Score::Unscored | Score::Remembered(_), true) => {
+                            *slot = Score::Graded(Arc::new(report));
+                        }
+                        // Every other row holds the facts only.
+                        (Score::Unscored, false) => {
+                            *slot = Score::Remembered(crate::tui::entry::Facts::of(&report));
+                        }
+                        _ => {}
                     }
+                }
+                if whole {
+                    self.view_dirty = true;
+                    return true;
                 }
                 self.corpus.scores_changed += 1;
                 // An open Training screen asks for fresh figures (`settle`).
@@ -194,6 +211,7 @@ impl App {
                         rows,
                         entries: self.corpus.entries.clone(),
                         cache: self.corpus.score_cache.clone(),
+                        whole: false,
                     });
                 }
                 if self.list.search.results.is_some() {

@@ -39,7 +39,7 @@ impl App {
     fn accepts(&self, i: usize, e: &Entry) -> bool {
         let f = &self.list.filters;
         if let Some(v) = f.verdict
-            && !v.accepts(self.corpus.shown(i), self.corpus.report(i))
+            && !v.accepts(self.corpus.shown(i), self.corpus.facts(i))
         {
             return false;
         }

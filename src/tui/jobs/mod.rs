@@ -96,6 +96,8 @@ pub enum JobRequest {
         rows: Vec<usize>,
         entries: Arc<Vec<Arc<Entry>>>,
         cache: Option<Arc<ScoreCache>>,
+        /// Keep the whole reports (rows opened); else only their facts are kept.
+        whole: bool,
     },
     /// Run-level stats and a comparison of two runs (`stats`).
     Stats(Box<stats::StatsInput>),
@@ -148,6 +150,8 @@ pub enum JobEvent {
     CachedScores {
         found: Vec<(usize, GradeReport)>,
         missing: Vec<usize>,
+        /// The lookup of opened rows, whose whole reports are kept.
+        whole: bool,
     },
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
@@ -328,6 +332,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             rows,
             entries,
             cache,
+            whole,
         } => {
             let rows: Vec<usize> = rows.into_iter().filter(|&r| r < entries.len()).collect();
             let known = Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout));
@@ -338,7 +343,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                     None => missing.push(row),
                 }
             }
-            Some(JobEvent::CachedScores { found, missing })
+            Some(JobEvent::CachedScores {
+                found,
+                missing,
+                whole,
+            })
         }
         JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(stats::compute(&input)))),
         JobRequest::Training(input) => {
