@@ -400,32 +400,30 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     Ok(loaded)
 }
 
-/// Whether a rollout must be graded for the figures: it has no verdict, or its official RL
-/// reward is missing where the figures need it. A training sample always needs it; an
-/// evaluation rollout needs it when its verdict came from what this machine happens to
-/// remember (the score cache), so that no figure depends on the cache's history. A scored,
-/// correct-trajectories, stored or rerun verdict without a reward stays so (the inputs and
-/// their sidecars did not carry one: every front end shows the same, and a note says for
-/// how many the reward is known).
+/// Whether a rollout must be graded for the figures: it has no verdict, or it is a sample
+/// of a training run whose official RL reward is not known (a training run's reward is a
+/// headline figure: it is complete whatever the score cache happened to hold, e.g. after a
+/// verdict-only grade of evaluation rollouts sharing the samples' code). An evaluation
+/// rollout keeps what its sources know (the score cache merges what each scorer found, so
+/// a verdict-only grade never hides a known reward), and a note says for how many the
+/// reward is known.
 fn needs_grading(known: Option<&Resolved>, training: bool) -> bool {
     match known {
         None => true,
-        Some(k) if k.reward.is_some() => false,
-        Some(k) => training || k.source == VerdictSource::Cache,
+        Some(k) => training && k.reward.is_none(),
     }
 }
 
-/// What a rollout is known by after grading it: a verdict of higher precedence than the
-/// grading (scored, correct, stored) is kept, with the graded reward beside it; else the
-/// graded report decides both. A report without a verdict (the grader failed) keeps what
-/// was known.
+/// What a rollout is known by after grading it: a verdict already known is kept (every
+/// front end shows it), with the graded reward beside it; else the graded report decides
+/// both. A report without a verdict (the grader failed) keeps what was known.
 fn completed(
     before: Option<Resolved>,
     report: &crate::grade::report::GradeReport,
 ) -> Option<Resolved> {
     let graded = Resolved::of_report(report, VerdictSource::Graded);
     match (before, graded) {
-        (Some(k), Some(g)) if k.source < VerdictSource::Rerun => Some(Resolved {
+        (Some(k), Some(g)) => Some(Resolved {
             reward: g.reward,
             reason: g.reason,
             ..k

@@ -108,12 +108,18 @@ pub fn run_a() -> String {
     .join("\n")
 }
 
+/// Another model's prose around the same kind of answer (its rollouts are not run A's:
+/// the same response in two runs is one rollout, which a scored file scores in both).
+fn fence_b(code: &str) -> String {
+    format!("My solution:\n\n```python\n{code}```\n")
+}
+
 /// Run B: the same tasks answered by another model; unscored.
 pub fn run_b() -> String {
     [
-        rollout_line(Q_MEAN, &fence(CODE_MEAN_OK), None),
-        rollout_line(Q_INV, &fence(CODE_INV_TYPO), None),
-        rollout_line(Q_SPREAD, &fence(CODE_SPREAD_OK), None),
+        rollout_line(Q_MEAN, &fence_b(CODE_MEAN_OK), None),
+        rollout_line(Q_INV, &fence_b(CODE_INV_TYPO), None),
+        rollout_line(Q_SPREAD, &fence_b(CODE_SPREAD_OK), None),
     ]
     .join("\n")
 }
