@@ -11,8 +11,9 @@
 //! a power cut may lose the last puts, never the database's consistency; a killed process
 //! loses at most the put it was in).
 //!
-//! Growth is bounded: the records' bytes (namespace, key and value) are kept as a running
-//! total by triggers, checked on every put; past the limit ([`DEFAULT_LIMIT`],
+//! Growth is bounded: each namespace's records and bytes (namespace, key and value) are
+//! kept as running totals by triggers (so neither a count nor the size check reads the
+//! records), and the total is checked on every put; past the limit ([`DEFAULT_LIMIT`],
 //! `$SEBX_CACHE_MAX_MB`) the least recently used records go until the total is under 90%
 //! of it. "Used" is coarse on purpose, so that a lookup-heavy session does not turn
 //! every read into a write: a read marks its record only when the stored mark is older
@@ -69,16 +70,21 @@ CREATE TABLE IF NOT EXISTS records (
     PRIMARY KEY (ns, key)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS records_used ON records (used);
-CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value INTEGER NOT NULL) WITHOUT ROWID;
-INSERT OR IGNORE INTO meta (name, value) VALUES ('bytes', 0);
+CREATE TABLE IF NOT EXISTS namespaces (
+    ns TEXT PRIMARY KEY,
+    records INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+) WITHOUT ROWID;
 CREATE TRIGGER IF NOT EXISTS records_insert AFTER INSERT ON records BEGIN
-    UPDATE meta SET value = value + NEW.bytes WHERE name = 'bytes';
+    INSERT INTO namespaces (ns, records, bytes) VALUES (NEW.ns, 1, NEW.bytes)
+    ON CONFLICT (ns) DO UPDATE SET records = records + 1, bytes = bytes + excluded.bytes;
 END;
 CREATE TRIGGER IF NOT EXISTS records_delete AFTER DELETE ON records BEGIN
-    UPDATE meta SET value = value - OLD.bytes WHERE name = 'bytes';
+    UPDATE namespaces SET records = records - 1, bytes = bytes - OLD.bytes WHERE ns = OLD.ns;
+    DELETE FROM namespaces WHERE ns = OLD.ns AND records = 0;
 END;
 CREATE TRIGGER IF NOT EXISTS records_update AFTER UPDATE OF bytes ON records BEGIN
-    UPDATE meta SET value = value - OLD.bytes + NEW.bytes WHERE name = 'bytes';
+    UPDATE namespaces SET bytes = bytes - OLD.bytes + NEW.bytes WHERE ns = NEW.ns;
 END;
 ";
 
@@ -292,12 +298,15 @@ impl Store {
         Ok(out)
     }
 
-    /// How many records `ns` holds.
+    /// How many records `ns` holds (a running count: no record is read).
     pub fn count(&self, ns: &str) -> Result<u64> {
         Ok(self
             .conn()?
-            .prepare_cached("SELECT COUNT(*) FROM records WHERE ns = ?1")?
-            .query_row([ns], |row| row.get::<_, i64>(0))? as u64)
+            .prepare_cached("SELECT records FROM namespaces WHERE ns = ?1")?
+            .query_row([ns], |row| row.get::<_, i64>(0))
+            .optional()?
+            .unwrap_or(0)
+            .max(0) as u64)
     }
 
     /// The records' bytes (the running total).
@@ -305,11 +314,11 @@ impl Store {
         total(&*self.conn()?)
     }
 
-    /// What the store holds, by namespace (reads every record's size: for `sebx cache size`).
+    /// What the store holds, by namespace (from the running totals).
     pub fn size(&self) -> Result<Size> {
         let conn = self.conn()?;
         let namespaces = conn
-            .prepare("SELECT ns, COUNT(*), SUM(bytes) FROM records GROUP BY ns ORDER BY ns")?
+            .prepare("SELECT ns, records, bytes FROM namespaces ORDER BY ns")?
             .query_map([], |row| {
                 Ok(Namespace {
                     name: row.get(0)?,
@@ -345,8 +354,11 @@ impl Store {
             .clear();
         let evicted = self.write(|tx| {
             let gone = Evicted {
-                records: tx.query_row("SELECT COUNT(*) FROM records", [], |r| r.get::<_, i64>(0))?
-                    as u64,
+                records: tx.query_row(
+                    "SELECT COALESCE(SUM(records), 0) FROM namespaces",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )? as u64,
                 bytes: total(tx)?,
             };
             tx.execute("DELETE FROM records", [])?;
@@ -400,7 +412,7 @@ fn connect(path: &Path) -> Result<Connection> {
             if version != 0 {
                 // Another layout (a cache: what it held is graded again when asked).
                 tx.execute_batch(
-                    "DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS meta;
+                    "DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS namespaces;
                      DROP TRIGGER IF EXISTS records_insert; DROP TRIGGER IF EXISTS records_delete;
                      DROP TRIGGER IF EXISTS records_update;",
                 )?;
@@ -413,10 +425,10 @@ fn connect(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
-/// The records' bytes, from the running total.
+/// The records' bytes, from the running totals.
 fn total(conn: &Connection) -> Result<u64> {
     Ok(conn
-        .prepare_cached("SELECT value FROM meta WHERE name = 'bytes'")?
+        .prepare_cached("SELECT COALESCE(SUM(bytes), 0) FROM namespaces")?
         .query_row([], |row| row.get::<_, i64>(0))?
         .max(0) as u64)
 }
