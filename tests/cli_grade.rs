@@ -197,18 +197,35 @@ fn verdicts_are_remembered_and_reused_with_cached() {
         second == third,
         "--cached gave other reports than the run it remembers"
     );
-    let clear = Command::new(env!("CARGO_BIN_EXE_sebx"))
-        .env("SEBX_SCORE_CACHE", &cache_dir)
-        .args(["cache", "clear"])
-        .output()
-        .expect("sebx cache clear");
-    assert!(clear.status.success());
-    // The verdicts' file and the program runs' file beside it.
+    let cache = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+            .env("SEBX_SCORE_CACHE", &cache_dir)
+            .arg("cache")
+            .args(args)
+            .output()
+            .expect("sebx cache");
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).to_string()
+    };
+    // The verdicts and the program runs beside them, in one database.
+    let size = cache(&["size"]);
     assert!(
-        String::from_utf8_lossy(&clear.stdout).contains("removed 2"),
-        "{}",
-        String::from_utf8_lossy(&clear.stdout)
+        size.contains(&format!("reports: {rows} record(s)")),
+        "{size}"
     );
+    let runs: usize = size
+        .lines()
+        .find_map(|l| l.strip_prefix("program runs: "))
+        .and_then(|l| l.split(' ').next())
+        .and_then(|n| n.parse().ok())
+        .expect("a count of runs");
+    assert!(runs > 0, "{size}");
+    let cleared = cache(&["clear"]);
+    assert!(
+        cleared.contains(&format!("removed {} record(s)", rows + runs)),
+        "{cleared}"
+    );
+    assert!(cache(&["size"]).contains("reports: 0 record(s)"));
     let (_, stderr) = grade(&["--cached"], "d.jsonl");
     assert!(!stderr.contains("reused"), "{stderr}");
 }

@@ -1,20 +1,26 @@
-//! `sebx cache`: where remembered verdicts live, and emptying it.
+//! `sebx cache`: where remembered verdicts live, how big the store is, pruning and emptying it.
 
 use std::process::ExitCode;
 
 use anyhow::{Result, bail};
 
 use crate::grade::score_cache;
+use crate::grade::store::{self, Options, Store, human_bytes};
 
 /// The score cache: verdicts the explorer and `sebx grade` remember between sessions.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Verdicts are remembered per rollout (its id and test cases), per grader version\n\
-and per API doc, in <cache dir>/sebx/scores (override with $SEBX_SCORE_CACHE). Beside them,\n\
-program runs are remembered per program (code and inputs) and settings, so a new rollout whose\n\
-program ran before is graded without running it. The explorer shows verdicts at once when a\n\
-file is reopened; `sebx grade --cached` and `sebx stats` reuse verdicts and runs; `--no-cache`\n\
-ignores the cache."
+and per API doc, in one SQLite database, <cache dir>/sebx/scores/cache.sqlite3 (override the\n\
+folder with $SEBX_SCORE_CACHE). Beside them, program runs are remembered per program (code and\n\
+inputs) and settings, so a new rollout whose program ran before is graded without running it.\n\
+The explorer shows verdicts at once when a file is reopened; `sebx grade --cached` and\n\
+`sebx stats` reuse verdicts and runs; `--no-cache` ignores the cache. Several sebx processes\n\
+may use the cache at once.\n\
+\n\
+The store is bounded: past 1 GiB of records ($SEBX_CACHE_MAX_MB sets another limit, in MiB)\n\
+the least recently used go until it is under 90% of the limit. Caches of earlier sebx\n\
+versions (*.jsonl files in the folder) are removed when the cache is opened."
 )]
 pub struct CacheArgs {
     #[command(subcommand)]
@@ -25,6 +31,14 @@ pub struct CacheArgs {
 pub enum CacheCommand {
     /// Print the folder the score cache lives in.
     Path,
+    /// Print the database's path, its size on disk, records and bytes by kind, and the limit.
+    Size,
+    /// Evict the least recently used records down to a size (default: the limit).
+    Prune {
+        /// The size to prune down to, in MiB.
+        #[arg(long, value_name = "N")]
+        max_mb: Option<u64>,
+    },
     /// Forget every remembered verdict and program run.
     Clear,
 }
@@ -35,13 +49,72 @@ pub fn run(args: CacheArgs) -> Result<ExitCode> {
     };
     match args.command {
         CacheCommand::Path => println!("{}", dir.display()),
-        CacheCommand::Clear => {
-            let removed = score_cache::clear(&dir)?;
+        CacheCommand::Size => {
+            let store = open(&dir)?;
+            print_size(&store.size()?);
+        }
+        CacheCommand::Prune { max_mb } => {
+            let store = open(&dir)?;
+            let max = max_mb.map_or(store.options().limit, |mb| mb.saturating_mul(1 << 20));
+            let before = store.size()?.on_disk;
+            let evicted = store.prune(max)?;
+            let after = store.size()?;
             println!(
-                "removed {removed} score cache file(s) from {}",
-                dir.display()
+                "evicted {} least recently used record(s), {} of records (down to at most {}); \
+                 {} now holds {} of records, {} on disk (was {})",
+                evicted.records,
+                human_bytes(evicted.bytes),
+                human_bytes(max),
+                after.path.display(),
+                human_bytes(after.bytes),
+                human_bytes(after.on_disk),
+                human_bytes(before),
+            );
+        }
+        CacheCommand::Clear => {
+            let cleared = score_cache::clear_all(&dir)?;
+            println!(
+                "removed {} record(s) ({}) from {} and {} JSONL file(s) beside it",
+                cleared.records.records,
+                human_bytes(cleared.records.bytes),
+                dir.join(store::FILE_NAME).display(),
+                cleared.files,
             );
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The store in `dir`, its notes (an earlier format's files removed) on stderr.
+fn open(dir: &std::path::Path) -> Result<std::sync::Arc<Store>> {
+    let store = Store::open_with(dir, Options::default())?;
+    for note in store.notes() {
+        eprintln!("note: {note}");
+    }
+    Ok(store)
+}
+
+/// What the store holds, by kind: reports (`<grader>-<api>`) and program runs (`...-runs`).
+fn print_size(size: &store::Size) {
+    println!("database: {}", size.path.display());
+    println!("on disk:  {}", human_bytes(size.on_disk));
+    let mut kinds = [("reports", 0u64, 0u64, 0usize), ("program runs", 0, 0, 0)];
+    for ns in &size.namespaces {
+        let kind = &mut kinds[usize::from(ns.name.ends_with("-runs"))];
+        kind.1 += ns.records;
+        kind.2 += ns.bytes;
+        kind.3 += 1;
+    }
+    for (kind, records, bytes, namespaces) in kinds {
+        println!(
+            "{kind}: {records} record(s), {} in {namespaces} grader version(s) and mapping(s)",
+            human_bytes(bytes)
+        );
+    }
+    println!(
+        "records: {} of a {} limit ({:.0}%)",
+        human_bytes(size.bytes),
+        human_bytes(size.limit),
+        100.0 * size.bytes as f64 / size.limit.max(1) as f64
+    );
 }

@@ -4,34 +4,30 @@
 //! training run) whose program ran before is graded without running anything: the static
 //! checks and the comparison take a fraction of a millisecond in Rust.
 //!
-//! The runs sit beside the score cache, one [`KeyedLog`] per grader version and zwc mapping
-//! (`<grader>-<api>-runs.jsonl`), each run appended as it arrives. [`CachedRunner`] puts the cache in front
-//! of any [`ProgramRunner`] and counts what it answered.
+//! The runs sit beside the score cache in its [`Store`], a namespace per grader version and
+//! zwc mapping (`<grader>-<api>-runs`), each run filed as it arrives and evicted with the
+//! reports when the store outgrows its limit. [`CachedRunner`] puts the cache in front of
+//! any [`ProgramRunner`] and counts what it answered.
 
 use std::collections::VecDeque;
 use std::path::Path;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use anyhow::Result;
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
-use crate::grade::keyed_log::{KeyedLog, api_hash, grader_version, hex};
 use crate::grade::reward::Scorer;
+use crate::grade::score_cache::namespace;
 use crate::grade::settings::GradingSettings;
+use crate::grade::store::{Store, Table, hex};
 use crate::model::ApiMap;
-
-#[derive(Serialize, Deserialize)]
-struct Record {
-    key: String,
-    run: RunOutput,
-}
 
 /// One grader version's and mapping's remembered program runs under one set of settings.
 pub struct RunCache {
-    log: KeyedLog,
+    table: Table,
     /// What the settings add to every key (their fingerprint, the scorer left out: a run
     /// does not depend on which scorer reads it).
     settings: String,
@@ -40,7 +36,8 @@ pub struct RunCache {
 impl std::fmt::Debug for RunCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RunCache")
-            .field("path", &self.log.path())
+            .field("path", &self.table.path())
+            .field("namespace", &self.table.namespace())
             .finish()
     }
 }
@@ -48,21 +45,30 @@ impl std::fmt::Debug for RunCache {
 impl RunCache {
     /// Opens (creating) the run cache for `api` under `dir`, for runs under `settings`.
     pub fn open(dir: &Path, api: &ApiMap, settings: &GradingSettings) -> Result<RunCache> {
-        let path = dir.join(format!("{}-{}-runs.jsonl", grader_version(), api_hash(api)));
-        Ok(RunCache {
-            log: KeyedLog::open(path, "the run cache")?,
+        Ok(RunCache::on(Store::open(dir)?, api, settings))
+    }
+
+    /// The run cache for `api` and `settings` in `store` (the score cache's own).
+    pub(crate) fn on(store: Arc<Store>, api: &ApiMap, settings: &GradingSettings) -> RunCache {
+        RunCache {
+            table: Table::new(store, format!("{}-runs", namespace(api))),
             settings: settings.clone().with_scorer(Scorer::Verdict).fingerprint(),
-        })
+        }
     }
 
-    /// The file runs are appended to.
+    /// The database the runs live in.
     pub fn path(&self) -> &Path {
-        self.log.path()
+        self.table.path()
     }
 
-    /// How many runs the file holds (under any settings).
+    /// The namespace of this grader's and mapping's runs in [`RunCache::path`].
+    pub fn namespace(&self) -> &str {
+        self.table.namespace()
+    }
+
+    /// How many runs the namespace holds (under any settings).
     pub fn len(&self) -> usize {
-        self.log.len()
+        self.table.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -81,19 +87,13 @@ impl RunCache {
 
     /// The remembered run of `program` with `timeout`, if there is one.
     pub fn get(&self, program: &str, timeout: Duration) -> Option<RunOutput> {
-        let key = self.key(program, timeout);
-        let record: Record = serde_json::from_slice(&self.log.read(&key)?).ok()?;
-        (record.key == key).then_some(record.run)
+        serde_json::from_slice(&self.table.get(&self.key(program, timeout))?).ok()
     }
 
     /// Remembers the run of `program` with `timeout`.
     pub fn put(&self, program: &str, timeout: Duration, run: &RunOutput) -> Result<()> {
-        let key = self.key(program, timeout);
-        let line = serde_json::to_vec(&Record {
-            key: key.clone(),
-            run: run.clone(),
-        })?;
-        self.log.append(key, line)
+        self.table
+            .put(&self.key(program, timeout), &serde_json::to_vec(run)?)
     }
 }
 
@@ -255,8 +255,6 @@ impl RunSession for CachedSession<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::fs::OpenOptions;
-    use std::io::Write;
 
     struct Counting(AtomicUsize);
 
@@ -342,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn a_torn_last_line_is_dropped_and_failures_are_not_remembered() {
+    fn failures_are_not_remembered_and_an_unreadable_run_is_a_miss() {
         struct Failing;
         impl ProgramRunner for Failing {
             fn run_program(&self, _: &str, _: Duration) -> Result<RunOutput> {
@@ -359,20 +357,20 @@ mod tests {
         cache
             .put("y\n", t, &RunOutput::default())
             .expect("remembered");
-        let path = cache.path().to_path_buf();
+        // A value that is not a run (another version's layout, a damaged record): a miss,
+        // and the next put replaces it.
+        cache
+            .table
+            .put(&cache.key("z\n", t), b"{\"stdout\": 7")
+            .expect("raw put");
         drop(cache);
-        let mut f = OpenOptions::new().append(true).open(&path).expect("file");
-        f.write_all(b"{\"key\": \"torn").expect("torn line");
-        drop(f);
         let cache = RunCache::open(dir.path(), &api(), &settings).expect("reopen");
-        assert_eq!(cache.len(), 1);
+        assert_eq!(cache.len(), 2);
         assert!(cache.get("y\n", t).is_some());
+        assert!(cache.get("z\n", t).is_none());
         cache.put("z\n", t, &RunOutput::default()).expect("put");
         let cache = RunCache::open(dir.path(), &api(), &settings).expect("reopen");
-        assert_eq!(
-            cache.len(),
-            2,
-            "the torn line was cut, the next record whole"
-        );
+        assert_eq!(cache.len(), 2);
+        assert_eq!(cache.get("z\n", t), Some(RunOutput::default()));
     }
 }

@@ -1,0 +1,813 @@
+//! The store the score cache and the run cache are made of: one SQLite database in the
+//! cache folder (`cache.sqlite3`) holding every namespace (a grader version and zwc
+//! mapping's reports, `<grader>-<api>`, and its program runs, `<grader>-<api>-runs`), each
+//! a table of key → JSON value. A lookup is one indexed read; opening reads no records.
+//!
+//! Why SQLite and not a single-process store such as redb: several sebx processes (the
+//! explorer, `sebx grade`, `sebx serve`, tests) read and write the cache at once, and redb
+//! takes an exclusive lock per process. SQLite in WAL mode lets readers go on while one
+//! writer commits, and a busy timeout makes concurrent writers wait their turn instead of
+//! failing. Each put is one small `BEGIN IMMEDIATE` transaction (`synchronous=NORMAL`:
+//! a power cut may lose the last puts, never the database's consistency; a killed process
+//! loses at most the put it was in).
+//!
+//! Growth is bounded: each namespace's records and bytes (namespace, key and value) are
+//! kept as running totals by triggers (so neither a count nor the size check reads the
+//! records), and the total is checked on every put; past the limit ([`DEFAULT_LIMIT`],
+//! `$SEBX_CACHE_MAX_MB`) the least recently used records go until the total is under 90%
+//! of it. "Used" is coarse on purpose, so that a lookup-heavy session does not turn
+//! every read into a write: a read marks its record only when the stored mark is older
+//! than a minute ([`TOUCH_AFTER`]), and the marks are written in a batch with the next put,
+//! when a few thousand have gathered, or when the store is dropped.
+//!
+//! Files of the earlier format (one JSONL log per namespace, `<grader>-<api>.jsonl` and
+//! `<grader>-<api>-runs.jsonl`) are removed when the store is opened, with a note: their
+//! grader version can never match again.
+//!
+//! Also what names the namespaces: [`grader_version`] (a hash of the grader's sources,
+//! from `build.rs`: see `source_hash`) and [`api_hash`] (the zwc mapping).
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use sha2::{Digest, Sha256};
+
+use crate::model::ApiMap;
+
+/// The database's file name in the cache folder.
+pub const FILE_NAME: &str = "cache.sqlite3";
+
+/// The size limit when `$SEBX_CACHE_MAX_MB` does not set one: 1 GiB of records.
+pub const DEFAULT_LIMIT: u64 = 1 << 30;
+
+/// A read marks its record used again only when the mark is older than this.
+pub const TOUCH_AFTER: Duration = Duration::from_secs(60);
+
+/// Marks gathered past this many are written at once, without waiting for a put.
+const TOUCH_BATCH: usize = 4096;
+
+/// The layout this code reads and writes (`PRAGMA user_version`).
+const SCHEMA: i64 = 1;
+
+/// How long a writer waits for another process's transaction before failing.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Eviction stops under this share of the limit, so that the next puts do not evict again.
+const EVICT_TO: f64 = 0.9;
+
+const CREATE: &str = "
+CREATE TABLE IF NOT EXISTS records (
+    ns TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value BLOB NOT NULL,
+    bytes INTEGER NOT NULL,
+    used INTEGER NOT NULL,
+    PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS records_used ON records (used);
+CREATE TABLE IF NOT EXISTS namespaces (
+    ns TEXT PRIMARY KEY,
+    records INTEGER NOT NULL,
+    bytes INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE TRIGGER IF NOT EXISTS records_insert AFTER INSERT ON records BEGIN
+    INSERT INTO namespaces (ns, records, bytes) VALUES (NEW.ns, 1, NEW.bytes)
+    ON CONFLICT (ns) DO UPDATE SET records = records + 1, bytes = bytes + excluded.bytes;
+END;
+CREATE TRIGGER IF NOT EXISTS records_delete AFTER DELETE ON records BEGIN
+    UPDATE namespaces SET records = records - 1, bytes = bytes - OLD.bytes WHERE ns = OLD.ns;
+    DELETE FROM namespaces WHERE ns = OLD.ns AND records = 0;
+END;
+CREATE TRIGGER IF NOT EXISTS records_update AFTER UPDATE OF bytes ON records BEGIN
+    UPDATE namespaces SET bytes = bytes - OLD.bytes + NEW.bytes WHERE ns = NEW.ns;
+END;
+";
+
+/// How a store is opened: its size limit and how coarse "used" is.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// The records' bytes past which the least recently used go.
+    pub limit: u64,
+    /// A read marks its record used only when the mark is older than this.
+    pub touch_after: Duration,
+}
+
+impl Default for Options {
+    /// [`DEFAULT_LIMIT`] or `$SEBX_CACHE_MAX_MB` (mebibytes), and [`TOUCH_AFTER`].
+    fn default() -> Options {
+        Options {
+            limit: limit_from_env().unwrap_or(DEFAULT_LIMIT),
+            touch_after: TOUCH_AFTER,
+        }
+    }
+}
+
+/// The limit `$SEBX_CACHE_MAX_MB` sets, if it is a number of mebibytes.
+pub fn limit_from_env() -> Option<u64> {
+    let mb: u64 = std::env::var("SEBX_CACHE_MAX_MB")
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(mb.saturating_mul(1 << 20))
+}
+
+/// One namespace's records and bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Namespace {
+    pub name: String,
+    pub records: u64,
+    pub bytes: u64,
+}
+
+/// What a store holds (see [`Store::size`]).
+#[derive(Debug, Clone)]
+pub struct Size {
+    pub path: PathBuf,
+    /// The database file and its write-ahead log on disk.
+    pub on_disk: u64,
+    /// The records' bytes (the running total the limit is checked against).
+    pub bytes: u64,
+    pub limit: u64,
+    pub namespaces: Vec<Namespace>,
+}
+
+/// What an eviction removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Evicted {
+    pub records: u64,
+    pub bytes: u64,
+}
+
+/// The database: one connection, shared by the tables opened on it.
+pub struct Store {
+    path: PathBuf,
+    conn: Mutex<Connection>,
+    options: Options,
+    /// Reads whose records are to be marked used: (namespace, key) → when.
+    touched: Mutex<HashMap<(String, String), i64>>,
+    /// The latest mark given, so marks from this process strictly increase.
+    clock: AtomicI64,
+    notes: Vec<String>,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store")
+            .field("path", &self.path)
+            .field("options", &self.options)
+            .finish()
+    }
+}
+
+impl Store {
+    /// Opens (creating it and `dir`) the store in `dir` with the default [`Options`],
+    /// removing files of the earlier format (see [`Store::notes`]).
+    pub fn open(dir: &Path) -> Result<Arc<Store>> {
+        Store::open_with(dir, Options::default())
+    }
+
+    pub fn open_with(dir: &Path, options: Options) -> Result<Arc<Store>> {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the cache folder {}", dir.display()))?;
+        let notes = remove_old_format(dir).into_iter().collect();
+        let path = dir.join(FILE_NAME);
+        let conn = connect(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        Ok(Arc::new(Store {
+            path,
+            conn: Mutex::new(conn),
+            options,
+            touched: Mutex::new(HashMap::new()),
+            clock: AtomicI64::new(0),
+            notes,
+        }))
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn options(&self) -> Options {
+        self.options
+    }
+
+    /// What opening did that a front end may show (old-format files removed).
+    pub fn notes(&self) -> &[String] {
+        &self.notes
+    }
+
+    fn conn(&self) -> Result<MutexGuard<'_, Connection>> {
+        self.conn
+            .lock()
+            .map_err(|_| anyhow!("the cache's connection lock is poisoned"))
+    }
+
+    /// A mark later than any this process gave, near the clock (milliseconds).
+    fn now(&self) -> i64 {
+        let wall = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as i64);
+        // Equal marks would leave the order of eviction to chance.
+        let mut prev = self.clock.load(Ordering::Relaxed);
+        loop {
+            let next = wall.max(prev + 1);
+            match self
+                .clock
+                .compare_exchange(prev, next, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => return next,
+                Err(seen) => prev = seen,
+            }
+        }
+    }
+
+    /// The value under `key` in `ns`; marks it used (see the module doc).
+    pub fn get(&self, ns: &str, key: &str) -> Result<Option<Vec<u8>>> {
+        let found = self
+            .conn()?
+            .prepare_cached("SELECT value, used FROM records WHERE ns = ?1 AND key = ?2")?
+            .query_row(params![ns, key], |row| {
+                Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
+            })
+            .optional()?;
+        let Some((value, used)) = found else {
+            return Ok(None);
+        };
+        let now = self.now();
+        if now.saturating_sub(used) >= self.options.touch_after.as_millis() as i64 {
+            let full = {
+                let mut touched = self
+                    .touched
+                    .lock()
+                    .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?;
+                touched.insert((ns.to_string(), key.to_string()), now);
+                touched.len() >= TOUCH_BATCH
+            };
+            if full {
+                self.write(|_| Ok(()))?;
+            }
+        }
+        Ok(Some(value))
+    }
+
+    /// Files `value` under `key` in `ns` (replacing what was there), then evicts the least
+    /// recently used records if the store is past its limit.
+    pub fn put(&self, ns: &str, key: &str, value: &[u8]) -> Result<()> {
+        let bytes = (ns.len() + key.len() + value.len()) as i64;
+        let now = self.now();
+        self.write(|tx| {
+            tx.prepare_cached(
+                "INSERT INTO records (ns, key, value, bytes, used) VALUES (?1, ?2, ?3, ?4, ?5)
+                 ON CONFLICT (ns, key) DO UPDATE
+                 SET value = excluded.value, bytes = excluded.bytes, used = excluded.used",
+            )?
+            .execute(params![ns, key, value, bytes, now])?;
+            if total(tx)? > self.options.limit {
+                evict(tx, (self.options.limit as f64 * EVICT_TO) as u64)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Runs `f` in one immediate transaction, with the gathered marks written first.
+    fn write<T>(&self, f: impl FnOnce(&rusqlite::Transaction) -> Result<T>) -> Result<T> {
+        let touched = std::mem::take(
+            &mut *self
+                .touched
+                .lock()
+                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?,
+        );
+        let mut conn = self.conn()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if !touched.is_empty() {
+            let mut mark = tx.prepare_cached(
+                "UPDATE records SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2",
+            )?;
+            for ((ns, key), when) in &touched {
+                mark.execute(params![ns, key, when])?;
+            }
+        }
+        let out = f(&tx)?;
+        tx.commit()?;
+        Ok(out)
+    }
+
+    /// How many records `ns` holds (a running count: no record is read).
+    pub fn count(&self, ns: &str) -> Result<u64> {
+        Ok(self
+            .conn()?
+            .prepare_cached("SELECT records FROM namespaces WHERE ns = ?1")?
+            .query_row([ns], |row| row.get::<_, i64>(0))
+            .optional()?
+            .unwrap_or(0)
+            .max(0) as u64)
+    }
+
+    /// The records' bytes (the running total).
+    pub fn bytes(&self) -> Result<u64> {
+        total(&*self.conn()?)
+    }
+
+    /// What the store holds, by namespace (from the running totals).
+    pub fn size(&self) -> Result<Size> {
+        let conn = self.conn()?;
+        let namespaces = conn
+            .prepare("SELECT ns, records, bytes FROM namespaces ORDER BY ns")?
+            .query_map([], |row| {
+                Ok(Namespace {
+                    name: row.get(0)?,
+                    records: row.get::<_, i64>(1)? as u64,
+                    bytes: row.get::<_, i64>(2)? as u64,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let bytes = total(&conn)?;
+        drop(conn);
+        Ok(Size {
+            path: self.path.clone(),
+            on_disk: on_disk(&self.path),
+            bytes,
+            limit: self.options.limit,
+            namespaces,
+        })
+    }
+
+    /// Evicts the least recently used records until their bytes are at most `max`, and
+    /// gives the freed pages back to the file system.
+    pub fn prune(&self, max: u64) -> Result<Evicted> {
+        let evicted = self.write(|tx| evict(tx, max))?;
+        self.shrink()?;
+        Ok(evicted)
+    }
+
+    /// Removes every record.
+    pub fn clear(&self) -> Result<Evicted> {
+        self.touched
+            .lock()
+            .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?
+            .clear();
+        let evicted = self.write(|tx| {
+            let gone = Evicted {
+                records: tx.query_row(
+                    "SELECT COALESCE(SUM(records), 0) FROM namespaces",
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )? as u64,
+                bytes: total(tx)?,
+            };
+            tx.execute("DELETE FROM records", [])?;
+            Ok(gone)
+        })?;
+        self.shrink()?;
+        Ok(evicted)
+    }
+
+    /// Returns free pages to the file system and folds the write-ahead log back in.
+    fn shrink(&self) -> Result<()> {
+        let conn = self.conn()?;
+        conn.execute_batch("PRAGMA incremental_vacuum;")?;
+        // Another reader may hold the log; then it is folded in later.
+        let _ = conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE);");
+        Ok(())
+    }
+}
+
+impl Drop for Store {
+    fn drop(&mut self) {
+        let pending = self
+            .touched
+            .get_mut()
+            .map(|t| !t.is_empty())
+            .unwrap_or(false);
+        if pending {
+            // Marks that cannot be written only make eviction a little less exact.
+            let _ = self.write(|_| Ok(()));
+        }
+    }
+}
+
+/// Opens the database at `path`: WAL, a busy timeout, and the schema.
+fn connect(path: &Path) -> Result<Connection> {
+    let mut conn = Connection::open(path)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    // Before the first table: lets a prune give pages back (a no-op on an existing file).
+    conn.execute_batch("PRAGMA auto_vacuum = INCREMENTAL;")?;
+    let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        anyhow::bail!("the cache database cannot use a write-ahead log (journal mode {mode})");
+    }
+    conn.execute_batch("PRAGMA synchronous = NORMAL;")?;
+    let version: i64 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    if version != SCHEMA {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Read again under the write lock: another process may have just made it.
+        let version: i64 = tx.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+        if version != SCHEMA {
+            if version != 0 {
+                // Another layout (a cache: what it held is graded again when asked).
+                tx.execute_batch(
+                    "DROP TABLE IF EXISTS records; DROP TABLE IF EXISTS namespaces;
+                     DROP TRIGGER IF EXISTS records_insert; DROP TRIGGER IF EXISTS records_delete;
+                     DROP TRIGGER IF EXISTS records_update;",
+                )?;
+            }
+            tx.execute_batch(CREATE)?;
+            tx.execute_batch(&format!("PRAGMA user_version = {SCHEMA};"))?;
+        }
+        tx.commit()?;
+    }
+    Ok(conn)
+}
+
+/// The records' bytes, from the running totals.
+fn total(conn: &Connection) -> Result<u64> {
+    Ok(conn
+        .prepare_cached("SELECT COALESCE(SUM(bytes), 0) FROM namespaces")?
+        .query_row([], |row| row.get::<_, i64>(0))?
+        .max(0) as u64)
+}
+
+/// Deletes the least recently used records until the total is at most `max`.
+fn evict(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
+    let mut evicted = Evicted::default();
+    let mut left = total(tx)?;
+    if left <= max {
+        return Ok(evicted);
+    }
+    let victims = {
+        let mut oldest = tx.prepare_cached("SELECT ns, key, bytes FROM records ORDER BY used")?;
+        let mut rows = oldest.query([])?;
+        let mut victims = Vec::new();
+        while left > max {
+            let Some(row) = rows.next()? else { break };
+            let bytes = row.get::<_, i64>(2)?.max(0) as u64;
+            victims.push((row.get::<_, String>(0)?, row.get::<_, String>(1)?));
+            left = left.saturating_sub(bytes);
+            evicted.bytes += bytes;
+        }
+        victims
+    };
+    let mut delete = tx.prepare_cached("DELETE FROM records WHERE ns = ?1 AND key = ?2")?;
+    for (ns, key) in &victims {
+        delete.execute(params![ns, key])?;
+    }
+    evicted.records = victims.len() as u64;
+    Ok(evicted)
+}
+
+/// The database's bytes on disk, its write-ahead log and shared memory included.
+fn on_disk(path: &Path) -> u64 {
+    ["", "-wal", "-shm"]
+        .iter()
+        .filter_map(|suffix| {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            std::fs::metadata(PathBuf::from(name)).ok()
+        })
+        .map(|m| m.len())
+        .sum()
+}
+
+/// Whether `name` is a file of the earlier format: `<grader>-<api>.jsonl` or
+/// `<grader>-<api>-runs.jsonl`, both hashes 16 hexadecimal digits.
+fn is_old_format(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".jsonl") else {
+        return false;
+    };
+    let stem = stem.strip_suffix("-runs").unwrap_or(stem);
+    let mut parts = stem.split('-');
+    let hash = |p: Option<&str>| {
+        p.is_some_and(|p| p.len() == 16 && p.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    hash(parts.next()) && hash(parts.next()) && parts.next().is_none()
+}
+
+/// Removes the earlier format's files from `dir`; a note of what went, if anything did.
+fn remove_old_format(dir: &Path) -> Option<String> {
+    let (mut files, mut bytes) = (0usize, 0u64);
+    for entry in std::fs::read_dir(dir).ok()?.flatten() {
+        let name = entry.file_name();
+        if !name.to_str().is_some_and(is_old_format) {
+            continue;
+        }
+        let size = entry.metadata().map_or(0, |m| m.len());
+        // Another process opening at once may have removed it first.
+        if std::fs::remove_file(entry.path()).is_ok() {
+            files += 1;
+            bytes += size;
+        }
+    }
+    (files > 0).then(|| {
+        format!(
+            "score cache: removed {files} file(s) of an earlier sebx's cache format ({} freed)",
+            human_bytes(bytes)
+        )
+    })
+}
+
+/// `bytes` for a person: "970.3 MB", "12.0 KB", "512 B" (powers of 1024).
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 4] = ["KB", "MB", "GB", "TB"];
+    if bytes < 1024 {
+        return format!("{bytes} B");
+    }
+    let mut value = bytes as f64 / 1024.0;
+    let mut unit = 0;
+    while value >= 1024.0 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// One namespace of a [`Store`]: what the score cache and the run cache are made of.
+pub struct Table {
+    store: Arc<Store>,
+    ns: String,
+}
+
+impl Table {
+    /// The namespace `ns` of `store`.
+    pub fn new(store: Arc<Store>, ns: String) -> Table {
+        Table { store, ns }
+    }
+
+    /// The namespace `ns` of the store in `dir`, opened for this table alone.
+    pub fn open(dir: &Path, ns: String) -> Result<Table> {
+        Ok(Table::new(Store::open(dir)?, ns))
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// The database file.
+    pub fn path(&self) -> &Path {
+        self.store.path()
+    }
+
+    pub fn namespace(&self) -> &str {
+        &self.ns
+    }
+
+    /// How many keys the namespace holds (a count: for notes, not for loops).
+    pub fn len(&self) -> usize {
+        self.store.count(&self.ns).unwrap_or(0) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The value filed under `key` (none when it cannot be read: a cache miss).
+    pub fn get(&self, key: &str) -> Option<Vec<u8>> {
+        self.store.get(&self.ns, key).ok().flatten()
+    }
+
+    /// Files `value` under `key`.
+    pub fn put(&self, key: &str, value: &[u8]) -> Result<()> {
+        self.store.put(&self.ns, key, value)
+    }
+}
+
+/// The hash of the grader's sources, from `build.rs` (see `source_hash`).
+const GRADER_SOURCES: &str = env!("SEBX_GRADER_SOURCES");
+
+/// A short hash of the grader's sources and version: the cache's notion of "same grader".
+pub fn grader_version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        let mut hasher = Sha256::new();
+        hasher.update(env!("CARGO_PKG_VERSION").as_bytes());
+        hasher.update([0u8]);
+        hasher.update(GRADER_SOURCES.as_bytes());
+        short_hex(&hasher.finalize())
+    });
+    &VERSION
+}
+
+/// `digest` in lower-case hexadecimal.
+pub(super) fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The first 8 bytes of `digest` in hexadecimal (namespaces, key parts).
+pub(super) fn short_hex(digest: &[u8]) -> String {
+    hex(&digest[..digest.len().min(8)])
+}
+
+/// A short hash of the zwc mapping (what the generated runtime and the checks read).
+pub fn api_hash(api: &ApiMap) -> String {
+    let mut hasher = Sha256::new();
+    for (numpy, zwc) in &api.numpy_to_zwc {
+        hasher.update(numpy.as_bytes());
+        hasher.update([0u8]);
+        hasher.update(zwc.as_bytes());
+        hasher.update([1u8]);
+    }
+    short_hex(&hasher.finalize())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn options(limit: u64) -> Options {
+        Options {
+            limit,
+            touch_after: Duration::ZERO,
+        }
+    }
+
+    #[test]
+    fn the_grader_version_is_the_build_hash_of_the_sources() {
+        assert_eq!(GRADER_SOURCES.len(), 16);
+        assert!(GRADER_SOURCES.chars().all(|c| c.is_ascii_hexdigit()));
+        assert_eq!(grader_version().len(), 16);
+    }
+
+    #[test]
+    fn a_later_put_wins_and_reopening_keeps_records() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let sub = dir.path().join("sub");
+        {
+            let table = Table::open(&sub, "a-b".into()).expect("open");
+            assert!(table.get("k").is_none());
+            table.put("k", b"1").expect("put");
+            table.put("k", b"22").expect("put");
+            table.put("j", b"3").expect("put");
+            assert_eq!(table.get("k").as_deref(), Some(&b"22"[..]));
+            // Another namespace of the same file does not see them.
+            let other = Table::new(table.store().clone(), "a-b-runs".into());
+            assert!(other.get("k").is_none());
+            assert!(other.is_empty());
+        }
+        let table = Table::open(&sub, "a-b".into()).expect("reopen");
+        assert_eq!(table.path(), sub.join(FILE_NAME));
+        assert_eq!(table.len(), 2);
+        assert_eq!(table.get("k").as_deref(), Some(&b"22"[..]));
+        // The running total counts each record once, at its latest size.
+        assert_eq!(
+            table.store().bytes().expect("bytes"),
+            (3 + 1 + 2) + (3 + 1 + 1)
+        );
+    }
+
+    #[test]
+    fn eviction_removes_the_least_recently_used_first_and_keeps_under_the_limit() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        // Each record: "ns" + 4-byte key + 94-byte value = 100 bytes; the limit holds 10.
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        let value = vec![b'x'; 94];
+        for i in 0..10 {
+            store.put("ns", &format!("k{i:03}"), &value).expect("put");
+        }
+        assert_eq!(store.bytes().expect("bytes"), 1000);
+        assert_eq!(store.count("ns").expect("count"), 10);
+        // The 11th goes past the limit: the oldest go until under 90% (900 bytes).
+        store.put("ns", "k010", &value).expect("put");
+        assert!(store.bytes().expect("bytes") <= 900);
+        assert_eq!(store.count("ns").expect("count"), 9);
+        for gone in ["k000", "k001"] {
+            assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
+        }
+        for kept in ["k002", "k009", "k010"] {
+            assert!(store.get("ns", kept).expect("get").is_some(), "{kept}");
+        }
+        let size = store.size().expect("size");
+        assert_eq!(size.bytes, 900);
+        assert_eq!(
+            size.namespaces,
+            vec![Namespace {
+                name: "ns".into(),
+                records: 9,
+                bytes: 900
+            }]
+        );
+        // An explicit prune down to 500 bytes.
+        let evicted = store.prune(500).expect("prune");
+        assert_eq!(
+            evicted,
+            Evicted {
+                records: 4,
+                bytes: 400
+            }
+        );
+        assert_eq!(store.bytes().expect("bytes"), 500);
+    }
+
+    #[test]
+    fn a_read_makes_a_record_recent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        let value = vec![b'x'; 94];
+        for i in 0..10 {
+            store.put("ns", &format!("k{i:03}"), &value).expect("put");
+        }
+        // The oldest two are read: the next two oldest go instead.
+        assert!(store.get("ns", "k000").expect("get").is_some());
+        assert!(store.get("ns", "k001").expect("get").is_some());
+        store.put("ns", "k010", &value).expect("put");
+        assert!(store.get("ns", "k000").expect("get").is_some());
+        assert!(store.get("ns", "k001").expect("get").is_some());
+        assert!(store.get("ns", "k002").expect("get").is_none());
+        assert!(store.get("ns", "k003").expect("get").is_none());
+    }
+
+    #[test]
+    fn marks_are_coarse_and_reach_the_file_when_the_store_is_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let value = vec![b'x'; 94];
+        {
+            // With the default coarseness a fresh record's read is not a write.
+            let store = Store::open_with(
+                dir.path(),
+                Options {
+                    limit: 1000,
+                    touch_after: TOUCH_AFTER,
+                },
+            )
+            .expect("open");
+            store.put("ns", "k000", &value).expect("put");
+            assert!(store.get("ns", "k000").expect("get").is_some());
+            assert!(store.touched.lock().expect("lock").is_empty());
+        }
+        {
+            let store = Store::open_with(dir.path(), options(1000)).expect("open");
+            for i in 1..10 {
+                store.put("ns", &format!("k{i:03}"), &value).expect("put");
+            }
+            // Read, then dropped before any put: the mark is written on drop.
+            assert!(store.get("ns", "k000").expect("get").is_some());
+        }
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        store.put("ns", "k010", &value).expect("put");
+        assert!(store.get("ns", "k000").expect("get").is_some(), "marked");
+        assert!(store.get("ns", "k001").expect("get").is_none());
+    }
+
+    #[test]
+    fn old_format_files_are_removed_with_a_note() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let old = [
+            "0123456789abcdef-fedcba9876543210.jsonl",
+            "0123456789abcdef-fedcba9876543210-runs.jsonl",
+        ];
+        for name in old {
+            std::fs::write(dir.path().join(name), vec![b'{'; 1536]).expect("write");
+        }
+        // Not the cache's: a training run's facts, and anything else.
+        let kept = ["training-0123456789abcdef.jsonl", "notes.jsonl"];
+        for name in kept {
+            std::fs::write(dir.path().join(name), b"{}\n").expect("write");
+        }
+        let store = Store::open(dir.path()).expect("open");
+        assert_eq!(
+            store.notes(),
+            ["score cache: removed 2 file(s) of an earlier sebx's cache format (3.0 KB freed)"]
+        );
+        for name in old {
+            assert!(!dir.path().join(name).exists(), "{name}");
+        }
+        for name in kept {
+            assert!(dir.path().join(name).exists(), "{name}");
+        }
+        drop(store);
+        assert!(Store::open(dir.path()).expect("reopen").notes().is_empty());
+    }
+
+    #[test]
+    fn clear_empties_every_namespace() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open(dir.path()).expect("open");
+        store.put("a", "k", b"1").expect("put");
+        store.put("a-runs", "k", b"2").expect("put");
+        // ("a" "k" "1") and ("a-runs" "k" "2").
+        assert_eq!(
+            store.clear().expect("clear"),
+            Evicted {
+                records: 2,
+                bytes: 3 + 8
+            }
+        );
+        assert_eq!(store.bytes().expect("bytes"), 0);
+        assert!(store.get("a", "k").expect("get").is_none());
+    }
+
+    #[test]
+    fn sizes_read_well() {
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(3 << 20), "3.0 MB");
+        assert_eq!(human_bytes(970 << 20), "970.0 MB");
+        assert!(is_old_format(
+            "0123456789abcdef-0123456789abcdef-runs.jsonl"
+        ));
+        assert!(!is_old_format("training-0123456789abcdef.jsonl"));
+        assert!(!is_old_format("0123456789abcdef-0123456789abcdef.sqlite3"));
+    }
+}
