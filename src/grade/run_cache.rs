@@ -20,7 +20,7 @@ use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
 use crate::grade::reward::Scorer;
-use crate::grade::score_cache::namespace;
+use crate::grade::store::namespace;
 use crate::grade::settings::GradingSettings;
 use crate::grade::store::{Store, Table, hex};
 use crate::model::ApiMap;

@@ -154,11 +154,7 @@ pub fn clear_all(dir: &Path) -> Result<Cleared> {
     Ok(Cleared { records, files })
 }
 
-/// The namespace of `api`'s reports under this grader (`<grader>-<api>`; its runs add
-/// `-runs`).
-pub fn namespace(api: &ApiMap) -> String {
-    format!("{}-{}", grader_version(), api_hash(api))
-}
+pub use crate::grade::store::namespace;
 
 #[derive(Serialize, Deserialize)]
 struct Record<R> {

@@ -613,6 +613,12 @@ pub fn api_hash(api: &ApiMap) -> String {
     short_hex(&hasher.finalize())
 }
 
+/// The namespace of `api`'s reports under this grader (`<grader>-<api>`; its runs add
+/// `-runs`).
+pub fn namespace(api: &ApiMap) -> String {
+    format!("{}-{}", grader_version(), api_hash(api))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
