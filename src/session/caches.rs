@@ -90,6 +90,8 @@ pub fn open_score_cache(
     };
     match ScoreCache::open(&dir, api, settings) {
         Ok(cache) => {
+            // What opening did that the user should know (an earlier format's files removed).
+            opened.notes.extend(cache.notes().iter().cloned());
             opened.cache = Some(Arc::new(cache));
         }
         Err(e) => opened.notes.push(format!(
