@@ -4,7 +4,7 @@
 //! grading it again.
 //!
 //! A cache that cannot lie: a record's key is everything that decides its verdict besides
-//! the grader and the mapping, which name the file.
+//! the grader and the mapping, which name the namespace.
 //! - The rollout: its id (a hash of query and response) and a hash of what grading reads
 //!   besides the response (test cases, expected result, a training sample's differing `gts`).
 //! - The grading settings ([`GradingSettings`]: timeout, sandbox limits and caps, scorer),
