@@ -20,8 +20,8 @@ use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
 use crate::grade::reward::Scorer;
-use crate::grade::store::namespace;
 use crate::grade::settings::GradingSettings;
+use crate::grade::store::namespace;
 use crate::grade::store::{Store, Table, hex};
 use crate::model::ApiMap;
 

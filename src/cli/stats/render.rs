@@ -119,8 +119,6 @@ fn reward4(m: Option<f64>) -> String {
     m.map_or("-".into(), |m| format!("{m:.4}"))
 }
 
-/// How the labelled failures of a run were chosen, in a sentence.
-
 /// A report as JSON: its types, serialized (keys sorted), pretty, with a final newline.
 fn json<T: serde::Serialize>(report: &T) -> Result<String> {
     let value = serde_json::to_value(report)?;
