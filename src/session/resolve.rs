@@ -196,12 +196,17 @@ impl Resolver {
 
     /// Sources 4–5 for many rollouts at once (the explorer's rows that their files left
     /// without a verdict): each one's latest rerun or remembered report, if any.
+    /// `each` is called with every rollout's answer in turn, so that a caller keeping only
+    /// part of each report never holds them all.
     pub fn remembered<'a>(
         cache: Option<Arc<ScoreCache>>,
         rollouts: impl IntoIterator<Item = &'a Rollout>,
-    ) -> Vec<Option<(VerdictSource, GradeReport)>> {
+        each: &mut dyn FnMut(Option<(VerdictSource, GradeReport)>),
+    ) {
         let resolver = Resolver::without_reports(cache);
-        rollouts.into_iter().map(|r| resolver.late(r)).collect()
+        for r in rollouts {
+            each(resolver.late(r));
+        }
     }
 
     fn reruns_of(&self, file: &Path) -> Option<Arc<RerunStore>> {

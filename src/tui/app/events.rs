@@ -8,7 +8,7 @@ use crate::analysis::AnalysisDigest;
 
 use super::super::effects::Effects;
 use super::super::entry::Score;
-use super::super::jobs::{JobEvent, JobRequest};
+use super::super::jobs::{JobEvent, JobRequest, Remembered};
 use super::super::load::LoadEvent;
 use super::super::state::{Grading, Grouping};
 use super::App;
@@ -43,23 +43,21 @@ impl App {
                 }
                 true
             }
-            JobEvent::CachedScores {
-                found,
-                missing,
-                whole,
-            } => {
-                for (row, report) in found {
+            JobEvent::CachedScores { found, missing } => {
+                let mut whole = false;
+                for (row, known) in found {
                     let Some(slot) = self.corpus.scores.get_mut(row) else {
                         continue;
                     };
-                    match (&*slot, whole) {
+                    match (&*slot, known) {
                         // An opened row: its remembered report, whole.
-                        (Score::Unscored | Score::Remembered(_), true) => {
+                        (Score::Unscored | Score::Remembered(_), Remembered::Whole(report)) => {
+                            whole = true;
                             *slot = Score::Graded(Arc::new(report));
                         }
                         // Every other row holds the facts only.
-                        (Score::Unscored, false) => {
-                            *slot = Score::Remembered(crate::tui::entry::Facts::of(&report));
+                        (Score::Unscored, Remembered::Facts(facts)) => {
+                            *slot = Score::Remembered(facts);
                         }
                         _ => {}
                     }

@@ -21,7 +21,7 @@ use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
 use crate::session::resolve::Resolver;
 
-use super::entry::{Entry, Task};
+use super::entry::{Entry, Facts, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
 use super::load::{LoadEvent, Source, load_sources, return_freed_memory};
 use crate::grade::backend::GradeBackend;
@@ -116,6 +116,13 @@ pub enum JobRequest {
     },
 }
 
+/// What the session remembers of a row: its whole report (an opened row) or its facts.
+#[derive(Debug, Clone)]
+pub enum Remembered {
+    Whole(GradeReport),
+    Facts(Facts),
+}
+
 /// Results coming back.
 #[derive(Debug, Clone)]
 pub enum JobEvent {
@@ -148,10 +155,8 @@ pub enum JobEvent {
     Confirm(Box<confirm::ConfirmEvent>),
     /// The score cache's reports for the rows it knew, and the rows it did not.
     CachedScores {
-        found: Vec<(usize, GradeReport)>,
+        found: Vec<(usize, Remembered)>,
         missing: Vec<usize>,
-        /// The lookup of opened rows, whose whole reports are kept.
-        whole: bool,
     },
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
@@ -335,19 +340,25 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             whole,
         } => {
             let rows: Vec<usize> = rows.into_iter().filter(|&r| r < entries.len()).collect();
-            let known = Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout));
             let (mut found, mut missing) = (Vec::new(), Vec::new());
-            for (row, known) in rows.into_iter().zip(known) {
-                match known {
-                    Some((_, report)) => found.push((row, report)),
+            let mut next = rows.iter().copied();
+            Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout), &mut |k| {
+                let Some(row) = next.next() else {
+                    return;
+                };
+                match k {
+                    // Opened rows keep the whole report; the others only its facts, so a
+                    // big file's remembered reports are never all held at once.
+                    Some((_, report)) if whole => found.push((row, Remembered::Whole(report))),
+                    Some((_, report)) => found.push((row, Remembered::Facts(Facts::of(&report)))),
                     None => missing.push(row),
                 }
+            });
+            if !whole {
+                // The reports read and dropped leave freed buffers in this thread's arena.
+                super::load::return_freed_memory();
             }
-            Some(JobEvent::CachedScores {
-                found,
-                missing,
-                whole,
-            })
+            Some(JobEvent::CachedScores { found, missing })
         }
         JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(stats::compute(&input)))),
         JobRequest::Training(input) => {
