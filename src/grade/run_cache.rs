@@ -20,9 +20,8 @@ use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
 use crate::grade::reward::Scorer;
-use crate::grade::score_cache::namespace;
 use crate::grade::settings::GradingSettings;
-use crate::grade::store::{Store, Table, hex};
+use crate::grade::store::{Store, Table, hex, namespace};
 use crate::model::ApiMap;
 
 /// One grader version's and mapping's remembered program runs under one set of settings.

@@ -40,7 +40,7 @@ use crate::grade::settings::GradingSettings;
 use crate::grade::store::{Evicted, Store, Table, short_hex};
 use crate::model::{ApiMap, Rollout};
 
-pub use crate::grade::store::{api_hash, grader_version};
+pub use crate::grade::store::{api_hash, grader_version, namespace};
 
 /// The part of a cache key that names the rollout: its id and a hash of its test cases and
 /// expected results (a record's key adds the settings, [`record_key`]).
@@ -152,12 +152,6 @@ pub fn clear_all(dir: &Path) -> Result<Cleared> {
         Evicted::default()
     };
     Ok(Cleared { records, files })
-}
-
-/// The namespace of `api`'s reports under this grader (`<grader>-<api>`; its runs add
-/// `-runs`).
-pub fn namespace(api: &ApiMap) -> String {
-    format!("{}-{}", grader_version(), api_hash(api))
 }
 
 #[derive(Serialize, Deserialize)]
