@@ -21,8 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
 use crate::grade::reward::Scorer;
 use crate::grade::settings::GradingSettings;
-use crate::grade::store::namespace;
-use crate::grade::store::{Store, Table, hex};
+use crate::grade::store::{Store, Table, hex, namespace};
 use crate::model::ApiMap;
 
 /// One grader version's and mapping's remembered program runs under one set of settings.

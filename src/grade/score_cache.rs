@@ -40,7 +40,7 @@ use crate::grade::settings::GradingSettings;
 use crate::grade::store::{Evicted, Store, Table, short_hex};
 use crate::model::{ApiMap, Rollout};
 
-pub use crate::grade::store::{api_hash, grader_version};
+pub use crate::grade::store::{api_hash, grader_version, namespace};
 
 /// The part of a cache key that names the rollout: its id and a hash of its test cases and
 /// expected results (a record's key adds the settings, [`record_key`]).
@@ -153,8 +153,6 @@ pub fn clear_all(dir: &Path) -> Result<Cleared> {
     };
     Ok(Cleared { records, files })
 }
-
-pub use crate::grade::store::namespace;
 
 #[derive(Serialize, Deserialize)]
 struct Record<R> {

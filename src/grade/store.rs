@@ -616,6 +616,12 @@ pub(super) fn short_hex(digest: &[u8]) -> String {
     hex(&digest[..digest.len().min(8)])
 }
 
+/// The namespace of `api`'s reports under this grader (`<grader>-<api>`; its runs add
+/// `-runs`).
+pub fn namespace(api: &ApiMap) -> String {
+    format!("{}-{}", grader_version(), api_hash(api))
+}
+
 /// A short hash of the zwc mapping (what the generated runtime and the checks read).
 pub fn api_hash(api: &ApiMap) -> String {
     let mut hasher = Sha256::new();
@@ -626,12 +632,6 @@ pub fn api_hash(api: &ApiMap) -> String {
         hasher.update([1u8]);
     }
     short_hex(&hasher.finalize())
-}
-
-/// The namespace of `api`'s reports under this grader (`<grader>-<api>`; its runs add
-/// `-runs`).
-pub fn namespace(api: &ApiMap) -> String {
-    format!("{}-{}", grader_version(), api_hash(api))
 }
 
 #[cfg(test)]
