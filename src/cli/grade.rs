@@ -169,7 +169,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .with_scorer(args.scorer);
     let opened = open_score_cache(&args.cache.choice(), &api, &settings);
     for note in &opened.notes {
-        eprintln!("warning: {note}");
+        eprintln!("note: {note}");
     }
     let cache = opened.cache;
     // With --cached, what the cache knows is not run again.
