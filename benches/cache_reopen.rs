@@ -46,6 +46,7 @@ fn rollout(i: usize) -> String {
 
 fn phase_open(file: &Path, api_doc: &Path, cache: &Path) {
     let before = status_kb("VmRSS:");
+    let anon_before = status_kb("RssAnon:");
     let t = Instant::now();
     let args = ExploreArgs {
         paths: vec![file.to_path_buf(), api_doc.to_path_buf()],
@@ -69,7 +70,8 @@ fn phase_open(file: &Path, api_doc: &Path, cache: &Path) {
         .count();
     // The phase's own growth: what it holds after opening, and its peak.
     println!(
-        "{} {} {} {} {} {}",
+        "{} {} {} {} {} {} {}",
+        status_kb("RssAnon:").saturating_sub(anon_before),
         status_kb("VmRSS:").saturating_sub(before),
         status_kb("VmHWM:").saturating_sub(before),
         loaded.as_millis(),
@@ -163,22 +165,28 @@ fn main() {
     let mut peaks = Vec::new();
     for (name, cache) in [("empty cache", &empty), ("full cache", &full)] {
         let v = child("open", &file, &api_doc, cache);
-        let [held, peak, load_ms, all_ms, known, rows] = v[..] else {
+        let [anon, held, peak, load_ms, all_ms, known, rows] = v[..] else {
             panic!("child printed {v:?}");
         };
+        // Resident memory counts the cache's memory-mapped pages (page cache, given back
+        // under pressure); anonymous memory is what the explorer itself holds.
         println!(
-            "{name}: {rows} rows, {known} with a remembered verdict; loaded in {load_ms} ms, verdicts in {all_ms} ms; holds {:.0} MB ({:.2}× the file), peak {:.0} MB ({:.2}×)",
+            "{name}: {rows} rows, {known} with a remembered verdict; loaded in {load_ms} ms, verdicts in {all_ms} ms; holds {:.0} MB of its own ({:.2}× the file), {:.0} MB resident ({:.2}×), peak resident {:.0} MB ({:.2}×)",
+            anon as f64 / 1024.0,
+            ratio(anon),
             held as f64 / 1024.0,
             ratio(held),
             peak as f64 / 1024.0,
             ratio(peak)
         );
-        peaks.push(ratio(peak));
+        peaks.push((ratio(peak), ratio(anon)));
     }
     println!(
-        "target: reopening with every verdict remembered peaks at {:.2}× the file (empty cache {:.2}×; target ≤ 1.5×: {})",
-        peaks[1],
-        peaks[0],
-        if peaks[1] <= 1.5 { "met" } else { "over" }
+        "target: reopening with every verdict remembered holds {:.2}× the file of its own, peaks at {:.2}× resident (empty cache {:.2}× and {:.2}×; target ≤ 1.5×: {})",
+        peaks[1].1,
+        peaks[1].0,
+        peaks[0].1,
+        peaks[0].0,
+        if peaks[1].0 <= 1.5 { "met" } else { "over" }
     );
 }
