@@ -3,8 +3,11 @@
 
 use std::process::Command;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn help(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let out = isolated::sebx()
         .args(args)
         .arg("--help")
         .env("NO_COLOR", "1")

@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("samples/demo")
@@ -11,7 +14,7 @@ fn demo(name: &str) -> PathBuf {
 }
 
 fn sebx(args: &[&std::ffi::OsStr], cwd: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_sebx"))
+    isolated::sebx()
         .current_dir(cwd)
         .args(args)
         .output()

@@ -12,6 +12,9 @@ use quick_xml::events::Event;
 use sebx::tui::Theme;
 use sebx::tui::export::css_color;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("samples/demo")
@@ -23,8 +26,7 @@ fn demo(file: &str) -> String {
 /// Runs `sebx export ARGS` with a private home; returns stdout.
 fn export(args: &[&str]) -> String {
     let home = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .arg("export")
         .args(args)
         .env("HOME", home.path())
@@ -198,8 +200,7 @@ fn a_playlist_is_one_page_with_every_stage() {
 #[test]
 fn a_line_without_a_rollout_is_an_error_naming_file_and_line() {
     let home = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .args([
             "export",
             &demo("rollouts.jsonl"),

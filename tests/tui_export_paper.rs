@@ -9,6 +9,9 @@ use assert_cmd::prelude::*;
 use sebx::tui::Theme;
 use sebx::tui::export::{CELL_H, css_color};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("samples/demo")
@@ -19,8 +22,7 @@ fn demo(file: &str) -> String {
 
 fn export(args: &[&str]) -> String {
     let home = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .arg("export")
         .args(args)
         .current_dir(home.path())
