@@ -6,8 +6,6 @@
 //! refuted (never raised where it ran) or not reached as the run shows, and a second run
 //! takes the traces from the cache.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
 
 #[path = "common/isolated.rs"]

@@ -1,8 +1,6 @@
 //! Every command that reads rollouts takes `--api-doc` and `--dataset` the same way: one
 //! flattened `ContextArgs`, so their help text is the same everywhere.
 
-use std::process::Command;
-
 #[path = "common/isolated.rs"]
 mod isolated;
 

@@ -1,7 +1,6 @@
 //! `sebx grade` on files with bad lines: every good line graded, every bad one reported.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 

@@ -7,7 +7,6 @@
 //! every line where reward and verdict disagree must carry a reason.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
 

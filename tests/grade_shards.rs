@@ -2,7 +2,6 @@
 //! byte for byte except the measured run times.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 #[path = "common/isolated.rs"]
 mod isolated;

@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sebx::grade::report::GradeReport;
 use sebx::model::Verdict;

@@ -6,7 +6,6 @@
 mod tui_common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use sebx::grade::backend::GradeBackend;

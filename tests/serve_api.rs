@@ -10,10 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use serve::{Server, demo, demo_rollouts, request};
-
-#[path = "common/isolated.rs"]
-mod isolated;
+use serve::{Server, demo, demo_rollouts, isolated, request};
 
 /// What the official sandbox answers for `code`: `benches/official_sandbox.py once`
 /// runs a fresh `python main.py` (runtime Python, the demo's zwc on PYTHONPATH).

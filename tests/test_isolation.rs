@@ -25,7 +25,10 @@ const ISOLATED_BY: [&str; 6] = [
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("the folder is readable").flatten() {
+    for entry in std::fs::read_dir(dir)
+        .expect("the folder is readable")
+        .flatten()
+    {
         let path = entry.path();
         if path.is_dir() {
             sources(&path, out);
@@ -69,11 +72,7 @@ fn starts_sebx(text: &str) -> Option<&'static str> {
     STARTS_THE_BINARY
         .into_iter()
         .find(|s| code.contains(s))
-        .or_else(|| {
-            EXPLORER_ENTRIES
-                .into_iter()
-                .find(|e| calls_entry(&code, e))
-        })
+        .or_else(|| EXPLORER_ENTRIES.into_iter().find(|e| calls_entry(&code, e)))
 }
 
 fn isolated(text: &str) -> bool {

@@ -3,9 +3,7 @@
 //! plain text is a snapshot; a playlist becomes one page with every stage.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::prelude::*;
 use insta::assert_snapshot;
 use quick_xml::Reader;
 use quick_xml::events::Event;

@@ -3,9 +3,7 @@
 //! is the font's line box, so box-drawing lines join; `--line N` alone means the demo.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::prelude::*;
 use sebx::tui::Theme;
 use sebx::tui::export::{CELL_H, css_color};
 

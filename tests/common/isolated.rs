@@ -122,7 +122,9 @@ pub fn fresh_root() -> PathBuf {
     let base = Path::new(env!("CARGO_TARGET_TMPDIR")).join("sebx-isolated");
     SWEEP.call_once(|| sweep_finished(&base));
     let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    let root = base.join(std::process::id().to_string()).join(n.to_string());
+    let root = base
+        .join(std::process::id().to_string())
+        .join(n.to_string());
     let _ = std::fs::remove_dir_all(&root);
     std::fs::create_dir_all(&root).expect("create the test's isolation folder");
     root
@@ -138,9 +140,9 @@ fn sweep_finished(base: &Path) {
     };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
-        let ended = name.parse::<u32>().is_ok_and(|pid| {
-            pid != std::process::id() && !Path::new("/proc").join(&name).exists()
-        });
+        let ended = name
+            .parse::<u32>()
+            .is_ok_and(|pid| pid != std::process::id() && !Path::new("/proc").join(&name).exists());
         if ended {
             let _ = std::fs::remove_dir_all(entry.path());
         }

@@ -11,8 +11,9 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The isolation helper, for the tests that include this file (one copy per test crate).
 #[path = "isolated.rs"]
-mod isolated;
+pub mod isolated;
 
 pub fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
