@@ -7,6 +7,9 @@ use sebx::model::discovery::ContextArgs;
 use sebx::model::rollout::load_rollout_file;
 use serde_json::{Value, json};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn rollout_line(response: &str) -> String {
     json!({
         "query": "Average the values.",
@@ -177,8 +180,7 @@ fn long_invented_names_are_cut_where_printed() {
     }
     // The binary's summary (stdout when JSON goes to a file), and the JSON kept whole.
     let out = dir.path().join("out.jsonl");
-    let assert = assert_cmd::Command::cargo_bin("sebx")
-        .expect("binary")
+    let assert = isolated::assert_sebx()
         .args(["analyze", "--api-doc"])
         .arg(&api)
         .arg("-o")

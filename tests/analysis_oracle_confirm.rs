@@ -6,9 +6,10 @@
 //! refuted (never raised where it ran) or not reached as the run shows, and a second run
 //! takes the traces from the cache.
 
-use std::process::Command;
-
 use serde_json::{Value, json};
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn rollout(code: &str, inputs: &[&str]) -> String {
     let cases: Vec<Value> = inputs
@@ -72,7 +73,7 @@ fn confirm_settles_possible_findings_by_running_them() {
     let file = dir.path().join("run.jsonl");
     std::fs::write(&file, lines.join("\n") + "\n").expect("write");
     let run = |out: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        let output = isolated::sebx()
             .args(["analyze", "--confirm", "--api-doc"])
             .arg(&demo)
             .arg(&file)

@@ -1,10 +1,11 @@
 //! Every command that reads rollouts takes `--api-doc` and `--dataset` the same way: one
 //! flattened `ContextArgs`, so their help text is the same everywhere.
 
-use std::process::Command;
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn help(args: &[&str]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let out = isolated::sebx()
         .args(args)
         .arg("--help")
         .env("NO_COLOR", "1")

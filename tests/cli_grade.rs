@@ -1,9 +1,11 @@
 //! `sebx grade` on files with bad lines: every good line graded, every bad one reported.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -31,7 +33,7 @@ fn bad_lines_are_reported_in_place_and_good_lines_graded() {
     std::fs::write(&input, &bytes).expect("write");
     let scored = dir.path().join("scored.jsonl");
     let correct = dir.path().join("correct.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let out = isolated::sebx()
         .args(["grade", "-q", "--api-doc"])
         .arg(demo("api_doc.jsonl"))
         .arg(&input)
@@ -99,7 +101,7 @@ fn bad_lines_are_reported_in_place_and_good_lines_graded() {
 #[test]
 fn missing_api_doc_is_a_clear_error() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let out = isolated::sebx()
         .current_dir(dir.path())
         .env_remove("SEBX_API_DOC")
         .arg("grade")
@@ -114,7 +116,7 @@ fn missing_api_doc_is_a_clear_error() {
 #[test]
 fn dataset_join_names_a_helper_picked_as_entry() {
     let run = |with_dataset: bool| -> Vec<Value> {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_sebx"));
+        let mut cmd = isolated::sebx();
         cmd.args(["grade", "-q", "--api-doc"])
             .arg(demo("api_doc.jsonl"))
             .arg(demo("rollouts.jsonl"));
@@ -157,7 +159,7 @@ fn verdicts_are_remembered_and_reused_with_cached() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cache_dir = dir.path().join("scores");
     let grade = |extra: &[&str], out: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        let output = isolated::sebx()
             .env("SEBX_SCORE_CACHE", &cache_dir)
             .args(["grade", "-q", "--api-doc"])
             .arg(demo("api_doc.jsonl"))
@@ -198,7 +200,7 @@ fn verdicts_are_remembered_and_reused_with_cached() {
         "--cached gave other reports than the run it remembers"
     );
     let cache = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        let out = isolated::sebx()
             .env("SEBX_SCORE_CACHE", &cache_dir)
             .arg("cache")
             .args(args)

@@ -7,9 +7,11 @@
 //! every line where reward and verdict disagree must carry a reason.
 
 use std::path::PathBuf;
-use std::process::Command;
 
 use serde_json::Value;
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn shared() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
@@ -28,7 +30,7 @@ fn grade_agrees_with_official_verdicts_on_parity_corpus() {
     let out_dir = tempfile::tempdir().expect("tempdir");
     let scored = out_dir.path().join("scored.jsonl");
     let correct = out_dir.path().join("correct.jsonl");
-    let status = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let status = isolated::sebx()
         .arg("grade")
         .arg(&rollouts)
         .arg("--api-doc")

@@ -17,6 +17,9 @@ use sebx::grade::reward::Scorer;
 use sebx::grade::scoring::{Scored, grade_scored};
 use sebx::model::Verdict;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.arcsin\": \"zwc.sivoru\", \"np.sqrt\": \"zwc.qexuma\"}"}"#;
 
 fn engine() -> &'static Engine {
@@ -254,7 +257,7 @@ fn verdict_only_reports_are_unchanged() {
 fn rewards_of(file: &Path, api_doc: &Path, share: bool) -> Vec<serde_json::Value> {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("scored.jsonl");
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let status = isolated::sebx()
         .args(["grade", "-q", "--no-cache", "--scorer", "both", "--api-doc"])
         .arg(api_doc)
         .arg(file)

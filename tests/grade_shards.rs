@@ -2,7 +2,9 @@
 //! byte for byte except the measured run times.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -11,7 +13,7 @@ fn demo(name: &str) -> PathBuf {
 }
 
 fn sebx(args: &[&std::ffi::OsStr], cwd: &Path) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_sebx"))
+    isolated::sebx()
         .current_dir(cwd)
         .args(args)
         .output()

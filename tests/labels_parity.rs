@@ -4,7 +4,6 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use sebx::grade::report::GradeReport;
 use sebx::model::Verdict;
@@ -14,6 +13,9 @@ use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::{drain_inline, load_inline};
 use serde_json::Value;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn shared() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
 }
@@ -21,7 +23,7 @@ fn shared() -> PathBuf {
 /// `sebx labels export --all` as JSON lines: suggested category by rollout id.
 fn exported(rollouts: &Path, scores: Option<&Path>) -> HashMap<String, Option<String>> {
     let data = shared();
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_sebx"));
+    let mut cmd = isolated::sebx();
     // No score cache, as the explorer below: both front ends judge from the same verdicts
     // whatever this machine's cache holds.
     cmd.args([

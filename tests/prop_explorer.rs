@@ -22,6 +22,9 @@ use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::run::action_for_event;
 use sebx::tui::{Action, App, Grading, labelling, ui};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 #[derive(Debug, Clone)]
 enum Input {
     Key(KeyCode, bool),
@@ -103,7 +106,7 @@ fn explorer(paths: Vec<PathBuf>, dir: &Path) -> App {
         paths,
         config: Some(config),
         annotator: Some("prop".to_owned()),
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let session = prepare(
         &args,

@@ -6,7 +6,6 @@
 mod tui_common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 
 use sebx::grade::backend::GradeBackend;
@@ -18,6 +17,9 @@ use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::load::{FileKind, Source, SourceData};
 use sebx::tui::{Action, App, Keymap, Theme};
 use tui_common::{API_DOC, Q_MEAN, dataset, draw, fence, rollout_line, screen};
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 /// Calls `zwc.mean`, which zwc renamed: an exe_error.
 const CODE_NUMPY_NAME: &str =
@@ -118,7 +120,7 @@ fn sebx_rerun_prints_the_report_and_keeps_it_in_the_sidecar() {
     let fixed = dir.path().join("fixed.py");
     std::fs::write(&fixed, CODE_FIXED).expect("write the edit");
     let rerun = |extra: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        let out = isolated::sebx()
             .args(["rerun", "--line", "1", "--api-doc"])
             .arg(&api_doc)
             .arg(&file)

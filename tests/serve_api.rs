@@ -10,7 +10,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use serve::{Server, demo, demo_rollouts, request};
+use serve::{Server, demo, demo_rollouts, isolated, request};
 
 /// What the official sandbox answers for `code`: `benches/official_sandbox.py once`
 /// runs a fresh `python main.py` (runtime Python, the demo's zwc on PYTHONPATH).
@@ -190,7 +190,7 @@ fn strip_run_specific(mut report: Value) -> Value {
 /// `sebx grade` on the demo rollouts with `extra` flags, as stripped reports.
 fn grade_demo(dir: &std::path::Path, extra: &[&str]) -> Vec<Value> {
     let scored = dir.join("scored-extra.jsonl");
-    let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let out = isolated::sebx()
         .current_dir(dir)
         .args(["grade", "-q", "--no-cache", "--api-doc"])
         .arg(demo("api_doc.jsonl"))

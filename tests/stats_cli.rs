@@ -7,6 +7,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("samples/demo")
@@ -14,7 +17,7 @@ fn demo(name: &str) -> PathBuf {
 }
 
 fn sebx() -> Command {
-    let mut c = Command::cargo_bin("sebx").expect("binary");
+    let mut c = isolated::assert_sebx();
     c.env_remove("SEBX_API_DOC");
     c
 }

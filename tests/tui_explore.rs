@@ -11,6 +11,9 @@ use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::load_inline;
 use sebx::tui::load::FileKind;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn no_runtime() -> Grading {
     Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)
 }
@@ -20,11 +23,11 @@ fn demo_has_every_verdict_and_every_finding_kind() {
     let config = tempfile::tempdir().expect("tempdir");
     let args = ExploreArgs {
         config: Some(config.path().join("none.toml")),
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     // An explicit config that does not exist is an error; no config at all is fine.
     assert!(prepare(&args, no_runtime()).is_err());
-    let mut session = prepare(&ExploreArgs::default(), no_runtime()).expect("demo session");
+    let mut session = prepare(&isolated::explore_args(), no_runtime()).expect("demo session");
     assert!(session.sources.iter().any(|s| s.kind == FileKind::Reports));
     load_inline(&mut session.app, &session.sources);
     let app = &session.app;
@@ -103,7 +106,7 @@ fn files_are_classified_and_config_applies() {
     let args = ExploreArgs {
         paths: vec![d.to_path_buf()],
         config: Some(config.clone()),
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let mut session = prepare(&args, no_runtime()).expect("session");
     let kinds: Vec<FileKind> = session.sources.iter().map(|s| s.kind).collect();
@@ -153,7 +156,7 @@ fn files_are_classified_and_config_applies() {
         paths: Vec::new(),
         correct: vec![plain.clone()],
         config: Some(config.clone()),
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let s = prepare(&only, no_runtime()).expect("session");
     assert_eq!(
@@ -195,7 +198,7 @@ fn files_are_classified_and_config_applies() {
 
 #[test]
 fn without_a_terminal_the_binary_says_what_to_use_instead() {
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"))
+    let out = isolated::sebx()
         .stdin(std::process::Stdio::null())
         .output()
         .expect("runs");

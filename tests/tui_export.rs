@@ -3,14 +3,15 @@
 //! plain text is a snapshot; a playlist becomes one page with every stage.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::prelude::*;
 use insta::assert_snapshot;
 use quick_xml::Reader;
 use quick_xml::events::Event;
 use sebx::tui::Theme;
 use sebx::tui::export::css_color;
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -23,8 +24,7 @@ fn demo(file: &str) -> String {
 /// Runs `sebx export ARGS` with a private home; returns stdout.
 fn export(args: &[&str]) -> String {
     let home = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .arg("export")
         .args(args)
         .env("HOME", home.path())
@@ -198,8 +198,7 @@ fn a_playlist_is_one_page_with_every_stage() {
 #[test]
 fn a_line_without_a_rollout_is_an_error_naming_file_and_line() {
     let home = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .args([
             "export",
             &demo("rollouts.jsonl"),

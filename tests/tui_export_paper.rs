@@ -3,11 +3,12 @@
 //! is the font's line box, so box-drawing lines join; `--line N` alone means the demo.
 
 use std::path::Path;
-use std::process::Command;
 
-use assert_cmd::prelude::*;
 use sebx::tui::Theme;
 use sebx::tui::export::{CELL_H, css_color};
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -19,8 +20,7 @@ fn demo(file: &str) -> String {
 
 fn export(args: &[&str]) -> String {
     let home = tempfile::tempdir().expect("tempdir");
-    let out = Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .arg("export")
         .args(args)
         .current_dir(home.path())

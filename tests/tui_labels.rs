@@ -18,6 +18,9 @@ use sebx::tui::labelling::LabelFilter;
 use sebx::tui::{Action, App};
 use tui_common::*;
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn unavailable() -> Grading {
     Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)
 }
@@ -591,10 +594,10 @@ fn runtime_install_shows_its_steps_and_then_reruns_work() {
 
 #[test]
 fn the_demo_starts_with_its_example_labels_in_the_data_dir() {
-    use sebx::tui::explore::{ExploreArgs, prepare};
+    use sebx::tui::explore::prepare;
     let data = tempfile::tempdir().expect("tempdir");
     let open = || {
-        let mut session = prepare(&ExploreArgs::default(), unavailable()).expect("demo");
+        let mut session = prepare(&isolated::explore_args(), unavailable()).expect("demo");
         session.app.labelling.data_dir = Some(data.path().to_path_buf());
         session.app.labelling.annotator = "tester".to_string();
         sebx::tui::inline::load_inline(&mut session.app, &session.sources);

@@ -11,6 +11,9 @@ use sebx::tui::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::present::{self, Presenter, Stage};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 const VERDICTS: [&str; 5] = [
     "✓ right",
     "result_error",
@@ -23,7 +26,7 @@ const VERDICTS: [&str; 5] = [
 fn demo(data: &std::path::Path) -> Presenter {
     let args = ExploreArgs {
         theme: Some("high-contrast".to_string()),
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let mut session = prepare(
         &args,
@@ -248,7 +251,7 @@ fn bookmarks_are_the_playlist_and_can_be_saved() {
     );
     let args = ExploreArgs {
         paths,
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let mut session = prepare(
         &args,

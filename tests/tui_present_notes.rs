@@ -6,8 +6,11 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use sebx::tui::Grading;
-use sebx::tui::explore::{ExploreArgs, prepare};
+use sebx::tui::explore::prepare;
 use sebx::tui::present::{self, Presenter, Stage};
+
+#[path = "common/isolated.rs"]
+mod isolated;
 
 const VERDICTS: [&str; 5] = [
     "right",
@@ -19,7 +22,7 @@ const VERDICTS: [&str; 5] = [
 
 fn demo(data: &std::path::Path) -> Presenter {
     let mut session = prepare(
-        &ExploreArgs::default(),
+        &isolated::explore_args(),
         Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
             "test".to_string(),
         )),

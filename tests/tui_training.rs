@@ -15,10 +15,13 @@ use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::{Action, App};
 use tui_common::{draw, screen};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 fn session(width: u16, height: u16) -> App {
     let args = ExploreArgs {
         demo_training: true,
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let mut s = prepare(&args, Grading::Available).expect("demo training session");
     s.app.update(&Action::Resize { width, height });
@@ -161,8 +164,7 @@ fn step_range_and_group_view() {
 #[test]
 fn export_names_a_sample_by_its_step_file_and_line() {
     let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
-    let out = assert_cmd::Command::cargo_bin("sebx")
-        .expect("binary")
+    let out = isolated::assert_sebx()
         .env_remove("SEBX_API_DOC")
         .arg("export")
         .arg(demo.join("training/rollout/3.jsonl"))

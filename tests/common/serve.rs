@@ -11,6 +11,10 @@ use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+/// The isolation helper, for the tests that include this file (one copy per test crate).
+#[path = "isolated.rs"]
+pub mod isolated;
+
 pub fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("samples/demo")
@@ -57,7 +61,8 @@ impl Server {
 
     /// [`Server::start`] with another API doc.
     pub fn start_with_api(api_doc: &std::path::Path, extra: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_sebx"))
+        // Its own score cache and data folders, no `$SEBX_API_DOC` (see isolated.rs).
+        let mut child = isolated::isolate(&mut Command::new(env!("CARGO_BIN_EXE_sebx")))
             .arg("serve")
             .args(["--bind", "127.0.0.1:0", "--api-doc"])
             .arg(api_doc)

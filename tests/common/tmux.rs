@@ -51,14 +51,17 @@ pub fn quoted(path: &Path) -> String {
 }
 
 /// The `env …` prefix of a command line that runs sebx with HOME, the XDG config, cache and
-/// data folders and the sebx data folder (`home/data`) all under `home`: the configuration,
-/// cache and labels of the user running the tests are out of sight (other `SEBX_*`
-/// variables, such as `SEBX_PYTHON`, pass through).
+/// data folders, the sebx data folder (`home/data`) and the score cache (`home/scores`,
+/// as `SEBX_SCORE_CACHE`, which would otherwise win over XDG_CACHE_HOME) all under `home`,
+/// and without `SEBX_API_DOC`: the configuration, cache, labels and API doc of the user
+/// running the tests are out of sight (other `SEBX_*` variables, such as `SEBX_PYTHON`,
+/// pass through).
 pub fn isolated_env(home: &Path) -> String {
     let h = quoted(home);
     let data = quoted(&home.join("data"));
+    let scores = quoted(&home.join("scores"));
     format!(
-        "env HOME={h} XDG_CONFIG_HOME={h} XDG_CACHE_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={data}"
+        "env -u SEBX_API_DOC HOME={h} XDG_CONFIG_HOME={h} XDG_CACHE_HOME={h} XDG_DATA_HOME={h} SEBX_DATA_DIR={data} SEBX_SCORE_CACHE={scores}"
     )
 }
 

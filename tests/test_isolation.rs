@@ -1,0 +1,193 @@
+//! The suite's isolation as a test, as `layers.rs` checks `src/`: every test source that
+//! starts the sebx binary (`cargo_bin("sebx")`, `CARGO_BIN_EXE_sebx`, the tmux helpers'
+//! `sebx_bin()`) or opens the explorer in-process (`prepare(`, `open_default(`,
+//! `run_default(`) must give it a score cache of its own: it uses `common/isolated.rs` or
+//! names the cache itself (`SEBX_SCORE_CACHE`, `cache_dir`, `no_cache`, `--no-cache`).
+//! Otherwise it reads whatever verdicts other sebx commands left in the user's cache, and
+//! leaves its own there. Comment lines count for neither side.
+
+use std::path::{Path, PathBuf};
+
+/// What starts sebx in a test source.
+const STARTS_THE_BINARY: [&str; 3] = ["cargo_bin(\"sebx\")", "CARGO_BIN_EXE_sebx", "sebx_bin()"];
+
+/// The explorer's in-process entries.
+const EXPLORER_ENTRIES: [&str; 3] = ["prepare(", "open_default(", "run_default("];
+
+/// What shows a test source keeps sebx off the user's cache.
+const ISOLATED_BY: [&str; 6] = [
+    "isolated::",
+    "isolated_env(",
+    "SEBX_SCORE_CACHE",
+    "cache_dir",
+    "no_cache",
+    "--no-cache",
+];
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir)
+        .expect("the folder is readable")
+        .flatten()
+    {
+        let path = entry.path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `text` without its comment lines (`//`, `///`, `//!`).
+fn code(text: &str) -> String {
+    text.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Whether `code` calls the explorer entry `entry` (`prepare(` and the like): as a bare
+/// name or as `explore::entry(`, not as another type's or module's function of the same
+/// name (`present::prepare(`, `Scored::prepare(`) and not where it is defined (`fn prepare(`).
+fn calls_entry(code: &str, entry: &str) -> bool {
+    code.match_indices(entry).any(|(i, _)| {
+        let before = &code[..i];
+        let ident_before = before
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
+        if ident_before || before.trim_end().ends_with("fn") {
+            return false;
+        }
+        match before.strip_suffix("::") {
+            Some(path) => path.ends_with("explore"),
+            None => true,
+        }
+    })
+}
+
+/// Why the test source `text` needs a cache of its own, if it does.
+fn starts_sebx(text: &str) -> Option<&'static str> {
+    let code = code(text);
+    STARTS_THE_BINARY
+        .into_iter()
+        .find(|s| code.contains(s))
+        .or_else(|| EXPLORER_ENTRIES.into_iter().find(|e| calls_entry(&code, e)))
+}
+
+fn isolated(text: &str) -> bool {
+    let code = code(text);
+    ISOLATED_BY.iter().any(|m| code.contains(m))
+}
+
+/// Every `.rs` file under `dir` that starts sebx without keeping it off the user's cache,
+/// with what starts it.
+fn unisolated(dir: &Path) -> Vec<(PathBuf, &'static str)> {
+    let mut files = Vec::new();
+    sources(dir, &mut files);
+    files.sort();
+    files
+        .into_iter()
+        .filter_map(|f| {
+            let text = std::fs::read_to_string(&f).expect("a test source is readable");
+            let why = starts_sebx(&text)?;
+            (!isolated(&text)).then_some((f, why))
+        })
+        .collect()
+}
+
+#[test]
+fn every_test_that_starts_sebx_has_a_cache_of_its_own() {
+    let tests = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests");
+    let bad = unisolated(&tests);
+    assert!(
+        bad.is_empty(),
+        "these tests start sebx on the user's score cache; use tests/common/isolated.rs:\n{}",
+        bad.iter()
+            .map(|(f, why)| format!("  {} ({why})", f.display()))
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
+    // The check looks at something: many test files start sebx.
+    let mut files = Vec::new();
+    sources(&tests, &mut files);
+    let starting = files
+        .iter()
+        .filter(|f| starts_sebx(&std::fs::read_to_string(f).expect("read")).is_some())
+        .count();
+    assert!(starting >= 20, "only {starting} test files start sebx");
+}
+
+#[test]
+fn the_check_catches_planted_tests() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plant = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("plant");
+    };
+    // Caught.
+    plant(
+        "binary.rs",
+        "fn f() { Command::new(env!(\"CARGO_BIN_EXE_sebx\")).output(); }",
+    );
+    plant(
+        "assert.rs",
+        "fn f() { Command::cargo_bin(\"sebx\").expect(\"binary\").assert(); }",
+    );
+    plant(
+        "explorer.rs",
+        "fn f() { let s = prepare(&ExploreArgs::default(), g); }",
+    );
+    plant(
+        "nested/common/helper.rs",
+        "fn f() { sebx::tui::explore::open_default(&args); }",
+    );
+    plant(
+        "tmux.rs",
+        "fn f() -> String { format!(\"env HOME=h {} FILE\", sebx_bin()) }",
+    );
+    plant(
+        "comment_only.rs",
+        "// SEBX_SCORE_CACHE is not set here.\nfn f() { Command::new(env!(\"CARGO_BIN_EXE_sebx\")); }",
+    );
+    // Passed: isolated, or not starting sebx at all.
+    plant(
+        "helper.rs",
+        "fn f() { isolated::sebx().arg(\"grade\").output(); let e = env!(\"CARGO_BIN_EXE_sebx\"); }",
+    );
+    plant(
+        "own_cache.rs",
+        "fn f() { Command::cargo_bin(\"sebx\").unwrap().env(\"SEBX_SCORE_CACHE\", d); }",
+    );
+    plant(
+        "flags.rs",
+        "fn f() { prepare(&ExploreArgs { cache: CacheFlags { no_cache: true, cache_dir: None }, ..ExploreArgs::default() }, g); }",
+    );
+    plant(
+        "others.rs",
+        "fn prepare(x: u8) {}\nfn f() { present::prepare(app, s, None); Scored::prepare(r, s, None); prepare_reward(x); }",
+    );
+    plant(
+        "docs.rs",
+        "//! Unlike tests that run `sebx` via CARGO_BIN_EXE_sebx or call prepare(...).\nfn f() {}",
+    );
+    let caught: Vec<(String, &str)> = unisolated(dir.path())
+        .into_iter()
+        .map(|(f, why)| {
+            let rel = f.strip_prefix(dir.path()).expect("under the folder");
+            (rel.display().to_string(), why)
+        })
+        .collect();
+    assert_eq!(
+        caught,
+        vec![
+            ("assert.rs".to_string(), "cargo_bin(\"sebx\")"),
+            ("binary.rs".to_string(), "CARGO_BIN_EXE_sebx"),
+            ("comment_only.rs".to_string(), "CARGO_BIN_EXE_sebx"),
+            ("explorer.rs".to_string(), "prepare("),
+            ("nested/common/helper.rs".to_string(), "open_default("),
+            ("tmux.rs".to_string(), "sebx_bin()"),
+        ]
+    );
+}
