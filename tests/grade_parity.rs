@@ -190,11 +190,33 @@ fn check_rewards(ours: &[Value], verdicts: &[Value], rewards: &[Value]) {
         "disagreements without a specific reason:\n{}",
         unexplained.join("\n")
     );
+    // A verdict the corpus marks machine-dependent and sebx marks fragile may differ here
+    // (BLAS digits compared as text, checked below): each such line can move the count of
+    // reward/verdict disagreements by one, as a differing reward moves both counts.
+    let verdicts_moved: Vec<String> = ours
+        .iter()
+        .zip(verdicts)
+        .filter(|(o, v)| {
+            o["verdict"] != v["verdict"]
+                && v["machine_dependent"] == Value::Bool(true)
+                && o["fragile"] == Value::Bool(true)
+        })
+        .map(|(o, v)| {
+            format!(
+                "line {}: {} here, {} official",
+                o["line"], o["verdict"], v["verdict"]
+            )
+        })
+        .collect();
+    for m in &verdicts_moved {
+        eprintln!("machine-dependent verdict on this machine: {m}");
+    }
     // The corpus's own figures (its README): 274 ones, 131 disagreements.
     assert!(ones.abs_diff(274) <= accepted, "{ones} rewards of 1");
     assert!(
-        disagreeing.abs_diff(131) <= accepted,
-        "{disagreeing} disagreements"
+        disagreeing.abs_diff(131) <= accepted + verdicts_moved.len(),
+        "{disagreeing} disagreements ({} machine-dependent verdicts moved: {verdicts_moved:?})",
+        verdicts_moved.len()
     );
     eprintln!(
         "rewards: {ones} ones, {disagreeing} disagreements with the verdict, {accepted} accepted"
