@@ -303,6 +303,18 @@ impl GradeReport {
         }
     }
 
+    /// The program ran out of time.
+    pub fn timed_out(&self) -> bool {
+        self.execution.as_ref().is_some_and(|e| e.timed_out)
+    }
+
+    /// The grader's static check found that the assembled program does not parse.
+    pub fn program_syntax_error(&self) -> bool {
+        self.static_check
+            .as_ref()
+            .is_some_and(|s| s.syntax_error.is_some())
+    }
+
     /// Whether the official RL reward disagrees with the verdict (reward 1 exactly when
     /// the verdict is `right`); `None` unless both are known.
     pub fn reward_disagrees(&self) -> Option<bool> {

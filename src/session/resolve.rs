@@ -85,11 +85,8 @@ impl Resolved {
             source,
             reward: report.reward,
             reason: report.reward_reason_kind,
-            timed_out: report.execution.as_ref().is_some_and(|e| e.timed_out),
-            program_syntax_error: report
-                .static_check
-                .as_ref()
-                .is_some_and(|s| s.syntax_error.is_some()),
+            timed_out: report.timed_out(),
+            program_syntax_error: report.program_syntax_error(),
         })
     }
 

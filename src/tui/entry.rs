@@ -130,11 +130,8 @@ impl Facts {
             reward_run: r.reward_detail.is_some() || r.reward.is_some(),
             reason: r.reward_reason_kind,
             fragile: r.fragile,
-            timed_out: r.execution.as_ref().is_some_and(|e| e.timed_out),
-            program_syntax_error: r
-                .static_check
-                .as_ref()
-                .is_some_and(|s| s.syntax_error.is_some()),
+            timed_out: r.timed_out(),
+            program_syntax_error: r.program_syntax_error(),
         }
     }
 
