@@ -53,7 +53,7 @@ impl App {
                         // An opened row: its remembered report, whole.
                         (Score::Unscored | Score::Remembered(_), Remembered::Whole(report)) => {
                             whole = true;
-                            *slot = Score::Graded(Arc::new(report));
+                            *slot = Score::Graded(Arc::new(*report));
                         }
                         // Every other row holds the facts only.
                         (Score::Unscored, Remembered::Facts(facts)) => {

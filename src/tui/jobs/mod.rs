@@ -119,7 +119,7 @@ pub enum JobRequest {
 /// What the session remembers of a row: its whole report (an opened row) or its facts.
 #[derive(Debug, Clone)]
 pub enum Remembered {
-    Whole(GradeReport),
+    Whole(Box<GradeReport>),
     Facts(Facts),
 }
 
@@ -349,7 +349,9 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                 match k {
                     // Opened rows keep the whole report; the others only its facts, so a
                     // big file's remembered reports are never all held at once.
-                    Some((_, report)) if whole => found.push((row, Remembered::Whole(report))),
+                    Some((_, report)) if whole => {
+                        found.push((row, Remembered::Whole(Box::new(report))))
+                    }
                     Some((_, report)) => found.push((row, Remembered::Facts(Facts::of(&report)))),
                     None => missing.push(row),
                 }
