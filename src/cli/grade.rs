@@ -106,10 +106,7 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
     Ok(Shard { index, count })
 }
 
-/// Number of parallel jobs when none is given.
-pub fn default_jobs() -> usize {
-    crate::session::default_jobs()
-}
+pub use crate::session::default_jobs;
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let (api, dataset) = args.context.load_required(&args.rollouts)?;

@@ -44,19 +44,6 @@ pub struct RunOptions {
     pub cache: CacheChoice,
 }
 
-impl Default for RunOptions {
-    fn default() -> Self {
-        RunOptions {
-            context: ContextArgs::default(),
-            jobs: None,
-            timeout: crate::grade::settings::GradingSettings::official().timeout,
-            annotator: None,
-            quiet: true,
-            cache: CacheChoice::Default,
-        }
-    }
-}
-
 pub use super::loaded::{Loaded, LoadedRun};
 
 fn run_name(path: &Path) -> String {
@@ -212,10 +199,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         .flat_map(|(f, vs)| {
             vs.iter()
                 .enumerate()
-                // Without an API doc nothing can be graded: only a missing verdict counts.
-                .filter(|(_, v)| {
-                    needs_grading(v.as_ref(), false) && (v.is_none() || !api.is_empty())
-                })
+                .filter(|(_, v)| needs_grading(v.as_ref(), false, !api.is_empty()))
                 .map(move |(i, _)| (f, i))
                 .filter(|&(f, i)| gradable(&loaded_files[f].0.rollouts[i]))
         })
@@ -407,10 +391,12 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
 /// rollout keeps what its sources know (the score cache merges what each scorer found, so
 /// a verdict-only grade never hides a known reward), and a note says for how many the
 /// reward is known.
-fn needs_grading(known: Option<&Resolved>, training: bool) -> bool {
+/// Without an API doc (`can_grade` false) nothing can be graded, so only a missing
+/// verdict counts (and is reported as such).
+fn needs_grading(known: Option<&Resolved>, training: bool, can_grade: bool) -> bool {
     match known {
         None => true,
-        Some(k) => training && k.reward.is_none(),
+        Some(k) => can_grade && training && k.reward.is_none(),
     }
 }
 
@@ -615,9 +601,7 @@ fn stream_dump(
         // A training run's official reward is a headline figure: every sample gets it.
         let missing: Vec<usize> = (0..step.rollouts.len())
             .filter(|&i| {
-                let k = known[i].as_ref();
-                needs_grading(k, true)
-                    && (k.is_none() || !cx.api.is_empty())
+                needs_grading(known[i].as_ref(), true, !cx.api.is_empty())
                     && gradable(&step.rollouts[i])
             })
             .collect();

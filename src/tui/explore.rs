@@ -381,10 +381,7 @@ pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<
 /// `tui::inline` instead of a terminal.
 pub fn open_default(args: &ExploreArgs) -> Result<(Session, Option<Arc<dyn GradeBackend>>)> {
     let mut session = prepare(args, Grading::Available)?;
-    let workers = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(2);
-    let grader = Grader::discover(&session.app.corpus.ctx.api, workers);
+    let grader = Grader::discover(&session.app.corpus.ctx.api, crate::session::default_jobs());
     let grading = match &grader {
         Ok(_) => Grading::Available,
         Err(why) => Grading::Unavailable(why.clone()),

@@ -253,7 +253,8 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
                 .join(", ")
         );
     }
-    let loaded = load_runs(&files, &args.input.options())?;
+    // The inputs as classified above, not a second time.
+    let loaded = crate::session::runs::load_inputs(&inputs, &args.input.options())?;
     let report = compare_report(&loaded, 0, 1, args.input.seed, cell);
     let text = render_compare(&report, args.format, args.top)?;
     let mut out = writer(args.input.output.as_deref())?;
