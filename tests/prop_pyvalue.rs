@@ -313,8 +313,26 @@ print(json.dumps(out))
         // docs): it may refuse what Python evaluates, never evaluate to something else.
         // Arithmetic on NumPy scalars gives Python numbers by design (the grader converts
         // them anyway): `np.True_/2` is `np.float64(0.5)` in Python, `0.5` here.
+        // A complex Python number prints its parentheses where NumPy's scalar folds them into
+        // its own: `np.complex128(1-0.03j)` is `(1-0.03j)` as a Python complex, while a pure
+        // imaginary `np.complex128(0.03j)` is `0.03j` in both.
         let arithmetic = text.contains(['+', '-', '*', '/', '%', '~']);
-        if arithmetic && scalars.replace_all(py, "$1") == ours.as_str() {
+        let as_python = scalars.replace_all(py, |c: &regex::Captures| {
+            let inner = &c[1];
+            // A sign after the first character that is not an exponent's splits real from
+            // imaginary (`1e-05j` has none).
+            let bytes = inner.as_bytes();
+            let has_real_part = inner.ends_with('j')
+                && (1..bytes.len()).any(|i| {
+                    matches!(bytes[i], b'+' | b'-') && !matches!(bytes[i - 1], b'e' | b'E')
+                });
+            if c[0].starts_with("np.complex") && has_real_part {
+                format!("({inner})")
+            } else {
+                inner.to_owned()
+            }
+        });
+        if arithmetic && as_python == ours.as_str() {
             continue;
         }
         if ours != *py && ours != "ERR" {

@@ -747,6 +747,13 @@ mod tests {
         assert_eq!(eval("[1]*1.5"), None);
         assert_eq!(eval("[1]-[1]"), None);
         assert_eq!(eval("'a'+1"), None);
+        // NumPy integers repeat a sequence; NumPy's bool does not (no `__index__`).
+        assert_eq!(
+            eval("'ab'*np.int64(2)"),
+            Some(PyValue::Str("abab".to_owned()))
+        );
+        assert_eq!(eval("'ab'*np.True_"), None);
+        assert_eq!(eval("np.False_*[1.5]"), None);
         assert_eq!(eval("1+1"), Some(PyValue::Int(2)));
         assert_eq!(eval("1<2"), Some(PyValue::Bool(true)));
         assert_eq!(eval("1<2<2"), Some(PyValue::Bool(false)));

@@ -180,8 +180,10 @@ const MAX_REPEAT_ITEMS: usize = 1 << 20;
 
 /// `+` and `*` on sequences: concatenation and repetition, as Python does them.
 fn sequence_binary(op: BinOp, left: &PyValue, right: &PyValue) -> Option<EvalResult<PyValue>> {
+    // NumPy's bool has no `__index__`: `'a' * np.True_` is a TypeError in Python, where
+    // `'a' * True` and `'a' * np.int64(2)` repeat.
     let count = |v: &PyValue| match v {
-        PyValue::Bool(b) | PyValue::NpBool(b) => Some(i128::from(*b)),
+        PyValue::Bool(b) => Some(i128::from(*b)),
         PyValue::Int(i) | PyValue::NpInt(_, i) => Some(*i),
         _ => None,
     };
