@@ -473,7 +473,21 @@ fn step_figures_do_not_depend_on_what_a_verdict_only_grade_left_in_the_cache() {
 
     // Another cache, where evaluation rollouts sharing the samples' code were graded
     // verdict-only first: it knows their verdicts, not their rewards.
-    let other = dir.path().join("other");
+    let other = verdict_only_cache(dir.path());
+    let after = step_json(&other);
+    assert_eq!(
+        after["steps"], fresh["steps"],
+        "the step figures after a verdict-only grade differ from a fresh run's"
+    );
+    assert_eq!(after["function_steps"], fresh["function_steps"]);
+    assert_eq!(after["runs"][0]["reward"], fresh["runs"][0]["reward"]);
+}
+
+/// A folder `other` under `dir` whose score cache (`other/cache`) holds verdict-only records
+/// of evaluation rollouts that share the training samples' code: their verdicts are known
+/// there, their official rewards are not.
+fn verdict_only_cache(dir: &Path) -> PathBuf {
+    let other = dir.join("other");
     std::fs::create_dir_all(&other).expect("mkdir");
     let mean = [("values=[1, 2, 3]", "2.0"), ("values=[4]", "4.0")];
     let sum = [("values=[1, 2]", "3"), ("values=[5]", "5")];
@@ -504,11 +518,78 @@ fn step_figures_do_not_depend_on_what_a_verdict_only_grade_left_in_the_cache() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let after = step_json(&other);
+    other
+}
+
+/// The explorer, opened on the training run the way `sebx RUN DATASET` opens it, with a score
+/// cache that knows verdicts but not rewards: the rows it remembers still get their official
+/// reward (graded for it), and the Training screen's step figures are `stats --by step`'s on
+/// a fresh cache.
+#[test]
+fn the_training_screen_has_every_reward_after_a_verdict_only_grade() {
+    use sebx::session::caches::CacheFlags;
+    use sebx::tui::Action;
+    use sebx::tui::explore::{ExploreArgs, open_default};
+    use sebx::tui::inline::{drain_inline, load_inline};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let fresh: Value = serde_json::from_str(&run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "step", "--format", "json"],
+    ))
+    .expect("json");
+    let other = verdict_only_cache(dir.path());
+
+    let mut args = ExploreArgs {
+        paths: vec![run.clone(), dataset.clone()],
+        cache: CacheFlags {
+            no_cache: false,
+            cache_dir: Some(other.join("cache")),
+        },
+        ..ExploreArgs::default()
+    };
+    args.context.api_doc = Some(api_doc());
+    let (mut session, backend) = open_default(&args).expect("opens");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let app = &mut session.app;
+    let remembered = (0..app.corpus.entries.len())
+        .filter(|&i| matches!(app.corpus.scores[i], sebx::tui::entry::Score::Remembered(_)))
+        .count();
+    let rewarded = (0..app.corpus.entries.len())
+        .filter(|&i| {
+            app.corpus.scores[i]
+                .facts()
+                .is_some_and(|f| f.reward.is_some())
+        })
+        .count();
+    let joined = app
+        .corpus
+        .entries
+        .iter()
+        .filter(|e| {
+            e.rollout
+                .sample
+                .as_deref()
+                .is_some_and(|m| m.joined != sebx::model::verl::JoinedBy::Unjoined)
+        })
+        .count();
+    assert!(joined > 0);
     assert_eq!(
-        after["steps"], fresh["steps"],
-        "the step figures after a verdict-only grade differ from a fresh run's"
+        rewarded, joined,
+        "every joined sample has its official reward ({remembered} rows were left with facts only)"
     );
-    assert_eq!(after["function_steps"], fresh["function_steps"]);
-    assert_eq!(after["runs"][0]["reward"], fresh["runs"][0]["reward"]);
+
+    app.update(&Action::TrainingScreen);
+    drain_inline(app, None);
+    let result = app.training.result.as_ref().expect("training figures");
+    assert_eq!(
+        serde_json::to_value(&result.figures.steps).expect("json"),
+        fresh["steps"],
+        "the Training screen's step figures differ from a fresh `stats --by step`"
+    );
 }

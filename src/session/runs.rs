@@ -394,10 +394,19 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
 /// Without an API doc (`can_grade` false) nothing can be graded, so only a missing
 /// verdict counts (and is reported as such).
 fn needs_grading(known: Option<&Resolved>, training: bool, can_grade: bool) -> bool {
-    match known {
-        None => true,
-        Some(k) => can_grade && training && k.reward.is_none(),
-    }
+    wants_grading(
+        known.is_some(),
+        known.is_some_and(|k| k.reward.is_some()),
+        training,
+        can_grade,
+    )
+}
+
+/// The rule of [`needs_grading`] on what is known of a rollout (a verdict, a reward), for a
+/// front end that holds its rows' facts itself (the explorer asks it of every remembered row,
+/// so its Training screen has the rewards `stats --by step` has).
+pub fn wants_grading(verdict: bool, reward: bool, training: bool, can_grade: bool) -> bool {
+    !verdict || (can_grade && training && !reward)
 }
 
 /// What a rollout is known by after grading it: a verdict already known is kept (every

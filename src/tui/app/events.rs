@@ -45,6 +45,10 @@ impl App {
             }
             JobEvent::CachedScores { found, missing } => {
                 let mut whole = false;
+                // Remembered rows the session's rule still grades: a training sample whose
+                // remembered record has no reward (a verdict-only grade wrote it).
+                let mut reward_missing = Vec::new();
+                let can_grade = self.corpus.ctx.grading == Grading::Available;
                 for (row, known) in found {
                     let Some(slot) = self.corpus.scores.get_mut(row) else {
                         continue;
@@ -58,6 +62,19 @@ impl App {
                         // Every other row holds the facts only.
                         (Score::Unscored, Remembered::Facts(facts)) => {
                             *slot = Score::Remembered(facts);
+                            let training = self
+                                .corpus
+                                .entries
+                                .get(row)
+                                .is_some_and(|e| e.rollout.sample.is_some());
+                            if crate::session::runs::wants_grading(
+                                facts.verdict.is_some(),
+                                facts.reward.is_some(),
+                                training,
+                                can_grade,
+                            ) {
+                                reward_missing.push(row);
+                            }
                         }
                         _ => {}
                     }
@@ -69,11 +86,12 @@ impl App {
                 self.corpus.scores_changed += 1;
                 // An open Training screen asks for fresh figures (`settle`).
                 self.training.stale = true;
-                if self.corpus.ctx.grading == Grading::Available {
-                    let rows: Vec<usize> = missing
+                if can_grade {
+                    let mut rows: Vec<usize> = missing
                         .into_iter()
                         .filter(|r| self.corpus.scores.get(*r) == Some(&Score::Unscored))
                         .collect();
+                    rows.extend(reward_missing);
                     self.request_grades(&rows, false);
                 }
                 self.view_dirty = true;
