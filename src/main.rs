@@ -16,7 +16,8 @@ use sebx::tui::{export, present};
     version,
     about,
     long_about,
-    args_conflicts_with_subcommands = true
+    args_conflicts_with_subcommands = true,
+    after_long_help = EXIT_CODES
 )]
 struct Cli {
     #[command(subcommand)]
@@ -24,6 +25,14 @@ struct Cli {
     #[command(flatten)]
     explore: sebx::tui::explore::ExploreArgs,
 }
+
+/// The exit codes, as `sebx --help` prints them.
+const EXIT_CODES: &str = "Exit codes:
+  0  success (also when the reader of the output closes the pipe, as in `sebx stats RUN | head`)
+  1  an error, named on stderr; among them: no rollout could be loaded from the inputs
+     (empty files, files of another schema), so that \"nothing loaded\" never reads as
+     \"the model scored 0%\"
+  2  the command line itself is wrong (an unknown flag, a missing argument)";
 
 #[derive(Debug, Subcommand)]
 enum Command {
@@ -64,6 +73,7 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    quiet_on_closed_pipe();
     let cli = Cli::parse();
     let result = match cli.command {
         Some(Command::Grade(args)) => cli::grade::run(args),
@@ -83,11 +93,47 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
+        // The reader went away (`sebx stats … | head`): what it wanted was written.
+        Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("sebx: {e:#}");
             ExitCode::from(1)
         }
     }
+}
+
+/// Whether an error comes from writing to a pipe whose reader has closed it.
+fn closed_pipe(e: &anyhow::Error) -> bool {
+    // serde_json's writer errors wrap the io error without exposing it as their source.
+    e.chain().any(|cause| {
+        let kind = cause
+            .downcast_ref::<std::io::Error>()
+            .map(std::io::Error::kind)
+            .or_else(|| {
+                cause
+                    .downcast_ref::<serde_json::Error>()
+                    .and_then(serde_json::Error::io_error_kind)
+            });
+        kind == Some(std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// `print!` panics when stdout is a closed pipe; sebx then exits quietly with 0, as
+/// ripgrep does, instead of printing a panic. Every other panic is reported as usual.
+fn quiet_on_closed_pipe() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            std::process::exit(0);
+        }
+        default(info);
+    }));
 }
 
 /// `sebx present [FILES...] [--playlist FILE]`.

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::grade::batch::{Summary, grade_all_counted};
@@ -109,17 +109,31 @@ fn parse_shard(text: &str) -> Result<Shard, String> {
 pub use crate::session::default_jobs;
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
-    let (api, dataset) = args.context.load_required(&args.rollouts)?;
-
-    let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
+    // A missing input is named before anything is looked for on its behalf.
+    let mut inputs = Vec::new();
     for path in &args.rollouts {
         let bytes =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        inputs.push((path, bytes));
+    }
+    let (api, dataset) = args.context.load_required(&args.rollouts)?;
+
+    let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
+    for (path, bytes) in inputs {
         let loaded = crate::model::rollout::parse_rollout_bytes(path, &bytes);
         for issue in &loaded.issues {
             eprintln!("warning: {issue}");
         }
+        if let Some(warning) = loaded.empty_warning(path) {
+            eprintln!("warning: {warning}");
+        }
         files.push((path.clone(), loaded, bytes));
+    }
+    if files.iter().all(|(_, f, _)| f.rollouts.is_empty()) {
+        bail!(
+            "no rollout loaded from {}: nothing to grade (see the warnings above)",
+            crate::session::inputs::named(&args.rollouts)
+        );
     }
     // Every input line (good or bad) in input order; a shard keeps a contiguous run.
     let total: usize = files.iter().map(|(_, f, _)| f.entries().len()).sum();

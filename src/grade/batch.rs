@@ -370,17 +370,19 @@ impl Summary {
     pub fn lines(&self) -> Vec<String> {
         let mut out = Vec::new();
         if self.total > 0 || self.rewarded == 0 {
+            // A share of nothing is no share: `–`, never `0.00%`.
+            let share = |v: Verdict| match self.total {
+                0 => "–".to_string(),
+                _ => format!("{:.2}%", 100.0 * self.share(v)),
+            };
             out.push(format!("total: {}", self.total));
-            out.push(format!(
-                "accuracy (right): {:.2}%",
-                100.0 * self.share(Verdict::Right)
-            ));
+            out.push(format!("accuracy (right): {}", share(Verdict::Right)));
             for v in Verdict::ALL {
                 out.push(format!(
-                    "  {:<13} {:>6}  {:>6.2}%",
+                    "  {:<13} {:>6}  {:>7}",
                     v.as_str(),
                     self.count(v),
-                    100.0 * self.share(v)
+                    share(v)
                 ));
             }
         }

@@ -156,6 +156,13 @@ pub struct LoadedFile {
 }
 
 impl LoadedFile {
+    /// The warning for a file with no line at all (`None` when it has lines, good or bad:
+    /// bad lines have their own warnings).
+    pub fn empty_warning(&self, path: &Path) -> Option<String> {
+        (self.lines == 0 && self.issues.is_empty())
+            .then(|| format!("{}: empty file (no rollout lines)", path.display()))
+    }
+
     /// Every non-blank line in order: `Ok(rollout)` or `Err(issue)`.
     pub fn entries(&self) -> Vec<Result<&Rollout, &LoadIssue>> {
         let mut out: Vec<(usize, Result<&Rollout, &LoadIssue>)> = self

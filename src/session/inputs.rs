@@ -216,6 +216,20 @@ pub fn add_companions(paths: &mut Vec<PathBuf>) {
     paths.extend(scored);
 }
 
+/// Input paths for a message: `a.jsonl`, `a.jsonl and b.jsonl`, `a.jsonl, b.jsonl and 3 more`.
+pub fn named(paths: &[PathBuf]) -> String {
+    let shown: Vec<String> = paths
+        .iter()
+        .take(2)
+        .map(|p| p.display().to_string())
+        .collect();
+    match paths.len() {
+        0 => "no input".to_string(),
+        1 | 2 => shown.join(" and "),
+        n => format!("{} and {} more", shown.join(", "), n - 2),
+    }
+}
+
 /// The rollouts of a run file, or of a training run's folder (its samples joined to the
 /// tasks of `dataset`, as the explorer joined them when they were labelled).
 pub fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {

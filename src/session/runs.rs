@@ -170,6 +170,9 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         for issue in &loaded.issues {
             eprintln!("warning: {issue}");
         }
+        if let Some(warning) = dump.is_none().then(|| loaded.empty_warning(path)).flatten() {
+            eprintln!("warning: {warning}");
+        }
         loaded_files.push((loaded, *correct));
     }
     // Every verdict known without grading, by the resolver's precedence.
@@ -360,6 +363,14 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         });
     }
     progress.finish_and_clear();
+    // "Nothing loaded" must never read as "the model scored 0%".
+    if set.rollouts.is_empty() && set.ungraded.is_empty() {
+        let paths: Vec<PathBuf> = run_files.iter().map(|(p, _)| p.clone()).collect();
+        bail!(
+            "no rollout loaded from {} (see the warnings above)",
+            super::inputs::named(&paths)
+        );
+    }
     streamed.notes(&shared, &mut notes);
     complete &= streamed.failed == 0;
     if !set.unknown_selected.is_empty() {
