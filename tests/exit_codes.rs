@@ -43,7 +43,7 @@ fn nothing_loaded_fails_and_names_the_file() {
             let stdout = String::from_utf8_lossy(&out.stdout);
             assert_eq!(out.status.code(), Some(1), "{command} {name}: {stderr}");
             assert!(
-                stderr.contains(&format!("{name}")) && stderr.contains(warning),
+                stderr.contains(name) && stderr.contains(warning),
                 "{command} {name}: {stderr}"
             );
             assert!(
