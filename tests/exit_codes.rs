@@ -31,7 +31,7 @@ fn nothing_loaded_fails_and_names_the_file() {
     for (name, bytes, warning) in cases {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).expect("write");
-        for command in ["grade", "stats"] {
+        for command in ["grade", "stats", "analyze"] {
             let out = isolated::sebx()
                 .arg(command)
                 .arg(&path)

@@ -82,8 +82,13 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
         false => None,
     };
     let mut confirmed = ConfirmSummary::default();
+    let mut analysed = 0;
     for path in &args.rollouts {
         let loaded = load(path)?;
+        if let Some(warning) = loaded.empty_warning(path) {
+            eprintln!("warning: {warning}");
+        }
+        analysed += loaded.rollouts.len();
         for entry in loaded.entries() {
             let value = match entry {
                 Ok(r) => {
@@ -115,6 +120,12 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     }
     out.flush()?;
     drop(out);
+    if analysed == 0 {
+        anyhow::bail!(
+            "no rollout loaded from {} (see the warnings above)",
+            crate::session::inputs::named(&args.rollouts)
+        );
+    }
     let mut text = summary.render(10);
     if args.confirm {
         text.push_str(&confirmed.render());
