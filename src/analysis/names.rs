@@ -9,113 +9,15 @@ use super::numpy_check::{NumpyImport, is_numpy_module};
 use super::pyast::{self, Node, ast};
 use crate::model::ApiMap;
 
-/// What kind of problem a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum FindingKind {
-    /// Any import of numpy (dynamic ones are not caught by the official grader).
-    NumpyImport,
-    /// `np.x` / `numpy.x`, or a name imported from numpy, used in the code.
-    NumpyAttribute,
-    /// A NumPy name used on zwc (`zwc.mean`); the suggestion is the real zwc name.
-    NumpyNameOnZwc,
-    /// `zwc.x` that is neither a zwc nor a NumPy name.
-    UnknownZwcName,
-    /// A NumPy method/attribute or an operator that ZWCArray lacks, used on a ZWCArray.
-    ArrayMethod,
-    /// A real zwc function outside the task's selected functions (a hint).
-    OffTaskFunction,
-    /// The response has no ```` ```python ```` block: the grader runs empty code.
-    NoCode,
-}
-
-impl FindingKind {
-    /// The kinds that are a wrong name standing where a zwc name belongs: a NumPy name
-    /// (`np.mean`, `zwc.mean`, `.tolist()` on a ZWCArray) or an invented one.
-    pub const WRONG_NAMES: [FindingKind; 4] = [
-        FindingKind::NumpyAttribute,
-        FindingKind::NumpyNameOnZwc,
-        FindingKind::UnknownZwcName,
-        FindingKind::ArrayMethod,
-    ];
-
-    /// Every kind, in declaration order (JSON and CSV columns).
-    pub const ALL: [FindingKind; 7] = [
-        FindingKind::NumpyImport,
-        FindingKind::NumpyAttribute,
-        FindingKind::NumpyNameOnZwc,
-        FindingKind::UnknownZwcName,
-        FindingKind::ArrayMethod,
-        FindingKind::OffTaskFunction,
-        FindingKind::NoCode,
-    ];
-
-    /// Every kind, the ones that break a program first: the order a finding filter cycles in.
-    pub const BY_IMPORTANCE: [FindingKind; 7] = [
-        FindingKind::UnknownZwcName,
-        FindingKind::NumpyNameOnZwc,
-        FindingKind::ArrayMethod,
-        FindingKind::NumpyImport,
-        FindingKind::NumpyAttribute,
-        FindingKind::OffTaskFunction,
-        FindingKind::NoCode,
-    ];
-
-    /// Short label for people (status bar, Code pane).
-    pub fn label(self) -> &'static str {
-        match self {
-            FindingKind::UnknownZwcName => "unknown zwc name",
-            FindingKind::NumpyNameOnZwc => "NumPy name on zwc",
-            FindingKind::ArrayMethod => "array method",
-            FindingKind::NumpyImport => "numpy import",
-            FindingKind::NumpyAttribute => "numpy attribute",
-            FindingKind::OffTaskFunction => "off-task function",
-            FindingKind::NoCode => "no code block",
-        }
-    }
-
-    /// Whether it can only be judged against the zwc API (without one it would be noise).
-    pub fn needs_api(self) -> bool {
-        matches!(
-            self,
-            FindingKind::UnknownZwcName
-                | FindingKind::NumpyNameOnZwc
-                | FindingKind::OffTaskFunction
-        )
-    }
-
-    /// The snake_case name used in JSON.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            FindingKind::NumpyImport => "numpy_import",
-            FindingKind::NumpyAttribute => "numpy_attribute",
-            FindingKind::NumpyNameOnZwc => "numpy_name_on_zwc",
-            FindingKind::UnknownZwcName => "unknown_zwc_name",
-            FindingKind::ArrayMethod => "array_method",
-            FindingKind::OffTaskFunction => "off_task_function",
-            FindingKind::NoCode => "no_code",
-        }
-    }
-}
-
-/// How serious a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Changes the verdict or crashes the program.
-    Error,
-    /// Would crash the program if the value is what it most likely is (a ZWCArray), but
-    /// the analysis cannot be sure; never counted as an error.
-    Possible,
-    /// Worth knowing, but the official grader does not act on it.
-    Warning,
-    Hint,
-}
+pub use crate::model::finding_kinds::{Family, FindingKind, KindSet, Severity};
 
 /// One finding about a name or operation, positioned in the extracted code and the response.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Finding {
     pub kind: FindingKind,
+    /// The kind's family (the kind table's), in JSON for readers of `sebx analyze`.
+    #[serde(default = "Family::hint")]
+    pub family: Family,
     pub severity: Severity,
     /// The name as written (`zwc.mean`, `np.sum`, `tolist`, `%`).
     pub name: String,

@@ -98,6 +98,7 @@ pub fn analyze_rollout(rollout: &Rollout, api: &ApiMap, item: Option<&DatasetIte
 fn no_code_finding() -> Finding {
     Finding {
         kind: super::names::FindingKind::NoCode,
+        family: super::names::FindingKind::NoCode.family(),
         severity: Severity::Error,
         name: String::new(),
         line: 0,
@@ -313,6 +314,7 @@ fn finish_findings(
             let (line, col) = index.position(code, r.offset);
             Finding {
                 kind: r.kind,
+                family: r.kind.family(),
                 severity: r.severity,
                 name: r.name,
                 line,

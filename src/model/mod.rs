@@ -7,6 +7,7 @@ pub mod bounded;
 pub mod dataset;
 pub mod discovery;
 pub mod files;
+pub mod finding_kinds;
 pub mod labels;
 pub mod playlist;
 pub mod rollout;

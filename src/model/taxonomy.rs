@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use super::finding_kinds::{KINDS, KindSpec};
 use super::verdict::Verdict;
 
 /// The embedded default taxonomy.
@@ -298,19 +299,21 @@ fn line_of(text: &str, offset: usize) -> usize {
 /// `array_method`, `off_task_function`, `syntax_error`).
 ///
 /// Rules, first match wins:
-/// 1. `right` → none (nothing to label).
+/// 1. `right` → none (nothing to label), unless a kind suggests a category for it (below).
 /// 2. Timed out → `timeout`.
 /// 3. `use_numpy` → `numpy_import`.
 /// 4. `without_zwc`: no code extracted or a `syntax_error` finding → `no_code`;
 ///    otherwise → `not_using_zwc`.
-/// 5. `exe_error` or not graded: by finding, in this order: `numpy_name_on_zwc` →
-///    `numpy_name_on_zwc`; `unknown_zwc_name` → `invented_zwc_name`; `array_method` →
-///    `numpy_method_on_zwcarray`; `numpy_import` or `numpy_attribute` → `numpy_import`;
-///    `off_task_function` → `wrong_zwc_function`. Not graded and no code → `no_code`.
-///    No finding → none (a crash without a static clue needs a look).
-/// 6. `result_error`: `array_method` → `numpy_method_on_zwcarray` (a crash after a debug
-///    print); `off_task_function` → `wrong_zwc_function`; otherwise `logic_error`
-///    (wrong arguments and format errors cannot be told apart without reading).
+/// 5. `exe_error` or not graded: the `exe_error_category` of the first of the rollout's
+///    kinds in the kind table's suggestion order (`model::finding_kinds`: a NumPy name on
+///    zwc, an invented name, an array method, a NumPy import or attribute, an off-task
+///    function). Not graded and no code → `no_code`. No such kind → none (a crash without a
+///    static clue needs a look).
+/// 6. `result_error`: the first kind's `result_error_category` (an array method after a
+///    debug print, an off-task function); otherwise `logic_error` (wrong arguments and
+///    format errors cannot be told apart without reading).
+///
+/// A `right` rollout gets the `right_category` of its kinds (a loophole), else none.
 pub fn suggest_category(
     verdict: Option<Verdict>,
     finding_kinds: &[&str],
@@ -319,8 +322,18 @@ pub fn suggest_category(
 ) -> Option<CategoryId> {
     let has = |kind: &str| finding_kinds.contains(&kind);
     let id = |s: &str| Some(CategoryId::new(s));
+    // The category the first of the rollout's kinds (in the table's suggestion order)
+    // suggests for this verdict.
+    let by_kind = |category: fn(&KindSpec) -> Option<&'static str>| {
+        let mut specs: Vec<&KindSpec> = KINDS
+            .iter()
+            .filter(|s| has(s.name) && category(s).is_some())
+            .collect();
+        specs.sort_by_key(|s| s.suggest_rank);
+        specs.first().and_then(|s| category(s)).map(CategoryId::new)
+    };
     if verdict == Some(Verdict::Right) {
-        return None;
+        return by_kind(|s| s.right_category);
     }
     if timed_out {
         return id("timeout");
@@ -335,31 +348,11 @@ pub fn suggest_category(
                 id("not_using_zwc")
             }
         }
-        Some(Verdict::ExeError) | None => {
-            if has("numpy_name_on_zwc") {
-                id("numpy_name_on_zwc")
-            } else if has("unknown_zwc_name") {
-                id("invented_zwc_name")
-            } else if has("array_method") {
-                id("numpy_method_on_zwcarray")
-            } else if has("numpy_import") || has("numpy_attribute") {
-                id("numpy_import")
-            } else if has("off_task_function") {
-                id("wrong_zwc_function")
-            } else if verdict.is_none() && !extraction_found {
-                id("no_code")
-            } else {
-                None
-            }
-        }
+        Some(Verdict::ExeError) | None => by_kind(|s| s.exe_error_category).or_else(|| {
+            (verdict.is_none() && !extraction_found).then(|| CategoryId::new("no_code"))
+        }),
         Some(Verdict::ResultError) => {
-            if has("array_method") {
-                id("numpy_method_on_zwcarray")
-            } else if has("off_task_function") {
-                id("wrong_zwc_function")
-            } else {
-                id("logic_error")
-            }
+            by_kind(|s| s.result_error_category).or_else(|| id("logic_error"))
         }
     }
 }

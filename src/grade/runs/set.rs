@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::report::ReasonKind;
+use crate::model::finding_kinds::KindSet;
 use crate::model::verl::{JoinedBy, SampleMeta};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 
@@ -63,22 +64,18 @@ pub struct RolloutFacts {
     pub reward: Option<u8>,
     pub reward_reason: Option<ReasonKind>,
     /// The finding kinds the analysis reported, one bit each ([`kind_bit`]).
-    pub kinds: u8,
+    pub kinds: KindSet,
     /// Where the rollout sits in a training run, when it is a sample of one.
     pub sample: Option<SampleFacts>,
 }
 
-/// The bit of a finding kind in [`RolloutFacts::kinds`].
-pub fn kind_bit(kind: FindingKind) -> u8 {
-    let i = FindingKind::ALL
-        .iter()
-        .position(|k| *k == kind)
-        .unwrap_or(7);
-    1u8 << i
+/// The bit of a finding kind in [`RolloutFacts::kinds`] (the kind table's).
+pub fn kind_bit(kind: FindingKind) -> KindSet {
+    kind.bit()
 }
 
 /// The finding kinds of an analysis, one bit each.
-pub fn kinds_of(analysis: &Analysis) -> u8 {
+pub fn kinds_of(analysis: &Analysis) -> KindSet {
     analysis
         .code
         .findings
@@ -111,7 +108,7 @@ impl SampleFacts {
 
 impl UngradedSample {
     /// A training sample without a verdict (`kinds`: its analysis' finding kinds).
-    pub fn of(run: u32, r: &Rollout, m: &SampleMeta, kinds: u8) -> UngradedSample {
+    pub fn of(run: u32, r: &Rollout, m: &SampleMeta, kinds: KindSet) -> UngradedSample {
         UngradedSample {
             run,
             sample: SampleFacts::of(m),
@@ -136,7 +133,7 @@ pub struct UngradedSample {
     pub line: usize,
     /// The start of its problem text (or prompt).
     pub problem: String,
-    pub kinds: u8,
+    pub kinds: KindSet,
 }
 
 /// Graded rollouts of one or more runs, with tasks, functions and wrong names interned.

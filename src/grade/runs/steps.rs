@@ -183,7 +183,7 @@ struct StepAcc {
 }
 
 impl StepAcc {
-    fn sample(&mut self, s: &SampleFacts, kinds: u8) {
+    fn sample(&mut self, s: &SampleFacts, kinds: crate::model::finding_kinds::KindSet) {
         self.samples += 1;
         if let Some(x) = s.score {
             self.stored.0 += x;
@@ -450,7 +450,7 @@ mod tests {
         verdict: Verdict,
         reward: u8,
         uses: &[u32],
-        kinds: u8,
+        kinds: crate::model::finding_kinds::KindSet,
     ) {
         let n = set.rollouts.len();
         set.rollouts.push(RolloutFacts {

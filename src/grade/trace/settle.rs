@@ -347,6 +347,7 @@ mod tests {
     fn finding(severity: Severity) -> Finding {
         Finding {
             kind: FindingKind::ArrayMethod,
+            family: FindingKind::ArrayMethod.family(),
             severity,
             name: "tolist".to_string(),
             line: 3,
