@@ -361,17 +361,25 @@ pub struct TrainingReport {
     pub unjoined: Vec<UngradedSample>,
 }
 
+impl TrainingReport {
+    /// The step figures of a filled run set, empty when it holds no training samples: what
+    /// `sebx stats --by step/heatmap/course` prints and the explorer's Training screen draws.
+    pub fn of(set: &RunSet) -> TrainingReport {
+        let unjoined = set
+            .ungraded
+            .iter()
+            .filter(|u| u.unjoined)
+            .cloned()
+            .collect();
+        TrainingReport {
+            figures: runs::training_figures(set),
+            unjoined,
+        }
+    }
+}
+
 /// The training report of a run set (`None`: no training runs in it).
 pub fn training_report(set: &RunSet) -> Option<TrainingReport> {
-    let figures = runs::training_figures(set);
-    if figures.is_empty() {
-        return None;
-    }
-    let unjoined = set
-        .ungraded
-        .iter()
-        .filter(|u| u.unjoined)
-        .cloned()
-        .collect();
-    Some(TrainingReport { figures, unjoined })
+    let report = TrainingReport::of(set);
+    (!report.figures.is_empty()).then_some(report)
 }
