@@ -593,3 +593,53 @@ fn the_training_screen_has_every_reward_after_a_verdict_only_grade() {
         "the Training screen's step figures differ from a fresh `stats --by step`"
     );
 }
+
+/// The explorer's Training screen, opened as `sebx FILES` opens the run
+/// (`tui::explore::open_default`, grading what no source knows), has the step figures
+/// `sebx stats --by step --format json` prints on the same files: one computation.
+#[test]
+fn the_training_screen_has_the_step_figures_sebx_stats_prints() {
+    use sebx::session::CacheFlags;
+    use sebx::tui::Action;
+    use sebx::tui::explore::{ExploreArgs, open_default};
+    use sebx::tui::inline::{drain_inline, load_inline};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let folder = run.parent().expect("parent").to_path_buf();
+    let args = ExploreArgs {
+        paths: vec![folder.clone(), dataset.clone(), api_doc()],
+        cache: CacheFlags {
+            no_cache: false,
+            cache_dir: Some(dir.path().join("cache")),
+        },
+        ..ExploreArgs::default()
+    };
+    let (mut session, backend) = open_default(&args).expect("opens");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let app = &mut session.app;
+    app.update(&Action::TrainingScreen);
+    drain_inline(app, None);
+    let r = app.training.result.clone().expect("step figures computed");
+    let screen = serde_json::to_value(&r.report).expect("report serializes");
+
+    let text = run_stats(
+        dir.path(),
+        &folder,
+        &dataset,
+        &["--format", "json", "--by", "step"],
+    );
+    let cli: Value = serde_json::from_str(&text).expect("json");
+    assert_eq!(cli["steps"].as_array().map(Vec::len), Some(2), "{cli:#}");
+    for field in [
+        "steps",
+        "function_steps",
+        "task_courses",
+        "function_courses",
+        "unjoined",
+    ] {
+        assert_eq!(screen[field], cli[field], "the Training screen's {field}");
+    }
+}

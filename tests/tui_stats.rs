@@ -36,10 +36,10 @@ fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
     open(&mut app, Action::StatsScreen);
     assert_eq!(app.stats.screen, Some(Screen::Map));
     let r = app.stats.result.clone().expect("figures computed");
-    assert_eq!(r.runs.len(), 2);
+    assert_eq!(r.report.runs.len(), 2);
     assert_eq!(r.ungraded, 0);
     // Run A: lowest accuracy first. Move to np.mean and press enter.
-    let map = &r.maps[0];
+    let map = &r.report.function_map(0);
     let pos = map
         .iter()
         .position(|f| f.numpy == "np.mean")
@@ -77,7 +77,7 @@ fn s_sorts_the_map_and_enter_follows_the_shown_order() {
     };
     assert_eq!(
         first(&app),
-        r.maps[0][0].numpy,
+        r.report.function_map(0)[0].numpy,
         "lowest accuracy first by default"
     );
     // s: most rollouts, most wrong names, then by name.
@@ -104,7 +104,7 @@ fn compare_drills_from_a_cell_to_a_pair() {
     open(&mut app, Action::CompareScreen);
     assert_eq!(app.stats.screen, Some(Screen::Compare));
     let r = app.stats.result.clone().expect("figures");
-    let c = r.comparison.as_ref().expect("two runs");
+    let c = &r.compare.as_ref().expect("two runs").comparison;
     // Run A has 6 good rows over 3 tasks, run B 3: one pair per task.
     assert_eq!(c.pairs.len(), 3);
     assert_eq!(c.unpaired_a, 3);

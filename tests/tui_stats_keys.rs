@@ -46,7 +46,14 @@ fn last_line(text: &str) -> &str {
 fn page_keys_move_the_maps_cursor() {
     let mut app = graded();
     open(&mut app, Action::StatsScreen);
-    let n = app.stats.result.as_ref().expect("figures").maps[0].len();
+    let n = app
+        .stats
+        .result
+        .as_ref()
+        .expect("figures")
+        .report
+        .function_map(0)
+        .len();
     assert!(n >= 3, "the fixture's map has rows to move over");
     app.update(&Action::Bottom);
     assert_eq!(app.stats.cursor, n - 1, "G / End: the last row");
@@ -79,7 +86,7 @@ fn q_closes_the_screens_and_ctrl_c_still_quits() {
     // From compare's side by side, q goes back one level at a time.
     open(&mut app, Action::CompareScreen);
     let r = app.stats.result.clone().expect("figures");
-    let c = r.comparison.as_ref().expect("two runs");
+    let c = &r.compare.as_ref().expect("two runs").comparison;
     let (i, j) = (0..5)
         .flat_map(|i| (0..5).map(move |j| (i, j)))
         .find(|&(i, j)| {
@@ -139,7 +146,9 @@ fn at_120_columns_the_map_keeps_wrong_names_and_names_columns_as_the_cli() {
     let mut app = graded();
     open(&mut app, Action::StatsScreen);
     let r = app.stats.result.clone().expect("figures");
-    let wrong = r.maps[0]
+    let wrong = r
+        .report
+        .function_map(0)
         .iter()
         .flat_map(|f| f.wrong_names.iter())
         .map(|n| n.name.clone())
@@ -161,8 +170,10 @@ fn at_120_columns_the_map_keeps_wrong_names_and_names_columns_as_the_cli() {
         "{header}"
     );
     // The `right` column agrees with the figures, not with the right-name count.
-    let row = r.maps[0]
-        .iter()
+    let row = r
+        .report
+        .function_map(0)
+        .into_iter()
         .find(|f| f.right != f.called_right)
         .expect("a function whose right answers and right names differ");
     let line = text
@@ -183,6 +194,7 @@ fn the_screen_has_the_clis_wrong_names_pass_at_k_and_pair_counts() {
     open(&mut app, Action::StatsScreen);
     let r = app.stats.result.clone().expect("figures");
     let top = r
+        .report
         .wrong_names
         .first()
         .expect("the fixture writes wrong names");
@@ -192,7 +204,8 @@ fn the_screen_has_the_clis_wrong_names_pass_at_k_and_pair_counts() {
         text.contains(&format!("×{} {}", top.count, top.name)),
         "{text}"
     );
-    let p2 = r.runs[0]
+    let p2 = r.report.runs[0]
+        .stats
         .pass_at_k
         .iter()
         .find(|p| p.k == 2)
@@ -205,7 +218,7 @@ fn the_screen_has_the_clis_wrong_names_pass_at_k_and_pair_counts() {
     assert!(text.contains("tasks by accuracy"), "{text}");
     open(&mut app, Action::CompareScreen);
     let c = app.stats.result.clone().expect("figures");
-    let f = &c.comparison.as_ref().expect("two runs").functions[0];
+    let f = &&c.compare.as_ref().expect("two runs").comparison.functions[0];
     let text = screen(&draw(&app, 80, 24));
     assert!(text.contains("pairs"), "{text}");
     let row = text

@@ -14,7 +14,7 @@ use crate::model::{RolloutId, Verdict};
 
 use crate::grade::runs::{LabelSample, RunSet, TrainingFigures, UngradedSample};
 
-use super::loaded::Loaded;
+use super::loaded::{Loaded, LoadedRun};
 
 /// Everything `sebx stats` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -62,6 +62,9 @@ pub struct RunReport {
 #[derive(Debug, Clone, Serialize)]
 pub struct FunctionReport {
     pub run: String,
+    /// The run's index in the set (names need not be unique).
+    #[serde(skip)]
+    pub run_index: u32,
     #[serde(flatten)]
     pub row: FunctionRow,
 }
@@ -87,24 +90,43 @@ pub struct TaskRow {
     pub accuracy: f64,
 }
 
-/// Default pass@k values: 1 and the largest number of samples of a task.
-fn default_ks(stats: &[RunStats]) -> Vec<usize> {
-    let max = stats.iter().map(|s| s.max_samples).max().unwrap_or(1);
+/// Default pass@k values: 1 and the largest number of samples of a task (over all runs).
+fn default_ks(set: &RunSet) -> Vec<usize> {
+    let max = (0..set.runs.len() as u32)
+        .flat_map(|run| runs::task_counts(set, run))
+        .map(|(_, n, _)| n)
+        .max()
+        .unwrap_or(1);
     if max > 1 { vec![1, max] } else { vec![1] }
 }
 
-/// Computes the stats of loaded runs.
+/// Computes the stats of loaded runs (the report of [`stats_report`], with the loading's notes).
 pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u64) -> StatsReport {
-    let set = &loaded.set;
+    let mut report = stats_report(&loaded.set, &loaded.runs, ks, sort, seed);
+    report.notes = loaded.notes.clone();
+    report
+}
+
+/// Computes every figure of a filled run set: what `sebx stats` prints and the explorer's
+/// Stats screen draws, whoever filled the set. `runs` names each run's file, annotator and
+/// categories, in the set's run order; `ks` empty means 1 and the largest sample count;
+/// `seed` seeds the bootstrap and the random labelling order. The report has no notes.
+pub fn stats_report(
+    set: &RunSet,
+    runs: &[LoadedRun],
+    ks: &[usize],
+    sort: FunctionSort,
+    seed: u64,
+) -> StatsReport {
     let mut ks = ks.to_vec();
     if ks.is_empty() {
-        ks = default_ks(&runs::run_stats(set, &[], seed));
+        ks = default_ks(set);
     }
     ks.sort_unstable();
     ks.dedup();
     let run_reports = runs::run_stats(set, &ks, seed)
         .into_iter()
-        .zip(&loaded.runs)
+        .zip(runs)
         .map(|(stats, lr)| RunReport {
             path: lr.path.display().to_string(),
             summary: stats.summary.lines(),
@@ -130,6 +152,7 @@ pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u6
         for row in runs::function_map(set, Some(i as u32), sort) {
             functions.push(FunctionReport {
                 run: name.clone(),
+                run_index: i as u32,
                 row,
             });
         }
@@ -144,8 +167,7 @@ pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u6
             accuracy: c as f64 / n as f64,
         }));
     }
-    let labels = loaded
-        .runs
+    let labels = runs
         .iter()
         .enumerate()
         .map(|(i, r)| {
@@ -162,11 +184,22 @@ pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u6
         functions,
         wrong_names: runs::wrong_names(set),
         labels,
-        notes: loaded.notes.clone(),
+        notes: Vec::new(),
         ks,
         seed,
         tasks,
         training: training_report(set),
+    }
+}
+
+impl StatsReport {
+    /// The internalization map of run `run` (index into the set's runs), in the report's order.
+    pub fn function_map(&self, run: usize) -> Vec<FunctionRow> {
+        self.functions
+            .iter()
+            .filter(|f| f.run_index as usize == run)
+            .map(|f| f.row.clone())
+            .collect()
     }
 }
 
@@ -229,7 +262,8 @@ pub struct RunHead {
     pub accuracy: f64,
 }
 
-/// Compares run `a` with run `b` of loaded runs; `cell` picks a flip-matrix cell to list.
+/// Compares run `a` with run `b` of loaded runs (the report of [`compare_set`], with the
+/// loading's notes).
 pub fn compare_report(
     loaded: &Loaded,
     a: u32,
@@ -237,7 +271,20 @@ pub fn compare_report(
     seed: u64,
     cell: Option<(Verdict, Verdict)>,
 ) -> CompareReport {
-    let set = &loaded.set;
+    let mut report = compare_set(&loaded.set, a, b, seed, cell);
+    report.notes = loaded.notes.clone();
+    report
+}
+
+/// Compares run `a` with run `b` of a filled run set: what `sebx compare` prints and the
+/// explorer's Compare screen draws. `cell` picks a flip-matrix cell to list; no notes.
+pub fn compare_set(
+    set: &RunSet,
+    a: u32,
+    b: u32,
+    seed: u64,
+    cell: Option<(Verdict, Verdict)>,
+) -> CompareReport {
     let comparison = runs::compare(set, a, b, seed);
     let pairs = comparison
         .pairs
@@ -285,7 +332,7 @@ pub fn compare_report(
         reward_a: RewardFigures::of(&summary_a),
         reward_b: RewardFigures::of(&summary_b),
         comparison,
-        notes: loaded.notes.clone(),
+        notes: Vec::new(),
         cell,
     }
 }
@@ -314,17 +361,25 @@ pub struct TrainingReport {
     pub unjoined: Vec<UngradedSample>,
 }
 
+impl TrainingReport {
+    /// The step figures of a filled run set, empty when it holds no training samples: what
+    /// `sebx stats --by step/heatmap/course` prints and the explorer's Training screen draws.
+    pub fn of(set: &RunSet) -> TrainingReport {
+        let unjoined = set
+            .ungraded
+            .iter()
+            .filter(|u| u.unjoined)
+            .cloned()
+            .collect();
+        TrainingReport {
+            figures: runs::training_figures(set),
+            unjoined,
+        }
+    }
+}
+
 /// The training report of a run set (`None`: no training runs in it).
 pub fn training_report(set: &RunSet) -> Option<TrainingReport> {
-    let figures = runs::training_figures(set);
-    if figures.is_empty() {
-        return None;
-    }
-    let unjoined = set
-        .ungraded
-        .iter()
-        .filter(|u| u.unjoined)
-        .cloned()
-        .collect();
-    Some(TrainingReport { figures, unjoined })
+    let report = TrainingReport::of(set);
+    (!report.figures.is_empty()).then_some(report)
 }

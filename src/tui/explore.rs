@@ -92,7 +92,8 @@ pub struct ExploreArgs {
     /// (`O` toggles in the explorer).
     #[arg(long, value_enum, default_value_t = crate::model::sampling::LabelOrder::File)]
     pub label_order: crate::model::sampling::LabelOrder,
-    /// Seed of the random labelling order (default: the same as `sebx stats --seed`).
+    /// Seed of the random labelling order, and of the Stats and Compare screens' figures as
+    /// `sebx stats --seed` seeds them (default: the same as `sebx stats --seed`).
     #[arg(long)]
     pub label_seed: Option<u64>,
     /// Open the bundled demo's training run (verl step dumps of a made-up GRPO run) instead

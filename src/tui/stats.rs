@@ -1,6 +1,6 @@
-//! The explorer's stats and compare screens (`S`, `C`): the figures of
-//! [`crate::grade::runs`] over the loaded rows, computed on a worker thread
-//! (`jobs::stats`) so the list stays responsive; `stats_screen` draws them. The stats screen is a heat-coloured internalization map where `enter`
+//! The explorer's stats and compare screens (`S`, `C`): the session's stats and compare
+//! reports (what `sebx stats` and `sebx compare` print) over the loaded rows, computed on a
+//! worker thread (`jobs::stats`) so the list stays responsive; `stats_screen` draws them. The stats screen is a heat-coloured internalization map where `enter`
 //! filters the list to that function's failures; the compare screen is the flip matrix,
 //! whose cells list their pairs, and a pair opens side by side with a diff of the code.
 
@@ -11,6 +11,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
 use crate::grade::runs::{self, FunctionRow, FunctionSort};
 use crate::model::Verdict;
+use crate::session::loaded::LoadedRun;
 
 use super::action::Action;
 use super::effects::{Effects, Handled};
@@ -67,7 +68,7 @@ impl Part for StatsView {
 
 /// The map of the shown run in the chosen order.
 pub fn sorted_map(view: &StatsView, r: &StatsResult) -> Vec<FunctionRow> {
-    let mut rows = r.maps.get(view.run).cloned().unwrap_or_default();
+    let mut rows = r.report.function_map(view.run);
     runs::sort_functions(&mut rows, view.sort);
     rows
 }
@@ -124,8 +125,8 @@ pub fn footer_keys(screen: Screen) -> &'static str {
 }
 
 pub(crate) fn cell_pairs(r: &StatsResult, a: usize, b: usize) -> Vec<(usize, usize)> {
-    match &r.comparison {
-        Some(c) => c.cell(&r.set, Verdict::ALL[a], Verdict::ALL[b]),
+    match &r.compare {
+        Some(c) => c.comparison.cell(&r.set, Verdict::ALL[a], Verdict::ALL[b]),
         None => Vec::new(),
     }
 }
@@ -144,16 +145,26 @@ impl StatsView {
         if self.pair.0 == self.pair.1 {
             self.pair = (0, 1);
         }
+        let categories = labels.category_ids();
         let input = StatsInput {
             labels: corpus
                 .entries
                 .iter()
                 .map(|e| labels.categories(e.run, &e.rollout.id))
                 .collect(),
-            categories: labels.category_ids(),
             seed: labels.order_seed(),
             ticket: self.ticket,
-            run_names: corpus.runs.iter().map(|r| r.name.clone()).collect(),
+            runs: corpus
+                .runs
+                .iter()
+                .map(|r| LoadedRun {
+                    path: r.path.clone(),
+                    name: r.name.clone(),
+                    // The screen shows this annotator's labels; it names nobody.
+                    annotator: None,
+                    categories: categories.clone(),
+                })
+                .collect(),
             entries: corpus.entries.clone(),
             verdicts,
             rewards: (0..corpus.entries.len())
@@ -236,13 +247,12 @@ impl StatsView {
             ) => {
                 let n = result
                     .as_ref()
-                    .and_then(|r| r.maps.get(self.run))
-                    .map_or(0, Vec::len);
+                    .map_or(0, |r| r.report.function_map(self.run).len());
                 self.cursor = moved(self.cursor, n, action);
                 true
             }
             (Screen::Map, Action::NextPane | Action::PrevPane) => {
-                let n = result.as_ref().map_or(0, |r| r.maps.len()).max(1);
+                let n = result.as_ref().map_or(0, |r| r.report.runs.len()).max(1);
                 self.run = if matches!(action, Action::NextPane) {
                     (self.run + 1) % n
                 } else {

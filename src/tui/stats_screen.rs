@@ -96,7 +96,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         lines.push(Line::styled(" updating…", theme.dim));
     }
     let wide = w >= 120;
-    for st in &r.runs {
+    for st in r.report.runs.iter().map(|run| &run.stats) {
         let mark = if st.run as usize == app.stats.run {
             "▸"
         } else {
@@ -109,16 +109,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         } else {
             ""
         };
-        // The mean official RL reward, as `sebx stats` prints it (over the rollouts whose
-        // reward is known, and how many those are when not all).
-        let reward = match st.summary.mean_reward() {
-            Some(m) if st.summary.rewarded == st.rollouts => format!(" · RL reward {m:.3}"),
-            Some(m) => format!(
-                " · RL reward {m:.3} ({} of {})",
-                st.summary.rewarded, st.rollouts
-            ),
-            None => String::new(),
-        };
+        let reward = reward_text(&st.reward, st.rollouts);
         lines.push(Line::from(vec![
             Span::styled(format!("{mark}{} ", fit(&st.name, 12)), theme.title),
             Span::raw(format!(
@@ -160,7 +151,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             theme.dim,
         ));
     }
-    if let Some(l) = r.labels.get(app.stats.run)
+    if let Some(l) = r.report.labels.get(app.stats.run).map(|l| &l.stats)
         && l.labelled_failures > 0
     {
         let sample = match l.sample {
@@ -228,7 +219,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         lines.push(Line::styled(why, theme.dim));
     }
     // The wrong names (what was written instead) take the room the map leaves, up to 8.
-    let names: Vec<&runs::WrongNameRow> = r.wrong_names.iter().take(8).collect();
+    let names: Vec<&runs::WrongNameRow> = r.report.wrong_names.iter().take(8).collect();
     let left = (area.height as usize).saturating_sub(lines.len());
     let names_h = if names.is_empty() {
         0
@@ -276,6 +267,24 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         }
     }
     lines
+}
+
+/// The official RL reward as `sebx stats` reports it: the mean over the rollouts whose
+/// reward is known (how many, when not all) and how many disagree with their verdict.
+fn reward_text(reward: &runs::RewardFigures, rollouts: usize) -> String {
+    let Some(mean) = reward.reward_mean else {
+        return String::new();
+    };
+    let of = if reward.rewarded == rollouts {
+        String::new()
+    } else {
+        format!(" ({} of {rollouts})", reward.rewarded)
+    };
+    let differ = match reward.disagreements() {
+        0 => String::new(),
+        n => format!(" · {n} reward ≠ verdict"),
+    };
+    format!(" · RL reward {mean:.3}{of}{differ}")
 }
 
 /// A run's pass@k curve and how its tasks' accuracies spread (ten bins, 0 to 100 %).
@@ -470,22 +479,38 @@ fn short(v: Verdict) -> &'static str {
 fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let mut lines = Vec::new();
-    let Some(c) = &r.comparison else {
+    let Some(report) = &r.compare else {
         lines.push(Line::styled(" nothing to compare", theme.dim));
         return lines;
     };
-    let name = |i: u32| r.set.runs.get(i as usize).cloned().unwrap_or_default();
+    let c = &report.comparison;
     lines.push(Line::styled(
         format!(
             " A: {}   B: {}   pairs {} · unpaired {} in A, {} in B",
-            name(c.a),
-            name(c.b),
+            report.a,
+            report.b,
             c.pairs.len(),
             c.unpaired_a,
             c.unpaired_b
         ),
         theme.title,
     ));
+    if report.reward_a.rewarded + report.reward_b.rewarded > 0 {
+        let side = |reward: &runs::RewardFigures, rollouts: usize| {
+            let text = reward_text(reward, rollouts);
+            if text.is_empty() {
+                " · no RL reward".to_string()
+            } else {
+                text
+            }
+        };
+        let [a, b] = &report.heads;
+        lines.push(Line::raw(format!(
+            " A{}   B{}",
+            side(&report.reward_a, a.rollouts),
+            side(&report.reward_b, b.rollouts)
+        )));
+    }
     let m = &c.mcnemar;
     lines.push(Line::raw(format!(
         " McNemar exact: A right & B not {}, A not & B right {}, p = {}",

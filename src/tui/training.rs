@@ -71,7 +71,7 @@ impl TrainingView {
         let r = self.result.as_ref()?;
         let run = *r.training_runs.get(self.run)?;
         Some(heat_map(
-            &r.figures,
+            &r.report.figures,
             run,
             self.columns.clamp(1, MAX_COLUMNS),
         ))

@@ -95,7 +95,13 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         return lines;
     };
     let name = r.set.runs.get(run as usize).cloned().unwrap_or_default();
-    let steps: Vec<&StepRow> = r.figures.steps.iter().filter(|s| s.run == name).collect();
+    let steps: Vec<&StepRow> = r
+        .report
+        .figures
+        .steps
+        .iter()
+        .filter(|s| s.run == name)
+        .collect();
     let mut head = format!(
         " run {name} ({}/{}) · {} steps",
         view.run + 1,
@@ -257,6 +263,7 @@ fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Li
     {
         let (n, right) = map.cells[view.cell.0][view.cell.1];
         let reward: usize = r
+            .report
             .figures
             .function_steps
             .iter()
@@ -280,6 +287,7 @@ fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Li
             theme.title,
         ));
         if let Some(c) = r
+            .report
             .figures
             .function_courses
             .iter()

@@ -275,7 +275,7 @@ fn function_table(rows: &[FunctionReport]) -> Table {
             ("verdicts (right/result/exe/numpy/no-zwc)", false),
         ],
     );
-    for FunctionReport { run, row: r } in rows {
+    for FunctionReport { run, row: r, .. } in rows {
         let mix: Vec<String> = Verdict::ALL
             .iter()
             .map(|v| r.verdicts[v.code() as usize].to_string())

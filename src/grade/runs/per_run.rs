@@ -74,6 +74,11 @@ pub struct RewardVsVerdict {
 }
 
 impl RewardFigures {
+    /// Rollouts whose reward and verdict disagree (reward 1 not right, reward 0 right).
+    pub fn disagreements(&self) -> usize {
+        self.reward_vs_verdict.reward_1_not_right + self.reward_vs_verdict.reward_0_right
+    }
+
     /// The reward figures of an official summary.
     pub fn of(s: &Summary) -> RewardFigures {
         let [one_right, one_not, zero_right, zero_not] = s.reward_by_verdict;

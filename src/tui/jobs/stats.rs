@@ -1,12 +1,14 @@
-//! The stats job: the figures of [`crate::grade::runs`] over a snapshot of the loaded rows,
-//! computed off the UI thread for the stats and compare screens.
+//! The stats job: the explorer's rows made into a run set, and the set's figures computed
+//! by the session's reports ([`stats_report`], [`compare_set`]), the very functions
+//! `sebx stats` and `sebx compare` call, off the UI thread for the stats and compare screens.
 
 use std::sync::Arc;
 
 use crate::grade::report::ReasonKind;
-use crate::grade::runs::{self, Comparison, FunctionRow, FunctionSort, RunSet, RunStats};
-use crate::model::sampling::DEFAULT_SEED;
+use crate::grade::runs::{FunctionSort, RunSet};
 use crate::model::{ApiMap, Dataset, Verdict};
+use crate::session::loaded::LoadedRun;
+use crate::session::report::{CompareReport, StatsReport, compare_set, stats_report};
 
 use super::super::entry::Entry;
 
@@ -14,7 +16,8 @@ use super::super::entry::Entry;
 #[derive(Debug, Clone)]
 pub struct StatsInput {
     pub ticket: u64,
-    pub run_names: Vec<String>,
+    /// Each run's name, file and categories (the taxonomy's order), in run order.
+    pub runs: Vec<LoadedRun>,
     pub entries: Arc<Vec<Arc<Entry>>>,
     /// Verdict of each row (`None`: not graded, left out).
     pub verdicts: Vec<Option<Verdict>>,
@@ -22,9 +25,8 @@ pub struct StatsInput {
     pub rewards: Vec<Option<(u8, Option<ReasonKind>)>>,
     /// This annotator's current label of each row (category ids).
     pub labels: Vec<Option<Vec<String>>>,
-    /// Category order (the taxonomy's).
-    pub categories: Vec<String>,
-    /// Seed of the random labelling order.
+    /// Seed of the bootstrap, the Monte Carlo tests and the random labelling order: the
+    /// explorer's `--label-seed`, whose default is `sebx stats --seed`'s.
     pub seed: u64,
     pub api: Arc<ApiMap>,
     pub dataset: Arc<Dataset>,
@@ -32,30 +34,26 @@ pub struct StatsInput {
     pub pair: (usize, usize),
 }
 
-/// The figures, ready to draw.
+/// The figures, ready to draw, and how to get from them back to rows.
 #[derive(Debug, Clone)]
 pub struct StatsResult {
     pub ticket: u64,
     pub set: RunSet,
     /// Row (index into `App::entries`) of each `set.rollouts` item.
     pub rows: Vec<usize>,
-    pub runs: Vec<RunStats>,
-    /// The internalization map of each run.
-    pub maps: Vec<Vec<FunctionRow>>,
-    /// Hand-label figures of each run (this annotator's labels).
-    pub labels: Vec<runs::LabelStats>,
-    pub comparison: Option<Comparison>,
     /// Rows that were not graded (left out).
     pub ungraded: usize,
-    /// Every wrong name over all runs, most frequent first (what `sebx stats` tabulates).
-    pub wrong_names: Vec<runs::WrongNameRow>,
+    /// Every figure of the Stats screen, as `sebx stats` computes it (its default pass@k).
+    pub report: StatsReport,
+    /// The Compare screen's figures for the chosen runs, as `sebx compare` computes them.
+    pub compare: Option<CompareReport>,
 }
 
 /// Computes everything the screens show (worker thread).
 pub fn compute(input: &StatsInput) -> StatsResult {
     let mut set = RunSet::default();
-    for name in &input.run_names {
-        set.add_run(name);
+    for run in &input.runs {
+        set.add_run(&run.name);
     }
     let mut rows = Vec::new();
     let mut ungraded = 0;
@@ -77,30 +75,17 @@ pub fn compute(input: &StatsInput) -> StatsResult {
         set.set_last_reward(reward, reason.flatten());
         rows.push(row);
     }
-    // The pass@k curve at powers of two (a k above every task's samples shows as `-`).
-    let runs_stats = runs::run_stats(&set, &PASS_KS, DEFAULT_SEED);
-    let wrong_names = runs::wrong_names(&set);
-    let maps = (0..set.runs.len() as u32)
-        .map(|r| runs::function_map(&set, Some(r), FunctionSort::Accuracy))
-        .collect();
-    let labels = (0..set.runs.len() as u32)
-        .map(|r| runs::label_stats(&set, r, &input.categories, input.seed))
-        .collect();
+    // `sebx stats`'s defaults: pass@1 and pass@(largest sample count), the map by accuracy.
+    let report = stats_report(&set, &input.runs, &[], FunctionSort::Accuracy, input.seed);
     let (a, b) = input.pair;
-    let comparison = (a != b && a < set.runs.len() && b < set.runs.len())
-        .then(|| runs::compare(&set, a as u32, b as u32, DEFAULT_SEED));
+    let compare = (a != b && a < set.runs.len() && b < set.runs.len())
+        .then(|| compare_set(&set, a as u32, b as u32, input.seed, None));
     StatsResult {
         ticket: input.ticket,
         set,
         rows,
-        runs: runs_stats,
-        maps,
-        labels,
-        comparison,
         ungraded,
-        wrong_names,
+        report,
+        compare,
     }
 }
-
-/// The k of the pass@k curve the stats screen draws.
-pub const PASS_KS: [usize; 6] = [1, 2, 4, 8, 16, 32];

@@ -1,5 +1,6 @@
-//! The training job: the step-by-step figures of [`crate::grade::runs::steps`] over the
-//! loaded samples of training runs, computed off the UI thread for the Training screen.
+//! The training job: the explorer's samples of training runs made into a run set, and the
+//! set's step figures computed by the session's [`TrainingReport::of`] (what
+//! `sebx stats --by step` prints), off the UI thread for the Training screen.
 //! Samples with the same code for the same task share one analysis.
 
 use std::collections::HashMap;
@@ -7,10 +8,9 @@ use std::sync::Arc;
 
 use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::ReasonKind;
-use crate::grade::runs::{
-    RunSet, SampleFacts, TrainingFigures, UngradedSample, kinds_of, training_figures,
-};
+use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
 use crate::model::{ApiMap, Dataset, Verdict};
+use crate::session::report::TrainingReport;
 
 use super::super::entry::Entry;
 
@@ -40,7 +40,8 @@ pub struct TrainingResult {
     pub set: RunSet,
     /// Row (index into the explorer's entries) of each `set.rollouts` item.
     pub rows: Vec<usize>,
-    pub figures: TrainingFigures,
+    /// The step figures, as `sebx stats --by step` computes them.
+    pub report: TrainingReport,
     /// Runs (indices) that hold samples of a training run, in order.
     pub training_runs: Vec<u32>,
     /// Samples not graded yet (their figures will move when they are).
@@ -102,12 +103,12 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         rows.push(row);
     }
     training_runs.sort_unstable();
-    let figures = training_figures(&set);
+    let report = TrainingReport::of(&set);
     TrainingResult {
         ticket: input.ticket,
         set,
         rows,
-        figures,
+        report,
         training_runs,
         pending,
     }
