@@ -588,7 +588,7 @@ fn the_training_screen_has_every_reward_after_a_verdict_only_grade() {
     drain_inline(app, None);
     let result = app.training.result.as_ref().expect("training figures");
     assert_eq!(
-        serde_json::to_value(&result.figures.steps).expect("json"),
+        serde_json::to_value(&result.report.figures.steps).expect("json"),
         fresh["steps"],
         "the Training screen's step figures differ from a fresh `stats --by step`"
     );
