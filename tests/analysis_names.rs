@@ -52,11 +52,13 @@ fn numpy_imports_static_and_dynamic() {
         "def f(a):\n    np = __import__('numpy')\n    return a\n",
         "import importlib\ndef f(a):\n    np = importlib.import_module('numpy')\n    return a\n",
     ] {
+        // A loophole: the official check does not see it (issue 29).
         let a = analyze(code);
-        let f = of_kind(&a, FindingKind::NumpyImport);
+        assert!(of_kind(&a, FindingKind::NumpyImport).is_empty(), "{code}");
+        let f = of_kind(&a, FindingKind::NumpyBackdoor);
         assert_eq!(f.len(), 1, "{code}");
         assert_eq!(f[0].severity, Severity::Warning, "{code}");
-        assert!(f[0].message.contains("not caught"), "{}", f[0].message);
+        assert!(f[0].message.contains("does not see"), "{}", f[0].message);
     }
     let a = analyze("def f(a):\n    from numpy.linalg import inv\n    return inv(a)\n");
     assert_eq!(of_kind(&a, FindingKind::NumpyImport).len(), 1);

@@ -83,7 +83,7 @@ fn export_csv_has_one_row_per_current_label_with_task_and_quoting() {
             "source,line,rollout_id,annotator,categories,category_labels,note,time,verdict,\
 verdict_from,query,selected_functions,finding_numpy_import,finding_numpy_attribute,\
 finding_numpy_name_on_zwc,finding_unknown_zwc_name,finding_array_method,\
-finding_off_task_function,finding_no_code,suggested_category"
+finding_off_task_function,finding_no_code,finding_numpy_backdoor,finding_hollow_zwc,finding_forged_output,suggested_category"
         )
     );
     // 5 current labels; the note with a newline spans two physical lines.
@@ -102,9 +102,11 @@ finding_off_task_function,finding_no_code,suggested_category"
         "superseded label exported"
     );
     let first_row = csv.lines().nth(1).expect("first row");
-    // No API doc: finding counts are empty; no verdict: no suggestion.
+    // No API doc: finding counts are empty (one column per finding kind); no verdict: no
+    // suggestion.
+    let empty = ",".repeat(sebx::analysis::FindingKind::ALL.len() + 1);
     assert!(
-        first_row.ends_with(",mean,,,,,,,,"),
+        first_row.ends_with(&format!(",mean{empty}")),
         "selected functions, then empty columns: {first_row}"
     );
     assert!(
@@ -210,7 +212,7 @@ fn agreement_prints_kappas_and_disagreements() {
     // `other`: alice on r1 only → p_o = 0.5, p_e = 0.5·0 + 0.5·1 = 0.5, kappa 0.
     assert!(out.contains("identical label sets: 1/2 (50.0%)"), "{out}");
     assert!(
-        out.contains("(9 categories used by neither: not shown)"),
+        out.contains("(10 categories used by neither: not shown)"),
         "{out}"
     );
     assert!(

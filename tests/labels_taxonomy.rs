@@ -96,7 +96,7 @@ fn the_nearest_taxonomy_file_is_found_and_an_explicit_one_wins() {
     // Nothing in the tree: the built-in default.
     let t = Taxonomy::for_rollout_file(&rollouts, None).expect("default");
     assert_eq!(t.source, None);
-    assert_eq!(t.categories.len(), 12);
+    assert_eq!(t.categories.len(), 13);
 
     std::fs::write(dir.path().join("sebx-taxonomy.toml"), TWO).expect("write");
     let t = Taxonomy::for_rollout_file(&rollouts, None).expect("found in a parent");

@@ -6,6 +6,7 @@ pub mod digest;
 pub mod extract;
 pub mod graph;
 pub mod graph_render;
+pub mod loopholes;
 pub mod names;
 pub mod numpy_check;
 pub mod pyast;

@@ -407,8 +407,13 @@ pub fn name_findings(
 ) -> Vec<RawFinding> {
     let mut out = Vec::new();
     for (imp, offset) in numpy_imports {
+        // A dynamic import is a loophole: the official check does not see it.
         out.push(RawFinding {
-            kind: FindingKind::NumpyImport,
+            kind: if imp.dynamic {
+                FindingKind::NumpyBackdoor
+            } else {
+                FindingKind::NumpyImport
+            },
             severity: if imp.dynamic {
                 Severity::Warning
             } else {
@@ -418,7 +423,7 @@ pub fn name_findings(
             offset: *offset,
             suggestion: Some("import zwc".to_string()),
             message: if imp.dynamic {
-                "dynamic import of numpy: not caught by the official check (verdict unchanged)"
+                "dynamic import of numpy: the official NumPy check does not see it, so the verdict stays and both scorers pay it as a zwc answer"
                     .to_string()
             } else {
                 "imports numpy: the official verdict is use_numpy".to_string()

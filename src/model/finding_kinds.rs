@@ -183,6 +183,34 @@ finding_kinds! {
         about: "no ```python block: the grader runs empty code (without_zwc, reward 0)",
         ..spec("no_code", "no code block", Family::Code)
     },
+    /// NumPy reached where the official NumPy check cannot see it (`__import__`,
+    /// `importlib`, `exec` of an import, `zwc._np`, `sys.modules`).
+    NumpyBackdoor => KindSpec {
+        severity: Severity::Warning,
+        importance: 7,
+        suggest_rank: 6,
+        right_category: Some("loophole"),
+        about: "NumPy reached where the official NumPy check does not look (`__import__(\"numpy\")`, `importlib`, `exec(\"import numpy\")`, zwc's private `zwc._np`, `sys.modules`): the verdict stays, both scorers pay",
+        ..spec("numpy_backdoor", "NumPy backdoor", Family::Loophole)
+    },
+    /// The returned value does not depend on a meaningful zwc call.
+    HollowZwc => KindSpec {
+        severity: Severity::Warning,
+        importance: 8,
+        suggest_rank: 7,
+        right_category: Some("loophole"),
+        about: "the zwc calls that pass the official zwc check carry nothing the answer needs (results thrown away, an unused default argument, or only `np.array`'s zwc name around a plain-Python answer): both scorers pay",
+        ..spec("hollow_zwc", "hollow zwc use", Family::Loophole)
+    },
+    /// The program writes what the harness would print, or leaves before it prints.
+    ForgedOutput => KindSpec {
+        severity: Severity::Warning,
+        importance: 9,
+        suggest_rank: 8,
+        right_category: Some("loophole"),
+        about: "the program writes the harness's separator, takes over stdout, or prints and exits before the harness prints: the scorers compare the program's own text",
+        ..spec("forged_output", "forged output", Family::Loophole)
+    },
 }
 
 impl FindingKind {
@@ -233,6 +261,19 @@ impl FindingKind {
 pub type KindSet = u32;
 
 const _: () = assert!(KINDS.len() <= KindSet::BITS as usize, "widen KindSet");
+
+/// The bits of every kind of `family`.
+pub const fn family_bits(family: Family) -> KindSet {
+    let mut bits = 0;
+    let mut i = 0;
+    while i < KINDS.len() {
+        if KINDS[i].family as u8 == family as u8 {
+            bits |= FindingKind::ALL[i].bit();
+        }
+        i += 1;
+    }
+    bits
+}
 
 const fn count_family(family: Family) -> usize {
     let mut n = 0;
@@ -325,24 +366,6 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), KINDS.len(), "names are unique");
-        // Every category a kind suggests exists in the default taxonomy.
-        let taxonomy = crate::model::taxonomy::Taxonomy::default_set();
-        for s in &KINDS {
-            for c in [
-                s.exe_error_category,
-                s.result_error_category,
-                s.right_category,
-            ]
-            .into_iter()
-            .flatten()
-            {
-                assert!(
-                    taxonomy.categories.iter().any(|t| t.id.as_str() == c),
-                    "{}: category {c} is not in the default taxonomy",
-                    s.name
-                );
-            }
-        }
     }
 
     #[test]
@@ -357,9 +380,15 @@ mod tests {
             ]
         );
         assert_eq!(FindingKind::BY_IMPORTANCE[0], FindingKind::UnknownZwcName);
+        // The loopholes break nothing: they come last in the filter's cycle.
         assert_eq!(
-            FindingKind::BY_IMPORTANCE.last(),
-            Some(&FindingKind::NoCode)
+            FindingKind::BY_IMPORTANCE[FindingKind::BY_IMPORTANCE.len() - 4..],
+            [
+                FindingKind::NoCode,
+                FindingKind::NumpyBackdoor,
+                FindingKind::HollowZwc,
+                FindingKind::ForgedOutput,
+            ]
         );
         let mut bits = 0;
         for k in FindingKind::ALL {

@@ -361,12 +361,34 @@ pub fn suggest_category(
 mod tests {
     use super::*;
 
+    /// Every category a finding kind suggests (the kind table's) is in the default taxonomy.
+    #[test]
+    fn the_kind_tables_categories_exist() {
+        let taxonomy = Taxonomy::default_set();
+        for s in &KINDS {
+            for c in [
+                s.exe_error_category,
+                s.result_error_category,
+                s.right_category,
+            ]
+            .into_iter()
+            .flatten()
+            {
+                assert!(
+                    taxonomy.categories.iter().any(|t| t.id.as_str() == c),
+                    "{}: category {c} is not in the default taxonomy",
+                    s.name
+                );
+            }
+        }
+    }
+
     #[test]
     fn embedded_default_is_valid_and_keys_the_first_nine() {
         let t = Taxonomy::default_set();
-        assert_eq!(t.categories.len(), 12);
+        assert_eq!(t.categories.len(), 13);
         let keys: Vec<Option<char>> = t.categories.iter().map(|c| c.key).collect();
-        let expected: Vec<Option<char>> = ('1'..='9').map(Some).chain([None, None, None]).collect();
+        let expected: Vec<Option<char>> = ('1'..='9').map(Some).chain([None; 4]).collect();
         assert_eq!(keys, expected);
         assert_eq!(
             t.by_key('4').map(|c| c.id.as_str()),
@@ -390,6 +412,7 @@ mod tests {
                 ("not_using_zwc".to_string(), Some('0')),
                 ("timeout".to_string(), Some('x')),
                 ("other".to_string(), Some('y')),
+                ("loophole".to_string(), Some('z')),
             ]
         );
         assert_eq!(t.by_key('1').map(|c| c.id.as_str()), Some("numpy_import"));

@@ -215,6 +215,8 @@ pub struct CompareReport {
     pub comparison: Comparison,
     pub reward_a: RewardFigures,
     pub reward_b: RewardFigures,
+    /// Both runs' loophole figures.
+    pub loopholes: LoopholeChange,
     pub notes: Vec<String>,
     /// The pairs of one flip-matrix cell, when `--cell` asked for one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -260,6 +262,21 @@ pub struct CellPair {
 pub struct RunHead {
     pub rollouts: usize,
     pub accuracy: f64,
+}
+
+/// The loophole figures of the two compared runs (`sebx compare` shows the change in the
+/// rate of `right` verdicts that went through a loophole).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct LoopholeChange {
+    pub a: runs::LoopholeFigures,
+    pub b: runs::LoopholeFigures,
+}
+
+impl LoopholeChange {
+    /// B's loophole-right rate minus A's (`None` when a run is empty).
+    pub fn delta(&self) -> Option<f64> {
+        Some(self.b.right_rate()? - self.a.right_rate()?)
+    }
 }
 
 /// Compares run `a` with run `b` of loaded runs (the report of [`compare_set`], with the
@@ -324,9 +341,14 @@ pub fn compare_set(
         rollouts: s.total,
         accuracy: s.share(Verdict::Right),
     };
+    let loopholes = LoopholeChange {
+        a: runs::loophole_figures(set.rollouts.iter().filter(|r| r.run == a)),
+        b: runs::loophole_figures(set.rollouts.iter().filter(|r| r.run == b)),
+    };
     CompareReport {
         a: set.runs[a as usize].clone(),
         b: set.runs[b as usize].clone(),
+        loopholes,
         pairs,
         heads: [head(&summary_a), head(&summary_b)],
         reward_a: RewardFigures::of(&summary_a),

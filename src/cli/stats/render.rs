@@ -7,7 +7,8 @@ use anyhow::Result;
 
 use crate::grade::report::ReasonKind;
 use crate::grade::runs::{
-    BOOTSTRAP_REPS, RewardFigures, fmt_p, interval, pass_value, pct, short_query, top_names,
+    BOOTSTRAP_REPS, LoopholeFigures, RewardFigures, fmt_p, interval, pass_value, pct, short_query,
+    top_names,
 };
 use crate::model::Verdict;
 
@@ -248,6 +249,64 @@ fn reward_table(runs: &[(&str, f64, &RewardFigures)]) -> Option<Table> {
     Some(t)
 }
 
+/// The verdicts `right` and rewards of 1 that went through a loophole, per run, by kind,
+/// and the accuracy without them. `None` when no run has a loophole finding.
+fn loophole_table(runs: &[(&str, f64, &LoopholeFigures)]) -> Option<Table> {
+    if runs.iter().all(|(_, _, l)| l.rollouts == 0) {
+        return None;
+    }
+    let kinds: Vec<&str> = crate::model::finding_kinds::KINDS
+        .iter()
+        .filter(|k| k.family == crate::model::finding_kinds::Family::Loophole)
+        .map(|k| k.name)
+        .collect();
+    let mut headers: Vec<(String, bool)> = [
+        ("run", false),
+        ("rollouts", true),
+        ("through a loophole", true),
+        ("right through one", true),
+        ("reward 1 through one", true),
+        ("accuracy", true),
+        ("accuracy without", true),
+    ]
+    .iter()
+    .map(|(h, r)| (h.to_string(), *r))
+    .collect();
+    headers.extend(kinds.iter().map(|k| (format!("right: {k}"), true)));
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
+    let mut t = Table::new(
+        "loopholes (paid by the official scorers without zwc: numpy_backdoor, hollow_zwc, forged_output)",
+        &h,
+    );
+    for (name, accuracy, l) in runs {
+        let mut row = vec![
+            name.to_string(),
+            l.total.to_string(),
+            l.rollouts.to_string(),
+            l.right.to_string(),
+            l.reward_1.to_string(),
+            pct(*accuracy),
+            l.accuracy_without.map(pct).unwrap_or_else(|| "-".into()),
+        ];
+        row.extend(
+            kinds
+                .iter()
+                .map(|k| l.by_kind.get(k).map_or(0, |c| c.right).to_string()),
+        );
+        t.rows.push(row);
+    }
+    Some(t)
+}
+
+fn stats_loophole_table(report: &StatsReport) -> Option<Table> {
+    let runs: Vec<(&str, f64, &LoopholeFigures)> = report
+        .runs
+        .iter()
+        .map(|r| (r.stats.name.as_str(), r.stats.accuracy, &r.stats.loopholes))
+        .collect();
+    loophole_table(&runs)
+}
+
 fn stats_reward_table(report: &StatsReport) -> Option<Table> {
     let runs: Vec<(&str, f64, &RewardFigures)> = report
         .runs
@@ -273,6 +332,7 @@ fn function_table(rows: &[FunctionReport]) -> Table {
             ("invented name", true),
             ("top wrong names", false),
             ("verdicts (right/result/exe/numpy/no-zwc)", false),
+            ("right via loophole", true),
         ],
     );
     for FunctionReport { run, row: r, .. } in rows {
@@ -293,6 +353,7 @@ fn function_table(rows: &[FunctionReport]) -> Table {
             r.invented_name.to_string(),
             top_names(&r.wrong_names, 3),
             mix.join("/"),
+            r.loophole_right.to_string(),
         ]);
     }
     t
@@ -388,6 +449,7 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
         .flat_map(|b| match b {
             By::Run => std::iter::once(run_table(&report.runs, &report.ks))
                 .chain(stats_reward_table(report))
+                .chain(stats_loophole_table(report))
                 .collect(),
             By::Function => vec![function_table(&report.functions)],
             By::Task => vec![task_table(&report.tasks)],
@@ -483,6 +545,10 @@ fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
         s.push('\n');
         s.push_str(&run_table(&report.runs, &report.ks).text());
         if let Some(t) = stats_reward_table(report) {
+            s.push('\n');
+            s.push_str(&t.text());
+        }
+        if let Some(t) = stats_loophole_table(report) {
             s.push('\n');
             s.push_str(&t.text());
         }
@@ -682,6 +748,19 @@ fn compare_text(c: &CompareReport, top: usize) -> String {
     if let Some(t) = compare_reward_table(c) {
         s.push('\n');
         s.push_str(&t.text());
+    }
+    if let Some(t) = loophole_table(&[
+        (c.a.as_str(), c.heads[0].accuracy, &c.loopholes.a),
+        (c.b.as_str(), c.heads[1].accuracy, &c.loopholes.b),
+    ]) {
+        s.push('\n');
+        s.push_str(&t.text());
+        if let Some(d) = c.loopholes.delta() {
+            s.push_str(&format!(
+                "loophole-right rate: {:+.1} points from A to B\n",
+                100.0 * d
+            ));
+        }
     }
     let m = &c.comparison.mcnemar;
     s.push_str(&format!(

@@ -49,6 +49,8 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         ("stored_differs_from_official", true),
         ("zero_variance_groups", true),
         ("unjoined", true),
+        ("loophole_right", true),
+        ("loophole_reward_1", true),
     ]
     .iter()
     .map(|(h, r)| (h.to_string(), *r))
@@ -56,7 +58,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
-        "Training, step by step (accuracy: verdict right; reward_mean: stored score; finding columns: share of samples)",
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; finding columns: share of samples)",
         &h,
     );
     for r in rows {
@@ -73,6 +75,8 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.stored_differs_from_official.to_string(),
             format!("{}/{}", r.zero_variance_groups, r.groups),
             r.unjoined.to_string(),
+            r.loopholes.right.to_string(),
+            r.loopholes.reward_1.to_string(),
         ];
         row.extend(
             kinds

@@ -9,6 +9,10 @@ use crate::model::Verdict;
 
 use super::{RunSet, vi};
 
+/// The loophole kinds' bits (the kind table's `loophole` family).
+const LOOPHOLES: crate::model::finding_kinds::KindSet =
+    crate::model::finding_kinds::family_bits(crate::model::finding_kinds::Family::Loophole);
+
 /// One row of the internalization map: how a run (or all runs) did on one zwc function.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FunctionRow {
@@ -35,6 +39,9 @@ pub struct FunctionRow {
     /// Count per verdict, indexed by official code; serialized as `{verdict: count}`.
     #[serde(serialize_with = "serialize_verdicts")]
     pub verdicts: [usize; 5],
+    /// Verdicts `right` that went through a loophole (a sure finding of that family):
+    /// accuracy that is not internalization.
+    pub loophole_right: usize,
 }
 
 /// A name written in a function's place, and how often.
@@ -107,6 +114,7 @@ pub fn function_map(set: &RunSet, run: Option<u32>, sort: FunctionSort) -> Vec<F
                     invented_name: 0,
                     wrong_names: Vec::new(),
                     verdicts: [0; 5],
+                    loophole_right: 0,
                 },
                 names: HashMap::new(),
             });
@@ -117,6 +125,8 @@ pub fn function_map(set: &RunSet, run: Option<u32>, sort: FunctionSort) -> Vec<F
             a.row.numpy_name += usize::from(u.numpy_name);
             a.row.invented_name += usize::from(u.invented_name);
             a.row.verdicts[vi(r.verdict)] += 1;
+            a.row.loophole_right +=
+                usize::from(r.verdict == Verdict::Right && r.kinds & LOOPHOLES != 0);
             for (name, target) in &r.wrong {
                 if *target == Some(u.function) {
                     *a.names.entry(*name).or_default() += 1;

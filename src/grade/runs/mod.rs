@@ -16,6 +16,7 @@
 //! - [`functions`]: the internalization map;
 //! - [`wrong_names`](mod@wrong_names): wrong names across runs;
 //! - [`labels`]: hand-label prevalence;
+//! - [`loopholes`](mod@loopholes): rollouts paid through a loophole, by kind;
 //! - [`compare`](mod@compare): two runs paired;
 //! - [`steps`]: training runs step by step (per-step figures, the heat map, learning);
 //! - [`statistics`]: pass@k, bootstrap, Wilson, McNemar, sign-flip;
@@ -24,6 +25,7 @@
 pub mod compare;
 pub mod functions;
 pub mod labels;
+pub mod loopholes;
 pub mod per_run;
 pub mod set;
 pub mod statistics;
@@ -37,6 +39,7 @@ mod tests;
 pub use compare::{Comparison, FunctionDelta, McNemar, TaskDelta, compare};
 pub use functions::{FunctionRow, FunctionSort, NameCount, function_map, sort_functions};
 pub use labels::{CategoryStats, LabelSample, LabelStats, label_stats};
+pub use loopholes::{LoopholeCount, LoopholeFigures, loophole_figures};
 pub use per_run::{RewardFigures, RunStats, run_stats, run_summary, task_counts};
 pub use set::{
     FunctionKey, FunctionUse, RolloutFacts, RunSet, SampleFacts, UngradedSample, WrongNameKey,

@@ -41,6 +41,8 @@ pub struct RunStats {
     pub reward_mean: Option<f64>,
     /// The official RL reward beside the verdict.
     pub reward: RewardFigures,
+    /// The verdicts `right` and rewards of 1 that went through a loophole.
+    pub loopholes: super::loopholes::LoopholeFigures,
 }
 
 /// Verdict counts keyed by name, in the official order.
@@ -148,6 +150,9 @@ pub fn run_stats(set: &RunSet, ks: &[usize], seed: u64) -> Vec<RunStats> {
                 max_samples: per_task.iter().map(|t| t.0).max().unwrap_or(0),
                 reward_mean: summary.mean_reward(),
                 reward: RewardFigures::of(&summary),
+                loopholes: super::loopholes::loophole_figures(
+                    set.rollouts.iter().filter(|r| r.run == run),
+                ),
                 summary,
             }
         })

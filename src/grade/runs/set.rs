@@ -74,12 +74,17 @@ pub fn kind_bit(kind: FindingKind) -> KindSet {
     kind.bit()
 }
 
-/// The finding kinds of an analysis, one bit each.
+/// The finding kinds of an analysis, one bit each. A loophole counts only when the
+/// analysis is sure of it (a `possible` one is never counted as a loophole).
 pub fn kinds_of(analysis: &Analysis) -> KindSet {
     analysis
         .code
         .findings
         .iter()
+        .filter(|f| {
+            !(f.kind.family() == crate::model::finding_kinds::Family::Loophole
+                && f.severity == crate::analysis::Severity::Possible)
+        })
         .fold(0, |bits, f| bits | kind_bit(f.kind))
 }
 

@@ -47,6 +47,9 @@ pub struct StepRow {
     pub groups: usize,
     pub zero_variance_groups: usize,
     pub finding_rates: BTreeMap<&'static str, f64>,
+    /// The graded samples' verdicts `right` and rewards of 1 that went through a loophole:
+    /// the step where a loophole takes off.
+    pub loopholes: super::loopholes::LoopholeFigures,
 }
 
 /// One cell of the heat map: a zwc function at one step of one run.
@@ -179,7 +182,9 @@ struct StepAcc {
     differs: usize,
     /// Prompt → stored scores of its samples.
     groups: HashMap<u32, Vec<Option<f64>>>,
-    kinds: [usize; 8],
+    kinds: [usize; crate::model::finding_kinds::KINDS.len()],
+    /// The graded samples (indices into the set's rollouts).
+    rows: Vec<usize>,
 }
 
 impl StepAcc {
@@ -228,11 +233,12 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
     let mut cells: BTreeMap<(u32, u32, u32), (usize, usize, usize)> = BTreeMap::new();
     let mut task_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
     let mut function_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
-    for r in &set.rollouts {
+    for (i, r) in set.rollouts.iter().enumerate() {
         let Some(s) = &r.sample else { continue };
         let a = acc.entry((r.run, s.step)).or_default();
         a.sample(s, r.kinds);
         a.graded += 1;
+        a.rows.push(i);
         a.tasks.insert(r.task);
         a.verdicts[vi(r.verdict)] += 1;
         let right = r.verdict == Verdict::Right;
@@ -285,6 +291,9 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 stored_differs_from_official: a.differs,
                 groups,
                 zero_variance_groups,
+                loopholes: super::loopholes::loophole_figures(
+                    a.rows.iter().map(|&i| &set.rollouts[i]),
+                ),
                 finding_rates: FindingKind::ALL
                     .iter()
                     .enumerate()
