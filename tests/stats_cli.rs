@@ -139,7 +139,13 @@ fn stats_json_on_the_demo() {
     // pass@1 is the mean of per-task accuracies, not the pooled accuracy.
     let p1 = run["pass_at_k"]["1"].as_f64().expect("pass@1");
     assert!((p1 - acc).abs() > 1e-6, "pass@1 {p1} vs accuracy {acc}");
-    assert_eq!(v["runs"][1]["rollouts"], 13);
+    assert_eq!(v["runs"][1]["rollouts"], 15);
+    // Run 2's two loophole answers (lines 14, 15: hollow zwc, forged output) are right.
+    assert_eq!(v["runs"][1]["loopholes"]["right"], 2, "{:#}", v["runs"][1]);
+    assert_eq!(
+        v["runs"][0]["loopholes"]["by_kind"]["numpy_backdoor"]["right"],
+        1
+    );
 
     // The map row of np.mean in run 1: lines 1, 11 right, 13 use_numpy, 16 zwc.mean, 27 result_error.
     let mean = v["functions"]
@@ -325,10 +331,13 @@ fn compare_text_highlights_flips_and_refuses_one_run() {
     assert_contains_all(
         &s,
         &[
-            "pairs: 13",
-            "unpaired: 23 in A, 0 in B",
-            // 6 right→not right, 2 not right→right: p = 2 · (1 + 8 + 28) / 256.
-            "A right & B not 6, A not & B right 2, p = 0.2891",
+            "pairs: 15",
+            "unpaired: 21 in A, 0 in B",
+            // 6 right→not right, 3 not right→right (run 2's loophole answers of the mean
+            // task pair with run 1's `use_numpy` one): p = 2 · (1 + 9 + 36 + 84) / 512.
+            "A right & B not 6, A not & B right 3, p = 0.5078",
+            // Run 2 pays three loopholes (a backdoor is run 1's): the change in their rate.
+            "loophole-right rate:",
         ],
     );
     assert!(s.contains("4▼"), "right→exe_error marked: {s}");
@@ -392,7 +401,12 @@ fn stats_table_md_and_csv() {
 
     let csv = base("csv", &["run", "finding"]);
     let tables: Vec<&str> = csv.split("\n\n").collect();
-    assert_eq!(tables.len(), 2, "{csv}");
+    // The run table, the loophole table (the demo has loopholes), the wrong names.
+    assert_eq!(tables.len(), 3, "{csv}");
+    assert!(
+        tables[1].starts_with("run,rollouts,through a loophole,right through one"),
+        "{csv}"
+    );
     assert!(
         tables[0].starts_with("run,rollouts,tasks,right,result_error"),
         "{csv}"
@@ -402,7 +416,7 @@ fn stats_table_md_and_csv() {
         "{csv}"
     );
     assert!(
-        tables[1].starts_with("name,finding,count,correct zwc name,runs"),
+        tables[2].starts_with("name,finding,count,correct zwc name,runs"),
         "{csv}"
     );
 }
