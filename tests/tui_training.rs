@@ -48,6 +48,21 @@ fn open_training(app: &mut App) {
     assert!(app.training.result.is_some());
 }
 
+/// Once the last requested grade is in, the status line says so (it used to keep reading
+/// `grading N rollouts` long after the last program ran).
+#[test]
+fn the_status_line_says_when_grading_is_done() {
+    let app = session(160, 48);
+    let gp = app.corpus.grade_progress;
+    assert!(gp.requested > 0 && gp.finished == gp.requested, "{gp:?}");
+    let drawn = screen(&draw(&app, 160, 48));
+    assert!(
+        drawn.contains(&format!("graded {} rollouts: every verdict is in", gp.requested)),
+        "{drawn}"
+    );
+    assert!(!drawn.contains("grading "), "{drawn}");
+}
+
 #[test]
 fn training_screen_snapshots() {
     for (w, h) in [(80, 24), (160, 48)] {
