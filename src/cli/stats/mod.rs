@@ -59,8 +59,9 @@ pub enum By {
     Step,
     /// Training runs: accuracy per zwc function and step (CSV: one row per cell).
     Heatmap,
-    /// Training runs: when each task and function was first solved, last failed, and
-    /// whether it ended learned, forgotten or never solved.
+    /// Training runs: when each task and function was first solved (at least half of a
+    /// step's samples right), last failed, and whether it ended learned, forgotten or
+    /// never solved.
     Course,
 }
 

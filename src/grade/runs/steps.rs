@@ -14,7 +14,8 @@
 //!   `zero_variance_groups`: groups of two or more whose stored scores are all equal
 //!   (zero advantage: they teach nothing).
 //! - `finding_rates`: per finding kind, the share of samples whose code has at least one.
-//! - A task or function is `solved` at a step when one of its samples there is `right`;
+//! - A task or function is `solved` at a step when at least half of its graded samples
+//!   there are `right` ([`SOLVED_SHARE`]: one right sample of eight is luck, not learning);
 //!   `learned`: solved at the last step it appears in; `forgotten`: solved at an earlier
 //!   step but not at its last; `never_solved`: solved at no step.
 
@@ -120,16 +121,28 @@ pub struct Course {
 /// Per (run, step): (graded samples right, all graded) of one key.
 type Tally = BTreeMap<u32, (usize, usize)>;
 
+/// A step solves a task (or function) when at least this share of its graded samples is
+/// right: one right sample of eight is luck, not learning.
+pub const SOLVED_SHARE: f64 = 0.5;
+
+/// Whether `right` of `graded` samples solve a step ([`SOLVED_SHARE`]).
+pub fn solves(right: usize, graded: usize) -> bool {
+    graded > 0 && right as f64 >= SOLVED_SHARE * graded as f64
+}
+
 fn course(run: &str, run_index: u32, index: u32, name: String, tally: &Tally) -> Option<Course> {
     let (&first_step, _) = tally.iter().next()?;
-    let (&last_step, &(last_right, _)) = tally.iter().next_back()?;
-    let first_solved = tally.iter().find(|(_, (r, _))| *r > 0).map(|(s, _)| *s);
+    let (&last_step, &(last_right, last_graded)) = tally.iter().next_back()?;
+    let first_solved = tally
+        .iter()
+        .find(|(_, (r, n))| solves(*r, *n))
+        .map(|(s, _)| *s);
     let last_failed = tally
         .iter()
         .rev()
         .find(|(_, (r, n))| r < n)
         .map(|(s, _)| *s);
-    let status = match (first_solved, last_right > 0) {
+    let status = match (first_solved, solves(last_right, last_graded)) {
         (None, _) => Learning::NeverSolved,
         (Some(_), true) => Learning::Learned,
         (Some(_), false) => Learning::Forgotten,
@@ -672,5 +685,34 @@ mod tests {
         sample(&mut eval, (r, t, 0, 0), None, Verdict::Right, 1, &[], 0);
         eval.rollouts[0].sample = None;
         assert!(training_figures(&eval).is_empty());
+    }
+
+    /// One right sample of four is luck: a step solves a task when at least half of its
+    /// samples are right.
+    #[test]
+    fn a_step_solves_a_task_when_half_its_samples_are_right() {
+        // (right samples of 4 at step 1, at step 2) → status.
+        for ((r1, r2), want) in [
+            ((1, 1), (None, Learning::NeverSolved)),
+            ((2, 1), (Some(1), Learning::Forgotten)),
+            ((1, 2), (Some(2), Learning::Learned)),
+            ((4, 3), (Some(1), Learning::Learned)),
+        ] {
+            let mut set = RunSet::default();
+            let run = set.add_run("rollout");
+            let t = set.task("q");
+            for (step, right) in [(1, r1), (2, r2)] {
+                for i in 0..4 {
+                    let v = if i < right {
+                        Verdict::Right
+                    } else {
+                        Verdict::ResultError
+                    };
+                    sample(&mut set, (run, t, step, 0), None, v, 0, &[], 0);
+                }
+            }
+            let c = &training_figures(&set).task_courses[0];
+            assert_eq!((c.first_solved, c.status), want, "{r1} and {r2} of 4 right");
+        }
     }
 }
