@@ -342,6 +342,25 @@ fn compare_text_highlights_flips_and_refuses_one_run() {
     );
     assert!(s.contains("4▼"), "right→exe_error marked: {s}");
     assert!(s.contains("2▲"), "exe_error→right marked: {s}");
+    // Cut to one row, the per-task table shows the largest change, whichever way, and says
+    // how many rows it left out.
+    let cut = text_of(
+        sebx_on(
+            "compare",
+            files_in(
+                d,
+                &[
+                    "rollouts.jsonl",
+                    "rollouts_run2.jsonl",
+                    "rollouts.scored.jsonl",
+                    "api_doc.jsonl",
+                ],
+            ),
+        )
+        .args(["--top", "1"]),
+    );
+    assert!(cut.contains("largest change first"), "{cut}");
+    assert!(cut.contains("more rows (--top 0 shows every row)"), "{cut}");
 
     let e = stderr_of_failure(&mut sebx_on(
         "compare",

@@ -643,3 +643,60 @@ fn the_training_screen_has_the_step_figures_sebx_stats_prints() {
         assert_eq!(screen[field], cli[field], "the Training screen's {field}");
     }
 }
+
+/// Tables are never cut silently: `--top 1` keeps one course row and says how many more
+/// there are; a task's multi-line query stands as its first line even with `--top 0`; the
+/// CSV holds every course, tasks and functions in one table told apart by a `kind` column.
+#[test]
+fn course_tables_say_what_they_leave_out() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let text = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "course", "--top", "1"],
+    );
+    // Two tasks were joined (the mean and the sum tasks), and two functions.
+    assert!(
+        text.contains("… 1 more rows (--top 0 shows every row)"),
+        "{text}"
+    );
+    let all = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "course", "--top", "0"],
+    );
+    assert!(!all.contains("more rows"), "{all}");
+    assert!(
+        all.lines().all(|l| !l.trim_start().starts_with("### ")),
+        "a query's other lines leak into the table: {all}"
+    );
+    let csv = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "course", "--format", "csv", "--top", "1"],
+    );
+    let mut lines = csv.lines();
+    assert_eq!(
+        lines.next(),
+        Some("run,kind,name,numpy,first_step,last_step,first_solved,last_failed,status"),
+        "{csv}"
+    );
+    let kinds: Vec<&str> = lines
+        .filter(|l| !l.is_empty())
+        .map(|l| l.split(',').nth(1).expect("kind"))
+        .collect();
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "task").count(),
+        2,
+        "every task row despite --top 1: {csv}"
+    );
+    assert_eq!(
+        kinds.iter().filter(|k| **k == "function").count(),
+        2,
+        "{csv}"
+    );
+}

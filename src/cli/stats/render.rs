@@ -27,6 +27,18 @@ pub struct Table {
     /// Columns aligned right (numbers).
     pub right: Vec<bool>,
     pub rows: Vec<Vec<String>>,
+    /// Rows left out by `--top` (said under the table, never silently).
+    pub more: usize,
+}
+
+/// The first `top` of `rows` (all when `top` is 0), and how many are left out.
+pub(super) fn take_top<T>(rows: &[T], top: usize) -> (&[T], usize) {
+    let n = if top == 0 {
+        rows.len()
+    } else {
+        top.min(rows.len())
+    };
+    (&rows[..n], rows.len() - n)
 }
 
 impl Table {
@@ -36,7 +48,13 @@ impl Table {
             headers: headers.iter().map(|h| h.0.to_string()).collect(),
             right: headers.iter().map(|h| h.1).collect(),
             rows: Vec::new(),
+            more: 0,
         }
+    }
+
+    /// The line under a cut table.
+    fn more_line(&self) -> Option<String> {
+        (self.more > 0).then(|| format!("… {} more rows (--top 0 shows every row)", self.more))
     }
 
     fn widths(&self) -> Vec<usize> {
@@ -72,6 +90,9 @@ impl Table {
         for row in &self.rows {
             s.push_str(&line(row));
         }
+        if let Some(more) = self.more_line() {
+            s.push_str(&format!("  {more}\n"));
+        }
         s
     }
 
@@ -100,6 +121,9 @@ impl Table {
                 "| {} |\n",
                 row.iter().map(|c| esc(c)).collect::<Vec<_>>().join(" | ")
             ));
+        }
+        if let Some(more) = self.more_line() {
+            s.push_str(&format!("\n{more}\n"));
         }
         s
     }
@@ -394,8 +418,9 @@ fn wrong_table(report: &StatsReport, top: usize) -> Table {
             ("runs", false),
         ],
     );
-    let n = if top == 0 { rows.len() } else { top };
-    for r in rows.iter().take(n) {
+    let (shown, more) = take_top(rows, top);
+    t.more = more;
+    for r in shown {
         t.rows.push(vec![
             r.name.clone(),
             r.kind.to_string(),
@@ -445,6 +470,8 @@ fn label_table(labels: &[LabelReport]) -> Table {
 
 /// The tables of `by`, in that order (the reward table follows the run table).
 fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<Table> {
+    // A CSV is data: every row.
+    let top = if csv { 0 } else { top };
     by.iter()
         .flat_map(|b| match b {
             By::Run => std::iter::once(run_table(&report.runs, &report.ks))
@@ -468,6 +495,12 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
                 } else {
                     training::heat_tables(&t.figures)
                 }
+            }),
+            By::Course if csv => report.training.as_ref().map_or_else(Vec::new, |t| {
+                vec![training::course_csv_table(
+                    &t.figures.task_courses,
+                    &t.figures.function_courses,
+                )]
             }),
             By::Course => report.training.as_ref().map_or_else(Vec::new, |t| {
                 vec![
@@ -649,10 +682,18 @@ fn matrix_table(c: &CompareReport) -> Table {
     t
 }
 
+/// `rows` ordered by the size of their change, drops and gains alike (a cut table then shows
+/// the largest gains too, not only the drops).
+fn by_change<T>(rows: &[T], delta: impl Fn(&T) -> f64) -> Vec<&T> {
+    let mut out: Vec<&T> = rows.iter().collect();
+    out.sort_by(|a, b| delta(b).abs().total_cmp(&delta(a).abs()));
+    out
+}
+
 fn compare_task_table(c: &CompareReport, top: usize) -> Table {
-    let tasks = &c.comparison.tasks;
+    let tasks = by_change(&c.comparison.tasks, |r| r.delta);
     let mut t = Table::new(
-        "per-task accuracy (paired rollouts), largest drop first",
+        "per-task accuracy (paired rollouts), largest change first",
         &[
             ("task", false),
             ("pairs", true),
@@ -661,8 +702,9 @@ fn compare_task_table(c: &CompareReport, top: usize) -> Table {
             ("delta", true),
         ],
     );
-    let n = if top == 0 { tasks.len() } else { top };
-    for r in tasks.iter().take(n) {
+    let (shown, more) = take_top(&tasks, top);
+    t.more = more;
+    for r in shown {
         t.rows.push(vec![
             short_query(&r.query, 60),
             r.pairs.to_string(),
@@ -675,9 +717,9 @@ fn compare_task_table(c: &CompareReport, top: usize) -> Table {
 }
 
 fn compare_function_table(c: &CompareReport, top: usize) -> Table {
-    let functions = &c.comparison.functions;
+    let functions = by_change(&c.comparison.functions, |r| r.delta);
     let mut t = Table::new(
-        "per-function accuracy (paired rollouts), largest drop first",
+        "per-function accuracy (paired rollouts), largest change first",
         &[
             ("numpy", false),
             ("zwc", false),
@@ -687,8 +729,9 @@ fn compare_function_table(c: &CompareReport, top: usize) -> Table {
             ("delta", true),
         ],
     );
-    let n = if top == 0 { functions.len() } else { top };
-    for r in functions.iter().take(n) {
+    let (shown, more) = take_top(&functions, top);
+    t.more = more;
+    for r in shown {
         t.rows.push(vec![
             r.numpy.clone(),
             r.zwc.clone(),

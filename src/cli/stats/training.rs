@@ -174,11 +174,14 @@ pub fn course_table(title: &str, courses: &[Course], functions: bool, top: usize
             ("status", false),
         ],
     );
-    let limit = if top == 0 { usize::MAX } else { top };
-    for c in courses.iter().take(limit) {
+    let (shown, more) = super::render::take_top(courses, top);
+    t.more = more;
+    for c in shown {
+        // A task's query is many lines long: its first line stands for it (wider when
+        // every row is asked for).
         let name = match (&c.numpy, functions) {
             (Some(n), true) => format!("{n} ({})", c.name),
-            _ if top == 0 => c.name.clone(),
+            _ if top == 0 => short_query(&c.name, 120),
             _ => short_query(&c.name, 60),
         };
         t.rows.push(vec![
@@ -193,14 +196,50 @@ pub fn course_table(title: &str, courses: &[Course], functions: bool, top: usize
     t
 }
 
+/// Task and function courses in one CSV table, a `kind` column telling them apart (two
+/// tables under one header read as one by a CSV reader).
+pub fn course_csv_table(tasks: &[Course], functions: &[Course]) -> Table {
+    let mut t = Table::new(
+        "courses",
+        &[
+            ("run", false),
+            ("kind", false),
+            ("name", false),
+            ("numpy", false),
+            ("first_step", true),
+            ("last_step", true),
+            ("first_solved", true),
+            ("last_failed", true),
+            ("status", false),
+        ],
+    );
+    for (kind, courses) in [("task", tasks), ("function", functions)] {
+        for c in courses {
+            t.rows.push(vec![
+                c.run.clone(),
+                kind.to_string(),
+                c.name.clone(),
+                c.numpy.clone().unwrap_or_default(),
+                c.first_step.to_string(),
+                c.last_step.to_string(),
+                step_or_dash(c.first_solved),
+                step_or_dash(c.last_failed),
+                c.status.as_str().to_string(),
+            ]);
+        }
+    }
+    t
+}
+
 /// The samples joined to no task, with where they are.
 pub fn unjoined_table(rows: &[UngradedSample], top: usize) -> Table {
     let mut t = Table::new(
         "Samples joined to no dataset task (shown and analysed, not graded: the dump has no test cases)",
         &[("file", false), ("line", true), ("problem", false)],
     );
-    let limit = if top == 0 { usize::MAX } else { top };
-    for u in rows.iter().take(limit) {
+    let (shown, more) = super::render::take_top(rows, top);
+    t.more = more;
+    for u in shown {
         t.rows
             .push(vec![u.file.clone(), u.line.to_string(), u.problem.clone()]);
     }
