@@ -11,6 +11,7 @@
 
 #[path = "common/isolated.rs"]
 mod isolated;
+mod tui_common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -444,37 +445,7 @@ fn stats_counts_the_rights_and_rewards_paid_through_a_loophole() {
 #[test]
 fn stats_by_step_shows_a_loophole_taking_off() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let dataset = dir.path().join("train.jsonl");
-    std::fs::write(
-        &dataset,
-        json!({
-            "query": MEAN_Q,
-            "function_name": "def solve(values):",
-            "selected_functions": ["mean"],
-            "test_cases": CASES.iter().map(|(i, o)| json!({"input": i, "output": o})).collect::<Vec<_>>(),
-            "example": {"input": CASES[0].0, "output": CASES[0].1},
-            "right_exe_result": "2.0#4.0",
-        })
-        .to_string()
-            + "\n",
-    )
-    .expect("dataset");
-    let run = dir.path().join("exp").join("rollout");
-    std::fs::create_dir_all(&run).expect("mkdir");
-    let prompt = format!(
-        "user\nSolve with zwc.\n\n### Problem\n{MEAN_Q}\n\n### Function to Complete\ndef solve(values):\nassistant\n"
-    );
-    for (step, hollow) in [(1u32, 0usize), (2, 2), (3, 4)] {
-        let lines: String = (0..4)
-            .map(|i| {
-                let body = if i < hollow { HOLLOW } else { GENUINE };
-                json!({"input": prompt, "output": solve(body), "gts": "2.0#4.0", "score": 1.0, "step": step})
-                    .to_string()
-                    + "\n"
-            })
-            .collect();
-        std::fs::write(run.join(format!("{step}.jsonl")), lines).expect("step");
-    }
+    let (dataset, run) = rising_dump(dir.path());
     let report = stats_json(&[
         run.as_os_str(),
         std::ffi::OsStr::new("--dataset"),
@@ -499,4 +470,74 @@ fn stats_by_step_shows_a_loophole_taking_off() {
         "{report:#}"
     );
     assert_eq!(report["runs"][0]["loopholes"]["right"], 6);
+}
+
+/// The same dump in the explorer, opened as `sebx RUN --dataset FILE` opens it: the Training
+/// screen draws the loophole curve and counts the rights paid through one.
+#[test]
+fn the_training_screen_shows_the_loophole_curve() {
+    use sebx::tui::Action;
+    use sebx::tui::explore::{ExploreArgs, open_default};
+    use sebx::tui::inline::{drain_inline, load_inline};
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = rising_dump(dir.path());
+    let mut args = ExploreArgs {
+        paths: vec![run],
+        ..isolated::explore_args()
+    };
+    args.context.api_doc = Some(demo_api_doc());
+    args.context.dataset = vec![dataset];
+    let (mut session, backend) = open_default(&args).expect("opens");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let app = &mut session.app;
+    app.update(&Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.update(&Action::TrainingScreen);
+    drain_inline(app, None);
+    let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
+    assert!(drawn.contains("right by loophole"), "{drawn}");
+    assert!(drawn.contains("· right by loophole 6"), "{drawn}");
+}
+
+/// A training dump of one task whose loophole rate rises: step 1 all genuine, step 2 half
+/// hollow, step 3 all hollow (4 samples a step); returns (dataset, run folder).
+fn rising_dump(root: &Path) -> (PathBuf, PathBuf) {
+    let dir = root;
+    let dataset = dir.join("train.jsonl");
+    std::fs::write(
+        &dataset,
+        json!({
+            "query": MEAN_Q,
+            "function_name": "def solve(values):",
+            "selected_functions": ["mean"],
+            "test_cases": CASES.iter().map(|(i, o)| json!({"input": i, "output": o})).collect::<Vec<_>>(),
+            "example": {"input": CASES[0].0, "output": CASES[0].1},
+            "right_exe_result": "2.0#4.0",
+        })
+        .to_string()
+            + "\n",
+    )
+    .expect("dataset");
+    let run = dir.join("exp").join("rollout");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    let prompt = format!(
+        "user\nSolve with zwc.\n\n### Problem\n{MEAN_Q}\n\n### Function to Complete\ndef solve(values):\nassistant\n"
+    );
+    for (step, hollow) in [(1u32, 0usize), (2, 2), (3, 4)] {
+        let lines: String = (0..4)
+            .map(|i| {
+                let body = if i < hollow { HOLLOW } else { GENUINE };
+                json!({"input": prompt, "output": solve(body), "gts": "2.0#4.0", "score": 1.0, "step": step})
+                    .to_string()
+                    + "\n"
+            })
+            .collect();
+        std::fs::write(run.join(format!("{step}.jsonl")), lines).expect("step");
+    }
+    (dataset, run)
 }

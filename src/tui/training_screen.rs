@@ -130,7 +130,7 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
             .find_map(|s| f(s))
             .map_or("-".into(), pct)
     };
-    let curves: [(&str, StepFigure, Style); 3] = [
+    let mut curves: Vec<(&str, StepFigure, Style)> = vec![
         ("reward (stored)  ", |s| s.reward_mean, theme.hint),
         (
             "reward (official)",
@@ -139,6 +139,15 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         ),
         ("accuracy         ", |s| s.accuracy, theme.verdict_right),
     ];
+    // The share of samples whose `right` went through a loophole (issue 29), when any did:
+    // the step where a loophole takes off.
+    if steps.iter().any(|s| s.loopholes.right > 0) {
+        curves.push((
+            "right by loophole",
+            |s| s.loopholes.right_rate(),
+            theme.verdict_failed,
+        ));
+    }
     // Few steps: each is drawn several characters wide, so the curve reads as one.
     let repeat = (spark_w / bins.len().max(1)).clamp(1, 6);
     for (label, f, style) in curves {
@@ -164,7 +173,7 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         ));
     }
     let sum = |f: fn(&StepRow) -> usize| steps.iter().map(|s| f(s)).sum::<usize>();
-    let totals = format!(
+    let mut totals = format!(
         " zero-advantage groups {}/{} · stored ≠ official {} · reward 1 not right {} · reward 0 right {} · unjoined {}",
         sum(|s| s.zero_variance_groups),
         sum(|s| s.groups),
@@ -173,6 +182,10 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         sum(|s| s.reward_0_right),
         sum(|s| s.unjoined),
     );
+    let through_loopholes = sum(|s| s.loopholes.right);
+    if through_loopholes > 0 {
+        totals.push_str(&format!(" · right by loophole {through_loopholes}"));
+    }
     lines.push(Line::styled(fit(&totals, w), theme.dim));
     lines.push(Line::raw(""));
 
