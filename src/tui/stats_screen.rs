@@ -120,6 +120,17 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 runs::pass_value(p1)
             )),
         ]));
+        // The rights paid through a loophole (issue 29), as `sebx stats` counts them.
+        if st.loopholes.right > 0 {
+            lines.push(Line::styled(
+                format!(
+                    "{}{}",
+                    " ".repeat(14),
+                    loophole_text(&st.loopholes, st.reward.rewarded > 0)
+                ),
+                theme.verdict_failed,
+            ));
+        }
         // Verdict shares as one stacked bar, then the shares in figures.
         let bw = if wide { 60 } else { 30 };
         let mut spans = vec![Span::raw(" ".repeat(14))];
@@ -267,6 +278,28 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         }
     }
     lines
+}
+
+/// The rights (and rewards of 1) that went through a loophole, by kind, and the accuracy
+/// without them.
+fn loophole_text(l: &runs::LoopholeFigures, rewarded: bool) -> String {
+    let kinds: Vec<String> = l
+        .by_kind
+        .iter()
+        .filter(|(_, c)| c.right > 0)
+        .map(|(k, c)| format!("{k} {}", c.right))
+        .collect();
+    let reward = if rewarded {
+        format!(", {} rewards of 1", l.reward_1)
+    } else {
+        String::new()
+    };
+    format!(
+        "through a loophole: {} right{reward} ({}) · accuracy without {}",
+        l.right,
+        kinds.join(", "),
+        l.accuracy_without.map_or_else(|| "–".to_string(), pct)
+    )
 }
 
 /// The official RL reward as `sebx stats` reports it: the mean over the rollouts whose

@@ -623,6 +623,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         right.push((1, Span::styled(format!(" loading {pct}% "), theme.progress)));
     }
     let gp = app.corpus.grade_progress;
+    // Every requested grade in: the figures are final (dropped first when space runs out).
+    if gp.requested > 0 && gp.finished == gp.requested {
+        right.push((
+            5,
+            Span::styled(" ✓ every verdict is in ".to_string(), theme.hint),
+        ));
+    }
     if gp.finished < gp.requested {
         right.push((
             1,
@@ -672,7 +679,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     }
     let width = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
     let left_w = width(&left);
-    for drop_level in [4u8, 3, 2, 1] {
+    for drop_level in [5u8, 4, 3, 2, 1] {
         let w: usize = right.iter().map(|(_, s)| s.content.chars().count()).sum();
         if left_w + w <= area.width as usize {
             break;

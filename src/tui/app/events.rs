@@ -41,10 +41,16 @@ impl App {
                 if self.list.filters.verdict.is_some() || self.list.grouping == Grouping::Verdict {
                     self.view_dirty = true;
                 }
-                // The last one in: say so, so that nobody wonders whether figures are final.
+                // The last one in: the "grading N rollouts" note goes (the status bar says
+                // "all N graded"), so that nobody wonders whether figures are final.
                 let gp = self.corpus.grade_progress;
-                if gp.finished == gp.requested {
-                    self.message = Some(grading_done(gp.requested, &self.corpus.scores));
+                if gp.finished == gp.requested
+                    && self
+                        .message
+                        .as_deref()
+                        .is_some_and(|m| m.starts_with("grading "))
+                {
+                    self.message = None;
                 }
                 true
             }
@@ -329,18 +335,5 @@ impl App {
         {
             self.view_dirty = true;
         }
-    }
-}
-
-/// The status line once every requested grade is in: how many were graded, and how many of
-/// them the grader could not run (`Score::Failed`).
-fn grading_done(requested: usize, scores: &[Score]) -> String {
-    let failed = scores
-        .iter()
-        .filter(|s| matches!(s, Score::Failed(_)))
-        .count();
-    match failed {
-        0 => format!("graded {requested} rollouts: every verdict is in"),
-        n => format!("graded {requested} rollouts: every verdict is in ({n} could not be graded)"),
     }
 }
