@@ -1,7 +1,6 @@
 //! What a grade decides, without the report: the verdict, the reward and the flags that
 //! lists, filters, label suggestions and figures read of every rollout. The score cache
-//! keeps these beside each report ([`ScoreCache::facts`](super::score_cache::ScoreCache::facts)),
-//! so a front end that only needs them never parses a report.
+//! keeps these beside each report, so a front end that only needs them never parses one.
 
 use serde::{Deserialize, Serialize};
 
