@@ -109,26 +109,32 @@ fn open_small_file(
     known: &[Rollout],
     fresh: &[(Rollout, GradeReport)],
     batched: bool,
-) -> Duration {
+) -> [Duration; 4] {
     let start = Instant::now();
     let cache = open(dir);
+    let opened = start.elapsed();
+    let mut looked = Duration::ZERO;
     let hits = if batched {
         let known: Vec<&Rollout> = known.iter().collect();
         let found = cache.facts_many(&known).into_iter().flatten().count();
+        looked = start.elapsed();
         let puts: Vec<(&Rollout, &GradeReport)> = fresh.iter().map(|(r, g)| (r, g)).collect();
         cache.put_many(&puts).expect("put many");
         found
     } else {
         let found = known.iter().filter(|r| cache.get(r).is_some()).count();
+        looked = start.elapsed();
         for (r, g) in fresh {
             cache.put(r, g).expect("put");
         }
         found
     };
+    let put = start.elapsed();
     drop(cache);
     let took = start.elapsed();
     std::hint::black_box(hits);
-    took
+    // In all; opening; the lookups; the puts.
+    [took, opened, looked - opened, put - looked]
 }
 
 fn lookups(dir: &Path, rollouts: &[Rollout]) -> (Duration, usize) {
@@ -217,6 +223,22 @@ fn main() {
             let first: Vec<Rollout> = fresh.iter().map(|(r, _)| r.clone()).collect();
             on_empty.push(open_small_file(&dir, &first, &fresh, batched));
         }
+        let part = |runs: &[[Duration; 4]], k: usize| median(runs.iter().map(|r| r[k]).collect());
+        let parts = |runs: &[[Duration; 4]]| {
+            format!(
+                "open {}, lookups {}, puts {}",
+                ms(part(runs, 1)),
+                ms(part(runs, 2)),
+                ms(part(runs, 3))
+            )
+        };
+        println!(
+            "  parts (medians): full: {}; empty: {}",
+            parts(&on_full),
+            parts(&on_empty)
+        );
+        let on_full: Vec<Duration> = on_full.iter().map(|r| r[0]).collect();
+        let on_empty: Vec<Duration> = on_empty.iter().map(|r| r[0]).collect();
         let (f, e) = (median(on_full.clone()), median(on_empty.clone()));
         println!(
             "open + 40 lookups + 40 puts ({}), median of {rounds}: {} on {} vs {} empty: {:.2}x (full: {} .. {})",
