@@ -113,22 +113,21 @@ fn open_small_file(
     let start = Instant::now();
     let cache = open(dir);
     let opened = start.elapsed();
-    let mut looked = Duration::ZERO;
+    let known: Vec<&Rollout> = known.iter().collect();
     let hits = if batched {
-        let known: Vec<&Rollout> = known.iter().collect();
-        let found = cache.facts_many(&known).into_iter().flatten().count();
-        looked = start.elapsed();
+        cache.facts_many(&known).into_iter().flatten().count()
+    } else {
+        known.iter().filter(|r| cache.get(r).is_some()).count()
+    };
+    let looked = start.elapsed();
+    if batched {
         let puts: Vec<(&Rollout, &GradeReport)> = fresh.iter().map(|(r, g)| (r, g)).collect();
         cache.put_many(&puts).expect("put many");
-        found
     } else {
-        let found = known.iter().filter(|r| cache.get(r).is_some()).count();
-        looked = start.elapsed();
         for (r, g) in fresh {
             cache.put(r, g).expect("put");
         }
-        found
-    };
+    }
     let put = start.elapsed();
     drop(cache);
     let took = start.elapsed();
