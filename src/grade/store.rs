@@ -1125,4 +1125,35 @@ mod tests {
         assert!(facts("k010").is_none());
         assert!(complete());
     }
+
+    /// Reading a record's facts (not the record) makes it recent too.
+    #[test]
+    fn a_facts_read_makes_a_record_recent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        let value = vec![b'x'; 94];
+        for i in 0..10 {
+            let key = format!("k{i:03}");
+            let put = Put {
+                key: &key,
+                value: &value,
+                facts: Some(b"{}"),
+            };
+            store.put_many("ns", &[put]).expect("put");
+        }
+        store
+            .read(|r| {
+                assert!(r.facts("ns", "k000")?.is_some());
+                assert!(r.facts("ns", "k001")?.is_some());
+                Ok(())
+            })
+            .expect("read");
+        store.put("ns", "k010", &value).expect("put");
+        for kept in ["k000", "k001"] {
+            assert!(store.get("ns", kept).expect("get").is_some(), "{kept}");
+        }
+        for gone in ["k002", "k003"] {
+            assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
+        }
+    }
 }
