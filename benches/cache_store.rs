@@ -101,24 +101,54 @@ fn open(dir: &Path) -> ScoreCache {
 }
 
 /// Opens the cache in `dir`, looks up `known` (40 rollouts) and puts `fresh` (40 new ones):
-/// what opening a small file in the explorer or `sebx grade --cached` costs.
-fn open_small_file(dir: &Path, known: &[Rollout], fresh: &[(Rollout, GradeReport)]) -> Duration {
+/// what opening a small file in the explorer or `sebx grade --cached` costs. `batched`:
+/// as the front ends do now (one bulk lookup of the facts, the puts in one transaction);
+/// else as before (a whole report per lookup, a transaction per put).
+fn open_small_file(
+    dir: &Path,
+    known: &[Rollout],
+    fresh: &[(Rollout, GradeReport)],
+    batched: bool,
+) -> [Duration; 4] {
     let start = Instant::now();
     let cache = open(dir);
-    let hits = known.iter().filter(|r| cache.get(r).is_some()).count();
-    for (r, g) in fresh {
-        cache.put(r, g).expect("put");
+    let opened = start.elapsed();
+    let known: Vec<&Rollout> = known.iter().collect();
+    let hits = if batched {
+        cache.facts_many(&known).into_iter().flatten().count()
+    } else {
+        known.iter().filter(|r| cache.get(r).is_some()).count()
+    };
+    let looked = start.elapsed();
+    if batched {
+        let puts: Vec<(&Rollout, &GradeReport)> = fresh.iter().map(|(r, g)| (r, g)).collect();
+        cache.put_many(&puts).expect("put many");
+    } else {
+        for (r, g) in fresh {
+            cache.put(r, g).expect("put");
+        }
     }
+    let put = start.elapsed();
     drop(cache);
     let took = start.elapsed();
     std::hint::black_box(hits);
-    took
+    // In all; opening; the lookups; the puts.
+    [took, opened, looked - opened, put - looked]
 }
 
 fn lookups(dir: &Path, rollouts: &[Rollout]) -> (Duration, usize) {
     let cache = open(dir);
     let start = Instant::now();
     let hits = rollouts.iter().filter(|r| cache.get(r).is_some()).count();
+    (start.elapsed(), hits)
+}
+
+/// The bulk lookup of facts (no report read): what the explorer and `sebx stats` do.
+fn facts_lookups(dir: &Path, rollouts: &[Rollout]) -> (Duration, usize) {
+    let cache = open(dir);
+    let all: Vec<&Rollout> = rollouts.iter().collect();
+    let start = Instant::now();
+    let hits = cache.facts_many(&all).into_iter().flatten().count();
     (start.elapsed(), hits)
 }
 
@@ -154,10 +184,10 @@ fn main() {
             let chunk: Vec<(Rollout, GradeReport)> = (filled..filled + 1000)
                 .map(|i| (rollout(i), report(&mut rng, i)))
                 .collect();
+            // One transaction per 1,000 (`put_many`), as the front ends now write.
             let put = Instant::now();
-            for (r, g) in &chunk {
-                cache.put(r, g).expect("fill");
-            }
+            let pairs: Vec<(&Rollout, &GradeReport)> = chunk.iter().map(|(r, g)| (r, g)).collect();
+            cache.put_many(&pairs).expect("fill");
             putting += put.elapsed();
             filled += chunk.len();
         }
@@ -176,36 +206,60 @@ fn main() {
     // The 40 known rollouts are spread over the whole store; the fresh ones are new.
     let known: Vec<Rollout> = (0..40).map(|_| rollout(rng.below(filled))).collect();
     let rounds = 7;
-    let (mut on_full, mut on_empty) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
-        let fresh: Vec<(Rollout, GradeReport)> = (0..40)
-            .map(|k| {
-                let i = filled + 1_000_000 + round * 100 + k;
-                (rollout(i), report(&mut rng, i))
-            })
-            .collect();
-        on_full.push(open_small_file(&full, &known, &fresh));
-        // The empty store: the same rollouts (misses) and puts, in a fresh folder each round.
-        let dir = empty.join(round.to_string());
-        let first: Vec<Rollout> = fresh.iter().map(|(r, _)| r.clone()).collect();
-        on_empty.push(open_small_file(&dir, &first, &fresh));
+    for batched in [false, true] {
+        let (mut on_full, mut on_empty) = (Vec::new(), Vec::new());
+        for round in 0..rounds {
+            let fresh: Vec<(Rollout, GradeReport)> = (0..40)
+                .map(|k| {
+                    let i = filled + 1_000_000 + usize::from(batched) * 50 + round * 100 + k;
+                    (rollout(i), report(&mut rng, i))
+                })
+                .collect();
+            on_full.push(open_small_file(&full, &known, &fresh, batched));
+            // The empty store: the same rollouts (misses) and puts, in a fresh folder each
+            // round.
+            let dir = empty.join(format!("{round}-{batched}"));
+            let first: Vec<Rollout> = fresh.iter().map(|(r, _)| r.clone()).collect();
+            on_empty.push(open_small_file(&dir, &first, &fresh, batched));
+        }
+        let part = |runs: &[[Duration; 4]], k: usize| median(runs.iter().map(|r| r[k]).collect());
+        let parts = |runs: &[[Duration; 4]]| {
+            format!(
+                "open {}, lookups {}, puts {}",
+                ms(part(runs, 1)),
+                ms(part(runs, 2)),
+                ms(part(runs, 3))
+            )
+        };
+        println!(
+            "  parts (medians): full: {}; empty: {}",
+            parts(&on_full),
+            parts(&on_empty)
+        );
+        let on_full: Vec<Duration> = on_full.iter().map(|r| r[0]).collect();
+        let on_empty: Vec<Duration> = on_empty.iter().map(|r| r[0]).collect();
+        let (f, e) = (median(on_full.clone()), median(on_empty.clone()));
+        println!(
+            "open + 40 lookups + 40 puts ({}), median of {rounds}: {} on {} vs {} empty: {:.2}x (full: {} .. {})",
+            if batched {
+                "facts in one lookup, puts in one transaction"
+            } else {
+                "a report per lookup, a transaction per put"
+            },
+            ms(f),
+            human_bytes(size.bytes),
+            ms(e),
+            f.as_secs_f64() / e.as_secs_f64(),
+            ms(*on_full.iter().min().expect("rounds")),
+            ms(*on_full.iter().max().expect("rounds")),
+        );
     }
-    let (f, e) = (median(on_full.clone()), median(on_empty.clone()));
-    println!(
-        "open + 40 lookups + 40 puts, median of {rounds}: {} on {} vs {} empty: {:.2}x (full: {} .. {})",
-        ms(f),
-        human_bytes(size.bytes),
-        ms(e),
-        f.as_secs_f64() / e.as_secs_f64(),
-        ms(*on_full.iter().min().expect("rounds")),
-        ms(*on_full.iter().max().expect("rounds")),
-    );
 
     // 100,000 lookups: hits spread over the full store, against hits on the small store
     // (the 40 records the last round put in it), and misses on both.
     let n = 100_000;
     let spread: Vec<Rollout> = (0..n).map(|_| rollout(rng.below(filled))).collect();
-    let small = empty.join((rounds - 1).to_string());
+    let small = empty.join(format!("{}-false", rounds - 1));
     let small_known: Vec<Rollout> = (0..40)
         .map(|k| rollout(filled + 1_000_000 + (rounds - 1) * 100 + k))
         .collect();
@@ -215,6 +269,9 @@ fn main() {
     assert_eq!(hits, n, "every spread lookup is a hit");
     let (small_hits, hits) = lookups(&small, &cycled);
     assert_eq!(hits, n, "every small-store lookup is a hit");
+    let (full_facts, hits) = facts_lookups(&full, &spread);
+    assert_eq!(hits, n, "every spread facts lookup is a hit");
+    let (small_facts, _) = facts_lookups(&small, &cycled);
     let (full_misses, _) = lookups(&full, &misses);
     let (small_misses, _) = lookups(&small, &misses);
     let per = |d: Duration| format!("{:.1} µs", d.as_secs_f64() * 1e6 / n as f64);
@@ -226,6 +283,15 @@ fn main() {
         ms(small_hits),
         per(small_hits),
         full_hits.as_secs_f64() / small_hits.as_secs_f64()
+    );
+    println!(
+        "100,000 facts lookups (hits, one bulk lookup, no report read): {} ({} each) on {} vs {} ({} each) on 40 records: {:.2}x",
+        ms(full_facts),
+        per(full_facts),
+        human_bytes(size.bytes),
+        ms(small_facts),
+        per(small_facts),
+        full_facts.as_secs_f64() / small_facts.as_secs_f64()
     );
     println!(
         "100,000 lookups (misses): {} ({} each) vs {} ({} each): {:.2}x",

@@ -15,6 +15,7 @@ use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
+use crate::grade::score_cache::Batched;
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
 use crate::session::caches::{CacheFlags, open_score_cache};
@@ -228,7 +229,9 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         );
         bar
     };
-    // Each verdict is remembered as it arrives, so an interrupted run loses none.
+    // Verdicts are remembered as they arrive, in batches (one transaction each, written
+    // at least every couple of seconds), so an interrupted run loses only the last batch.
+    let batch = cache.clone().map(Batched::new);
     let graded = rollouts.len();
     // Every run is remembered by program; with --cached, a program that ran before (for any
     // rollout, in any file) is not run again either: its remembered run is graded.
@@ -243,14 +246,19 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
             bar.set_position(n as u64);
             // Filed under what the report carries: a reward-only report answers no verdict
             // lookup.
-            if let Some(cache) = &cache
+            if let Some(batch) = &batch
                 && let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
-                && let Err(e) = cache.put(rollout, report)
+                && let Err(e) = batch.put(rollout, report)
             {
                 bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
             }
         },
     );
+    if let Some(batch) = &batch
+        && let Err(e) = batch.flush()
+    {
+        bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
+    }
     for (report, rollout) in reports.iter_mut().zip(&rollouts) {
         if let Some(item) = dataset.get(&rollout.query) {
             note_entry_mismatch(report, &item.function_name);

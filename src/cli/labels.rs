@@ -349,8 +349,8 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
             let code_found = extract_last_python_block(&rollout.response).is_some();
             let grade = GradeFacts {
                 verdict: info.map(|i| i.verdict),
-                timed_out: info.is_some_and(|i| i.timed_out),
-                program_syntax_error: info.is_some_and(|i| i.program_syntax_error),
+                timed_out: info.is_some_and(|i| i.facts.timed_out),
+                program_syntax_error: info.is_some_and(|i| i.facts.program_syntax_error),
             };
             let suggested_category =
                 suggested_category(&taxonomy, grade, code_found, digest.as_ref())

@@ -18,7 +18,7 @@ use super::reruns::with_code;
 use super::reward::Scorer;
 use super::run_cache::Remembered;
 use super::runtime::find_runtime;
-use super::score_cache::ScoreCache;
+use super::score_cache::{Batched, ScoreCache};
 use super::scoring::{Scored, grade_scored};
 use super::settings::GradingSettings;
 use crate::model::bounded::Bounded;
@@ -69,6 +69,10 @@ pub trait GradeBackend: Send + Sync {
         self.grade(rollout)
     }
 
+    /// Writes what the backend gathered to remember in batches (bulk grading's verdicts):
+    /// called when its queue runs empty.
+    fn flush(&self) {}
+
     /// Runs `code` once under the runtime oracle's tracer on `cases` and settles `findings`
     /// against the run ([`crate::grade::trace::confirm`]); `cache` remembers the trace.
     fn confirm(
@@ -95,8 +99,9 @@ pub struct Grader {
     /// How it grades: timeout (the official 3 s unless changed), sandbox, scorers (both by
     /// default: front ends show the reward too). The engine's pool is configured from it.
     settings: GradingSettings,
-    /// Where each verdict is remembered as it arrives (not what-ifs).
-    cache: Option<Arc<ScoreCache>>,
+    /// Where each verdict is remembered (not what-ifs): a row asked for at once, bulk
+    /// grading in batches ([`GradeBackend::flush`] writes what has gathered).
+    cache: Option<Batched>,
     /// Outputs of the programs run, for [`GradeBackend::grade_shared`].
     runs: Mutex<Bounded<[u8; 32], RunOutput>>,
     /// Programs `grade_shared` executed (the others reused a run).
@@ -151,11 +156,19 @@ impl Grader {
         Ok(Grader::new(api.clone(), workers))
     }
 
-    /// Remembers every verdict in `cache` as it arrives. A cache opened for settings that
-    /// do not run like this grader's ([`ScoreCache::remembers`]) is never written.
+    /// Remembers every verdict in `cache`: a row graded alone as it arrives, bulk grading
+    /// ([`GradeBackend::grade_shared`]) in batches. A cache opened for settings that do not
+    /// run like this grader's ([`ScoreCache::remembers`]) is never written.
     pub fn with_cache(mut self, cache: Option<Arc<ScoreCache>>) -> Grader {
-        self.cache = cache;
+        self.cache = cache.map(Batched::new);
         self
+    }
+
+    /// The cache verdicts are remembered in, if it remembers this grader's.
+    fn remembering(&self) -> Option<&Batched> {
+        self.cache
+            .as_ref()
+            .filter(|b| b.cache().remembers(&self.settings))
     }
 
     /// Programs [`GradeBackend::grade_shared`] executed so far (the others reused a run).
@@ -196,11 +209,11 @@ impl GradeBackend for Grader {
             self.engine()?,
             settings.timeout,
         );
-        if let Some(cache) = &self.cache
-            && cache.remembers(settings)
-        {
-            // A cache that cannot be written only costs a regrade next time.
-            let _ = cache.put(rollout, &report);
+        if let Some(batch) = self.remembering() {
+            // Written now, after what bulk grading gathered (so that this report is the
+            // latest). A cache that cannot be written only costs a regrade next time.
+            let _ = batch.put(rollout, &report);
+            let _ = batch.flush();
         }
         Ok(report)
     }
@@ -225,10 +238,7 @@ impl GradeBackend for Grader {
                 // Then the runs remembered across sessions, by program; a run is remembered.
                 let runner = Remembered::new(
                     engine,
-                    self.cache
-                        .as_deref()
-                        .filter(|c| c.remembers(settings))
-                        .and_then(|c| c.runs()),
+                    self.remembering().and_then(|b| b.cache().runs()),
                     true,
                 );
                 let out = runner.run_program(program, settings.timeout)?;
@@ -242,12 +252,17 @@ impl GradeBackend for Grader {
             })
             .collect();
         let report = scored.finish(rollout, runs);
-        if let Some(cache) = &self.cache
-            && cache.remembers(settings)
-        {
-            let _ = cache.put(rollout, &report);
+        if let Some(batch) = self.remembering() {
+            let _ = batch.put(rollout, &report);
         }
         Ok(report)
+    }
+
+    fn flush(&self) {
+        if let Some(batch) = &self.cache {
+            // A cache that cannot be written only costs a regrade next time.
+            let _ = batch.flush();
+        }
     }
 
     fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {

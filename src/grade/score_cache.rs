@@ -26,18 +26,28 @@
 //!
 //! The namespace is a [`Table`] of the [`Store`]: a lookup is one indexed read, opening
 //! reads no records, and the store bounds its size by evicting what was least recently used.
+//!
+//! Every record is filed with its [`Facts`] (what the merged report decides), so a front end
+//! that only needs the verdict, reward and flags ([`ScoreCache::facts_many`]: the explorer's
+//! rows, `sebx stats`) never parses a report. A record filed without them (an earlier sebx)
+//! is parsed once when its facts are asked for, and the facts are written back. Many reports
+//! are written in one transaction ([`ScoreCache::put_many`], [`Batched`]).
 
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, anyhow};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::grade::facts::Facts;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::{Scorer, disagreement};
 use crate::grade::run_cache::RunCache;
 use crate::grade::settings::GradingSettings;
-use crate::grade::store::{Evicted, Store, Table, short_hex};
+use crate::grade::store::{Evicted, Filing, Put, Reader, Store, Table, short_hex};
 use crate::model::{ApiMap, Rollout};
 
 pub use crate::grade::store::{api_hash, grader_version, namespace};
@@ -105,6 +115,20 @@ pub fn carried(report: &GradeReport) -> Option<Scorer> {
         (false, false) => None,
     }
 }
+
+/// What facts carry, as the scorer that would have produced just that (see [`carried`]).
+fn carried_facts(facts: &Facts) -> Option<Scorer> {
+    match (facts.verdict.is_some(), facts.reward.is_some()) {
+        (true, true) => Some(Scorer::Both),
+        (true, false) => Some(Scorer::Verdict),
+        (false, true) => Some(Scorer::Reward),
+        (false, false) => None,
+    }
+}
+
+/// Rollouts looked up per read transaction by [`ScoreCache::facts_many`], so that a writer
+/// of the same store (grading in the background) waits no longer than one chunk.
+const FACTS_CHUNK: usize = 1024;
 
 /// Where score caches live: `$SEBX_SCORE_CACHE`, else `<cache dir>/sebx/scores`.
 pub fn default_dir() -> Option<PathBuf> {
@@ -271,8 +295,40 @@ impl ScoreCache {
     /// the other), and filed as both: a put never hides what was known. A report with
     /// neither a verdict nor a reward is not remembered.
     pub fn put(&self, rollout: &Rollout, report: &GradeReport) -> Result<()> {
+        self.put_many(&[(rollout, report)])
+    }
+
+    /// [`ScoreCache::put`] for many reports, written in one transaction (a rollout given
+    /// twice is written in order: its second report merges with the first).
+    pub fn put_many(&self, reports: &[(&Rollout, &GradeReport)]) -> Result<()> {
+        let mut pending: Vec<Filing> = Vec::new();
+        let mut seen = HashSet::new();
+        for &(rollout, report) in reports {
+            if !seen.insert(rollout_key(rollout)) {
+                // The first report of this rollout must be stored for this one to merge.
+                self.write(&pending)?;
+                pending.clear();
+                seen.clear();
+                seen.insert(rollout_key(rollout));
+            }
+            if let Some(record) = self.record(rollout, report)? {
+                pending.push(record);
+            }
+        }
+        self.write(&pending)
+    }
+
+    /// Writes `records`, in one transaction.
+    fn write(&self, records: &[Filing]) -> Result<()> {
+        let puts: Vec<Put> = records.iter().map(Filing::put).collect();
+        self.table.put_many(&puts)
+    }
+
+    /// The record `report` makes for `rollout` (merged with what is known of the other
+    /// score): its key, value and facts; none when it carries nothing to remember.
+    fn record(&self, rollout: &Rollout, report: &GradeReport) -> Result<Option<Filing>> {
         let Some(scorer) = carried(report) else {
-            return Ok(());
+            return Ok(None);
         };
         let other = match scorer {
             Scorer::Both => None,
@@ -283,17 +339,183 @@ impl ScoreCache {
             self.filed(rollout, Scorer::Both)
                 .or_else(|| self.filed(rollout, other))
         });
+        let merged_report;
         let (scorer, report) = match (scorer, known) {
-            (Scorer::Verdict, Some(known)) => (Scorer::Both, merged(rollout, report, &known)),
-            (Scorer::Reward, Some(known)) => (Scorer::Both, merged(rollout, &known, report)),
-            (scorer, _) => (scorer, report.clone()),
+            (Scorer::Verdict, Some(known)) => {
+                merged_report = merged(rollout, report, &known);
+                (Scorer::Both, &merged_report)
+            }
+            (Scorer::Reward, Some(known)) => {
+                merged_report = merged(rollout, &known, report);
+                (Scorer::Both, &merged_report)
+            }
+            (scorer, _) => (scorer, report),
         };
         let settings = self.settings.clone().with_scorer(scorer);
         let value = serde_json::to_vec(&Record {
             settings: settings.describe(),
-            report: &report,
+            report,
         })?;
-        self.table.put(&record_key(rollout, &settings), &value)
+        let facts = serde_json::to_vec(&Facts::of(report))?;
+        Ok(Some(Filing {
+            key: record_key(rollout, &settings),
+            value,
+            facts,
+        }))
+    }
+
+    /// The facts of what [`ScoreCache::get`] would serve for `rollout`, without reading
+    /// the report (but for a record filed without facts: see the module doc).
+    pub fn facts(&self, rollout: &Rollout) -> Option<Facts> {
+        self.facts_many(&[rollout]).pop().flatten()
+    }
+
+    /// [`ScoreCache::facts`] of every rollout, in order: one read transaction per chunk of
+    /// rollouts, the statements prepared once. Facts found missing (records an earlier sebx
+    /// filed) are derived from the reports and written back. A store that cannot be read
+    /// answers nothing (misses).
+    pub fn facts_many(&self, rollouts: &[&Rollout]) -> Vec<Option<Facts>> {
+        let mut out = Vec::with_capacity(rollouts.len());
+        for chunk in rollouts.chunks(FACTS_CHUNK) {
+            let mut backfill = Vec::new();
+            let found = self
+                .table
+                .read(|reader| {
+                    let complete = reader.complete(self.table.namespace())?;
+                    Ok(chunk
+                        .iter()
+                        .map(|r| self.facts_in(reader, r, complete, &mut backfill))
+                        .collect::<Vec<_>>())
+                })
+                .unwrap_or_else(|_| vec![None; chunk.len()]);
+            out.extend(found);
+            // Written for the next time; a store that cannot take them only costs a parse.
+            let _ = self.table.backfill_facts(&backfill);
+        }
+        out
+    }
+
+    /// `rollout`'s facts read by `reader`: the first scorer that answers, in the order of
+    /// [`ScoreCache::get`]. Unless `complete`, a key without facts may be a record without
+    /// them: its report is parsed and its facts gathered into `backfill`.
+    fn facts_in(
+        &self,
+        reader: &Reader,
+        rollout: &Rollout,
+        complete: bool,
+        backfill: &mut Vec<Filing>,
+    ) -> Option<Facts> {
+        let ns = self.table.namespace();
+        answering(self.settings.scorer).iter().find_map(|&scorer| {
+            let key = record_key(rollout, &self.settings.clone().with_scorer(scorer));
+            let stored = reader.facts(ns, &key).ok().flatten();
+            if let Some(facts) = stored.and_then(|f| serde_json::from_slice::<Facts>(&f).ok()) {
+                return (carried_facts(&facts) == Some(scorer)).then_some(facts);
+            }
+            if complete {
+                return None;
+            }
+            let value = reader.value(ns, &key).ok().flatten()?;
+            let record: Record<GradeReport> = serde_json::from_slice(&value).ok()?;
+            if carried(&record.report) != Some(scorer) {
+                return None;
+            }
+            let facts = Facts::of(&record.report);
+            if let Ok(json) = serde_json::to_vec(&facts) {
+                backfill.push(Filing {
+                    key,
+                    value,
+                    facts: json,
+                });
+            }
+            Some(facts)
+        })
+    }
+}
+
+/// Puts gathered and written in batches ([`ScoreCache::put_many`]): when [`BATCH`] reports
+/// have gathered, when the oldest waited [`BATCH_AGE`] (checked at each put), on
+/// [`Batched::flush`] and when dropped. For front ends that remember reports one at a time
+/// as they arrive (`sebx grade`, the explorer's background grading): a report still
+/// gathering when the process is killed is graded again next time.
+pub struct Batched {
+    cache: Arc<ScoreCache>,
+    pending: Mutex<Pending>,
+}
+
+/// Reports a [`Batched`] writes at once.
+pub const BATCH: usize = 256;
+
+/// How long a report may wait in a [`Batched`] for others (checked when one is put).
+pub const BATCH_AGE: Duration = Duration::from_secs(2);
+
+#[derive(Default)]
+struct Pending {
+    reports: Vec<(Rollout, GradeReport)>,
+    since: Option<Instant>,
+}
+
+impl Batched {
+    pub fn new(cache: Arc<ScoreCache>) -> Batched {
+        Batched {
+            cache,
+            pending: Mutex::new(Pending::default()),
+        }
+    }
+
+    /// The cache written to.
+    pub fn cache(&self) -> &Arc<ScoreCache> {
+        &self.cache
+    }
+
+    /// Gathers `report` of `rollout`; writes the batch if it is full or old.
+    pub fn put(&self, rollout: &Rollout, report: &GradeReport) -> Result<()> {
+        if carried(report).is_none() {
+            return Ok(());
+        }
+        let ready = {
+            let mut pending = self.lock()?;
+            pending.reports.push((rollout.clone(), report.clone()));
+            let since = *pending.since.get_or_insert_with(Instant::now);
+            if pending.reports.len() >= BATCH || since.elapsed() >= BATCH_AGE {
+                pending.since = None;
+                std::mem::take(&mut pending.reports)
+            } else {
+                Vec::new()
+            }
+        };
+        self.write(&ready)
+    }
+
+    /// Writes what has gathered.
+    pub fn flush(&self) -> Result<()> {
+        let ready = {
+            let mut pending = self.lock()?;
+            pending.since = None;
+            std::mem::take(&mut pending.reports)
+        };
+        self.write(&ready)
+    }
+
+    fn lock(&self) -> Result<std::sync::MutexGuard<'_, Pending>> {
+        self.pending
+            .lock()
+            .map_err(|_| anyhow!("the score cache's batch lock is poisoned"))
+    }
+
+    fn write(&self, reports: &[(Rollout, GradeReport)]) -> Result<()> {
+        if reports.is_empty() {
+            return Ok(());
+        }
+        let pairs: Vec<(&Rollout, &GradeReport)> = reports.iter().map(|(r, g)| (r, g)).collect();
+        self.cache.put_many(&pairs)
+    }
+}
+
+impl Drop for Batched {
+    fn drop(&mut self) {
+        // A batch that cannot be written only costs a regrade next time.
+        let _ = self.flush();
     }
 }
 
@@ -630,5 +852,216 @@ mod tests {
         let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert_eq!(cache.len(), 300);
         assert!(rollouts.iter().all(|r| cache.get(r).is_some()));
+    }
+
+    /// What the bulk lookup reads back is what the stored, merged report decides.
+    #[test]
+    fn facts_read_back_are_the_merged_reports_facts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let open = |scorer| {
+            ScoreCache::open(dir.path(), &api, &official().with_scorer(scorer)).expect("open")
+        };
+        let (a, b, c) = (rollout("A", "1"), rollout("B", "1"), rollout("C", "1"));
+        let both = open(Scorer::Both);
+        let mut fragile = with_reward(Verdict::ResultError, 1);
+        fragile.fragile = true;
+        both.put(&a, &fragile).expect("put");
+        open(Scorer::Reward).put(&b, &reward_only(0)).expect("put");
+        open(Scorer::Verdict)
+            .put(&b, &report(Verdict::Right))
+            .expect("put");
+        for scorer in [Scorer::Verdict, Scorer::Both, Scorer::Reward] {
+            let cache = open(scorer);
+            for r in [&a, &b, &c] {
+                assert_eq!(
+                    cache.facts(r),
+                    cache.get(r).map(|g| Facts::of(&g)),
+                    "{scorer:?} {}",
+                    r.response
+                );
+            }
+        }
+        let facts = open(Scorer::Verdict).facts(&a).expect("known");
+        assert_eq!(
+            (facts.verdict, facts.reward, facts.fragile),
+            (Some(Verdict::ResultError), Some(1), true)
+        );
+        assert_eq!(facts.reward_disagrees(), Some(true));
+        assert!(open(Scorer::Verdict).facts(&c).is_none());
+    }
+
+    /// A verdict-only put after one with both scorers keeps the reward in the facts.
+    #[test]
+    fn a_verdict_only_put_keeps_the_reward_in_the_facts() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let a = rollout("A", "1");
+        let both = ScoreCache::open(dir.path(), &api, &official().with_scorer(Scorer::Both))
+            .expect("open");
+        both.put(&a, &with_reward(Verdict::Right, 1)).expect("put");
+        let verdicts = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+        verdicts.put(&a, &report(Verdict::ExeError)).expect("put");
+        for cache in [&both, &verdicts] {
+            let facts = cache.facts(&a).expect("known");
+            assert_eq!(
+                (facts.verdict, facts.reward),
+                (Some(Verdict::ExeError), Some(1))
+            );
+        }
+    }
+
+    /// One bulk lookup answers what one lookup per rollout does, in order.
+    #[test]
+    fn a_batched_lookup_equals_lookups_one_by_one() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+        // More than a chunk, every third unknown, a few with a reward.
+        let rollouts: Vec<Rollout> = (0..2500).map(|i| rollout(&format!("R{i}"), "1")).collect();
+        let verdicts = [Verdict::Right, Verdict::ResultError, Verdict::ExeError];
+        let reports: Vec<GradeReport> = (0..rollouts.len())
+            .map(|i| match i % 5 {
+                0 => with_reward(verdicts[i % 3], (i % 2) as u8),
+                _ => report(verdicts[i % 3]),
+            })
+            .collect();
+        let puts: Vec<(&Rollout, &GradeReport)> = rollouts
+            .iter()
+            .zip(&reports)
+            .enumerate()
+            .filter(|(i, _)| i % 3 != 0)
+            .map(|(_, pair)| pair)
+            .collect();
+        cache.put_many(&puts).expect("put many");
+        let all: Vec<&Rollout> = rollouts.iter().collect();
+        let batched = cache.facts_many(&all);
+        let one_by_one: Vec<Option<Facts>> = rollouts.iter().map(|r| cache.facts(r)).collect();
+        assert_eq!(batched, one_by_one);
+        assert_eq!(batched.iter().flatten().count(), puts.len());
+        for (i, facts) in batched.iter().enumerate() {
+            let expected = (i % 3 != 0).then(|| Facts::of(&reports[i]));
+            assert_eq!(*facts, expected, "rollout {i}");
+        }
+    }
+
+    /// A batch that holds the same rollout twice writes them in order: the second merges.
+    #[test]
+    fn a_batch_with_a_rollout_twice_merges_them() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let a = rollout("A", "1");
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+        let (verdict, reward) = (report(Verdict::ResultError), reward_only(1));
+        cache
+            .put_many(&[(&a, &verdict), (&a, &reward)])
+            .expect("put many");
+        let got = cache.get(&a).expect("merged");
+        assert_eq!(
+            (got.verdict, got.reward),
+            (Some(Verdict::ResultError), Some(1))
+        );
+        assert_eq!(cache.facts(&a), Some(Facts::of(&got)));
+    }
+
+    /// A [`Batched`] writes when full, when flushed and when dropped.
+    #[test]
+    fn batched_puts_land_when_full_flushed_or_dropped() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let cache = Arc::new(ScoreCache::open(dir.path(), &api, &official()).expect("open"));
+        let rollouts: Vec<Rollout> = (0..BATCH + 3)
+            .map(|i| rollout(&format!("R{i}"), "1"))
+            .collect();
+        let batch = Batched::new(cache.clone());
+        for r in &rollouts[..BATCH - 1] {
+            batch.put(r, &report(Verdict::Right)).expect("put");
+        }
+        assert!(cache.is_empty(), "gathering");
+        batch
+            .put(&rollouts[BATCH - 1], &report(Verdict::Right))
+            .expect("put");
+        assert_eq!(cache.len(), BATCH, "a full batch is written");
+        batch
+            .put(&rollouts[BATCH], &report(Verdict::Right))
+            .expect("put");
+        batch.flush().expect("flush");
+        assert_eq!(cache.len(), BATCH + 1);
+        for r in &rollouts[BATCH + 1..] {
+            batch.put(r, &report(Verdict::Right)).expect("put");
+        }
+        drop(batch);
+        assert_eq!(cache.len(), BATCH + 3);
+    }
+
+    /// A store of the first layout (no facts table, as an earlier sebx made it) opens; its
+    /// records' facts are found (from their reports) and written back.
+    #[test]
+    fn an_old_store_opens_and_its_records_facts_are_found() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let api = ApiMap::default();
+        let settings = official().with_scorer(Scorer::Both);
+        let rollouts: Vec<Rollout> = (0..20).map(|i| rollout(&format!("R{i}"), "1")).collect();
+        {
+            let conn = rusqlite::Connection::open(dir.path().join(crate::grade::store::FILE_NAME))
+                .expect("create");
+            conn.execute_batch(
+                "PRAGMA journal_mode = WAL;
+                 CREATE TABLE records (ns TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                     bytes INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (ns, key))
+                     WITHOUT ROWID;
+                 CREATE INDEX records_used ON records (used);
+                 CREATE TABLE namespaces (ns TEXT PRIMARY KEY, records INTEGER NOT NULL,
+                     bytes INTEGER NOT NULL) WITHOUT ROWID;
+                 CREATE TRIGGER records_insert AFTER INSERT ON records BEGIN
+                     INSERT INTO namespaces (ns, records, bytes) VALUES (NEW.ns, 1, NEW.bytes)
+                     ON CONFLICT (ns) DO UPDATE SET records = records + 1,
+                         bytes = bytes + excluded.bytes;
+                 END;
+                 CREATE TRIGGER records_delete AFTER DELETE ON records BEGIN
+                     UPDATE namespaces SET records = records - 1, bytes = bytes - OLD.bytes
+                     WHERE ns = OLD.ns;
+                     DELETE FROM namespaces WHERE ns = OLD.ns AND records = 0;
+                 END;
+                 CREATE TRIGGER records_update AFTER UPDATE OF bytes ON records BEGIN
+                     UPDATE namespaces SET bytes = bytes - OLD.bytes + NEW.bytes WHERE ns = NEW.ns;
+                 END;
+                 PRAGMA user_version = 1;",
+            )
+            .expect("the first layout");
+            for (i, r) in rollouts.iter().enumerate() {
+                let value = serde_json::to_vec(&Record {
+                    settings: settings.describe(),
+                    report: with_reward(Verdict::ResultError, (i % 2) as u8),
+                })
+                .expect("json");
+                conn.execute(
+                    "INSERT INTO records (ns, key, value, bytes, used) VALUES (?1, ?2, ?3, 1, 1)",
+                    rusqlite::params![namespace(&api), record_key(r, &settings), value],
+                )
+                .expect("insert");
+            }
+        }
+        let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open an old store");
+        assert_eq!(cache.len(), 20, "nothing lost");
+        let all: Vec<&Rollout> = rollouts.iter().collect();
+        let expected: Vec<Option<Facts>> = (0..20)
+            .map(|i| Some(Facts::of(&with_reward(Verdict::ResultError, (i % 2) as u8))))
+            .collect();
+        assert_eq!(cache.facts_many(&all), expected);
+        // Written back: the facts are now read without the reports, and all are there.
+        let conn = rusqlite::Connection::open(cache.path()).expect("open");
+        let counts: (i64, i64) = conn
+            .query_row("SELECT records, facts FROM namespaces", [], |row| {
+                Ok((row.get(0)?, row.get(1)?))
+            })
+            .expect("counts");
+        assert_eq!(counts, (20, 20));
+        assert_eq!(cache.facts_many(&all), expected);
+        // A new put on the old store keeps the whole store in step.
+        let fresh = rollout("fresh", "1");
+        cache.put(&fresh, &report(Verdict::Right)).expect("put");
+        assert_eq!(cache.facts(&fresh), Some(Facts::verdict(Verdict::Right)));
+        assert_eq!(cache.get(&rollouts[3]).and_then(|g| g.reward), Some(1));
     }
 }

@@ -26,6 +26,17 @@
 //! thousand have gathered, or when the store is dropped. Marks are milliseconds since the
 //! epoch, strictly increasing within a process.
 //!
+//! Beside a record, a writer may keep its *facts* (`facts` table: a few dozen bytes the
+//! score cache derives from the report), so that a bulk lookup reads them without reading,
+//! let alone parsing, the record: the facts table is a B-tree of small rows, where the
+//! records' values take overflow pages. Triggers keep the two consistent whoever writes:
+//! a record replaced or deleted loses its facts (a writer that does not know them, such as
+//! an earlier sebx on the same file, leaves the record without facts), and the namespace's
+//! totals count the facts rows, so that a reader knows when every record has them
+//! ([`Reader::complete`]). The facts table came after the first layout: opening a store
+//! without it adds it (no record is rewritten, and an earlier sebx reads the file as before).
+//! Facts are not counted in the size limit (they are ~1% of a report).
+//!
 //! Files of the earlier format (one JSONL log per namespace, `<grader>-<api>.jsonl` and
 //! `<grader>-<api>-runs.jsonl`) are removed when the store is opened, with a note: their
 //! grader version can never match again.
@@ -93,6 +104,60 @@ CREATE TRIGGER IF NOT EXISTS records_update AFTER UPDATE OF bytes ON records BEG
     UPDATE namespaces SET bytes = bytes - OLD.bytes + NEW.bytes WHERE ns = NEW.ns;
 END;
 ";
+
+/// The facts beside the records (see the module doc), added to a store of the first layout
+/// without changing its version: an earlier sebx ignores the table, and its writes keep it
+/// consistent through the triggers.
+const CREATE_FACTS: &str = "
+ALTER TABLE namespaces ADD COLUMN facts INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE facts (
+    ns TEXT NOT NULL,
+    key TEXT NOT NULL,
+    used INTEGER NOT NULL,
+    facts BLOB NOT NULL,
+    PRIMARY KEY (ns, key)
+) WITHOUT ROWID;
+CREATE TRIGGER records_facts_delete AFTER DELETE ON records BEGIN
+    DELETE FROM facts WHERE ns = OLD.ns AND key = OLD.key;
+END;
+CREATE TRIGGER records_facts_stale AFTER UPDATE OF value ON records BEGIN
+    DELETE FROM facts WHERE ns = NEW.ns AND key = NEW.key;
+END;
+CREATE TRIGGER facts_insert AFTER INSERT ON facts BEGIN
+    UPDATE namespaces SET facts = facts + 1 WHERE ns = NEW.ns;
+END;
+CREATE TRIGGER facts_delete AFTER DELETE ON facts BEGIN
+    UPDATE namespaces SET facts = facts - 1 WHERE ns = OLD.ns;
+END;
+";
+
+/// A record's key and value with the facts derived from it (owned): what
+/// [`Store::backfill_facts`] writes, and what a writer gathers before [`Store::put_many`].
+#[derive(Debug, Clone)]
+pub struct Filing {
+    pub key: String,
+    pub value: Vec<u8>,
+    pub facts: Vec<u8>,
+}
+
+impl Filing {
+    /// The record to put, with its facts.
+    pub fn put(&self) -> Put<'_> {
+        Put {
+            key: &self.key,
+            value: &self.value,
+            facts: Some(&self.facts),
+        }
+    }
+}
+
+/// One record to file with [`Store::put_many`]: its key, value and, if known, its facts.
+#[derive(Debug, Clone, Copy)]
+pub struct Put<'a> {
+    pub key: &'a str,
+    pub value: &'a [u8],
+    pub facts: Option<&'a [u8]>,
+}
 
 /// How a store is opened: its size limit and how coarse "used" is.
 #[derive(Debug, Clone, Copy)]
@@ -235,47 +300,107 @@ impl Store {
 
     /// The value under `key` in `ns`; marks it used (see the module doc).
     pub fn get(&self, ns: &str, key: &str) -> Result<Option<Vec<u8>>> {
-        let found = self
-            .conn()?
-            .prepare_cached("SELECT value, used FROM records WHERE ns = ?1 AND key = ?2")?
-            .query_row(params![ns, key], |row| {
-                Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
-            })
-            .optional()?;
-        let Some((value, used)) = found else {
-            return Ok(None);
+        self.read(|r| r.value(ns, key))
+    }
+
+    /// Runs `f` with a reader of the store: one read transaction, so that many lookups
+    /// cost one lock and one snapshot, their statements prepared once. The marks of what
+    /// was read are written with the next write (see the module doc).
+    pub fn read<T>(&self, f: impl FnOnce(&Reader) -> Result<T>) -> Result<T> {
+        let out = {
+            let mut conn = self.conn()?;
+            let tx = conn.transaction_with_behavior(TransactionBehavior::Deferred)?;
+            let out = f(&Reader {
+                store: self,
+                tx: &tx,
+            })?;
+            tx.commit()?;
+            out
         };
+        let full = self
+            .touched
+            .lock()
+            .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?
+            .len()
+            >= TOUCH_BATCH;
+        if full {
+            self.write(|_| Ok(()))?;
+        }
+        Ok(out)
+    }
+
+    /// Remembers that `key` of `ns`, last marked `used`, was read now (if the mark is old).
+    fn note_use(&self, ns: &str, key: &str, used: i64) -> Result<()> {
         let now = self.now();
         if now.saturating_sub(used) >= self.options.touch_after.as_millis() as i64 {
-            let full = {
-                let mut touched = self
-                    .touched
-                    .lock()
-                    .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?;
-                touched.insert((ns.to_string(), key.to_string()), now);
-                touched.len() >= TOUCH_BATCH
-            };
-            if full {
-                self.write(|_| Ok(()))?;
-            }
+            self.touched
+                .lock()
+                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?
+                .insert((ns.to_string(), key.to_string()), now);
         }
-        Ok(Some(value))
+        Ok(())
     }
 
     /// Files `value` under `key` in `ns` (replacing what was there), then evicts the least
     /// recently used records if the store is past its limit.
     pub fn put(&self, ns: &str, key: &str, value: &[u8]) -> Result<()> {
-        let bytes = (ns.len() + key.len() + value.len()) as i64;
-        let now = self.now();
+        self.put_many(
+            ns,
+            &[Put {
+                key,
+                value,
+                facts: None,
+            }],
+        )
+    }
+
+    /// Files every record of `puts` in `ns` (each replacing what was there, with its facts
+    /// or none) in one transaction, then evicts the least recently used records if the
+    /// store is past its limit: a batch costs one commit, not one per record.
+    pub fn put_many(&self, ns: &str, puts: &[Put]) -> Result<()> {
+        if puts.is_empty() {
+            return Ok(());
+        }
         self.write(|tx| {
-            tx.prepare_cached(
+            let mut record = tx.prepare_cached(
                 "INSERT INTO records (ns, key, value, bytes, used) VALUES (?1, ?2, ?3, ?4, ?5)
                  ON CONFLICT (ns, key) DO UPDATE
                  SET value = excluded.value, bytes = excluded.bytes, used = excluded.used",
-            )?
-            .execute(params![ns, key, value, bytes, now])?;
+            )?;
+            let mut facts = tx.prepare_cached(
+                "INSERT INTO facts (ns, key, used, facts) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (ns, key) DO UPDATE SET used = excluded.used, facts = excluded.facts",
+            )?;
+            for put in puts {
+                let bytes = (ns.len() + put.key.len() + put.value.len()) as i64;
+                let now = self.now();
+                // Replacing the value drops its old facts (a trigger).
+                record.execute(params![ns, put.key, put.value, bytes, now])?;
+                if let Some(f) = put.facts {
+                    facts.execute(params![ns, put.key, now, f])?;
+                }
+            }
             if total(tx)? > self.options.limit {
                 evict(tx, (self.options.limit as f64 * EVICT_TO) as u64)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Gives records of `ns` that have none the facts derived from them: each of `found`
+    /// is written only if the record still holds the value its facts were derived from
+    /// (another process may have replaced it since).
+    pub fn backfill_facts(&self, ns: &str, found: &[Filing]) -> Result<()> {
+        if found.is_empty() {
+            return Ok(());
+        }
+        self.write(|tx| {
+            let mut add = tx.prepare_cached(
+                "INSERT OR IGNORE INTO facts (ns, key, used, facts)
+                 SELECT ns, key, used, ?3 FROM records WHERE ns = ?1 AND key = ?2 AND value = ?4",
+            )?;
+            for f in found {
+                add.execute(params![ns, f.key, f.facts, f.value])?;
             }
             Ok(())
         })
@@ -295,8 +420,12 @@ impl Store {
             let mut mark = tx.prepare_cached(
                 "UPDATE records SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2",
             )?;
+            let mut mark_facts = tx.prepare_cached(
+                "UPDATE facts SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2",
+            )?;
             for ((ns, key), when) in &touched {
                 mark.execute(params![ns, key, when])?;
+                mark_facts.execute(params![ns, key, when])?;
             }
         }
         let out = f(&tx)?;
@@ -437,7 +566,80 @@ fn connect(path: &Path) -> Result<Connection> {
         }
         tx.commit()?;
     }
+    if !has_facts(&conn)? {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        // Read again under the write lock, as above.
+        if !has_facts(&tx)? {
+            tx.execute_batch(CREATE_FACTS)?;
+        }
+        tx.commit()?;
+    }
     Ok(conn)
+}
+
+/// Whether the store has the facts table (a store of the first layout does not).
+fn has_facts(conn: &Connection) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'facts'",
+            [],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// Lookups in one read transaction of a [`Store`] (see [`Store::read`]).
+pub struct Reader<'a> {
+    store: &'a Store,
+    tx: &'a rusqlite::Transaction<'a>,
+}
+
+impl Reader<'_> {
+    /// The value under `key` in `ns`; marks it used.
+    pub fn value(&self, ns: &str, key: &str) -> Result<Option<Vec<u8>>> {
+        let found = self
+            .tx
+            .prepare_cached("SELECT value, used FROM records WHERE ns = ?1 AND key = ?2")?
+            .query_row(params![ns, key], |row| {
+                Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
+            })
+            .optional()?;
+        let Some((value, used)) = found else {
+            return Ok(None);
+        };
+        self.store.note_use(ns, key, used)?;
+        Ok(Some(value))
+    }
+
+    /// The facts kept beside the record under `key` in `ns` (none: no record, or a record
+    /// without facts); marks the record used. The record itself is not read.
+    pub fn facts(&self, ns: &str, key: &str) -> Result<Option<Vec<u8>>> {
+        let found = self
+            .tx
+            .prepare_cached("SELECT facts, used FROM facts WHERE ns = ?1 AND key = ?2")?
+            .query_row(params![ns, key], |row| {
+                Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
+            })
+            .optional()?;
+        let Some((facts, used)) = found else {
+            return Ok(None);
+        };
+        self.store.note_use(ns, key, used)?;
+        Ok(Some(facts))
+    }
+
+    /// Whether every record of `ns` has its facts: then a key without facts has no record.
+    pub fn complete(&self, ns: &str) -> Result<bool> {
+        let counts = self
+            .tx
+            .prepare_cached("SELECT records, facts FROM namespaces WHERE ns = ?1")?
+            .query_row([ns], |row| {
+                Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?))
+            })
+            .optional()?;
+        Ok(counts.is_none_or(|(records, facts)| facts >= records))
+    }
 }
 
 /// The records' bytes, from the running totals.
@@ -588,6 +790,21 @@ impl Table {
     /// Files `value` under `key`.
     pub fn put(&self, key: &str, value: &[u8]) -> Result<()> {
         self.store.put(&self.ns, key, value)
+    }
+
+    /// Files every record of `puts` in one transaction ([`Store::put_many`]).
+    pub fn put_many(&self, puts: &[Put]) -> Result<()> {
+        self.store.put_many(&self.ns, puts)
+    }
+
+    /// Runs `f` with a reader of the store, in one read transaction ([`Store::read`]).
+    pub fn read<T>(&self, f: impl FnOnce(&Reader) -> Result<T>) -> Result<T> {
+        self.store.read(f)
+    }
+
+    /// Gives records without facts the facts derived from them ([`Store::backfill_facts`]).
+    pub fn backfill_facts(&self, found: &[Filing]) -> Result<()> {
+        self.store.backfill_facts(&self.ns, found)
     }
 }
 
@@ -849,5 +1066,94 @@ mod tests {
         ));
         assert!(!is_old_format("training-0123456789abcdef.jsonl"));
         assert!(!is_old_format("0123456789abcdef-0123456789abcdef.sqlite3"));
+    }
+
+    /// Facts live and die with their record, whoever writes: a value replaced without
+    /// facts (an earlier sebx) or evicted takes them along, and the counts say so.
+    #[test]
+    fn facts_follow_their_records() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        let value = vec![b'x'; 94];
+        let put = |key: &str, facts: Option<&[u8]>| {
+            store
+                .put_many(
+                    "ns",
+                    &[Put {
+                        key,
+                        value: &value,
+                        facts,
+                    }],
+                )
+                .expect("put")
+        };
+        let facts = |key: &str| store.read(|r| r.facts("ns", key)).expect("read");
+        let complete = || store.read(|r| r.complete("ns")).expect("read");
+        put("k000", Some(b"{}"));
+        put("k001", Some(b"{\"v\":1}"));
+        assert_eq!(facts("k001").as_deref(), Some(&b"{\"v\":1}"[..]));
+        assert!(complete());
+        // Replaced by a writer that does not know the facts: they go.
+        store.put("ns", "k001", &value).expect("put");
+        assert!(facts("k001").is_none());
+        assert!(!complete());
+        assert!(store.get("ns", "k001").expect("get").is_some());
+        // Written back only against the value they were derived from.
+        let stale = Filing {
+            key: "k001".into(),
+            value: b"other".to_vec(),
+            facts: b"{}".to_vec(),
+        };
+        store.backfill_facts("ns", &[stale]).expect("backfill");
+        assert!(facts("k001").is_none());
+        let right = Filing {
+            key: "k001".into(),
+            value: value.clone(),
+            facts: b"{}".to_vec(),
+        };
+        store.backfill_facts("ns", &[right]).expect("backfill");
+        assert_eq!(facts("k001").as_deref(), Some(&b"{}"[..]));
+        assert!(complete());
+        // Eviction takes the facts of the records it removes.
+        for i in 2..11 {
+            put(&format!("k{i:03}"), Some(b"{}"));
+        }
+        assert!(store.get("ns", "k000").expect("get").is_none());
+        assert!(facts("k000").is_none());
+        assert!(complete());
+        store.clear().expect("clear");
+        assert!(facts("k010").is_none());
+        assert!(complete());
+    }
+
+    /// Reading a record's facts (not the record) makes it recent too.
+    #[test]
+    fn a_facts_read_makes_a_record_recent() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        let value = vec![b'x'; 94];
+        for i in 0..10 {
+            let key = format!("k{i:03}");
+            let put = Put {
+                key: &key,
+                value: &value,
+                facts: Some(b"{}"),
+            };
+            store.put_many("ns", &[put]).expect("put");
+        }
+        store
+            .read(|r| {
+                assert!(r.facts("ns", "k000")?.is_some());
+                assert!(r.facts("ns", "k001")?.is_some());
+                Ok(())
+            })
+            .expect("read");
+        store.put("ns", "k010", &value).expect("put");
+        for kept in ["k000", "k001"] {
+            assert!(store.get("ns", kept).expect("get").is_some(), "{kept}");
+        }
+        for gone in ["k002", "k003"] {
+            assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
+        }
     }
 }

@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::grade::facts::Facts;
 use crate::grade::report::{GradeReport, ReasonKind, read_reports};
 use crate::grade::reruns::{RERUNS_SUFFIX, RerunStore};
 use crate::grade::score_cache::ScoreCache;
@@ -65,28 +66,27 @@ impl std::fmt::Display for VerdictSource {
     }
 }
 
-/// A rollout's verdict, where it came from, and the official RL reward when known.
+/// A rollout's verdict, where it came from, and what else its grade decided (the official
+/// RL reward when known, the run's flags): the grade layer's [`Facts`], whose verdict is
+/// always `Some(verdict)` here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Resolved {
     pub verdict: Verdict,
     pub source: VerdictSource,
-    pub reward: Option<u8>,
-    pub reason: Option<ReasonKind>,
-    /// What the report said of the run, when the verdict came from one.
-    pub timed_out: bool,
-    /// The grader's static check found that the assembled program does not parse.
-    pub program_syntax_error: bool,
+    pub facts: Facts,
 }
 
 impl Resolved {
     pub fn of_report(report: &GradeReport, source: VerdictSource) -> Option<Resolved> {
+        Resolved::of_facts(Facts::of(report), source)
+    }
+
+    /// The resolution `facts` give, if they hold a verdict.
+    pub fn of_facts(facts: Facts, source: VerdictSource) -> Option<Resolved> {
         Some(Resolved {
-            verdict: report.verdict?,
+            verdict: facts.verdict?,
             source,
-            reward: report.reward,
-            reason: report.reward_reason_kind,
-            timed_out: report.timed_out(),
-            program_syntax_error: report.program_syntax_error(),
+            facts,
         })
     }
 
@@ -94,11 +94,28 @@ impl Resolved {
         Resolved {
             verdict,
             source,
-            reward: None,
-            reason: None,
-            timed_out: false,
-            program_syntax_error: false,
+            facts: Facts::verdict(verdict),
         }
+    }
+
+    /// The official RL reward, when known.
+    pub fn reward(&self) -> Option<u8> {
+        self.facts.reward
+    }
+
+    /// Why the reward and the verdict disagree, where they do.
+    pub fn reason(&self) -> Option<ReasonKind> {
+        self.facts.reason
+    }
+
+    /// What the report said of the run, when the verdict came from one.
+    pub fn timed_out(&self) -> bool {
+        self.facts.timed_out
+    }
+
+    /// The grader's static check found that the assembled program does not parse.
+    pub fn program_syntax_error(&self) -> bool {
+        self.facts.program_syntax_error
     }
 }
 
@@ -183,12 +200,58 @@ impl Resolver {
         Some((VerdictSource::Cache, report))
     }
 
+    /// Sources 4–5 by their facts: the latest rerun's, else the score cache's (no report
+    /// read from the cache).
+    pub fn late_facts(&self, rollout: &Rollout) -> Option<(VerdictSource, Facts)> {
+        self.late_facts_many(&[rollout]).pop().flatten()
+    }
+
+    /// [`Resolver::late_facts`] of many rollouts, in order, the cache's read in batches.
+    pub fn late_facts_many(&self, rollouts: &[&Rollout]) -> Vec<Option<(VerdictSource, Facts)>> {
+        let mut out: Vec<Option<(VerdictSource, Facts)>> =
+            rollouts.iter().map(|r| self.rerun_facts(r)).collect();
+        if let Some(cache) = &self.cache {
+            let asked: Vec<usize> = (0..rollouts.len()).filter(|&i| out[i].is_none()).collect();
+            let of: Vec<&Rollout> = asked.iter().map(|&i| rollouts[i]).collect();
+            for (i, facts) in asked.into_iter().zip(cache.facts_many(&of)) {
+                out[i] = facts
+                    .filter(|f| f.verdict.is_some())
+                    .map(|f| (VerdictSource::Cache, f));
+            }
+        }
+        out
+    }
+
+    /// Source 4's facts: the latest rerun's, when it has a verdict.
+    fn rerun_facts(&self, rollout: &Rollout) -> Option<(VerdictSource, Facts)> {
+        let store = self.reruns_of(&rollout.source)?;
+        let record = store.latest_graded(&rollout.id)?;
+        record.report.verdict?;
+        Some((VerdictSource::Rerun, Facts::of(&record.report)))
+    }
+
     /// Sources 1–5: the verdict a rollout has without grading it now.
     pub fn known(&self, rollout: &Rollout, in_correct_file: bool) -> Option<Resolved> {
-        self.early(rollout, in_correct_file).or_else(|| {
-            let (source, report) = self.late(rollout)?;
-            Resolved::of_report(&report, source)
-        })
+        self.known_many(&[rollout], in_correct_file).pop().flatten()
+    }
+
+    /// [`Resolver::known`] of many rollouts (of one file: `in_correct_file` is the file's),
+    /// in order; the score cache's facts are read in batches.
+    pub fn known_many(
+        &self,
+        rollouts: &[&Rollout],
+        in_correct_file: bool,
+    ) -> Vec<Option<Resolved>> {
+        let mut out: Vec<Option<Resolved>> = rollouts
+            .iter()
+            .map(|r| self.early(r, in_correct_file))
+            .collect();
+        let asked: Vec<usize> = (0..rollouts.len()).filter(|&i| out[i].is_none()).collect();
+        let of: Vec<&Rollout> = asked.iter().map(|&i| rollouts[i]).collect();
+        for (i, late) in asked.into_iter().zip(self.late_facts_many(&of)) {
+            out[i] = late.and_then(|(source, facts)| Resolved::of_facts(facts, source));
+        }
+        out
     }
 
     /// Sources 4–5 for many rollouts at once (the explorer's rows that their files left
@@ -204,6 +267,15 @@ impl Resolver {
         for r in rollouts {
             each(resolver.late(r));
         }
+    }
+
+    /// Sources 4–5 for many rollouts by their facts (the explorer's rows that their files
+    /// left without a verdict), in order: no report is read from the cache.
+    pub fn remembered_facts(
+        cache: Option<Arc<ScoreCache>>,
+        rollouts: &[&Rollout],
+    ) -> Vec<Option<(VerdictSource, Facts)>> {
+        Resolver::without_reports(cache).late_facts_many(rollouts)
     }
 
     fn reruns_of(&self, file: &Path) -> Option<Arc<RerunStore>> {

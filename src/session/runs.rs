@@ -16,6 +16,7 @@ use super::resolve::{Resolved, Resolver, VerdictSource};
 use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
 use crate::grade::batch::{SharedRuns, grade_all_shared};
 use crate::grade::engine::Engine;
+use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
 use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
@@ -179,10 +180,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     let mut verdicts: Vec<Vec<Option<Resolved>>> = loaded_files
         .iter()
         .map(|(f, correct)| {
-            f.rollouts
-                .iter()
-                .map(|r| resolver.known(r, *correct))
-                .collect()
+            let rollouts: Vec<&Rollout> = f.rollouts.iter().collect();
+            resolver.known_many(&rollouts, *correct)
         })
         .collect();
     let reused = verdicts
@@ -246,10 +245,10 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 &|n, _| progress.set_position((done + n) as u64),
             );
             if let Some(cache) = &cache {
-                for (rollout, report) in todo.iter().zip(&reports) {
-                    // A cache that cannot be written only costs a regrade next time.
-                    let _ = cache.put(rollout, report);
-                }
+                let pairs: Vec<(&Rollout, &GradeReport)> =
+                    todo.iter().copied().zip(&reports).collect();
+                // A cache that cannot be written only costs a regrade next time.
+                let _ = cache.put_many(&pairs);
             }
             for (&(f, i), report) in chunk.iter().zip(&reports) {
                 verdicts[f][i] = completed(verdicts[f][i], report);
@@ -407,7 +406,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
 fn needs_grading(known: Option<&Resolved>, training: bool, can_grade: bool) -> bool {
     wants_grading(
         known.is_some(),
-        known.is_some_and(|k| k.reward.is_some()),
+        known.is_some_and(|k| k.facts.reward.is_some()),
         training,
         can_grade,
     )
@@ -429,11 +428,12 @@ fn completed(
 ) -> Option<Resolved> {
     let graded = Resolved::of_report(report, VerdictSource::Graded);
     match (before, graded) {
-        (Some(k), Some(g)) => Some(Resolved {
-            reward: g.reward,
-            reason: g.reason,
-            ..k
-        }),
+        (Some(mut k), Some(g)) => {
+            k.facts.reward = g.facts.reward;
+            k.facts.reward_run = g.facts.reward_run;
+            k.facts.reason = g.facts.reason;
+            Some(k)
+        }
         (_, Some(g)) => Some(g),
         (before, None) => before,
     }
@@ -497,7 +497,7 @@ fn add_one(
     } else {
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
     }
-    set.set_last_reward(known.reward, known.reason);
+    set.set_last_reward(known.facts.reward, known.facts.reason);
     set.set_last_sample(r.sample.as_deref().map(SampleFacts::of));
 }
 
@@ -602,11 +602,8 @@ fn stream_dump(
         for issue in &step.issues {
             progress.suspend(|| eprintln!("warning: {issue}"));
         }
-        let mut known: Vec<Option<Resolved>> = step
-            .rollouts
-            .iter()
-            .map(|r| cx.resolver.known(r, false))
-            .collect();
+        let rollouts: Vec<&Rollout> = step.rollouts.iter().collect();
+        let mut known: Vec<Option<Resolved>> = cx.resolver.known_many(&rollouts, false);
         out.samples += step.rollouts.len();
         out.gts_differs += step
             .rollouts
@@ -653,11 +650,13 @@ fn stream_dump(
                 &|_, _| {},
             );
             out.remembered += runner.answered();
+            if let Some(cache) = cx.cache {
+                let pairs: Vec<(&Rollout, &GradeReport)> =
+                    todo.iter().copied().zip(&reports).collect();
+                // A cache that cannot be written only costs a regrade next time.
+                let _ = cache.put_many(&pairs);
+            }
             for (&i, report) in missing.iter().zip(&reports) {
-                if let Some(cache) = cx.cache {
-                    // A cache that cannot be written only costs a regrade next time.
-                    let _ = cache.put(&step.rollouts[i], report);
-                }
                 known[i] = completed(known[i], report);
                 out.failed += usize::from(report.verdict.is_none());
             }

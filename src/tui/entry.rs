@@ -5,9 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::analysis::extract_last_python_block;
-use crate::grade::report::{GradeReport, ReasonKind};
+use crate::grade::report::GradeReport;
 use crate::model::rollout::StoredScore;
 use crate::model::{Rollout, Verdict};
+
+/// What a grade decides without the report: what the list, its filters, the label
+/// suggestion and the screens' figures read of every row.
+pub use crate::grade::facts::Facts;
 
 /// Index of a run (one rollout file) in `App::runs`.
 pub type RunIndex = usize;
@@ -106,39 +110,6 @@ pub enum Score {
     Remembered(Facts),
     /// Grading failed (not a verdict: the grader itself could not run).
     Failed(String),
-}
-
-/// What a grade decides, without the report: what the list, its filters, the label
-/// suggestion and the screens' figures read of every row.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Facts {
-    pub verdict: Option<Verdict>,
-    pub reward: Option<u8>,
-    /// The reward scorer ran (even where it gave no reward).
-    pub reward_run: bool,
-    pub reason: Option<ReasonKind>,
-    pub fragile: bool,
-    pub timed_out: bool,
-    pub program_syntax_error: bool,
-}
-
-impl Facts {
-    pub fn of(r: &GradeReport) -> Facts {
-        Facts {
-            verdict: r.verdict,
-            reward: r.reward,
-            reward_run: r.reward_detail.is_some() || r.reward.is_some(),
-            reason: r.reward_reason_kind,
-            fragile: r.fragile,
-            timed_out: r.timed_out(),
-            program_syntax_error: r.program_syntax_error(),
-        }
-    }
-
-    /// Whether the official RL reward disagrees with the verdict (unknown: `None`).
-    pub fn reward_disagrees(&self) -> Option<bool> {
-        Some((self.reward? == 1) != (self.verdict? == Verdict::Right))
-    }
 }
 
 /// What the verdict column shows.

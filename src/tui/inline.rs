@@ -28,6 +28,11 @@ pub fn drain_inline(app: &mut App, backend: Option<&dyn GradeBackend>) {
         }
         app.settle();
     }
+    // Nothing left to grade: what the backend gathered to remember is written, as the
+    // grade workers do when their queue runs empty.
+    if let Some(backend) = backend {
+        backend.flush();
+    }
     for req in reruns {
         app.queue(req);
     }

@@ -341,23 +341,32 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
         } => {
             let rows: Vec<usize> = rows.into_iter().filter(|&r| r < entries.len()).collect();
             let (mut found, mut missing) = (Vec::new(), Vec::new());
-            let mut next = rows.iter().copied();
-            Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout), &mut |k| {
-                let Some(row) = next.next() else {
-                    return;
-                };
-                match k {
-                    // Opened rows keep the whole report; the others only its facts, so a
-                    // big file's remembered reports are never all held at once.
-                    Some((_, report)) if whole => {
-                        found.push((row, Remembered::Whole(Box::new(report))))
+            if whole {
+                // Opened rows keep the whole report.
+                let mut next = rows.iter().copied();
+                Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout), &mut |k| {
+                    let Some(row) = next.next() else {
+                        return;
+                    };
+                    match k {
+                        Some((_, report)) => found.push((row, Remembered::Whole(Box::new(report)))),
+                        None => missing.push(row),
                     }
-                    Some((_, report)) => found.push((row, Remembered::Facts(Facts::of(&report)))),
-                    None => missing.push(row),
+                });
+            } else {
+                // The others only their facts, read without the reports.
+                let rollouts: Vec<&crate::model::Rollout> =
+                    rows.iter().map(|&r| &entries[r].rollout).collect();
+                for (row, k) in rows
+                    .iter()
+                    .zip(Resolver::remembered_facts(cache, &rollouts))
+                {
+                    match k {
+                        Some((_, facts)) => found.push((*row, Remembered::Facts(facts))),
+                        None => missing.push(*row),
+                    }
                 }
-            });
-            if !whole {
-                // The reports read and dropped leave freed buffers in this thread's arena.
+                // Records filed without facts had their reports parsed (an older store).
                 super::load::return_freed_memory();
             }
             Some(JobEvent::CachedScores { found, missing })
@@ -561,12 +570,27 @@ fn grade_worker(
     loop {
         let job = {
             let Ok(mut q) = lock.lock() else { return };
+            let mut flushed = false;
             loop {
                 if q.closed {
+                    drop(q);
+                    backend.flush();
                     return;
                 }
                 if let Some(job) = q.jobs.pop_front() {
                     break job;
+                }
+                if !flushed {
+                    // Idle: the verdicts the backend gathered are written now, not with
+                    // the next batch (outside the queue's lock).
+                    drop(q);
+                    backend.flush();
+                    flushed = true;
+                    q = match lock.lock() {
+                        Ok(q) => q,
+                        Err(_) => return,
+                    };
+                    continue;
                 }
                 q = match cvar.wait(q) {
                     Ok(q) => q,

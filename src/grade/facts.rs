@@ -1,0 +1,93 @@
+//! What a grade decides, without the report: the verdict, the reward and the flags that
+//! lists, filters, label suggestions and figures read of every rollout. The score cache
+//! keeps these beside each report, so a front end that only needs them never parses one.
+
+use serde::{Deserialize, Serialize};
+
+use crate::grade::report::{GradeReport, ReasonKind};
+use crate::model::Verdict;
+
+/// The facts of one grade report (see the module doc). Serialized with one- or two-letter
+/// names and without the fields that are unset, so a stored copy is a few dozen bytes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Facts {
+    #[serde(rename = "v", default, skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<Verdict>,
+    #[serde(rename = "r", default, skip_serializing_if = "Option::is_none")]
+    pub reward: Option<u8>,
+    /// The reward scorer ran (even where it gave no reward).
+    #[serde(rename = "rr", default, skip_serializing_if = "is_false")]
+    pub reward_run: bool,
+    /// Why the reward and the verdict disagree, where they do.
+    #[serde(rename = "k", default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<ReasonKind>,
+    #[serde(rename = "f", default, skip_serializing_if = "is_false")]
+    pub fragile: bool,
+    /// The verdict's run went past the timeout.
+    #[serde(rename = "t", default, skip_serializing_if = "is_false")]
+    pub timed_out: bool,
+    /// The grader's static check found that the assembled program does not parse.
+    #[serde(rename = "s", default, skip_serializing_if = "is_false")]
+    pub program_syntax_error: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Facts {
+    /// What `r` decides.
+    pub fn of(r: &GradeReport) -> Facts {
+        Facts {
+            verdict: r.verdict,
+            reward: r.reward,
+            reward_run: r.reward_detail.is_some() || r.reward.is_some(),
+            reason: r.reward_reason_kind,
+            fragile: r.fragile,
+            timed_out: r.timed_out(),
+            program_syntax_error: r.program_syntax_error(),
+        }
+    }
+
+    /// Just a verdict (a stored score, a correct-trajectories file): nothing else known.
+    pub fn verdict(verdict: Verdict) -> Facts {
+        Facts {
+            verdict: Some(verdict),
+            ..Facts::default()
+        }
+    }
+
+    /// Whether the official RL reward disagrees with the verdict (unknown: `None`).
+    pub fn reward_disagrees(&self) -> Option<bool> {
+        Some((self.reward? == 1) != (self.verdict? == Verdict::Right))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn facts_are_compact_and_read_back_equal() {
+        let mut report = GradeReport::load_failure("run.jsonl", 1, "");
+        report.verdict = Some(Verdict::ResultError);
+        report.reward = Some(1);
+        report.reward_reason_kind = Some(ReasonKind::Tolerance);
+        report.fragile = true;
+        let facts = Facts::of(&report);
+        assert_eq!(facts.reward_disagrees(), Some(true));
+        assert!(facts.reward_run);
+        let text = serde_json::to_string(&facts).expect("json");
+        assert_eq!(
+            text,
+            r#"{"v":"result_error","r":1,"rr":true,"k":"tolerance","f":true}"#
+        );
+        assert_eq!(serde_json::from_str::<Facts>(&text).expect("read"), facts);
+        // Nothing known is nearly nothing stored.
+        assert_eq!(
+            serde_json::to_string(&Facts::default()).expect("json"),
+            "{}"
+        );
+        assert_eq!(Facts::verdict(Verdict::Right).reward_disagrees(), None);
+    }
+}
