@@ -200,35 +200,9 @@ pub fn analyze_code(
 
     let entry_offset = find_entry_def(&nodes, &entry).map(pyast::start_of);
     let entry_args = cases.map(EntryArgs::of_cases).unwrap_or_default();
-    let (mut graph, mut graph_findings) = GraphBuilder::new(api, &bindings)
-        .with_entry_args(entry_args.clone())
+    let (mut graph, graph_findings) = GraphBuilder::new(api, &bindings)
+        .with_entry_args(entry_args)
         .build(suite, entry_offset);
-    // The harness calls the entry on the first case first: a misuse that is sure with the
-    // first case's arguments ends the program there, whatever the later cases pass (a
-    // 2-D list first, a 1-D one later, say). Walked again only when the cases disagree.
-    if let Some(cases) = cases.filter(|c| c.len() > 1) {
-        let first = EntryArgs::of_cases(&cases[..1]);
-        if first != entry_args {
-            let (_, on_first) = GraphBuilder::new(api, &bindings)
-                .with_entry_args(first)
-                .build(suite, entry_offset);
-            for f in graph_findings
-                .iter_mut()
-                .filter(|f| f.severity == Severity::Possible)
-            {
-                let sure_on_first = on_first.iter().any(|g| {
-                    g.severity == Severity::Error
-                        && (g.kind, g.offset, &g.name) == (f.kind, f.offset, &f.name)
-                });
-                if sure_on_first {
-                    f.severity = Severity::Error;
-                    f.message.push_str(
-                        " (sure with the first test case's arguments, which the harness runs first)",
-                    );
-                }
-            }
-        }
-    }
     raw.extend(graph_findings);
     raw.extend(super::loopholes::loophole_findings(
         &nodes,

@@ -205,7 +205,7 @@ const PYTHON_BUILTINS: &[&str] = &[
 ];
 
 /// The kinds of the arguments the test cases pass to the entry function.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default)]
 pub struct EntryArgs {
     keyword: HashMap<String, (ValueKind, u8)>,
     positional: Vec<(ValueKind, u8)>,

@@ -274,12 +274,14 @@ pub fn compare(findings: &[Finding], trace: &Trace) -> Comparison {
         }
         let named: Vec<&Finding> = findings.iter().filter(|f| site_matches(f, site)).collect();
         let error = named.iter().any(|f| f.severity == Severity::Error);
-        // Only a site that raised every time it ran, over all cases, can carry an
-        // error-level finding (one that also ran without raising would refute it): such a
-        // crash must be an error.
-        let always = site.ok == 0;
+        // Only a site that raised on a zwc value every time it ran, over all cases, can carry
+        // an error-level finding (one that also ran without raising, or raised on something
+        // else, a Python number say, would refute it): such a crash must be an error. One
+        // that raised on a row in one case and on a number in another depends on the data.
+        let on_zwc_only = site.zwc_failures().count() == site.fails.len();
+        let always = site.ok == 0 && on_zwc_only;
         out.crashes += usize::from(site.escaped && always);
-        out.mixed += usize::from(site.escaped && site.data_dependent());
+        out.mixed += usize::from(site.escaped && (site.data_dependent() || !on_zwc_only));
         if (site.escaped && always && !error) || named.is_empty() {
             out.missed.push(Missed {
                 site: site.clone(),
@@ -396,6 +398,22 @@ mod tests {
         assert!(c.refuted_errors[0].1.contains("in 1 of 2 cases"));
         // Unflagged, it is still missed.
         assert_eq!(compare(&[], &t).missed.len(), 1);
+    }
+
+    /// Raised on a ZWCArray row in one case and on a Python number in the other (iterating an
+    /// array whose dimensions the cases do not agree on): an error there would be refuted by
+    /// the number, so it depends on the data and is not a miss.
+    #[test]
+    fn a_site_raising_on_a_row_and_on_a_number_is_data_dependent() {
+        let mut s = site(0, 0, 2);
+        s.fails.push(SiteFailure {
+            receiver: "float".to_string(),
+            exception: "AttributeError".to_string(),
+            message: "'float' object has no attribute 'tolist'".to_string(),
+        });
+        let t = trace(s);
+        let c = compare(&[finding(Severity::Possible)], &t);
+        assert_eq!((c.crashes, c.mixed, c.missed.len()), (0, 1, 0));
     }
 
     #[test]
