@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use sebx::analysis::FindingKind;
 use sebx::model::Verdict;
 use sebx::tui::Action;
+use sebx::tui::action::Edit;
 use sebx::tui::app::{FindingFilter, Grading, Grouping, Pane, VerdictFilter, ViewRow};
 use sebx::tui::entry::{Score, Shown};
 use sebx::tui::inline::drain_inline;
@@ -124,7 +125,7 @@ fn search_is_a_job_and_newest_wins() {
     app.take_requests();
     app.update(&Action::Search);
     for c in "invert".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
     let requests = app.take_requests();
     let searches: Vec<u64> = requests
@@ -154,8 +155,8 @@ fn search_is_a_job_and_newest_wins() {
     assert_eq!(found.len(), 3);
     assert_eq!(app.list.selected, Some(found[0]));
     // Search combines with filters.
-    app.update(&Action::SearchSubmit);
-    assert!(!app.list.search.editing);
+    app.update(&Action::Edit(Edit::Submit));
+    assert!(!app.list.search_box.is_open());
     app.update(&Action::CycleRunFilter);
     app.update(&Action::CycleRunFilter);
     assert_eq!(rows(&app), vec![7]);
@@ -170,7 +171,7 @@ fn search_matches_code_and_names() {
     let mut app = app(unavailable());
     app.update(&Action::Search);
     for c in "quvohee".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
     drain_inline(&mut app, None);
     let found = rows(&app);

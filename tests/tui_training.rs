@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use insta::assert_snapshot;
 use sebx::grade::backend::{GradeBackend, Grader};
+use sebx::tui::action::Edit;
 use sebx::tui::app::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::{drain_inline, load_inline};
@@ -109,9 +110,9 @@ fn step_range_and_group_view() {
     let mut app = session(120, 40);
     app.update(&Action::StepRange);
     for c in "2-3".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
-    app.update(&Action::SearchSubmit);
+    app.update(&Action::Edit(Edit::Submit));
     let shown: Vec<usize> = app.list.rows().collect();
     // Steps 2 and 3 of the training run (17 + 16) and step 3 of validation (5).
     assert_eq!(shown.len(), 17 + 16 + 5);
@@ -125,9 +126,9 @@ fn step_range_and_group_view() {
     }));
     // A range that is not one says so and changes nothing.
     app.update(&Action::StepRange);
-    app.update(&Action::SearchInput('-'));
-    app.update(&Action::SearchInput('-'));
-    app.update(&Action::SearchSubmit);
+    app.update(&Action::Edit(Edit::Insert('-')));
+    app.update(&Action::Edit(Edit::Insert('-')));
+    app.update(&Action::Edit(Edit::Submit));
     assert_eq!(app.list.rows().count(), shown.len());
 
     // The group of the first step-2 sample: the four samples of its prompt at step 2.

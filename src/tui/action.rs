@@ -8,6 +8,8 @@ use anyhow::{Result, bail};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::{Deserialize, Serialize};
 
+pub use super::textbox::Edit;
+
 /// Something the user (or the terminal) asks the explorer to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -111,24 +113,8 @@ pub enum Action {
     ToggleCategory(char),
     /// Chooses the highlighted item of a popup: toggles a category, opens a disagreement (not bindable).
     PopupChoose,
-    /// A character typed into the note (not bindable).
-    NoteInput(char),
-    /// Deletes the last note character (not bindable).
-    NoteBackspace,
-    /// Saves the note (not bindable).
-    NoteSubmit,
-    /// A character typed into the search box (not bindable).
-    SearchInput(char),
-    /// Deletes the last search character (not bindable).
-    SearchBackspace,
-    /// Accepts the search and returns to the list (not bindable).
-    SearchSubmit,
-    /// A character typed into the go-to-line prompt (not bindable).
-    GotoInput(char),
-    /// Deletes the last go-to-line character (not bindable).
-    GotoBackspace,
-    /// Goes to the line typed (not bindable).
-    GotoSubmit,
+    /// An edit of the open text box (not bindable: a box's keys are its own, `textbox`).
+    Edit(Edit),
     /// The terminal was resized to `width`×`height` (not bindable).
     Resize {
         width: u16,
@@ -297,18 +283,10 @@ impl Action {
             Action::ScrollRight => "scroll the pane right",
             Action::ToggleCategory(_) => "toggle a category",
             Action::PopupChoose => "choose the highlighted item of a popup",
-            Action::NoteInput(_) => "type into the note",
-            Action::NoteBackspace => "delete a note character",
-            Action::NoteSubmit => "save the note",
+            Action::Edit(_) => "edit the text box",
             Action::Help => "this help",
             Action::Issues => "lines that could not be loaded, with reasons",
             Action::Cancel => "close popup / leave or clear search",
-            Action::SearchInput(_) => "type into the search",
-            Action::SearchBackspace => "delete a search character",
-            Action::SearchSubmit => "accept the search",
-            Action::GotoInput(_) => "type the line to go to",
-            Action::GotoBackspace => "delete a digit of the line",
-            Action::GotoSubmit => "go to the line typed",
             Action::Resize { .. } => "terminal resized",
             Action::Click { .. } => "mouse click",
             Action::Wheel { .. } => "mouse wheel",
@@ -639,90 +617,9 @@ impl Keymap {
     }
 }
 
-/// A line of text being typed for a row (a label note, a bookmark caption).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextEdit {
-    pub row: usize,
-    pub text: String,
-}
-
-/// What an action did to an open text box.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Typed {
-    /// A character or a backspace went in.
-    Edited,
-    /// Enter: the box is closed with this text.
-    Submitted(TextEdit),
-    /// Esc: the box is closed, nothing changes.
-    Cancelled,
-    /// No box is open, or the action is not typing.
-    Other,
-}
-
-impl TextEdit {
-    /// Applies `action` to the text box `open` (when there is one).
-    pub fn update(open: &mut Option<TextEdit>, action: &Action) -> Typed {
-        let Some(edit) = open.as_mut() else {
-            return Typed::Other;
-        };
-        match action {
-            Action::NoteInput(c) => edit.text.push(*c),
-            Action::NoteBackspace => {
-                edit.text.pop();
-            }
-            Action::NoteSubmit => return open.take().map_or(Typed::Other, Typed::Submitted),
-            Action::Cancel => {
-                *open = None;
-                return Typed::Cancelled;
-            }
-            _ => return Typed::Other,
-        }
-        Typed::Edited
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_text_box_takes_typing_and_closes_on_enter_or_esc() {
-        let mut open = None;
-        assert_eq!(
-            TextEdit::update(&mut open, &Action::NoteInput('x')),
-            Typed::Other
-        );
-        open = Some(TextEdit {
-            row: 3,
-            text: "ab".into(),
-        });
-        for action in [
-            Action::NoteInput('c'),
-            Action::NoteBackspace,
-            Action::NoteBackspace,
-            Action::NoteInput('!'),
-        ] {
-            assert_eq!(TextEdit::update(&mut open, &action), Typed::Edited);
-        }
-        assert_eq!(TextEdit::update(&mut open, &Action::Down), Typed::Other);
-        assert_eq!(
-            TextEdit::update(&mut open, &Action::NoteSubmit),
-            Typed::Submitted(TextEdit {
-                row: 3,
-                text: "a!".into()
-            })
-        );
-        assert!(open.is_none());
-        open = Some(TextEdit {
-            row: 1,
-            text: String::new(),
-        });
-        assert_eq!(
-            TextEdit::update(&mut open, &Action::Cancel),
-            Typed::Cancelled
-        );
-        assert!(open.is_none());
-    }
 
     #[test]
     fn parses_chords() {

@@ -25,12 +25,13 @@ use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore, Progress, resolve_annotator};
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 
-use super::action::{Action, TextEdit};
+use super::action::Action;
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
 use super::part::{Cx, Labels, Part};
 use super::state::{Corpus, Popup};
+use super::textbox::TextBox;
 
 mod actions;
 mod sidecars;
@@ -92,8 +93,8 @@ pub struct Labelling {
     /// keymap leaves free, so label mode never hides a key it needs.
     pub spare_keys: Vec<char>,
     pub filter: Option<LabelFilter>,
-    /// The note being typed.
-    pub note: Option<TextEdit>,
+    /// The note box (`w`).
+    pub note: TextBox,
     /// Highlighted row of the category picker.
     pub picker_cursor: usize,
     /// Which other annotator the agreement view compares with (index into the others).
@@ -140,7 +141,7 @@ impl Default for Labelling {
             anonymous_said: false,
             spare_keys: Vec::new(),
             filter: None,
-            note: None,
+            note: TextBox::default(),
             picker_cursor: 0,
             agreement_with: 0,
             agreement_cursor: 0,

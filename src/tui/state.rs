@@ -12,6 +12,7 @@ use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
 use super::entry::{Entry, Facts, Run, Score, Shown, Task};
+use super::textbox::{Accepts, TextBox};
 
 /// The detail panes, in `Tab` order (named so on the command line, `sebx export --pane`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -194,8 +195,7 @@ pub enum ViewRow {
 /// The list's search (`search`: literal smart-case by default, fuzzy after `~`).
 #[derive(Debug, Clone, Default)]
 pub struct SearchState {
-    /// Typing into the search box.
-    pub editing: bool,
+    /// The pattern in force (what the search box last held).
     pub pattern: String,
     /// Id of the newest request; older results are dropped.
     pub id: u64,
@@ -285,18 +285,34 @@ pub struct Corpus {
 }
 
 /// The list: which rows show, in what order, and which is selected.
-#[derive(Default)]
 pub struct ListView {
     pub filters: Filters,
     pub grouping: Grouping,
     pub search: SearchState,
-    /// The go-to-line prompt (`:` then a number), while it is typed.
-    pub goto: Option<String>,
+    /// The search box (`/`): open while a pattern is typed; its history outlives searches.
+    pub search_box: TextBox,
+    /// The go-to-line prompt (`:` then a number).
+    pub goto: TextBox,
     pub view: Vec<ViewRow>,
     /// The selected row (index into the corpus's `entries`).
     pub selected: Option<usize>,
     /// First view line shown in the list.
     pub list_offset: usize,
+}
+
+impl Default for ListView {
+    fn default() -> ListView {
+        ListView {
+            filters: Filters::default(),
+            grouping: Grouping::default(),
+            search: SearchState::default(),
+            search_box: TextBox::new(Accepts::Any),
+            goto: TextBox::new(Accepts::Digits),
+            view: Vec::new(),
+            selected: None,
+            list_offset: 0,
+        }
+    }
 }
 
 /// The detail panes beside the list: which one shows and where it is scrolled to.

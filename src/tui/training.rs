@@ -16,6 +16,7 @@ use super::effects::{Effects, Handled};
 pub use super::jobs::training::{RowScore, TrainingInput, TrainingResult};
 use super::part::{Cx, Part};
 use super::state::{Corpus, Popup, RowFilter};
+use super::textbox::{TextBox, Typed};
 
 /// Heat-map columns at most (steps are binned beyond).
 pub const MAX_COLUMNS: usize = 40;
@@ -33,8 +34,8 @@ pub struct TrainingView {
     pub cell: (usize, usize),
     /// Heat-map columns that fit the terminal (from its width, kept up to date on resize).
     pub columns: usize,
-    /// The step range being typed (`#`).
-    pub range_input: Option<String>,
+    /// The step-range box (`#`).
+    pub range: TextBox,
     /// Scores changed since the figures were asked for (`App::settle` asks again).
     pub stale: bool,
 }
@@ -204,18 +205,10 @@ impl TrainingView {
     }
 
     fn handle_range(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
-        let Some(text) = self.range_input.as_mut() else {
-            return Handled::Passed;
-        };
-        match action {
-            Action::SearchInput(c) => text.push(*c),
-            Action::SearchBackspace => {
-                text.pop();
-            }
-            Action::Cancel => self.range_input = None,
-            Action::SearchSubmit => {
-                let typed = text.clone();
-                self.range_input = None;
+        match self.range.update(action) {
+            Typed::Edited | Typed::Cancelled => {}
+            Typed::Other => return Handled::Passed,
+            Typed::Submitted(typed) => {
                 if typed.trim().is_empty() {
                     fx.clear_filters = true;
                     fx.refresh_view = true;
@@ -251,8 +244,6 @@ impl TrainingView {
                     rows: Arc::new(rows),
                 });
             }
-            Action::Resize { .. } => return Handled::Passed,
-            _ => return Handled::Unchanged,
         }
         Handled::Redraw
     }
@@ -327,18 +318,6 @@ impl Part for TrainingView {
         if popup.is_some() {
             return None;
         }
-        if self.range_input.is_some() {
-            return match key.code {
-                KeyCode::Char(c) if c.is_ascii_digit() || c == '-' || c == ' ' => {
-                    Some(Action::SearchInput(c))
-                }
-                KeyCode::Backspace => Some(Action::SearchBackspace),
-                KeyCode::Enter => Some(Action::SearchSubmit),
-                KeyCode::Esc => Some(Action::Cancel),
-                // Anything else is swallowed while the range is typed (`update`).
-                _ => None,
-            };
-        }
         if !self.open {
             return None;
         }
@@ -355,7 +334,7 @@ impl Part for TrainingView {
             self.columns = columns_for(*width);
             self.clamp_cell();
         }
-        if self.range_input.is_some() {
+        if self.range.is_open() {
             return self.handle_range(action, cx.corpus, fx);
         }
         match action {
@@ -369,7 +348,7 @@ impl Part for TrainingView {
                 Handled::Redraw
             }
             Action::StepRange if !self.open => {
-                self.range_input = Some(String::new());
+                self.range.open(0, "", false);
                 Handled::Redraw
             }
             Action::GroupView if !self.open => self.group(cx, fx),

@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
@@ -530,9 +531,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if app.labelling.mode {
         left.push(Span::styled(" LABEL ", theme.tab_active));
     }
-    if app.list.search.editing {
+    if app.list.search_box.is_open() {
         left.push(Span::styled(" / ", theme.status_key));
-        left.push(Span::raw(format!(" {}▏", app.list.search.pattern)));
+        left.push(Span::raw(" "));
+        left.extend(app.list.search_box.spans(Style::default()));
         if app.list.search.pending {
             left.push(Span::raw(" …"));
         }
@@ -551,17 +553,19 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             left.push(Span::styled(format!("{key} next match "), theme.dim));
         }
     }
-    if let Some(range) = &app.training.range_input {
+    if app.training.range.is_open() {
         left.push(Span::styled(" # ", theme.status_key));
-        left.push(Span::raw(format!(
-            " {range}▏ steps: 7, 10-20, 10-, -20 (enter; empty: all steps; esc cancels) "
-        )));
+        left.push(Span::raw(" "));
+        left.extend(app.training.range.spans(Style::default()));
+        left.push(Span::raw(
+            " steps: 7, 10-20, 10-, -20 (enter; empty: all steps; esc cancels) ",
+        ));
     }
-    if let Some(line) = &app.list.goto {
+    if app.list.goto.is_open() {
         left.push(Span::styled(" : ", theme.status_key));
-        left.push(Span::raw(format!(
-            " {line}▏ line of the file (enter goes, esc cancels) "
-        )));
+        left.push(Span::raw(" "));
+        left.extend(app.list.goto.spans(Style::default()));
+        left.push(Span::raw(" line of the file (enter goes, esc cancels) "));
     }
     let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
@@ -603,12 +607,11 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             theme.warning,
         ));
     }
-    if let Some(c) = &app.bookmarks.caption {
+    if app.bookmarks.caption.is_open() {
         left.push(Span::styled(" caption ", theme.status_key));
-        left.push(Span::raw(format!(
-            " {}▏ (enter saves, esc cancels) ",
-            c.text
-        )));
+        left.push(Span::raw(" "));
+        left.extend(app.bookmarks.caption.spans(Style::default()));
+        left.push(Span::raw(" (enter saves, esc cancels) "));
     }
     if let Some(msg) = &app.message {
         left.push(Span::raw(format!(" {msg} ")));
