@@ -97,10 +97,10 @@ fn q_closes_the_screens_and_ctrl_c_still_quits() {
         app.update(&Action::Down);
     }
     for _ in 0..j {
-        app.update(&Action::NextPane);
+        app.update(&Action::CellRight);
     }
-    app.update(&Action::PopupChoose);
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
+    app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
     press(&mut app, 'q', false);
     assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
@@ -123,10 +123,10 @@ fn the_footer_shows_the_screens_own_keys() {
     open(&mut app, Action::StatsScreen);
     let stats = screen(&draw(&app, 80, 24));
     let footer = last_line(&stats);
-    for part in ["pgdn", "g G", "s sort", "enter", "q close"] {
+    for part in ["pgdn", "s sort", "/ search", "enter", "q close"] {
         assert!(footer.contains(part), "footer lacks {part:?}: {footer}");
     }
-    for list_key in ["/ search", "L label", "? help"] {
+    for list_key in ["L label", "? help"] {
         assert!(
             !footer.contains(list_key),
             "the list's key {list_key:?} is not offered: {footer}"

@@ -77,13 +77,13 @@ fn a_cell_lists_its_rollouts() {
         app.update(&Action::Down);
     }
     for _ in 0..col {
-        app.update(&Action::NextPane);
+        app.update(&Action::CellRight);
     }
     assert_eq!(app.training.cell, (row, col));
     let (n, right) = map.cells[row][col];
     // The demo's median task at step 3: four samples, none right by the verdict.
     assert_eq!((n, right), (4, 0));
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
     assert!(!app.training.open, "enter closes the screen onto the list");
     let shown: Vec<usize> = app.list.rows().collect();
     assert_eq!(shown.len(), 4);

@@ -25,7 +25,7 @@ use crate::analysis::{Analysis, FindingKind};
 use crate::grade::report::GradeReport;
 use crate::model::bounded::Bounded;
 
-use super::action::{Action, Keymap};
+use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score};
 use super::graph_view::GraphCache;
@@ -437,6 +437,19 @@ impl App {
             || self.training.range.is_open()
             || self.labelling.note.is_open()
             || self.bookmarks.caption.is_open()
+            || self.stats.search.is_open()
+    }
+
+    /// Whose keys are read: a screen's (Training, Stats, Compare) when one is open, else the
+    /// list's.
+    pub fn scope(&self) -> Scope {
+        if self.training.open {
+            return Scope::Training;
+        }
+        match self.stats.screen {
+            Some(screen) => super::stats::scope(screen),
+            None => Scope::Main,
+        }
     }
 
     /// The search box's edits; `None` when it is not open. Each change of the text runs

@@ -13,7 +13,7 @@ use ratatui::crossterm::event::{
 };
 use ratatui::crossterm::execute;
 
-use super::action::Action;
+use super::action::{Action, Scope};
 use super::app::App;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
@@ -32,6 +32,11 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
             // An open text box takes every key (`textbox`: one set of keys for all).
             if app.typing() {
                 return super::textbox::action_for_key(key);
+            }
+            // A screen's keys are its own (`[keys.stats]`...), from the keymap.
+            let scope = app.scope();
+            if scope != Scope::Main {
+                return app.keymap.action_in(scope, key);
             }
             if let Some(action) = app.part_key(key) {
                 return Some(action);

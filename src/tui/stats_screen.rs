@@ -52,14 +52,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
-    let title = match screen {
-        Screen::Map => " Stats · ←→ run · ↑↓ function · s sort · enter: its failures · esc ",
-        Screen::Compare => {
-            " Compare · arrows: cell · enter: its pairs · C: next pair of runs · esc "
-        }
-        Screen::Cell(..) => " Pairs in the cell · ↑↓ · enter: side by side · esc ",
-        Screen::Pair(..) => " Pair side by side · ↑↓ scroll · esc ",
+    let name = match screen {
+        Screen::Map => "Stats",
+        Screen::Compare => "Compare",
+        Screen::Cell(..) => "Pairs in the cell",
+        Screen::Pair(..) => "Pair side by side",
     };
+    let title = format!(
+        " {name} · {} ",
+        super::stats::footer_keys(screen, &app.keymap)
+    );
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)

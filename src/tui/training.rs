@@ -7,15 +7,13 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
-
 use crate::grade::runs::{HeatMap, heat_map};
 
-use super::action::Action;
+use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
 pub use super::jobs::training::{RowScore, TrainingInput, TrainingResult};
 use super::part::{Cx, Part};
-use super::state::{Corpus, Popup, RowFilter};
+use super::state::{Corpus, RowFilter};
 use super::textbox::{TextBox, Typed};
 
 /// Heat-map columns at most (steps are binned beyond).
@@ -38,6 +36,26 @@ pub struct TrainingView {
     pub range: TextBox,
     /// Scores changed since the figures were asked for (`App::settle` asks again).
     pub stale: bool,
+}
+
+/// The Training screen's keys, for its title, from the keymap in force (`wide`: with
+/// words; else just the keys).
+pub fn footer_keys(keys: &Keymap, wide: bool) -> String {
+    let items: [(&[Action], &str); 4] = [
+        (
+            &[
+                Action::Up,
+                Action::Down,
+                Action::CellLeft,
+                Action::CellRight,
+            ],
+            if wide { "cell" } else { "" },
+        ),
+        (&[Action::Choose], if wide { "its rollouts" } else { "" }),
+        (&[Action::NextRun], if wide { "next run" } else { "run" }),
+        (&[Action::CloseScreen], if wide { "close" } else { "" }),
+    ];
+    keys.hint(Scope::Training, &items)
 }
 
 /// A typed step range: `7`, `10-20`, `10-` (from 10), `-20` (up to 20).
@@ -153,39 +171,36 @@ impl TrainingView {
         })
     }
 
-    fn handle_screen(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
+    fn handle_screen(&mut self, action: &Action, fx: &mut Effects) -> Handled {
         let Some(map) = self.map() else {
             return match action {
-                Action::Cancel | Action::Quit | Action::TrainingScreen => {
+                Action::CloseScreen | Action::Cancel => {
                     self.open = false;
                     Handled::Redraw
                 }
-                Action::Resize { .. } => Handled::Passed,
+                Action::Resize { .. } | Action::Quit => Handled::Passed,
                 _ => Handled::Unchanged,
             };
         };
         let (rows, cols) = (map.rows.len(), map.bins.len());
         match action {
-            // `q` closes the screen, not the explorer.
-            Action::Cancel | Action::Quit | Action::TrainingScreen => self.open = false,
+            // `q` closes the screen (its keymap's), not the explorer; ctrl-c quits.
+            Action::CloseScreen | Action::Cancel => self.open = false,
+            Action::Quit => return Handled::Passed,
             Action::Up => self.cell.0 = self.cell.0.saturating_sub(1),
             Action::Down => self.cell.0 = (self.cell.0 + 1).min(rows.saturating_sub(1)),
             Action::PageUp => self.cell.0 = self.cell.0.saturating_sub(10),
             Action::PageDown => self.cell.0 = (self.cell.0 + 10).min(rows.saturating_sub(1)),
             Action::Top => self.cell.0 = 0,
             Action::Bottom => self.cell.0 = rows.saturating_sub(1),
-            Action::PrevPane => self.cell.1 = self.cell.1.saturating_sub(1),
-            Action::NextPane => self.cell.1 = (self.cell.1 + 1).min(cols.saturating_sub(1)),
-            Action::CycleRunFilter => {
+            Action::CellLeft => self.cell.1 = self.cell.1.saturating_sub(1),
+            Action::CellRight => self.cell.1 = (self.cell.1 + 1).min(cols.saturating_sub(1)),
+            Action::NextRun => {
                 let n = self.result.as_ref().map_or(0, |r| r.training_runs.len());
                 self.run = if n == 0 { 0 } else { (self.run + 1) % n };
                 self.clamp_cell();
             }
-            Action::RegradeAll | Action::StatsScreen => {
-                // Fresh figures (rows graded since).
-                self.request(corpus, fx);
-            }
-            Action::PopupChoose => {
+            Action::Choose => {
                 if let Some(filter) = self.cell_filter() {
                     if filter.rows.is_empty() {
                         fx.say("no graded sample in this cell");
@@ -314,21 +329,6 @@ impl TrainingView {
 }
 
 impl Part for TrainingView {
-    fn key(&self, key: &KeyEvent, popup: Option<Popup>) -> Option<Action> {
-        if popup.is_some() {
-            return None;
-        }
-        if !self.open {
-            return None;
-        }
-        match key.code {
-            KeyCode::Enter => Some(Action::PopupChoose),
-            KeyCode::Left => Some(Action::PrevPane),
-            KeyCode::Right => Some(Action::NextPane),
-            _ => None,
-        }
-    }
-
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         if let Action::Resize { width, .. } = action {
             self.columns = columns_for(*width);
@@ -352,7 +352,7 @@ impl Part for TrainingView {
                 Handled::Redraw
             }
             Action::GroupView if !self.open => self.group(cx, fx),
-            _ if self.open => self.handle_screen(action, cx.corpus, fx),
+            _ if self.open => self.handle_screen(action, fx),
             _ => Handled::Passed,
         }
     }

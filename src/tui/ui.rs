@@ -515,8 +515,14 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     // A stats screen says its own keys: the list's do nothing there.
     if let Some(screen) = app.stats.screen {
-        let keys = super::stats::footer_keys(screen);
+        let keys = super::stats::footer_keys(screen, &app.keymap);
         let mut spans = vec![Span::styled(" STATS ", theme.tab_active)];
+        if app.stats.search.is_open() {
+            spans.push(Span::styled(" / ", theme.status_key));
+            spans.push(Span::raw(" "));
+            spans.extend(app.stats.search.spans(Style::default()));
+            spans.push(Span::styled(" a function's NumPy or zwc name ·", theme.dim));
+        }
         if let Some(msg) = &app.message {
             spans.push(Span::raw(format!(" {msg} ·")));
         }
@@ -765,7 +771,7 @@ fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
         "RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict".to_string(),
         "⚑ number of findings · functions: dim a real zwc call, amber a NumPy name on zwc, red an invented name · • labelled by you · ★ bookmarked".to_string(),
         format!(
-            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]) and theme in sebx/config.toml",
+            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present]: their titles show them) and theme in sebx/config.toml",
             theme.name
         ),
     ];
