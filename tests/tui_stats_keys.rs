@@ -268,3 +268,47 @@ fn the_screen_names_selected_functions_the_api_doc_lacks() {
     assert!(text.contains("np.mean"), "{text}");
     assert!(text.contains("the API doc lacks: no_such_fn"), "{text}");
 }
+
+#[test]
+fn slash_finds_a_function_on_the_map() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    let map = sebx::tui::stats::sorted_map(&app.stats, app.stats.result.as_ref().expect("figures"));
+    let target = map
+        .iter()
+        .position(|f| f.numpy == "np.linalg.inv")
+        .expect("np.linalg.inv row");
+    // Start elsewhere on the map.
+    let start = (target + 1) % map.len();
+    for _ in 0..start {
+        app.update(&Action::Down);
+    }
+    assert_ne!(app.stats.cursor, target);
+    press(&mut app, '/', false);
+    assert!(app.typing(), "the map's search box is open");
+    // Typed, not the screen's keys: `q` would close it, `s` sort it.
+    for c in "qs".chars() {
+        press(&mut app, c, false);
+    }
+    assert_eq!(app.stats.screen, Some(Screen::Map));
+    press(&mut app, 'u', true);
+    // By zwc name (rfx.quvohe is np.linalg.inv's), any case.
+    for c in "RFX.QUV".chars() {
+        press(&mut app, c, false);
+    }
+    assert_eq!(app.stats.cursor, target, "jumps as it is typed");
+    let event = Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let action = action_for_event(&app, &event).expect("enter");
+    app.update(&action);
+    assert!(!app.typing());
+    assert_eq!(
+        app.stats.screen,
+        Some(Screen::Map),
+        "enter ends the search only"
+    );
+    assert_eq!(app.stats.cursor, target);
+    // `m`: the next match (from elsewhere), here the single one.
+    press(&mut app, 'G', false);
+    press(&mut app, 'm', false);
+    assert_eq!(app.stats.cursor, target);
+}
