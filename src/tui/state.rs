@@ -353,6 +353,13 @@ pub struct MatchesDrawn {
 }
 
 impl Corpus {
+    /// The runs' names, kept apart in `width` characters each
+    /// ([`short_run_names`](crate::grade::runs::short_run_names)).
+    pub fn short_run_names(&self, width: usize) -> Vec<String> {
+        let names: Vec<&str> = self.runs.iter().map(|r| r.name.as_str()).collect();
+        crate::grade::runs::short_run_names(&names, width)
+    }
+
     /// The dataset item of a row's task.
     pub fn dataset_item(&self, entry: &Entry) -> Option<&DatasetItem> {
         self.ctx.dataset.get(&entry.rollout.query)

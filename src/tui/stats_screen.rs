@@ -98,7 +98,14 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         lines.push(Line::styled(" updating…", theme.dim));
     }
     let wide = w >= 120;
-    for st in r.report.runs.iter().map(|run| &run.stats) {
+    let names: Vec<&str> = r
+        .report
+        .runs
+        .iter()
+        .map(|run| run.stats.name.as_str())
+        .collect();
+    let names = runs::short_run_names(&names, 12);
+    for (k, st) in r.report.runs.iter().map(|run| &run.stats).enumerate() {
         let mark = if st.run as usize == app.stats.run {
             "▸"
         } else {
@@ -113,7 +120,13 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         };
         let reward = reward_text(&st.reward, st.rollouts);
         lines.push(Line::from(vec![
-            Span::styled(format!("{mark}{} ", fit(&st.name, 12)), theme.title),
+            Span::styled(
+                format!(
+                    "{mark}{} ",
+                    fit(names.get(k).map_or("", String::as_str), 12)
+                ),
+                theme.title,
+            ),
             Span::raw(format!(
                 "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}{reward}",
                 st.rollouts,

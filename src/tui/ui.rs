@@ -199,6 +199,8 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), body);
         return;
     }
+    // Run names kept apart in the column's width (`heldout_main…` twice tells nothing).
+    let run_names = app.corpus.short_run_names(cols.run);
     let lines: Vec<Line> = app
         .list
         .view
@@ -216,13 +218,13 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
                     theme.group_header,
                 )])
             }
-            ViewRow::Row(i) => list_row(app, *i, &cols, show_run),
+            ViewRow::Row(i) => list_row(app, *i, &cols, show_run.then_some(&run_names[..])),
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
 }
 
-fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<'a> {
+fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, run_names: Option<&[String]>) -> Line<'a> {
     let theme = &app.theme;
     let e = &app.corpus.entries[i];
     let shown = app.corpus.shown(i);
@@ -256,8 +258,8 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         spans.push(reward_cell(app, i, cols.reward));
         spans.push(Span::raw(" "));
     }
-    if show_run {
-        let name = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
+    if let Some(names) = run_names {
+        let name = names.get(e.run).map_or("", String::as_str);
         spans.push(Span::styled(fit(name, cols.run), theme.dim));
         spans.push(Span::raw(" "));
     }
