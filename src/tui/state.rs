@@ -323,8 +323,9 @@ pub struct DetailView {
     pub scroll: u16,
     /// Horizontal scroll of the detail pane (columns; panes that do not wrap).
     pub hscroll: u16,
-    /// Selected case in the Cases pane.
-    pub case_cursor: usize,
+    /// Selected case in the Cases pane; `None` until the user moves it: the pane then opens on the first failed case
+    /// (`App::case_cursor`).
+    pub case_cursor: Option<usize>,
     /// Screen rows of the Cases table's case rows in the last frame drawn, with their case
     /// index: what a click hits (drawing records it; `update` never renders).
     pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
