@@ -85,6 +85,19 @@ fn a_cell_lists_its_rollouts() {
     assert_eq!((n, right), (4, 0));
     app.update(&Action::Choose);
     assert!(!app.training.open, "enter closes the screen onto the list");
+    // The footer names the cell once (it used to say it twice, as filter and as note).
+    let label = app
+        .list
+        .filters
+        .rows
+        .as_ref()
+        .expect("a filter")
+        .label
+        .clone();
+    assert_eq!(label, "np.median at step 3 (4 samples)");
+    let drawn = screen(&draw(&app, 160, 48));
+    let footer = drawn.lines().last().unwrap_or("");
+    assert_eq!(footer.matches("np.median at step 3").count(), 1, "{footer}");
     let shown: Vec<usize> = app.list.rows().collect();
     assert_eq!(shown.len(), 4);
     for i in &shown {
@@ -116,6 +129,13 @@ fn step_range_and_group_view() {
     let shown: Vec<usize> = app.list.rows().collect();
     // Steps 2 and 3 of the training run (17 + 16) and step 3 of validation (5).
     assert_eq!(shown.len(), 17 + 16 + 5);
+    let drawn = screen(&draw(&app, 160, 48));
+    let footer = drawn.lines().last().unwrap_or("");
+    assert_eq!(
+        footer.matches("steps 2–3 (38 samples)").count(),
+        1,
+        "{footer}"
+    );
     assert!(shown.iter().all(|i| {
         let m = app.corpus.entries[*i]
             .rollout

@@ -471,15 +471,16 @@ impl StatsView {
             .collect();
         let n = rows.len();
         fx.filter_rows = Some(RowFilter {
-            label: format!("{} failures", row.numpy),
+            label: format!(
+                "{n} failures of {} ({}) in {}",
+                row.numpy,
+                row.zwc,
+                r.set.runs.get(self.run).map_or("", String::as_str)
+            ),
             rows: Arc::new(rows),
         });
         self.screen = None;
-        fx.say(format!(
-            "{n} failures of {} ({}) in {} · c clears",
-            row.numpy,
-            row.zwc,
-            r.set.runs.get(self.run).map_or("", String::as_str)
-        ));
+        // The status bar names the filter; the note only says how to leave it.
+        fx.say("c clears");
     }
 }

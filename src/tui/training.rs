@@ -207,7 +207,8 @@ impl TrainingView {
                         return Handled::Redraw;
                     }
                     let first = filter.rows.iter().next().copied();
-                    fx.say(format!("showing {}: esc or c clears", filter.label));
+                    // The status bar names the filter; the note only says how to leave it.
+                    fx.say("the cell's rollouts: c clears");
                     fx.filter_rows = Some(filter);
                     fx.jump_to = first;
                     self.open = false;
@@ -248,12 +249,13 @@ impl TrainingView {
                     })
                     .map(|(i, _)| i)
                     .collect();
-                let label = match (lo, hi) {
+                let steps = match (lo, hi) {
                     (l, h) if l == h => format!("step {l}"),
                     (l, u32::MAX) => format!("steps {l}–"),
                     (l, h) => format!("steps {l}–{h}"),
                 };
-                fx.say(format!("{label}: {} samples", rows.len()));
+                let label = format!("{steps} ({} samples)", rows.len());
+                fx.say("c clears; # then enter: all steps");
                 fx.filter_rows = Some(RowFilter {
                     label,
                     rows: Arc::new(rows),
@@ -318,7 +320,7 @@ impl TrainingView {
                 ""
             }
         );
-        fx.say(format!("{label}; = again: back"));
+        fx.say("= again: back");
         fx.filter_rows = Some(RowFilter {
             label,
             rows: Arc::new(rows),
