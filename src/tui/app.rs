@@ -143,6 +143,21 @@ impl App {
     /// An empty explorer; rows arrive through [`App::on_job`].
     pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
         let spare_keys = keymap.free_chars();
+        let mut labelling = Labelling::with_spare_keys(spare_keys);
+        labelling.mode_keys = (
+            keymap.hint(
+                Scope::Main,
+                &[
+                    (&[Action::AcceptSuggestion], "accepts the suggestion"),
+                    (&[Action::EditNote], "note"),
+                    (&[Action::NextUnlabelledFailure], "next unlabelled failure"),
+                ],
+            ),
+            keymap
+                .keys_for(Action::LabelMode)
+                .first()
+                .map_or_else(|| "label_mode".to_string(), |k| k.to_string()),
+        );
         App {
             corpus: Corpus {
                 ctx,
@@ -169,7 +184,7 @@ impl App {
             size: (80, 24),
             message: None,
             outbox: Vec::new(),
-            labelling: Labelling::with_spare_keys(spare_keys),
+            labelling,
             bookmarks: Default::default(),
             reruns: Reruns::default(),
             stats: super::stats::StatsView::default(),

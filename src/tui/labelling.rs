@@ -89,6 +89,9 @@ pub struct Labelling {
     pub labelled_failures: usize,
     /// The "labels are signed anonymous" hint was given (it is said once).
     anonymous_said: bool,
+    /// Label mode's keys as the keymap binds them (`a accept · w note · ...`), and the
+    /// key that turns it on again (`L`): what the status bar says when it is turned on.
+    pub mode_keys: (String, String),
     /// Keys for categories the taxonomy leaves without one, numbers then letters: those the
     /// keymap leaves free, so label mode never hides a key it needs.
     pub spare_keys: Vec<char>,
@@ -139,6 +142,7 @@ impl Default for Labelling {
             failures: 0,
             labelled_failures: 0,
             anonymous_said: false,
+            mode_keys: (String::new(), "L".to_string()),
             spare_keys: Vec::new(),
             filter: None,
             note: TextBox::default(),

@@ -98,33 +98,40 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     let theme = &app.theme;
     let total = app.corpus.entries.len();
     let shown = app.list.shown_rows();
-    let mut title = vec![Span::styled(" sebx ", theme.title)];
+    // Parts of the title with how much they matter: when the list is narrow, the least
+    // important go (the top categories, then the run count, then the file line), never
+    // the counts.
+    let mut title: Vec<(u8, Span)> = vec![(9, Span::styled(" sebx ", theme.title))];
     let summary = if shown == total {
         format!("{total} rollouts")
     } else {
         format!("{shown} of {total} rollouts")
     };
-    title.push(Span::styled(format!("· {summary} "), theme.dim));
+    title.push((9, Span::styled(format!("· {summary} "), theme.dim)));
     // Where the cursor is: its place in the list and its line in the file.
     if let Some(sel) = app.list.selected
         && let Some(k) = app.list.rows().position(|r| r == sel)
     {
         let line = app.corpus.entries.get(sel).map_or(0, |e| e.rollout.line);
-        title.push(Span::styled(
-            format!("· row {}/{shown} line {line} ", k + 1),
-            theme.dim,
+        title.push((
+            8,
+            Span::styled(format!("· row {}/{shown} ", k + 1), theme.dim),
         ));
+        title.push((3, Span::styled(format!("line {line} "), theme.dim)));
     }
     if app.corpus.runs.len() > 1 {
-        title.push(Span::styled(
-            format!("· {} runs ", app.corpus.runs.len()),
-            theme.dim,
+        title.push((
+            2,
+            Span::styled(format!("· {} runs ", app.corpus.runs.len()), theme.dim),
         ));
     }
     // Labelling progress is always in view: labelled/total and the most used categories.
     let l = &app.labelling;
     // Labels go on failures: count them against the failures, not every rollout.
-    let mut progress = format!("· {} ", l.progress_text());
+    title.push((
+        9,
+        Span::styled(format!("· {} ", l.progress_text()), theme.title),
+    ));
     let mut per_category: Vec<(&String, &usize)> = l
         .progress
         .per_category
@@ -143,9 +150,26 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
                 format!("{name} {n}")
             })
             .collect();
-        progress.push_str(&format!("({}) ", top.join(", ")));
+        // As many of the top categories as fit beside the rest (all or none of one).
+        let room = usize::from(areas.list.width.saturating_sub(2));
+        let used: usize = title.iter().map(|(_, s)| s.content.chars().count()).sum();
+        let fitting = (1..=top.len()).rev().find_map(|k| {
+            let text = format!("({}) ", top[..k].join(", "));
+            (used + text.chars().count() <= room).then_some(text)
+        });
+        if let Some(text) = fitting {
+            title.push((1, Span::styled(text, theme.title)));
+        }
     }
-    title.push(Span::styled(progress, theme.title));
+    let room = usize::from(areas.list.width.saturating_sub(2));
+    for level in [1u8, 2, 3] {
+        let w: usize = title.iter().map(|(_, s)| s.content.chars().count()).sum();
+        if w <= room {
+            break;
+        }
+        title.retain(|(p, _)| *p > level);
+    }
+    let title: Vec<Span> = title.into_iter().map(|(_, s)| s).collect();
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)

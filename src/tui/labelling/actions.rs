@@ -74,12 +74,16 @@ impl Labelling {
                     (true, false) => (true, true),
                     (true, true) => (false, false),
                 };
+                let (keys, again) = &self.mode_keys;
                 fx.say(match (self.mode, self.advance) {
-                    (true, false) => "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L again: label and advance",
-                    (true, true) => "label and advance: a category key labels and moves to the next unlabelled failure · L leaves",
-                    _ => "label mode off: digits switch panes again",
+                    (true, false) => format!(
+                        "label mode: category keys toggle · {keys} · {again} again: label and advance"
+                    ),
+                    (true, true) => format!(
+                        "label and advance: a category key labels and moves to the next unlabelled failure · {again} leaves"
+                    ),
+                    _ => "label mode off: digits switch panes again".to_string(),
                 });
-                self.annotator_hint(fx);
             }
             Action::ToggleCategory(key) => {
                 let id = self.taxonomy.by_key(*key).map(|c| c.id.clone());
@@ -113,6 +117,7 @@ impl Labelling {
                         } else {
                             self.toggle(corpus, row, &id);
                             self.advance_after_label(corpus, list, row, fx);
+                            self.annotator_hint(fx);
                         }
                     }
                     None => fx.say("no suggestion for this rollout"),
