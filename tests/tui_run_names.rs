@@ -85,3 +85,23 @@ fn the_stats_screen_tells_the_runs_apart() {
     );
     assert!(!rows.iter().any(|r| r.contains("heldout")), "{rows:?}");
 }
+
+#[test]
+fn the_compare_screen_keeps_its_counts_and_tells_the_runs_apart() {
+    let mut app = two_heldout_runs();
+    app.update(&Action::CompareScreen);
+    drain_inline(&mut app, None);
+    let text = screen(&draw(&app, 80, 24));
+    let head = text
+        .lines()
+        .find(|l| l.contains(" A: "))
+        .expect("the compare heading");
+    assert!(head.contains("A: main") && head.contains("B: v2"), "{head}");
+    assert!(head.contains("unpaired") && head.contains("in B"), "{head}");
+    // Wide enough: the whole names.
+    let wide = screen(&draw(&app, 200, 40));
+    assert!(
+        wide.contains("A: heldout_main_rollouts   B: heldout_v2_rollouts"),
+        "{wide}"
+    );
+}

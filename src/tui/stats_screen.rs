@@ -499,17 +499,26 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         return lines;
     };
     let c = &report.comparison;
-    lines.push(Line::styled(
+    let heading = |a: &str, b: &str| {
         format!(
-            " A: {}   B: {}   pairs {} · unpaired {} in A, {} in B",
-            report.a,
-            report.b,
+            " A: {a}   B: {b}   pairs {} · unpaired {} in A, {} in B",
             c.pairs.len(),
             c.unpaired_a,
             c.unpaired_b
-        ),
-        theme.title,
-    ));
+        )
+    };
+    let mut head = heading(&report.a, &report.b);
+    let over = head.chars().count().saturating_sub(usize::from(area.width));
+    if over > 0 {
+        // Too wide: the names lose what they share, as everywhere (the counts stay).
+        let longest = report.a.chars().count().max(report.b.chars().count());
+        let names = runs::short_run_names(
+            &[report.a.as_str(), report.b.as_str()],
+            longest.saturating_sub(over.div_ceil(2)).max(6),
+        );
+        head = heading(&names[0], &names[1]);
+    }
+    lines.push(Line::styled(head, theme.title));
     if report.reward_a.rewarded + report.reward_b.rewarded > 0 {
         let side = |reward: &runs::RewardFigures, rollouts: usize| {
             let text = reward_text(reward, rollouts);
