@@ -146,6 +146,11 @@ fn help_screen_comes_from_the_keymap() {
             "help lacks {a:?}"
         );
     }
+    // The text boxes' keys are said too.
+    assert!(
+        text.contains("In a text box") || seen.contains("In a text box"),
+        "{rest}"
+    );
     // The list's markers are explained with the verdict symbols.
     assert!(
         text.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict")

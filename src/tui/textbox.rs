@@ -46,6 +46,9 @@ pub enum Edit {
     Submit,
 }
 
+/// The text boxes' keys, for the help (they are the same in every box and not rebound).
+pub const KEYS_HELP: &str = "In a text box (/ : # w B, / on the Stats map): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored";
+
 /// The action a key makes while a text box is open: an edit, Esc cancels, Ctrl-C quits;
 /// `None` (ignored) for every other key.
 pub fn action_for_key(key: &KeyEvent) -> Option<Action> {
