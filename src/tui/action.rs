@@ -8,8 +8,6 @@ use anyhow::{Result, bail};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::{Deserialize, Serialize};
 
-pub use super::textbox::Edit;
-
 /// Something the user (or the terminal) asks the explorer to do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -164,6 +162,38 @@ pub enum Action {
         row: u16,
         down: bool,
     },
+}
+
+/// One edit of an open text box (the action `Action::Edit` carries; `textbox` applies it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Edit {
+    /// Types a character at the cursor (replacing the text while it is selected).
+    Insert(char),
+    /// Deletes the character before the cursor.
+    Backspace,
+    /// Deletes the character under the cursor.
+    Delete,
+    /// Cursor one character left.
+    Left,
+    /// Cursor one character right.
+    Right,
+    /// Cursor to the start (Home, Ctrl-A).
+    Home,
+    /// Cursor to the end (End, Ctrl-E).
+    End,
+    /// Deletes the word before the cursor (Ctrl-W).
+    DeleteWord,
+    /// Deletes everything before the cursor (Ctrl-U).
+    DeleteToStart,
+    /// Deletes everything from the cursor on (Ctrl-K).
+    DeleteToEnd,
+    /// The previous entry of this box's history (↑).
+    HistoryPrev,
+    /// The next entry of this box's history, then the text being typed (↓).
+    HistoryNext,
+    /// Accepts the text and closes the box (Enter).
+    Submit,
 }
 
 impl Action {

@@ -7,44 +7,10 @@
 //! nothing else happens). Characters a box cannot hold (a letter in go to line) are ignored
 //! the same way.
 
+use super::action::{Action, Edit};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
-use serde::{Deserialize, Serialize};
-
-use super::action::Action;
-
-/// One edit of an open text box (the action `Action::Edit` carries).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Edit {
-    /// Types a character at the cursor (replacing the text while it is selected).
-    Insert(char),
-    /// Deletes the character before the cursor.
-    Backspace,
-    /// Deletes the character under the cursor.
-    Delete,
-    /// Cursor one character left.
-    Left,
-    /// Cursor one character right.
-    Right,
-    /// Cursor to the start (Home, Ctrl-A).
-    Home,
-    /// Cursor to the end (End, Ctrl-E).
-    End,
-    /// Deletes the word before the cursor (Ctrl-W).
-    DeleteWord,
-    /// Deletes everything before the cursor (Ctrl-U).
-    DeleteToStart,
-    /// Deletes everything from the cursor on (Ctrl-K).
-    DeleteToEnd,
-    /// The previous entry of this box's history (↑).
-    HistoryPrev,
-    /// The next entry of this box's history, then the text being typed (↓).
-    HistoryNext,
-    /// Accepts the text and closes the box (Enter).
-    Submit,
-}
 
 /// The text boxes' keys, for the help (they are the same in every box and not rebound).
 pub const KEYS_HELP: &str = "In a text box (/ : # w B, / on the Stats map): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored";
