@@ -152,3 +152,15 @@ fn a_screen_table_rejects_an_action_of_another_screen() {
         "{err:#}"
     );
 }
+
+#[test]
+fn s_and_c_switch_between_the_report_screens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = session(dir.path(), false).app;
+    app.update(&Action::StatsScreen);
+    press(&mut app, 'C');
+    assert_eq!(app.stats.screen, Some(sebx::tui::stats::Screen::Compare));
+    // On the Compare screen C is "next pair of runs"; S goes back to the map.
+    press(&mut app, 'S');
+    assert_eq!(app.stats.screen, Some(sebx::tui::stats::Screen::Map));
+}

@@ -305,6 +305,9 @@ impl Action {
             | Action::Quit => &[Main, Stats, Compare, Training],
             Action::ScrollDown | Action::ScrollUp => &[Main, Compare, Present],
             Action::Search | Action::NextMatch => &[Main, Stats],
+            // From one report screen to the other.
+            Action::StatsScreen => &[Main, Compare],
+            Action::CompareScreen => &[Main, Stats],
             Action::CloseScreen => &[Stats, Compare, Training, Present],
             Action::Choose => &[Stats, Compare, Training],
             Action::PrevRun | Action::SortRows => &[Stats],
