@@ -305,8 +305,8 @@ impl Action {
             | Action::Quit => &[Main, Stats, Compare, Training],
             Action::ScrollDown | Action::ScrollUp => &[Main, Compare, Present],
             Action::Search | Action::NextMatch => &[Main, Stats],
-            // From one report screen to the other.
-            Action::StatsScreen => &[Main, Compare],
+            // From one report screen to the other (on the map, S asks for fresh figures).
+            Action::StatsScreen => &[Main, Stats, Compare],
             Action::CompareScreen => &[Main, Stats],
             Action::CloseScreen => &[Stats, Compare, Training, Present],
             Action::Choose => &[Stats, Compare, Training],
