@@ -641,9 +641,12 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
     }
     if p.index == 0 && p.stage == Stage::Task && !p.notes && body.height > 2 {
         // The first screen says how to move on (the notes say it from then on).
+        // Beside the "↓ more" corner, not over it.
+        let corner = if more { 9 } else { 0 };
         let line = Rect {
             y: body.y + body.height - 1,
             height: 1,
+            width: body.width.saturating_sub(corner),
             ..body
         };
         Clear.render(line, buf);
