@@ -207,7 +207,7 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
     }
     // Every popup and the search prompt close with Esc (at most a few presses).
     for _ in 0..4 {
-        if app.popup.is_none() && !app.list.search.editing {
+        if app.popup.is_none() && !app.typing() {
             break;
         }
         if let Some(action) = action_for_event(app, &esc()) {
@@ -221,10 +221,7 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
         "popup {:?} does not close with Esc",
         app.popup
     );
-    prop_assert!(
-        !app.list.search.editing,
-        "search prompt does not close with Esc"
-    );
+    prop_assert!(!app.typing(), "a text box does not close with Esc");
     check_selection(app)
 }
 

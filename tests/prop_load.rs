@@ -531,7 +531,7 @@ proptest! {
         match sebx::tui::explore::load_config(Some(&path)) {
             Ok(config) => {
                 let mut keymap = sebx::tui::Keymap::default();
-                if let Err(e) = keymap.apply_overrides(&config.keys) {
+                if let Err(e) = keymap.apply_config(&config.keys) {
                     prop_assert!(e.to_string().contains('`'), "{}", e);
                 }
                 if let Some(theme) = &config.theme {

@@ -4,6 +4,7 @@
 
 mod tui_common;
 
+use sebx::tui::action::Edit;
 use sebx::tui::app::Grading;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::{Action, App};
@@ -63,9 +64,9 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     // A caption, typed.
     app.update(&Action::BookmarkCaption);
     for c in "a typo".chars() {
-        app.update(&Action::NoteInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
-    app.update(&Action::NoteSubmit);
+    app.update(&Action::Edit(Edit::Submit));
     app.service();
     let rows = app.bookmarks.playlist_rows(&app.corpus);
     assert_eq!(

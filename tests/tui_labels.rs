@@ -11,6 +11,7 @@ use sebx::grade::reruns::RerunStore;
 use sebx::model::Verdict;
 use sebx::model::labels::LabelStore;
 use sebx::model::taxonomy::CategoryId;
+use sebx::tui::action::Edit;
 use sebx::tui::app::{Grading, Popup};
 use sebx::tui::entry::Shown;
 use sebx::tui::jobs::JobRequest;
@@ -182,10 +183,10 @@ fn note_is_typed_saved_and_keeps_the_categories() {
     app.update(&Action::ToggleCategory('8'));
     app.update(&Action::EditNote);
     for c in "axis=0 ".chars() {
-        app.update(&Action::NoteInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
-    app.update(&Action::NoteBackspace);
-    app.update(&Action::NoteSubmit);
+    app.update(&Action::Edit(Edit::Backspace));
+    app.update(&Action::Edit(Edit::Submit));
     app.service();
     let e = &app.corpus.entries[1];
     let label = app
@@ -197,7 +198,7 @@ fn note_is_typed_saved_and_keeps_the_categories() {
     assert_eq!(label.categories, ids(&["logic_error"]));
     // Esc leaves the note as it was.
     app.update(&Action::EditNote);
-    app.update(&Action::NoteInput('!'));
+    app.update(&Action::Edit(Edit::Insert('!')));
     app.update(&Action::Cancel);
     app.service();
     let e = &app.corpus.entries[1];
@@ -207,7 +208,7 @@ fn note_is_typed_saved_and_keeps_the_categories() {
             .map(|l| l.note.as_str()),
         Some("axis=0")
     );
-    assert!(app.labelling.note.is_none());
+    assert!(!app.labelling.note.is_open());
 }
 
 #[test]
@@ -510,9 +511,9 @@ fn label_panel_and_picker_snapshots() {
     app.update(&Action::ToggleCategory('8'));
     app.update(&Action::EditNote);
     for c in "axis 0".chars() {
-        app.update(&Action::NoteInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
-    app.update(&Action::NoteSubmit);
+    app.update(&Action::Edit(Edit::Submit));
     app.service();
     let home = data.path().display().to_string();
     let text = screen(&draw(&app, 100, 32)).replace(&home, "[DATA]");

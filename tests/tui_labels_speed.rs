@@ -173,13 +173,15 @@ fn progress_counts_failures_and_labels_show_outside_label_mode() {
 fn anonymous_is_said_once_with_how_to_set_a_name() {
     let data = tempfile::tempdir().expect("tempdir");
     let mut app = labelling_app(data.path(), "anonymous");
+    // Said with the first label (label mode's keys alone fill the status bar before).
     app.update(&Action::LabelMode);
+    assert!(!app.message.as_deref().unwrap_or("").contains("anonymous"));
+    app.update(&Action::ToggleCategory('8'));
     let first = app.message.clone().unwrap_or_default();
     assert!(
         first.contains("anonymous") && first.contains("--annotator"),
         "{first}"
     );
-    app.update(&Action::LabelMode);
     app.update(&Action::ToggleCategory('8'));
     assert!(
         !app.message.as_deref().unwrap_or("").contains("--annotator"),
@@ -189,5 +191,6 @@ fn anonymous_is_said_once_with_how_to_set_a_name() {
     // A named annotator is never told.
     let mut named = labelling_app(data.path(), "ann");
     named.update(&Action::LabelMode);
+    named.update(&Action::ToggleCategory('8'));
     assert!(!named.message.as_deref().unwrap_or("").contains("anonymous"));
 }

@@ -4,9 +4,12 @@
 
 mod tui_common;
 
+use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use sebx::tui::Action;
+use sebx::tui::action::Edit;
 use sebx::tui::app::{Grading, Pane};
 use sebx::tui::inline::drain_inline;
+use sebx::tui::run::action_for_event;
 use tui_common::*;
 
 fn unavailable() -> Grading {
@@ -20,7 +23,7 @@ fn rows(app: &sebx::tui::App) -> Vec<usize> {
 fn search(app: &mut sebx::tui::App, pattern: &str) {
     app.update(&Action::Search);
     for c in pattern.chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
     drain_inline(app, None);
     app.settle();
@@ -104,7 +107,7 @@ fn next_match_walks_the_pane_then_the_next_rollout() {
     let mut app = app(unavailable());
     run_analysis(&mut app);
     search(&mut app, "zwc");
-    app.update(&Action::SearchSubmit);
+    app.update(&Action::Edit(Edit::Submit));
     app.update(&Action::PaneCode);
     assert_eq!(app.detail.pane, Pane::Code);
     let first = app.list.selected.expect("a match is selected");
@@ -160,15 +163,15 @@ fn goto_line_selects_the_rollout_on_that_file_line() {
         .position(|e| e.run == 0 && e.rollout.line == 5)
         .expect("run A has a rollout on line 5");
     app.update(&Action::GotoLine);
-    assert_eq!(app.list.goto.as_deref(), Some(""));
-    app.update(&Action::GotoInput('5'));
-    app.update(&Action::GotoSubmit);
-    assert_eq!(app.list.goto, None);
+    assert!(app.list.goto.is_open() && app.list.goto.text().is_empty());
+    app.update(&Action::Edit(Edit::Insert('5')));
+    app.update(&Action::Edit(Edit::Submit));
+    assert!(!app.list.goto.is_open());
     assert_eq!(app.list.selected, Some(target));
     // Line 4 of run A is a bad line: said, and the selection stays.
     app.update(&Action::GotoLine);
-    app.update(&Action::GotoInput('4'));
-    app.update(&Action::GotoSubmit);
+    app.update(&Action::Edit(Edit::Insert('4')));
+    app.update(&Action::Edit(Edit::Submit));
     assert_eq!(app.list.selected, Some(target));
     assert!(
         app.message
@@ -179,8 +182,127 @@ fn goto_line_selects_the_rollout_on_that_file_line() {
     );
     // Esc leaves the prompt without moving.
     app.update(&Action::GotoLine);
-    app.update(&Action::GotoInput('1'));
+    app.update(&Action::Edit(Edit::Insert('1')));
     app.update(&Action::Cancel);
-    assert_eq!(app.list.goto, None);
+    assert!(!app.list.goto.is_open());
     assert_eq!(app.list.selected, Some(target));
+}
+
+/// A key as the terminal sends it, through the explorer's own mapping (`sebx FILES`'s).
+fn press(app: &mut sebx::tui::App, code: KeyCode, modifiers: KeyModifiers) {
+    let event = Event::Key(KeyEvent::new(code, modifiers));
+    if let Some(action) = action_for_event(app, &event) {
+        app.update(&action);
+    }
+    drain_inline(app, None);
+    app.settle();
+}
+
+fn type_keys(app: &mut sebx::tui::App, text: &str) {
+    for c in text.chars() {
+        press(app, KeyCode::Char(c), KeyModifiers::NONE);
+    }
+}
+
+#[test]
+fn a_second_search_starts_a_new_pattern() {
+    let mut app = app(unavailable());
+    run_analysis(&mut app);
+    let pemra = containing(&app, "pemra");
+    let kocito = containing(&app, "kocito");
+    assert!(!pemra.is_empty() && !kocito.is_empty() && pemra != kocito);
+    for (pattern, expected) in [("pemra", &pemra), ("kocito", &kocito), ("pemra", &pemra)] {
+        press(&mut app, KeyCode::Char('/'), KeyModifiers::NONE);
+        type_keys(&mut app, pattern);
+        press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+        assert_eq!(
+            app.list.search.pattern, pattern,
+            "not appended to the last one"
+        );
+        assert_eq!(
+            &rows(&app),
+            expected,
+            "`/{pattern}` finds what it found before"
+        );
+    }
+    // The last pattern is offered: enter keeps it, ↑ recalls the one before.
+    press(&mut app, KeyCode::Char('/'), KeyModifiers::NONE);
+    assert_eq!(app.list.search_box.text(), "pemra");
+    press(&mut app, KeyCode::Up, KeyModifiers::NONE);
+    assert_eq!(app.list.search_box.text(), "kocito");
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(rows(&app), kocito);
+}
+
+#[test]
+fn ctrl_w_and_ctrl_u_edit_the_search() {
+    let mut app = app(unavailable());
+    run_analysis(&mut app);
+    let all = rows(&app);
+    press(&mut app, KeyCode::Char('/'), KeyModifiers::NONE);
+    // `q` is typed, not quit; a stray key (F1, tab) is ignored and the box stays open.
+    type_keys(&mut app, "qqq");
+    press(&mut app, KeyCode::F(1), KeyModifiers::NONE);
+    press(&mut app, KeyCode::Tab, KeyModifiers::NONE);
+    assert!(!app.should_quit && app.list.search_box.is_open());
+    assert_eq!(app.list.search_box.text(), "qqq");
+    assert!(rows(&app).is_empty(), "nothing says qqq here");
+    // Ctrl-W deletes the word: no search, every row again.
+    press(&mut app, KeyCode::Char('w'), KeyModifiers::CONTROL);
+    assert_eq!(app.list.search_box.text(), "");
+    assert_eq!(rows(&app), all);
+    // Ctrl-U deletes what is before the cursor.
+    type_keys(&mut app, "xyzpemra");
+    assert!(rows(&app).is_empty());
+    for _ in 0.."pemra".len() {
+        press(&mut app, KeyCode::Left, KeyModifiers::NONE);
+    }
+    press(&mut app, KeyCode::Char('u'), KeyModifiers::CONTROL);
+    assert_eq!(app.list.search.pattern, "pemra");
+    assert_eq!(rows(&app), containing(&app, "pemra"));
+    // Ctrl-A / Ctrl-E and Delete.
+    press(&mut app, KeyCode::Char('e'), KeyModifiers::CONTROL);
+    type_keys(&mut app, "x");
+    press(&mut app, KeyCode::Char('a'), KeyModifiers::CONTROL);
+    press(&mut app, KeyCode::Delete, KeyModifiers::NONE);
+    assert_eq!(app.list.search_box.text(), "emrax");
+}
+
+#[test]
+fn ctrl_c_quits_from_every_text_box() {
+    let openers = [
+        (Action::Search, "search"),
+        (Action::GotoLine, "go to line"),
+        (Action::StepRange, "step range"),
+        (Action::EditNote, "note"),
+        (Action::BookmarkCaption, "caption"),
+    ];
+    for (open, name) in openers {
+        let mut app = app(unavailable());
+        app.update(&Action::Top);
+        app.update(&open);
+        assert!(app.typing(), "{name}: a box is open");
+        type_keys(&mut app, "1");
+        press(&mut app, KeyCode::F(2), KeyModifiers::NONE);
+        assert!(app.typing(), "{name}: a stray key leaves the box open");
+        assert!(!app.should_quit);
+        press(&mut app, KeyCode::Char('c'), KeyModifiers::CONTROL);
+        assert!(app.should_quit, "{name}: ctrl-c quits");
+    }
+}
+
+#[test]
+fn the_go_to_box_takes_digits_and_recalls_its_history() {
+    let mut app = app(unavailable());
+    press(&mut app, KeyCode::Char(':'), KeyModifiers::NONE);
+    type_keys(&mut app, "5x");
+    assert_eq!(app.list.goto.text(), "5", "a letter is not a line");
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    let at_5 = app.list.selected;
+    press(&mut app, KeyCode::Char('g'), KeyModifiers::NONE);
+    assert_ne!(app.list.selected, at_5);
+    press(&mut app, KeyCode::Char(':'), KeyModifiers::NONE);
+    press(&mut app, KeyCode::Up, KeyModifiers::NONE);
+    press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
+    assert_eq!(app.list.selected, at_5, "↑ recalled line 5");
 }

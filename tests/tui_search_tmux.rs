@@ -1,7 +1,8 @@
 //! The real binary in tmux on a run of a few thousand rollouts: a word that occurs in
 //! exactly k rollouts gives exactly k (while nearly every rollout holds its letters in
 //! order, which a fuzzy match would take) and the first is selected; `:` goes to a file
-//! line; `]` lands on the same task in the next run.
+//! line; `]` lands on the same task in the next run; a second `/` for the word finds it again;
+//! ctrl-c quits from the step-range box.
 
 #[path = "common/tmux.rs"]
 mod tmux_support;
@@ -118,6 +119,24 @@ fn search_counts_truly_goto_line_and_next_run() {
     assert!(selected_row(&found).is_some(), "{found}");
     send(&name, &["Enter"]);
 
+    // A second `/` for the same word finds the same rollouts (the last pattern is offered
+    // selected: typing replaces it instead of appending to it).
+    send(&name, &["/"]);
+    send_text(&name, WORD);
+    send(&name, &["Enter"]);
+    let again = wait_for(&name, "the second search, for the word alone", |s| {
+        let status = status_line(s);
+        status.contains("next match")
+            && status.contains(&format!(" {WORD} "))
+            && !status.contains(&format!("{WORD}{WORD}"))
+            && title(s).contains(&format!(" of {total} rollouts"))
+    });
+    assert!(
+        title(&again).contains(&format!("{k} of {total} rollouts")),
+        "{}",
+        title(&again)
+    );
+
     // Clear the search (the selection stays), then go to a line of the big run.
     send(&name, &["Escape"]);
     wait_for(&name, "the search cleared", |s| {
@@ -148,7 +167,13 @@ fn search_counts_truly_goto_line_and_next_run() {
         "{next}"
     );
 
-    send(&name, &["q"]);
-    wait_closed(&name, "sebx did not quit");
+    // Ctrl-C quits from a text box too (the step range's used to swallow it).
+    send(&name, &["#"]);
+    send_text(&name, "1");
+    wait_for(&name, "the step-range box", |s| {
+        status_line(s).contains("steps: 7")
+    });
+    send(&name, &["C-c"]);
+    wait_closed(&name, "ctrl-c in the step-range box did not quit");
     drop(session);
 }

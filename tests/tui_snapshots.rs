@@ -4,6 +4,7 @@ mod tui_common;
 
 use insta::assert_snapshot;
 use ratatui::style::Modifier;
+use sebx::tui::action::Edit;
 use sebx::tui::app::Grading;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::{Action, App, Theme};
@@ -145,6 +146,11 @@ fn help_screen_comes_from_the_keymap() {
             "help lacks {a:?}"
         );
     }
+    // The text boxes' keys are said too.
+    assert!(
+        text.contains("In a text box") || seen.contains("In a text box"),
+        "{rest}"
+    );
     // The list's markers are explained with the verdict symbols.
     assert!(
         text.contains("RL official RL reward 1/0 · ≠ disagrees with the verdict")
@@ -165,12 +171,13 @@ fn issues_popup_lists_bad_lines_with_reasons() {
 #[test]
 fn search_highlights_and_status_bar_shows_filters() {
     let mut app = session();
+    // The filter first: while the search box is open, keys are the box's.
+    app.update(&Action::CycleVerdictFilter);
     app.update(&Action::Search);
     for c in "invert".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
     drain_inline(&mut app, None);
-    app.update(&Action::CycleVerdictFilter);
     let t = draw(&app, 80, 24);
     let text = screen(&t);
     assert_snapshot!(text);

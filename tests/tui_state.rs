@@ -7,6 +7,7 @@ use std::sync::atomic::Ordering;
 use sebx::analysis::FindingKind;
 use sebx::model::Verdict;
 use sebx::tui::Action;
+use sebx::tui::action::Edit;
 use sebx::tui::app::{FindingFilter, Grading, Grouping, Pane, VerdictFilter, ViewRow};
 use sebx::tui::entry::{Score, Shown};
 use sebx::tui::inline::drain_inline;
@@ -124,7 +125,7 @@ fn search_is_a_job_and_newest_wins() {
     app.take_requests();
     app.update(&Action::Search);
     for c in "invert".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
     let requests = app.take_requests();
     let searches: Vec<u64> = requests
@@ -154,8 +155,8 @@ fn search_is_a_job_and_newest_wins() {
     assert_eq!(found.len(), 3);
     assert_eq!(app.list.selected, Some(found[0]));
     // Search combines with filters.
-    app.update(&Action::SearchSubmit);
-    assert!(!app.list.search.editing);
+    app.update(&Action::Edit(Edit::Submit));
+    assert!(!app.list.search_box.is_open());
     app.update(&Action::CycleRunFilter);
     app.update(&Action::CycleRunFilter);
     assert_eq!(rows(&app), vec![7]);
@@ -170,7 +171,7 @@ fn search_matches_code_and_names() {
     let mut app = app(unavailable());
     app.update(&Action::Search);
     for c in "quvohee".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
     drain_inline(&mut app, None);
     let found = rows(&app);
@@ -259,11 +260,11 @@ fn panes_scroll_and_first_failed_case() {
     assert_eq!(app.detail.scroll, 0, "a new selection starts at the top");
     app.update(&Action::FirstFailedCase);
     assert_eq!(app.detail.pane, Pane::Cases);
-    assert_eq!(app.detail.case_cursor, 0);
+    assert_eq!(app.case_cursor(), 0);
     app.update(&Action::ScrollDown);
-    assert_eq!(app.detail.case_cursor, 1);
+    assert_eq!(app.case_cursor(), 1);
     app.update(&Action::ScrollDown);
-    assert_eq!(app.detail.case_cursor, 1, "stays on the last case");
+    assert_eq!(app.case_cursor(), 1, "stays on the last case");
     app.update(&Action::Up); // row 0: all cases pass
     app.update(&Action::FirstFailedCase);
     assert_eq!(app.message.as_deref(), Some("no failed case"));
@@ -564,7 +565,7 @@ fn clicking_a_case_row_selects_that_case() {
     let mut app = app(unavailable());
     app.update(&Action::Down); // row 1: two failed cases
     app.update(&Action::PaneCases);
-    assert_eq!(app.detail.case_cursor, 0);
+    assert_eq!(app.case_cursor(), 0);
     let text = screen(&draw(&app, 80, 24));
     let y = text
         .lines()
@@ -574,7 +575,7 @@ fn clicking_a_case_row_selects_that_case() {
         column: 20,
         row: y as u16,
     });
-    assert_eq!(app.detail.case_cursor, 1);
+    assert_eq!(app.case_cursor(), 1);
     let text = screen(&draw(&app, 80, 24));
     assert!(text.contains("Case 2 ✗"), "{text}");
     // A click elsewhere in the pane (not on a case row) leaves the cursor alone.
@@ -586,7 +587,7 @@ fn clicking_a_case_row_selects_that_case() {
         column: 20,
         row: y as u16,
     });
-    assert_eq!(app.detail.case_cursor, 1);
+    assert_eq!(app.case_cursor(), 1);
 }
 
 /// Fragile verdicts (another machine or grader run could flip them) are marked `≈` in the
@@ -935,7 +936,7 @@ fn clicking_a_case_row_below_the_reward_lines_selects_that_case() {
         column: 20,
         row: y as u16,
     });
-    assert_eq!(app.detail.case_cursor, 1);
+    assert_eq!(app.case_cursor(), 1);
     // A click on the reward's lines is not a click on a case.
     let y = text
         .lines()
@@ -945,5 +946,39 @@ fn clicking_a_case_row_below_the_reward_lines_selects_that_case() {
         column: 20,
         row: y as u16,
     });
-    assert_eq!(app.detail.case_cursor, 1);
+    assert_eq!(app.case_cursor(), 1);
+}
+
+#[test]
+fn the_cases_pane_opens_on_the_first_failed_case() {
+    // Row 1 (result_error) with its first case passing: only the second failed.
+    let reports: Vec<String> = reports_a()
+        .lines()
+        .map(|l| {
+            let mut v: serde_json::Value = serde_json::from_str(l).expect("a report");
+            if v["line"] == 2 {
+                v["cases"][0]["matched"] = serde_json::json!(true);
+                v["cases"][0]["comparison"]["matched"] = serde_json::json!(true);
+                v["cases"][0]["comparison"]["mismatch"] = serde_json::Value::Null;
+            }
+            v.to_string()
+        })
+        .collect();
+    let mut app = app_with(unavailable(), &sources_with(reports.join("\n")));
+    app.update(&Action::PaneCases);
+    assert_eq!(app.case_cursor(), 0, "row 0 passed: its first case");
+    app.update(&Action::Down);
+    assert_eq!(
+        app.case_cursor(),
+        1,
+        "row 1: its first failed case, the second"
+    );
+    let text = screen(&draw(&app, 80, 24));
+    assert!(text.contains("Case 2 ✗"), "{text}");
+    // Moved by the user, it stays where they put it; the next rollout starts afresh.
+    app.update(&Action::ScrollUp);
+    assert_eq!(app.case_cursor(), 0);
+    app.update(&Action::Up);
+    app.update(&Action::Down);
+    assert_eq!(app.case_cursor(), 1);
 }

@@ -50,7 +50,7 @@ fn stats_screen_computes_and_enter_filters_to_the_functions_failures() {
     for _ in 0..pos {
         app.update(&Action::Down);
     }
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
     assert_eq!(app.stats.screen, None, "enter closes the screen");
     let shown = rows(&app);
     assert_eq!(shown.len(), mean.rollouts - mean.right);
@@ -81,13 +81,13 @@ fn s_sorts_the_map_and_enter_follows_the_shown_order() {
         "lowest accuracy first by default"
     );
     // s: most rollouts, most wrong names, then by name.
-    app.update(&Action::CycleGrouping);
-    app.update(&Action::CycleGrouping);
-    app.update(&Action::CycleGrouping);
+    app.update(&Action::SortRows);
+    app.update(&Action::SortRows);
+    app.update(&Action::SortRows);
     assert_eq!(first(&app), "np.linalg.inv", "by NumPy name");
     let text = screen(&draw(&app, 80, 24));
     assert!(text.contains("by NumPy name; s: sort"), "{text}");
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
     // np.linalg.inv's failures in run A: both of its rows (typo and numpy import).
     let shown = rows(&app);
     assert!(!shown.is_empty());
@@ -119,12 +119,12 @@ fn compare_drills_from_a_cell_to_a_pair() {
         app.update(&Action::Down);
     }
     for _ in 0..j {
-        app.update(&Action::NextPane);
+        app.update(&Action::CellRight);
     }
     assert_eq!(app.stats.cell, (i, j));
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
     let text = screen(&draw(&app, 160, 48));
     assert!(text.contains("diff of the graded code"), "{text}");

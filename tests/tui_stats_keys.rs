@@ -97,10 +97,10 @@ fn q_closes_the_screens_and_ctrl_c_still_quits() {
         app.update(&Action::Down);
     }
     for _ in 0..j {
-        app.update(&Action::NextPane);
+        app.update(&Action::CellRight);
     }
-    app.update(&Action::PopupChoose);
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
+    app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
     press(&mut app, 'q', false);
     assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
@@ -123,10 +123,10 @@ fn the_footer_shows_the_screens_own_keys() {
     open(&mut app, Action::StatsScreen);
     let stats = screen(&draw(&app, 80, 24));
     let footer = last_line(&stats);
-    for part in ["pgdn", "g G", "s sort", "enter", "q close"] {
+    for part in ["pgdn", "s sort", "/ search", "enter", "q close"] {
         assert!(footer.contains(part), "footer lacks {part:?}: {footer}");
     }
-    for list_key in ["/ search", "L label", "? help"] {
+    for list_key in ["L label", "? help"] {
         assert!(
             !footer.contains(list_key),
             "the list's key {list_key:?} is not offered: {footer}"
@@ -267,4 +267,48 @@ fn the_screen_names_selected_functions_the_api_doc_lacks() {
     let text = screen(&draw(&app, 100, 30));
     assert!(text.contains("np.mean"), "{text}");
     assert!(text.contains("the API doc lacks: no_such_fn"), "{text}");
+}
+
+#[test]
+fn slash_finds_a_function_on_the_map() {
+    let mut app = graded();
+    open(&mut app, Action::StatsScreen);
+    let map = sebx::tui::stats::sorted_map(&app.stats, app.stats.result.as_ref().expect("figures"));
+    let target = map
+        .iter()
+        .position(|f| f.numpy == "np.linalg.inv")
+        .expect("np.linalg.inv row");
+    // Start elsewhere on the map.
+    let start = (target + 1) % map.len();
+    for _ in 0..start {
+        app.update(&Action::Down);
+    }
+    assert_ne!(app.stats.cursor, target);
+    press(&mut app, '/', false);
+    assert!(app.typing(), "the map's search box is open");
+    // Typed, not the screen's keys: `q` would close it, `s` sort it.
+    for c in "qs".chars() {
+        press(&mut app, c, false);
+    }
+    assert_eq!(app.stats.screen, Some(Screen::Map));
+    press(&mut app, 'u', true);
+    // By zwc name (rfx.quvohe is np.linalg.inv's), any case.
+    for c in "RFX.QUV".chars() {
+        press(&mut app, c, false);
+    }
+    assert_eq!(app.stats.cursor, target, "jumps as it is typed");
+    let event = Event::Key(KeyEvent::new(KeyCode::Enter, KeyModifiers::NONE));
+    let action = action_for_event(&app, &event).expect("enter");
+    app.update(&action);
+    assert!(!app.typing());
+    assert_eq!(
+        app.stats.screen,
+        Some(Screen::Map),
+        "enter ends the search only"
+    );
+    assert_eq!(app.stats.cursor, target);
+    // `m`: the next match (from elsewhere), here the single one.
+    press(&mut app, 'G', false);
+    press(&mut app, 'm', false);
+    assert_eq!(app.stats.cursor, target);
 }

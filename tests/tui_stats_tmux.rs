@@ -42,7 +42,7 @@ fn stats_screen_drills_into_a_function() {
 
     send(&name, &["Enter"]);
     let list = wait_for(&name, "the list of np.clip's failures", |s| {
-        s.contains("np.clip failures") && !s.contains("internalization map")
+        s.contains("failures of np.clip") && !s.contains("internalization map")
     });
     // The title counts the rows shown: np.clip's three failures in run 1.
     let title = list.lines().next().unwrap_or("");

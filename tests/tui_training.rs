@@ -9,6 +9,7 @@ use std::collections::BTreeSet;
 
 use insta::assert_snapshot;
 use sebx::grade::backend::{GradeBackend, Grader};
+use sebx::tui::action::Edit;
 use sebx::tui::app::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::{drain_inline, load_inline};
@@ -88,14 +89,27 @@ fn a_cell_lists_its_rollouts() {
         app.update(&Action::Down);
     }
     for _ in 0..col {
-        app.update(&Action::NextPane);
+        app.update(&Action::CellRight);
     }
     assert_eq!(app.training.cell, (row, col));
     let (n, right) = map.cells[row][col];
     // The demo's median task at step 3: four samples, none right by the verdict.
     assert_eq!((n, right), (4, 0));
-    app.update(&Action::PopupChoose);
+    app.update(&Action::Choose);
     assert!(!app.training.open, "enter closes the screen onto the list");
+    // The footer names the cell once (it used to say it twice, as filter and as note).
+    let label = app
+        .list
+        .filters
+        .rows
+        .as_ref()
+        .expect("a filter")
+        .label
+        .clone();
+    assert_eq!(label, "np.median at step 3 (4 samples)");
+    let drawn = screen(&draw(&app, 160, 48));
+    let footer = drawn.lines().last().unwrap_or("");
+    assert_eq!(footer.matches("np.median at step 3").count(), 1, "{footer}");
     let shown: Vec<usize> = app.list.rows().collect();
     assert_eq!(shown.len(), 4);
     for i in &shown {
@@ -121,12 +135,19 @@ fn step_range_and_group_view() {
     let mut app = session(120, 40);
     app.update(&Action::StepRange);
     for c in "2-3".chars() {
-        app.update(&Action::SearchInput(c));
+        app.update(&Action::Edit(Edit::Insert(c)));
     }
-    app.update(&Action::SearchSubmit);
+    app.update(&Action::Edit(Edit::Submit));
     let shown: Vec<usize> = app.list.rows().collect();
     // Steps 2 and 3 of the training run (17 + 16) and step 3 of validation (5).
     assert_eq!(shown.len(), 17 + 16 + 5);
+    let drawn = screen(&draw(&app, 160, 48));
+    let footer = drawn.lines().last().unwrap_or("");
+    assert_eq!(
+        footer.matches("steps 2–3 (38 samples)").count(),
+        1,
+        "{footer}"
+    );
     assert!(shown.iter().all(|i| {
         let m = app.corpus.entries[*i]
             .rollout
@@ -137,9 +158,9 @@ fn step_range_and_group_view() {
     }));
     // A range that is not one says so and changes nothing.
     app.update(&Action::StepRange);
-    app.update(&Action::SearchInput('-'));
-    app.update(&Action::SearchInput('-'));
-    app.update(&Action::SearchSubmit);
+    app.update(&Action::Edit(Edit::Insert('-')));
+    app.update(&Action::Edit(Edit::Insert('-')));
+    app.update(&Action::Edit(Edit::Submit));
     assert_eq!(app.list.rows().count(), shown.len());
 
     // The group of the first step-2 sample: the four samples of its prompt at step 2.

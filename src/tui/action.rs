@@ -106,29 +106,46 @@ pub enum Action {
     ScrollLeft,
     /// Scrolls the pane right.
     ScrollRight,
+    // Issue 31: the screens' own actions (Stats, Compare, Training, the presenter): each
+    // belongs to the scopes of `Action::scopes`, and a screen's keys are its scope's.
+    /// Closes the screen (one level back on the Compare screen's drill-down).
+    CloseScreen,
+    /// Opens what the cursor is on: a map row's failures, a matrix cell's pairs, a pair, a
+    /// heat-map cell's rollouts.
+    Choose,
+    /// The previous run (the Stats screen's map).
+    PrevRun,
+    /// The next run (the Stats screen's map, the Training screen).
+    NextRun,
+    /// The next pair of runs (the Compare screen).
+    NextRuns,
+    /// The next order of the map rows (the Stats screen).
+    SortRows,
+    /// The cell to the left (the Compare matrix, the Training heat map).
+    CellLeft,
+    /// The cell to the right.
+    CellRight,
+    /// The presenter: reveals the next stage (past the last: the next rollout).
+    NextStage,
+    /// The presenter: back a stage.
+    PrevStage,
+    /// The presenter: the next rollout.
+    NextSlide,
+    /// The presenter: the previous rollout.
+    PrevSlide,
+    /// The presenter: the first rollout.
+    FirstSlide,
+    /// The presenter: the last rollout.
+    LastSlide,
+    /// The presenter: shows or hides the speaker notes.
+    ToggleNotes,
     /// Toggles the category with this key on the selected rollout (not bindable: the
     /// taxonomy names the keys).
     ToggleCategory(char),
     /// Chooses the highlighted item of a popup: toggles a category, opens a disagreement (not bindable).
     PopupChoose,
-    /// A character typed into the note (not bindable).
-    NoteInput(char),
-    /// Deletes the last note character (not bindable).
-    NoteBackspace,
-    /// Saves the note (not bindable).
-    NoteSubmit,
-    /// A character typed into the search box (not bindable).
-    SearchInput(char),
-    /// Deletes the last search character (not bindable).
-    SearchBackspace,
-    /// Accepts the search and returns to the list (not bindable).
-    SearchSubmit,
-    /// A character typed into the go-to-line prompt (not bindable).
-    GotoInput(char),
-    /// Deletes the last go-to-line character (not bindable).
-    GotoBackspace,
-    /// Goes to the line typed (not bindable).
-    GotoSubmit,
+    /// An edit of the open text box (not bindable: a box's keys are its own, `textbox`).
+    Edit(Edit),
     /// The terminal was resized to `width`×`height` (not bindable).
     Resize {
         width: u16,
@@ -145,6 +162,38 @@ pub enum Action {
         row: u16,
         down: bool,
     },
+}
+
+/// One edit of an open text box (the action `Action::Edit` carries; `textbox` applies it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Edit {
+    /// Types a character at the cursor (replacing the text while it is selected).
+    Insert(char),
+    /// Deletes the character before the cursor.
+    Backspace,
+    /// Deletes the character under the cursor.
+    Delete,
+    /// Cursor one character left.
+    Left,
+    /// Cursor one character right.
+    Right,
+    /// Cursor to the start (Home, Ctrl-A).
+    Home,
+    /// Cursor to the end (End, Ctrl-E).
+    End,
+    /// Deletes the word before the cursor (Ctrl-W).
+    DeleteWord,
+    /// Deletes everything before the cursor (Ctrl-U).
+    DeleteToStart,
+    /// Deletes everything from the cursor on (Ctrl-K).
+    DeleteToEnd,
+    /// The previous entry of this box's history (↑).
+    HistoryPrev,
+    /// The next entry of this box's history, then the text being typed (↓).
+    HistoryNext,
+    /// Accepts the text and closes the box (Enter).
+    Submit,
 }
 
 impl Action {
@@ -164,7 +213,7 @@ impl Action {
     ];
 
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 60] = [
+    pub const BINDABLE: [Action; 75] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -225,7 +274,56 @@ impl Action {
         Action::Help,
         Action::Cancel,
         Action::Quit,
+        Action::CloseScreen,
+        Action::Choose,
+        Action::PrevRun,
+        Action::NextRun,
+        Action::NextRuns,
+        Action::SortRows,
+        Action::CellLeft,
+        Action::CellRight,
+        Action::NextStage,
+        Action::PrevStage,
+        Action::NextSlide,
+        Action::PrevSlide,
+        Action::FirstSlide,
+        Action::LastSlide,
+        Action::ToggleNotes,
     ];
+
+    /// Where a key bound to this action works: a `[keys]` entry binds it in each of these
+    /// (a `[keys.SCOPE]` table in that one only).
+    pub fn scopes(self) -> &'static [Scope] {
+        use Scope::*;
+        match self {
+            Action::Up
+            | Action::Down
+            | Action::PageUp
+            | Action::PageDown
+            | Action::Top
+            | Action::Bottom
+            | Action::Quit => &[Main, Stats, Compare, Training],
+            Action::ScrollDown | Action::ScrollUp => &[Main, Compare, Present],
+            Action::Search | Action::NextMatch => &[Main, Stats],
+            // From one report screen to the other (on the map, S asks for fresh figures).
+            Action::StatsScreen => &[Main, Stats, Compare],
+            Action::CompareScreen => &[Main, Stats],
+            Action::CloseScreen => &[Stats, Compare, Training, Present],
+            Action::Choose => &[Stats, Compare, Training],
+            Action::PrevRun | Action::SortRows => &[Stats],
+            Action::NextRun => &[Stats, Training],
+            Action::NextRuns => &[Compare],
+            Action::CellLeft | Action::CellRight => &[Compare, Training],
+            Action::NextStage
+            | Action::PrevStage
+            | Action::NextSlide
+            | Action::PrevSlide
+            | Action::FirstSlide
+            | Action::LastSlide
+            | Action::ToggleNotes => &[Present],
+            _ => &[Main],
+        }
+    }
 
     /// The name used in the config's `[keys]` table (`cycle_verdict_filter`).
     pub fn config_name(self) -> String {
@@ -295,25 +393,45 @@ impl Action {
             Action::ExportView => "export this view to an HTML file",
             Action::ScrollLeft => "scroll the pane left",
             Action::ScrollRight => "scroll the pane right",
+            Action::CloseScreen => "screens, presenter: close (one level back)",
+            Action::Choose => "screens: open what the cursor is on",
+            Action::PrevRun => "Stats: previous run",
+            Action::NextRun => "Stats, Training: next run",
+            Action::NextRuns => "Compare: next pair of runs",
+            Action::SortRows => "Stats: sort the map (cycle)",
+            Action::CellLeft => "Compare, Training: cell to the left",
+            Action::CellRight => "Compare, Training: cell to the right",
+            Action::NextStage => "presenter: reveal the next stage",
+            Action::PrevStage => "presenter: back a stage",
+            Action::NextSlide => "presenter: next rollout",
+            Action::PrevSlide => "presenter: previous rollout",
+            Action::FirstSlide => "presenter: first rollout",
+            Action::LastSlide => "presenter: last rollout",
+            Action::ToggleNotes => "presenter: speaker notes (toggle)",
             Action::ToggleCategory(_) => "toggle a category",
             Action::PopupChoose => "choose the highlighted item of a popup",
-            Action::NoteInput(_) => "type into the note",
-            Action::NoteBackspace => "delete a note character",
-            Action::NoteSubmit => "save the note",
+            Action::Edit(_) => "edit the text box",
             Action::Help => "this help",
             Action::Issues => "lines that could not be loaded, with reasons",
             Action::Cancel => "close popup / leave or clear search",
-            Action::SearchInput(_) => "type into the search",
-            Action::SearchBackspace => "delete a search character",
-            Action::SearchSubmit => "accept the search",
-            Action::GotoInput(_) => "type the line to go to",
-            Action::GotoBackspace => "delete a digit of the line",
-            Action::GotoSubmit => "go to the line typed",
             Action::Resize { .. } => "terminal resized",
             Action::Click { .. } => "mouse click",
             Action::Wheel { .. } => "mouse wheel",
         }
     }
+}
+
+/// An action name of the config (`none`: unbind), checked to be bindable.
+fn parse_action(key: &str, action: &str) -> Result<Option<Action>> {
+    if action == "none" {
+        return Ok(None);
+    }
+    let parsed: Action = serde_json::from_value(serde_json::Value::String(action.to_string()))
+        .map_err(|_| anyhow::anyhow!("key `{key}`: unknown action `{action}`"))?;
+    if !Action::BINDABLE.contains(&parsed) {
+        bail!("key `{key}`: action `{action}` cannot be bound to a key");
+    }
+    Ok(Some(parsed))
 }
 
 /// A key with modifiers, as written in keymaps: `q`, `ctrl-d`, `shift-tab`, `pagedown`, `?`.
@@ -534,12 +652,100 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("ctrl-c", Action::Quit),
 ];
 
-/// Keys to actions. Built from [`DEFAULT_KEYS`], then the user's `[keys]` table.
+/// The screens' own keys, over what [`DEFAULT_KEYS`] binds there (moves, ctrl-c).
+pub const SCREEN_KEYS: &[(Scope, &str, Action)] = &[
+    (Scope::Stats, "left", Action::PrevRun),
+    (Scope::Stats, "right", Action::NextRun),
+    (Scope::Stats, "s", Action::SortRows),
+    (Scope::Stats, "enter", Action::Choose),
+    (Scope::Stats, "q", Action::CloseScreen),
+    (Scope::Stats, "esc", Action::CloseScreen),
+    (Scope::Compare, "left", Action::CellLeft),
+    (Scope::Compare, "right", Action::CellRight),
+    (Scope::Compare, "C", Action::NextRuns),
+    (Scope::Compare, "u", Action::NextRuns),
+    (Scope::Compare, "enter", Action::Choose),
+    (Scope::Compare, "q", Action::CloseScreen),
+    (Scope::Compare, "esc", Action::CloseScreen),
+    (Scope::Training, "left", Action::CellLeft),
+    (Scope::Training, "right", Action::CellRight),
+    (Scope::Training, "u", Action::NextRun),
+    (Scope::Training, "enter", Action::Choose),
+    (Scope::Training, "q", Action::CloseScreen),
+    (Scope::Training, "esc", Action::CloseScreen),
+    (Scope::Training, "T", Action::CloseScreen),
+    (Scope::Present, "space", Action::NextStage),
+    (Scope::Present, "right", Action::NextStage),
+    (Scope::Present, "enter", Action::NextStage),
+    (Scope::Present, "l", Action::NextStage),
+    (Scope::Present, "left", Action::PrevStage),
+    (Scope::Present, "backspace", Action::PrevStage),
+    (Scope::Present, "h", Action::PrevStage),
+    (Scope::Present, "pagedown", Action::NextSlide),
+    (Scope::Present, "pageup", Action::PrevSlide),
+    (Scope::Present, "home", Action::FirstSlide),
+    (Scope::Present, "end", Action::LastSlide),
+    (Scope::Present, "down", Action::ScrollDown),
+    (Scope::Present, "j", Action::ScrollDown),
+    (Scope::Present, "up", Action::ScrollUp),
+    (Scope::Present, "k", Action::ScrollUp),
+    (Scope::Present, "n", Action::ToggleNotes),
+    (Scope::Present, "q", Action::CloseScreen),
+    (Scope::Present, "esc", Action::CloseScreen),
+    (Scope::Present, "ctrl-c", Action::CloseScreen),
+];
+
+/// Where keys are read: the list and its panes, or a screen with keys of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Scope {
+    /// The list and the detail panes (`[keys]`).
+    Main,
+    /// The Stats screen (`S`; `[keys.stats]`).
+    Stats,
+    /// The Compare screen and its drill-down (`C`; `[keys.compare]`).
+    Compare,
+    /// The Training screen (`T`; `[keys.training]`).
+    Training,
+    /// The presenter (`P`, `sebx present`; `[keys.present]`).
+    Present,
+}
+
+impl Scope {
+    pub const SCREENS: [Scope; 4] = [
+        Scope::Stats,
+        Scope::Compare,
+        Scope::Training,
+        Scope::Present,
+    ];
+
+    /// The name of its table in the config (`[keys.stats]`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Scope::Main => "main",
+            Scope::Stats => "stats",
+            Scope::Compare => "compare",
+            Scope::Training => "training",
+            Scope::Present => "present",
+        }
+    }
+}
+
+/// One entry of the config's `[keys]` table: `"x" = "quit"`, or a screen's table
+/// (`[keys.stats]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub enum KeyEntry {
+    Action(String),
+    Screen(BTreeMap<String, String>),
+}
+
+/// Keys to actions, per [`Scope`]. Built from [`DEFAULT_KEYS`] and [`SCREEN_KEYS`], then the
+/// user's `[keys]` table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
-    bindings: BTreeMap<KeyChord, Action>,
-    /// Keys in the order they were bound, for the help screen.
-    order: Vec<KeyChord>,
+    bindings: BTreeMap<(Scope, KeyChord), Action>,
+    /// Keys in the order they were bound, for the help screen and the hints.
+    order: Vec<(Scope, KeyChord)>,
 }
 
 impl Default for Keymap {
@@ -550,7 +756,12 @@ impl Default for Keymap {
         };
         for (key, action) in DEFAULT_KEYS {
             if let Ok(chord) = KeyChord::parse(key) {
-                map.bind(chord, *action);
+                map.bind_everywhere(chord, *action);
+            }
+        }
+        for (scope, key, action) in SCREEN_KEYS {
+            if let Ok(chord) = KeyChord::parse(key) {
+                map.bind(*scope, chord, *action);
             }
         }
         map
@@ -558,37 +769,123 @@ impl Default for Keymap {
 }
 
 impl Keymap {
-    /// Binds (or rebinds) a key.
-    pub fn bind(&mut self, chord: KeyChord, action: Action) {
-        if self.bindings.insert(chord, action).is_none() {
-            self.order.push(chord);
+    /// Binds (or rebinds) a key in one scope.
+    pub fn bind(&mut self, scope: Scope, chord: KeyChord, action: Action) {
+        if self.bindings.insert((scope, chord), action).is_none() {
+            self.order.push((scope, chord));
         }
     }
 
-    /// Applies user bindings (`"x" = "quit"`, `"j" = "none"` to unbind) onto this keymap.
+    /// Binds a key in every scope of the action.
+    pub fn bind_everywhere(&mut self, chord: KeyChord, action: Action) {
+        for scope in action.scopes() {
+            self.bind(*scope, chord, action);
+        }
+    }
+
+    /// Binds a key the user chose: it leads the action's keys, so hints show it.
+    fn bind_first(&mut self, scope: Scope, chord: KeyChord, action: Action) {
+        self.bind(scope, chord, action);
+        self.order.retain(|c| *c != (scope, chord));
+        self.order.insert(0, (scope, chord));
+    }
+
+    fn unbind(&mut self, scope: Scope, chord: KeyChord) {
+        self.bindings.remove(&(scope, chord));
+        self.order.retain(|c| *c != (scope, chord));
+    }
+
+    /// Applies user bindings (`"x" = "quit"`, `"j" = "none"` to unbind) onto this keymap:
+    /// an action is bound in each of its scopes, `none` unbinds the key from the list.
     pub fn apply_overrides(&mut self, overrides: &BTreeMap<String, String>) -> Result<()> {
         for (key, action) in overrides {
             let chord = KeyChord::parse(key)?;
-            if action == "none" {
-                self.bindings.remove(&chord);
-                self.order.retain(|c| *c != chord);
-                continue;
+            match parse_action(key, action)? {
+                None => self.unbind(Scope::Main, chord),
+                Some(a) => {
+                    for scope in a.scopes() {
+                        self.bind_first(*scope, chord, a);
+                    }
+                }
             }
-            let parsed: Action = serde_json::from_value(serde_json::Value::String(action.clone()))
-                .map_err(|_| anyhow::anyhow!("key `{key}`: unknown action `{action}`"))?;
-            if !Action::BINDABLE.contains(&parsed) {
-                bail!("key `{key}`: action `{action}` cannot be bound to a key");
-            }
-            self.bind(chord, parsed);
         }
         Ok(())
     }
 
-    /// The action bound to a key event, if any. Shift is carried by the character itself
-    /// (`G`), as terminals differ on reporting it.
+    /// Applies the config's whole `[keys]` table: entries as [`Keymap::apply_overrides`],
+    /// and a screen's table (`[keys.stats]`) binding or unbinding keys of that screen only.
+    pub fn apply_config(&mut self, keys: &BTreeMap<String, KeyEntry>) -> Result<()> {
+        let mut plain = BTreeMap::new();
+        for (name, entry) in keys {
+            match entry {
+                KeyEntry::Action(a) => {
+                    plain.insert(name.clone(), a.clone());
+                }
+                KeyEntry::Screen(table) => {
+                    let Some(scope) = Scope::SCREENS.into_iter().find(|s| s.name() == name) else {
+                        let names: Vec<&str> = Scope::SCREENS.iter().map(|s| s.name()).collect();
+                        bail!("`[keys.{name}]`: no such screen ({})", names.join(", "));
+                    };
+                    for (key, action) in table {
+                        let chord = KeyChord::parse(key)?;
+                        match parse_action(key, action)? {
+                            None => self.unbind(scope, chord),
+                            Some(a) if a.scopes().contains(&scope) => {
+                                self.bind_first(scope, chord, a)
+                            }
+                            Some(_) => bail!(
+                                "[keys.{name}] key `{key}`: `{action}` is not an action of the {name} screen"
+                            ),
+                        }
+                    }
+                }
+            }
+        }
+        self.apply_overrides(&plain)
+    }
+
+    /// The action bound to a key event on the list, if any. Shift is carried by the
+    /// character itself (`G`), as terminals differ on reporting it.
     pub fn action_for(&self, event: &KeyEvent) -> Option<Action> {
+        self.action_in(Scope::Main, event)
+    }
+
+    /// The action bound to a key event in `scope`.
+    pub fn action_in(&self, scope: Scope, event: &KeyEvent) -> Option<Action> {
         let chord = KeyChord::from_event(event)?;
-        self.bindings.get(&chord).copied()
+        self.bindings.get(&(scope, chord)).copied()
+    }
+
+    /// A line of key hints for `scope`, generated from the keymap in force: each item's
+    /// actions' first keys, then what they do (`←→ run · s sort`). Items whose actions are
+    /// all unbound are left out.
+    pub fn hint(&self, scope: Scope, items: &[(&[Action], &str)]) -> String {
+        let mut parts = Vec::new();
+        for (actions, what) in items {
+            let keys: Vec<String> = actions
+                .iter()
+                .filter_map(|a| self.keys_in(scope, *a).first().map(|k| k.to_string()))
+                .collect();
+            if keys.is_empty() {
+                continue;
+            }
+            // Arrows run together (`↑↓`); named keys are spaced (`pgup pgdn`).
+            let glyph = |k: &str| k.chars().count() == 1 && !k.chars().all(char::is_alphanumeric);
+            let mut joined = String::new();
+            for (i, k) in keys.iter().enumerate() {
+                if i > 0 && !(glyph(k) && glyph(&keys[i - 1])) {
+                    joined.push(' ');
+                }
+                joined.push_str(k);
+            }
+            let keys = joined;
+            parts.push(if what.is_empty() {
+                keys
+            } else {
+                format!("{keys} {what}")
+            });
+        }
+        parts.join(" · ")
     }
 
     /// Digits, then lower-case letters, that no key of this map takes (unmodified): what
@@ -606,18 +903,24 @@ impl Keymap {
             .collect()
     }
 
-    /// Keys bound to `action`, in binding order.
+    /// Keys bound to `action` on the list, in binding order.
     pub fn keys_for(&self, action: Action) -> Vec<KeyChord> {
+        self.keys_in(Scope::Main, action)
+    }
+
+    /// Keys bound to `action` in `scope`, in binding order.
+    pub fn keys_in(&self, scope: Scope, action: Action) -> Vec<KeyChord> {
         self.order
             .iter()
-            .filter(|c| self.bindings.get(c) == Some(&action))
-            .copied()
+            .filter(|c| c.0 == scope && self.bindings.get(c) == Some(&action))
+            .map(|c| c.1)
             .collect()
     }
 
     /// The help screen's rows: every bindable action with its keys and description.
     /// Every bindable action with its keys: the [`Action::ESSENTIAL`] ones first, then the
     /// rest in [`Action::BINDABLE`] order.
+    /// The screens' own actions follow, with their keys there.
     pub fn help_rows(&self) -> Vec<(String, &'static str, Action)> {
         Action::ESSENTIAL
             .iter()
@@ -627,7 +930,20 @@ impl Keymap {
                     .filter(|a| !Action::ESSENTIAL.contains(a)),
             )
             .map(|a| {
-                let keys: Vec<String> = self.keys_for(*a).iter().map(|k| k.to_string()).collect();
+                let scopes: &[Scope] = if a.scopes().contains(&Scope::Main) {
+                    &[Scope::Main]
+                } else {
+                    a.scopes()
+                };
+                let mut keys: Vec<String> = Vec::new();
+                for scope in scopes {
+                    for k in self.keys_in(*scope, *a) {
+                        let k = k.to_string();
+                        if !keys.contains(&k) {
+                            keys.push(k);
+                        }
+                    }
+                }
                 let keys = if keys.is_empty() {
                     "(unbound)".to_string()
                 } else {
@@ -639,90 +955,9 @@ impl Keymap {
     }
 }
 
-/// A line of text being typed for a row (a label note, a bookmark caption).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TextEdit {
-    pub row: usize,
-    pub text: String,
-}
-
-/// What an action did to an open text box.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Typed {
-    /// A character or a backspace went in.
-    Edited,
-    /// Enter: the box is closed with this text.
-    Submitted(TextEdit),
-    /// Esc: the box is closed, nothing changes.
-    Cancelled,
-    /// No box is open, or the action is not typing.
-    Other,
-}
-
-impl TextEdit {
-    /// Applies `action` to the text box `open` (when there is one).
-    pub fn update(open: &mut Option<TextEdit>, action: &Action) -> Typed {
-        let Some(edit) = open.as_mut() else {
-            return Typed::Other;
-        };
-        match action {
-            Action::NoteInput(c) => edit.text.push(*c),
-            Action::NoteBackspace => {
-                edit.text.pop();
-            }
-            Action::NoteSubmit => return open.take().map_or(Typed::Other, Typed::Submitted),
-            Action::Cancel => {
-                *open = None;
-                return Typed::Cancelled;
-            }
-            _ => return Typed::Other,
-        }
-        Typed::Edited
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_text_box_takes_typing_and_closes_on_enter_or_esc() {
-        let mut open = None;
-        assert_eq!(
-            TextEdit::update(&mut open, &Action::NoteInput('x')),
-            Typed::Other
-        );
-        open = Some(TextEdit {
-            row: 3,
-            text: "ab".into(),
-        });
-        for action in [
-            Action::NoteInput('c'),
-            Action::NoteBackspace,
-            Action::NoteBackspace,
-            Action::NoteInput('!'),
-        ] {
-            assert_eq!(TextEdit::update(&mut open, &action), Typed::Edited);
-        }
-        assert_eq!(TextEdit::update(&mut open, &Action::Down), Typed::Other);
-        assert_eq!(
-            TextEdit::update(&mut open, &Action::NoteSubmit),
-            Typed::Submitted(TextEdit {
-                row: 3,
-                text: "a!".into()
-            })
-        );
-        assert!(open.is_none());
-        open = Some(TextEdit {
-            row: 1,
-            text: String::new(),
-        });
-        assert_eq!(
-            TextEdit::update(&mut open, &Action::Cancel),
-            Typed::Cancelled
-        );
-        assert!(open.is_none());
-    }
 
     #[test]
     fn parses_chords() {
@@ -782,10 +1017,13 @@ mod tests {
             let mut o = BTreeMap::new();
             o.insert("f12".to_string(), a.config_name());
             map.apply_overrides(&o).expect("its own name binds");
-            assert_eq!(
-                map.keys_for(a).last(),
-                Some(&KeyChord::parse("f12").expect("f12"))
-            );
+            for scope in a.scopes() {
+                assert_eq!(
+                    map.keys_in(*scope, a).first(),
+                    Some(&KeyChord::parse("f12").expect("f12")),
+                    "the user's key leads"
+                );
+            }
         }
         assert_eq!(
             Action::CycleVerdictFilter.config_name(),
@@ -797,7 +1035,12 @@ mod tests {
     fn every_bindable_action_has_a_default_key() {
         let map = Keymap::default();
         for a in Action::BINDABLE {
-            assert!(!map.keys_for(a).is_empty(), "{a:?} unbound");
+            for scope in a.scopes() {
+                assert!(
+                    !map.keys_in(*scope, a).is_empty(),
+                    "{a:?} unbound in {scope:?}"
+                );
+            }
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::analysis::{Analysis, FindingKind};
 use crate::grade::report::GradeReport;
 use crate::model::bounded::Bounded;
 
-use super::action::{Action, Keymap};
+use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score};
 use super::graph_view::GraphCache;
@@ -36,6 +36,7 @@ use super::layout;
 use super::part::{Cx, NoLabels, Part};
 use super::rerun::Reruns;
 pub use super::state::*;
+use super::textbox::Typed;
 use super::theme::Theme;
 
 /// What the workers computed for the rows the user looked at (the most recently looked at
@@ -142,6 +143,21 @@ impl App {
     /// An empty explorer; rows arrive through [`App::on_job`].
     pub fn new(ctx: Context, theme: Theme, keymap: Keymap) -> App {
         let spare_keys = keymap.free_chars();
+        let mut labelling = Labelling::with_spare_keys(spare_keys);
+        labelling.mode_keys = (
+            keymap.hint(
+                Scope::Main,
+                &[
+                    (&[Action::AcceptSuggestion], "accepts the suggestion"),
+                    (&[Action::EditNote], "note"),
+                    (&[Action::NextUnlabelledFailure], "next unlabelled failure"),
+                ],
+            ),
+            keymap
+                .keys_for(Action::LabelMode)
+                .first()
+                .map_or_else(|| "label_mode".to_string(), |k| k.to_string()),
+        );
         App {
             corpus: Corpus {
                 ctx,
@@ -168,12 +184,13 @@ impl App {
             size: (80, 24),
             message: None,
             outbox: Vec::new(),
-            labelling: Labelling::with_spare_keys(spare_keys),
+            labelling,
             bookmarks: Default::default(),
             reruns: Reruns::default(),
             stats: super::stats::StatsView::default(),
             training: super::training::TrainingView {
                 columns: super::training::columns_for(80),
+                range: super::textbox::TextBox::new(super::textbox::Accepts::Range),
                 ..Default::default()
             },
             should_quit: false,
@@ -269,37 +286,25 @@ impl App {
         {
             return redraw;
         }
-        if self.list.search.editing {
+        if self.typing() {
             match action {
-                Action::SearchInput(c) => {
-                    self.list.search.pattern.push(*c);
-                    self.list.search.select_first = true;
-                    self.start_search();
+                // Ctrl-C quits from every box; a resize is the terminal's, not a key.
+                Action::Quit => {
+                    self.should_quit = true;
                     return true;
                 }
-                Action::SearchBackspace => {
-                    self.list.search.pattern.pop();
-                    self.list.search.select_first = true;
-                    self.start_search();
-                    return true;
+                Action::Resize { .. } => {}
+                Action::Edit(_) | Action::Cancel => {
+                    if let Some(redraw) = self.update_search_box(action) {
+                        return redraw;
+                    }
+                    if let Some(redraw) = self.update_goto(action) {
+                        return redraw;
+                    }
                 }
-                Action::SearchSubmit => {
-                    self.list.search.editing = false;
-                    return true;
-                }
-                Action::Cancel => {
-                    self.list.search = SearchState {
-                        id: self.list.search.id + 1,
-                        ..SearchState::default()
-                    };
-                    self.refresh_view();
-                    return true;
-                }
-                _ => {}
+                // Anything else is ignored while a box is open (one rule for every box).
+                _ => return false,
             }
-        }
-        if let Some(redraw) = self.update_goto(action) {
-            return redraw;
         }
         // The parts that own their state: the first to take the action handles it.
         let handled = self.offer(None, action);
@@ -336,7 +341,9 @@ impl App {
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
             Action::Search => {
-                self.list.search.editing = true;
+                // A new pattern: the last one offered selected, so typing replaces it.
+                let last = self.list.search.pattern.clone();
+                self.list.search_box.open(0, &last, true);
                 true
             }
             Action::CycleVerdictFilter => {
@@ -381,7 +388,7 @@ impl App {
             Action::NextMatch => self.next_match(true),
             Action::PrevMatch => self.next_match(false),
             Action::GotoLine => {
-                self.list.goto = Some(String::new());
+                self.list.goto.open(0, "", false);
                 true
             }
             Action::Regrade => {
@@ -435,6 +442,55 @@ impl App {
         };
         self.settle();
         redraw
+    }
+
+    /// Whether a text box is open (the search, go to line, the step range, a note, a
+    /// caption): its keys are then the box's (`textbox::action_for_key`).
+    pub fn typing(&self) -> bool {
+        self.list.search_box.is_open()
+            || self.list.goto.is_open()
+            || self.training.range.is_open()
+            || self.labelling.note.is_open()
+            || self.bookmarks.caption.is_open()
+            || self.stats.search.is_open()
+    }
+
+    /// Whose keys are read: a screen's (Training, Stats, Compare) when one is open, else the
+    /// list's.
+    pub fn scope(&self) -> Scope {
+        if self.training.open {
+            return Scope::Training;
+        }
+        match self.stats.screen {
+            Some(screen) => super::stats::scope(screen),
+            None => Scope::Main,
+        }
+    }
+
+    /// The search box's edits; `None` when it is not open. Each change of the text runs
+    /// the search again.
+    fn update_search_box(&mut self, action: &Action) -> Option<bool> {
+        match self.list.search_box.update(action) {
+            Typed::Edited => {
+                let text = self.list.search_box.text().to_string();
+                if text != self.list.search.pattern {
+                    self.list.search.pattern = text;
+                    self.list.search.select_first = true;
+                    self.start_search();
+                }
+                Some(true)
+            }
+            Typed::Submitted(_) => Some(true),
+            Typed::Cancelled => {
+                self.list.search = SearchState {
+                    id: self.list.search.id + 1,
+                    ..SearchState::default()
+                };
+                self.refresh_view();
+                Some(true)
+            }
+            Typed::Other => None,
+        }
     }
 
     /// Handles an action while a popup is open; `None` lets it through to the main screen.

@@ -5,17 +5,16 @@
 //! writes them to each run's `<rollouts>.bookmarks.jsonl` (beside the label sidecar, under
 //! the data dir for the built-in demo), and only then does the screen say "saved".
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use crate::model::bookmarks::BookmarkStore;
 use crate::model::sidecar::SidecarError;
 
 use std::path::Path;
 
-use super::action::{Action, TextEdit, Typed};
+use super::action::Action;
 use super::effects::{Effects, Handled};
 use super::part::{Cx, Part};
-use super::state::{Corpus, ListView, Popup};
+use super::state::{Corpus, ListView};
+use super::textbox::{TextBox, Typed};
 
 /// A change waiting for the I/O step (`Part::service`).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,8 +30,8 @@ pub struct Bookmarks {
     /// One store per run (`None`: not opened yet, or it could not be).
     stores: Vec<Option<BookmarkStore>>,
     pending: Vec<(usize, Change)>,
-    /// The caption being typed.
-    pub caption: Option<TextEdit>,
+    /// The caption box (`B`).
+    pub caption: TextBox,
     /// Rows and captions the user asked to present (taken by the event loop).
     pub present: Option<Vec<(usize, String)>>,
     /// Sidecar sizes last seen, to notice other explorers' changes.
@@ -78,28 +77,9 @@ impl Bookmarks {
     pub fn store(&self, run: usize) -> Option<&BookmarkStore> {
         self.stores.get(run)?.as_ref()
     }
-
-    /// Keys taken before the keymap while a caption is typed.
-    pub fn action_for_key(&self, key: &KeyEvent) -> Option<Action> {
-        self.caption.as_ref()?;
-        let plain = !key
-            .modifiers
-            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        match key.code {
-            KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
-            KeyCode::Backspace => Some(Action::NoteBackspace),
-            KeyCode::Enter => Some(Action::NoteSubmit),
-            KeyCode::Esc => Some(Action::Cancel),
-            _ => None,
-        }
-    }
 }
 
 impl Part for Bookmarks {
-    fn key(&self, key: &KeyEvent, _popup: Option<Popup>) -> Option<Action> {
-        self.action_for_key(key)
-    }
-
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         self.handle(action, cx.corpus, cx.list, fx)
     }
@@ -161,11 +141,11 @@ impl Bookmarks {
         list: &ListView,
         fx: &mut Effects,
     ) -> Handled {
-        match TextEdit::update(&mut self.caption, action) {
+        match self.caption.update(action) {
             Typed::Edited => return Handled::Redraw,
-            Typed::Submitted(c) => {
-                let text = c.text.trim().to_string();
-                self.pending.push((c.row, Change::Caption(text)));
+            Typed::Submitted(text) => {
+                let text = text.trim().to_string();
+                self.pending.push((self.caption.row, Change::Caption(text)));
                 return Handled::Redraw;
             }
             Typed::Cancelled => {
@@ -189,7 +169,7 @@ impl Bookmarks {
             Action::ToggleBookmark => self.pending.push((row, Change::Toggle)),
             Action::BookmarkCaption => {
                 let text = self.caption_of(&corpus.entries, row).unwrap_or_default();
-                self.caption = Some(TextEdit { row, text });
+                self.caption.open(row, &text, false);
             }
             Action::BookmarkEarlier => self.pending.push((row, Change::Move(-1))),
             Action::BookmarkLater => self.pending.push((row, Change::Move(1))),

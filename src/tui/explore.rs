@@ -16,6 +16,7 @@ use crate::model::verl::JoinIndex;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::session::inputs::Inputs;
+use crate::tui::action::KeyEntry;
 use crate::tui::app::{App, Context, Grading};
 use crate::tui::load::{FileKind, Source, SourceData};
 use crate::tui::{Keymap, Theme};
@@ -109,9 +110,10 @@ pub struct UserConfig {
     pub theme: Option<String>,
     /// The annotator name written on labels.
     pub annotator: Option<String>,
-    /// `"key" = "action"` (snake_case action names; `"none"` unbinds).
+    /// `"key" = "action"` (snake_case action names; `"none"` unbinds), and a screen's own
+    /// keys in `[keys.stats]`, `[keys.compare]`, `[keys.training]`, `[keys.present]`.
     #[serde(default)]
-    pub keys: BTreeMap<String, String>,
+    pub keys: BTreeMap<String, KeyEntry>,
 }
 
 /// The config folder: `<config dir>/sebx`.
@@ -212,7 +214,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     )?;
     let mut keymap = Keymap::default();
     keymap
-        .apply_overrides(&config.keys)
+        .apply_config(&config.keys)
         .context("in the config's [keys]")?;
 
     let mut notes = Vec::new();

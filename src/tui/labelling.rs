@@ -25,12 +25,13 @@ use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore, Progress, resolve_annotator};
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 
-use super::action::{Action, TextEdit};
+use super::action::Action;
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
 use super::part::{Cx, Labels, Part};
 use super::state::{Corpus, Popup};
+use super::textbox::TextBox;
 
 mod actions;
 mod sidecars;
@@ -88,12 +89,15 @@ pub struct Labelling {
     pub labelled_failures: usize,
     /// The "labels are signed anonymous" hint was given (it is said once).
     anonymous_said: bool,
+    /// Label mode's keys as the keymap binds them (`a accept · w note · ...`), and the
+    /// key that turns it on again (`L`): what the status bar says when it is turned on.
+    pub mode_keys: (String, String),
     /// Keys for categories the taxonomy leaves without one, numbers then letters: those the
     /// keymap leaves free, so label mode never hides a key it needs.
     pub spare_keys: Vec<char>,
     pub filter: Option<LabelFilter>,
-    /// The note being typed.
-    pub note: Option<TextEdit>,
+    /// The note box (`w`).
+    pub note: TextBox,
     /// Highlighted row of the category picker.
     pub picker_cursor: usize,
     /// Which other annotator the agreement view compares with (index into the others).
@@ -138,9 +142,10 @@ impl Default for Labelling {
             failures: 0,
             labelled_failures: 0,
             anonymous_said: false,
+            mode_keys: (String::new(), "L".to_string()),
             spare_keys: Vec::new(),
             filter: None,
-            note: None,
+            note: TextBox::default(),
             picker_cursor: 0,
             agreement_with: 0,
             agreement_cursor: 0,

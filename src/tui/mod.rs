@@ -28,6 +28,7 @@ pub mod search;
 pub mod state;
 pub mod stats;
 pub mod stats_screen;
+pub mod textbox;
 pub mod theme;
 pub mod training;
 pub mod training_screen;

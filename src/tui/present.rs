@@ -18,7 +18,7 @@ use anyhow::{Result, bail};
 use ratatui::DefaultTerminal;
 use ratatui::Frame;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use ratatui::crossterm::event::{self, Event, KeyEvent, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -29,6 +29,7 @@ use crate::grade::report::GradeReport;
 use crate::model::playlist::{Playlist, PlaylistRef};
 use crate::model::{ApiMap, DatasetItem, LoadIssue, Verdict};
 
+use super::action::{Action, Keymap, Scope};
 use super::app::App;
 use super::entry::{Entry, Shown};
 use super::graph_view::draw_graph;
@@ -115,6 +116,8 @@ pub struct Presenter {
     pub theme: Theme,
     pub api: Arc<ApiMap>,
     pub quit: bool,
+    /// The keys (the `present` scope of the explorer's keymap, `[keys.present]`).
+    pub keys: Keymap,
 }
 
 impl Presenter {
@@ -172,6 +175,7 @@ impl Presenter {
             })
             .collect();
         Presenter {
+            keys: app.keymap.clone(),
             slides,
             index: 0,
             stage: Stage::Task,
@@ -229,23 +233,35 @@ impl Presenter {
         if key.kind == KeyEventKind::Release {
             return false;
         }
-        match key.code {
-            KeyCode::Char(' ') | KeyCode::Right | KeyCode::Enter | KeyCode::Char('l') => {
-                self.next()
-            }
-            KeyCode::Left | KeyCode::Backspace | KeyCode::Char('h') => self.back(),
-            KeyCode::PageDown => self.jump(self.index + 1),
-            KeyCode::PageUp => self.jump(self.index.saturating_sub(1)),
-            KeyCode::Home => self.jump(0),
-            KeyCode::End => self.jump(usize::MAX),
-            KeyCode::Down | KeyCode::Char('j') => self.scroll = self.scroll.saturating_add(1),
-            KeyCode::Up | KeyCode::Char('k') => self.scroll = self.scroll.saturating_sub(1),
-            KeyCode::Char('n') => self.notes = !self.notes,
-            KeyCode::Char('q') | KeyCode::Esc => self.quit = true,
-            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.quit = true,
+        match self.keys.action_in(Scope::Present, key) {
+            Some(Action::NextStage) => self.next(),
+            Some(Action::PrevStage) => self.back(),
+            Some(Action::NextSlide) => self.jump(self.index + 1),
+            Some(Action::PrevSlide) => self.jump(self.index.saturating_sub(1)),
+            Some(Action::FirstSlide) => self.jump(0),
+            Some(Action::LastSlide) => self.jump(usize::MAX),
+            Some(Action::ScrollDown) => self.scroll = self.scroll.saturating_add(1),
+            Some(Action::ScrollUp) => self.scroll = self.scroll.saturating_sub(1),
+            Some(Action::ToggleNotes) => self.notes = !self.notes,
+            Some(Action::CloseScreen) => self.quit = true,
             _ => return false,
         }
         true
+    }
+
+    /// The presenter's keys, from its keymap: shown under the first slide's task and on the
+    /// speaker notes.
+    pub fn key_hints(&self) -> String {
+        self.keys.hint(
+            Scope::Present,
+            &[
+                (&[Action::NextStage], "next stage"),
+                (&[Action::PrevStage], "back"),
+                (&[Action::PrevSlide, Action::NextSlide], "rollout"),
+                (&[Action::ToggleNotes], "notes"),
+                (&[Action::CloseScreen], "leave"),
+            ],
+        )
     }
 
     /// The lines of one stage of one slide, for a body `width` cells wide.
@@ -623,12 +639,28 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
         };
         Paragraph::new(Span::styled(hint, t.status_key)).render(corner, buf);
     }
+    if p.index == 0 && p.stage == Stage::Task && !p.notes && body.height > 2 {
+        // The first screen says how to move on (the notes say it from then on).
+        // Beside the "↓ more" corner, not over it.
+        let corner = if more { 9 } else { 0 };
+        let line = Rect {
+            y: body.y + body.height - 1,
+            height: 1,
+            width: body.width.saturating_sub(corner),
+            ..body
+        };
+        Clear.render(line, buf);
+        Paragraph::new(Line::styled(format!(" {}", p.key_hints()), t.dim)).render(line, buf);
+    }
     if let Some(n) = notes_area {
         Clear.render(n, buf);
         let block = Block::default()
             .borders(Borders::TOP)
             .border_style(t.border)
-            .title(Span::styled(" speaker notes (n hides) ", t.dim))
+            .title(Span::styled(
+                format!(" speaker notes · {} ", p.key_hints()),
+                t.dim,
+            ))
             .style(t.base);
         Paragraph::new(p.note_lines(slide, p.stage))
             .block(block)

@@ -9,12 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::Result;
 use ratatui::DefaultTerminal;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyCode, KeyEventKind, KeyModifiers,
-    MouseButton, MouseEventKind,
+    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
 
-use super::action::Action;
+use super::action::{Action, Scope};
 use super::app::App;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
@@ -26,33 +25,18 @@ const POLL: Duration = Duration::from_millis(30);
 /// Most time spent applying worker results before drawing again.
 const DRAIN_BUDGET: Duration = Duration::from_millis(25);
 
-/// Maps a terminal event to an action (keys through the keymap; typing while searching).
+/// Maps a terminal event to an action (keys through the keymap; an open text box's keys).
 pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
-            if app.list.search.editing {
-                match key.code {
-                    KeyCode::Char(c)
-                        if !key
-                            .modifiers
-                            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT) =>
-                    {
-                        return Some(Action::SearchInput(c));
-                    }
-                    KeyCode::Backspace => return Some(Action::SearchBackspace),
-                    KeyCode::Enter => return Some(Action::SearchSubmit),
-                    KeyCode::Esc => return Some(Action::Cancel),
-                    _ => {}
-                }
+            // An open text box takes every key (`textbox`: one set of keys for all).
+            if app.typing() {
+                return super::textbox::action_for_key(key);
             }
-            if app.list.goto.is_some() {
-                match key.code {
-                    KeyCode::Char(c) if c.is_ascii_digit() => return Some(Action::GotoInput(c)),
-                    KeyCode::Backspace => return Some(Action::GotoBackspace),
-                    KeyCode::Enter => return Some(Action::GotoSubmit),
-                    KeyCode::Esc => return Some(Action::Cancel),
-                    _ => {}
-                }
+            // A screen's keys are its own (`[keys.stats]`...), from the keymap.
+            let scope = app.scope();
+            if scope != Scope::Main {
+                return app.keymap.action_in(scope, key);
             }
             if let Some(action) = app.part_key(key) {
                 return Some(action);

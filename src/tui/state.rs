@@ -12,6 +12,7 @@ use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
 
 use super::entry::{Entry, Facts, Run, Score, Shown, Task};
+use super::textbox::{Accepts, TextBox};
 
 /// The detail panes, in `Tab` order (named so on the command line, `sebx export --pane`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, clap::ValueEnum)]
@@ -194,8 +195,7 @@ pub enum ViewRow {
 /// The list's search (`search`: literal smart-case by default, fuzzy after `~`).
 #[derive(Debug, Clone, Default)]
 pub struct SearchState {
-    /// Typing into the search box.
-    pub editing: bool,
+    /// The pattern in force (what the search box last held).
     pub pattern: String,
     /// Id of the newest request; older results are dropped.
     pub id: u64,
@@ -285,18 +285,34 @@ pub struct Corpus {
 }
 
 /// The list: which rows show, in what order, and which is selected.
-#[derive(Default)]
 pub struct ListView {
     pub filters: Filters,
     pub grouping: Grouping,
     pub search: SearchState,
-    /// The go-to-line prompt (`:` then a number), while it is typed.
-    pub goto: Option<String>,
+    /// The search box (`/`): open while a pattern is typed; its history outlives searches.
+    pub search_box: TextBox,
+    /// The go-to-line prompt (`:` then a number).
+    pub goto: TextBox,
     pub view: Vec<ViewRow>,
     /// The selected row (index into the corpus's `entries`).
     pub selected: Option<usize>,
     /// First view line shown in the list.
     pub list_offset: usize,
+}
+
+impl Default for ListView {
+    fn default() -> ListView {
+        ListView {
+            filters: Filters::default(),
+            grouping: Grouping::default(),
+            search: SearchState::default(),
+            search_box: TextBox::new(Accepts::Any),
+            goto: TextBox::new(Accepts::Digits),
+            view: Vec::new(),
+            selected: None,
+            list_offset: 0,
+        }
+    }
 }
 
 /// The detail panes beside the list: which one shows and where it is scrolled to.
@@ -307,8 +323,9 @@ pub struct DetailView {
     pub scroll: u16,
     /// Horizontal scroll of the detail pane (columns; panes that do not wrap).
     pub hscroll: u16,
-    /// Selected case in the Cases pane.
-    pub case_cursor: usize,
+    /// Selected case in the Cases pane; `None` until the user moves it: the pane then opens on the first failed case
+    /// (`App::case_cursor`).
+    pub case_cursor: Option<usize>,
     /// Screen rows of the Cases table's case rows in the last frame drawn, with their case
     /// index: what a click hits (drawing records it; `update` never renders).
     pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
@@ -337,6 +354,13 @@ pub struct MatchesDrawn {
 }
 
 impl Corpus {
+    /// The runs' names, kept apart in `width` characters each
+    /// ([`short_run_names`](crate::grade::runs::short_run_names)).
+    pub fn short_run_names(&self, width: usize) -> Vec<String> {
+        let names: Vec<&str> = self.runs.iter().map(|r| r.name.as_str()).collect();
+        crate::grade::runs::short_run_names(&names, width)
+    }
+
     /// The dataset item of a row's task.
     pub fn dataset_item(&self, entry: &Entry) -> Option<&DatasetItem> {
         self.ctx.dataset.get(&entry.rollout.query)

@@ -7,18 +7,17 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
-
 use crate::grade::runs::{self, FunctionRow, FunctionSort};
 use crate::model::Verdict;
 use crate::session::loaded::LoadedRun;
 
-use super::action::Action;
+use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
 use super::entry::Shown;
 pub use super::jobs::stats::{StatsInput, StatsResult};
 use super::part::{Cx, Labels, Part};
 use super::state::{Corpus, RowFilter};
+use super::textbox::{TextBox, Typed};
 
 /// Which screen is open.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,13 +53,14 @@ pub struct StatsView {
     pub scroll: u16,
     /// Order of the map (`s` cycles).
     pub sort: FunctionSort,
+    /// The map's search box (`/`): jumps to the first function whose NumPy or zwc name
+    /// contains the text.
+    pub search: TextBox,
+    /// The map's search in force (`m`: the next row matching it).
+    pub pattern: String,
 }
 
 impl Part for StatsView {
-    fn key(&self, key: &KeyEvent, _popup: Option<super::state::Popup>) -> Option<Action> {
-        action_for_key(self, key)
-    }
-
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         self.handle(action, cx.corpus, cx.labels, fx)
     }
@@ -82,22 +82,6 @@ pub(crate) fn sort_label(sort: FunctionSort) -> &'static str {
     }
 }
 
-/// Enter on a screen is "choose"; everything else goes through the keymap.
-pub fn action_for_key(view: &StatsView, key: &KeyEvent) -> Option<Action> {
-    view.screen?;
-    let plain = !key
-        .modifiers
-        .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-    match key.code {
-        // `q` closes a screen (one level back) instead of quitting; ctrl-c still quits.
-        KeyCode::Char('q') if plain => Some(Action::Cancel),
-        KeyCode::Enter => Some(Action::PopupChoose),
-        KeyCode::Left => Some(Action::PrevPane),
-        KeyCode::Right => Some(Action::NextPane),
-        _ => None,
-    }
-}
-
 /// Rows a page key moves a cursor by (the map shows about a screen of rows).
 const PAGE: usize = 15;
 
@@ -114,14 +98,49 @@ fn moved(cursor: usize, n: usize, action: &Action) -> usize {
     }
 }
 
-/// The keys of the open screen, for the status bar (the list's keys do nothing here).
-pub fn footer_keys(screen: Screen) -> &'static str {
+/// The scope of a screen's keys.
+pub fn scope(screen: Screen) -> Scope {
     match screen {
-        Screen::Map => "↑↓ pgup pgdn g G · ←→ run · s sort · enter: its failures · q close",
-        Screen::Compare => "arrows: cell · enter: its pairs · C: next runs · q/esc close",
-        Screen::Cell(..) => "↑↓ pgup pgdn g G move · enter: side by side · q/esc back",
-        Screen::Pair(..) => "↑↓ pgup pgdn g scroll · q/esc back",
+        Screen::Map => Scope::Stats,
+        _ => Scope::Compare,
     }
+}
+
+/// The keys of the open screen, for its title and the status bar, from the keymap in force.
+pub fn footer_keys(screen: Screen, keys: &Keymap) -> String {
+    let moves: &[Action] = &[Action::Up, Action::Down];
+    let pages: &[Action] = &[Action::Up, Action::Down, Action::PageUp, Action::PageDown];
+    let items: Vec<(&[Action], &str)> = match screen {
+        Screen::Map => vec![
+            (pages, ""),
+            (&[Action::PrevRun, Action::NextRun], "run"),
+            (&[Action::SortRows], "sort"),
+            (&[Action::Search], "search"),
+            (&[Action::Choose], "failures"),
+            (&[Action::CloseScreen], "close"),
+        ],
+        Screen::Compare => vec![
+            (
+                &[
+                    Action::Up,
+                    Action::Down,
+                    Action::CellLeft,
+                    Action::CellRight,
+                ],
+                "cell",
+            ),
+            (&[Action::Choose], "its pairs"),
+            (&[Action::NextRuns], "next runs"),
+            (&[Action::CloseScreen], "close"),
+        ],
+        Screen::Cell(..) => vec![
+            (pages, ""),
+            (&[Action::Choose], "side by side"),
+            (&[Action::CloseScreen], "back"),
+        ],
+        Screen::Pair(..) => vec![(moves, "scroll"), (&[Action::CloseScreen], "back")],
+    };
+    keys.hint(scope(screen), &items)
 }
 
 pub(crate) fn cell_pairs(r: &StatsResult, a: usize, b: usize) -> Vec<(usize, usize)> {
@@ -225,15 +244,18 @@ impl StatsView {
         let redraw = match (screen, action) {
             (_, Action::Quit) => return Handled::Passed,
             (_, Action::Resize { .. }) => return Handled::Passed,
-            (Screen::Map | Screen::Compare, Action::Cancel) => {
+            (Screen::Map, _) if self.search.is_open() => {
+                return self.update_search(action, result.as_deref(), fx);
+            }
+            (Screen::Map | Screen::Compare, Action::CloseScreen | Action::Cancel) => {
                 self.screen = None;
                 true
             }
-            (Screen::Cell(..), Action::Cancel) => {
+            (Screen::Cell(..), Action::CloseScreen | Action::Cancel) => {
                 self.screen = Some(Screen::Compare);
                 true
             }
-            (Screen::Pair(a, b, _), Action::Cancel) => {
+            (Screen::Pair(a, b, _), Action::CloseScreen | Action::Cancel) => {
                 self.screen = Some(Screen::Cell(a, b));
                 true
             }
@@ -251,9 +273,9 @@ impl StatsView {
                 self.cursor = moved(self.cursor, n, action);
                 true
             }
-            (Screen::Map, Action::NextPane | Action::PrevPane) => {
+            (Screen::Map, Action::NextRun | Action::PrevRun) => {
                 let n = result.as_ref().map_or(0, |r| r.report.runs.len()).max(1);
-                self.run = if matches!(action, Action::NextPane) {
+                self.run = if matches!(action, Action::NextRun) {
                     (self.run + 1) % n
                 } else {
                     (self.run + n - 1) % n
@@ -261,7 +283,7 @@ impl StatsView {
                 self.cursor = 0;
                 true
             }
-            (Screen::Map, Action::CycleGrouping) => {
+            (Screen::Map, Action::SortRows) => {
                 self.sort = match self.sort {
                     FunctionSort::Accuracy => FunctionSort::Rollouts,
                     FunctionSort::Rollouts => FunctionSort::WrongNames,
@@ -271,7 +293,16 @@ impl StatsView {
                 self.cursor = 0;
                 true
             }
-            (Screen::Map, Action::PopupChoose) => {
+            (Screen::Map, Action::Search) => {
+                let last = self.pattern.clone();
+                self.search.open(0, &last, true);
+                true
+            }
+            (Screen::Map, Action::NextMatch) => {
+                self.find(result.as_deref(), true, fx);
+                true
+            }
+            (Screen::Map, Action::Choose) => {
                 self.filter_to_function(result.as_deref(), fx);
                 true
             }
@@ -283,15 +314,15 @@ impl StatsView {
                 self.cell.0 = (self.cell.0 + 1).min(4);
                 true
             }
-            (Screen::Compare, Action::PrevPane) => {
+            (Screen::Compare, Action::CellLeft) => {
                 self.cell.1 = self.cell.1.saturating_sub(1);
                 true
             }
-            (Screen::Compare, Action::NextPane) => {
+            (Screen::Compare, Action::CellRight) => {
                 self.cell.1 = (self.cell.1 + 1).min(4);
                 true
             }
-            (Screen::Compare, Action::CompareScreen | Action::CycleRunFilter) => {
+            (Screen::Compare, Action::NextRuns) => {
                 // The next pair of runs.
                 let n = corpus.runs.len().max(2);
                 let (a, b) = self.pair;
@@ -303,7 +334,7 @@ impl StatsView {
                 self.request(corpus, labelling, fx);
                 true
             }
-            (Screen::Compare, Action::PopupChoose) => {
+            (Screen::Compare, Action::Choose) => {
                 self.screen = Some(Screen::Cell(self.cell.0, self.cell.1));
                 self.pair_cursor = 0;
                 true
@@ -321,7 +352,7 @@ impl StatsView {
                 self.pair_cursor = moved(self.pair_cursor, n, action);
                 true
             }
-            (Screen::Cell(a, b), Action::PopupChoose) => {
+            (Screen::Cell(a, b), Action::Choose) => {
                 let n = result.as_ref().map_or(0, |r| cell_pairs(r, a, b).len());
                 if self.pair_cursor < n {
                     self.screen = Some(Screen::Pair(a, b, self.pair_cursor));
@@ -354,6 +385,71 @@ impl StatsView {
         Handled::taken(redraw)
     }
 
+    /// The map's search box: each edit jumps to the first row matching the text.
+    fn update_search(
+        &mut self,
+        action: &Action,
+        result: Option<&StatsResult>,
+        fx: &mut Effects,
+    ) -> Handled {
+        match self.search.update(action) {
+            Typed::Edited => {
+                self.pattern = self.search.text().to_string();
+                self.find(result, false, fx);
+            }
+            Typed::Submitted(text) => {
+                self.pattern = text;
+                self.find(result, false, fx);
+            }
+            Typed::Cancelled => self.pattern.clear(),
+            // Keys other than typing are ignored while the box is open.
+            Typed::Other => return Handled::Unchanged,
+        }
+        Handled::Redraw
+    }
+
+    /// Moves the map's cursor to the first row (`onward`: the next after the cursor,
+    /// wrapping) whose NumPy or zwc name contains the pattern, ignoring case.
+    fn find(&mut self, result: Option<&StatsResult>, onward: bool, fx: &mut Effects) {
+        let needle = self.pattern.to_lowercase();
+        if needle.is_empty() {
+            fx.say("no search on the map (/ searches)");
+            return;
+        }
+        let Some(r) = result else { return };
+        let map = sorted_map(self, r);
+        let hits: Vec<usize> = map
+            .iter()
+            .enumerate()
+            .filter(|(_, row)| {
+                row.numpy.to_lowercase().contains(&needle)
+                    || row.zwc.to_lowercase().contains(&needle)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let start = if onward { self.cursor + 1 } else { 0 };
+        let next = hits
+            .iter()
+            .copied()
+            .find(|i| *i >= start)
+            .or(hits.first().copied());
+        match next {
+            Some(i) => {
+                self.cursor = i;
+                let k = hits.iter().position(|h| *h == i).map_or(0, |k| k + 1);
+                fx.say(format!(
+                    "`{}`: {k} of {} functions",
+                    self.pattern,
+                    hits.len()
+                ));
+            }
+            None => fx.say(format!(
+                "no function of this run matches `{}`",
+                self.pattern
+            )),
+        }
+    }
+
     /// `enter` on a map row: close the screen, list that function's failures in that run.
     fn filter_to_function(&mut self, result: Option<&StatsResult>, fx: &mut Effects) {
         let Some(r) = result else { return };
@@ -375,15 +471,16 @@ impl StatsView {
             .collect();
         let n = rows.len();
         fx.filter_rows = Some(RowFilter {
-            label: format!("{} failures", row.numpy),
+            label: format!(
+                "{n} failures of {} ({}) in {}",
+                row.numpy,
+                row.zwc,
+                r.set.runs.get(self.run).map_or("", String::as_str)
+            ),
             rows: Arc::new(rows),
         });
         self.screen = None;
-        fx.say(format!(
-            "{n} failures of {} ({}) in {} · c clears",
-            row.numpy,
-            row.zwc,
-            r.set.runs.get(self.run).map_or("", String::as_str)
-        ));
+        // The status bar names the filter; the note only says how to leave it.
+        fx.say("c clears");
     }
 }

@@ -52,14 +52,16 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
-    let title = match screen {
-        Screen::Map => " Stats · ←→ run · ↑↓ function · s sort · enter: its failures · esc ",
-        Screen::Compare => {
-            " Compare · arrows: cell · enter: its pairs · C: next pair of runs · esc "
-        }
-        Screen::Cell(..) => " Pairs in the cell · ↑↓ · enter: side by side · esc ",
-        Screen::Pair(..) => " Pair side by side · ↑↓ scroll · esc ",
+    let name = match screen {
+        Screen::Map => "Stats",
+        Screen::Compare => "Compare",
+        Screen::Cell(..) => "Pairs in the cell",
+        Screen::Pair(..) => "Pair side by side",
     };
+    let title = format!(
+        " {name} · {} ",
+        super::stats::footer_keys(screen, &app.keymap)
+    );
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
@@ -96,7 +98,14 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         lines.push(Line::styled(" updating…", theme.dim));
     }
     let wide = w >= 120;
-    for st in r.report.runs.iter().map(|run| &run.stats) {
+    let names: Vec<&str> = r
+        .report
+        .runs
+        .iter()
+        .map(|run| run.stats.name.as_str())
+        .collect();
+    let names = runs::short_run_names(&names, 12);
+    for (k, st) in r.report.runs.iter().map(|run| &run.stats).enumerate() {
         let mark = if st.run as usize == app.stats.run {
             "▸"
         } else {
@@ -111,7 +120,13 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         };
         let reward = reward_text(&st.reward, st.rollouts);
         lines.push(Line::from(vec![
-            Span::styled(format!("{mark}{} ", fit(&st.name, 12)), theme.title),
+            Span::styled(
+                format!(
+                    "{mark}{} ",
+                    fit(names.get(k).map_or("", String::as_str), 12)
+                ),
+                theme.title,
+            ),
             Span::raw(format!(
                 "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}{reward}",
                 st.rollouts,
@@ -517,17 +532,26 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         return lines;
     };
     let c = &report.comparison;
-    lines.push(Line::styled(
+    let heading = |a: &str, b: &str| {
         format!(
-            " A: {}   B: {}   pairs {} · unpaired {} in A, {} in B",
-            report.a,
-            report.b,
+            " A: {a}   B: {b}   pairs {} · unpaired {} in A, {} in B",
             c.pairs.len(),
             c.unpaired_a,
             c.unpaired_b
-        ),
-        theme.title,
-    ));
+        )
+    };
+    let mut head = heading(&report.a, &report.b);
+    let over = head.chars().count().saturating_sub(usize::from(area.width));
+    if over > 0 {
+        // Too wide: the names lose what they share, as everywhere (the counts stay).
+        let longest = report.a.chars().count().max(report.b.chars().count());
+        let names = runs::short_run_names(
+            &[report.a.as_str(), report.b.as_str()],
+            longest.saturating_sub(over.div_ceil(2)).max(6),
+        );
+        head = heading(&names[0], &names[1]);
+    }
+    lines.push(Line::styled(head, theme.title));
     if report.reward_a.rewarded + report.reward_b.rewarded > 0 {
         let side = |reward: &runs::RewardFigures, rollouts: usize| {
             let text = reward_text(reward, rollouts);

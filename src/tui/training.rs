@@ -7,15 +7,14 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
-
 use crate::grade::runs::{HeatMap, heat_map};
 
-use super::action::Action;
+use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
 pub use super::jobs::training::{RowScore, TrainingInput, TrainingResult};
 use super::part::{Cx, Part};
-use super::state::{Corpus, Popup, RowFilter};
+use super::state::{Corpus, RowFilter};
+use super::textbox::{TextBox, Typed};
 
 /// Heat-map columns at most (steps are binned beyond).
 pub const MAX_COLUMNS: usize = 40;
@@ -33,10 +32,30 @@ pub struct TrainingView {
     pub cell: (usize, usize),
     /// Heat-map columns that fit the terminal (from its width, kept up to date on resize).
     pub columns: usize,
-    /// The step range being typed (`#`).
-    pub range_input: Option<String>,
+    /// The step-range box (`#`).
+    pub range: TextBox,
     /// Scores changed since the figures were asked for (`App::settle` asks again).
     pub stale: bool,
+}
+
+/// The Training screen's keys, for its title, from the keymap in force (`wide`: with
+/// words; else just the keys).
+pub fn footer_keys(keys: &Keymap, wide: bool) -> String {
+    let items: [(&[Action], &str); 4] = [
+        (
+            &[
+                Action::Up,
+                Action::Down,
+                Action::CellLeft,
+                Action::CellRight,
+            ],
+            if wide { "cell" } else { "" },
+        ),
+        (&[Action::Choose], if wide { "its rollouts" } else { "" }),
+        (&[Action::NextRun], if wide { "next run" } else { "run" }),
+        (&[Action::CloseScreen], if wide { "close" } else { "" }),
+    ];
+    keys.hint(Scope::Training, &items)
 }
 
 /// A typed step range: `7`, `10-20`, `10-` (from 10), `-20` (up to 20).
@@ -152,46 +171,44 @@ impl TrainingView {
         })
     }
 
-    fn handle_screen(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
+    fn handle_screen(&mut self, action: &Action, fx: &mut Effects) -> Handled {
         let Some(map) = self.map() else {
             return match action {
-                Action::Cancel | Action::Quit | Action::TrainingScreen => {
+                Action::CloseScreen | Action::Cancel => {
                     self.open = false;
                     Handled::Redraw
                 }
-                Action::Resize { .. } => Handled::Passed,
+                Action::Resize { .. } | Action::Quit => Handled::Passed,
                 _ => Handled::Unchanged,
             };
         };
         let (rows, cols) = (map.rows.len(), map.bins.len());
         match action {
-            // `q` closes the screen, not the explorer.
-            Action::Cancel | Action::Quit | Action::TrainingScreen => self.open = false,
+            // `q` closes the screen (its keymap's), not the explorer; ctrl-c quits.
+            Action::CloseScreen | Action::Cancel => self.open = false,
+            Action::Quit => return Handled::Passed,
             Action::Up => self.cell.0 = self.cell.0.saturating_sub(1),
             Action::Down => self.cell.0 = (self.cell.0 + 1).min(rows.saturating_sub(1)),
             Action::PageUp => self.cell.0 = self.cell.0.saturating_sub(10),
             Action::PageDown => self.cell.0 = (self.cell.0 + 10).min(rows.saturating_sub(1)),
             Action::Top => self.cell.0 = 0,
             Action::Bottom => self.cell.0 = rows.saturating_sub(1),
-            Action::PrevPane => self.cell.1 = self.cell.1.saturating_sub(1),
-            Action::NextPane => self.cell.1 = (self.cell.1 + 1).min(cols.saturating_sub(1)),
-            Action::CycleRunFilter => {
+            Action::CellLeft => self.cell.1 = self.cell.1.saturating_sub(1),
+            Action::CellRight => self.cell.1 = (self.cell.1 + 1).min(cols.saturating_sub(1)),
+            Action::NextRun => {
                 let n = self.result.as_ref().map_or(0, |r| r.training_runs.len());
                 self.run = if n == 0 { 0 } else { (self.run + 1) % n };
                 self.clamp_cell();
             }
-            Action::RegradeAll | Action::StatsScreen => {
-                // Fresh figures (rows graded since).
-                self.request(corpus, fx);
-            }
-            Action::PopupChoose => {
+            Action::Choose => {
                 if let Some(filter) = self.cell_filter() {
                     if filter.rows.is_empty() {
                         fx.say("no graded sample in this cell");
                         return Handled::Redraw;
                     }
                     let first = filter.rows.iter().next().copied();
-                    fx.say(format!("showing {}: esc or c clears", filter.label));
+                    // The status bar names the filter; the note only says how to leave it.
+                    fx.say("the cell's rollouts: c clears");
                     fx.filter_rows = Some(filter);
                     fx.jump_to = first;
                     self.open = false;
@@ -204,18 +221,10 @@ impl TrainingView {
     }
 
     fn handle_range(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
-        let Some(text) = self.range_input.as_mut() else {
-            return Handled::Passed;
-        };
-        match action {
-            Action::SearchInput(c) => text.push(*c),
-            Action::SearchBackspace => {
-                text.pop();
-            }
-            Action::Cancel => self.range_input = None,
-            Action::SearchSubmit => {
-                let typed = text.clone();
-                self.range_input = None;
+        match self.range.update(action) {
+            Typed::Edited | Typed::Cancelled => {}
+            Typed::Other => return Handled::Passed,
+            Typed::Submitted(typed) => {
                 if typed.trim().is_empty() {
                     fx.clear_filters = true;
                     fx.refresh_view = true;
@@ -240,19 +249,18 @@ impl TrainingView {
                     })
                     .map(|(i, _)| i)
                     .collect();
-                let label = match (lo, hi) {
+                let steps = match (lo, hi) {
                     (l, h) if l == h => format!("step {l}"),
                     (l, u32::MAX) => format!("steps {l}–"),
                     (l, h) => format!("steps {l}–{h}"),
                 };
-                fx.say(format!("{label}: {} samples", rows.len()));
+                let label = format!("{steps} ({} samples)", rows.len());
+                fx.say("c clears; # then enter: all steps");
                 fx.filter_rows = Some(RowFilter {
                     label,
                     rows: Arc::new(rows),
                 });
             }
-            Action::Resize { .. } => return Handled::Passed,
-            _ => return Handled::Unchanged,
         }
         Handled::Redraw
     }
@@ -312,7 +320,7 @@ impl TrainingView {
                 ""
             }
         );
-        fx.say(format!("{label}; = again: back"));
+        fx.say("= again: back");
         fx.filter_rows = Some(RowFilter {
             label,
             rows: Arc::new(rows),
@@ -323,39 +331,12 @@ impl TrainingView {
 }
 
 impl Part for TrainingView {
-    fn key(&self, key: &KeyEvent, popup: Option<Popup>) -> Option<Action> {
-        if popup.is_some() {
-            return None;
-        }
-        if self.range_input.is_some() {
-            return match key.code {
-                KeyCode::Char(c) if c.is_ascii_digit() || c == '-' || c == ' ' => {
-                    Some(Action::SearchInput(c))
-                }
-                KeyCode::Backspace => Some(Action::SearchBackspace),
-                KeyCode::Enter => Some(Action::SearchSubmit),
-                KeyCode::Esc => Some(Action::Cancel),
-                // Anything else is swallowed while the range is typed (`update`).
-                _ => None,
-            };
-        }
-        if !self.open {
-            return None;
-        }
-        match key.code {
-            KeyCode::Enter => Some(Action::PopupChoose),
-            KeyCode::Left => Some(Action::PrevPane),
-            KeyCode::Right => Some(Action::NextPane),
-            _ => None,
-        }
-    }
-
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         if let Action::Resize { width, .. } = action {
             self.columns = columns_for(*width);
             self.clamp_cell();
         }
-        if self.range_input.is_some() {
+        if self.range.is_open() {
             return self.handle_range(action, cx.corpus, fx);
         }
         match action {
@@ -369,11 +350,11 @@ impl Part for TrainingView {
                 Handled::Redraw
             }
             Action::StepRange if !self.open => {
-                self.range_input = Some(String::new());
+                self.range.open(0, "", false);
                 Handled::Redraw
             }
             Action::GroupView if !self.open => self.group(cx, fx),
-            _ if self.open => self.handle_screen(action, cx.corpus, fx),
+            _ if self.open => self.handle_screen(action, fx),
             _ => Handled::Passed,
         }
     }

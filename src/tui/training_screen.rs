@@ -63,11 +63,10 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
-    let title = if main.width >= 100 {
-        " Training · ↑↓←→ cell · enter: its rollouts · u: next run · esc/q: close "
-    } else {
-        " Training · arrows · enter · u run · esc "
-    };
+    let title = format!(
+        " Training · {} ",
+        super::training::footer_keys(&app.keymap, main.width >= 100)
+    );
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)

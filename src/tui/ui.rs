@@ -3,6 +3,7 @@
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
@@ -97,33 +98,40 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     let theme = &app.theme;
     let total = app.corpus.entries.len();
     let shown = app.list.shown_rows();
-    let mut title = vec![Span::styled(" sebx ", theme.title)];
+    // Parts of the title with how much they matter: when the list is narrow, the least
+    // important go (the top categories, then the run count, then the file line), never
+    // the counts.
+    let mut title: Vec<(u8, Span)> = vec![(9, Span::styled(" sebx ", theme.title))];
     let summary = if shown == total {
         format!("{total} rollouts")
     } else {
         format!("{shown} of {total} rollouts")
     };
-    title.push(Span::styled(format!("· {summary} "), theme.dim));
+    title.push((9, Span::styled(format!("· {summary} "), theme.dim)));
     // Where the cursor is: its place in the list and its line in the file.
     if let Some(sel) = app.list.selected
         && let Some(k) = app.list.rows().position(|r| r == sel)
     {
         let line = app.corpus.entries.get(sel).map_or(0, |e| e.rollout.line);
-        title.push(Span::styled(
-            format!("· row {}/{shown} line {line} ", k + 1),
-            theme.dim,
+        title.push((
+            8,
+            Span::styled(format!("· row {}/{shown} ", k + 1), theme.dim),
         ));
+        title.push((3, Span::styled(format!("line {line} "), theme.dim)));
     }
     if app.corpus.runs.len() > 1 {
-        title.push(Span::styled(
-            format!("· {} runs ", app.corpus.runs.len()),
-            theme.dim,
+        title.push((
+            2,
+            Span::styled(format!("· {} runs ", app.corpus.runs.len()), theme.dim),
         ));
     }
     // Labelling progress is always in view: labelled/total and the most used categories.
     let l = &app.labelling;
     // Labels go on failures: count them against the failures, not every rollout.
-    let mut progress = format!("· {} ", l.progress_text());
+    title.push((
+        9,
+        Span::styled(format!("· {} ", l.progress_text()), theme.title),
+    ));
     let mut per_category: Vec<(&String, &usize)> = l
         .progress
         .per_category
@@ -142,9 +150,26 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
                 format!("{name} {n}")
             })
             .collect();
-        progress.push_str(&format!("({}) ", top.join(", ")));
+        // As many of the top categories as fit beside the rest (all or none of one).
+        let room = usize::from(areas.list.width.saturating_sub(2));
+        let used: usize = title.iter().map(|(_, s)| s.content.chars().count()).sum();
+        let fitting = (1..=top.len()).rev().find_map(|k| {
+            let text = format!("({}) ", top[..k].join(", "));
+            (used + text.chars().count() <= room).then_some(text)
+        });
+        if let Some(text) = fitting {
+            title.push((1, Span::styled(text, theme.title)));
+        }
     }
-    title.push(Span::styled(progress, theme.title));
+    let room = usize::from(areas.list.width.saturating_sub(2));
+    for level in [1u8, 2, 3] {
+        let w: usize = title.iter().map(|(_, s)| s.content.chars().count()).sum();
+        if w <= room {
+            break;
+        }
+        title.retain(|(p, _)| *p > level);
+    }
+    let title: Vec<Span> = title.into_iter().map(|(_, s)| s).collect();
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
@@ -198,6 +223,8 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), body);
         return;
     }
+    // Run names kept apart in the column's width (`heldout_main…` twice tells nothing).
+    let run_names = app.corpus.short_run_names(cols.run);
     let lines: Vec<Line> = app
         .list
         .view
@@ -215,13 +242,13 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
                     theme.group_header,
                 )])
             }
-            ViewRow::Row(i) => list_row(app, *i, &cols, show_run),
+            ViewRow::Row(i) => list_row(app, *i, &cols, show_run.then_some(&run_names[..])),
         })
         .collect();
     frame.render_widget(Paragraph::new(lines), body);
 }
 
-fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<'a> {
+fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, run_names: Option<&[String]>) -> Line<'a> {
     let theme = &app.theme;
     let e = &app.corpus.entries[i];
     let shown = app.corpus.shown(i);
@@ -255,8 +282,8 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, show_run: bool) -> Line<
         spans.push(reward_cell(app, i, cols.reward));
         spans.push(Span::raw(" "));
     }
-    if show_run {
-        let name = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
+    if let Some(names) = run_names {
+        let name = names.get(e.run).map_or("", String::as_str);
         spans.push(Span::styled(fit(name, cols.run), theme.dim));
         spans.push(Span::raw(" "));
     }
@@ -514,8 +541,14 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     // A stats screen says its own keys: the list's do nothing there.
     if let Some(screen) = app.stats.screen {
-        let keys = super::stats::footer_keys(screen);
+        let keys = super::stats::footer_keys(screen, &app.keymap);
         let mut spans = vec![Span::styled(" STATS ", theme.tab_active)];
+        if app.stats.search.is_open() {
+            spans.push(Span::styled(" / ", theme.status_key));
+            spans.push(Span::raw(" "));
+            spans.extend(app.stats.search.spans(Style::default()));
+            spans.push(Span::styled(" a function's NumPy or zwc name ·", theme.dim));
+        }
         if let Some(msg) = &app.message {
             spans.push(Span::raw(format!(" {msg} ·")));
         }
@@ -530,9 +563,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if app.labelling.mode {
         left.push(Span::styled(" LABEL ", theme.tab_active));
     }
-    if app.list.search.editing {
+    if app.list.search_box.is_open() {
         left.push(Span::styled(" / ", theme.status_key));
-        left.push(Span::raw(format!(" {}▏", app.list.search.pattern)));
+        left.push(Span::raw(" "));
+        left.extend(app.list.search_box.spans(Style::default()));
         if app.list.search.pending {
             left.push(Span::raw(" …"));
         }
@@ -551,17 +585,19 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             left.push(Span::styled(format!("{key} next match "), theme.dim));
         }
     }
-    if let Some(range) = &app.training.range_input {
+    if app.training.range.is_open() {
         left.push(Span::styled(" # ", theme.status_key));
-        left.push(Span::raw(format!(
-            " {range}▏ steps: 7, 10-20, 10-, -20 (enter; empty: all steps; esc cancels) "
-        )));
+        left.push(Span::raw(" "));
+        left.extend(app.training.range.spans(Style::default()));
+        left.push(Span::raw(
+            " steps: 7, 10-20, 10-, -20 (enter; empty: all steps; esc cancels) ",
+        ));
     }
-    if let Some(line) = &app.list.goto {
+    if app.list.goto.is_open() {
         left.push(Span::styled(" : ", theme.status_key));
-        left.push(Span::raw(format!(
-            " {line}▏ line of the file (enter goes, esc cancels) "
-        )));
+        left.push(Span::raw(" "));
+        left.extend(app.list.goto.spans(Style::default()));
+        left.push(Span::raw(" line of the file (enter goes, esc cancels) "));
     }
     let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
@@ -603,12 +639,11 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             theme.warning,
         ));
     }
-    if let Some(c) = &app.bookmarks.caption {
+    if app.bookmarks.caption.is_open() {
         left.push(Span::styled(" caption ", theme.status_key));
-        left.push(Span::raw(format!(
-            " {}▏ (enter saves, esc cancels) ",
-            c.text
-        )));
+        left.push(Span::raw(" "));
+        left.extend(app.bookmarks.caption.spans(Style::default()));
+        left.push(Span::raw(" (enter saves, esc cancels) "));
     }
     if let Some(msg) = &app.message {
         left.push(Span::raw(format!(" {msg} ")));
@@ -768,8 +803,9 @@ fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
             .to_string(),
         "RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict".to_string(),
         "⚑ number of findings · functions: dim a real zwc call, amber a NumPy name on zwc, red an invented name · • labelled by you · ★ bookmarked".to_string(),
+        super::textbox::KEYS_HELP.to_string(),
         format!(
-            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]) and theme in sebx/config.toml",
+            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present]: their titles show them) and theme in sebx/config.toml",
             theme.name
         ),
     ];

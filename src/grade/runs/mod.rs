@@ -53,7 +53,7 @@ pub use steps::{
     Course, FunctionStep, HeatMap, Learning, StepRow, TrainingFigures, heat_map, step_bins,
     training_figures,
 };
-pub use text::{fmt_p, interval, pass_value, pct, short_query, top_names};
+pub use text::{fmt_p, interval, pass_value, pct, short_query, short_run_names, top_names};
 pub use wrong_names::{WrongNameRow, wrong_names};
 
 use crate::model::Verdict;

@@ -99,9 +99,8 @@ impl App {
             if cases == 0 {
                 return false;
             }
-            let next =
-                (self.detail.case_cursor as i64 + i64::from(delta)).clamp(0, cases as i64 - 1);
-            self.detail.case_cursor = next as usize;
+            let next = (self.case_cursor() as i64 + i64::from(delta)).clamp(0, cases as i64 - 1);
+            self.detail.case_cursor = Some(next as usize);
             return true;
         }
         self.detail.scroll = if delta >= 0 {
@@ -115,6 +114,17 @@ impl App {
     }
 
     /// Number of cases the Cases pane lists for the selection.
+    /// The Cases pane's highlighted case: where the user put it, else the first failed case
+    /// of the selected rollout (its first case when none failed or none ran).
+    pub fn case_cursor(&self) -> usize {
+        self.detail.case_cursor.unwrap_or_else(|| {
+            self.selected_report()
+                .filter(|r| r.execution.is_some())
+                .and_then(|r| r.cases.iter().position(|c| !c.matched))
+                .unwrap_or(0)
+        })
+    }
+
     pub fn case_count(&self) -> usize {
         match (self.selected_report(), self.selected_entry()) {
             (Some(r), _) if !r.cases.is_empty() => r.cases.len(),
@@ -131,7 +141,7 @@ impl App {
                 self.message = Some(format!("no case ran: {}", r.decided_by));
             }
             Some(r) => match r.cases.iter().position(|c| !c.matched) {
-                Some(k) => self.detail.case_cursor = k,
+                Some(k) => self.detail.case_cursor = Some(k),
                 None => self.message = Some("no failed case".to_string()),
             },
             None => self.message = Some("not graded: no case results yet".to_string()),
@@ -165,7 +175,7 @@ impl App {
                 .find(|(y, _)| *y == row)
                 .map(|(_, k)| *k);
             if let Some(k) = hit {
-                self.detail.case_cursor = k;
+                self.detail.case_cursor = Some(k);
                 return true;
             }
         }

@@ -3,30 +3,20 @@
 //! the next matching rollout, as less's `n` crosses files).
 
 use super::super::action::Action;
+use super::super::textbox::Typed;
 use super::App;
 
 impl App {
-    /// The go-to-line prompt's keys; `None` when the prompt is not open.
+    /// The go-to-line prompt's edits; `None` when the prompt is not open.
     pub(super) fn update_goto(&mut self, action: &Action) -> Option<bool> {
-        let text = self.list.goto.as_mut()?;
-        match action {
-            Action::GotoInput(c) => text.push(*c),
-            Action::GotoBackspace => {
-                text.pop();
-            }
-            Action::GotoSubmit => {
-                let line = text.parse::<usize>().ok();
-                self.list.goto = None;
-                if let Some(line) = line {
+        match self.list.goto.update(action) {
+            Typed::Submitted(text) => {
+                if let Ok(line) = text.parse::<usize>() {
                     self.goto_line(line);
                 }
             }
-            Action::Cancel => self.list.goto = None,
-            // Anything else closes the prompt and is handled as usual.
-            _ => {
-                self.list.goto = None;
-                return None;
-            }
+            Typed::Edited | Typed::Cancelled => {}
+            Typed::Other => return None,
         }
         Some(true)
     }

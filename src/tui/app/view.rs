@@ -184,7 +184,7 @@ impl App {
             self.detail.scroll = 0;
             // A jump to a match was for the row left behind.
             self.detail.match_pending = None;
-            self.detail.case_cursor = 0;
+            self.detail.case_cursor = None;
             // The row the user looks at is graded next.
             if let Some(r) = row
                 && let Some(Score::Grading { ticket }) = self.corpus.scores.get(r)

@@ -9,27 +9,19 @@ use crate::model::labels::LabelRecord;
 use crate::model::sampling::{LabelOrder, label_order_key};
 use crate::model::taxonomy::CategoryId;
 
-use super::super::action::{Action, TextEdit, Typed};
+use super::super::action::Action;
 use super::super::effects::{Effects, Handled};
 use super::super::state::{Corpus, ListView, Popup, ViewRow};
+use super::super::textbox::Typed;
 use super::{LabelFilter, Labelling, PendingLabel};
 
 impl Labelling {
-    /// Keys this module takes before the keymap: typing a note, category keys in label mode and
+    /// Keys this module takes before the keymap: category keys in label mode and
     /// in the picker, enter/space in the picker, `y` in the install offer.
     pub fn action_for_key(&self, popup: Option<Popup>, key: &KeyEvent) -> Option<Action> {
         let plain = !key
             .modifiers
             .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        if self.note.is_some() {
-            return match key.code {
-                KeyCode::Char(c) if plain => Some(Action::NoteInput(c)),
-                KeyCode::Backspace => Some(Action::NoteBackspace),
-                KeyCode::Enter => Some(Action::NoteSubmit),
-                KeyCode::Esc => Some(Action::Cancel),
-                _ => None,
-            };
-        }
         let category_key = match key.code {
             KeyCode::Char(c) if plain && self.taxonomy.by_key(c).is_some() => Some(c),
             _ => None,
@@ -61,10 +53,10 @@ impl Labelling {
         list: &ListView,
         fx: &mut Effects,
     ) -> Handled {
-        match TextEdit::update(&mut self.note, action) {
+        match self.note.update(action) {
             Typed::Edited => return Handled::Redraw,
-            Typed::Submitted(n) => {
-                self.set_note(corpus, n.row, n.text.trim());
+            Typed::Submitted(text) => {
+                self.set_note(corpus, self.note.row, text.trim());
                 return Handled::Redraw;
             }
             Typed::Cancelled => {
@@ -82,12 +74,16 @@ impl Labelling {
                     (true, false) => (true, true),
                     (true, true) => (false, false),
                 };
+                let (keys, again) = &self.mode_keys;
                 fx.say(match (self.mode, self.advance) {
-                    (true, false) => "label mode: category keys toggle · a accepts the suggestion · w note · N next unlabelled failure · L again: label and advance",
-                    (true, true) => "label and advance: a category key labels and moves to the next unlabelled failure · L leaves",
-                    _ => "label mode off: digits switch panes again",
+                    (true, false) => format!(
+                        "label mode: category keys toggle · {keys} · {again} again: label and advance"
+                    ),
+                    (true, true) => format!(
+                        "label and advance: a category key labels and moves to the next unlabelled failure · {again} leaves"
+                    ),
+                    _ => "label mode off: digits switch panes again".to_string(),
                 });
-                self.annotator_hint(fx);
             }
             Action::ToggleCategory(key) => {
                 let id = self.taxonomy.by_key(*key).map(|c| c.id.clone());
@@ -121,6 +117,7 @@ impl Labelling {
                         } else {
                             self.toggle(corpus, row, &id);
                             self.advance_after_label(corpus, list, row, fx);
+                            self.annotator_hint(fx);
                         }
                     }
                     None => fx.say("no suggestion for this rollout"),
@@ -136,7 +133,7 @@ impl Labelling {
                     .and_then(|e| self.effective(e.run, &e.rollout.id))
                     .map(|l| l.note)
                     .unwrap_or_default();
-                self.note = Some(TextEdit { row, text });
+                self.note.open(row, &text, false);
             }
             Action::NextUnlabelledFailure => self.next_unlabelled_failure(corpus, list, fx),
             Action::ToggleLabelOrder => {
@@ -178,10 +175,7 @@ impl Labelling {
                     fx.open(Popup::Agreement);
                 }
             }
-            Action::PopupChoose
-            | Action::NoteInput(_)
-            | Action::NoteBackspace
-            | Action::NoteSubmit => return Handled::Unchanged,
+            Action::PopupChoose | Action::Edit(_) => return Handled::Unchanged,
             _ => return Handled::Passed,
         }
         Handled::Redraw

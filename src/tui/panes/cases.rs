@@ -128,7 +128,7 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
         ),
         theme.column_header,
     ));
-    let cursor = app.detail.case_cursor.min(cases.len() - 1);
+    let cursor = app.case_cursor().min(cases.len() - 1);
     let first_case = lines.len();
     let mut focus = 0u16;
     for (k, c) in cases.iter().enumerate() {

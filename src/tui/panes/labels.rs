@@ -28,7 +28,7 @@ pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
                 lines,
             ));
         }
-        if app.labelling.mode || app.labelling.note.is_some() {
+        if app.labelling.mode || app.labelling.note.is_open() {
             panels.push((labels_title(app), label_lines(app, row, detail.width)));
         }
     }
@@ -121,11 +121,12 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
         None => Line::styled("suggested: none", theme.dim),
     });
     match &l.note {
-        Some(n) if n.row == row => lines.push(Line::from(vec![
-            Span::styled("note: ", theme.status_key),
-            Span::raw(format!("{}▏", n.text)),
-            Span::styled("  enter saves · esc cancels", theme.dim),
-        ])),
+        n if n.is_open() && n.row == row => {
+            let mut spans = vec![Span::styled("note: ", theme.status_key)];
+            spans.extend(n.spans(ratatui::style::Style::default()));
+            spans.push(Span::styled("  enter saves · esc cancels", theme.dim));
+            lines.push(Line::from(spans));
+        }
         _ => {
             if let Some(s) = saved.filter(|s| !s.note.is_empty()) {
                 lines.push(Line::from(vec![
