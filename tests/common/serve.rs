@@ -146,6 +146,19 @@ impl Server {
     pub fn log_text(&self) -> String {
         self.log.lock().expect("log").join("\n")
     }
+
+    /// The log once `done` holds of it, or after 10 s: the server's stderr is read by a
+    /// thread of this process, so the line of a request just answered may still be on its way.
+    pub fn log_when(&self, done: impl Fn(&str) -> bool) -> String {
+        let start = std::time::Instant::now();
+        loop {
+            let text = self.log_text();
+            if done(&text) || start.elapsed() > std::time::Duration::from_secs(10) {
+                return text;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+    }
 }
 
 impl Drop for Server {
