@@ -122,6 +122,12 @@ fn numpy_names_on_zwc_get_the_real_zwc_name() {
             "z.sum",
             Some("zwc.bapu"),
         ),
+        // `round_`, an old alias of `round`: the zwc name of the function it aliases.
+        (
+            "import zwc\ndef f(a):\n    return zwc.round_(a)\n",
+            "zwc.round_",
+            Some("zwc.gonudi"),
+        ),
         (
             "import zwc\ndef f(a):\n    return zwc.linalg.inv(a)\n",
             "zwc.linalg.inv",

@@ -142,13 +142,27 @@ impl ApiMap {
     }
 
     /// The zwc name of a qualified NumPy name (`np.mean` → `zwc.kocito`); accepts `numpy.` too.
+    /// A NumPy 2 alias the API does not map is the function it aliases (`np.trapezoid` is
+    /// `np.trapz`'s zwc name; and the other way round), see [`NUMPY_ALIASES`].
     pub fn zwc_name(&self, numpy_qualified: &str) -> Option<&str> {
         let key = numpy_qualified
             .strip_prefix("numpy.")
             .map(|rest| format!("np.{rest}"));
-        self.numpy_to_zwc
-            .get(key.as_deref().unwrap_or(numpy_qualified))
-            .map(String::as_str)
+        let key = key.as_deref().unwrap_or(numpy_qualified);
+        if let Some(z) = self.numpy_to_zwc.get(key) {
+            return Some(z.as_str());
+        }
+        let bare = key.strip_prefix("np.")?;
+        NUMPY_ALIASES.iter().find_map(|&(a, b)| {
+            let other = match bare {
+                _ if bare == a => b,
+                _ if bare == b => a,
+                _ => return None,
+            };
+            self.numpy_to_zwc
+                .get(&format!("np.{other}"))
+                .map(String::as_str)
+        })
     }
 
     /// A task's selected function (`mean`, `det`, `linalg.det`, `np.mean`) as its qualified
@@ -183,9 +197,50 @@ impl ApiMap {
     }
 }
 
+/// NumPy names that are one function under two names (NumPy 2's array-API aliases, and old
+/// spellings kept as aliases): a rollout may write either, the API maps one.
+pub const NUMPY_ALIASES: &[(&str, &str)] = &[
+    ("trapezoid", "trapz"),
+    ("concat", "concatenate"),
+    ("pow", "power"),
+    ("acos", "arccos"),
+    ("asin", "arcsin"),
+    ("atan", "arctan"),
+    ("atan2", "arctan2"),
+    ("acosh", "arccosh"),
+    ("asinh", "arcsinh"),
+    ("atanh", "arctanh"),
+    ("bitwise_left_shift", "left_shift"),
+    ("bitwise_right_shift", "right_shift"),
+    ("bitwise_invert", "invert"),
+    ("bitwise_not", "invert"),
+    ("permute_dims", "transpose"),
+    ("round_", "round"),
+    ("row_stack", "vstack"),
+    ("in1d", "isin"),
+    ("product", "prod"),
+    ("cumproduct", "cumprod"),
+    ("alltrue", "all"),
+    ("sometrue", "any"),
+    ("linalg.matrix_transpose", "matrix_transpose"),
+];
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `np.trapezoid` (NumPy 2) is `np.trapz`: a mapping of one answers for the other; a
+    /// name the API maps itself keeps its own zwc name.
+    #[test]
+    fn numpy_aliases_answer_for_each_other() {
+        let text = r#"{"func_mapping": "{\"np.trapz\": \"zwc.xoxunig\", \"np.concatenate\": \"zwc.simek\", \"np.pow\": \"zwc.kobuw\", \"np.power\": \"zwc.yezazo\"}"}"#;
+        let map = ApiMap::from_api_doc_jsonl(text).expect("parses");
+        assert_eq!(map.zwc_name("np.trapezoid"), Some("zwc.xoxunig"));
+        assert_eq!(map.zwc_name("numpy.concat"), Some("zwc.simek"));
+        assert_eq!(map.zwc_name("np.pow"), Some("zwc.kobuw"));
+        assert_eq!(map.zwc_name("np.power"), Some("zwc.yezazo"));
+        assert_eq!(map.zwc_name("np.acos"), None);
+    }
 
     #[test]
     fn union_of_func_mappings() {
