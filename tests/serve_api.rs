@@ -383,6 +383,16 @@ fn bad_bodies_get_400_with_a_reason_and_the_server_keeps_serving() {
     // One log line per request, with method, path and status.
     let log = server.log_when(|l| l.lines().filter(|l| l.contains(" POST /")).count() >= 11);
     assert!(log.contains("POST /run 400"), "{log}");
+    // Each line starts with the time in RFC 3339 UTC, not epoch seconds.
+    let first = log
+        .lines()
+        .find(|l| l.contains(" POST /"))
+        .expect("a request line");
+    let time = first.split(' ').next().expect("time");
+    assert!(
+        time.len() == 24 && time.ends_with('Z') && time.as_bytes()[10] == b'T',
+        "{first}"
+    );
     assert!(log.contains("POST /run 413"), "{log}");
     assert!(log.contains("POST /run 200"), "{log}");
     assert_eq!(

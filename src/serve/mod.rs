@@ -25,7 +25,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime};
 
 use anyhow::{Context, Result, bail};
 use axum::Router;
@@ -343,12 +343,10 @@ async fn frame(State(state): State<Arc<AppState>>, request: Request, next: Next)
     let status = response.status().as_u16();
     state.metrics.observe(&endpoint, status, elapsed);
     if state.log {
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_secs_f64();
+        // An RFC 3339 time in UTC (`2026-12-02T10:03:07.101Z`), as the label files write it.
+        let now = crate::model::labels::rfc3339_utc(SystemTime::now());
         eprintln!(
-            "{now:.3} {method} {path} {status} {:.1}ms",
+            "{now} {method} {path} {status} {:.1}ms",
             elapsed.as_secs_f64() * 1000.0
         );
     }
