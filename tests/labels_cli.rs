@@ -449,3 +449,60 @@ fn a_training_runs_labels_export_with_its_samples() {
     );
     assert_eq!(rows[0]["selected_functions"], serde_json::json!(["median"]));
 }
+
+/// `labels export` gives every rollout its verdict, as every command does: what no source
+/// knows is graded (here: nothing is scored, stored or cached), so the verdict and suggested
+/// category columns are never left empty for want of a cache (issue 31).
+#[test]
+fn export_grades_what_no_source_knows() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
+    let run_file = dir.path().join("rollouts.jsonl");
+    std::fs::copy(demo.join("rollouts.jsonl"), &run_file).expect("copy");
+    let cache = dir.path().join("cache");
+    let api = demo.join("api_doc.jsonl");
+    let text = run(&[
+        "export",
+        run_file.to_str().expect("utf-8"),
+        "--all",
+        "--format",
+        "jsonl",
+        "--api-doc",
+        api.to_str().expect("utf-8"),
+        "--cache-dir",
+        cache.to_str().expect("utf-8"),
+    ])
+    .expect("export");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect();
+    assert_eq!(rows.len(), 36);
+    for r in &rows {
+        assert!(r["verdict"].is_string(), "{r}");
+        assert_eq!(r["verdict_from"], "graded", "{r}");
+    }
+    // The demo's documented verdicts (samples/demo/README.md): line 1 right, 16 exe_error.
+    assert_eq!(rows[0]["verdict"], "right");
+    assert_eq!(rows[15]["verdict"], "exe_error");
+    assert_eq!(rows[15]["suggested_category"], "numpy_name_on_zwc");
+    // A second export finds them in the cache it filled.
+    let again = run(&[
+        "export",
+        run_file.to_str().expect("utf-8"),
+        "--all",
+        "--format",
+        "jsonl",
+        "--api-doc",
+        api.to_str().expect("utf-8"),
+        "--cache-dir",
+        cache.to_str().expect("utf-8"),
+    ])
+    .expect("export");
+    assert!(
+        again
+            .lines()
+            .all(|l| l.contains("\"verdict_from\":\"cache\"")),
+        "{again}"
+    );
+}

@@ -22,6 +22,15 @@ fn shared() -> PathBuf {
 
 /// `sebx labels export --all` as JSON lines: suggested category by rollout id.
 fn exported(rollouts: &Path, scores: Option<&Path>) -> HashMap<String, Option<String>> {
+    exported_with(rollouts, scores, &[])
+}
+
+/// [`exported`] with more flags.
+fn exported_with(
+    rollouts: &Path,
+    scores: Option<&Path>,
+    flags: &[&str],
+) -> HashMap<String, Option<String>> {
     let data = shared();
     let mut cmd = isolated::sebx();
     // No score cache, as the explorer below: both front ends judge from the same verdicts
@@ -38,7 +47,8 @@ fn exported(rollouts: &Path, scores: Option<&Path>) -> HashMap<String, Option<St
     .arg("--api-doc")
     .arg(data.join("se-bench/api_doc.jsonl"))
     .arg("--dataset")
-    .arg(data.join("se-bench/single_test.jsonl"));
+    .arg(data.join("se-bench/single_test.jsonl"))
+    .args(flags);
     if let Some(s) = scores {
         cmd.arg("--scores").arg(s);
     }
@@ -158,8 +168,13 @@ fn explorer_and_export_suggest_the_same_category_for_every_parity_rollout() {
     categories.dedup();
     assert!(categories.len() >= 5, "{categories:?}");
 
-    // Without verdicts both judge from the analysis alone.
+    // Without verdicts (an explorer without a Python runtime, an export told not to grade)
+    // both judge from the analysis alone.
     let ungraded = explorer(vec![rollouts.clone()]);
-    assert_same(&ungraded, &exported(&rollouts, None), "without verdicts");
+    assert_same(
+        &ungraded,
+        &exported_with(&rollouts, None, &["--no-grade"]),
+        "without verdicts",
+    );
     assert!(ungraded.values().any(Option::is_some));
 }

@@ -53,12 +53,13 @@ pub enum ExportFormat {
 #[command(
     after_help = "One row per (rollout, annotator) current label, in file order. Columns: \
 source, line, rollout_id, annotator, categories, category_labels, note, time, verdict, \
-verdict_from (scored | correct | stored | rerun | cache), query, selected_functions, one \
+verdict_from (scored | correct | stored | rerun | cache | graded), query, selected_functions, one \
 count per analysis finding kind (finding_numpy_import, ...; empty without an API doc) and \
 suggested_category. In CSV, lists are joined with ';'. The verdict comes from one \
 precedence, as in every command: a `sebx grade` output (given among the files or with \
 --scores), a correct-trajectories file, a score stored in the rollout line, the latest rerun \
-in <rollouts>.reruns.jsonl, the score cache."
+in <rollouts>.reruns.jsonl, the score cache; what none of them knows is graded (verdict_from \
+graded) unless --no-grade."
 )]
 /// Arguments of `sebx labels export`.
 pub struct ExportArgs {
@@ -84,6 +85,10 @@ pub struct ExportArgs {
     /// Taxonomy file for category labels (default: nearest sebx-taxonomy.toml, else built in).
     #[arg(long, value_name = "FILE")]
     pub taxonomy: Option<PathBuf>,
+    /// Leave the verdict of a rollout no source knows empty instead of grading it (by
+    /// default it is graded with the API doc found, as every command does, and remembered).
+    #[arg(long)]
+    pub no_grade: bool,
     #[command(flatten)]
     pub context: ContextArgs,
     #[command(flatten)]
@@ -320,10 +325,77 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     for issue in issues {
         eprintln!("warning: {issue}");
     }
-    let mut rows = Vec::new();
+    let mut files = Vec::new();
     for run in &inputs.runs {
+        let file = open_labelled_with(&run.path, context.as_ref().map(|(_, d)| d))?;
+        files.push((run, file));
+    }
+    // Every exported rollout's verdict: the resolver's, and what no source knows graded
+    // (the session's one way, as `sebx stats` does) when an API doc is found.
+    let wanted = |file: &LabelledFile, r: &Rollout| {
+        args.all
+            || !file
+                .labels
+                .current_for(&r.id)
+                .into_iter()
+                .filter(|l| args.annotator.as_deref().is_none_or(|a| a == l.annotator))
+                .collect::<Vec<_>>()
+                .is_empty()
+    };
+    let mut known: Vec<Vec<Option<crate::session::Resolved>>> = files
+        .iter()
+        .map(|(run, file)| {
+            let rollouts: Vec<&Rollout> = file.loaded.rollouts.iter().collect();
+            resolver.known_many(&rollouts, run.correct)
+        })
+        .collect();
+    if let Some((api, _)) = context.as_ref().filter(|_| !args.no_grade) {
+        let missing: Vec<(usize, usize)> = files
+            .iter()
+            .enumerate()
+            .flat_map(|(f, (_, file))| {
+                let known = &known[f];
+                file.loaded
+                    .rollouts
+                    .iter()
+                    .enumerate()
+                    .filter(move |(i, r)| {
+                        known[*i].is_none() && wanted(file, r) && crate::session::runs::gradable(r)
+                    })
+                    .map(move |(i, _)| (f, i))
+            })
+            .collect();
+        if !missing.is_empty() {
+            let todo: Vec<&Rollout> = missing
+                .iter()
+                .map(|&(f, i)| &files[f].1.loaded.rollouts[i])
+                .collect();
+            match crate::session::runs::grade_missing(
+                api,
+                opened.cache.as_deref(),
+                &todo,
+                None,
+                crate::grade::settings::GradingSettings::official().timeout,
+                false,
+            ) {
+                Ok(graded) => {
+                    for (&(f, i), resolved) in missing.iter().zip(graded.resolved()) {
+                        known[f][i] = resolved;
+                    }
+                    for note in graded.notes {
+                        eprintln!("note: {note}");
+                    }
+                }
+                Err(e) => eprintln!(
+                    "note: {e:#}; the verdict columns of those {} rollouts stay empty",
+                    missing.len()
+                ),
+            }
+        }
+    }
+    let mut rows = Vec::new();
+    for (f, (run, file)) in files.iter().enumerate() {
         let path = &run.path;
-        let file = open_labelled_with(path, context.as_ref().map(|(_, d)| d))?;
         let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
         let label_of = |id: &CategoryId| {
             taxonomy
@@ -331,7 +403,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 .map(|c| c.label.clone())
                 .unwrap_or_else(|| id.0.clone())
         };
-        for rollout in &file.loaded.rollouts {
+        for (i, rollout) in file.loaded.rollouts.iter().enumerate() {
             let labels: Vec<&LabelRecord> = file
                 .labels
                 .current_for(&rollout.id)
@@ -341,7 +413,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
             if labels.is_empty() && !args.all {
                 continue;
             }
-            let info = resolver.known(rollout, run.correct);
+            let info = known[f][i];
             let digest = context
                 .as_ref()
                 .map(|(api, dataset)| digest_of(rollout, api, dataset));

@@ -213,65 +213,25 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 missing.len()
             );
         }
-        let jobs = input.jobs.unwrap_or_else(super::default_jobs).max(1);
-        let engine = Engine::start(&api, jobs).with_context(|| {
-            format!(
-                "{} rollouts have no verdict and the grader cannot start (run `sebx runtime install`, or pass a `sebx grade` output)",
-                missing.len()
-            )
-        })?;
-        let progress = bar(input.quiet, missing.len(), "grading");
-        let timeout = input.timeout;
-        // In chunks, so only one chunk's reports are held at a time; the runs of distinct
-        // programs are shared across chunks.
-        let shared = SharedRuns::default();
-        // Programs that ran in an earlier session (for other rollouts) are not run again.
-        let runner = Remembered::new(&engine, cache.as_deref().and_then(|c| c.runs()), true);
+        let todo: Vec<&Rollout> = missing
+            .iter()
+            .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
+            .collect();
+        let graded = grade_missing(
+            &api,
+            cache.as_deref(),
+            &todo,
+            input.jobs,
+            input.timeout,
+            input.quiet,
+        )?;
         let mut failed = 0;
-        let mut done = 0;
-        for chunk in missing.chunks(GRADE_CHUNK) {
-            let todo: Vec<&Rollout> = chunk
-                .iter()
-                .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
-                .collect();
-            // Both official scorers: the reward is shown beside accuracy.
-            let reports = grade_all_shared(
-                &todo,
-                &runner,
-                jobs,
-                timeout,
-                Scorer::Both,
-                &shared,
-                &|n, _| progress.set_position((done + n) as u64),
-            );
-            if let Some(cache) = &cache {
-                let pairs: Vec<(&Rollout, &GradeReport)> =
-                    todo.iter().copied().zip(&reports).collect();
-                // A cache that cannot be written only costs a regrade next time.
-                let _ = cache.put_many(&pairs);
-            }
-            for (&(f, i), report) in chunk.iter().zip(&reports) {
-                verdicts[f][i] = completed(verdicts[f][i], report);
-                failed += usize::from(report.verdict.is_none());
-            }
-            done += chunk.len();
+        for (&(f, i), report) in missing.iter().zip(&graded.reports) {
+            verdicts[f][i] = completed(verdicts[f][i], report);
+            failed += usize::from(report.verdict.is_none());
         }
-        progress.finish_and_clear();
-        let counts = shared.counts();
-        let answered = runner.answered();
-        let todo = &missing;
-        notes.push(format!("graded {} rollouts without a verdict", todo.len()));
-        notes.push(format!(
-            "{} programs executed for them ({} runs reused by identical programs, {answered} remembered from earlier sessions)",
-            counts.programs_run - answered,
-            counts.programs_reused
-        ));
+        notes.extend(graded.notes);
         complete = failed == 0;
-        if failed > 0 {
-            notes.push(format!(
-                "{failed} rollouts could not be graded and are left out"
-            ));
-        }
     }
 
     let total: usize = loaded_files.iter().map(|(f, _)| f.rollouts.len()).sum();
@@ -419,6 +379,85 @@ pub fn wants_grading(verdict: bool, reward: bool, training: bool, can_grade: boo
     !verdict || (can_grade && training && !reward)
 }
 
+/// What [`grade_missing`] graded: a report per rollout, in order, and what to tell the user.
+pub struct Graded {
+    pub reports: Vec<GradeReport>,
+    pub notes: Vec<String>,
+}
+
+impl Graded {
+    /// Each graded rollout's verdict and reward, as the resolver gives them (source
+    /// `graded`; `None` where the grader could not run the rollout).
+    pub fn resolved(&self) -> Vec<Option<Resolved>> {
+        self.reports
+            .iter()
+            .map(|r| Resolved::of_report(r, VerdictSource::Graded))
+            .collect()
+    }
+}
+
+/// Grades `todo` (rollouts no source gives a verdict) with both official scorers, in chunks,
+/// reusing the runs the score cache remembers and remembering what it grades: the one way
+/// every command computes what the cache lacks (`stats`, `compare`, `labels export`).
+pub fn grade_missing(
+    api: &ApiMap,
+    cache: Option<&crate::grade::score_cache::ScoreCache>,
+    todo: &[&Rollout],
+    jobs: Option<usize>,
+    timeout: std::time::Duration,
+    quiet: bool,
+) -> Result<Graded> {
+    let jobs = jobs.unwrap_or_else(super::default_jobs).max(1);
+    let engine = Engine::start(api, jobs).with_context(|| {
+        format!(
+            "{} rollouts have no verdict and the grader cannot start (run `sebx runtime install`, or pass a `sebx grade` output)",
+            todo.len()
+        )
+    })?;
+    let progress = bar(quiet, todo.len(), "grading");
+    // In chunks, so only one chunk's reports are held at a time; the runs of distinct
+    // programs are shared across chunks.
+    let shared = SharedRuns::default();
+    // Programs that ran in an earlier session (for other rollouts) are not run again.
+    let runner = Remembered::new(&engine, cache.and_then(|c| c.runs()), true);
+    let mut reports = Vec::with_capacity(todo.len());
+    for chunk in todo.chunks(GRADE_CHUNK) {
+        let done = reports.len();
+        // Both official scorers: the reward is shown beside accuracy.
+        let graded = grade_all_shared(
+            chunk,
+            &runner,
+            jobs,
+            timeout,
+            Scorer::Both,
+            &shared,
+            &|n, _| progress.set_position((done + n) as u64),
+        );
+        if let Some(cache) = cache {
+            let pairs: Vec<(&Rollout, &GradeReport)> = chunk.iter().copied().zip(&graded).collect();
+            // A cache that cannot be written only costs a regrade next time.
+            let _ = cache.put_many(&pairs);
+        }
+        reports.extend(graded);
+    }
+    progress.finish_and_clear();
+    let counts = shared.counts();
+    let answered = runner.answered();
+    let mut notes = vec![format!("graded {} rollouts without a verdict", todo.len())];
+    notes.push(format!(
+        "{} programs executed for them ({} runs reused by identical programs, {answered} remembered from earlier sessions)",
+        counts.programs_run - answered,
+        counts.programs_reused
+    ));
+    let failed = reports.iter().filter(|r| r.verdict.is_none()).count();
+    if failed > 0 {
+        notes.push(format!(
+            "{failed} rollouts could not be graded and are left out"
+        ));
+    }
+    Ok(Graded { reports, notes })
+}
+
 /// What a rollout is known by after grading it: a verdict already known is kept (every
 /// front end shows it), with the graded reward beside it; else the graded report decides
 /// both. A report without a verdict (the grader failed) keeps what was known.
@@ -443,7 +482,7 @@ fn completed(
 const GRADE_CHUNK: usize = 4096;
 
 /// Whether a rollout can be graded: a training sample joined to no task has no test cases.
-fn gradable(r: &Rollout) -> bool {
+pub fn gradable(r: &Rollout) -> bool {
     r.sample
         .as_deref()
         .is_none_or(|m| m.joined != JoinedBy::Unjoined)
