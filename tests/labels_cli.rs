@@ -461,18 +461,21 @@ fn export_grades_what_no_source_knows() {
     std::fs::copy(demo.join("rollouts.jsonl"), &run_file).expect("copy");
     let cache = dir.path().join("cache");
     let api = demo.join("api_doc.jsonl");
-    let text = run(&[
-        "export",
-        run_file.to_str().expect("utf-8"),
-        "--all",
-        "--format",
-        "jsonl",
-        "--api-doc",
-        api.to_str().expect("utf-8"),
-        "--cache-dir",
-        cache.to_str().expect("utf-8"),
-    ])
-    .expect("export");
+    let export = || {
+        run(&[
+            "export",
+            run_file.to_str().expect("utf-8"),
+            "--all",
+            "--format",
+            "jsonl",
+            "--api-doc",
+            api.to_str().expect("utf-8"),
+            "--cache-dir",
+            cache.to_str().expect("utf-8"),
+        ])
+        .expect("export")
+    };
+    let text = export();
     let rows: Vec<serde_json::Value> = text
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
@@ -487,18 +490,7 @@ fn export_grades_what_no_source_knows() {
     assert_eq!(rows[15]["verdict"], "exe_error");
     assert_eq!(rows[15]["suggested_category"], "numpy_name_on_zwc");
     // A second export finds them in the cache it filled.
-    let again = run(&[
-        "export",
-        run_file.to_str().expect("utf-8"),
-        "--all",
-        "--format",
-        "jsonl",
-        "--api-doc",
-        api.to_str().expect("utf-8"),
-        "--cache-dir",
-        cache.to_str().expect("utf-8"),
-    ])
-    .expect("export");
+    let again = export();
     assert!(
         again
             .lines()
