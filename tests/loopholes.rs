@@ -185,6 +185,42 @@ fn rollout(g: &Genuine, code: &str) -> Value {
     line
 }
 
+/// `sebx analyze FILE --api-doc … EXTRA -o …`: one analysis per line.
+fn analysed(file: &Path, extra: &[&std::ffi::OsStr]) -> Vec<Value> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_file = dir.path().join("analysis.jsonl");
+    let out = isolated::sebx()
+        .arg("analyze")
+        .arg(file)
+        .arg("--api-doc")
+        .arg(api_doc())
+        .args(extra)
+        .arg("-o")
+        .arg(&out_file)
+        .output()
+        .expect("analyze");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&out_file)
+        .expect("analysis")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("analysis JSON"))
+        .collect()
+}
+
+/// The loophole findings an analysis is sure of (`possible` ones accuse nobody).
+fn sure_loopholes(a: &Value) -> Vec<&Value> {
+    a["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["family"] == "loophole" && f["severity"] != "possible")
+        .collect()
+}
+
 /// Grades and analyses `lines` (written to a file) with sebx: per line, the verdict, the
 /// reward and the loophole kinds the analysis sure of.
 fn judge(lines: &[Value]) -> Vec<(String, Option<u64>, Vec<String>)> {
@@ -207,21 +243,6 @@ fn judge(lines: &[Value]) -> Vec<(String, Option<u64>, Vec<String>)> {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let analysed = dir.path().join("analysis.jsonl");
-    let out = isolated::sebx()
-        .arg("analyze")
-        .arg(&file)
-        .arg("--api-doc")
-        .arg(api_doc())
-        .arg("-o")
-        .arg(&analysed)
-        .output()
-        .expect("analyze");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let reports: BTreeMap<u64, Value> = std::fs::read_to_string(&scored)
         .expect("scored")
         .lines()
@@ -230,17 +251,12 @@ fn judge(lines: &[Value]) -> Vec<(String, Option<u64>, Vec<String>)> {
             (v["line"].as_u64().expect("line"), v)
         })
         .collect();
-    std::fs::read_to_string(&analysed)
-        .expect("analysis")
-        .lines()
-        .map(|l| {
-            let a: Value = serde_json::from_str(l).expect("analysis");
+    analysed(&file, &[])
+        .into_iter()
+        .map(|a| {
             let r = &reports[&a["line"].as_u64().expect("line")];
-            let kinds = a["findings"]
-                .as_array()
-                .expect("findings")
+            let kinds = sure_loopholes(&a)
                 .iter()
-                .filter(|f| f["family"] == "loophole" && f["severity"] != "possible")
                 .map(|f| f["kind"].as_str().expect("kind").to_string())
                 .collect();
             (
@@ -315,39 +331,22 @@ fn innocent_variants_keep_their_verdict_and_are_not_accused() {
 /// perturbations, real model answers): no sure loophole finding on any of its lines.
 #[test]
 fn no_parity_rollout_is_accused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let out_file = dir.path().join("analysis.jsonl");
-    let out = isolated::sebx()
-        .arg("analyze")
-        .arg(shared("parity/rollouts.jsonl"))
-        .arg("--api-doc")
-        .arg(api_doc())
-        .arg("--dataset")
-        .arg(shared("se-bench/single_test.jsonl"))
-        .arg("-o")
-        .arg(&out_file)
-        .output()
-        .expect("analyze");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let dataset = shared("se-bench/single_test.jsonl");
+    let all = analysed(
+        &shared("parity/rollouts.jsonl"),
+        &["--dataset".as_ref(), dataset.as_os_str()],
     );
-    let text = std::fs::read_to_string(&out_file).expect("analysis");
-    let accused: Vec<String> = text
-        .lines()
-        .filter_map(|l| {
-            let a: Value = serde_json::from_str(l).expect("json");
-            let kinds: Vec<String> = a["findings"]
-                .as_array()?
+    let accused: Vec<String> = all
+        .iter()
+        .filter_map(|a| {
+            let kinds: Vec<String> = sure_loopholes(a)
                 .iter()
-                .filter(|f| f["family"] == "loophole" && f["severity"] != "possible")
                 .map(|f| format!("{} ({})", f["kind"], f["name"]))
                 .collect();
             (!kinds.is_empty()).then(|| format!("line {}: {}", a["line"], kinds.join(", ")))
         })
         .collect();
-    assert_eq!(text.lines().count(), 1883);
+    assert_eq!(all.len(), 1883);
     assert!(accused.is_empty(), "{}", accused.join("\n"));
 }
 

@@ -18,6 +18,7 @@ use std::collections::HashSet;
 
 use super::graph::{DepGraph, NodeKind};
 use super::names::{Binding, Bindings, FindingKind, RawFinding, Severity};
+use super::numpy_check::NumpyCheck;
 use super::pyast::{self, Node, ast};
 use super::static_check::StaticCheck;
 
@@ -33,12 +34,19 @@ pub fn loophole_findings(
     nodes: &[Node<'_>],
     bindings: &Bindings,
     graph: &DepGraph,
-    static_check: Option<&StaticCheck>,
+    checks: (Option<&StaticCheck>, &NumpyCheck),
     selected_functions: Option<&[String]>,
 ) -> Vec<RawFinding> {
+    let (static_check, numpy) = checks;
     let mut out = backdoors(nodes, bindings);
     out.extend(forged_output(nodes));
-    out.extend(hollow_zwc(nodes, graph, static_check, selected_functions));
+    out.extend(hollow_zwc(
+        nodes,
+        graph,
+        static_check,
+        numpy,
+        selected_functions,
+    ));
     out
 }
 
@@ -530,22 +538,12 @@ fn hollow_zwc(
     nodes: &[Node<'_>],
     graph: &DepGraph,
     static_check: Option<&StaticCheck>,
+    numpy: &NumpyCheck,
     selected_functions: Option<&[String]>,
 ) -> Vec<RawFinding> {
     // Only what both official checks pay for is a loophole (a NumPy import fails the
-    // answer anyway).
-    let imports_numpy = nodes.iter().any(|n| match n {
-        Node::Stmt(ast::Stmt::Import(i)) => i
-            .names
-            .iter()
-            .any(|a| super::numpy_check::is_numpy_module(a.name.as_str())),
-        Node::Stmt(ast::Stmt::ImportFrom(i)) => i
-            .module
-            .as_ref()
-            .is_some_and(|m| super::numpy_check::is_numpy_module(m.as_str())),
-        _ => false,
-    });
-    if imports_numpy {
+    // answer anyway): the NumPy check the analysis already made says.
+    if numpy.uses_numpy() {
         return Vec::new();
     }
     let Some(sc) = static_check.filter(|sc| sc.passed) else {

@@ -208,7 +208,7 @@ pub fn analyze_code(
         &nodes,
         &bindings,
         &graph,
-        analysis.static_check.as_ref(),
+        (analysis.static_check.as_ref(), &analysis.numpy),
         selected_functions,
     ));
 

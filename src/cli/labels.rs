@@ -332,16 +332,17 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     }
     // Every exported rollout's verdict: the resolver's, and what no source knows graded
     // (the session's one way, as `sebx stats` does) when an API doc is found.
-    let wanted = |file: &LabelledFile, r: &Rollout| {
-        args.all
-            || !file
-                .labels
-                .current_for(&r.id)
-                .into_iter()
-                .filter(|l| args.annotator.as_deref().is_none_or(|a| a == l.annotator))
-                .collect::<Vec<_>>()
-                .is_empty()
+    // The current labels exported of a rollout (this annotator's, when one is asked for);
+    // a rollout is exported when it has some, or with --all.
+    let labels_of = |file: &'_ LabelledFile, r: &Rollout| -> Vec<LabelRecord> {
+        file.labels
+            .current_for(&r.id)
+            .into_iter()
+            .filter(|l| args.annotator.as_deref().is_none_or(|a| a == l.annotator))
+            .cloned()
+            .collect()
     };
+    let wanted = |file: &LabelledFile, r: &Rollout| args.all || !labels_of(file, r).is_empty();
     let mut known: Vec<Vec<Option<crate::session::Resolved>>> = files
         .iter()
         .map(|(run, file)| {
@@ -404,12 +405,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 .unwrap_or_else(|| id.0.clone())
         };
         for (i, rollout) in file.loaded.rollouts.iter().enumerate() {
-            let labels: Vec<&LabelRecord> = file
-                .labels
-                .current_for(&rollout.id)
-                .into_iter()
-                .filter(|r| args.annotator.as_deref().is_none_or(|a| a == r.annotator))
-                .collect();
+            let labels = labels_of(file, rollout);
             if labels.is_empty() && !args.all {
                 continue;
             }

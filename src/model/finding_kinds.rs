@@ -262,6 +262,9 @@ pub type KindSet = u32;
 
 const _: () = assert!(KINDS.len() <= KindSet::BITS as usize, "widen KindSet");
 
+/// The loophole family's bits: a rollout went through a loophole when its set meets them.
+pub const LOOPHOLE_BITS: KindSet = family_bits(Family::Loophole);
+
 /// The bits of every kind of `family`.
 pub const fn family_bits(family: Family) -> KindSet {
     let mut bits = 0;

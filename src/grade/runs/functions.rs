@@ -9,10 +9,6 @@ use crate::model::Verdict;
 
 use super::{RunSet, vi};
 
-/// The loophole kinds' bits (the kind table's `loophole` family).
-const LOOPHOLES: crate::model::finding_kinds::KindSet =
-    crate::model::finding_kinds::family_bits(crate::model::finding_kinds::Family::Loophole);
-
 /// One row of the internalization map: how a run (or all runs) did on one zwc function.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct FunctionRow {
@@ -125,8 +121,10 @@ pub fn function_map(set: &RunSet, run: Option<u32>, sort: FunctionSort) -> Vec<F
             a.row.numpy_name += usize::from(u.numpy_name);
             a.row.invented_name += usize::from(u.invented_name);
             a.row.verdicts[vi(r.verdict)] += 1;
-            a.row.loophole_right +=
-                usize::from(r.verdict == Verdict::Right && r.kinds & LOOPHOLES != 0);
+            a.row.loophole_right += usize::from(
+                r.verdict == Verdict::Right
+                    && r.kinds & crate::model::finding_kinds::LOOPHOLE_BITS != 0,
+            );
             for (name, target) in &r.wrong {
                 if *target == Some(u.function) {
                     *a.names.entry(*name).or_default() += 1;

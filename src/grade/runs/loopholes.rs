@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::set::RolloutFacts;
 use crate::model::Verdict;
-use crate::model::finding_kinds::{Family, KINDS};
+use crate::model::finding_kinds::{KINDS, LOOPHOLE_BITS};
 
 /// One kind's (or all kinds') counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
@@ -58,22 +58,21 @@ pub fn loophole_figures<'a>(
         let right = r.verdict == Verdict::Right;
         right_total += usize::from(right);
         let paid = r.reward == Some(1);
-        let mut any = false;
-        for spec in KINDS.iter().filter(|s| s.family == Family::Loophole) {
-            if r.kinds & spec.kind.bit() == 0 {
-                continue;
-            }
-            any = true;
+        if r.kinds & LOOPHOLE_BITS == 0 {
+            continue;
+        }
+        for spec in KINDS
+            .iter()
+            .filter(|s| r.kinds & s.kind.bit() & LOOPHOLE_BITS != 0)
+        {
             let c = out.by_kind.entry(spec.name).or_default();
             c.rollouts += 1;
             c.right += usize::from(right);
             c.reward_1 += usize::from(paid);
         }
-        if any {
-            out.rollouts += 1;
-            out.right += usize::from(right);
-            out.reward_1 += usize::from(paid);
-        }
+        out.rollouts += 1;
+        out.right += usize::from(right);
+        out.reward_1 += usize::from(paid);
     }
     out.accuracy_without =
         (out.total > 0).then(|| (right_total - out.right) as f64 / out.total as f64);
