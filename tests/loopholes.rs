@@ -540,3 +540,37 @@ fn rising_dump(root: &Path) -> (PathBuf, PathBuf) {
     }
     (dataset, run)
 }
+
+/// The explorer on the bundled demo, as `sebx` alone opens it: the Stats screen says how many
+/// of each run's rights went through a loophole, as `sebx stats` counts them.
+#[test]
+fn the_stats_screen_counts_the_rights_through_a_loophole() {
+    use sebx::tui::Action;
+    use sebx::tui::explore::open_default;
+    use sebx::tui::inline::{drain_inline, load_inline};
+
+    let (mut session, backend) = open_default(&isolated::explore_args()).expect("the demo");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let app = &mut session.app;
+    app.update(&Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    app.update(&Action::StatsScreen);
+    drain_inline(app, None);
+    let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
+    // Run 1's backdoor (a stored verdict, no reward), run 2's two answers graded here with
+    // both scorers.
+    assert!(
+        drawn.contains("through a loophole: 1 right (numpy_backdoor 1)"),
+        "{drawn}"
+    );
+    assert!(
+        drawn.contains(
+            "through a loophole: 2 right, 2 rewards of 1 (forged_output 1, hollow_zwc 1)"
+        ),
+        "{drawn}"
+    );
+}
