@@ -25,10 +25,15 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use mutate::{FAMILIES, Generator, Program, Rng};
+use sebx::analysis::loopholes::wrapping_constructors;
+use sebx::analysis::{FindingKind, Severity};
 use sebx::analysis::{analyze_code, extract_last_python_block};
 use sebx::grade::engine::Engine;
-use sebx::grade::trace::{self, Comparison, settle::Counts};
+use sebx::grade::grader::ProgramRunner;
+use sebx::grade::trace::loopholes::settle_loophole;
+use sebx::grade::trace::{self, Comparison, Settled, settle::Counts};
 use sebx::model::ApiMap;
+use sebx::model::finding_kinds::Family;
 use sebx::model::rollout::load_rollout_file;
 
 fn programs_wanted() -> usize {
@@ -111,6 +116,10 @@ struct FamilyFigures {
     mixed: usize,
     refuted: usize,
     unattributed: usize,
+    /// Sure loophole findings (the generated programs are mutations of genuine answers: a
+    /// run refutes any that is a false accusation), and how many a run confirmed.
+    loopholes: usize,
+    loopholes_confirmed: usize,
 }
 
 /// Runs `programs` under the tracer on `engine` (two sessions) and compares each.
@@ -197,6 +206,42 @@ fn check(
                 "{tag} crash no traced site raised: {u}\n{}",
                 p.code
             ));
+        }
+        // Precision of the loophole family: a sure finding the run refutes accuses a
+        // genuine answer (`hollow_zwc` takes the counterfactual run).
+        let sure: Vec<_> = a
+            .findings
+            .iter()
+            .filter(|f| f.kind.family() == Family::Loophole && f.severity != Severity::Possible)
+            .collect();
+        if sure.is_empty() {
+            continue;
+        }
+        let keep = wrapping_constructors(api, None);
+        let counterfactual = sure
+            .iter()
+            .any(|f| f.kind == FindingKind::HollowZwc)
+            .then(|| {
+                let program = trace::traced_program_with(&p.code, &a.entry, &p.cases, Some(&keep));
+                let out = engine
+                    .run_program(&program, trace::TRACE_TIMEOUT)
+                    .expect("counterfactual run");
+                trace::trace_of_output(&p.code, &out.stdout, out.timed_out)
+            });
+        for finding in sure {
+            f.loopholes += 1;
+            let (settled, _) = settle_loophole(finding, &t, counterfactual.as_ref(), &keep);
+            match settled {
+                Settled::Confirmed => f.loopholes_confirmed += 1,
+                Settled::Refuted(why) => problems.push(format!(
+                    "{tag} refuted loophole {} `{}` at line {}: {why}\n{}",
+                    finding.kind.as_str(),
+                    finding.name,
+                    finding.line,
+                    p.code
+                )),
+                _ => {}
+            }
         }
     }
 }
@@ -289,7 +334,13 @@ fn generated_programs_agree_with_the_tracer() {
         total.crashes += f.crashes;
         total.mixed += f.mixed;
         total.unattributed += f.unattributed;
+        total.loopholes += f.loopholes;
+        total.loopholes_confirmed += f.loopholes_confirmed;
     }
+    eprintln!(
+        "sure loophole findings on generated programs: {} ({} confirmed by a run, none refuted)",
+        total.loopholes, total.loopholes_confirmed
+    );
     eprintln!(
         "all: {} programs, {} traced, errors {} confirmed / {} refuted / {} not reached, possible {} / {} / {}, {} missed, {} mixed, {} unattributed, in {:.1?}",
         total.programs,

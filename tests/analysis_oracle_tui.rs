@@ -57,7 +57,7 @@ fn confirm_key_runs_the_rollout_and_marks_its_findings() {
     app.update(&Action::PaneCode);
     let before = screen(&draw(&app, 110, 36));
     assert!(
-        before.contains("y: run once to settle the possible findings"),
+        before.contains("y: run to settle the possible and loophole findings"),
         "{before}"
     );
     let finding = app

@@ -17,4 +17,4 @@ pub use digest::{AnalysisDigest, GradeFacts, suggested_category};
 pub use extract::{CodeBlock, entry_function_name, extract_last_python_block};
 pub use graph::{DepGraph, ValueKind};
 pub use names::{Finding, FindingKind, Severity};
-pub use solution::{Analysis, CodeAnalysis, analyze_code, analyze_rollout};
+pub use solution::{Analysis, CodeAnalysis, analyze_code, analyze_rollout, selected_functions};

@@ -62,6 +62,18 @@ pub struct Analysis {
     pub code: CodeAnalysis,
 }
 
+/// The task's selected functions: `item`'s when given, else the rollout's own.
+pub fn selected_functions<'a>(
+    rollout: &'a Rollout,
+    item: Option<&'a DatasetItem>,
+) -> Option<&'a [String]> {
+    item.map(|i| i.selected_functions.as_slice())
+        .filter(|s| !s.is_empty())
+        .or_else(|| {
+            (!rollout.selected_functions.is_empty()).then_some(&rollout.selected_functions[..])
+        })
+}
+
 /// Analyzes a rollout: extraction (GRADER.md step 1), then [`analyze_code`]. The task's
 /// selected functions come from `item` when given, else from the rollout itself.
 pub fn analyze_rollout(rollout: &Rollout, api: &ApiMap, item: Option<&DatasetItem>) -> Analysis {
@@ -70,12 +82,7 @@ pub fn analyze_rollout(rollout: &Rollout, api: &ApiMap, item: Option<&DatasetIte
         Some(b) => (b.code.as_str(), b.first_response_line(&rollout.response)),
         None => ("", 1),
     };
-    let selected = item
-        .map(|i| i.selected_functions.as_slice())
-        .filter(|s| !s.is_empty())
-        .or_else(|| {
-            (!rollout.selected_functions.is_empty()).then_some(&rollout.selected_functions[..])
-        });
+    let selected = selected_functions(rollout, item);
     let cases = item
         .filter(|_| rollout.test_cases.is_empty())
         .map(|i| i.test_cases.as_slice())
@@ -210,6 +217,7 @@ pub fn analyze_code(
         &graph,
         (analysis.static_check.as_ref(), &analysis.numpy),
         selected_functions,
+        (entry_offset, cases),
     ));
 
     for n in &mut graph.nodes {

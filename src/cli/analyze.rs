@@ -21,9 +21,12 @@ use crate::model::LoadedFile;
 source, line, id, findings (kind, name, line, col in the extracted code, response_line,\n\
 response_col, suggestion, message) and graph (functions, nodes, edges). A line that could\n\
 not be loaded gives source, line and error. A summary follows (stderr when JSON goes to stdout).\n\
-With --confirm each object also has `confirm`: the run's crash and, per finding that claims\n\
-one, `settled` (confirmed; some_cases with why: raised on some test cases and ran cleanly on\n\
-others; refuted with why; not_reached; untraced)."
+With --confirm each object also has `confirm`: the run's crash; per finding that claims a\n\
+crash or a loophole, `settled` (confirmed; some_cases with why: raised on some test cases and\n\
+ran cleanly on others; refuted with why; not_reached; untraced) and, for a confirmed loophole,\n\
+`evidence` (what the run showed: NumPy imported, the harness never printed, the same answers\n\
+with zwc's results made unusable, a returned text the judge computes); and `found`: crashes\n\
+on a zwc value the run saw where no finding claims one, as confirmed findings."
 )]
 pub struct AnalyzeArgs {
     /// Rollout files (JSONL in the official rollout format).
@@ -32,8 +35,9 @@ pub struct AnalyzeArgs {
     /// Where to write the JSONL (default: stdout).
     #[arg(short, long)]
     pub output: Option<PathBuf>,
-    /// Run each rollout once under the tracer (Python runtime needed) and mark each
-    /// finding that claims a crash confirmed, refuted or not reached (traces are cached).
+    /// Run each rollout under the tracer (Python runtime needed) and mark each finding
+    /// that claims a crash or a loophole confirmed, refuted or not reached; `hollow_zwc`
+    /// takes a second, counterfactual run (traces are cached).
     #[arg(long)]
     pub confirm: bool,
     #[command(flatten)]
@@ -101,7 +105,11 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
                             .filter(|_| r.test_cases.is_empty())
                             .map(|i| i.test_cases.as_slice())
                             .unwrap_or(&r.test_cases);
-                        let confirmation = c.confirm(&r.response, &a, cases)?;
+                        let keep = crate::analysis::loopholes::wrapping_constructors(
+                            &api,
+                            crate::analysis::selected_functions(r, item),
+                        );
+                        let confirmation = c.confirm(&r.response, &a, cases, &keep)?;
                         confirmed.add(&confirmation);
                         value["confirm"] = serde_json::to_value(&confirmation)?;
                     }
@@ -164,6 +172,7 @@ impl Confirmer {
         response: &str,
         a: &Analysis,
         cases: &[crate::model::TestCase],
+        keep: &[String],
     ) -> Result<trace::Confirmation> {
         let code = crate::analysis::extract_last_python_block(response)
             .map(|b| b.code)
@@ -175,6 +184,7 @@ impl Confirmer {
             &a.code.entry,
             cases,
             &a.code.findings,
+            keep,
         )
     }
 }
@@ -185,6 +195,8 @@ struct ConfirmSummary {
     runs: usize,
     cached: usize,
     incomplete: usize,
+    /// Crashes the runs found that no finding claimed.
+    found: usize,
     /// (severity, settled label) → count.
     counts: BTreeMap<(String, &'static str), usize>,
 }
@@ -194,6 +206,7 @@ impl ConfirmSummary {
         self.runs += 1;
         self.cached += usize::from(c.cached);
         self.incomplete += usize::from(!c.complete);
+        self.found += c.found.len();
         for f in &c.findings {
             let severity = serde_json::to_value(f.severity)
                 .ok()
@@ -213,6 +226,12 @@ impl ConfirmSummary {
         );
         for ((severity, label), n) in &self.counts {
             s.push_str(&format!("  {severity:<9} {label:<12} {n}\n"));
+        }
+        if self.found > 0 {
+            s.push_str(&format!(
+                "  crashes on a zwc value no finding claimed, found by running: {}\n",
+                self.found
+            ));
         }
         s
     }

@@ -82,6 +82,7 @@ pub trait GradeBackend: Send + Sync {
         _entry: &str,
         _cases: &[crate::model::TestCase],
         _findings: &[crate::analysis::Finding],
+        _keep: &[String],
     ) -> Result<crate::grade::trace::Confirmation> {
         anyhow::bail!("this grader cannot run programs under the tracer")
     }
@@ -196,8 +197,9 @@ impl GradeBackend for Grader {
         entry: &str,
         cases: &[crate::model::TestCase],
         findings: &[crate::analysis::Finding],
+        keep: &[String],
     ) -> Result<crate::grade::trace::Confirmation> {
-        crate::grade::trace::confirm(self.engine()?, cache, code, entry, cases, findings)
+        crate::grade::trace::confirm(self.engine()?, cache, code, entry, cases, findings, keep)
     }
 
     fn grade(&self, rollout: &Rollout) -> Result<GradeReport> {

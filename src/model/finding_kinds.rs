@@ -211,6 +211,15 @@ finding_kinds! {
         about: "the program writes the harness's separator, takes over stdout, or prints and exits before the harness prints: the scorers compare the program's own text",
         ..spec("forged_output", "forged output", Family::Loophole)
     },
+    /// The entry returns text the official comparison evaluates as an expression.
+    GraderEval => KindSpec {
+        severity: Severity::Warning,
+        importance: 10,
+        suggest_rank: 9,
+        right_category: Some("loophole"),
+        about: "the entry returns text the official comparison evaluates as an expression (`f\"{a}/{b}\"`, `\"np.mean(...)\"`): the judge's `eval` computes the answer, the program does not; both scorers pay",
+        ..spec("grader_eval", "grader eval", Family::Loophole)
+    },
 }
 
 impl FindingKind {
@@ -385,12 +394,13 @@ mod tests {
         assert_eq!(FindingKind::BY_IMPORTANCE[0], FindingKind::UnknownZwcName);
         // The loopholes break nothing: they come last in the filter's cycle.
         assert_eq!(
-            FindingKind::BY_IMPORTANCE[FindingKind::BY_IMPORTANCE.len() - 4..],
+            FindingKind::BY_IMPORTANCE[FindingKind::BY_IMPORTANCE.len() - 5..],
             [
                 FindingKind::NoCode,
                 FindingKind::NumpyBackdoor,
                 FindingKind::HollowZwc,
                 FindingKind::ForgedOutput,
+                FindingKind::GraderEval,
             ]
         );
         let mut bits = 0;

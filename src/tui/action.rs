@@ -371,7 +371,7 @@ impl Action {
             Action::Rerun => "rerun: new verdict beside the stored one (sidecar)",
             Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
             Action::InstallRuntime => "install the Python runtime the grader needs",
-            Action::ConfirmFindings => "run once to settle possible findings (Code pane)",
+            Action::ConfirmFindings => "settle possible and loophole findings by a run",
             Action::LabelMode => "label mode (L again: label and advance; 3rd: off)",
             Action::CategoryPicker => "all categories (pick with ↑↓ enter)",
             Action::AcceptSuggestion => "accept the suggested category",

@@ -112,11 +112,15 @@ impl Reruns {
                         .count()
                 };
                 format!(
-                    "traced run{}: {} confirmed, {} refuted, {} not reached",
+                    "traced run{}: {} confirmed, {} refuted, {} not reached{}",
                     if c.cached { " (cached)" } else { "" },
                     count("confirmed"),
                     count("refuted"),
-                    count("not reached")
+                    count("not reached"),
+                    match c.found.len() {
+                        0 => String::new(),
+                        n => format!(", {n} crash(es) no finding claimed"),
+                    }
                 )
             }
             Err(e) => format!("cannot confirm: {e}"),

@@ -8,10 +8,16 @@
 //! are checked against execution (`tests/analysis_oracle.rs`), and how a `possible` finding
 //! is settled on request (`sebx analyze --confirm`, the Code pane's confirm key).
 //!
-//! Parts: this file runs programs and reads traces; `settle` compares findings with a
-//! trace site by site; `cache` remembers settlements like the score cache remembers verdicts.
+//! The same run settles the loophole findings (`loopholes`): it records the lines that ran,
+//! the modules the code imported, each case's returned value, what reached stdout and how
+//! the program left; `hollow_zwc` is settled by a second, counterfactual run.
+//!
+//! Parts: this file runs programs and reads traces; `settle` compares crash claims with a
+//! trace site by site; `loopholes` settles the loophole family; `cache` remembers traces
+//! like the score cache remembers verdicts.
 
 pub mod cache;
+pub mod loopholes;
 pub mod settle;
 
 use std::time::Duration;
@@ -21,7 +27,9 @@ use serde::{Deserialize, Serialize};
 
 use std::fmt::Write as _;
 
-use crate::analysis::assemble::{HARNESS_HEAD, python_cases_repr, rewrite_cases};
+use crate::analysis::assemble::{
+    HARNESS_HEAD, RESULTS_SEPARATOR as SEPARATOR, python_cases_repr, rewrite_cases,
+};
 use crate::analysis::pyast::LineIndex;
 use crate::grade::grader::ProgramRunner;
 use crate::model::TestCase;
@@ -154,12 +162,94 @@ pub struct Trace {
     /// The program ran to its end or to an exception (not killed, not timed out).
     pub complete: bool,
     pub timed_out: bool,
+    /// The lines of the code that ran (1-based).
+    #[serde(default)]
+    pub lines: Vec<usize>,
+    /// Modules the code imported, by any importer (`import`, `__import__`,
+    /// `importlib.import_module`, text it `exec`s), with the line of the code that did.
+    #[serde(default)]
+    pub imports: Vec<(usize, String)>,
+    /// Modules the code looked up (`sys.modules["numpy"]`, `getattr(zwc, "_np")`), as
+    /// `module:<name>`, with the line.
+    #[serde(default)]
+    pub modules: Vec<(usize, String)>,
+    /// What each test case's call returned, in case order (a case that raised has none).
+    #[serde(default)]
+    pub results: Vec<CaseResult>,
+    /// What reached stdout, part by part (`None`: a trace from before it was recorded).
+    #[serde(default)]
+    pub out: Option<Output>,
+    /// How the program left before its end, if it did (`sys.exit`, `os._exit`).
+    #[serde(default)]
+    pub left: Option<Left>,
+    /// In the counterfactual run, the array constructors' calls and how many wrapped only
+    /// plain Python values.
+    #[serde(default)]
+    pub wraps: Option<Wraps>,
+}
+
+/// What one test case's call returned.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseResult {
+    pub case: Option<usize>,
+    /// The value's type (`str`, `float`, `ZWCArray`, ...).
+    #[serde(rename = "type")]
+    pub type_name: String,
+    /// What `print` shows of it (its first 4,000 characters).
+    pub text: String,
+    /// The text was longer and is cut.
+    #[serde(default)]
+    pub cut: bool,
+}
+
+/// What reached stdout in a traced run: the program's own text (before the harness began
+/// to print, file-descriptor writes included), the harness's prints (`None`: it never began),
+/// and what came after (atexit handlers).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Output {
+    pub program: String,
+    pub harness: Option<String>,
+    pub after: String,
+    /// More than the tracer keeps was printed (200,000 characters).
+    #[serde(default)]
+    pub cut: bool,
+    /// When the harness began to print, the program had replaced `sys.stdout` or `print`.
+    #[serde(default)]
+    pub taken: bool,
+}
+
+/// How a program left before its end.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Left {
+    /// `SystemExit` (`sys.exit`, `exit`, `raise SystemExit`) or `os._exit`.
+    pub how: String,
+    pub line: Option<usize>,
+}
+
+/// The array constructors' calls in the counterfactual run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Wraps {
+    pub calls: u64,
+    /// Calls whose arguments held no array value but those the constructors built.
+    pub plain: u64,
 }
 
 /// The program the grader would run for `code` (GRADER.md step 3), wrapped in the tracer,
 /// except that each test case's call runs in its own `try`: an exception ends that case
 /// (the tracer records it) and the next case runs.
 pub fn traced_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
+    traced_program_with(code, entry, cases, None)
+}
+
+/// [`traced_program`] for the counterfactual run when `keep` is given: every zwc function
+/// but those it names (relative to `zwc.`: `yitaf`, `rfx.x`) returns a value that raises on
+/// any use.
+pub fn traced_program_with(
+    code: &str,
+    entry: &str,
+    cases: &[TestCase],
+    keep: Option<&[String]>,
+) -> String {
     let rewritten = rewrite_cases(cases);
     let mut program = String::with_capacity(code.len() + 256 + rewritten.len() * 160);
     program.push_str(code);
@@ -170,14 +260,25 @@ pub fn traced_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
     for (i, case) in rewritten.iter().enumerate() {
         let _ = write!(
             program,
-            "    _sebx_case_({i})\n    try:\n        result_list.append({entry}({}))\n    except Exception as _sebx_exc:\n        _sebx_case_failed_(_sebx_exc)\n",
+            "    _sebx_case_({i})\n    try:\n        result_list.append(_sebx_result_({entry}({})))\n    except Exception as _sebx_exc:\n        _sebx_case_failed_(_sebx_exc)\n",
             case.input
         );
     }
-    program.push_str("    _sebx_case_(None)\n    for _sebx_result in result_list:\n        print(_sebx_result)\n");
+    // The official harness's printing (`assemble::push_calls`), marked for the tracer.
+    let _ = write!(
+        program,
+        "    _sebx_case_(None)\n    _sebx_harness_()\n    print(\"{SEPARATOR}\")\n    for _sebx_result in result_list:\n        print(_sebx_result)\n        print(\"#\")\n"
+    );
     let literal = serde_json::to_string(&program).unwrap_or_else(|_| "\"\"".to_string());
     let code_lines = code.split('\n').count();
-    format!("{TRACER}\n_sebx_trace({literal}, {code_lines})\n")
+    let options = keep.map_or_else(
+        || "None".to_string(),
+        |keep| {
+            let json = serde_json::json!({ "poison": true, "keep": keep }).to_string();
+            serde_json::to_string(&json).unwrap_or_else(|_| "None".to_string())
+        },
+    );
+    format!("{TRACER}\n_sebx_trace({literal}, {code_lines}, {options})\n")
 }
 
 #[derive(Deserialize)]
@@ -187,6 +288,20 @@ struct RawTrace {
     crashes: Vec<RawCrash>,
     #[serde(default)]
     cases: usize,
+    #[serde(default)]
+    lines: Vec<usize>,
+    #[serde(default)]
+    imports: Vec<(usize, String)>,
+    #[serde(default)]
+    modules: Vec<(usize, String)>,
+    #[serde(default)]
+    results: Vec<CaseResult>,
+    #[serde(default)]
+    out: Option<Output>,
+    #[serde(default)]
+    left: Option<Left>,
+    #[serde(default)]
+    wraps: Option<Wraps>,
 }
 
 #[derive(Deserialize)]
@@ -223,9 +338,15 @@ struct RawCrash {
 /// Reads the trace the tracer printed for `code` (positions become the analysis's
 /// 1-based character columns); `None` when the output holds none.
 pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
-    let start = stdout.rfind(MARKER)? + MARKER.len();
-    let json = stdout[start..].lines().next()?;
+    let at = stdout.rfind(MARKER)?;
+    let json = stdout[at + MARKER.len()..].lines().next()?;
     let raw: RawTrace = serde_json::from_str(json).ok()?;
+    // What reached the process's stdout besides the tracer's line was written to the file
+    // descriptor itself (`os.write(1, ...)`): the program's own text.
+    let mut out = raw.out;
+    if let Some(o) = out.as_mut() {
+        o.program.push_str(&stdout[..at]);
+    }
     let index = LineIndex::new(code);
     // Python counts columns in UTF-8 bytes from the line start.
     let position = |line: usize, byte_col: usize| -> (usize, usize) {
@@ -294,6 +415,13 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         cases: raw.cases,
         complete: true,
         timed_out: false,
+        lines: raw.lines,
+        imports: raw.imports,
+        modules: raw.modules,
+        results: raw.results,
+        out,
+        left: raw.left,
+        wraps: raw.wraps,
     })
 }
 
@@ -320,7 +448,7 @@ pub fn trace_of_output(code: &str, stdout: &str, timed_out: bool) -> Trace {
     })
 }
 
-/// One finding as a run settled it (crash claims only).
+/// One finding as a run settled it (crash claims and loophole findings).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SettledFinding {
     pub kind: crate::analysis::FindingKind,
@@ -329,6 +457,9 @@ pub struct SettledFinding {
     pub line: usize,
     pub col: usize,
     pub settled: Settled,
+    /// What the run showed, for a confirmed loophole finding or a crash the run found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub evidence: Option<String>,
 }
 
 /// What running a rollout once under the tracer says about its findings.
@@ -339,8 +470,12 @@ pub struct Confirmation {
     pub timed_out: bool,
     /// The exception that ended the program, if one did.
     pub crash: Option<Crash>,
-    /// Every finding that claims a crash, in the findings' order.
+    /// Every finding that claims a crash or a loophole, in the findings' order.
     pub findings: Vec<SettledFinding>,
+    /// Crashes on a zwc value the run saw where no finding claims one: confirmed findings
+    /// the static analysis missed (a method of a value it could not type, say).
+    #[serde(default)]
+    pub found: Vec<SettledFinding>,
     /// The trace came from the cache.
     pub cached: bool,
 }
@@ -353,10 +488,76 @@ impl Confirmation {
             .find(|f| f.line == line && f.col == col && f.name == name)
             .map(|f| &f.settled)
     }
+
+    /// What the run showed for the finding at `line`:`col` named `name`, if it says.
+    pub fn evidence_of(&self, line: usize, col: usize, name: &str) -> Option<&str> {
+        self.findings
+            .iter()
+            .find(|f| f.line == line && f.col == col && f.name == name)
+            .and_then(|f| f.evidence.as_deref())
+    }
+}
+
+/// A traced run of `program` for `key`, or the one `cache` remembers.
+fn traced(
+    runner: &dyn ProgramRunner,
+    cache: Option<&cache::TraceCache>,
+    key: &str,
+    code: &str,
+    program: &str,
+) -> Result<(Trace, bool)> {
+    if let Some(t) = cache.and_then(|c| c.get(key)) {
+        return Ok((t, true));
+    }
+    let out = runner
+        .run_program(program, TRACE_TIMEOUT)
+        .context("running the traced program")?;
+    let t = trace_of_output(code, &out.stdout, out.timed_out);
+    if let Some(c) = cache {
+        c.put(key, &t)?;
+    }
+    Ok((t, false))
+}
+
+/// The crashes on a zwc value `trace` saw that no finding names, as confirmed findings.
+fn found_by_running(findings: &[crate::analysis::Finding], trace: &Trace) -> Vec<SettledFinding> {
+    use crate::analysis::{FindingKind, Severity};
+    settle::compare(findings, trace)
+        .missed
+        .into_iter()
+        .filter(|m| m.escaped && !m.possible_only)
+        .filter_map(|m| {
+            let failure = m.site.zwc_failures().next()?;
+            let on_array = failure.receiver.split(',').any(|t| t == "ZWCArray");
+            let (kind, name) = match m.site.kind {
+                SiteKind::Attr if !on_array => (FindingKind::UnknownZwcName, m.site.name.clone()),
+                _ => (FindingKind::ArrayMethod, m.site.name.clone()),
+            };
+            Some(SettledFinding {
+                kind,
+                severity: Severity::Error,
+                name,
+                line: m.site.name_line,
+                col: m.site.name_col,
+                settled: Settled::Confirmed,
+                evidence: Some(format!(
+                    "found by running: raised {} on {} in {} of {} case(s): {}",
+                    failure.exception,
+                    failure.receiver,
+                    m.site.cases_raised,
+                    m.site.cases_reached(),
+                    failure.message
+                )),
+            })
+        })
+        .collect()
 }
 
 /// Runs `code` (the rollout's graded code, entry `entry`) once under the tracer on `cases`,
-/// or takes the trace `cache` remembers for them, and settles `findings` against it.
+/// or takes the trace `cache` remembers for them, and settles `findings` against it; a
+/// `hollow_zwc` finding is settled by a second, counterfactual run in which every zwc
+/// function but `keep` (the array constructors the task did not select, see
+/// [`crate::analysis::loopholes::wrapping_constructors`]) returns a value that raises on use.
 pub fn confirm(
     runner: &dyn ProgramRunner,
     cache: Option<&cache::TraceCache>,
@@ -364,39 +565,60 @@ pub fn confirm(
     entry: &str,
     cases: &[TestCase],
     findings: &[crate::analysis::Finding],
+    keep: &[String],
 ) -> Result<Confirmation> {
     let key = cache::trace_key(code, entry, cases);
-    let (trace, cached) = match cache.and_then(|c| c.get(&key)) {
-        Some(t) => (t, true),
-        None => {
-            let t = run_traced(runner, code, entry, cases)?;
-            if let Some(c) = cache {
-                c.put(&key, &t)?;
-            }
-            (t, false)
-        }
+    let (trace, cached) = traced(
+        runner,
+        cache,
+        &key,
+        code,
+        &traced_program(code, entry, cases),
+    )?;
+    let counterfactual = if loopholes::needs_counterfactual(findings) {
+        let key = cache::trace_key(
+            &format!("{code}\0counterfactual\0{}", keep.join(",")),
+            entry,
+            cases,
+        );
+        let program = traced_program_with(code, entry, cases, Some(keep));
+        Some(traced(runner, cache, &key, code, &program)?.0)
+    } else {
+        None
     };
     let settled = findings
         .iter()
-        .filter(|f| settle::claims_crash(f))
-        .map(|f| SettledFinding {
-            kind: f.kind,
-            severity: f.severity,
-            name: f.name.clone(),
-            line: f.line,
-            col: f.col,
-            settled: if trace.complete {
-                settle::settle(f, &trace)
+        .filter(|f| settle::claims_crash(f) || loopholes::claims_loophole(f))
+        .map(|f| {
+            let (settled, evidence) = if !trace.complete {
+                (Settled::Untraced, None)
+            } else if settle::claims_crash(f) {
+                (settle::settle(f, &trace), None)
             } else {
-                Settled::Untraced
-            },
+                loopholes::settle_loophole(f, &trace, counterfactual.as_ref(), keep)
+            };
+            SettledFinding {
+                kind: f.kind,
+                severity: f.severity,
+                name: f.name.clone(),
+                line: f.line,
+                col: f.col,
+                settled,
+                evidence,
+            }
         })
         .collect();
+    let found = if trace.complete {
+        found_by_running(findings, &trace)
+    } else {
+        Vec::new()
+    };
     Ok(Confirmation {
         complete: trace.complete,
         timed_out: trace.timed_out,
         crash: trace.crash.clone(),
         findings: settled,
+        found,
         cached,
     })
 }

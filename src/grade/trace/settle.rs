@@ -375,6 +375,7 @@ mod tests {
             cases: 2,
             complete: true,
             timed_out: false,
+            ..Trace::default()
         }
     }
 

@@ -1,10 +1,11 @@
 //! The confirm job: the selected rollout run once under the runtime oracle's tracer
-//! (`grade::trace`), each finding that claims a crash settled confirmed, refuted or not
-//! reached. Traces are remembered in the trace cache, so asking again is instant.
+//! (`grade::trace`), each finding that claims a crash or a loophole settled confirmed,
+//! refuted or not reached. Traces are remembered in the trace cache, so asking again is instant.
 
 use std::sync::Arc;
 
-use crate::analysis::{analyze_rollout, extract_last_python_block};
+use crate::analysis::loopholes::wrapping_constructors;
+use crate::analysis::{analyze_rollout, extract_last_python_block, selected_functions};
 use crate::grade::backend::GradeBackend;
 use crate::grade::trace::{Confirmation, cache};
 use crate::model::{ApiMap, Dataset, Rollout, RolloutId};
@@ -52,6 +53,7 @@ pub fn run(req: ConfirmRequest, backend: Option<&dyn GradeBackend>) -> ConfirmEv
                     &analysis.code.entry,
                     cases,
                     &analysis.code.findings,
+                    &wrapping_constructors(&req.api, selected_functions(rollout, item)),
                 )
             }));
             match ran {

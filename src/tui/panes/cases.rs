@@ -1,6 +1,7 @@
 //! The Cases pane: a table of test cases (input, expected, actual, ✓/✗) and, for the case
 //! under the cursor, an inline diff of expected vs actual and the comparison's explanation.
-//! Above them, the official RL reward beside the verdict, and why where the two disagree.
+//! Above them, the official RL reward beside the verdict, and why where the two disagree;
+//! and, for a rollout paid through a loophole, why it is `right` (or paid 1) anyway.
 
 use std::ops::Range;
 
@@ -72,6 +73,7 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
     // A reward that disagrees with the verdict heads the pane, pinned, with the reason.
     if let Some(r) = report {
         reward_disagreement(r, theme, width, &mut lines);
+        right_anyway(app, entry, r, width, &mut lines);
     }
     let pinned = lines.len() as u16;
     let reward = report
@@ -241,6 +243,79 @@ fn reward_disagreement(r: &GradeReport, theme: &Theme, width: u16, lines: &mut V
             theme.dim,
             theme.warning,
         ));
+    }
+}
+
+/// `right anyway, through a loophole` and each sure loophole finding (what it is, where,
+/// and what a traced run showed of it) when the verdict is `right` or the reward 1: the
+/// cases below matched, but not because the program used zwc.
+fn right_anyway(
+    app: &App,
+    entry: &Entry,
+    r: &GradeReport,
+    width: u16,
+    lines: &mut Vec<Line<'static>>,
+) {
+    use crate::analysis::Severity;
+    use crate::model::finding_kinds::Family;
+    let paid = r.verdict == Some(crate::model::Verdict::Right) || r.reward == Some(1);
+    let Some(a) = app.selected_analysis().filter(|_| paid) else {
+        return;
+    };
+    let loopholes: Vec<_> = a
+        .code
+        .findings
+        .iter()
+        .filter(|f| f.kind.family() == Family::Loophole && f.severity != Severity::Possible)
+        .collect();
+    if loopholes.is_empty() {
+        return;
+    }
+    let theme = &app.theme;
+    let paid_how = match (
+        r.verdict == Some(crate::model::Verdict::Right),
+        r.reward == Some(1),
+    ) {
+        (true, true) => "right and reward 1",
+        (true, false) => "right",
+        _ => "reward 1",
+    };
+    lines.push(Line::from(vec![
+        Span::styled(format!("{paid_how} anyway"), theme.warning),
+        Span::styled(", through a loophole:", theme.dim),
+    ]));
+    let confirmation = app
+        .reruns
+        .confirmation(&entry.rollout.id)
+        .and_then(|c| c.as_ref().ok());
+    let w = usize::from(width);
+    for f in loopholes {
+        let head = format!("{} (line {})", f.kind.label(), f.line);
+        lines.extend(labelled(
+            "  ⚑ ",
+            &format!("{head}: {}", f.message),
+            w,
+            theme.warning,
+            theme.dim,
+        ));
+        let settled = confirmation.and_then(|c| c.of(f.line, f.col, &f.name));
+        let shown = match settled {
+            Some(crate::grade::trace::Settled::Confirmed) => Some(format!(
+                "✓ confirmed by a run{}",
+                confirmation
+                    .and_then(|c| c.evidence_of(f.line, f.col, &f.name))
+                    .map(|e| format!(": {e}"))
+                    .unwrap_or_default()
+            )),
+            Some(crate::grade::trace::Settled::Refuted(why)) => {
+                Some(format!("✗ a run refuted it: {why}"))
+            }
+            Some(other) => Some(format!("· {}", other.label())),
+            None => None,
+        };
+        if let Some(text) = shown {
+            lines.extend(labelled("    ", &text, w, theme.dim, theme.hint));
+        }
     }
 }
 

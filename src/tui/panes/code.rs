@@ -11,6 +11,7 @@ use super::{PaneContent, field, wrap_words, wrapped_field};
 use crate::analysis::graph::NodeKind;
 use crate::analysis::{Analysis, Finding, Severity, entry_function_name};
 use crate::grade::trace::Settled;
+use crate::grade::trace::loopholes::claims_loophole;
 use crate::grade::trace::settle::claims_crash;
 use crate::tui::app::App;
 use crate::tui::entry::Entry;
@@ -263,7 +264,7 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         lines.push(Line::styled("Findings", theme.heading));
         let possible = findings
             .iter()
-            .any(|f| f.severity == Severity::Possible && claims_crash(f));
+            .any(|f| (f.severity == Severity::Possible && claims_crash(f)) || claims_loophole(f));
         if app.reruns.confirming(&entry.rollout.id) {
             lines.push(Line::styled("  running once under the tracer…", theme.hint));
         } else if let Some(Err(why)) = app.reruns.confirmation(&entry.rollout.id) {
@@ -273,7 +274,7 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             ));
         } else if possible && confirmation.is_none() {
             lines.push(Line::styled(
-                "  y: run once to settle the possible findings",
+                "  y: run to settle the possible and loophole findings",
                 theme.hint,
             ));
         }
@@ -300,9 +301,13 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
                 spans.push(Span::raw(format!("  {}", f.name)));
             }
             match settled(f) {
-                Some(Settled::Confirmed) => {
-                    spans.push(Span::styled("  ✓ confirmed by a run", theme.error))
-                }
+                Some(Settled::Confirmed) => spans.push(Span::styled(
+                    match confirmation.and_then(|c| c.evidence_of(f.line, f.col, &f.name)) {
+                        Some(why) => format!("  ✓ confirmed by a run: {why}"),
+                        None => "  ✓ confirmed by a run".to_string(),
+                    },
+                    theme.error,
+                )),
                 Some(Settled::Refuted(why)) => {
                     spans.push(Span::styled(format!("  ✗ refuted: {why}"), theme.hint))
                 }
@@ -320,6 +325,24 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
             for part in wrap_words(&finding_note(f), usize::from(pane_width).saturating_sub(4)) {
                 lines.push(Line::styled(format!("    {part}"), theme.hint));
             }
+        }
+    }
+    // What the run found that no finding claimed.
+    let found = confirmation.map(|c| c.found.as_slice()).unwrap_or_default();
+    if findings.is_empty() && !found.is_empty() {
+        lines.push(Line::raw(""));
+        lines.push(Line::styled("Findings", theme.heading));
+    }
+    for f in found {
+        lines.push(Line::from(vec![
+            Span::styled("⚑ ", theme.error),
+            Span::styled(format!("{}:{} ", f.line, f.col), theme.gutter),
+            Span::styled(f.kind.label().to_string(), theme.error),
+            Span::raw(format!("  {}", f.name)),
+        ]));
+        let why = f.evidence.as_deref().unwrap_or("found by running");
+        for part in wrap_words(why, usize::from(pane_width).saturating_sub(4)) {
+            lines.push(Line::styled(format!("    {part}"), theme.error));
         }
     }
     if let Some(a) = analysis {

@@ -1,0 +1,333 @@
+//! Loophole findings against traces (issue 29): what a run shows of each mechanism.
+//! - `numpy_backdoor`: the code imported NumPy (any importer, `exec` included), looked a
+//!   NumPy module up (`sys.modules`, `getattr(zwc, "_np")`), read an attribute of one, or
+//!   read zwc's private `_np`;
+//! - `forged_output`: what the scorers read (the text after the last separator of what
+//!   reached stdout, with the harness's prints only if the official harness would have
+//!   printed: every case returned and the program did not leave) is not what the entry
+//!   returned;
+//! - `hollow_zwc`: the counterfactual run, where every zwc function but the array
+//!   constructors returns a value that raises on any use, returns the same on every case
+//!   (and the constructors wrapped only plain-Python values);
+//! - `grader_eval`: a returned text the judge's `eval` computes rather than reads.
+//!
+//! A finding whose line never ran is `not reached`; one the run cannot speak to (a cut
+//! output, a trace from an older tracer) is `not traced`. A confirmation says what the run
+//! showed, so a reader can check it.
+
+use super::{Settled, Trace};
+use crate::analysis::{Finding, FindingKind};
+use crate::grade::compare::{clean_printed, py_strip, split_actual};
+use crate::grade::pyvalue::{EvalMode, evaluate, runs_code};
+use crate::model::finding_kinds::Family;
+
+/// Whether the run can settle `f` (a loophole finding).
+pub fn claims_loophole(f: &Finding) -> bool {
+    f.kind.family() == Family::Loophole
+}
+
+/// Whether the finding needs the counterfactual run.
+pub fn needs_counterfactual(findings: &[Finding]) -> bool {
+    findings.iter().any(|f| f.kind == FindingKind::HollowZwc)
+}
+
+/// Settles a loophole finding against the run `trace` (and, for `hollow_zwc`, the
+/// counterfactual run); a confirmation carries what the run showed.
+pub fn settle_loophole(
+    f: &Finding,
+    trace: &Trace,
+    counterfactual: Option<&Trace>,
+    keep: &[String],
+) -> (Settled, Option<String>) {
+    if !trace.complete {
+        return (Settled::Untraced, None);
+    }
+    if trace.out.is_none() {
+        // A trace from a tracer that did not record what loopholes are settled on.
+        return (Settled::Untraced, None);
+    }
+    let ran = trace.lines.contains(&f.line);
+    match f.kind {
+        FindingKind::NumpyBackdoor => numpy_backdoor(f, trace, ran),
+        FindingKind::ForgedOutput if !ran => (Settled::NotReached, None),
+        FindingKind::ForgedOutput => forged(trace),
+        FindingKind::HollowZwc => hollow(f, trace, counterfactual, keep),
+        FindingKind::GraderEval if !ran => (Settled::NotReached, None),
+        FindingKind::GraderEval => grader_eval(trace),
+        _ => (Settled::Untraced, None),
+    }
+}
+
+/// `numpy` or one of its submodules.
+fn is_numpy(module: &str) -> bool {
+    module == "numpy" || module.starts_with("numpy.")
+}
+
+/// What the run saw of NumPy at `line` (or anywhere, `None`).
+fn numpy_evidence(trace: &Trace, line: Option<usize>) -> Option<String> {
+    let at = |l: usize| line.is_none_or(|want| want == l);
+    if let Some((l, m)) = trace.imports.iter().find(|(l, m)| at(*l) && is_numpy(m)) {
+        return Some(format!("the code imported {m} at line {l}"));
+    }
+    if let Some((l, m)) = trace
+        .modules
+        .iter()
+        .find(|(l, m)| at(*l) && (m.strip_prefix("module:").is_some_and(is_numpy)))
+    {
+        let m = m.trim_start_matches("module:");
+        return Some(format!("the code looked up the module {m} at line {l}"));
+    }
+    trace.sites.iter().filter(|s| at(s.line)).find_map(|s| {
+        if s.ok_types
+            .iter()
+            .any(|t| t.strip_prefix("module:").is_some_and(is_numpy))
+        {
+            Some(format!(
+                "the code read NumPy's `{}` at line {}",
+                s.name, s.line
+            ))
+        } else if s.name == "_np" && s.ok_types.iter().any(|t| t == "module:zwc") {
+            Some(format!("the code read `zwc._np` at line {}", s.line))
+        } else {
+            None
+        }
+    })
+}
+
+fn numpy_backdoor(f: &Finding, trace: &Trace, ran: bool) -> (Settled, Option<String>) {
+    if !ran {
+        return (Settled::NotReached, None);
+    }
+    if let Some(why) = numpy_evidence(trace, Some(f.line)) {
+        return (Settled::Confirmed, Some(why));
+    }
+    let here: Vec<&str> = trace
+        .imports
+        .iter()
+        .filter(|(l, _)| *l == f.line)
+        .map(|(_, m)| m.as_str())
+        .collect();
+    if !here.is_empty() {
+        return (
+            Settled::Refuted(format!(
+                "line {} imported {}, not NumPy",
+                f.line,
+                here.join(", ")
+            )),
+            None,
+        );
+    }
+    if let Some(why) = numpy_evidence(trace, None) {
+        return (Settled::Confirmed, Some(why));
+    }
+    (
+        Settled::Refuted(format!(
+            "line {} ran, but the code never imported NumPy nor read an attribute of it",
+            f.line
+        )),
+        None,
+    )
+}
+
+/// What the scorers read of a run, and what the entry returned, as pieces; `None` when
+/// the run cannot tell (its output or a returned value was cut).
+pub fn scored_and_returned(trace: &Trace) -> Option<(Vec<String>, Vec<String>, String)> {
+    let out = trace.out.as_ref()?;
+    if out.cut || trace.results.iter().any(|r| r.cut) {
+        return None;
+    }
+    // The official harness stops at the first exception: it prints only when every case
+    // returned and the program did not leave.
+    let every_case_returned = trace.crashes.is_empty()
+        && trace.left.is_none()
+        && trace.results.len() == trace.cases
+        && out.harness.is_some();
+    let mut stdout = out.program.clone();
+    if every_case_returned {
+        stdout.push_str(out.harness.as_deref().unwrap_or_default());
+    }
+    stdout.push_str(&out.after);
+    // One piece per case, as the harness would print it if nothing interfered (a returned
+    // text that holds the separator or `#` is interference too).
+    let returned = if every_case_returned {
+        trace
+            .results
+            .iter()
+            .map(|r| py_strip(&r.text).to_string())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let how = if let Some(left) = &trace.left {
+        format!(
+            "the program left{} ({}) before the harness printed",
+            left.line
+                .map(|l| format!(" at line {l}"))
+                .unwrap_or_default(),
+            left.how
+        )
+    } else if !every_case_returned {
+        "a case raised, so the official harness never printed".to_string()
+    } else if out.taken {
+        "the program had taken over stdout when the harness printed".to_string()
+    } else if !out.after.is_empty() {
+        "the program printed after the harness (atexit)".to_string()
+    } else {
+        "the harness printed".to_string()
+    };
+    Some((split_actual(&stdout), returned, how))
+}
+
+fn forged(trace: &Trace) -> (Settled, Option<String>) {
+    let Some((scored, returned, how)) = scored_and_returned(trace) else {
+        return (Settled::Untraced, None);
+    };
+    if !scored.is_empty() && scored != returned {
+        let shown: Vec<String> = scored.iter().take(3).map(|p| short(p, 40)).collect();
+        return (
+            Settled::Confirmed,
+            Some(format!(
+                "{how}: the scorers read {} piece(s) ({}{}) the entry did not return",
+                scored.len(),
+                shown.join(" # "),
+                if scored.len() > 3 { " # …" } else { "" }
+            )),
+        );
+    }
+    (
+        Settled::Refuted(if scored.is_empty() {
+            format!("{how}: the scorers read nothing")
+        } else {
+            "the scorers read what the entry returned: the harness's results came last".to_string()
+        }),
+        None,
+    )
+}
+
+/// Each case's outcome: the returned text, or the exception that ended its call.
+fn outcomes(trace: &Trace) -> Vec<String> {
+    (0..trace.cases)
+        .map(|i| {
+            if let Some(r) = trace.results.iter().find(|r| r.case == Some(i)) {
+                format!("returns {}", short(&r.text, 60))
+            } else if let Some(c) = trace.crashes.iter().find(|c| c.case == Some(i)) {
+                format!("raises {}", c.exception)
+            } else {
+                "does not run".to_string()
+            }
+        })
+        .collect()
+}
+
+fn hollow(
+    f: &Finding,
+    trace: &Trace,
+    counterfactual: Option<&Trace>,
+    keep: &[String],
+) -> (Settled, Option<String>) {
+    let Some(cf) = counterfactual.filter(|cf| cf.complete && cf.out.is_some()) else {
+        return (Settled::Untraced, None);
+    };
+    if trace.results.iter().chain(&cf.results).any(|r| r.cut) {
+        return (Settled::Untraced, None);
+    }
+    if trace.cases == 0 {
+        return (Settled::NotReached, None);
+    }
+    let (normal, poisoned) = (outcomes(trace), outcomes(cf));
+    if let Some(i) = (0..normal.len()).find(|&i| poisoned.get(i) != Some(&normal[i])) {
+        return (
+            Settled::Refuted(format!(
+                "case {}: {} normally, {} when zwc's computing functions return a value that raises on use: the answer depends on what zwc computed",
+                i + 1,
+                normal[i],
+                poisoned.get(i).map_or("nothing", String::as_str)
+            )),
+            None,
+        );
+    }
+    // Only constructors: what they wrapped decides.
+    // The finding names the call as the graph labels it (`zwc.yitaf ‹array›`).
+    let called = f.name.split_whitespace().next().unwrap_or_default();
+    let wrapper = called.strip_prefix("zwc.").unwrap_or(called);
+    if keep.iter().any(|k| k == wrapper) {
+        let w = cf.wraps.unwrap_or_default();
+        if w.calls > w.plain {
+            return (
+                Settled::Refuted(format!(
+                    "{} of {} constructor calls wrapped an array value zwc computed",
+                    w.calls - w.plain,
+                    w.calls
+                )),
+                None,
+            );
+        }
+        return (
+            Settled::Confirmed,
+            Some(format!(
+                "every case returns the same with zwc's computing functions made to raise on use, and the {} constructor call(s) wrapped plain-Python values only",
+                w.calls
+            )),
+        );
+    }
+    (
+        Settled::Confirmed,
+        Some(format!(
+            "all {} case(s) return the same when zwc's computing functions return a value that raises on any use: the answer never uses what zwc computed",
+            trace.cases
+        )),
+    )
+}
+
+/// Whether the judge's `eval` computes a printed text rather than reads it as a value.
+pub fn evaluated_as_expression(text: &str) -> bool {
+    let Some(cleaned) = clean_printed(text) else {
+        return false;
+    };
+    // The cleaning writes `inf`/`nan` as calls; as values they are literals.
+    let literal = cleaned
+        .text
+        .replace("float(\"inf\")", "1e999")
+        .replace("float(\"nan\")", "0.0");
+    evaluate(&literal, EvalMode::Literal).is_err()
+        && (evaluate(&cleaned.text, EvalMode::Eval).is_ok() || runs_code(&cleaned.text))
+}
+
+fn grader_eval(trace: &Trace) -> (Settled, Option<String>) {
+    if trace.results.is_empty() {
+        return (Settled::NotReached, None);
+    }
+    let strings: Vec<_> = trace
+        .results
+        .iter()
+        .filter(|r| r.type_name == "str" && !r.cut)
+        .collect();
+    match strings.iter().find(|r| evaluated_as_expression(&r.text)) {
+        Some(r) => (
+            Settled::Confirmed,
+            Some(format!(
+                "case {} returned the text `{}`, which the judge's `eval` computes",
+                r.case.map_or(0, |c| c + 1),
+                short(&r.text, 60)
+            )),
+        ),
+        None => (
+            Settled::Refuted(if strings.is_empty() {
+                "no case returned text".to_string()
+            } else {
+                "every returned text reads as a value".to_string()
+            }),
+            None,
+        ),
+    }
+}
+
+/// `text` cut to `n` characters, on one line.
+fn short(text: &str, n: usize) -> String {
+    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if one.chars().count() <= n {
+        one
+    } else {
+        one.chars().take(n).chain(['…']).collect()
+    }
+}
