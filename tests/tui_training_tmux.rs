@@ -71,7 +71,7 @@ fn training_screen_drills_into_a_function_step_cell() {
     // Rows by NumPy name: cumsum, linalg.det, mean, median, std; columns steps 1, 2, 3.
     send(&name, &["Down", "Down", "Down", "Right", "Right"]);
     let cell = wait_for(&name, "the median cell at step 3", |s| {
-        s.contains("np.median (zwc.tesavi) at step 3: 4 samples, 0 right, 3 with reward 1")
+        s.contains("np.median (zwc.tesavi) at step 3: 4 samples, 0 right (0.0%), 3 with reward 1")
     });
     assert!(cell.contains("forgotten"), "{cell}");
 

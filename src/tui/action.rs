@@ -121,6 +121,8 @@ pub enum Action {
     NextRuns,
     /// The next order of the map rows (the Stats screen).
     SortRows,
+    /// The zero-advantage groups of the Training heat map's highlighted steps.
+    ZeroGroups,
     /// The cell to the left (the Compare matrix, the Training heat map).
     CellLeft,
     /// The cell to the right.
@@ -213,7 +215,7 @@ impl Action {
     ];
 
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 75] = [
+    pub const BINDABLE: [Action; 76] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -280,6 +282,7 @@ impl Action {
         Action::NextRun,
         Action::NextRuns,
         Action::SortRows,
+        Action::ZeroGroups,
         Action::CellLeft,
         Action::CellRight,
         Action::NextStage,
@@ -304,13 +307,15 @@ impl Action {
             | Action::Bottom
             | Action::Quit => &[Main, Stats, Compare, Training],
             Action::ScrollDown | Action::ScrollUp => &[Main, Compare, Present],
-            Action::Search | Action::NextMatch => &[Main, Stats],
+            Action::Search | Action::NextMatch => &[Main, Stats, Training],
             // From one report screen to the other (on the map, S asks for fresh figures).
             Action::StatsScreen => &[Main, Stats, Compare],
             Action::CompareScreen => &[Main, Stats],
             Action::CloseScreen => &[Stats, Compare, Training, Present],
             Action::Choose => &[Stats, Compare, Training],
-            Action::PrevRun | Action::SortRows => &[Stats],
+            Action::PrevRun => &[Stats],
+            Action::SortRows => &[Stats, Training],
+            Action::ZeroGroups => &[Training],
             Action::NextRun => &[Stats, Training],
             Action::NextRuns => &[Compare],
             Action::CellLeft | Action::CellRight => &[Compare, Training],
@@ -398,7 +403,8 @@ impl Action {
             Action::PrevRun => "Stats: previous run",
             Action::NextRun => "Stats, Training: next run",
             Action::NextRuns => "Compare: next pair of runs",
-            Action::SortRows => "Stats: sort the map (cycle)",
+            Action::SortRows => "Stats, Training: sort the map (cycle)",
+            Action::ZeroGroups => "Training: the column's zero-advantage groups",
             Action::CellLeft => "Compare, Training: cell to the left",
             Action::CellRight => "Compare, Training: cell to the right",
             Action::NextStage => "presenter: reveal the next stage",
@@ -670,6 +676,8 @@ pub const SCREEN_KEYS: &[(Scope, &str, Action)] = &[
     (Scope::Training, "left", Action::CellLeft),
     (Scope::Training, "right", Action::CellRight),
     (Scope::Training, "u", Action::NextRun),
+    (Scope::Training, "s", Action::SortRows),
+    (Scope::Training, "z", Action::ZeroGroups),
     (Scope::Training, "enter", Action::Choose),
     (Scope::Training, "q", Action::CloseScreen),
     (Scope::Training, "esc", Action::CloseScreen),

@@ -189,7 +189,7 @@ impl App {
             reruns: Reruns::default(),
             stats: super::stats::StatsView::default(),
             training: super::training::TrainingView {
-                columns: super::training::columns_for(80),
+                cells_width: super::training::cells_width_for(80),
                 range: super::textbox::TextBox::new(super::textbox::Accepts::Range),
                 ..Default::default()
             },
@@ -453,6 +453,7 @@ impl App {
             || self.labelling.note.is_open()
             || self.bookmarks.caption.is_open()
             || self.stats.search.is_open()
+            || self.training.search.is_open()
     }
 
     /// Whose keys are read: a screen's (Training, Stats, Compare) when one is open, else the

@@ -13,7 +13,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
 /// The text boxes' keys, for the help (they are the same in every box and not rebound).
-pub const KEYS_HELP: &str = "In a text box (/ : # w B, / on the Stats map): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored";
+pub const KEYS_HELP: &str = "In a text box (/ : # w B, / on the Stats map and the Training screen): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored";
 
 /// The action a key makes while a text box is open: an edit, Esc cancels, Ctrl-C quits;
 /// `None` (ignored) for every other key.

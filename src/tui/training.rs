@@ -1,13 +1,15 @@
 //! The explorer's training-run views (issue 19): the Training screen (`T`: reward and
 //! accuracy per step, the zwc function × step heat map; `enter` on a cell lists its
-//! rollouts), the step-range filter (`#`, typed `10-20`) and the group view (`=`: the
-//! samples of the selected sample's prompt at its step, with their scores and verdicts).
-//! The figures come from the training job (`jobs::training`); `training_screen` draws them.
+//! rollouts, `/` finds a function by name, `s` sorts the map, `z` lists the selected
+//! steps' zero-advantage groups and `enter` there lists a group's samples), the step-range
+//! filter (`#`, typed `10-20`) and the group view (`=`: the samples of the selected
+//! sample's prompt at its step, with their scores and verdicts). The figures come from the
+//! training job (`jobs::training`); `training_screen` draws them.
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::grade::runs::{HeatMap, heat_map};
+use crate::grade::runs::{HeatMap, HeatSort, ZeroGroup, bin_label, heat_map};
 
 use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
@@ -18,6 +20,9 @@ use super::textbox::{TextBox, Typed};
 
 /// Heat-map columns at most (steps are binned beyond).
 pub const MAX_COLUMNS: usize = 40;
+
+/// Columns left of the heat map's cells: a space or `▸`, then the function's names.
+pub const NAME_COLUMNS: usize = 33;
 
 /// The Training screen's state and the step-range prompt.
 #[derive(Debug, Clone, Default)]
@@ -30,8 +35,19 @@ pub struct TrainingView {
     pub run: usize,
     /// Highlighted heat-map cell (function row, step column).
     pub cell: (usize, usize),
-    /// Heat-map columns that fit the terminal (from its width, kept up to date on resize).
-    pub columns: usize,
+    /// Width the heat map's cells have on the terminal (from its width, kept up to date on
+    /// resize): the columns and their step ranges follow from it.
+    pub cells_width: usize,
+    /// The order of the heat map's rows (`s` cycles).
+    pub sort: HeatSort,
+    /// The function search box (`/`): jumps to the first function whose NumPy or zwc name
+    /// matches, as the list's search matches (smart case, `~` fuzzy).
+    pub search: TextBox,
+    /// The search in force (`m`: the next function matching it).
+    pub pattern: String,
+    /// The zero-advantage groups of the highlighted column's steps are listed (`z`), with
+    /// this one highlighted.
+    pub groups: Option<usize>,
     /// The step-range box (`#`).
     pub range: TextBox,
     /// Scores changed since the figures were asked for (`App::settle` asks again).
@@ -41,7 +57,7 @@ pub struct TrainingView {
 /// The Training screen's keys, for its title, from the keymap in force (`wide`: with
 /// words; else just the keys).
 pub fn footer_keys(keys: &Keymap, wide: bool) -> String {
-    let items: [(&[Action], &str); 4] = [
+    let items: [(&[Action], &str); 7] = [
         (
             &[
                 Action::Up,
@@ -53,9 +69,42 @@ pub fn footer_keys(keys: &Keymap, wide: bool) -> String {
         ),
         (&[Action::Choose], if wide { "its rollouts" } else { "" }),
         (&[Action::NextRun], if wide { "next run" } else { "run" }),
+        (&[Action::SortRows], "sort"),
+        (
+            &[Action::Search],
+            if wide { "find a function" } else { "find" },
+        ),
+        (
+            &[Action::ZeroGroups],
+            if wide {
+                "zero-advantage groups"
+            } else {
+                "groups"
+            },
+        ),
         (&[Action::CloseScreen], if wide { "close" } else { "" }),
     ];
     keys.hint(Scope::Training, &items)
+}
+
+/// The keys of the zero-advantage group list, for the screen's title.
+pub fn group_keys(keys: &Keymap) -> String {
+    let items: [(&[Action], &str); 3] = [
+        (&[Action::Up, Action::Down], "group"),
+        (&[Action::Choose], "its samples"),
+        (&[Action::CloseScreen], "back to the map"),
+    ];
+    keys.hint(Scope::Training, &items)
+}
+
+/// Width of one heat-map column over `bins`: its widest label and a space, at least 4
+/// (`100` and a space).
+pub fn cell_width(bins: &[(u32, u32)]) -> usize {
+    bins.iter()
+        .map(|b| bin_label(*b).chars().count() + 1)
+        .max()
+        .unwrap_or(0)
+        .max(4)
 }
 
 /// A typed step range: `7`, `10-20`, `10-` (from 10), `-20` (up to 20).
@@ -79,21 +128,43 @@ pub fn parse_range(text: &str) -> Option<(u32, u32)> {
     }
 }
 
-/// Heat-map columns that fit a terminal `width` wide (function names take 32, a cell 4).
-pub fn columns_for(width: u16) -> usize {
-    ((width as usize).saturating_sub(34) / 4).clamp(1, MAX_COLUMNS)
+/// The width the heat map's cells get on a terminal `width` wide (the frame takes 2, the
+/// names [`NAME_COLUMNS`]).
+pub fn cells_width_for(width: u16) -> usize {
+    (width as usize).saturating_sub(2 + NAME_COLUMNS).max(4)
 }
 
 impl TrainingView {
-    /// The heat map of the shown run, `columns` wide at most.
+    /// The heat map of the shown run in the order in force, its columns fitting
+    /// `cells_width` with whole labels.
     pub fn map(&self) -> Option<HeatMap> {
         let r = self.result.as_ref()?;
         let run = *r.training_runs.get(self.run)?;
+        let width = self.cells_width;
         Some(heat_map(
             &r.report.figures,
             run,
-            self.columns.clamp(1, MAX_COLUMNS),
+            |bins| bins.len() <= MAX_COLUMNS && bins.len() * cell_width(bins) <= width,
+            self.sort,
         ))
+    }
+
+    /// The zero-advantage groups of the highlighted column's steps, step by step.
+    pub fn zero_groups(&self) -> Vec<(u32, ZeroGroup)> {
+        let (Some(r), Some(map)) = (self.result.as_ref(), self.map()) else {
+            return Vec::new();
+        };
+        let Some(&(lo, hi)) = map.bins.get(self.cell.1) else {
+            return Vec::new();
+        };
+        let name = r.set.runs.get(map.run as usize).map_or("", String::as_str);
+        r.report
+            .figures
+            .steps
+            .iter()
+            .filter(|s| s.run == name && s.step >= lo && s.step <= hi)
+            .flat_map(|s| s.zero_variance_detail.iter().map(|g| (s.step, g.clone())))
+            .collect()
     }
 
     /// Asks for fresh figures (rows were graded since the last ones).
@@ -171,7 +242,151 @@ impl TrainingView {
         })
     }
 
-    fn handle_screen(&mut self, action: &Action, fx: &mut Effects) -> Handled {
+    /// Moves the highlighted row to the first function (`onward`: the next after it,
+    /// wrapping) whose NumPy or zwc name the search in force matches.
+    fn find(&mut self, onward: bool, fx: &mut Effects) {
+        let Some(query) = super::search::Query::parse(&self.pattern) else {
+            fx.say("no search on the map (/ finds a function)");
+            return;
+        };
+        let Some(map) = self.map() else { return };
+        let hits: Vec<usize> = map
+            .rows
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, zwc, numpy))| query.is_match(numpy) || query.is_match(zwc))
+            .map(|(i, _)| i)
+            .collect();
+        let start = if onward { self.cell.0 + 1 } else { 0 };
+        match hits
+            .iter()
+            .copied()
+            .find(|i| *i >= start)
+            .or(hits.first().copied())
+        {
+            Some(i) => {
+                self.cell.0 = i;
+                let k = hits.iter().position(|h| *h == i).map_or(0, |k| k + 1);
+                fx.say(format!(
+                    "`{}`: {k} of {} functions",
+                    self.pattern,
+                    hits.len()
+                ));
+            }
+            None => fx.say(format!(
+                "no function of this run matches `{}`",
+                self.pattern
+            )),
+        }
+    }
+
+    /// The search box's keys: each edit jumps to the first function matching the text.
+    fn handle_search(&mut self, action: &Action, fx: &mut Effects) -> Handled {
+        match self.search.update(action) {
+            Typed::Edited => {
+                self.pattern = self.search.text().to_string();
+                if !self.pattern.is_empty() {
+                    self.find(false, fx);
+                }
+            }
+            Typed::Submitted(text) => {
+                self.pattern = text;
+                if !self.pattern.is_empty() {
+                    self.find(false, fx);
+                }
+            }
+            Typed::Cancelled => self.pattern.clear(),
+            // Keys other than typing are ignored while the box is open.
+            Typed::Other => return Handled::Unchanged,
+        }
+        Handled::Redraw
+    }
+
+    /// The next order of the map; the highlighted function stays highlighted.
+    fn next_sort(&mut self, map: &HeatMap, fx: &mut Effects) {
+        let function = map.rows.get(self.cell.0).map(|r| r.0);
+        self.sort = self.sort.next();
+        if let (Some(f), Some(sorted)) = (function, self.map()) {
+            self.cell.0 = sorted.rows.iter().position(|r| r.0 == f).unwrap_or(0);
+        }
+        fx.say(format!("functions {}", self.sort.label()));
+    }
+
+    /// Keys of the zero-advantage group list (`z` opened it).
+    fn handle_groups(
+        &mut self,
+        at: usize,
+        action: &Action,
+        corpus: &Corpus,
+        fx: &mut Effects,
+    ) -> Handled {
+        let groups = self.zero_groups();
+        let last = groups.len().saturating_sub(1);
+        let at = match action {
+            Action::CloseScreen | Action::Cancel | Action::ZeroGroups => {
+                self.groups = None;
+                return Handled::Redraw;
+            }
+            Action::Quit | Action::Resize { .. } => return Handled::Passed,
+            Action::Up => at.saturating_sub(1),
+            Action::Down => (at + 1).min(last),
+            Action::PageUp => at.saturating_sub(10),
+            Action::PageDown => (at + 10).min(last),
+            Action::Top => 0,
+            Action::Bottom => last,
+            Action::Choose => {
+                if let Some((step, g)) = groups.get(at) {
+                    self.open_group(*step, g, corpus, fx);
+                }
+                return Handled::Redraw;
+            }
+            _ => return Handled::Unchanged,
+        };
+        self.groups = Some(at);
+        Handled::Redraw
+    }
+
+    /// Filters the list to a zero-advantage group's samples and closes the screen.
+    fn open_group(&mut self, step: u32, g: &ZeroGroup, corpus: &Corpus, fx: &mut Effects) {
+        let Some(run) = self.map().map(|m| m.run as usize) else {
+            return;
+        };
+        let rows: BTreeSet<usize> = corpus
+            .entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| {
+                e.run == run
+                    && e.rollout
+                        .sample
+                        .as_deref()
+                        .is_some_and(|m| m.step == step && m.prompt == g.prompt)
+            })
+            .map(|(i, _)| i)
+            .collect();
+        let first = rows.iter().next().copied();
+        fx.filter_rows = Some(RowFilter {
+            label: format!(
+                "group of {} at step {step} (prompt {}): {}, zero advantage",
+                rows.len(),
+                g.prompt,
+                g.outcome()
+            ),
+            rows: Arc::new(rows),
+        });
+        fx.jump_to = first;
+        fx.say("the group's samples: c clears");
+        self.groups = None;
+        self.open = false;
+    }
+
+    fn handle_screen(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
+        if self.search.is_open() {
+            return self.handle_search(action, fx);
+        }
+        if let Some(at) = self.groups {
+            return self.handle_groups(at, action, corpus, fx);
+        }
         let Some(map) = self.map() else {
             return match action {
                 Action::CloseScreen | Action::Cancel => {
@@ -199,6 +414,26 @@ impl TrainingView {
                 let n = self.result.as_ref().map_or(0, |r| r.training_runs.len());
                 self.run = if n == 0 { 0 } else { (self.run + 1) % n };
                 self.clamp_cell();
+            }
+            Action::SortRows => self.next_sort(&map, fx),
+            Action::Search => {
+                let last = self.pattern.clone();
+                self.search.open(0, &last, true);
+            }
+            Action::NextMatch => self.find(true, fx),
+            Action::ZeroGroups => {
+                let groups = self.zero_groups();
+                let (lo, hi) = map.bins.get(self.cell.1).copied().unwrap_or_default();
+                if groups.is_empty() {
+                    let steps = if lo == hi {
+                        format!("step {lo}")
+                    } else {
+                        format!("steps {lo}–{hi}")
+                    };
+                    fx.say(format!("no zero-advantage group at {steps}"));
+                } else {
+                    self.groups = Some(0);
+                }
             }
             Action::Choose => {
                 if let Some(filter) = self.cell_filter() {
@@ -333,7 +568,7 @@ impl TrainingView {
 impl Part for TrainingView {
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         if let Action::Resize { width, .. } = action {
-            self.columns = columns_for(*width);
+            self.cells_width = cells_width_for(*width);
             self.clamp_cell();
         }
         if self.range.is_open() {
@@ -354,7 +589,7 @@ impl Part for TrainingView {
                 Handled::Redraw
             }
             Action::GroupView if !self.open => self.group(cx, fx),
-            _ if self.open => self.handle_screen(action, fx),
+            _ if self.open => self.handle_screen(action, cx.corpus, fx),
             _ => Handled::Passed,
         }
     }

@@ -2,7 +2,10 @@
 //! training reward, the recomputed official reward and the accuracy as sparklines with
 //! their last values; the run's totals (zero-advantage groups, stored ≠ official, reward
 //! vs verdict, unjoined); the heat map of zwc functions × steps, heat-coloured by
-//! accuracy; and what the highlighted cell and its function's course say.
+//! accuracy, in the order in force, whose columns are step ranges of one span with whole
+//! labels; and what the highlighted cell and its function's course say (their two lines
+//! are always drawn). `z` swaps the map for the column's zero-advantage groups. A figure
+//! with nothing graded behind it reads `–`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -10,7 +13,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use crate::grade::runs::{HeatMap, StepRow, pct, step_bins};
+use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
 
 use super::app::App;
 use super::layout::fit;
@@ -21,7 +24,10 @@ use super::training::TrainingResult;
 type StepFigure = fn(&StepRow) -> Option<f64>;
 
 /// Width of the name column of the heat map (NumPy name and zwc name).
-const NAME_WIDTH: usize = 32;
+const NAME_WIDTH: usize = super::training::NAME_COLUMNS - 1;
+
+/// What a figure with nothing graded behind it reads.
+const NOTHING: &str = "–";
 
 const TICKS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
 
@@ -54,6 +60,21 @@ fn binned(
         .collect()
 }
 
+/// The function search box (`/`) for the status bar, while it is open.
+pub fn search_box(app: &App) -> Vec<Span<'static>> {
+    let search = &app.training.search;
+    if !search.is_open() {
+        return Vec::new();
+    }
+    let mut spans = vec![Span::styled(" / ", app.theme.status_key), Span::raw(" ")];
+    spans.extend(search.spans(Style::default()));
+    spans.push(Span::styled(
+        " a function's NumPy or zwc name (~ fuzzy) ",
+        app.theme.dim,
+    ));
+    spans
+}
+
 /// Draws the screen over the list and panes when it is open (the status bar stays).
 pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let view = &app.training;
@@ -63,10 +84,12 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
-    let title = format!(
-        " Training · {} ",
+    let keys = if view.groups.is_some() {
+        super::training::group_keys(&app.keymap)
+    } else {
         super::training::footer_keys(&app.keymap, main.width >= 100)
-    );
+    };
+    let title = format!(" Training · {keys} ");
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
@@ -119,15 +142,14 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
     lines.push(Line::styled(fit(&head, w), theme.title));
 
     // Curves: one character per step (or step range).
-    let spark_w = w.saturating_sub(32).clamp(4, 120);
+    // The label (19 columns) and the value after the curve (` 100.0% at the last step`)
+    // stay whole.
+    let spark_w = w.saturating_sub(19 + 24).clamp(4, 120);
     let all_steps: Vec<u32> = steps.iter().map(|s| s.step).collect();
     let bins = step_bins(&all_steps, spark_w);
+    // The last step's own figure: an earlier step's would be read as the last one's.
     let last = |f: fn(&StepRow) -> Option<f64>| {
-        steps
-            .iter()
-            .rev()
-            .find_map(|s| f(s))
-            .map_or("-".into(), pct)
+        steps.last().and_then(|s| f(s)).map_or(NOTHING.into(), pct)
     };
     let mut curves: Vec<(&str, StepFigure, Style)> = vec![
         ("reward (stored)  ", |s| s.reward_mean, theme.hint),
@@ -172,10 +194,18 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         ));
     }
     let sum = |f: fn(&StepRow) -> usize| steps.iter().map(|s| f(s)).sum::<usize>();
+    // n/a when no group has two samples (a validation run): none can have zero advantage.
+    let zero = if steps.iter().any(|s| s.zero_variance_groups.is_some()) {
+        format!(
+            "{}/{}",
+            sum(|s| s.zero_variance_groups.unwrap_or(0)),
+            sum(|s| s.groups)
+        )
+    } else {
+        "n/a".into()
+    };
     let mut totals = format!(
-        " zero-advantage groups {}/{} · stored ≠ official {} · reward 1 not right {} · reward 0 right {} · unjoined {}",
-        sum(|s| s.zero_variance_groups),
-        sum(|s| s.groups),
+        " zero-advantage groups {zero} · stored ≠ official {} · reward 1 not right {} · reward 0 right {} · unjoined {}",
         sum(|s| s.stored_differs_from_official),
         sum(|s| s.reward_1_not_right),
         sum(|s| s.reward_0_right),
@@ -186,27 +216,117 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         totals.push_str(&format!(" · right by loophole {through_loopholes}"));
     }
     lines.push(Line::styled(fit(&totals, w), theme.dim));
-    lines.push(Line::raw(""));
 
     let Some(map) = view.map() else {
         return lines;
     };
-    lines.extend(map_lines(app, r, &map, area));
+    let height = (area.height as usize).saturating_sub(lines.len() + 1);
+    let body = match view.groups {
+        Some(at) => group_lines(app, at, w, height),
+        None => map_lines(app, r, &map, w, height),
+    };
+    let about = match view.groups {
+        Some(_) => {
+            let (lo, hi) = map.bins.get(view.cell.1).copied().unwrap_or_default();
+            format!(
+                " {} zero-advantage groups at {} (each prompt's samples stored one score)",
+                view.zero_groups().len(),
+                steps_text(lo, hi)
+            )
+        }
+        None if map.rows.is_empty() => String::new(),
+        None => {
+            // Which rows are in sight, as the map scrolls.
+            let (first, room) = map_window(view.cell.0, map_room(height));
+            format!(
+                " {} functions {} · rows {}–{}",
+                map.rows.len(),
+                map.sort.label(),
+                first + 1,
+                (first + room).min(map.rows.len())
+            )
+        }
+    };
+    lines.push(Line::styled(fit(&about, w), theme.dim));
+    lines.extend(body);
     lines
 }
 
-fn bin_label(bin: (u32, u32)) -> String {
-    if bin.0 == bin.1 {
-        bin.0.to_string()
+/// `step 7` or `steps 1–3`.
+fn steps_text(lo: u32, hi: u32) -> String {
+    if lo == hi {
+        format!("step {lo}")
     } else {
-        format!("{}-", bin.0)
+        format!("steps {lo}–{hi}")
     }
 }
 
-fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Line<'static>> {
+/// Rows of the map that fit `height` lines: the header and four lines are kept (how many
+/// more, a blank, the cell's line and the course line).
+fn map_room(height: usize) -> usize {
+    height.saturating_sub(5).max(1)
+}
+
+/// The first row in sight and how many: the highlighted row stays in sight.
+fn map_window(cursor: usize, room: usize) -> (usize, usize) {
+    (cursor.saturating_sub(room.saturating_sub(1)), room)
+}
+
+/// The zero-advantage groups of the highlighted column's steps, `height` lines at most.
+fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let groups = app.training.zero_groups();
+    let mut lines = Vec::new();
+    // The line saying how many more, and the selected group's task.
+    let room = height.saturating_sub(2).max(1);
+    let first = at.saturating_sub(room.saturating_sub(1));
+    for (i, (step, g)) in groups.iter().enumerate().skip(first).take(room) {
+        let selected = i == at;
+        let text = format!(
+            "{}step {step} · prompt {} · {} samples · {} · {}/{} right · {}",
+            if selected { "▸" } else { " " },
+            g.prompt,
+            g.samples,
+            g.outcome(),
+            g.right,
+            g.graded,
+            g.task
+        );
+        let style = if selected { theme.selected } else { theme.base };
+        lines.push(Line::styled(fit(&text, w), style));
+    }
+    if first + room < groups.len() {
+        lines.push(Line::styled(
+            format!(" … {} more groups (↓)", groups.len() - first - room),
+            theme.dim,
+        ));
+    }
+    if let Some((step, g)) = groups.get(at) {
+        lines.push(Line::styled(
+            fit(
+                &format!(
+                    " step {step}, prompt {}: {} · enter lists its {} samples",
+                    g.prompt, g.task, g.samples
+                ),
+                w,
+            ),
+            theme.title,
+        ));
+    }
+    lines
+}
+
+/// The heat map and, always, the highlighted cell's line and its function's course line,
+/// in `height` lines.
+fn map_lines(
+    app: &App,
+    r: &TrainingResult,
+    map: &HeatMap,
+    w: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
     let theme = &app.theme;
     let view = &app.training;
-    let w = area.width as usize;
     let mut lines = Vec::new();
     if map.rows.is_empty() {
         lines.push(Line::styled(
@@ -220,23 +340,17 @@ fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Li
         format!(" {}", fit("zwc function \\ step", NAME_WIDTH)),
         theme.column_header,
     )];
+    let cell_w = super::training::cell_width(&map.bins);
     for (b, bin) in map.bins.iter().enumerate() {
         let style = if b == view.cell.1 {
             theme.column_header.add_modifier(Modifier::REVERSED)
         } else {
             theme.column_header
         };
-        header.push(Span::styled(
-            format!("{:>4}", fit(&bin_label(*bin), 4)),
-            style,
-        ));
+        header.push(Span::styled(format!("{:>cell_w$}", bin_label(*bin)), style));
     }
     lines.push(Line::from(header));
-    // Rows that fit: the highlighted one stays in sight. Three lines stay for the detail.
-    let room = (area.height as usize)
-        .saturating_sub(lines.len() + 9)
-        .max(1);
-    let first = view.cell.0.saturating_sub(room.saturating_sub(1));
+    let (first, room) = map_window(view.cell.0, map_room(height));
     for (i, (_, zwc, numpy)) in map.rows.iter().enumerate().skip(first).take(room) {
         let selected = i == view.cell.0;
         let name = format!("{} {}", numpy.trim_start_matches("np."), zwc);
@@ -251,8 +365,8 @@ fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Li
         )];
         for b in 0..map.bins.len() {
             let text = match map.accuracy(i, b) {
-                Some(a) => format!("{:>4}", format!("{:.0}", 100.0 * a)),
-                None => "   ·".to_string(),
+                Some(a) => format!("{:>cell_w$}", format!("{:.0}", 100.0 * a)),
+                None => format!("{NOTHING:>cell_w$}"),
             };
             let mut style = map.accuracy(i, b).map_or(theme.dim, |a| heat(theme, a));
             if selected && b == view.cell.1 {
@@ -284,20 +398,16 @@ fn map_lines(app: &App, r: &TrainingResult, map: &HeatMap, area: Rect) -> Vec<Li
             })
             .map(|c| c.reward)
             .sum();
-        let steps = if bin.0 == bin.1 {
-            format!("step {}", bin.0)
+        let steps = steps_text(bin.0, bin.1);
+        let cell = if n == 0 {
+            format!(" {numpy} ({zwc}) at {steps}: {NOTHING} (no graded sample)")
         } else {
-            format!("steps {}–{}", bin.0, bin.1)
+            format!(
+                " {numpy} ({zwc}) at {steps}: {n} samples, {right} right ({}), {reward} with reward 1 · enter lists them",
+                pct(right as f64 / n as f64)
+            )
         };
-        lines.push(Line::styled(
-            fit(
-                &format!(
-                    " {numpy} ({zwc}) at {steps}: {n} samples, {right} right, {reward} with reward 1 · enter lists them"
-                ),
-                w,
-            ),
-            theme.title,
-        ));
+        lines.push(Line::styled(fit(&cell, w), theme.title));
         if let Some(c) = r
             .report
             .figures

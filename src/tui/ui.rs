@@ -585,6 +585,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             left.push(Span::styled(format!("{key} next match "), theme.dim));
         }
     }
+    left.extend(super::training_screen::search_box(app));
     if app.training.range.is_open() {
         left.push(Span::styled(" # ", theme.status_key));
         left.push(Span::raw(" "));

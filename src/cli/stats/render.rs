@@ -484,6 +484,9 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
             By::Category => vec![label_table(&report.labels)],
             By::Step => report.training.as_ref().map_or_else(Vec::new, |t| {
                 let mut v = vec![training::step_table(&t.figures.steps, csv)];
+                if t.figures.steps.iter().any(|s| !s.zero_variance_detail.is_empty()) {
+                    v.push(training::zero_group_table(&t.figures.steps, top));
+                }
                 if !t.unjoined.is_empty() {
                     v.push(training::unjoined_table(&t.unjoined, top));
                 }

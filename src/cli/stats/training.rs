@@ -5,7 +5,8 @@
 
 use crate::analysis::FindingKind;
 use crate::grade::runs::{
-    Course, FunctionStep, StepRow, TrainingFigures, UngradedSample, heat_map, pct, short_query,
+    Course, FunctionStep, HeatSort, StepRow, TrainingFigures, UngradedSample, bin_label, heat_map,
+    pct, short_query,
 };
 
 use super::render::Table;
@@ -73,7 +74,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.reward_1_not_right.to_string(),
             r.reward_0_right.to_string(),
             r.stored_differs_from_official.to_string(),
-            format!("{}/{}", r.zero_variance_groups, r.groups),
+            zero_of_groups(r),
             r.unjoined.to_string(),
             r.loopholes.right.to_string(),
             r.loopholes.reward_1.to_string(),
@@ -84,6 +85,50 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
                 .map(|k| pct(r.finding_rates.get(k.as_str()).copied().unwrap_or(0.0))),
         );
         t.rows.push(row);
+    }
+    t
+}
+
+/// Zero-advantage groups of all groups (`3/16`), `n/a` when no group has two samples (a
+/// validation run samples each prompt once: no group can have zero advantage).
+pub fn zero_of_groups(r: &StepRow) -> String {
+    match r.zero_variance_groups {
+        Some(z) => format!("{z}/{}", r.groups),
+        None => "n/a".into(),
+    }
+}
+
+/// The zero-advantage groups of every step, one row each: which prompt, how many samples,
+/// the score they all stored and how many the verdict calls right.
+pub fn zero_group_table(rows: &[StepRow], top: usize) -> Table {
+    let mut t = Table::new(
+        "Zero-advantage groups (every sample of a prompt at a step stored the same score: they teach nothing)",
+        &[
+            ("run", false),
+            ("step", true),
+            ("prompt", true),
+            ("samples", true),
+            ("score", true),
+            ("right", true),
+            ("task", false),
+        ],
+    );
+    let all: Vec<(&StepRow, &crate::grade::runs::ZeroGroup)> = rows
+        .iter()
+        .flat_map(|r| r.zero_variance_detail.iter().map(move |g| (r, g)))
+        .collect();
+    let (shown, more) = super::render::take_top(&all, top);
+    t.more = more;
+    for (r, g) in shown {
+        t.rows.push(vec![
+            r.run.clone(),
+            r.step.to_string(),
+            g.prompt.to_string(),
+            g.samples.to_string(),
+            g.score.to_string(),
+            format!("{}/{}", g.right, g.graded),
+            short_query(&g.task, 60),
+        ]);
     }
     t
 }
@@ -126,19 +171,9 @@ pub fn heat_tables(fig: &TrainingFigures) -> Vec<Table> {
     runs.dedup();
     runs.into_iter()
         .map(|run| {
-            let map = heat_map(fig, run, HEAT_COLUMNS);
+            let map = heat_map(fig, run, |b| b.len() <= HEAT_COLUMNS, HeatSort::Name);
             let name = fig.run_names.get(run as usize).cloned().unwrap_or_default();
-            let cols: Vec<String> = map
-                .bins
-                .iter()
-                .map(|(lo, hi)| {
-                    if lo == hi {
-                        lo.to_string()
-                    } else {
-                        format!("{lo}-{hi}")
-                    }
-                })
-                .collect();
+            let cols: Vec<String> = map.bins.iter().map(|b| bin_label(*b)).collect();
             let mut headers: Vec<(String, bool)> =
                 vec![("function".into(), false), ("zwc".into(), false)];
             headers.extend(cols.iter().map(|c| (c.clone(), true)));

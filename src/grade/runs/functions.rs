@@ -121,10 +121,7 @@ pub fn function_map(set: &RunSet, run: Option<u32>, sort: FunctionSort) -> Vec<F
             a.row.numpy_name += usize::from(u.numpy_name);
             a.row.invented_name += usize::from(u.invented_name);
             a.row.verdicts[vi(r.verdict)] += 1;
-            a.row.loophole_right += usize::from(
-                r.verdict == Verdict::Right
-                    && r.kinds & crate::model::finding_kinds::LOOPHOLE_BITS != 0,
-            );
+            a.row.loophole_right += usize::from(super::loopholes::right_by_loophole(r));
             for (name, target) in &r.wrong {
                 if *target == Some(u.function) {
                     *a.names.entry(*name).or_default() += 1;

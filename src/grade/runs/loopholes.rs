@@ -47,6 +47,17 @@ impl LoopholeFigures {
     }
 }
 
+/// Whether a rollout has a sure loophole finding (the `loophole` family's).
+pub fn through_loophole(r: &RolloutFacts) -> bool {
+    r.kinds & LOOPHOLE_BITS != 0
+}
+
+/// Whether a rollout's `right` went through a loophole: the one rule the run, step and
+/// function figures count by.
+pub fn right_by_loophole(r: &RolloutFacts) -> bool {
+    r.verdict == Verdict::Right && through_loophole(r)
+}
+
 /// The loophole figures of `rollouts`.
 pub fn loophole_figures<'a>(
     rollouts: impl IntoIterator<Item = &'a RolloutFacts>,
@@ -58,7 +69,7 @@ pub fn loophole_figures<'a>(
         let right = r.verdict == Verdict::Right;
         right_total += usize::from(right);
         let paid = r.reward == Some(1);
-        if r.kinds & LOOPHOLE_BITS == 0 {
+        if !through_loophole(r) {
             continue;
         }
         for spec in KINDS

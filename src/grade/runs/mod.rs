@@ -18,12 +18,14 @@
 //! - [`labels`]: hand-label prevalence;
 //! - [`loopholes`](mod@loopholes): rollouts paid through a loophole, by kind;
 //! - [`compare`](mod@compare): two runs paired;
-//! - [`steps`]: training runs step by step (per-step figures, the heat map, learning);
+//! - [`steps`]: training runs step by step (per-step figures, heat-map cells, learning);
+//! - [`heatmap`]: the heat map of a training run (rows sorted, columns of one span);
 //! - [`statistics`]: pass@k, bootstrap, Wilson, McNemar, sign-flip;
 //! - [`text`]: percentages, p-values and short queries, as both front ends print them.
 
 pub mod compare;
 pub mod functions;
+pub mod heatmap;
 pub mod labels;
 pub mod loopholes;
 pub mod per_run;
@@ -38,8 +40,9 @@ mod tests;
 
 pub use compare::{Comparison, FunctionDelta, McNemar, TaskDelta, compare};
 pub use functions::{FunctionRow, FunctionSort, NameCount, function_map, sort_functions};
+pub use heatmap::{HeatMap, HeatSort, bin_label, even_bins, heat_map, step_bins};
 pub use labels::{CategoryStats, LabelSample, LabelStats, label_stats};
-pub use loopholes::{LoopholeCount, LoopholeFigures, loophole_figures};
+pub use loopholes::{LoopholeCount, LoopholeFigures, loophole_figures, right_by_loophole};
 pub use per_run::{RewardFigures, RunStats, run_stats, run_summary, task_counts};
 pub use set::{
     FunctionKey, FunctionUse, RolloutFacts, RunSet, SampleFacts, UngradedSample, WrongNameKey,
@@ -50,8 +53,7 @@ pub use statistics::{
     sign_flip_test, wilson_ci95,
 };
 pub use steps::{
-    Course, FunctionStep, HeatMap, Learning, StepRow, TrainingFigures, heat_map, step_bins,
-    training_figures,
+    Course, FunctionStep, Learning, StepRow, TrainingFigures, ZeroGroup, training_figures,
 };
 pub use text::{fmt_p, interval, pass_value, pct, short_query, short_run_names, top_names};
 pub use wrong_names::{WrongNameRow, wrong_names};

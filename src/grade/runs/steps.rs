@@ -1,5 +1,5 @@
-//! Training runs step by step: per (run, step) figures, the internalization heat map
-//! (zwc function × step) and when each task and function was first solved, last failed,
+//! Training runs step by step: per (run, step) figures, the cells of the internalization
+//! heat map (zwc function × step; [`super::heatmap`] lays them out) and when each task and function was first solved, last failed,
 //! learned, forgotten or never solved. Input is the run set's samples: the graded ones
 //! ([`RolloutFacts`] with [`SampleFacts`]) and the ungraded ones ([`UngradedSample`]).
 //!
@@ -12,7 +12,10 @@
 //!   (a reward pipeline that is not the official one).
 //! - `groups`: the samples of one prompt within one step (a GRPO group);
 //!   `zero_variance_groups`: groups of two or more whose stored scores are all equal
-//!   (zero advantage: they teach nothing).
+//!   (zero advantage: they teach nothing), `null` when no group has two samples (a
+//!   validation run samples each prompt once); `zero_variance_detail`: those groups, each
+//!   with its prompt, task, samples, the score they share and how many the verdict calls
+//!   `right`.
 //! - `finding_rates`: per finding kind, the share of samples whose code has at least one.
 //! - A task or function is `solved` at a step when at least half of its graded samples
 //!   there are `right` ([`SOLVED_SHARE`]: one right sample of eight is luck, not learning);
@@ -46,11 +49,37 @@ pub struct StepRow {
     pub reward_0_right: usize,
     pub stored_differs_from_official: usize,
     pub groups: usize,
-    pub zero_variance_groups: usize,
+    /// `None`: no group of two or more samples, so none can have zero advantage (n/a).
+    pub zero_variance_groups: Option<usize>,
+    /// The zero-advantage groups, by prompt number.
+    pub zero_variance_detail: Vec<ZeroGroup>,
     pub finding_rates: BTreeMap<&'static str, f64>,
     /// The graded samples' verdicts `right` and rewards of 1 that went through a loophole:
     /// the step where a loophole takes off.
     pub loopholes: super::loopholes::LoopholeFigures,
+}
+
+/// A GRPO group with zero advantage: every sample of one prompt at one step stored the
+/// same score.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ZeroGroup {
+    /// The prompt's run-wide number (with the step, the group).
+    pub prompt: u32,
+    /// The first line of its task's query (of its problem text when it joined no task).
+    pub task: String,
+    pub samples: usize,
+    /// The stored score every sample has (1: all rewarded, 0: none).
+    pub score: f64,
+    /// Samples with a verdict, and of those, `right`.
+    pub graded: usize,
+    pub right: usize,
+}
+
+impl ZeroGroup {
+    /// In words: `all scored 1` / `all scored 0`.
+    pub fn outcome(&self) -> String {
+        format!("all scored {}", self.score)
+    }
 }
 
 /// One cell of the heat map: a zwc function at one step of one run.
@@ -66,6 +95,8 @@ pub struct FunctionStep {
     pub right: usize,
     /// Of those, official RL reward 1.
     pub reward: usize,
+    /// Of those, `right` through a loophole (the rule of the run and function figures).
+    pub loophole_right: usize,
     #[serde(skip)]
     pub function: u32,
     #[serde(skip)]
@@ -117,6 +148,9 @@ pub struct Course {
     #[serde(skip)]
     pub run_index: u32,
 }
+
+/// A heat-map cell's counts: (rollouts, right, reward 1, right by loophole).
+type CellCounts = (usize, usize, usize, usize);
 
 /// Per (run, step): (graded samples right, all graded) of one key.
 type Tally = BTreeMap<u32, (usize, usize)>;
@@ -181,6 +215,15 @@ impl TrainingFigures {
     }
 }
 
+/// The samples of one prompt at one step.
+#[derive(Default)]
+struct GroupAcc {
+    scores: Vec<Option<f64>>,
+    task: String,
+    graded: usize,
+    right: usize,
+}
+
 #[derive(Default)]
 struct StepAcc {
     samples: usize,
@@ -193,21 +236,36 @@ struct StepAcc {
     reward_1_not_right: usize,
     reward_0_right: usize,
     differs: usize,
-    /// Prompt → stored scores of its samples.
-    groups: HashMap<u32, Vec<Option<f64>>>,
+    /// Prompt → its samples at this step.
+    groups: HashMap<u32, GroupAcc>,
     kinds: [usize; crate::model::finding_kinds::KINDS.len()],
     /// The graded samples (indices into the set's rollouts).
     rows: Vec<usize>,
 }
 
 impl StepAcc {
-    fn sample(&mut self, s: &SampleFacts, kinds: crate::model::finding_kinds::KindSet) {
+    /// Counts a sample (`right`: its verdict, when it has one).
+    fn sample(
+        &mut self,
+        s: &SampleFacts,
+        kinds: crate::model::finding_kinds::KindSet,
+        task: &str,
+        right: Option<bool>,
+    ) {
         self.samples += 1;
         if let Some(x) = s.score {
             self.stored.0 += x;
             self.stored.1 += 1;
         }
-        self.groups.entry(s.prompt).or_default().push(s.score);
+        let g = self.groups.entry(s.prompt).or_default();
+        g.scores.push(s.score);
+        if g.task.is_empty() {
+            g.task = super::text::short_query(task, 80);
+        }
+        if let Some(right) = right {
+            g.graded += 1;
+            g.right += usize::from(right);
+        }
         for (i, k) in FindingKind::ALL.iter().enumerate() {
             if kinds & kind_bit(*k) != 0 {
                 self.kinds[i] += 1;
@@ -243,18 +301,18 @@ fn count(tallies: &mut BTreeMap<(u32, u32), Tally>, key: (u32, u32), step: u32, 
 /// The step-by-step figures of every training run in `set` (empty when none).
 pub fn training_figures(set: &RunSet) -> TrainingFigures {
     let mut acc: BTreeMap<(u32, u32), StepAcc> = BTreeMap::new();
-    let mut cells: BTreeMap<(u32, u32, u32), (usize, usize, usize)> = BTreeMap::new();
+    let mut cells: BTreeMap<(u32, u32, u32), CellCounts> = BTreeMap::new();
     let mut task_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
     let mut function_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
     for (i, r) in set.rollouts.iter().enumerate() {
         let Some(s) = &r.sample else { continue };
+        let right = r.verdict == Verdict::Right;
         let a = acc.entry((r.run, s.step)).or_default();
-        a.sample(s, r.kinds);
+        a.sample(s, r.kinds, &set.tasks[r.task as usize], Some(right));
         a.graded += 1;
         a.rows.push(i);
         a.tasks.insert(r.task);
         a.verdicts[vi(r.verdict)] += 1;
-        let right = r.verdict == Verdict::Right;
         if let Some(w) = r.reward {
             a.official.0 += f64::from(w);
             a.official.1 += 1;
@@ -270,12 +328,13 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
             c.0 += 1;
             c.1 += usize::from(right);
             c.2 += usize::from(r.reward == Some(1));
+            c.3 += usize::from(super::loopholes::right_by_loophole(r));
             count(&mut function_tally, (r.run, u.function), s.step, right);
         }
     }
     for u in &set.ungraded {
         let a = acc.entry((u.run, u.sample.step)).or_default();
-        a.sample(&u.sample, u.kinds);
+        a.sample(&u.sample, u.kinds, &u.problem, None);
         a.unjoined += usize::from(u.unjoined);
     }
     let run_name = |run: u32| set.runs.get(run as usize).cloned().unwrap_or_default();
@@ -283,7 +342,25 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
         .into_iter()
         .map(|((run, step), a)| {
             let groups = a.groups.len();
-            let zero_variance_groups = a.groups.values().filter(|s| zero_variance(s)).count();
+            let mut zero_variance_detail: Vec<ZeroGroup> = a
+                .groups
+                .iter()
+                .filter(|(_, g)| zero_variance(&g.scores))
+                .map(|(&prompt, g)| ZeroGroup {
+                    prompt,
+                    task: g.task.clone(),
+                    samples: g.scores.len(),
+                    score: g.scores.first().copied().flatten().unwrap_or_default(),
+                    graded: g.graded,
+                    right: g.right,
+                })
+                .collect();
+            zero_variance_detail.sort_by_key(|g| g.prompt);
+            let zero_variance_groups = a
+                .groups
+                .values()
+                .any(|g| g.scores.len() >= 2)
+                .then_some(zero_variance_detail.len());
             StepRow {
                 run: run_name(run),
                 step,
@@ -304,6 +381,7 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 stored_differs_from_official: a.differs,
                 groups,
                 zero_variance_groups,
+                zero_variance_detail,
                 loopholes: super::loopholes::loophole_figures(
                     a.rows.iter().map(|&i| &set.rollouts[i]),
                 ),
@@ -326,20 +404,23 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
         .collect();
     let function_steps = cells
         .into_iter()
-        .map(|((run, function, step), (rollouts, right, reward))| {
-            let key = &set.functions[function as usize];
-            FunctionStep {
-                numpy: key.numpy.clone(),
-                zwc: key.zwc.clone(),
-                run: run_name(run),
-                step,
-                rollouts,
-                right,
-                reward,
-                function,
-                run_index: run,
-            }
-        })
+        .map(
+            |((run, function, step), (rollouts, right, reward, loophole_right))| {
+                let key = &set.functions[function as usize];
+                FunctionStep {
+                    numpy: key.numpy.clone(),
+                    zwc: key.zwc.clone(),
+                    run: run_name(run),
+                    step,
+                    rollouts,
+                    right,
+                    reward,
+                    loophole_right,
+                    function,
+                    run_index: run,
+                }
+            },
+        )
         .collect();
     let task_courses = task_tally
         .iter()
@@ -366,91 +447,9 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
     }
 }
 
-/// The heat map of one run: zwc functions (rows, by NumPy name) × step ranges (columns,
-/// at most `max_cols`: consecutive steps are binned when there are more).
-#[derive(Debug, Clone, PartialEq)]
-pub struct HeatMap {
-    pub run: u32,
-    /// (function index, zwc name, NumPy name).
-    pub rows: Vec<(u32, String, String)>,
-    /// Inclusive step ranges.
-    pub bins: Vec<(u32, u32)>,
-    /// Per row, per bin: (graded samples, right).
-    pub cells: Vec<Vec<(usize, usize)>>,
-}
-
-impl HeatMap {
-    /// The accuracy of a cell, when it has samples.
-    pub fn accuracy(&self, row: usize, bin: usize) -> Option<f64> {
-        let (n, right) = *self.cells.get(row)?.get(bin)?;
-        (n > 0).then(|| right as f64 / n as f64)
-    }
-}
-
-/// Splits the sorted distinct `steps` into at most `max` consecutive ranges of near-equal
-/// size (each step alone when they fit).
-pub fn step_bins(steps: &[u32], max: usize) -> Vec<(u32, u32)> {
-    let max = max.max(1);
-    if steps.len() <= max {
-        return steps.iter().map(|s| (*s, *s)).collect();
-    }
-    (0..max)
-        .filter_map(|b| {
-            let lo = b * steps.len() / max;
-            let hi = ((b + 1) * steps.len() / max).max(lo + 1) - 1;
-            Some((*steps.get(lo)?, *steps.get(hi)?))
-        })
-        .collect()
-}
-
-/// The heat map of run `run` from its figures.
-pub fn heat_map(fig: &TrainingFigures, run: u32, max_cols: usize) -> HeatMap {
-    let cells: Vec<&FunctionStep> = fig
-        .function_steps
-        .iter()
-        .filter(|c| c.run_index == run)
-        .collect();
-    let steps: Vec<u32> = fig
-        .steps
-        .iter()
-        .filter(|s| fig.run_name_index(&s.run) == Some(run))
-        .map(|s| s.step)
-        .collect::<BTreeSet<u32>>()
-        .into_iter()
-        .collect();
-    let bins = step_bins(&steps, max_cols);
-    let mut rows: Vec<(u32, String, String)> = cells
-        .iter()
-        .map(|c| (c.function, c.zwc.clone(), c.numpy.clone()))
-        .collect::<BTreeSet<_>>()
-        .into_iter()
-        .collect();
-    rows.sort_by(|a, b| a.2.cmp(&b.2).then_with(|| a.0.cmp(&b.0)));
-    rows.dedup_by_key(|r| r.0);
-    let grid = rows
-        .iter()
-        .map(|(f, _, _)| {
-            bins.iter()
-                .map(|(lo, hi)| {
-                    cells
-                        .iter()
-                        .filter(|c| c.function == *f && c.step >= *lo && c.step <= *hi)
-                        .fold((0, 0), |(n, r), c| (n + c.rollouts, r + c.right))
-                })
-                .collect()
-        })
-        .collect();
-    HeatMap {
-        run,
-        rows,
-        bins,
-        cells: grid,
-    }
-}
-
 impl TrainingFigures {
     /// The run index of a run name, as the figures carry it.
-    fn run_name_index(&self, name: &str) -> Option<u32> {
+    pub(super) fn run_name_index(&self, name: &str) -> Option<u32> {
         self.run_names
             .iter()
             .position(|n| n == name)
@@ -461,6 +460,7 @@ impl TrainingFigures {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::grade::runs::heatmap::{HeatSort, heat_map};
     use crate::grade::runs::set::{FunctionUse, RolloutFacts, UngradedSample};
     use crate::model::RolloutId;
 
@@ -574,10 +574,30 @@ mod tests {
         assert_eq!((s1.reward_1_not_right, s1.reward_0_right), (1, 1));
         // Stored vs official: sample 4 (0 vs 1) only.
         assert_eq!(s1.stored_differs_from_official, 1);
-        assert_eq!((s1.groups, s1.zero_variance_groups), (3, 1));
+        assert_eq!((s1.groups, s1.zero_variance_groups), (3, Some(1)));
+        // The zero-advantage group listed: prompt 0, two samples scored 0, one right.
+        let [g] = s1.zero_variance_detail.as_slice() else {
+            panic!("one group: {:?}", s1.zero_variance_detail);
+        };
+        assert_eq!(
+            (
+                g.prompt,
+                g.task.as_str(),
+                g.samples,
+                g.score,
+                g.graded,
+                g.right
+            ),
+            (0, "mean task", 2, 0.0, 2, 1)
+        );
+        assert_eq!(g.outcome(), "all scored 0");
         assert_eq!(s1.finding_rates["array_method"], 2.0 / 5.0);
         assert_eq!(s1.finding_rates["numpy_import"], 0.0);
-        assert_eq!((s2.samples, s2.groups, s2.zero_variance_groups), (3, 2, 1));
+        assert_eq!(
+            (s2.samples, s2.groups, s2.zero_variance_groups),
+            (3, 2, Some(1))
+        );
+        assert_eq!(s2.zero_variance_detail[0].outcome(), "all scored 1");
         assert_eq!(s2.accuracy, Some(2.0 / 3.0));
 
         let cell = |func: u32, step: u32| {
@@ -613,30 +633,16 @@ mod tests {
         assert_eq!(det_course.numpy.as_deref(), Some("np.linalg.det"));
         assert_eq!(det_course.status, Learning::Forgotten);
 
-        let map = heat_map(&f, run, 10);
+        let map = heat_map(&f, run, |b| b.len() <= 10, HeatSort::Name);
         assert_eq!(map.bins, [(1, 1), (2, 2)]);
         let names: Vec<&str> = map.rows.iter().map(|r| r.2.as_str()).collect();
         assert_eq!(names, ["np.linalg.det", "np.mean"]);
         assert_eq!(map.accuracy(0, 0), Some(0.5));
         assert_eq!(map.accuracy(0, 1), Some(0.0));
         assert_eq!(map.accuracy(1, 1), Some(1.0));
-        let one = heat_map(&f, run, 1);
+        let one = heat_map(&f, run, |b| b.len() <= 1, HeatSort::Name);
         assert_eq!(one.bins, [(1, 2)]);
         assert_eq!(one.cells[1][0], (4, 3), "mean over both steps");
-    }
-
-    #[test]
-    fn step_bins_cover_every_step_once() {
-        let steps: Vec<u32> = (0..500).map(|s| s * 2).collect();
-        for max in [1, 7, 12, 499, 500, 600] {
-            let bins = step_bins(&steps, max);
-            assert_eq!(bins.len(), max.min(500), "{max}");
-            assert_eq!(bins[0].0, 0);
-            assert_eq!(bins.last().map(|b| b.1), Some(998));
-            for w in bins.windows(2) {
-                assert!(w[0].1 < w[1].0, "{max}: {w:?}");
-            }
-        }
     }
 
     #[test]
@@ -670,7 +676,7 @@ mod tests {
         assert!(
             f.steps
                 .iter()
-                .all(|s| s.zero_variance_groups == 0 && s.groups == 1)
+                .all(|s| s.zero_variance_groups == Some(0) && s.groups == 1)
         );
         let c = &f.task_courses[0];
         assert_eq!((c.first_step, c.last_step, c.steps_seen), (3, 7, 2));
