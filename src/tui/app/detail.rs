@@ -44,6 +44,7 @@ impl App {
                 rows: vec![row],
                 entries: self.corpus.entries.clone(),
                 cache: self.corpus.score_cache.clone(),
+                places: self.labelling.places.clone(),
                 whole: true,
             });
         }
