@@ -62,7 +62,9 @@ fn one_playlist_over_two_runs_in_the_order_given() {
         app.message,
         Some(format!(
             "saved to {}: bookmark now 1/3",
-            dir.path().join("demo/run_a.jsonl.bookmarks.jsonl").display()
+            dir.path()
+                .join("demo/run_a.jsonl.bookmarks.jsonl")
+                .display()
         ))
     );
     // A caption, typed.
