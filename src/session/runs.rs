@@ -416,7 +416,11 @@ pub fn grade_missing(
             todo.len()
         )
     })?;
-    let progress = bar(quiet, todo.len(), "grading");
+    let progress = if quiet {
+        ProgressBar::hidden()
+    } else {
+        crate::grade::eta::pool_bar(todo.len(), "grading", jobs)
+    };
     // In chunks, so only one chunk's reports are held at a time; the runs of distinct
     // programs are shared across chunks.
     let shared = SharedRuns::default();
