@@ -1,12 +1,14 @@
 //! Sidecars where the user wants them: the explorer (opened as `sebx FILES` opens it,
 //! `open_default`) labels a rollout, and `sebx labels` (the binary) finds the label again,
 //! with `--sidecar-dir`, with `sidecar_dir` in the config, for two inputs of the same name in
-//! different folders, and for a read-only input folder (the fallback in sebx's data folder).
+//! different folders, and for a read-only input folder (the fallback in sebx's data folder);
+//! `sebx rerun --sidecar-dir` keeps a rerun where `labels export`'s resolver finds it.
 //! Every command reads sebx's data folder from `$SEBX_DATA_DIR`, set once for this test
 //! process (and given to the binaries it starts) to a folder of its own.
 
 #[path = "common/isolated.rs"]
 mod isolated;
+mod tui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -321,4 +323,57 @@ fn every_labels_subcommand_takes_the_same_input_flags() {
         args.push(s(&file));
         labels(&args, None);
     }
+}
+
+/// `sebx rerun --sidecar-dir` keeps the rerun in the folder, and the verdict resolver of
+/// every other command finds it there (the real grader: needs `sebx runtime install`).
+#[test]
+fn a_rerun_kept_in_the_folder_gives_other_commands_its_verdict() {
+    data_dir();
+    let root = tempfile::tempdir().expect("tempdir");
+    let (run, api) = (
+        root.path().join("run.jsonl"),
+        root.path().join("api_doc.jsonl"),
+    );
+    std::fs::write(&api, tui_common::API_DOC).expect("api doc");
+    std::fs::write(
+        &run,
+        tui_common::rollout_line(
+            tui_common::Q_MEAN,
+            &tui_common::fence(tui_common::CODE_MEAN_OK),
+            None,
+        ) + "\n",
+    )
+    .expect("run");
+    let side = root.path().join("side");
+    let out = isolated::sebx()
+        .env(isolated::DATA_DIR_ENV, data_dir())
+        .args(["rerun", s(&run), "--line", "1", "--api-doc", s(&api)])
+        .args(["--sidecar-dir", s(&side)])
+        .output()
+        .expect("runs sebx");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("kept in {}", side.display())),
+        "{stderr}"
+    );
+    assert!(!root.path().join("run.jsonl.reruns.jsonl").exists());
+    let export = |flags: &[&str]| {
+        let mut args = vec!["export", "--no-grade", "--all", "--format", "jsonl"];
+        args.extend(flags);
+        args.extend(["--api-doc", s(&api), s(&run)]);
+        let row: serde_json::Value =
+            serde_json::from_str(labels(&args, None).trim()).expect("one row");
+        (row["verdict"].clone(), row["verdict_from"].clone())
+    };
+    assert_eq!(
+        export(&["--sidecar-dir", s(&side)]),
+        (serde_json::json!("right"), serde_json::json!("rerun"))
+    );
+    assert_eq!(
+        export(&[]),
+        (serde_json::Value::Null, serde_json::Value::Null),
+        "without the folder the rerun is not found (and nothing is graded)"
+    );
 }
