@@ -109,17 +109,26 @@ fn the_option_keeps_labels_in_its_folder_and_labels_reads_them_there() {
     let side = root.path().join("side");
     let mut args = explore(vec![file.clone()]);
     args.sidecars.sidecar_dir = Some(side.clone());
-    let (said, _, _) = label_first_row(args, '1');
+    let (said, _, mut app) = label_first_row(args, '1');
     let written = label_files(&side);
     assert_eq!(
         written.len(),
         1,
         "one label sidecar in the folder: {written:?}"
     );
-    // The status line names the sidecar by its whole path.
+    // The status line names the sidecar by its whole path, and so does the Labels panel.
     assert!(
         said.starts_with(&format!("saved to {}: ", written[0].display())),
         "{said}"
+    );
+    app.update(&Action::Resize {
+        width: 240,
+        height: 50,
+    });
+    let drawn = tui_common::screen(&tui_common::draw(&app, 240, 50));
+    assert!(
+        drawn.contains(&format!("labels saved in {}", written[0].display())),
+        "{drawn}"
     );
     assert!(
         label_files(&root.path().join("runs")).is_empty(),

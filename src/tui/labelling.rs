@@ -314,6 +314,16 @@ impl Labelling {
         })
     }
 
+    /// Where `run`'s labels are kept when that is not beside its file (a `--sidecar-dir`,
+    /// the fallback of a read-only folder); `None` beside it, or for the built-in demo.
+    pub fn labels_elsewhere(&self, run: usize) -> Option<&Path> {
+        let s = self.sidecars.get(run).filter(|s| !s.embedded)?;
+        let path = s.labels.as_ref()?.path();
+        let beside =
+            crate::model::sidecar::sidecar_path(&s.base, crate::model::labels::LABELS_SUFFIX);
+        (path != beside).then_some(path)
+    }
+
     /// Where the sidecars of embedded runs are written, when there are any.
     pub fn embedded_home(&self) -> Option<PathBuf> {
         self.sidecars

@@ -148,6 +148,12 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
         }
         lines.push(Line::styled(text, theme.dim));
     }
+    if let Some(path) = l.labels_elsewhere(entry.run) {
+        lines.push(Line::styled(
+            format!("labels saved in {}", path.display()),
+            theme.dim,
+        ));
+    }
     if let Some(home) = l.embedded_home() {
         lines.push(Line::styled(
             format!("built-in demo: labels saved in {}", home.display()),
