@@ -57,9 +57,15 @@ fn one_playlist_over_two_runs_in_the_order_given() {
     app.service();
     app.update(&Action::BookmarkEarlier);
     app.service();
+    // The sidecar's whole path: it need not be beside the rollout file.
     assert_eq!(
-        app.message.as_deref(),
-        Some("saved to run_a.jsonl.bookmarks.jsonl: bookmark now 1/3")
+        app.message,
+        Some(format!(
+            "saved to {}: bookmark now 1/3",
+            dir.path()
+                .join("demo/run_a.jsonl.bookmarks.jsonl")
+                .display()
+        ))
     );
     // A caption, typed.
     app.update(&Action::BookmarkCaption);

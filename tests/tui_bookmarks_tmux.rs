@@ -21,7 +21,10 @@ fn bookmarks_survive_sigkill() {
     // Lines 1, 3 and 5 of the file.
     send(&name, &["b"]);
     wait_for(&name, "bookmark 1", |s| {
-        status_line(s).contains("saved to rollouts.jsonl.bookmarks.jsonl: bookmarked (1 in")
+        status_line(s).contains(&format!(
+            "saved to {}: bookmarked (1 in",
+            demo.path("rollouts.jsonl.bookmarks.jsonl").display()
+        ))
     });
     send(&name, &["j", "j", "b"]);
     wait_for(&name, "bookmark 2", |s| {

@@ -460,7 +460,16 @@ fn rerun_and_what_if_go_to_the_sidecar_beside_the_stored_verdict() {
     for s in app.reruns.session.get_mut(&1).expect("session") {
         s.record.time = "2026-11-29T08:30:00.000Z".to_string();
     }
-    insta::assert_snapshot!("rerun_panel", screen(&draw(&app, 100, 30)));
+    // The status line names the sidecar by its whole path (a temp folder): asserted
+    // apart, the rest of the screen snapshotted.
+    let drawn = screen(&draw(&app, 100, 30));
+    let (panes, status) = drawn.trim_end().rsplit_once('\n').expect("a status line");
+    let sidecar = data.path().join("demo/run_a.jsonl.reruns.jsonl");
+    assert!(
+        status.contains(&format!("what-if: right · saved to {}", sidecar.display())),
+        "{status}"
+    );
+    insta::assert_snapshot!("rerun_panel", panes);
 
     // A new session finds both in the sidecar.
     let again = labelling_app(data.path(), "ann", unavailable());

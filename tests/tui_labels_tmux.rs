@@ -28,7 +28,10 @@ fn three_labels_survive_sigkill() {
     ] {
         send(&name, &keys);
         wait_for(&name, label, |s| {
-            status_line(s).contains(&format!("saved to rollouts.jsonl.labels.jsonl: {label}"))
+            status_line(s).contains(&format!(
+                "saved to {}: {label}",
+                demo.path("rollouts.jsonl.labels.jsonl").display()
+            ))
         });
     }
     kill_9(&name);

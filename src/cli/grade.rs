@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 
 use crate::grade::batch::{Summary, grade_all_counted};
 use crate::grade::engine::Engine;
@@ -217,17 +217,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .map(|r| ((r.source.display().to_string(), r.line), *r))
         .collect();
 
+    // The time left from the whole pool's rate, once a few programs per worker are in.
     let bar = if args.quiet {
         ProgressBar::hidden()
     } else {
-        let bar = ProgressBar::new(rollouts.len() as u64);
-        bar.set_style(
-            ProgressStyle::with_template(
-                "grading {bar:40} {pos}/{len} [{elapsed_precise} < {eta_precise}] {msg}",
-            )
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
+        crate::grade::eta::pool_bar(rollouts.len(), "grading", jobs)
     };
     // Verdicts are remembered as they arrive, in batches (one transaction each, written
     // at least every couple of seconds), so an interrupted run loses only the last batch.

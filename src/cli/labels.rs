@@ -1,5 +1,7 @@
 //! `sebx labels`: export human labels joined with verdicts and tasks, and measure
-//! agreement between annotators. Labels live in `<rollouts>.labels.jsonl` sidecars.
+//! agreement between annotators. Labels live in `<rollouts>.labels.jsonl` sidecars (where
+//! `session::sidecars` places them). Every subcommand takes the same inputs
+//! ([`LabelInputs`]), resolved by the session as every command's are.
 
 use crate::model::discovery::ContextArgs;
 use std::collections::{BTreeMap, HashMap};
@@ -15,12 +17,14 @@ use crate::analysis::{
     suggested_category,
 };
 use crate::model::agreement::{Agreement, compare_annotators};
-use crate::model::labels::{LabelRecord, LabelStore};
+use crate::model::labels::{LABELS_SUFFIX, LabelRecord, LabelStore};
 use crate::model::rollout::{LoadedFile, Rollout};
+use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::{CategoryId, Taxonomy};
 use crate::model::{ApiMap, Dataset, RolloutId, Verdict};
 use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::session::inputs::Inputs;
+use crate::session::sidecars::SidecarFlags;
 
 /// Work with the labels stored next to rollout files.
 #[derive(Debug, clap::Args)]
@@ -49,6 +53,32 @@ pub enum ExportFormat {
     Jsonl,
 }
 
+/// The inputs every `sebx labels` subcommand takes, resolved as every command resolves
+/// them (`session::inputs`): the files, scored files, the API doc and datasets, the
+/// taxonomy, the score cache and where the sidecars are.
+#[derive(Debug, Clone, clap::Args)]
+pub struct LabelInputs {
+    /// Rollout files (or folders of them, training runs) whose label sidecars to read, and
+    /// any `sebx grade` outputs, correct-trajectories files, datasets or API doc with them
+    /// (recognised by their first line).
+    #[arg(required = true)]
+    pub rollouts: Vec<PathBuf>,
+    /// Scored JSONL written by `sebx grade` (repeatable); joined by rollout id (the same as
+    /// giving it among the files).
+    #[arg(long, value_name = "SCORED.jsonl")]
+    pub scores: Vec<PathBuf>,
+    /// Taxonomy file for category names and order (default: the nearest
+    /// sebx-taxonomy.toml, else the built-in set).
+    #[arg(long, value_name = "FILE")]
+    pub taxonomy: Option<PathBuf>,
+    #[command(flatten)]
+    pub context: ContextArgs,
+    #[command(flatten)]
+    pub cache: CacheFlags,
+    #[command(flatten)]
+    pub sidecars: SidecarFlags,
+}
+
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "One row per (rollout, annotator) current label, in file order. Columns: \
@@ -63,14 +93,8 @@ graded) unless --no-grade."
 )]
 /// Arguments of `sebx labels export`.
 pub struct ExportArgs {
-    /// Rollout files whose `<file>.labels.jsonl` sidecars to export, and any `sebx grade`
-    /// outputs or correct-trajectories files with them (recognised by their first line).
-    #[arg(required = true)]
-    pub rollouts: Vec<PathBuf>,
-    /// Scored JSONL written by `sebx grade` (repeatable); joined by rollout id (the same as
-    /// giving it among the files).
-    #[arg(long, value_name = "SCORED.jsonl")]
-    pub scores: Vec<PathBuf>,
+    #[command(flatten)]
+    pub inputs: LabelInputs,
     #[arg(long, value_enum, default_value_t = ExportFormat::Csv)]
     pub format: ExportFormat,
     /// Where to write (default: stdout).
@@ -82,17 +106,10 @@ pub struct ExportArgs {
     /// Also write a row (with empty label fields) for every rollout nobody labelled.
     #[arg(long)]
     pub all: bool,
-    /// Taxonomy file for category labels (default: nearest sebx-taxonomy.toml, else built in).
-    #[arg(long, value_name = "FILE")]
-    pub taxonomy: Option<PathBuf>,
     /// Leave the verdict of a rollout no source knows empty instead of grading it (by
     /// default it is graded with the API doc found, as every command does, and remembered).
     #[arg(long)]
     pub no_grade: bool,
-    #[command(flatten)]
-    pub context: ContextArgs,
-    #[command(flatten)]
-    pub cache: CacheFlags,
 }
 
 /// Arguments of `sebx labels agreement`.
@@ -104,32 +121,74 @@ defined (a kappa is undefined when both annotators give the same answer on every
 e.g. a category neither used), plus the share of rollouts with identical label sets."
 )]
 pub struct AgreementArgs {
-    /// Rollout files whose label sidecars to compare.
-    #[arg(required = true)]
-    pub rollouts: Vec<PathBuf>,
+    #[command(flatten)]
+    pub inputs: LabelInputs,
     /// The two annotators to compare, e.g. `--annotators alice,bob`.
     #[arg(long, value_delimiter = ',', required = true, value_name = "A,B")]
     pub annotators: Vec<String>,
     /// Print the figures as JSON instead of a table.
     #[arg(long)]
     pub json: bool,
-    /// Taxonomy file fixing the category order (default: nearest sebx-taxonomy.toml, else built in).
-    #[arg(long, value_name = "FILE")]
-    pub taxonomy: Option<PathBuf>,
 }
 
 /// Arguments of `sebx labels progress`.
 #[derive(Debug, clap::Args)]
 pub struct ProgressArgs {
-    /// Rollout files whose label sidecars to count.
-    #[arg(required = true)]
-    pub rollouts: Vec<PathBuf>,
+    #[command(flatten)]
+    pub inputs: LabelInputs,
     /// Count only this annotator's labels (default: a rollout labelled by anyone counts).
     #[arg(long)]
     pub annotator: Option<String>,
-    /// Taxonomy file for category names and order (default: nearest sebx-taxonomy.toml, else built in).
-    #[arg(long, value_name = "FILE")]
-    pub taxonomy: Option<PathBuf>,
+}
+
+/// [`LabelInputs`] resolved: the inputs classified and where their sidecars are.
+struct Resolved {
+    inputs: Inputs,
+    places: SidecarPlaces,
+}
+
+impl LabelInputs {
+    fn resolve(&self) -> Result<Resolved> {
+        let inputs = Inputs::classify(&self.rollouts, &[])?;
+        for note in &inputs.notes {
+            eprintln!("note: {note}");
+        }
+        if inputs.runs.is_empty() {
+            bail!("no rollout file among the inputs (labels live beside rollout files)");
+        }
+        let places = self.sidecars.places()?;
+        for run in &inputs.runs {
+            if let Some(note) = places.locate(&run.path, LABELS_SUFFIX).note {
+                eprintln!("note: {note}");
+            }
+        }
+        Ok(Resolved { inputs, places })
+    }
+}
+
+impl Resolved {
+    /// The dataset training runs need to join their samples to tasks (their ids are made
+    /// so), loaded only when a run is one.
+    fn dataset_for_runs(&self, context: &ContextArgs) -> Result<Option<Dataset>> {
+        if self.inputs.runs.iter().all(|r| r.dump.is_none()) {
+            return Ok(None);
+        }
+        let (_, dataset) = self.inputs.discover(context).load()?;
+        Ok(Some(dataset))
+    }
+
+    fn open(&self, path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
+        let loaded = crate::session::inputs::read_run(path, dataset)?;
+        for issue in &loaded.issues {
+            eprintln!("warning: {issue}");
+        }
+        let (labels, issues) =
+            LabelStore::open_sidecar(&self.places.locate(path, LABELS_SUFFIX).path)?;
+        for issue in issues {
+            eprintln!("warning: skipped a damaged label line: {issue}");
+        }
+        Ok(LabelledFile { loaded, labels })
+    }
 }
 
 /// Runs `sebx labels ...`, writing to stdout (or `-o`).
@@ -152,22 +211,6 @@ pub fn run_to(args: LabelsArgs, out: &mut dyn Write) -> Result<ExitCode> {
 struct LabelledFile {
     loaded: LoadedFile,
     labels: LabelStore,
-}
-
-fn open_labelled(path: &Path) -> Result<LabelledFile> {
-    open_labelled_with(path, None)
-}
-
-fn open_labelled_with(path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
-    let loaded = crate::session::inputs::read_run(path, dataset)?;
-    for issue in &loaded.issues {
-        eprintln!("warning: {issue}");
-    }
-    let (labels, issues) = LabelStore::open(path)?;
-    for issue in issues {
-        eprintln!("warning: skipped a damaged label line: {issue}");
-    }
-    Ok(LabelledFile { loaded, labels })
 }
 
 /// One exported row.
@@ -274,7 +317,7 @@ pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<Str
 fn analysis_context(args: &ExportArgs, inputs: &Inputs) -> Result<Option<(ApiMap, Dataset)>> {
     // The API doc and dataset files among the inputs count like the flags (the session's
     // one rule for every command).
-    let discovered = inputs.discover(&args.context);
+    let discovered = inputs.discover(&args.inputs.context);
     if discovered.api_doc.is_none() {
         eprintln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty, and verdicts come only from scored files, correct-trajectories files, stored verdicts and reruns (the score cache is filed by API doc)"
@@ -305,29 +348,27 @@ fn finding_counts(digest: &AnalysisDigest) -> BTreeMap<&'static str, usize> {
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
 pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
-    let inputs = Inputs::classify(&args.rollouts, &[])?;
+    let resolved = args.inputs.resolve()?;
+    let inputs = &resolved.inputs;
     let mut reports = inputs.reports.clone();
-    reports.extend(args.scores.iter().cloned());
-    let runs: Vec<PathBuf> = inputs.runs.iter().map(|r| r.path.clone()).collect();
-    if runs.is_empty() {
-        bail!("no rollout file among the inputs (labels live beside rollout files)");
-    }
-    let context = analysis_context(args, &inputs)?;
+    reports.extend(args.inputs.scores.iter().cloned());
+    let context = analysis_context(args, inputs)?;
     // Nothing is graded here: verdicts remembered under the official settings.
     let opened = context.as_ref().map_or_else(Default::default, |(api, _)| {
         open_score_cache(
-            &args.cache.choice(),
+            &args.inputs.cache.choice(),
             api,
             &crate::grade::settings::GradingSettings::official(),
         )
     });
     let (resolver, issues) = opened.resolver(&reports)?;
+    let resolver = resolver.with_sidecars(resolved.places.clone());
     for issue in issues {
         eprintln!("warning: {issue}");
     }
     let mut files = Vec::new();
     for run in &inputs.runs {
-        let file = open_labelled_with(&run.path, context.as_ref().map(|(_, d)| d))?;
+        let file = resolved.open(&run.path, context.as_ref().map(|(_, d)| d))?;
         files.push((run, file));
     }
     // Every exported rollout's verdict: the resolver's, and what no source knows graded
@@ -397,7 +438,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     let mut rows = Vec::new();
     for (f, (run, file)) in files.iter().enumerate() {
         let path = &run.path;
-        let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
+        let taxonomy = Taxonomy::for_rollout_file(path, args.inputs.taxonomy.as_deref())?;
         let label_of = |id: &CategoryId| {
             taxonomy
                 .get(id)
@@ -537,11 +578,14 @@ pub fn agreement_figures(
     if a == b {
         bail!("--annotators names the same annotator twice ({a})");
     }
-    let many = args.rollouts.len() > 1;
+    let resolved = args.inputs.resolve()?;
+    let dataset = resolved.dataset_for_runs(&args.inputs.context)?;
+    let paths: Vec<PathBuf> = resolved.inputs.run_paths();
+    let many = paths.len() > 1;
     let mut records: Vec<LabelRecord> = Vec::new();
     let mut locations = HashMap::new();
-    for (file_index, path) in args.rollouts.iter().enumerate() {
-        let file = open_labelled(path)?;
+    for (file_index, path) in paths.iter().enumerate() {
+        let file = resolved.open(path, dataset.as_ref())?;
         // With several files, ids are namespaced by file so equal ids stay apart.
         let key = |id: &RolloutId| {
             if many {
@@ -567,12 +611,11 @@ pub fn agreement_figures(
             });
         }
     }
-    let first = args
-        .rollouts
+    let first = paths
         .first()
         .map(PathBuf::as_path)
         .unwrap_or(Path::new("."));
-    let taxonomy = Taxonomy::for_rollout_file(first, args.taxonomy.as_deref())?;
+    let taxonomy = Taxonomy::for_rollout_file(first, args.inputs.taxonomy.as_deref())?;
     let refs: Vec<&LabelRecord> = records.iter().collect();
     Ok((compare_annotators(&refs, a, b, &taxonomy.ids()), locations))
 }
@@ -687,9 +730,11 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
 }
 
 fn progress(args: &ProgressArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    for path in &args.rollouts {
-        let file = open_labelled(path)?;
-        let taxonomy = Taxonomy::for_rollout_file(path, args.taxonomy.as_deref())?;
+    let resolved = args.inputs.resolve()?;
+    let dataset = resolved.dataset_for_runs(&args.inputs.context)?;
+    for path in &resolved.inputs.run_paths() {
+        let file = resolved.open(path, dataset.as_ref())?;
+        let taxonomy = Taxonomy::for_rollout_file(path, args.inputs.taxonomy.as_deref())?;
         let ids: Vec<RolloutId> = file.loaded.rollouts.iter().map(|r| r.id.clone()).collect();
         let p = file.labels.progress(&ids, args.annotator.as_deref());
         let who = args.annotator.as_deref().unwrap_or("anyone");

@@ -12,11 +12,12 @@ use crate::analysis::extract_last_python_block;
 use crate::grade::backend::{GradeBackend, Grader};
 use crate::grade::render::report_text;
 use crate::grade::report::GradeReport;
-use crate::grade::reruns::{RerunRecord, RerunStore};
+use crate::grade::reruns::{RERUNS_SUFFIX, RerunRecord, RerunStore};
 use crate::grade::reruns::{case_changes, edit_summary};
 use crate::grade::settings::parse_timeout;
 use crate::model::rollout::load_rollout_file;
 use crate::model::{Rollout, Verdict};
+use crate::session::sidecars::SidecarFlags;
 
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
 #[derive(Debug, clap::Args)]
@@ -38,9 +39,11 @@ pub struct RerunArgs {
     #[arg(long, value_name = "SECONDS", default_value = "3", value_parser = parse_timeout,
           allow_negative_numbers = true)]
     pub timeout: Duration,
-    /// Do not keep the rerun in FILE.reruns.jsonl.
+    /// Do not keep the rerun in FILE.reruns.jsonl (or where --sidecar-dir says).
     #[arg(long)]
     pub no_save: bool,
+    #[command(flatten)]
+    pub sidecars: SidecarFlags,
 }
 
 pub fn run(args: RerunArgs) -> Result<ExitCode> {
@@ -81,7 +84,7 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
     let saved = if args.no_save {
         None
     } else {
-        Some(save(&args.file, &report, code.clone()))
+        Some(save(&args.sidecars, &args.file, &report, code.clone()))
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);
@@ -106,10 +109,19 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Appends the rerun (or what-if) to the rollout file's rerun sidecar; the rollout file
-/// itself is never written.
-fn save(file: &Path, report: &GradeReport, code: Option<String>) -> Result<PathBuf> {
-    let (mut store, _issues) = RerunStore::open(file)?;
+/// Appends the rerun (or what-if) to the rollout file's rerun sidecar, where the session
+/// places it; the rollout file itself is never written.
+fn save(
+    sidecars: &SidecarFlags,
+    file: &Path,
+    report: &GradeReport,
+    code: Option<String>,
+) -> Result<PathBuf> {
+    let place = sidecars.places()?.locate(file, RERUNS_SUFFIX);
+    if let Some(note) = &place.note {
+        eprintln!("note: {note}");
+    }
+    let (mut store, _issues) = RerunStore::open_sidecar(&place.path)?;
     store.append(RerunRecord::now(report.clone(), code))?;
     Ok(store.path().to_path_buf())
 }

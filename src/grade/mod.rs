@@ -7,6 +7,7 @@ pub mod backend;
 pub mod batch;
 pub mod compare;
 pub mod engine;
+pub mod eta;
 pub mod facts;
 pub mod grader;
 pub mod pool;

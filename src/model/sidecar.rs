@@ -69,6 +69,115 @@ pub fn sidecar_path(rollout_file: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
+/// Environment variable: sebx's own data folder (sidecars of files without a writable
+/// home, the demo's); default `<data dir>/sebx`.
+pub const DATA_DIR_ENV: &str = "SEBX_DATA_DIR";
+
+/// sebx's data folder: `$SEBX_DATA_DIR`, else `<data dir>/sebx`.
+pub fn data_dir() -> Option<PathBuf> {
+    std::env::var_os(DATA_DIR_ENV)
+        .map(PathBuf::from)
+        .or_else(|| dirs::data_dir().map(|d| d.join("sebx")))
+}
+
+/// Where the sidecars of rollout files go: next to the file by default, in a folder the
+/// user chose (`--sidecar-dir`, `sidecar_dir` in the config), or, when the file's folder
+/// cannot be written, in sebx's data folder. Every front end asks [`SidecarPlaces::locate`],
+/// so a label written by the explorer is found by `sebx labels` and the verdict resolver.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SidecarPlaces {
+    /// The folder the user chose, if any.
+    pub dir: Option<PathBuf>,
+    /// Where sidecars go when the file's folder is not writable (`<data dir>/sidecars`).
+    pub fallback: Option<PathBuf>,
+}
+
+/// One sidecar's path, and why it is not next to its rollout file when it is not.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SidecarPlace {
+    pub path: PathBuf,
+    /// Said to the user once: the file's folder was not writable, so it went elsewhere.
+    pub note: Option<String>,
+}
+
+impl SidecarPlaces {
+    /// Sidecars in `dir` when given, else next to their files, falling back to
+    /// `<sebx data dir>/sidecars`.
+    pub fn new(dir: Option<PathBuf>) -> SidecarPlaces {
+        SidecarPlaces {
+            dir,
+            fallback: data_dir().map(|d| d.join("sidecars")),
+        }
+    }
+
+    /// The sidecar of `rollout_file` with `suffix`, first found of: an existing one next to
+    /// the file (labels written before always win), the chosen folder, one left in the
+    /// fallback folder earlier, next to the file when its folder is writable, the fallback.
+    /// In a folder of many files' sidecars the name carries a hash of the file's canonical
+    /// path, so two `run.jsonl` of different folders never share one.
+    pub fn locate(&self, rollout_file: &Path, suffix: &str) -> SidecarPlace {
+        let beside = sidecar_path(rollout_file, suffix);
+        let here = |path: PathBuf| SidecarPlace { path, note: None };
+        if beside.is_file() {
+            return here(beside);
+        }
+        let name = shared_folder_name(rollout_file, suffix);
+        if let Some(dir) = &self.dir {
+            return here(dir.join(&name));
+        }
+        let folder = match rollout_file.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let Some(fallback) = self.fallback.as_ref().map(|d| d.join(&name)) else {
+            return here(beside);
+        };
+        let read_only = !writable(folder);
+        if !read_only && !fallback.is_file() {
+            return here(beside);
+        }
+        // One note per folder (the same for every suffix); the full path is said on saving.
+        let note = read_only.then(|| {
+            format!(
+                "{} is not writable: the sidecars (labels, reruns, bookmarks) of {} are kept in {} (--sidecar-dir DIR or sidecar_dir in the config chooses a folder)",
+                folder.display(),
+                rollout_file.display(),
+                fallback.parent().unwrap_or(&fallback).display()
+            )
+        });
+        SidecarPlace {
+            path: fallback,
+            note,
+        }
+    }
+}
+
+/// `<file name>.<8 hex digits of the canonical path's SHA-256><suffix>`.
+fn shared_folder_name(rollout_file: &Path, suffix: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let canonical = std::fs::canonicalize(rollout_file)
+        .or_else(|_| std::path::absolute(rollout_file))
+        .unwrap_or_else(|_| rollout_file.to_path_buf());
+    let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
+    let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let file = rollout_file
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "rollouts".to_string());
+    format!("{file}.{hash}{suffix}")
+}
+
+/// Whether this process may create files in `dir` (what `access(2)` says: permissions,
+/// a read-only mount).
+fn writable(dir: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt as _;
+    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
+        return false;
+    };
+    // SAFETY: access(2) on a NUL-terminated path that outlives the call.
+    unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+}
+
 /// A record as loaded, with the 1-based line it came from.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stored<T> {
@@ -208,6 +317,10 @@ fn read_locked(path: &Path) -> io::Result<Vec<u8>> {
 /// Appends `line` + `'\n'` to `path` under the sidecar contract.
 fn append_line(path: &Path, line: &[u8]) -> Result<(), SidecarError> {
     let existed = path.exists();
+    if !existed && let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
+        // A sidecar folder (`--sidecar-dir`, the fallback) is made on the first record.
+        std::fs::create_dir_all(parent).map_err(io_error(parent, "create"))?;
+    }
     let mut file = OpenOptions::new()
         .read(true)
         .append(true)
@@ -309,6 +422,50 @@ mod tests {
     #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
     struct Rec {
         n: u32,
+    }
+
+    #[test]
+    fn a_chosen_folder_keeps_same_named_files_apart_and_an_old_sidecar_wins() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let (a, b) = (root.path().join("a"), root.path().join("b"));
+        for d in [&a, &b] {
+            std::fs::create_dir(d).expect("mkdir");
+            std::fs::write(d.join("run.jsonl"), "{}\n").expect("write");
+        }
+        let places = SidecarPlaces {
+            dir: Some(root.path().join("side")),
+            fallback: None,
+        };
+        let pa = places.locate(&a.join("run.jsonl"), ".labels.jsonl");
+        let pb = places.locate(&b.join("run.jsonl"), ".labels.jsonl");
+        assert_ne!(pa.path, pb.path, "two run.jsonl share one sidecar");
+        for p in [&pa.path, &pb.path] {
+            assert_eq!(p.parent(), Some(root.path().join("side").as_path()));
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            assert!(name.starts_with("run.jsonl.") && name.ends_with(".labels.jsonl"));
+        }
+        // The same file by another spelling of its path: the same sidecar.
+        let dotted = root.path().join("a/../a/run.jsonl");
+        assert_eq!(places.locate(&dotted, ".labels.jsonl").path, pa.path);
+        // Labels written beside the file before the folder was chosen are still found.
+        std::fs::write(a.join("run.jsonl.labels.jsonl"), "").expect("write");
+        assert_eq!(
+            places.locate(&a.join("run.jsonl"), ".labels.jsonl").path,
+            a.join("run.jsonl.labels.jsonl")
+        );
+    }
+
+    #[test]
+    fn a_writable_folder_keeps_its_sidecars_beside_the_file() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let file = root.path().join("run.jsonl");
+        let places = SidecarPlaces {
+            dir: None,
+            fallback: Some(root.path().join("fallback")),
+        };
+        let place = places.locate(&file, ".reruns.jsonl");
+        assert_eq!(place.path, root.path().join("run.jsonl.reruns.jsonl"));
+        assert_eq!(place.note, None);
     }
 
     #[test]

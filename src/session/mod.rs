@@ -6,6 +6,8 @@
 //!   doc and datasets found;
 //! - [`caches`]: the score cache opened with the settings in force, or not at all, by one
 //!   rule for every front end (`--no-cache`, `--cache-dir`, `$SEBX_SCORE_CACHE`);
+//! - [`sidecars`]: where label, rerun and bookmark sidecars go (`--sidecar-dir`, the
+//!   config's `sidecar_dir`, beside the file, the fallback), and the config file read once;
 //! - [`resolve`]: every rollout's verdict and reward, with their source, by one precedence;
 //! - [`runs`]: the runs of `stats`, `compare` and the explorer's screens loaded into a run
 //!   set, grading what no source knows; [`report`]: the typed figures every view renders;
@@ -22,6 +24,7 @@ pub mod loaded;
 pub mod report;
 pub mod resolve;
 pub mod runs;
+pub mod sidecars;
 
 pub use caches::{CacheChoice, CacheFlags, OpenedCache, open_score_cache};
 pub use inputs::{Inputs, RunInput};

@@ -8,7 +8,8 @@
 //! 2. `correct`: the official correct-trajectories file (every line in it was judged right);
 //! 3. `stored`: a verdict stored in the rollout line itself (a bare score that names no
 //!    verdict, such as `"score": 1`, is not one: the rollout is graded);
-//! 4. `rerun`: the latest rerun of the rollout's own code in `<file>.reruns.jsonl`;
+//! 4. `rerun`: the latest rerun of the rollout's own code in `<file>.reruns.jsonl` (where
+//!    [`SidecarPlaces`] keeps it);
 //! 5. `cache`: a verdict the score cache remembers for the same grading;
 //! 6. `graded`: graded now.
 
@@ -23,7 +24,7 @@ use crate::grade::facts::Facts;
 use crate::grade::report::{GradeReport, ReasonKind, read_reports};
 use crate::grade::reruns::{RERUNS_SUFFIX, RerunStore};
 use crate::grade::score_cache::ScoreCache;
-use crate::model::sidecar::sidecar_path;
+use crate::model::sidecar::SidecarPlaces;
 use crate::model::{LoadIssue, Rollout, RolloutId, Verdict};
 
 /// Where a rollout's verdict came from, in order of precedence (the first wins).
@@ -137,6 +138,8 @@ pub struct Resolver {
     /// Rerun sidecars by rollout file, opened on first use (`None`: none, or unreadable).
     reruns: Mutex<HashMap<PathBuf, Option<Arc<RerunStore>>>>,
     cache: Option<Arc<ScoreCache>>,
+    /// Where the rerun sidecars are (`session::sidecars`).
+    places: SidecarPlaces,
 }
 
 impl Resolver {
@@ -165,6 +168,7 @@ impl Resolver {
                 scored,
                 reruns: Mutex::new(HashMap::new()),
                 cache,
+                places: SidecarPlaces::default(),
             },
             issues,
         ))
@@ -176,7 +180,15 @@ impl Resolver {
             scored: HashMap::new(),
             reruns: Mutex::new(HashMap::new()),
             cache,
+            places: SidecarPlaces::default(),
         }
+    }
+
+    /// The same resolver reading rerun sidecars where `places` puts them (default: beside
+    /// each rollout file only).
+    pub fn with_sidecars(mut self, places: SidecarPlaces) -> Resolver {
+        self.places = places;
+        self
     }
 
     /// Sources 1–3: a scored file, the correct-trajectories file, a score in the line.
@@ -260,10 +272,11 @@ impl Resolver {
     /// part of each report never holds them all.
     pub fn remembered<'a>(
         cache: Option<Arc<ScoreCache>>,
+        places: &SidecarPlaces,
         rollouts: impl IntoIterator<Item = &'a Rollout>,
         each: &mut dyn FnMut(Option<(VerdictSource, GradeReport)>),
     ) {
-        let resolver = Resolver::without_reports(cache);
+        let resolver = Resolver::without_reports(cache).with_sidecars(places.clone());
         for r in rollouts {
             each(resolver.late(r));
         }
@@ -273,20 +286,23 @@ impl Resolver {
     /// left without a verdict), in order: no report is read from the cache.
     pub fn remembered_facts(
         cache: Option<Arc<ScoreCache>>,
+        places: &SidecarPlaces,
         rollouts: &[&Rollout],
     ) -> Vec<Option<(VerdictSource, Facts)>> {
-        Resolver::without_reports(cache).late_facts_many(rollouts)
+        Resolver::without_reports(cache)
+            .with_sidecars(places.clone())
+            .late_facts_many(rollouts)
     }
 
     fn reruns_of(&self, file: &Path) -> Option<Arc<RerunStore>> {
         let mut map = self.reruns.lock().ok()?;
         map.entry(file.to_path_buf())
             .or_insert_with(|| {
-                let sidecar = sidecar_path(file, RERUNS_SUFFIX);
+                let sidecar = self.places.locate(file, RERUNS_SUFFIX).path;
                 if !sidecar.is_file() {
                     return None;
                 }
-                RerunStore::open(file)
+                RerunStore::open_sidecar(&sidecar)
                     .ok()
                     .map(|(store, _)| Arc::new(store))
             })

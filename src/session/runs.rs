@@ -21,8 +21,9 @@ use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
 use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
 use crate::model::bounded::Bounded;
-use crate::model::labels::LabelStore;
+use crate::model::labels::{LABELS_SUFFIX, LabelStore};
 use crate::model::rollout::load_rollout_file;
+use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::Taxonomy;
 use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, RunReader};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
@@ -43,6 +44,8 @@ pub struct RunOptions {
     /// No progress bars.
     pub quiet: bool,
     pub cache: CacheChoice,
+    /// Where the label and rerun sidecars are.
+    pub sidecars: SidecarPlaces,
 }
 
 pub use super::loaded::{Loaded, LoadedRun};
@@ -107,11 +110,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             if let Some(run) = dump {
                 read.extend(run.steps.iter().map(|s| s.path.clone()));
             }
-            for suffix in [
-                crate::model::labels::LABELS_SUFFIX,
-                crate::grade::reruns::RERUNS_SUFFIX,
-            ] {
-                read.push(crate::model::sidecar::sidecar_path(path, suffix));
+            for suffix in [LABELS_SUFFIX, crate::grade::reruns::RERUNS_SUFFIX] {
+                read.push(input.sidecars.locate(path, suffix).path);
             }
         }
         read.extend(found.api_doc.iter().map(|f| f.path().to_path_buf()));
@@ -149,6 +149,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     notes.extend(opened.notes);
     let cache = opened.cache;
     let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
+    let resolver = resolver.with_sidecars(input.sidecars.clone());
     for issue in issues {
         eprintln!("warning: {issue}");
     }
@@ -252,8 +253,9 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     {
         let name = dump.map_or_else(|| run_name(path), |d| d.name.clone());
         let run = set.add_run(&name);
-        let (store, issues) = LabelStore::open(path)
-            .with_context(|| format!("cannot read the labels of {}", path.display()))?;
+        let (store, issues) =
+            LabelStore::open_sidecar(&input.sidecars.locate(path, LABELS_SUFFIX).path)
+                .with_context(|| format!("cannot read the labels of {}", path.display()))?;
         for issue in issues {
             eprintln!("warning: skipped a damaged label line: {issue}");
         }
@@ -414,7 +416,11 @@ pub fn grade_missing(
             todo.len()
         )
     })?;
-    let progress = bar(quiet, todo.len(), "grading");
+    let progress = if quiet {
+        ProgressBar::hidden()
+    } else {
+        crate::grade::eta::pool_bar(todo.len(), "grading", jobs)
+    };
     // In chunks, so only one chunk's reports are held at a time; the runs of distinct
     // programs are shared across chunks.
     let shared = SharedRuns::default();

@@ -70,6 +70,8 @@ pub enum Action {
     Rerun,
     /// Opens the extracted code in `$EDITOR` and grades the edit as a what-if.
     EditWhatIf,
+    /// The Cases pane shows the latest what-if's cases instead of the stored run's, or back.
+    WhatIfCases,
     /// Installs the Python runtime (from the offer shown when it is missing).
     InstallRuntime,
     /// Runs the selected rollout once under the tracer: each `possible` finding becomes
@@ -249,6 +251,7 @@ impl Action {
         Action::RegradeAll,
         Action::Rerun,
         Action::EditWhatIf,
+        Action::WhatIfCases,
         Action::InstallRuntime,
         Action::ConfirmFindings,
         Action::ScrollLeft,
@@ -375,6 +378,7 @@ impl Action {
             Action::RegradeAll => "regrade every rollout shown",
             Action::Rerun => "rerun: new verdict beside the stored one (sidecar)",
             Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
+            Action::WhatIfCases => "Cases pane: the what-if's cases / the stored run's",
             Action::InstallRuntime => "install the Python runtime the grader needs",
             Action::ConfirmFindings => "settle possible and loophole findings by a run",
             Action::LabelMode => "label mode (L again: label and advance; 3rd: off)",
@@ -627,6 +631,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("r", Action::Rerun),
     ("ctrl-r", Action::Regrade),
     ("e", Action::EditWhatIf),
+    ("E", Action::WhatIfCases),
     ("I", Action::InstallRuntime),
     ("y", Action::ConfirmFindings),
     ("<", Action::ScrollLeft),

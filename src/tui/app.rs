@@ -340,6 +340,7 @@ impl App {
             Action::ScrollDown => self.scroll_detail(1),
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
+            Action::WhatIfCases => self.toggle_what_if_cases(),
             Action::Search => {
                 // A new pattern: the last one offered selected, so typing replaces it.
                 let last = self.list.search.pattern.clone();

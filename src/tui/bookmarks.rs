@@ -86,7 +86,7 @@ impl Part for Bookmarks {
 
     /// Bookmark sidecars sit beside the label sidecars (under the data dir for the demo).
     fn service(&mut self, cx: &Cx<'_>, fx: &mut Effects) -> bool {
-        self.write(cx.corpus, &cx.labels.sidecar_bases(), fx)
+        self.write(cx.corpus, &cx.labels.bookmark_sidecars(), fx)
     }
 }
 
@@ -198,14 +198,14 @@ impl Bookmarks {
         Handled::Redraw
     }
 
-    /// The event loop's I/O step for bookmarks: opens each run's store (next to its label
-    /// sidecar, `bases` in run order) and writes queued changes durably, then says so.
+    /// The event loop's I/O step for bookmarks: opens each run's store (placed with its
+    /// labels, `sidecars` in run order) and writes queued changes durably, then says so.
     /// Returns whether to redraw.
-    fn write(&mut self, corpus: &Corpus, bases: &[&Path], fx: &mut Effects) -> bool {
+    fn write(&mut self, corpus: &Corpus, sidecars: &[&Path], fx: &mut Effects) -> bool {
         let mut redraw = false;
-        while self.stores.len() < bases.len() {
-            let base = bases[self.stores.len()];
-            let store = match BookmarkStore::open(base) {
+        while self.stores.len() < sidecars.len() {
+            let path = sidecars[self.stores.len()];
+            let store = match BookmarkStore::open_sidecar(path) {
                 Ok((store, issues)) => {
                     fx.issues.extend(issues);
                     Some(store)
@@ -245,11 +245,8 @@ impl Bookmarks {
             };
             let id = &entry.rollout.id;
             let line = entry.rollout.line;
-            let file = store
-                .path()
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
+            // The whole path: the sidecar need not be beside the file.
+            let file = store.path().display().to_string();
             let result = match change {
                 Change::Toggle => {
                     // New bookmarks go to the end of the whole playlist, whatever file they

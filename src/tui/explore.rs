@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result, bail};
+use anyhow::{Context as _, Result};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -16,6 +16,7 @@ use crate::model::verl::JoinIndex;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::session::inputs::Inputs;
+use crate::session::sidecars::SidecarFlags;
 use crate::tui::action::KeyEntry;
 use crate::tui::app::{App, Context, Grading};
 use crate::tui::load::{FileKind, Source, SourceData};
@@ -88,6 +89,8 @@ pub struct ExploreArgs {
     pub taxonomy: Option<PathBuf>,
     #[command(flatten)]
     pub cache: CacheFlags,
+    #[command(flatten)]
+    pub sidecars: SidecarFlags,
     /// The order `N` (next unlabelled failure) walks: `file`, or `random` (seeded) so the
     /// labelled failures are a random sample and their prevalence intervals mean something
     /// (`O` toggles in the explorer).
@@ -110,35 +113,32 @@ pub struct UserConfig {
     pub theme: Option<String>,
     /// The annotator name written on labels.
     pub annotator: Option<String>,
+    /// Where label, rerun and bookmark sidecars go (see `session::sidecars`).
+    pub sidecar_dir: Option<PathBuf>,
     /// `"key" = "action"` (snake_case action names; `"none"` unbinds), and a screen's own
     /// keys in `[keys.stats]`, `[keys.compare]`, `[keys.training]`, `[keys.present]`.
     #[serde(default)]
     pub keys: BTreeMap<String, KeyEntry>,
 }
 
-/// The config folder: `<config dir>/sebx`.
-pub fn config_dir() -> Option<PathBuf> {
-    dirs::config_dir().map(|d| d.join("sebx"))
-}
+pub use crate::session::sidecars::config_dir;
 
 /// Reads the config file; a missing default file is an empty config.
 pub fn load_config(explicit: Option<&Path>) -> Result<UserConfig> {
-    let path = match explicit {
-        Some(p) => p.to_path_buf(),
-        None => match config_dir() {
-            Some(d) => d.join("config.toml"),
-            None => return Ok(UserConfig::default()),
-        },
+    let file = crate::session::sidecars::ConfigFile::read(explicit)?;
+    let at = || {
+        file.path
+            .as_deref()
+            .map_or_else(|| "the config".to_string(), |p| p.display().to_string())
     };
-    if !path.is_file() {
-        if explicit.is_some() {
-            bail!("no config file {}", path.display());
-        }
-        return Ok(UserConfig::default());
-    }
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("in {}", path.display()))
+    let mut config: UserConfig = file
+        .table
+        .clone()
+        .try_into()
+        .with_context(|| format!("in {}", at()))?;
+    // The session's reading of it (relative to the config file, `~/`), as every command's.
+    config.sidecar_dir = file.sidecar_dir()?;
+    Ok(config)
 }
 
 /// An explorer ready to run: its state and what to load.
@@ -355,6 +355,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );
     app.labelling.taxonomy_path = args.taxonomy.clone();
+    app.labelling.places = args.sidecars.places_with(config.sidecar_dir.clone());
     app.labelling.order = args.label_order;
     app.labelling.order_seed = args
         .label_seed

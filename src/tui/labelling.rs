@@ -23,6 +23,7 @@ use crate::grade::reruns::{RerunRecord, RerunStore};
 use crate::model::RolloutId;
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore, Progress, resolve_annotator};
+use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 
 use super::action::Action;
@@ -36,9 +37,7 @@ use super::textbox::TextBox;
 mod actions;
 mod sidecars;
 
-/// Environment variable: where sidecars of files without a writable home (the bundled
-/// demo) go; default `<data dir>/sebx`.
-pub const DATA_DIR_ENV: &str = "SEBX_DATA_DIR";
+pub use crate::model::sidecar::DATA_DIR_ENV;
 
 /// How often the sidecars are checked for other explorers' changes.
 const RELOAD_EVERY: Duration = Duration::from_secs(2);
@@ -60,6 +59,8 @@ pub struct RunSidecars {
     pub base: PathBuf,
     /// The run is built into the binary: its sidecars live under the data dir.
     pub embedded: bool,
+    /// Where the run's bookmarks are kept (placed with the labels, opened by bookmarks).
+    pub bookmarks: PathBuf,
     pub labels: Option<LabelStore>,
     pub reruns: Option<RerunStore>,
     /// Why a store could not be opened.
@@ -106,6 +107,8 @@ pub struct Labelling {
     pub agreement_cursor: usize,
     /// Base folder for sidecars of embedded runs (`$SEBX_DATA_DIR` or `<data dir>/sebx`).
     pub data_dir: Option<PathBuf>,
+    /// Where the sidecars of files go (`--sidecar-dir`, the config, the fallback).
+    pub places: SidecarPlaces,
     /// A taxonomy file given on the command line.
     pub taxonomy_path: Option<PathBuf>,
     /// Labels a built-in run starts with (the demo's examples), by run path: written to
@@ -149,9 +152,8 @@ impl Default for Labelling {
             picker_cursor: 0,
             agreement_with: 0,
             agreement_cursor: 0,
-            data_dir: std::env::var_os(DATA_DIR_ENV)
-                .map(PathBuf::from)
-                .or_else(|| dirs::data_dir().map(|d| d.join("sebx"))),
+            data_dir: crate::model::sidecar::data_dir(),
+            places: SidecarPlaces::new(None),
             taxonomy_path: None,
             seeds: HashMap::new(),
             registered: HashMap::new(),
@@ -312,6 +314,16 @@ impl Labelling {
         })
     }
 
+    /// Where `run`'s labels are kept when that is not beside its file (a `--sidecar-dir`,
+    /// the fallback of a read-only folder); `None` beside it, or for the built-in demo.
+    pub fn labels_elsewhere(&self, run: usize) -> Option<&Path> {
+        let s = self.sidecars.get(run).filter(|s| !s.embedded)?;
+        let path = s.labels.as_ref()?.path();
+        let beside =
+            crate::model::sidecar::sidecar_path(&s.base, crate::model::labels::LABELS_SUFFIX);
+        (path != beside).then_some(path)
+    }
+
     /// Where the sidecars of embedded runs are written, when there are any.
     pub fn embedded_home(&self) -> Option<PathBuf> {
         self.sidecars
@@ -437,8 +449,11 @@ impl Labels for Labelling {
         self.order_seed
     }
 
-    fn sidecar_bases(&self) -> Vec<&Path> {
-        self.sidecars.iter().map(|s| s.base.as_path()).collect()
+    fn bookmark_sidecars(&self) -> Vec<&Path> {
+        self.sidecars
+            .iter()
+            .map(|s| s.bookmarks.as_path())
+            .collect()
     }
 }
 

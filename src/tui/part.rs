@@ -30,8 +30,8 @@ pub trait Labels {
     fn category_ids(&self) -> Vec<String>;
     /// The seed of the random labelling order.
     fn order_seed(&self) -> u64;
-    /// Where each run's sidecars are named from, in run order (as far as opened).
-    fn sidecar_bases(&self) -> Vec<&Path>;
+    /// Each run's bookmark sidecar, in run order (as far as opened), placed as its labels.
+    fn bookmark_sidecars(&self) -> Vec<&Path>;
 }
 
 /// No labels: what labelling itself is handed as [`Cx::labels`].
@@ -50,7 +50,7 @@ impl Labels for NoLabels {
         0
     }
 
-    fn sidecar_bases(&self) -> Vec<&Path> {
+    fn bookmark_sidecars(&self) -> Vec<&Path> {
         Vec::new()
     }
 }

@@ -326,6 +326,9 @@ pub struct DetailView {
     /// Selected case in the Cases pane; `None` until the user moves it: the pane then opens on the first failed case
     /// (`App::case_cursor`).
     pub case_cursor: Option<usize>,
+    /// The Cases pane shows the selected rollout's latest what-if instead of its stored
+    /// run (while it has one; selecting another rollout goes back to the stored run).
+    pub what_if_cases: bool,
     /// Screen rows of the Cases table's case rows in the last frame drawn, with their case
     /// index: what a click hits (drawing records it; `update` never renders).
     pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,

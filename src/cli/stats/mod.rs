@@ -22,6 +22,7 @@ use crate::model::sampling::DEFAULT_SEED;
 use crate::session::caches::CacheFlags;
 use crate::session::inputs::Inputs;
 use crate::session::runs::RunOptions;
+use crate::session::sidecars::SidecarFlags;
 
 pub use crate::session::report::{CompareReport, StatsReport, compare_report, compute_stats};
 pub use crate::session::runs::{Loaded, LoadedRun, load_runs};
@@ -91,19 +92,22 @@ pub struct InputArgs {
     pub output: Option<PathBuf>,
     #[command(flatten)]
     pub cache: CacheFlags,
+    #[command(flatten)]
+    pub sidecars: SidecarFlags,
 }
 
 impl InputArgs {
-    /// What loading the runs takes from these flags.
-    pub fn options(&self) -> RunOptions {
-        RunOptions {
+    /// What loading the runs takes from these flags (and the config's `sidecar_dir`).
+    pub fn options(&self) -> Result<RunOptions> {
+        Ok(RunOptions {
             context: self.context.clone(),
             jobs: self.jobs,
             timeout: self.timeout,
             annotator: self.annotator.clone(),
             quiet: self.quiet,
             cache: self.cache.choice(),
-        }
+            sidecars: self.sidecars.places()?,
+        })
     }
 }
 
@@ -193,7 +197,7 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
-    let loaded = load_runs(&args.files, &args.input.options())?;
+    let loaded = load_runs(&args.files, &args.input.options()?)?;
     let report = compute_stats(&loaded, &args.k, args.sort, args.input.seed);
     let by = if !args.by.is_empty() {
         args.by.clone()
@@ -255,7 +259,7 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
         );
     }
     // The inputs as classified above, not a second time.
-    let loaded = crate::session::runs::load_inputs(&inputs, &args.input.options())?;
+    let loaded = crate::session::runs::load_inputs(&inputs, &args.input.options()?)?;
     let report = compare_report(&loaded, 0, 1, args.input.seed, cell);
     let text = render_compare(&report, args.format, args.top)?;
     let mut out = writer(args.input.output.as_deref())?;

@@ -7,7 +7,10 @@ use std::sync::Arc;
 use ratatui::layout::{Position, Rect};
 
 use crate::analysis::Analysis;
+use crate::grade::report::GradeReport;
+use crate::grade::reruns::RerunRecord;
 
+use super::super::action::Action;
 use super::super::jobs::{HighlightKind, JobRequest};
 use super::super::layout;
 use super::super::state::{Corpus, DetailView, Pane, ViewRow};
@@ -44,6 +47,7 @@ impl App {
                 rows: vec![row],
                 entries: self.corpus.entries.clone(),
                 cache: self.corpus.score_cache.clone(),
+                places: self.labelling.places.clone(),
                 whole: true,
             });
         }
@@ -113,20 +117,87 @@ impl App {
         true
     }
 
-    /// Number of cases the Cases pane lists for the selection.
+    /// The latest what-if of `row`: this session's, else the last one in its rerun sidecar.
+    pub fn what_if_record(&self, row: usize) -> Option<&RerunRecord> {
+        let session = self
+            .reruns
+            .session
+            .get(&row)
+            .and_then(|list| list.iter().rev().find(|s| s.record.what_if))
+            .map(|s| &s.record);
+        session.or_else(|| {
+            let entry = self.corpus.entries.get(row)?;
+            self.labelling
+                .stored_reruns(entry.run, &entry.rollout.id)
+                .into_iter()
+                .rev()
+                .find(|r| r.what_if)
+        })
+    }
+
+    /// The what-if the Cases pane shows instead of the stored run, when it does.
+    pub fn cases_what_if(&self) -> Option<&RerunRecord> {
+        if !self.detail.what_if_cases {
+            return None;
+        }
+        self.list.selected.and_then(|row| self.what_if_record(row))
+    }
+
+    /// The report whose cases the Cases pane lists: the what-if's when it shows one, else
+    /// the selected rollout's own.
+    pub fn cases_report(&self) -> Option<&GradeReport> {
+        match self.cases_what_if() {
+            Some(record) => Some(&record.report),
+            None => self.selected_report(),
+        }
+    }
+
+    /// `E`: the Cases pane switches between the stored run's cases and the latest
+    /// what-if's, opening on the first failed case of what it shows.
+    pub(super) fn toggle_what_if_cases(&mut self) -> bool {
+        let Some(row) = self.list.selected else {
+            return false;
+        };
+        if !self.detail.what_if_cases && self.what_if_record(row).is_none() {
+            let edit = self
+                .keymap
+                .keys_for(Action::EditWhatIf)
+                .first()
+                .map_or_else(String::new, |k| {
+                    format!(" ({k} edits the code and grades it)")
+                });
+            self.message = Some(format!("no what-if of this rollout yet{edit}"));
+            return true;
+        }
+        self.detail.what_if_cases = !self.detail.what_if_cases;
+        self.detail.pane = Pane::Cases;
+        self.detail.scroll = 0;
+        self.detail.case_cursor = None;
+        self.message = Some(
+            if self.detail.what_if_cases {
+                "Cases: the what-if (edited code)"
+            } else {
+                "Cases: the stored run"
+            }
+            .to_string(),
+        );
+        true
+    }
+
     /// The Cases pane's highlighted case: where the user put it, else the first failed case
-    /// of the selected rollout (its first case when none failed or none ran).
+    /// of what it shows (its first case when none failed or none ran).
     pub fn case_cursor(&self) -> usize {
         self.detail.case_cursor.unwrap_or_else(|| {
-            self.selected_report()
+            self.cases_report()
                 .filter(|r| r.execution.is_some())
                 .and_then(|r| r.cases.iter().position(|c| !c.matched))
                 .unwrap_or(0)
         })
     }
 
+    /// Number of cases the Cases pane lists for the selection.
     pub fn case_count(&self) -> usize {
-        match (self.selected_report(), self.selected_entry()) {
+        match (self.cases_report(), self.selected_entry()) {
             (Some(r), _) if !r.cases.is_empty() => r.cases.len(),
             (_, Some(e)) => e.rollout.test_cases.len(),
             _ => 0,
@@ -136,7 +207,7 @@ impl App {
     pub(super) fn first_failed_case(&mut self) -> bool {
         self.detail.pane = Pane::Cases;
         self.detail.scroll = 0;
-        match self.selected_report() {
+        match self.cases_report() {
             Some(r) if r.execution.is_none() => {
                 self.message = Some(format!("no case ran: {}", r.decided_by));
             }

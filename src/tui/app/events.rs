@@ -238,6 +238,7 @@ impl App {
                         rows,
                         entries: self.corpus.entries.clone(),
                         cache: self.corpus.score_cache.clone(),
+                        places: self.labelling.places.clone(),
                         whole: false,
                     });
                 }

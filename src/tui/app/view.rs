@@ -185,6 +185,7 @@ impl App {
             // A jump to a match was for the row left behind.
             self.detail.match_pending = None;
             self.detail.case_cursor = None;
+            self.detail.what_if_cases = false;
             // The row the user looks at is graded next.
             if let Some(r) = row
                 && let Some(Score::Grading { ticket }) = self.corpus.scores.get(r)

@@ -96,6 +96,8 @@ pub enum JobRequest {
         rows: Vec<usize>,
         entries: Arc<Vec<Arc<Entry>>>,
         cache: Option<Arc<ScoreCache>>,
+        /// Where the rerun sidecars are.
+        places: crate::model::sidecar::SidecarPlaces,
         /// Keep the whole reports (rows opened); else only their facts are kept.
         whole: bool,
     },
@@ -337,6 +339,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             rows,
             entries,
             cache,
+            places,
             whole,
         } => {
             let rows: Vec<usize> = rows.into_iter().filter(|&r| r < entries.len()).collect();
@@ -344,22 +347,29 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             if whole {
                 // Opened rows keep the whole report.
                 let mut next = rows.iter().copied();
-                Resolver::remembered(cache, rows.iter().map(|&r| &entries[r].rollout), &mut |k| {
-                    let Some(row) = next.next() else {
-                        return;
-                    };
-                    match k {
-                        Some((_, report)) => found.push((row, Remembered::Whole(Box::new(report)))),
-                        None => missing.push(row),
-                    }
-                });
+                Resolver::remembered(
+                    cache,
+                    &places,
+                    rows.iter().map(|&r| &entries[r].rollout),
+                    &mut |k| {
+                        let Some(row) = next.next() else {
+                            return;
+                        };
+                        match k {
+                            Some((_, report)) => {
+                                found.push((row, Remembered::Whole(Box::new(report))))
+                            }
+                            None => missing.push(row),
+                        }
+                    },
+                );
             } else {
                 // The others only their facts, read without the reports.
                 let rollouts: Vec<&crate::model::Rollout> =
                     rows.iter().map(|&r| &entries[r].rollout).collect();
                 for (row, k) in rows
                     .iter()
-                    .zip(Resolver::remembered_facts(cache, &rollouts))
+                    .zip(Resolver::remembered_facts(cache, &places, &rollouts))
                 {
                     match k {
                         Some((_, facts)) => found.push((*row, Remembered::Facts(facts))),

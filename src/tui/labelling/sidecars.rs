@@ -7,8 +7,9 @@ use std::time::Instant;
 
 use crate::grade::reruns::{RERUNS_SUFFIX, RerunStore};
 use crate::model::Verdict;
+use crate::model::bookmarks::BOOKMARKS_SUFFIX;
 use crate::model::labels::{LABELS_SUFFIX, LabelStore, Progress};
-use crate::model::sidecar::sidecar_path;
+use crate::model::sidecar::{SidecarPlace, sidecar_path};
 use crate::model::taxonomy::Taxonomy;
 
 use super::super::effects::Effects;
@@ -45,11 +46,12 @@ impl Labelling {
             };
             match store.append(p.record) {
                 Ok(()) => {
-                    // The demo's file is built in: say where its labels really go.
+                    // The whole path: a sidecar need not be beside its file (the demo's
+                    // is built in, a read-only folder's goes to the fallback).
                     let name = if embedded {
                         format!("{} (built-in demo)", store.path().display())
                     } else {
-                        file_name(store.path())
+                        store.path().display().to_string()
                     };
                     fx.say(format!("saved to {name}: {summary}"));
                     self.progress_dirty = true;
@@ -116,22 +118,49 @@ impl Labelling {
         } else {
             path.to_path_buf()
         };
+        // A file's sidecars where the places say (beside it, the chosen folder, or the
+        // fallback when its folder is read-only); the demo's under the data dir.
+        let place = |suffix: &str| {
+            if embedded {
+                SidecarPlace {
+                    path: sidecar_path(&base, suffix),
+                    note: None,
+                }
+            } else {
+                self.places.locate(path, suffix)
+            }
+        };
+        let (labels_at, reruns_at, bookmarks_at) = (
+            place(LABELS_SUFFIX),
+            place(RERUNS_SUFFIX),
+            place(BOOKMARKS_SUFFIX),
+        );
+        let mut notes: Vec<String> = [&labels_at, &reruns_at, &bookmarks_at]
+            .into_iter()
+            .filter_map(|p| p.note.clone())
+            .collect();
+        notes.dedup();
+        for note in notes {
+            fx.say(note.clone());
+            fx.notes.push(note);
+        }
         let mut sidecars = RunSidecars {
             base: base.clone(),
             embedded,
+            bookmarks: bookmarks_at.path,
             labels: None,
             reruns: None,
             error: None,
             seen_len: (0, 0),
         };
-        match LabelStore::open(&base) {
+        match LabelStore::open_sidecar(&labels_at.path) {
             Ok((store, issues)) => {
                 report_issues(issues, fx);
                 sidecars.labels = Some(store);
             }
             Err(e) => sidecars.error = Some(e.to_string()),
         }
-        match RerunStore::open(&base) {
+        match RerunStore::open_sidecar(&reruns_at.path) {
             Ok((store, issues)) => {
                 report_issues(issues, fx);
                 sidecars.reruns = Some(store);
@@ -201,9 +230,9 @@ impl Labelling {
             };
             for item in list.iter_mut().filter(|s| s.saved.is_none()) {
                 wrote = true;
-                let sidecars = self.sidecars.get_mut(run);
-                let base = sidecars.as_ref().map(|s| s.base.clone());
-                item.saved = Some(match sidecars.and_then(|s| s.reruns.as_mut()) {
+                let store = self.sidecars.get_mut(run).and_then(|s| s.reruns.as_mut());
+                let path = store.as_ref().map(|s| s.path().to_path_buf());
+                item.saved = Some(match store {
                     Some(store) => store.append(item.record.clone()).map_err(|e| e.to_string()),
                     None => Err("the rerun file could not be opened".to_string()),
                 });
@@ -219,10 +248,8 @@ impl Labelling {
                 };
                 match &item.saved {
                     Some(Ok(())) => {
-                        let path = base
-                            .map(|b| sidecar_path(&b, RERUNS_SUFFIX))
-                            .unwrap_or_default();
-                        fx.say(format!("{kind}: {verdict} · saved to {}", file_name(&path)));
+                        let path = path.unwrap_or_default();
+                        fx.say(format!("{kind}: {verdict} · saved to {}", path.display()));
                     }
                     Some(Err(e)) => fx.say(format!("{kind}: {verdict} · NOT saved: {e}")),
                     None => {}
@@ -306,10 +333,4 @@ fn sidecar_lens(s: &RunSidecars) -> (u64, u64) {
         len(s.labels.as_ref().map(LabelStore::path)),
         len(s.reruns.as_ref().map(RerunStore::path)),
     )
-}
-
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| path.display().to_string())
 }

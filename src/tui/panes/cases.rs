@@ -42,7 +42,9 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
 /// The pane and the content lines that are case rows (the first is case 1).
 pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, Range<usize>) {
     let theme = &app.theme;
-    let report = app.selected_report();
+    // The stored run's cases, or the latest what-if's (`E` switches when there is one).
+    let report = app.cases_report();
+    let what_if = app.cases_what_if();
     let cases: Vec<CaseView> = match report {
         Some(r) if !r.cases.is_empty() => r
             .cases
@@ -74,6 +76,9 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
     if let Some(r) = report {
         reward_disagreement(r, theme, width, &mut lines);
         right_anyway(app, entry, r, width, &mut lines);
+    }
+    if let Some(line) = source_line(app, entry, what_if.is_some(), theme) {
+        lines.push(line);
     }
     let pinned = lines.len() as u16;
     let reward = report
@@ -185,6 +190,51 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
         },
         first_case..first_case + cases.len(),
     )
+}
+
+/// Whose cases these are, when the rollout has a what-if: `what-if (edited code) · E the
+/// stored run` or `stored run · E the what-if's cases` (the key from the keymap).
+fn source_line(
+    app: &App,
+    entry: &Entry,
+    showing_what_if: bool,
+    theme: &Theme,
+) -> Option<Line<'static>> {
+    if app.detail.paper {
+        return None;
+    }
+    let row = app.list.selected?;
+    let record = app.what_if_record(row)?;
+    let key = app
+        .keymap
+        .keys_for(Action::WhatIfCases)
+        .first()
+        .map(|k| k.to_string());
+    let (what, other) = if showing_what_if {
+        let time = record.time.get(11..19).unwrap_or("");
+        let edited = record.edited_code.as_deref().unwrap_or("");
+        (
+            format!(
+                "what-if {time}: {}",
+                crate::grade::reruns::edit_summary(entry.code(), edited)
+            ),
+            "the stored run",
+        )
+    } else {
+        ("stored run".to_string(), "the what-if's cases")
+    };
+    let mut spans = vec![Span::styled(
+        what,
+        if showing_what_if {
+            theme.warning
+        } else {
+            theme.dim
+        },
+    )];
+    if let Some(key) = key {
+        spans.push(Span::styled(format!(" · {key} {other}"), theme.hint));
+    }
+    Some(Line::from(spans))
 }
 
 /// The reward in a few words for the summary line, where it does not disagree with the

@@ -24,7 +24,7 @@ pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
     if let Some(row) = app.list.selected {
         if let Some(lines) = rerun_lines(app, row) {
             panels.push((
-                " Rerun (kept beside the rollout, not in it) ".to_string(),
+                " Rerun (kept in its sidecar, never in the rollout file) ".to_string(),
                 lines,
             ));
         }
@@ -148,6 +148,12 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
         }
         lines.push(Line::styled(text, theme.dim));
     }
+    if let Some(path) = l.labels_elsewhere(entry.run) {
+        lines.push(Line::styled(
+            format!("labels saved in {}", path.display()),
+            theme.dim,
+        ));
+    }
     if let Some(home) = l.embedded_home() {
         lines.push(Line::styled(
             format!("built-in demo: labels saved in {}", home.display()),
@@ -253,9 +259,16 @@ pub fn rerun_lines(app: &App, row: usize) -> Option<Vec<Line<'static>>> {
         lines.push(record_line("what-if", record, saved));
         let edited = record.edited_code.as_deref().unwrap_or("");
         let passed = record.report.verdict == Some(crate::model::Verdict::Right);
+        // Its every case is in the Cases pane (this panel has room for a few lines).
+        let cases_key = app
+            .keymap
+            .keys_for(crate::tui::action::Action::WhatIfCases)
+            .first()
+            .map(|k| format!(" · {k}: its cases"))
+            .unwrap_or_default();
         lines.push(Line::styled(
             format!(
-                "{:<9}{} → {}",
+                "{:<9}{} → {}{cases_key}",
                 "",
                 edit_summary(entry.code(), edited),
                 if passed {

@@ -23,10 +23,7 @@ const POLL: Duration = Duration::from_millis(200);
 /// Where presenters say where they are: `$SEBX_DATA_DIR/present-position`, else
 /// `<data dir>/sebx/present-position`.
 pub fn position_file() -> Option<PathBuf> {
-    std::env::var_os(crate::tui::labelling::DATA_DIR_ENV)
-        .map(PathBuf::from)
-        .or_else(|| dirs::data_dir().map(|d| d.join("sebx")))
-        .map(|d| d.join("present-position"))
+    crate::model::sidecar::data_dir().map(|d| d.join("present-position"))
 }
 
 impl Presenter {
