@@ -217,7 +217,7 @@ impl Action {
     ];
 
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 76] = [
+    pub const BINDABLE: [Action; 77] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
