@@ -148,3 +148,22 @@ fn wrapped_prose_keeps_its_left_edge() {
         .map(|(b, _)| next[..b].chars().count());
     assert_eq!(cont, start, "{picker}");
 }
+
+/// A long line of the graded block, wrapped in a narrow Response pane, keeps the block's
+/// `▌` marker on every piece.
+#[test]
+fn wrapped_lines_of_the_graded_block_keep_their_marker() {
+    let code = "import zwc\n\ndef solve(grid):\n    return zwc.kocito(grid, axis=0) + zwc.kocito(grid, axis=0) * 0 + zwc.kocito(grid, axis=0) * 0\n";
+    let mut app = app_of(rollout_line(Q_MEAN, &fence(code), None) + "\n");
+    app.update(&Action::PaneResponse);
+    let text = screen(&draw(&app, 60, 40));
+    let rows: Vec<&str> = text
+        .lines()
+        .skip_while(|l| !l.contains("return zwc.kocito"))
+        .take_while(|l| !l.contains("```"))
+        .collect();
+    assert!(rows.len() >= 2, "the line wraps:\n{text}");
+    for row in &rows {
+        assert!(row.contains('▌'), "{row:?} lost the marker:\n{text}");
+    }
+}

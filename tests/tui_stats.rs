@@ -271,3 +271,34 @@ fn the_stats_screen_shows_the_reward_sebx_stats_prints() {
         "{want} not on the Stats screen:\n{text}"
     );
 }
+
+/// A pair whose failing case printed nothing says what stopped the program (its exception),
+/// not a bare `got nothing`.
+#[test]
+fn a_pair_says_why_a_case_got_nothing() {
+    let mut app = graded();
+    open(&mut app, Action::CompareScreen);
+    let r = app.stats.result.clone().expect("figures");
+    let c = &r.compare.as_ref().expect("two runs").comparison;
+    let i = Verdict::ALL
+        .iter()
+        .position(|v| *v == Verdict::ExeError)
+        .expect("exe_error");
+    let j = (0..5)
+        .find(|&j| c.matrix[Verdict::ExeError.code() as usize][Verdict::ALL[j].code() as usize] > 0)
+        .expect("run A's exe_error row is paired");
+    for _ in 0..i {
+        app.update(&Action::Down);
+    }
+    for _ in 0..j {
+        app.update(&Action::CellRight);
+    }
+    app.update(&Action::Choose);
+    app.update(&Action::Choose);
+    assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
+    let text = screen(&draw(&app, 200, 48));
+    assert!(
+        text.contains("got nothing (AttributeError: module 'zwc.rfx' has no attribute 'quvohee')"),
+        "{text}"
+    );
+}

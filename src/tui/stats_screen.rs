@@ -691,6 +691,15 @@ fn failed_cases(app: &App, row: usize) -> Vec<String> {
     let Some(report) = app.corpus.scores.get(row).and_then(|s| s.report()) else {
         return Vec::new();
     };
+    // A missing piece says what stopped the program: its exception, else the verdict's reason.
+    let nothing = || {
+        let raised = report
+            .execution
+            .as_ref()
+            .and_then(|e| e.stderr.lines().rev().find(|l| !l.trim().is_empty()))
+            .map(str::trim);
+        format!("nothing ({})", raised.unwrap_or(report.decided_by.as_str()))
+    };
     report
         .cases
         .iter()
@@ -701,7 +710,7 @@ fn failed_cases(app: &App, row: usize) -> Vec<String> {
                 "case {}: expected {} got {}",
                 c.index + 1,
                 c.expected,
-                c.actual.as_deref().unwrap_or("nothing")
+                c.actual.clone().unwrap_or_else(nothing)
             )
         })
         .collect()

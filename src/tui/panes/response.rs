@@ -53,15 +53,20 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
             Span::raw(" ")
         };
         let is_fence = text.trim_start().starts_with("```");
-        let mut spans = vec![gutter];
-        if is_fence {
-            in_fence = !in_fence;
-            spans.push(Span::styled(text.to_string(), theme.dim));
-        } else if in_fence {
-            let styled = highlighted
-                .and_then(|h| h.lines.get(k))
-                .and_then(Option::as_ref);
-            spans.extend(styled_or_plain(styled, text, theme.inline_code));
+        let mut spans = vec![gutter.clone()];
+        if is_fence || in_fence {
+            if is_fence {
+                in_fence = !in_fence;
+                spans.push(Span::styled(text.to_string(), theme.dim));
+            } else {
+                let styled = highlighted
+                    .and_then(|h| h.lines.get(k))
+                    .and_then(Option::as_ref);
+                spans.extend(styled_or_plain(styled, text, theme.inline_code));
+            }
+            // A code line wrapped here keeps the graded block's marker on each piece.
+            lines.extend(super::wrap_hanging(spans, usize::from(width), &[gutter]));
+            continue;
         } else {
             let gutter = spans[0].clone();
             spans.extend(prose(text, theme));
