@@ -66,9 +66,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
             }
             // A code line wrapped here keeps the graded block's marker on each piece.
             lines.extend(super::wrap_hanging(spans, usize::from(width), &[gutter]));
-            continue;
         } else {
-            let gutter = spans[0].clone();
             spans.extend(prose(text, theme));
             // Continuations keep the gutter and the indent (bullets: past the `• `).
             let trimmed = text.trim_start();
@@ -78,9 +76,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
             }
             let hang = [gutter, Span::raw(" ".repeat(indent))];
             lines.extend(super::wrap_hanging(spans, usize::from(width), &hang));
-            continue;
         }
-        lines.push(Line::from(spans));
     }
     PaneContent::scrolling(lines, true)
 }
