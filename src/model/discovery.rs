@@ -1,5 +1,7 @@
 //! Finding the API doc and dataset files: flags, then `SEBX_API_DOC`, then an
-//! SE-Bench checkout layout found from the rollout file's folder upwards or the working directory.
+//! `api_doc.jsonl` beside the rollouts (in a rollout file's folder, or in a folder given as
+//! input), then an SE-Bench checkout layout found from the rollout file's folder upwards or
+//! the working directory.
 
 use std::path::{Path, PathBuf};
 
@@ -12,13 +14,15 @@ use super::{ApiMap, Dataset};
 pub enum Found {
     Flag(PathBuf),
     Env(PathBuf),
+    /// `api_doc.jsonl` in a rollout file's folder (or a folder given as input).
+    Beside(PathBuf),
     Checkout(PathBuf),
 }
 
 impl Found {
     pub fn path(&self) -> &Path {
         match self {
-            Found::Flag(p) | Found::Env(p) | Found::Checkout(p) => p,
+            Found::Flag(p) | Found::Env(p) | Found::Beside(p) | Found::Checkout(p) => p,
         }
     }
 
@@ -27,6 +31,7 @@ impl Found {
         match self {
             Found::Flag(p) => format!("{} (from the command line)", p.display()),
             Found::Env(p) => format!("{} (from SEBX_API_DOC)", p.display()),
+            Found::Beside(p) => format!("{} (beside the rollouts)", p.display()),
             Found::Checkout(p) => format!("{} (found in an SE-Bench checkout)", p.display()),
         }
     }
@@ -38,7 +43,8 @@ impl Found {
 pub struct ContextArgs {
     /// The zwc API doc (api_doc.jsonl) or mappings.json: the names findings are checked
     /// against and the zwc runtime is generated from. Default: $SEBX_API_DOC, else an
-    /// SE-Bench checkout found from the rollout file's folder upwards.
+    /// api_doc.jsonl beside the rollouts, else an SE-Bench checkout found from the rollout
+    /// file's folder upwards.
     #[arg(long, value_name = "FILE")]
     pub api_doc: Option<PathBuf>,
     /// Dataset files to join rollouts to their tasks (repeatable); default: discovered
@@ -181,6 +187,19 @@ pub fn discover_with(
         Some(Found::Flag(p.to_path_buf()))
     } else if let Some(p) = env_api_doc.filter(|p| !p.as_os_str().is_empty()) {
         Some(Found::Env(p))
+    } else if let Some(p) = rollout_files
+        .iter()
+        .map(|f| {
+            if f.is_dir() {
+                f.join(API_DOC_NAME)
+            } else {
+                f.parent()
+                    .map_or_else(|| PathBuf::from(API_DOC_NAME), |d| d.join(API_DOC_NAME))
+            }
+        })
+        .find(|p| p.is_file())
+    {
+        Some(Found::Beside(p))
     } else {
         checkout
             .as_ref()
@@ -204,6 +223,9 @@ pub fn discover_with(
     };
     Discovered { api_doc, datasets }
 }
+
+/// The API doc's file name beside rollouts.
+pub const API_DOC_NAME: &str = "api_doc.jsonl";
 
 /// The nearest folder at or above `start` holding `datasets/train/api_doc.jsonl`.
 pub fn find_checkout(start: &Path) -> Option<PathBuf> {
@@ -258,5 +280,27 @@ mod tests {
         let d = discover_with(None, &[], &[], None, Some(PathBuf::from("/")));
         assert!(d.api_doc.is_none());
         assert!(d.report()[0].contains("not found"));
+    }
+
+    #[test]
+    fn an_api_doc_beside_the_rollouts_beats_the_checkout_but_not_the_env() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("datasets/train")).expect("mkdir");
+        std::fs::create_dir_all(root.join("runs/a")).expect("mkdir");
+        std::fs::write(root.join("datasets/train/api_doc.jsonl"), "{}").expect("write");
+        std::fs::write(root.join("runs/a/api_doc.jsonl"), "{}").expect("write");
+        let file = root.join("runs/a/r.jsonl");
+        std::fs::write(&file, "").expect("write");
+        let beside = root.join("runs/a/api_doc.jsonl");
+        // A rollout file: its folder; a folder given as input: inside it.
+        for input in [file.clone(), root.join("runs/a")] {
+            let d = discover_with(None, &[], std::slice::from_ref(&input), None, None);
+            assert_eq!(d.api_doc, Some(Found::Beside(beside.clone())), "{input:?}");
+            assert!(d.report()[0].contains("beside the rollouts"));
+        }
+        let env = PathBuf::from("/x/env.jsonl");
+        let d = discover_with(None, &[], &[file], Some(env.clone()), None);
+        assert_eq!(d.api_doc, Some(Found::Env(env)));
     }
 }
