@@ -7,8 +7,8 @@
 //! the graph out again.
 //!
 //! Layout (a small Sugiyama): layers from `DepGraph::layers`; an edge that skips layers
-//! passes through a one-column stand-in in each layer between; order in a layer by the
-//! mean position of the boxes above; each edge gets its own port on the boxes' borders and
+//! passes through a one-column stand-in in each layer between; order in a layer by
+//! barycentre sweeps down and up (`graph_order`), the fewest crossings kept; each edge gets its own port on the boxes' borders and
 //! its own horizontal track in the channel between two layers, so edges cross (`┼`) but
 //! never merge.
 
@@ -448,33 +448,12 @@ fn layout_function(
             upper = lower;
         }
     }
-    // Order each layer by the mean place of what feeds it.
-    for l in 1..depth {
-        let place: HashMap<Item, usize> = items[l - 1]
-            .iter()
-            .enumerate()
-            .map(|(i, it)| (*it, i))
-            .collect();
-        let mut keyed: Vec<(f64, usize, Item)> = items[l]
-            .iter()
-            .enumerate()
-            .map(|(i, it)| {
-                let ups: Vec<usize> = segments[l - 1]
-                    .iter()
-                    .filter(|s| s.lower == *it)
-                    .filter_map(|s| place.get(&s.upper).copied())
-                    .collect();
-                let key = if ups.is_empty() {
-                    i as f64
-                } else {
-                    ups.iter().sum::<usize>() as f64 / ups.len() as f64
-                };
-                (key, i, *it)
-            })
-            .collect();
-        keyed.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
-        items[l] = keyed.into_iter().map(|(_, _, it)| it).collect();
-    }
+    // Order each layer so edges cross as little as the sweeps find (`graph_order`).
+    let pairs: Vec<Vec<(Item, Item)>> = segments
+        .iter()
+        .map(|segs| segs.iter().map(|s| (s.upper, s.lower)).collect())
+        .collect();
+    super::graph_order::order_layers(&mut items, &pairs);
     // Widths: labels, and room for one port per edge on each border.
     let mut below: HashMap<Item, usize> = HashMap::new();
     let mut above: HashMap<Item, usize> = HashMap::new();
