@@ -35,13 +35,32 @@ Returns (SEBX_RETURN):
 A rollout the server could not grade (it answers `error`) raises RewardError: an ungraded
 response is never silently rewarded 0.
 
+Data sources: samples whose data_source is one of SE-Bench's (query_doc, query_doc_train,
+test_with_doc, train_for_test_doc, the ones its verl fork sends to self_question; or None,
+for direct calls) go to sebx; any other is handed to verl's own default scorer
+(verl.utils.reward_score.default_compute_score), so a mixed dataset trains on both. Its
+result is returned in the same form (the dict keeps the same three keys).
+
+Retries: a request the server never took (connection refused: no server yet, or one
+restarting; 503: its queue is full) is sent again, a bounded number of times with short
+waits, then RewardError says no server answers. A request cut off while the server had it
+(connection reset: the server died or restarted) is sent again too, since that work is
+gone. A request that timed out is NOT sent again: the server may still be grading it (it
+drops the rest of an abandoned request's programs and logs it); RewardError says to raise
+SEBX_TIMEOUT instead.
+
 Settings (environment):
-  SEBX_URL         base URL of sebx serve (default http://127.0.0.1:8111)
-  SEBX_TOKEN       bearer token, if the server was started with --token-file
-  SEBX_TIMEOUT     seconds per HTTP attempt (default 60); a batch is one attempt, so set it
-                   above the time the server needs for a whole batch
-  SEBX_ATTEMPTS    attempts on connection errors and 503 (default 8; waits follow Retry-After)
-  SEBX_RETURN      dict (default) or float
+  SEBX_URL          base URL of sebx serve (default http://127.0.0.1:8111); with a Ray
+                    cluster started beforehand, pass it to the workers through Ray's
+                    runtime_env (env_vars), where reward functions run
+  SEBX_TOKEN        bearer token, if the server was started with --token-file
+  SEBX_TIMEOUT      seconds per HTTP attempt (default 60); a batch is one attempt, so set it
+                    above the time the server needs for a whole batch
+  SEBX_ATTEMPTS     attempts when the server did not take the request (default 8; waits
+                    follow Retry-After, else 0.1 s doubling up to 2 s: about 7 s in all)
+  SEBX_RETURN       dict (default) or float
+  SEBX_DATA_SOURCES comma-separated data sources sent to sebx (default SE-Bench's four);
+                    "*" sends every sample
 """
 
 import http.client
@@ -53,6 +72,8 @@ import urllib.error
 import urllib.request
 
 _RETURN_FORMS = ("dict", "float")
+# The data sources SE-Bench's verl fork scores with self_question.compute_score.
+_SEBENCH_SOURCES = ("query_doc", "query_doc_train", "test_with_doc", "train_for_test_doc")
 
 
 class RewardError(RuntimeError):
@@ -95,8 +116,8 @@ def _retry_wait(err):
 
 
 def _post(path, payload):
-    """POSTs `payload` as JSON to `path`, retrying on connection errors and 503; returns the
-    decoded answer."""
+    """POSTs `payload` as JSON to `path`; returns the decoded answer. Sent again only when
+    the server did not take it or lost it (see the module doc), never after a timeout."""
     base, token, timeout, attempts = _settings()
     attempts = max(1, attempts)
     try:
@@ -107,6 +128,7 @@ def _post(path, payload):
     if token:
         headers["Authorization"] = "Bearer " + token
     last = None
+    started = time.monotonic()
     for attempt in range(attempts):
         request = urllib.request.Request(base + path, data=body, headers=headers, method="POST")
         try:
@@ -118,15 +140,17 @@ def _post(path, payload):
                 raise RewardError(f"sebx answered {err.code}: {detail}") from err
             last = f"503: {detail}"
             wait = _retry_wait(err)
-        except (
-            urllib.error.URLError,
-            ConnectionError,
-            TimeoutError,
-            socket.timeout,  # not yet TimeoutError before Python 3.10
-            http.client.HTTPException,
-        ) as err:
-            # A connection refused or reset (an instance going away): try again.
-            last = f"connection error: {err}"
+        except Exception as err:  # noqa: BLE001 - sorted below
+            kind = _failure(err)
+            if kind == "timeout":
+                raise RewardError(
+                    f"{base} did not answer within SEBX_TIMEOUT={timeout:g} s; not sent again, "
+                    "since the server may still be grading it: raise SEBX_TIMEOUT above the "
+                    "time a batch takes"
+                ) from err
+            if kind is None:
+                raise
+            last = f"{kind}: {err}"
             wait = min(0.1 * 2**attempt, 2.0)
         else:
             try:
@@ -135,7 +159,26 @@ def _post(path, payload):
                 raise RewardError(f"sebx answered something that is not JSON: {err}") from err
         if attempt + 1 < attempts:
             time.sleep(wait)
-    raise RewardError(f"no answer from {base} after {attempts} attempts ({last})")
+    raise RewardError(
+        f"no sebx server took the request at {base} ({attempts} attempts over "
+        f"{time.monotonic() - started:.1f} s; last: {last}): start `sebx serve` or set SEBX_URL"
+    )
+
+
+def _failure(err):
+    """What a failed attempt was: "timeout" (not to be sent again), "refused" (the server
+    never took it), "lost" (the connection broke while the server had it), or None (not a
+    connection failure)."""
+    reason = getattr(err, "reason", err) if isinstance(err, urllib.error.URLError) else err
+    if isinstance(reason, (TimeoutError, socket.timeout)):
+        return "timeout"
+    if isinstance(reason, ConnectionRefusedError):
+        return "refused"
+    if isinstance(reason, (ConnectionError, http.client.HTTPException, OSError)):
+        return "lost"
+    if isinstance(err, urllib.error.URLError):
+        return "refused"
+    return None
 
 
 def grade_reward(rollout):
@@ -244,6 +287,38 @@ def _result(answer, form, where):
     }
 
 
+def _sebench_sources():
+    text = os.environ.get("SEBX_DATA_SOURCES", "").strip()
+    if not text:
+        return _SEBENCH_SOURCES
+    if text == "*":
+        return None
+    return tuple(part.strip() for part in text.split(",") if part.strip())
+
+
+def _for_sebx(data_source, sources):
+    return data_source is None or sources is None or str(data_source) in sources
+
+
+def _verl_score(data_source, solution_str, ground_truth, extra_info, form):
+    """verl's own default scorer for a sample that is not SE-Bench's, in `form`."""
+    try:
+        from verl.utils.reward_score import default_compute_score
+    except ImportError as err:
+        raise RewardError(
+            f"data_source {data_source!r} is not SE-Bench's ({', '.join(_SEBENCH_SOURCES)}; "
+            f"SEBX_DATA_SOURCES changes the list) and verl's default scorer cannot be imported: {err}"
+        ) from err
+    result = default_compute_score(data_source, solution_str, ground_truth, extra_info)
+    if hasattr(result, "keys"):
+        score = float(result["score"])
+    else:
+        score = float(result)
+    if form == "float":
+        return score
+    return {"score": score, "verdict": "", "reward_reason": ""}
+
+
 def _batch(data_sources, solution_strs, ground_truths, extra_infos, form):
     solutions = list(solution_strs)
     n = len(solutions)
@@ -253,14 +328,22 @@ def _batch(data_sources, solution_strs, ground_truths, extra_infos, form):
     for name, values in (("ground_truths", truths), ("extra_infos", extras), ("data_sources", sources)):
         if len(values) != n:
             raise RewardError(f"{n} solution_strs but {len(values)} {name}")
+    ours = _sebench_sources()
+    mine = [i for i in range(n) if _for_sebx(sources[i], ours)]
     rollouts = []
-    for i in range(n):
+    for i in mine:
         try:
             rollouts.append(make_rollout(solutions[i], truths[i], extras[i]))
         except RewardError as err:
             raise RewardError(f"batch item {i}: {err}") from err
     answers = grade_rewards(rollouts)
-    return [_result(a, form, f"batch item {i}") for i, a in enumerate(answers)]
+    out = [None] * n
+    for i, a in zip(mine, answers):
+        out[i] = _result(a, form, f"batch item {i}")
+    for i in range(n):
+        if out[i] is None:
+            out[i] = _verl_score(sources[i], solutions[i], truths[i], extras[i], form)
+    return out
 
 
 def compute_score(
@@ -275,8 +358,9 @@ def compute_score(
     **kwargs,
 ):
     """SE-Bench's RL reward of one response, or (called with the plural keywords, as verl's
-    batch reward manager does) of a batch, as a list in order. Extra keyword arguments are
-    ignored. See the module doc for the data shapes and the return form."""
+    batch reward manager does) of a batch, as a list in order; samples of other data sources
+    go to verl's default scorer. Extra keyword arguments are ignored. See the module doc
+    for the data shapes and the return form."""
     form = _return_form()
     if solution_strs is not None:
         if solution_str is not None:
@@ -284,5 +368,7 @@ def compute_score(
         return _batch(data_sources, solution_strs, ground_truths, extra_infos, form)
     if solution_str is None:
         raise RewardError("no solution_str (one sample) or solution_strs (a batch) given")
+    if not _for_sebx(data_source, _sebench_sources()):
+        return _verl_score(data_source, solution_str, ground_truth, extra_info, form)
     rollout = make_rollout(solution_str, ground_truth, extra_info)
     return _result(grade_reward(rollout), form, "the rollout")

@@ -100,12 +100,15 @@ fn bad_lines_are_reported_in_place_and_good_lines_graded() {
 
 #[test]
 fn missing_api_doc_is_a_clear_error() {
+    // A copy of the demo's rollouts, away from the API doc beside them.
     let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("rollouts.jsonl");
+    std::fs::copy(demo("rollouts.jsonl"), &file).expect("copy");
     let out = isolated::sebx()
         .current_dir(dir.path())
         .env_remove("SEBX_API_DOC")
         .arg("grade")
-        .arg(demo("rollouts.jsonl"))
+        .arg(&file)
         .output()
         .expect("run sebx");
     assert!(!out.status.success());

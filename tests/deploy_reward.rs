@@ -4,7 +4,10 @@
 //! ground_truth is the `right_exe_result` text and the tests are in extra_info, and a dict
 //! holding the tests); on the parity corpus its scores are SE-Bench's official RL rewards;
 //! it sends the token, and it fails loudly (after bounded retries) when no server answers
-//! or the rollout is bad.
+//! or the rollout is bad. Against fake servers: a request that timed out is not sent again
+//! (the server may still be grading it), one the server lost (it restarted mid-batch) is;
+//! samples of another data source go to verl's default scorer; and a live server drops
+//! the programs of a batch its client gave up on, and logs it.
 
 #[path = "common/serve.rs"]
 mod serve;
@@ -25,10 +28,10 @@ scores = []
 for line in open(sys.argv[2], encoding="utf-8"):
     r = json.loads(line)
     truth = json.dumps({"test_cases": r["test_cases"], "right_exe_result": r["right_exe_result"]})
-    scores.append(reward.compute_score("se-bench", r["response"], truth, {"query": r["query"]}))
+    scores.append(reward.compute_score("query_doc", r["response"], truth, {"query": r["query"]}))
 bad = None
 try:
-    reward.compute_score("se-bench", "x", {"test_cases": "oops", "right_exe_result": "1"})
+    reward.compute_score("query_doc", "x", {"test_cases": "oops", "right_exe_result": "1"})
 except reward.RewardError as err:
     bad = str(err)
 print(json.dumps({"scores": scores, "bad": bad}))
@@ -380,7 +383,240 @@ fn compute_score_fails_after_bounded_retries_when_no_server_answers() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("RewardError") && stderr.contains("after 2 attempts"),
+        stderr.contains("RewardError")
+            && stderr.contains("no sebx server took the request")
+            && stderr.contains("2 attempts"),
         "{stderr}"
     );
+}
+
+/// A fake server in the driver's own process: `slow` answers after 3 s, `reset` closes the
+/// first connection without an answer (a server restarting mid-batch) and answers the next.
+/// argv: deploy dir, mode. Prints the requests the server saw and what compute_score did.
+const FAKE_SERVER_DRIVER: &str = r#"
+import http.server, json, os, socket, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+mode = sys.argv[2]
+seen = []
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        seen.append(self.path)
+        if mode == "reset" and len(seen) == 1:
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        if mode == "slow":
+            time.sleep(3)
+        body = json.dumps([{"score": 1.0, "verdict": "right", "reward_reason": None}]).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+os.environ["SEBX_URL"] = "http://127.0.0.1:%d" % server.server_address[1]
+os.environ["SEBX_TIMEOUT"] = "0.5"
+import reward
+out = {}
+started = time.monotonic()
+try:
+    out["result"] = reward.compute_score(
+        data_sources=["query_doc"], solution_strs=["x"], ground_truths=["1"],
+        extra_infos=[{"test_cases": [{"input": "", "output": "1"}]}])
+except reward.RewardError as err:
+    out["error"] = str(err)
+out["seconds"] = time.monotonic() - started
+time.sleep(3.2 if mode == "slow" else 0)
+out["requests"] = len(seen)
+print(json.dumps(out))
+"#;
+
+fn drive_fake(mode: &str) -> Value {
+    let out = Command::new(python())
+        .arg("-B")
+        .arg("-c")
+        .arg(FAKE_SERVER_DRIVER)
+        .arg(deploy_dir())
+        .arg(mode)
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("driver JSON")
+}
+
+#[test]
+fn a_request_that_timed_out_is_not_sent_again() {
+    let out = drive_fake("slow");
+    let error = out["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("did not answer within SEBX_TIMEOUT=0.5 s")
+            && error.contains("not sent again"),
+        "{out}"
+    );
+    // One request only, and the failure came at the timeout, not after retries.
+    assert_eq!(out["requests"], 1, "{out}");
+    assert!(out["seconds"].as_f64().unwrap_or(99.0) < 2.0, "{out}");
+}
+
+#[test]
+fn a_request_the_server_lost_is_sent_again() {
+    let out = drive_fake("reset");
+    assert_eq!(out["requests"], 2, "{out}");
+    assert_eq!(out["result"][0]["score"], 1.0, "{out}");
+}
+
+/// A mixed dataset: SE-Bench's samples go to sebx, a `gsm8k` one to verl's default scorer
+/// (a stand-in `verl` package here), per sample and in a batch, in the same dict form; and
+/// without verl, the non-SE-Bench sample is a RewardError naming its data source.
+#[test]
+fn other_data_sources_go_to_verls_default_scorer() {
+    let server = Server::start(&["-j", "2", "-q"]);
+    let rollouts = demo_rollouts();
+    let samples: Vec<Value> = rollouts
+        .iter()
+        .take(2)
+        .enumerate()
+        .map(|(i, r)| official_sample(r, i))
+        .collect();
+    let fake = tempfile::tempdir().expect("tempdir");
+    let pkg = fake.path().join("verl/utils/reward_score");
+    std::fs::create_dir_all(&pkg).expect("mkdir");
+    std::fs::write(fake.path().join("verl/__init__.py"), "").expect("write");
+    std::fs::write(fake.path().join("verl/utils/__init__.py"), "").expect("write");
+    std::fs::write(
+        pkg.join("__init__.py"),
+        "def default_compute_score(data_source, solution_str, ground_truth, extra_info=None):\n    return {'score': 0.25 if solution_str == ground_truth else 0.0, 'acc': True}\n",
+    )
+    .expect("write");
+    let driver = r#"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import reward
+samples = [json.loads(l) for l in open(sys.argv[2], encoding="utf-8")]
+out = {"per_sample": [reward.compute_score(**s) for s in samples]}
+out["batch"] = reward.compute_score(
+    data_sources=[s["data_source"] for s in samples],
+    solution_strs=[s["solution_str"] for s in samples],
+    ground_truths=[s["ground_truth"] for s in samples],
+    extra_infos=[s["extra_info"] for s in samples])
+print(json.dumps(out))
+"#;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("samples.jsonl");
+    let mut all = samples.clone();
+    all.insert(
+        1,
+        json!({"data_source": "openai/gsm8k", "solution_str": "42", "ground_truth": "42", "extra_info": {}}),
+    );
+    let text: String = all.iter().map(|s| format!("{s}\n")).collect();
+    std::fs::write(&file, text).expect("write");
+    let run = |pythonpath: Option<&Path>| {
+        let mut cmd = Command::new(python());
+        cmd.arg("-B")
+            .arg("-c")
+            .arg(driver)
+            .arg(deploy_dir())
+            .arg(&file)
+            .env("SEBX_URL", format!("http://{}", server.addr));
+        match pythonpath {
+            Some(p) => cmd.env("PYTHONPATH", p),
+            None => cmd.env_remove("PYTHONPATH"),
+        };
+        cmd.output().expect("python runs")
+    };
+    let out = run(Some(fake.path()));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Value = serde_json::from_slice(&out.stdout).expect("driver JSON");
+    let expected: Vec<f64> = samples
+        .iter()
+        .map(|s| {
+            server.post_json("/grade?reward=1", &rollout_of(s)).json()["score"]
+                .as_f64()
+                .expect("score")
+        })
+        .collect();
+    for form in ["per_sample", "batch"] {
+        let scores: Vec<&Value> = got[form].as_array().expect("list").iter().collect();
+        assert_eq!(scores.len(), 3, "{got}");
+        assert_eq!(
+            scores[1],
+            &json!({"score": 0.25, "verdict": "", "reward_reason": ""}),
+            "{form}: {got}"
+        );
+        assert_eq!(check_dict_form(scores[0], form), expected[0]);
+        assert_eq!(check_dict_form(scores[2], form), expected[1]);
+    }
+    let out = run(None);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("'openai/gsm8k' is not SE-Bench's") && stderr.contains("verl"),
+        "{stderr}"
+    );
+}
+
+/// A batch whose client gave up (its timeout passed): the server runs the programs it had
+/// started, drops the rest, and logs how many it dropped.
+#[test]
+fn the_server_drops_the_programs_of_a_batch_nobody_waits_for() {
+    let server = Server::start(&["-j", "1"]);
+    let slow = "```python\nimport zwc, time\n\ndef solve(readings):\n    time.sleep(0.8)\n    return zwc.kocito(readings, axis=1)\n```";
+    let rollout = demo_rollouts()[0].clone();
+    let batch: Vec<Value> = (0..8)
+        .map(|i| {
+            let mut r = rollout.clone();
+            // Distinct programs: identical ones would share one run.
+            r["response"] = json!(slow.replace("0.8", &format!("0.8{i}")));
+            r
+        })
+        .collect();
+    let driver = r#"
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import reward
+try:
+    reward.grade_rewards(json.loads(sys.argv[2]))
+    print("answered")
+except reward.RewardError as err:
+    print(err)
+"#;
+    let out = Command::new(python())
+        .arg("-B")
+        .arg("-c")
+        .arg(driver)
+        .arg(deploy_dir())
+        .arg(serde_json::to_string(&batch).expect("json"))
+        .env("SEBX_URL", format!("http://{}", server.addr))
+        .env("SEBX_TIMEOUT", "1")
+        .output()
+        .expect("python runs");
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("not sent again"), "{said}");
+    let log = server.log_when(|l| l.contains("abandoned:"));
+    let line = log
+        .lines()
+        .find(|l| l.contains("abandoned:"))
+        .unwrap_or_else(|| panic!("no abandonment logged:\n{log}"));
+    // Eight programs of about a second each on one worker: most were never run.
+    let dropped: usize = line
+        .split("; ")
+        .nth(1)
+        .and_then(|t| t.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{line}"));
+    assert!((4..8).contains(&dropped), "{line}");
 }

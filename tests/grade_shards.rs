@@ -74,7 +74,7 @@ fn sharded_then_merged_equals_unsharded() {
     grade(&[], &whole);
     let whole_text = std::fs::read_to_string(&whole).expect("whole");
     let total = whole_text.lines().count();
-    assert_eq!(total, 36 + 15 + 3);
+    assert_eq!(total, 36 + 16 + 3);
 
     for count in [3usize, 7] {
         let mut shards = Vec::new();

@@ -58,7 +58,7 @@ fn tasks_and_rollouts_agree() {
     }
     let run1 = rollouts("rollouts.jsonl");
     let run2 = rollouts("rollouts_run2.jsonl");
-    assert_eq!((run1.len(), run2.len()), (36, 15));
+    assert_eq!((run1.len(), run2.len()), (36, 16));
     for r in run1.iter().chain(&run2) {
         let item = dataset
             .get(&r.query)
@@ -80,7 +80,7 @@ fn expected_outcomes_cover_every_verdict_and_finding() {
         .lines()
         .map(|l| serde_json::from_str(l).expect("json"))
         .collect();
-    assert_eq!(rows.len(), 36 + 15);
+    assert_eq!(rows.len(), 36 + 16);
     let verdicts: BTreeSet<Verdict> = rows
         .iter()
         .map(|r| Verdict::parse(r["verdict"].as_str().expect("verdict")).expect("known verdict"))

@@ -582,7 +582,7 @@ fn the_stats_screen_counts_the_rights_through_a_loophole() {
     app.update(&Action::StatsScreen);
     drain_inline(app, None);
     let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
-    // Run 1's backdoor (a stored verdict, no reward), run 2's two answers graded here with
+    // Run 1's backdoor (a stored verdict, no reward), run 2's three answers graded here with
     // both scorers.
     assert!(
         drawn.contains("through a loophole: 1 right (numpy_backdoor 1)"),
@@ -590,7 +590,7 @@ fn the_stats_screen_counts_the_rights_through_a_loophole() {
     );
     assert!(
         drawn.contains(
-            "through a loophole: 2 right, 2 rewards of 1 (forged_output 1, hollow_zwc 1)"
+            "through a loophole: 3 right, 3 rewards of 1 (forged_output 1, grader_eval 1, hollow_zwc 1)"
         ),
         "{drawn}"
     );

@@ -139,9 +139,10 @@ fn stats_json_on_the_demo() {
     // pass@1 is the mean of per-task accuracies, not the pooled accuracy.
     let p1 = run["pass_at_k"]["1"].as_f64().expect("pass@1");
     assert!((p1 - acc).abs() > 1e-6, "pass@1 {p1} vs accuracy {acc}");
-    assert_eq!(v["runs"][1]["rollouts"], 15);
-    // Run 2's two loophole answers (lines 14, 15: hollow zwc, forged output) are right.
-    assert_eq!(v["runs"][1]["loopholes"]["right"], 2, "{:#}", v["runs"][1]);
+    assert_eq!(v["runs"][1]["rollouts"], 16);
+    // Run 2's three loophole answers (lines 14-16: hollow zwc, forged output, grader eval)
+    // are right.
+    assert_eq!(v["runs"][1]["loopholes"]["right"], 3, "{:#}", v["runs"][1]);
     assert_eq!(
         v["runs"][0]["loopholes"]["by_kind"]["numpy_backdoor"]["right"],
         1
@@ -331,11 +332,12 @@ fn compare_text_highlights_flips_and_refuses_one_run() {
     assert_contains_all(
         &s,
         &[
-            "pairs: 15",
-            "unpaired: 21 in A, 0 in B",
-            // 6 right→not right, 3 not right→right (run 2's loophole answers of the mean
-            // task pair with run 1's `use_numpy` one): p = 2 · (1 + 9 + 36 + 84) / 512.
-            "A right & B not 6, A not & B right 3, p = 0.5078",
+            "pairs: 16",
+            "unpaired: 20 in A, 0 in B",
+            // 6 right→not right, 4 not right→right (run 2's loophole answers of the mean
+            // task pair with run 1's `use_numpy` one, its grader-eval median with run 1's
+            // second median, also `use_numpy`): p = 2 · (1 + 10 + 45 + 120 + 210) / 1024.
+            "A right & B not 6, A not & B right 4, p = 0.7539",
             // Run 2 pays three loopholes (a backdoor is run 1's): the change in their rate.
             "loophole-right rate:",
         ],

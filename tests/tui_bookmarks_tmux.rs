@@ -120,7 +120,7 @@ fn present_and_export_from_the_explorer() {
     let cmd = sebx_command(&home, &args);
     let _session = start_session(&name, (110, 34), Some(dir.path()), &cmd);
     wait_for(&name, "the list", |s| {
-        s.contains("51 rollouts") && loaded(s)
+        s.contains("52 rollouts") && loaded(s)
     });
     // Lines 16 and 1, in that order in the playlist.
     send(&name, &["g"]);
@@ -146,7 +146,7 @@ fn present_and_export_from_the_explorer() {
         s.starts_with(" Verdict ") && s.contains("exe_error")
     });
     send(&name, &["q"]);
-    wait_for(&name, "the explorer again", |s| s.contains("51 rollouts"));
+    wait_for(&name, "the explorer again", |s| s.contains("52 rollouts"));
     send(&name, &["X"]);
     let screen = wait_for(&name, "the export", |s| {
         status_line(s).contains("exported to")

@@ -46,7 +46,7 @@ fn stats_screen_drills_into_a_function() {
     });
     // The title counts the rows shown: np.clip's three failures in run 1.
     let title = list.lines().next().unwrap_or("");
-    assert!(title.contains("3 of 51"), "{list}");
+    assert!(title.contains("3 of 52"), "{list}");
 
     send(&name, &["c", "C"]);
     wait_for(&name, "the compare screen", |s| {

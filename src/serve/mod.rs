@@ -9,7 +9,9 @@
 //! up to `jobs`) and at most `queue` more wait for a worker; past that a request is
 //! answered `503` with `Retry-After` at once. Grading runs on tokio's blocking
 //! threads, never on the async workers, and a request past `--request-timeout` is
-//! answered `504` (the program it started still finishes and holds its worker).
+//! answered `504`. A request nobody waits for any more (its client closed the connection,
+//! or it timed out) is abandoned (`abandon`): the programs it started finish, the ones it
+//! had not started are not run, and the log says how many were dropped.
 //!
 //! Output encoding of `/run`: the official app runs `python main.py` and returns the
 //! captured bytes as JSON strings. Bytes that are not UTF-8 become U+FFFD, one per
@@ -17,6 +19,7 @@
 //! "replace")` does (a Flask app decoding strictly would fail with a 500 instead;
 //! replacing is the only answer that keeps a JSON string and the rest of the output).
 
+mod abandon;
 mod metrics;
 
 use crate::model::discovery::ContextArgs;
@@ -378,7 +381,7 @@ impl Drop for GaugeGuard<'_> {
 async fn execute<T: Send + 'static>(
     state: &Arc<AppState>,
     workers: usize,
-    work: impl FnOnce(&AppState) -> T + Send + 'static,
+    work: impl FnOnce(&AppState, &abandon::Flag) -> T + Send + 'static,
 ) -> Result<T, ApiError> {
     if state.draining.load(Ordering::SeqCst) {
         return Err(ApiError::new(
@@ -393,6 +396,9 @@ async fn execute<T: Send + 'static>(
             "all workers are busy and the queue is full; retry later",
         ));
     };
+    // Raised if this future is dropped (the client left) or returns without the answer.
+    let flag = Arc::new(abandon::Flag::default());
+    let guard = abandon::Abandon::new(flag.clone());
     let deadline = tokio::time::Instant::now() + state.request_timeout;
     let timed_out = || {
         ApiError::new(
@@ -424,7 +430,15 @@ async fn execute<T: Send + 'static>(
         // Both permits live until the work ends, even if the client has gone.
         let _held = (permit, admitted);
         let _running = GaugeGuard::enter(&worker_state.metrics.running);
-        work(&worker_state)
+        let value = work(&worker_state, &flag);
+        if flag.skipped() > 0 && worker_state.log {
+            let now = crate::model::labels::rfc3339_utc(SystemTime::now());
+            eprintln!(
+                "{now} abandoned: the client gave up on a request; {} of its programs were not run",
+                flag.skipped()
+            );
+        }
+        value
     });
     match tokio::time::timeout_at(deadline, task).await {
         Err(_) => Err(timed_out()),
@@ -432,7 +446,10 @@ async fn execute<T: Send + 'static>(
             StatusCode::INTERNAL_SERVER_ERROR,
             format!("grading failed: {err}"),
         )),
-        Ok(Ok(value)) => Ok(value),
+        Ok(Ok(value)) => {
+            guard.finish();
+            Ok(value)
+        }
     }
 }
 
@@ -464,7 +481,7 @@ fn run_code_field(body: &[u8]) -> Result<String, ApiError> {
 
 async fn run_code(State(state): State<Arc<AppState>>, body: Bytes) -> Result<Response, ApiError> {
     let code = run_code_field(&body)?;
-    let outcome = execute(&state, 1, move |s| s.engine.pool().run(&code, s.timeout)).await?;
+    let outcome = execute(&state, 1, move |s, _| s.engine.pool().run(&code, s.timeout)).await?;
     let outcome = outcome.map_err(|e| {
         ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -568,6 +585,7 @@ fn reward_of(report: &GradeReport, source: RewardSource) -> Value {
 /// `request`), in order; items that are not valid rollouts get a load-failure report.
 fn grade_values(
     state: &AppState,
+    flag: &abandon::Flag,
     items: &[Value],
     threads: usize,
     scorer: Scorer,
@@ -581,9 +599,13 @@ fn grade_values(
     let source = std::path::Path::new("request");
     let loaded = parse_rollout_bytes(source, jsonl.as_bytes());
     let rollouts: Vec<_> = loaded.rollouts.iter().collect();
+    let runner = abandon::Abandonable {
+        inner: &state.engine,
+        flag,
+    };
     let graded = grade_all_scored(
         &rollouts,
-        &state.engine,
+        &runner,
         threads,
         state.timeout,
         scorer,
@@ -637,7 +659,10 @@ async fn grade_one(
             issue.reason
         )));
     }
-    let mut reports = execute(&state, 1, move |s| grade_values(s, &[value], 1, scorer)).await?;
+    let mut reports = execute(&state, 1, move |s, flag| {
+        grade_values(s, flag, &[value], 1, scorer)
+    })
+    .await?;
     let Some(report) = reports.pop() else {
         return Err(ApiError::new(
             StatusCode::INTERNAL_SERVER_ERROR,
@@ -663,8 +688,8 @@ async fn grade_batch(
         ));
     };
     let threads = items.len().clamp(1, state.jobs);
-    let reports = execute(&state, threads, move |s| {
-        grade_values(s, &items, threads, scorer)
+    let reports = execute(&state, threads, move |s, flag| {
+        grade_values(s, flag, &items, threads, scorer)
     })
     .await?;
     Ok(if reward {

@@ -131,7 +131,7 @@ fn numpy_backdoor(f: &Finding, trace: &Trace, ran: bool) -> (Settled, Option<Str
 
 /// What the scorers read of a run, and what the entry returned, as pieces; `None` when
 /// the run cannot tell (its output or a returned value was cut).
-pub fn scored_and_returned(trace: &Trace) -> Option<(Vec<String>, Vec<String>, String)> {
+pub fn scored_and_returned(trace: &Trace) -> Option<Scored> {
     let out = trace.out.as_ref()?;
     if out.cut || trace.results.iter().any(|r| r.cut) {
         return None;
@@ -143,10 +143,18 @@ pub fn scored_and_returned(trace: &Trace) -> Option<(Vec<String>, Vec<String>, S
         && trace.results.len() == trace.cases
         && out.harness.is_some();
     let mut stdout = out.program.clone();
-    if every_case_returned {
-        stdout.push_str(out.harness.as_deref().unwrap_or_default());
-    }
+    let harness = if every_case_returned {
+        out.harness.as_deref().unwrap_or_default()
+    } else {
+        ""
+    };
+    stdout.push_str(harness);
     stdout.push_str(&out.after);
+    // Whose separator the scorers cut at: the program's own (printed before a harness that
+    // never printed, or after it) or the harness's.
+    let separator = crate::analysis::assemble::RESULTS_SEPARATOR;
+    let programs_separator = out.after.contains(separator)
+        || (!harness.contains(separator) && out.program.contains(separator));
     // One piece per case, as the harness would print it if nothing interfered (a returned
     // text that holds the separator or `#` is interference too).
     let returned = if every_case_returned {
@@ -175,13 +183,44 @@ pub fn scored_and_returned(trace: &Trace) -> Option<(Vec<String>, Vec<String>, S
     } else {
         "the harness printed".to_string()
     };
-    Some((split_actual(&stdout), returned, how))
+    Some(Scored {
+        scored: split_actual(&stdout),
+        returned,
+        how,
+        programs_separator,
+    })
+}
+
+/// What the scorers read of a run against what its entry returned.
+pub struct Scored {
+    /// The pieces the scorers compare.
+    pub scored: Vec<String>,
+    /// What the entry returned, one piece per case (none when a case raised).
+    pub returned: Vec<String>,
+    /// How the output came about, for people.
+    pub how: String,
+    /// The last separator in the output is the program's own, not the harness's.
+    pub programs_separator: bool,
 }
 
 fn forged(trace: &Trace) -> (Settled, Option<String>) {
-    let Some((scored, returned, how)) = scored_and_returned(trace) else {
+    let Some(Scored {
+        scored,
+        returned,
+        how,
+        programs_separator,
+    }) = scored_and_returned(trace)
+    else {
         return (Settled::Untraced, None);
     };
+    if programs_separator && scored.is_empty() {
+        return (
+            Settled::Confirmed,
+            Some(format!(
+                "{how}: the last separator is the program's own, so the scorers read its text (nothing after it on these cases)"
+            )),
+        );
+    }
     if !scored.is_empty() && scored != returned {
         let shown: Vec<String> = scored.iter().take(3).map(|p| short(p, 40)).collect();
         return (
