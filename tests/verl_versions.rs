@@ -486,5 +486,44 @@ fn the_explorer_groups_by_uid_and_shows_what_it_skipped() {
         app.update(&Action::Down);
     }
     let screen = tui_common::screen(&tui_common::draw(app, 160, 40));
-    assert!(screen.contains("step"), "{screen}");
+    assert!(
+        screen.contains("(empty output: verl dumps an aborted request this way)"),
+        "{screen}"
+    );
+}
+
+/// 0.8's string extras are shown with the sample as verl wrote them (`acc=True`,
+/// `pred=[1 2 3]`, its `request_id`), in the Response pane.
+#[test]
+fn string_extras_are_shown_as_written() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = write_dataset(dir.path());
+    let exp = write_runs(dir.path());
+    let args = ExploreArgs {
+        paths: vec![exp.join("v08"), dataset, api_doc()],
+        ..isolated::explore_args()
+    };
+    let (mut session, backend) = open_default(&args).expect("opens");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let app = &mut session.app;
+    assert!(app.corpus.issues.is_empty(), "{:?}", app.corpus.issues);
+    app.update(&Action::Top);
+    let row = app.list.selected.expect("a row");
+    let right = app.corpus.entries[row]
+        .rollout
+        .sample
+        .as_deref()
+        .and_then(|m| m.score)
+        .expect("a score")
+        == 1.0;
+    let screen = tui_common::screen(&tui_common::draw(app, 160, 40));
+    let acc = if right { "True" } else { "False" };
+    assert!(
+        screen.contains(&format!(
+            "extras: acc={acc} · pred=[1 2 3] · request_id=req-1-"
+        )),
+        "{screen}"
+    );
 }
