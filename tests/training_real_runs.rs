@@ -538,7 +538,7 @@ fn the_training_screen_on_a_run_of_126_functions() {
     for i in &shown {
         let e = &app.corpus.entries[*i];
         let m = e.rollout.sample.as_deref().expect("a sample");
-        assert_eq!((m.step, m.prompt), (step, group.prompt));
+        assert_eq!((m.step, m.group), (step, group.group));
         assert!(e.rollout.query.starts_with(&group.task[..8]));
         assert!(e.rollout.source.ends_with(format!("rollout/{step}.jsonl")));
     }

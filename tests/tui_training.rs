@@ -177,9 +177,9 @@ fn step_range_and_group_view() {
     let prompts: BTreeSet<(u32, u32)> = group
         .iter()
         .filter_map(|i| app.corpus.entries[*i].rollout.sample.as_deref())
-        .map(|m| (m.step, m.prompt))
+        .map(|m| (m.step, m.group))
         .collect();
-    assert_eq!(prompts, BTreeSet::from([(meta.step, meta.prompt)]));
+    assert_eq!(prompts, BTreeSet::from([(meta.step, meta.group)]));
     let label = app
         .list
         .filters

@@ -92,13 +92,16 @@ pub struct Rollout {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LoadIssue {
     pub source: PathBuf,
-    /// 1-based line number.
+    /// 1-based line number; 0 when the issue is the whole file's (a file skipped).
     pub line: usize,
     pub reason: String,
 }
 
 impl fmt::Display for LoadIssue {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            return write!(f, "{}: {}", self.source.display(), self.reason);
+        }
         write!(
             f,
             "{}:{}: {}",

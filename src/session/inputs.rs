@@ -241,7 +241,10 @@ pub fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {
         let dataset = dataset.unwrap_or(&empty);
         let join = crate::model::verl::JoinIndex::new(dataset);
         let mut reader = crate::model::verl::RunReader::new(&join, dataset);
-        let mut loaded = LoadedFile::default();
+        let mut loaded = LoadedFile {
+            issues: run.skipped_notes(),
+            ..LoadedFile::default()
+        };
         for f in &run.steps {
             let bytes = std::fs::read(&f.path)
                 .with_context(|| format!("cannot read {}", f.path.display()))?;

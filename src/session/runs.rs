@@ -638,6 +638,9 @@ fn stream_dump(
         bar
     };
     let mut out = Streamed::default();
+    for note in run.skipped_notes() {
+        progress.suspend(|| eprintln!("note: {note}"));
+    }
     let mut reader = RunReader::new(cx.join, cx.dataset);
     for f in &run.steps {
         let bytes =

@@ -392,7 +392,7 @@ impl Action {
             Action::CompareScreen => "compare two runs: flip matrix, McNemar, drill-down",
             Action::TrainingScreen => "training: reward and accuracy per step, heat map",
             Action::StepRange => "only the samples of some steps (10-20; empty: all)",
-            Action::GroupView => "the selected sample's GRPO group (prompt and step)",
+            Action::GroupView => "the sample's GRPO group (its uid, else its prompt)",
             Action::ToggleLabelOrder => "N in file order / in seeded random order",
             Action::ToggleBookmark => "bookmark the rollout for the playlist (toggle)",
             Action::BookmarkCaption => "caption of the rollout's bookmark",

@@ -130,6 +130,10 @@ pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
     };
     for s in sources {
         if let SourceData::Dump { run, join, dataset } = &s.data {
+            let notes = run.skipped_notes();
+            if !notes.is_empty() {
+                (loader.sink)(LoadEvent::Issues(notes));
+            }
             let steps: Vec<(u32, PathBuf, Option<&str>)> = run
                 .steps
                 .iter()

@@ -360,16 +360,16 @@ impl TrainingView {
                     && e.rollout
                         .sample
                         .as_deref()
-                        .is_some_and(|m| m.step == step && m.prompt == g.prompt)
+                        .is_some_and(|m| m.step == step && m.group == g.group)
             })
             .map(|(i, _)| i)
             .collect();
         let first = rows.iter().next().copied();
         fx.filter_rows = Some(RowFilter {
             label: format!(
-                "group of {} at step {step} (prompt {}): {}, zero advantage",
+                "group of {} at step {step} (group {}): {}, zero advantage",
                 rows.len(),
-                g.prompt,
+                g.group,
                 g.outcome()
             ),
             rows: Arc::new(rows),
@@ -534,7 +534,7 @@ impl TrainingView {
                     && e.rollout
                         .sample
                         .as_deref()
-                        .is_some_and(|m| m.step == meta.step && m.prompt == meta.prompt)
+                        .is_some_and(|m| m.step == meta.step && m.group == meta.group)
             })
             .map(|(i, _)| i)
             .collect();
@@ -545,10 +545,13 @@ impl TrainingView {
             .collect();
         let zero = crate::grade::runs::steps::zero_variance(&scores);
         let label = format!(
-            "group of {} at step {} (prompt {}){}",
+            "group of {} at step {} ({}){}",
             rows.len(),
             meta.step,
-            meta.prompt,
+            match &meta.group_uid {
+                Some(uid) => format!("uid {uid}"),
+                None => format!("group {}, by prompt text", meta.group),
+            },
             if zero {
                 ": all scores equal, zero advantage"
             } else {

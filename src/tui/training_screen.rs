@@ -211,6 +211,11 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         sum(|s| s.reward_0_right),
         sum(|s| s.unjoined),
     );
+    // verl dumps an aborted request as an empty output: said only when there is one.
+    let empty = sum(|s| s.empty_outputs);
+    if empty > 0 {
+        totals.push_str(&format!(" · empty outputs (aborted) {empty}"));
+    }
     let through_loopholes = sum(|s| s.loopholes.right);
     if through_loopholes > 0 {
         totals.push_str(&format!(" · right by loophole {through_loopholes}"));
@@ -283,9 +288,9 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
     for (i, (step, g)) in groups.iter().enumerate().skip(first).take(room) {
         let selected = i == at;
         let text = format!(
-            "{}step {step} · prompt {} · {} samples · {} · {}/{} right · {}",
+            "{}step {step} · group {} · {} samples · {} · {}/{} right · {}",
             if selected { "▸" } else { " " },
-            g.prompt,
+            g.group,
             g.samples,
             g.outcome(),
             g.right,
@@ -305,8 +310,8 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
         lines.push(Line::styled(
             fit(
                 &format!(
-                    " step {step}, prompt {}: {} · enter lists its {} samples",
-                    g.prompt, g.task, g.samples
+                    " step {step}, group {}: {} · enter lists its {} samples",
+                    g.group, g.task, g.samples
                 ),
                 w,
             ),

@@ -50,6 +50,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         ("stored_differs_from_official", true),
         ("zero_variance_groups", true),
         ("unjoined", true),
+        ("empty_outputs", true),
         ("loophole_right", true),
         ("loophole_reward_1", true),
     ]
@@ -59,7 +60,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
-        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; finding columns: share of samples)",
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; empty_outputs: aborted requests; loophole_*: right verdicts and rewards of 1 that went through a loophole; finding columns: share of samples)",
         &h,
     );
     for r in rows {
@@ -76,6 +77,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.stored_differs_from_official.to_string(),
             zero_of_groups(r),
             r.unjoined.to_string(),
+            r.empty_outputs.to_string(),
             r.loopholes.right.to_string(),
             r.loopholes.reward_1.to_string(),
         ];
@@ -98,15 +100,15 @@ pub fn zero_of_groups(r: &StepRow) -> String {
     }
 }
 
-/// The zero-advantage groups of every step, one row each: which prompt, how many samples,
+/// The zero-advantage groups of every step, one row each: which group, how many samples,
 /// the score they all stored and how many the verdict calls right.
 pub fn zero_group_table(rows: &[StepRow], top: usize) -> Table {
     let mut t = Table::new(
-        "Zero-advantage groups (every sample of a prompt at a step stored the same score: they teach nothing)",
+        "Zero-advantage groups (every sample of a group at a step stored the same score: they teach nothing)",
         &[
             ("run", false),
             ("step", true),
-            ("prompt", true),
+            ("group", true),
             ("samples", true),
             ("score", true),
             ("right", true),
@@ -123,7 +125,7 @@ pub fn zero_group_table(rows: &[StepRow], top: usize) -> Table {
         t.rows.push(vec![
             r.run.clone(),
             r.step.to_string(),
-            g.prompt.to_string(),
+            g.group.to_string(),
             g.samples.to_string(),
             g.score.to_string(),
             format!("{}/{}", g.right, g.graded),

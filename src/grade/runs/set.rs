@@ -88,13 +88,17 @@ pub fn kinds_of(analysis: &Analysis) -> KindSet {
         .fold(0, |bits, f| bits | kind_bit(f.kind))
 }
 
-/// What the training figures need of a sample: its step, its prompt (with the step, its
-/// GRPO group) and the training reward stored with it.
+/// What the training figures need of a sample: its step, its group (with the step, its
+/// GRPO group: by `uid` where the dump has one, else by prompt text), the training reward
+/// stored with it and whether its output is empty (an aborted request).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SampleFacts {
     pub step: u32,
-    pub prompt: u32,
+    pub group: u32,
     pub score: Option<f64>,
+    /// Its output is empty: verl aborted the request.
+    #[serde(default)]
+    pub empty: bool,
     /// Its `gts` is not the task's `right_exe_result`.
     pub gts_differs: bool,
 }
@@ -104,8 +108,9 @@ impl SampleFacts {
     pub fn of(m: &SampleMeta) -> SampleFacts {
         SampleFacts {
             step: m.step,
-            prompt: m.prompt,
+            group: m.group,
             score: m.score,
+            empty: m.empty_output,
             gts_differs: m.gts_differs.is_some(),
         }
     }

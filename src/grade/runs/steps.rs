@@ -10,11 +10,14 @@
 //!   `official_reward_mean`: the recomputed official RL reward over those that have one.
 //! - `stored_differs_from_official`: samples whose stored score is not the official reward
 //!   (a reward pipeline that is not the official one).
-//! - `groups`: the samples of one prompt within one step (a GRPO group);
+//! - `empty_outputs`: samples whose output is empty (verl dumps an aborted request so);
+//!   they stay in their group and are graded like any other answer.
+//! - `groups`: the samples of one GRPO group within one step: one prompt uid where the
+//!   dump writes `uid` (verl 0.9), else one prompt text;
 //!   `zero_variance_groups`: groups of two or more whose stored scores are all equal
 //!   (zero advantage: they teach nothing), `null` when no group has two samples (a
 //!   validation run samples each prompt once); `zero_variance_detail`: those groups, each
-//!   with its prompt, task, samples, the score they share and how many the verdict calls
+//!   with its group number, task, samples, the score they share and how many the verdict calls
 //!   `right`.
 //! - `finding_rates`: per finding kind, the share of samples whose code has at least one.
 //! - A task or function is `solved` at a step when at least half of its graded samples
@@ -40,6 +43,8 @@ pub struct StepRow {
     pub samples: usize,
     pub graded: usize,
     pub unjoined: usize,
+    /// Samples with an empty output (aborted requests).
+    pub empty_outputs: usize,
     pub tasks: usize,
     pub reward_mean: Option<f64>,
     pub official_reward_mean: Option<f64>,
@@ -51,7 +56,7 @@ pub struct StepRow {
     pub groups: usize,
     /// `None`: no group of two or more samples, so none can have zero advantage (n/a).
     pub zero_variance_groups: Option<usize>,
-    /// The zero-advantage groups, by prompt number.
+    /// The zero-advantage groups, by group number.
     pub zero_variance_detail: Vec<ZeroGroup>,
     pub finding_rates: BTreeMap<&'static str, f64>,
     /// The graded samples' verdicts `right` and rewards of 1 that went through a loophole:
@@ -63,8 +68,8 @@ pub struct StepRow {
 /// same score.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ZeroGroup {
-    /// The prompt's run-wide number (with the step, the group).
-    pub prompt: u32,
+    /// The group's run-wide number (with the step, the group).
+    pub group: u32,
     /// The first line of its task's query (of its problem text when it joined no task).
     pub task: String,
     pub samples: usize,
@@ -215,7 +220,7 @@ impl TrainingFigures {
     }
 }
 
-/// The samples of one prompt at one step.
+/// The samples of one GRPO group at one step.
 #[derive(Default)]
 struct GroupAcc {
     scores: Vec<Option<f64>>,
@@ -229,6 +234,7 @@ struct StepAcc {
     samples: usize,
     graded: usize,
     unjoined: usize,
+    empty_outputs: usize,
     tasks: BTreeSet<u32>,
     stored: (f64, usize),
     official: (f64, usize),
@@ -253,11 +259,12 @@ impl StepAcc {
         right: Option<bool>,
     ) {
         self.samples += 1;
+        self.empty_outputs += usize::from(s.empty);
         if let Some(x) = s.score {
             self.stored.0 += x;
             self.stored.1 += 1;
         }
-        let g = self.groups.entry(s.prompt).or_default();
+        let g = self.groups.entry(s.group).or_default();
         g.scores.push(s.score);
         if g.task.is_empty() {
             g.task = super::text::short_query(task, 80);
@@ -346,8 +353,8 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 .groups
                 .iter()
                 .filter(|(_, g)| zero_variance(&g.scores))
-                .map(|(&prompt, g)| ZeroGroup {
-                    prompt,
+                .map(|(&group, g)| ZeroGroup {
+                    group,
                     task: g.task.clone(),
                     samples: g.scores.len(),
                     score: g.scores.first().copied().flatten().unwrap_or_default(),
@@ -355,7 +362,7 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                     right: g.right,
                 })
                 .collect();
-            zero_variance_detail.sort_by_key(|g| g.prompt);
+            zero_variance_detail.sort_by_key(|g| g.group);
             let zero_variance_groups = a
                 .groups
                 .values()
@@ -367,6 +374,7 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 samples: a.samples,
                 graded: a.graded,
                 unjoined: a.unjoined,
+                empty_outputs: a.empty_outputs,
                 tasks: a.tasks.len(),
                 reward_mean: mean(a.stored),
                 official_reward_mean: mean(a.official),
@@ -464,10 +472,10 @@ mod tests {
     use crate::grade::runs::set::{FunctionUse, RolloutFacts, UngradedSample};
     use crate::model::RolloutId;
 
-    /// A graded sample: (run, task, step, prompt, stored score, verdict, official reward).
+    /// A graded sample: (run, task, step, group, stored score, verdict, official reward).
     fn sample(
         set: &mut RunSet,
-        (run, task, step, prompt): (u32, u32, u32, u32),
+        (run, task, step, group): (u32, u32, u32, u32),
         score: Option<f64>,
         verdict: Verdict,
         reward: u8,
@@ -497,8 +505,9 @@ mod tests {
             kinds,
             sample: Some(SampleFacts {
                 step,
-                prompt,
+                group,
                 score,
+                empty: false,
                 gts_differs: false,
             }),
         });
@@ -541,7 +550,8 @@ mod tests {
             run,
             sample: SampleFacts {
                 step: 1,
-                prompt: 2,
+                group: 2,
+                empty: false,
                 score: Some(0.5),
                 gts_differs: false,
             },
@@ -581,7 +591,7 @@ mod tests {
         };
         assert_eq!(
             (
-                g.prompt,
+                g.group,
                 g.task.as_str(),
                 g.samples,
                 g.score,

@@ -220,11 +220,17 @@ impl App {
             LoadEvent::Done => {
                 self.corpus.load.done = true;
                 self.queue_analysis();
-                if !self.corpus.issues.is_empty() {
-                    self.message = Some(format!(
-                        "{} lines could not be loaded: ! shows why",
-                        self.corpus.issues.len()
-                    ));
+                // Line 0 is a whole file skipped (a dump folder's other files), not a line.
+                let lines = self.corpus.issues.iter().filter(|i| i.line > 0).count();
+                let files = self.corpus.issues.len() - lines;
+                let said = match (lines, files) {
+                    (0, 0) => None,
+                    (l, 0) => Some(format!("{l} lines could not be loaded")),
+                    (0, f) => Some(format!("{f} files skipped")),
+                    (l, f) => Some(format!("{l} lines could not be loaded, {f} files skipped")),
+                };
+                if let Some(said) = said {
+                    self.message = Some(format!("{said}: ! shows why"));
                 }
                 // Grade what has no score, now that every report file has been matched;
                 // the score cache answers first for what an earlier session graded.

@@ -36,8 +36,24 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
             theme.warning,
         ),
     });
+    let sample = entry.rollout.sample.as_deref();
+    // A training line's other keys (the reward's extras, `request_id`), as verl wrote them.
+    if let Some(m) = sample.filter(|m| !m.extras.is_empty()) {
+        let extras: Vec<String> = m.extras.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        lines.push(Line::styled(
+            format!(" extras: {}", extras.join(" · ")),
+            theme.dim,
+        ));
+    }
     if response.trim().is_empty() {
-        lines.push(Line::styled("(empty response)", theme.dim));
+        lines.push(Line::styled(
+            if sample.is_some() {
+                "(empty output: verl dumps an aborted request this way)"
+            } else {
+                "(empty response)"
+            },
+            theme.dim,
+        ));
         return PaneContent::scrolling(lines, true);
     }
     let highlighted = app

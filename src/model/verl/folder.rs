@@ -1,0 +1,224 @@
+//! Where a training run's step files are: a folder of `{step}.jsonl` files is one run, a
+//! folder of such folders one run each, `folder@N` (or `folder/N.jsonl`) step N alone.
+//! verl names every dump file `{global_steps}.jsonl` (rollouts in `trainer.rollout_data_dir`,
+//! validation in its own `trainer.validation_data_dir`), so any other `.jsonl` in a dump
+//! folder (`notes.jsonl`, `val.jsonl`) is not verl's: it is skipped, and named in a note.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::model::rollout::LoadIssue;
+
+/// One step file of a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StepFile {
+    pub step: u32,
+    pub path: PathBuf,
+    pub bytes: u64,
+}
+
+/// One training run: a folder of step files, in step order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DumpRun {
+    /// The folder's name (`rollout`), or `parent/name` when found inside a folder given,
+    /// with `@N` when only step N is read.
+    pub name: String,
+    pub dir: PathBuf,
+    pub steps: Vec<StepFile>,
+    /// The folder's other `.jsonl` files (`notes.jsonl`, `val.jsonl`): not verl's, not read.
+    pub skipped: Vec<PathBuf>,
+}
+
+impl DumpRun {
+    /// Bytes of all its step files.
+    pub fn bytes(&self) -> u64 {
+        self.steps.iter().map(|s| s.bytes).sum()
+    }
+
+    /// A note per skipped file, for the load warnings (line 0: the file as a whole).
+    pub fn skipped_notes(&self) -> Vec<LoadIssue> {
+        self.skipped
+            .iter()
+            .map(|p| LoadIssue {
+                source: p.clone(),
+                line: 0,
+                reason: format!(
+                    "skipped: not a step file of run {} (verl names them {{step}}.jsonl; a validation dump is a folder of its own)",
+                    self.name
+                ),
+            })
+            .collect()
+    }
+}
+
+/// The step of a step file's name: `12.jsonl` → 12.
+pub fn step_of_file_name(name: &str) -> Option<u32> {
+    let stem = name.strip_suffix(".jsonl")?;
+    if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    stem.parse().ok()
+}
+
+/// The step files of `dir` whose first line looks like a verl sample, in step order, and
+/// its other `.jsonl` files (empty steps: not a dump folder).
+fn step_files(dir: &Path) -> std::io::Result<(Vec<StepFile>, Vec<PathBuf>)> {
+    let mut steps = Vec::new();
+    let mut others = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        let path = entry.path();
+        let meta = entry.metadata()?;
+        if !meta.is_file() {
+            continue;
+        }
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let Some(step) = step_of_file_name(name) else {
+            if name.ends_with(".jsonl") {
+                others.push(path);
+            }
+            continue;
+        };
+        steps.push(StepFile {
+            step,
+            path,
+            bytes: meta.len(),
+        });
+    }
+    steps.sort_by_key(|s| s.step);
+    others.sort();
+    // An empty step file is still a step; otherwise the first line decides.
+    let first = steps.iter().find(|s| s.bytes > 0);
+    if let Some(f) = first
+        && !first_line_is_sample(&f.path)?
+    {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    if steps.is_empty() {
+        others.clear();
+    }
+    Ok((steps, others))
+}
+
+fn first_line_is_sample(path: &Path) -> std::io::Result<bool> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(false);
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            break;
+        }
+    }
+    Ok(looks_like_sample(&String::from_utf8_lossy(&line)))
+}
+
+/// Whether a JSON line is a verl sample: `input` and `output`, and no `query`/`response`.
+pub fn looks_like_sample(line: &str) -> bool {
+    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(line.trim()) else {
+        return false;
+    };
+    obj.contains_key("input")
+        && obj.contains_key("output")
+        && !obj.contains_key("query")
+        && !obj.contains_key("response")
+}
+
+/// `folder@12` → (`folder`, 12), when `folder` exists and `12` is a number.
+fn split_step_spec(path: &Path) -> Option<(PathBuf, u32)> {
+    let text = path.to_str()?;
+    let (dir, step) = text.rsplit_once('@')?;
+    let step: u32 = step.parse().ok()?;
+    let dir = PathBuf::from(dir);
+    dir.is_dir().then_some((dir, step))
+}
+
+pub(super) fn folder_name(dir: &Path) -> String {
+    dir.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| dir.display().to_string())
+}
+
+/// The runs a path names: a dump folder (one run), a folder of dump folders (each one run,
+/// named `parent/child`), `folder@N` or a step file `folder/N.jsonl` (step N of that run). `None`: the path is none of
+/// these (a file, or a folder of other files). Errors name the path.
+pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
+    use anyhow::Context;
+    if let Some((dir, step)) = split_step_spec(path)
+        && !path.exists()
+    {
+        let Some(mut runs) = find_runs(&dir)? else {
+            anyhow::bail!(
+                "{}: not a training-run folder (no {{step}}.jsonl files)",
+                dir.display()
+            );
+        };
+        if runs.len() != 1 {
+            anyhow::bail!(
+                "{}: holds {} runs; name one of them with @{step}",
+                dir.display(),
+                runs.len()
+            );
+        }
+        let mut run = runs.remove(0);
+        run.steps.retain(|s| s.step == step);
+        run.skipped.clear();
+        if run.steps.is_empty() {
+            anyhow::bail!("{}: has no step {step} ({step}.jsonl)", dir.display());
+        }
+        run.name = format!("{}@{step}", run.name);
+        return Ok(Some(vec![run]));
+    }
+    // One step file of a dump folder: that step of the run (export and present name a
+    // rollout by its file and line).
+    if path.is_file()
+        && let Some(step) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(step_of_file_name)
+        && first_line_is_sample(path).unwrap_or(false)
+        && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+    {
+        let spec = PathBuf::from(format!("{}@{step}", dir.display()));
+        if !spec.exists() {
+            return find_runs(&spec);
+        }
+    }
+    if !path.is_dir() {
+        return Ok(None);
+    }
+    let (steps, skipped) =
+        step_files(path).with_context(|| format!("cannot read folder {}", path.display()))?;
+    if !steps.is_empty() {
+        return Ok(Some(vec![DumpRun {
+            name: folder_name(path),
+            dir: path.to_path_buf(),
+            steps,
+            skipped,
+        }]));
+    }
+    let mut children: Vec<PathBuf> = std::fs::read_dir(path)
+        .with_context(|| format!("cannot read folder {}", path.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_dir())
+        .collect();
+    children.sort();
+    let mut runs = Vec::new();
+    for child in children {
+        let (steps, skipped) = step_files(&child)
+            .with_context(|| format!("cannot read folder {}", child.display()))?;
+        if !steps.is_empty() {
+            runs.push(DumpRun {
+                name: format!("{}/{}", folder_name(path), folder_name(&child)),
+                dir: child,
+                steps,
+                skipped,
+            });
+        }
+    }
+    Ok((!runs.is_empty()).then_some(runs))
+}

@@ -1,0 +1,309 @@
+//! Training runs as verl dumps them, read unchanged: a folder of `{step}.jsonl` files
+//! (`trainer.rollout_data_dir`, `trainer.validation_data_dir`) is one run; a folder holding
+//! such folders opens each as a run; `folder@N` is the run at step N alone ([`folder`]). A
+//! sample line has `input` (the decoded prompt), `output` (the response), `gts` (the ground
+//! truth), `score` (the training reward), `step`, a `uid` in 0.9 and any reward extra-info
+//! keys ([`line`]: what each verl version writes).
+//!
+//! A sample is joined to its dataset task through the problem text of its prompt (the text
+//! under `### Problem`): exact match first, else the longest dataset query the prompt
+//! contains ([`JoinIndex`]). The sample then becomes a [`Rollout`] of that task (its test
+//! cases and expected result come from the dataset, which the dump lacks), with its step,
+//! GRPO group (by `uid` where the line has one, else by prompt text) and stored score in
+//! [`SampleMeta`]. A sample with no task is still a rollout
+//! (no test cases, so it cannot be graded), marked unjoined, never dropped.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use super::rollout::{Interner, LoadIssue, Rollout, RolloutId};
+pub use super::sample::{JoinedBy, SampleMeta};
+use super::{Dataset, DatasetItem};
+
+mod folder;
+mod line;
+
+pub use folder::{DumpRun, StepFile, find_runs, looks_like_sample, step_of_file_name};
+pub use line::{Sample, group_of_uid, parse_sample};
+
+/// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.
+const SECTION_HEADINGS: [&str; 4] = [
+    "### Test Cases",
+    "### Function to Complete",
+    "### zwc Codebase Functions",
+    "### Problem",
+];
+
+/// The text under the prompt's `### Problem` heading, trimmed, up to the next section
+/// heading. Role words of the chat template (`user`, `assistant`) stay outside it.
+pub fn problem_text(input: &str) -> Option<&str> {
+    let start = heading_at(input, "### Problem")?;
+    let after = &input[start..];
+    let body_start = after.find('\n').map_or(after.len(), |i| i + 1);
+    let body = &after[body_start..];
+    let mut end = body.len();
+    let mut offset = 0;
+    for line in body.split_inclusive('\n') {
+        let t = line.trim_end();
+        if SECTION_HEADINGS
+            .iter()
+            .any(|h| t == *h || t.starts_with(&format!("{h} ")))
+        {
+            end = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    let text = body[..end].trim();
+    (!text.is_empty()).then_some(text)
+}
+
+/// Byte offset of the first line that is `heading` (alone, or followed by a space).
+fn heading_at(text: &str, heading: &str) -> Option<usize> {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let t = line.trim();
+        if t == heading || t.starts_with(&format!("{heading} ")) {
+            return Some(offset + (line.len() - line.trim_start().len()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The dataset's queries, for joining prompts to tasks.
+#[derive(Debug, Default)]
+pub struct JoinIndex {
+    /// Trimmed query → the dataset's own text of it.
+    exact: HashMap<String, String>,
+    /// Trimmed queries, longest first (for the contained-in-prompt fallback).
+    by_length: Vec<String>,
+}
+
+impl JoinIndex {
+    pub fn new(dataset: &Dataset) -> JoinIndex {
+        let mut exact = HashMap::new();
+        for q in dataset.items.keys() {
+            let t = q.trim();
+            if !t.is_empty() {
+                exact.entry(t.to_string()).or_insert_with(|| q.clone());
+            }
+        }
+        let mut by_length: Vec<String> = exact.keys().cloned().collect();
+        by_length.sort_by(|a, b| b.len().cmp(&a.len()).then_with(|| a.cmp(b)));
+        JoinIndex { exact, by_length }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.exact.is_empty()
+    }
+
+    /// The dataset query of a prompt, and how it was found.
+    pub fn join(&self, input: &str) -> (Option<&str>, JoinedBy) {
+        if let Some(p) = problem_text(input)
+            && let Some(q) = self.exact.get(p)
+        {
+            return (Some(q), JoinedBy::Problem);
+        }
+        for t in &self.by_length {
+            if input.contains(t.as_str()) {
+                return (self.exact.get(t).map(String::as_str), JoinedBy::Contained);
+            }
+        }
+        (None, JoinedBy::Unjoined)
+    }
+}
+
+/// What a prompt joined: the dataset query and how it was found.
+type PromptJoin = (Option<Arc<str>>, JoinedBy);
+
+/// What makes samples one GRPO group (with the step): the prompt part of their `uid` when
+/// the dump has one, else (dumps before 0.9, which reorder the batch and write no uid)
+/// their prompt text, which merges two samplings of one prompt in a batch into one group.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum GroupKey {
+    Uid(Arc<str>),
+    Prompt(Arc<str>),
+}
+
+/// Turns samples into rollouts of a run, numbering groups and duplicate ids across every
+/// step file of the run (feed the files in step order through one `RunReader`).
+pub struct RunReader<'a> {
+    index: &'a JoinIndex,
+    dataset: &'a Dataset,
+    /// Prompt text → its joined query and how.
+    prompts: HashMap<Arc<str>, PromptJoin>,
+    /// Group key → run-wide number.
+    groups: HashMap<GroupKey, u32>,
+    occurrences: HashMap<RolloutId, usize>,
+    pub interner: Interner,
+}
+
+/// What one step file yielded.
+#[derive(Debug, Default)]
+pub struct StepLoad {
+    pub rollouts: Vec<Rollout>,
+    pub issues: Vec<LoadIssue>,
+    pub lines: usize,
+}
+
+/// The reason given for a last line cut short: verl writes a step file in one go, so a file
+/// that ends inside a line is a run stopped while writing it.
+pub const TORN_LINE: &str = "torn last line: the file ends inside it (the run was stopped while writing this step); the lines before it are read";
+
+impl<'a> RunReader<'a> {
+    pub fn new(index: &'a JoinIndex, dataset: &'a Dataset) -> RunReader<'a> {
+        RunReader {
+            index,
+            dataset,
+            prompts: HashMap::new(),
+            groups: HashMap::new(),
+            occurrences: HashMap::new(),
+            interner: Interner::default(),
+        }
+    }
+
+    /// The dataset item a joined rollout's query names.
+    pub fn item(&self, query: &str) -> Option<&'a DatasetItem> {
+        self.dataset.get(query)
+    }
+
+    /// Reads the bytes of one step file (its step from the file name unless lines say).
+    pub fn read_step(&mut self, path: &Path, file_step: u32, bytes: &[u8]) -> StepLoad {
+        self.read_lines(path, file_step, bytes, 0)
+    }
+
+    /// [`read_step`](Self::read_step) for a chunk of whole lines that starts after
+    /// `line_offset` lines of the file. A chunk that does not end in a newline ends the
+    /// file: a last line there that is no sample is reported as torn.
+    pub fn read_lines(
+        &mut self,
+        path: &Path,
+        file_step: u32,
+        bytes: &[u8],
+        line_offset: usize,
+    ) -> StepLoad {
+        let source: Arc<Path> = Arc::from(path);
+        let mut out = StepLoad::default();
+        let segments = bytes.split(|b| *b == b'\n').count();
+        let unterminated = !bytes.is_empty() && !bytes.ends_with(b"\n");
+        for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+            let line = line_offset + idx + 1;
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if raw.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            out.lines += 1;
+            match parse_sample(raw) {
+                Ok(sample) => out
+                    .rollouts
+                    .push(self.rollout(&source, line, file_step, sample)),
+                Err(reason) => {
+                    let torn = unterminated && idx + 1 == segments;
+                    out.issues.push(LoadIssue {
+                        source: path.to_path_buf(),
+                        line,
+                        reason: if torn { TORN_LINE.to_string() } else { reason },
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The run-wide number of a sample's group, and the uid part that names it.
+    fn group(&mut self, s: &Sample, prompt: &Arc<str>) -> (u32, Option<Arc<str>>) {
+        let uid = s
+            .uid
+            .as_deref()
+            .map(|u| self.interner.text(line::group_of_uid(u)));
+        let key = match &uid {
+            Some(u) => GroupKey::Uid(u.clone()),
+            None => GroupKey::Prompt(prompt.clone()),
+        };
+        let next = self.groups.len() as u32;
+        (*self.groups.entry(key).or_insert(next), uid)
+    }
+
+    /// The rollout of one sample.
+    pub fn rollout(
+        &mut self,
+        source: &Arc<Path>,
+        line: usize,
+        file_step: u32,
+        s: Sample,
+    ) -> Rollout {
+        let (prompt, (query, joined)) = match self.prompts.get_key_value(s.input.as_str()) {
+            Some((p, (q, j))) => (p.clone(), (q.clone(), *j)),
+            None => {
+                let (q, j) = self.index.join(&s.input);
+                let q: Option<Arc<str>> = q.map(|q| self.interner.text(q));
+                let p: Arc<str> = Arc::from(s.input.as_str());
+                self.prompts.insert(p.clone(), (q.clone(), j));
+                (p, (q, j))
+            }
+        };
+        let (group, group_uid) = self.group(&s, &prompt);
+        let item = query.as_deref().and_then(|q| self.dataset.get(q));
+        let (query, test_cases, right, selected) = match (query, item) {
+            (Some(q), Some(item)) => (
+                q,
+                self.interner.cases(item.test_cases.clone()),
+                self.interner.text(&item.right_exe_result),
+                self.interner.names(&item.selected_functions),
+            ),
+            _ => {
+                // No task: the problem text (else the prompt) stands for the query.
+                let text = problem_text(&s.input).unwrap_or(&s.input).to_string();
+                (
+                    self.interner.text(&text),
+                    self.interner.cases(Vec::new()),
+                    self.interner.text(s.gts.as_deref().unwrap_or("")),
+                    self.interner.names(&[]),
+                )
+            }
+        };
+        let gts_differs = match (&s.gts, item) {
+            (Some(g), Some(item)) if g.trim() != item.right_exe_result.trim() => {
+                Some(Arc::from(g.as_str()))
+            }
+            _ => None,
+        };
+        let base = RolloutId::derive(&query, &s.output, 0);
+        let n = self.occurrences.entry(base).or_insert(0);
+        let id = RolloutId::derive(&query, &s.output, *n);
+        *n += 1;
+        let empty_output = s.output.trim().is_empty();
+        let extras = s
+            .extras
+            .into_iter()
+            .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
+            .collect();
+        Rollout {
+            id,
+            source: source.clone(),
+            line,
+            query,
+            response: s.output,
+            test_cases,
+            right_exe_result: right,
+            selected_functions: selected,
+            // The training reward is not a verdict: it stays in the sample's meta.
+            stored_score: None,
+            sample: Some(Box::new(SampleMeta {
+                step: s.step.unwrap_or(file_step),
+                group,
+                group_uid,
+                score: s.score,
+                joined,
+                gts_differs,
+                empty_output,
+                extras,
+            })),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
