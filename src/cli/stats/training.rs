@@ -52,6 +52,10 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         ("unjoined", true),
         ("loophole_right", true),
         ("loophole_reward_1", true),
+        ("response_chars_mean", true),
+        ("response_chars_p90", true),
+        ("empty_responses", true),
+        ("open_fence_responses", true),
     ]
     .iter()
     .map(|(h, r)| (h.to_string(), *r))
@@ -59,7 +63,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
-        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; finding columns: share of samples)",
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; response_chars_*: response length in characters, mean and 90th percentile; empty_responses: aborted requests; open_fence_responses: cut off inside a code block; finding columns: share of samples)",
         &h,
     );
     for r in rows {
@@ -78,6 +82,14 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.unjoined.to_string(),
             r.loopholes.right.to_string(),
             r.loopholes.reward_1.to_string(),
+            r.lengths
+                .response_chars_mean
+                .map_or("-".into(), |m| format!("{m:.0}")),
+            r.lengths
+                .response_chars_p90
+                .map_or("-".into(), |p| p.to_string()),
+            r.lengths.empty_responses.to_string(),
+            r.lengths.open_fence_responses.to_string(),
         ];
         row.extend(
             kinds

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::lengths::ResponseShape;
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::report::ReasonKind;
 use crate::model::finding_kinds::KindSet;
@@ -89,7 +90,7 @@ pub fn kinds_of(analysis: &Analysis) -> KindSet {
 }
 
 /// What the training figures need of a sample: its step, its prompt (with the step, its
-/// GRPO group) and the training reward stored with it.
+/// GRPO group), the training reward stored with it and its response's length and shape.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SampleFacts {
     pub step: u32,
@@ -97,16 +98,19 @@ pub struct SampleFacts {
     pub score: Option<f64>,
     /// Its `gts` is not the task's `right_exe_result`.
     pub gts_differs: bool,
+    /// Its response's length, emptiness and open fence.
+    pub shape: ResponseShape,
 }
 
 impl SampleFacts {
-    /// The facts of a sample's meta.
-    pub fn of(m: &SampleMeta) -> SampleFacts {
+    /// The facts of a sample's meta and its response.
+    pub fn of(m: &SampleMeta, response: &str) -> SampleFacts {
         SampleFacts {
             step: m.step,
             prompt: m.prompt,
             score: m.score,
             gts_differs: m.gts_differs.is_some(),
+            shape: ResponseShape::of(response),
         }
     }
 }
@@ -116,7 +120,7 @@ impl UngradedSample {
     pub fn of(run: u32, r: &Rollout, m: &SampleMeta, kinds: KindSet) -> UngradedSample {
         UngradedSample {
             run,
-            sample: SampleFacts::of(m),
+            sample: SampleFacts::of(m, &r.response),
             unjoined: m.joined == JoinedBy::Unjoined,
             file: r.source.display().to_string(),
             line: r.line,
