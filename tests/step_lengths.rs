@@ -1,7 +1,8 @@
-//! Response length per step (issue 30): a verl dump written here, whose responses'
-//! lengths, empty outputs and open code fences are known, with the extra keys a real dump
-//! carries (`acc`, `pred`, `request_id`). `sebx stats --by step` (JSON, CSV, Markdown,
-//! text) and the explorer's Training screen show the lengths. Graded through the real
+//! Response length per step and the raw line (issue 30): a verl dump written here, whose
+//! responses' lengths, empty outputs and open code fences are known, with the extra keys a
+//! real dump carries (`acc`, `pred`, `request_id`). `sebx stats --by step` (JSON, CSV,
+//! Markdown, text) and the explorer's Training screen show the lengths; `D` on a sample
+//! shows its line as stored, every key and the whole prompt. Graded through the real
 //! engine (Python runtime required: `sebx runtime install`).
 
 mod tui_common;
@@ -240,6 +241,82 @@ fn the_training_screen_has_a_length_curve_and_the_cut_off_counts() {
         screen.contains(
             "empty responses 1 (last step 0) · ending inside a code block 2 (last step 1)"
         ),
+        "{screen}"
+    );
+}
+
+#[test]
+fn d_shows_the_line_as_stored_with_every_key_and_the_whole_prompt() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = explorer(dir.path(), 120, 90);
+    press(&mut app, KeyCode::Char('g'));
+    let entry = app.selected_entry().expect("a row").clone();
+    let line = entry.rollout.line;
+    let step = entry.rollout.sample.as_deref().expect("a sample").step;
+    // The Response pane shows the response; the docs are only in the prompt.
+    let before = drawn(&app);
+    assert!(!before.contains(DOCS_LINE), "{before}");
+    assert!(!before.contains("request_id"), "{before}");
+
+    press(&mut app, KeyCode::Char('D'));
+    assert!(app.detail.raw_line);
+    let screen = drawn(&app);
+    let id = format!("request_id: req-{step}-{}", line - 1);
+    for want in [
+        "8 keys",
+        "input, output, gts, score, step, acc, pred, request_id",
+        DOCS_LINE,
+        "### Test Cases",
+        "### Function to Complete",
+        "gts: 2.0#4.0",
+        "acc: false",
+        &format!("pred: pred-{step}-{}", line - 1),
+        &id,
+    ] {
+        assert!(screen.contains(want), "{want:?} missing:\n{screen}");
+    }
+
+    // Another sample: its own line is read.
+    press(&mut app, KeyCode::Char('j'));
+    let next = app.selected_entry().expect("a row").clone();
+    let screen = drawn(&app);
+    let step = next.rollout.sample.as_deref().expect("a sample").step;
+    let id = format!("request_id: req-{step}-{}", next.rollout.line - 1);
+    assert!(screen.contains(&id), "{id} missing:\n{screen}");
+
+    // D again: the response.
+    press(&mut app, KeyCode::Char('D'));
+    assert!(!drawn(&app).contains("request_id"));
+}
+
+/// The demo's dump is built into the binary: its lines are read from there, wherever the
+/// explorer runs.
+#[test]
+fn d_reads_the_demo_line_from_the_binary() {
+    use sebx::tui::app::Grading;
+    use sebx::tui::explore::prepare;
+
+    let args = ExploreArgs {
+        demo_training: true,
+        ..isolated::explore_args()
+    };
+    let mut s = prepare(&args, Grading::Available).expect("demo training session");
+    s.app.update(&sebx::tui::Action::Resize {
+        width: 120,
+        height: 90,
+    });
+    load_inline(&mut s.app, &s.sources);
+    let app = &mut s.app;
+    press(app, KeyCode::Char('g'));
+    press(app, KeyCode::Char('D'));
+    let screen = drawn(app);
+    assert!(
+        screen.contains("samples/demo/training/rollout/1.jsonl line 1"),
+        "{screen}"
+    );
+    assert!(screen.contains("### zwc Codebase Functions"), "{screen}");
+    assert!(
+        screen.contains("input, output, gts, score, step"),
         "{screen}"
     );
 }
