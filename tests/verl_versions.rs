@@ -469,9 +469,9 @@ fn the_explorer_groups_by_uid_and_shows_what_it_skipped() {
     let steps = &result.report.figures.steps;
     assert_eq!(steps[0].zero_variance_groups, Some(1));
     assert_eq!(steps[0].groups, 3);
-    assert_eq!(steps[1].empty_outputs, 1);
+    assert_eq!(steps[1].lengths.empty_outputs, 1);
     let screen = tui_common::screen(&tui_common::draw(app, 160, 40));
-    assert!(screen.contains("empty outputs (aborted) 1"), "{screen}");
+    assert!(screen.contains("empty outputs 1 (last step 1)"), "{screen}");
     app.update(&Action::CloseScreen);
 
     // The aborted request is a row of its own, and its detail draws.

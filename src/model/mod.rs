@@ -10,6 +10,7 @@ pub mod files;
 pub mod finding_kinds;
 pub mod labels;
 pub mod playlist;
+pub mod raw_line;
 pub mod rollout;
 pub mod sample;
 pub mod sampling;

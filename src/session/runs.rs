@@ -543,7 +543,7 @@ fn add_one(
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
     }
     set.set_last_reward(known.facts.reward, known.facts.reason);
-    set.set_last_sample(r.sample.as_deref().map(SampleFacts::of));
+    set.set_last_sample(r.sample.as_deref().map(|m| SampleFacts::of(m, &r.response)));
 }
 
 /// What streaming a training run reads besides the run.

@@ -143,6 +143,9 @@ pub enum Action {
     LastSlide,
     /// The presenter: shows or hides the speaker notes.
     ToggleNotes,
+    /// The Response pane shows the selected rollout's line as stored (every key, the
+    /// whole prompt), read again from its file; again: the response.
+    RawLine,
     /// Toggles the category with this key on the selected rollout (not bindable: the
     /// taxonomy names the keys).
     ToggleCategory(char),
@@ -217,7 +220,7 @@ impl Action {
     ];
 
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 77] = [
+    pub const BINDABLE: [Action; 78] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -252,6 +255,7 @@ impl Action {
         Action::Rerun,
         Action::EditWhatIf,
         Action::WhatIfCases,
+        Action::RawLine,
         Action::InstallRuntime,
         Action::ConfirmFindings,
         Action::ScrollLeft,
@@ -379,6 +383,7 @@ impl Action {
             Action::Rerun => "rerun: new verdict beside the stored one (sidecar)",
             Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
             Action::WhatIfCases => "Cases pane: the what-if's cases / the stored run's",
+            Action::RawLine => "Response pane: the line as stored (every key)",
             Action::InstallRuntime => "install the Python runtime the grader needs",
             Action::ConfirmFindings => "settle possible and loophole findings by a run",
             Action::LabelMode => "label mode (L again: label and advance; 3rd: off)",
@@ -632,6 +637,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("ctrl-r", Action::Regrade),
     ("e", Action::EditWhatIf),
     ("E", Action::WhatIfCases),
+    ("D", Action::RawLine),
     ("I", Action::InstallRuntime),
     ("y", Action::ConfirmFindings),
     ("<", Action::ScrollLeft),

@@ -8,12 +8,13 @@
 //! `App` is in its children, along its own parts: `view` (building the list from the
 //! filters, search and grouping, and moving through it), `detail` (the detail panes, the
 //! mouse, the detached copy an export draws), `events` (the workers' results, and the
-//! grading, search and analysis requests they answer) and `goto` (going to a file line,
-//! to the search's next match).
+//! grading, search and analysis requests they answer), `goto` (going to a file line,
+//! to the search's next match) and `raw` (the Response pane's view of the stored line).
 
 mod detail;
 mod events;
 mod goto;
+mod raw;
 mod view;
 
 use std::collections::HashSet;
@@ -100,6 +101,8 @@ pub struct App {
     pub stats: super::stats::StatsView,
     /// The Training screen, the step-range filter and the group view (issue 19).
     pub training: super::training::TrainingView,
+    /// The Response pane's raw view: where lines are read again, and the one held.
+    raw_lines: raw::RawLines,
     pub should_quit: bool,
     /// A part asked to export the current view (taken by the event loop: `take_export`).
     export_wanted: bool,
@@ -193,6 +196,7 @@ impl App {
                 range: super::textbox::TextBox::new(super::textbox::Accepts::Range),
                 ..Default::default()
             },
+            raw_lines: raw::RawLines::default(),
             should_quit: false,
             export_wanted: false,
             view_dirty: false,
@@ -341,6 +345,7 @@ impl App {
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
             Action::WhatIfCases => self.toggle_what_if_cases(),
+            Action::RawLine => self.toggle_raw_line(),
             Action::Search => {
                 // A new pattern: the last one offered selected, so typing replaces it.
                 let last = self.list.search.pattern.clone();

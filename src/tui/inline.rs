@@ -88,7 +88,7 @@ pub fn settle_verdicts(app: &mut App) {
 
 /// Loads `sources` on this thread straight into `app` (tests, benchmarks).
 pub fn load_inline(app: &mut App, sources: &[Source]) {
-    app.labelling.register_sources(sources);
+    app.register_sources(sources);
     super::load::load_sources(sources, &mut |e| {
         app.on_job(JobEvent::Load(e));
     });

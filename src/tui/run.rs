@@ -86,7 +86,7 @@ pub fn run_terminal(
         .unwrap_or(2)
         .clamp(1, 8);
     let workers = Workers::start(tx, backend, threads, app.reruns.backend_factory.clone());
-    app.labelling.register_sources(&sources);
+    app.register_sources(&sources);
     workers.load(sources);
 
     let mut terminal = match ratatui::try_init() {

@@ -334,6 +334,8 @@ pub struct DetailView {
     pub case_rows_drawn: std::cell::RefCell<Vec<(u16, usize)>>,
     /// The Graph pane shows the node list instead of the drawing (`5` again toggles).
     pub graph_list: bool,
+    /// The Response pane shows the rollout's line as stored, every key (`D` toggles).
+    pub raw_line: bool,
     /// Drawn for a page (an export): the content without key hints, cursors or pointers
     /// to other panes.
     pub paper: bool,

@@ -1,11 +1,12 @@
 //! Drawing the Training screen (`super::training` holds its state): per step, the stored
-//! training reward, the recomputed official reward and the accuracy as sparklines with
-//! their last values; the run's totals (zero-advantage groups, stored ≠ official, reward
-//! vs verdict, unjoined); the heat map of zwc functions × steps, heat-coloured by
-//! accuracy, in the order in force, whose columns are step ranges of one span with whole
-//! labels; and what the highlighted cell and its function's course say (their two lines
-//! are always drawn). `z` swaps the map for the column's zero-advantage groups. A figure
-//! with nothing graded behind it reads `–`.
+//! training reward, the recomputed official reward, the accuracy and the responses' mean
+//! length as sparklines with their last values; the run's totals (zero-advantage groups,
+//! stored ≠ official, reward vs verdict, unjoined; empty outputs and those cut off in a
+//! code block); the heat map of zwc functions × steps, heat-coloured by accuracy, in the
+//! order in force, whose columns are step ranges of one span with whole labels; and what
+//! the highlighted cell and its function's course say (their two lines are always drawn).
+//! `z` swaps the map for the column's zero-advantage groups. A figure with nothing graded
+//! behind it reads `–`.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -18,6 +19,7 @@ use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
 use super::app::App;
 use super::layout::fit;
 use super::stats_screen::heat;
+use super::theme::Theme;
 use super::training::TrainingResult;
 
 /// One per-step figure of a step row.
@@ -182,6 +184,7 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
             Span::raw(format!(" {} at the last step", last(f))),
         ]));
     }
+    lines.push(length_line(&steps, &bins, repeat, w, theme));
     if let (Some(first), Some(last_bin)) = (bins.first(), bins.last()) {
         let span = bins.len() * repeat;
         let (a, b) = (format!("step {}", first.0), format!("{}", last_bin.1));
@@ -211,16 +214,20 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         sum(|s| s.reward_0_right),
         sum(|s| s.unjoined),
     );
-    // verl dumps an aborted request as an empty output: said only when there is one.
-    let empty = sum(|s| s.empty_outputs);
-    if empty > 0 {
-        totals.push_str(&format!(" · empty outputs (aborted) {empty}"));
-    }
     let through_loopholes = sum(|s| s.loopholes.right);
     if through_loopholes > 0 {
         totals.push_str(&format!(" · right by loophole {through_loopholes}"));
     }
     lines.push(Line::styled(fit(&totals, w), theme.dim));
+    let at_last = |f: fn(&StepRow) -> usize| steps.last().map_or(0, |s| f(s));
+    let cut = format!(
+        " empty outputs {} (last step {}) · ending inside a code block {} (last step {})",
+        sum(|s| s.lengths.empty_outputs),
+        at_last(|s| s.lengths.empty_outputs),
+        sum(|s| s.lengths.open_fence_responses),
+        at_last(|s| s.lengths.open_fence_responses),
+    );
+    lines.push(Line::styled(fit(&cut, w), theme.dim));
 
     let Some(map) = view.map() else {
         return lines;
@@ -255,6 +262,47 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
     lines.push(Line::styled(fit(&about, w), theme.dim));
     lines.extend(body);
     lines
+}
+
+/// The responses' mean length per step as a curve (scaled to the run's longest step), with
+/// the last step's mean and 90th percentile in characters.
+fn length_line(
+    steps: &[&StepRow],
+    bins: &[(u32, u32)],
+    repeat: usize,
+    w: usize,
+    theme: &Theme,
+) -> Line<'static> {
+    let longest = steps
+        .iter()
+        .filter_map(|s| s.lengths.response_chars_mean)
+        .fold(0.0, f64::max);
+    let scaled: Vec<Option<f64>> = binned(steps, bins, |s| s.lengths.response_chars_mean)
+        .into_iter()
+        .map(|m| m.map(|m| if longest > 0.0 { m / longest } else { 0.0 }))
+        .collect();
+    let curve: String = spark(&scaled)
+        .chars()
+        .flat_map(|c| std::iter::repeat_n(c, repeat))
+        .collect();
+    let last = steps.last().map(|s| &s.lengths);
+    let value = match last.and_then(|l| l.response_chars_mean.zip(l.response_chars_p90)) {
+        Some((mean, p90)) => {
+            let whole = format!(" {mean:.0} chars, p90 {p90} at the last step");
+            let room = w.saturating_sub(19 + curve.chars().count());
+            if whole.chars().count() <= room {
+                whole
+            } else {
+                fit(&format!(" {mean:.0} chars at the last step"), room)
+            }
+        }
+        None => format!(" {NOTHING} at the last step"),
+    };
+    Line::from(vec![
+        Span::styled(format!(" {:17} ", "length (chars)"), theme.dim),
+        Span::styled(curve, theme.title),
+        Span::raw(value),
+    ])
 }
 
 /// `step 7` or `steps 1–3`.

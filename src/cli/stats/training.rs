@@ -50,9 +50,12 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         ("stored_differs_from_official", true),
         ("zero_variance_groups", true),
         ("unjoined", true),
-        ("empty_outputs", true),
         ("loophole_right", true),
         ("loophole_reward_1", true),
+        ("response_chars_mean", true),
+        ("response_chars_p90", true),
+        ("empty_outputs", true),
+        ("open_fence_responses", true),
     ]
     .iter()
     .map(|(h, r)| (h.to_string(), *r))
@@ -60,7 +63,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
-        "Training, step by step (accuracy: verdict right; reward_mean: stored score; empty_outputs: aborted requests; loophole_*: right verdicts and rewards of 1 that went through a loophole; finding columns: share of samples)",
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; response_chars_*: response length in characters, mean and 90th percentile; empty_outputs: aborted requests; open_fence_responses: cut off inside a code block; finding columns: share of samples)",
         &h,
     );
     for r in rows {
@@ -77,9 +80,16 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.stored_differs_from_official.to_string(),
             zero_of_groups(r),
             r.unjoined.to_string(),
-            r.empty_outputs.to_string(),
             r.loopholes.right.to_string(),
             r.loopholes.reward_1.to_string(),
+            r.lengths
+                .response_chars_mean
+                .map_or("-".into(), |m| format!("{m:.0}")),
+            r.lengths
+                .response_chars_p90
+                .map_or("-".into(), |p| p.to_string()),
+            r.lengths.empty_outputs.to_string(),
+            r.lengths.open_fence_responses.to_string(),
         ];
         row.extend(
             kinds

@@ -16,6 +16,7 @@
 //! - [`functions`]: the internalization map;
 //! - [`wrong_names`](mod@wrong_names): wrong names across runs;
 //! - [`labels`]: hand-label prevalence;
+//! - [`lengths`]: response lengths, empty and cut-off responses per step;
 //! - [`loopholes`](mod@loopholes): rollouts paid through a loophole, by kind;
 //! - [`compare`](mod@compare): two runs paired;
 //! - [`steps`]: training runs step by step (per-step figures, heat-map cells, learning);
@@ -27,6 +28,7 @@ pub mod compare;
 pub mod functions;
 pub mod heatmap;
 pub mod labels;
+pub mod lengths;
 pub mod loopholes;
 pub mod per_run;
 pub mod set;
@@ -42,6 +44,7 @@ pub use compare::{Comparison, FunctionDelta, McNemar, TaskDelta, compare};
 pub use functions::{FunctionRow, FunctionSort, NameCount, function_map, sort_functions};
 pub use heatmap::{HeatMap, HeatSort, bin_label, even_bins, heat_map, step_bins};
 pub use labels::{CategoryStats, LabelSample, LabelStats, label_stats};
+pub use lengths::{LengthFigures, ResponseShape};
 pub use loopholes::{LoopholeCount, LoopholeFigures, loophole_figures, right_by_loophole};
 pub use per_run::{RewardFigures, RunStats, run_stats, run_summary, task_counts};
 pub use set::{

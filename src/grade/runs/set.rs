@@ -6,6 +6,7 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::lengths::ResponseShape;
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::report::ReasonKind;
 use crate::model::finding_kinds::KindSet;
@@ -90,28 +91,27 @@ pub fn kinds_of(analysis: &Analysis) -> KindSet {
 
 /// What the training figures need of a sample: its step, its group (with the step, its
 /// GRPO group: by `uid` where the dump has one, else by prompt text), the training reward
-/// stored with it and whether its output is empty (an aborted request).
+/// stored with it and its response's length and shape (an empty one: an aborted request).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SampleFacts {
     pub step: u32,
     pub group: u32,
     pub score: Option<f64>,
-    /// Its output is empty: verl aborted the request.
-    #[serde(default)]
-    pub empty: bool,
     /// Its `gts` is not the task's `right_exe_result`.
     pub gts_differs: bool,
+    /// Its response's length, emptiness and open fence.
+    pub shape: ResponseShape,
 }
 
 impl SampleFacts {
-    /// The facts of a sample's meta.
-    pub fn of(m: &SampleMeta) -> SampleFacts {
+    /// The facts of a sample's meta and its response.
+    pub fn of(m: &SampleMeta, response: &str) -> SampleFacts {
         SampleFacts {
             step: m.step,
             group: m.group,
             score: m.score,
-            empty: m.empty_output,
             gts_differs: m.gts_differs.is_some(),
+            shape: ResponseShape::of(response),
         }
     }
 }
@@ -121,7 +121,7 @@ impl UngradedSample {
     pub fn of(run: u32, r: &Rollout, m: &SampleMeta, kinds: KindSet) -> UngradedSample {
         UngradedSample {
             run,
-            sample: SampleFacts::of(m),
+            sample: SampleFacts::of(m, &r.response),
             unjoined: m.joined == JoinedBy::Unjoined,
             file: r.source.display().to_string(),
             line: r.line,

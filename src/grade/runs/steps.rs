@@ -10,8 +10,6 @@
 //!   `official_reward_mean`: the recomputed official RL reward over those that have one.
 //! - `stored_differs_from_official`: samples whose stored score is not the official reward
 //!   (a reward pipeline that is not the official one).
-//! - `empty_outputs`: samples whose output is empty (verl dumps an aborted request so);
-//!   they stay in their group and are graded like any other answer.
 //! - `groups`: the samples of one GRPO group within one step: one prompt uid where the
 //!   dump writes `uid` (verl 0.9), else one prompt text;
 //!   `zero_variance_groups`: groups of two or more whose stored scores are all equal
@@ -20,6 +18,10 @@
 //!   with its group number, task, samples, the score they share and how many the verdict calls
 //!   `right`.
 //! - `finding_rates`: per finding kind, the share of samples whose code has at least one.
+//! - `response_chars_mean`, `response_chars_p90`, `empty_outputs`, `open_fence_responses`:
+//!   the responses' lengths in characters, the empty ones (verl dumps an aborted request
+//!   so; they stay in their group and are graded like any other answer) and those cut off
+//!   inside a code block, over every sample of the step ([`super::lengths`]).
 //! - A task or function is `solved` at a step when at least half of its graded samples
 //!   there are `right` ([`SOLVED_SHARE`]: one right sample of eight is luck, not learning);
 //!   `learned`: solved at the last step it appears in; `forgotten`: solved at an earlier
@@ -32,6 +34,7 @@ use serde::Serialize;
 use crate::analysis::FindingKind;
 use crate::model::Verdict;
 
+use super::lengths::{LengthAcc, LengthFigures};
 use super::set::{RunSet, SampleFacts, kind_bit};
 use super::vi;
 
@@ -43,8 +46,6 @@ pub struct StepRow {
     pub samples: usize,
     pub graded: usize,
     pub unjoined: usize,
-    /// Samples with an empty output (aborted requests).
-    pub empty_outputs: usize,
     pub tasks: usize,
     pub reward_mean: Option<f64>,
     pub official_reward_mean: Option<f64>,
@@ -62,6 +63,9 @@ pub struct StepRow {
     /// The graded samples' verdicts `right` and rewards of 1 that went through a loophole:
     /// the step where a loophole takes off.
     pub loopholes: super::loopholes::LoopholeFigures,
+    /// The responses' lengths, empty ones and open fences, over every sample.
+    #[serde(flatten)]
+    pub lengths: LengthFigures,
 }
 
 /// A GRPO group with zero advantage: every sample of one prompt at one step stored the
@@ -234,7 +238,6 @@ struct StepAcc {
     samples: usize,
     graded: usize,
     unjoined: usize,
-    empty_outputs: usize,
     tasks: BTreeSet<u32>,
     stored: (f64, usize),
     official: (f64, usize),
@@ -247,6 +250,7 @@ struct StepAcc {
     kinds: [usize; crate::model::finding_kinds::KINDS.len()],
     /// The graded samples (indices into the set's rollouts).
     rows: Vec<usize>,
+    lengths: LengthAcc,
 }
 
 impl StepAcc {
@@ -259,7 +263,7 @@ impl StepAcc {
         right: Option<bool>,
     ) {
         self.samples += 1;
-        self.empty_outputs += usize::from(s.empty);
+        self.lengths.add(s.shape);
         if let Some(x) = s.score {
             self.stored.0 += x;
             self.stored.1 += 1;
@@ -374,7 +378,6 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 samples: a.samples,
                 graded: a.graded,
                 unjoined: a.unjoined,
-                empty_outputs: a.empty_outputs,
                 tasks: a.tasks.len(),
                 reward_mean: mean(a.stored),
                 official_reward_mean: mean(a.official),
@@ -393,6 +396,7 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
                 loopholes: super::loopholes::loophole_figures(
                     a.rows.iter().map(|&i| &set.rollouts[i]),
                 ),
+                lengths: a.lengths.figures(),
                 finding_rates: FindingKind::ALL
                     .iter()
                     .enumerate()
@@ -469,6 +473,7 @@ impl TrainingFigures {
 mod tests {
     use super::*;
     use crate::grade::runs::heatmap::{HeatSort, heat_map};
+    use crate::grade::runs::lengths::ResponseShape;
     use crate::grade::runs::set::{FunctionUse, RolloutFacts, UngradedSample};
     use crate::model::RolloutId;
 
@@ -503,12 +508,18 @@ mod tests {
             reward: Some(reward),
             reward_reason: None,
             kinds,
+            // The n-th sample's response is 10·(n+1) characters; an exe_error one ends in
+            // an open fence.
             sample: Some(SampleFacts {
                 step,
                 group,
                 score,
-                empty: false,
                 gts_differs: false,
+                shape: ResponseShape {
+                    chars: 10 * (n as u32 + 1),
+                    empty: false,
+                    open_fence: verdict == Verdict::ExeError,
+                },
             }),
         });
     }
@@ -551,9 +562,9 @@ mod tests {
             sample: SampleFacts {
                 step: 1,
                 group: 2,
-                empty: false,
                 score: Some(0.5),
                 gts_differs: false,
+                shape: ResponseShape::of(""),
             },
             unjoined: true,
             file: "rollout/1.jsonl".to_string(),
@@ -609,6 +620,26 @@ mod tests {
         );
         assert_eq!(s2.zero_variance_detail[0].outcome(), "all scored 1");
         assert_eq!(s2.accuracy, Some(2.0 / 3.0));
+        // Lengths: step 1 is 10, 20, 30, 40 and the empty unjoined sample; step 2 is 50, 60
+        // and 70, the last an exe_error with an open fence.
+        assert_eq!(
+            s1.lengths,
+            LengthFigures {
+                response_chars_mean: Some(20.0),
+                response_chars_p90: Some(40),
+                empty_outputs: 1,
+                open_fence_responses: 0,
+            }
+        );
+        assert_eq!(
+            (
+                s2.lengths.response_chars_mean,
+                s2.lengths.response_chars_p90,
+                s2.lengths.empty_outputs,
+                s2.lengths.open_fence_responses
+            ),
+            (Some(60.0), Some(70), 0, 1)
+        );
 
         let cell = |func: u32, step: u32| {
             f.function_steps

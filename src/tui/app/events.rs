@@ -137,6 +137,7 @@ impl App {
                 }
                 self.list.selected == Some(row)
             }
+            JobEvent::RawLine { row, result } => self.on_raw_line(row, result),
             JobEvent::Highlighted { key, text } => {
                 self.caches.highlight_requested.insert(key);
                 for gone in self.caches.highlights.insert(key, text) {

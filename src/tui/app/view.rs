@@ -200,6 +200,7 @@ impl App {
             }
         }
         self.request_highlights();
+        self.request_raw_line();
     }
 
     pub(super) fn move_to_view_index(&mut self, target: usize) -> bool {

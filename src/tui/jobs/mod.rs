@@ -1,7 +1,8 @@
 //! Background work: one queue of requests (grading, reruns and the runtime install, search,
-//! highlighting, analysis, score-cache lookups, stats, exports) and the threads that run them
-//! (`reruns` is the rerun thread, `stats` the stats job). Requests carry ids or tickets;
-//! results that no longer match what the app asked for are dropped by the app.
+//! highlighting, analysis, score-cache lookups, a stored line read again, stats, exports)
+//! and the threads that run them (`reruns` is the rerun thread, `stats` the stats job).
+//! Requests carry ids or tickets; results that no longer match what the app asked for are
+//! dropped by the app.
 
 pub mod confirm;
 pub mod reruns;
@@ -17,6 +18,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
+use crate::model::raw_line::{RawLine, line_in, parse_raw_line, read_line};
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
 use crate::session::resolve::Resolver;
@@ -109,6 +111,15 @@ pub enum JobRequest {
     Rerun(RerunRequest),
     /// Run the selected rollout once under the tracer to settle its findings (`confirm`).
     Confirm(Box<confirm::ConfirmRequest>),
+    /// Read row `row`'s stored line again (the Response pane's raw view): line `line` of
+    /// `source`, or of `embedded`, the text built into the binary that `source` labels (the
+    /// demo).
+    RawLine {
+        row: usize,
+        source: Arc<std::path::Path>,
+        line: usize,
+        embedded: Option<&'static str>,
+    },
     /// Draw a page (`page`) and write it to `path`; `shown` is the path as the status bar
     /// names it.
     Export {
@@ -164,6 +175,11 @@ pub enum JobEvent {
     Stats(Arc<stats::StatsResult>),
     /// The figures of the Training screen.
     Training(Arc<training::TrainingResult>),
+    /// A row's stored line, read again (or why it could not be).
+    RawLine {
+        row: usize,
+        result: Result<Arc<RawLine>, String>,
+    },
     /// An export was written to `shown` (or why not).
     Exported {
         shown: PathBuf,
@@ -386,6 +402,15 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             Some(JobEvent::Training(Arc::new(training::compute(&input))))
         }
         JobRequest::Export { path, shown, page } => Some(export(&path, shown, &page)),
+        JobRequest::RawLine {
+            row,
+            source,
+            line,
+            embedded,
+        } => Some(JobEvent::RawLine {
+            row,
+            result: read_raw_line(&source, line, embedded).map(Arc::new),
+        }),
         // Several events, and a backend slot an install can fill: `inline::drain_reruns`.
         JobRequest::Rerun(_) => None,
         JobRequest::Confirm(req) => Some(JobEvent::Confirm(Box::new(confirm::run(*req, backend)))),
@@ -393,6 +418,25 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
 }
 
 /// Draws `page` and writes it to `path`.
+/// Line `line` of `source` (of `embedded` when the text is built in), parsed into its keys.
+fn read_raw_line(
+    source: &std::path::Path,
+    line: usize,
+    embedded: Option<&'static str>,
+) -> Result<RawLine, String> {
+    let bytes = match embedded {
+        Some(text) => line_in(text, line).map(|l| l.as_bytes().to_vec()),
+        None => read_line(source, line).map_err(|e| format!("{}: {e}", source.display()))?,
+    };
+    let bytes = bytes.ok_or_else(|| {
+        format!(
+            "{} has no line {line} now (it changed since it was loaded)",
+            source.display()
+        )
+    })?;
+    parse_raw_line(&bytes)
+}
+
 fn export(path: &std::path::Path, shown: PathBuf, page: &PageMaker) -> JobEvent {
     let text = (page.0)();
     let result = std::fs::write(path, text).map_err(|e| e.to_string());
@@ -503,7 +547,8 @@ impl Workers {
                 let events = self.events.clone();
                 std::thread::spawn(move || sweep(req, &events));
             }
-            JobRequest::LookupScores { .. } => {
+            // Reading up to a line of a big file: a thread of its own, off the UI thread.
+            JobRequest::LookupScores { .. } | JobRequest::RawLine { .. } => {
                 let events = self.events.clone();
                 std::thread::spawn(move || {
                     if let Some(event) = run_request(req, None) {

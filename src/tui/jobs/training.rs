@@ -99,7 +99,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         };
         set.add_with_analysis(run, r, verdict, analysis, &input.api, item, None);
         set.set_last_reward(score.reward, score.reason);
-        set.set_last_sample(Some(SampleFacts::of(meta)));
+        set.set_last_sample(Some(SampleFacts::of(meta, &r.response)));
         rows.push(row);
     }
     training_runs.sort_unstable();

@@ -5,6 +5,7 @@ pub mod code;
 pub mod graph;
 pub mod labels;
 pub mod output;
+pub mod raw;
 pub mod response;
 pub mod task;
 
@@ -43,6 +44,7 @@ impl PaneContent {
 /// The selected pane's content for `entry`, for a pane `width` cells wide.
 pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
     match app.detail.pane {
+        Pane::Response if app.detail.raw_line => raw::render(app, entry, width),
         Pane::Response => response::render(app, entry, width),
         Pane::Code => code::render(app, entry, width),
         Pane::Cases => cases::render(app, entry, width),
