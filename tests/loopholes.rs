@@ -567,18 +567,10 @@ fn rising_dump(root: &Path) -> (PathBuf, PathBuf) {
 #[test]
 fn the_stats_screen_counts_the_rights_through_a_loophole() {
     use sebx::tui::Action;
-    use sebx::tui::explore::open_default;
-    use sebx::tui::inline::{drain_inline, load_inline};
+    use sebx::tui::inline::drain_inline;
 
-    let (mut session, backend) = open_default(&isolated::explore_args()).expect("the demo");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let (mut session, _backend) = graded_demo();
     let app = &mut session.app;
-    app.update(&Action::Resize {
-        width: 160,
-        height: 48,
-    });
     app.update(&Action::StatsScreen);
     drain_inline(app, None);
     let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
@@ -815,18 +807,10 @@ fn the_counterfactual_run_refutes_a_hollow_claim_on_genuine_answers() {
 fn the_cases_pane_says_why_a_loophole_answer_is_right_anyway() {
     use sebx::analysis::FindingKind;
     use sebx::tui::Action;
-    use sebx::tui::explore::open_default;
-    use sebx::tui::inline::{drain_inline, load_inline};
+    use sebx::tui::inline::drain_inline;
 
-    let (mut session, backend) = open_default(&isolated::explore_args()).expect("the demo");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let (mut session, backend) = graded_demo();
     let app = &mut session.app;
-    app.update(&Action::Resize {
-        width: 160,
-        height: 48,
-    });
     app.update(&Action::PaneCases);
     let rows = app.corpus.entries.len();
     let mut found = false;
@@ -860,4 +844,22 @@ fn the_cases_pane_says_why_a_loophole_answer_is_right_anyway() {
         after.contains("✓ confirmed by a run: all") && after.contains("case(s) return the same"),
         "{after}"
     );
+}
+
+/// The demo opened as `sebx` opens it, every row graded, on a 160×48 screen.
+fn graded_demo() -> (
+    sebx::tui::explore::Session,
+    std::sync::Arc<dyn sebx::grade::backend::GradeBackend>,
+) {
+    use sebx::tui::inline::{drain_inline, load_inline};
+    let (mut session, backend) =
+        sebx::tui::explore::open_default(&isolated::explore_args()).expect("the demo");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    drain_inline(&mut session.app, Some(backend.as_ref()));
+    session.app.update(&sebx::tui::Action::Resize {
+        width: 160,
+        height: 48,
+    });
+    (session, backend)
 }

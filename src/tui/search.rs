@@ -171,6 +171,30 @@ fn fold(c: char) -> char {
 }
 
 /// `spans` with every match of `query` (over their joined text) patched with `style`.
+/// Jumps among the screen rows `hits` (in order) that a map search matched: the first at or
+/// after `start`, wrapping; says which of how many, or that none matches `pattern`. The
+/// Stats and Training screens' `/`.
+pub(crate) fn jump_to_hit(
+    hits: &[usize],
+    start: usize,
+    pattern: &str,
+    fx: &mut super::effects::Effects,
+) -> Option<usize> {
+    let next = hits
+        .iter()
+        .copied()
+        .find(|i| *i >= start)
+        .or(hits.first().copied());
+    match next {
+        Some(i) => {
+            let k = hits.iter().position(|h| *h == i).map_or(0, |k| k + 1);
+            fx.say(format!("`{pattern}`: {k} of {} functions", hits.len()));
+        }
+        None => fx.say(format!("no function of this run matches `{pattern}`")),
+    }
+    next
+}
+
 pub fn highlight_spans<'a>(spans: Vec<Span<'a>>, query: &Query, style: Style) -> Vec<Span<'a>> {
     let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
     let ranges = query.ranges(&text);

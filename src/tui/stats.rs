@@ -428,25 +428,8 @@ impl StatsView {
             .map(|(i, _)| i)
             .collect();
         let start = if onward { self.cursor + 1 } else { 0 };
-        let next = hits
-            .iter()
-            .copied()
-            .find(|i| *i >= start)
-            .or(hits.first().copied());
-        match next {
-            Some(i) => {
-                self.cursor = i;
-                let k = hits.iter().position(|h| *h == i).map_or(0, |k| k + 1);
-                fx.say(format!(
-                    "`{}`: {k} of {} functions",
-                    self.pattern,
-                    hits.len()
-                ));
-            }
-            None => fx.say(format!(
-                "no function of this run matches `{}`",
-                self.pattern
-            )),
+        if let Some(i) = super::search::jump_to_hit(&hits, start, &self.pattern, fx) {
+            self.cursor = i;
         }
     }
 

@@ -258,25 +258,8 @@ impl TrainingView {
             .map(|(i, _)| i)
             .collect();
         let start = if onward { self.cell.0 + 1 } else { 0 };
-        match hits
-            .iter()
-            .copied()
-            .find(|i| *i >= start)
-            .or(hits.first().copied())
-        {
-            Some(i) => {
-                self.cell.0 = i;
-                let k = hits.iter().position(|h| *h == i).map_or(0, |k| k + 1);
-                fx.say(format!(
-                    "`{}`: {k} of {} functions",
-                    self.pattern,
-                    hits.len()
-                ));
-            }
-            None => fx.say(format!(
-                "no function of this run matches `{}`",
-                self.pattern
-            )),
+        if let Some(i) = super::search::jump_to_hit(&hits, start, &self.pattern, fx) {
+            self.cell.0 = i;
         }
     }
 
