@@ -4,6 +4,8 @@
 //! - the explorer's first screen on it (target ≤ 1 s) and its full load;
 //! - the explorer's memory after loading and after the background analysis, against the
 //!   files' size (target ≤ 1.5×);
+//! - live follow (issue 30): step files written while the explorer is open, each timed from
+//!   written to its rows in the app;
 //! - `sebx stats --by step` on it: the first run (grading every distinct program once,
 //!   remembering verdicts and the run's facts), then again once verdicts are known (target
 //!   ≤ 2 s), then with the facts forgotten (every verdict from the score cache).
@@ -33,9 +35,12 @@ use sebx::model::verl::{JoinIndex, find_runs};
 use sebx::model::{ApiMap, Dataset};
 use sebx::tui::app::{App, Context, Grading};
 use sebx::tui::jobs::{JobEvent, analyze_rows};
-use sebx::tui::load::{FileKind, LoadEvent, Source, SourceData, load_sources};
+use sebx::tui::load::{
+    FOLLOW_EVERY, FileKind, Follow, LoadEvent, Source, SourceData, load_following,
+};
 use sebx::tui::{Action, Keymap, Theme, ui};
 use serde_json::{Value, json};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 const STEPS_DEFAULT: usize = 500;
 const PER_STEP: usize = 400;
@@ -128,35 +133,52 @@ fn generate(run: &Path, samples: usize) -> u64 {
     let mut bytes = 0;
     let mut written = 0;
     for step in 1..=steps {
-        let path = run.join(format!("{step}.jsonl"));
-        let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
-        for g in 0..PER_STEP / GROUP {
-            let task = &tasks[(step * 7 + g * 13) % tasks.len()];
-            for _ in 0..GROUP {
-                if written == samples {
-                    break;
-                }
-                // Later steps answer right more often.
-                let right = rng.below(steps) < step;
-                let v = if right { 0 } else { 1 + rng.below(3) };
-                let think = prose(&mut rng, 120);
-                let before = prose(&mut rng, 90);
-                let output = format!(
-                    "<think>\n{think}\n</think>\n\n{before}\n\n```python\n{}\n```",
-                    task.variants[v].trim()
-                );
-                let line = json!({
-                    "input": task.prompt, "output": output, "gts": task.gts,
-                    "score": if v == 0 { 1.0 } else { 0.0 }, "step": step,
-                    "acc": v == 0,
-                });
-                let text = line.to_string();
-                bytes += text.len() as u64 + 1;
-                writeln!(f, "{text}").expect("write");
-                written += 1;
+        bytes += write_step(run, step, steps, &tasks, &mut rng, samples, &mut written);
+    }
+    bytes
+}
+
+/// Writes step file `step` of a run of `steps` (at most `samples` samples in all, counting
+/// in `written`); returns its bytes.
+fn write_step(
+    run: &Path,
+    step: usize,
+    steps: usize,
+    tasks: &[Task],
+    rng: &mut SplitMix64,
+    samples: usize,
+    written: &mut usize,
+) -> u64 {
+    let mut bytes = 0;
+    let path = run.join(format!("{step}.jsonl"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    for g in 0..PER_STEP / GROUP {
+        let task = &tasks[(step * 7 + g * 13) % tasks.len()];
+        for _ in 0..GROUP {
+            if *written == samples {
+                break;
             }
+            // Later steps answer right more often.
+            let right = rng.below(steps) < step;
+            let v = if right { 0 } else { 1 + rng.below(3) };
+            let think = prose(rng, 120);
+            let before = prose(rng, 90);
+            let output = format!(
+                "<think>\n{think}\n</think>\n\n{before}\n\n```python\n{}\n```",
+                task.variants[v].trim()
+            );
+            let line = json!({
+                "input": task.prompt, "output": output, "gts": task.gts,
+                "score": if v == 0 { 1.0 } else { 0.0 }, "step": step,
+                "acc": v == 0,
+            });
+            let text = line.to_string();
+            bytes += text.len() as u64 + 1;
+            writeln!(f, "{text}").expect("write");
+            *written += 1;
         }
     }
+    f.flush().expect("flush");
     bytes
 }
 
@@ -208,10 +230,20 @@ fn explorer(run_dir: &Path, bytes: u64) {
         })
         .collect();
     let (tx, rx) = channel();
+    // Loaded as `sebx` loads a run: followed after loading (the live-follow figure below).
+    let follow = Follow {
+        every: FOLLOW_EVERY,
+        stop: Arc::new(AtomicBool::new(false)),
+    };
+    let stop = follow.stop.clone();
     let loader = std::thread::spawn(move || {
-        load_sources(&sources, &mut |e| {
-            let _ = tx.send(JobEvent::Load(e));
-        })
+        load_following(
+            &sources,
+            &mut |e| {
+                let _ = tx.send(JobEvent::Load(e));
+            },
+            Some(&follow),
+        )
     });
     let mut terminal = Terminal::new(TestBackend::new(160, 48)).expect("terminal");
     let mut first_screen = None;
@@ -235,7 +267,6 @@ fn explorer(run_dir: &Path, bytes: u64) {
             break;
         }
     }
-    loader.join().expect("loader");
     let loaded = start.elapsed();
     let first = first_screen.unwrap_or(loaded);
     println!(
@@ -281,6 +312,65 @@ fn explorer(run_dir: &Path, bytes: u64) {
         secs(swept),
         rss.saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64,
         status_kb("VmHWM:").saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64
+    );
+    follow_latency(run_dir, &mut app, &rx);
+    stop.store(true, Ordering::Relaxed);
+    loader.join().expect("loader");
+}
+
+/// Live follow: step files written one after another while the explorer is open, each
+/// timed from the moment it is written (closed) to its rows in the app. The run folder is
+/// looked at every `FOLLOW_EVERY`, so the figure is the wait for the next look (the writes
+/// are spread over the period) plus reading and parsing the step.
+fn follow_latency(run_dir: &Path, app: &mut App, rx: &std::sync::mpsc::Receiver<JobEvent>) {
+    let tasks = tasks();
+    let mut rng = SplitMix64::new(30);
+    let last = std::fs::read_dir(run_dir)
+        .expect("run folder")
+        .filter_map(|e| {
+            sebx::model::verl::step_of_file_name(&e.ok()?.file_name().to_string_lossy())
+        })
+        .max()
+        .unwrap_or(0) as usize;
+    let mut times = Vec::new();
+    for (k, step) in (last + 1..=last + 5).enumerate() {
+        // Each write lands at another point of the period (a write right after the rows of
+        // the last one came would always wait a whole period).
+        std::thread::sleep(FOLLOW_EVERY.mul_f64(k as f64 / 5.0));
+        let before = app.corpus.entries.len();
+        let mut written = 0;
+        write_step(
+            run_dir,
+            step,
+            step,
+            &tasks,
+            &mut rng,
+            PER_STEP,
+            &mut written,
+        );
+        let t = Instant::now();
+        while app.corpus.entries.len() < before + written {
+            match rx.recv_timeout(Duration::from_secs(30)) {
+                Ok(ev) => {
+                    app.on_job(ev);
+                }
+                Err(e) => panic!("step {step} not followed: {e}"),
+            }
+        }
+        app.settle();
+        times.push(t.elapsed());
+        // Gone again once timed: `sebx stats` below reads the run as generated.
+        std::fs::remove_file(run_dir.join(format!("{step}.jsonl"))).expect("remove");
+    }
+    let shown: Vec<String> = times
+        .iter()
+        .map(|t| format!("{:.2}", t.as_secs_f64()))
+        .collect();
+    let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64;
+    println!(
+        "live follow: a step file of {PER_STEP} samples written to its rows in the app: mean {mean:.2} s ({} s; the folder is looked at every {:.0} s)",
+        shown.join(", "),
+        FOLLOW_EVERY.as_secs_f64()
     );
 }
 

@@ -104,6 +104,10 @@ pub struct ExploreArgs {
     /// of its evaluation runs: `T` shows the Training screen.
     #[arg(long)]
     pub demo_training: bool,
+    /// Read training runs once: do not follow them (by default new step files and lines
+    /// appended to them are read while the explorer is open, about every second).
+    #[arg(long)]
+    pub no_follow: bool,
 }
 
 /// The user's config file.
@@ -145,6 +149,8 @@ pub fn load_config(explicit: Option<&Path>) -> Result<UserConfig> {
 pub struct Session {
     pub app: App,
     pub sources: Vec<Source>,
+    /// Follow the training runs among `sources` after loading them (not `--no-follow`).
+    pub follow: bool,
 }
 
 /// Dataset items from JSONL text (for the embedded demo; files go through `Dataset::load_file`).
@@ -365,7 +371,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
             .seeds
             .insert(PathBuf::from("samples/demo/rollouts.jsonl"), demo::LABELS);
     }
-    Ok(Session { app, sources })
+    Ok(Session {
+        app,
+        sources,
+        follow: !args.no_follow,
+    })
 }
 
 /// Opens the explorer; `backend` grades unscored rollouts (absent: no Python runtime).
@@ -376,7 +386,7 @@ pub fn run(args: ExploreArgs, backend: Option<Box<dyn GradeBackend>>) -> Result<
     };
     let session = prepare(&args, grading)?;
     let backend: Option<Arc<dyn GradeBackend>> = backend.map(Arc::from);
-    crate::tui::run::run_terminal(session.app, session.sources, backend)?;
+    crate::tui::run::run_terminal(session.app, session.sources, backend, session.follow)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -410,6 +420,6 @@ pub fn open_default(args: &ExploreArgs) -> Result<(Session, Option<Arc<dyn Grade
 /// (what `sebx` with no subcommand runs).
 pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
     let (session, backend) = open_default(&args)?;
-    crate::tui::run::run_terminal(session.app, session.sources, backend)?;
+    crate::tui::run::run_terminal(session.app, session.sources, backend, session.follow)?;
     Ok(ExitCode::SUCCESS)
 }

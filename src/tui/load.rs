@@ -4,8 +4,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, sync_channel};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::Value;
 
@@ -17,6 +19,8 @@ use crate::session::resolve::{VerdictSource, in_file_verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::FileKind;
+
+mod follow;
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone)]
@@ -82,7 +86,25 @@ pub enum LoadEvent {
     },
     /// A source could not be read at all.
     Failed(String),
+    /// Loading is done: what was loaded is all there is, except for followed runs.
     Done,
+    /// After `Done`: `runs` training runs are followed (their new lines come as batches).
+    Following {
+        runs: usize,
+    },
+    /// Lines reported unfinished when the run was opened that have now been read: (file, line).
+    Finished(Vec<(PathBuf, usize)>),
+}
+
+/// How often a followed run's folder is looked at.
+pub const FOLLOW_EVERY: Duration = Duration::from_secs(1);
+
+/// Following training runs after loading them: their new step files and lines are read
+/// every `every` until `stop` is set.
+#[derive(Debug, Clone)]
+pub struct Follow {
+    pub every: Duration,
+    pub stop: Arc<AtomicBool>,
 }
 
 /// Rows in the first batch: small, so the first screen comes at once.
@@ -106,6 +128,17 @@ struct Loader<'a> {
 
 /// Loads every source, reporting through `sink`. Rollout sources first, then reports.
 pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
+    load_following(sources, sink, None);
+}
+
+/// [`load_sources`], then, with `follow`, reads what verl adds to the training runs among
+/// them (new step files, lines appended) until told to stop; returns when loading is done
+/// or, when following, once stopped.
+pub fn load_following(
+    sources: &[Source],
+    sink: &mut dyn FnMut(LoadEvent),
+    follow: Option<&Follow>,
+) {
     let total_bytes = sources
         .iter()
         .map(|s| match &s.data {
@@ -128,11 +161,16 @@ pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
         done_bytes: 0,
         total_bytes,
     };
+    let mut followed = Vec::new();
     for s in sources {
         if let SourceData::Dump { run, join, dataset } = &s.data {
             let notes = run.skipped_notes();
             if !notes.is_empty() {
                 (loader.sink)(LoadEvent::Issues(notes));
+            }
+            if follow.is_some() {
+                followed.push(loader.start_following(run, join, dataset));
+                continue;
             }
             let steps: Vec<(u32, PathBuf, Option<&str>)> = run
                 .steps
@@ -165,6 +203,14 @@ pub fn load_sources(sources: &[Source], sink: &mut dyn FnMut(LoadEvent)) {
     // Parsing left freed buffers in the allocator's arenas; give them back.
     return_freed_memory();
     (loader.sink)(LoadEvent::Done);
+    if let Some(follow) = follow
+        && !followed.is_empty()
+    {
+        (loader.sink)(LoadEvent::Following {
+            runs: followed.len(),
+        });
+        loader.follow(&mut followed, follow);
+    }
 }
 
 /// Hands memory the allocator holds free back to the system (glibc keeps what a loader or
@@ -202,13 +248,7 @@ impl Loader<'_> {
         join: &JoinIndex,
         dataset: &Dataset,
     ) {
-        let index = self.runs.len();
-        self.runs.insert(dir.to_path_buf(), index);
-        self.run_paths.push(dir.to_path_buf());
-        (self.sink)(LoadEvent::Run(Run {
-            path: dir.to_path_buf(),
-            name: name.to_string(),
-        }));
+        let index = self.announce_run(name, dir);
         let mut reader = RunReader::new(join, dataset);
         for (step, path, text) in steps {
             let bytes: std::borrow::Cow<[u8]> = match text {
@@ -221,35 +261,61 @@ impl Loader<'_> {
                     }
                 },
             };
-            self.done_bytes += bytes.len() as u64;
-            // Chunks of whole lines, so a big step file's rows arrive in batches too.
-            let mut start = 0;
-            let mut line_offset = 0;
-            while start < bytes.len() {
-                let end = (start + CHUNK_BYTES).min(bytes.len());
-                let end = match bytes[end..].iter().position(|b| *b == b'\n') {
-                    Some(p) if end < bytes.len() => end + p + 1,
-                    _ => bytes.len(),
-                };
-                let chunk = &bytes[start..end];
-                let got = reader.read_lines(path, *step, chunk, line_offset);
-                line_offset += chunk.iter().filter(|b| **b == b'\n').count();
-                start = end;
-                if !got.issues.is_empty() {
-                    (self.sink)(LoadEvent::Issues(got.issues));
-                }
-                let entries = got
-                    .rollouts
-                    .into_iter()
-                    .map(|r| Entry::build(r, index, 0))
-                    .collect();
-                self.send_entries(entries, false);
-            }
-            (self.sink)(LoadEvent::Progress {
-                done: self.done_bytes,
-                total: self.total_bytes,
-            });
+            self.send_step_lines(&mut reader, index, path, *step, &bytes, 0);
         }
+    }
+
+    /// Announces a training run; its index.
+    fn announce_run(&mut self, name: &str, dir: &Path) -> usize {
+        let index = self.runs.len();
+        self.runs.insert(dir.to_path_buf(), index);
+        self.run_paths.push(dir.to_path_buf());
+        (self.sink)(LoadEvent::Run(Run {
+            path: dir.to_path_buf(),
+            name: name.to_string(),
+        }));
+        index
+    }
+
+    /// Sends the rows of whole lines of a step file (after `line_offset` lines of it), in
+    /// chunks, so a big step file's rows arrive in batches too.
+    fn send_step_lines(
+        &mut self,
+        reader: &mut RunReader,
+        index: usize,
+        path: &Path,
+        step: u32,
+        bytes: &[u8],
+        mut line_offset: usize,
+    ) {
+        self.done_bytes += bytes.len() as u64;
+        let mut start = 0;
+        while start < bytes.len() {
+            let end = (start + CHUNK_BYTES).min(bytes.len());
+            let end = match bytes[end..].iter().position(|b| *b == b'\n') {
+                Some(p) if end < bytes.len() => end + p + 1,
+                _ => bytes.len(),
+            };
+            let chunk = &bytes[start..end];
+            let got = reader.read_lines(path, step, chunk, line_offset);
+            line_offset += chunk.iter().filter(|b| **b == b'\n').count();
+            start = end;
+            if !got.issues.is_empty() {
+                (self.sink)(LoadEvent::Issues(got.issues));
+            }
+            let entries = got
+                .rollouts
+                .into_iter()
+                .map(|r| Entry::build(r, index, 0))
+                .collect();
+            self.send_entries(entries, false);
+        }
+        // A followed run grows past the bytes counted at the start.
+        self.total_bytes = self.total_bytes.max(self.done_bytes);
+        (self.sink)(LoadEvent::Progress {
+            done: self.done_bytes,
+            total: self.total_bytes,
+        });
     }
 
     fn run_index(&mut self, path: &Path) -> usize {

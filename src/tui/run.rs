@@ -70,10 +70,13 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
 
 /// Runs the explorer in the terminal until the user quits. The terminal is restored on
 /// return and on panic (ratatui's hook, plus mouse capture released by ours).
+/// `follow`: the training runs among `sources` are followed after loading (`--no-follow`
+/// turns it off).
 pub fn run_terminal(
     mut app: App,
     sources: Vec<Source>,
     backend: Option<Arc<dyn GradeBackend>>,
+    follow: bool,
 ) -> Result<()> {
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {
         anyhow::bail!(
@@ -87,7 +90,7 @@ pub fn run_terminal(
         .clamp(1, 8);
     let workers = Workers::start(tx, backend, threads, app.reruns.backend_factory.clone());
     app.register_sources(&sources);
-    workers.load(sources);
+    workers.load_following(sources, follow);
 
     let mut terminal = match ratatui::try_init() {
         Ok(t) => t,
@@ -165,15 +168,28 @@ fn event_loop(
         if app.should_quit {
             return Ok(());
         }
-        let started = Instant::now();
-        while started.elapsed() < DRAIN_BUDGET {
-            match rx.try_recv() {
-                Ok(ev) => redraw |= app.on_job(ev),
-                Err(_) => break,
-            }
-        }
-        app.settle();
-        redraw |= app.service();
+        redraw |= pump(app, workers, rx);
         redraw |= super::export::request_view(app);
     }
+}
+
+/// The loop's work between keys, without a terminal: hands queued requests to the workers,
+/// applies what they sent back (for at most `DRAIN_BUDGET`), settles the view and runs the
+/// parts' I/O step. Returns whether the screen must be redrawn. Tests drive the explorer
+/// through it as the terminal loop does.
+pub fn pump(app: &mut App, workers: &Workers, rx: &Receiver<JobEvent>) -> bool {
+    for req in app.take_requests() {
+        workers.dispatch(req);
+    }
+    let mut redraw = false;
+    let started = Instant::now();
+    while started.elapsed() < DRAIN_BUDGET {
+        match rx.try_recv() {
+            Ok(ev) => redraw |= app.on_job(ev),
+            Err(_) => break,
+        }
+    }
+    app.settle();
+    redraw |= app.service();
+    redraw
 }

@@ -252,6 +252,8 @@ pub struct LoadProgress {
     pub done: bool,
     pub bytes_done: u64,
     pub bytes_total: u64,
+    /// Training runs followed after loading (their new lines keep coming).
+    pub following: usize,
 }
 
 /// Grading progress in this session.

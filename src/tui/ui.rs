@@ -657,6 +657,8 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             .checked_div(app.corpus.load.bytes_total)
             .unwrap_or(0);
         right.push((1, Span::styled(format!(" loading {pct}% "), theme.progress)));
+    } else if app.corpus.load.following > 0 {
+        right.push((3, Span::styled(" following ", theme.progress)));
     }
     let gp = app.corpus.grade_progress;
     // Every requested grade in: the figures are final (dropped first when space runs out).

@@ -28,6 +28,8 @@ pub struct DumpRun {
     pub steps: Vec<StepFile>,
     /// The folder's other `.jsonl` files (`notes.jsonl`, `val.jsonl`): not verl's, not read.
     pub skipped: Vec<PathBuf>,
+    /// `folder@N`: only step N is read (and followed), whatever other steps appear.
+    pub single_step: Option<u32>,
 }
 
 impl DumpRun {
@@ -171,6 +173,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
             anyhow::bail!("{}: has no step {step} ({step}.jsonl)", dir.display());
         }
         run.name = format!("{}@{step}", run.name);
+        run.single_step = Some(step);
         return Ok(Some(vec![run]));
     }
     // One step file of a dump folder: that step of the run (export and present name a
@@ -199,6 +202,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
             dir: path.to_path_buf(),
             steps,
             skipped,
+            single_step: None,
         }]));
     }
     let mut children: Vec<PathBuf> = std::fs::read_dir(path)
@@ -217,6 +221,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
                 dir: child,
                 steps,
                 skipped,
+                single_step: None,
             });
         }
     }

@@ -22,9 +22,11 @@ pub use super::sample::{JoinedBy, SampleMeta};
 use super::{Dataset, DatasetItem};
 
 mod folder;
+mod follow;
 mod line;
 
 pub use folder::{DumpRun, StepFile, find_runs, looks_like_sample, step_of_file_name};
+pub use follow::{LookNotes, NewLines, REWRITTEN, RunTail, UNFINISHED_LINE};
 pub use line::{Sample, group_of_uid, parse_sample};
 
 /// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.

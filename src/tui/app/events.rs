@@ -184,6 +184,7 @@ impl App {
                     Arc::make_mut(&mut self.corpus.tasks).extend(new_tasks);
                 }
                 self.corpus.has_samples |= entries.iter().any(|e| e.rollout.sample.is_some());
+                let first_new = self.corpus.entries.len();
                 let list = Arc::make_mut(&mut self.corpus.entries);
                 list.extend(entries.into_iter().map(Arc::new));
                 self.corpus.scores.extend(scores);
@@ -193,6 +194,27 @@ impl App {
                 if self.caches.analysis_queued == 0 {
                     self.queue_analysis();
                 }
+                // Rows of a followed run, after loading: analysed, looked up and graded as
+                // the loaded rows were at `Done`.
+                if self.corpus.load.done {
+                    self.queue_analysis();
+                    self.look_up_unscored(first_new);
+                    if self.list.search.results.is_some() {
+                        self.start_search();
+                    }
+                }
+                true
+            }
+            LoadEvent::Following { runs } => {
+                self.corpus.load.following = runs;
+                true
+            }
+            LoadEvent::Finished(lines) => {
+                // An unfinished line said at opening is read now: no longer an issue.
+                self.corpus.issues.retain(|i| {
+                    i.reason != crate::model::verl::UNFINISHED_LINE
+                        || !lines.iter().any(|(f, l)| *f == i.source && *l == i.line)
+                });
                 true
             }
             LoadEvent::Reports(reports) => {
@@ -235,26 +257,30 @@ impl App {
                 }
                 // Grade what has no score, now that every report file has been matched;
                 // the score cache answers first for what an earlier session graded.
-                let rows: Vec<usize> = (0..self.corpus.scores.len())
-                    .filter(|i| self.corpus.scores[*i] == Score::Unscored)
-                    .collect();
-                // Unscored rows take a rerun's or the cache's verdict before grading
-                // (`session::resolve`'s precedence; the job answers `CachedScores`).
-                if !rows.is_empty() {
-                    self.outbox.push(JobRequest::LookupScores {
-                        rows,
-                        entries: self.corpus.entries.clone(),
-                        cache: self.corpus.score_cache.clone(),
-                        places: self.labelling.places.clone(),
-                        whole: false,
-                    });
-                }
+                self.look_up_unscored(0);
                 if self.list.search.results.is_some() {
                     self.start_search();
                 }
                 self.view_dirty = true;
                 true
             }
+        }
+    }
+
+    /// Unscored rows from `from` on take a rerun's or the cache's verdict before grading
+    /// (`session::resolve`'s precedence; the job answers `CachedScores`, which grades the rest).
+    fn look_up_unscored(&mut self, from: usize) {
+        let rows: Vec<usize> = (from..self.corpus.scores.len())
+            .filter(|i| self.corpus.scores[*i] == Score::Unscored)
+            .collect();
+        if !rows.is_empty() {
+            self.outbox.push(JobRequest::LookupScores {
+                rows,
+                entries: self.corpus.entries.clone(),
+                cache: self.corpus.score_cache.clone(),
+                places: self.labelling.places.clone(),
+                whole: false,
+            });
         }
     }
 

@@ -1,8 +1,8 @@
-//! Background work: one queue of requests (grading, reruns and the runtime install, search,
-//! highlighting, analysis, score-cache lookups, a stored line read again, stats, exports)
-//! and the threads that run them (`reruns` is the rerun thread, `stats` the stats job).
-//! Requests carry ids or tickets; results that no longer match what the app asked for are
-//! dropped by the app.
+//! Background work: loading (and then following training runs), one queue of requests
+//! (grading, reruns and the runtime install, search, highlighting, analysis, score-cache
+//! lookups, a stored line read again, stats, exports) and the threads that run them
+//! (`reruns` is the rerun thread, `stats` the stats job). Requests carry ids or tickets;
+//! results that no longer match what the app asked for are dropped by the app.
 
 pub mod confirm;
 pub mod reruns;
@@ -25,7 +25,7 @@ use crate::session::resolve::Resolver;
 
 use super::entry::{Entry, Facts, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
-use super::load::{LoadEvent, Source, load_sources, return_freed_memory};
+use super::load::{FOLLOW_EVERY, Follow, LoadEvent, Source, load_following, return_freed_memory};
 use crate::grade::backend::GradeBackend;
 use reruns::{BackendFactory, RerunRequest, RerunWorker};
 
@@ -459,6 +459,8 @@ pub struct Workers {
     reruns: RerunWorker,
     /// What confirm jobs run programs with.
     confirm_backend: Option<Arc<dyn GradeBackend>>,
+    /// Set when the workers go: the loader stops following training runs.
+    stop_following: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Workers {
@@ -496,17 +498,37 @@ impl Workers {
             highlight,
             reruns,
             confirm_backend,
+            stop_following: Arc::default(),
         }
     }
 
     /// Starts loading `sources` on a thread of its own.
     pub fn load(&self, sources: Vec<Source>) {
+        self.load_following(sources, false);
+    }
+
+    /// [`load`](Self::load), and with `follow` the training runs among `sources` are then
+    /// followed (`load::FOLLOW_EVERY`) until the workers are dropped or the app is gone.
+    pub fn load_following(&self, sources: Vec<Source>, follow: bool) {
         let events = self.events.clone();
+        let follow = follow.then(|| Follow {
+            every: FOLLOW_EVERY,
+            stop: self.stop_following.clone(),
+        });
         std::thread::spawn(move || {
             let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                load_sources(&sources, &mut |e| {
-                    let _ = events.send(JobEvent::Load(e));
-                });
+                load_following(
+                    &sources,
+                    &mut |e| {
+                        // Nobody listening (the app quit): stop following.
+                        if events.send(JobEvent::Load(e)).is_err()
+                            && let Some(f) = &follow
+                        {
+                            f.stop.store(true, Ordering::Relaxed);
+                        }
+                    },
+                    follow.as_ref(),
+                );
             }));
             if loaded.is_err() {
                 let _ = events.send(JobEvent::Load(LoadEvent::Failed(
@@ -605,6 +627,7 @@ impl Workers {
 
 impl Drop for Workers {
     fn drop(&mut self) {
+        self.stop_following.store(true, Ordering::Relaxed);
         if let Some(q) = &self.grade_queue {
             let (lock, cvar) = &**q;
             if let Ok(mut queue) = lock.lock() {

@@ -1,0 +1,257 @@
+//! Following a live training run (issue 30): the explorer is opened on a verl dump folder as
+//! `sebx RUN --dataset ... --api-doc ...` opens it (`open_default`), its loading and
+//! following started by the workers the terminal loop starts, and driven by the loop's own
+//! step (`tui::run::pump`). While it is open the test writes a new step file, appends lines
+//! to it and leaves a line half written, then finishes it; the list and the Training screen
+//! show each sample, graded through the real engine (Python runtime required:
+//! `sebx runtime install`), within a generous wait for the folder to be looked at again.
+
+#[path = "common/isolated.rs"]
+mod isolated;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{Receiver, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use sebx::model::Verdict;
+use sebx::tui::App;
+use sebx::tui::entry::Shown;
+use sebx::tui::explore::{ExploreArgs, open_default};
+use sebx::tui::jobs::{JobEvent, Workers};
+use sebx::tui::run::pump;
+
+const MEAN_Q: &str = "Given a list `values`, return their arithmetic mean as a float.";
+const SUM_Q: &str = "Given a list `values`, return their total as an int.";
+const MEAN_RIGHT: &str = "return float(zwc.kocito(values))";
+const SUM_RIGHT: &str = "return int(zwc.baluvo(values))";
+const SUM_WRONG: &str = "return int(zwc.baluvo(values)) + 1";
+/// How long the folder may take to be looked at again and its rows graded (it is looked
+/// at every second; grading a new program takes a fraction of one).
+const WAIT: Duration = Duration::from_secs(30);
+
+fn dataset_line(query: &str, func: &str, cases: &[(&str, &str)]) -> String {
+    let expected: Vec<&str> = cases.iter().map(|c| c.1).collect();
+    json!({
+        "query": query,
+        "function_name": "def solve(values):",
+        "selected_functions": [func],
+        "test_cases": cases.iter().map(|(i, o)| json!({"input": i, "output": o})).collect::<Vec<_>>(),
+        "right_exe_result": expected.join("#"),
+    })
+    .to_string()
+}
+
+fn sample(query: &str, body: &str, score: f64, step: u32, n: usize) -> String {
+    let input = format!(
+        "user\nSolve with zwc.\n\n### Problem\n{query}\n\n### Function to Complete\ndef solve(values):\nassistant\n"
+    );
+    // `n` keeps every response apart (one row each, found by its text).
+    let output =
+        format!("Sample {n}.\n```python\nimport zwc\n\ndef solve(values):\n    {body}\n```");
+    json!({"input": input, "output": output, "score": score, "step": step}).to_string() + "\n"
+}
+
+fn append(path: &Path, text: &str) {
+    let mut f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .expect("open the step file");
+    f.write_all(text.as_bytes()).expect("write");
+}
+
+/// The explorer with its workers, as `sebx` runs it, minus the terminal.
+struct Explorer {
+    app: App,
+    workers: Workers,
+    rx: Receiver<JobEvent>,
+}
+
+impl Explorer {
+    fn open(run: PathBuf, dataset: PathBuf) -> Explorer {
+        let mut args = ExploreArgs {
+            paths: vec![run],
+            ..isolated::explore_args()
+        };
+        args.context.dataset = vec![dataset];
+        args.context.api_doc =
+            Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/demo/api_doc.jsonl"));
+        let (session, backend) = open_default(&args).expect("opens");
+        assert!(
+            backend.is_some(),
+            "the grader's Python runtime (sebx runtime install)"
+        );
+        assert!(session.follow, "a run is followed unless --no-follow");
+        let (tx, rx) = channel();
+        let mut app = session.app;
+        let factory = app.reruns.backend_factory.clone();
+        let workers = Workers::start(tx, backend, 2, factory);
+        app.register_sources(&session.sources);
+        workers.load_following(session.sources, session.follow);
+        app.update(&sebx::tui::Action::Resize {
+            width: 120,
+            height: 40,
+        });
+        Explorer { app, workers, rx }
+    }
+
+    /// Runs the loop's step until `done` holds; fails after `WAIT` naming `what`.
+    fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
+        let start = Instant::now();
+        loop {
+            pump(&mut self.app, &self.workers, &self.rx);
+            if done(&self.app) {
+                return;
+            }
+            assert!(
+                start.elapsed() < WAIT,
+                "{what}: not within {WAIT:?}; {} rows, issues {:?}",
+                self.app.corpus.entries.len(),
+                self.app.corpus.issues
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// The verdict of the row whose response says `Sample {n}.`, when it is shown in the list.
+    fn listed(&self, n: usize) -> Option<Shown> {
+        let text = format!("Sample {n}.");
+        self.app
+            .list
+            .rows()
+            .find(|&r| {
+                self.app.corpus.entries[r]
+                    .rollout
+                    .response
+                    .starts_with(&text)
+            })
+            .map(|r| self.app.corpus.shown(r))
+    }
+
+    /// (samples, graded, accuracy) of `step` on the Training screen.
+    fn step_figures(&self, step: u32) -> Option<(usize, usize, Option<f64>)> {
+        let result = self.app.training.result.as_ref()?;
+        result
+            .report
+            .figures
+            .steps
+            .iter()
+            .find(|s| s.step == step)
+            .map(|s| (s.samples, s.graded, s.accuracy))
+    }
+}
+
+/// Every row has its verdict.
+fn all_graded(app: &App) -> bool {
+    (0..app.corpus.entries.len()).all(|r| matches!(app.corpus.shown(r), Shown::Verdict(_)))
+}
+
+#[test]
+fn a_live_run_is_followed_new_steps_appended_lines_and_a_line_written_in_two_goes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = dir.path().join("train.jsonl");
+    std::fs::write(
+        &dataset,
+        [
+            dataset_line(
+                MEAN_Q,
+                "mean",
+                &[("values=[1, 2, 3]", "2.0"), ("values=[4]", "4.0")],
+            ),
+            dataset_line(SUM_Q, "sum", &[("values=[1, 2]", "3"), ("values=[5]", "5")]),
+        ]
+        .join("\n")
+            + "\n",
+    )
+    .expect("dataset");
+    let run = dir.path().join("exp").join("rollout");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    // Step 1: a sum group, two right and two off by one.
+    let step1: String = [
+        sample(SUM_Q, SUM_RIGHT, 1.0, 1, 1),
+        sample(SUM_Q, SUM_RIGHT, 1.0, 1, 2),
+        sample(SUM_Q, SUM_WRONG, 0.0, 1, 3),
+        sample(SUM_Q, SUM_WRONG, 0.0, 1, 4),
+    ]
+    .concat();
+    std::fs::write(run.join("1.jsonl"), step1).expect("step 1");
+
+    let mut ex = Explorer::open(run.clone(), dataset);
+    ex.until("step 1 loaded and graded", |app| {
+        app.corpus.load.done && app.corpus.entries.len() == 4 && all_graded(app)
+    });
+    assert_eq!(ex.app.corpus.load.following, 1, "the run is followed");
+    // The Training screen open on step 1 alone.
+    ex.app.update(&sebx::tui::Action::TrainingScreen);
+    ex.until("the Training screen's figures", |app| {
+        app.training.result.is_some()
+    });
+    assert_eq!(ex.step_figures(1), Some((4, 4, Some(0.5))));
+    assert_eq!(ex.step_figures(2), None);
+
+    // Step 2 appears: two mean samples, right.
+    let step2 = run.join("2.jsonl");
+    append(
+        &step2,
+        &(sample(MEAN_Q, MEAN_RIGHT, 1.0, 2, 5) + &sample(MEAN_Q, MEAN_RIGHT, 1.0, 2, 6)),
+    );
+    ex.until("step 2's first lines listed and graded", |app| {
+        app.corpus.entries.len() == 6 && all_graded(app)
+    });
+    assert_eq!(ex.listed(5), Some(Shown::Verdict(Verdict::Right)));
+    assert_eq!(ex.listed(6), Some(Shown::Verdict(Verdict::Right)));
+
+    // One more line, and the next one half written (a buffered write cut mid-line).
+    let torn = sample(SUM_Q, SUM_WRONG, 0.0, 2, 8);
+    let (head, tail) = torn.split_at(torn.len() / 2);
+    append(&step2, &(sample(MEAN_Q, MEAN_RIGHT, 1.0, 2, 7) + head));
+    ex.until("the whole line listed", |app| app.corpus.entries.len() == 7);
+    // The half line came with it and is not read: no row, and no bad line either.
+    assert_eq!(ex.listed(8), None);
+    assert!(
+        ex.app.corpus.issues.is_empty(),
+        "{:?}",
+        ex.app.corpus.issues
+    );
+    // The writer finishes it: read then, whole.
+    append(&step2, tail);
+    ex.until("the finished line listed and graded", |app| {
+        app.corpus.entries.len() == 8 && all_graded(app)
+    });
+    assert_eq!(ex.listed(8), Some(Shown::Verdict(Verdict::ResultError)));
+    let row = ex
+        .app
+        .list
+        .rows()
+        .find(|&r| {
+            ex.app.corpus.entries[r]
+                .rollout
+                .response
+                .starts_with("Sample 8.")
+        })
+        .expect("row 8");
+    let entry = &ex.app.corpus.entries[row];
+    assert_eq!(entry.rollout.line, 4, "line 4 of 2.jsonl");
+    assert_eq!(entry.rollout.sample.as_ref().map(|s| s.step), Some(2));
+    assert!(
+        ex.app.corpus.issues.is_empty(),
+        "{:?}",
+        ex.app.corpus.issues
+    );
+
+    // The open Training screen followed: step 2 has its four samples, three right.
+    ex.until("step 2 on the Training screen", |app| {
+        app.training.result.as_ref().is_some_and(|r| {
+            r.report
+                .figures
+                .steps
+                .iter()
+                .any(|s| s.step == 2 && s.graded == 4)
+        })
+    });
+    assert_eq!(ex.step_figures(2), Some((4, 4, Some(0.75))));
+    assert_eq!(ex.step_figures(1), Some((4, 4, Some(0.5))));
+}
