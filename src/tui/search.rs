@@ -171,28 +171,23 @@ fn fold(c: char) -> char {
 }
 
 /// `spans` with every match of `query` (over their joined text) patched with `style`.
-/// Jumps among the screen rows `hits` (in order) that a map search matched: the first at or
-/// after `start`, wrapping; says which of how many, or that none matches `pattern`. The
-/// Stats and Training screens' `/`.
-pub(crate) fn jump_to_hit(
-    hits: &[usize],
-    start: usize,
-    pattern: &str,
-    fx: &mut super::effects::Effects,
-) -> Option<usize> {
+/// Where a map search goes among the screen rows `hits` (in order) it matched: the first
+/// at or after `start`, wrapping, and what to tell the user (which of how many, or that
+/// none matches `pattern`). The Stats and Training screens' `/`.
+pub(crate) fn jump_to_hit(hits: &[usize], start: usize, pattern: &str) -> (Option<usize>, String) {
     let next = hits
         .iter()
         .copied()
         .find(|i| *i >= start)
         .or(hits.first().copied());
-    match next {
+    let said = match next {
         Some(i) => {
             let k = hits.iter().position(|h| *h == i).map_or(0, |k| k + 1);
-            fx.say(format!("`{pattern}`: {k} of {} functions", hits.len()));
+            format!("`{pattern}`: {k} of {} functions", hits.len())
         }
-        None => fx.say(format!("no function of this run matches `{pattern}`")),
-    }
-    next
+        None => format!("no function of this run matches `{pattern}`"),
+    };
+    (next, said)
 }
 
 pub fn highlight_spans<'a>(spans: Vec<Span<'a>>, query: &Query, style: Style) -> Vec<Span<'a>> {

@@ -428,9 +428,11 @@ impl StatsView {
             .map(|(i, _)| i)
             .collect();
         let start = if onward { self.cursor + 1 } else { 0 };
-        if let Some(i) = super::search::jump_to_hit(&hits, start, &self.pattern, fx) {
+        let (next, said) = super::search::jump_to_hit(&hits, start, &self.pattern);
+        if let Some(i) = next {
             self.cursor = i;
         }
+        fx.say(said);
     }
 
     /// `enter` on a map row: close the screen, list that function's failures in that run.

@@ -258,9 +258,11 @@ impl TrainingView {
             .map(|(i, _)| i)
             .collect();
         let start = if onward { self.cell.0 + 1 } else { 0 };
-        if let Some(i) = super::search::jump_to_hit(&hits, start, &self.pattern, fx) {
+        let (next, said) = super::search::jump_to_hit(&hits, start, &self.pattern);
+        if let Some(i) = next {
             self.cell.0 = i;
         }
+        fx.say(said);
     }
 
     /// The search box's keys: each edit jumps to the first function matching the text.
