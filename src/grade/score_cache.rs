@@ -83,9 +83,16 @@ pub fn rollout_key(rollout: &Rollout) -> String {
     format!("{}-{}", rollout.id.0, short_hex(&hasher.finalize()))
 }
 
-/// The key of `rollout`'s record when graded under `settings`.
+/// The key of `rollout`'s record when graded under `settings`: a 128-bit hash of the rollout's
+/// key and the settings' fingerprint. Hashed because a run's records are mostly their keys:
+/// the key is stored three times per rollout (the record, its `used` index, its facts), so
+/// 32 characters instead of 50 is ~10% of a big run's cache.
 pub fn record_key(rollout: &Rollout, settings: &GradingSettings) -> String {
-    format!("{}-{}", rollout_key(rollout), settings.fingerprint())
+    let mut hasher = Sha256::new();
+    hasher.update(rollout_key(rollout).as_bytes());
+    hasher.update([0u8]);
+    hasher.update(settings.fingerprint().as_bytes());
+    crate::grade::store::hex(&hasher.finalize()[..16])
 }
 
 /// The scorers whose reports answer a lookup for `asked`, best first: the report that
