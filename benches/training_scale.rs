@@ -8,17 +8,24 @@
 //!   written to its rows in the app;
 //! - `sebx stats --by step` on it: the first run (grading every distinct program once,
 //!   remembering verdicts and the run's facts), then again once verdicts are known (target
-//!   ≤ 2 s), then with the facts forgotten (every verdict from the score cache).
+//!   ≤ 2 s), then with the facts forgotten (every verdict from the score cache);
+//! - the explorer with grading on (issue 30, `training_scale/graded.rs`): its peak memory
+//!   while grading every sample in the background (target ≤ 1× the dump), the score
+//!   cache's size on disk (target ≤ 0.1× the dump), and a reopen over the full cache (first
+//!   screen ≤ 1 s, every remembered verdict shown ≤ 3 s).
 //!
 //! Samples are generated fresh (seeded): each task's NumPy reference translated to zwc,
 //! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
 //! ZWCArray), each sample with prose and a `<think>` block of its own, so code repeats
 //! across samples and steps while responses do not.
 //! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000;
-//! `SEBX_BENCH_DIR=folder` keeps the dump and its caches there).
+//! `SEBX_BENCH_DIR=folder` keeps the dump and its caches there; `SEBX_BENCH_PARTS=graded`
+//! runs only the graded explorer, `=explorer,stats` only the others).
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "training_scale/graded.rs"]
+mod graded;
 
 use common::status_kb;
 use sebx::model::sampling::SplitMix64;
@@ -403,7 +410,16 @@ fn stats(exp: &Path, cache: &Path) -> Duration {
 }
 
 fn main() {
-    let samples: usize = std::env::args()
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--phase") {
+        let p = |k: usize| PathBuf::from(&args[i + k]);
+        graded::run_phase(&p(2), &p(3), &p(4), &p(5));
+        return;
+    }
+    let parts = std::env::var("SEBX_BENCH_PARTS").unwrap_or_default();
+    let part = |name: &str| parts.is_empty() || parts.split(',').any(|p| p.trim() == name);
+    let samples: usize = args
+        .iter()
         .skip(1)
         .find_map(|a| a.parse().ok())
         .unwrap_or(STEPS_DEFAULT * PER_STEP);
@@ -422,7 +438,21 @@ fn main() {
         bytes as f64 / 1e6,
         secs(t.elapsed())
     );
-    explorer(&run, bytes);
+    if part("explorer") {
+        explorer(&run, bytes);
+    }
+    if part("graded") {
+        graded::graded(
+            &exp,
+            &shared("single_test.jsonl"),
+            &shared("api_doc.jsonl"),
+            &base.join("explorer-cache"),
+            bytes,
+        );
+    }
+    if !part("stats") {
+        return;
+    }
     let cache = base.join("cache");
     println!("sebx stats --by step, first run (grades each distinct program once):");
     let first = stats(&exp, &cache);

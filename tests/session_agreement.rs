@@ -206,7 +206,7 @@ fn every_front_end_gives_each_rollout_the_explorers_verdict_and_reward() {
         explorer.insert(key(&e.rollout.source, e.rollout.line), v.as_str().into());
         let run = key(&e.rollout.source, 0).0;
         let slot = rewards.entry(run).or_default();
-        if let Some(reward) = app.corpus.report(i).and_then(|r| r.reward) {
+        if let Some(reward) = app.corpus.facts(i).and_then(|f| f.reward) {
             slot.0 += 1;
             let right = v == Verdict::Right;
             slot.1[match (reward == 1, right) {

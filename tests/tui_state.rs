@@ -899,8 +899,9 @@ fn reward_filter_keeps_exactly_the_rows_where_reward_and_verdict_disagree() {
     // disagrees with its verdict (right) and joins the view; rows 6 and 7 agree.
     drain_inline(&mut app, Some(&backend));
     assert_eq!(app.corpus.shown(8), Shown::Verdict(Verdict::Right));
-    assert_eq!(app.corpus.report(8).and_then(|r| r.reward), Some(0));
-    assert_eq!(app.corpus.report(6).and_then(|r| r.reward), Some(1));
+    // Held as facts (the rows were not open): the reward is among them.
+    assert_eq!(app.corpus.facts(8).and_then(|f| f.reward), Some(0));
+    assert_eq!(app.corpus.facts(6).and_then(|f| f.reward), Some(1));
     assert_eq!(rows(&app), vec![0, 1, 8]);
     let text = screen(&draw(&app, 80, 24));
     let status = text.lines().last().expect("a status bar");

@@ -125,7 +125,7 @@ fn a_cell_lists_its_rollouts() {
     // Three of the four have the RL reward 1 (their first block is right).
     let rewarded = shown
         .iter()
-        .filter(|i| app.corpus.report(**i).and_then(|r| r.reward) == Some(1))
+        .filter(|i| app.corpus.facts(**i).and_then(|f| f.reward) == Some(1))
         .count();
     assert_eq!(rewarded, 3);
 }

@@ -94,13 +94,24 @@ fn open(dir: &std::path::Path) -> Result<std::sync::Arc<Store>> {
     Ok(store)
 }
 
-/// What the store holds, by kind: reports (`<grader>-<api>`) and program runs (`...-runs`).
+/// What the store holds, by kind: reports (`<grader>-<api>`: a record per rollout), the
+/// report bodies they share by program (`...-bodies`) and program runs (`...-runs`).
 fn print_size(size: &store::Size) {
     println!("database: {}", size.path.display());
     println!("on disk:  {}", human_bytes(size.on_disk));
-    let mut kinds = [("reports", 0u64, 0u64, 0usize), ("program runs", 0, 0, 0)];
+    let mut kinds = [
+        ("reports", 0u64, 0u64, 0usize),
+        ("report bodies (shared by program)", 0, 0, 0),
+        ("program runs", 0, 0, 0),
+    ];
     for ns in &size.namespaces {
-        let kind = &mut kinds[usize::from(ns.name.ends_with("-runs"))];
+        let kind = &mut kinds[if ns.name.ends_with("-runs") {
+            2
+        } else if ns.name.ends_with("-bodies") {
+            1
+        } else {
+            0
+        }];
         kind.1 += ns.records;
         kind.2 += ns.bytes;
         kind.3 += 1;

@@ -29,6 +29,9 @@ pub struct Facts {
     /// The grader's static check found that the assembled program does not parse.
     #[serde(rename = "s", default, skip_serializing_if = "is_false")]
     pub program_syntax_error: bool,
+    /// Failed and all cases, when the program ran (the list's failed-cases column).
+    #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
+    pub cases: Option<(u16, u16)>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -46,6 +49,11 @@ impl Facts {
             fragile: r.fragile,
             timed_out: r.timed_out(),
             program_syntax_error: r.program_syntax_error(),
+            // Cases only count when the program ran (a static verdict runs nothing).
+            cases: (!r.cases.is_empty() && r.execution.is_some()).then(|| {
+                let n = |k: usize| u16::try_from(k).unwrap_or(u16::MAX);
+                (n(r.failed_cases()), n(r.cases.len()))
+            }),
         }
     }
 

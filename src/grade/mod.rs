@@ -14,6 +14,7 @@ pub mod pool;
 pub mod pyvalue;
 pub mod render;
 pub mod report;
+pub mod report_split;
 pub mod reruns;
 pub mod reward;
 pub mod run_cache;

@@ -27,6 +27,13 @@
 //! The namespace is a [`Table`] of the [`Store`]: a lookup is one indexed read, opening
 //! reads no records, and the store bounds its size by evicting what was least recently used.
 //!
+//! A report is filed by program ([`report_split`](super::report_split)): the rollout's
+//! record holds where its code sits in its response and a reference to the report's body,
+//! which is filed once per distinct content in `<grader>-<api>-bodies`, so the samples of a
+//! training run that share a program share one stored report. Records of the earlier form
+//! (the whole report in the rollout's record) are read as before. A body evicted before the
+//! records that name it makes them misses (graded again), never wrong.
+//!
 //! Every record is filed with its [`Facts`] (what the merged report decides), so a front end
 //! that only needs the verdict, reward and flags ([`ScoreCache::facts_many`]: the explorer's
 //! rows, `sebx stats`) never parses a report. A record filed without them (an earlier sebx)
@@ -44,6 +51,7 @@ use sha2::{Digest, Sha256};
 
 use crate::grade::facts::Facts;
 use crate::grade::report::GradeReport;
+use crate::grade::report_split::{Place, body_key, join, split};
 use crate::grade::reward::{Scorer, disagreement};
 use crate::grade::run_cache::RunCache;
 use crate::grade::settings::GradingSettings;
@@ -75,9 +83,16 @@ pub fn rollout_key(rollout: &Rollout) -> String {
     format!("{}-{}", rollout.id.0, short_hex(&hasher.finalize()))
 }
 
-/// The key of `rollout`'s record when graded under `settings`.
+/// The key of `rollout`'s record when graded under `settings`: a 128-bit hash of the rollout's
+/// key and the settings' fingerprint. Hashed because a run's records are mostly their keys:
+/// the key is stored three times per rollout (the record, its `used` index, its facts), so
+/// 32 characters instead of 50 is ~10% of a big run's cache.
 pub fn record_key(rollout: &Rollout, settings: &GradingSettings) -> String {
-    format!("{}-{}", rollout_key(rollout), settings.fingerprint())
+    let mut hasher = Sha256::new();
+    hasher.update(rollout_key(rollout).as_bytes());
+    hasher.update([0u8]);
+    hasher.update(settings.fingerprint().as_bytes());
+    crate::grade::store::hex(&hasher.finalize()[..16])
 }
 
 /// The scorers whose reports answer a lookup for `asked`, best first: the report that
@@ -178,6 +193,26 @@ pub fn clear_all(dir: &Path) -> Result<Cleared> {
     Ok(Cleared { records, files })
 }
 
+/// A rollout's record: where its code sits ([`Place`]) and the key of its report's body.
+#[derive(Serialize, Deserialize)]
+struct Reference {
+    #[serde(rename = "p")]
+    place: Place,
+    #[serde(rename = "b")]
+    body: String,
+}
+
+/// A rollout's record as stored: a reference, or (the earlier form) the whole report.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Stored {
+    Reference(Reference),
+    Whole(Box<Record<GradeReport>>),
+}
+
+/// A rollout's record to write, and the body it names (its key and stored form).
+type Filed = (Filing, Option<(String, Vec<u8>)>);
+
 #[derive(Serialize, Deserialize)]
 struct Record<R> {
     /// The settings the report was graded under, for a reader of the store (the key holds
@@ -191,6 +226,10 @@ struct Record<R> {
 /// set of grading settings.
 pub struct ScoreCache {
     table: Table,
+    /// The reports' bodies, by the hash of their stored form (see the module doc).
+    bodies: Table,
+    /// Bodies this process has filed (not filed again).
+    filed_bodies: Mutex<HashSet<String>>,
     settings: GradingSettings,
     /// The program runs beside it ([`RunCache`]), when that file could be opened.
     runs: Option<RunCache>,
@@ -214,7 +253,9 @@ impl ScoreCache {
         let store = Store::open(dir).context("the score cache")?;
         let runs = RunCache::on(store.clone(), api, settings);
         Ok(ScoreCache {
-            table: Table::new(store, namespace(api)),
+            table: Table::new(store.clone(), namespace(api)),
+            bodies: Table::new(store, format!("{}-bodies", namespace(api))),
+            filed_bodies: Mutex::new(HashSet::new()),
             settings: settings.clone(),
             runs: Some(runs),
         })
@@ -285,8 +326,15 @@ impl ScoreCache {
     /// gives (the record's own content decides).
     fn filed(&self, rollout: &Rollout, scorer: Scorer) -> Option<GradeReport> {
         let key = record_key(rollout, &self.settings.clone().with_scorer(scorer));
-        let record: Record<GradeReport> = serde_json::from_slice(&self.table.get(&key)?).ok()?;
-        (carried(&record.report) == Some(scorer)).then_some(record.report)
+        let report = match serde_json::from_slice::<Stored>(&self.table.get(&key)?).ok()? {
+            Stored::Whole(record) => record.report,
+            Stored::Reference(r) => {
+                let body: Record<GradeReport> =
+                    serde_json::from_slice(&self.bodies.get(&r.body)?).ok()?;
+                join(r.place, body.report)
+            }
+        };
+        (carried(&report) == Some(scorer)).then_some(report)
     }
 
     /// Remembers `report`, graded under this cache's settings, for `rollout`; it is filed
@@ -301,7 +349,7 @@ impl ScoreCache {
     /// [`ScoreCache::put`] for many reports, written in one transaction (a rollout given
     /// twice is written in order: its second report merges with the first).
     pub fn put_many(&self, reports: &[(&Rollout, &GradeReport)]) -> Result<()> {
-        let mut pending: Vec<Filing> = Vec::new();
+        let mut pending = Vec::new();
         let mut seen = HashSet::new();
         for &(rollout, report) in reports {
             if !seen.insert(rollout_key(rollout)) {
@@ -318,15 +366,35 @@ impl ScoreCache {
         self.write(&pending)
     }
 
-    /// Writes `records`, in one transaction.
-    fn write(&self, records: &[Filing]) -> Result<()> {
-        let puts: Vec<Put> = records.iter().map(Filing::put).collect();
+    /// Writes `records` (in one transaction) after the bodies they name that this process
+    /// has not filed yet (in another), so that a reader never finds a reference without
+    /// its body.
+    fn write(&self, records: &[Filed]) -> Result<()> {
+        let mut filed = self
+            .filed_bodies
+            .lock()
+            .map_err(|_| anyhow!("the score cache's bodies lock is poisoned"))?;
+        let mut new = HashSet::new();
+        let bodies: Vec<Put> = records
+            .iter()
+            .filter_map(|(_, body)| body.as_ref())
+            .filter(|(key, _)| !filed.contains(key) && new.insert(key.as_str()))
+            .map(|(key, value)| Put {
+                key,
+                value,
+                facts: None,
+            })
+            .collect();
+        self.bodies.put_many(&bodies)?;
+        filed.extend(bodies.iter().map(|p| p.key.to_string()));
+        drop(filed);
+        let puts: Vec<Put> = records.iter().map(|(f, _)| f.put()).collect();
         self.table.put_many(&puts)
     }
 
     /// The record `report` makes for `rollout` (merged with what is known of the other
     /// score): its key, value and facts; none when it carries nothing to remember.
-    fn record(&self, rollout: &Rollout, report: &GradeReport) -> Result<Option<Filing>> {
+    fn record(&self, rollout: &Rollout, report: &GradeReport) -> Result<Option<Filed>> {
         let Some(scorer) = carried(report) else {
             return Ok(None);
         };
@@ -352,16 +420,26 @@ impl ScoreCache {
             (scorer, _) => (scorer, report),
         };
         let settings = self.settings.clone().with_scorer(scorer);
-        let value = serde_json::to_vec(&Record {
+        // The body once per distinct content, the rollout's own part beside its key.
+        let (place, body) = split(report);
+        let body = serde_json::to_vec(&Record {
             settings: settings.describe(),
-            report,
+            report: body,
+        })?;
+        let body_key = body_key(&body);
+        let value = serde_json::to_vec(&Reference {
+            place,
+            body: body_key.clone(),
         })?;
         let facts = serde_json::to_vec(&Facts::of(report))?;
-        Ok(Some(Filing {
-            key: record_key(rollout, &settings),
-            value,
-            facts,
-        }))
+        Ok(Some((
+            Filing {
+                key: record_key(rollout, &settings),
+                value,
+                facts,
+            },
+            Some((body_key, body)),
+        )))
     }
 
     /// The facts of what [`ScoreCache::get`] would serve for `rollout`, without reading
@@ -416,11 +494,25 @@ impl ScoreCache {
                 return None;
             }
             let value = reader.value(ns, &key).ok().flatten()?;
-            let record: Record<GradeReport> = serde_json::from_slice(&value).ok()?;
-            if carried(&record.report) != Some(scorer) {
+            let report = match serde_json::from_slice::<Stored>(&value).ok()? {
+                Stored::Whole(record) => record.report,
+                Stored::Reference(r) => {
+                    let body = reader
+                        .value(self.bodies.namespace(), &r.body)
+                        .ok()
+                        .flatten()?;
+                    join(
+                        r.place,
+                        serde_json::from_slice::<Record<GradeReport>>(&body)
+                            .ok()?
+                            .report,
+                    )
+                }
+            };
+            if carried(&report) != Some(scorer) {
                 return None;
             }
-            let facts = Facts::of(&record.report);
+            let facts = Facts::of(&report);
             if let Ok(json) = serde_json::to_vec(&facts) {
                 backfill.push(Filing {
                     key,
@@ -643,8 +735,8 @@ mod tests {
         // A training run's facts beside the store go too.
         std::fs::write(dir.path().join("training-0123.jsonl"), b"{}\n").expect("write");
         let cleared = clear_all(dir.path()).expect("clear");
-        // The report and the run; the facts' file.
-        assert_eq!((cleared.records.records, cleared.files), (2, 1));
+        // The report, its body and the run; the facts' file.
+        assert_eq!((cleared.records.records, cleared.files), (3, 1));
         assert!(!dir.path().join("training-0123.jsonl").exists());
         let cache = ScoreCache::open(dir.path(), &api, &official()).expect("reopen");
         assert!(cache.is_empty());

@@ -440,7 +440,8 @@ pub fn to_markdown(app: &App, row: usize) -> String {
     }
     let shown = app.corpus.shown(row);
     let _ = write!(out, "**Verdict:** `{}`", shown.label());
-    let report = app.corpus.scores.get(row).and_then(|s| s.report());
+    let report = app.report_of_row(row);
+    let report = report.as_deref();
     if let Some(rep) = report {
         let _ = write!(out, " — {}", rep.decided_by);
     }

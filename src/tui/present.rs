@@ -161,12 +161,7 @@ impl Presenter {
                     caption: caption.clone(),
                     item,
                     shown: app.corpus.shown(*row),
-                    report: app
-                        .corpus
-                        .scores
-                        .get(*row)
-                        .and_then(|s| s.report())
-                        .cloned(),
+                    report: app.report_of_row(*row).map(|r| r.into_owned()),
                     analysis,
                     code,
                     labels,

@@ -401,10 +401,10 @@ impl Corpus {
     /// Whether any row was scored with the official RL reward (the list then shows its
     /// column). Stops at the first such row, so it is cheap once rewards have arrived.
     pub fn has_rewards(&self) -> bool {
-        self.scores.iter().any(|s| {
-            s.report()
-                .is_some_and(|r| r.reward_detail.is_some() || r.reward.is_some())
-        })
+        // From the facts: rows graded in the background or remembered hold no report.
+        self.scores
+            .iter()
+            .any(|s| s.facts().is_some_and(|f| f.reward_run))
     }
 
     /// What the verdict column shows for row `i`.

@@ -688,7 +688,7 @@ fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'stati
 }
 
 fn failed_cases(app: &App, row: usize) -> Vec<String> {
-    let Some(report) = app.corpus.scores.get(row).and_then(|s| s.report()) else {
+    let Some(report) = app.report_of_row(row) else {
         return Vec::new();
     };
     // A missing piece says what stopped the program: its exception, else the verdict's reason.

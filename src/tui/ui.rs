@@ -356,7 +356,11 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, run_names: Option<&[Stri
             format!("{}/{}", r.failed_cases(), r.cases.len())
         }
         Some(_) => "-".to_string(),
-        None => String::new(),
+        // A row held as its facts (graded in the background, or remembered).
+        None => match app.corpus.facts(i).and_then(|f| f.cases) {
+            Some((failed, all)) => format!("{failed}/{all}"),
+            None => String::new(),
+        },
     };
     let fail_style = if fail.starts_with("0/") || fail.is_empty() {
         theme.dim

@@ -17,6 +17,26 @@ use super::super::state::{Corpus, DetailView, Pane, ViewRow};
 use super::App;
 
 impl App {
+    /// The grade report of `row`: the one held, else, for a verdict that holds only its
+    /// facts (graded in the background, or remembered), the score cache's, read now. For
+    /// what reads a few rows at once (the presenter's slides, an export, a pair): the
+    /// selected row's report arrives through `request_highlights` instead.
+    pub fn report_of_row(&self, row: usize) -> Option<std::borrow::Cow<'_, GradeReport>> {
+        use super::super::entry::Score;
+        match self.corpus.scores.get(row)? {
+            Score::Graded(r) => Some(std::borrow::Cow::Borrowed(&**r)),
+            Score::Remembered(_) => {
+                let entry = self.corpus.entries.get(row)?;
+                self.corpus
+                    .score_cache
+                    .as_ref()?
+                    .get(&entry.rollout)
+                    .map(std::borrow::Cow::Owned)
+            }
+            _ => None,
+        }
+    }
+
     /// The full analysis of the selected row, once its job has answered.
     pub fn selected_analysis(&self) -> Option<&Analysis> {
         self.selected_analysis_arc().map(|a| &**a)

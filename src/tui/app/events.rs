@@ -31,7 +31,7 @@ impl App {
                     return false;
                 }
                 self.corpus.scores[row] = match result {
-                    Ok(report) => Score::Graded(Arc::new(*report)),
+                    Ok(report) => self.graded_score(row, *report),
                     Err(e) => Score::Failed(e),
                 };
                 self.corpus.grade_progress.finished += 1;
@@ -54,7 +54,11 @@ impl App {
                 }
                 true
             }
-            JobEvent::CachedScores { found, missing } => {
+            JobEvent::CachedScores {
+                found,
+                missing,
+                whole: asked_whole,
+            } => {
                 let mut whole = false;
                 // Remembered rows the session's rule still grades: a training sample whose
                 // remembered record has no reward (a verdict-only grade wrote it).
@@ -89,6 +93,21 @@ impl App {
                         }
                         _ => {}
                     }
+                }
+                if asked_whole {
+                    // An opened row whose report is not remembered (graded while no cache
+                    // could keep it, or evicted since): graded again, at once.
+                    let regrade: Vec<usize> = missing
+                        .into_iter()
+                        .filter(|&r| {
+                            matches!(self.corpus.scores.get(r), Some(Score::Remembered(_)))
+                        })
+                        .collect();
+                    if can_grade && !regrade.is_empty() {
+                        self.request_grades(&regrade, true);
+                    }
+                    self.view_dirty = true;
+                    return true;
                 }
                 if whole {
                     self.view_dirty = true;
@@ -282,6 +301,18 @@ impl App {
                 whole: false,
             });
         }
+    }
+
+    /// What a graded row holds: the whole report for the selected row (its panes show
+    /// it), the facts for every other, so that a run graded in the background holds a few
+    /// bytes per row; opening one of them looks its report up again (`request_highlights`:
+    /// the score cache, else a regrade).
+    fn graded_score(&mut self, row: usize, report: crate::grade::report::GradeReport) -> Score {
+        if self.list.selected == Some(row) {
+            return Score::Graded(Arc::new(report));
+        }
+        self.caches.report_requested.remove(&row);
+        Score::Remembered(crate::grade::facts::Facts::of(&report))
     }
 
     pub(super) fn request_grades(&mut self, rows: &[usize], front: bool) {

@@ -166,10 +166,12 @@ pub enum JobEvent {
     Rerun(reruns::RerunEvent),
     /// A rollout's findings settled by a traced run (`confirm`).
     Confirm(Box<confirm::ConfirmEvent>),
-    /// The score cache's reports for the rows it knew, and the rows it did not.
+    /// The score cache's reports for the rows it knew, and the rows it did not; `whole`:
+    /// the lookup asked for whole reports (rows opened).
     CachedScores {
         found: Vec<(usize, Remembered)>,
         missing: Vec<usize>,
+        whole: bool,
     },
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
@@ -395,7 +397,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                 // Records filed without facts had their reports parsed (an older store).
                 super::load::return_freed_memory();
             }
-            Some(JobEvent::CachedScores { found, missing })
+            Some(JobEvent::CachedScores {
+                found,
+                missing,
+                whole,
+            })
         }
         JobRequest::Stats(input) => Some(JobEvent::Stats(Arc::new(stats::compute(&input)))),
         JobRequest::Training(input) => {

@@ -1,0 +1,181 @@
+//! Rows graded in the background hold their facts, not their reports (issue 30: the
+//! explorer holds no more per row than it needs to draw and filter). Opening such a row
+//! looks its report up again (the score cache) and shows the same cases; without a cache
+//! that remembers it, the row is graded again, at once.
+
+mod tui_common;
+
+use std::sync::Arc;
+
+use sebx::grade::backend::GradeBackend;
+use sebx::grade::facts::Facts;
+use sebx::grade::report::GradeReport;
+use sebx::grade::score_cache::ScoreCache;
+use sebx::grade::settings::GradingSettings;
+use sebx::model::{Rollout, Verdict};
+use sebx::tui::Action;
+use sebx::tui::app::Grading;
+use sebx::tui::entry::{Score, Shown};
+use sebx::tui::inline::drain_inline;
+use sebx::tui::jobs::JobRequest;
+use tui_common::*;
+
+/// The fake grader, remembering each report in `cache` as the embedded grader does.
+struct Remembering {
+    inner: FakeBackend,
+    cache: Option<Arc<ScoreCache>>,
+}
+
+impl GradeBackend for Remembering {
+    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport> {
+        let report = self.inner.grade(rollout)?;
+        if let Some(cache) = &self.cache {
+            cache.put(rollout, &report)?;
+        }
+        Ok(report)
+    }
+}
+
+/// The cases a report shows, without the run-to-run parts.
+fn cases(report: &GradeReport) -> Vec<(String, String, Option<String>)> {
+    report
+        .cases
+        .iter()
+        .map(|c| (c.input.clone(), c.expected.clone(), c.actual.clone()))
+        .collect()
+}
+
+fn select(app: &mut sebx::tui::App, row: usize) {
+    app.update(&Action::Top);
+    while app.list.selected != Some(row) {
+        app.update(&Action::Down);
+    }
+}
+
+/// Grades rows 6, 7, 8 (unscored in the fixtures) in the background with `cache`.
+fn graded_app(cache: Option<Arc<ScoreCache>>) -> (sebx::tui::App, Remembering) {
+    let mut app = app(Grading::Available);
+    app.corpus.score_cache = cache.clone();
+    let backend = Remembering {
+        inner: FakeBackend::default(),
+        cache,
+    };
+    app.update(&Action::Top);
+    drain_inline(&mut app, Some(&backend));
+    (app, backend)
+}
+
+#[test]
+fn background_grades_are_held_as_facts_and_opening_a_row_looks_its_report_up() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let probe = app(Grading::Available);
+    let cache = Arc::new(
+        ScoreCache::open(
+            dir.path(),
+            &probe.corpus.ctx.api,
+            &GradingSettings::official(),
+        )
+        .expect("cache"),
+    );
+    let (mut app, backend) = graded_app(Some(cache));
+    assert_eq!(app.list.selected, Some(0));
+    for row in [6, 7, 8] {
+        let Some(Score::Remembered(facts)) = app.corpus.scores.get(row).cloned() else {
+            panic!("row {row}: {:?}", app.corpus.scores[row]);
+        };
+        let report = backend
+            .inner
+            .grade(&app.corpus.entries[row].rollout)
+            .expect("graded");
+        assert_eq!(facts, Facts::of(&report));
+        // Enough to draw the row: its failed-cases column too.
+        assert_eq!(
+            facts.cases,
+            Some((report.failed_cases() as u16, report.cases.len() as u16))
+        );
+    }
+    assert_eq!(app.corpus.shown(7), Shown::Verdict(Verdict::ResultError));
+    let calls = backend
+        .inner
+        .calls
+        .load(std::sync::atomic::Ordering::SeqCst);
+    // Opening row 7: its report comes from the cache, not from grading it again.
+    select(&mut app, 7);
+    let asked = app.queued();
+    assert!(
+        asked.iter().any(
+            |r| matches!(r, JobRequest::LookupScores { rows, whole: true, .. } if rows == &vec![7])
+        ),
+        "{asked:?}"
+    );
+    drain_inline(&mut app, Some(&backend));
+    let shown = app.selected_report().expect("the report, looked up");
+    let fresh = backend
+        .inner
+        .grade(&app.corpus.entries[7].rollout)
+        .expect("graded");
+    assert_eq!(cases(shown), cases(&fresh));
+    assert!(!shown.cases.is_empty());
+    assert_eq!(
+        backend
+            .inner
+            .calls
+            .load(std::sync::atomic::Ordering::SeqCst),
+        calls + 1,
+        "only this test's own fresh grade ran"
+    );
+}
+
+#[test]
+fn without_a_cache_an_opened_row_is_graded_again() {
+    let (mut app, backend) = graded_app(None);
+    assert!(matches!(app.corpus.scores[8], Score::Remembered(_)));
+    select(&mut app, 8);
+    drain_inline(&mut app, Some(&backend));
+    let Some(Score::Graded(report)) = app.corpus.scores.get(8).cloned() else {
+        panic!("row 8: {:?}", app.corpus.scores[8]);
+    };
+    let fresh = backend
+        .inner
+        .grade(&app.corpus.entries[8].rollout)
+        .expect("graded");
+    assert_eq!(cases(&report), cases(&fresh));
+    assert_eq!(
+        app.corpus.shown(8),
+        Shown::Verdict(fresh.verdict.expect("a verdict"))
+    );
+    assert_eq!(
+        app.corpus.grade_progress.finished,
+        app.corpus.grade_progress.requested
+    );
+}
+
+/// The presenter built from rows graded in the background (not opened): each slide has its
+/// report (read from the score cache), so its failing case can be shown.
+#[test]
+fn the_presenter_reads_the_reports_of_rows_graded_in_the_background() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let probe = app(Grading::Available);
+    let cache = Arc::new(
+        ScoreCache::open(
+            dir.path(),
+            &probe.corpus.ctx.api,
+            &GradingSettings::official(),
+        )
+        .expect("cache"),
+    );
+    let (app, backend) = graded_app(Some(cache));
+    assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
+    let p = sebx::tui::present::Presenter::from_app(
+        &app,
+        &[(7, "a failure".to_string())],
+        app.theme.clone(),
+    );
+    let report = p.slides[0].report.as_ref().expect("the slide's report");
+    let fresh = backend
+        .inner
+        .grade(&app.corpus.entries[7].rollout)
+        .expect("graded");
+    assert_eq!(cases(report), cases(&fresh));
+    assert!(report.failed_cases() > 0);
+}
