@@ -497,8 +497,8 @@ fn stats_by_step_shows_a_loophole_taking_off() {
 #[test]
 fn the_training_screen_shows_the_loophole_curve() {
     use sebx::tui::Action;
-    use sebx::tui::explore::{ExploreArgs, open_default};
-    use sebx::tui::inline::{drain_inline, load_inline};
+    use sebx::tui::explore::ExploreArgs;
+    use sebx::tui::inline::drain_inline;
 
     let dir = tempfile::tempdir().expect("tempdir");
     let (dataset, run) = rising_dump(dir.path());
@@ -508,15 +508,8 @@ fn the_training_screen_shows_the_loophole_curve() {
     };
     args.context.api_doc = Some(demo_api_doc());
     args.context.dataset = vec![dataset];
-    let (mut session, backend) = open_default(&args).expect("opens");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let (mut session, _backend) = tui_common::open_graded(&args, 160, 48);
     let app = &mut session.app;
-    app.update(&Action::Resize {
-        width: 160,
-        height: 48,
-    });
     app.update(&Action::TrainingScreen);
     drain_inline(app, None);
     let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
@@ -851,15 +844,5 @@ fn graded_demo() -> (
     sebx::tui::explore::Session,
     std::sync::Arc<dyn sebx::grade::backend::GradeBackend>,
 ) {
-    use sebx::tui::inline::{drain_inline, load_inline};
-    let (mut session, backend) =
-        sebx::tui::explore::open_default(&isolated::explore_args()).expect("the demo");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
-    session.app.update(&sebx::tui::Action::Resize {
-        width: 160,
-        height: 48,
-    });
-    (session, backend)
+    tui_common::open_graded(&isolated::explore_args(), 160, 48)
 }

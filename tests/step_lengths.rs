@@ -16,7 +16,7 @@ use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use serde_json::{Value, json};
 
 use sebx::tui::App;
-use sebx::tui::explore::{ExploreArgs, open_default};
+use sebx::tui::explore::ExploreArgs;
 use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::run::action_for_event;
 
@@ -196,13 +196,7 @@ fn explorer(dir: &Path, width: u16, height: u16) -> App {
     };
     args.context.api_doc = Some(api_doc());
     args.context.dataset = vec![dataset];
-    let (mut session, backend) = open_default(&args).expect("opens");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
-    let mut app = session.app;
-    app.update(&sebx::tui::Action::Resize { width, height });
-    app
+    tui_common::open_graded(&args, width, height).0.app
 }
 
 /// What pressing `key` does through the keymap in force; the work it asks for is done.

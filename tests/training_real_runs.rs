@@ -323,12 +323,8 @@ fn explorer(dir: &Path, width: u16, height: u16) -> (Run, App) {
     };
     args.context.api_doc = Some(api_doc());
     args.context.dataset = vec![dataset];
-    let (mut session, backend) = open_default(&args).expect("opens");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
-    let mut app = session.app;
-    app.update(&sebx::tui::Action::Resize { width, height });
+    let (session, _backend) = tui_common::open_graded(&args, width, height);
+    let app = session.app;
     (run, app)
 }
 

@@ -68,15 +68,7 @@ fn graded_app(cache: Option<Arc<ScoreCache>>) -> (sebx::tui::App, Remembering) {
 #[test]
 fn background_grades_are_held_as_facts_and_opening_a_row_looks_its_report_up() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let probe = app(Grading::Available);
-    let cache = Arc::new(
-        ScoreCache::open(
-            dir.path(),
-            &probe.corpus.ctx.api,
-            &GradingSettings::official(),
-        )
-        .expect("cache"),
-    );
+    let cache = cache_in(dir.path());
     let (mut app, backend) = graded_app(Some(cache));
     assert_eq!(app.list.selected, Some(0));
     for row in [6, 7, 8] {
@@ -155,15 +147,7 @@ fn without_a_cache_an_opened_row_is_graded_again() {
 #[test]
 fn the_presenter_reads_the_reports_of_rows_graded_in_the_background() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let probe = app(Grading::Available);
-    let cache = Arc::new(
-        ScoreCache::open(
-            dir.path(),
-            &probe.corpus.ctx.api,
-            &GradingSettings::official(),
-        )
-        .expect("cache"),
-    );
+    let cache = cache_in(dir.path());
     let (app, backend) = graded_app(Some(cache));
     assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
     let p = sebx::tui::present::Presenter::from_app(
@@ -178,4 +162,12 @@ fn the_presenter_reads_the_reports_of_rows_graded_in_the_background() {
         .expect("graded");
     assert_eq!(cases(report), cases(&fresh));
     assert!(report.failed_cases() > 0);
+}
+
+/// A score cache in `dir` for the fixtures' API and the official settings.
+fn cache_in(dir: &std::path::Path) -> Arc<ScoreCache> {
+    let probe = app(Grading::Available);
+    Arc::new(
+        ScoreCache::open(dir, &probe.corpus.ctx.api, &GradingSettings::official()).expect("cache"),
+    )
 }

@@ -398,15 +398,8 @@ fn the_explorer_groups_by_uid_and_shows_what_it_skipped() {
         paths: vec![exp.join("v09/rollout"), dataset, api_doc()],
         ..isolated::explore_args()
     };
-    let (mut session, backend) = open_default(&args).expect("opens");
-    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
-    load_inline(&mut session.app, &session.sources);
-    drain_inline(&mut session.app, Some(backend.as_ref()));
+    let (mut session, _backend) = tui_common::open_graded(&args, 160, 40);
     let app = &mut session.app;
-    app.update(&Action::Resize {
-        width: 160,
-        height: 40,
-    });
     assert_eq!(app.corpus.entries.len(), 10, "6 + 4 samples");
 
     let issues: Vec<String> = app.corpus.issues.iter().map(ToString::to_string).collect();

@@ -602,3 +602,20 @@ pub fn screen(terminal: &Terminal<TestBackend>) -> String {
     }
     out
 }
+
+/// The explorer opened as `sebx` opens it with `args` (`open_default`: the real grader,
+/// which needs the Python runtime), every row loaded and graded, at `width`×`height`.
+pub fn open_graded(
+    args: &sebx::tui::explore::ExploreArgs,
+    width: u16,
+    height: u16,
+) -> (sebx::tui::explore::Session, Arc<dyn GradeBackend>) {
+    let (mut session, backend) = sebx::tui::explore::open_default(args).expect("opens");
+    let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
+    load_inline(&mut session.app, &session.sources);
+    sebx::tui::inline::drain_inline(&mut session.app, Some(backend.as_ref()));
+    session
+        .app
+        .update(&sebx::tui::Action::Resize { width, height });
+    (session, backend)
+}
