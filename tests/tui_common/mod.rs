@@ -605,11 +605,17 @@ pub fn screen(terminal: &Terminal<TestBackend>) -> String {
 
 /// The explorer opened as `sebx` opens it with `args` (`open_default`: the real grader,
 /// which needs the Python runtime), every row loaded and graded, at `width`×`height`.
+/// `args` must keep sebx off the user's score cache (build them on
+/// `isolated::explore_args()`).
 pub fn open_graded(
     args: &sebx::tui::explore::ExploreArgs,
     width: u16,
     height: u16,
 ) -> (sebx::tui::explore::Session, Arc<dyn GradeBackend>) {
+    assert!(
+        args.cache.no_cache || args.cache.cache_dir.is_some(),
+        "a test's explorer needs a score cache of its own (isolated::explore_args)"
+    );
     let (mut session, backend) = sebx::tui::explore::open_default(args).expect("opens");
     let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
     load_inline(&mut session.app, &session.sources);
