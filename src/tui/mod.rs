@@ -14,6 +14,7 @@ pub mod explore;
 pub mod export;
 pub mod graph_order;
 pub mod graph_view;
+mod help_popup;
 pub mod highlight;
 pub mod inline;
 pub mod jobs;
