@@ -29,7 +29,6 @@ use sebx::analysis::loopholes::wrapping_constructors;
 use sebx::analysis::{FindingKind, Severity};
 use sebx::analysis::{analyze_code, extract_last_python_block};
 use sebx::grade::engine::Engine;
-use sebx::grade::grader::ProgramRunner;
 use sebx::grade::trace::loopholes::settle_loophole;
 use sebx::grade::trace::{self, Comparison, Settled, settle::Counts};
 use sebx::model::ApiMap;
@@ -223,10 +222,7 @@ fn check(
             .any(|f| f.kind == FindingKind::HollowZwc)
             .then(|| {
                 let program = trace::traced_program_with(&p.code, &a.entry, &p.cases, Some(&keep));
-                let out = engine
-                    .run_program(&program, trace::TRACE_TIMEOUT)
-                    .expect("counterfactual run");
-                trace::trace_of_output(&p.code, &out.stdout, out.timed_out)
+                trace::run_traced(engine, &p.code, &program).expect("counterfactual run")
             });
         for finding in sure {
             f.loopholes += 1;

@@ -425,16 +425,11 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
     })
 }
 
-/// Runs `code` once under the tracer, on `cases` as the grader would.
-pub fn run_traced(
-    runner: &dyn ProgramRunner,
-    code: &str,
-    entry: &str,
-    cases: &[TestCase],
-) -> Result<Trace> {
-    let program = traced_program(code, entry, cases);
+/// Runs `program`, the traced program of `code` ([`traced_program`] or, for the
+/// counterfactual run, [`traced_program_with`]), and reads its trace.
+pub fn run_traced(runner: &dyn ProgramRunner, code: &str, program: &str) -> Result<Trace> {
     let out = runner
-        .run_program(&program, TRACE_TIMEOUT)
+        .run_program(program, TRACE_TIMEOUT)
         .context("running the traced program")?;
     Ok(trace_of_output(code, &out.stdout, out.timed_out))
 }
@@ -509,10 +504,7 @@ fn traced(
     if let Some(t) = cache.and_then(|c| c.get(key)) {
         return Ok((t, true));
     }
-    let out = runner
-        .run_program(program, TRACE_TIMEOUT)
-        .context("running the traced program")?;
-    let t = trace_of_output(code, &out.stdout, out.timed_out);
+    let t = run_traced(runner, code, program)?;
     if let Some(c) = cache {
         c.put(key, &t)?;
     }
