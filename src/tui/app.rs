@@ -54,6 +54,14 @@ pub struct Caches {
     /// Rows already handed to the background analysis (the first batch at once, the rest
     /// when loading is done).
     analysis_queued: usize,
+    /// Rows before this one were handed to a score lookup as their batch arrived.
+    looked_up: usize,
+    /// Whether batches are looked up as they arrive; not when a scored file is among the
+    /// sources (it is read after the rollouts, and what it covers needs no lookup).
+    look_up_while_loading: bool,
+    /// Rows a lookup during loading found nowhere: graded once loading is done (a scored
+    /// file read later may still give them a verdict).
+    missed_while_loading: Vec<usize>,
     /// The Graph pane's drawings of rows looked at, laid out once each.
     pub graphs: GraphCache,
 }
@@ -67,6 +75,9 @@ impl Default for Caches {
             analysis_requested: HashSet::new(),
             report_requested: HashSet::new(),
             analysis_queued: 0,
+            looked_up: 0,
+            look_up_while_loading: true,
+            missed_while_loading: Vec::new(),
             graphs: GraphCache::default(),
         }
     }
