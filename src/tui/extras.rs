@@ -17,12 +17,12 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::action::Action;
-use super::app::App;
 use super::effects::{Effects, Handled};
 use super::entry::Entry;
 use super::layout::{fit, popup_area};
 use super::part::{Cx, Part};
 use super::state::{Corpus, Popup};
+use super::theme::Theme;
 
 /// Widest a column of values gets (longer values end in `…`).
 const MAX_COLUMN: usize = 16;
@@ -248,9 +248,7 @@ impl Part for ExtraKeys {
 }
 
 /// The picker's lines: the keys, or the highlighted key's values; and the highlighted line.
-fn picker_lines(app: &App, inner: usize) -> (String, Vec<Line<'static>>, usize) {
-    let x = &app.extras;
-    let theme = &app.theme;
+fn picker_lines(x: &ExtraKeys, theme: &Theme, inner: usize) -> (String, Vec<Line<'static>>, usize) {
     let Some(k) = x.summary.get(x.cursor) else {
         return (String::new(), Vec::new(), 0);
     };
@@ -340,10 +338,10 @@ fn fit_short(text: &str, width: usize) -> String {
 }
 
 /// Draws the picker (`x`), the highlighted line always in view.
-pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect) {
+pub fn draw_popup(frame: &mut Frame, x: &ExtraKeys, theme: &Theme, area: Rect) {
     let width = area.width.saturating_sub(4).min(110);
     let inner = usize::from(width.saturating_sub(2));
-    let (title, lines, at) = picker_lines(app, inner);
+    let (title, lines, at) = picker_lines(x, theme, inner);
     let height = (lines.len() as u16 + 2)
         .min(area.height.saturating_sub(2))
         .max(3);
@@ -353,9 +351,9 @@ pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(Clear, rect);
     let block = Block::default()
         .borders(Borders::ALL)
-        .border_style(app.theme.border_focused)
-        .title(Span::styled(title, app.theme.title))
-        .style(app.theme.popup);
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(theme.popup);
     let shown: Vec<Line> = lines.into_iter().skip(skip).take(rows).collect();
     frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

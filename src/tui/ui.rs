@@ -26,7 +26,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.popup {
         Some(Popup::Help) => super::help_popup::draw_help(frame, app, area),
         Some(Popup::Issues) => draw_issues(frame, app, area),
-        Some(Popup::ExtraKeys) => super::extras::draw_popup(frame, app, area),
+        Some(Popup::ExtraKeys) => super::extras::draw_popup(frame, &app.extras, &app.theme, area),
         Some(other) => panes::labels::draw_popup(frame, app, area, other),
         None => {}
     }
