@@ -112,6 +112,8 @@ pub struct App {
     pub stats: super::stats::StatsView,
     /// The Training screen, the step-range filter and the group view (issue 19).
     pub training: super::training::TrainingView,
+    /// The dump's extra keys as list columns and a filter (issue 30).
+    pub extras: super::extras::ExtraKeys,
     /// The Response pane's raw view: where lines are read again, and the one held.
     raw_lines: raw::RawLines,
     pub should_quit: bool,
@@ -129,24 +131,27 @@ enum PartId {
     Bookmarks,
     Labelling,
     Reruns,
+    Extras,
 }
 
 impl PartId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [PartId; 5] = [
+    const ORDER: [PartId; 6] = [
         PartId::Training,
         PartId::Stats,
         PartId::Bookmarks,
         PartId::Labelling,
         PartId::Reruns,
+        PartId::Extras,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
-    const SERVICE_ORDER: [PartId; 5] = [
+    const SERVICE_ORDER: [PartId; 6] = [
         PartId::Labelling,
         PartId::Reruns,
         PartId::Bookmarks,
         PartId::Stats,
         PartId::Training,
+        PartId::Extras,
     ];
 }
 
@@ -207,6 +212,7 @@ impl App {
                 range: super::textbox::TextBox::new(super::textbox::Accepts::Range),
                 ..Default::default()
             },
+            extras: Default::default(),
             raw_lines: raw::RawLines::default(),
             should_quit: false,
             export_wanted: false,
@@ -242,6 +248,7 @@ impl App {
             PartId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
             PartId::Labelling => (&mut self.labelling, others(&NoLabels)),
             PartId::Reruns => (&mut self.reruns, others(&self.labelling)),
+            PartId::Extras => (&mut self.extras, others(&self.labelling)),
         }
     }
 
@@ -252,6 +259,7 @@ impl App {
             PartId::Bookmarks => &self.bookmarks,
             PartId::Labelling => &self.labelling,
             PartId::Reruns => &self.reruns,
+            PartId::Extras => &self.extras,
         }
     }
 

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::rollout::{Interner, LoadIssue, Rollout, RolloutId};
-pub use super::sample::{JoinedBy, SampleMeta};
+pub use super::sample::{JoinedBy, SampleMeta, SharedExtras};
 use super::{Dataset, DatasetItem};
 
 mod folder;
@@ -140,6 +140,8 @@ pub struct RunReader<'a> {
     groups: HashMap<GroupKey, u32>,
     occurrences: HashMap<RolloutId, usize>,
     pub interner: Interner,
+    /// The extra keys and their few values, held once for the run.
+    extras: SharedExtras,
 }
 
 /// What one step file yielded.
@@ -163,6 +165,7 @@ impl<'a> RunReader<'a> {
             groups: HashMap::new(),
             occurrences: HashMap::new(),
             interner: Interner::default(),
+            extras: SharedExtras::default(),
         }
     }
 
@@ -277,11 +280,7 @@ impl<'a> RunReader<'a> {
         let id = RolloutId::derive(&query, &s.output, *n);
         *n += 1;
         let empty_output = s.output.trim().is_empty();
-        let extras = s
-            .extras
-            .into_iter()
-            .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
-            .collect();
+        let extras = self.extras.share(s.extras);
         Rollout {
             id,
             source: source.clone(),

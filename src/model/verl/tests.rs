@@ -291,7 +291,13 @@ fn string_and_null_extras_are_kept_never_an_error() {
         (mb.score, mb.step, mb.gts_differs.as_deref()),
         (None, 4, None)
     );
-    assert_eq!(&*mb.extras, &[(Box::from("acc"), Box::from("null"))]);
+    assert_eq!(&*mb.extras, &[(Arc::from("acc"), Arc::from("null"))]);
+    // One `acc` key for the run's samples.
+    assert!(Arc::ptr_eq(&ma.extras[0].0, &mb.extras[0].0));
+    assert_eq!(
+        (ma.extra("pred"), mb.extra("pred")),
+        (Some("[1 2 3]"), None)
+    );
     assert!(!ma.empty_output && !mb.empty_output);
     assert!(mc.empty_output, "a null output is an aborted request");
     assert_eq!(c.response, "");
