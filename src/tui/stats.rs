@@ -4,9 +4,11 @@
 //! filters the list to that function's failures; the compare screen is the flip matrix,
 //! whose cells list their pairs, and a pair opens side by side with a diff of the code.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::grade::report::GradeReport;
 use crate::grade::runs::{self, FunctionRow, FunctionSort};
 use crate::model::Verdict;
 use crate::session::loaded::LoadedRun;
@@ -58,6 +60,50 @@ pub struct StatsView {
     pub search: TextBox,
     /// The map's search in force (`m`: the next row matching it).
     pub pattern: String,
+    /// The open pair's reports, read once.
+    pub pair_reports: PairReports,
+}
+
+/// The open pair's reports, read once: a facts-only row's report comes from the score
+/// cache, which drawing the pair (every frame) must not read again. Held by row and
+/// `Corpus::scores_changed`, so another pair, or a new grade, is read anew.
+#[derive(Debug, Clone, Default)]
+pub struct PairReports {
+    held: RefCell<Vec<(PairKey, Option<Arc<GradeReport>>)>>,
+    lookups: Cell<u64>,
+}
+
+/// A row and the `Corpus::scores_changed` its report was read at.
+type PairKey = (usize, u64);
+
+impl PairReports {
+    /// `row`'s report: the one held for `row` at `scores_changed`, else `look_up`'s (the two
+    /// rows of a pair are held).
+    pub fn report(
+        &self,
+        row: usize,
+        scores_changed: u64,
+        look_up: impl FnOnce() -> Option<GradeReport>,
+    ) -> Option<Arc<GradeReport>> {
+        let key = (row, scores_changed);
+        if let Some((_, held)) = self.held.borrow().iter().find(|(k, _)| *k == key) {
+            return held.clone();
+        }
+        self.lookups.set(self.lookups.get() + 1);
+        let report = look_up().map(Arc::new);
+        let mut held = self.held.borrow_mut();
+        held.retain(|(k, _)| k.1 == scores_changed);
+        if held.len() >= 2 {
+            held.remove(0);
+        }
+        held.push((key, report.clone()));
+        report
+    }
+
+    /// How many reports were looked up (not found held).
+    pub fn lookups(&self) -> u64 {
+        self.lookups.get()
+    }
 }
 
 impl Part for StatsView {
