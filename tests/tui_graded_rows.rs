@@ -194,12 +194,7 @@ fn a_pair_reads_a_facts_only_rows_report_once_not_per_frame() {
                 .map(|k| (i, j, k))
         })
         .expect("row 7 is paired");
-    for _ in 0..i {
-        app.update(&Action::Down);
-    }
-    for _ in 0..j {
-        app.update(&Action::CellRight);
-    }
+    walk_to_cell(&mut app, (i, j));
     app.update(&Action::Choose);
     for _ in 0..k {
         app.update(&Action::Down);

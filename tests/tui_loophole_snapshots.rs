@@ -14,9 +14,7 @@ mod tui_common;
 use std::path::{Path, PathBuf};
 
 use insta::assert_snapshot;
-use sebx::analysis::FindingKind;
 use sebx::grade::backend::GradeBackend;
-use sebx::model::Verdict;
 use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::{Action, App};
 
@@ -59,24 +57,11 @@ fn demo_on_the_hollow_answer() -> (
     std::sync::Arc<dyn GradeBackend>,
 ) {
     let (mut session, backend) = tui_common::open_graded(&isolated::explore_args(), WIDTH, HEIGHT);
-    let app = &mut session.app;
-    for _ in 0..app.corpus.entries.len() {
-        settle(app, Some(backend.as_ref()));
-        let hollow = app.selected_analysis().is_some_and(|a| {
-            a.code
-                .findings
-                .iter()
-                .any(|f| f.kind == FindingKind::HollowZwc)
-        });
-        let right = app
-            .selected_report()
-            .is_some_and(|r| r.verdict == Some(Verdict::Right));
-        if hollow && right {
-            return (session, backend);
-        }
-        app.update(&Action::Down);
-    }
-    panic!("the demo has a hollow answer judged right");
+    assert!(
+        tui_common::select_hollow_right(&mut session.app, backend.as_ref()),
+        "the demo has a hollow answer judged right"
+    );
+    (session, backend)
 }
 
 #[test]

@@ -5,7 +5,6 @@
 mod tui_common;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use sebx::model::Verdict;
 use sebx::tui::app::Grading;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::run::action_for_event;
@@ -85,20 +84,8 @@ fn q_closes_the_screens_and_ctrl_c_still_quits() {
 
     // From compare's side by side, q goes back one level at a time.
     open(&mut app, Action::CompareScreen);
-    let r = app.stats.result.clone().expect("figures");
-    let c = &r.compare.as_ref().expect("two runs").comparison;
-    let (i, j) = (0..5)
-        .flat_map(|i| (0..5).map(move |j| (i, j)))
-        .find(|&(i, j)| {
-            c.matrix[Verdict::ALL[i].code() as usize][Verdict::ALL[j].code() as usize] > 0
-        })
-        .expect("a pair somewhere");
-    for _ in 0..i {
-        app.update(&Action::Down);
-    }
-    for _ in 0..j {
-        app.update(&Action::CellRight);
-    }
+    let (i, j) = first_pair_cell(&app, None);
+    walk_to_cell(&mut app, (i, j));
     app.update(&Action::Choose);
     app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
