@@ -56,7 +56,7 @@ pub struct StatsView {
     /// Order of the map (`s` cycles).
     pub sort: FunctionSort,
     /// The map's search box (`/`): jumps to the first function whose NumPy or zwc name
-    /// contains the text.
+    /// matches, as the list's search matches (smart case, `~` fuzzy).
     pub search: TextBox,
     /// The map's search in force (`m`: the next row matching it).
     pub pattern: String,
@@ -455,24 +455,16 @@ impl StatsView {
     }
 
     /// Moves the map's cursor to the first row (`onward`: the next after the cursor,
-    /// wrapping) whose NumPy or zwc name contains the pattern, ignoring case.
+    /// wrapping) whose NumPy or zwc name the pattern matches, as the list's search matches.
     fn find(&mut self, result: Option<&StatsResult>, onward: bool, fx: &mut Effects) {
-        let needle = self.pattern.to_lowercase();
-        if needle.is_empty() {
+        if super::search::Query::parse(&self.pattern).is_none() {
             fx.say("no search on the map (/ searches)");
             return;
         }
         let Some(r) = result else { return };
         let map = sorted_map(self, r);
-        let hits: Vec<usize> = map
-            .iter()
-            .enumerate()
-            .filter(|(_, row)| {
-                row.numpy.to_lowercase().contains(&needle)
-                    || row.zwc.to_lowercase().contains(&needle)
-            })
-            .map(|(i, _)| i)
-            .collect();
+        let names = map.iter().map(|row| (row.numpy.as_str(), row.zwc.as_str()));
+        let hits = super::search::map_hits(&self.pattern, names).unwrap_or_default();
         let start = if onward { self.cursor + 1 } else { 0 };
         let (next, said) = super::search::jump_to_hit(&hits, start, &self.pattern);
         if let Some(i) = next {
