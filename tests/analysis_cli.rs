@@ -50,6 +50,7 @@ fn analyze_writes_one_object_per_line_in_order() {
         rollouts: vec![rollouts.clone()],
         output: Some(out.clone()),
         confirm: false,
+        cache: Default::default(),
         context: ContextArgs {
             api_doc: Some(api),
             dataset: vec![],

@@ -798,34 +798,16 @@ fn the_counterfactual_run_refutes_a_hollow_claim_on_genuine_answers() {
 /// verdict is `right` anyway, and after `y` what the counterfactual run showed.
 #[test]
 fn the_cases_pane_says_why_a_loophole_answer_is_right_anyway() {
-    use sebx::analysis::FindingKind;
     use sebx::tui::Action;
     use sebx::tui::inline::drain_inline;
 
     let (mut session, backend) = graded_demo();
     let app = &mut session.app;
     app.update(&Action::PaneCases);
-    let rows = app.corpus.entries.len();
-    let mut found = false;
-    for _ in 0..rows {
-        drain_inline(app, Some(backend.as_ref()));
-        app.service();
-        let hollow = app.selected_analysis().is_some_and(|a| {
-            a.code
-                .findings
-                .iter()
-                .any(|f| f.kind == FindingKind::HollowZwc)
-        });
-        let right = app
-            .selected_report()
-            .is_some_and(|r| r.verdict == Some(sebx::model::Verdict::Right));
-        if hollow && right {
-            found = true;
-            break;
-        }
-        app.update(&Action::Down);
-    }
-    assert!(found, "the demo has a hollow answer judged right");
+    assert!(
+        tui_common::select_hollow_right(app, backend.as_ref()),
+        "the demo has a hollow answer judged right"
+    );
     let before = tui_common::screen(&tui_common::draw(app, 160, 48));
     assert!(before.contains("anyway, through a loophole:"), "{before}");
     assert!(before.contains("hollow zwc use (line"), "{before}");

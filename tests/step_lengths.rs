@@ -12,13 +12,13 @@ mod isolated;
 
 use std::path::{Path, PathBuf};
 
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use serde_json::{Value, json};
 
 use sebx::tui::App;
 use sebx::tui::explore::ExploreArgs;
-use sebx::tui::inline::{drain_inline, load_inline};
-use sebx::tui::run::action_for_event;
+use sebx::tui::inline::load_inline;
+use tui_common::{drawn, press};
 
 const MEAN_Q: &str = "Given a list `values`, return their arithmetic mean as a float.";
 /// A line of the docs section only the prompt has (the list shows the problem alone).
@@ -197,20 +197,6 @@ fn explorer(dir: &Path, width: u16, height: u16) -> App {
     args.context.api_doc = Some(api_doc());
     args.context.dataset = vec![dataset];
     tui_common::open_graded(&args, width, height).0.app
-}
-
-/// What pressing `key` does through the keymap in force; the work it asks for is done.
-fn press(app: &mut App, key: KeyCode) {
-    let event = Event::Key(KeyEvent::new(key, KeyModifiers::NONE));
-    if let Some(action) = action_for_event(app, &event) {
-        app.update(&action);
-    }
-    drain_inline(app, None);
-}
-
-fn drawn(app: &App) -> String {
-    let (w, h) = app.size;
-    tui_common::screen(&tui_common::draw(app, w, h))
 }
 
 #[test]

@@ -5,6 +5,14 @@
 //! names the cache itself (`SEBX_SCORE_CACHE`, `cache_dir`, `no_cache`, `--no-cache`).
 //! Otherwise it reads whatever verdicts other sebx commands left in the user's cache, and
 //! leaves its own there. Comment lines count for neither side.
+//!
+//! The trace cache follows the same flags: a traced run (`y`) in an explorer opened with a
+//! cache folder of its own is remembered there, and nothing reaches the home cache folder
+//! (checked by running the explorer in a child process whose HOME is a temp folder).
+
+#[path = "common/isolated.rs"]
+mod isolated;
+mod tui_common;
 
 use std::path::{Path, PathBuf};
 
@@ -189,5 +197,119 @@ fn the_check_catches_planted_tests() {
             ("nested/common/helper.rs".to_string(), "open_default("),
             ("tmux.rs".to_string(), "sebx_bin()"),
         ]
+    );
+}
+
+/// Set in the child process [`a_traced_run_stays_in_the_tests_cache`] starts.
+const CHILD: &str = "SEBX_ISOLATION_CHILD";
+
+/// Every file under `dir`, relative to it.
+fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                out.push(path.strip_prefix(dir).expect("under").to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// `y` on a rollout in an explorer opened with `isolated::explore_args()`: its trace lands in
+/// the test's cache folder, and the home cache (HOME and XDG_CACHE_HOME pointed at a temp
+/// folder in a child process; the grader's Python named by SEBX_PYTHON) gets no trace.
+/// Needs the grader's Python runtime.
+#[test]
+fn a_traced_run_stays_in_the_tests_cache() {
+    if std::env::var_os(CHILD).is_some() {
+        return traced_run_in_the_explorer();
+    }
+    let python = sebx::grade::runtime::find_runtime()
+        .expect("the grader's Python runtime (sebx runtime install)")
+        .python;
+    let home = tempfile::tempdir().expect("tempdir");
+    let out = std::process::Command::new(std::env::current_exe().expect("this test binary"))
+        .args([
+            "--exact",
+            "a_traced_run_stays_in_the_tests_cache",
+            "--nocapture",
+        ])
+        .env(CHILD, "1")
+        .env("HOME", home.path())
+        .env("XDG_CACHE_HOME", home.path().join(".cache"))
+        .env("SEBX_PYTHON", &python)
+        .env_remove("SEBX_TRACE_CACHE")
+        .env_remove("SEBX_SCORE_CACHE")
+        .env_remove("SEBX_CACHE_DIR")
+        .output()
+        .expect("run the child");
+    assert!(
+        out.status.success(),
+        "the child failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let written = files_under(home.path());
+    let traces: Vec<_> = written
+        .iter()
+        .filter(|f| f.components().any(|c| c.as_os_str() == "traces"))
+        .collect();
+    assert!(
+        traces.is_empty(),
+        "a test's traced run wrote into the home cache: {traces:?} (all written: {written:?})"
+    );
+}
+
+/// The child's part: one rollout with a `possible` finding, opened as `sebx FILE` opens it,
+/// `y` pressed; the trace is remembered in the test's own cache folder.
+fn traced_run_in_the_explorer() {
+    use sebx::tui::Action;
+    use sebx::tui::inline::drain_inline;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = dir.path().join("api_doc.jsonl");
+    std::fs::write(&api, tui_common::API_DOC).expect("write the API doc");
+    let file = dir.path().join("run.jsonl");
+    let code = "import zwc\n\ndef solve(grid):\n    try:\n        return zwc.kocito(grid, axis=0).tolist()\n    except AttributeError:\n        return 0\n";
+    let line = serde_json::json!({
+        "query": "Column means of `grid`.",
+        "response": tui_common::fence(code),
+        "test_cases": [{"input": "grid=[[1, 2], [3, 4]]", "output": "[2.0, 3.0]"}],
+        "right_exe_result": "[2.0, 3.0]",
+    });
+    std::fs::write(&file, format!("{line}\n")).expect("write the run");
+    let args = sebx::tui::explore::ExploreArgs {
+        paths: vec![file, api],
+        ..isolated::explore_args()
+    };
+    let cache = args
+        .cache
+        .cache_dir
+        .clone()
+        .expect("a cache folder of its own");
+    let (mut session, backend) = tui_common::open_graded(&args, 110, 36);
+    let app = &mut session.app;
+    app.update(&Action::PaneCode);
+    app.update(&Action::ConfirmFindings);
+    drain_inline(app, Some(backend.as_ref()));
+    app.service();
+    let id = app.corpus.entries[0].rollout.id.clone();
+    let confirmation = app
+        .reruns
+        .confirmation(&id)
+        .cloned()
+        .expect("the run came back");
+    assert!(confirmation.is_ok(), "{confirmation:?}");
+    let traces = files_under(&cache.join("traces"));
+    assert!(
+        !traces.is_empty(),
+        "the trace is remembered in the test's cache folder ({})",
+        cache.display()
     );
 }

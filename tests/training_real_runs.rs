@@ -16,13 +16,13 @@ mod isolated;
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyCode;
 use serde_json::{Value, json};
 
 use sebx::tui::App;
 use sebx::tui::explore::{ExploreArgs, open_default};
 use sebx::tui::inline::{drain_inline, load_inline};
-use sebx::tui::run::action_for_event;
+use tui_common::{drawn, press, type_text};
 
 const TASKS: usize = 126;
 const STEPS: u32 = 14;
@@ -326,27 +326,6 @@ fn explorer(dir: &Path, width: u16, height: u16) -> (Run, App) {
     let (session, _backend) = tui_common::open_graded(&args, width, height);
     let app = session.app;
     (run, app)
-}
-
-/// What pressing `key` does, through the keymap in force (and a text box's keys when one
-/// is open); the Training screen's figures are computed as the event loop would.
-fn press(app: &mut App, key: KeyCode) {
-    let event = Event::Key(KeyEvent::new(key, KeyModifiers::NONE));
-    if let Some(action) = action_for_event(app, &event) {
-        app.update(&action);
-    }
-    drain_inline(app, None);
-}
-
-fn type_text(app: &mut App, text: &str) {
-    for c in text.chars() {
-        press(app, KeyCode::Char(c));
-    }
-}
-
-fn drawn(app: &App) -> String {
-    let (w, h) = app.size;
-    tui_common::screen(&tui_common::draw(app, w, h))
 }
 
 fn map_names(app: &App) -> Vec<String> {

@@ -8,8 +8,8 @@
 mod tmux_support;
 
 use tmux_support::{
-    capture, demo_file, loaded, quoted, sebx_command, send, session_name, start_session,
-    status_line, temp_home, tmux_missing, wait_for,
+    capture, demo_file, loaded, send, session_name, start_graded_training, status_line, temp_home,
+    tmux_missing, wait_for,
 };
 
 /// Every row graded: no row still shows `grading` or `unscored`.
@@ -26,9 +26,6 @@ fn a_step_written_while_open_is_listed_graded_and_on_the_training_screen() {
     if tmux_missing() {
         return;
     }
-    let python = sebx::grade::runtime::find_runtime()
-        .expect("the runtime is installed (sebx runtime install)")
-        .python;
     let (dir, home) = temp_home();
     let run = dir.path().join("rollout");
     std::fs::create_dir_all(&run).expect("mkdir");
@@ -41,18 +38,7 @@ fn a_step_written_while_open_is_listed_graded_and_on_the_training_screen() {
         .expect("copy");
     }
     let name = session_name("sebx-follow-test");
-    let args = format!(
-        "{} {} --api-doc {}",
-        quoted(&run),
-        quoted(&demo_file("tasks.jsonl")),
-        quoted(&demo_file("api_doc.jsonl"))
-    );
-    let cmd = format!(
-        "env SEBX_PYTHON={} {}",
-        quoted(&python),
-        sebx_command(&home, &args)
-    );
-    let _session = start_session(&name, (120, 40), Some(dir.path()), &cmd);
+    let _session = start_graded_training(&name, dir.path(), &home, &run);
     wait_for(&name, "steps 1 and 2 loaded and graded", |s| {
         loaded(s) && s.contains("33 rollouts") && all_graded(s)
     });

@@ -260,3 +260,54 @@ fn remembered_verdicts_show_while_the_rest_loads() {
         assert_eq!(facts.verdict, before, "row {row}");
     }
 }
+
+/// A pair on the Compare screen whose B row holds facts only: that row's report is read from
+/// the score cache once, not on every frame the pair is drawn; after a new grade, once more.
+#[test]
+fn a_pair_reads_a_facts_only_rows_report_once_not_per_frame() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = cache_in(dir.path());
+    let (mut app, _backend) = graded_app(Some(cache));
+    assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
+    app.update(&Action::CompareScreen);
+    drain_inline(&mut app, None);
+    let r = app.stats.result.clone().expect("figures");
+    let c = &r.compare.as_ref().expect("two runs").comparison;
+    // The cell and place in it of the pair whose B row is row 7 (a result_error).
+    let (i, j, k) = (0..5)
+        .flat_map(|i| (0..5).map(move |j| (i, j)))
+        .find_map(|(i, j)| {
+            c.cell(&r.set, Verdict::ALL[i], Verdict::ALL[j])
+                .iter()
+                .position(|&(_, b)| r.rows[b] == 7)
+                .map(|k| (i, j, k))
+        })
+        .expect("row 7 is paired");
+    walk_to_cell(&mut app, (i, j));
+    app.update(&Action::Choose);
+    for _ in 0..k {
+        app.update(&Action::Down);
+    }
+    app.update(&Action::Choose);
+    assert_eq!(
+        app.stats.screen,
+        Some(sebx::tui::stats::Screen::Pair(i, j, k))
+    );
+    assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
+    let before = app.stats.pair_reports.lookups();
+    let first = screen(&draw(&app, 200, 48));
+    assert!(first.contains(" B case 1: expected"), "{first}");
+    for _ in 0..5 {
+        assert_eq!(screen(&draw(&app, 200, 48)), first);
+    }
+    assert_eq!(
+        app.stats.pair_reports.lookups() - before,
+        2,
+        "each row of the pair looked up once over six frames"
+    );
+    // A new grade (anywhere) reads the pair again, once.
+    app.corpus.scores_changed += 1;
+    draw(&app, 200, 48);
+    draw(&app, 200, 48);
+    assert_eq!(app.stats.pair_reports.lookups() - before, 4);
+}

@@ -109,19 +109,8 @@ fn compare_drills_from_a_cell_to_a_pair() {
     assert_eq!(c.pairs.len(), 3);
     assert_eq!(c.unpaired_a, 3);
     // Find a non-empty cell and walk to it.
-    let (i, j) = (0..5)
-        .flat_map(|i| (0..5).map(move |j| (i, j)))
-        .find(|&(i, j)| {
-            c.matrix[Verdict::ALL[i].code() as usize][Verdict::ALL[j].code() as usize] > 0
-        })
-        .expect("a pair somewhere");
-    for _ in 0..i {
-        app.update(&Action::Down);
-    }
-    for _ in 0..j {
-        app.update(&Action::CellRight);
-    }
-    assert_eq!(app.stats.cell, (i, j));
+    let (i, j) = first_pair_cell(&app, None);
+    walk_to_cell(&mut app, (i, j));
     app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Cell(i, j)));
     app.update(&Action::Choose);
@@ -278,21 +267,13 @@ fn the_stats_screen_shows_the_reward_sebx_stats_prints() {
 fn a_pair_says_why_a_case_got_nothing() {
     let mut app = graded();
     open(&mut app, Action::CompareScreen);
-    let r = app.stats.result.clone().expect("figures");
-    let c = &r.compare.as_ref().expect("two runs").comparison;
     let i = Verdict::ALL
         .iter()
         .position(|v| *v == Verdict::ExeError)
         .expect("exe_error");
-    let j = (0..5)
-        .find(|&j| c.matrix[Verdict::ExeError.code() as usize][Verdict::ALL[j].code() as usize] > 0)
-        .expect("run A's exe_error row is paired");
-    for _ in 0..i {
-        app.update(&Action::Down);
-    }
-    for _ in 0..j {
-        app.update(&Action::CellRight);
-    }
+    // Run A's exe_error row is paired.
+    let (i, j) = first_pair_cell(&app, Some(i));
+    walk_to_cell(&mut app, (i, j));
     app.update(&Action::Choose);
     app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));

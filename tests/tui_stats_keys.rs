@@ -5,7 +5,6 @@
 mod tui_common;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use sebx::model::Verdict;
 use sebx::tui::app::Grading;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::run::action_for_event;
@@ -85,20 +84,8 @@ fn q_closes_the_screens_and_ctrl_c_still_quits() {
 
     // From compare's side by side, q goes back one level at a time.
     open(&mut app, Action::CompareScreen);
-    let r = app.stats.result.clone().expect("figures");
-    let c = &r.compare.as_ref().expect("two runs").comparison;
-    let (i, j) = (0..5)
-        .flat_map(|i| (0..5).map(move |j| (i, j)))
-        .find(|&(i, j)| {
-            c.matrix[Verdict::ALL[i].code() as usize][Verdict::ALL[j].code() as usize] > 0
-        })
-        .expect("a pair somewhere");
-    for _ in 0..i {
-        app.update(&Action::Down);
-    }
-    for _ in 0..j {
-        app.update(&Action::CellRight);
-    }
+    let (i, j) = first_pair_cell(&app, None);
+    walk_to_cell(&mut app, (i, j));
     app.update(&Action::Choose);
     app.update(&Action::Choose);
     assert_eq!(app.stats.screen, Some(Screen::Pair(i, j, 0)));
@@ -286,14 +273,20 @@ fn slash_finds_a_function_on_the_map() {
     assert_ne!(app.stats.cursor, target);
     press(&mut app, '/', false);
     assert!(app.typing(), "the map's search box is open");
+    // Smart case, as the list's search: a capital asks for the exact case, which no name has.
+    for c in "RFX".chars() {
+        press(&mut app, c, false);
+    }
+    assert_eq!(app.stats.cursor, start, "RFX matches no name");
+    press(&mut app, 'u', true);
     // Typed, not the screen's keys: `q` would close it, `s` sort it.
     for c in "qs".chars() {
         press(&mut app, c, false);
     }
     assert_eq!(app.stats.screen, Some(Screen::Map));
     press(&mut app, 'u', true);
-    // By zwc name (rfx.quvohe is np.linalg.inv's), any case.
-    for c in "RFX.QUV".chars() {
+    // By zwc name (rfx.quvohe is np.linalg.inv's): lower case matches any case.
+    for c in "rfx.quv".chars() {
         press(&mut app, c, false);
     }
     assert_eq!(app.stats.cursor, target, "jumps as it is typed");

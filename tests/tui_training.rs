@@ -14,7 +14,7 @@ use sebx::tui::app::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::{Action, App};
-use tui_common::{draw, screen};
+use tui_common::{draw, screen, type_text};
 
 #[path = "common/isolated.rs"]
 mod isolated;
@@ -134,9 +134,7 @@ fn a_cell_lists_its_rollouts() {
 fn step_range_and_group_view() {
     let mut app = session(120, 40);
     app.update(&Action::StepRange);
-    for c in "2-3".chars() {
-        app.update(&Action::Edit(Edit::Insert(c)));
-    }
+    type_text(&mut app, "2-3");
     app.update(&Action::Edit(Edit::Submit));
     let shown: Vec<usize> = app.list.rows().collect();
     // Steps 2 and 3 of the training run (17 + 16) and step 3 of validation (5).
@@ -158,8 +156,7 @@ fn step_range_and_group_view() {
     }));
     // A range that is not one says so and changes nothing.
     app.update(&Action::StepRange);
-    app.update(&Action::Edit(Edit::Insert('-')));
-    app.update(&Action::Edit(Edit::Insert('-')));
+    type_text(&mut app, "--");
     app.update(&Action::Edit(Edit::Submit));
     assert_eq!(app.list.rows().count(), shown.len());
 

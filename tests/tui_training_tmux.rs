@@ -8,8 +8,8 @@ mod tmux_support;
 use std::path::Path;
 
 use tmux_support::{
-    capture, demo_file, loaded, quoted, sebx_command, send, session_name, start_session,
-    status_line, temp_home, tmux_missing, wait_for,
+    capture, demo_file, loaded, send, session_name, start_graded_training, status_line, temp_home,
+    tmux_missing, wait_for,
 };
 
 fn copy_dir(from: &Path, to: &Path) {
@@ -30,25 +30,11 @@ fn training_screen_drills_into_a_function_step_cell() {
     if tmux_missing() {
         return;
     }
-    let python = sebx::grade::runtime::find_runtime()
-        .expect("the runtime is installed (sebx runtime install)")
-        .python;
     let (dir, home) = temp_home();
     let run = dir.path().join("training");
     copy_dir(&demo_file("training"), &run);
     let name = session_name("sebx-training-test");
-    let args = format!(
-        "{} {} --api-doc {}",
-        quoted(&run),
-        quoted(&demo_file("tasks.jsonl")),
-        quoted(&demo_file("api_doc.jsonl"))
-    );
-    let cmd = format!(
-        "env SEBX_PYTHON={} {}",
-        quoted(&python),
-        sebx_command(&home, &args)
-    );
-    let _session = start_session(&name, (120, 40), Some(dir.path()), &cmd);
+    let _session = start_graded_training(&name, dir.path(), &home, &run);
     let list = wait_for(&name, "the dump loaded and graded", |s| {
         // Rows in flight show `grading` in their verdict column (the status bar's note
         // that grading started stays until a key is pressed).

@@ -40,6 +40,9 @@ pub struct AnalyzeArgs {
     /// takes a second, counterfactual run (traces are cached).
     #[arg(long)]
     pub confirm: bool,
+    /// Where `--confirm` remembers traces (`--cache-dir DIR`: `DIR/traces`; `--no-cache`: nowhere).
+    #[command(flatten)]
+    pub cache: crate::session::CacheFlags,
     #[command(flatten)]
     pub context: ContextArgs,
 }
@@ -82,7 +85,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let mut summary = AnalysisSummary::default();
     let confirmer = match args.confirm {
-        true => Some(Confirmer::start(&api)?),
+        true => Some(Confirmer::start(&api, &args.cache.choice())?),
         false => None,
     };
     let mut confirmed = ConfirmSummary::default();
@@ -153,16 +156,23 @@ struct Confirmer {
 }
 
 impl Confirmer {
-    fn start(api: &crate::model::ApiMap) -> Result<Confirmer> {
+    fn start(
+        api: &crate::model::ApiMap,
+        choice: &crate::session::CacheChoice,
+    ) -> Result<Confirmer> {
         let engine = crate::grade::engine::Engine::start(api, 1).context(
             "--confirm runs each rollout: it needs the Python runtime (`sebx runtime install`)",
         )?;
-        let cache = match trace::cache::TraceCache::open(&trace::cache::default_dir(), api) {
-            Ok(c) => Some(c),
-            Err(e) => {
+        let cache = match choice
+            .trace_dir()
+            .map(|dir| trace::cache::TraceCache::open(&dir, api))
+        {
+            Some(Ok(c)) => Some(c),
+            Some(Err(e)) => {
                 eprintln!("warning: no trace cache: {e:#}");
                 None
             }
+            None => None,
         };
         Ok(Confirmer { engine, cache })
     }

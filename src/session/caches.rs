@@ -1,6 +1,7 @@
 //! Opening the score cache, by one rule for every front end: `--no-cache` means neither read
 //! nor write, `--cache-dir DIR` (else `$SEBX_SCORE_CACHE`, else the user cache folder) says
 //! where; a cache that cannot be opened is a note, never an error (it only costs a regrade).
+//! The same flags place the trace cache (traced runs, `grade::trace::cache`).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,7 +17,8 @@ pub struct CacheFlags {
     /// `sebx cache`).
     #[arg(long)]
     pub no_cache: bool,
-    /// The score cache's folder (default: $SEBX_SCORE_CACHE, else <cache dir>/sebx/scores).
+    /// The score cache's folder (default: $SEBX_SCORE_CACHE, else <cache dir>/sebx/scores);
+    /// traced runs are remembered in its `traces` folder.
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
     pub cache_dir: Option<PathBuf>,
 }
@@ -52,6 +54,16 @@ impl CacheChoice {
             CacheChoice::Default => score_cache::default_dir(),
             CacheChoice::Off => None,
             CacheChoice::Dir(d) => Some(d.clone()),
+        }
+    }
+
+    /// The trace cache's folder in force (`None`: off): `DIR/traces` under `--cache-dir DIR`,
+    /// else `$SEBX_TRACE_CACHE`, else `<cache dir>/sebx/traces`.
+    pub fn trace_dir(&self) -> Option<PathBuf> {
+        match self {
+            CacheChoice::Default => Some(crate::grade::trace::cache::default_dir()),
+            CacheChoice::Off => None,
+            CacheChoice::Dir(d) => Some(d.join("traces")),
         }
     }
 }

@@ -189,6 +189,7 @@ impl App {
                 grade_progress: GradeProgress::default(),
                 digests: Arc::new(Vec::new()),
                 score_cache: None,
+                trace_dir: None,
                 has_samples: false,
                 scores_changed: 0,
             },

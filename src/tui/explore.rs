@@ -364,6 +364,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ));
     }
     app.corpus.score_cache = opened.cache;
+    app.corpus.trace_dir = args.cache.choice().trace_dir();
     app.labelling.annotator = crate::model::labels::resolve_annotator(
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );

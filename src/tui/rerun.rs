@@ -93,6 +93,7 @@ impl Reruns {
                 rollout: Box::new(entry.rollout.clone()),
                 api: corpus.ctx.api.clone(),
                 dataset: corpus.ctx.dataset.clone(),
+                trace_dir: corpus.trace_dir.clone(),
             })));
         fx.say("running the rollout once under the tracer…");
     }

@@ -170,7 +170,24 @@ fn fold(c: char) -> char {
     c.to_lowercase().next().unwrap_or(c)
 }
 
-/// `spans` with every match of `query` (over their joined text) patched with `style`.
+/// The rows of a function map (each row's NumPy and zwc names, in screen order) whose
+/// names `pattern` matches, by the list's rule ([`Query`]: smart case, `~` fuzzy): the
+/// Stats and Training screens' `/`. `None` when there is nothing to find.
+pub(crate) fn map_hits<'n>(
+    pattern: &str,
+    names: impl IntoIterator<Item = (&'n str, &'n str)>,
+) -> Option<Vec<usize>> {
+    let query = Query::parse(pattern)?;
+    Some(
+        names
+            .into_iter()
+            .enumerate()
+            .filter(|(_, (numpy, zwc))| query.is_match(numpy) || query.is_match(zwc))
+            .map(|(i, _)| i)
+            .collect(),
+    )
+}
+
 /// Where a map search goes among the screen rows `hits` (in order) it matched: the first
 /// at or after `start`, wrapping, and what to tell the user (which of how many, or that
 /// none matches `pattern`). The Stats and Training screens' `/`.
@@ -190,6 +207,7 @@ pub(crate) fn jump_to_hit(hits: &[usize], start: usize, pattern: &str) -> (Optio
     (next, said)
 }
 
+/// `spans` with every match of `query` (over their joined text) patched with `style`.
 pub fn highlight_spans<'a>(spans: Vec<Span<'a>>, query: &Query, style: Style) -> Vec<Span<'a>> {
     let text: String = spans.iter().map(|s| s.content.as_ref()).collect();
     let ranges = query.ranges(&text);
@@ -314,6 +332,28 @@ mod tests {
 
     fn q(p: &str) -> Query {
         Query::parse(p).expect("a query")
+    }
+
+    /// The Stats and Training screens' `/` over a map's (NumPy, zwc) names: the list's rule.
+    #[test]
+    fn map_search_is_smart_case_over_both_names() {
+        let names = [
+            ("np.mean", "zwc.kocito"),
+            ("np.linalg.inv", "zwc.rfx.quvohe"),
+            ("np.Mean_like", "zwc.yitaf"),
+        ];
+        let hits = |p: &str| map_hits(p, names.iter().copied());
+        // Lower case: any case, in either name.
+        assert_eq!(hits("mean"), Some(vec![0, 2]));
+        assert_eq!(hits("KOCITO"), Some(vec![]));
+        assert_eq!(hits("kocito"), Some(vec![0]));
+        // A capital: exact case.
+        assert_eq!(hits("Mean"), Some(vec![2]));
+        // `~`: fuzzy, as the list's search.
+        assert_eq!(hits("~lnv"), Some(vec![1]));
+        // Nothing to find.
+        assert_eq!(hits(""), None);
+        assert_eq!(hits("~"), None);
     }
 
     #[test]

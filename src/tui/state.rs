@@ -281,6 +281,9 @@ pub struct Corpus {
     pub digests: Arc<Vec<Option<Arc<AnalysisDigest>>>>,
     /// Verdicts remembered from earlier sessions (`None`: `--no-cache`, or none to be had).
     pub score_cache: Option<Arc<ScoreCache>>,
+    /// Where traced runs (`y`) are remembered, by the same cache flags (`None`: `--no-cache`,
+    /// or an explorer opened without them).
+    pub trace_dir: Option<std::path::PathBuf>,
     /// Some row is a sample of a training run (the list shows step and stored score).
     pub has_samples: bool,
     /// Counts every change of `scores` (a batch loaded, a scored file matched, remembered

@@ -4,9 +4,11 @@
 //! filters the list to that function's failures; the compare screen is the flip matrix,
 //! whose cells list their pairs, and a pair opens side by side with a diff of the code.
 
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
+use crate::grade::report::GradeReport;
 use crate::grade::runs::{self, FunctionRow, FunctionSort};
 use crate::model::Verdict;
 use crate::session::loaded::LoadedRun;
@@ -54,10 +56,54 @@ pub struct StatsView {
     /// Order of the map (`s` cycles).
     pub sort: FunctionSort,
     /// The map's search box (`/`): jumps to the first function whose NumPy or zwc name
-    /// contains the text.
+    /// matches, as the list's search matches (smart case, `~` fuzzy).
     pub search: TextBox,
     /// The map's search in force (`m`: the next row matching it).
     pub pattern: String,
+    /// The open pair's reports, read once.
+    pub pair_reports: PairReports,
+}
+
+/// The open pair's reports, read once: a facts-only row's report comes from the score
+/// cache, which drawing the pair (every frame) must not read again. Held by row and
+/// `Corpus::scores_changed`, so another pair, or a new grade, is read anew.
+#[derive(Debug, Clone, Default)]
+pub struct PairReports {
+    held: RefCell<Vec<(PairKey, Option<Arc<GradeReport>>)>>,
+    lookups: Cell<u64>,
+}
+
+/// A row and the `Corpus::scores_changed` its report was read at.
+type PairKey = (usize, u64);
+
+impl PairReports {
+    /// `row`'s report: the one held for `row` at `scores_changed`, else `look_up`'s (the two
+    /// rows of a pair are held).
+    pub fn report(
+        &self,
+        row: usize,
+        scores_changed: u64,
+        look_up: impl FnOnce() -> Option<GradeReport>,
+    ) -> Option<Arc<GradeReport>> {
+        let key = (row, scores_changed);
+        if let Some((_, held)) = self.held.borrow().iter().find(|(k, _)| *k == key) {
+            return held.clone();
+        }
+        self.lookups.set(self.lookups.get() + 1);
+        let report = look_up().map(Arc::new);
+        let mut held = self.held.borrow_mut();
+        held.retain(|(k, _)| k.1 == scores_changed);
+        if held.len() >= 2 {
+            held.remove(0);
+        }
+        held.push((key, report.clone()));
+        report
+    }
+
+    /// How many reports were looked up (not found held).
+    pub fn lookups(&self) -> u64 {
+        self.lookups.get()
+    }
 }
 
 impl Part for StatsView {
@@ -409,24 +455,16 @@ impl StatsView {
     }
 
     /// Moves the map's cursor to the first row (`onward`: the next after the cursor,
-    /// wrapping) whose NumPy or zwc name contains the pattern, ignoring case.
+    /// wrapping) whose NumPy or zwc name the pattern matches, as the list's search matches.
     fn find(&mut self, result: Option<&StatsResult>, onward: bool, fx: &mut Effects) {
-        let needle = self.pattern.to_lowercase();
-        if needle.is_empty() {
+        if super::search::Query::parse(&self.pattern).is_none() {
             fx.say("no search on the map (/ searches)");
             return;
         }
         let Some(r) = result else { return };
         let map = sorted_map(self, r);
-        let hits: Vec<usize> = map
-            .iter()
-            .enumerate()
-            .filter(|(_, row)| {
-                row.numpy.to_lowercase().contains(&needle)
-                    || row.zwc.to_lowercase().contains(&needle)
-            })
-            .map(|(i, _)| i)
-            .collect();
+        let names = map.iter().map(|row| (row.numpy.as_str(), row.zwc.as_str()));
+        let hits = super::search::map_hits(&self.pattern, names).unwrap_or_default();
         let start = if onward { self.cursor + 1 } else { 0 };
         let (next, said) = super::search::jump_to_hit(&hits, start, &self.pattern);
         if let Some(i) = next {

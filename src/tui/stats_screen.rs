@@ -688,7 +688,13 @@ fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'stati
 }
 
 fn failed_cases(app: &App, row: usize) -> Vec<String> {
-    let Some(report) = app.report_of_row(row) else {
+    let report = app
+        .stats
+        .pair_reports
+        .report(row, app.corpus.scores_changed, || {
+            app.report_of_row(row).map(|r| r.into_owned())
+        });
+    let Some(report) = report else {
         return Vec::new();
     };
     // A missing piece says what stopped the program: its exception, else the verdict's reason.

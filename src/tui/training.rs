@@ -248,18 +248,16 @@ impl TrainingView {
     /// Moves the highlighted row to the first function (`onward`: the next after it,
     /// wrapping) whose NumPy or zwc name the search in force matches.
     fn find(&mut self, onward: bool, fx: &mut Effects) {
-        let Some(query) = super::search::Query::parse(&self.pattern) else {
+        if super::search::Query::parse(&self.pattern).is_none() {
             fx.say("no search on the map (/ finds a function)");
             return;
-        };
+        }
         let Some(map) = self.map() else { return };
-        let hits: Vec<usize> = map
+        let names = map
             .rows
             .iter()
-            .enumerate()
-            .filter(|(_, (_, zwc, numpy))| query.is_match(numpy) || query.is_match(zwc))
-            .map(|(i, _)| i)
-            .collect();
+            .map(|(_, zwc, numpy)| (numpy.as_str(), zwc.as_str()));
+        let hits = super::search::map_hits(&self.pattern, names).unwrap_or_default();
         let start = if onward { self.cell.0 + 1 } else { 0 };
         let (next, said) = super::search::jump_to_hit(&hits, start, &self.pattern);
         if let Some(i) = next {

@@ -1,10 +1,12 @@
 //! Keeping tests off the user's sebx folders. A test that runs the sebx binary or opens the
 //! explorer in-process must not read verdicts another sebx command remembered in the user's
-//! score cache (`$SEBX_SCORE_CACHE`, else `<cache dir>/sebx/scores`), nor leave its own there,
-//! nor write demo sidecars to `$SEBX_DATA_DIR` (else `<data dir>/sebx/demo`), nor pick up an
-//! API doc from `$SEBX_API_DOC`: the suite then passes whatever the machine's cache holds.
+//! score cache (`$SEBX_SCORE_CACHE`, else `<cache dir>/sebx/scores`) or trace cache, nor
+//! leave its own there, nor write demo sidecars to `$SEBX_DATA_DIR` (else
+//! `<data dir>/sebx/demo`), nor pick up an API doc from `$SEBX_API_DOC`: the suite then
+//! passes whatever the machine's cache holds.
 //!
-//! - [`sebx`] / [`assert_sebx`]: the binary with its own score cache and data folders;
+//! - [`sebx`] / [`assert_sebx`]: the binary with its own score cache, trace cache and data
+//!   folders;
 //! - [`isolate`] / [`isolate_in`]: the same for a command built elsewhere (call it before
 //!   setting any of these variables yourself: what the test sets afterwards wins);
 //! - [`cache_flags`] / [`explore_args`]: an in-process explorer's own (empty) score cache
@@ -22,6 +24,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// The score cache variable sebx reads.
 pub const SCORE_CACHE_ENV: &str = "SEBX_SCORE_CACHE";
+/// The trace cache variable sebx reads (traced runs: `y`, `analyze --confirm`).
+pub const TRACE_CACHE_ENV: &str = "SEBX_TRACE_CACHE";
 /// The demo sidecars' folder variable sebx reads.
 pub const DATA_DIR_ENV: &str = "SEBX_DATA_DIR";
 /// The API doc variable sebx reads (removed: tests name their API docs).
@@ -61,13 +65,15 @@ pub fn data_of(root: &Path) -> PathBuf {
     root.join("data")
 }
 
-/// Points `cmd` at a score cache and data folder of its own under `root` (a temp dir of the
-/// test: `root/scores`, `root/data`) and removes `$SEBX_API_DOC`.
+/// Points `cmd` at a score cache, trace cache and data folder of its own under `root` (a
+/// temp dir of the test: `root/scores`, `root/traces`, `root/data`) and removes
+/// `$SEBX_API_DOC`.
 pub fn isolate_in<'a, C: SetEnv>(cmd: &'a mut C, root: &Path) -> &'a mut C {
     let (cache, data) = (cache_of(root), data_of(root));
     std::fs::create_dir_all(&cache).expect("create the test's score cache folder");
     std::fs::create_dir_all(&data).expect("create the test's data folder");
     cmd.set_env(SCORE_CACHE_ENV, &cache);
+    cmd.set_env(TRACE_CACHE_ENV, &root.join("traces"));
     cmd.set_env(DATA_DIR_ENV, &data);
     cmd.unset_env(API_DOC_ENV);
     cmd
@@ -93,7 +99,8 @@ pub fn assert_sebx() -> assert_cmd::Command {
 }
 
 /// Cache flags of an in-process explorer (`ExploreArgs::cache`) that name an empty score
-/// cache folder of its own: it behaves as on a machine whose cache is empty.
+/// cache folder of its own (traced runs are remembered in its `traces` folder): it behaves
+/// as on a machine whose cache is empty.
 pub fn cache_flags() -> sebx::session::CacheFlags {
     let dir = cache_of(&fresh_root());
     std::fs::create_dir_all(&dir).expect("create the test's score cache folder");

@@ -108,6 +108,27 @@ pub fn start_session(
     session
 }
 
+/// Starts sebx on the training run `run` with the demo's dataset and API doc and the
+/// grader's Python runtime (`SEBX_PYTHON`: the isolated home hides the installed one), in a
+/// new 120×40 session `name` started in `cwd`, isolated under `home`.
+pub fn start_graded_training(name: &str, cwd: &Path, home: &Path, run: &Path) -> Session {
+    let python = sebx::grade::runtime::find_runtime()
+        .expect("the runtime is installed (sebx runtime install)")
+        .python;
+    let args = format!(
+        "{} {} --api-doc {}",
+        quoted(run),
+        quoted(&demo_file("tasks.jsonl")),
+        quoted(&demo_file("api_doc.jsonl"))
+    );
+    let cmd = format!(
+        "env SEBX_PYTHON={} {}",
+        quoted(&python),
+        sebx_command(home, &args)
+    );
+    start_session(name, (120, 40), Some(cwd), &cmd)
+}
+
 /// Sends `keys` (tmux key names) to session `name`, one at a time.
 pub fn send(name: &str, keys: &[&str]) {
     for k in keys {

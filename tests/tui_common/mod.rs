@@ -625,3 +625,76 @@ pub fn open_graded(
         .update(&sebx::tui::Action::Resize { width, height });
     (session, backend)
 }
+
+/// What pressing `key` does through the keymap in force (and a text box's keys when one is
+/// open), as `sebx FILES` maps a terminal's key; the work it asks for is done (no grader).
+pub fn press(app: &mut App, key: ratatui::crossterm::event::KeyCode) {
+    use ratatui::crossterm::event::{Event, KeyEvent, KeyModifiers};
+    let event = Event::Key(KeyEvent::new(key, KeyModifiers::NONE));
+    if let Some(action) = sebx::tui::run::action_for_event(app, &event) {
+        app.update(&action);
+    }
+    sebx::tui::inline::drain_inline(app, None);
+}
+
+/// [`press`]es each character of `text`.
+pub fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        press(app, ratatui::crossterm::event::KeyCode::Char(c));
+    }
+}
+
+/// The screen as drawn at the app's own size.
+pub fn drawn(app: &App) -> String {
+    let (w, h) = app.size;
+    screen(&draw(app, w, h))
+}
+
+/// The first non-empty cell of the open Compare screen's flip matrix (verdict indices in
+/// `Verdict::ALL` order) whose row is `row` when given.
+pub fn first_pair_cell(app: &App, row: Option<usize>) -> (usize, usize) {
+    let r = app.stats.result.clone().expect("figures");
+    let c = &r.compare.as_ref().expect("two runs").comparison;
+    (0..5)
+        .filter(|i| row.is_none_or(|r| r == *i))
+        .flat_map(|i| (0..5).map(move |j| (i, j)))
+        .find(|&(i, j)| {
+            c.matrix[Verdict::ALL[i].code() as usize][Verdict::ALL[j].code() as usize] > 0
+        })
+        .expect("a pair somewhere")
+}
+
+/// Moves the Compare screen's cursor from the first cell to cell `(i, j)` with its keys.
+pub fn walk_to_cell(app: &mut App, (i, j): (usize, usize)) {
+    for _ in 0..i {
+        app.update(&sebx::tui::Action::Down);
+    }
+    for _ in 0..j {
+        app.update(&sebx::tui::Action::CellRight);
+    }
+    assert_eq!(app.stats.cell, (i, j));
+}
+
+/// Walks the list down from the selected row to the first answer judged `right` though it
+/// has a hollow zwc use (the demo has one), running the jobs each row asks for (its
+/// analysis, its report) with `backend`; whether there is one.
+pub fn select_hollow_right(app: &mut App, backend: &dyn GradeBackend) -> bool {
+    for _ in 0..app.corpus.entries.len() {
+        sebx::tui::inline::drain_inline(app, Some(backend));
+        app.service();
+        let hollow = app.selected_analysis().is_some_and(|a| {
+            a.code
+                .findings
+                .iter()
+                .any(|f| f.kind == sebx::analysis::FindingKind::HollowZwc)
+        });
+        let right = app
+            .selected_report()
+            .is_some_and(|r| r.verdict == Some(Verdict::Right));
+        if hollow && right {
+            return true;
+        }
+        app.update(&sebx::tui::Action::Down);
+    }
+    false
+}

@@ -1,7 +1,8 @@
 //! Remembered traces, so a confirmation is run once per code and test cases: one JSONL
 //! file per grader version and zwc mapping (as the score cache: a changed tracer, analysis
 //! or mapping starts afresh), under `<cache dir>/sebx/traces/` (`$SEBX_TRACE_CACHE` moves
-//! it). A record is the key and the trace; the latest record of a key wins, a torn last
+//! it; `--cache-dir DIR` puts it in `DIR/traces`, `--no-cache` turns it off: see
+//! `session::CacheChoice::trace_dir`). A record is the key and the trace; the latest record of a key wins, a torn last
 //! line is ignored.
 
 use std::collections::HashMap;
@@ -51,17 +52,17 @@ struct Record {
     trace: Trace,
 }
 
-/// The cache for `api` under [`default_dir`], opened once per process and shared (the
-/// explorer's confirm job); `None` when it cannot be opened.
-pub fn shared(api: &ApiMap) -> Option<std::sync::Arc<TraceCache>> {
-    type Open = Mutex<HashMap<String, std::sync::Arc<TraceCache>>>;
+/// The cache for `api` under `dir`, opened once per process and shared (the explorer's
+/// confirm job); `None` when it cannot be opened.
+pub fn shared(dir: &Path, api: &ApiMap) -> Option<std::sync::Arc<TraceCache>> {
+    type Open = Mutex<HashMap<(PathBuf, String), std::sync::Arc<TraceCache>>>;
     static OPEN: std::sync::LazyLock<Open> = std::sync::LazyLock::new(Default::default);
-    let key = api_hash(api);
+    let key = (dir.to_path_buf(), api_hash(api));
     let mut open = OPEN.lock().ok()?;
     if let Some(c) = open.get(&key) {
         return Some(c.clone());
     }
-    let cache = std::sync::Arc::new(TraceCache::open(&default_dir(), api).ok()?);
+    let cache = std::sync::Arc::new(TraceCache::open(dir, api).ok()?);
     open.insert(key, cache.clone());
     Some(cache)
 }

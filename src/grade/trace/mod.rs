@@ -34,7 +34,7 @@ use crate::analysis::pyast::LineIndex;
 use crate::grade::grader::ProgramRunner;
 use crate::model::TestCase;
 
-pub use settle::{Comparison, Settled, compare, settle_findings};
+pub use settle::{Comparison, Settled, compare, compare_settled, settle_findings};
 
 /// The tracer, embedded like the zwc core.
 const TRACER: &str = include_str!("../py/tracer.py");
@@ -511,10 +511,15 @@ fn traced(
     Ok((t, false))
 }
 
-/// The crashes on a zwc value `trace` saw that no finding names, as confirmed findings.
-fn found_by_running(findings: &[crate::analysis::Finding], trace: &Trace) -> Vec<SettledFinding> {
+/// The crashes on a zwc value `trace` saw that no finding names, as confirmed findings;
+/// `settled` are the findings' settlements against `trace` ([`settle::settle_findings`]).
+fn found_by_running(
+    findings: &[crate::analysis::Finding],
+    settled: &[Settled],
+    trace: &Trace,
+) -> Vec<SettledFinding> {
     use crate::analysis::{FindingKind, Severity};
-    settle::compare(findings, trace)
+    settle::compare_settled(findings, settled, trace)
         .missed
         .into_iter()
         .filter(|m| m.escaped && !m.possible_only)
@@ -578,14 +583,21 @@ pub fn confirm(
     } else {
         None
     };
+    // Each crash claim settled once: for the findings shown and for what they missed.
+    let crash_settled = if trace.complete {
+        settle::settle_findings(findings, &trace)
+    } else {
+        Vec::new()
+    };
     let settled = findings
         .iter()
-        .filter(|f| settle::claims_crash(f) || loopholes::claims_loophole(f))
-        .map(|f| {
+        .enumerate()
+        .filter(|(_, f)| settle::claims_crash(f) || loopholes::claims_loophole(f))
+        .map(|(i, f)| {
             let (settled, evidence) = if !trace.complete {
                 (Settled::Untraced, None)
             } else if settle::claims_crash(f) {
-                (settle::settle(f, &trace), None)
+                (crash_settled[i].clone(), None)
             } else {
                 loopholes::settle_loophole(f, &trace, counterfactual.as_ref(), keep)
             };
@@ -601,7 +613,7 @@ pub fn confirm(
         })
         .collect();
     let found = if trace.complete {
-        found_by_running(findings, &trace)
+        found_by_running(findings, &crash_settled, &trace)
     } else {
         Vec::new()
     };

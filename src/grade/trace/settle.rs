@@ -254,17 +254,28 @@ impl Counts {
 
 /// Compares a program's findings with its trace (see the module doc).
 pub fn compare(findings: &[Finding], trace: &Trace) -> Comparison {
+    compare_settled(findings, &settle_findings(findings, trace), trace)
+}
+
+/// [`compare`] with the findings already settled against `trace` (`settled[i]` is
+/// `findings[i]`'s, as [`settle_findings`] gives them), so a caller that settled them
+/// already does not settle them again.
+pub fn compare_settled(findings: &[Finding], settled: &[Settled], trace: &Trace) -> Comparison {
+    debug_assert_eq!(findings.len(), settled.len());
     let mut out = Comparison::default();
-    for f in findings.iter().filter(|f| claims_crash(f)) {
-        let s = settle(f, trace);
+    for (f, s) in findings
+        .iter()
+        .zip(settled)
+        .filter(|(f, _)| claims_crash(f))
+    {
         match f.severity {
             Severity::Error => {
-                out.errors.add(&s, true);
-                if let Settled::Refuted(why) | Settled::SomeCases(why) = &s {
+                out.errors.add(s, true);
+                if let Settled::Refuted(why) | Settled::SomeCases(why) = s {
                     out.refuted_errors.push((f.clone(), why.clone()));
                 }
             }
-            Severity::Possible => out.possible.add(&s, false),
+            Severity::Possible => out.possible.add(s, false),
             _ => {}
         }
     }

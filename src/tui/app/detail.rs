@@ -308,6 +308,7 @@ impl App {
             grade_progress: c.grade_progress,
             digests: c.digests.clone(),
             score_cache: c.score_cache.clone(),
+            trace_dir: c.trace_dir.clone(),
             has_samples: c.has_samples,
             scores_changed: c.scores_changed,
         };

@@ -18,6 +18,8 @@ pub struct ConfirmRequest {
     pub rollout: Box<Rollout>,
     pub api: Arc<ApiMap>,
     pub dataset: Arc<Dataset>,
+    /// The trace cache's folder (`None`: nothing remembered).
+    pub trace_dir: Option<std::path::PathBuf>,
 }
 
 /// What the run said.
@@ -45,7 +47,10 @@ pub fn run(req: ConfirmRequest, backend: Option<&dyn GradeBackend>) -> ConfirmEv
                 .filter(|_| rollout.test_cases.is_empty())
                 .map(|i| i.test_cases.as_slice())
                 .unwrap_or(&rollout.test_cases);
-            let trace_cache = cache::shared(&req.api);
+            let trace_cache = req
+                .trace_dir
+                .as_deref()
+                .and_then(|dir| cache::shared(dir, &req.api));
             let ran = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 b.confirm(
                     trace_cache.as_deref(),
