@@ -102,6 +102,17 @@ impl App {
         self.list.selected == Some(row)
     }
 
+    /// Drops the stored lines read of `rows` (their lines were read again: a rewritten file).
+    pub(super) fn forget_raw_lines(&mut self, rows: &std::collections::HashSet<usize>) {
+        let raw = &mut self.raw_lines;
+        if raw.requested.is_some_and(|r| rows.contains(&r)) {
+            raw.requested = None;
+        }
+        if raw.held.as_ref().is_some_and(|(r, _)| rows.contains(r)) {
+            raw.held = None;
+        }
+    }
+
     /// The selected row's stored line, once read (`Err`: why it could not be).
     pub fn raw_line(&self) -> Option<&Result<Arc<RawLine>, String>> {
         let row = self.list.selected?;

@@ -77,10 +77,12 @@ pub enum JobRequest {
         text: String,
         syntect_theme: String,
     },
-    /// The analysis of every row from `from` on, in the background on every core; its
-    /// digests fill the list's findings and functions columns as they come.
+    /// The analysis of every row from `from` on (or of the rows `only` names: rows replaced
+    /// by a rewritten file's), in the background on every core; its digests fill the list's
+    /// findings and functions columns as they come.
     AnalyzeAll {
         from: usize,
+        only: Option<Vec<usize>>,
         entries: Arc<Vec<Arc<Entry>>>,
         dataset: Arc<Dataset>,
         api: Arc<ApiMap>,
@@ -265,6 +267,7 @@ pub fn analyze_rows(
 fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
     let JobRequest::AnalyzeAll {
         from,
+        only,
         entries,
         dataset,
         api,
@@ -272,9 +275,16 @@ fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
     else {
         return;
     };
-    analyze_rows(&entries, from, &dataset, &api, &|rows| {
-        events.send(JobEvent::Digested { rows }).is_ok()
-    });
+    let sink = |rows| events.send(JobEvent::Digested { rows }).is_ok();
+    let Some(only) = only else {
+        return analyze_rows(&entries, from, &dataset, &api, &sink);
+    };
+    let mut names = Interner::default();
+    sink(
+        only.into_iter()
+            .filter_map(|r| Some((r, digest_row(entries.get(r)?, &dataset, &api, &mut names)?)))
+            .collect(),
+    );
 }
 
 /// Runs one request to completion on the current thread (used by the workers and by tests);
@@ -330,17 +340,16 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                 text: Arc::new(h),
             })
         }
-        JobRequest::AnalyzeAll {
-            from,
-            entries,
-            dataset,
-            api,
-        } => {
-            let rows = Mutex::new(Vec::new());
-            analyze_rows(&entries, from, &dataset, &api, &|batch| {
-                rows.lock().map(|mut r| r.extend(batch)).is_ok()
-            });
-            let mut rows = rows.into_inner().unwrap_or_default();
+        JobRequest::AnalyzeAll { .. } => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            sweep(req, &tx);
+            let mut rows: Vec<_> = rx
+                .try_iter()
+                .flat_map(|e| match e {
+                    JobEvent::Digested { rows } => rows,
+                    _ => Vec::new(),
+                })
+                .collect();
             rows.sort_by_key(|(row, _)| *row);
             Some(JobEvent::Digested { rows })
         }
