@@ -266,14 +266,16 @@ impl App {
                 } else {
                     "rollouts"
                 };
-                self.message = Some(if rows < before {
+                let note = if rows < before {
                     format!(
                         "{what}: {rows} {noun} re-read, {} rows still as read before",
                         before - rows
                     )
                 } else {
                     format!("{what}: {rows} {noun} re-read")
-                });
+                };
+                self.message = Some(note.clone());
+                self.corpus.load.rewritten = Some(note);
                 true
             }
             LoadEvent::Finished(lines) => {
@@ -458,7 +460,8 @@ impl App {
                 front,
             });
         }
-        if rows.len() > 1 {
+        // A rewritten file's note stays while its rows are graded (the status bar counts).
+        if rows.len() > 1 && self.message != self.corpus.load.rewritten {
             self.message = Some(format!("grading {} rollouts", rows.len()));
         }
         self.view_dirty = true;

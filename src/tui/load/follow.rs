@@ -358,3 +358,117 @@ impl Loader<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+    use std::sync::atomic::AtomicBool;
+    use std::time::Duration;
+
+    use super::super::{FileKind, Follow, LoadEvent, Source, SourceData, load_following};
+    use crate::model::Dataset;
+    use crate::model::verl::{JoinIndex, find_runs};
+
+    fn sample(n: usize) -> String {
+        format!("{{\"input\": \"p{n}\", \"output\": \"o{n}\", \"score\": 1.0}}\n")
+    }
+
+    /// Follows `sources` on a thread, polled every 50 ms; the events, as they come.
+    fn follow(sources: Vec<Source>) -> (std::sync::mpsc::Receiver<LoadEvent>, Arc<AtomicBool>) {
+        let stop = Arc::new(AtomicBool::new(false));
+        let follow = Follow {
+            every: Duration::from_millis(50),
+            stop: stop.clone(),
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            load_following(&sources, &mut |e| drop(tx.send(e)), Some(&follow));
+        });
+        (rx, stop)
+    }
+
+    /// Events until one `done` accepts.
+    fn until(
+        rx: &std::sync::mpsc::Receiver<LoadEvent>,
+        done: impl Fn(&LoadEvent) -> bool,
+    ) -> Vec<LoadEvent> {
+        let mut seen = Vec::new();
+        loop {
+            let e = rx
+                .recv_timeout(Duration::from_secs(10))
+                .unwrap_or_else(|e| panic!("{e}: {seen:#?}"));
+            let last = done(&e);
+            seen.push(e);
+            if last {
+                return seen;
+            }
+        }
+    }
+
+    #[test]
+    fn a_rewritten_step_file_takes_the_rows_it_had() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let step1 = dir.path().join("1.jsonl");
+        std::fs::write(&step1, sample(1) + &sample(2) + &sample(3)).expect("write");
+        std::fs::write(dir.path().join("2.jsonl"), sample(4)).expect("write");
+        let dataset = Arc::new(Dataset::default());
+        let join = Arc::new(JoinIndex::new(&dataset));
+        let run = find_runs(dir.path())
+            .expect("runs")
+            .expect("a run")
+            .remove(0);
+        let (rx, stop) = follow(vec![Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Dump { run, join, dataset },
+        }]);
+        until(&rx, |e| matches!(e, LoadEvent::Following { .. }));
+        // Rewritten shorter, then grown longer than before.
+        std::fs::write(&step1, sample(1) + &sample(5)).expect("write");
+        let seen = until(&rx, |e| matches!(e, LoadEvent::Reread { rows: 2, .. }));
+        assert!(
+            seen.iter()
+                .any(|e| matches!(e, LoadEvent::Rewriting { source } if *source == step1)),
+            "{seen:#?}"
+        );
+        let replaced: Vec<(usize, String)> = seen
+            .iter()
+            .flat_map(|e| match e {
+                LoadEvent::Replaced { rows, entries, .. } => rows
+                    .iter()
+                    .zip(entries)
+                    .map(|(r, e)| (*r, e.rollout.response.clone()))
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        assert_eq!(replaced, [(0, "o1".to_string()), (1, "o5".to_string())]);
+        let Some(LoadEvent::Reread { step, before, .. }) = seen.last() else {
+            unreachable!()
+        };
+        assert_eq!((*step, *before), (Some(1), 3));
+        {
+            use std::io::Write;
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&step1)
+                .expect("open");
+            f.write_all((sample(6) + &sample(7)).as_bytes())
+                .expect("write");
+        }
+        let seen = until(&rx, |e| matches!(e, LoadEvent::Batch { .. }));
+        let rows: Vec<usize> = seen
+            .iter()
+            .flat_map(|e| match e {
+                LoadEvent::Replaced { rows, .. } => rows.clone(),
+                _ => Vec::new(),
+            })
+            .collect();
+        // Its third row's place, then a new row after step 2's.
+        assert_eq!(rows, [2]);
+        let Some(LoadEvent::Batch { entries, .. }) = seen.last() else {
+            unreachable!()
+        };
+        assert_eq!(entries[0].rollout.response, "o7");
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
+}
