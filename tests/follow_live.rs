@@ -409,3 +409,94 @@ fn a_change_is_read_when_the_file_system_says_so_not_at_the_next_poll() {
     stop.store(true, Ordering::Relaxed);
     loader.join().expect("loader");
 }
+
+#[test]
+fn a_rollout_file_appearing_in_a_folder_given_is_opened_as_a_run_and_followed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let runs = dir.path().join("evals");
+    std::fs::create_dir_all(&runs).expect("mkdir");
+    append(
+        &runs.join("a.jsonl"),
+        &rollout(SUM_Q, SUM_RIGHT, &sum_cases(), 1),
+    );
+    let mut ex = Explorer::open(vec![runs.clone()], None);
+    ex.until("a.jsonl loaded and graded", |app| {
+        app.corpus.load.done && app.corpus.entries.len() == 1 && all_graded(app)
+    });
+    // A second evaluation starts writing into the folder: its first line half written,
+    // and a sidecar beside it, which is no run.
+    let b = runs.join("b.jsonl");
+    let first = rollout(SUM_Q, SUM_WRONG, &sum_cases(), 2);
+    let (head, tail) = first.split_at(30);
+    append(&b, head);
+    append(&runs.join("a.jsonl.labels.jsonl"), "");
+    std::thread::sleep(Duration::from_millis(1500));
+    pump(&mut ex.app, &ex.workers, &ex.rx);
+    assert_eq!(ex.app.corpus.runs.len(), 1, "not a run before a whole line");
+    append(
+        &b,
+        &(tail.to_string() + &rollout(MEAN_Q, MEAN_RIGHT, &mean_cases(), 3)),
+    );
+    ex.until("b.jsonl opened, listed and graded", |app| {
+        app.corpus.entries.len() == 3 && all_graded(app)
+    });
+    assert_eq!(ex.app.corpus.runs.len(), 2);
+    assert_eq!(ex.app.corpus.runs[1].name, "b");
+    assert_eq!(ex.app.corpus.load.following, 2, "a.jsonl and b.jsonl");
+    assert_eq!(ex.listed(2), Some(Shown::Verdict(Verdict::ResultError)));
+    let row2 = ex.row(2).expect("row 2");
+    assert_eq!(ex.app.corpus.entries[row2].run, 1);
+    // And followed from then on.
+    append(&b, &rollout(SUM_Q, SUM_RIGHT, &sum_cases(), 4));
+    ex.until("b.jsonl's next line", |app| {
+        app.corpus.entries.len() == 4 && all_graded(app)
+    });
+    assert_eq!(ex.listed(4), Some(Shown::Verdict(Verdict::Right)));
+    assert!(
+        ex.app.corpus.issues.is_empty(),
+        "{:?}",
+        ex.app.corpus.issues
+    );
+}
+
+#[test]
+fn a_training_run_appearing_in_a_folder_of_runs_given_is_opened_and_followed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = write_dataset(dir.path());
+    let exp = dir.path().join("exp");
+    std::fs::create_dir_all(exp.join("rollout")).expect("mkdir");
+    std::fs::write(
+        exp.join("rollout").join("1.jsonl"),
+        sample(SUM_Q, SUM_RIGHT, 1.0, 1, 1),
+    )
+    .expect("step 1");
+    let mut ex = Explorer::open(vec![exp.clone()], Some(dataset));
+    ex.until("exp/rollout loaded and graded", |app| {
+        app.corpus.load.done && app.corpus.entries.len() == 1 && all_graded(app)
+    });
+    // Validation starts: its folder, then its first step file.
+    let validation = exp.join("validation");
+    std::fs::create_dir_all(&validation).expect("mkdir");
+    append(
+        &validation.join("1.jsonl"),
+        &(sample(MEAN_Q, MEAN_RIGHT, 1.0, 1, 2) + &sample(SUM_Q, SUM_WRONG, 0.0, 1, 3)),
+    );
+    ex.until("exp/validation opened, listed and graded", |app| {
+        app.corpus.entries.len() == 3 && all_graded(app)
+    });
+    let names: Vec<&str> = ex.app.corpus.runs.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, ["exp/rollout", "exp/validation"]);
+    assert_eq!(ex.app.corpus.load.following, 2);
+    assert_eq!(ex.listed(2), Some(Shown::Verdict(Verdict::Right)));
+    assert_eq!(ex.listed(3), Some(Shown::Verdict(Verdict::ResultError)));
+    // Its next step is followed.
+    append(
+        &validation.join("2.jsonl"),
+        &sample(SUM_Q, SUM_RIGHT, 1.0, 2, 4),
+    );
+    ex.until("validation step 2", |app| {
+        app.corpus.entries.len() == 4 && all_graded(app)
+    });
+    let row4 = ex.row(4).expect("row 4");
+    assert_eq!(ex.app.corpus.entries[row4].run, 1);
+}

@@ -15,7 +15,7 @@ use crate::grade::backend::{GradeBackend, Grader, Unavailable};
 use crate::model::verl::JoinIndex;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
-use crate::session::inputs::Inputs;
+use crate::session::inputs::{FolderHolds, GivenFolder, Inputs};
 use crate::session::sidecars::SidecarFlags;
 use crate::tui::action::KeyEntry;
 use crate::tui::app::{App, Context, Grading};
@@ -308,6 +308,21 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
             kind: FileKind::Reports,
             data: SourceData::File(r.clone()),
         }));
+        // Folders of rollout files: files appearing in them are followed too.
+        let folder = |folder: &GivenFolder, join| Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Folder {
+                folder: folder.clone(),
+                join,
+            },
+        };
+        sources.extend(
+            inputs
+                .folders
+                .iter()
+                .filter(|f| f.holds == FolderHolds::Files)
+                .map(|f| folder(f, None)),
+        );
         if !dumps.is_empty() {
             if dataset.is_empty() {
                 notes.push("Training runs: no dataset, so no sample joins a task (pass --dataset FILE, e.g. datasets/train/train.jsonl); samples are shown and analysed, not graded.".to_string());
@@ -325,6 +340,14 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                     },
                 })
                 .collect::<Vec<_>>();
+            // Folders of training runs: runs appearing in them are followed too.
+            all.extend(
+                inputs
+                    .folders
+                    .iter()
+                    .filter(|f| f.holds == FolderHolds::Runs)
+                    .map(|f| folder(f, Some((join.clone(), shared.clone())))),
+            );
             all.extend(sources);
             sources = all;
         }

@@ -15,6 +15,7 @@ use crate::grade::report::{GradeReport, parse_reports};
 use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
 use crate::model::verl::{DumpRun, JoinIndex, RunReader};
 use crate::model::{Dataset, LoadIssue, Rollout, RolloutId, Verdict};
+use crate::session::inputs::GivenFolder;
 use crate::session::resolve::{VerdictSource, in_file_verdict};
 
 use super::entry::{Entry, Run, Score, Task};
@@ -46,6 +47,13 @@ pub enum SourceData {
         join: Arc<JoinIndex>,
         dataset: Arc<Dataset>,
     },
+    /// A folder given on the command line, its runs among the other sources: when followed,
+    /// runs appearing in it are opened and followed too (training runs joined through
+    /// `join`, present when it holds training runs).
+    Folder {
+        folder: GivenFolder,
+        join: Option<(Arc<JoinIndex>, Arc<Dataset>)>,
+    },
 }
 
 impl SourceData {
@@ -55,6 +63,7 @@ impl SourceData {
             SourceData::Embedded { label, .. } => label,
             SourceData::Dump { run, .. } => &run.dir,
             SourceData::EmbeddedDump { label, .. } => label,
+            SourceData::Folder { folder, .. } => &folder.path,
         }
     }
 }
@@ -178,6 +187,7 @@ pub fn load_following(
             SourceData::EmbeddedDump { steps, .. } => {
                 steps.iter().map(|(_, _, t)| t.len() as u64).sum()
             }
+            SourceData::Folder { .. } => 0,
         })
         .sum();
     let mut loader = Loader {
@@ -193,7 +203,14 @@ pub fn load_following(
         file_rows: follow.map(|_| HashMap::new()),
     };
     let mut followed = Vec::new();
+    let mut folders = Vec::new();
     for s in sources {
+        if let SourceData::Folder { folder, join } = &s.data {
+            if follow.is_some() {
+                folders.push(follow::FollowedFolder::new(folder, join.as_ref()));
+            }
+            continue;
+        }
         if let SourceData::Dump { run, join, dataset } = &s.data {
             let notes = run.skipped_notes();
             if !notes.is_empty() {
@@ -242,9 +259,9 @@ pub fn load_following(
     return_freed_memory();
     (loader.sink)(LoadEvent::Done);
     if let Some(follow) = follow
-        && !followed.is_empty()
+        && !(followed.is_empty() && folders.is_empty())
     {
-        loader.follow(&mut followed, follow);
+        loader.follow(followed, folders, follow);
     }
 }
 
@@ -263,6 +280,12 @@ fn open(data: &SourceData) -> std::io::Result<Box<dyn Read + '_>> {
     Ok(match data {
         SourceData::File(p) => Box::new(std::fs::File::open(p)?),
         SourceData::Embedded { text, .. } => Box::new(text.as_bytes()),
+        SourceData::Folder { .. } => {
+            return Err(std::io::Error::other(format!(
+                "{} is a folder, not one file",
+                data.path().display()
+            )));
+        }
         SourceData::Dump { .. } | SourceData::EmbeddedDump { .. } => {
             return Err(std::io::Error::other(format!(
                 "{} is a training run, not one file",
@@ -611,7 +634,11 @@ impl Loader<'_> {
                 }
             },
             SourceData::Embedded { text, .. } => text.as_bytes().to_vec(),
-            SourceData::Dump { .. } | SourceData::EmbeddedDump { .. } => return,
+            SourceData::Dump { .. }
+            | SourceData::EmbeddedDump { .. }
+            | SourceData::Folder { .. } => {
+                return;
+            }
         };
         self.done_bytes += text.len() as u64;
         let mut reports = Vec::new();

@@ -41,7 +41,7 @@ impl App {
                         self.raw_lines.embedded.insert(label.clone(), text);
                     }
                 }
-                SourceData::File(_) | SourceData::Dump { .. } => {}
+                SourceData::File(_) | SourceData::Dump { .. } | SourceData::Folder { .. } => {}
             }
         }
     }

@@ -7,8 +7,9 @@
 //! under what was read (a resumed run writes its steps again) is read again from its
 //! start, its rows taking the places of the ones read from it before.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -16,6 +17,7 @@ use crate::model::rollout::Interner;
 use crate::model::tail::{FileTail, LookNotes, UNFINISHED_LINE};
 use crate::model::verl::{DumpRun, JoinIndex, RunReader, RunTail};
 use crate::model::{Dataset, LoadIssue};
+use crate::session::inputs::{Appeared, GivenFolder};
 
 use super::super::entry::Entry;
 use super::watch::Wake;
@@ -95,6 +97,27 @@ pub(super) enum Followed<'a> {
     },
 }
 
+/// A folder given on the command line: runs appearing in it are opened and followed.
+pub(super) struct FollowedFolder<'a> {
+    folder: &'a GivenFolder,
+    join: Option<(&'a JoinIndex, &'a Dataset)>,
+    /// What of it has been opened or found to be no run.
+    seen: HashSet<PathBuf>,
+}
+
+impl<'a> FollowedFolder<'a> {
+    pub fn new(
+        folder: &'a GivenFolder,
+        join: Option<&'a (Arc<JoinIndex>, Arc<Dataset>)>,
+    ) -> FollowedFolder<'a> {
+        FollowedFolder {
+            folder,
+            join: join.map(|(j, d)| (&**j, &**d)),
+            seen: folder.present.iter().cloned().collect(),
+        }
+    }
+}
+
 impl Followed<'_> {
     /// What the file system is asked to report changes of: a run's folder, or a file.
     fn watched(&self) -> &Path {
@@ -144,10 +167,20 @@ impl Loader<'_> {
     }
 
     /// Looks at everything followed when the file system says something changed, and every
-    /// `follow.every` besides, until `follow.stop` is set.
-    pub(super) fn follow(&mut self, followed: &mut [Followed], follow: &Follow) {
-        let paths: Vec<PathBuf> = followed.iter().map(|f| f.watched().to_path_buf()).collect();
-        let wake = Wake::watch(&paths);
+    /// `follow.every` besides, until `follow.stop` is set; runs appearing in `folders` are
+    /// opened and followed from then on.
+    pub(super) fn follow<'a>(
+        &mut self,
+        mut followed: Vec<Followed<'a>>,
+        mut folders: Vec<FollowedFolder<'a>>,
+        follow: &Follow,
+    ) {
+        let paths: Vec<PathBuf> = followed
+            .iter()
+            .map(|f| f.watched().to_path_buf())
+            .chain(folders.iter().map(|f| f.folder.path.clone()))
+            .collect();
+        let mut wake = Wake::watch(&paths);
         (self.sink)(LoadEvent::Following {
             runs: followed.len(),
             polled: wake.why_not().map(str::to_string),
@@ -167,6 +200,43 @@ impl Loader<'_> {
             last = Instant::now();
             for f in followed.iter_mut() {
                 self.look(f);
+            }
+            let before = followed.len();
+            for folder in &mut folders {
+                self.open_appeared(folder, &mut followed, &mut wake);
+            }
+            if followed.len() > before {
+                (self.sink)(LoadEvent::Following {
+                    runs: followed.len(),
+                    polled: None,
+                });
+            }
+        }
+    }
+
+    /// Opens the runs that appeared in a followed folder, and follows them.
+    fn open_appeared<'a>(
+        &mut self,
+        folder: &mut FollowedFolder<'a>,
+        followed: &mut Vec<Followed<'a>>,
+        wake: &mut Wake,
+    ) {
+        for appeared in folder.folder.appeared(&mut folder.seen) {
+            match appeared {
+                Appeared::Rollouts(path) => {
+                    let data = super::SourceData::File(path.clone());
+                    if let Some(start) = self.load_rollouts(&data, false, true) {
+                        wake.add(&path);
+                        followed.push(self.start_following_file(&path, start));
+                    }
+                }
+                Appeared::Run(run) => {
+                    let Some((join, dataset)) = folder.join else {
+                        continue;
+                    };
+                    wake.add(&run.dir);
+                    followed.push(self.start_following(&run, join, dataset));
+                }
             }
         }
     }

@@ -20,75 +20,65 @@ const SETTLE: Duration = Duration::from_millis(20);
 pub(super) struct Wake {
     rx: Receiver<()>,
     /// Kept alive while following (dropping it ends the watches).
-    _watcher: Option<RecommendedWatcher>,
+    watcher: Option<RecommendedWatcher>,
+    /// The folders watched.
+    watched: HashSet<PathBuf>,
     why_not: Option<String>,
 }
 
 impl Wake {
-    /// Watches `paths`: a folder for any change of what it holds, a file for its own
-    /// changes (through its folder, so a file replaced by another is still seen).
+    /// Watches `paths`: a folder for any change of what it holds, a file through its
+    /// folder (so a file replaced by another is still seen).
     pub fn watch(paths: &[PathBuf]) -> Wake {
         let (tx, rx) = sync_channel(1);
-        let mut dirs = HashSet::new();
-        let mut files = HashSet::new();
-        for p in paths {
-            let p = std::fs::canonicalize(p).unwrap_or_else(|_| p.clone());
-            if p.is_dir() {
-                dirs.insert(p);
-            } else {
-                files.insert(p);
-            }
-        }
-        let watched: Vec<PathBuf> = dirs
-            .iter()
-            .cloned()
-            .chain(
-                files
-                    .iter()
-                    .filter_map(|f| f.parent().map(Path::to_path_buf)),
-            )
-            .collect::<HashSet<_>>()
-            .into_iter()
-            .collect();
-        let (dirs_seen, files_seen) = (dirs.clone(), files.clone());
         let handler = move |res: notify::Result<notify::Event>| {
-            let wakes = match res {
-                Ok(event) => {
-                    changes(&event.kind)
-                        && event.paths.iter().any(|p| {
-                            files_seen.contains(p)
-                                || dirs_seen.contains(p)
-                                || p.parent().is_some_and(|d| dirs_seen.contains(d))
-                        })
-                }
-                // Events lost (the queue overflowed): look, in case.
-                Err(_) => true,
-            };
-            if wakes {
+            // Events lost (the queue overflowed): look, in case.
+            if res.map_or(true, |event| changes(&event.kind)) {
                 // A wake already pending is enough.
                 let _ = tx.try_send(());
             }
         };
-        let mut watcher = match notify::recommended_watcher(handler) {
-            Ok(w) => w,
-            Err(e) => {
-                return Wake {
-                    rx,
-                    _watcher: None,
-                    why_not: Some(format!("cannot watch the file system: {e}")),
-                };
+        let mut wake = Wake {
+            rx,
+            watcher: None,
+            watched: HashSet::new(),
+            why_not: None,
+        };
+        match notify::recommended_watcher(handler) {
+            Ok(w) => wake.watcher = Some(w),
+            Err(e) => wake.why_not = Some(format!("cannot watch the file system: {e}")),
+        }
+        for p in paths {
+            wake.add(p);
+        }
+        wake
+    }
+
+    /// Watches one more folder or file (a run that appeared in a followed folder).
+    pub fn add(&mut self, path: &Path) {
+        let Some(watcher) = &mut self.watcher else {
+            return;
+        };
+        let path = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        let dir = if path.is_dir() {
+            path
+        } else {
+            match path.parent() {
+                Some(d) => d.to_path_buf(),
+                None => return,
             }
         };
-        let mut why_not = None;
-        for dir in &watched {
-            if let Err(e) = watcher.watch(dir, RecursiveMode::NonRecursive) {
-                why_not.get_or_insert_with(|| format!("cannot watch {}: {e}", dir.display()));
-            }
+        if self.watched.contains(&dir) {
+            return;
         }
-        Wake {
-            rx,
-            _watcher: Some(watcher),
-            why_not,
+        match watcher.watch(&dir, RecursiveMode::NonRecursive) {
+            Ok(()) => {
+                self.watched.insert(dir);
+            }
+            Err(e) => {
+                self.why_not
+                    .get_or_insert_with(|| format!("cannot watch {}: {e}", dir.display()));
+            }
         }
     }
 
