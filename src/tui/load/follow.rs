@@ -437,7 +437,7 @@ mod tests {
 
     use super::super::{FileKind, Follow, LoadEvent, Source, SourceData, load_following};
     use crate::model::Dataset;
-    use crate::model::verl::{JoinIndex, find_runs};
+    use crate::model::verl::{DumpRun, JoinIndex};
 
     fn sample(n: usize) -> String {
         format!("{{\"input\": \"p{n}\", \"output\": \"o{n}\", \"score\": 1.0}}\n")
@@ -483,10 +483,14 @@ mod tests {
         std::fs::write(dir.path().join("2.jsonl"), sample(4)).expect("write");
         let dataset = Arc::new(Dataset::default());
         let join = Arc::new(JoinIndex::new(&dataset));
-        let run = find_runs(dir.path())
-            .expect("runs")
-            .expect("a run")
-            .remove(0);
+        // The run as the session finds it (the follower lists its step files itself).
+        let run = DumpRun {
+            name: "run".to_string(),
+            dir: dir.path().to_path_buf(),
+            steps: Vec::new(),
+            skipped: Vec::new(),
+            single_step: None,
+        };
         let (rx, stop) = follow(vec![Source {
             kind: FileKind::Rollouts,
             data: SourceData::Dump { run, join, dataset },
