@@ -104,8 +104,9 @@ pub struct ExploreArgs {
     /// of its evaluation runs: `T` shows the Training screen.
     #[arg(long)]
     pub demo_training: bool,
-    /// Read training runs once: do not follow them (by default new step files and lines
-    /// appended to them are read while the explorer is open, about every second).
+    /// Read everything once: do not follow it (by default new step files, lines appended to
+    /// training runs and rollout files, files rewritten and new runs in the folders given
+    /// are read while the explorer is open, as they are written).
     #[arg(long)]
     pub no_follow: bool,
 }
@@ -149,7 +150,8 @@ pub fn load_config(explicit: Option<&Path>) -> Result<UserConfig> {
 pub struct Session {
     pub app: App,
     pub sources: Vec<Source>,
-    /// Follow the training runs among `sources` after loading them (not `--no-follow`).
+    /// Follow the training runs, rollout files and folders among `sources` after loading
+    /// them (not `--no-follow`).
     pub follow: bool,
 }
 

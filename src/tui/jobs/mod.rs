@@ -522,8 +522,8 @@ impl Workers {
         self.load_following(sources, false);
     }
 
-    /// [`load`](Self::load), and with `follow` the training runs among `sources` are then
-    /// followed (`load::FOLLOW_EVERY`) until the workers are dropped or the app is gone.
+    /// [`load`](Self::load), and with `follow` the runs and folders among `sources` are
+    /// then followed (`load::follow`) until the workers are dropped or the app is gone.
     pub fn load_following(&self, sources: Vec<Source>, follow: bool) {
         let events = self.events.clone();
         let follow = follow.then(|| Follow {
