@@ -337,8 +337,8 @@ impl App {
     }
 
     /// Rows of a rewritten file read again: each of `rows` now holds the new line in its
-    /// place (a row's index never changes: the selection, bookmarks and every cache by row
-    /// stay valid); what was known of the old line (score, analysis, highlights) goes, and
+    /// place (a row's index never changes: the selection and every cache by row stay
+    /// valid); what was known of the old line (score, analysis, highlights) goes, and
     /// the new one is analysed, looked up and graded like a row just loaded. Labels are
     /// kept by rollout id (a hash of query and response), not by row or line, so a line
     /// read again unchanged keeps its label, and a label of a line gone stays in its sidecar.
