@@ -171,3 +171,92 @@ fn cache_in(dir: &std::path::Path) -> Arc<ScoreCache> {
         ScoreCache::open(dir, &probe.corpus.ctx.api, &GradingSettings::official()).expect("cache"),
     )
 }
+
+/// Reopening files whose verdicts the score cache remembers: each batch of rows is looked
+/// up as it arrives (the verdicts show while the rest loads, issue 30's "every remembered
+/// verdict within 3 s"), and nothing the cache knows is graded again.
+#[test]
+fn remembered_verdicts_show_while_the_rest_loads() {
+    use sebx::tui::jobs::JobEvent;
+    use sebx::tui::load::LoadEvent;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = cache_in(dir.path());
+    // Runs A and B without A's scored file: every row is graded once, into the cache.
+    let sources: Vec<_> = sources().into_iter().take(2).collect();
+    let mut first = app_with(Grading::Available, &sources);
+    first.corpus.score_cache = Some(cache.clone());
+    let backend = Remembering {
+        inner: FakeBackend::default(),
+        cache: Some(cache.clone()),
+    };
+    drain_inline(&mut first, Some(&backend));
+    let rows = first.corpus.scores.len();
+    // Every row but those whose line stores a verdict was graded and remembered.
+    let graded: Vec<usize> = (0..rows)
+        .filter(|&r| !matches!(first.corpus.scores[r], Score::Stored(_)))
+        .collect();
+    assert!(graded.len() >= 8, "{:?}", first.corpus.scores);
+    assert!(
+        graded.iter().all(|&r| matches!(
+            first.corpus.scores[r],
+            Score::Remembered(_) | Score::Graded(_)
+        )),
+        "{:?}",
+        first.corpus.scores
+    );
+    // Reopened: the loader's events are handed over one by one, and the lookups the app
+    // asks for are answered before the next event, as the lookup thread would.
+    let mut app = sebx::tui::App::new(
+        first.corpus.ctx.clone(),
+        sebx::tui::Theme::dark(),
+        sebx::tui::Keymap::default(),
+    );
+    app.corpus.score_cache = Some(cache);
+    app.register_sources(&sources);
+    let mut remembered_before_done = 0;
+    let mut graded_asked = 0;
+    sebx::tui::load::load_sources(&sources, &mut |e| {
+        let done = matches!(e, LoadEvent::Done);
+        if done {
+            remembered_before_done = app
+                .corpus
+                .scores
+                .iter()
+                .filter(|s| matches!(s, Score::Remembered(_)))
+                .count();
+        }
+        app.on_job(JobEvent::Load(e));
+        for req in app.take_requests() {
+            match req {
+                JobRequest::LookupScores { .. } => {
+                    if let Some(ev) = sebx::tui::jobs::run_request(req, None) {
+                        app.on_job(ev);
+                    }
+                }
+                JobRequest::Grade { .. } => graded_asked += 1,
+                other => app.queue(other),
+            }
+        }
+    });
+    assert_eq!(app.corpus.scores.len(), rows);
+    assert_eq!(
+        remembered_before_done,
+        graded.len(),
+        "every remembered verdict was shown before loading ended"
+    );
+    assert_eq!(
+        graded_asked, 0,
+        "nothing the cache remembers is graded again"
+    );
+    for &row in &graded {
+        let Score::Remembered(facts) = &app.corpus.scores[row] else {
+            panic!("row {row}: {:?}", app.corpus.scores[row]);
+        };
+        let before = match &first.corpus.scores[row] {
+            Score::Remembered(f) => f.verdict,
+            Score::Graded(r) => r.verdict,
+            other => panic!("row {row}: {other:?}"),
+        };
+        assert_eq!(facts.verdict, before, "row {row}");
+    }
+}

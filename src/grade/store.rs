@@ -24,7 +24,10 @@
 //! into a write: a read marks its record only when the stored mark is older than a minute
 //! ([`TOUCH_AFTER`]), and the marks are written in a batch with the next put, when a few
 //! thousand have gathered, or when the store is dropped. Marks are milliseconds since the
-//! epoch, strictly increasing within a process.
+//! epoch, strictly increasing within a process. A read of facts marks the facts row only:
+//! marking the record too moves it in the `used` index, which made marking a 200,000-row
+//! run 10× dearer than reading it (benches/README.md, training_scale); eviction takes a
+//! record's latest mark as the later of the two (see [`evict`]).
 //!
 //! Beside a record, a writer may keep its *facts* (`facts` table: a few dozen bytes the
 //! score cache derives from the report), so that a bulk lookup reads them without reading,
@@ -44,7 +47,8 @@
 //! Also what names the namespaces: [`grader_version`] (a hash of the grader's sources,
 //! from `build.rs`: see `source_hash`) and [`api_hash`] (the zwc mapping).
 
-use std::collections::HashMap;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
@@ -215,13 +219,20 @@ pub struct Evicted {
     pub bytes: u64,
 }
 
+/// A read to be marked: when, and whether the record is marked too (else its facts only).
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    when: i64,
+    record: bool,
+}
+
 /// The database: one connection, shared by the tables opened on it.
 pub struct Store {
     path: PathBuf,
     conn: Mutex<Connection>,
     options: Options,
-    /// Reads whose records are to be marked used: (namespace, key) → when.
-    touched: Mutex<HashMap<(String, String), i64>>,
+    /// Reads whose records are to be marked used: (namespace, key) → the mark.
+    touched: Mutex<HashMap<(String, String), Mark>>,
     /// The latest mark given, so marks from this process strictly increase.
     clock: AtomicI64,
     notes: Vec<String>,
@@ -329,14 +340,20 @@ impl Store {
         Ok(out)
     }
 
-    /// Remembers that `key` of `ns`, last marked `used`, was read now (if the mark is old).
-    fn note_use(&self, ns: &str, key: &str, used: i64) -> Result<()> {
+    /// Remembers that `key` of `ns`, last marked `used`, was read now (if the mark is old):
+    /// its record and facts when `record`, else (a read of facts) its facts only.
+    fn note_use(&self, ns: &str, key: &str, used: i64, record: bool) -> Result<()> {
         let now = self.now();
         if now.saturating_sub(used) >= self.options.touch_after.as_millis() as i64 {
-            self.touched
+            let mut touched = self
+                .touched
                 .lock()
-                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?
-                .insert((ns.to_string(), key.to_string()), now);
+                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?;
+            let mark = touched
+                .entry((ns.to_string(), key.to_string()))
+                .or_insert(Mark { when: now, record });
+            mark.when = mark.when.max(now);
+            mark.record |= record;
         }
         Ok(())
     }
@@ -423,9 +440,11 @@ impl Store {
             let mut mark_facts = tx.prepare_cached(
                 "UPDATE facts SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2",
             )?;
-            for ((ns, key), when) in &touched {
-                mark.execute(params![ns, key, when])?;
-                mark_facts.execute(params![ns, key, when])?;
+            for ((ns, key), m) in &touched {
+                if m.record {
+                    mark.execute(params![ns, key, m.when])?;
+                }
+                mark_facts.execute(params![ns, key, m.when])?;
             }
         }
         let out = f(&tx)?;
@@ -611,7 +630,7 @@ impl Reader<'_> {
         let Some((value, used)) = found else {
             return Ok(None);
         };
-        self.store.note_use(ns, key, used)?;
+        self.store.note_use(ns, key, used, true)?;
         Ok(Some(value))
     }
 
@@ -628,7 +647,7 @@ impl Reader<'_> {
         let Some((facts, used)) = found else {
             return Ok(None);
         };
-        self.store.note_use(ns, key, used)?;
+        self.store.note_use(ns, key, used, false)?;
         Ok(Some(facts))
     }
 
@@ -653,29 +672,71 @@ fn total(conn: &Connection) -> Result<u64> {
         .max(0) as u64)
 }
 
-/// Deletes the least recently used records until the total is at most `max`.
+/// Deletes the least recently used records until the total is at most `max`. A record's
+/// latest use is the later of its own mark and its facts' (a bulk lookup marks only the
+/// facts): records are walked by their own mark, and one whose facts were used later waits
+/// in a heap until the walk passes that mark, so the order is exact. The records it passed
+/// over and kept take their facts' mark, so the next eviction walks past them at once.
 fn evict(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
     let mut evicted = Evicted::default();
     let mut left = total(tx)?;
     if left <= max {
         return Ok(evicted);
     }
-    let victims = {
-        let mut oldest = tx.prepare_cached("SELECT ns, key, bytes FROM records ORDER BY used")?;
+    let (victims, kept_later) = {
+        let mut oldest = tx.prepare_cached(
+            "SELECT r.ns, r.key, r.bytes, r.used, COALESCE(f.used, r.used) FROM records r
+             LEFT JOIN facts f ON f.ns = r.ns AND f.key = r.key ORDER BY r.used",
+        )?;
         let mut rows = oldest.query([])?;
-        let mut victims = Vec::new();
-        while left > max {
-            let Some(row) = rows.next()? else { break };
-            let bytes = row.get::<_, i64>(2)?.max(0) as u64;
-            victims.push((row.get::<_, String>(0)?, row.get::<_, String>(1)?));
-            left = left.saturating_sub(bytes);
+        let mut victims: Vec<(String, String)> = Vec::new();
+        // Records whose facts were used after their own mark: (that use, ns, key, bytes).
+        let mut later: BinaryHeap<Reverse<(i64, String, String, u64)>> = BinaryHeap::new();
+        let mut take = |ns: String, key: String, bytes: u64, left: &mut u64| {
+            victims.push((ns, key));
+            *left = left.saturating_sub(bytes);
             evicted.bytes += bytes;
+        };
+        while left > max {
+            let next = match rows.next()? {
+                Some(row) => Some((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?.max(0) as u64,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, i64>(4)?,
+                )),
+                None => None,
+            };
+            // What waits in the heap and was used before the next record goes first.
+            let bound = next.as_ref().map_or(i64::MAX, |n| n.3);
+            while left > max && later.peek().is_some_and(|Reverse(w)| w.0 <= bound) {
+                let Some(Reverse((_, ns, key, bytes))) = later.pop() else {
+                    break;
+                };
+                take(ns, key, bytes, &mut left);
+            }
+            let Some((ns, key, bytes, used, facts_used)) = next else {
+                break;
+            };
+            if left <= max {
+                break;
+            }
+            if facts_used > used {
+                later.push(Reverse((facts_used, ns, key, bytes)));
+            } else {
+                take(ns, key, bytes, &mut left);
+            }
         }
-        victims
+        (victims, later.into_vec())
     };
     let mut delete = tx.prepare_cached("DELETE FROM records WHERE ns = ?1 AND key = ?2")?;
     for (ns, key) in &victims {
         delete.execute(params![ns, key])?;
+    }
+    let mut mark = tx.prepare_cached("UPDATE records SET used = ?3 WHERE ns = ?1 AND key = ?2")?;
+    for Reverse((when, ns, key, _)) in &kept_later {
+        mark.execute(params![ns, key, when])?;
     }
     evicted.records = victims.len() as u64;
     Ok(evicted)
@@ -1158,5 +1219,87 @@ mod tests {
         for gone in ["k002", "k003"] {
             assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
         }
+    }
+
+    /// A facts read marks the facts row only (the record's own mark, and so its place in
+    /// the `used` index, stays), yet eviction orders records by the later of the two: a
+    /// record whose facts were read between two puts goes exactly between them.
+    #[test]
+    fn eviction_orders_by_the_later_of_a_record_and_its_facts_marks() {
+        let value = vec![b'x'; 94];
+        let with_facts_read_after_k009 = |dir: &Path| {
+            let store = Store::open_with(dir, options(100_000)).expect("open");
+            let put = |key: &str| {
+                let put = Put {
+                    key,
+                    value: &value,
+                    facts: Some(b"{}"),
+                };
+                store.put_many("ns", &[put]).expect("put");
+            };
+            for i in 0..10 {
+                put(&format!("k{i:03}"));
+            }
+            store
+                .read(|r| r.facts("ns", "k000").map(|f| assert!(f.is_some())))
+                .expect("read");
+            // The mark is written with the next write; the record's own mark stays.
+            for i in 10..15 {
+                put(&format!("k{i:03}"));
+            }
+            let used = |table: &str| -> i64 {
+                store
+                    .conn()
+                    .expect("conn")
+                    .query_row(
+                        &format!("SELECT used FROM {table} WHERE ns = 'ns' AND key = 'k000'"),
+                        [],
+                        |r| r.get(0),
+                    )
+                    .expect("used")
+            };
+            assert!(used("facts") > used("records"), "only the facts are marked");
+            store
+        };
+        let kept = |store: &Store| -> Vec<String> {
+            (0..15)
+                .map(|i| format!("k{i:03}"))
+                .filter(|k| {
+                    store
+                        .read(|r| {
+                            r.tx.query_row(
+                                "SELECT COUNT(*) FROM records WHERE ns = 'ns' AND key = ?1",
+                                [k],
+                                |row| row.get::<_, i64>(0),
+                            )
+                            .map_err(Into::into)
+                        })
+                        .expect("count")
+                        == 1
+                })
+                .collect()
+        };
+        // Six kept: k000 (its facts read after k009) and the five put after that read.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = with_facts_read_after_k009(dir.path());
+        store.prune(600).expect("prune");
+        assert_eq!(
+            kept(&store),
+            ["k000", "k010", "k011", "k012", "k013", "k014"]
+        );
+        // Five kept: k000 went after k009 and before k010.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = with_facts_read_after_k009(dir.path());
+        store.prune(500).expect("prune");
+        assert_eq!(kept(&store), ["k010", "k011", "k012", "k013", "k014"]);
+        // Kept once, k000 now carries its facts' mark: the next eviction needs no heap.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = with_facts_read_after_k009(dir.path());
+        store.prune(1200).expect("prune");
+        store.prune(600).expect("prune");
+        assert_eq!(
+            kept(&store),
+            ["k000", "k010", "k011", "k012", "k013", "k014"]
+        );
     }
 }

@@ -32,10 +32,16 @@ impl RolloutId {
         hasher.update(response.as_bytes());
         let digest = hasher.finalize();
         let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        RolloutId(hex).occurrence(occurrence)
+    }
+
+    /// The id of the `occurrence`-th (0-based) rollout with this base id (the id of the
+    /// first): the same as [`RolloutId::derive`] with that occurrence, without hashing again.
+    pub fn occurrence(&self, occurrence: usize) -> RolloutId {
         if occurrence == 0 {
-            RolloutId(hex)
+            self.clone()
         } else {
-            RolloutId(format!("{hex}~{}", occurrence + 1))
+            RolloutId(format!("{}~{}", self.0, occurrence + 1))
         }
     }
 }
@@ -206,8 +212,8 @@ pub fn parse_rollout_bytes_with(path: &Path, bytes: &[u8], interner: &mut Intern
         match parse_rollout_line(raw) {
             Ok(parsed) => {
                 let base = RolloutId::derive(&parsed.query, &parsed.response, 0);
-                let n = occurrences.entry(base).or_insert(0);
-                let id = RolloutId::derive(&parsed.query, &parsed.response, *n);
+                let n = occurrences.entry(base.clone()).or_insert(0);
+                let id = base.occurrence(*n);
                 *n += 1;
                 out.rollouts.push(Rollout {
                     id,

@@ -12,7 +12,7 @@ use crate::grade::runs::{
 };
 use crate::model::{RolloutId, Verdict};
 
-use crate::grade::runs::{LabelSample, RunSet, TrainingFigures, UngradedSample};
+use crate::grade::runs::{LabelSample, LearnedAt, RunSet, TrainingFigures, UngradedSample};
 
 use super::loaded::{Loaded, LoadedRun};
 
@@ -101,8 +101,14 @@ fn default_ks(set: &RunSet) -> Vec<usize> {
 }
 
 /// Computes the stats of loaded runs (the report of [`stats_report`], with the loading's notes).
-pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u64) -> StatsReport {
-    let mut report = stats_report(&loaded.set, &loaded.runs, ks, sort, seed);
+pub fn compute_stats(
+    loaded: &Loaded,
+    ks: &[usize],
+    sort: FunctionSort,
+    seed: u64,
+    learned_at: LearnedAt,
+) -> StatsReport {
+    let mut report = stats_report(&loaded.set, &loaded.runs, ks, sort, seed, learned_at);
     report.notes = loaded.notes.clone();
     report
 }
@@ -110,13 +116,15 @@ pub fn compute_stats(loaded: &Loaded, ks: &[usize], sort: FunctionSort, seed: u6
 /// Computes every figure of a filled run set: what `sebx stats` prints and the explorer's
 /// Stats screen draws, whoever filled the set. `runs` names each run's file, annotator and
 /// categories, in the set's run order; `ks` empty means 1 and the largest sample count;
-/// `seed` seeds the bootstrap and the random labelling order. The report has no notes.
+/// `seed` seeds the bootstrap and the random labelling order; `learned_at` is the share of
+/// a training step's samples that solves it. The report has no notes.
 pub fn stats_report(
     set: &RunSet,
     runs: &[LoadedRun],
     ks: &[usize],
     sort: FunctionSort,
     seed: u64,
+    learned_at: LearnedAt,
 ) -> StatsReport {
     let mut ks = ks.to_vec();
     if ks.is_empty() {
@@ -188,7 +196,7 @@ pub fn stats_report(
         ks,
         seed,
         tasks,
-        training: training_report(set),
+        training: training_report(set, learned_at),
     }
 }
 
@@ -385,8 +393,9 @@ pub struct TrainingReport {
 
 impl TrainingReport {
     /// The step figures of a filled run set, empty when it holds no training samples: what
-    /// `sebx stats --by step/heatmap/course` prints and the explorer's Training screen draws.
-    pub fn of(set: &RunSet) -> TrainingReport {
+    /// `sebx stats --by step/heatmap/course` prints and the explorer's Training screen draws
+    /// (`learned_at`: the share of a step's samples that solves it).
+    pub fn of(set: &RunSet, learned_at: LearnedAt) -> TrainingReport {
         let unjoined = set
             .ungraded
             .iter()
@@ -394,14 +403,14 @@ impl TrainingReport {
             .cloned()
             .collect();
         TrainingReport {
-            figures: runs::training_figures(set),
+            figures: runs::training_figures(set, learned_at),
             unjoined,
         }
     }
 }
 
 /// The training report of a run set (`None`: no training runs in it).
-pub fn training_report(set: &RunSet) -> Option<TrainingReport> {
-    let report = TrainingReport::of(set);
+pub fn training_report(set: &RunSet, learned_at: LearnedAt) -> Option<TrainingReport> {
+    let report = TrainingReport::of(set, learned_at);
     (!report.figures.is_empty()).then_some(report)
 }

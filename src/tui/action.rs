@@ -146,6 +146,8 @@ pub enum Action {
     /// The Response pane shows the selected rollout's line as stored (every key, the
     /// whole prompt), read again from its file; again: the response.
     RawLine,
+    /// The dump's extra keys (`acc`, `pred`, …): show one as a list column, filter by a value.
+    ExtraKeys,
     /// Toggles the category with this key on the selected rollout (not bindable: the
     /// taxonomy names the keys).
     ToggleCategory(char),
@@ -220,7 +222,7 @@ impl Action {
     ];
 
     /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 78] = [
+    pub const BINDABLE: [Action; 79] = [
         Action::Up,
         Action::Down,
         Action::PageUp,
@@ -256,6 +258,7 @@ impl Action {
         Action::EditWhatIf,
         Action::WhatIfCases,
         Action::RawLine,
+        Action::ExtraKeys,
         Action::InstallRuntime,
         Action::ConfirmFindings,
         Action::ScrollLeft,
@@ -384,6 +387,7 @@ impl Action {
             Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
             Action::WhatIfCases => "Cases pane: the what-if's cases / the stored run's",
             Action::RawLine => "Response pane: the line as stored (every key)",
+            Action::ExtraKeys => "extra keys of the samples: columns, filters",
             Action::InstallRuntime => "install the Python runtime the grader needs",
             Action::ConfirmFindings => "settle possible and loophole findings by a run",
             Action::LabelMode => "label mode (L again: label and advance; 3rd: off)",
@@ -638,6 +642,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("e", Action::EditWhatIf),
     ("E", Action::WhatIfCases),
     ("D", Action::RawLine),
+    ("x", Action::ExtraKeys),
     ("I", Action::InstallRuntime),
     ("y", Action::ConfirmFindings),
     ("<", Action::ScrollLeft),

@@ -54,6 +54,14 @@ pub struct Caches {
     /// Rows already handed to the background analysis (the first batch at once, the rest
     /// when loading is done).
     analysis_queued: usize,
+    /// Rows before this one were handed to a score lookup as their batch arrived.
+    looked_up: usize,
+    /// Whether batches are looked up as they arrive; not when a scored file is among the
+    /// sources (it is read after the rollouts, and what it covers needs no lookup).
+    look_up_while_loading: bool,
+    /// Rows a lookup during loading found nowhere: graded once loading is done (a scored
+    /// file read later may still give them a verdict).
+    missed_while_loading: Vec<usize>,
     /// The Graph pane's drawings of rows looked at, laid out once each.
     pub graphs: GraphCache,
 }
@@ -67,6 +75,9 @@ impl Default for Caches {
             analysis_requested: HashSet::new(),
             report_requested: HashSet::new(),
             analysis_queued: 0,
+            looked_up: 0,
+            look_up_while_loading: true,
+            missed_while_loading: Vec::new(),
             graphs: GraphCache::default(),
         }
     }
@@ -101,6 +112,8 @@ pub struct App {
     pub stats: super::stats::StatsView,
     /// The Training screen, the step-range filter and the group view (issue 19).
     pub training: super::training::TrainingView,
+    /// The dump's extra keys as list columns and a filter (issue 30).
+    pub extras: super::extras::ExtraKeys,
     /// The Response pane's raw view: where lines are read again, and the one held.
     raw_lines: raw::RawLines,
     pub should_quit: bool,
@@ -118,24 +131,27 @@ enum PartId {
     Bookmarks,
     Labelling,
     Reruns,
+    Extras,
 }
 
 impl PartId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [PartId; 5] = [
+    const ORDER: [PartId; 6] = [
         PartId::Training,
         PartId::Stats,
         PartId::Bookmarks,
         PartId::Labelling,
         PartId::Reruns,
+        PartId::Extras,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
-    const SERVICE_ORDER: [PartId; 5] = [
+    const SERVICE_ORDER: [PartId; 6] = [
         PartId::Labelling,
         PartId::Reruns,
         PartId::Bookmarks,
         PartId::Stats,
         PartId::Training,
+        PartId::Extras,
     ];
 }
 
@@ -196,6 +212,7 @@ impl App {
                 range: super::textbox::TextBox::new(super::textbox::Accepts::Range),
                 ..Default::default()
             },
+            extras: Default::default(),
             raw_lines: raw::RawLines::default(),
             should_quit: false,
             export_wanted: false,
@@ -231,6 +248,7 @@ impl App {
             PartId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
             PartId::Labelling => (&mut self.labelling, others(&NoLabels)),
             PartId::Reruns => (&mut self.reruns, others(&self.labelling)),
+            PartId::Extras => (&mut self.extras, others(&self.labelling)),
         }
     }
 
@@ -241,6 +259,7 @@ impl App {
             PartId::Bookmarks => &self.bookmarks,
             PartId::Labelling => &self.labelling,
             PartId::Reruns => &self.reruns,
+            PartId::Extras => &self.extras,
         }
     }
 

@@ -12,6 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::grade::backend::{GradeBackend, Grader, Unavailable};
+use crate::grade::runs::LearnedAt;
 use crate::model::verl::JoinIndex;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
@@ -104,6 +105,12 @@ pub struct ExploreArgs {
     /// of its evaluation runs: `T` shows the Training screen.
     #[arg(long)]
     pub demo_training: bool,
+    /// Training runs: a step solves a task or function when at least this share of its
+    /// graded samples is right (0.5, or a percentage such as 75%; in (0, 1]); the Training
+    /// screen's course line and its "first step solved" order use it, as `sebx stats
+    /// --learned-at` does.
+    #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
+    pub learned_at: LearnedAt,
     /// Read everything once: do not follow it (by default new step files, lines appended to
     /// training runs and rollout files, files rewritten and new runs in the folders given
     /// are read while the explorer is open, as they are written).
@@ -388,6 +395,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     app.labelling.taxonomy_path = args.taxonomy.clone();
     app.labelling.places = args.sidecars.places_with(config.sidecar_dir.clone());
     app.labelling.order = args.label_order;
+    app.training.learned_at = args.learned_at;
     app.labelling.order_seed = args
         .label_seed
         .unwrap_or(crate::model::sampling::DEFAULT_SEED);

@@ -12,6 +12,7 @@ pub mod effects;
 pub mod entry;
 pub mod explore;
 pub mod export;
+pub mod extras;
 pub mod graph_order;
 pub mod graph_view;
 mod help_popup;

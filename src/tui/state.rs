@@ -226,6 +226,8 @@ pub enum Popup {
     Agreement,
     /// The Python runtime is missing: the install offer and its progress (`rerun`).
     Runtime,
+    /// The dump's extra keys and their values (`extras`).
+    ExtraKeys,
 }
 
 /// Whether rollouts can be graded here.

@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::grade::runs::{HeatMap, HeatSort, ZeroGroup, bin_label, heat_map};
+use crate::grade::runs::{HeatMap, HeatSort, LearnedAt, ZeroGroup, bin_label, heat_map};
 
 use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
@@ -52,6 +52,8 @@ pub struct TrainingView {
     pub range: TextBox,
     /// Scores changed since the figures were asked for (`App::settle` asks again).
     pub stale: bool,
+    /// The share of a step's samples that solves it (`--learned-at`).
+    pub learned_at: LearnedAt,
 }
 
 /// The Training screen's keys, for its title, from the keymap in force (`wide`: with
@@ -203,6 +205,7 @@ impl TrainingView {
                 scores,
                 api: corpus.ctx.api.clone(),
                 dataset: corpus.ctx.dataset.clone(),
+                learned_at: self.learned_at,
             })));
     }
 

@@ -477,8 +477,10 @@ fn map_lines(
             lines.push(Line::styled(
                 fit(
                     &format!(
-                        " over the run: first solved {first}, last failed {last}: {}",
-                        c.status.as_str()
+                        " over the run: first solved {first}, last failed {last}: {} ({} right at its last step; solved: at least {})",
+                        c.status.as_str(),
+                        pct(c.last_accuracy),
+                        r.report.figures.learned_at
                     ),
                     w,
                 ),

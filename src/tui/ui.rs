@@ -26,6 +26,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.popup {
         Some(Popup::Help) => super::help_popup::draw_help(frame, app, area),
         Some(Popup::Issues) => draw_issues(frame, app, area),
+        Some(Popup::ExtraKeys) => super::extras::draw_popup(frame, &app.extras, &app.theme, area),
         Some(other) => panes::labels::draw_popup(frame, app, area, other),
         None => {}
     }
@@ -186,6 +187,12 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         app.corpus.has_rewards(),
         app.corpus.has_samples,
     );
+    // The extra keys chosen as columns (`x`) take their room from the task.
+    let extra_room: usize = app.extras.columns.iter().map(|(_, w)| w + 1).sum();
+    let cols = Columns {
+        task: cols.task.saturating_sub(extra_room).max(8),
+        ..cols
+    };
     let mut header = format!("   {} ", fit("verdict", cols.verdict));
     if cols.reward > 0 {
         header.push_str(&fit("RL", cols.reward));
@@ -197,6 +204,10 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     }
     if cols.step > 0 {
         header.push_str(&fit("step score", cols.step));
+        header.push(' ');
+    }
+    for (key, w) in &app.extras.columns {
+        header.push_str(&fit(key, *w));
         header.push(' ');
     }
     header.push_str(&fit("task", cols.task));
@@ -289,6 +300,11 @@ fn list_row<'a>(app: &'a App, i: usize, cols: &Columns, run_names: Option<&[Stri
     }
     if cols.step > 0 {
         spans.push(Span::styled(step_cell(e, cols.step), theme.hint));
+        spans.push(Span::raw(" "));
+    }
+    for (key, w) in &app.extras.columns {
+        let cell = super::extras::ExtraKeys::cell(e, key, *w);
+        spans.push(Span::styled(cell, theme.hint));
         spans.push(Span::raw(" "));
     }
     let task = app
@@ -635,6 +651,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(label) = app.labelling.filter_label() {
         filters.push(label);
     }
+    filters.extend(app.extras.filter_label());
     if app.list.grouping != super::app::Grouping::FileOrder {
         filters.push(format!("by {}", app.list.grouping.label()));
     }

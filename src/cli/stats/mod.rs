@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::grade::runs::FunctionSort;
+use crate::grade::runs::{FunctionSort, LearnedAt};
 use crate::model::Verdict;
 use crate::model::discovery::ContextArgs;
 use crate::model::sampling::DEFAULT_SEED;
@@ -61,8 +61,8 @@ pub enum By {
     /// Training runs: accuracy per zwc function and step (CSV: one row per cell).
     Heatmap,
     /// Training runs: when each task and function was first solved (at least half of a
-    /// step's samples right), last failed, and whether it ended learned, forgotten or
-    /// never solved.
+    /// step's samples right, or --learned-at), last failed, its accuracy at its last step,
+    /// and whether it ended learned, forgotten or never solved.
     Course,
 }
 
@@ -148,6 +148,12 @@ pub struct StatsArgs {
     /// Rows of the wrong-names table in table/md output (0: all).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
+    /// Training runs: a step solves a task or function when at least this share of its
+    /// graded samples is right (0.5, or a percentage such as 75%; in (0, 1]). A course is
+    /// learned when its last step reaches it, forgotten when an earlier step did but the last
+    /// does not, never solved when no step did; the JSON states it (`learned_at`).
+    #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
+    pub learned_at: LearnedAt,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -198,7 +204,13 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
         bail!("-k must be at least 1");
     }
     let loaded = load_runs(&args.files, &args.input.options()?)?;
-    let report = compute_stats(&loaded, &args.k, args.sort, args.input.seed);
+    let report = compute_stats(
+        &loaded,
+        &args.k,
+        args.sort,
+        args.input.seed,
+        args.learned_at,
+    );
     let by = if !args.by.is_empty() {
         args.by.clone()
     } else if args.format == Format::Csv {

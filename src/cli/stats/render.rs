@@ -485,7 +485,11 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
             By::Category => vec![label_table(&report.labels)],
             By::Step => report.training.as_ref().map_or_else(Vec::new, |t| {
                 let mut v = vec![training::step_table(&t.figures.steps, csv)];
-                if t.figures.steps.iter().any(|s| !s.zero_variance_detail.is_empty()) {
+                if t.figures
+                    .steps
+                    .iter()
+                    .any(|s| !s.zero_variance_detail.is_empty())
+                {
                     v.push(training::zero_group_table(&t.figures.steps, top));
                 }
                 if !t.unjoined.is_empty() {
@@ -507,19 +511,10 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
                 )]
             }),
             By::Course => report.training.as_ref().map_or_else(Vec::new, |t| {
+                let [tasks, functions] = training::course_titles(&t.figures);
                 vec![
-                    training::course_table(
-                        "Tasks over training: first step solved, last step failed, where each ended",
-                        &t.figures.task_courses,
-                        false,
-                        top,
-                    ),
-                    training::course_table(
-                        "zwc functions over training",
-                        &t.figures.function_courses,
-                        true,
-                        top,
-                    ),
+                    training::course_table(&tasks, &t.figures.task_courses, false, top),
+                    training::course_table(&functions, &t.figures.function_courses, true, top),
                 ]
             }),
         })

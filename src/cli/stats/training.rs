@@ -216,6 +216,7 @@ pub fn course_table(title: &str, courses: &[Course], functions: bool, top: usize
             ("run", false),
             (if functions { "function" } else { "task" }, false),
             ("steps", true),
+            ("last_accuracy", true),
             ("first_solved", true),
             ("last_failed", true),
             ("status", false),
@@ -235,6 +236,7 @@ pub fn course_table(title: &str, courses: &[Course], functions: bool, top: usize
             c.run.clone(),
             name,
             format!("{}-{}", c.first_step, c.last_step),
+            pct(c.last_accuracy),
             step_or_dash(c.first_solved),
             step_or_dash(c.last_failed),
             c.status.as_str().to_string(),
@@ -255,6 +257,7 @@ pub fn course_csv_table(tasks: &[Course], functions: &[Course]) -> Table {
             ("numpy", false),
             ("first_step", true),
             ("last_step", true),
+            ("last_accuracy", true),
             ("first_solved", true),
             ("last_failed", true),
             ("status", false),
@@ -269,6 +272,7 @@ pub fn course_csv_table(tasks: &[Course], functions: &[Course]) -> Table {
                 c.numpy.clone().unwrap_or_default(),
                 c.first_step.to_string(),
                 c.last_step.to_string(),
+                format!("{:.4}", c.last_accuracy),
                 step_or_dash(c.first_solved),
                 step_or_dash(c.last_failed),
                 c.status.as_str().to_string(),
@@ -291,6 +295,17 @@ pub fn unjoined_table(rows: &[UngradedSample], top: usize) -> Table {
             .push(vec![u.file.clone(), u.line.to_string(), u.problem.clone()]);
     }
     t
+}
+
+/// The course tables' titles: what `solved` means at the threshold in force.
+pub fn course_titles(fig: &TrainingFigures) -> [String; 2] {
+    let at = fig.learned_at;
+    [
+        format!(
+            "Tasks over training (solved: at least {at} of a step's samples right, --learned-at): accuracy at the last step, first step solved, last step failed, where each ended"
+        ),
+        format!("zwc functions over training (solved: at least {at} of a step's samples right)"),
+    ]
 }
 
 /// A one-line count of how tasks ended, per run.

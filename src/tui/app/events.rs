@@ -116,7 +116,11 @@ impl App {
                 self.corpus.scores_changed += 1;
                 // An open Training screen asks for fresh figures (`settle`).
                 self.training.stale = true;
-                if can_grade {
+                if !self.corpus.load.done {
+                    // A scored file read later may give these their verdict: graded at `Done`.
+                    self.caches.missed_while_loading.extend(missing);
+                    self.caches.missed_while_loading.extend(reward_missing);
+                } else if can_grade {
                     let mut rows: Vec<usize> = missing
                         .into_iter()
                         .filter(|r| self.corpus.scores.get(*r) == Some(&Score::Unscored))
@@ -213,11 +217,16 @@ impl App {
                 if self.caches.analysis_queued == 0 {
                     self.queue_analysis();
                 }
-                // Rows of a followed run, after loading: analysed, looked up and graded as
-                // the loaded rows were at `Done`.
+                // Each batch's rows are looked up as they come (the verdicts an earlier session
+                // remembered show while the rest loads); what no source knows is graded once
+                // loading is done, when every scored file has been matched.
+                if self.corpus.load.done || self.caches.look_up_while_loading {
+                    self.look_up_unscored(first_new);
+                }
+                // Rows of a followed run, after loading: analysed and searched as the
+                // loaded rows were at `Done`.
                 if self.corpus.load.done {
                     self.queue_analysis();
-                    self.look_up_unscored(first_new);
                     if self.list.search.results.is_some() {
                         self.start_search();
                     }
@@ -324,9 +333,23 @@ impl App {
                 if let Some(said) = said {
                     self.message = Some(format!("{said}: ! shows why"));
                 }
-                // Grade what has no score, now that every report file has been matched;
-                // the score cache answers first for what an earlier session graded.
-                self.look_up_unscored(0);
+                // Grade what has no score, now that every report file has been matched:
+                // what the lookups while loading found nowhere (lookups still running
+                // grade theirs as they answer), and what no lookup was asked for.
+                let missed: Vec<usize> = std::mem::take(&mut self.caches.missed_while_loading)
+                    .into_iter()
+                    .filter(|r| {
+                        // Unscored, or remembered without the reward a training sample needs.
+                        matches!(
+                            self.corpus.scores.get(*r),
+                            Some(Score::Unscored | Score::Remembered(_))
+                        )
+                    })
+                    .collect();
+                if self.corpus.ctx.grading == Grading::Available && !missed.is_empty() {
+                    self.request_grades(&missed, false);
+                }
+                self.look_up_unscored(self.caches.looked_up);
                 if self.list.search.results.is_some() {
                     self.start_search();
                 }
@@ -399,6 +422,7 @@ impl App {
     /// Unscored rows from `from` on take a rerun's or the cache's verdict before grading
     /// (`session::resolve`'s precedence; the job answers `CachedScores`, which grades the rest).
     fn look_up_unscored(&mut self, from: usize) {
+        self.caches.looked_up = self.caches.looked_up.max(self.corpus.scores.len());
         self.look_up_rows((from..self.corpus.scores.len()).collect());
     }
 
@@ -407,8 +431,11 @@ impl App {
         rows.retain(|i| self.corpus.scores.get(*i) == Some(&Score::Unscored));
         if !rows.is_empty() {
             self.outbox.push(JobRequest::LookupScores {
+                entries: rows
+                    .iter()
+                    .map(|&r| self.corpus.entries[r].clone())
+                    .collect(),
                 rows,
-                entries: self.corpus.entries.clone(),
                 cache: self.corpus.score_cache.clone(),
                 places: self.labelling.places.clone(),
                 whole: false,

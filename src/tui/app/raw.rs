@@ -31,6 +31,9 @@ impl App {
     /// are placed by them too): call before loading them.
     pub fn register_sources(&mut self, sources: &[Source]) {
         self.labelling.register_sources(sources);
+        self.caches.look_up_while_loading = !sources
+            .iter()
+            .any(|s| s.kind == crate::model::files::FileKind::Reports);
         for s in sources {
             match &s.data {
                 SourceData::Embedded { label, text } => {

@@ -15,6 +15,7 @@ impl App {
     pub(super) fn clear_filters(&mut self) {
         self.list.filters = Filters::default();
         self.labelling.clear_filter();
+        self.extras.clear_filter();
         self.list.search = SearchState {
             id: self.list.search.id + 1,
             ..SearchState::default()
@@ -49,7 +50,7 @@ impl App {
         if f.rows.as_ref().is_some_and(|r| !r.rows.contains(&i)) {
             return false;
         }
-        if !self.labelling.accepts(e) {
+        if !self.labelling.accepts(e) || !self.extras.accepts(e) {
             return false;
         }
         if let Some(name) = &f.function

@@ -98,7 +98,9 @@ pub enum JobRequest {
     /// graded in an earlier session), by `session::resolve`'s precedence.
     LookupScores {
         rows: Vec<usize>,
-        entries: Arc<Vec<Arc<Entry>>>,
+        /// Each row's entry, in the order of `rows` (not the whole list: a lookup asked for
+        /// while loading must not hold the list that the next batch extends).
+        entries: Vec<Arc<Entry>>,
         cache: Option<Arc<ScoreCache>>,
         /// Where the rerun sidecars are.
         places: crate::model::sidecar::SidecarPlaces,
@@ -369,15 +371,15 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             places,
             whole,
         } => {
-            let rows: Vec<usize> = rows.into_iter().filter(|&r| r < entries.len()).collect();
             let (mut found, mut missing) = (Vec::new(), Vec::new());
+            let asked = rows.len();
             if whole {
                 // Opened rows keep the whole report.
                 let mut next = rows.iter().copied();
                 Resolver::remembered(
                     cache,
                     &places,
-                    rows.iter().map(|&r| &entries[r].rollout),
+                    entries.iter().map(|e| &e.rollout),
                     &mut |k| {
                         let Some(row) = next.next() else {
                             return;
@@ -393,7 +395,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             } else {
                 // The others only their facts, read without the reports.
                 let rollouts: Vec<&crate::model::Rollout> =
-                    rows.iter().map(|&r| &entries[r].rollout).collect();
+                    entries.iter().map(|e| &e.rollout).collect();
                 for (row, k) in rows
                     .iter()
                     .zip(Resolver::remembered_facts(cache, &places, &rollouts))
@@ -403,8 +405,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                         None => missing.push(*row),
                     }
                 }
-                // Records filed without facts had their reports parsed (an older store).
-                super::load::return_freed_memory();
+                // Records filed without facts had their reports parsed (an older store);
+                // a lookup of one batch while loading leaves that to the loader's trim.
+                if asked >= TRIM_AFTER_LOOKUP_OF {
+                    super::load::return_freed_memory();
+                }
             }
             Some(JobEvent::CachedScores {
                 found,
@@ -431,6 +436,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
         JobRequest::Confirm(req) => Some(JobEvent::Confirm(Box::new(confirm::run(*req, backend)))),
     }
 }
+
+/// A lookup of this many rows gives the memory it freed back (`malloc_trim` walks the
+/// whole heap and holds every arena: after each batch's lookup while loading, it made a
+/// 200,000-sample reopen 3× slower, benches/README.md).
+const TRIM_AFTER_LOOKUP_OF: usize = 10_000;
 
 /// Draws `page` and writes it to `path`.
 /// Line `line` of `source` (of `embedded` when the text is built in), parsed into its keys.
@@ -470,6 +480,9 @@ pub struct Workers {
     grade_queue: Option<Arc<(Mutex<GradeQueue>, Condvar)>>,
     search: Sender<JobRequest>,
     highlight: Sender<JobRequest>,
+    /// The lookups of rows as they load, one at a time in order (one thread, not one per
+    /// batch: they share the cache's connection anyway).
+    lookups: Sender<JobRequest>,
     /// Reruns, what-ifs and the runtime install, one at a time in order.
     reruns: RerunWorker,
     /// What confirm jobs run programs with.
@@ -506,11 +519,21 @@ impl Workers {
         let (highlight, highlight_rx) = std::sync::mpsc::channel();
         let ev = events.clone();
         std::thread::spawn(move || highlight_worker(&highlight_rx, &ev));
+        let (lookups, lookups_rx) = std::sync::mpsc::channel::<JobRequest>();
+        let ev = events.clone();
+        std::thread::spawn(move || {
+            for req in lookups_rx {
+                if let Some(event) = run_request(req, None) {
+                    let _ = ev.send(event);
+                }
+            }
+        });
         Workers {
             events,
             grade_queue,
             search,
             highlight,
+            lookups,
             reruns,
             confirm_backend,
             stop_following: Arc::default(),
@@ -584,7 +607,11 @@ impl Workers {
                 let events = self.events.clone();
                 std::thread::spawn(move || sweep(req, &events));
             }
-            // Reading up to a line of a big file: a thread of its own, off the UI thread.
+            JobRequest::LookupScores { whole: false, .. } => {
+                let _ = self.lookups.send(req);
+            }
+            // An opened row's report, or up to a line of a big file: a thread of its own,
+            // off the UI thread and not behind the lookups of a loading file.
             JobRequest::LookupScores { .. } | JobRequest::RawLine { .. } => {
                 let events = self.events.clone();
                 std::thread::spawn(move || {

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::grade::report::ReasonKind;
-use crate::grade::runs::{FunctionSort, RunSet};
+use crate::grade::runs::{FunctionSort, LearnedAt, RunSet};
 use crate::model::{ApiMap, Dataset, Verdict};
 use crate::session::loaded::LoadedRun;
 use crate::session::report::{CompareReport, StatsReport, compare_set, stats_report};
@@ -76,7 +76,16 @@ pub fn compute(input: &StatsInput) -> StatsResult {
         rows.push(row);
     }
     // `sebx stats`'s defaults: pass@1 and pass@(largest sample count), the map by accuracy.
-    let report = stats_report(&set, &input.runs, &[], FunctionSort::Accuracy, input.seed);
+    // The set holds no training samples (the Training screen has their figures), so the
+    // threshold of a step that solves a task has nothing to decide here.
+    let report = stats_report(
+        &set,
+        &input.runs,
+        &[],
+        FunctionSort::Accuracy,
+        input.seed,
+        LearnedAt::default(),
+    );
     let (a, b) = input.pair;
     let compare = (a != b && a < set.runs.len() && b < set.runs.len())
         .then(|| compare_set(&set, a as u32, b as u32, input.seed, None));

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::ReasonKind;
-use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
+use crate::grade::runs::{LearnedAt, RunSet, SampleFacts, UngradedSample, kinds_of};
 use crate::model::{ApiMap, Dataset, Verdict};
 use crate::session::report::TrainingReport;
 
@@ -31,6 +31,8 @@ pub struct TrainingInput {
     pub scores: Vec<RowScore>,
     pub api: Arc<ApiMap>,
     pub dataset: Arc<Dataset>,
+    /// The share of a step's samples that solves it (`--learned-at`).
+    pub learned_at: LearnedAt,
 }
 
 /// The figures, ready to draw, and how to get from them back to rows.
@@ -103,7 +105,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         rows.push(row);
     }
     training_runs.sort_unstable();
-    let report = TrainingReport::of(&set);
+    let report = TrainingReport::of(&set, input.learned_at);
     TrainingResult {
         ticket: input.ticket,
         set,

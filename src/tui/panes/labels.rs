@@ -313,7 +313,7 @@ pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect, popup: Popup) {
             (title, lines, width)
         }
         Popup::Runtime => (" Python runtime ".to_string(), runtime_lines(app), 80),
-        Popup::Help | Popup::Issues => return,
+        Popup::Help | Popup::Issues | Popup::ExtraKeys => return,
     };
     let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
     let popup_rect = popup_area(area, width, height);
