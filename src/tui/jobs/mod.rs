@@ -7,7 +7,10 @@
 pub mod confirm;
 pub mod reruns;
 pub mod stats;
+mod sweep;
 pub mod training;
+
+use sweep::sweep;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -263,30 +266,6 @@ pub fn analyze_rows(
     });
     // Each analysis freed its tree and temporaries in its thread's arena.
     return_freed_memory();
-}
-
-/// The background sweep: [`analyze_rows`] sending each batch as an event.
-fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
-    let JobRequest::AnalyzeAll {
-        from,
-        only,
-        entries,
-        dataset,
-        api,
-    } = req
-    else {
-        return;
-    };
-    let sink = |rows| events.send(JobEvent::Digested { rows }).is_ok();
-    let Some(only) = only else {
-        return analyze_rows(&entries, from, &dataset, &api, &sink);
-    };
-    let mut names = Interner::default();
-    sink(
-        only.into_iter()
-            .filter_map(|r| Some((r, digest_row(entries.get(r)?, &dataset, &api, &mut names)?)))
-            .collect(),
-    );
 }
 
 /// Runs one request to completion on the current thread (used by the workers and by tests);
