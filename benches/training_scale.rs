@@ -327,8 +327,9 @@ fn explorer(run_dir: &Path, bytes: u64) {
 
 /// Live follow: step files written one after another while the explorer is open, each
 /// timed from the moment it is written (closed) to its rows in the app. The run folder is
-/// looked at every `FOLLOW_EVERY`, so the figure is the wait for the next look (the writes
-/// are spread over the period) plus reading and parsing the step.
+/// watched (a change wakes the follower) and looked at every `FOLLOW_EVERY` besides; the
+/// writes are spread over that period, so without the watcher the figure is the wait for
+/// the next look plus reading and parsing the step.
 fn follow_latency(run_dir: &Path, app: &mut App, rx: &std::sync::mpsc::Receiver<JobEvent>) {
     let tasks = tasks();
     let mut rng = SplitMix64::new(30);
@@ -375,7 +376,7 @@ fn follow_latency(run_dir: &Path, app: &mut App, rx: &std::sync::mpsc::Receiver<
         .collect();
     let mean = times.iter().map(Duration::as_secs_f64).sum::<f64>() / times.len() as f64;
     println!(
-        "live follow: a step file of {PER_STEP} samples written to its rows in the app: mean {mean:.2} s ({} s; the folder is looked at every {:.0} s)",
+        "live follow: a step file of {PER_STEP} samples written to its rows in the app: mean {mean:.2} s ({} s; the folder is watched, and looked at every {:.0} s)",
         shown.join(", "),
         FOLLOW_EVERY.as_secs_f64()
     );

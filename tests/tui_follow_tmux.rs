@@ -89,3 +89,62 @@ fn a_step_written_while_open_is_listed_graded_and_on_the_training_screen() {
     send(&name, &["q", "q"]);
     let _ = capture(&name);
 }
+
+#[test]
+fn a_step_rewritten_while_open_replaces_its_rows_and_says_so() {
+    if tmux_missing() {
+        return;
+    }
+    let python = sebx::grade::runtime::find_runtime()
+        .expect("the runtime is installed (sebx runtime install)")
+        .python;
+    let (dir, home) = temp_home();
+    let run = dir.path().join("rollout");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    for step in [1, 2] {
+        let file = format!("{step}.jsonl");
+        std::fs::copy(
+            demo_file(&format!("training/rollout/{file}")),
+            run.join(&file),
+        )
+        .expect("copy");
+    }
+    let name = session_name("sebx-rewrite-test");
+    let args = format!(
+        "{} {} --api-doc {}",
+        quoted(&run),
+        quoted(&demo_file("tasks.jsonl")),
+        quoted(&demo_file("api_doc.jsonl"))
+    );
+    let cmd = format!(
+        "env SEBX_PYTHON={} {}",
+        quoted(&python),
+        sebx_command(&home, &args)
+    );
+    let _session = start_session(&name, (120, 40), Some(dir.path()), &cmd);
+    wait_for(&name, "steps 1 and 2 loaded, graded and followed", |s| {
+        loaded(s)
+            && s.contains("33 rollouts")
+            && all_graded(s)
+            && status_line(s).contains("following")
+    });
+    // The run resumed from step 1 writes step 2 again: the same samples in another order.
+    let step2 = std::fs::read_to_string(demo_file("training/rollout/2.jsonl")).expect("step 2");
+    let mut lines: Vec<&str> = step2.lines().collect();
+    lines.reverse();
+    std::fs::write(run.join("2.jsonl"), lines.join("\n") + "\n").expect("rewrite");
+    let said = format!(
+        "step 2 rewritten (resumed run): {} samples re-read",
+        lines.len()
+    );
+    let screen = wait_for(&name, "the rewrite said", |s| s.contains(&said));
+    assert!(
+        screen.contains("33 rollouts"),
+        "replaced, not added:\n{screen}"
+    );
+    let screen = wait_for(&name, "the re-read rows graded", all_graded);
+    assert!(screen.contains("33 rollouts"), "{screen}");
+    assert!(!screen.contains("bad lines"), "{screen}");
+    send(&name, &["q"]);
+    let _ = capture(&name);
+}

@@ -52,6 +52,11 @@ impl<K: Hash + Eq + Clone, V> Bounded<K, V> {
         self.entries.is_empty()
     }
 
+    /// Keeps only the entries whose key `keep` accepts.
+    pub fn retain(&mut self, mut keep: impl FnMut(&K) -> bool) {
+        self.entries.retain(|k, _| keep(k));
+    }
+
     /// Holds `value` under `key`; returns the keys dropped to make room (none most times).
     pub fn insert(&mut self, key: K, value: V) -> Vec<K> {
         self.clock += 1;

@@ -15,6 +15,7 @@ pub mod rollout;
 pub mod sample;
 pub mod sampling;
 pub mod sidecar;
+pub mod tail;
 pub mod taxonomy;
 pub mod verdict;
 pub mod verl;

@@ -34,6 +34,118 @@ pub struct Inputs {
     pub api_doc: Option<PathBuf>,
     /// What the user should know (files of a folder skipped as unreadable kinds).
     pub notes: Vec<String>,
+    /// The folders given that stand for what they hold (runs appearing in them later are
+    /// theirs too: the explorer follows them).
+    pub folders: Vec<GivenFolder>,
+}
+
+/// A folder given on the command line that stands for what it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GivenFolder {
+    pub path: PathBuf,
+    pub holds: FolderHolds,
+    /// What it held when classified (files, or subfolders), run or not.
+    pub present: Vec<PathBuf>,
+}
+
+/// A run that appeared in a given folder after it was classified.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Appeared {
+    /// A rollout file.
+    Rollouts(PathBuf),
+    /// A training run (a subfolder of step files).
+    Run(DumpRun),
+}
+
+impl GivenFolder {
+    /// The runs the folder holds now and `seen` does not (every path looked at is added to
+    /// it), classified as [`Inputs::classify`] classifies a folder's entries: a rollout file,
+    /// or a subfolder of step files. An entry not recognisable yet (a file with no whole
+    /// first line, a folder with no step file) is looked at again next time; one of another
+    /// kind (a scored file, a dataset) is not opened.
+    pub fn appeared(&self, seen: &mut std::collections::HashSet<PathBuf>) -> Vec<Appeared> {
+        let mut found = Vec::new();
+        match self.holds {
+            FolderHolds::Files => {
+                for f in folder_files(&self.path).unwrap_or_default() {
+                    if seen.contains(&f) {
+                        continue;
+                    }
+                    match classify_file(&f) {
+                        Ok(Some(FileKind::Rollouts)) => {
+                            seen.insert(f.clone());
+                            found.push(Appeared::Rollouts(f));
+                        }
+                        Ok(Some(_)) => {
+                            seen.insert(f);
+                        }
+                        // Its first line is still being written, or it is empty yet.
+                        Ok(None) | Err(_) if !has_whole_line(&f) => {}
+                        Ok(None) | Err(_) => {
+                            seen.insert(f);
+                        }
+                    }
+                }
+            }
+            FolderHolds::Runs => {
+                for dir in subfolders(&self.path) {
+                    if seen.contains(&dir) {
+                        continue;
+                    }
+                    match find_runs(&dir) {
+                        Ok(Some(runs)) => {
+                            seen.insert(dir);
+                            let parent = self.path.file_name().map_or_else(
+                                || self.path.display().to_string(),
+                                |n| n.to_string_lossy().into_owned(),
+                            );
+                            found.extend(runs.into_iter().map(|mut run| {
+                                run.name = format!("{parent}/{}", run.name);
+                                Appeared::Run(run)
+                            }));
+                        }
+                        // No step file yet.
+                        Ok(None) => {}
+                        Err(_) => {
+                            seen.insert(dir);
+                        }
+                    }
+                }
+            }
+        }
+        found
+    }
+}
+
+/// The subfolders of a folder (none when it cannot be read).
+fn subfolders(dir: &Path) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|l| {
+            l.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default();
+    dirs.sort();
+    dirs
+}
+
+/// The file has a newline: its first line is whole.
+fn has_whole_line(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|f| f.take(1 << 20).read_to_end(&mut head))
+        .is_ok_and(|_| head.contains(&b'\n'))
+}
+
+/// What a given folder holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FolderHolds {
+    /// Training runs, one per subfolder.
+    Runs,
+    /// Rollout files (its `.jsonl` files, sidecars left out).
+    Files,
 }
 
 /// The sidecars a rollout file keeps beside it: never runs of their own.
@@ -70,6 +182,13 @@ impl Inputs {
             .chain(correct.iter().filter(|c| !paths.contains(c)));
         for p in named {
             if let Some(runs) = find_runs(p)? {
+                if p.is_dir() && runs.iter().all(|r| r.dir != *p) {
+                    inputs.folders.push(GivenFolder {
+                        path: p.clone(),
+                        holds: FolderHolds::Runs,
+                        present: subfolders(p),
+                    });
+                }
                 inputs.runs.extend(runs.into_iter().map(|run| RunInput {
                     path: run.dir.clone(),
                     correct: false,
@@ -79,6 +198,11 @@ impl Inputs {
             }
             if p.is_dir() {
                 let files = folder_files(p)?;
+                inputs.folders.push(GivenFolder {
+                    path: p.clone(),
+                    holds: FolderHolds::Files,
+                    present: files.clone(),
+                });
                 let before = inputs.runs.len() + inputs.reports.len() + inputs.datasets.len();
                 for f in files {
                     inputs.add_file(&f, correct, true)?;

@@ -16,7 +16,7 @@ use crate::grade::runs::LearnedAt;
 use crate::model::verl::JoinIndex;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
-use crate::session::inputs::Inputs;
+use crate::session::inputs::{FolderHolds, GivenFolder, Inputs};
 use crate::session::sidecars::SidecarFlags;
 use crate::tui::action::KeyEntry;
 use crate::tui::app::{App, Context, Grading};
@@ -111,8 +111,9 @@ pub struct ExploreArgs {
     /// --learned-at` does.
     #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
     pub learned_at: LearnedAt,
-    /// Read training runs once: do not follow them (by default new step files and lines
-    /// appended to them are read while the explorer is open, about every second).
+    /// Read everything once: do not follow it (by default new step files, lines appended to
+    /// training runs and rollout files, files rewritten and new runs in the folders given
+    /// are read while the explorer is open, as they are written).
     #[arg(long)]
     pub no_follow: bool,
 }
@@ -156,7 +157,8 @@ pub fn load_config(explicit: Option<&Path>) -> Result<UserConfig> {
 pub struct Session {
     pub app: App,
     pub sources: Vec<Source>,
-    /// Follow the training runs among `sources` after loading them (not `--no-follow`).
+    /// Follow the training runs, rollout files and folders among `sources` after loading
+    /// them (not `--no-follow`).
     pub follow: bool,
 }
 
@@ -315,6 +317,21 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
             kind: FileKind::Reports,
             data: SourceData::File(r.clone()),
         }));
+        // Folders of rollout files: files appearing in them are followed too.
+        let folder = |folder: &GivenFolder, join| Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Folder {
+                folder: folder.clone(),
+                join,
+            },
+        };
+        sources.extend(
+            inputs
+                .folders
+                .iter()
+                .filter(|f| f.holds == FolderHolds::Files)
+                .map(|f| folder(f, None)),
+        );
         if !dumps.is_empty() {
             if dataset.is_empty() {
                 notes.push("Training runs: no dataset, so no sample joins a task (pass --dataset FILE, e.g. datasets/train/train.jsonl); samples are shown and analysed, not graded.".to_string());
@@ -332,6 +349,14 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                     },
                 })
                 .collect::<Vec<_>>();
+            // Folders of training runs: runs appearing in them are followed too.
+            all.extend(
+                inputs
+                    .folders
+                    .iter()
+                    .filter(|f| f.holds == FolderHolds::Runs)
+                    .map(|f| folder(f, Some((join.clone(), shared.clone())))),
+            );
             all.extend(sources);
             sources = all;
         }

@@ -192,7 +192,9 @@ impl Labelling {
     /// Notes which runs are files and which are built in (the demo), before loading.
     pub fn register_sources(&mut self, sources: &[Source]) {
         for s in sources {
-            if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
+            if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories)
+                && !matches!(s.data, SourceData::Folder { .. })
+            {
                 let embedded = matches!(s.data, SourceData::Embedded { .. });
                 self.registered
                     .insert(s.data.path().to_path_buf(), embedded);

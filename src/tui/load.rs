@@ -15,12 +15,14 @@ use crate::grade::report::{GradeReport, parse_reports};
 use crate::model::rollout::{Interner, StoredScore, parse_rollout_bytes_with};
 use crate::model::verl::{DumpRun, JoinIndex, RunReader};
 use crate::model::{Dataset, LoadIssue, Rollout, RolloutId, Verdict};
+use crate::session::inputs::GivenFolder;
 use crate::session::resolve::{VerdictSource, in_file_verdict};
 
 use super::entry::{Entry, Run, Score, Task};
 pub use crate::model::files::FileKind;
 
 mod follow;
+mod watch;
 
 /// Where a source's bytes come from.
 #[derive(Debug, Clone)]
@@ -45,6 +47,13 @@ pub enum SourceData {
         join: Arc<JoinIndex>,
         dataset: Arc<Dataset>,
     },
+    /// A folder given on the command line, its runs among the other sources: when followed,
+    /// runs appearing in it are opened and followed too (training runs joined through
+    /// `join`, present when it holds training runs).
+    Folder {
+        folder: GivenFolder,
+        join: Option<(Arc<JoinIndex>, Arc<Dataset>)>,
+    },
 }
 
 impl SourceData {
@@ -54,6 +63,7 @@ impl SourceData {
             SourceData::Embedded { label, .. } => label,
             SourceData::Dump { run, .. } => &run.dir,
             SourceData::EmbeddedDump { label, .. } => label,
+            SourceData::Folder { folder, .. } => &folder.path,
         }
     }
 }
@@ -88,19 +98,45 @@ pub enum LoadEvent {
     Failed(String),
     /// Loading is done: what was loaded is all there is, except for followed runs.
     Done,
-    /// After `Done`: `runs` training runs are followed (their new lines come as batches).
+    /// After `Done`: `runs` training runs and rollout files are followed (their new lines
+    /// come as batches); `polled` says why the file system cannot tell when they change
+    /// (they are then looked at every `Follow::every` only).
     Following {
         runs: usize,
+        polled: Option<String>,
     },
     /// Lines reported unfinished when the run was opened that have now been read: (file, line).
     Finished(Vec<(PathBuf, usize)>),
+    /// Rows of a followed file read again (it was rewritten): `entries[i]` replaces row
+    /// `rows[i]`; rows the file has beyond them come as a `Batch`.
+    Replaced {
+        rows: Vec<usize>,
+        entries: Vec<Entry>,
+        scores: Vec<Score>,
+        new_tasks: Vec<Task>,
+    },
+    /// A followed file was rewritten (a resumed run writes its steps again): what was said
+    /// about its lines no longer holds; its rows are replaced as it is read again.
+    Rewriting {
+        source: PathBuf,
+    },
+    /// How far a rewritten file has been read again: `rows` of it re-read so far, of the
+    /// `before` it had; `step` when it is a training run's step file.
+    Reread {
+        source: PathBuf,
+        step: Option<u32>,
+        rows: usize,
+        before: usize,
+    },
 }
 
-/// How often a followed run's folder is looked at.
+/// How often a followed run's folder is looked at when the file system says nothing (it
+/// does not see writes made on another machine of a shared file system).
 pub const FOLLOW_EVERY: Duration = Duration::from_secs(1);
 
-/// Following training runs after loading them: their new step files and lines are read
-/// every `every` until `stop` is set.
+/// Following training runs and rollout files after loading them: what is added to them is
+/// read when the file system says they changed, and every `every` besides, until `stop`
+/// is set.
 #[derive(Debug, Clone)]
 pub struct Follow {
     pub every: Duration,
@@ -124,6 +160,9 @@ struct Loader<'a> {
     rows: usize,
     done_bytes: u64,
     total_bytes: u64,
+    /// The rows sent of each file, when files are followed (a rewritten file's rows are
+    /// replaced in place).
+    file_rows: Option<HashMap<PathBuf, follow::FileRows>>,
 }
 
 /// Loads every source, reporting through `sink`. Rollout sources first, then reports.
@@ -148,6 +187,7 @@ pub fn load_following(
             SourceData::EmbeddedDump { steps, .. } => {
                 steps.iter().map(|(_, _, t)| t.len() as u64).sum()
             }
+            SourceData::Folder { .. } => 0,
         })
         .sum();
     let mut loader = Loader {
@@ -160,9 +200,17 @@ pub fn load_following(
         rows: 0,
         done_bytes: 0,
         total_bytes,
+        file_rows: follow.map(|_| HashMap::new()),
     };
     let mut followed = Vec::new();
+    let mut folders = Vec::new();
     for s in sources {
+        if let SourceData::Folder { folder, join } = &s.data {
+            if follow.is_some() {
+                folders.push(follow::FollowedFolder::new(folder, join.as_ref()));
+            }
+            continue;
+        }
         if let SourceData::Dump { run, join, dataset } = &s.data {
             let notes = run.skipped_notes();
             if !notes.is_empty() {
@@ -191,8 +239,15 @@ pub fn load_following(
                 .map(|(step, path, text)| (*step, path.clone(), Some(*text)))
                 .collect();
             loader.load_dump(name, label, &steps, join, dataset);
+        } else if s.kind == FileKind::Rollouts
+            && let (Some(_), SourceData::File(path)) = (follow, &s.data)
+        {
+            let start = loader.load_rollouts(&s.data, false, true);
+            if let Some(start) = start {
+                followed.push(loader.start_following_file(path, start));
+            }
         } else if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
-            loader.load_rollouts(&s.data, s.kind == FileKind::CorrectTrajectories);
+            loader.load_rollouts(&s.data, s.kind == FileKind::CorrectTrajectories, false);
         }
     }
     for s in sources {
@@ -204,12 +259,9 @@ pub fn load_following(
     return_freed_memory();
     (loader.sink)(LoadEvent::Done);
     if let Some(follow) = follow
-        && !followed.is_empty()
+        && !(followed.is_empty() && folders.is_empty())
     {
-        (loader.sink)(LoadEvent::Following {
-            runs: followed.len(),
-        });
-        loader.follow(&mut followed, follow);
+        loader.follow(followed, folders, follow);
     }
 }
 
@@ -228,6 +280,12 @@ fn open(data: &SourceData) -> std::io::Result<Box<dyn Read + '_>> {
     Ok(match data {
         SourceData::File(p) => Box::new(std::fs::File::open(p)?),
         SourceData::Embedded { text, .. } => Box::new(text.as_bytes()),
+        SourceData::Folder { .. } => {
+            return Err(std::io::Error::other(format!(
+                "{} is a folder, not one file",
+                data.path().display()
+            )));
+        }
         SourceData::Dump { .. } | SourceData::EmbeddedDump { .. } => {
             return Err(std::io::Error::other(format!(
                 "{} is a training run, not one file",
@@ -340,15 +398,24 @@ impl Loader<'_> {
         i
     }
 
-    fn load_rollouts(&mut self, data: &SourceData, all_right: bool) {
+    /// Reads a rollout file in parallel chunks. `followed`: a torn last line is left unread
+    /// (reported, and read by the follower once finished) and where the reading stopped is
+    /// returned for the follower.
+    fn load_rollouts(
+        &mut self,
+        data: &SourceData,
+        all_right: bool,
+        followed: bool,
+    ) -> Option<follow::FileStart> {
         let path = data.path().to_path_buf();
         let mut reader = match open(data) {
             Ok(r) => r,
             Err(e) => {
                 (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
-                return;
+                return None;
             }
         };
+        let mut resume = follow::FileStart::default();
         let run = self.run_index(&path);
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())
@@ -413,7 +480,9 @@ impl Loader<'_> {
                 buf.truncate(filled);
                 self.done_bytes += (filled - start) as u64;
                 // Keep the unfinished last line for the next chunk.
-                let cut = if eof {
+                let cut = if eof && followed {
+                    resume.end_at(&buf, line_offset)
+                } else if eof {
                     buf.len()
                 } else {
                     match buf.iter().rposition(|b| *b == b'\n') {
@@ -426,6 +495,7 @@ impl Loader<'_> {
                     }
                 };
                 carry = buf.split_off(cut);
+                resume.read += buf.len() as u64;
                 let lines = buf.iter().filter(|b| **b == b'\n').count();
                 let chunk = Chunk {
                     seq,
@@ -446,7 +516,14 @@ impl Loader<'_> {
             for done in done_rx {
                 self.emit_in_order(&mut order, done, all_right);
             }
+            resume.lines += line_offset;
         });
+        if let Some(issue) = resume.unfinished_issue(&path) {
+            (self.sink)(LoadEvent::Issues(vec![issue]));
+        }
+        resume.occurrences = order.occurrences;
+        resume.run = run;
+        Some(resume)
     }
 
     /// Sends processed chunks in file order, continuing the file-wide duplicate count.
@@ -454,17 +531,7 @@ impl Loader<'_> {
         order.waiting.insert(done.seq, done);
         while let Some(mut next) = order.waiting.remove(&order.next) {
             order.next += 1;
-            for e in &mut next.entries {
-                let r = &mut e.rollout;
-                let base = r.id.0.split('~').next().unwrap_or("").to_string();
-                let n = order.occurrences.entry(base.clone()).or_insert(0);
-                r.id = if *n == 0 {
-                    RolloutId(base)
-                } else {
-                    RolloutId(format!("{base}~{}", *n + 1))
-                };
-                *n += 1;
-            }
+            number_duplicates(&mut next.entries, &mut order.occurrences);
             if !next.issues.is_empty() {
                 (self.sink)(LoadEvent::Issues(next.issues));
             }
@@ -484,11 +551,48 @@ impl Loader<'_> {
         self.send_entries(entries, all_right);
     }
 
-    /// Numbers tasks and rows, records ids, and sends the batch.
+    /// Numbers tasks and rows, records ids, and sends the batch (rows of a rewritten file
+    /// first take the places of the rows read from it before).
     fn send_entries(&mut self, mut entries: Vec<Entry>, all_right: bool) {
+        let slots = self.reused_rows(&entries);
+        let (mut scores, mut new_tasks) = self.number_tasks(&mut entries, all_right);
+        if !slots.is_empty() {
+            let rest = entries.split_off(slots.len());
+            let rest_scores = scores.split_off(slots.len());
+            for (row, e) in slots.iter().zip(&entries) {
+                self.ids.entry(e.rollout.id.clone()).or_default().push(*row);
+            }
+            (self.sink)(LoadEvent::Replaced {
+                rows: slots,
+                entries,
+                scores,
+                new_tasks: std::mem::take(&mut new_tasks),
+            });
+            (entries, scores) = (rest, rest_scores);
+        }
+        for (k, e) in entries.iter().enumerate() {
+            self.ids
+                .entry(e.rollout.id.clone())
+                .or_default()
+                .push(self.rows + k);
+            self.row_runs.push(e.run);
+        }
+        self.record_rows(&entries);
+        self.rows += entries.len();
+        if !entries.is_empty() || !new_tasks.is_empty() {
+            (self.sink)(LoadEvent::Batch {
+                entries,
+                scores,
+                new_tasks,
+            });
+        }
+    }
+
+    /// Numbers the tasks of `entries` (new ones are returned) and gives their scores.
+    fn number_tasks(&mut self, entries: &mut [Entry], all_right: bool) -> (Vec<Score>, Vec<Task>) {
         let mut scores = Vec::with_capacity(entries.len());
         let mut new_tasks = Vec::new();
-        for (k, e) in entries.iter_mut().enumerate() {
+        for e in entries.iter_mut() {
             let r = &mut e.rollout;
             // What the file itself says, by the session's precedence: a correct-trajectories
             // file outranks a score stored in the line, and a stored score that names no
@@ -515,20 +619,8 @@ impl Loader<'_> {
                 (Some(s), Some(_)) => Score::Stored(s.clone()),
                 _ => Score::Unscored,
             });
-            self.ids
-                .entry(r.id.clone())
-                .or_default()
-                .push(self.rows + k);
-            self.row_runs.push(e.run);
         }
-        self.rows += entries.len();
-        if !entries.is_empty() || !new_tasks.is_empty() {
-            (self.sink)(LoadEvent::Batch {
-                entries,
-                scores,
-                new_tasks,
-            });
-        }
+        (scores, new_tasks)
     }
 
     fn load_reports(&mut self, data: &SourceData) {
@@ -542,7 +634,11 @@ impl Loader<'_> {
                 }
             },
             SourceData::Embedded { text, .. } => text.as_bytes().to_vec(),
-            SourceData::Dump { .. } | SourceData::EmbeddedDump { .. } => return,
+            SourceData::Dump { .. }
+            | SourceData::EmbeddedDump { .. }
+            | SourceData::Folder { .. } => {
+                return;
+            }
         };
         self.done_bytes += text.len() as u64;
         let mut reports = Vec::new();
@@ -561,7 +657,7 @@ impl Loader<'_> {
         missing_sources.sort();
         missing_sources.dedup();
         for src in missing_sources {
-            self.load_rollouts(&SourceData::File(src), false);
+            self.load_rollouts(&SourceData::File(src), false, false);
         }
         let mut matched = Vec::new();
         let mut orphans = Vec::new();
@@ -650,6 +746,22 @@ fn process_chunk(path: &Path, chunk: Chunk, run: usize, interner: &mut Interner)
         seq: chunk.seq,
         entries,
         issues: parsed.issues,
+    }
+}
+
+/// Numbers exact duplicates (the same query and response) in file order, continuing the
+/// count of those before: `{id}`, `{id}~2`, ...
+fn number_duplicates(entries: &mut [Entry], occurrences: &mut HashMap<String, usize>) {
+    for e in entries {
+        let r = &mut e.rollout;
+        let base = r.id.0.split('~').next().unwrap_or("").to_string();
+        let n = occurrences.entry(base.clone()).or_insert(0);
+        r.id = if *n == 0 {
+            RolloutId(base)
+        } else {
+            RolloutId(format!("{base}~{}", *n + 1))
+        };
+        *n += 1;
     }
 }
 

@@ -249,13 +249,16 @@ pub struct Context {
 }
 
 /// Loading progress.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct LoadProgress {
     pub done: bool,
     pub bytes_done: u64,
     pub bytes_total: u64,
-    /// Training runs followed after loading (their new lines keep coming).
+    /// Training runs and rollout files followed after loading (their new lines keep coming).
     pub following: usize,
+    /// The last note on a followed file rewritten and read again (the status line keeps
+    /// it while the re-read rows are graded).
+    pub rewritten: Option<String>,
 }
 
 /// Grading progress in this session.

@@ -1,66 +1,29 @@
 //! Following a training run while verl writes it: what of each step file is new since the
-//! last look. verl writes a `{step}.jsonl` through a buffered file, so a step file grows in
-//! pieces and its last line can be half written: only whole lines (up to the last newline)
-//! are handed out, and the rest is read at a later look, once the writer has finished it.
-//! A look lists the folder and compares sizes (polling, not file-system events: inotify
-//! does not see writes made on another machine of a shared file system, where training runs
-//! usually write, and a listing of a few hundred files a second costs nothing).
+//! last look, each file read through a [`FileTail`] (whole lines only; a step file
+//! rewritten by a resumed run is read again from its start). A look lists the folder and
+//! compares sizes: the follower looks when the file system says the folder changed, and
+//! every second besides (inotify does not see writes made on another machine of a shared
+//! file system, where training runs usually write, and a listing costs nothing).
 
 use std::collections::BTreeMap;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use super::folder::{DumpRun, step_of_file_name};
-use super::line::parse_sample;
-use crate::model::rollout::LoadIssue;
-
-/// Bytes kept from the end of what was read, to tell a grown file from a rewritten one.
-const CHECK_BYTES: usize = 64;
-
-/// The reason given for a last line not yet finished when the run was opened.
-pub const UNFINISHED_LINE: &str = "unfinished last line: being written, or the run stopped while writing it; it is read when the writer finishes it";
-
-/// The note on a step file that shrank or changed under what was read.
-pub const REWRITTEN: &str = "step file rewritten while followed (a resumed run writes its steps again): the rows shown are what was read before; open the run again to read it as it is now";
+use crate::model::tail::{FileTail, LookNotes};
 
 /// New whole lines of one step file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewLines {
     pub step: u32,
     pub path: PathBuf,
-    /// Whole lines (a first look may end with a finished line the file has no newline after).
+    /// Whole lines (a first look may end with a finished line the file has no newline
+    /// after); empty when a rewritten file has no whole line yet.
     pub bytes: Vec<u8>,
     /// Lines of the file before these.
     pub line_offset: usize,
-}
-
-/// What one look found besides new lines.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct LookNotes {
-    /// Unfinished last lines at the first look (they may stay so: a stopped run) and
-    /// rewritten step files.
-    pub issues: Vec<LoadIssue>,
-    /// Lines reported unfinished that have now been read: (file, line).
-    pub finished: Vec<(PathBuf, usize)>,
-}
-
-/// How far one step file has been read.
-#[derive(Debug)]
-struct FileTail {
-    step: u32,
-    /// Bytes read: up to a newline, or to the end of a finished line the file had no
-    /// newline after.
-    read: u64,
-    /// Lines in them.
-    lines: usize,
-    /// The last bytes read, to check that a grown file still holds them.
-    last: Vec<u8>,
-    /// The last line read had no newline yet: one that comes next ends it.
-    mid_line: bool,
-    /// The line reported unfinished at the first look, until it is read.
-    reported: Option<usize>,
-    /// Rewritten under us: no longer read.
-    rewritten: bool,
+    /// The file was rewritten (a resumed run): these lines start it anew, and replace
+    /// what was read of it before.
+    pub rewritten: bool,
 }
 
 /// What of a run's step files has been read; [`look`](RunTail::look) reads what is new.
@@ -68,7 +31,7 @@ struct FileTail {
 pub struct RunTail {
     dir: PathBuf,
     single_step: Option<u32>,
-    files: BTreeMap<PathBuf, FileTail>,
+    files: BTreeMap<PathBuf, (u32, FileTail)>,
     looked: bool,
 }
 
@@ -88,13 +51,14 @@ impl RunTail {
         &self.dir
     }
 
-    /// Hands the new whole lines of every step file to `each`, in step order. At the first
-    /// look an unfinished last line is reported (and read later if it gets finished); later
-    /// ones are lines being written, waited for silently.
+    /// Hands the new whole lines of every step file to `each`, in step order (and a
+    /// rewritten file, even with no whole line yet). At the first look an unfinished last
+    /// line is reported (and read later if it gets finished); later ones are lines being
+    /// written, waited for silently.
     pub fn look(&mut self, each: &mut dyn FnMut(NewLines)) -> std::io::Result<LookNotes> {
         let first = !self.looked;
         self.looked = true;
-        let mut found: Vec<(u32, PathBuf, u64)> = Vec::new();
+        let mut found: Vec<(u32, PathBuf, std::fs::Metadata)> = Vec::new();
         for entry in std::fs::read_dir(&self.dir)? {
             let Ok(entry) = entry else { continue };
             let path = entry.path();
@@ -109,131 +73,42 @@ impl RunTail {
                 continue;
             }
             // A file removed between the listing and here is just not there.
-            let Ok(meta) = entry.metadata() else { continue };
+            let Ok(meta) = std::fs::metadata(&path) else {
+                continue;
+            };
             if meta.is_file() {
-                found.push((step, path, meta.len()));
+                found.push((step, path, meta));
             }
         }
-        found.sort();
+        found.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         let mut notes = LookNotes::default();
-        for (step, path, len) in found {
-            let tail = self.files.entry(path.clone()).or_insert(FileTail {
-                step,
-                read: 0,
-                lines: 0,
-                last: Vec::new(),
-                mid_line: false,
-                reported: None,
-                rewritten: false,
-            });
-            if tail.rewritten || len == tail.read {
-                continue;
-            }
-            if len < tail.read {
-                tail.rewritten = true;
-                notes.issues.push(rewritten(&path));
-                continue;
-            }
+        for (step, path, meta) in found {
+            let (_, tail) = self
+                .files
+                .entry(path.clone())
+                .or_insert_with(|| (step, FileTail::new()));
             // A file deleted or unreadable for a moment is tried again at the next look.
-            let Ok(bytes) = read_from(&path, tail.read - tail.last.len() as u64) else {
+            let Ok(grown) = tail.look(&path, &meta, first, &mut notes) else {
                 continue;
             };
-            let Some(fresh) = bytes.strip_prefix(tail.last.as_slice()) else {
-                tail.rewritten = true;
-                notes.issues.push(rewritten(&path));
-                continue;
-            };
-            if let Some(new) = tail.take(&path, fresh, first, &mut notes) {
-                each(new);
+            if grown.rewritten || !grown.bytes.is_empty() {
+                each(NewLines {
+                    step,
+                    path,
+                    bytes: grown.bytes,
+                    line_offset: grown.line_offset,
+                    rewritten: grown.rewritten,
+                });
             }
         }
         Ok(notes)
     }
 }
 
-impl FileTail {
-    /// The whole lines of `fresh` (the bytes after those read), advancing past them.
-    fn take(
-        &mut self,
-        path: &Path,
-        all: &[u8],
-        first: bool,
-        notes: &mut LookNotes,
-    ) -> Option<NewLines> {
-        let mut skipped = 0;
-        if self.mid_line && all.first() == Some(&b'\n') {
-            // The newline of a line already read.
-            skipped = 1;
-            self.mid_line = false;
-        }
-        let fresh = &all[skipped..];
-        let whole = fresh.iter().rposition(|b| *b == b'\n').map_or(0, |p| p + 1);
-        let rest = &fresh[whole..];
-        let mut take = whole;
-        let mut newlines = fresh[..whole].iter().filter(|b| **b == b'\n').count();
-        let unfinished = !rest.iter().all(u8::is_ascii_whitespace);
-        if first && unfinished {
-            if parse_sample(rest).is_ok() {
-                // A finished line with no newline after it (a file not written by verl).
-                take = fresh.len();
-                newlines += 1;
-                self.mid_line = true;
-            } else {
-                let line = self.lines + newlines + 1;
-                self.reported = Some(line);
-                notes.issues.push(LoadIssue {
-                    source: path.to_path_buf(),
-                    line,
-                    reason: UNFINISHED_LINE.to_string(),
-                });
-            }
-        }
-        self.read += (skipped + take) as u64;
-        let consumed = &all[..skipped + take];
-        let keep = consumed.len().min(CHECK_BYTES);
-        let mut last = std::mem::take(&mut self.last);
-        last.extend_from_slice(&consumed[consumed.len() - keep..]);
-        self.last = last.split_off(last.len().saturating_sub(CHECK_BYTES));
-        if take == 0 {
-            return None;
-        }
-        let line_offset = self.lines;
-        self.lines += newlines;
-        if let Some(line) = self.reported
-            && line <= self.lines
-        {
-            notes.finished.push((path.to_path_buf(), line));
-            self.reported = None;
-        }
-        Some(NewLines {
-            step: self.step,
-            path: path.to_path_buf(),
-            bytes: fresh[..take].to_vec(),
-            line_offset,
-        })
-    }
-}
-
-fn rewritten(path: &Path) -> LoadIssue {
-    LoadIssue {
-        source: path.to_path_buf(),
-        line: 0,
-        reason: REWRITTEN.to_string(),
-    }
-}
-
-/// The file's bytes from `offset` to its end.
-fn read_from(path: &Path, offset: u64) -> std::io::Result<Vec<u8>> {
-    let mut f = std::fs::File::open(path)?;
-    f.seek(SeekFrom::Start(offset))?;
-    let mut bytes = Vec::new();
-    f.read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::tail::UNFINISHED_LINE;
     use std::io::Write;
 
     fn sample(n: usize) -> String {
@@ -345,20 +220,50 @@ mod tests {
     }
 
     #[test]
-    fn a_rewritten_step_file_is_said_and_no_longer_read() {
+    fn a_rewritten_step_file_is_read_again_from_its_start() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("1.jsonl");
         append(&path, &(sample(1) + &sample(2)));
         let mut tail = RunTail::new(&run_at(dir.path(), None));
         look(&mut tail);
-        // Rewritten from the start, longer than before: not new lines after the old ones.
+        // Rewritten in place, longer than before: not new lines after the old ones.
         std::fs::write(&path, sample(7) + &sample(8) + &sample(9)).expect("write");
         let (got, notes) = look(&mut tail);
-        assert!(got.is_empty());
-        assert_eq!(notes.issues.len(), 1);
-        assert_eq!(notes.issues[0].reason, REWRITTEN);
+        assert_eq!(notes, LookNotes::default());
+        assert_eq!(got.len(), 1);
+        assert!(got[0].rewritten);
+        assert_eq!(
+            (got[0].line_offset, got[0].bytes.clone()),
+            (0, (sample(7) + &sample(8) + &sample(9)).into_bytes())
+        );
+        // Then followed as any file.
         append(&path, &sample(10));
-        assert_eq!(look(&mut tail), (Vec::new(), LookNotes::default()));
+        let (got, _) = look(&mut tail);
+        assert_eq!(
+            (got[0].rewritten, got[0].line_offset, got[0].bytes.clone()),
+            (false, 3, sample(10).into_bytes())
+        );
+        // Truncated (a resumed run opens it for writing): said at once, with no line yet;
+        // then its lines are read from the start.
+        std::fs::write(&path, "").expect("truncate");
+        let (got, _) = look(&mut tail);
+        assert_eq!(
+            (got.len(), got[0].rewritten, got[0].bytes.len()),
+            (1, true, 0)
+        );
+        append(&path, &sample(11));
+        let (got, _) = look(&mut tail);
+        assert_eq!(
+            (got[0].rewritten, got[0].line_offset, got[0].bytes.clone()),
+            (false, 0, sample(11).into_bytes())
+        );
+        // Replaced by another file (written aside and renamed over it), as long as before.
+        let aside = dir.path().join("tmp");
+        std::fs::write(&aside, sample(12)).expect("write");
+        std::fs::rename(&aside, &path).expect("rename");
+        let (got, _) = look(&mut tail);
+        assert!(got[0].rewritten, "{got:?}");
+        assert_eq!(got[0].bytes, sample(12).into_bytes());
     }
 
     #[test]

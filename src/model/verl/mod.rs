@@ -25,8 +25,9 @@ mod folder;
 mod follow;
 mod line;
 
+pub use super::tail::{LookNotes, UNFINISHED_LINE};
 pub use folder::{DumpRun, StepFile, find_runs, looks_like_sample, step_of_file_name};
-pub use follow::{LookNotes, NewLines, REWRITTEN, RunTail, UNFINISHED_LINE};
+pub use follow::{NewLines, RunTail};
 pub use line::{Sample, group_of_uid, parse_sample};
 
 /// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.
@@ -139,6 +140,9 @@ pub struct RunReader<'a> {
     /// Group key → run-wide number.
     groups: HashMap<GroupKey, u32>,
     occurrences: HashMap<RolloutId, usize>,
+    /// The ids (occurrence 0) counted from each file, when the run is followed: a file
+    /// rewritten by a resumed run is counted again from its start ([`forget`](Self::forget)).
+    counted: Option<HashMap<Arc<Path>, Vec<RolloutId>>>,
     pub interner: Interner,
     /// The extra keys and their few values, held once for the run.
     extras: SharedExtras,
@@ -198,8 +202,31 @@ impl<'a> RunReader<'a> {
             prompts: HashMap::new(),
             groups: HashMap::new(),
             occurrences: HashMap::new(),
+            counted: None,
             interner: Interner::default(),
             extras: SharedExtras::default(),
+        }
+    }
+
+    /// A reader of a run that is followed: it remembers which ids each file counted, so
+    /// that a rewritten file can be read again ([`forget`](Self::forget)).
+    pub fn following(index: &'a JoinIndex, dataset: &'a Dataset) -> RunReader<'a> {
+        RunReader {
+            counted: Some(HashMap::new()),
+            ..RunReader::new(index, dataset)
+        }
+    }
+
+    /// Uncounts the samples read from `path` (rewritten: its lines are read again), so an
+    /// identical sample read again gets the id it had (a label on it stays on it).
+    pub fn forget(&mut self, path: &Path) {
+        let Some(bases) = self.counted.as_mut().and_then(|c| c.remove(path)) else {
+            return;
+        };
+        for base in bases {
+            if let Some(n) = self.occurrences.get_mut(&base) {
+                *n = n.saturating_sub(1);
+            }
         }
     }
 
@@ -312,6 +339,12 @@ impl<'a> RunReader<'a> {
             _ => None,
         };
         let base = RolloutId::derive(&query, &s.output, 0);
+        if let Some(counted) = &mut self.counted {
+            counted
+                .entry(source.clone())
+                .or_default()
+                .push(base.clone());
+        }
         let id = base.occurrence(self.occurrences.get(&base).copied().unwrap_or(0));
         *self.occurrences.entry(base).or_insert(0) += 1;
         let empty_output = s.output.trim().is_empty();

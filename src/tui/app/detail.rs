@@ -304,7 +304,7 @@ impl App {
             entries: c.entries.clone(),
             scores: c.scores.clone(),
             issues: Vec::new(),
-            load: c.load,
+            load: c.load.clone(),
             grade_progress: c.grade_progress,
             digests: c.digests.clone(),
             score_cache: c.score_cache.clone(),

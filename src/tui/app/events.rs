@@ -233,8 +233,58 @@ impl App {
                 }
                 true
             }
-            LoadEvent::Following { runs } => {
+            LoadEvent::Following { runs, polled } => {
                 self.corpus.load.following = runs;
+                if let Some(why) = polled {
+                    self.message = Some(format!("{why}: followed by looking every second"));
+                }
+                true
+            }
+            LoadEvent::Replaced {
+                rows,
+                entries,
+                scores,
+                new_tasks,
+            } => {
+                self.replace_rows(&rows, entries, scores, new_tasks);
+                true
+            }
+            LoadEvent::Rewriting { source } => {
+                // What was said of its lines was said of the file as it was.
+                self.corpus.issues.retain(|i| i.source != source);
+                true
+            }
+            LoadEvent::Reread {
+                source,
+                step,
+                rows,
+                before,
+            } => {
+                let what = match step {
+                    Some(step) => format!("step {step} rewritten (resumed run)"),
+                    None => format!(
+                        "{} rewritten",
+                        source.file_name().map_or_else(
+                            || source.display().to_string(),
+                            |n| n.to_string_lossy().into_owned()
+                        )
+                    ),
+                };
+                let noun = if step.is_some() {
+                    "samples"
+                } else {
+                    "rollouts"
+                };
+                let note = if rows < before {
+                    format!(
+                        "{what}: {rows} {noun} re-read, {} rows still as read before",
+                        before - rows
+                    )
+                } else {
+                    format!("{what}: {rows} {noun} re-read")
+                };
+                self.message = Some(note.clone());
+                self.corpus.load.rewritten = Some(note);
                 true
             }
             LoadEvent::Finished(lines) => {
@@ -309,13 +359,76 @@ impl App {
         }
     }
 
+    /// Rows of a rewritten file read again: each of `rows` now holds the new line in its
+    /// place (a row's index never changes: the selection and every cache by row stay
+    /// valid); what was known of the old line (score, analysis, highlights) goes, and
+    /// the new one is analysed, looked up and graded like a row just loaded. Labels are
+    /// kept by rollout id (a hash of query and response), not by row or line, so a line
+    /// read again unchanged keeps its label, and a label of a line gone stays in its sidecar.
+    fn replace_rows(
+        &mut self,
+        rows: &[usize],
+        entries: Vec<crate::tui::entry::Entry>,
+        scores: Vec<Score>,
+        new_tasks: Vec<crate::tui::entry::Task>,
+    ) {
+        if !new_tasks.is_empty() {
+            Arc::make_mut(&mut self.corpus.tasks).extend(new_tasks);
+        }
+        let list = Arc::make_mut(&mut self.corpus.entries);
+        let digests = Arc::make_mut(&mut self.corpus.digests);
+        let mut replaced = Vec::with_capacity(rows.len());
+        for ((&row, entry), score) in rows.iter().zip(entries).zip(scores) {
+            let (Some(slot), Some(old)) = (list.get_mut(row), self.corpus.scores.get_mut(row))
+            else {
+                continue;
+            };
+            *slot = Arc::new(entry);
+            // A grade in flight for the old line is dropped when it comes (its ticket is
+            // no longer awaited): counted as finished now.
+            if matches!(old, Score::Grading { .. }) {
+                self.corpus.grade_progress.finished += 1;
+            }
+            *old = score;
+            if let Some(d) = digests.get_mut(row) {
+                *d = None;
+            }
+            replaced.push(row);
+        }
+        let gone: std::collections::HashSet<usize> = replaced.iter().copied().collect();
+        let caches = &mut self.caches;
+        caches.analyses.retain(|r| !gone.contains(r));
+        caches.analysis_requested.retain(|r| !gone.contains(r));
+        caches.report_requested.retain(|r| !gone.contains(r));
+        caches.highlights.retain(|k| !gone.contains(&k.0));
+        caches.highlight_requested.retain(|k| !gone.contains(&k.0));
+        self.forget_raw_lines(&gone);
+        self.outbox.push(JobRequest::AnalyzeAll {
+            from: 0,
+            only: Some(replaced.clone()),
+            entries: self.corpus.entries.clone(),
+            dataset: self.corpus.ctx.dataset.clone(),
+            api: self.corpus.ctx.api.clone(),
+        });
+        self.look_up_rows(replaced);
+        self.corpus.scores_changed += 1;
+        self.training.stale = true;
+        if self.list.search.results.is_some() {
+            self.start_search();
+        }
+        self.view_dirty = true;
+    }
+
     /// Unscored rows from `from` on take a rerun's or the cache's verdict before grading
     /// (`session::resolve`'s precedence; the job answers `CachedScores`, which grades the rest).
     fn look_up_unscored(&mut self, from: usize) {
-        let rows: Vec<usize> = (from..self.corpus.scores.len())
-            .filter(|i| self.corpus.scores[*i] == Score::Unscored)
-            .collect();
         self.caches.looked_up = self.caches.looked_up.max(self.corpus.scores.len());
+        self.look_up_rows((from..self.corpus.scores.len()).collect());
+    }
+
+    /// [`look_up_unscored`](Self::look_up_unscored) for the unscored of `rows`.
+    fn look_up_rows(&mut self, mut rows: Vec<usize>) {
+        rows.retain(|i| self.corpus.scores.get(*i) == Some(&Score::Unscored));
         if !rows.is_empty() {
             self.outbox.push(JobRequest::LookupScores {
                 entries: rows
@@ -374,7 +487,8 @@ impl App {
                 front,
             });
         }
-        if rows.len() > 1 {
+        // A rewritten file's note stays while its rows are graded (the status bar counts).
+        if rows.len() > 1 && self.message != self.corpus.load.rewritten {
             self.message = Some(format!("grading {} rollouts", rows.len()));
         }
         self.view_dirty = true;
@@ -405,6 +519,7 @@ impl App {
         }
         self.outbox.push(JobRequest::AnalyzeAll {
             from: self.caches.analysis_queued,
+            only: None,
             entries: self.corpus.entries.clone(),
             dataset: self.corpus.ctx.dataset.clone(),
             api: self.corpus.ctx.api.clone(),

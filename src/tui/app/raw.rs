@@ -44,7 +44,7 @@ impl App {
                         self.raw_lines.embedded.insert(label.clone(), text);
                     }
                 }
-                SourceData::File(_) | SourceData::Dump { .. } => {}
+                SourceData::File(_) | SourceData::Dump { .. } | SourceData::Folder { .. } => {}
             }
         }
     }
@@ -103,6 +103,17 @@ impl App {
         }
         self.raw_lines.held = Some((row, result));
         self.list.selected == Some(row)
+    }
+
+    /// Drops the stored lines read of `rows` (their lines were read again: a rewritten file).
+    pub(super) fn forget_raw_lines(&mut self, rows: &std::collections::HashSet<usize>) {
+        let raw = &mut self.raw_lines;
+        if raw.requested.is_some_and(|r| rows.contains(&r)) {
+            raw.requested = None;
+        }
+        if raw.held.as_ref().is_some_and(|(r, _)| rows.contains(r)) {
+            raw.held = None;
+        }
     }
 
     /// The selected row's stored line, once read (`Err`: why it could not be).

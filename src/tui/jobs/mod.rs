@@ -7,7 +7,10 @@
 pub mod confirm;
 pub mod reruns;
 pub mod stats;
+mod sweep;
 pub mod training;
+
+use sweep::sweep;
 
 use std::collections::VecDeque;
 use std::path::PathBuf;
@@ -77,10 +80,12 @@ pub enum JobRequest {
         text: String,
         syntect_theme: String,
     },
-    /// The analysis of every row from `from` on, in the background on every core; its
-    /// digests fill the list's findings and functions columns as they come.
+    /// The analysis of every row from `from` on (or of the rows `only` names: rows replaced
+    /// by a rewritten file's), in the background on every core; its digests fill the list's
+    /// findings and functions columns as they come.
     AnalyzeAll {
         from: usize,
+        only: Option<Vec<usize>>,
         entries: Arc<Vec<Arc<Entry>>>,
         dataset: Arc<Dataset>,
         api: Arc<ApiMap>,
@@ -263,22 +268,6 @@ pub fn analyze_rows(
     return_freed_memory();
 }
 
-/// The background sweep: [`analyze_rows`] sending each batch as an event.
-fn sweep(req: JobRequest, events: &Sender<JobEvent>) {
-    let JobRequest::AnalyzeAll {
-        from,
-        entries,
-        dataset,
-        api,
-    } = req
-    else {
-        return;
-    };
-    analyze_rows(&entries, from, &dataset, &api, &|rows| {
-        events.send(JobEvent::Digested { rows }).is_ok()
-    });
-}
-
 /// Runs one request to completion on the current thread (used by the workers and by tests);
 /// reruns are not run here (`None`): `inline::drain_reruns` runs them.
 pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Option<JobEvent> {
@@ -332,17 +321,16 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                 text: Arc::new(h),
             })
         }
-        JobRequest::AnalyzeAll {
-            from,
-            entries,
-            dataset,
-            api,
-        } => {
-            let rows = Mutex::new(Vec::new());
-            analyze_rows(&entries, from, &dataset, &api, &|batch| {
-                rows.lock().map(|mut r| r.extend(batch)).is_ok()
-            });
-            let mut rows = rows.into_inner().unwrap_or_default();
+        JobRequest::AnalyzeAll { .. } => {
+            let (tx, rx) = std::sync::mpsc::channel();
+            sweep(req, &tx);
+            let mut rows: Vec<_> = rx
+                .try_iter()
+                .flat_map(|e| match e {
+                    JobEvent::Digested { rows } => rows,
+                    _ => Vec::new(),
+                })
+                .collect();
             rows.sort_by_key(|(row, _)| *row);
             Some(JobEvent::Digested { rows })
         }
@@ -536,8 +524,8 @@ impl Workers {
         self.load_following(sources, false);
     }
 
-    /// [`load`](Self::load), and with `follow` the training runs among `sources` are then
-    /// followed (`load::FOLLOW_EVERY`) until the workers are dropped or the app is gone.
+    /// [`load`](Self::load), and with `follow` the runs and folders among `sources` are
+    /// then followed (`load::follow`) until the workers are dropped or the app is gone.
     pub fn load_following(&self, sources: Vec<Source>, follow: bool) {
         let events = self.events.clone();
         let follow = follow.then(|| Follow {
