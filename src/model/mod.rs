@@ -16,6 +16,7 @@ pub mod sample;
 pub mod sampling;
 pub mod sidecar;
 pub mod taxonomy;
+pub mod tokenizer;
 pub mod verdict;
 pub mod verl;
 

@@ -104,6 +104,10 @@ pub struct ExploreArgs {
     /// of its evaluation runs: `T` shows the Training screen.
     #[arg(long)]
     pub demo_training: bool,
+    /// A HuggingFace tokenizer.json (the trained model's): the Training screen shows the
+    /// responses' length in tokens beside characters, as `sebx stats --tokenizer` does.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
     /// Read training runs once: do not follow them (by default new step files and lines
     /// appended to them are read while the explorer is open, about every second).
     #[arg(long)]
@@ -222,6 +226,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     keymap
         .apply_config(&config.keys)
         .context("in the config's [keys]")?;
+    // A bad tokenizer is said before anything is read.
+    let tokenizer = match &args.tokenizer {
+        Some(path) => Some(Arc::new(crate::model::tokenizer::TokenCounter::load(path)?)),
+        None => None,
+    };
 
     let mut notes = Vec::new();
     let (api, dataset, sources) = if args.demo_training {
@@ -361,6 +370,13 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );
     app.labelling.taxonomy_path = args.taxonomy.clone();
+    if let Some(t) = &tokenizer {
+        app.corpus.ctx.notes.push(format!(
+            "Tokenizer: {} (the Training screen counts response tokens)",
+            t.path().display()
+        ));
+    }
+    app.training.tokenizer = tokenizer;
     app.labelling.places = args.sidecars.places_with(config.sidecar_dir.clone());
     app.labelling.order = args.label_order;
     app.labelling.order_seed = args

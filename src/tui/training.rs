@@ -52,6 +52,11 @@ pub struct TrainingView {
     pub range: TextBox,
     /// Scores changed since the figures were asked for (`App::settle` asks again).
     pub stale: bool,
+    /// Counts the responses' tokens (`--tokenizer`).
+    pub tokenizer: Option<Arc<crate::model::tokenizer::TokenCounter>>,
+    /// Each row's sample facts once computed (rows only ever get appended), so the
+    /// responses are encoded once, not on every refresh.
+    pub samples: super::jobs::training::SampleMemo,
 }
 
 /// The Training screen's keys, for its title, from the keymap in force (`wide`: with
@@ -203,6 +208,8 @@ impl TrainingView {
                 scores,
                 api: corpus.ctx.api.clone(),
                 dataset: corpus.ctx.dataset.clone(),
+                tokenizer: self.tokenizer.clone(),
+                samples: self.samples.clone(),
             })));
     }
 

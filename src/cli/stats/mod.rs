@@ -107,6 +107,7 @@ impl InputArgs {
             quiet: self.quiet,
             cache: self.cache.choice(),
             sidecars: self.sidecars.places()?,
+            tokenizer: None,
         })
     }
 }
@@ -148,6 +149,10 @@ pub struct StatsArgs {
     /// Rows of the wrong-names table in table/md output (0: all).
     #[arg(long, default_value_t = 20)]
     pub top: usize,
+    /// A HuggingFace tokenizer.json (the trained model's): training steps get the
+    /// responses' length in tokens too (response_tokens_mean, response_tokens_p90).
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -197,7 +202,11 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
-    let loaded = load_runs(&args.files, &args.input.options()?)?;
+    let options = RunOptions {
+        tokenizer: args.tokenizer.clone(),
+        ..args.input.options()?
+    };
+    let loaded = load_runs(&args.files, &options)?;
     let report = compute_stats(&loaded, &args.k, args.sort, args.input.seed);
     let by = if !args.by.is_empty() {
         args.by.clone()
