@@ -633,6 +633,9 @@ impl Streamed {
     }
 }
 
+/// What [`stream_dump`] hands each sample to: the sample, its verdict and its facts.
+type AddSample<'a> = dyn FnMut(&Rollout, Option<&Resolved>, Option<SampleFacts>) + 'a;
+
 /// Reads a training run one step file at a time: each step's samples get their verdicts
 /// (by the resolver, else graded, the runs of identical programs shared through `shared`)
 /// and their facts (tokens counted in parallel), and go to `add` before the next step is
@@ -642,7 +645,7 @@ fn stream_dump(
     cx: &StreamCx<'_>,
     engine: &mut Option<Engine>,
     shared: &SharedRuns,
-    add: &mut dyn FnMut(&Rollout, Option<&Resolved>, Option<SampleFacts>),
+    add: &mut AddSample<'_>,
 ) -> Result<Streamed> {
     let progress = if cx.quiet {
         ProgressBar::hidden()
