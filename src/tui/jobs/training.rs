@@ -57,9 +57,10 @@ fn sample_facts(input: &TrainingInput) -> Vec<Option<SampleFacts>> {
         let jobs = crate::session::default_jobs();
         let new = SampleFacts::of_all(&rollouts, input.tokenizer.as_deref(), jobs);
         let mut memo = memo();
-        // Another job may have added these rows meanwhile.
-        if memo.len() == known {
-            memo.extend(new);
+        // Another job may have added some of these rows meanwhile (the same facts).
+        let have = memo.len();
+        if (known..rows).contains(&have) {
+            memo.extend(new.into_iter().skip(have - known));
         }
     }
     let memo = memo();
