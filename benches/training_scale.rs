@@ -18,6 +18,10 @@
 //! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
 //! ZWCArray), each sample with prose and a `<think>` block of its own, so code repeats
 //! across samples and steps while responses do not.
+//! - with `SEBX_BENCH_TOKENIZER=tokenizer.json` (a HuggingFace tokenizer the bench cannot
+//!   download): what counting response tokens costs, `sebx stats --by step --tokenizer`
+//!   against the same run without, and the explorer's Training job encoding every row.
+//!
 //! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000;
 //! `SEBX_BENCH_DIR=folder` keeps the dump and its caches there; `SEBX_BENCH_PARTS=graded`
 //! runs only the graded explorer, `=explorer,stats` only the others).
@@ -320,9 +324,49 @@ fn explorer(run_dir: &Path, bytes: u64) {
         rss.saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64,
         status_kb("VmHWM:").saturating_sub(rss_before) as f64 * 1024.0 / bytes as f64
     );
+    if let Some(path) = std::env::var_os("SEBX_BENCH_TOKENIZER") {
+        training_tokens(&app, Path::new(&path));
+    }
     follow_latency(run_dir, &mut app, &rx);
     stop.store(true, Ordering::Relaxed);
     loader.join().expect("loader");
+}
+
+/// What the Training job's first computation pays for tokens: every row's sample facts, on
+/// every core as the job computes them, with the tokenizer and without (later refreshes
+/// reuse them).
+fn training_tokens(app: &App, tokenizer: &Path) {
+    use sebx::grade::runs::SampleFacts;
+    use sebx::model::tokenizer::TokenCounter;
+    let t = Instant::now();
+    let counter = TokenCounter::load(tokenizer).expect("the tokenizer loads");
+    let load = t.elapsed();
+    let rollouts: Vec<&sebx::model::Rollout> =
+        app.corpus.entries.iter().map(|e| &e.rollout).collect();
+    let jobs = sebx::session::default_jobs();
+    let t = Instant::now();
+    let plain = SampleFacts::of_all(&rollouts, None, jobs);
+    let chars = t.elapsed();
+    let t = Instant::now();
+    let counted = SampleFacts::of_all(&rollouts, Some(&counter), jobs);
+    let tokens = t.elapsed();
+    let total: u64 = counted
+        .iter()
+        .flatten()
+        .filter_map(|s| s.shape.tokens)
+        .map(u64::from)
+        .sum();
+    let bytes: usize = rollouts.iter().map(|r| r.response.len()).sum();
+    println!(
+        "explorer Training job, sample facts of {} rows on {jobs} threads: {} without a tokenizer, {} with ({} tokens of {:.0} MB of responses, {:.1} MB/s; loading the tokenizer {})",
+        plain.len(),
+        secs(chars),
+        secs(tokens),
+        total,
+        bytes as f64 / 1e6,
+        bytes as f64 / 1e6 / tokens.as_secs_f64(),
+        secs(load)
+    );
 }
 
 /// Live follow: step files written one after another while the explorer is open, each
@@ -383,6 +427,11 @@ fn follow_latency(run_dir: &Path, app: &mut App, rx: &std::sync::mpsc::Receiver<
 }
 
 fn stats(exp: &Path, cache: &Path) -> Duration {
+    stats_with(exp, cache, &[])
+}
+
+/// `sebx stats --by step` with `more` arguments.
+fn stats_with(exp: &Path, cache: &Path, more: &[&std::ffi::OsStr]) -> Duration {
     let t = Instant::now();
     let out = Command::new(env!("CARGO_BIN_EXE_sebx"))
         .arg("stats")
@@ -391,6 +440,7 @@ fn stats(exp: &Path, cache: &Path) -> Duration {
         .arg("--api-doc")
         .arg(shared("api_doc.jsonl"))
         .args(["--by", "step", "--format", "json", "--quiet"])
+        .args(more)
         .env("SEBX_SCORE_CACHE", cache)
         .output()
         .expect("sebx stats runs");
@@ -402,6 +452,12 @@ fn stats(exp: &Path, cache: &Path) -> Duration {
     );
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     let steps = report["steps"].as_array().map_or(0, Vec::len);
+    if let Some(last) = report["steps"].as_array().and_then(|s| s.last()) {
+        println!(
+            "  last step: {} chars mean, {} tokens mean",
+            last["response_chars_mean"], last["response_tokens_mean"]
+        );
+    }
     let notes: Vec<&str> = report["notes"]
         .as_array()
         .map(|n| n.iter().filter_map(Value::as_str).collect())
@@ -480,4 +536,17 @@ fn main() {
     println!("sebx stats --by step, verdicts in the score cache only (facts forgotten):");
     let cold = stats(&exp, &cache);
     println!("  {}", secs(cold));
+    if let Some(tokenizer) = std::env::var_os("SEBX_BENCH_TOKENIZER") {
+        let more = [std::ffi::OsStr::new("--tokenizer"), tokenizer.as_os_str()];
+        // Another key: the dump is read again, verdicts from the score cache, as above.
+        println!("sebx stats --by step --tokenizer, every response encoded:");
+        let counted = stats_with(&exp, &cache, &more);
+        println!(
+            "  {} ({} more than without)",
+            secs(counted),
+            secs(counted.saturating_sub(cold))
+        );
+        println!("sebx stats --by step --tokenizer, facts remembered:");
+        println!("  {}", secs(stats_with(&exp, &cache, &more)));
+    }
 }

@@ -299,3 +299,206 @@ fn d_reads_the_demo_line_from_the_binary() {
         "{screen}"
     );
 }
+
+/// A word-level tokenizer.json written by hand: whitespace splits, and every word is one
+/// token (unknown words become `[UNK]`), so a response has as many tokens as words. Its
+/// truncation (at 3) must not cut the counts.
+fn word_tokenizer(dir: &Path) -> PathBuf {
+    let path = dir.join("tokenizer.json");
+    let json = json!({
+        "version": "1.0",
+        "truncation": {"direction": "Right", "max_length": 3, "strategy": "LongestFirst", "stride": 0},
+        "padding": null,
+        "added_tokens": [],
+        "normalizer": null,
+        "pre_tokenizer": {"type": "WhitespaceSplit"},
+        "post_processor": null,
+        "decoder": null,
+        "model": {"type": "WordLevel", "vocab": {"[UNK]": 0, "import": 1, "zwc": 2}, "unk_token": "[UNK]"},
+    });
+    std::fs::write(&path, json.to_string()).expect("tokenizer");
+    path
+}
+
+/// Mean and nearest-rank 90th percentile of the responses' words.
+fn words_mean_p90(texts: &[String]) -> (f64, u64) {
+    let mut n: Vec<u64> = texts
+        .iter()
+        .map(|t| t.split_whitespace().count() as u64)
+        .collect();
+    n.sort_unstable();
+    let mean = n.iter().sum::<u64>() as f64 / n.len() as f64;
+    (mean, n[(9 * n.len()).div_ceil(10) - 1])
+}
+
+/// `sebx stats` in `root`'s score cache (and its remembered figures).
+fn stats_in(root: &Path, run: &Path, dataset: &Path, args: &[&str]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"));
+    isolated::isolate_in(&mut cmd, root)
+        .arg("stats")
+        .arg(run)
+        .arg(dataset)
+        .arg("--api-doc")
+        .arg(api_doc())
+        .args(["--quiet", "--by", "step"])
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn stats_by_step_counts_tokens_with_a_tokenizer() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let tokenizer = word_tokenizer(dir.path());
+    let tok = tokenizer.to_str().expect("utf-8 path");
+    let root = dir.path().join("isolated");
+    let json_of = |args: &[&str]| -> Value {
+        let out = stats_in(&root, &run, &dataset, args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("json")
+    };
+
+    // Without a tokenizer the keys are there, null; the figures are then remembered.
+    let plain = json_of(&["--format", "json"]);
+    for s in plain["steps"].as_array().expect("steps") {
+        assert!(s["response_tokens_mean"].is_null(), "{s}");
+        assert!(s["response_tokens_p90"].is_null(), "{s}");
+    }
+    // With one, the same files give other figures (not the remembered ones).
+    let counted = json_of(&["--format", "json", "--tokenizer", tok]);
+    let steps = counted["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 2, "{counted:#}");
+    for (s, (step, texts)) in steps.iter().zip(responses()) {
+        assert_eq!(s["step"], step, "{s}");
+        let (mean, p90) = words_mean_p90(&texts);
+        let got = s["response_tokens_mean"].as_f64().expect("a mean");
+        assert!((got - mean).abs() < 1e-9, "step {step}: {got} vs {mean}");
+        assert_eq!(s["response_tokens_p90"], p90, "step {step}: {s}");
+        // The characters are unchanged beside them.
+        let (chars, _) = mean_p90(&texts);
+        let got = s["response_chars_mean"].as_f64().expect("chars");
+        assert!((got - chars).abs() < 1e-9, "{s}");
+    }
+
+    // CSV, Markdown and text: the columns, only with a tokenizer.
+    let text_of = |args: &[&str]| {
+        let out = stats_in(&root, &run, &dataset, args);
+        assert!(out.status.success());
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let csv = text_of(&["--format", "csv", "--tokenizer", tok]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().expect("header").split(',').collect();
+    let row: Vec<&str> = lines.next().expect("step 1").split(',').collect();
+    let cell = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .and_then(|i| row.get(i).copied())
+            .unwrap_or_else(|| panic!("{name} missing from {csv}"))
+    };
+    let [(_, one), _] = responses();
+    let (mean1, p90_1) = words_mean_p90(&one);
+    assert_eq!(cell("response_tokens_mean"), format!("{mean1:.0}"), "{csv}");
+    assert_eq!(cell("response_tokens_p90"), p90_1.to_string(), "{csv}");
+    assert!(!text_of(&["--format", "csv"]).contains("response_tokens"));
+    let md = text_of(&["--format", "md", "--tokenizer", tok]);
+    assert!(
+        md.contains("| response_chars_p90 | response_tokens_mean | response_tokens_p90 |"),
+        "{md}"
+    );
+    assert!(text_of(&["--tokenizer", tok]).contains("response_tokens_p90"));
+}
+
+#[test]
+fn a_bad_tokenizer_is_an_error_naming_the_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let junk = dir.path().join("junk-tokenizer.json");
+    std::fs::write(&junk, r#"{"model": {"type": "Nonsense"}}"#).expect("junk");
+    let missing = dir.path().join("no-such-tokenizer.json");
+    for (file, why) in [
+        (&junk, "not a HuggingFace tokenizer.json"),
+        (&missing, "cannot read the tokenizer"),
+    ] {
+        let out = stats_in(
+            &dir.path().join("isolated"),
+            &run,
+            &dataset,
+            &[
+                "--format",
+                "json",
+                "--tokenizer",
+                file.to_str().expect("path"),
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{stderr}");
+        let name = file.file_name().expect("name").to_string_lossy();
+        assert!(stderr.contains(&*name) && stderr.contains(why), "{stderr}");
+        assert!(
+            out.stdout.is_empty(),
+            "no figures without the counts asked for"
+        );
+
+        // The explorer says the same before it opens.
+        let mut args = ExploreArgs {
+            paths: vec![run.clone()],
+            tokenizer: Some(file.clone()),
+            ..isolated::explore_args()
+        };
+        args.context.dataset = vec![dataset.clone()];
+        let Err(e) = sebx::tui::explore::open_default(&args) else {
+            panic!("the explorer opened with {}", file.display());
+        };
+        let e = format!("{e:#}");
+        assert!(e.contains(&*name) && e.contains(why), "{e}");
+    }
+}
+
+#[test]
+fn the_training_screen_shows_tokens_beside_chars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let mut args = ExploreArgs {
+        paths: vec![run],
+        tokenizer: Some(word_tokenizer(dir.path())),
+        ..isolated::explore_args()
+    };
+    args.context.api_doc = Some(api_doc());
+    args.context.dataset = vec![dataset];
+    let mut app = tui_common::open_graded(&args, 140, 30).0.app;
+    press(&mut app, KeyCode::Char('T'));
+    assert!(app.training.open && app.training.result.is_some());
+    let screen = drawn(&app);
+    let [_, (_, two)] = responses();
+    let (mean, p90) = mean_p90(&two);
+    let (t_mean, t_p90) = words_mean_p90(&two);
+    let length = screen
+        .lines()
+        .find(|l| l.contains("length (chars)"))
+        .unwrap_or_else(|| panic!("no length curve: {screen}"));
+    assert!(
+        length.contains(&format!(
+            "{mean:.0} chars, p90 {p90} · {t_mean:.0} tokens, p90 {t_p90} at the last step"
+        )),
+        "{length}"
+    );
+    // Narrower: the 90th percentiles give way, the tokens stay.
+    app.update(&sebx::tui::Action::Resize {
+        width: 75,
+        height: 30,
+    });
+    let screen = drawn(&app);
+    assert!(
+        screen.contains(&format!(
+            "{mean:.0} chars · {t_mean:.0} tokens at the last step"
+        )),
+        "{screen}"
+    );
+}

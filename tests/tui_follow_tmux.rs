@@ -95,9 +95,6 @@ fn a_step_rewritten_while_open_replaces_its_rows_and_says_so() {
     if tmux_missing() {
         return;
     }
-    let python = sebx::grade::runtime::find_runtime()
-        .expect("the runtime is installed (sebx runtime install)")
-        .python;
     let (dir, home) = temp_home();
     let run = dir.path().join("rollout");
     std::fs::create_dir_all(&run).expect("mkdir");
@@ -110,18 +107,7 @@ fn a_step_rewritten_while_open_replaces_its_rows_and_says_so() {
         .expect("copy");
     }
     let name = session_name("sebx-rewrite-test");
-    let args = format!(
-        "{} {} --api-doc {}",
-        quoted(&run),
-        quoted(&demo_file("tasks.jsonl")),
-        quoted(&demo_file("api_doc.jsonl"))
-    );
-    let cmd = format!(
-        "env SEBX_PYTHON={} {}",
-        quoted(&python),
-        sebx_command(&home, &args)
-    );
-    let _session = start_session(&name, (120, 40), Some(dir.path()), &cmd);
+    let _session = start_graded_training(&name, dir.path(), &home, &run);
     wait_for(&name, "steps 1 and 2 loaded, graded and followed", |s| {
         loaded(s)
             && s.contains("33 rollouts")

@@ -17,6 +17,7 @@ pub mod sampling;
 pub mod sidecar;
 pub mod tail;
 pub mod taxonomy;
+pub mod tokenizer;
 pub mod verdict;
 pub mod verl;
 

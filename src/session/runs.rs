@@ -25,6 +25,7 @@ use crate::model::labels::{LABELS_SUFFIX, LabelStore};
 use crate::model::rollout::load_rollout_file;
 use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::Taxonomy;
+use crate::model::tokenizer::TokenCounter;
 use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, RunReader};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
@@ -46,6 +47,8 @@ pub struct RunOptions {
     pub cache: CacheChoice,
     /// Where the label and rerun sidecars are.
     pub sidecars: SidecarPlaces,
+    /// A HuggingFace `tokenizer.json`: the samples' responses are counted in its tokens too.
+    pub tokenizer: Option<PathBuf>,
 }
 
 pub use super::loaded::{Loaded, LoadedRun};
@@ -118,6 +121,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         read.extend(found.datasets.iter().map(|f| f.path().to_path_buf()));
         // The categories stored with the facts come from each run's taxonomy file.
         read.extend(paths.iter().filter_map(|p| Taxonomy::find_for(p)));
+        // The token counts: with another tokenizer (or none), other figures.
+        read.extend(input.tokenizer.iter().cloned());
         let runs = inputs
             .runs
             .iter()
@@ -138,6 +143,11 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         ));
         return Ok(known);
     }
+    let tokenizer = match &input.tokenizer {
+        Some(path) => Some(TokenCounter::load(path)?),
+        None => None,
+    };
+    let jobs = input.jobs.unwrap_or_else(super::default_jobs).max(1);
     // Verdicts an earlier `sebx grade` or explorer session remembered are reused.
     // At the timeout the rollouts below are graded with; a lookup asks for the verdict (a
     // record with the reward too is preferred), what is graded carries both.
@@ -285,16 +295,18 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 api: &api,
                 resolver: &resolver,
                 cache: cache.as_deref(),
-                jobs: input.jobs.unwrap_or_else(super::default_jobs).max(1),
+                jobs,
+                tokenizer: tokenizer.as_ref(),
                 timeout: input.timeout,
                 quiet: input.quiet,
             };
-            let got = stream_dump(dump, &cx, &mut engine, &shared, &mut |r, known| {
+            let got = stream_dump(dump, &cx, &mut engine, &shared, &mut |r, known, sample| {
                 add_one(
                     &mut set,
                     run,
                     r,
                     known,
+                    sample,
                     &api,
                     &dataset,
                     labels_of(r),
@@ -303,13 +315,16 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             })?;
             streamed.add(&got);
         }
-        for (r, v) in file.rollouts.iter().zip(vs) {
+        let rollouts: Vec<&Rollout> = file.rollouts.iter().collect();
+        let samples = SampleFacts::of_all(&rollouts, tokenizer.as_ref(), jobs);
+        for ((r, v), sample) in file.rollouts.iter().zip(vs).zip(samples) {
             progress.inc(1);
             add_one(
                 &mut set,
                 run,
                 r,
                 v.as_ref(),
+                sample,
                 &api,
                 &dataset,
                 labels_of(r),
@@ -503,27 +518,30 @@ fn code_of(r: &Rollout) -> String {
 
 /// Adds one rollout to the set: with its verdict and analysis (a training sample's
 /// analysis shared by the samples of its task with the same code), or, for a training
-/// sample without a verdict, as ungraded.
+/// sample without a verdict, as ungraded. `sample`: its facts when it is a sample
+/// ([`SampleFacts::of_all`]).
 #[allow(clippy::too_many_arguments)]
 fn add_one(
     set: &mut RunSet,
     run: u32,
     r: &Rollout,
     known: Option<&Resolved>,
+    sample: Option<SampleFacts>,
     api: &ApiMap,
     dataset: &Dataset,
     labels: Option<Vec<String>>,
     analyses: &mut Bounded<(usize, String), Analysis>,
 ) {
     let Some(known) = known else {
-        if let Some(meta) = r.sample.as_deref() {
+        if let (Some(meta), Some(sample)) = (r.sample.as_deref(), sample) {
             // A training sample without a verdict is counted, never dropped.
             let kinds = if api.is_empty() {
                 0
             } else {
                 kinds_of(&analyze_rollout(r, api, None))
             };
-            set.ungraded.push(UngradedSample::of(run, r, meta, kinds));
+            set.ungraded
+                .push(UngradedSample::of(run, r, meta, sample, kinds));
         }
         return;
     };
@@ -543,7 +561,7 @@ fn add_one(
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
     }
     set.set_last_reward(known.facts.reward, known.facts.reason);
-    set.set_last_sample(r.sample.as_deref().map(|m| SampleFacts::of(m, &r.response)));
+    set.set_last_sample(sample);
 }
 
 /// What streaming a training run reads besides the run.
@@ -554,6 +572,8 @@ struct StreamCx<'a> {
     resolver: &'a Resolver,
     cache: Option<&'a crate::grade::score_cache::ScoreCache>,
     jobs: usize,
+    /// Counts the samples' response tokens (`--tokenizer`).
+    tokenizer: Option<&'a TokenCounter>,
     timeout: std::time::Duration,
     quiet: bool,
 }
@@ -613,16 +633,19 @@ impl Streamed {
     }
 }
 
+/// What [`stream_dump`] hands each sample to: the sample, its verdict and its facts.
+type AddSample<'a> = dyn FnMut(&Rollout, Option<&Resolved>, Option<SampleFacts>) + 'a;
+
 /// Reads a training run one step file at a time: each step's samples get their verdicts
 /// (by the resolver, else graded, the runs of identical programs shared through `shared`)
-/// and go to `add` before the next step is read, so no more than one step's responses
-/// are held.
+/// and their facts (tokens counted in parallel), and go to `add` before the next step is
+/// read, so no more than one step's responses are held.
 fn stream_dump(
     run: &DumpRun,
     cx: &StreamCx<'_>,
     engine: &mut Option<Engine>,
     shared: &SharedRuns,
-    add: &mut dyn FnMut(&Rollout, Option<&Resolved>),
+    add: &mut AddSample<'_>,
 ) -> Result<Streamed> {
     let progress = if cx.quiet {
         ProgressBar::hidden()
@@ -710,8 +733,9 @@ fn stream_dump(
             }
             out.graded += missing.len();
         }
-        for (r, k) in step.rollouts.iter().zip(&known) {
-            add(r, k.as_ref());
+        let samples = SampleFacts::of_all(&rollouts, cx.tokenizer, cx.jobs);
+        for ((r, k), sample) in step.rollouts.iter().zip(&known).zip(samples) {
+            add(r, k.as_ref(), sample);
         }
         progress.inc(f.bytes);
     }

@@ -111,6 +111,10 @@ pub struct ExploreArgs {
     /// --learned-at` does.
     #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
     pub learned_at: LearnedAt,
+    /// A HuggingFace tokenizer.json (the trained model's): the Training screen shows the
+    /// responses' length in tokens beside characters, as `sebx stats --tokenizer` does.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
     /// Read everything once: do not follow it (by default new step files, lines appended to
     /// training runs and rollout files, files rewritten and new runs in the folders given
     /// are read while the explorer is open, as they are written).
@@ -231,6 +235,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     keymap
         .apply_config(&config.keys)
         .context("in the config's [keys]")?;
+    // A bad tokenizer is said before anything is read.
+    let tokenizer = match &args.tokenizer {
+        Some(path) => Some(Arc::new(crate::model::tokenizer::TokenCounter::load(path)?)),
+        None => None,
+    };
 
     let mut notes = Vec::new();
     let (api, dataset, sources) = if args.demo_training {
@@ -394,6 +403,13 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         args.annotator.as_deref().or(config.annotator.as_deref()),
     );
     app.labelling.taxonomy_path = args.taxonomy.clone();
+    if let Some(t) = &tokenizer {
+        app.corpus.ctx.notes.push(format!(
+            "Tokenizer: {} (the Training screen counts response tokens)",
+            t.path().display()
+        ));
+    }
+    app.training.tokenizer = tokenizer;
     app.labelling.places = args.sidecars.places_with(config.sidecar_dir.clone());
     app.labelling.order = args.label_order;
     app.training.learned_at = args.learned_at;

@@ -54,6 +54,11 @@ pub struct TrainingView {
     pub stale: bool,
     /// The share of a step's samples that solves it (`--learned-at`).
     pub learned_at: LearnedAt,
+    /// Counts the responses' tokens (`--tokenizer`).
+    pub tokenizer: Option<Arc<crate::model::tokenizer::TokenCounter>>,
+    /// Each row's sample facts once computed (rows only ever get appended), so the
+    /// responses are encoded once, not on every refresh.
+    pub samples: super::jobs::training::SampleMemo,
 }
 
 /// The Training screen's keys, for its title, from the keymap in force (`wide`: with
@@ -206,6 +211,8 @@ impl TrainingView {
                 api: corpus.ctx.api.clone(),
                 dataset: corpus.ctx.dataset.clone(),
                 learned_at: self.learned_at,
+                tokenizer: self.tokenizer.clone(),
+                samples: self.samples.clone(),
             })));
     }
 

@@ -265,7 +265,8 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
 }
 
 /// The responses' mean length per step as a curve (scaled to the run's longest step), with
-/// the last step's mean and 90th percentile in characters.
+/// the last step's mean and 90th percentile in characters, and in tokens when a tokenizer
+/// counted them (`--tokenizer`); shorter forms where the line has no room.
 fn length_line(
     steps: &[&StepRow],
     bins: &[(u32, u32)],
@@ -286,15 +287,25 @@ fn length_line(
         .flat_map(|c| std::iter::repeat_n(c, repeat))
         .collect();
     let last = steps.last().map(|s| &s.lengths);
+    let tokens = last.and_then(|l| l.response_tokens_mean.zip(l.response_tokens_p90));
     let value = match last.and_then(|l| l.response_chars_mean.zip(l.response_chars_p90)) {
         Some((mean, p90)) => {
-            let whole = format!(" {mean:.0} chars, p90 {p90} at the last step");
             let room = w.saturating_sub(19 + curve.chars().count());
-            if whole.chars().count() <= room {
-                whole
-            } else {
-                fit(&format!(" {mean:.0} chars at the last step"), room)
+            let mut forms = Vec::new();
+            if let Some((t_mean, t_p90)) = tokens {
+                forms.push(format!(
+                    " {mean:.0} chars, p90 {p90} · {t_mean:.0} tokens, p90 {t_p90} at the last step"
+                ));
+                forms.push(format!(
+                    " {mean:.0} chars · {t_mean:.0} tokens at the last step"
+                ));
             }
+            forms.push(format!(" {mean:.0} chars, p90 {p90} at the last step"));
+            let short = format!(" {mean:.0} chars at the last step");
+            forms
+                .into_iter()
+                .find(|f| f.chars().count() <= room)
+                .unwrap_or_else(|| fit(&short, room))
         }
         None => format!(" {NOTHING} at the last step"),
     };

@@ -107,6 +107,7 @@ impl InputArgs {
             quiet: self.quiet,
             cache: self.cache.choice(),
             sidecars: self.sidecars.places()?,
+            tokenizer: None,
         })
     }
 }
@@ -154,6 +155,10 @@ pub struct StatsArgs {
     /// does not, never solved when no step did; the JSON states it (`learned_at`).
     #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
     pub learned_at: LearnedAt,
+    /// A HuggingFace tokenizer.json (the trained model's): training steps get the
+    /// responses' length in tokens too (response_tokens_mean, response_tokens_p90).
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -203,7 +208,11 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
-    let loaded = load_runs(&args.files, &args.input.options()?)?;
+    let options = RunOptions {
+        tokenizer: args.tokenizer.clone(),
+        ..args.input.options()?
+    };
+    let loaded = load_runs(&args.files, &options)?;
     let report = compute_stats(
         &loaded,
         &args.k,

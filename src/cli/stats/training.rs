@@ -30,13 +30,17 @@ const SHOWN_KINDS: [FindingKind; 3] = [
     FindingKind::ArrayMethod,
 ];
 
-/// One row per (run, step); `all_kinds` adds a column per finding kind (CSV).
+/// One row per (run, step); `all_kinds` adds a column per finding kind (CSV). The token
+/// columns are there when a tokenizer counted the responses (`--tokenizer`).
 pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     let kinds: &[FindingKind] = if all_kinds {
         &FindingKind::ALL
     } else {
         &SHOWN_KINDS
     };
+    let tokens = rows
+        .iter()
+        .any(|r| r.lengths.response_tokens_mean.is_some());
     let mut headers: Vec<(String, bool)> = [
         ("run", false),
         ("step", true),
@@ -54,16 +58,19 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         ("loophole_reward_1", true),
         ("response_chars_mean", true),
         ("response_chars_p90", true),
+        ("response_tokens_mean", true),
+        ("response_tokens_p90", true),
         ("empty_outputs", true),
         ("open_fence_responses", true),
     ]
     .iter()
+    .filter(|(h, _)| tokens || !h.starts_with("response_tokens"))
     .map(|(h, r)| (h.to_string(), *r))
     .collect();
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
-        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; response_chars_*: response length in characters, mean and 90th percentile; empty_outputs: aborted requests; open_fence_responses: cut off inside a code block; finding columns: share of samples)",
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; response_chars_*: response length in characters, mean and 90th percentile; response_tokens_*: the same in tokens (--tokenizer); empty_outputs: aborted requests; open_fence_responses: cut off inside a code block; finding columns: share of samples)",
         &h,
     );
     for r in rows {
@@ -88,9 +95,21 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.lengths
                 .response_chars_p90
                 .map_or("-".into(), |p| p.to_string()),
-            r.lengths.empty_outputs.to_string(),
-            r.lengths.open_fence_responses.to_string(),
         ];
+        if tokens {
+            row.push(
+                r.lengths
+                    .response_tokens_mean
+                    .map_or("-".into(), |m| format!("{m:.0}")),
+            );
+            row.push(
+                r.lengths
+                    .response_tokens_p90
+                    .map_or("-".into(), |p| p.to_string()),
+            );
+        }
+        row.push(r.lengths.empty_outputs.to_string());
+        row.push(r.lengths.open_fence_responses.to_string());
         row.extend(
             kinds
                 .iter()

@@ -5,19 +5,27 @@
 //! ([`ResponseShape`], kept in the sample's facts) and summed per step ([`LengthFigures`]).
 //!
 //! - length: characters (Unicode scalar values) of the response as dumped;
-//! - `response_chars_p90`: the nearest-rank 90th percentile (the smallest length at least
-//!   90% of the step's responses do not exceed);
+//! - tokens, when a tokenizer is given (`--tokenizer tokenizer.json`,
+//!   [`crate::model::tokenizer`]): the response's tokens, no special tokens added;
+//!   `response_tokens_*` are over the responses it could encode, `null` without one;
+//! - `response_chars_p90`, `response_tokens_p90`: the nearest-rank 90th percentile (the
+//!   smallest length at least 90% of the step's responses do not exceed);
 //! - empty: nothing but whitespace;
 //! - open fence: an odd number of ```` ``` ```` in the response, so its last code block never
 //!   closes (the grader's pattern finds no block there).
 
 use serde::{Deserialize, Serialize};
 
+use crate::model::tokenizer::TokenCounter;
+
 /// What the step figures keep of one response.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ResponseShape {
     /// Characters.
     pub chars: u32,
+    /// Tokens (`None`: no tokenizer given, or it failed on this response).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<u32>,
     /// Empty or whitespace only.
     pub empty: bool,
     /// Ends inside an open code block (an odd number of fences).
@@ -25,9 +33,11 @@ pub struct ResponseShape {
 }
 
 impl ResponseShape {
-    pub fn of(response: &str) -> ResponseShape {
+    /// The shape of `response`, its tokens counted by `tokenizer` when one is given.
+    pub fn of(response: &str, tokenizer: Option<&TokenCounter>) -> ResponseShape {
         ResponseShape {
             chars: u32::try_from(response.chars().count()).unwrap_or(u32::MAX),
+            tokens: tokenizer.and_then(|t| t.count(response)),
             empty: response.trim().is_empty(),
             open_fence: response.matches("```").count() % 2 == 1,
         }
@@ -41,6 +51,10 @@ pub struct LengthFigures {
     pub response_chars_mean: Option<f64>,
     /// The 90th percentile of characters per response (`None`: no sample).
     pub response_chars_p90: Option<u32>,
+    /// Mean tokens per response (`None`: no tokenizer given, or no response it encoded).
+    pub response_tokens_mean: Option<f64>,
+    /// The 90th percentile of tokens per response (`None` as for the mean).
+    pub response_tokens_p90: Option<u32>,
     /// Empty outputs (verl dumps an aborted request so).
     pub empty_outputs: usize,
     /// Responses ending inside an open code block (truncated).
@@ -51,6 +65,7 @@ pub struct LengthFigures {
 #[derive(Debug, Default)]
 pub struct LengthAcc {
     chars: Vec<u32>,
+    tokens: Vec<u32>,
     empty: usize,
     open_fence: usize,
 }
@@ -58,24 +73,35 @@ pub struct LengthAcc {
 impl LengthAcc {
     pub fn add(&mut self, shape: ResponseShape) {
         self.chars.push(shape.chars);
+        self.tokens.extend(shape.tokens);
         self.empty += usize::from(shape.empty);
         self.open_fence += usize::from(shape.open_fence);
     }
 
-    pub fn figures(mut self) -> LengthFigures {
-        let n = self.chars.len();
-        let mean =
-            (n > 0).then(|| self.chars.iter().map(|&c| f64::from(c)).sum::<f64>() / n as f64);
-        self.chars.sort_unstable();
-        // Nearest rank: the ⌈0.9·n⌉-th smallest.
-        let p90 = (n > 0).then(|| self.chars[(n * 9).div_ceil(10) - 1]);
+    pub fn figures(self) -> LengthFigures {
+        let (chars_mean, chars_p90) = mean_p90(self.chars);
+        let (tokens_mean, tokens_p90) = mean_p90(self.tokens);
         LengthFigures {
-            response_chars_mean: mean,
-            response_chars_p90: p90,
+            response_chars_mean: chars_mean,
+            response_chars_p90: chars_p90,
+            response_tokens_mean: tokens_mean,
+            response_tokens_p90: tokens_p90,
             empty_outputs: self.empty,
             open_fence_responses: self.open_fence,
         }
     }
+}
+
+/// The mean and the nearest-rank 90th percentile (the ⌈0.9·n⌉-th smallest) of `values`
+/// (`None`: no value).
+fn mean_p90(mut values: Vec<u32>) -> (Option<f64>, Option<u32>) {
+    let n = values.len();
+    if n == 0 {
+        return (None, None);
+    }
+    let mean = values.iter().map(|&c| f64::from(c)).sum::<f64>() / n as f64;
+    values.sort_unstable();
+    (Some(mean), Some(values[(n * 9).div_ceil(10) - 1]))
 }
 
 #[cfg(test)]
@@ -84,18 +110,20 @@ mod tests {
 
     #[test]
     fn shapes_of_responses() {
+        let of = |r| ResponseShape::of(r, None);
         assert_eq!(
-            ResponseShape::of("héllo"),
+            of("héllo"),
             ResponseShape {
                 chars: 5,
+                tokens: None,
                 empty: false,
                 open_fence: false
             }
         );
-        assert!(ResponseShape::of("").empty);
-        assert!(ResponseShape::of(" \n\t").empty);
-        assert!(ResponseShape::of("```python\nx = 1\n```\nthen ```python\ny").open_fence);
-        assert!(!ResponseShape::of("```python\nx = 1\n```").open_fence);
+        assert!(of("").empty);
+        assert!(of(" \n\t").empty);
+        assert!(of("```python\nx = 1\n```\nthen ```python\ny").open_fence);
+        assert!(!of("```python\nx = 1\n```").open_fence);
     }
 
     #[test]
@@ -104,6 +132,8 @@ mod tests {
         for c in 1..=10 {
             acc.add(ResponseShape {
                 chars: c * 10,
+                // Tokens for all but the first: their figures are over the nine.
+                tokens: (c > 1).then_some(c),
                 empty: c == 1,
                 open_fence: c > 8,
             });
@@ -112,10 +142,18 @@ mod tests {
         assert_eq!(f.response_chars_mean, Some(55.0));
         // ⌈9⌉-th of 10: 90; of 11 values it would be the ⌈9.9⌉ = 10th.
         assert_eq!(f.response_chars_p90, Some(90));
+        // 2..=10: mean 6, the ⌈8.1⌉ = 9th of nine is 10.
+        assert_eq!(f.response_tokens_mean, Some(6.0));
+        assert_eq!(f.response_tokens_p90, Some(10));
         assert_eq!((f.empty_outputs, f.open_fence_responses), (1, 2));
         let mut one = LengthAcc::default();
-        one.add(ResponseShape::of("abc"));
-        assert_eq!(one.figures().response_chars_p90, Some(3));
+        one.add(ResponseShape::of("abc", None));
+        let f = one.figures();
+        assert_eq!(f.response_chars_p90, Some(3));
+        assert_eq!(
+            (f.response_tokens_mean, f.response_tokens_p90),
+            (None, None)
+        );
         assert_eq!(LengthAcc::default().figures().response_chars_mean, None);
     }
 }

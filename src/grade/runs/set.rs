@@ -10,6 +10,7 @@ use super::lengths::ResponseShape;
 use crate::analysis::{Analysis, FindingKind, analyze_rollout, graph::NodeKind};
 use crate::grade::report::ReasonKind;
 use crate::model::finding_kinds::KindSet;
+use crate::model::tokenizer::TokenCounter;
 use crate::model::verl::{JoinedBy, SampleMeta};
 use crate::model::{ApiMap, DatasetItem, Rollout, RolloutId, Verdict};
 
@@ -104,24 +105,66 @@ pub struct SampleFacts {
 }
 
 impl SampleFacts {
-    /// The facts of a sample's meta and its response.
-    pub fn of(m: &SampleMeta, response: &str) -> SampleFacts {
+    /// The facts of a sample's meta and its response (its tokens counted by `tokenizer`,
+    /// when one is given).
+    pub fn of(m: &SampleMeta, response: &str, tokenizer: Option<&TokenCounter>) -> SampleFacts {
         SampleFacts {
             step: m.step,
             group: m.group,
             score: m.score,
             gts_differs: m.gts_differs.is_some(),
-            shape: ResponseShape::of(response),
+            shape: ResponseShape::of(response, tokenizer),
         }
+    }
+
+    /// [`SampleFacts::of`] each rollout that is a sample (`None` for the others); with a
+    /// tokenizer, `jobs` threads count the tokens (a step of a big run has thousands of
+    /// responses, each encoded whole).
+    pub fn of_all(
+        rollouts: &[&Rollout],
+        tokenizer: Option<&TokenCounter>,
+        jobs: usize,
+    ) -> Vec<Option<SampleFacts>> {
+        let one = |r: &&Rollout| {
+            r.sample
+                .as_deref()
+                .map(|m| SampleFacts::of(m, &r.response, tokenizer))
+        };
+        // Counting characters is quick; threads pay only for encoding.
+        const SERIAL_BELOW: usize = 64;
+        if tokenizer.is_none() || jobs < 2 || rollouts.len() < SERIAL_BELOW {
+            return rollouts.iter().map(one).collect();
+        }
+        let chunk = rollouts.len().div_ceil(jobs);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = rollouts
+                .chunks(chunk)
+                .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+                .collect();
+            parts
+                .into_iter()
+                .flat_map(|h| match h.join() {
+                    Ok(v) => v,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                })
+                .collect()
+        })
     }
 }
 
 impl UngradedSample {
-    /// A training sample without a verdict (`kinds`: its analysis' finding kinds).
-    pub fn of(run: u32, r: &Rollout, m: &SampleMeta, kinds: KindSet) -> UngradedSample {
+    /// A training sample without a verdict (`sample`: its facts, [`SampleFacts::of`];
+    /// `kinds`: its analysis' finding kinds).
+    pub fn of(
+        run: u32,
+        r: &Rollout,
+        m: &SampleMeta,
+        sample: SampleFacts,
+        kinds: KindSet,
+    ) -> UngradedSample {
         UngradedSample {
             run,
-            sample: SampleFacts::of(m, &r.response),
+            sample,
             unjoined: m.joined == JoinedBy::Unjoined,
             file: r.source.display().to_string(),
             line: r.line,

@@ -19,7 +19,8 @@
 //!   `right`.
 //! - `finding_rates`: per finding kind, the share of samples whose code has at least one.
 //! - `response_chars_mean`, `response_chars_p90`, `empty_outputs`, `open_fence_responses`:
-//!   the responses' lengths in characters, the empty ones (verl dumps an aborted request
+//!   the responses' lengths in characters (`response_tokens_mean`, `response_tokens_p90`:
+//!   in tokens, with a tokenizer; `null` without), the empty ones (verl dumps an aborted request
 //!   so; they stay in their group and are graded like any other answer) and those cut off
 //!   inside a code block, over every sample of the step ([`super::lengths`]).
 //! - A task or function is `solved` at a step when at least a share of its graded samples
@@ -540,6 +541,7 @@ mod tests {
                 gts_differs: false,
                 shape: ResponseShape {
                     chars: 10 * (n as u32 + 1),
+                    tokens: None,
                     empty: false,
                     open_fence: verdict == Verdict::ExeError,
                 },
@@ -587,7 +589,7 @@ mod tests {
                 group: 2,
                 score: Some(0.5),
                 gts_differs: false,
-                shape: ResponseShape::of(""),
+                shape: ResponseShape::of("", None),
             },
             unjoined: true,
             file: "rollout/1.jsonl".to_string(),
@@ -650,6 +652,8 @@ mod tests {
             LengthFigures {
                 response_chars_mean: Some(20.0),
                 response_chars_p90: Some(40),
+                response_tokens_mean: None,
+                response_tokens_p90: None,
                 empty_outputs: 1,
                 open_fence_responses: 0,
             }

@@ -410,6 +410,13 @@ impl App {
             dataset: self.corpus.ctx.dataset.clone(),
             api: self.corpus.ctx.api.clone(),
         });
+        // The Training figures' memo of each row's sample facts (tokens counted once) is
+        // kept from the first row replaced on: those rows are computed again.
+        if let Some(&first) = replaced.iter().min()
+            && let Ok(mut memo) = self.training.samples.lock()
+        {
+            memo.truncate(first);
+        }
         self.look_up_rows(replaced);
         self.corpus.scores_changed += 1;
         self.training.stale = true;
