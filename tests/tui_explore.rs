@@ -109,11 +109,17 @@ fn files_are_classified_and_config_applies() {
         ..isolated::explore_args()
     };
     let mut session = prepare(&args, no_runtime()).expect("session");
-    let kinds: Vec<FileKind> = session.sources.iter().map(|s| s.kind).collect();
+    // The files, classified; the folder itself is watched for files to come (followed).
+    let (folders, files): (Vec<_>, Vec<_>) = session
+        .sources
+        .iter()
+        .partition(|s| matches!(s.data, sebx::tui::load::SourceData::Folder { .. }));
+    let kinds: Vec<FileKind> = files.iter().map(|s| s.kind).collect();
     assert_eq!(
         kinds,
         vec![FileKind::CorrectTrajectories, FileKind::Rollouts]
     );
+    assert_eq!(folders.len(), 1, "the folder given is followed");
     assert!(
         session
             .app

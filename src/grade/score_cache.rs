@@ -40,7 +40,7 @@
 //! is parsed once when its facts are asked for, and the facts are written back. Many reports
 //! are written in one transaction ([`ScoreCache::put_many`], [`Batched`]).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -63,6 +63,12 @@ pub use crate::grade::store::{api_hash, grader_version, namespace};
 /// The part of a cache key that names the rollout: its id and a hash of its test cases and
 /// expected results (a record's key adds the settings, [`record_key`]).
 pub fn rollout_key(rollout: &Rollout) -> String {
+    format!("{}-{}", rollout.id.0, task_hash(rollout))
+}
+
+/// The hash of what `rollout` is graded against: its test cases, expected result and (a
+/// training sample's) differing `gts`.
+fn task_hash(rollout: &Rollout) -> String {
     let mut hasher = Sha256::new();
     for case in rollout.test_cases.iter() {
         hasher.update(case.input.as_bytes());
@@ -80,7 +86,7 @@ pub fn rollout_key(rollout: &Rollout) -> String {
         hasher.update([2u8]);
         hasher.update(gts.as_bytes());
     }
-    format!("{}-{}", rollout.id.0, short_hex(&hasher.finalize()))
+    short_hex(&hasher.finalize())
 }
 
 /// The key of `rollout`'s record when graded under `settings`: a 128-bit hash of the rollout's
@@ -88,11 +94,56 @@ pub fn rollout_key(rollout: &Rollout) -> String {
 /// the key is stored three times per rollout (the record, its `used` index, its facts), so
 /// 32 characters instead of 50 is ~10% of a big run's cache.
 pub fn record_key(rollout: &Rollout, settings: &GradingSettings) -> String {
+    key_of(&rollout_key(rollout), &settings.fingerprint())
+}
+
+fn key_of(rollout_key: &str, fingerprint: &str) -> String {
     let mut hasher = Sha256::new();
-    hasher.update(rollout_key(rollout).as_bytes());
+    hasher.update(rollout_key.as_bytes());
     hasher.update([0u8]);
-    hasher.update(settings.fingerprint().as_bytes());
+    hasher.update(fingerprint.as_bytes());
     crate::grade::store::hex(&hasher.finalize()[..16])
+}
+
+/// [`record_key`] for many rollouts at once (a bulk lookup): each scorer's settings
+/// fingerprint made once, and the task hash once per task, not per rollout (the rollouts of
+/// a task share its test cases; hashing them was a third of looking a big run up).
+struct Keys<'a> {
+    settings: &'a GradingSettings,
+    fingerprints: HashMap<Scorer, String>,
+    /// By the addresses of the shared test cases, expected result and `gts` (alive while
+    /// the rollouts asked about are borrowed).
+    tasks: HashMap<(usize, usize, usize), String>,
+}
+
+impl<'a> Keys<'a> {
+    fn new(settings: &'a GradingSettings) -> Keys<'a> {
+        Keys {
+            settings,
+            fingerprints: HashMap::new(),
+            tasks: HashMap::new(),
+        }
+    }
+
+    fn key(&mut self, rollout: &Rollout, scorer: Scorer) -> String {
+        let settings = self.settings;
+        let fingerprint = self
+            .fingerprints
+            .entry(scorer)
+            .or_insert_with(|| settings.clone().with_scorer(scorer).fingerprint());
+        let gts = rollout
+            .sample
+            .as_deref()
+            .and_then(|m| m.gts_differs.as_ref())
+            .map_or(0, |g| Arc::as_ptr(g) as *const u8 as usize);
+        let task = (
+            rollout.test_cases.as_ptr() as usize,
+            Arc::as_ptr(&rollout.right_exe_result) as *const u8 as usize,
+            gts,
+        );
+        let hash = self.tasks.entry(task).or_insert_with(|| task_hash(rollout));
+        key_of(&format!("{}-{hash}", rollout.id.0), fingerprint)
+    }
 }
 
 /// The scorers whose reports answer a lookup for `asked`, best first: the report that
@@ -454,6 +505,7 @@ impl ScoreCache {
     /// answers nothing (misses).
     pub fn facts_many(&self, rollouts: &[&Rollout]) -> Vec<Option<Facts>> {
         let mut out = Vec::with_capacity(rollouts.len());
+        let mut keys = Keys::new(&self.settings);
         for chunk in rollouts.chunks(FACTS_CHUNK) {
             let mut backfill = Vec::new();
             let found = self
@@ -462,7 +514,7 @@ impl ScoreCache {
                     let complete = reader.complete(self.table.namespace())?;
                     Ok(chunk
                         .iter()
-                        .map(|r| self.facts_in(reader, r, complete, &mut backfill))
+                        .map(|r| self.facts_in(reader, r, complete, &mut keys, &mut backfill))
                         .collect::<Vec<_>>())
                 })
                 .unwrap_or_else(|_| vec![None; chunk.len()]);
@@ -481,11 +533,12 @@ impl ScoreCache {
         reader: &Reader,
         rollout: &Rollout,
         complete: bool,
+        keys: &mut Keys,
         backfill: &mut Vec<Filing>,
     ) -> Option<Facts> {
         let ns = self.table.namespace();
         answering(self.settings.scorer).iter().find_map(|&scorer| {
-            let key = record_key(rollout, &self.settings.clone().with_scorer(scorer));
+            let key = keys.key(rollout, scorer);
             let stored = reader.facts(ns, &key).ok().flatten();
             if let Some(facts) = stored.and_then(|f| serde_json::from_slice::<Facts>(&f).ok()) {
                 return (carried_facts(&facts) == Some(scorer)).then_some(facts);
@@ -687,6 +740,38 @@ mod tests {
         assert_eq!(cache.path(), cache2.path(), "one database");
         assert_ne!(cache.namespace(), cache2.namespace());
         assert!(cache2.get(&rollout("A", "1")).is_none());
+    }
+
+    /// The bulk lookup's keys (fingerprints made once, a task's hash once) are the keys
+    /// [`record_key`] gives, for rollouts that share their task's test cases (one file's
+    /// interner) and for rollouts of other tasks with equal-looking but separate ones.
+    #[test]
+    fn bulk_keys_are_record_keys() {
+        let text: String = (0..6)
+            .map(|i| {
+                serde_json::json!({
+                    "query": format!("q{}", i % 2), "response": format!("r{i}"),
+                    "test_cases": [{"input": "a=1", "output": format!("{}", i % 2)}],
+                    "right_exe_result": format!("{}", i % 2),
+                })
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+        let mut rollouts = parse_rollout_bytes(Path::new("run.jsonl"), text.as_bytes()).rollouts;
+        rollouts.push(rollout("r0", "0"));
+        rollouts.push(rollout("r0", "1"));
+        let settings = official();
+        let mut keys = Keys::new(&settings);
+        let mut distinct = HashSet::new();
+        for r in &rollouts {
+            for scorer in [Scorer::Verdict, Scorer::Reward, Scorer::Both] {
+                let key = keys.key(r, scorer);
+                assert_eq!(key, record_key(r, &settings.clone().with_scorer(scorer)));
+                distinct.insert(key);
+            }
+        }
+        assert_eq!(distinct.len(), rollouts.len() * 3);
     }
 
     #[test]

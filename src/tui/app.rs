@@ -120,6 +120,8 @@ pub struct App {
     /// A part asked to export the current view (taken by the event loop: `take_export`).
     export_wanted: bool,
     view_dirty: bool,
+    /// When the list was last rebuilt by [`App::settle`] while loading (see there).
+    view_refreshed: Option<std::time::Instant>,
     next_ticket: u64,
 }
 
@@ -218,6 +220,7 @@ impl App {
             should_quit: false,
             export_wanted: false,
             view_dirty: false,
+            view_refreshed: None,
             next_ticket: 1,
         }
     }

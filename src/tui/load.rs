@@ -295,6 +295,46 @@ fn open(data: &SourceData) -> std::io::Result<Box<dyn Read + '_>> {
     })
 }
 
+/// The rows of `rollouts` (their code blocks found) of run `run`, on up to four threads
+/// for a big batch; in order.
+fn build_entries(rollouts: Vec<Rollout>, run: usize) -> Vec<Entry> {
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4);
+    if threads == 1 || rollouts.len() < 256 {
+        return rollouts
+            .into_iter()
+            .map(|r| Entry::build(r, run, 0))
+            .collect();
+    }
+    let per = rollouts.len().div_ceil(threads);
+    let mut parts: Vec<Vec<Rollout>> = Vec::new();
+    let mut rest = rollouts;
+    while rest.len() > per {
+        let tail = rest.split_off(per);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    std::thread::scope(|scope| {
+        let built: Vec<_> = parts
+            .into_iter()
+            .map(|part| {
+                scope.spawn(move || {
+                    part.into_iter()
+                        .map(|r| Entry::build(r, run, 0))
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        built
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
 impl Loader<'_> {
     /// Reads a training run step file by step file, each step's rows sent as it is read
     /// (the first screen comes after the first step file).
@@ -350,23 +390,18 @@ impl Loader<'_> {
         let mut start = 0;
         while start < bytes.len() {
             let end = (start + CHUNK_BYTES).min(bytes.len());
-            let end = match bytes[end..].iter().position(|b| *b == b'\n') {
+            let end = match memchr::memchr(b'\n', &bytes[end..]) {
                 Some(p) if end < bytes.len() => end + p + 1,
                 _ => bytes.len(),
             };
             let chunk = &bytes[start..end];
             let got = reader.read_lines(path, step, chunk, line_offset);
-            line_offset += chunk.iter().filter(|b| **b == b'\n').count();
+            line_offset += memchr::memchr_iter(b'\n', chunk).count();
             start = end;
             if !got.issues.is_empty() {
                 (self.sink)(LoadEvent::Issues(got.issues));
             }
-            let entries = got
-                .rollouts
-                .into_iter()
-                .map(|r| Entry::build(r, index, 0))
-                .collect();
-            self.send_entries(entries, false);
+            self.send_entries(build_entries(got.rollouts, index), false);
         }
         // A followed run grows past the bytes counted at the start.
         self.total_bytes = self.total_bytes.max(self.done_bytes);

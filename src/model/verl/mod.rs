@@ -127,7 +127,9 @@ type PromptJoin = (Option<Arc<str>>, JoinedBy);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum GroupKey {
     Uid(Arc<str>),
-    Prompt(Arc<str>),
+    /// The prompt text, by the address of its one copy in [`RunReader`]'s prompts (hashing
+    /// a prompt, the zwc docs included, for every sample was a tenth of reading a dump).
+    Prompt(usize),
 }
 
 /// Turns samples into rollouts of a run, numbering groups and duplicate ids across every
@@ -137,6 +139,9 @@ pub struct RunReader<'a> {
     dataset: &'a Dataset,
     /// Prompt text → its joined query and how.
     prompts: HashMap<Arc<str>, PromptJoin>,
+    /// The last sample's prompt (a GRPO group's samples come together): looked up without
+    /// hashing its text.
+    last_prompt: Option<(Arc<str>, PromptJoin)>,
     /// Group key → run-wide number.
     groups: HashMap<GroupKey, u32>,
     occurrences: HashMap<RolloutId, usize>,
@@ -200,6 +205,7 @@ impl<'a> RunReader<'a> {
             index,
             dataset,
             prompts: HashMap::new(),
+            last_prompt: None,
             groups: HashMap::new(),
             occurrences: HashMap::new(),
             counted: None,
@@ -252,14 +258,20 @@ impl<'a> RunReader<'a> {
     ) -> StepLoad {
         let source: Arc<Path> = Arc::from(path);
         let mut out = StepLoad::default();
-        let segments = bytes.split(|b| *b == b'\n').count();
         let unterminated = !bytes.is_empty() && !bytes.ends_with(b"\n");
-        let lines: Vec<(usize, &[u8])> = bytes
-            .split(|b| *b == b'\n')
-            .enumerate()
-            .map(|(idx, raw)| (idx, raw.strip_suffix(b"\r").unwrap_or(raw)))
-            .filter(|(_, raw)| !raw.iter().all(u8::is_ascii_whitespace))
-            .collect();
+        let mut lines: Vec<(usize, &[u8])> = Vec::new();
+        let mut start = 0;
+        let mut idx = 0;
+        for end in memchr::memchr_iter(b'\n', bytes).chain(std::iter::once(bytes.len())) {
+            let raw = &bytes[start..end];
+            let raw = raw.strip_suffix(b"\r").unwrap_or(raw);
+            if !raw.iter().all(u8::is_ascii_whitespace) {
+                lines.push((idx, raw));
+            }
+            start = end + 1;
+            idx += 1;
+        }
+        let segments = idx;
         out.lines = lines.len();
         for ((idx, _), parsed) in lines.iter().zip(parse_samples(&lines)) {
             let line = line_offset + idx + 1;
@@ -288,7 +300,7 @@ impl<'a> RunReader<'a> {
             .map(|u| self.interner.text(line::group_of_uid(u)));
         let key = match &uid {
             Some(u) => GroupKey::Uid(u.clone()),
-            None => GroupKey::Prompt(prompt.clone()),
+            None => GroupKey::Prompt(Arc::as_ptr(prompt) as *const u8 as usize),
         };
         let next = self.groups.len() as u32;
         (*self.groups.entry(key).or_insert(next), uid)
@@ -302,16 +314,25 @@ impl<'a> RunReader<'a> {
         file_step: u32,
         s: Sample,
     ) -> Rollout {
-        let (prompt, (query, joined)) = match self.prompts.get_key_value(s.input.as_str()) {
-            Some((p, (q, j))) => (p.clone(), (q.clone(), *j)),
-            None => {
-                let (q, j) = self.index.join(&s.input);
-                let q: Option<Arc<str>> = q.map(|q| self.interner.text(q));
-                let p: Arc<str> = Arc::from(s.input.as_str());
-                self.prompts.insert(p.clone(), (q.clone(), j));
-                (p, (q, j))
-            }
+        let last = self
+            .last_prompt
+            .as_ref()
+            .filter(|(p, _)| **p == *s.input)
+            .map(|(p, (q, j))| (p.clone(), (q.clone(), *j)));
+        let (prompt, (query, joined)) = match last {
+            Some(known) => known,
+            None => match self.prompts.get_key_value(s.input.as_str()) {
+                Some((p, (q, j))) => (p.clone(), (q.clone(), *j)),
+                None => {
+                    let (q, j) = self.index.join(&s.input);
+                    let q: Option<Arc<str>> = q.map(|q| self.interner.text(q));
+                    let p: Arc<str> = Arc::from(s.input.as_str());
+                    self.prompts.insert(p.clone(), (q.clone(), j));
+                    (p, (q, j))
+                }
+            },
         };
+        self.last_prompt = Some((prompt.clone(), (query.clone(), joined)));
         let (group, group_uid) = self.group(&s, &prompt);
         let item = query.as_deref().and_then(|q| self.dataset.get(q));
         let (query, test_cases, right, selected) = match (query, item) {
