@@ -9,9 +9,10 @@
 //! Counting takes the crate's `encode` pipeline apart where the file has the common shape of
 //! a byte-level BPE ([`FastPath`]: no normalizer or NFC, a split regex then the byte-level
 //! mapping, a BPE model): the regex's pieces go straight to the BPE model, each piece's
-//! count remembered, without the offsets, strings and alignments `encode` builds, ~5× faster
-//! (benches/README.md). A text holding an added token's content, and any other shape, takes
-//! `encode`; tests check both give the same counts.
+//! count remembered, without the offsets, strings and alignments `encode` builds
+//! (benches/README.md). Added tokens matched as written are split out first, as `encode`
+//! does; a text holding another added token, and any other shape, takes `encode`; tests
+//! check both give the same counts.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,11 +28,15 @@ pub struct TokenCounter {
 }
 
 /// What counting a byte-level BPE without `encode` needs: the file's split regex, whether it
-/// normalizes to NFC, and the added tokens' texts (a text holding one takes `encode`).
+/// normalizes to NFC, and its added tokens.
 struct FastPath {
     split: fancy_regex::Regex,
     nfc: bool,
-    added: Vec<String>,
+    /// The added tokens matched as written, each one token.
+    added: Option<aho_corasick::AhoCorasick>,
+    /// The other added tokens' texts (normalized, stripping, single words): a text holding
+    /// one takes `encode`.
+    others: Vec<String>,
     /// Each byte's character in the byte-level alphabet.
     bytes: [char; 256],
 }
@@ -133,23 +138,49 @@ impl Counting<'_> {
         let Some(fast) = &counter.fast else {
             return counter.count_by_encode(text);
         };
-        if fast.added.iter().any(|a| text.contains(a.as_str())) {
+        if fast.others.iter().any(|a| text.contains(a.as_str())) {
             return counter.count_by_encode(text);
+        }
+        // The added tokens are split out first, one token each (leftmost, longest, as the
+        // crate's added vocabulary finds them); the text between them is counted piece by
+        // piece.
+        let mut total: u32 = 0;
+        let mut at = 0;
+        if let Some(added) = &fast.added {
+            for m in added.find_iter(text) {
+                total = total.saturating_add(self.count_plain(fast, &text[at..m.start()])?);
+                total = total.saturating_add(1);
+                at = m.end();
+            }
+        }
+        let rest = self.count_plain(fast, &text[at..]);
+        match rest {
+            Some(n) => Some(total.saturating_add(n)),
+            // An added token normalization made (or a failure): as `encode` counts it.
+            None => counter.count_by_encode(text),
+        }
+    }
+
+    /// Tokens of a text without added tokens: normalized, cut by the split regex, each
+    /// piece mapped to the byte-level alphabet and merged by the BPE model (`None`: a
+    /// normalized added token appeared, or the model failed; `encode` decides).
+    fn count_plain(&mut self, fast: &FastPath, text: &str) -> Option<u32> {
+        if text.is_empty() {
+            return Some(0);
         }
         let normalized;
         let text = if fast.nfc && !unicode_normalization_alignments::is_nfc(text) {
             use unicode_normalization_alignments::UnicodeNormalization;
             normalized = text.nfc().map(|(c, _)| c).collect::<String>();
-            // An added token the normalization made: `encode` splits it out.
-            if fast.added.iter().any(|a| normalized.contains(a.as_str())) {
-                return counter.count_by_encode(text);
-            }
             normalized.as_str()
         } else {
             text
         };
-        let tokenizers::ModelWrapper::BPE(bpe) = counter.tokenizer.get_model() else {
-            return counter.count_by_encode(text);
+        if fast.others.iter().any(|a| text.contains(a.as_str())) {
+            return None;
+        }
+        let tokenizers::ModelWrapper::BPE(bpe) = self.counter.tokenizer.get_model() else {
+            return None;
         };
         // The regex's matches and the text between them, each a piece, as the crate's
         // split (`Isolated`) cuts them; a match that errors ends the matches there.
@@ -232,17 +263,30 @@ impl FastPath {
         if !(split_ok && byte_level_ok && post_ok && bpe_ok) {
             return None;
         }
-        // Every added token, special or not, as `encode` splits them out.
-        let added = tokenizer
+        // Added tokens, special or not, as `encode` splits them out: those matched as
+        // written (not normalized, no stripping or word bounds) split here, the others
+        // send a text holding them to `encode`.
+        let (plain, others): (Vec<_>, Vec<_>) = tokenizer
             .get_added_tokens_decoder()
-            .values()
-            .map(|t| t.content.clone())
-            .filter(|c| !c.is_empty())
-            .collect();
+            .into_values()
+            .filter(|t| !t.content.is_empty())
+            .partition(|t| !(t.normalized || t.lstrip || t.rstrip || t.single_word));
+        let added = if plain.is_empty() {
+            None
+        } else {
+            let contents = plain.iter().map(|t| t.content.as_str());
+            Some(
+                aho_corasick::AhoCorasick::builder()
+                    .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+                    .build(contents)
+                    .ok()?,
+            )
+        };
         Some(FastPath {
             split: fancy_regex::Regex::new(pattern).ok()?,
             nfc,
             added,
+            others: others.into_iter().map(|t| t.content).collect(),
             bytes: byte_level_chars(),
         })
     }
@@ -299,6 +343,9 @@ mod tests {
             "```python\nimport zwc as np\n```",
             "I'm sure they'll've done",
             "<|im_end|>",
+            "<think>ok</think>",
+            "<|im_start|",
+            " [MASK] ",
             "\r\n  ",
         ];
         let mut state = 7u64;
@@ -315,15 +362,25 @@ mod tests {
     }
 
     /// A byte-level BPE of the common shape (NFC, a GPT-style split regex with a lookahead,
-    /// byte-level, an added special token), trained by the crate on `texts`.
+    /// byte-level, added tokens: overlapping ones split out by the fast path, one that
+    /// strips spaces sent to `encode`), trained by the crate on `texts`.
     fn byte_level_bpe(dir: &Path, texts: &[String]) -> PathBuf {
         use tokenizers::models::TrainerWrapper;
         use tokenizers::models::bpe::BpeTrainerBuilder;
         use tokenizers::pre_tokenizers::byte_level::ByteLevel;
         let json = serde_json::json!({
             "version": "1.0", "truncation": null, "padding": null,
-            "added_tokens": [{"id": 0, "content": "<|im_end|>", "single_word": false,
-                "lstrip": false, "rstrip": false, "normalized": false, "special": true}],
+            "added_tokens": [
+                {"id": 0, "content": "<|im_end|>", "single_word": false,
+                    "lstrip": false, "rstrip": false, "normalized": false, "special": true},
+                {"id": 1, "content": "<|im", "single_word": false,
+                    "lstrip": false, "rstrip": false, "normalized": false, "special": true},
+                {"id": 2, "content": "<think>", "single_word": false,
+                    "lstrip": false, "rstrip": false, "normalized": false, "special": false},
+                {"id": 3, "content": "</think>", "single_word": false,
+                    "lstrip": false, "rstrip": false, "normalized": false, "special": false},
+                {"id": 4, "content": "[MASK]", "single_word": false,
+                    "lstrip": true, "rstrip": false, "normalized": false, "special": true}],
             "normalizer": {"type": "NFC"},
             "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
                 {"type": "Split", "pattern": {"Regex": "(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\\r\\n\\p{L}\\p{N}]?\\p{L}+|\\p{N}| ?[^\\s\\p{L}\\p{N}]+[\\r\\n]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+"},
