@@ -519,12 +519,10 @@ fn the_training_screen_shows_chars_while_tokens_are_counted() {
     args.context.api_doc = Some(api_doc());
     args.context.dataset = vec![dataset];
     let mut app = tui_common::open_graded(&args, 140, 30).0.app;
-    let event = ratatui::crossterm::event::Event::Key(
-        ratatui::crossterm::event::KeyEvent::new(
-            KeyCode::Char('T'),
-            ratatui::crossterm::event::KeyModifiers::NONE,
-        ),
-    );
+    let event = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('T'),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
     let action = sebx::tui::run::action_for_event(&app, &event).expect("T is a key");
     app.update(&action);
     let (counts, others): (Vec<JobRequest>, Vec<JobRequest>) = app
@@ -574,7 +572,9 @@ fn the_training_screen_shows_chars_while_tokens_are_counted() {
     let Some(last) = events.pop() else {
         panic!("no event")
     };
-    assert!(matches!(last, JobEvent::TokensCounted { done: true, counted, .. } if counted == total));
+    assert!(
+        matches!(last, JobEvent::TokensCounted { done: true, counted, .. } if counted == total)
+    );
     for e in events {
         app.on_job(e);
         assert!(length_line(&app).contains("tokens: counting…"));

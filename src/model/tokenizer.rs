@@ -353,7 +353,9 @@ mod tests {
             .map(|_| {
                 let mut text = String::new();
                 for _ in 0..8 {
-                    state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                    state = state
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
                     text.push_str(parts[(state >> 33) as usize % parts.len()]);
                 }
                 text
@@ -410,7 +412,10 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let texts = generated_texts(400);
         let t = TokenCounter::load(&byte_level_bpe(dir.path(), &texts[..200])).expect("loads");
-        assert!(t.is_fast(), "the common byte-level BPE shape takes the fast path");
+        assert!(
+            t.is_fast(),
+            "the common byte-level BPE shape takes the fast path"
+        );
         let mut counting = t.counting();
         let mut merged = 0;
         for text in &texts {

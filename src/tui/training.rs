@@ -227,13 +227,14 @@ impl TrainingView {
             && counted < corpus.entries.len()
         {
             self.counting = Some((0, corpus.entries.len() - counted));
-            fx.requests.push(super::jobs::JobRequest::CountTokens(Box::new(
-                super::jobs::training::CountInput {
-                    entries: corpus.entries.clone(),
-                    tokenizer: tokenizer.clone(),
-                    memo: self.tokens.clone(),
-                },
-            )));
+            fx.requests
+                .push(super::jobs::JobRequest::CountTokens(Box::new(
+                    super::jobs::training::CountInput {
+                        entries: corpus.entries.clone(),
+                        tokenizer: tokenizer.clone(),
+                        memo: self.tokens.clone(),
+                    },
+                )));
         }
     }
 

@@ -44,4 +44,3 @@ pub(super) fn export(path: &std::path::Path, shown: PathBuf, page: &PageMaker) -
     let result = std::fs::write(path, text).map_err(|e| e.to_string());
     JobEvent::Exported { shown, result }
 }
-

@@ -143,7 +143,7 @@ fn sample_facts(input: &TrainingInput) -> (Vec<Option<SampleFacts>>, bool) {
     if known < rows {
         let rollouts: Vec<&crate::model::Rollout> =
             input.entries[known..].iter().map(|e| &e.rollout).collect();
-        let new = SampleFacts::of_all(&rollouts, None, 1);
+        let new = SampleFacts::of_all(&rollouts, None, 1, &|_| {});
         let mut memo = memo();
         // Another job may have added some of these rows meanwhile (the same facts).
         let have = memo.len();
