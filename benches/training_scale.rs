@@ -345,10 +345,10 @@ fn training_tokens(app: &App, tokenizer: &Path) {
         app.corpus.entries.iter().map(|e| &e.rollout).collect();
     let jobs = sebx::session::default_jobs();
     let t = Instant::now();
-    let plain = SampleFacts::of_all(&rollouts, None, jobs);
+    let plain = SampleFacts::of_all(&rollouts, None, jobs, &|_| {});
     let chars = t.elapsed();
     let t = Instant::now();
-    let counted = SampleFacts::of_all(&rollouts, Some(&counter), jobs);
+    let counted = SampleFacts::of_all(&rollouts, Some(&counter), jobs, &|_| {});
     let tokens = t.elapsed();
     let total: u64 = counted
         .iter()

@@ -502,3 +502,99 @@ fn the_training_screen_shows_tokens_beside_chars() {
         "{screen}"
     );
 }
+
+/// The Training screen with a tokenizer draws its figures without waiting for the tokens:
+/// the length line says they are being counted (the count job's progress) until the count
+/// job has finished, then shows them. The jobs are run one by one, as the workers would.
+#[test]
+fn the_training_screen_shows_chars_while_tokens_are_counted() {
+    use sebx::tui::jobs::{self, JobEvent, JobRequest};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (dataset, run) = write_run(dir.path());
+    let mut args = ExploreArgs {
+        paths: vec![run],
+        tokenizer: Some(word_tokenizer(dir.path())),
+        ..isolated::explore_args()
+    };
+    args.context.api_doc = Some(api_doc());
+    args.context.dataset = vec![dataset];
+    let mut app = tui_common::open_graded(&args, 140, 30).0.app;
+    let event = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
+        KeyCode::Char('T'),
+        ratatui::crossterm::event::KeyModifiers::NONE,
+    ));
+    let action = sebx::tui::run::action_for_event(&app, &event).expect("T is a key");
+    app.update(&action);
+    let (counts, others): (Vec<JobRequest>, Vec<JobRequest>) = app
+        .take_requests()
+        .into_iter()
+        .partition(|r| matches!(r, JobRequest::CountTokens(_)));
+    let [JobRequest::CountTokens(count)] = counts.as_slice() else {
+        panic!("one count job asked for: {counts:?}");
+    };
+    // The figures first, the count job not run yet.
+    for req in others {
+        if let Some(ev) = jobs::run_request(req, None) {
+            app.on_job(ev);
+        }
+    }
+    let [_, (_, two)] = responses();
+    let (mean, p90) = mean_p90(&two);
+    let (t_mean, t_p90) = words_mean_p90(&two);
+    let length_line = |app: &App| {
+        let screen = drawn(app);
+        screen
+            .lines()
+            .find(|l| l.contains("length (chars)"))
+            .unwrap_or_else(|| panic!("no length curve: {screen}"))
+            .to_string()
+    };
+    let line = length_line(&app);
+    assert!(
+        line.contains(&format!(
+            "{mean:.0} chars, p90 {p90} at the last step · tokens: counting… 0%"
+        )),
+        "{line}"
+    );
+    assert!(!line.contains("tokens, p90"), "{line}");
+    // The count job: its progress, then done.
+    let mut events = Vec::new();
+    jobs::training::count_tokens(count, &mut |e| events.push(e));
+    let Some(JobEvent::TokensCounted {
+        counted: 0,
+        total,
+        done: false,
+    }) = events.first().cloned()
+    else {
+        panic!("the count job starts with nothing counted: {events:?}");
+    };
+    assert!(total > 0);
+    let Some(last) = events.pop() else {
+        panic!("no event")
+    };
+    assert!(
+        matches!(last, JobEvent::TokensCounted { done: true, counted, .. } if counted == total)
+    );
+    for e in events {
+        app.on_job(e);
+        assert!(length_line(&app).contains("tokens: counting…"));
+    }
+    app.on_job(last);
+    app.settle();
+    sebx::tui::inline::drain_inline(&mut app, None);
+    let line = length_line(&app);
+    assert!(
+        line.contains(&format!(
+            "{mean:.0} chars, p90 {p90} · {t_mean:.0} tokens, p90 {t_p90} at the last step"
+        )),
+        "{line}"
+    );
+    // Counted once: a refresh asks for no other count.
+    app.training.stale = true;
+    app.settle();
+    assert!(
+        !app.take_requests()
+            .iter()
+            .any(|r| matches!(r, JobRequest::CountTokens(_)))
+    );
+}

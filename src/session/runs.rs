@@ -316,7 +316,16 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             streamed.add(&got);
         }
         let rollouts: Vec<&Rollout> = file.rollouts.iter().collect();
-        let samples = SampleFacts::of_all(&rollouts, tokenizer.as_ref(), jobs);
+        // Counting tokens takes a while on a big file: a bar of its own.
+        let counting = bar(
+            input.quiet || tokenizer.is_none() || rollouts.len() < 2000,
+            rollouts.len(),
+            "counting tokens",
+        );
+        let samples = SampleFacts::of_all(&rollouts, tokenizer.as_ref(), jobs, &|n| {
+            counting.inc(n as u64)
+        });
+        counting.finish_and_clear();
         for ((r, v), sample) in file.rollouts.iter().zip(vs).zip(samples) {
             progress.inc(1);
             add_one(
@@ -653,7 +662,7 @@ fn stream_dump(
         let bar = ProgressBar::new(run.bytes());
         bar.set_style(
             ProgressStyle::with_template(&format!(
-                "{} {{bar:40}} {{bytes}}/{{total_bytes}} [{{elapsed_precise}} < {{eta_precise}}]",
+                "{} {{bar:40}} {{bytes}}/{{total_bytes}} [{{elapsed_precise}} < {{eta_precise}}] {{msg}}",
                 run.name
             ))
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
@@ -733,7 +742,17 @@ fn stream_dump(
             }
             out.graded += missing.len();
         }
-        let samples = SampleFacts::of_all(&rollouts, cx.tokenizer, cx.jobs);
+        // With a tokenizer, the step's responses counted so far (most of a step's time).
+        let counted = std::sync::atomic::AtomicUsize::new(0);
+        let samples = SampleFacts::of_all(&rollouts, cx.tokenizer, cx.jobs, &|n| {
+            let done = counted.fetch_add(n, std::sync::atomic::Ordering::Relaxed) + n;
+            progress.set_message(format!(
+                "step {}: counting tokens {done}/{}",
+                f.step,
+                rollouts.len()
+            ));
+        });
+        progress.set_message("");
         for ((r, k), sample) in step.rollouts.iter().zip(&known).zip(samples) {
             add(r, k.as_ref(), sample);
         }

@@ -56,9 +56,14 @@ pub struct TrainingView {
     pub learned_at: LearnedAt,
     /// Counts the responses' tokens (`--tokenizer`).
     pub tokenizer: Option<Arc<crate::model::tokenizer::TokenCounter>>,
-    /// Each row's sample facts once computed (rows only ever get appended), so the
-    /// responses are encoded once, not on every refresh.
+    /// Each row's sample facts once computed (rows only ever get appended), not on every
+    /// refresh.
     pub samples: super::jobs::training::SampleMemo,
+    /// Each row's tokens once counted (`--tokenizer`): the responses are encoded once, in a
+    /// job of their own.
+    pub tokens: super::jobs::training::TokenMemo,
+    /// Rows counted of those being counted, while the count job runs.
+    pub counting: Option<(usize, usize)>,
 }
 
 /// The Training screen's keys, for its title, from the keymap in force (`wide`: with
@@ -213,7 +218,36 @@ impl TrainingView {
                 learned_at: self.learned_at,
                 tokenizer: self.tokenizer.clone(),
                 samples: self.samples.clone(),
+                tokens: self.tokens.clone(),
             })));
+        // Rows without tokens are counted beside (the figures do not wait for them).
+        let counted = self.tokens.lock().map_or(0, |t| t.len());
+        if let Some(tokenizer) = &self.tokenizer
+            && self.counting.is_none()
+            && counted < corpus.entries.len()
+        {
+            self.counting = Some((0, corpus.entries.len() - counted));
+            fx.requests
+                .push(super::jobs::JobRequest::CountTokens(Box::new(
+                    super::jobs::training::CountInput {
+                        entries: corpus.entries.clone(),
+                        tokenizer: tokenizer.clone(),
+                        memo: self.tokens.clone(),
+                    },
+                )));
+        }
+    }
+
+    /// The count job's progress; once done, the figures are asked for again (with the
+    /// tokens). Returns whether to redraw.
+    pub fn on_tokens(&mut self, counted: usize, total: usize, done: bool) -> bool {
+        if done {
+            self.counting = None;
+            self.stale = true;
+        } else {
+            self.counting = Some((counted, total));
+        }
+        self.open
     }
 
     /// A result arrived; returns whether to redraw.

@@ -184,7 +184,14 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
             Span::raw(format!(" {} at the last step", last(f))),
         ]));
     }
-    lines.push(length_line(&steps, &bins, repeat, w, theme));
+    // Tokens still being counted: the count job's progress in their place.
+    let counting = r.tokens_pending.then(|| match view.counting {
+        Some((counted, total)) if total > 0 => {
+            format!("tokens: counting… {}%", counted * 100 / total)
+        }
+        _ => "tokens: counting…".to_string(),
+    });
+    lines.push(length_line(&steps, &bins, repeat, w, counting, theme));
     if let (Some(first), Some(last_bin)) = (bins.first(), bins.last()) {
         let span = bins.len() * repeat;
         let (a, b) = (format!("step {}", first.0), format!("{}", last_bin.1));
@@ -266,12 +273,14 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
 
 /// The responses' mean length per step as a curve (scaled to the run's longest step), with
 /// the last step's mean and 90th percentile in characters, and in tokens when a tokenizer
-/// counted them (`--tokenizer`); shorter forms where the line has no room.
+/// counted them (`--tokenizer`; `counting`: what to say in their place while they are
+/// counted); shorter forms where the line has no room.
 fn length_line(
     steps: &[&StepRow],
     bins: &[(u32, u32)],
     repeat: usize,
     w: usize,
+    counting: Option<String>,
     theme: &Theme,
 ) -> Line<'static> {
     let longest = steps
@@ -299,6 +308,12 @@ fn length_line(
                 forms.push(format!(
                     " {mean:.0} chars · {t_mean:.0} tokens at the last step"
                 ));
+            }
+            if let Some(counting) = &counting {
+                forms.push(format!(
+                    " {mean:.0} chars, p90 {p90} at the last step · {counting}"
+                ));
+                forms.push(format!(" {mean:.0} chars at the last step · {counting}"));
             }
             forms.push(format!(" {mean:.0} chars, p90 {p90} at the last step"));
             let short = format!(" {mean:.0} chars at the last step");

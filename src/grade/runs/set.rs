@@ -119,36 +119,56 @@ impl SampleFacts {
 
     /// [`SampleFacts::of`] each rollout that is a sample (`None` for the others); with a
     /// tokenizer, `jobs` threads count the tokens (a step of a big run has thousands of
-    /// responses, each encoded whole).
+    /// responses, each encoded whole), `counted` told of each batch of rows they counted.
     pub fn of_all(
         rollouts: &[&Rollout],
         tokenizer: Option<&TokenCounter>,
         jobs: usize,
+        counted: &(dyn Fn(usize) + Sync),
     ) -> Vec<Option<SampleFacts>> {
-        let one = |r: &&Rollout| {
-            r.sample
-                .as_deref()
-                .map(|m| SampleFacts::of(m, &r.response, tokenizer))
+        let mut facts: Vec<Option<SampleFacts>> = rollouts
+            .iter()
+            .map(|r| {
+                r.sample
+                    .as_deref()
+                    .map(|m| SampleFacts::of(m, &r.response, None))
+            })
+            .collect();
+        let Some(tokenizer) = tokenizer else {
+            return facts;
         };
-        // Counting characters is quick; threads pay only for encoding.
+        // Each thread counts a part with one `Counting` (pieces remembered across texts).
+        let count = |rows: &[&Rollout], facts: &mut [Option<SampleFacts>]| {
+            let mut counting = tokenizer.counting();
+            for (i, (r, f)) in rows.iter().zip(facts.iter_mut()).enumerate() {
+                if let Some(f) = f {
+                    f.shape.tokens = counting.count(&r.response);
+                }
+                if i % 64 == 63 {
+                    counted(64);
+                }
+            }
+            counted(rows.len() % 64);
+        };
         const SERIAL_BELOW: usize = 64;
-        if tokenizer.is_none() || jobs < 2 || rollouts.len() < SERIAL_BELOW {
-            return rollouts.iter().map(one).collect();
+        if jobs < 2 || rollouts.len() < SERIAL_BELOW {
+            count(rollouts, &mut facts);
+            return facts;
         }
         let chunk = rollouts.len().div_ceil(jobs);
         std::thread::scope(|scope| {
             let parts: Vec<_> = rollouts
                 .chunks(chunk)
-                .map(|part| scope.spawn(move || part.iter().map(one).collect::<Vec<_>>()))
+                .zip(facts.chunks_mut(chunk))
+                .map(|(rows, facts)| scope.spawn(move || count(rows, facts)))
                 .collect();
-            parts
-                .into_iter()
-                .flat_map(|h| match h.join() {
-                    Ok(v) => v,
-                    Err(panic) => std::panic::resume_unwind(panic),
-                })
-                .collect()
-        })
+            for h in parts {
+                if let Err(panic) = h.join() {
+                    std::panic::resume_unwind(panic);
+                }
+            }
+        });
+        facts
     }
 }
 

@@ -182,6 +182,11 @@ impl App {
             }
             JobEvent::Stats(r) => self.stats.on_result(r),
             JobEvent::Training(r) => self.training.on_result(r),
+            JobEvent::TokensCounted {
+                counted,
+                total,
+                done,
+            } => self.training.on_tokens(counted, total, done),
             JobEvent::Exported { shown, result } => {
                 self.message = Some(match result {
                     Ok(()) => format!("exported to {}", shown.display()),
@@ -410,12 +415,15 @@ impl App {
             dataset: self.corpus.ctx.dataset.clone(),
             api: self.corpus.ctx.api.clone(),
         });
-        // The Training figures' memo of each row's sample facts (tokens counted once) is
-        // kept from the first row replaced on: those rows are computed again.
-        if let Some(&first) = replaced.iter().min()
-            && let Ok(mut memo) = self.training.samples.lock()
-        {
-            memo.truncate(first);
+        // The Training figures' memos of each row's sample facts and tokens are kept up to
+        // the first row replaced: those rows are computed again.
+        if let Some(&first) = replaced.iter().min() {
+            if let Ok(mut memo) = self.training.samples.lock() {
+                memo.truncate(first);
+            }
+            if let Ok(mut memo) = self.training.tokens.lock() {
+                memo.truncate(first);
+            }
         }
         self.look_up_rows(replaced);
         self.corpus.scores_changed += 1;

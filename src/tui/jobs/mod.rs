@@ -5,11 +5,14 @@
 //! results that no longer match what the app asked for are dropped by the app.
 
 pub mod confirm;
+mod files;
 pub mod reruns;
 pub mod stats;
 mod sweep;
 pub mod training;
 
+pub use files::PageMaker;
+use files::{export, read_raw_line};
 use sweep::sweep;
 
 use std::collections::VecDeque;
@@ -21,7 +24,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
 use crate::grade::score_cache::ScoreCache;
-use crate::model::raw_line::{RawLine, line_in, parse_raw_line, read_line};
+use crate::model::raw_line::RawLine;
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
 use crate::session::resolve::Resolver;
@@ -45,17 +48,6 @@ pub enum HighlightKind {
 
 /// Identifies a highlighted text: row and kind.
 pub type HighlightKey = (usize, HighlightKind);
-
-/// A page drawn by code above the jobs (an export draws with the explorer's widgets, which
-/// `jobs` may not name): the worker only calls it, off the UI thread.
-#[derive(Clone)]
-pub struct PageMaker(pub Arc<dyn Fn() -> String + Send + Sync>);
-
-impl std::fmt::Debug for PageMaker {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("PageMaker")
-    }
-}
 
 /// Work the app asks for.
 #[derive(Debug, Clone)]
@@ -114,6 +106,8 @@ pub enum JobRequest {
     Stats(Box<stats::StatsInput>),
     /// Training runs step by step (`training`).
     Training(Box<training::TrainingInput>),
+    /// The responses' tokens for the Training figures (`training::count_tokens`).
+    CountTokens(Box<training::CountInput>),
     /// A rerun, what-if or runtime install, for the rerun thread (`reruns`).
     Rerun(RerunRequest),
     /// Run the selected rollout once under the tracer to settle its findings (`confirm`).
@@ -184,6 +178,13 @@ pub enum JobEvent {
     Stats(Arc<stats::StatsResult>),
     /// The figures of the Training screen.
     Training(Arc<training::TrainingResult>),
+    /// Tokens counted for the Training figures: `counted` of `total` rows (`done`: all,
+    /// and in the memo).
+    TokensCounted {
+        counted: usize,
+        total: usize,
+        done: bool,
+    },
     /// A row's stored line, read again (or why it could not be).
     RawLine {
         row: usize,
@@ -400,6 +401,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
         JobRequest::Training(input) => {
             Some(JobEvent::Training(Arc::new(training::compute(&input))))
         }
+        JobRequest::CountTokens(input) => {
+            let mut last = None;
+            training::count_tokens(&input, &mut |e| last = Some(e));
+            last
+        }
         JobRequest::Export { path, shown, page } => Some(export(&path, shown, &page)),
         JobRequest::RawLine {
             row,
@@ -420,32 +426,6 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
 /// whole heap and holds every arena: after each batch's lookup while loading, it made a
 /// 200,000-sample reopen 3× slower, benches/README.md).
 const TRIM_AFTER_LOOKUP_OF: usize = 10_000;
-
-/// Draws `page` and writes it to `path`.
-/// Line `line` of `source` (of `embedded` when the text is built in), parsed into its keys.
-fn read_raw_line(
-    source: &std::path::Path,
-    line: usize,
-    embedded: Option<&'static str>,
-) -> Result<RawLine, String> {
-    let bytes = match embedded {
-        Some(text) => line_in(text, line).map(|l| l.as_bytes().to_vec()),
-        None => read_line(source, line).map_err(|e| format!("{}: {e}", source.display()))?,
-    };
-    let bytes = bytes.ok_or_else(|| {
-        format!(
-            "{} has no line {line} now (it changed since it was loaded)",
-            source.display()
-        )
-    })?;
-    parse_raw_line(&bytes)
-}
-
-fn export(path: &std::path::Path, shown: PathBuf, page: &PageMaker) -> JobEvent {
-    let text = (page.0)();
-    let result = std::fs::write(path, text).map_err(|e| e.to_string());
-    JobEvent::Exported { shown, result }
-}
 
 #[derive(Default)]
 struct GradeQueue {
@@ -626,6 +606,16 @@ impl Workers {
                     if let Ok(r) = result {
                         let _ = events.send(JobEvent::Training(Arc::new(r)));
                     }
+                });
+            }
+            JobRequest::CountTokens(input) => {
+                let events = self.events.clone();
+                std::thread::spawn(move || {
+                    let _ = std::panic::catch_unwind(|| {
+                        training::count_tokens(&input, &mut |e| {
+                            let _ = events.send(e);
+                        });
+                    });
                 });
             }
             JobRequest::Export { path, shown, page } => {

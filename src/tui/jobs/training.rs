@@ -2,10 +2,15 @@
 //! set's step figures computed by the session's [`TrainingReport::of`] (what
 //! `sebx stats --by step` prints), off the UI thread for the Training screen.
 //! Samples with the same code for the same task share one analysis; each sample's facts
-//! (its response's length, in tokens too with a tokenizer) are computed once per session.
+//! (its response's length) are computed once per session. With a tokenizer, the responses'
+//! tokens are counted by a job of their own ([`count_tokens`], every core, progress as it
+//! goes): the figures come without waiting for it, and take the tokens once every row has
+//! them.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::ReasonKind;
@@ -37,14 +42,96 @@ pub struct TrainingInput {
     pub learned_at: LearnedAt,
     pub tokenizer: Option<Arc<TokenCounter>>,
     pub samples: SampleMemo,
+    /// The rows' tokens counted so far ([`count_tokens`]).
+    pub tokens: TokenMemo,
 }
 
 /// Each row's sample facts (`None`: not a sample), for the rows computed so far.
 pub type SampleMemo = Arc<Mutex<Vec<Option<SampleFacts>>>>;
 
-/// The sample facts of every row: those of rows not seen before computed (their tokens
-/// counted on every core), and remembered in `memo`.
-fn sample_facts(input: &TrainingInput) -> Vec<Option<SampleFacts>> {
+/// Each row's response tokens (`None`: not a sample, or the tokenizer failed on it), for
+/// the rows counted so far (rows only ever get appended; a rewrite cuts it).
+pub type TokenMemo = Arc<Mutex<Vec<Option<u32>>>>;
+
+/// What counting the rows' tokens needs: the rows, the tokenizer, where the counts go.
+#[derive(Debug, Clone)]
+pub struct CountInput {
+    pub entries: Arc<Vec<Arc<Entry>>>,
+    pub tokenizer: Arc<TokenCounter>,
+    pub memo: TokenMemo,
+}
+
+/// How often [`count_tokens`] reports its progress.
+const PROGRESS_EVERY: Duration = Duration::from_millis(200);
+
+/// Counts the tokens of the rows `memo` lacks, on every core, and appends them to it;
+/// `sink` gets [`JobEvent::TokensCounted`] as it goes (first with nothing counted yet, then
+/// every [`PROGRESS_EVERY`], last with `done`). Counts of rows a rewrite cut from the memo
+/// meanwhile are dropped (the next request counts them again).
+pub fn count_tokens(input: &CountInput, sink: &mut dyn FnMut(super::JobEvent)) {
+    let lock = || {
+        input
+            .memo
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let rows = input.entries.len();
+    let known = lock().len().min(rows);
+    let todo = &input.entries[known..];
+    let total = todo.len();
+    let event = |counted, done| super::JobEvent::TokensCounted {
+        counted,
+        total,
+        done,
+    };
+    sink(event(0, false));
+    let counted = AtomicUsize::new(0);
+    let jobs = crate::session::default_jobs().max(1);
+    let chunk = total.div_ceil(jobs).max(1);
+    let counts: Vec<Option<u32>> = std::thread::scope(|scope| {
+        let parts: Vec<_> = todo
+            .chunks(chunk)
+            .map(|part| {
+                let counted = &counted;
+                let tokenizer = &input.tokenizer;
+                scope.spawn(move || {
+                    let mut counting = tokenizer.counting();
+                    part.iter()
+                        .map(|e| {
+                            let r = &e.rollout;
+                            let n = r.sample.as_ref().and_then(|_| counting.count(&r.response));
+                            counted.fetch_add(1, Ordering::Relaxed);
+                            n
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        while !parts.iter().all(|p| p.is_finished()) {
+            std::thread::sleep(PROGRESS_EVERY);
+            sink(event(counted.load(Ordering::Relaxed), false));
+        }
+        parts
+            .into_iter()
+            .flat_map(|h| match h.join() {
+                Ok(v) => v,
+                Err(panic) => std::panic::resume_unwind(panic),
+            })
+            .collect()
+    });
+    {
+        let mut memo = lock();
+        if memo.len() == known {
+            memo.extend(counts);
+        }
+    }
+    sink(event(total, true));
+}
+
+/// The sample facts of every row: those of rows not seen before computed, and remembered
+/// in `memo`; with every row's tokens counted ([`count_tokens`]), their tokens too. The
+/// flag: a tokenizer is given and some rows' tokens are not counted yet.
+fn sample_facts(input: &TrainingInput) -> (Vec<Option<SampleFacts>>, bool) {
     let memo = || {
         input
             .samples
@@ -56,8 +143,7 @@ fn sample_facts(input: &TrainingInput) -> Vec<Option<SampleFacts>> {
     if known < rows {
         let rollouts: Vec<&crate::model::Rollout> =
             input.entries[known..].iter().map(|e| &e.rollout).collect();
-        let jobs = crate::session::default_jobs();
-        let new = SampleFacts::of_all(&rollouts, input.tokenizer.as_deref(), jobs);
+        let new = SampleFacts::of_all(&rollouts, None, 1, &|_| {});
         let mut memo = memo();
         // Another job may have added some of these rows meanwhile (the same facts).
         let have = memo.len();
@@ -65,8 +151,26 @@ fn sample_facts(input: &TrainingInput) -> Vec<Option<SampleFacts>> {
             memo.extend(new.into_iter().skip(have - known));
         }
     }
-    let memo = memo();
-    memo[..rows.min(memo.len())].to_vec()
+    let mut facts = {
+        let memo = memo();
+        memo[..rows.min(memo.len())].to_vec()
+    };
+    if input.tokenizer.is_none() {
+        return (facts, false);
+    }
+    let tokens = input
+        .tokens
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if tokens.len() < rows {
+        return (facts, true);
+    }
+    for (f, n) in facts.iter_mut().zip(tokens.iter()) {
+        if let Some(f) = f {
+            f.shape.tokens = *n;
+        }
+    }
+    (facts, false)
 }
 
 /// The figures, ready to draw, and how to get from them back to rows.
@@ -82,6 +186,9 @@ pub struct TrainingResult {
     pub training_runs: Vec<u32>,
     /// Samples not graded yet (their figures will move when they are).
     pub pending: usize,
+    /// A tokenizer is given and the responses' tokens are still being counted: the figures
+    /// have none yet.
+    pub tokens_pending: bool,
 }
 
 impl TrainingResult {
@@ -111,7 +218,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
     let mut pending = 0;
     let mut training_runs = Vec::new();
     let mut analyses: HashMap<(usize, String), Analysis> = HashMap::new();
-    let samples = sample_facts(input);
+    let (samples, tokens_pending) = sample_facts(input);
     for (row, entry) in input.entries.iter().enumerate() {
         let r = &entry.rollout;
         let (Some(meta), Some(Some(sample))) = (r.sample.as_deref(), samples.get(row)) else {
@@ -153,5 +260,6 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         report,
         training_runs,
         pending,
+        tokens_pending,
     }
 }
