@@ -11,6 +11,8 @@
 //! else after it would escape the hash: such a file is hashed whole instead (never a
 //! stale verdict, only a cache lost on a test edit), `build.rs` warns, and a unit test
 //! names the code that breaks the rule.
+//! A folder's tests in a file of their own (`tests.rs` beside the folder's `mod.rs`, which
+//! declares them as `#[cfg(test)]` then `mod tests;`) are left out the same way.
 //!
 //! Plain `std` and `sha2` only: `build.rs` compiles this file on its own.
 
@@ -144,6 +146,26 @@ pub fn files_under(root: &Path, dir: &Path) -> io::Result<Vec<String>> {
     Ok(out)
 }
 
+/// Whether `rel` (relative to `root`, `/` between parts) is a folder's test module in a
+/// file of its own: a `tests.rs` whose folder's `mod.rs` declares it under `#[cfg(test)]`
+/// (`mod tests;`). A `tests.rs` declared otherwise is code like any other.
+pub fn is_test_module_file(root: &Path, rel: &str) -> bool {
+    let Some(dir) = rel.strip_suffix("/tests.rs") else {
+        return false;
+    };
+    let Ok(parent) = std::fs::read_to_string(root.join(dir).join("mod.rs")) else {
+        return false;
+    };
+    let mut previous = "";
+    parent.lines().map(str::trim_end).any(|line| {
+        let declared = previous == "#[cfg(test)]" && line == "mod tests;";
+        if !line.is_empty() && !line.starts_with("//") {
+            previous = line;
+        }
+        declared
+    })
+}
+
 /// The hash of `folders` under `root` (each file's relative path and hashed part), as 16
 /// hex digits, and the files that break the test-module rule.
 pub fn hash_folders(root: &Path, folders: &[&str]) -> io::Result<(String, Vec<String>)> {
@@ -151,6 +173,9 @@ pub fn hash_folders(root: &Path, folders: &[&str]) -> io::Result<(String, Vec<St
     let mut broken = Vec::new();
     for folder in folders {
         for rel in files_under(root, Path::new(folder))? {
+            if is_test_module_file(root, &rel) {
+                continue;
+            }
             let bytes = std::fs::read(root.join(&rel))?;
             let text = String::from_utf8_lossy(&bytes);
             let (part, breaks) = hashed_part(Path::new(&rel), &text);
@@ -230,6 +255,35 @@ mod tests {
             bare.0,
             hash_of(&[("src/grade/b.rs", CODE), py]).0,
             "names count"
+        );
+    }
+
+    /// A folder's `tests.rs` declared under `#[cfg(test)]` is a test module: editing it
+    /// keeps the hash. Declared without it, it is code.
+    #[test]
+    fn a_folders_test_file_is_not_hashed() {
+        let hash_of = |files: &[(&str, &str)]| {
+            let root = tempfile::tempdir().expect("tempdir");
+            for (rel, text) in files {
+                let path = root.path().join(rel);
+                std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+                std::fs::write(path, text).expect("write");
+            }
+            hash_folders(root.path(), &["src/grade"]).expect("hash").0
+        };
+        let declared = format!("{CODE}\n#[cfg(test)]\nmod tests;\n");
+        let mod_rs = "src/grade/store/mod.rs";
+        let tests_rs = "src/grade/store/tests.rs";
+        let one = "use super::*;\n\n#[test]\nfn t() {\n    assert_eq!(grade(), 1);\n}\n";
+        let two = one.replace("assert_eq!(grade(), 1)", "assert!(grade() > 0)");
+        assert_eq!(
+            hash_of(&[(mod_rs, &declared), (tests_rs, one)]),
+            hash_of(&[(mod_rs, &declared), (tests_rs, &two)])
+        );
+        let plain = format!("{CODE}\nmod tests;\n");
+        assert_ne!(
+            hash_of(&[(mod_rs, &plain), (tests_rs, one)]),
+            hash_of(&[(mod_rs, &plain), (tests_rs, &two)])
         );
     }
 

@@ -1,0 +1,93 @@
+//! Eviction: past the size limit, the least recently used records go, a record's latest use
+//! being the later of its own mark and its facts' mark. Apart from the rest of the store
+//! because the walk (records by mark, a heap for those whose facts were used later) is the
+//! one intricate algorithm of the store, and its tests read best against it alone.
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+use anyhow::Result;
+use rusqlite::{Connection, params};
+
+use super::Evicted;
+
+/// Eviction stops under this share of the limit, so that the next puts do not evict again.
+pub(super) const EVICT_TO: f64 = 0.9;
+
+/// The records' bytes, from the running totals.
+pub(super) fn total(conn: &Connection) -> Result<u64> {
+    Ok(conn
+        .prepare_cached("SELECT COALESCE(SUM(bytes), 0) FROM namespaces")?
+        .query_row([], |row| row.get::<_, i64>(0))?
+        .max(0) as u64)
+}
+
+/// Deletes the least recently used records until the total is at most `max`. A record's
+/// latest use is the later of its own mark and its facts' (a bulk lookup marks only the
+/// facts): records are walked by their own mark, and one whose facts were used later waits
+/// in a heap until the walk passes that mark, so the order is exact. The records it passed
+/// over and kept take their facts' mark, so the next eviction walks past them at once.
+pub(super) fn evict(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
+    let mut evicted = Evicted::default();
+    let mut left = total(tx)?;
+    if left <= max {
+        return Ok(evicted);
+    }
+    let (victims, kept_later) = {
+        let mut oldest = tx.prepare_cached(
+            "SELECT r.ns, r.key, r.bytes, r.used, COALESCE(f.used, r.used) FROM records r
+             LEFT JOIN facts f ON f.ns = r.ns AND f.key = r.key ORDER BY r.used",
+        )?;
+        let mut rows = oldest.query([])?;
+        let mut victims: Vec<(String, String)> = Vec::new();
+        // Records whose facts were used after their own mark: (that use, ns, key, bytes).
+        let mut later: BinaryHeap<Reverse<(i64, String, String, u64)>> = BinaryHeap::new();
+        let mut take = |ns: String, key: String, bytes: u64, left: &mut u64| {
+            victims.push((ns, key));
+            *left = left.saturating_sub(bytes);
+            evicted.bytes += bytes;
+        };
+        while left > max {
+            let next = match rows.next()? {
+                Some(row) => Some((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, i64>(2)?.max(0) as u64,
+                    row.get::<_, i64>(3)?,
+                    row.get::<_, i64>(4)?,
+                )),
+                None => None,
+            };
+            // What waits in the heap and was used before the next record goes first.
+            let bound = next.as_ref().map_or(i64::MAX, |n| n.3);
+            while left > max && later.peek().is_some_and(|Reverse(w)| w.0 <= bound) {
+                let Some(Reverse((_, ns, key, bytes))) = later.pop() else {
+                    break;
+                };
+                take(ns, key, bytes, &mut left);
+            }
+            let Some((ns, key, bytes, used, facts_used)) = next else {
+                break;
+            };
+            if left <= max {
+                break;
+            }
+            if facts_used > used {
+                later.push(Reverse((facts_used, ns, key, bytes)));
+            } else {
+                take(ns, key, bytes, &mut left);
+            }
+        }
+        (victims, later.into_vec())
+    };
+    let mut delete = tx.prepare_cached("DELETE FROM records WHERE ns = ?1 AND key = ?2")?;
+    for (ns, key) in &victims {
+        delete.execute(params![ns, key])?;
+    }
+    let mut mark = tx.prepare_cached("UPDATE records SET used = ?3 WHERE ns = ?1 AND key = ?2")?;
+    for Reverse((when, ns, key, _)) in &kept_later {
+        mark.execute(params![ns, key, when])?;
+    }
+    evicted.records = victims.len() as u64;
+    Ok(evicted)
+}

@@ -1,0 +1,442 @@
+//! The store's tests: records, eviction order, marks, facts and the old format, each
+//! through the store's own operations on a temporary folder.
+
+use super::schema::is_old_format;
+use super::*;
+
+fn options(limit: u64) -> Options {
+    Options {
+        limit,
+        touch_after: Duration::ZERO,
+    }
+}
+
+#[test]
+fn the_grader_version_is_the_build_hash_of_the_sources() {
+    assert_eq!(GRADER_SOURCES.len(), 16);
+    assert!(GRADER_SOURCES.chars().all(|c| c.is_ascii_hexdigit()));
+    assert_eq!(grader_version().len(), 16);
+}
+
+#[test]
+fn a_later_put_wins_and_reopening_keeps_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let sub = dir.path().join("sub");
+    {
+        let table = Table::open(&sub, "a-b".into()).expect("open");
+        assert!(table.get("k").is_none());
+        table.put("k", b"1").expect("put");
+        table.put("k", b"22").expect("put");
+        table.put("j", b"3").expect("put");
+        assert_eq!(table.get("k").as_deref(), Some(&b"22"[..]));
+        // Another namespace of the same file does not see them.
+        let other = Table::new(table.store().clone(), "a-b-runs".into());
+        assert!(other.get("k").is_none());
+        assert!(other.is_empty());
+    }
+    let table = Table::open(&sub, "a-b".into()).expect("reopen");
+    assert_eq!(table.path(), sub.join(FILE_NAME));
+    assert_eq!(table.len(), 2);
+    assert_eq!(table.get("k").as_deref(), Some(&b"22"[..]));
+    // The running total counts each record once, at its latest size.
+    assert_eq!(
+        table.store().bytes().expect("bytes"),
+        (3 + 1 + 2) + (3 + 1 + 1)
+    );
+}
+
+#[test]
+fn eviction_removes_the_least_recently_used_first_and_keeps_under_the_limit() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Each record: "ns" + 4-byte key + 94-byte value = 100 bytes; the limit holds 10.
+    let store = Store::open_with(dir.path(), options(1000)).expect("open");
+    let value = vec![b'x'; 94];
+    for i in 0..10 {
+        store.put("ns", &format!("k{i:03}"), &value).expect("put");
+    }
+    assert_eq!(store.bytes().expect("bytes"), 1000);
+    assert_eq!(store.count("ns").expect("count"), 10);
+    // The 11th goes past the limit: the oldest go until under 90% (900 bytes).
+    store.put("ns", "k010", &value).expect("put");
+    assert!(store.bytes().expect("bytes") <= 900);
+    assert_eq!(store.count("ns").expect("count"), 9);
+    for gone in ["k000", "k001"] {
+        assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
+    }
+    for kept in ["k002", "k009", "k010"] {
+        assert!(store.get("ns", kept).expect("get").is_some(), "{kept}");
+    }
+    let size = store.size().expect("size");
+    assert_eq!(size.bytes, 900);
+    assert_eq!(
+        size.namespaces,
+        vec![Namespace {
+            name: "ns".into(),
+            records: 9,
+            bytes: 900
+        }]
+    );
+    // An explicit prune down to 500 bytes.
+    let evicted = store.prune(500).expect("prune");
+    assert_eq!(
+        evicted,
+        Evicted {
+            records: 4,
+            bytes: 400
+        }
+    );
+    assert_eq!(store.bytes().expect("bytes"), 500);
+}
+
+#[test]
+fn a_read_makes_a_record_recent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1000)).expect("open");
+    let value = vec![b'x'; 94];
+    for i in 0..10 {
+        store.put("ns", &format!("k{i:03}"), &value).expect("put");
+    }
+    // The oldest two are read: the next two oldest go instead.
+    assert!(store.get("ns", "k000").expect("get").is_some());
+    assert!(store.get("ns", "k001").expect("get").is_some());
+    store.put("ns", "k010", &value).expect("put");
+    assert!(store.get("ns", "k000").expect("get").is_some());
+    assert!(store.get("ns", "k001").expect("get").is_some());
+    assert!(store.get("ns", "k002").expect("get").is_none());
+    assert!(store.get("ns", "k003").expect("get").is_none());
+}
+
+#[test]
+fn marks_are_coarse_and_reach_the_file_when_the_store_is_dropped() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let value = vec![b'x'; 94];
+    {
+        // With the default coarseness a fresh record's read is not a write.
+        let store = Store::open_with(
+            dir.path(),
+            Options {
+                limit: 1000,
+                touch_after: TOUCH_AFTER,
+            },
+        )
+        .expect("open");
+        store.put("ns", "k000", &value).expect("put");
+        assert!(store.get("ns", "k000").expect("get").is_some());
+        assert!(store.touched.lock().expect("lock").is_empty());
+    }
+    {
+        let store = Store::open_with(dir.path(), options(1000)).expect("open");
+        for i in 1..10 {
+            store.put("ns", &format!("k{i:03}"), &value).expect("put");
+        }
+        // Read, then dropped before any put: the mark is written on drop.
+        assert!(store.get("ns", "k000").expect("get").is_some());
+    }
+    let store = Store::open_with(dir.path(), options(1000)).expect("open");
+    store.put("ns", "k010", &value).expect("put");
+    assert!(store.get("ns", "k000").expect("get").is_some(), "marked");
+    assert!(store.get("ns", "k001").expect("get").is_none());
+}
+
+#[test]
+fn old_format_files_are_removed_with_a_note() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let old = [
+        "0123456789abcdef-fedcba9876543210.jsonl",
+        "0123456789abcdef-fedcba9876543210-runs.jsonl",
+    ];
+    for name in old {
+        std::fs::write(dir.path().join(name), vec![b'{'; 1536]).expect("write");
+    }
+    // Not the cache's: a training run's facts, and anything else.
+    let kept = ["training-0123456789abcdef.jsonl", "notes.jsonl"];
+    for name in kept {
+        std::fs::write(dir.path().join(name), b"{}\n").expect("write");
+    }
+    let store = Store::open(dir.path()).expect("open");
+    assert_eq!(
+        store.notes(),
+        ["score cache: removed 2 file(s) of an earlier sebx's cache format (3.0 KB freed)"]
+    );
+    for name in old {
+        assert!(!dir.path().join(name).exists(), "{name}");
+    }
+    for name in kept {
+        assert!(dir.path().join(name).exists(), "{name}");
+    }
+    drop(store);
+    assert!(Store::open(dir.path()).expect("reopen").notes().is_empty());
+}
+
+#[test]
+fn a_prune_gives_pages_back() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1 << 30)).expect("open");
+    for i in 0..300 {
+        store
+            .put("ns", &format!("k{i}"), &[7u8; 4000])
+            .expect("put");
+    }
+    store.prune(0).expect("prune");
+    let free: i64 = store
+        .conn()
+        .expect("conn")
+        .query_row("PRAGMA freelist_count", [], |r| r.get(0))
+        .expect("freelist");
+    assert_eq!(free, 0, "free pages left in the file");
+    assert!(std::fs::metadata(store.path()).expect("file").len() < 100 << 10);
+}
+
+#[test]
+fn clear_empties_every_namespace() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open(dir.path()).expect("open");
+    store.put("a", "k", b"1").expect("put");
+    store.put("a-runs", "k", b"2").expect("put");
+    // ("a" "k" "1") and ("a-runs" "k" "2").
+    assert_eq!(
+        store.clear().expect("clear"),
+        Evicted {
+            records: 2,
+            bytes: 3 + 8
+        }
+    );
+    assert_eq!(store.bytes().expect("bytes"), 0);
+    assert!(store.get("a", "k").expect("get").is_none());
+}
+
+#[test]
+fn sizes_read_well() {
+    assert_eq!(human_bytes(512), "512 B");
+    assert_eq!(human_bytes(3 << 20), "3.0 MB");
+    assert_eq!(human_bytes(970 << 20), "970.0 MB");
+    assert!(is_old_format(
+        "0123456789abcdef-0123456789abcdef-runs.jsonl"
+    ));
+    assert!(!is_old_format("training-0123456789abcdef.jsonl"));
+    assert!(!is_old_format("0123456789abcdef-0123456789abcdef.sqlite3"));
+}
+
+/// Facts live and die with their record, whoever writes: a value replaced without
+/// facts (an earlier sebx) or evicted takes them along, and the counts say so.
+#[test]
+fn facts_follow_their_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1000)).expect("open");
+    let value = vec![b'x'; 94];
+    let put = |key: &str, facts: Option<&[u8]>| {
+        store
+            .put_many(
+                "ns",
+                &[Put {
+                    key,
+                    value: &value,
+                    facts,
+                }],
+            )
+            .expect("put")
+    };
+    let facts = |key: &str| store.read(|r| r.facts("ns", key)).expect("read");
+    let complete = || store.read(|r| r.complete("ns")).expect("read");
+    put("k000", Some(b"{}"));
+    put("k001", Some(b"{\"v\":1}"));
+    assert_eq!(facts("k001").as_deref(), Some(&b"{\"v\":1}"[..]));
+    assert!(complete());
+    // Replaced by a writer that does not know the facts: they go.
+    store.put("ns", "k001", &value).expect("put");
+    assert!(facts("k001").is_none());
+    assert!(!complete());
+    assert!(store.get("ns", "k001").expect("get").is_some());
+    // Written back only against the value they were derived from.
+    let stale = Filing {
+        key: "k001".into(),
+        value: b"other".to_vec(),
+        facts: b"{}".to_vec(),
+    };
+    store.backfill_facts("ns", &[stale]).expect("backfill");
+    assert!(facts("k001").is_none());
+    let right = Filing {
+        key: "k001".into(),
+        value: value.clone(),
+        facts: b"{}".to_vec(),
+    };
+    store.backfill_facts("ns", &[right]).expect("backfill");
+    assert_eq!(facts("k001").as_deref(), Some(&b"{}"[..]));
+    assert!(complete());
+    // Eviction takes the facts of the records it removes.
+    for i in 2..11 {
+        put(&format!("k{i:03}"), Some(b"{}"));
+    }
+    assert!(store.get("ns", "k000").expect("get").is_none());
+    assert!(facts("k000").is_none());
+    assert!(complete());
+    store.clear().expect("clear");
+    assert!(facts("k010").is_none());
+    assert!(complete());
+}
+
+/// Reading a record's facts (not the record) makes it recent too.
+#[test]
+fn a_facts_read_makes_a_record_recent() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1000)).expect("open");
+    let value = vec![b'x'; 94];
+    for i in 0..10 {
+        let key = format!("k{i:03}");
+        let put = Put {
+            key: &key,
+            value: &value,
+            facts: Some(b"{}"),
+        };
+        store.put_many("ns", &[put]).expect("put");
+    }
+    store
+        .read(|r| {
+            assert!(r.facts("ns", "k000")?.is_some());
+            assert!(r.facts("ns", "k001")?.is_some());
+            Ok(())
+        })
+        .expect("read");
+    store.put("ns", "k010", &value).expect("put");
+    for kept in ["k000", "k001"] {
+        assert!(store.get("ns", kept).expect("get").is_some(), "{kept}");
+    }
+    for gone in ["k002", "k003"] {
+        assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
+    }
+}
+
+/// A facts read marks the facts row only (the record's own mark, and so its place in
+/// the `used` index, stays), yet eviction orders records by the later of the two: a
+/// record whose facts were read between two puts goes exactly between them.
+#[test]
+fn eviction_orders_by_the_later_of_a_record_and_its_facts_marks() {
+    let value = vec![b'x'; 94];
+    let with_facts_read_after_k009 = |dir: &Path| {
+        let store = Store::open_with(dir, options(100_000)).expect("open");
+        let put = |key: &str| {
+            let put = Put {
+                key,
+                value: &value,
+                facts: Some(b"{}"),
+            };
+            store.put_many("ns", &[put]).expect("put");
+        };
+        for i in 0..10 {
+            put(&format!("k{i:03}"));
+        }
+        store
+            .read(|r| r.facts("ns", "k000").map(|f| assert!(f.is_some())))
+            .expect("read");
+        // The mark is written with the next write; the record's own mark stays.
+        for i in 10..15 {
+            put(&format!("k{i:03}"));
+        }
+        let used = |table: &str| -> i64 {
+            store
+                .conn()
+                .expect("conn")
+                .query_row(
+                    &format!("SELECT used FROM {table} WHERE ns = 'ns' AND key = 'k000'"),
+                    [],
+                    |r| r.get(0),
+                )
+                .expect("used")
+        };
+        assert!(used("facts") > used("records"), "only the facts are marked");
+        store
+    };
+    let kept = |store: &Store| -> Vec<String> {
+        (0..15)
+            .map(|i| format!("k{i:03}"))
+            .filter(|k| {
+                store
+                    .read(|r| {
+                        r.tx.query_row(
+                            "SELECT COUNT(*) FROM records WHERE ns = 'ns' AND key = ?1",
+                            [k],
+                            |row| row.get::<_, i64>(0),
+                        )
+                        .map_err(Into::into)
+                    })
+                    .expect("count")
+                    == 1
+            })
+            .collect()
+    };
+    // Six kept: k000 (its facts read after k009) and the five put after that read.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = with_facts_read_after_k009(dir.path());
+    store.prune(600).expect("prune");
+    assert_eq!(
+        kept(&store),
+        ["k000", "k010", "k011", "k012", "k013", "k014"]
+    );
+    // Five kept: k000 went after k009 and before k010.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = with_facts_read_after_k009(dir.path());
+    store.prune(500).expect("prune");
+    assert_eq!(kept(&store), ["k010", "k011", "k012", "k013", "k014"]);
+    // Kept once, k000 now carries its facts' mark: the next eviction needs no heap.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = with_facts_read_after_k009(dir.path());
+    store.prune(1200).expect("prune");
+    store.prune(600).expect("prune");
+    assert_eq!(
+        kept(&store),
+        ["k000", "k010", "k011", "k012", "k013", "k014"]
+    );
+}
+
+/// A bulk read past [`TOUCH_BATCH`] hands its marks to the marker thread: once the
+/// store is dropped every facts row read carries its mark, the records their own.
+#[test]
+fn the_marks_of_a_bulk_read_are_written_by_the_marker() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let n = TOUCH_BATCH + 100;
+    let keys: Vec<String> = (0..n).map(|i| format!("k{i:05}")).collect();
+    let before = {
+        let store = Store::open_with(dir.path(), options(u64::MAX)).expect("open");
+        let puts: Vec<Put> = keys
+            .iter()
+            .map(|k| Put {
+                key: k,
+                value: b"v",
+                facts: Some(b"{}"),
+            })
+            .collect();
+        store.put_many("ns", &puts).expect("put");
+        let before = store.now();
+        store
+            .read(|r| {
+                for k in &keys {
+                    assert!(r.facts("ns", k)?.is_some());
+                }
+                Ok(())
+            })
+            .expect("read");
+        assert!(
+            store.marker.lock().expect("lock").is_some(),
+            "the marker took the batch"
+        );
+        before
+    };
+    let store = Store::open_with(dir.path(), options(u64::MAX)).expect("reopen");
+    let conn = store.conn().expect("conn");
+    let marked: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM facts WHERE ns = 'ns' AND used > ?1",
+            [before],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(marked as usize, n, "every facts row read is marked");
+    let records: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM records WHERE ns = 'ns' AND used > ?1",
+            [before],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(records, 0, "the records keep their own marks");
+}
