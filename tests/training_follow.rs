@@ -8,146 +8,13 @@
 
 #[path = "common/isolated.rs"]
 mod isolated;
+#[path = "common/live.rs"]
+mod live;
 
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{Receiver, channel};
-use std::time::{Duration, Instant};
-
-use serde_json::json;
+use live::*;
 
 use sebx::model::Verdict;
-use sebx::tui::App;
 use sebx::tui::entry::Shown;
-use sebx::tui::explore::{ExploreArgs, open_default};
-use sebx::tui::jobs::{JobEvent, Workers};
-use sebx::tui::run::pump;
-
-const MEAN_Q: &str = "Given a list `values`, return their arithmetic mean as a float.";
-const SUM_Q: &str = "Given a list `values`, return their total as an int.";
-const MEAN_RIGHT: &str = "return float(zwc.kocito(values))";
-const SUM_RIGHT: &str = "return int(zwc.baluvo(values))";
-const SUM_WRONG: &str = "return int(zwc.baluvo(values)) + 1";
-/// How long the folder may take to be looked at again and its rows graded (it is looked
-/// at every second; grading a new program takes a fraction of one).
-const WAIT: Duration = Duration::from_secs(30);
-
-fn dataset_line(query: &str, func: &str, cases: &[(&str, &str)]) -> String {
-    let expected: Vec<&str> = cases.iter().map(|c| c.1).collect();
-    json!({
-        "query": query,
-        "function_name": "def solve(values):",
-        "selected_functions": [func],
-        "test_cases": cases.iter().map(|(i, o)| json!({"input": i, "output": o})).collect::<Vec<_>>(),
-        "right_exe_result": expected.join("#"),
-    })
-    .to_string()
-}
-
-fn sample(query: &str, body: &str, score: f64, step: u32, n: usize) -> String {
-    let input = format!(
-        "user\nSolve with zwc.\n\n### Problem\n{query}\n\n### Function to Complete\ndef solve(values):\nassistant\n"
-    );
-    // `n` keeps every response apart (one row each, found by its text).
-    let output =
-        format!("Sample {n}.\n```python\nimport zwc\n\ndef solve(values):\n    {body}\n```");
-    json!({"input": input, "output": output, "score": score, "step": step}).to_string() + "\n"
-}
-
-fn append(path: &Path, text: &str) {
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .expect("open the step file");
-    f.write_all(text.as_bytes()).expect("write");
-}
-
-/// The explorer with its workers, as `sebx` runs it, minus the terminal.
-struct Explorer {
-    app: App,
-    workers: Workers,
-    rx: Receiver<JobEvent>,
-}
-
-impl Explorer {
-    fn open(run: PathBuf, dataset: PathBuf) -> Explorer {
-        let mut args = ExploreArgs {
-            paths: vec![run],
-            ..isolated::explore_args()
-        };
-        args.context.dataset = vec![dataset];
-        args.context.api_doc =
-            Some(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("samples/demo/api_doc.jsonl"));
-        let (session, backend) = open_default(&args).expect("opens");
-        assert!(
-            backend.is_some(),
-            "the grader's Python runtime (sebx runtime install)"
-        );
-        assert!(session.follow, "a run is followed unless --no-follow");
-        let (tx, rx) = channel();
-        let mut app = session.app;
-        let factory = app.reruns.backend_factory.clone();
-        let workers = Workers::start(tx, backend, 2, factory);
-        app.register_sources(&session.sources);
-        workers.load_following(session.sources, session.follow);
-        app.update(&sebx::tui::Action::Resize {
-            width: 120,
-            height: 40,
-        });
-        Explorer { app, workers, rx }
-    }
-
-    /// Runs the loop's step until `done` holds; fails after `WAIT` naming `what`.
-    fn until(&mut self, what: &str, done: impl Fn(&App) -> bool) {
-        let start = Instant::now();
-        loop {
-            pump(&mut self.app, &self.workers, &self.rx);
-            if done(&self.app) {
-                return;
-            }
-            assert!(
-                start.elapsed() < WAIT,
-                "{what}: not within {WAIT:?}; {} rows, issues {:?}",
-                self.app.corpus.entries.len(),
-                self.app.corpus.issues
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// The verdict of the row whose response says `Sample {n}.`, when it is shown in the list.
-    fn listed(&self, n: usize) -> Option<Shown> {
-        let text = format!("Sample {n}.");
-        self.app
-            .list
-            .rows()
-            .find(|&r| {
-                self.app.corpus.entries[r]
-                    .rollout
-                    .response
-                    .starts_with(&text)
-            })
-            .map(|r| self.app.corpus.shown(r))
-    }
-
-    /// (samples, graded, accuracy) of `step` on the Training screen.
-    fn step_figures(&self, step: u32) -> Option<(usize, usize, Option<f64>)> {
-        let result = self.app.training.result.as_ref()?;
-        result
-            .report
-            .figures
-            .steps
-            .iter()
-            .find(|s| s.step == step)
-            .map(|s| (s.samples, s.graded, s.accuracy))
-    }
-}
-
-/// Every row has its verdict.
-fn all_graded(app: &App) -> bool {
-    (0..app.corpus.entries.len()).all(|r| matches!(app.corpus.shown(r), Shown::Verdict(_)))
-}
 
 #[test]
 fn a_live_run_is_followed_new_steps_appended_lines_and_a_line_written_in_two_goes() {
@@ -179,7 +46,7 @@ fn a_live_run_is_followed_new_steps_appended_lines_and_a_line_written_in_two_goe
     .concat();
     std::fs::write(run.join("1.jsonl"), step1).expect("step 1");
 
-    let mut ex = Explorer::open(run.clone(), dataset);
+    let mut ex = Explorer::open(vec![run.clone()], Some(dataset));
     ex.until("step 1 loaded and graded", |app| {
         app.corpus.load.done && app.corpus.entries.len() == 4 && all_graded(app)
     });
