@@ -21,13 +21,9 @@ fn all_graded(screen: &str) -> bool {
         .all(|l| !l.contains("grading") && !l.contains("unscored"))
 }
 
-#[test]
-fn a_step_written_while_open_is_listed_graded_and_on_the_training_screen() {
-    if tmux_missing() {
-        return;
-    }
-    let (dir, home) = temp_home();
-    let run = dir.path().join("rollout");
+/// The demo's training run with its steps 1 and 2 written, in `dir/rollout`.
+fn demo_steps_1_and_2(dir: &std::path::Path) -> std::path::PathBuf {
+    let run = dir.join("rollout");
     std::fs::create_dir_all(&run).expect("mkdir");
     for step in [1, 2] {
         let file = format!("{step}.jsonl");
@@ -37,6 +33,16 @@ fn a_step_written_while_open_is_listed_graded_and_on_the_training_screen() {
         )
         .expect("copy");
     }
+    run
+}
+
+#[test]
+fn a_step_written_while_open_is_listed_graded_and_on_the_training_screen() {
+    if tmux_missing() {
+        return;
+    }
+    let (dir, home) = temp_home();
+    let run = demo_steps_1_and_2(dir.path());
     let name = session_name("sebx-follow-test");
     let _session = start_graded_training(&name, dir.path(), &home, &run);
     wait_for(&name, "steps 1 and 2 loaded and graded", |s| {
@@ -96,16 +102,7 @@ fn a_step_rewritten_while_open_replaces_its_rows_and_says_so() {
         return;
     }
     let (dir, home) = temp_home();
-    let run = dir.path().join("rollout");
-    std::fs::create_dir_all(&run).expect("mkdir");
-    for step in [1, 2] {
-        let file = format!("{step}.jsonl");
-        std::fs::copy(
-            demo_file(&format!("training/rollout/{file}")),
-            run.join(&file),
-        )
-        .expect("copy");
-    }
+    let run = demo_steps_1_and_2(dir.path());
     let name = session_name("sebx-rewrite-test");
     let _session = start_graded_training(&name, dir.path(), &home, &run);
     wait_for(&name, "steps 1 and 2 loaded, graded and followed", |s| {
