@@ -190,7 +190,10 @@ fn write_marks(tx: &rusqlite::Transaction, marks: &Marks) -> Result<()> {
         tx.prepare_cached("UPDATE records SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
     let mut mark_facts =
         tx.prepare_cached("UPDATE facts SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
-    for ((ns, key), m) in marks {
+    // In key order: consecutive updates share their B-tree pages.
+    let mut sorted: Vec<_> = marks.iter().collect();
+    sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for ((ns, key), m) in sorted {
         if m.record {
             mark.execute(params![ns, key, m.when])?;
         }
@@ -209,6 +212,11 @@ struct Marker {
     thread: std::thread::JoinHandle<()>,
 }
 
+/// The marks the marker gathers into one transaction at most, and how long it waits for
+/// the next batch before writing what it has.
+const MARKER_GATHER: usize = 65_536;
+const MARKER_WAIT: std::time::Duration = std::time::Duration::from_millis(300);
+
 impl Marker {
     /// None when the second connection cannot be opened (the marks are then written by
     /// the reader).
@@ -218,7 +226,23 @@ impl Marker {
         let thread = std::thread::Builder::new()
             .name("sebx-cache-marks".into())
             .spawn(move || {
-                for marks in rx {
+                while let Ok(mut marks) = rx.recv() {
+                    // The batches that come meanwhile join it, up to MARKER_GATHER: each
+                    // transaction writes a page once however many of its rows are marked
+                    // (one transaction per batch of 4,096 wrote ~600,000 pages for a
+                    // 200,000-row lookup). Marks are no hurry.
+                    while marks.len() < MARKER_GATHER {
+                        match rx.recv_timeout(MARKER_WAIT) {
+                            Ok(more) => {
+                                for (k, m) in more {
+                                    let mark = marks.entry(k).or_insert(m);
+                                    mark.when = mark.when.max(m.when);
+                                    mark.record |= m.record;
+                                }
+                            }
+                            Err(_) => break,
+                        }
+                    }
                     let written = conn
                         .transaction_with_behavior(TransactionBehavior::Immediate)
                         .map_err(anyhow::Error::from)
