@@ -1,7 +1,7 @@
 //! The dump's extra keys in the explorer's list (issue 30): a generated verl run whose lines
 //! carry `acc` (`"True"`, `false`, `null` or no key at all), `pred` (strings) and, at one
 //! step only, `request_id`. The explorer is opened as `sebx FILES` opens it and driven by
-//! key events through the keymap: `x` lists the keys with their counts, `enter` shows `acc`
+//! key events through the keymap: `V` lists the keys with their counts, `enter` shows `acc`
 //! as a column (each row's value, or `–`), `→` and `enter` on a value keep only its samples,
 //! `c` shows every row again, and `?` lists the key. Every expected figure comes from the
 //! generator, not from sebx.
@@ -118,7 +118,7 @@ fn line_of<'a>(app: &App, lines: &'a [Line], row: usize) -> &'a Line {
 
 /// Opens the picker and, on `key`'s values, chooses `value` (`None`: the key absent).
 fn filter_by(app: &mut App, key: &str, value: Option<&str>) {
-    press(app, KeyCode::Char('x'));
+    press(app, KeyCode::Char('V'));
     let at = app
         .extras
         .summary
@@ -168,8 +168,8 @@ fn extra_keys_as_columns_and_filters() {
     let total = lines.len();
     assert_eq!(app.list.rows().count(), total);
 
-    // `x`: the keys by name, each with its samples and distinct values.
-    press(app, KeyCode::Char('x'));
+    // `V`: the keys by name, each with its samples and distinct values.
+    press(app, KeyCode::Char('V'));
     assert_eq!(app.popup, Some(sebx::tui::app::Popup::ExtraKeys));
     let mut acc_counts: BTreeMap<Option<&str>, usize> = BTreeMap::new();
     for l in &lines {
@@ -262,7 +262,7 @@ fn extra_keys_as_columns_and_filters() {
     let help = drawn(app);
     assert!(
         help.lines()
-            .any(|l| l.contains(" x ") && l.contains("extra keys of the samples")),
+            .any(|l| l.contains(" V ") && l.contains("extra keys of the samples")),
         "{help}"
     );
 }

@@ -1,4 +1,4 @@
-//! The dump's extra keys in the list (issue 30): `x` lists the keys verl wrote beside the
+//! The dump's extra keys in the list (issue 30): `V` lists the keys verl wrote beside the
 //! sample (`acc`, `pred`, `request_id`, a reward's own keys), each with how many samples
 //! have it and its values, commonest first; `enter` shows the highlighted key as a list
 //! column (again: hides it), `→` lists its values and `enter` on one keeps only the samples
@@ -103,7 +103,7 @@ fn shown(value: Option<&str>) -> &str {
     value.unwrap_or("(absent)")
 }
 
-/// The extra-key columns, the filter on a key's value and the picker (`x`).
+/// The extra-key columns, the filter on a key's value and the picker (`V`).
 #[derive(Debug, Clone, Default)]
 pub struct ExtraKeys {
     /// Keys shown as list columns, with their widths, in the order chosen.
@@ -337,7 +337,7 @@ fn fit_short(text: &str, width: usize) -> String {
     fit(text, width.min(text.chars().count()))
 }
 
-/// Draws the picker (`x`), the highlighted line always in view.
+/// Draws the picker (`V`), the highlighted line always in view.
 pub fn draw_popup(frame: &mut Frame, x: &ExtraKeys, theme: &Theme, area: Rect) {
     let width = area.width.saturating_sub(4).min(110);
     let inner = usize::from(width.saturating_sub(2));

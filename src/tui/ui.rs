@@ -187,7 +187,7 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
         app.corpus.has_rewards(),
         app.corpus.has_samples,
     );
-    // The extra keys chosen as columns (`x`) take their room from the task.
+    // The extra keys chosen as columns (`V`) take their room from the task.
     let extra_room: usize = app.extras.columns.iter().map(|(_, w)| w + 1).sum();
     let cols = Columns {
         task: cols.task.saturating_sub(extra_room).max(8),

@@ -73,7 +73,7 @@ pub const DEFAULT_KEYS: &[(&str, Action)] = &[
     ("e", Action::EditWhatIf),
     ("E", Action::WhatIfCases),
     ("D", Action::RawLine),
-    ("x", Action::ExtraKeys),
+    ("V", Action::ExtraKeys),
     ("I", Action::InstallRuntime),
     ("y", Action::ConfirmFindings),
     ("<", Action::ScrollLeft),
