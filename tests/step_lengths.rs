@@ -461,18 +461,23 @@ fn a_bad_tokenizer_is_an_error_naming_the_file() {
     }
 }
 
-#[test]
-fn the_training_screen_shows_tokens_beside_chars() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (dataset, run) = write_run(dir.path());
+/// The explorer on the run written in `dir`, graded, with the word-level tokenizer, at 140×30.
+fn graded_with_tokenizer(dir: &Path) -> sebx::tui::App {
+    let (dataset, run) = write_run(dir);
     let mut args = ExploreArgs {
         paths: vec![run],
-        tokenizer: Some(word_tokenizer(dir.path())),
+        tokenizer: Some(word_tokenizer(dir)),
         ..isolated::explore_args()
     };
     args.context.api_doc = Some(api_doc());
     args.context.dataset = vec![dataset];
-    let mut app = tui_common::open_graded(&args, 140, 30).0.app;
+    tui_common::open_graded(&args, 140, 30).0.app
+}
+
+#[test]
+fn the_training_screen_shows_tokens_beside_chars() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = graded_with_tokenizer(dir.path());
     press(&mut app, KeyCode::Char('T'));
     assert!(app.training.open && app.training.result.is_some());
     let screen = drawn(&app);
@@ -510,15 +515,7 @@ fn the_training_screen_shows_tokens_beside_chars() {
 fn the_training_screen_shows_chars_while_tokens_are_counted() {
     use sebx::tui::jobs::{self, JobEvent, JobRequest};
     let dir = tempfile::tempdir().expect("tempdir");
-    let (dataset, run) = write_run(dir.path());
-    let mut args = ExploreArgs {
-        paths: vec![run],
-        tokenizer: Some(word_tokenizer(dir.path())),
-        ..isolated::explore_args()
-    };
-    args.context.api_doc = Some(api_doc());
-    args.context.dataset = vec![dataset];
-    let mut app = tui_common::open_graded(&args, 140, 30).0.app;
+    let mut app = graded_with_tokenizer(dir.path());
     let event = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(
         KeyCode::Char('T'),
         ratatui::crossterm::event::KeyModifiers::NONE,

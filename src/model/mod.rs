@@ -9,6 +9,7 @@ pub mod discovery;
 pub mod files;
 pub mod finding_kinds;
 pub mod labels;
+pub mod parallel;
 pub mod playlist;
 pub mod raw_line;
 pub mod rollout;

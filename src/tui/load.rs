@@ -298,41 +298,8 @@ fn open(data: &SourceData) -> std::io::Result<Box<dyn Read + '_>> {
 /// The rows of `rollouts` (their code blocks found) of run `run`, on up to four threads
 /// for a big batch; in order.
 fn build_entries(rollouts: Vec<Rollout>, run: usize) -> Vec<Entry> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 4);
-    if threads == 1 || rollouts.len() < 256 {
-        return rollouts
-            .into_iter()
-            .map(|r| Entry::build(r, run, 0))
-            .collect();
-    }
-    let per = rollouts.len().div_ceil(threads);
-    let mut parts: Vec<Vec<Rollout>> = Vec::new();
-    let mut rest = rollouts;
-    while rest.len() > per {
-        let tail = rest.split_off(per);
-        parts.push(rest);
-        rest = tail;
-    }
-    parts.push(rest);
-    std::thread::scope(|scope| {
-        let built: Vec<_> = parts
-            .into_iter()
-            .map(|part| {
-                scope.spawn(move || {
-                    part.into_iter()
-                        .map(|r| Entry::build(r, run, 0))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        built
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let parallel = rollouts.len() >= 256;
+    crate::model::parallel::map_in_order(rollouts, parallel, |r| Entry::build(r, run, 0))
 }
 
 impl Loader<'_> {

@@ -166,34 +166,11 @@ pub struct StepLoad {
 pub const TORN_LINE: &str = "torn last line: the file ends inside it (the run was stopped while writing this step); the lines before it are read";
 
 /// Parses lines on up to four threads (parsing the JSON is most of reading a dump: a
-/// 200,000-sample run, 1.1 GB, loads ~2× faster on two cores); the answers in line order,
-/// whatever the number of threads.
+/// 200,000-sample run, 1.1 GB, loads ~2× faster on two cores); the answers in line order.
 fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
-    let threads = std::thread::available_parallelism()
-        .map(|n| n.get())
-        .unwrap_or(1)
-        .clamp(1, 4);
     let bytes: usize = lines.iter().map(|(_, raw)| raw.len()).sum();
-    if threads == 1 || bytes < PARALLEL_PARSE_BYTES {
-        return lines.iter().map(|(_, raw)| parse_sample(raw)).collect();
-    }
-    let per = lines.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let parts: Vec<_> = lines
-            .chunks(per)
-            .map(|part| {
-                scope.spawn(move || {
-                    part.iter()
-                        .map(|(_, raw)| parse_sample(raw))
-                        .collect::<Vec<_>>()
-                })
-            })
-            .collect();
-        parts
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
-    })
+    let raws: Vec<&[u8]> = lines.iter().map(|(_, raw)| *raw).collect();
+    crate::model::parallel::map_in_order(raws, bytes >= PARALLEL_PARSE_BYTES, parse_sample)
 }
 
 /// Below this many bytes a chunk is parsed on the calling thread.

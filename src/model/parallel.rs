@@ -1,0 +1,59 @@
+//! One ordered parallel map for the loaders' bulk work (parsing a dump's lines, finding the
+//! rows' code blocks): items split into contiguous parts, one scoped thread each, answers in
+//! the items' order whatever the number of threads, a worker's panic passed on.
+
+/// Threads for a loader's bulk work: the cores, at most four.
+pub fn threads() -> usize {
+    std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1)
+        .clamp(1, 4)
+}
+
+/// `f` of every item, in order; on [`threads`] threads unless `parallel` is false (small
+/// work, where spawning costs more than it saves) or there is one core.
+pub fn map_in_order<T: Send, U: Send>(
+    items: Vec<T>,
+    parallel: bool,
+    f: impl Fn(T) -> U + Sync,
+) -> Vec<U> {
+    let threads = threads();
+    if !parallel || threads == 1 || items.len() < 2 {
+        return items.into_iter().map(f).collect();
+    }
+    let per = items.len().div_ceil(threads);
+    let mut parts: Vec<Vec<T>> = Vec::with_capacity(threads);
+    let mut rest = items;
+    while rest.len() > per {
+        let tail = rest.split_off(per);
+        parts.push(rest);
+        rest = tail;
+    }
+    parts.push(rest);
+    let f = &f;
+    std::thread::scope(|scope| {
+        let running: Vec<_> = parts
+            .into_iter()
+            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<U>>()))
+            .collect();
+        running
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_come_in_the_items_order() {
+        let items: Vec<u32> = (0..1001).collect();
+        let serial = map_in_order(items.clone(), false, |x| x * 3);
+        let parallel = map_in_order(items, true, |x| x * 3);
+        assert_eq!(serial, parallel);
+        assert_eq!(parallel.len(), 1001);
+        assert_eq!(parallel[1000], 3000);
+    }
+}
