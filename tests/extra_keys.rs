@@ -101,6 +101,38 @@ fn drawn(app: &App) -> String {
     tui_common::screen(&tui_common::draw(app, w, h))
 }
 
+/// The popup whose title holds `title`, cut out of `screen` (its box only: what is around
+/// it, the list and its status line, is not the picker's).
+fn popup(screen: &str, title: &str) -> String {
+    let lines: Vec<Vec<char>> = screen.lines().map(|l| l.chars().collect()).collect();
+    let top = lines
+        .iter()
+        .position(|l| l.iter().collect::<String>().contains(title))
+        .unwrap_or_else(|| panic!("no popup titled {title}:\n{screen}"));
+    let text: String = lines[top].iter().collect();
+    let title_at = text[..text.find(title).expect("title")].chars().count();
+    // The popup's corner: the last `┌` before its title.
+    let left = lines[top][..title_at]
+        .iter()
+        .rposition(|c| *c == '┌')
+        .expect("a corner");
+    let right = left
+        + lines[top][left..]
+            .iter()
+            .position(|c| *c == '┐')
+            .expect("the right corner");
+    let mut out = Vec::new();
+    for l in &lines[top..] {
+        let part: String = l[left..=right.min(l.len() - 1)].iter().collect();
+        let bottom = part.starts_with('└');
+        out.push(part);
+        if bottom {
+            break;
+        }
+    }
+    out.join("\n")
+}
+
 /// The generated line a row was read from.
 fn line_of<'a>(app: &App, lines: &'a [Line], row: usize) -> &'a Line {
     let r = &app.corpus.entries[row].rollout;
@@ -194,6 +226,10 @@ fn extra_keys_as_columns_and_filters() {
         ]
     );
     let screen = drawn(app);
+    insta::assert_snapshot!(
+        "extra_keys_picker",
+        popup(&screen, "Extra keys of the samples")
+    );
     for (key, samples, distinct) in &got {
         let row = screen
             .lines()
