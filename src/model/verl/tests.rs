@@ -419,3 +419,87 @@ fn a_big_chunk_parsed_in_parallel_reads_as_line_by_line() {
         "duplicates numbered"
     );
 }
+
+/// The typed reading of a line and the reading through a JSON value give the same sample
+/// on every line, or the same error: hand-picked shapes (every verl version's, repeated
+/// keys, escaped keys, odd types) and seeded random lines made of them.
+#[test]
+fn the_typed_reading_and_the_value_reading_agree() {
+    let picked = [
+        r#"{"input": "i", "output": "o"}"#,
+        r#"{"input": "i\nj", "output": null, "score": 1, "step": 3}"#,
+        r#"{"input": "i", "output": "", "score": "True", "step": "7", "gts": "[1 2]"}"#,
+        r#"{"input": "i", "output": "o", "gts": null, "uid": "p_0_3", "acc": "False", "pred": "[1 2 3]"}"#,
+        r#"{"input": "i", "output": "o", "uid": "", "acc": null, "request_id": 12, "x": [1, {"a": 2}]}"#,
+        r#"{"input": "i", "output": "o", "acc": 1, "acc": 2, "input": "second"}"#,
+        r#"{"input": "i", "output": "o", "\u0061cc": true, "score": 0.25}"#,
+        r#"{"input": "i", "output": "o", "gts": 3.5, "uid": 7, "step": -1, "score": false}"#,
+        r#"{"input": 3, "output": "o"}"#,
+        r#"{"input": "i", "output": 3}"#,
+        r#"{"input": "i", "output": "o", "input": null}"#,
+        r#"{"output": "o"}"#,
+        r#"{"input": "i"}"#,
+        r#"[1]"#,
+        r#"{"input": "i", "output": "o"} x"#,
+        r#"{"input": "i", "output": "o",}"#,
+    ];
+    let check = |line: &str| {
+        let typed = serde_json::from_str::<line::Typed>(line).map(|t| t.0);
+        let value = line::parse_value(line);
+        match typed {
+            Ok(t) => assert_eq!(Ok(t), value, "{line}"),
+            // The typed reading gives up; the value reading is what parse_sample says.
+            Err(_) => assert_eq!(parse_sample(line.as_bytes()), value, "{line}"),
+        }
+    };
+    for line in picked {
+        check(line);
+    }
+    // Seeded lines: keys and values drawn from the shapes above, in any order, repeated.
+    let keys = [
+        "input", "output", "score", "step", "gts", "uid", "acc", "pred", "z",
+    ];
+    let values = [
+        r#""text""#,
+        r#""a\"b\n""#,
+        "null",
+        "1",
+        "0.5",
+        r#""True""#,
+        "[1, 2]",
+        r#"{"k": null}"#,
+        "false",
+        r#""12""#,
+    ];
+    let mut seed: u64 = 0x5eb1;
+    let mut next = |n: usize| {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (seed >> 33) as usize % n
+    };
+    let mut typed_read = 0;
+    for _ in 0..3000 {
+        let mut fields: Vec<String> = (0..1 + next(9))
+            .map(|_| {
+                format!(
+                    r#""{}": {}"#,
+                    keys[next(keys.len())],
+                    values[next(values.len())]
+                )
+            })
+            .collect();
+        // Most lines are samples: a string input and output somewhere among the keys.
+        if next(4) > 0 {
+            fields.insert(next(fields.len() + 1), r#""input": "q\tx""#.to_string());
+            fields.insert(next(fields.len() + 1), r#""output": "a""#.to_string());
+        }
+        let line = format!("{{{}}}", fields.join(", "));
+        check(&line);
+        typed_read += usize::from(serde_json::from_str::<line::Typed>(&line).is_ok());
+    }
+    assert!(
+        typed_read > 500,
+        "the typed reading took {typed_read} lines"
+    );
+}
