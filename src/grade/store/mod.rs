@@ -639,7 +639,13 @@ pub fn grader_version() -> &'static str {
 
 /// `digest` in lower-case hexadecimal.
 pub(super) fn hex(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(digest.len() * 2);
+    for b in digest {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 /// The first 8 bytes of `digest` in hexadecimal (namespaces, key parts).
