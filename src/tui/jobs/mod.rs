@@ -480,7 +480,7 @@ impl Workers {
         std::thread::spawn(move || highlight_worker(&highlight_rx, &ev));
         let (lookups, lookups_rx) = std::sync::mpsc::channel::<JobRequest>();
         let ev = events.clone();
-        std::thread::spawn(move || {
+        spawn_named("sebx-lookups", move || {
             for req in lookups_rx {
                 if let Some(event) = run_request(req, None) {
                     let _ = ev.send(event);
@@ -512,7 +512,7 @@ impl Workers {
             every: FOLLOW_EVERY,
             stop: self.stop_following.clone(),
         });
-        std::thread::spawn(move || {
+        spawn_named("sebx-loader", move || {
             let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                 load_following(
                     &sources,
@@ -648,6 +648,14 @@ impl Drop for Workers {
             cvar.notify_all();
         }
     }
+}
+
+/// Starts a long-lived worker under a name (what `top -H` and a debugger show).
+fn spawn_named(name: &str, f: impl FnOnce() + Send + 'static) {
+    std::thread::Builder::new()
+        .name(name.to_string())
+        .spawn(f)
+        .expect("the system starts a thread");
 }
 
 fn grade_worker(
