@@ -840,6 +840,37 @@ mod tests {
         assert_eq!(literal("max"), None);
         assert_eq!(eval("--1"), Some(PyValue::Int(1)));
     }
+
+    /// Float `//` as CPython 3.11 gives it (each expected value printed by it), infinities,
+    /// signed zeros, halves and inexact quotients included: a property test found
+    /// `-0.01 // 1e309` read as `nan` (Python: `-1.0`).
+    #[test]
+    fn float_floor_division_is_pythons() {
+        let cases = [
+            ("-0.01 // 1e309", -1.0),
+            ("0.01 // 1e309", 0.0),
+            ("0.01 // -1e309", -1.0),
+            ("-0.01 // -1e309", 0.0),
+            ("7.5 // 2.0", 3.0),
+            ("-7.5 // 2.0", -4.0),
+            ("7.5 // -2.0", -4.0),
+            ("0.0 // -3.0", -0.0),
+            ("-0.0 // 3.0", -0.0),
+            ("1e308 // 1e-308", f64::INFINITY),
+            ("5.0 // 0.1", 49.0),
+            ("-5.0 // 0.1", -50.0),
+        ];
+        for (src, want) in cases {
+            match eval(src) {
+                Some(PyValue::Float(got)) => {
+                    assert_eq!(got.to_bits(), want.to_bits(), "{src}: {got} != {want}")
+                }
+                other => panic!("{src}: {other:?}"),
+            }
+        }
+        assert!(matches!(eval("1e309 // 2.0"), Some(PyValue::Float(x)) if x.is_nan()));
+        assert_eq!(eval("1.0 // 0.0"), None);
+    }
 }
 #[cfg(test)]
 mod deep_eval_tests {

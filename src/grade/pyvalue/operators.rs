@@ -127,6 +127,27 @@ fn python_mod_float(a: f64, b: f64) -> f64 {
     }
 }
 
+/// Python's float `//` (CPython's `_float_div_mod`): the quotient of `a - a % b` by `b`,
+/// less one where the remainder was moved to `b`'s sign, snapped to the nearest integer
+/// (a half down); a zero quotient takes the sign of `a / b`. So `-0.01 // inf` is `-1.0`.
+fn python_floor_div_float(a: f64, b: f64) -> f64 {
+    let m = a % b;
+    let mut div = (a - m) / b;
+    if m != 0.0 && (b < 0.0) != (m < 0.0) {
+        div -= 1.0;
+    }
+    if div != 0.0 {
+        let floor = div.floor();
+        if div - floor > 0.5 {
+            floor + 1.0
+        } else {
+            floor
+        }
+    } else {
+        0.0f64.copysign(a / b)
+    }
+}
+
 /// Python's `==`, `!=` and ordering for the values printed text can hold: numbers,
 /// strings, and lists/tuples (lexicographically). Anything else raises TypeError.
 pub(super) fn compare_values(op: CmpOp, left: &PyValue, right: &PyValue) -> EvalResult<bool> {
@@ -341,7 +362,7 @@ fn float_binary(op: BinOp, x: f64, y: f64) -> EvalResult<f64> {
             if y == 0.0 {
                 Err(EvalError)
             } else {
-                Ok(((x - python_mod_float(x, y)) / y).round())
+                Ok(python_floor_div_float(x, y))
             }
         }
         BinOp::Mod => {
