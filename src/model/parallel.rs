@@ -21,9 +21,26 @@ pub fn map_in_order<T: Send, U: Send>(
     parallel: bool,
     f: impl Fn(T) -> U + Sync,
 ) -> Vec<U> {
+    map_in_order_with(items, parallel, || (), |_, item| f(item))
+}
+
+/// [`map_in_order`] where `f` carries a state along the items of its part (made by
+/// `state` for each part): a memo of the last item, say, which a neighbour often repeats.
+pub fn map_in_order_with<T: Send, U: Send, S>(
+    items: Vec<T>,
+    parallel: bool,
+    state: impl Fn() -> S + Sync,
+    f: impl Fn(&mut S, T) -> U + Sync,
+) -> Vec<U> {
     let threads = threads();
+    let run = |part: Vec<T>| {
+        let mut st = state();
+        part.into_iter()
+            .map(|item| f(&mut st, item))
+            .collect::<Vec<U>>()
+    };
     if !parallel || threads == 1 || items.len() < 2 {
-        return items.into_iter().map(f).collect();
+        return run(items);
     }
     let per = items.len().div_ceil(threads);
     let mut parts: Vec<Vec<T>> = Vec::with_capacity(threads);
@@ -34,11 +51,11 @@ pub fn map_in_order<T: Send, U: Send>(
         rest = tail;
     }
     parts.push(rest);
-    let f = &f;
+    let run = &run;
     std::thread::scope(|scope| {
         let running: Vec<_> = parts
             .into_iter()
-            .map(|part| scope.spawn(move || part.into_iter().map(f).collect::<Vec<U>>()))
+            .map(|part| scope.spawn(move || run(part)))
             .collect();
         running
             .into_iter()
@@ -59,5 +76,40 @@ mod tests {
         assert_eq!(serial, parallel);
         assert_eq!(parallel.len(), 1001);
         assert_eq!(parallel[1000], 3000);
+    }
+
+    /// Each part carries its own state from its first item: a running count restarts at
+    /// each part, so the counts say where the parts begin, and every item is seen once.
+    #[test]
+    fn each_part_carries_its_own_state() {
+        let items: Vec<u32> = (0..1001).collect();
+        let counted = map_in_order_with(
+            items,
+            true,
+            || 0u32,
+            |n, x| {
+                *n += 1;
+                (x, *n)
+            },
+        );
+        assert_eq!(counted.len(), 1001);
+        assert!(
+            counted
+                .iter()
+                .enumerate()
+                .all(|(i, (x, _))| *x as usize == i)
+        );
+        let starts = counted.iter().filter(|(_, n)| *n == 1).count();
+        assert_eq!(starts, threads().min(1001));
+        let serial = map_in_order_with(
+            (0..5).collect(),
+            false,
+            || 0u32,
+            |n, x: u32| {
+                *n += x;
+                *n
+            },
+        );
+        assert_eq!(serial, vec![0, 1, 3, 6, 10]);
     }
 }
