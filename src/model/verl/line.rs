@@ -3,6 +3,10 @@
 //! extra keys (`acc`, `request_id`, …), which from 0.8 may be strings (`"True"`, `"[1 2 3]"`)
 //! and in 0.9's validation dumps `null`. Extras are kept as written; none is a load error.
 
+use std::sync::Arc;
+
+use serde::de::DeserializeSeed;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::model::rollout::{json_kind, line_text};
@@ -13,7 +17,8 @@ const KNOWN_KEYS: [&str; 6] = ["input", "output", "gts", "score", "step", "uid"]
 /// One parsed sample line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sample {
-    pub input: String,
+    /// The prompt; consecutive lines with the same prompt (a GRPO group's) share one text.
+    pub input: Arc<str>,
     /// The response; empty when the request was aborted (verl dumps it as `""`).
     pub output: String,
     pub gts: Option<String>,
@@ -81,11 +86,29 @@ fn string_key(obj: &mut Map<String, Value>, key: &str) -> Result<String, String>
 /// Parses one line of a step file: the typed reading ([`Typed`]) when the line is a
 /// well-formed sample, else the reading through a JSON value, which says what is wrong.
 pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
+    parse_sample_with(&mut PromptMemo::default(), raw)
+}
+
+/// The last prompt read, as written and as text: the samples of a GRPO group come
+/// together and share their prompt (most of a line), so a run of lines unescapes and
+/// allocates it once, and the reader sees one shared text.
+#[derive(Default)]
+pub struct PromptMemo<'a> {
+    last: Option<(&'a str, Arc<str>)>,
+}
+
+/// [`parse_sample`] for the next line of a run of lines, sharing the prompt of the last.
+pub fn parse_sample_with<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Result<Sample, String> {
     let text = line_text(raw)?;
-    if let Ok(Typed(sample)) = serde_json::from_str::<Typed>(text) {
-        return Ok(sample);
-    }
-    parse_value(text)
+    read_typed(memo, text).map_or_else(|| parse_value(text), Ok)
+}
+
+/// The typed reading of a line's text ([`Typed`]), `None` where it gives up.
+pub(super) fn read_typed<'a>(memo: &mut PromptMemo<'a>, text: &'a str) -> Option<Sample> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let Typed(sample) = TypedSeed(memo).deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(sample)
 }
 
 /// A sample read straight into its fields, no JSON value built for the line (a map of
@@ -93,17 +116,20 @@ pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
 /// expect (a key with escapes, `input` not a string, `output` neither a string nor `null`)
 /// fails it, and [`parse_value`] reads the line again to say what is wrong; on a good
 /// line the two read the same sample (extras in key order, a repeated key's last value).
-pub(super) struct Typed(pub(super) Sample);
+struct Typed(Sample);
 
-impl<'de> serde::Deserialize<'de> for Typed {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Typed, D::Error> {
-        d.deserialize_map(TypedVisitor)
+/// Reads a [`Typed`] sample, taking its prompt from the memo when it is the last one's.
+struct TypedSeed<'m, 'a>(&'m mut PromptMemo<'a>);
+
+impl<'de> DeserializeSeed<'de> for TypedSeed<'_, 'de> {
+    type Value = Typed;
+
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Typed, D::Error> {
+        d.deserialize_map(self)
     }
 }
 
-struct TypedVisitor;
-
-impl<'de> serde::de::Visitor<'de> for TypedVisitor {
+impl<'de> serde::de::Visitor<'de> for TypedSeed<'_, 'de> {
     type Value = Typed;
 
     fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
@@ -116,7 +142,20 @@ impl<'de> serde::de::Visitor<'de> for TypedVisitor {
         let mut extras: Vec<(String, String)> = Vec::new();
         while let Some(key) = map.next_key::<&'de str>()? {
             match key {
-                "input" => input = Some(map.next_value::<String>()?),
+                "input" => {
+                    let raw = map.next_value::<&'de RawValue>()?.get();
+                    let text = match &self.0.last {
+                        Some((last, text)) if *last == raw => text.clone(),
+                        _ => {
+                            let text: Arc<str> = serde_json::from_str::<String>(raw)
+                                .map_err(serde::de::Error::custom)?
+                                .into();
+                            self.0.last = Some((raw, text.clone()));
+                            text
+                        }
+                    };
+                    input = Some(text);
+                }
                 "output" => output = Some(map.next_value::<Option<String>>()?.unwrap_or_default()),
                 "score" => score = Some(map.next_value::<Value>()?),
                 "step" => step = Some(map.next_value::<Value>()?),
@@ -172,7 +211,7 @@ pub(super) fn parse_value(text: &str) -> Result<Sample, String> {
             json_kind(&value)
         ));
     };
-    let input = string_key(&mut obj, "input")?;
+    let input = string_key(&mut obj, "input")?.into();
     // An aborted request has an empty response; a `null` one is read the same way.
     let output = match obj.get("output") {
         Some(Value::Null) => String::new(),

@@ -121,6 +121,19 @@ impl JoinIndex {
 /// What a prompt joined: the dataset query and how it was found.
 type PromptJoin = (Option<Arc<str>>, JoinedBy);
 
+/// What a prompt's samples are graded against, shared by them: the dataset item's query,
+/// cases, expected result and functions, or (no item) the problem text standing for the
+/// query, with the sample's own `gts` as the expected result.
+#[derive(Clone)]
+struct Task<'a> {
+    query: Arc<str>,
+    item: Option<&'a DatasetItem>,
+    test_cases: Arc<[super::rollout::TestCase]>,
+    selected: Arc<[String]>,
+    /// `None`: the sample's `gts` (no item).
+    right: Option<Arc<str>>,
+}
+
 /// What makes samples one GRPO group (with the step): the prompt part of their `uid` when
 /// the dump has one, else (dumps before 0.9, which reorder the batch and write no uid)
 /// their prompt text, which merges two samplings of one prompt in a batch into one group.
@@ -139,12 +152,12 @@ pub struct RunReader<'a> {
     dataset: &'a Dataset,
     /// Prompt text → its joined query and how.
     prompts: HashMap<Arc<str>, PromptJoin>,
-    /// The last sample's prompt (a GRPO group's samples come together): looked up without
-    /// hashing its text.
-    last_prompt: Option<(Arc<str>, PromptJoin)>,
+    /// The last sample's prompt (a GRPO group's samples come together) and its task: looked
+    /// up without hashing its text, the task's parts interned once per group.
+    last_prompt: Option<Box<(Arc<str>, JoinedBy, Task<'a>)>>,
     /// Group key → run-wide number.
-    groups: HashMap<GroupKey, u32>,
-    occurrences: HashMap<RolloutId, usize>,
+    groups: foldhash::HashMap<GroupKey, u32>,
+    occurrences: foldhash::HashMap<RolloutId, usize>,
     /// The ids (occurrence 0) counted from each file, when the run is followed: a file
     /// rewritten by a resumed run is counted again from its start ([`forget`](Self::forget)).
     counted: Option<HashMap<Arc<Path>, Vec<RolloutId>>>,
@@ -170,7 +183,12 @@ pub const TORN_LINE: &str = "torn last line: the file ends inside it (the run wa
 fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
     let bytes: usize = lines.iter().map(|(_, raw)| raw.len()).sum();
     let raws: Vec<&[u8]> = lines.iter().map(|(_, raw)| *raw).collect();
-    crate::model::parallel::map_in_order(raws, bytes >= PARALLEL_PARSE_BYTES, parse_sample)
+    crate::model::parallel::map_in_order_with(
+        raws,
+        bytes >= PARALLEL_PARSE_BYTES,
+        line::PromptMemo::default,
+        line::parse_sample_with,
+    )
 }
 
 /// Below this many bytes a chunk is parsed on the calling thread.
@@ -183,8 +201,8 @@ impl<'a> RunReader<'a> {
             dataset,
             prompts: HashMap::new(),
             last_prompt: None,
-            groups: HashMap::new(),
-            occurrences: HashMap::new(),
+            groups: foldhash::HashMap::default(),
+            occurrences: foldhash::HashMap::default(),
             counted: None,
             interner: Interner::default(),
             extras: SharedExtras::default(),
@@ -283,6 +301,28 @@ impl<'a> RunReader<'a> {
         (*self.groups.entry(key).or_insert(next), uid)
     }
 
+    /// What the samples of `prompt` (joined to `query`) are graded against.
+    fn task(&mut self, prompt: &str, query: Option<Arc<str>>) -> Task<'a> {
+        let item = query.as_deref().and_then(|q| self.dataset.get(q));
+        match (query, item) {
+            (Some(query), Some(item)) => Task {
+                query,
+                item: Some(item),
+                test_cases: self.interner.cases(item.test_cases.clone()),
+                selected: self.interner.names(&item.selected_functions),
+                right: Some(self.interner.text(&item.right_exe_result)),
+            },
+            _ => Task {
+                // No task: the problem text (else the prompt) stands for the query.
+                query: self.interner.text(problem_text(prompt).unwrap_or(prompt)),
+                item: None,
+                test_cases: self.interner.cases(Vec::new()),
+                selected: self.interner.names(&[]),
+                right: None,
+            },
+        }
+    }
+
     /// The rollout of one sample.
     pub fn rollout(
         &mut self,
@@ -293,43 +333,34 @@ impl<'a> RunReader<'a> {
     ) -> Rollout {
         let last = self
             .last_prompt
-            .as_ref()
-            .filter(|(p, _)| **p == *s.input)
-            .map(|(p, (q, j))| (p.clone(), (q.clone(), *j)));
-        let (prompt, (query, joined)) = match last {
+            .as_deref()
+            .filter(|(p, _, _)| Arc::ptr_eq(p, &s.input) || **p == *s.input)
+            .cloned();
+        let (prompt, joined, task) = match last {
             Some(known) => known,
-            None => match self.prompts.get_key_value(s.input.as_str()) {
-                Some((p, (q, j))) => (p.clone(), (q.clone(), *j)),
-                None => {
-                    let (q, j) = self.index.join(&s.input);
-                    let q: Option<Arc<str>> = q.map(|q| self.interner.text(q));
-                    let p: Arc<str> = Arc::from(s.input.as_str());
-                    self.prompts.insert(p.clone(), (q.clone(), j));
-                    (p, (q, j))
-                }
-            },
-        };
-        self.last_prompt = Some((prompt.clone(), (query.clone(), joined)));
-        let (group, group_uid) = self.group(&s, &prompt);
-        let item = query.as_deref().and_then(|q| self.dataset.get(q));
-        let (query, test_cases, right, selected) = match (query, item) {
-            (Some(q), Some(item)) => (
-                q,
-                self.interner.cases(item.test_cases.clone()),
-                self.interner.text(&item.right_exe_result),
-                self.interner.names(&item.selected_functions),
-            ),
-            _ => {
-                // No task: the problem text (else the prompt) stands for the query.
-                let text = problem_text(&s.input).unwrap_or(&s.input).to_string();
-                (
-                    self.interner.text(&text),
-                    self.interner.cases(Vec::new()),
-                    self.interner.text(s.gts.as_deref().unwrap_or("")),
-                    self.interner.names(&[]),
-                )
+            None => {
+                let (prompt, join) = match self.prompts.get_key_value(&*s.input) {
+                    Some((p, j)) => (p.clone(), j.clone()),
+                    None => {
+                        let (q, j) = self.index.join(&s.input);
+                        let q: Option<Arc<str>> = q.map(|q| self.interner.text(q));
+                        self.prompts.insert(s.input.clone(), (q.clone(), j));
+                        (s.input.clone(), (q, j))
+                    }
+                };
+                let task = self.task(&prompt, join.0);
+                // Boxed: the reader stays small (it sits in the loader's followed runs).
+                self.last_prompt = Some(Box::new((prompt.clone(), join.1, task.clone())));
+                (prompt, join.1, task)
             }
         };
+        let (group, group_uid) = self.group(&s, &prompt);
+        let item = task.item;
+        let right = match task.right {
+            Some(right) => right,
+            None => self.interner.text(s.gts.as_deref().unwrap_or("")),
+        };
+        let (query, test_cases, selected) = (task.query, task.test_cases, task.selected);
         let gts_differs = match (&s.gts, item) {
             (Some(g), Some(item)) if g.trim() != item.right_exe_result.trim() => {
                 Some(Arc::from(g.as_str()))

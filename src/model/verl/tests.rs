@@ -422,7 +422,8 @@ fn a_big_chunk_parsed_in_parallel_reads_as_line_by_line() {
 
 /// The typed reading of a line and the reading through a JSON value give the same sample
 /// on every line, or the same error: hand-picked shapes (every verl version's, repeated
-/// keys, escaped keys, odd types) and seeded random lines made of them.
+/// keys, escaped keys, odd types) and seeded random lines made of them, read in a row with
+/// one prompt memo as a dump's lines are (neighbours share a prompt, or write it apart).
 #[test]
 fn the_typed_reading_and_the_value_reading_agree() {
     let picked = [
@@ -443,18 +444,6 @@ fn the_typed_reading_and_the_value_reading_agree() {
         r#"{"input": "i", "output": "o"} x"#,
         r#"{"input": "i", "output": "o",}"#,
     ];
-    let check = |line: &str| {
-        let typed = serde_json::from_str::<line::Typed>(line).map(|t| t.0);
-        let value = line::parse_value(line);
-        match typed {
-            Ok(t) => assert_eq!(Ok(t), value, "{line}"),
-            // The typed reading gives up; the value reading is what parse_sample says.
-            Err(_) => assert_eq!(parse_sample(line.as_bytes()), value, "{line}"),
-        }
-    };
-    for line in picked {
-        check(line);
-    }
     // Seeded lines: keys and values drawn from the shapes above, in any order, repeated.
     let keys = [
         "input", "output", "score", "step", "gts", "uid", "acc", "pred", "z",
@@ -471,6 +460,8 @@ fn the_typed_reading_and_the_value_reading_agree() {
         "false",
         r#""12""#,
     ];
+    // Prompts as a dump writes them: the same text twice, once with an escape for `t`.
+    let prompts = [r#""q\tx""#, r#""q\tx""#, r#""q\u0009x""#, r#""p\n""#];
     let mut seed: u64 = 0x5eb1;
     let mut next = |n: usize| {
         seed = seed
@@ -478,7 +469,7 @@ fn the_typed_reading_and_the_value_reading_agree() {
             .wrapping_add(1442695040888963407);
         (seed >> 33) as usize % n
     };
-    let mut typed_read = 0;
+    let mut lines: Vec<String> = picked.iter().map(|l| l.to_string()).collect();
     for _ in 0..3000 {
         let mut fields: Vec<String> = (0..1 + next(9))
             .map(|_| {
@@ -491,15 +482,33 @@ fn the_typed_reading_and_the_value_reading_agree() {
             .collect();
         // Most lines are samples: a string input and output somewhere among the keys.
         if next(4) > 0 {
-            fields.insert(next(fields.len() + 1), r#""input": "q\tx""#.to_string());
+            let prompt = prompts[next(prompts.len())];
+            fields.insert(next(fields.len() + 1), format!(r#""input": {prompt}"#));
             fields.insert(next(fields.len() + 1), r#""output": "a""#.to_string());
         }
-        let line = format!("{{{}}}", fields.join(", "));
-        check(&line);
-        typed_read += usize::from(serde_json::from_str::<line::Typed>(&line).is_ok());
+        lines.push(format!("{{{}}}", fields.join(", ")));
+    }
+    let mut memo = line::PromptMemo::default();
+    let mut typed_read = 0;
+    for line in &lines {
+        let value = line::parse_value(line);
+        match line::read_typed(&mut memo, line) {
+            Some(t) => {
+                typed_read += 1;
+                assert_eq!(Ok(t), value, "{line}");
+            }
+            // The typed reading gives up; the value reading is what parse_sample says.
+            None => assert_eq!(parse_sample(line.as_bytes()), value, "{line}"),
+        }
+        let mut fresh = line::PromptMemo::default();
+        assert_eq!(
+            line::parse_sample_with(&mut memo, line.as_bytes()),
+            line::parse_sample_with(&mut fresh, line.as_bytes()),
+            "{line}"
+        );
     }
     assert!(
-        typed_read > 500,
+        typed_read > 1000,
         "the typed reading took {typed_read} lines"
     );
 }
