@@ -4,7 +4,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::analysis::extract_last_python_block;
+use crate::analysis::extract::python_block_spans;
 use crate::grade::report::GradeReport;
 use crate::model::rollout::StoredScore;
 use crate::model::{Rollout, Verdict};
@@ -66,10 +66,12 @@ pub struct Entry {
 impl Entry {
     /// Builds a row: extracts the code (the analysis runs later, off the loading path).
     pub fn build(rollout: Rollout, run: RunIndex, task: TaskIndex) -> Entry {
-        let block = extract_last_python_block(&rollout.response);
+        // Where the graded block is (the last), not a copy of it.
+        let mut spans = python_block_spans(&rollout.response);
+        let blocks_found = spans.len();
         Entry {
-            code_span: block.as_ref().map(|b| b.span.clone()),
-            blocks_found: block.as_ref().map_or(0, |b| b.blocks_found),
+            code_span: spans.pop(),
+            blocks_found,
             rollout,
             run,
             task,

@@ -153,7 +153,7 @@ struct Loader<'a> {
     runs: HashMap<PathBuf, usize>,
     tasks: HashMap<String, usize>,
     /// Rows by id; the same rollout can appear in several runs.
-    ids: HashMap<RolloutId, Vec<usize>>,
+    ids: foldhash::HashMap<RolloutId, Rows>,
     /// The run of every row sent.
     row_runs: Vec<usize>,
     run_paths: Vec<PathBuf>,
@@ -163,6 +163,40 @@ struct Loader<'a> {
     /// The rows sent of each file, when files are followed (a rewritten file's rows are
     /// replaced in place).
     file_rows: Option<HashMap<PathBuf, follow::FileRows>>,
+}
+
+/// The rows of one id: nearly always one, held without a list of its own (a list per
+/// row was an allocation per loaded sample).
+#[derive(Debug)]
+enum Rows {
+    One(usize),
+    Many(Vec<usize>),
+}
+
+impl Rows {
+    fn push(&mut self, row: usize) {
+        match self {
+            Rows::One(first) => *self = Rows::Many(vec![*first, row]),
+            Rows::Many(rows) => rows.push(row),
+        }
+    }
+
+    fn as_slice(&self) -> &[usize] {
+        match self {
+            Rows::One(row) => std::slice::from_ref(row),
+            Rows::Many(rows) => rows,
+        }
+    }
+}
+
+/// Adds `row` to the rows of `id`.
+fn add_row(ids: &mut foldhash::HashMap<RolloutId, Rows>, id: &RolloutId, row: usize) {
+    match ids.entry(id.clone()) {
+        std::collections::hash_map::Entry::Occupied(mut rows) => rows.get_mut().push(row),
+        std::collections::hash_map::Entry::Vacant(slot) => {
+            slot.insert(Rows::One(row));
+        }
+    }
 }
 
 /// Loads every source, reporting through `sink`. Rollout sources first, then reports.
@@ -194,7 +228,7 @@ pub fn load_following(
         sink,
         runs: HashMap::new(),
         tasks: HashMap::new(),
-        ids: HashMap::new(),
+        ids: foldhash::HashMap::default(),
         row_runs: Vec::new(),
         run_paths: Vec::new(),
         rows: 0,
@@ -562,7 +596,7 @@ impl Loader<'_> {
             let rest = entries.split_off(slots.len());
             let rest_scores = scores.split_off(slots.len());
             for (row, e) in slots.iter().zip(&entries) {
-                self.ids.entry(e.rollout.id.clone()).or_default().push(*row);
+                add_row(&mut self.ids, &e.rollout.id, *row);
             }
             (self.sink)(LoadEvent::Replaced {
                 rows: slots,
@@ -573,10 +607,7 @@ impl Loader<'_> {
             (entries, scores) = (rest, rest_scores);
         }
         for (k, e) in entries.iter().enumerate() {
-            self.ids
-                .entry(e.rollout.id.clone())
-                .or_default()
-                .push(self.rows + k);
+            add_row(&mut self.ids, &e.rollout.id, self.rows + k);
             self.row_runs.push(e.run);
         }
         self.record_rows(&entries);
@@ -594,6 +625,7 @@ impl Loader<'_> {
     fn number_tasks(&mut self, entries: &mut [Entry], all_right: bool) -> (Vec<Score>, Vec<Task>) {
         let mut scores = Vec::with_capacity(entries.len());
         let mut new_tasks = Vec::new();
+        let mut last_task: Option<(Arc<str>, usize)> = None;
         for e in entries.iter_mut() {
             let r = &mut e.rollout;
             // What the file itself says, by the session's precedence: a correct-trajectories
@@ -608,15 +640,20 @@ impl Loader<'_> {
                     raw: Value::Null,
                 });
             }
-            e.task = match self.tasks.get(&*r.query) {
-                Some(t) => *t,
-                None => {
-                    let t = self.tasks.len();
-                    self.tasks.insert(r.query.to_string(), t);
-                    new_tasks.push(Task::new(&r.query));
-                    t
-                }
+            // A group's rows share their query's text: looked up once per group.
+            e.task = match &last_task {
+                Some((q, t)) if Arc::ptr_eq(q, &r.query) => *t,
+                _ => match self.tasks.get(&*r.query) {
+                    Some(t) => *t,
+                    None => {
+                        let t = self.tasks.len();
+                        self.tasks.insert(r.query.to_string(), t);
+                        new_tasks.push(Task::new(&r.query));
+                        t
+                    }
+                },
             };
+            last_task = Some((r.query.clone(), e.task));
             scores.push(match (&r.stored_score, in_file) {
                 (Some(s), Some(_)) => Score::Stored(s.clone()),
                 _ => Score::Unscored,
@@ -704,7 +741,7 @@ impl Loader<'_> {
     fn rows_of_report(&self, r: &GradeReport) -> &[usize] {
         r.id.as_ref()
             .and_then(|id| self.ids.get(id))
-            .map_or(&[], Vec::as_slice)
+            .map_or(&[], Rows::as_slice)
     }
 }
 
