@@ -1,6 +1,8 @@
 //! Step 1 and the entry-name rule of the official grader (GRADER.md).
 
+use memchr::memmem::Finder;
 use std::ops::Range;
+use std::sync::LazyLock;
 
 /// The code the grader extracted from a response, and where it sits in it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -50,12 +52,17 @@ fn block(response: &str, span: Range<usize>, blocks_found: usize) -> CodeBlock {
 }
 
 /// Byte ranges of every match of ```` ```python\n([\s\S]*?)``` ````, in order.
+/// (Searched with SIMD finders built once: every loaded row is searched.)
 pub fn python_block_spans(response: &str) -> Vec<Range<usize>> {
+    static FINDERS: LazyLock<(Finder<'static>, Finder<'static>)> =
+        LazyLock::new(|| (Finder::new(OPEN), Finder::new(CLOSE)));
+    let (open, close) = &*FINDERS;
+    let bytes = response.as_bytes();
     let mut pos = 0;
     let mut spans = Vec::new();
-    while let Some(rel) = response[pos..].find(OPEN) {
+    while let Some(rel) = open.find(&bytes[pos..]) {
         let body_start = pos + rel + OPEN.len();
-        match response[body_start..].find(CLOSE) {
+        match close.find(&bytes[body_start..]) {
             Some(end_rel) => {
                 let body_end = body_start + end_rel;
                 spans.push(body_start..body_end);

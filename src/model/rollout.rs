@@ -31,7 +31,12 @@ impl RolloutId {
         hasher.update([0u8]);
         hasher.update(response.as_bytes());
         let digest = hasher.finalize();
-        let hex: String = digest[..8].iter().map(|b| format!("{b:02x}")).collect();
+        const DIGITS: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(16);
+        for b in &digest[..8] {
+            hex.push(DIGITS[usize::from(b >> 4)] as char);
+            hex.push(DIGITS[usize::from(b & 15)] as char);
+        }
         RolloutId(hex).occurrence(occurrence)
     }
 
