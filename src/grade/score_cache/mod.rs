@@ -512,9 +512,20 @@ impl ScoreCache {
     /// filed) are derived from the reports and written back. A store that cannot be read
     /// answers nothing (misses).
     pub fn facts_many(&self, rollouts: &[&Rollout]) -> Vec<Option<Facts>> {
-        let mut out = Vec::with_capacity(rollouts.len());
+        let mut out = vec![None; rollouts.len()];
         let mut keys = Keys::new(&self.settings);
-        for chunk in rollouts.chunks(FACTS_CHUNK) {
+        // Read in key order: the keys are hashes, so rows in their own order read the
+        // facts' B-tree at random, a page read per row once the table outgrows SQLite's
+        // page cache; in key order, neighbours share their pages (a big batch reads each
+        // page about once).
+        let first = answering(self.settings.scorer)[0];
+        let mut ordered: Vec<(String, usize)> = rollouts
+            .iter()
+            .enumerate()
+            .map(|(i, r)| (keys.key(r, first), i))
+            .collect();
+        ordered.sort_unstable();
+        for chunk in ordered.chunks(FACTS_CHUNK) {
             let mut backfill = Vec::new();
             let found = self
                 .table
@@ -522,11 +533,17 @@ impl ScoreCache {
                     let complete = reader.complete(self.table.namespace())?;
                     Ok(chunk
                         .iter()
-                        .map(|r| self.facts_in(reader, r, complete, &mut keys, &mut backfill))
+                        .map(|(key, i)| {
+                            let known = (first, key.as_str());
+                            let r = rollouts[*i];
+                            self.facts_in(reader, r, complete, &mut keys, known, &mut backfill)
+                        })
                         .collect::<Vec<_>>())
                 })
                 .unwrap_or_else(|_| vec![None; chunk.len()]);
-            out.extend(found);
+            for ((_, i), facts) in chunk.iter().zip(found) {
+                out[*i] = facts;
+            }
             // Written for the next time; a store that cannot take them only costs a parse.
             let _ = self.table.backfill_facts(&backfill);
         }
@@ -542,11 +559,16 @@ impl ScoreCache {
         rollout: &Rollout,
         complete: bool,
         keys: &mut Keys,
+        (known_scorer, known_key): (Scorer, &str),
         backfill: &mut Vec<Filing>,
     ) -> Option<Facts> {
         let ns = self.table.namespace();
         answering(self.settings.scorer).iter().find_map(|&scorer| {
-            let key = keys.key(rollout, scorer);
+            let key = if scorer == known_scorer {
+                known_key.to_string()
+            } else {
+                keys.key(rollout, scorer)
+            };
             let stored = reader.facts(ns, &key).ok().flatten();
             if let Some(facts) = stored.and_then(|f| serde_json::from_slice::<Facts>(&f).ok()) {
                 return (carried_facts(&facts) == Some(scorer)).then_some(facts);
