@@ -481,7 +481,9 @@ impl Workers {
         let (lookups, lookups_rx) = std::sync::mpsc::channel::<JobRequest>();
         let ev = events.clone();
         spawn_named("sebx-lookups", move || {
-            for req in lookups_rx {
+            let mut next = None;
+            while let Some(first) = next.take().or_else(|| lookups_rx.recv().ok()) {
+                let req = take_along(first, &lookups_rx, &mut next);
                 if let Some(event) = run_request(req, None) {
                     let _ = ev.send(event);
                 }
@@ -647,6 +649,65 @@ impl Drop for Workers {
             }
             cvar.notify_all();
         }
+    }
+}
+
+/// The most rows one lookup takes along from the queue.
+const LOOKUP_TAKES_ALONG: usize = 32_768;
+
+/// `first`, with the lookups queued behind it that it can take along (same cache and
+/// sidecars, up to [`LOOKUP_TAKES_ALONG`] rows): while a big run loads faster than its
+/// rows are looked up, the batches queue, and one lookup of many rows reads the cache's
+/// pages in key order about once each instead of once per row. A request that cannot
+/// join is left in `next`.
+fn take_along(
+    first: JobRequest,
+    queue: &std::sync::mpsc::Receiver<JobRequest>,
+    next: &mut Option<JobRequest>,
+) -> JobRequest {
+    let JobRequest::LookupScores {
+        mut rows,
+        mut entries,
+        cache,
+        places,
+        whole: false,
+    } = first
+    else {
+        return first;
+    };
+    while rows.len() < LOOKUP_TAKES_ALONG {
+        match queue.try_recv() {
+            Ok(JobRequest::LookupScores {
+                rows: more_rows,
+                entries: more,
+                cache: other_cache,
+                places: other_places,
+                whole: false,
+            }) if same_cache(&cache, &other_cache) && other_places == places => {
+                rows.extend(more_rows);
+                entries.extend(more);
+            }
+            Ok(other) => {
+                *next = Some(other);
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    JobRequest::LookupScores {
+        rows,
+        entries,
+        cache,
+        places,
+        whole: false,
+    }
+}
+
+fn same_cache(a: &Option<Arc<ScoreCache>>, b: &Option<Arc<ScoreCache>>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+        (None, None) => true,
+        _ => false,
     }
 }
 
@@ -893,5 +954,58 @@ mod tests {
         assert!(Arc::ptr_eq(&digests[0].functions, &digests[2].functions));
         assert!(Arc::ptr_eq(&digests[0].zwc_calls, &digests[2].zwc_calls));
         assert!(!Arc::ptr_eq(&digests[0].functions, &digests[1].functions));
+    }
+
+    /// Lookups queued behind one go with it, in order, up to the limit; one for other
+    /// sidecars waits for the next turn, and the rows looked up are the rows asked.
+    #[test]
+    fn a_lookup_takes_the_queued_lookups_along() {
+        let lookup = |rows: std::ops::Range<usize>, dir: Option<&str>| JobRequest::LookupScores {
+            entries: entries(rows.len()),
+            rows: rows.collect(),
+            cache: None,
+            places: crate::model::sidecar::SidecarPlaces {
+                dir: dir.map(std::path::PathBuf::from),
+                fallback: None,
+            },
+            whole: false,
+        };
+        let (tx, rx) = std::sync::mpsc::channel();
+        for req in [
+            lookup(2..5, None),
+            lookup(5..6, None),
+            lookup(6..8, Some("x")),
+        ] {
+            tx.send(req).expect("queued");
+        }
+        tx.send(lookup(8..9, None)).expect("queued");
+        let mut next = None;
+        let JobRequest::LookupScores { rows, entries, .. } =
+            take_along(lookup(0..2, None), &rx, &mut next)
+        else {
+            panic!("a lookup");
+        };
+        assert_eq!(rows, (0..6).collect::<Vec<_>>());
+        assert_eq!(entries.len(), 6);
+        let Some(JobRequest::LookupScores { rows, .. }) = next.take() else {
+            panic!("the other sidecars' lookup waits");
+        };
+        assert_eq!(rows, vec![6, 7]);
+        // The limit: a lookup of that many rows takes nothing along.
+        let big = JobRequest::LookupScores {
+            rows: (0..LOOKUP_TAKES_ALONG).collect(),
+            entries: Vec::new(),
+            cache: None,
+            places: crate::model::sidecar::SidecarPlaces::default(),
+            whole: false,
+        };
+        let JobRequest::LookupScores { rows, .. } = take_along(big, &rx, &mut next) else {
+            panic!("a lookup");
+        };
+        assert_eq!(rows.len(), LOOKUP_TAKES_ALONG);
+        assert!(next.is_none());
+        assert!(
+            matches!(rx.try_recv(), Ok(JobRequest::LookupScores { rows, .. }) if rows == vec![8])
+        );
     }
 }
