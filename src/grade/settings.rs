@@ -131,7 +131,7 @@ impl GradingSettings {
     /// A short, stable hash of every setting: equal exactly when the settings are.
     pub fn fingerprint(&self) -> String {
         let digest = Sha256::digest(self.describe().as_bytes());
-        digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+        crate::model::rollout::hex(&digest[..8])
     }
 }
 

@@ -85,7 +85,7 @@ pub fn ensure_zwc_package(api: &ApiMap, cache_root: &Path) -> Result<PathBuf> {
     hasher.update([0u8]);
     hasher.update(sources.rfx_py.as_bytes());
     let digest = hasher.finalize();
-    let hex: String = digest.iter().take(8).map(|b| format!("{b:02x}")).collect();
+    let hex = crate::model::rollout::hex(&digest[..8]);
     let root = cache_root.join(format!("zwc-{hex}"));
     if root.join("zwc").join("rfx.py").is_file() {
         return Ok(root);

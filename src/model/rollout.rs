@@ -31,13 +31,7 @@ impl RolloutId {
         hasher.update([0u8]);
         hasher.update(response.as_bytes());
         let digest = hasher.finalize();
-        const DIGITS: &[u8; 16] = b"0123456789abcdef";
-        let mut hex = String::with_capacity(16);
-        for b in &digest[..8] {
-            hex.push(DIGITS[usize::from(b >> 4)] as char);
-            hex.push(DIGITS[usize::from(b & 15)] as char);
-        }
-        RolloutId(hex).occurrence(occurrence)
+        RolloutId(hex(&digest[..8])).occurrence(occurrence)
     }
 
     /// The id of the `occurrence`-th (0-based) rollout with this base id (the id of the
@@ -49,6 +43,18 @@ impl RolloutId {
             RolloutId(format!("{}~{}", self.0, occurrence + 1))
         }
     }
+}
+
+/// `bytes` in lower-case hexadecimal (ids here, the score cache's keys: a hot path, so
+/// not a `format!` per byte).
+pub fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)] as char);
+        out.push(DIGITS[usize::from(b & 15)] as char);
+    }
+    out
 }
 
 impl fmt::Display for RolloutId {

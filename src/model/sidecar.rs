@@ -159,7 +159,7 @@ fn shared_folder_name(rollout_file: &Path, suffix: &str) -> String {
         .or_else(|_| std::path::absolute(rollout_file))
         .unwrap_or_else(|_| rollout_file.to_path_buf());
     let digest = Sha256::digest(canonical.as_os_str().as_encoded_bytes());
-    let hash: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+    let hash = crate::model::rollout::hex(&digest[..4]);
     let file = rollout_file
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

@@ -105,12 +105,7 @@ impl FactsKey {
     pub fn digest(&self) -> String {
         let mut hasher = Sha256::new();
         hasher.update(serde_json::to_vec(self).unwrap_or_default());
-        hasher
-            .finalize()
-            .iter()
-            .take(12)
-            .map(|b| format!("{b:02x}"))
-            .collect()
+        crate::model::rollout::hex(&hasher.finalize()[..12])
     }
 }
 

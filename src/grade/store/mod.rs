@@ -637,16 +637,8 @@ pub fn grader_version() -> &'static str {
     &VERSION
 }
 
-/// `digest` in lower-case hexadecimal.
-pub(super) fn hex(digest: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut out = String::with_capacity(digest.len() * 2);
-    for b in digest {
-        out.push(DIGITS[usize::from(b >> 4)] as char);
-        out.push(DIGITS[usize::from(b & 15)] as char);
-    }
-    out
-}
+/// Digests in lower-case hexadecimal: the model's one way of writing them.
+pub(super) use crate::model::rollout::hex;
 
 /// The first 8 bytes of `digest` in hexadecimal (namespaces, key parts).
 pub(super) fn short_hex(digest: &[u8]) -> String {

@@ -39,11 +39,7 @@ pub fn trace_key(code: &str, entry: &str, cases: &[TestCase]) -> String {
         h.update(c.input.as_bytes());
         h.update([1u8]);
     }
-    h.finalize()
-        .iter()
-        .take(12)
-        .map(|b| format!("{b:02x}"))
-        .collect()
+    crate::model::rollout::hex(&h.finalize()[..12])
 }
 
 #[derive(Serialize, Deserialize)]
