@@ -93,12 +93,15 @@ pub fn parse_sample(raw: &[u8]) -> Result<Sample, String> {
 /// together and share their prompt (most of a line), so a run of lines unescapes and
 /// allocates it once, and the reader sees one shared text.
 #[derive(Default)]
-pub struct PromptMemo<'a> {
+pub(super) struct PromptMemo<'a> {
     last: Option<(&'a str, Arc<str>)>,
 }
 
 /// [`parse_sample`] for the next line of a run of lines, sharing the prompt of the last.
-pub fn parse_sample_with<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Result<Sample, String> {
+pub(super) fn parse_sample_with<'a>(
+    memo: &mut PromptMemo<'a>,
+    raw: &'a [u8],
+) -> Result<Sample, String> {
     let text = line_text(raw)?;
     read_typed(memo, text).map_or_else(|| parse_value(text), Ok)
 }

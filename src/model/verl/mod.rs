@@ -118,9 +118,6 @@ impl JoinIndex {
     }
 }
 
-/// What a prompt joined: the dataset query and how it was found.
-type PromptJoin = (Option<Arc<str>>, JoinedBy);
-
 /// What a prompt's samples are graded against, shared by them: the dataset item's query,
 /// cases, expected result and functions, or (no item) the problem text standing for the
 /// query, with the sample's own `gts` as the expected result.
@@ -150,10 +147,10 @@ enum GroupKey {
 pub struct RunReader<'a> {
     index: &'a JoinIndex,
     dataset: &'a Dataset,
-    /// Prompt text → its joined query and how.
-    prompts: HashMap<Arc<str>, PromptJoin>,
-    /// The last sample's prompt (a GRPO group's samples come together) and its task: looked
-    /// up without hashing its text, the task's parts interned once per group.
+    /// Prompt text → how it joined and its task (made once per distinct prompt).
+    prompts: HashMap<Arc<str>, (JoinedBy, Task<'a>)>,
+    /// The last sample's prompt with the same (a GRPO group's samples come together):
+    /// found without hashing its text. Boxed: the reader sits in the loader's followed runs.
     last_prompt: Option<Box<(Arc<str>, JoinedBy, Task<'a>)>>,
     /// Group key → run-wide number.
     groups: foldhash::HashMap<GroupKey, u32>,
@@ -339,19 +336,18 @@ impl<'a> RunReader<'a> {
         let (prompt, joined, task) = match last {
             Some(known) => known,
             None => {
-                let (prompt, join) = match self.prompts.get_key_value(&*s.input) {
-                    Some((p, j)) => (p.clone(), j.clone()),
+                let known = match self.prompts.get_key_value(&*s.input) {
+                    Some((p, (j, t))) => (p.clone(), *j, t.clone()),
                     None => {
                         let (q, j) = self.index.join(&s.input);
                         let q: Option<Arc<str>> = q.map(|q| self.interner.text(q));
-                        self.prompts.insert(s.input.clone(), (q.clone(), j));
-                        (s.input.clone(), (q, j))
+                        let task = self.task(&s.input, q);
+                        self.prompts.insert(s.input.clone(), (j, task.clone()));
+                        (s.input.clone(), j, task)
                     }
                 };
-                let task = self.task(&prompt, join.0);
-                // Boxed: the reader stays small (it sits in the loader's followed runs).
-                self.last_prompt = Some(Box::new((prompt.clone(), join.1, task.clone())));
-                (prompt, join.1, task)
+                self.last_prompt = Some(Box::new(known.clone()));
+                known
             }
         };
         let (group, group_uid) = self.group(&s, &prompt);
