@@ -564,10 +564,10 @@ impl ScoreCache {
     ) -> Option<Facts> {
         let ns = self.table.namespace();
         answering(self.settings.scorer).iter().find_map(|&scorer| {
-            let key = if scorer == known_scorer {
-                known_key.to_string()
+            let key: std::borrow::Cow<str> = if scorer == known_scorer {
+                known_key.into()
             } else {
-                keys.key(rollout, scorer)
+                keys.key(rollout, scorer).into()
             };
             let stored = reader.facts(ns, &key).ok().flatten();
             if let Some(facts) = stored.and_then(|f| serde_json::from_slice::<Facts>(&f).ok()) {
@@ -598,7 +598,7 @@ impl ScoreCache {
             let facts = Facts::of(&report);
             if let Ok(json) = serde_json::to_vec(&facts) {
                 backfill.push(Filing {
-                    key,
+                    key: key.into_owned(),
                     value,
                     facts: json,
                 });
