@@ -1,5 +1,6 @@
 //! Eviction: past the size limit, the least recently used records go, a record's latest use
-//! being the later of its own mark and its facts' mark. Apart from the rest of the store
+//! being the later of its own mark and its facts' mark (a read through a set having given
+//! its members' facts the set's mark first). Apart from the rest of the store
 //! because the walk (records by mark, a heap for those whose facts were used later) is the
 //! one intricate algorithm of the store, and its tests read best against it alone.
 
@@ -33,6 +34,8 @@ pub(super) fn evict(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
     if left <= max {
         return Ok(evicted);
     }
+    // A read through a set is a use of its members.
+    super::sets::spread_marks(tx)?;
     let (victims, kept_later) = {
         let mut oldest = tx.prepare_cached(
             "SELECT r.ns, r.key, r.bytes, r.used, COALESCE(f.used, r.used) FROM records r

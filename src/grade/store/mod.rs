@@ -40,6 +40,13 @@
 //! without it adds it (no record is rewritten, and an earlier sebx reads the file as before).
 //! Facts are not counted in the size limit (they are ~1% of a report).
 //!
+//! *Sets* hold the facts of many records as one row (`sets.rs`: a reopened run's loading
+//! batches, so that a reopening reads and marks a few hundred rows, not one per rollout).
+//! Triggers count every facts row added, replaced or deleted; a set is written with the
+//! counts its reads saw and holds only while they say nothing it read could have changed.
+//! A read through a set counts as a use of its members when eviction walks them. Sets are
+//! not counted in the size limit either (about 20 bytes per member).
+//!
 //! Files of the earlier format (one JSONL log per namespace, `<grader>-<api>.jsonl` and
 //! `<grader>-<api>-runs.jsonl`) are removed when the store is opened, with a note: their
 //! grader version can never match again.
@@ -49,8 +56,8 @@
 //!
 //! Its parts: this file holds the store's types, its writes and totals, [`Table`] and the
 //! namespace names; `schema.rs` opens the file and owns its SQL layout, `reads.rs` the
-//! lookups and their marks, `eviction.rs` the least-recently-used walk; `tests.rs` tests
-//! them together.
+//! lookups and their marks, `sets.rs` the sets, `eviction.rs` the least-recently-used
+//! walk; `tests.rs` tests them together.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -67,12 +74,14 @@ use crate::model::ApiMap;
 mod eviction;
 mod reads;
 mod schema;
+mod sets;
 #[cfg(test)]
 mod tests;
 
 use eviction::{EVICT_TO, evict, total};
 pub use reads::Reader;
 use schema::{connect, remove_old_format};
+pub use sets::{Counters, NewSet};
 
 /// The database's file name in the cache folder.
 pub const FILE_NAME: &str = "cache.sqlite3";
@@ -265,6 +274,8 @@ pub struct Store {
     options: Options,
     /// Reads whose records are to be marked used: (namespace, key) → the mark.
     touched: Mutex<Marks>,
+    /// Sets read whose marks are to be written: (namespace, key) → the mark.
+    touched_sets: Mutex<HashMap<(String, String), i64>>,
     /// The latest mark given, so marks from this process strictly increase.
     clock: AtomicI64,
     /// Writes the marks of bulk reads in the background (started by the first).
@@ -299,6 +310,7 @@ impl Store {
             conn: Mutex::new(conn),
             options,
             touched: Mutex::new(HashMap::new()),
+            touched_sets: Mutex::new(HashMap::new()),
             clock: AtomicI64::new(0),
             marker: Mutex::new(None),
             notes,
@@ -417,9 +429,16 @@ impl Store {
                 .lock()
                 .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?,
         );
+        let touched_sets = std::mem::take(
+            &mut *self
+                .touched_sets
+                .lock()
+                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?,
+        );
         let mut conn = self.conn()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         write_marks(&tx, &touched)?;
+        sets::write_set_marks(&tx, &touched_sets)?;
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -489,6 +508,7 @@ impl Store {
                 bytes: total(tx)?,
             };
             tx.execute("DELETE FROM records", [])?;
+            tx.execute("DELETE FROM sets", [])?;
             Ok(gone)
         })?;
         self.shrink()?;
@@ -521,7 +541,12 @@ impl Drop for Store {
             .touched
             .get_mut()
             .map(|t| !t.is_empty())
-            .unwrap_or(false);
+            .unwrap_or(false)
+            || self
+                .touched_sets
+                .get_mut()
+                .map(|t| !t.is_empty())
+                .unwrap_or(false);
         if pending {
             // Marks that cannot be written only make eviction a little less exact.
             let _ = self.write(|_| Ok(()));

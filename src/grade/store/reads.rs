@@ -88,7 +88,7 @@ impl Store {
 
 /// Lookups in one read transaction of a [`Store`] (see [`Store::read`]).
 pub struct Reader<'a> {
-    store: &'a Store,
+    pub(super) store: &'a Store,
     /// Read by the tests as well, for what the store's API does not show.
     pub(super) tx: &'a rusqlite::Transaction<'a>,
 }

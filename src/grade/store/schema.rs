@@ -1,6 +1,6 @@
 //! The store's file and layout: opening the database (write-ahead log, busy timeout,
-//! pragmas), the schema of records, namespaces and facts with the triggers that keep their
-//! totals, the upgrade that adds the facts table to a store of the first layout, and the
+//! pragmas), the schema of records, namespaces, facts and sets with the triggers that keep
+//! their totals, the upgrades that add the facts and the sets to an earlier layout, and the
 //! removal of the earlier format's JSONL files. Apart from the store's operations because
 //! it runs once per open and is the one place that knows the SQL layout as a whole.
 
@@ -72,6 +72,42 @@ CREATE TRIGGER facts_delete AFTER DELETE ON facts BEGIN
 END;
 ";
 
+/// Sets of facts (see `sets.rs`), added like the facts table: the sets, the counters of the
+/// facts' changes that say whether a set still holds, and the facts triggers again with the
+/// counting added (an earlier sebx writing the file fires them too, so its changes count).
+const CREATE_SETS: &str = "
+CREATE TABLE sets (
+    ns TEXT NOT NULL,
+    key TEXT NOT NULL,
+    used INTEGER NOT NULL,
+    spread INTEGER NOT NULL,
+    deletes INTEGER NOT NULL,
+    inserts INTEGER,
+    members BLOB NOT NULL,
+    facts BLOB NOT NULL,
+    PRIMARY KEY (ns, key)
+);
+CREATE TABLE counters (
+    id INTEGER PRIMARY KEY CHECK (id = 0),
+    deletes INTEGER NOT NULL,
+    inserts INTEGER NOT NULL
+);
+INSERT INTO counters (id, deletes, inserts) VALUES (0, 0, 0);
+DROP TRIGGER IF EXISTS facts_insert;
+DROP TRIGGER IF EXISTS facts_delete;
+CREATE TRIGGER facts_insert AFTER INSERT ON facts BEGIN
+    UPDATE namespaces SET facts = facts + 1 WHERE ns = NEW.ns;
+    UPDATE counters SET inserts = inserts + 1;
+END;
+CREATE TRIGGER facts_delete AFTER DELETE ON facts BEGIN
+    UPDATE namespaces SET facts = facts - 1 WHERE ns = OLD.ns;
+    UPDATE counters SET deletes = deletes + 1;
+END;
+CREATE TRIGGER facts_change AFTER UPDATE OF ns, key, facts ON facts BEGIN
+    UPDATE counters SET deletes = deletes + 1;
+END;
+";
+
 /// Opens the database at `path`: WAL, a busy timeout, and the schema.
 pub(super) fn connect(path: &Path) -> Result<Connection> {
     let mut conn = Connection::open(path)?;
@@ -117,15 +153,27 @@ pub(super) fn connect(path: &Path) -> Result<Connection> {
         }
         tx.commit()?;
     }
+    if !has_table(&conn, "sets")? {
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        if !has_table(&tx, "sets")? {
+            tx.execute_batch(CREATE_SETS)?;
+        }
+        tx.commit()?;
+    }
     Ok(conn)
 }
 
 /// Whether the store has the facts table (a store of the first layout does not).
 fn has_facts(conn: &Connection) -> Result<bool> {
+    has_table(conn, "facts")
+}
+
+/// Whether the store has the table `name`.
+fn has_table(conn: &Connection, name: &str) -> Result<bool> {
     Ok(conn
         .query_row(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'facts'",
-            [],
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+            [name],
             |_| Ok(()),
         )
         .optional()?

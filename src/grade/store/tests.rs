@@ -440,3 +440,147 @@ fn the_marks_of_a_bulk_read_are_written_by_the_marker() {
         .expect("count");
     assert_eq!(records, 0, "the records keep their own marks");
 }
+
+fn put_with_facts(store: &Store, key: &str, value: &[u8]) {
+    let put = Put {
+        key,
+        value,
+        facts: Some(b"{}"),
+    };
+    store.put_many("ns", &[put]).expect("put");
+}
+
+/// A set holds while its reads could not have changed: a settled one until a facts row is
+/// deleted or replaced, an unsettled one until one is added as well; one read under
+/// counters that have moved since is not written.
+#[test]
+fn a_set_holds_until_the_facts_it_was_read_from_change() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1 << 20)).expect("open");
+    for i in 0..4 {
+        put_with_facts(&store, &format!("k{i:03}"), b"v");
+    }
+    let counters = || store.read(|r| r.counters()).expect("read");
+    let set = |key: &str, settled: bool| NewSet {
+        key: key.into(),
+        members: vec!["k000", "k001"],
+        facts: key.as_bytes().to_vec(),
+        settled,
+    };
+    let read = |key: &str| {
+        store
+            .read(|r| {
+                let now = r.counters()?;
+                r.set("ns", key, now)
+            })
+            .expect("read")
+    };
+    let seen = counters();
+    let written = store
+        .put_sets("ns", &[set("settled", true), set("open", false)], seen)
+        .expect("put");
+    assert_eq!(written, 2);
+    assert_eq!(read("settled").as_deref(), Some(&b"settled"[..]));
+    assert_eq!(read("open").as_deref(), Some(&b"open"[..]));
+    assert!(read("other").is_none());
+    // Another record with facts: only the settled set holds.
+    put_with_facts(&store, "k004", b"v");
+    assert!(read("settled").is_some());
+    assert!(read("open").is_none());
+    // Read before that record came: the unsettled one is not written.
+    let written = store
+        .put_sets("ns", &[set("settled", true), set("open", false)], seen)
+        .expect("put");
+    assert_eq!(written, 1);
+    // A record replaced (its facts go, new ones come): none holds, none is written from
+    // reads made before, and the stale ones go when sets are written.
+    put_with_facts(&store, "k002", b"w");
+    assert!(read("settled").is_none());
+    let before = counters();
+    assert_ne!(before.deletes, seen.deletes);
+    assert_eq!(
+        store
+            .put_sets("ns", &[set("settled", true)], seen)
+            .expect("put"),
+        0
+    );
+    assert_eq!(store.set_count().expect("count"), 0);
+    assert_eq!(
+        store
+            .put_sets("ns", &[set("again", true)], before)
+            .expect("put"),
+        1
+    );
+    assert!(read("again").is_some());
+    // Clearing the store takes the sets too.
+    store.clear().expect("clear");
+    assert_eq!(store.set_count().expect("count"), 0);
+}
+
+/// A read through a set is a use of its members: eviction spares them as if their facts
+/// had been read one by one.
+#[test]
+fn a_set_read_keeps_its_members_from_eviction() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Ten records of 100 bytes fill the limit.
+    let store = Store::open_with(dir.path(), options(1000)).expect("open");
+    let value = vec![b'x'; 94];
+    for i in 0..10 {
+        put_with_facts(&store, &format!("k{i:03}"), &value);
+    }
+    let seen = store.read(|r| r.counters()).expect("read");
+    let set = NewSet {
+        key: "s".into(),
+        members: vec!["k000", "k001"],
+        facts: b"f".to_vec(),
+        settled: true,
+    };
+    assert_eq!(store.put_sets("ns", &[set], seen).expect("put"), 1);
+    // Read later than every record's own mark.
+    store
+        .read(|r| {
+            let now = r.counters()?;
+            assert!(r.set("ns", "s", now)?.is_some());
+            Ok(())
+        })
+        .expect("read");
+    store.put("ns", "k010", &value).expect("put");
+    for kept in ["k000", "k001", "k010"] {
+        assert!(store.get("ns", kept).expect("get").is_some(), "{kept}");
+    }
+    for gone in ["k002", "k003"] {
+        assert!(store.get("ns", gone).expect("get").is_none(), "{gone}");
+    }
+}
+
+/// A store of the layout before sets (facts, no sets or counters, the facts triggers
+/// without counting) gets them on opening, and counts the changes from then on.
+#[test]
+fn a_store_without_sets_gets_them_on_opening() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    {
+        let store = Store::open_with(dir.path(), options(1 << 20)).expect("open");
+        put_with_facts(&store, "k000", b"v");
+    }
+    {
+        let conn = rusqlite::Connection::open(dir.path().join(FILE_NAME)).expect("db");
+        conn.execute_batch(
+            "DROP TABLE sets; DROP TABLE counters; DROP TRIGGER facts_change;
+             DROP TRIGGER facts_insert; DROP TRIGGER facts_delete;
+             CREATE TRIGGER facts_insert AFTER INSERT ON facts BEGIN
+                 UPDATE namespaces SET facts = facts + 1 WHERE ns = NEW.ns;
+             END;
+             CREATE TRIGGER facts_delete AFTER DELETE ON facts BEGIN
+                 UPDATE namespaces SET facts = facts - 1 WHERE ns = OLD.ns;
+             END;",
+        )
+        .expect("the earlier layout");
+    }
+    let store = Store::open_with(dir.path(), options(1 << 20)).expect("reopen");
+    let before = store.read(|r| r.counters()).expect("counters");
+    assert_eq!((before.deletes, before.inserts), (0, 0));
+    put_with_facts(&store, "k000", b"w");
+    let after = store.read(|r| r.counters()).expect("counters");
+    assert_eq!((after.deletes, after.inserts), (1, 1));
+    assert!(store.read(|r| r.complete("ns")).expect("read"));
+}
