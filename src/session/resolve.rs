@@ -220,12 +220,34 @@ impl Resolver {
 
     /// [`Resolver::late_facts`] of many rollouts, in order, the cache's read in batches.
     pub fn late_facts_many(&self, rollouts: &[&Rollout]) -> Vec<Option<(VerdictSource, Facts)>> {
+        self.late_facts_cut(rollouts, None)
+    }
+
+    /// [`Resolver::late_facts_many`]; with `cuts` (each segment's end, increasing), the
+    /// cache reads the rows it is asked for by segment ([`ScoreCache::facts_cut`]: a
+    /// segment it kept as a set is one read).
+    pub fn late_facts_cut(
+        &self,
+        rollouts: &[&Rollout],
+        cuts: Option<&[usize]>,
+    ) -> Vec<Option<(VerdictSource, Facts)>> {
         let mut out: Vec<Option<(VerdictSource, Facts)>> =
             rollouts.iter().map(|r| self.rerun_facts(r)).collect();
         if let Some(cache) = &self.cache {
             let asked: Vec<usize> = (0..rollouts.len()).filter(|&i| out[i].is_none()).collect();
             let of: Vec<&Rollout> = asked.iter().map(|&i| rollouts[i]).collect();
-            for (i, facts) in asked.into_iter().zip(cache.facts_many(&of)) {
+            let found = match cuts {
+                // Each segment's end among the rows asked of the cache.
+                Some(cuts) => {
+                    let ends: Vec<usize> = cuts
+                        .iter()
+                        .map(|&c| asked.partition_point(|&i| i < c))
+                        .collect();
+                    cache.facts_cut(&of, &ends)
+                }
+                None => cache.facts_many(&of),
+            };
+            for (i, facts) in asked.into_iter().zip(found) {
                 out[i] = facts
                     .filter(|f| f.verdict.is_some())
                     .map(|f| (VerdictSource::Cache, f));
@@ -284,14 +306,16 @@ impl Resolver {
 
     /// Sources 4–5 for many rollouts by their facts (the explorer's rows that their files
     /// left without a verdict), in order: no report is read from the cache.
+    /// `cuts`: the segments the rows came in (see [`Resolver::late_facts_cut`]).
     pub fn remembered_facts(
         cache: Option<Arc<ScoreCache>>,
         places: &SidecarPlaces,
         rollouts: &[&Rollout],
+        cuts: &[usize],
     ) -> Vec<Option<(VerdictSource, Facts)>> {
         Resolver::without_reports(cache)
             .with_sidecars(places.clone())
-            .late_facts_many(rollouts)
+            .late_facts_cut(rollouts, Some(cuts))
     }
 
     fn reruns_of(&self, file: &Path) -> Option<Arc<RerunStore>> {

@@ -62,6 +62,15 @@ pub struct Caches {
     /// Rows a lookup during loading found nowhere: graded once loading is done (a scored
     /// file read later may still give them a verdict).
     missed_while_loading: Vec<usize>,
+    /// The rows of each loading batch handed to a lookup, one after another, and where
+    /// each batch ends: what a seal looks up again once every grade is in
+    /// (`JobRequest::SealSets`).
+    batch_rows: Vec<usize>,
+    batch_cuts: Vec<usize>,
+    /// The grades requested when the batches were last sealed.
+    sealed_at: Option<usize>,
+    /// Seals answered (the batches kept as sets in the score cache, as far as they hold).
+    pub seals_done: usize,
     /// The Graph pane's drawings of rows looked at, laid out once each.
     pub graphs: GraphCache,
 }
@@ -78,6 +87,10 @@ impl Default for Caches {
             looked_up: 0,
             look_up_while_loading: true,
             missed_while_loading: Vec::new(),
+            batch_rows: Vec::new(),
+            batch_cuts: Vec::new(),
+            sealed_at: None,
+            seals_done: 0,
             graphs: GraphCache::default(),
         }
     }

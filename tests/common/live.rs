@@ -110,8 +110,18 @@ pub struct Explorer {
 
 impl Explorer {
     pub fn open(paths: Vec<PathBuf>, dataset: Option<PathBuf>) -> Explorer {
+        Explorer::open_in(paths, dataset, isolated::cache_flags())
+    }
+
+    /// [`Explorer::open`] with the score cache `cache` (a test that opens twice).
+    pub fn open_in(
+        paths: Vec<PathBuf>,
+        dataset: Option<PathBuf>,
+        cache: sebx::session::CacheFlags,
+    ) -> Explorer {
         let mut args = ExploreArgs {
             paths,
+            cache,
             ..isolated::explore_args()
         };
         args.context.dataset = dataset.into_iter().collect();

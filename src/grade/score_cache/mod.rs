@@ -38,10 +38,13 @@
 //! that only needs the verdict, reward and flags ([`ScoreCache::facts_many`]: the explorer's
 //! rows, `sebx stats`) never parses a report. A record filed without them (an earlier sebx)
 //! is parsed once when its facts are asked for, and the facts are written back. Many reports
-//! are written in one transaction ([`ScoreCache::put_many`], [`Batched`]).
+//! are written in one transaction ([`ScoreCache::put_many`], [`Batched`]). The explorer's
+//! loading batches are looked up by segment ([`ScoreCache::facts_cut`]) and kept as sets
+//! of the store, so that reopening a big run reads a row per batch, not per rollout.
 //!
 //! Its parts: this file holds the keys, the stored forms and [`ScoreCache`] itself;
-//! `batched.rs` the puts gathered in batches ([`Batched`]); `tests.rs` the tests.
+//! `batched.rs` the puts gathered in batches ([`Batched`]); `sets.rs` the lookups by
+//! segment; `tests.rs` the tests.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -63,6 +66,7 @@ use crate::model::{ApiMap, Rollout};
 pub use crate::grade::store::{api_hash, grader_version, namespace};
 
 mod batched;
+mod sets;
 #[cfg(test)]
 mod tests;
 
@@ -292,6 +296,8 @@ pub struct ScoreCache {
     settings: GradingSettings,
     /// The program runs beside it ([`RunCache`]), when that file could be opened.
     runs: Option<RunCache>,
+    /// Rows [`ScoreCache::facts_cut`] answered from sets (what a reopening saved).
+    read_by_sets: std::sync::atomic::AtomicUsize,
 }
 
 impl std::fmt::Debug for ScoreCache {
@@ -317,6 +323,7 @@ impl ScoreCache {
             filed_bodies: Mutex::new(HashSet::new()),
             settings: settings.clone(),
             runs: Some(runs),
+            read_by_sets: Default::default(),
         })
     }
 
@@ -512,17 +519,36 @@ impl ScoreCache {
     /// filed) are derived from the reports and written back. A store that cannot be read
     /// answers nothing (misses).
     pub fn facts_many(&self, rollouts: &[&Rollout]) -> Vec<Option<Facts>> {
-        let mut out = vec![None; rollouts.len()];
         let mut keys = Keys::new(&self.settings);
+        let first = answering(self.settings.scorer)[0];
+        let row_keys: Vec<String> = rollouts.iter().map(|r| keys.key(r, first)).collect();
+        let all: Vec<usize> = (0..rollouts.len()).collect();
+        self.facts_by_row(rollouts, &row_keys, &all, &mut keys)
+            .into_iter()
+            .map(|a| a.map(|(_, facts)| facts))
+            .collect()
+    }
+
+    /// The facts of the rollouts `which` (indices into `rollouts`, whose keys under the
+    /// first answering scorer are `row_keys`), each with the scorer whose record answered,
+    /// in the order of `which`: read row by row, in key order.
+    fn facts_by_row(
+        &self,
+        rollouts: &[&Rollout],
+        row_keys: &[String],
+        which: &[usize],
+        keys: &mut Keys,
+    ) -> Vec<Option<(Scorer, Facts)>> {
+        let mut out = vec![None; which.len()];
         // Read in key order: the keys are hashes, so rows in their own order read the
         // facts' B-tree at random, a page read per row once the table outgrows SQLite's
         // page cache; in key order, neighbours share their pages (a big batch reads each
         // page about once).
         let first = answering(self.settings.scorer)[0];
-        let mut ordered: Vec<(String, usize)> = rollouts
+        let mut ordered: Vec<(&str, usize)> = which
             .iter()
             .enumerate()
-            .map(|(i, r)| (keys.key(r, first), i))
+            .map(|(at, &i)| (row_keys[i].as_str(), at))
             .collect();
         ordered.sort_unstable();
         for chunk in ordered.chunks(FACTS_CHUNK) {
@@ -533,16 +559,16 @@ impl ScoreCache {
                     let complete = reader.complete(self.table.namespace())?;
                     Ok(chunk
                         .iter()
-                        .map(|(key, i)| {
-                            let known = (first, key.as_str());
-                            let r = rollouts[*i];
-                            self.facts_in(reader, r, complete, &mut keys, known, &mut backfill)
+                        .map(|&(key, at)| {
+                            let known = (first, key);
+                            let r = rollouts[which[at]];
+                            self.facts_in(reader, r, complete, keys, known, &mut backfill)
                         })
                         .collect::<Vec<_>>())
                 })
                 .unwrap_or_else(|_| vec![None; chunk.len()]);
-            for ((_, i), facts) in chunk.iter().zip(found) {
-                out[*i] = facts;
+            for ((_, at), facts) in chunk.iter().zip(found) {
+                out[*at] = facts;
             }
             // Written for the next time; a store that cannot take them only costs a parse.
             let _ = self.table.backfill_facts(&backfill);
@@ -561,7 +587,7 @@ impl ScoreCache {
         keys: &mut Keys,
         (known_scorer, known_key): (Scorer, &str),
         backfill: &mut Vec<Filing>,
-    ) -> Option<Facts> {
+    ) -> Option<(Scorer, Facts)> {
         let ns = self.table.namespace();
         answering(self.settings.scorer).iter().find_map(|&scorer| {
             let key: std::borrow::Cow<str> = if scorer == known_scorer {
@@ -571,7 +597,7 @@ impl ScoreCache {
             };
             let stored = reader.facts(ns, &key).ok().flatten();
             if let Some(facts) = stored.and_then(|f| serde_json::from_slice::<Facts>(&f).ok()) {
-                return (carried_facts(&facts) == Some(scorer)).then_some(facts);
+                return (carried_facts(&facts) == Some(scorer)).then_some((scorer, facts));
             }
             if complete {
                 return None;
@@ -603,7 +629,7 @@ impl ScoreCache {
                     facts: json,
                 });
             }
-            Some(facts)
+            Some((scorer, facts))
         })
     }
 }

@@ -575,3 +575,95 @@ fn an_old_store_opens_and_its_records_facts_are_found() {
     assert_eq!(cache.facts(&fresh), Some(Facts::verdict(Verdict::Right)));
     assert_eq!(cache.get(&rollouts[3]).and_then(|g| g.reward), Some(1));
 }
+
+/// Rollouts `0..n` of one task, each its own response.
+fn many(prefix: &str, n: usize) -> Vec<Rollout> {
+    (0..n)
+        .map(|i| rollout(&format!("{prefix}{i}"), "1"))
+        .collect()
+}
+
+/// A run looked up in batches: each batch is kept as a set by the first lookup and read
+/// as one row by the next, with the answers of a row-by-row read; a set stops holding when
+/// what it says could have changed (a record replaced; an added record, where a member's
+/// answer came from a record a better one would beat), and the lookup then reads the rows.
+#[test]
+fn batches_kept_as_sets_answer_as_rows_read_one_by_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = ApiMap::default();
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let (first, second) = (many("A", 40), many("B", 50));
+    // A batch the cache knows nothing of is not kept.
+    let unknown: Vec<&Rollout> = first.iter().collect();
+    assert!(cache.facts_cut(&unknown, &[]).iter().all(Option::is_none));
+    assert_eq!(cache.table.store().set_count().expect("count"), 0);
+    // The first batch graded with both scorers (settled answers), the second verdict-only
+    // (a record with the reward too would answer before it).
+    for (i, r) in first.iter().enumerate() {
+        let verdict = [Verdict::Right, Verdict::ResultError][i % 2];
+        cache
+            .put(r, &with_reward(verdict, (i % 2 == 0) as u8))
+            .expect("put");
+    }
+    for (i, r) in second.iter().enumerate().skip(1) {
+        cache
+            .put(r, &report([Verdict::ExeError, Verdict::Right][i % 2]))
+            .expect("put");
+    }
+    let all: Vec<&Rollout> = first.iter().chain(&second).collect();
+    let cuts = [first.len()];
+    let by_row = cache.facts_many(&all);
+    assert!(
+        by_row[..first.len()]
+            .iter()
+            .all(|f| f.is_some_and(|f| f.reward.is_some()))
+    );
+    assert!(by_row[first.len()].is_none(), "never graded");
+
+    assert_eq!(cache.facts_cut(&all, &cuts), by_row);
+    assert_eq!(
+        cache.rows_read_by_sets(),
+        0,
+        "the first lookup reads the rows"
+    );
+    assert_eq!(cache.table.store().set_count().expect("count"), 2);
+    assert_eq!(cache.facts_cut(&all, &cuts), by_row);
+    assert_eq!(
+        cache.rows_read_by_sets(),
+        all.len(),
+        "the second reads two sets"
+    );
+    // Cut elsewhere, the segments are other sets.
+    assert_eq!(cache.facts_cut(&all, &[10]), by_row);
+    assert_eq!(cache.rows_read_by_sets(), all.len());
+
+    // A record added: the settled set holds, the other may be stale (here it is: the
+    // second batch's first rollout now has a verdict).
+    cache.put(&second[0], &report(Verdict::Right)).expect("put");
+    let mut now = by_row.clone();
+    now[first.len()] = cache.facts(&second[0]);
+    assert!(now[first.len()].is_some());
+    let read = cache.rows_read_by_sets();
+    assert_eq!(cache.facts_cut(&all, &cuts), now);
+    assert_eq!(cache.rows_read_by_sets(), read + first.len());
+    // A better record for a member answered from a verdict-only one: the reward shows.
+    cache
+        .put(&second[3], &with_reward(Verdict::ExeError, 0))
+        .expect("put");
+    now[first.len() + 3] = cache.facts(&second[3]);
+    assert_eq!(now[first.len() + 3].and_then(|f| f.reward), Some(0));
+    assert_eq!(cache.facts_cut(&all, &cuts), now);
+    assert_eq!(cache.facts_cut(&all, &cuts), cache.facts_many(&all));
+
+    // A record replaced (a regrade that says otherwise): no set holds any more.
+    cache
+        .put(&first[0], &with_reward(Verdict::WithoutZwc, 0))
+        .expect("put");
+    now[0] = cache.facts(&first[0]);
+    assert_eq!(now[0].and_then(|f| f.verdict), Some(Verdict::WithoutZwc));
+    let read = cache.rows_read_by_sets();
+    assert_eq!(cache.facts_cut(&all, &cuts), now);
+    assert_eq!(cache.rows_read_by_sets(), read, "every set went stale");
+    assert_eq!(cache.facts_cut(&all, &cuts), now);
+    assert_eq!(cache.rows_read_by_sets(), read + all.len(), "kept again");
+}

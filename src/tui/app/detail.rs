@@ -69,6 +69,7 @@ impl App {
                 cache: self.corpus.score_cache.clone(),
                 places: self.labelling.places.clone(),
                 whole: true,
+                cuts: Vec::new(),
             });
         }
         // What is held counts as just used: the rows looked at last stay cached.

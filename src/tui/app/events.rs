@@ -54,6 +54,10 @@ impl App {
                 }
                 true
             }
+            JobEvent::Sealed { .. } => {
+                self.caches.seals_done += 1;
+                false
+            }
             JobEvent::CachedScores {
                 found,
                 missing,
@@ -425,7 +429,7 @@ impl App {
                 memo.truncate(first);
             }
         }
-        self.look_up_rows(replaced);
+        self.look_up_rows(replaced, false);
         self.corpus.scores_changed += 1;
         self.training.stale = true;
         if self.list.search.results.is_some() {
@@ -438,13 +442,18 @@ impl App {
     /// (`session::resolve`'s precedence; the job answers `CachedScores`, which grades the rest).
     fn look_up_unscored(&mut self, from: usize) {
         self.caches.looked_up = self.caches.looked_up.max(self.corpus.scores.len());
-        self.look_up_rows((from..self.corpus.scores.len()).collect());
+        self.look_up_rows((from..self.corpus.scores.len()).collect(), true);
     }
 
-    /// [`look_up_unscored`](Self::look_up_unscored) for the unscored of `rows`.
-    fn look_up_rows(&mut self, mut rows: Vec<usize>) {
+    /// [`look_up_unscored`](Self::look_up_unscored) for the unscored of `rows`; `batch`:
+    /// they are a loading batch, remembered to be sealed once every grade is in.
+    fn look_up_rows(&mut self, mut rows: Vec<usize>, batch: bool) {
         rows.retain(|i| self.corpus.scores.get(*i) == Some(&Score::Unscored));
         if !rows.is_empty() {
+            if batch && self.corpus.score_cache.is_some() {
+                self.caches.batch_rows.extend(&rows);
+                self.caches.batch_cuts.push(self.caches.batch_rows.len());
+            }
             self.outbox.push(JobRequest::LookupScores {
                 entries: rows
                     .iter()
@@ -454,8 +463,44 @@ impl App {
                 cache: self.corpus.score_cache.clone(),
                 places: self.labelling.places.clone(),
                 whole: false,
+                cuts: Vec::new(),
             });
         }
+    }
+
+    /// Once the run is loaded and every grade is in, the loading batches are looked up
+    /// once more (`JobRequest::SealSets`), so that the score cache keeps each as a set and
+    /// the next opening reads it at once; again after more grades. Called by
+    /// [`App::settle`](super::App::settle).
+    pub(super) fn seal_when_graded(&mut self) {
+        let gp = self.corpus.grade_progress;
+        if !self.corpus.load.done
+            || gp.requested == 0
+            || gp.finished < gp.requested
+            || self.caches.sealed_at == Some(gp.requested)
+            || self.caches.batch_rows.is_empty()
+        {
+            return;
+        }
+        let Some(cache) = self.corpus.score_cache.clone() else {
+            return;
+        };
+        self.caches.sealed_at = Some(gp.requested);
+        let rows = self.caches.batch_rows.clone();
+        let entries = rows
+            .iter()
+            .filter_map(|&r| self.corpus.entries.get(r).cloned())
+            .collect::<Vec<_>>();
+        if entries.len() != rows.len() {
+            return;
+        }
+        self.outbox.push(JobRequest::SealSets {
+            rows,
+            entries,
+            cuts: self.caches.batch_cuts.clone(),
+            cache,
+            places: self.labelling.places.clone(),
+        });
     }
 
     /// What a graded row holds: the whole report for the selected row (its panes show

@@ -41,6 +41,7 @@ impl App {
             self.refresh_view();
             self.view_refreshed = Some(std::time::Instant::now());
         }
+        self.seal_when_graded();
         if self.training.open && self.training.stale && !self.training.computing {
             let mut fx = crate::tui::effects::Effects::default();
             self.training.refresh(&self.corpus, &mut fx);

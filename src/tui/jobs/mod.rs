@@ -101,6 +101,20 @@ pub enum JobRequest {
         places: crate::model::sidecar::SidecarPlaces,
         /// Keep the whole reports (rows opened); else only their facts are kept.
         whole: bool,
+        /// Where each batch the rows came in ends in `rows` (the last batch's end may be
+        /// left out): the cache reads a batch it kept as a set in one read
+        /// (`ScoreCache::facts_cut`).
+        cuts: Vec<usize>,
+    },
+    /// Once every grade is in: the loading batches' rows (`rows`, cut at `cuts`) looked up
+    /// as a reopening will look them up, after the grader's gathered reports are written,
+    /// so that the cache keeps each batch as a set and a reopening reads it at once.
+    SealSets {
+        rows: Vec<usize>,
+        entries: Vec<Arc<Entry>>,
+        cuts: Vec<usize>,
+        cache: Arc<ScoreCache>,
+        places: crate::model::sidecar::SidecarPlaces,
     },
     /// Run-level stats and a comparison of two runs (`stats`).
     Stats(Box<stats::StatsInput>),
@@ -173,6 +187,10 @@ pub enum JobEvent {
         found: Vec<(usize, Remembered)>,
         missing: Vec<usize>,
         whole: bool,
+    },
+    /// The loading batches were looked up to be kept as sets ([`JobRequest::SealSets`]).
+    Sealed {
+        rows: usize,
     },
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
@@ -344,12 +362,32 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             row,
             analysis: Arc::new(analyze_rollout(&entry.rollout, &api, item.as_deref())),
         }),
+        JobRequest::SealSets {
+            rows,
+            entries,
+            cuts,
+            cache,
+            places,
+        } => {
+            if let Some(b) = backend {
+                b.flush();
+            }
+            let rollouts: Vec<&crate::model::Rollout> =
+                entries.iter().map(|e| &e.rollout).collect();
+            // Whole batches at a time, up to a lookup's size: sealing 200,000 rows at once
+            // held all their keys and answers together.
+            for (span, inner) in whole_batches(&cuts, rollouts.len(), LOOKUP_TAKES_ALONG) {
+                Resolver::remembered_facts(Some(cache.clone()), &places, &rollouts[span], &inner);
+            }
+            Some(JobEvent::Sealed { rows: rows.len() })
+        }
         JobRequest::LookupScores {
             rows,
             entries,
             cache,
             places,
             whole,
+            cuts,
         } => {
             let (mut found, mut missing) = (Vec::new(), Vec::new());
             let asked = rows.len();
@@ -378,7 +416,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                     entries.iter().map(|e| &e.rollout).collect();
                 for (row, k) in rows
                     .iter()
-                    .zip(Resolver::remembered_facts(cache, &places, &rollouts))
+                    .zip(Resolver::remembered_facts(cache, &places, &rollouts, &cuts))
                 {
                     match k {
                         Some((_, facts)) => found.push((*row, Remembered::Facts(facts))),
@@ -462,6 +500,8 @@ impl Workers {
     ) -> Workers {
         let reruns = RerunWorker::start(events.clone(), backend.clone(), factory);
         let confirm_backend = backend.clone();
+        // The grader, whose gathered reports a seal writes first (the lookups' thread).
+        let grader = backend.clone();
         let grade_queue = backend.map(|backend| {
             let queue = Arc::new((Mutex::new(GradeQueue::default()), Condvar::new()));
             for _ in 0..grade_threads.max(1) {
@@ -484,7 +524,7 @@ impl Workers {
             let mut next = None;
             while let Some(first) = next.take().or_else(|| lookups_rx.recv().ok()) {
                 let req = take_along(first, &lookups_rx, &mut next);
-                if let Some(event) = run_request(req, None) {
+                if let Some(event) = run_request(req, grader.as_deref()) {
                     let _ = ev.send(event);
                 }
             }
@@ -568,7 +608,8 @@ impl Workers {
                 let events = self.events.clone();
                 std::thread::spawn(move || sweep(req, &events));
             }
-            JobRequest::LookupScores { whole: false, .. } => {
+            // A seal after the lookups, on their thread.
+            JobRequest::LookupScores { whole: false, .. } | JobRequest::SealSets { .. } => {
                 let _ = self.lookups.send(req);
             }
             // An opened row's report, or up to a line of a big file: a thread of its own,
@@ -671,6 +712,7 @@ fn take_along(
         cache,
         places,
         whole: false,
+        mut cuts,
     } = first
     else {
         return first;
@@ -683,7 +725,12 @@ fn take_along(
                 cache: other_cache,
                 places: other_places,
                 whole: false,
+                cuts: more_cuts,
             }) if same_cache(&cache, &other_cache) && other_places == places => {
+                // Each batch stays a segment of its own.
+                let at = rows.len();
+                cuts.push(at);
+                cuts.extend(more_cuts.into_iter().map(|c| at + c));
                 rows.extend(more_rows);
                 entries.extend(more);
             }
@@ -700,7 +747,34 @@ fn take_along(
         cache,
         places,
         whole: false,
+        cuts,
     }
+}
+
+/// `0..len` cut at `cuts` (increasing batch ends) into spans of whole batches of at most
+/// `limit` rows (a longer batch alone), each with its batches' ends within it.
+fn whole_batches(
+    cuts: &[usize],
+    len: usize,
+    limit: usize,
+) -> Vec<(std::ops::Range<usize>, Vec<usize>)> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < len {
+        let ends: Vec<usize> = cuts
+            .iter()
+            .copied()
+            .filter(|&c| c > start && c <= len && c - start <= limit)
+            .collect();
+        let end = ends
+            .last()
+            .copied()
+            .or_else(|| cuts.iter().copied().find(|&c| c > start && c <= len))
+            .unwrap_or(len);
+        out.push((start..end, ends.iter().map(|c| c - start).collect()));
+        start = end;
+    }
+    out
 }
 
 fn same_cache(a: &Option<Arc<ScoreCache>>, b: &Option<Arc<ScoreCache>>) -> bool {
@@ -956,6 +1030,23 @@ mod tests {
         assert!(!Arc::ptr_eq(&digests[0].functions, &digests[1].functions));
     }
 
+    /// A seal looks its batches up a few whole batches at a time.
+    #[test]
+    fn a_seal_goes_by_whole_batches() {
+        let spans = whole_batches(&[3, 5, 9, 10], 10, 5);
+        assert_eq!(
+            spans,
+            vec![(0..5, vec![3, 5]), (5..10, vec![4, 5])],
+            "batches kept whole, at most 5 rows a span"
+        );
+        // A batch over the limit goes alone; rows past the last cut form one more.
+        assert_eq!(
+            whole_batches(&[2, 9], 12, 4),
+            vec![(0..2, vec![2]), (2..9, vec![]), (9..12, vec![])]
+        );
+        assert!(whole_batches(&[], 0, 4).is_empty());
+    }
+
     /// Lookups queued behind one go with it, in order, up to the limit; one for other
     /// sidecars waits for the next turn, and the rows looked up are the rows asked.
     #[test]
@@ -969,6 +1060,7 @@ mod tests {
                 fallback: None,
             },
             whole: false,
+            cuts: Vec::new(),
         };
         let (tx, rx) = std::sync::mpsc::channel();
         for req in [
@@ -980,13 +1072,19 @@ mod tests {
         }
         tx.send(lookup(8..9, None)).expect("queued");
         let mut next = None;
-        let JobRequest::LookupScores { rows, entries, .. } =
-            take_along(lookup(0..2, None), &rx, &mut next)
+        let JobRequest::LookupScores {
+            rows,
+            entries,
+            cuts,
+            ..
+        } = take_along(lookup(0..2, None), &rx, &mut next)
         else {
             panic!("a lookup");
         };
         assert_eq!(rows, (0..6).collect::<Vec<_>>());
         assert_eq!(entries.len(), 6);
+        // Each batch taken along stays a segment of its own (its end in the rows).
+        assert_eq!(cuts, vec![2, 5]);
         let Some(JobRequest::LookupScores { rows, .. }) = next.take() else {
             panic!("the other sidecars' lookup waits");
         };
@@ -998,6 +1096,7 @@ mod tests {
             cache: None,
             places: crate::model::sidecar::SidecarPlaces::default(),
             whole: false,
+            cuts: Vec::new(),
         };
         let JobRequest::LookupScores { rows, .. } = take_along(big, &rx, &mut next) else {
             panic!("a lookup");
