@@ -11,8 +11,9 @@
 //!   ≤ 2 s), then with the facts forgotten (every verdict from the score cache);
 //! - the explorer with grading on (issue 30, `training_scale/graded.rs`): its peak memory
 //!   while grading every sample in the background (target ≤ 1× the dump), the score
-//!   cache's size on disk (target ≤ 0.1× the dump), and a reopen over the full cache (first
-//!   screen ≤ 1 s, every remembered verdict shown ≤ 3 s).
+//!   cache's size on disk (target ≤ 0.1× the dump), and reopens over the full cache (first
+//!   screen ≤ 1 s, every remembered verdict shown ≤ 3 s): through the sets the graded
+//!   session kept, then with none (read row by row).
 //!
 //! Samples are generated fresh (seeded): each task's NumPy reference translated to zwc,
 //! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
@@ -24,7 +25,9 @@
 //!
 //! `cargo bench --bench training_scale [-- SAMPLES]` (default 200000;
 //! `SEBX_BENCH_DIR=folder` keeps the dump and its caches there; `SEBX_BENCH_PARTS=graded`
-//! runs only the graded explorer, `=explorer,stats` only the others).
+//! runs only the graded explorer, `=explorer,stats` only the others). One phase of the graded
+//! part alone: `--phase graded|reopen EXP DATASET API_DOC CACHE`; `--forget-sets CACHE`
+//! forgets the cache's sets (a reopen that reads row by row).
 
 #[path = "common/mod.rs"]
 mod common;
@@ -471,6 +474,12 @@ fn main() {
     if let Some(i) = args.iter().position(|a| a == "--phase") {
         let p = |k: usize| PathBuf::from(&args[i + k]);
         graded::run_phase(&p(2), &p(3), &p(4), &p(5));
+        return;
+    }
+    // `--forget-sets CACHE`: the sets go (to measure a reopen that reads row by row).
+    if let Some(i) = args.iter().position(|a| a == "--forget-sets") {
+        let store = sebx::grade::store::Store::open(Path::new(&args[i + 1])).expect("cache");
+        println!("{} sets forgotten", store.forget_sets().expect("forgotten"));
         return;
     }
     let parts = std::env::var("SEBX_BENCH_PARTS").unwrap_or_default();

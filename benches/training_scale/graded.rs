@@ -5,9 +5,10 @@
 //! `TestBackend` in place of the terminal. Each open runs in a child process of its own so
 //! that each peak is its own:
 //! - `graded`: a fresh score cache, every sample graded in the background; the peak of the
-//!   explorer's memory while grading and what it holds once every verdict is in;
+//!   explorer's memory while grading and what it holds once every verdict is in, and when
+//!   it had kept its loading batches as sets (the seal once every grade is in);
 //! - `reopen`: the same run again over the full cache; the first screen, and the time until
-//!   every remembered verdict shows.
+//!   every remembered verdict shows (through the sets, then again with none).
 //!
 //! Memory is the explorer process's (the grader's Python workers are processes of their own).
 
@@ -43,6 +44,11 @@ pub struct Phase {
     pub held_kb: u64,
     /// Anonymous memory then (what the explorer itself holds, no mapped file pages), KB.
     pub anon_kb: u64,
+    /// When the explorer had kept its loading batches as sets in the score cache (after
+    /// grading; a reopen that grades nothing seals nothing: its lookups kept them), ms.
+    pub sealed_ms: u64,
+    /// Rows the score cache answered from sets (the rest were read row by row).
+    pub by_sets: u64,
 }
 
 /// Whether a row's verdict column shows a verdict (or that grading failed): done.
@@ -149,6 +155,25 @@ pub fn run_phase(exp: &Path, dataset: &Path, api_doc: &Path, cache: &Path) {
         }
     }
     let verdicts = verdicts.unwrap_or_else(|| start.elapsed());
+    // A user who graded the run keeps the explorer open a moment: the batches are sealed
+    // (looked up once more and kept as sets) once every grade is in.
+    let seal_wait = Instant::now();
+    while app.corpus.grade_progress.requested > 0
+        && app.caches.seals_done == 0
+        && seal_wait.elapsed() < Duration::from_secs(120)
+    {
+        for req in app.take_requests() {
+            workers.dispatch(req);
+        }
+        if let Ok(ev) = rx.recv_timeout(Duration::from_millis(30)) {
+            app.on_job(ev);
+            while let Ok(ev) = rx.try_recv() {
+                app.on_job(ev);
+            }
+        }
+        app.settle();
+    }
+    let sealed = start.elapsed();
     // What the grader gathered to remember is written (the workers flush when idle too).
     if let Some(b) = &backend {
         b.flush();
@@ -166,9 +191,15 @@ pub fn run_phase(exp: &Path, dataset: &Path, api_doc: &Path, cache: &Path) {
         peak_kb: status_kb("VmHWM:"),
         held_kb: status_kb("VmRSS:"),
         anon_kb: status_kb("RssAnon:"),
+        sealed_ms: sealed.as_millis() as u64,
+        by_sets: app
+            .corpus
+            .score_cache
+            .as_ref()
+            .map_or(0, |c| c.rows_read_by_sets() as u64),
     };
     println!(
-        "{} {} {} {} {} {} {} {} {}",
+        "{} {} {} {} {} {} {} {} {} {} {}",
         p.first_screen_ms,
         p.loaded_ms,
         p.verdicts_ms,
@@ -177,7 +208,9 @@ pub fn run_phase(exp: &Path, dataset: &Path, api_doc: &Path, cache: &Path) {
         p.graded,
         p.peak_kb,
         p.held_kb,
-        p.anon_kb
+        p.anon_kb,
+        p.sealed_ms,
+        p.by_sets
     );
     drop(workers);
     drop(app);
@@ -214,6 +247,8 @@ pub fn child(phase: &str, exp: &Path, dataset: &Path, api_doc: &Path, cache: &Pa
         peak_kb,
         held_kb,
         anon_kb,
+        sealed_ms,
+        by_sets,
     ] = v[..]
     else {
         panic!(
@@ -231,6 +266,8 @@ pub fn child(phase: &str, exp: &Path, dataset: &Path, api_doc: &Path, cache: &Pa
         peak_kb,
         held_kb,
         anon_kb,
+        sealed_ms,
+        by_sets,
     }
 }
 
@@ -261,10 +298,11 @@ pub fn graded(exp: &Path, dataset: &Path, api_doc: &Path, cache: &PathBuf, bytes
     let g = child("graded", exp, dataset, api_doc, cache);
     let graded_at = Instant::now();
     println!(
-        "  first screen {:.2} s, loaded {:.2} s, every verdict in {:.1} s ({} of {} rows, {} graded here)",
+        "  first screen {:.2} s, loaded {:.2} s, every verdict in {:.1} s, kept as sets at {:.1} s ({} of {} rows, {} graded here)",
         g.first_screen_ms as f64 / 1e3,
         g.loaded_ms as f64 / 1e3,
         g.verdicts_ms as f64 / 1e3,
+        g.sealed_ms as f64 / 1e3,
         g.with_verdict,
         g.rows,
         g.graded
@@ -289,34 +327,55 @@ pub fn graded(exp: &Path, dataset: &Path, api_doc: &Path, cache: &PathBuf, bytes
     );
     // Reopened as on another day: every record's mark is older than the store's touch
     // window, so the lookup marks every record it reads (a reopen within the window marks
-    // none and would flatter it).
-    let window = sebx::grade::store::TOUCH_AFTER + Duration::from_secs(1);
-    let since = graded_at.elapsed();
-    if since < window {
-        std::thread::sleep(window - since);
+    // none and would flatter it). First with the sets the graded session kept; then with
+    // none (as after `sebx grade`, or an explorer closed before its grades were all in):
+    // read row by row, and kept as sets by that reopen.
+    let mut since = graded_at;
+    for with_sets in [true, false] {
+        if !with_sets {
+            let store = sebx::grade::store::Store::open(cache).expect("the cache opens");
+            store.forget_sets().expect("the sets go");
+        }
+        let window = sebx::grade::store::TOUCH_AFTER + Duration::from_secs(1);
+        if since.elapsed() < window {
+            std::thread::sleep(window - since.elapsed());
+        }
+        println!(
+            "explorer reopened over the full score cache (grading on), every record's mark past the touch window, {}:",
+            if with_sets {
+                "its batches kept as sets"
+            } else {
+                "no sets (read row by row)"
+            }
+        );
+        let r = child("reopen", exp, dataset, api_doc, cache);
+        since = Instant::now();
+        let first = r.first_screen_ms as f64 / 1e3;
+        let all = r.verdicts_ms as f64 / 1e3;
+        println!(
+            "  first screen {first:.2} s (target ≤ 1 s: {}); every remembered verdict shown {all:.2} s (target ≤ 3 s: {}); {} of {} rows ({} read through sets), {} graded again",
+            verdict(first <= 1.0),
+            verdict(all <= 3.0),
+            r.with_verdict,
+            r.rows,
+            r.by_sets,
+            r.graded
+        );
+        println!(
+            "  explorer memory: peak {:.0} MB = {:.2}× the dump (target ≤ 1×: {}); then {:.0} MB resident ({:.2}×), {:.0} MB its own ({:.2}×)",
+            mb(r.peak_kb),
+            x(r.peak_kb),
+            verdict(x(r.peak_kb) <= 1.0),
+            mb(r.held_kb),
+            x(r.held_kb),
+            mb(r.anon_kb),
+            x(r.anon_kb)
+        );
     }
+    let on_disk = dir_bytes(cache);
     println!(
-        "explorer reopened over the full score cache (grading on), every record's mark past the touch window:"
-    );
-    let r = child("reopen", exp, dataset, api_doc, cache);
-    let first = r.first_screen_ms as f64 / 1e3;
-    let all = r.verdicts_ms as f64 / 1e3;
-    println!(
-        "  first screen {first:.2} s (target ≤ 1 s: {}); every remembered verdict shown {all:.2} s (target ≤ 3 s: {}); {} of {} rows, {} graded again",
-        verdict(first <= 1.0),
-        verdict(all <= 3.0),
-        r.with_verdict,
-        r.rows,
-        r.graded
-    );
-    println!(
-        "  explorer memory: peak {:.0} MB = {:.2}× the dump (target ≤ 1×: {}); then {:.0} MB resident ({:.2}×), {:.0} MB its own ({:.2}×)",
-        mb(r.peak_kb),
-        x(r.peak_kb),
-        verdict(x(r.peak_kb) <= 1.0),
-        mb(r.held_kb),
-        x(r.held_kb),
-        mb(r.anon_kb),
-        x(r.anon_kb)
+        "  score cache on disk after the reopens: {:.1} MB = {:.3}× the dump",
+        on_disk as f64 / 1e6,
+        on_disk as f64 / bytes as f64
     );
 }
