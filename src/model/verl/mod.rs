@@ -151,7 +151,7 @@ pub struct RunReader<'a> {
     prompts: HashMap<Arc<str>, (JoinedBy, Task<'a>)>,
     /// The last sample's prompt with the same (a GRPO group's samples come together):
     /// found without hashing its text. Boxed: the reader sits in the loader's followed runs.
-    last_prompt: Option<Box<(Arc<str>, JoinedBy, Task<'a>)>>,
+    last_prompt: Option<Box<Known<'a>>>,
     /// Group key → run-wide number.
     groups: foldhash::HashMap<GroupKey, u32>,
     occurrences: foldhash::HashMap<RolloutId, usize>,
@@ -190,6 +190,9 @@ fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
 
 /// Below this many bytes a chunk is parsed on the calling thread.
 const PARALLEL_PARSE_BYTES: usize = 256 * 1024;
+
+/// A sample's prompt (shared by its group), how it joined its task, and the task.
+type Known<'a> = (Arc<str>, JoinedBy, Task<'a>);
 
 impl<'a> RunReader<'a> {
     pub fn new(index: &'a JoinIndex, dataset: &'a Dataset) -> RunReader<'a> {
@@ -265,12 +268,37 @@ impl<'a> RunReader<'a> {
         }
         let segments = idx;
         out.lines = lines.len();
-        for ((idx, _), parsed) in lines.iter().zip(parse_samples(&lines)) {
+        let parsed = parse_samples(&lines);
+        // Each sample's task (in order: the prompts' memo), then the ids hashed on the
+        // parse threads: SHA-256 of query and response was a third of this thread's time
+        // while the other core waited (a 200,000-sample reopen, benches/README.md).
+        let known: Vec<Option<Known<'a>>> = parsed
+            .iter()
+            .map(|p| p.as_ref().ok().map(|s| self.known(s)))
+            .collect();
+        let hashed: Vec<(&str, &str)> = parsed
+            .iter()
+            .zip(&known)
+            .filter_map(|(p, k)| Some((&*k.as_ref()?.2.query, p.as_ref().ok()?.output.as_str())))
+            .collect();
+        let mut ids = crate::model::parallel::map_in_order(
+            hashed,
+            bytes.len() >= PARALLEL_PARSE_BYTES,
+            |(query, output)| RolloutId::derive(query, output, 0),
+        )
+        .into_iter();
+        let mut known = known.into_iter();
+        for ((idx, _), parsed) in lines.iter().zip(parsed) {
             let line = line_offset + idx + 1;
+            let known = known.next().flatten();
             match parsed {
-                Ok(sample) => out
-                    .rollouts
-                    .push(self.rollout(&source, line, file_step, sample)),
+                Ok(sample) => {
+                    let (Some(known), Some(base)) = (known, ids.next()) else {
+                        continue;
+                    };
+                    let rollout = self.rollout(&source, line, file_step, sample, known, base);
+                    out.rollouts.push(rollout);
+                }
                 Err(reason) => {
                     let torn = unterminated && idx + 1 == segments;
                     out.issues.push(LoadIssue {
@@ -320,20 +348,14 @@ impl<'a> RunReader<'a> {
         }
     }
 
-    /// The rollout of one sample.
-    pub fn rollout(
-        &mut self,
-        source: &Arc<Path>,
-        line: usize,
-        file_step: u32,
-        s: Sample,
-    ) -> Rollout {
+    /// The prompt of sample `s` (shared), how it joined its task, and the task.
+    fn known(&mut self, s: &Sample) -> Known<'a> {
         let last = self
             .last_prompt
             .as_deref()
             .filter(|(p, _, _)| Arc::ptr_eq(p, &s.input) || **p == *s.input)
             .cloned();
-        let (prompt, joined, task) = match last {
+        match last {
             Some(known) => known,
             None => {
                 let known = match self.prompts.get_key_value(&*s.input) {
@@ -349,7 +371,21 @@ impl<'a> RunReader<'a> {
                 self.last_prompt = Some(Box::new(known.clone()));
                 known
             }
-        };
+        }
+    }
+
+    /// The rollout of sample `s`, whose prompt and task are `known` and whose id, before
+    /// counting duplicates, is `base` (`RolloutId::derive` of the task's query and `s`'s
+    /// output).
+    fn rollout(
+        &mut self,
+        source: &Arc<Path>,
+        line: usize,
+        file_step: u32,
+        s: Sample,
+        (prompt, joined, task): Known<'a>,
+        base: RolloutId,
+    ) -> Rollout {
         let (group, group_uid) = self.group(&s, &prompt);
         let item = task.item;
         let right = match task.right {
@@ -363,7 +399,6 @@ impl<'a> RunReader<'a> {
             }
             _ => None,
         };
-        let base = RolloutId::derive(&query, &s.output, 0);
         if let Some(counted) = &mut self.counted {
             counted
                 .entry(source.clone())

@@ -418,6 +418,12 @@ fn a_big_chunk_parsed_in_parallel_reads_as_line_by_line() {
         got.rollouts.iter().any(|r| r.id.0.contains('~')),
         "duplicates numbered"
     );
+    // Each id is its own query's and response's (hashed apart from the rest of the row).
+    for r in &got.rollouts {
+        let base = RolloutId::derive(&r.query, &r.response, 0);
+        let own = r.id.0.split('~').next().expect("an id");
+        assert_eq!(own, base.0, "line {}", r.line);
+    }
 }
 
 /// The typed reading of a line and the reading through a JSON value give the same sample
