@@ -292,8 +292,6 @@ fn verdict(met: bool) -> &'static str {
 /// The explorer graded, then reopened over the full cache, against issue 30's targets.
 pub fn graded(exp: &Path, dataset: &Path, api_doc: &Path, cache: &PathBuf, bytes: u64) {
     let _ = std::fs::remove_dir_all(cache);
-    let x = |kb: u64| kb as f64 * 1024.0 / bytes as f64;
-    let mb = |kb: u64| kb as f64 / 1024.0;
     println!("explorer with grading on, a fresh score cache:");
     let g = child("graded", exp, dataset, api_doc, cache);
     let graded_at = Instant::now();
@@ -307,16 +305,7 @@ pub fn graded(exp: &Path, dataset: &Path, api_doc: &Path, cache: &PathBuf, bytes
         g.rows,
         g.graded
     );
-    println!(
-        "  explorer memory: peak {:.0} MB = {:.2}× the dump (target ≤ 1×: {}); after grading {:.0} MB resident ({:.2}×), {:.0} MB its own ({:.2}×)",
-        mb(g.peak_kb),
-        x(g.peak_kb),
-        verdict(x(g.peak_kb) <= 1.0),
-        mb(g.held_kb),
-        x(g.held_kb),
-        mb(g.anon_kb),
-        x(g.anon_kb)
-    );
+    print_memory(&g, "after grading", bytes);
     let on_disk = dir_bytes(cache);
     let ratio = on_disk as f64 / bytes as f64;
     println!(
@@ -361,21 +350,28 @@ pub fn graded(exp: &Path, dataset: &Path, api_doc: &Path, cache: &PathBuf, bytes
             r.by_sets,
             r.graded
         );
-        println!(
-            "  explorer memory: peak {:.0} MB = {:.2}× the dump (target ≤ 1×: {}); then {:.0} MB resident ({:.2}×), {:.0} MB its own ({:.2}×)",
-            mb(r.peak_kb),
-            x(r.peak_kb),
-            verdict(x(r.peak_kb) <= 1.0),
-            mb(r.held_kb),
-            x(r.held_kb),
-            mb(r.anon_kb),
-            x(r.anon_kb)
-        );
+        print_memory(&r, "then", bytes);
     }
     let on_disk = dir_bytes(cache);
     println!(
         "  score cache on disk after the reopens: {:.1} MB = {:.3}× the dump",
         on_disk as f64 / 1e6,
         on_disk as f64 / bytes as f64
+    );
+}
+
+/// A phase's memory line: its peak against the target, and what it held `when` done.
+fn print_memory(p: &Phase, when: &str, bytes: u64) {
+    let x = |kb: u64| kb as f64 * 1024.0 / bytes as f64;
+    let mb = |kb: u64| kb as f64 / 1024.0;
+    println!(
+        "  explorer memory: peak {:.0} MB = {:.2}× the dump (target ≤ 1×: {}); {when} {:.0} MB resident ({:.2}×), {:.0} MB its own ({:.2}×)",
+        mb(p.peak_kb),
+        x(p.peak_kb),
+        verdict(x(p.peak_kb) <= 1.0),
+        mb(p.held_kb),
+        x(p.held_kb),
+        mb(p.anon_kb),
+        x(p.anon_kb)
     );
 }
