@@ -53,7 +53,7 @@ fn a_run_graded_in_the_explorer_reopens_through_the_sets_it_kept() {
     let dir = tempfile::tempdir().expect("tempdir");
     let files = write_runs(dir.path(), 40);
     let cache = isolated::cache_flags();
-    let first = {
+    let (first, sealed) = {
         let mut ex = Explorer::open_in(files.clone(), None, cache.clone());
         ex.until("every row graded and the batches kept as sets", |app| {
             app.corpus.load.done && all_graded(app) && app.caches.seals_done > 0
@@ -65,7 +65,7 @@ fn a_run_graded_in_the_explorer_reopens_through_the_sets_it_kept() {
             0,
             "nothing to read sets of yet"
         );
-        shown(&ex)
+        (shown(&ex), ex.app.caches.seals_done)
     };
     assert!(
         first
@@ -88,5 +88,11 @@ fn a_run_graded_in_the_explorer_reopens_through_the_sets_it_kept() {
         "nothing graded again"
     );
     let cache = ex.app.corpus.score_cache.as_ref().expect("a cache");
-    assert_eq!(cache.rows_read_by_sets(), 80, "each batch read as one set");
+    assert_eq!(
+        cache.rows_read_by_sets(),
+        80,
+        "each batch read as one set ({} sets kept, {} seals)",
+        cache.store().set_count().unwrap_or(0),
+        sealed
+    );
 }

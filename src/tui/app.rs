@@ -67,6 +67,8 @@ pub struct Caches {
     /// (`JobRequest::SealSets`).
     batch_rows: Vec<usize>,
     batch_cuts: Vec<usize>,
+    /// Rows handed to a lookup of facts and not answered yet.
+    lookup_rows_pending: usize,
     /// The grades requested when the batches were last sealed.
     sealed_at: Option<usize>,
     /// Seals answered (the batches kept as sets in the score cache, as far as they hold).
@@ -89,6 +91,7 @@ impl Default for Caches {
             missed_while_loading: Vec::new(),
             batch_rows: Vec::new(),
             batch_cuts: Vec::new(),
+            lookup_rows_pending: 0,
             sealed_at: None,
             seals_done: 0,
             graphs: GraphCache::default(),

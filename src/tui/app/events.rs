@@ -63,6 +63,11 @@ impl App {
                 missing,
                 whole: asked_whole,
             } => {
+                if !asked_whole {
+                    let answered = found.len() + missing.len();
+                    self.caches.lookup_rows_pending =
+                        self.caches.lookup_rows_pending.saturating_sub(answered);
+                }
                 let mut whole = false;
                 // Remembered rows the session's rule still grades: a training sample whose
                 // remembered record has no reward (a verdict-only grade wrote it).
@@ -454,6 +459,7 @@ impl App {
                 self.caches.batch_rows.extend(&rows);
                 self.caches.batch_cuts.push(self.caches.batch_rows.len());
             }
+            self.caches.lookup_rows_pending += rows.len();
             self.outbox.push(JobRequest::LookupScores {
                 entries: rows
                     .iter()
@@ -474,7 +480,9 @@ impl App {
     /// [`App::settle`](super::App::settle).
     pub(super) fn seal_when_graded(&mut self) {
         let gp = self.corpus.grade_progress;
+        // Not while lookups are out: the rows they miss are graded next.
         if !self.corpus.load.done
+            || self.caches.lookup_rows_pending > 0
             || gp.requested == 0
             || gp.finished < gp.requested
             || self.caches.sealed_at == Some(gp.requested)
