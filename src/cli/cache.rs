@@ -123,6 +123,11 @@ fn print_size(size: &store::Size) {
         );
     }
     println!(
+        "sets of facts (opened runs' loading batches, each read at once on reopening): {} set(s), {}",
+        size.sets.0,
+        human_bytes(size.sets.1)
+    );
+    println!(
         "records: {} of a {} limit ({:.0}%)",
         human_bytes(size.bytes),
         human_bytes(size.limit),

@@ -170,6 +170,8 @@ pub struct Size {
     pub bytes: u64,
     pub limit: u64,
     pub namespaces: Vec<Namespace>,
+    /// Sets of facts (`sets.rs`, outside the limit): how many, and their bytes.
+    pub sets: (u64, u64),
 }
 
 /// What an eviction removed.
@@ -474,6 +476,16 @@ impl Store {
             })?
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let bytes = total(&conn)?;
+        let sets = conn.query_row(
+            "SELECT COUNT(*), COALESCE(SUM(length(members) + length(facts)), 0) FROM sets",
+            [],
+            |row| {
+                Ok((
+                    row.get::<_, i64>(0)?.max(0) as u64,
+                    row.get::<_, i64>(1)?.max(0) as u64,
+                ))
+            },
+        )?;
         drop(conn);
         Ok(Size {
             path: self.path.clone(),
@@ -481,6 +493,7 @@ impl Store {
             bytes,
             limit: self.options.limit,
             namespaces,
+            sets,
         })
     }
 

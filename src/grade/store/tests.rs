@@ -512,6 +512,9 @@ fn a_set_holds_until_the_facts_it_was_read_from_change() {
         1
     );
     assert!(read("again").is_some());
+    // Sized apart from the records: one set, its members (a tag and two keys as lines) and
+    // its facts.
+    assert_eq!(store.size().expect("size").sets, (1, 1 + 9 + 5));
     // Clearing the store takes the sets too.
     store.clear().expect("clear");
     assert_eq!(store.set_count().expect("count"), 0);
