@@ -181,18 +181,26 @@ pub struct Evicted {
     pub bytes: u64,
 }
 
-/// A read to be marked: when, and whether the record is marked too (else its facts only).
+/// A read to be marked: when, and whether the record is marked too (else its facts only;
+/// a set has no record).
 #[derive(Debug, Clone, Copy)]
 struct Mark {
     when: i64,
     record: bool,
 }
 
-/// Marks gathered: (namespace, key) → the mark.
-type Marks = HashMap<(String, String), Mark>;
+/// What was read: a record's row (its facts, and the record itself) or a set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Read {
+    Row,
+    Set,
+}
 
-/// Writes `marks` in `tx`: the facts row of each, and the record where the read was of
-/// the record itself.
+/// Marks gathered: (what was read, namespace, key) → the mark.
+type Marks = HashMap<(Read, String, String), Mark>;
+
+/// Writes `marks` in `tx`: the facts row of each row read, and the record where the read
+/// was of the record itself; each set read.
 fn write_marks(tx: &rusqlite::Transaction, marks: &Marks) -> Result<()> {
     if marks.is_empty() {
         return Ok(());
@@ -201,10 +209,16 @@ fn write_marks(tx: &rusqlite::Transaction, marks: &Marks) -> Result<()> {
         tx.prepare_cached("UPDATE records SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
     let mut mark_facts =
         tx.prepare_cached("UPDATE facts SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
+    let mut mark_set =
+        tx.prepare_cached("UPDATE sets SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
     // In key order: consecutive updates share their B-tree pages.
     let mut sorted: Vec<_> = marks.iter().collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    for ((ns, key), m) in sorted {
+    for ((read, ns, key), m) in sorted {
+        if *read == Read::Set {
+            mark_set.execute(params![ns, key, m.when])?;
+            continue;
+        }
         if m.record {
             mark.execute(params![ns, key, m.when])?;
         }
@@ -276,8 +290,6 @@ pub struct Store {
     options: Options,
     /// Reads whose records are to be marked used: (namespace, key) → the mark.
     touched: Mutex<Marks>,
-    /// Sets read whose marks are to be written: (namespace, key) → the mark.
-    touched_sets: Mutex<HashMap<(String, String), i64>>,
     /// The latest mark given, so marks from this process strictly increase.
     clock: AtomicI64,
     /// Writes the marks of bulk reads in the background (started by the first).
@@ -312,7 +324,6 @@ impl Store {
             conn: Mutex::new(conn),
             options,
             touched: Mutex::new(HashMap::new()),
-            touched_sets: Mutex::new(HashMap::new()),
             clock: AtomicI64::new(0),
             marker: Mutex::new(None),
             notes,
@@ -431,16 +442,9 @@ impl Store {
                 .lock()
                 .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?,
         );
-        let touched_sets = std::mem::take(
-            &mut *self
-                .touched_sets
-                .lock()
-                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?,
-        );
         let mut conn = self.conn()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         write_marks(&tx, &touched)?;
-        sets::write_set_marks(&tx, &touched_sets)?;
         let out = f(&tx)?;
         tx.commit()?;
         Ok(out)
@@ -554,12 +558,7 @@ impl Drop for Store {
             .touched
             .get_mut()
             .map(|t| !t.is_empty())
-            .unwrap_or(false)
-            || self
-                .touched_sets
-                .get_mut()
-                .map(|t| !t.is_empty())
-                .unwrap_or(false);
+            .unwrap_or(false);
         if pending {
             // Marks that cannot be written only make eviction a little less exact.
             let _ = self.write(|_| Ok(()));

@@ -6,7 +6,7 @@
 use anyhow::{Result, anyhow};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use super::{Mark, Marker, Marks, Store, TOUCH_BATCH, write_marks};
+use super::{Mark, Marker, Marks, Read, Store, TOUCH_BATCH, write_marks};
 
 impl Store {
     /// The value under `key` in `ns`; marks it used (see the module doc).
@@ -67,9 +67,17 @@ impl Store {
         Ok(())
     }
 
-    /// Remembers that `key` of `ns`, last marked `used`, was read now (if the mark is old):
-    /// its record and facts when `record`, else (a read of facts) its facts only.
-    fn note_use(&self, ns: &str, key: &str, used: i64, record: bool) -> Result<()> {
+    /// Remembers that `key` of `ns` (a set's when `read` is a set), last marked `used`, was
+    /// read now (if the mark is old): a row's record and facts when `record`, else (a read
+    /// of facts) its facts only.
+    pub(super) fn note_use(
+        &self,
+        read: Read,
+        ns: &str,
+        key: &str,
+        used: i64,
+        record: bool,
+    ) -> Result<()> {
         let now = self.now();
         if now.saturating_sub(used) >= self.options.touch_after.as_millis() as i64 {
             let mut touched = self
@@ -77,7 +85,7 @@ impl Store {
                 .lock()
                 .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?;
             let mark = touched
-                .entry((ns.to_string(), key.to_string()))
+                .entry((read, ns.to_string(), key.to_string()))
                 .or_insert(Mark { when: now, record });
             mark.when = mark.when.max(now);
             mark.record |= record;
@@ -106,7 +114,7 @@ impl Reader<'_> {
         let Some((value, used)) = found else {
             return Ok(None);
         };
-        self.store.note_use(ns, key, used, true)?;
+        self.store.note_use(Read::Row, ns, key, used, true)?;
         Ok(Some(value))
     }
 
@@ -123,7 +131,7 @@ impl Reader<'_> {
         let Some((facts, used)) = found else {
             return Ok(None);
         };
-        self.store.note_use(ns, key, used, false)?;
+        self.store.note_use(Read::Row, ns, key, used, false)?;
         Ok(Some(facts))
     }
 

@@ -12,10 +12,10 @@
 //!   eviction walks them ([`spread_marks`]), so a run opened through its sets keeps its
 //!   records; sets that no longer hold go then and whenever sets are written.
 
-use anyhow::{Result, anyhow};
+use anyhow::Result;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Reader, Store};
+use super::{Read, Reader, Store};
 
 /// How far the facts have changed: every facts row deleted or replaced, and every one
 /// added, since the store had sets (any namespace).
@@ -162,7 +162,7 @@ impl Reader<'_> {
         if deletes != now.deletes || inserts.is_some_and(|i| i != now.inserts) {
             return Ok(None);
         }
-        self.store.note_set_use(ns, key, used)?;
+        self.store.note_use(Read::Set, ns, key, used, false)?;
         Ok(Some(facts))
     }
 }
@@ -219,30 +219,4 @@ impl Store {
             .query_row("SELECT COUNT(*) FROM sets", [], |row| row.get::<_, i64>(0))?
             .max(0) as u64)
     }
-
-    /// Remembers that the set `key` of `ns`, last marked `used`, was read now (if the mark
-    /// is old); written with the next write.
-    fn note_set_use(&self, ns: &str, key: &str, used: i64) -> Result<()> {
-        let now = self.now();
-        if now.saturating_sub(used) >= self.options.touch_after.as_millis() as i64 {
-            self.touched_sets
-                .lock()
-                .map_err(|_| anyhow!("the cache's touch lock is poisoned"))?
-                .insert((ns.to_string(), key.to_string()), now);
-        }
-        Ok(())
-    }
-}
-
-/// Writes the marks of the sets read (see [`Store::write`]).
-pub(super) fn write_set_marks(
-    tx: &rusqlite::Transaction,
-    marks: &std::collections::HashMap<(String, String), i64>,
-) -> Result<()> {
-    let mut mark =
-        tx.prepare_cached("UPDATE sets SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
-    for ((ns, key), when) in marks {
-        mark.execute(params![ns, key, when])?;
-    }
-    Ok(())
 }
