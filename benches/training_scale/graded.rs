@@ -162,16 +162,8 @@ pub fn run_phase(exp: &Path, dataset: &Path, api_doc: &Path, cache: &Path) {
         && app.caches.seals_done == 0
         && seal_wait.elapsed() < Duration::from_secs(120)
     {
-        for req in app.take_requests() {
-            workers.dispatch(req);
-        }
-        if let Ok(ev) = rx.recv_timeout(Duration::from_millis(30)) {
-            app.on_job(ev);
-            while let Ok(ev) = rx.try_recv() {
-                app.on_job(ev);
-            }
-        }
-        app.settle();
+        sebx::tui::run::pump(&mut app, &workers, &rx);
+        std::thread::sleep(Duration::from_millis(20));
     }
     let sealed = start.elapsed();
     // What the grader gathered to remember is written (the workers flush when idle too).

@@ -54,7 +54,7 @@ impl App {
                 }
                 true
             }
-            JobEvent::Sealed { .. } => {
+            JobEvent::Sealed => {
                 self.caches.seals_done += 1;
                 false
             }
@@ -494,16 +494,14 @@ impl App {
             return;
         };
         self.caches.sealed_at = Some(gp.requested);
-        let rows = self.caches.batch_rows.clone();
-        let entries = rows
+        // Rows only grow (a rewritten file's are replaced in place): every batch row is there.
+        let entries = self
+            .caches
+            .batch_rows
             .iter()
-            .filter_map(|&r| self.corpus.entries.get(r).cloned())
-            .collect::<Vec<_>>();
-        if entries.len() != rows.len() {
-            return;
-        }
+            .map(|&r| self.corpus.entries[r].clone())
+            .collect();
         self.outbox.push(JobRequest::SealSets {
-            rows,
             entries,
             cuts: self.caches.batch_cuts.clone(),
             cache,

@@ -106,11 +106,10 @@ pub enum JobRequest {
         /// (`ScoreCache::facts_cut`).
         cuts: Vec<usize>,
     },
-    /// Once every grade is in: the loading batches' rows (`rows`, cut at `cuts`) looked up
-    /// as a reopening will look them up, after the grader's gathered reports are written,
-    /// so that the cache keeps each batch as a set and a reopening reads it at once.
+    /// Once every grade is in: the loading batches' rows (their `entries`, cut at `cuts`)
+    /// looked up as a reopening will look them up, after the grader's gathered reports are
+    /// written, so that the cache keeps each batch as a set and a reopening reads it at once.
     SealSets {
-        rows: Vec<usize>,
         entries: Vec<Arc<Entry>>,
         cuts: Vec<usize>,
         cache: Arc<ScoreCache>,
@@ -189,9 +188,7 @@ pub enum JobEvent {
         whole: bool,
     },
     /// The loading batches were looked up to be kept as sets ([`JobRequest::SealSets`]).
-    Sealed {
-        rows: usize,
-    },
+    Sealed,
     /// The figures of the stats and compare screens.
     Stats(Arc<stats::StatsResult>),
     /// The figures of the Training screen.
@@ -363,7 +360,6 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             analysis: Arc::new(analyze_rollout(&entry.rollout, &api, item.as_deref())),
         }),
         JobRequest::SealSets {
-            rows,
             entries,
             cuts,
             cache,
@@ -379,7 +375,7 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
             for (span, inner) in whole_batches(&cuts, rollouts.len(), LOOKUP_TAKES_ALONG) {
                 Resolver::remembered_facts(Some(cache.clone()), &places, &rollouts[span], &inner);
             }
-            Some(JobEvent::Sealed { rows: rows.len() })
+            Some(JobEvent::Sealed)
         }
         JobRequest::LookupScores {
             rows,
