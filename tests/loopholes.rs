@@ -490,6 +490,51 @@ fn stats_by_step_shows_a_loophole_taking_off() {
         "{report:#}"
     );
     assert_eq!(report["runs"][0]["loopholes"]["right"], 6);
+    // The share per step and the onset: at the default 10% the loophole took off at step 2
+    // (half the samples, then all); per kind the same.
+    let shares: Vec<f64> = steps
+        .iter()
+        .map(|s| s["loophole_shares"]["any"].as_f64().expect("share"))
+        .collect();
+    assert_eq!(shares, vec![0.0, 0.5, 1.0], "{report:#}");
+    assert_eq!(report["onset_at"], 0.1);
+    let onset = |report: &Value, kind: &str| {
+        report["onsets"]
+            .as_array()
+            .expect("onsets")
+            .iter()
+            .find(|o| o["kind"] == kind)
+            .map(|o| o["step"].clone())
+    };
+    assert_eq!(onset(&report, "any"), Some(json!(2)), "{report:#}");
+    assert_eq!(onset(&report, "hollow_zwc"), Some(json!(2)), "{report:#}");
+    // At 75% only the last step holds it; the text table says the same.
+    let strict = stats_json(&[
+        run.as_os_str(),
+        std::ffi::OsStr::new("--dataset"),
+        dataset.as_os_str(),
+        std::ffi::OsStr::new("--by"),
+        std::ffi::OsStr::new("step"),
+        std::ffi::OsStr::new("--onset-at"),
+        std::ffi::OsStr::new("75%"),
+    ]);
+    assert_eq!(onset(&strict, "any"), Some(json!(3)), "{strict:#}");
+    let text = isolated::sebx()
+        .arg("stats")
+        .arg(&run)
+        .arg("--dataset")
+        .arg(&dataset)
+        .args(["--by", "step", "-q", "--api-doc"])
+        .arg(demo_api_doc())
+        .output()
+        .expect("stats");
+    let text = String::from_utf8_lossy(&text.stdout);
+    let row = text
+        .lines()
+        .find(|l| l.contains("hollow_zwc"))
+        .unwrap_or_else(|| panic!("no onset row for hollow_zwc:\n{text}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(&cells[1..], ["hollow_zwc", "2", "3", "100.0%", "100.0%"], "{text}");
 }
 
 /// The same dump in the explorer, opened as `sebx RUN --dataset FILE` opens it: the Training
@@ -515,6 +560,8 @@ fn the_training_screen_shows_the_loophole_curve() {
     let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
     assert!(drawn.contains("right by loophole"), "{drawn}");
     assert!(drawn.contains("· right by loophole 6"), "{drawn}");
+    // The onset under the curve, at the step `stats --by step` gives.
+    assert!(drawn.contains("▲ onset: step 2 (from there on ≥ 10%"), "{drawn}");
 }
 
 /// A training dump of one task whose loophole rate rises: step 1 all genuine, step 2 half

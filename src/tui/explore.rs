@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use crate::grade::backend::{GradeBackend, Grader, Unavailable};
-use crate::grade::runs::LearnedAt;
+use crate::grade::runs::{LearnedAt, OnsetAt};
 use crate::model::verl::JoinIndex;
 use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
 use crate::session::caches::{CacheFlags, open_score_cache};
@@ -111,6 +111,11 @@ pub struct ExploreArgs {
     /// --learned-at` does.
     #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
     pub learned_at: LearnedAt,
+    /// Training runs: the share of a step's graded samples through a loophole from which on
+    /// it took off (0.1, or 10%; in (0, 1]); the Training screen marks that step under the
+    /// loophole curve, as `sebx stats --onset-at` does.
+    #[arg(long, value_name = "SHARE", default_value = "0.1", value_parser = OnsetAt::parse)]
+    pub onset_at: OnsetAt,
     /// A HuggingFace tokenizer.json (the trained model's): the Training screen shows the
     /// responses' length in tokens beside characters, as `sebx stats --tokenizer` does.
     #[arg(long, value_name = "FILE")]
@@ -413,6 +418,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     app.labelling.places = args.sidecars.places_with(config.sidecar_dir.clone());
     app.labelling.order = args.label_order;
     app.training.learned_at = args.learned_at;
+    app.training.onset_at = args.onset_at;
     app.labelling.order_seed = args
         .label_seed
         .unwrap_or(crate::model::sampling::DEFAULT_SEED);

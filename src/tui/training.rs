@@ -9,7 +9,7 @@
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-use crate::grade::runs::{HeatMap, HeatSort, LearnedAt, ZeroGroup, bin_label, heat_map};
+use crate::grade::runs::{HeatMap, HeatSort, LearnedAt, OnsetAt, ZeroGroup, bin_label, heat_map};
 
 use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
@@ -54,6 +54,9 @@ pub struct TrainingView {
     pub stale: bool,
     /// The share of a step's samples that solves it (`--learned-at`).
     pub learned_at: LearnedAt,
+    /// The share of a step's graded samples through a loophole that marks its onset
+    /// (`--onset-at`).
+    pub onset_at: OnsetAt,
     /// Counts the responses' tokens (`--tokenizer`).
     pub tokenizer: Option<Arc<crate::model::tokenizer::TokenCounter>>,
     /// Each row's sample facts once computed (rows only ever get appended), not on every
@@ -216,6 +219,7 @@ impl TrainingView {
                 api: corpus.ctx.api.clone(),
                 dataset: corpus.ctx.dataset.clone(),
                 learned_at: self.learned_at,
+                onset_at: self.onset_at,
                 tokenizer: self.tokenizer.clone(),
                 samples: self.samples.clone(),
                 tokens: self.tokens.clone(),

@@ -14,6 +14,7 @@ use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use crate::grade::runs::onset::ANY;
 use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
 
 use super::app::App;
@@ -173,6 +174,7 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
     }
     // Few steps: each is drawn several characters wide, so the curve reads as one.
     let repeat = (spark_w / bins.len().max(1)).clamp(1, 6);
+    let loophole_curve = curves.len() > 3;
     for (label, f, style) in curves {
         let line: String = spark(&binned(&steps, &bins, f))
             .chars()
@@ -183,6 +185,28 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
             Span::styled(line, style),
             Span::raw(format!(" {} at the last step", last(f))),
         ]));
+    }
+    // Under the loophole curve, where the loophole took off (the same step `stats --by
+    // step` gives).
+    let onset = r.report.figures.onset(&name, ANY);
+    if let (true, Some(step)) = (loophole_curve, onset) {
+        let bin = bins
+            .iter()
+            .position(|(lo, hi)| (*lo..=*hi).contains(&step))
+            .unwrap_or(0);
+        let text = format!(
+            "onset: step {step} (from there on ≥ {} of each step's graded samples went through a loophole)",
+            r.report.figures.onset_at
+        );
+        let at = 19 + bin * repeat;
+        let n = text.chars().count();
+        // The text after the mark where it fits, else before it.
+        let line = if at + 2 + n <= w || at < n + 1 {
+            format!("{}▲ {text}", " ".repeat(at))
+        } else {
+            format!("{}{text} ▲", " ".repeat(at - n - 1))
+        };
+        lines.push(Line::styled(fit(&line, w), theme.verdict_failed));
     }
     // Tokens still being counted: the count job's progress in their place.
     let counting = r.tokens_pending.then(|| match view.counting {

@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 
-use crate::grade::runs::{FunctionSort, LearnedAt};
+use crate::grade::runs::{FunctionSort, LearnedAt, OnsetAt};
 use crate::model::Verdict;
 use crate::model::discovery::ContextArgs;
 use crate::model::sampling::DEFAULT_SEED;
@@ -155,6 +155,12 @@ pub struct StatsArgs {
     /// does not, never solved when no step did; the JSON states it (`learned_at`).
     #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
     pub learned_at: LearnedAt,
+    /// Training runs: a loophole takes off at the first step from which at least this share
+    /// of each step's graded samples goes through it, to the run's last step (0.1, or a
+    /// percentage such as 10%; in (0, 1]). Per loophole kind and for any loophole; the JSON
+    /// states it (`onset_at`, `onsets`).
+    #[arg(long, value_name = "SHARE", default_value = "0.1", value_parser = OnsetAt::parse)]
+    pub onset_at: OnsetAt,
     /// A HuggingFace tokenizer.json (the trained model's): training steps get the
     /// responses' length in tokens too (response_tokens_mean, response_tokens_p90).
     #[arg(long, value_name = "FILE")]
@@ -213,13 +219,16 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
         ..args.input.options()?
     };
     let loaded = load_runs(&args.files, &options)?;
-    let report = compute_stats(
+    let mut report = compute_stats(
         &loaded,
         &args.k,
         args.sort,
         args.input.seed,
         args.learned_at,
     );
+    if let Some(t) = report.training.as_mut() {
+        t.figures = std::mem::take(&mut t.figures).with_onset_at(args.onset_at);
+    }
     let by = if !args.by.is_empty() {
         args.by.clone()
     } else if args.format == Format::Csv {

@@ -485,6 +485,8 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
             By::Category => vec![label_table(&report.labels)],
             By::Step => report.training.as_ref().map_or_else(Vec::new, |t| {
                 let mut v = vec![training::step_table(&t.figures.steps, csv)];
+                // CSV is one table a stream; the onsets are in the JSON.
+                v.extend(training::onset_table(&t.figures).filter(|_| !csv));
                 if t.figures
                     .steps
                     .iter()

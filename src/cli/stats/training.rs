@@ -10,6 +10,7 @@ use crate::grade::runs::{
 };
 
 use super::render::Table;
+use crate::grade::runs::onset::ANY;
 pub use crate::session::report::{TrainingReport, training_report};
 
 /// Columns of the heat map in text and Markdown.
@@ -56,6 +57,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         ("unjoined", true),
         ("loophole_right", true),
         ("loophole_reward_1", true),
+        ("loophole_share", true),
         ("response_chars_mean", true),
         ("response_chars_p90", true),
         ("response_tokens_mean", true),
@@ -70,7 +72,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
-        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_*: right verdicts and rewards of 1 that went through a loophole; response_chars_*: response length in characters, mean and 90th percentile; response_tokens_*: the same in tokens (--tokenizer); empty_outputs: aborted requests; open_fence_responses: cut off inside a code block; finding columns: share of samples)",
+        "Training, step by step (accuracy: verdict right; reward_mean: stored score; loophole_right, loophole_reward_1: right verdicts and rewards of 1 that went through a loophole; loophole_share: graded samples through any loophole; response_chars_*: response length in characters, mean and 90th percentile; response_tokens_*: the same in tokens (--tokenizer); empty_outputs: aborted requests; open_fence_responses: cut off inside a code block; finding columns: share of samples)",
         &h,
     );
     for r in rows {
@@ -89,6 +91,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.unjoined.to_string(),
             r.loopholes.right.to_string(),
             r.loopholes.reward_1.to_string(),
+            opt_pct(r.loophole_shares.get(ANY).copied()),
             r.lengths
                 .response_chars_mean
                 .map_or("-".into(), |m| format!("{m:.0}")),
@@ -118,6 +121,40 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         t.rows.push(row);
     }
     t
+}
+
+/// When each loophole took off, per run: the first step from which its share of the graded
+/// samples stays at or above `--onset-at`, its peak and its share at the last step.
+/// `None` when no run went through a loophole at any step.
+pub fn onset_table(fig: &TrainingFigures) -> Option<Table> {
+    if fig.onsets.iter().all(|o| o.peak.is_none()) {
+        return None;
+    }
+    let mut t = Table::new(
+        &format!(
+            "Loophole onset (the first step from which at least {} of every step's graded samples went through the loophole, to the last step)",
+            fig.onset_at
+        ),
+        &[
+            ("run", false),
+            ("loophole", false),
+            ("onset_step", true),
+            ("peak_step", true),
+            ("peak_share", true),
+            ("last_share", true),
+        ],
+    );
+    for o in fig.onsets.iter().filter(|o| o.peak.is_some()) {
+        t.rows.push(vec![
+            o.run.clone(),
+            o.kind.to_string(),
+            o.step.map_or("-".into(), |s| s.to_string()),
+            o.peak.map_or("-".into(), |(s, _)| s.to_string()),
+            o.peak.map_or("-".into(), |(_, x)| pct(x)),
+            pct(o.last),
+        ]);
+    }
+    Some(t)
 }
 
 /// Zero-advantage groups of all groups (`3/16`), `n/a` when no group has two samples (a

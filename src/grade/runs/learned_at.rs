@@ -42,19 +42,34 @@ impl LearnedAt {
 
     /// `--learned-at`'s parser: a share (`0.5`) or a percentage (`75%`), in (0, 1].
     pub fn parse(text: &str) -> Result<LearnedAt, String> {
-        let t = text.trim();
-        let (number, scale) = match t.strip_suffix('%') {
-            Some(p) => (p.trim(), 100.0),
-            None => (t, 1.0),
-        };
-        let value: f64 = number
-            .parse()
-            .map_err(|_| format!("{text:?} is not a share (e.g. 0.5) or a percentage (50%)"))?;
-        LearnedAt::new(value / scale).ok_or_else(|| {
+        LearnedAt::new(parse_share(text)?).ok_or_else(|| {
             format!(
                 "the share must be above 0 and at most 1 (or 100%), found {text}: it is the part of a step's samples that must be right"
             )
         })
+    }
+}
+
+/// A share (`0.5`) or a percentage (`75%`) as a number (`0.5`, `0.75`), unchecked.
+pub fn parse_share(text: &str) -> Result<f64, String> {
+    let t = text.trim();
+    let (number, scale) = match t.strip_suffix('%') {
+        Some(p) => (p.trim(), 100.0),
+        None => (t, 1.0),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a share (e.g. 0.5) or a percentage (50%)"))?;
+    Ok(value / scale)
+}
+
+/// A share as a percentage: `50%`, `37.5%`.
+pub fn share_pct(share: f64) -> String {
+    let p = share * 100.0;
+    if (p - p.round()).abs() < 1e-9 {
+        format!("{}%", p.round())
+    } else {
+        format!("{}%", (p * 100.0).round() / 100.0)
     }
 }
 
@@ -69,12 +84,7 @@ impl FromStr for LearnedAt {
 /// As a percentage: `50%`, `37.5%`.
 impl fmt::Display for LearnedAt {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let p = self.0 * 100.0;
-        if (p - p.round()).abs() < 1e-9 {
-            write!(f, "{}%", p.round())
-        } else {
-            write!(f, "{}%", (p * 100.0).round() / 100.0)
-        }
+        f.write_str(&share_pct(self.0))
     }
 }
 

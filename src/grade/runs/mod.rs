@@ -20,6 +20,7 @@
 //! - [`loopholes`](mod@loopholes): rollouts paid through a loophole, by kind;
 //! - [`compare`](mod@compare): two runs paired;
 //! - [`learned_at`]: the share of a step's samples that solves it (`--learned-at`);
+//! - [`onset`]: the step from which a loophole's share stays high (`--onset-at`);
 //! - [`steps`]: training runs step by step (per-step figures, heat-map cells, learning);
 //! - [`heatmap`]: the heat map of a training run (rows sorted, columns of one span);
 //! - [`statistics`]: pass@k, bootstrap, Wilson, McNemar, sign-flip;
@@ -32,6 +33,7 @@ pub mod labels;
 pub mod learned_at;
 pub mod lengths;
 pub mod loopholes;
+pub mod onset;
 pub mod per_run;
 pub mod set;
 pub mod statistics;
@@ -49,6 +51,7 @@ pub use labels::{CategoryStats, LabelSample, LabelStats, label_stats};
 pub use learned_at::LearnedAt;
 pub use lengths::{LengthFigures, ResponseShape};
 pub use loopholes::{LoopholeCount, LoopholeFigures, loophole_figures, right_by_loophole};
+pub use onset::{Onset, OnsetAt};
 pub use per_run::{RewardFigures, RunStats, run_stats, run_summary, task_counts};
 pub use set::{
     FunctionKey, FunctionUse, RolloutFacts, RunSet, SampleFacts, UngradedSample, WrongNameKey,

@@ -38,6 +38,7 @@ use crate::model::Verdict;
 
 use super::learned_at::LearnedAt;
 use super::lengths::{LengthAcc, LengthFigures};
+use super::onset::{ANY, Onset, OnsetAt, onsets, step_share};
 use super::set::{RunSet, SampleFacts, kind_bit};
 use super::vi;
 
@@ -66,6 +67,9 @@ pub struct StepRow {
     /// The graded samples' verdicts `right` and rewards of 1 that went through a loophole:
     /// the step where a loophole takes off.
     pub loopholes: super::loopholes::LoopholeFigures,
+    /// The share of the graded samples through each loophole kind some sample went
+    /// through, and through any (`any`); empty when no sample is graded ([`super::onset`]).
+    pub loophole_shares: BTreeMap<&'static str, f64>,
     /// The responses' lengths, empty ones and open fences, over every sample.
     #[serde(flatten)]
     pub lengths: LengthFigures,
@@ -222,6 +226,10 @@ pub struct TrainingFigures {
     pub run_names: Vec<String>,
     /// The share of a step's samples that must be right to solve it (the courses').
     pub learned_at: LearnedAt,
+    /// The share of a step's graded samples through a loophole that marks its onset.
+    pub onset_at: OnsetAt,
+    /// Per run, when each loophole took off ([`super::onset`]).
+    pub onsets: Vec<Onset>,
     pub steps: Vec<StepRow>,
     pub function_steps: Vec<FunctionStep>,
     pub task_courses: Vec<Course>,
@@ -361,7 +369,7 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
         a.unjoined += usize::from(u.unjoined);
     }
     let run_name = |run: u32| set.runs.get(run as usize).cloned().unwrap_or_default();
-    let steps = acc
+    let steps: Vec<StepRow> = acc
         .into_iter()
         .map(|((run, step), a)| {
             let groups = a.groups.len();
@@ -408,6 +416,7 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
                 loopholes: super::loopholes::loophole_figures(
                     a.rows.iter().map(|&i| &set.rollouts[i]),
                 ),
+                loophole_shares: BTreeMap::new(),
                 lengths: a.lengths.figures(),
                 finding_rates: FindingKind::ALL
                     .iter()
@@ -473,9 +482,15 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
             Some(c)
         })
         .collect();
+    let mut steps = steps;
+    for row in &mut steps {
+        row.loophole_shares = shares_of(row);
+    }
     TrainingFigures {
         run_names: set.runs.clone(),
         learned_at,
+        onset_at: OnsetAt::default(),
+        onsets: onsets(&steps, OnsetAt::default()),
         steps,
         function_steps,
         task_courses,
@@ -483,7 +498,36 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
     }
 }
 
+/// A step's loophole shares: `any`, and each kind some of its samples went through.
+fn shares_of(row: &StepRow) -> BTreeMap<&'static str, f64> {
+    let mut out = BTreeMap::new();
+    if let Some(any) = step_share(row, ANY) {
+        out.insert(ANY, any);
+        for &kind in row.loopholes.by_kind.keys() {
+            if let Some(s) = step_share(row, kind) {
+                out.insert(kind, s);
+            }
+        }
+    }
+    out
+}
+
 impl TrainingFigures {
+    /// The same figures with the onsets found at `at` (`--onset-at`).
+    pub fn with_onset_at(mut self, at: OnsetAt) -> TrainingFigures {
+        self.onset_at = at;
+        self.onsets = onsets(&self.steps, at);
+        self
+    }
+
+    /// The onset of `kind` (a loophole kind's name or [`ANY`]) in `run`, if it took off.
+    pub fn onset(&self, run: &str, kind: &str) -> Option<u32> {
+        self.onsets
+            .iter()
+            .find(|o| o.run == run && o.kind == kind)
+            .and_then(|o| o.step)
+    }
+
     /// The run index of a run name, as the figures carry it.
     pub(super) fn run_name_index(&self, name: &str) -> Option<u32> {
         self.run_names
@@ -825,5 +869,61 @@ mod tests {
             );
             assert_eq!(c.last_accuracy, 3.0 / 8.0);
         }
+    }
+
+    /// A run whose hollow-zwc share goes 0, 1/2, 1/10 (a dip), 1/2, 3/5 over five steps of
+    /// ten samples, with one numpy backdoor at step 2 only (any loophole: 6/10 there): by
+    /// hand, the onset at 10% is
+    /// step 2 for any loophole (the dip still reaches 10%), step 4 at 20% (the dip breaks
+    /// it), never for the backdoor (gone by the last step); shares per step as counted.
+    #[test]
+    fn onset_is_the_first_step_the_share_holds_from() {
+        use crate::grade::runs::onset::{ANY, OnsetAt};
+        let mut set = RunSet::default();
+        let run = set.add_run("rollout");
+        let t = set.task("mean task");
+        let hollow = kind_bit(FindingKind::HollowZwc);
+        let backdoor = kind_bit(FindingKind::NumpyBackdoor);
+        for (step, through) in [(1u32, 0usize), (2, 5), (3, 1), (4, 5), (5, 6)] {
+            for i in 0..10 {
+                let kinds = match (step, i) {
+                    (2, 9) => backdoor,
+                    _ if i < through => hollow,
+                    _ => 0,
+                };
+                sample(
+                    &mut set,
+                    (run, t, step, i as u32),
+                    Some(1.0),
+                    Verdict::Right,
+                    1,
+                    &[],
+                    kinds,
+                );
+            }
+        }
+        let fig = training_figures(&set, LearnedAt::default());
+        assert_eq!(fig.onset_at, OnsetAt::default());
+        assert_eq!(fig.onset("rollout", ANY), Some(2));
+        assert_eq!(fig.onset("rollout", "hollow_zwc"), Some(2));
+        assert_eq!(fig.onset("rollout", "numpy_backdoor"), None);
+        let shares: Vec<f64> = fig.steps.iter().map(|s| s.loophole_shares[ANY]).collect();
+        assert_eq!(shares, vec![0.0, 0.6, 0.1, 0.5, 0.6]);
+        assert_eq!(fig.steps[1].loophole_shares["numpy_backdoor"], 0.1);
+        let backdoor_onset = fig
+            .onsets
+            .iter()
+            .find(|o| o.kind == "numpy_backdoor")
+            .expect("the backdoor's row");
+        assert_eq!(backdoor_onset.peak, Some((2, 0.1)));
+        assert_eq!(backdoor_onset.last, 0.0);
+        // No row for a kind no step went through.
+        assert!(fig.onsets.iter().all(|o| o.kind != "forged_output"));
+        let strict = fig.with_onset_at(OnsetAt::parse("20%").expect("share"));
+        assert_eq!(strict.onset("rollout", ANY), Some(4));
+        assert_eq!(strict.onset("rollout", "hollow_zwc"), Some(4));
+        let none = strict.with_onset_at(OnsetAt::parse("0.7").expect("share"));
+        assert_eq!(none.onset("rollout", ANY), None);
+        assert!(OnsetAt::parse("0").is_err() && OnsetAt::parse("150%").is_err());
     }
 }

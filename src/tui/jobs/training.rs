@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::analysis::{Analysis, analyze_rollout};
 use crate::grade::report::ReasonKind;
-use crate::grade::runs::{LearnedAt, RunSet, SampleFacts, UngradedSample, kinds_of};
+use crate::grade::runs::{LearnedAt, OnsetAt, RunSet, SampleFacts, UngradedSample, kinds_of};
 use crate::model::tokenizer::TokenCounter;
 use crate::model::{ApiMap, Dataset, Verdict};
 use crate::session::report::TrainingReport;
@@ -40,6 +40,8 @@ pub struct TrainingInput {
     pub dataset: Arc<Dataset>,
     /// The share of a step's samples that solves it (`--learned-at`).
     pub learned_at: LearnedAt,
+    /// The share of a step's graded samples that marks a loophole's onset (`--onset-at`).
+    pub onset_at: OnsetAt,
     pub tokenizer: Option<Arc<TokenCounter>>,
     pub samples: SampleMemo,
     /// The rows' tokens counted so far ([`count_tokens`]).
@@ -252,7 +254,8 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         rows.push(row);
     }
     training_runs.sort_unstable();
-    let report = TrainingReport::of(&set, input.learned_at);
+    let mut report = TrainingReport::of(&set, input.learned_at);
+    report.figures = std::mem::take(&mut report.figures).with_onset_at(input.onset_at);
     TrainingResult {
         ticket: input.ticket,
         set,
