@@ -534,7 +534,11 @@ fn stats_by_step_shows_a_loophole_taking_off() {
         .find(|l| l.contains("hollow_zwc"))
         .unwrap_or_else(|| panic!("no onset row for hollow_zwc:\n{text}"));
     let cells: Vec<&str> = row.split_whitespace().collect();
-    assert_eq!(&cells[1..], ["hollow_zwc", "2", "3", "100.0%", "100.0%"], "{text}");
+    assert_eq!(
+        &cells[1..],
+        ["hollow_zwc", "2", "3", "100.0%", "100.0%"],
+        "{text}"
+    );
 }
 
 /// The same dump in the explorer, opened as `sebx RUN --dataset FILE` opens it: the Training
@@ -561,7 +565,10 @@ fn the_training_screen_shows_the_loophole_curve() {
     assert!(drawn.contains("right by loophole"), "{drawn}");
     assert!(drawn.contains("· right by loophole 6"), "{drawn}");
     // The onset under the curve, at the step `stats --by step` gives.
-    assert!(drawn.contains("▲ onset: step 2 (from there on ≥ 10%"), "{drawn}");
+    assert!(
+        drawn.contains("▲ onset: step 2 (from there on ≥ 10%"),
+        "{drawn}"
+    );
 }
 
 /// A training dump of one task whose loophole rate rises: step 1 all genuine, step 2 half
@@ -874,4 +881,91 @@ fn graded_demo() -> (
     std::sync::Arc<dyn sebx::grade::backend::GradeBackend>,
 ) {
     tui_common::open_graded(&isolated::explore_args(), 160, 48)
+}
+
+/// The detector as a second annotator (`--annotators alice,@detector`): six rollouts of
+/// which the analysis is sure of a loophole in three (hollow, backdoor, forged); alice
+/// labels five of them and calls two loopholes (hollow, forged), misses the backdoor. By
+/// hand on `loophole`: both 2, only the detector 1, only alice 0, neither 2; p_o = 4/5,
+/// p_e = 0.6·0.4 + 0.4·0.6 = 0.48, kappa = 0.32 / 0.52; precision 2/3, recall 1.
+#[test]
+fn labels_agreement_scores_the_detector_against_an_annotator() {
+    use sebx::model::labels::{LabelRecord, LabelStore};
+    use sebx::model::taxonomy::CategoryId;
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("run.jsonl");
+    let lines = [GENUINE, GENUINE, WRONG, HOLLOW, BACKDOOR, FORGED];
+    let text: String = lines.iter().map(|b| eval_line(solve(b)) + "\n").collect();
+    std::fs::write(&run, text).expect("write");
+    let ids: Vec<_> = sebx::model::rollout::load_rollout_file(&run)
+        .expect("load")
+        .rollouts
+        .iter()
+        .map(|r| r.id.clone())
+        .collect();
+    let (mut store, _) = LabelStore::open(&run).expect("labels");
+    let mut label = |i: usize, cats: &[&str], note: &str| {
+        let categories = cats.iter().map(|c| CategoryId::new(c)).collect();
+        store
+            .append(LabelRecord::now(ids[i].clone(), categories, note, "alice"))
+            .expect("append");
+    };
+    label(0, &[], "fine");
+    label(2, &["logic_error"], "");
+    label(3, &["loophole"], "");
+    label(4, &["numpy_import"], "");
+    label(5, &["loophole"], "");
+    drop(store);
+    let agreement = |extra: &[&str]| {
+        isolated::sebx()
+            .args(["labels", "agreement"])
+            .arg(&run)
+            .args(["--annotators", "alice,@detector", "--api-doc"])
+            .arg(demo_api_doc())
+            .args(extra)
+            .output()
+            .expect("labels agreement")
+    };
+    let out = agreement(&["--json"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ag: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(ag["compared"], 5, "{ag:#}");
+    assert_eq!(ag["only_labelled_by_b"], 1, "{ag:#}");
+    let c = ag["per_category"]
+        .as_array()
+        .expect("categories")
+        .iter()
+        .find(|c| c["category"] == "loophole")
+        .expect("the loophole row");
+    assert_eq!(
+        (&c["both"], &c["only_a"], &c["only_b"], &c["neither"]),
+        (&json!(2), &json!(0), &json!(1), &json!(2)),
+        "{c:#}"
+    );
+    let kappa = c["kappa"].as_f64().expect("kappa");
+    assert!((kappa - 0.32 / 0.52).abs() < 1e-9, "{kappa}");
+    let text = agreement(&[]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("loophole detector against the annotator's `loophole` labels: precision 0.667, recall 1.000"),
+        "{text}"
+    );
+    // Without an API doc the detector cannot judge, and says so.
+    let bare = isolated::sebx()
+        .args(["labels", "agreement"])
+        .arg(&run)
+        .args(["--annotators", "alice,@detector"])
+        .output()
+        .expect("labels agreement");
+    assert!(!bare.status.success());
+    assert!(
+        String::from_utf8_lossy(&bare.stderr).contains("@detector needs the API doc"),
+        "{}",
+        String::from_utf8_lossy(&bare.stderr)
+    );
 }

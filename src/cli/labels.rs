@@ -123,7 +123,10 @@ e.g. a category neither used), plus the share of rollouts with identical label s
 pub struct AgreementArgs {
     #[command(flatten)]
     pub inputs: LabelInputs,
-    /// The two annotators to compare, e.g. `--annotators alice,bob`.
+    /// The two annotators to compare, e.g. `--annotators alice,bob`. `@detector` stands
+    /// for sebx's loophole detector (`--annotators alice,@detector`): it labels each rollout
+    /// `loophole` when the analysis is sure of a loophole finding, so kappa, precision and
+    /// recall say how far it agrees with the annotator's `loophole` labels.
     #[arg(long, value_delimiter = ',', required = true, value_name = "A,B")]
     pub annotators: Vec<String>,
     /// Print the figures as JSON instead of a table.
@@ -579,7 +582,22 @@ pub fn agreement_figures(
         bail!("--annotators names the same annotator twice ({a})");
     }
     let resolved = args.inputs.resolve()?;
-    let dataset = resolved.dataset_for_runs(&args.inputs.context)?;
+    let detector = a == DETECTOR || b == DETECTOR;
+    // The detector judges every rollout against the API doc, as the figures do.
+    let (api, dataset) = if detector {
+        let (api, dataset) = resolved.inputs.discover(&args.inputs.context).load()?;
+        let Some(api) = api.filter(|a| !a.is_empty()) else {
+            bail!(
+                "{DETECTOR} needs the API doc to judge rollouts (--api-doc FILE, or one beside the rollouts)"
+            );
+        };
+        (api, Some(dataset))
+    } else {
+        (
+            ApiMap::default(),
+            resolved.dataset_for_runs(&args.inputs.context)?,
+        )
+    };
     let paths: Vec<PathBuf> = resolved.inputs.run_paths();
     let many = paths.len() > 1;
     let mut records: Vec<LabelRecord> = Vec::new();
@@ -603,6 +621,10 @@ pub fn agreement_figures(
                     source: path.display().to_string(),
                 },
             );
+            if detector {
+                let item = dataset.as_ref().and_then(|d| d.get(&r.query));
+                records.push(detector_record(key(&r.id), r, &api, item));
+            }
         }
         for r in file.labels.all_current() {
             records.push(LabelRecord {
@@ -618,6 +640,61 @@ pub fn agreement_figures(
     let taxonomy = Taxonomy::for_rollout_file(first, args.inputs.taxonomy.as_deref())?;
     let refs: Vec<&LabelRecord> = records.iter().collect();
     Ok((compare_annotators(&refs, a, b, &taxonomy.ids()), locations))
+}
+
+/// The annotator name that stands for sebx's loophole detector in `labels agreement`.
+pub const DETECTOR: &str = "@detector";
+
+/// The taxonomy category the detector labels with.
+const LOOPHOLE_CATEGORY: &str = "loophole";
+
+/// What the loophole detector says of `r`, as a label: `loophole` when the analysis is sure
+/// of a loophole finding (the rule every figure counts by: `runs::kinds_of`), else none.
+fn detector_record(
+    id: RolloutId,
+    r: &Rollout,
+    api: &ApiMap,
+    item: Option<&crate::model::dataset::DatasetItem>,
+) -> LabelRecord {
+    let kinds = crate::grade::runs::kinds_of(&analyze_rollout(r, api, item));
+    let loophole = kinds & crate::model::finding_kinds::LOOPHOLE_BITS != 0;
+    LabelRecord {
+        rollout: id,
+        categories: if loophole {
+            vec![CategoryId(LOOPHOLE_CATEGORY.to_string())]
+        } else {
+            Vec::new()
+        },
+        note: String::new(),
+        annotator: DETECTOR.to_string(),
+        time: String::new(),
+    }
+}
+
+/// The detector scored against the other annotator's `loophole` labels, taken as the truth:
+/// (precision, recall), each `None` when its denominator is 0.
+pub fn detector_scores(ag: &Agreement) -> Option<(Option<f64>, Option<f64>)> {
+    let detector_is_a = if ag.annotator_a == DETECTOR {
+        true
+    } else if ag.annotator_b == DETECTOR {
+        false
+    } else {
+        return None;
+    };
+    let c = ag
+        .per_category
+        .iter()
+        .find(|c| c.category.0 == LOOPHOLE_CATEGORY)?;
+    let (only_detector, only_person) = if detector_is_a {
+        (c.only_a, c.only_b)
+    } else {
+        (c.only_b, c.only_a)
+    };
+    let share = |n: usize, d: usize| (d > 0).then(|| n as f64 / d as f64);
+    Some((
+        share(c.both, c.both + only_detector),
+        share(c.both, c.both + only_person),
+    ))
 }
 
 fn fmt_opt(x: Option<f64>) -> String {
@@ -680,6 +757,14 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
         if defined == 1 { "y" } else { "ies" },
         fmt_opt(ag.mean_kappa)
     )?;
+    if let Some((precision, recall)) = detector_scores(&ag) {
+        writeln!(
+            out,
+            "loophole detector against the annotator's `loophole` labels: precision {}, recall {}",
+            fmt_opt(precision),
+            fmt_opt(recall)
+        )?;
+    }
     let identical = ag.compared - ag.disagreements.len();
     writeln!(
         out,
