@@ -96,7 +96,7 @@ fn main() -> ExitCode {
         // The reader went away (`sebx stats … | head`): what it wanted was written.
         Err(e) if closed_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("sebx: {e:#}");
+            sebx::warnln!("sebx: {e:#}");
             ExitCode::from(1)
         }
     }
@@ -148,7 +148,7 @@ struct PresentCmd {
 fn run_present(mut cmd: PresentCmd) -> anyhow::Result<ExitCode> {
     let (playlist, issues) = present::resolve_playlist(&cmd.present, &mut cmd.explore.paths)?;
     for issue in &issues {
-        eprintln!("sebx: {issue}");
+        sebx::warnln!("sebx: {issue}");
     }
     cmd.explore
         .theme
@@ -181,7 +181,7 @@ fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
             };
             let (playlist, issues) = present::resolve_playlist(&args, &mut cmd.explore.paths)?;
             for issue in &issues {
-                eprintln!("sebx: {issue}");
+                sebx::warnln!("sebx: {issue}");
             }
             cmd.explore
                 .theme

@@ -69,7 +69,7 @@ fn load(path: &Path) -> Result<LoadedFile> {
     let loaded = crate::model::rollout::load_rollout_file(path)
         .with_context(|| format!("cannot read {}", path.display()))?;
     for issue in &loaded.issues {
-        eprintln!("warning: {issue}");
+        crate::warnln!("warning: {issue}");
     }
     Ok(loaded)
 }
@@ -93,7 +93,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     for path in &args.rollouts {
         let loaded = load(path)?;
         if let Some(warning) = loaded.empty_warning(path) {
-            eprintln!("warning: {warning}");
+            crate::warnln!("warning: {warning}");
         }
         analysed += loaded.rollouts.len();
         for entry in loaded.entries() {
@@ -144,7 +144,10 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     if args.output.is_some() {
         print!("{text}");
     } else {
-        eprint!("{text}");
+        {
+            use std::io::Write as _;
+            let _ = write!(std::io::stderr(), "{text}");
+        }
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -169,7 +172,7 @@ impl Confirmer {
         {
             Some(Ok(c)) => Some(c),
             Some(Err(e)) => {
-                eprintln!("warning: no trace cache: {e:#}");
+                crate::warnln!("warning: no trace cache: {e:#}");
                 None
             }
             None => None,

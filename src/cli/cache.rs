@@ -89,7 +89,7 @@ pub fn run(args: CacheArgs) -> Result<ExitCode> {
 fn open(dir: &std::path::Path) -> Result<std::sync::Arc<Store>> {
     let store = Store::open_with(dir, Options::default())?;
     for note in store.notes() {
-        eprintln!("note: {note}");
+        crate::warnln!("note: {note}");
     }
     Ok(store)
 }

@@ -123,10 +123,10 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     for (path, bytes) in inputs {
         let loaded = crate::model::rollout::parse_rollout_bytes(path, &bytes);
         for issue in &loaded.issues {
-            eprintln!("warning: {issue}");
+            crate::warnln!("warning: {issue}");
         }
         if let Some(warning) = loaded.empty_warning(path) {
-            eprintln!("warning: {warning}");
+            crate::warnln!("warning: {warning}");
         }
         files.push((path.clone(), loaded, bytes));
     }
@@ -143,7 +143,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         None => 0..total,
     };
     if let Some(shard) = args.shard {
-        eprintln!(
+        crate::warnln!(
             "shard {}/{}: input lines {} to {} of {total}",
             shard.index,
             shard.count,
@@ -181,7 +181,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .with_scorer(args.scorer);
     let opened = open_score_cache(&args.cache.choice(), &api, &settings);
     for note in &opened.notes {
-        eprintln!("note: {note}");
+        crate::warnln!("note: {note}");
     }
     let cache = opened.cache;
     // With --cached, what the cache knows is not run again.
@@ -200,7 +200,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         _ => rollouts,
     };
     if !cached_reports.is_empty() {
-        eprintln!(
+        crate::warnln!(
             "score cache: {} verdicts reused from {}",
             cached_reports.len(),
             cache
@@ -210,7 +210,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     let engine = Engine::start_with(&api, settings.pool_config(jobs))?;
     for note in engine.notes() {
-        eprintln!("sandbox: {note}");
+        crate::warnln!("sandbox: {note}");
     }
     let by_place: std::collections::HashMap<(String, usize), &Rollout> = rollouts
         .iter()
@@ -244,14 +244,14 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 && let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
                 && let Err(e) = batch.put(rollout, report)
             {
-                bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
+                bar.suspend(|| crate::warnln!("warning: score cache: {e:#}"));
             }
         },
     );
     if let Some(batch) = &batch
         && let Err(e) = batch.flush()
     {
-        bar.suspend(|| eprintln!("warning: score cache: {e:#}"));
+        bar.suspend(|| crate::warnln!("warning: score cache: {e:#}"));
     }
     for (report, rollout) in reports.iter_mut().zip(&rollouts) {
         if let Some(item) = dataset.get(&rollout.query) {
@@ -311,12 +311,12 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     }
     let summary = Summary::from_reports(&all);
     for line in summary.lines() {
-        eprintln!("{line}");
+        crate::warnln!("{line}");
     }
     if graded > 0 {
         // Rollouts that share their code (whatever the prose) share one run.
         let answered = runner.answered();
-        eprintln!(
+        crate::warnln!(
             "programs executed: {} for {graded} rollouts graded ({} more programs answered by an identical one's run{})",
             counts.programs_run - answered,
             counts.programs_reused,

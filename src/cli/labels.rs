@@ -154,7 +154,7 @@ impl LabelInputs {
     fn resolve(&self) -> Result<Resolved> {
         let inputs = Inputs::classify(&self.rollouts, &[])?;
         for note in &inputs.notes {
-            eprintln!("note: {note}");
+            crate::warnln!("note: {note}");
         }
         if inputs.runs.is_empty() {
             bail!("no rollout file among the inputs (labels live beside rollout files)");
@@ -162,7 +162,7 @@ impl LabelInputs {
         let places = self.sidecars.places()?;
         for run in &inputs.runs {
             if let Some(note) = places.locate(&run.path, LABELS_SUFFIX).note {
-                eprintln!("note: {note}");
+                crate::warnln!("note: {note}");
             }
         }
         Ok(Resolved { inputs, places })
@@ -183,12 +183,12 @@ impl Resolved {
     fn open(&self, path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
         let loaded = crate::session::inputs::read_run(path, dataset)?;
         for issue in &loaded.issues {
-            eprintln!("warning: {issue}");
+            crate::warnln!("warning: {issue}");
         }
         let (labels, issues) =
             LabelStore::open_sidecar(&self.places.locate(path, LABELS_SUFFIX).path)?;
         for issue in issues {
-            eprintln!("warning: skipped a damaged label line: {issue}");
+            crate::warnln!("warning: skipped a damaged label line: {issue}");
         }
         Ok(LabelledFile { loaded, labels })
     }
@@ -322,14 +322,14 @@ fn analysis_context(args: &ExportArgs, inputs: &Inputs) -> Result<Option<(ApiMap
     // one rule for every command).
     let discovered = inputs.discover(&args.inputs.context);
     if discovered.api_doc.is_none() {
-        eprintln!(
+        crate::warnln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty, and verdicts come only from scored files, correct-trajectories files, stored verdicts and reruns (the score cache is filed by API doc)"
         );
         return Ok(None);
     }
     let (api, dataset) = discovered.load()?;
     for issue in &dataset.issues {
-        eprintln!("warning: {issue}");
+        crate::warnln!("warning: {issue}");
     }
     Ok(api.map(|api| (api, dataset)))
 }
@@ -367,7 +367,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
     let (resolver, issues) = opened.resolver(&reports)?;
     let resolver = resolver.with_sidecars(resolved.places.clone());
     for issue in issues {
-        eprintln!("warning: {issue}");
+        crate::warnln!("warning: {issue}");
     }
     let mut files = Vec::new();
     for run in &inputs.runs {
@@ -428,10 +428,10 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                         known[f][i] = resolved;
                     }
                     for note in graded.notes {
-                        eprintln!("note: {note}");
+                        crate::warnln!("note: {note}");
                     }
                 }
-                Err(e) => eprintln!(
+                Err(e) => crate::warnln!(
                     "note: {e:#}; the verdict columns of those {} rollouts stay empty",
                     missing.len()
                 ),
@@ -507,7 +507,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
             .filter(|r| !known.contains(&r.rollout))
             .count();
         if orphans > 0 {
-            eprintln!(
+            crate::warnln!(
                 "warning: {}: {orphans} label(s) refer to rollouts no longer in the file; not exported",
                 file.labels.path().display()
             );
@@ -547,7 +547,7 @@ fn export(args: &ExportArgs, stdout: &mut dyn Write) -> Result<ExitCode> {
     }
     out.flush()?;
     if args.output.is_some() {
-        eprintln!("wrote {} row(s)", rows.len());
+        crate::warnln!("wrote {} row(s)", rows.len());
     }
     Ok(ExitCode::SUCCESS)
 }

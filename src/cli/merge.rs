@@ -80,13 +80,13 @@ pub fn run(args: MergeArgs) -> Result<ExitCode> {
         out.write_all(b"\n")?;
     }
     out.flush()?;
-    eprintln!(
+    crate::warnln!(
         "merged {} lines from {} shard files",
         rows.len(),
         args.shards.len()
     );
     for line in Summary::from_reports(&reports).lines() {
-        eprintln!("{line}");
+        crate::warnln!("{line}");
     }
     Ok(ExitCode::SUCCESS)
 }

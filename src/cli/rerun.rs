@@ -102,8 +102,8 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
         }
     }
     match saved {
-        Some(Ok(path)) => eprintln!("kept in {}", path.display()),
-        Some(Err(e)) => eprintln!("warning: the rerun was not kept: {e}"),
+        Some(Ok(path)) => crate::warnln!("kept in {}", path.display()),
+        Some(Err(e)) => crate::warnln!("warning: the rerun was not kept: {e}"),
         None => {}
     }
     Ok(ExitCode::SUCCESS)
@@ -119,7 +119,7 @@ fn save(
 ) -> Result<PathBuf> {
     let place = sidecars.places()?.locate(file, RERUNS_SUFFIX);
     if let Some(note) = &place.note {
-        eprintln!("note: {note}");
+        crate::warnln!("note: {note}");
     }
     let (mut store, _issues) = RerunStore::open_sidecar(&place.path)?;
     store.append(RerunRecord::now(report.clone(), code))?;

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
 
-use crate::grade::pool::status_lines;
+use crate::grade::pool::status;
 use crate::grade::runtime::{InstallStep, install_runtime};
 
 /// Manage the grader's Python runtime.
@@ -20,7 +20,8 @@ pub enum RuntimeAction {
     /// Create a venv with Python 3.11 and NumPy 2.3.0 in sebx's cache dir (SEBX_CACHE_DIR
     /// overrides it); does nothing when it already works. Needs python3.11 on PATH and pip access.
     Install,
-    /// Say which Python will run programs and why, and which sandbox protections hold here.
+    /// Say which Python will run programs and why, and which sandbox protections hold here;
+    /// exits 1 when there is no runtime (so a script can test for one).
     Status,
 }
 
@@ -48,10 +49,18 @@ pub fn run(args: RuntimeArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         RuntimeAction::Status => {
-            for line in status_lines() {
+            let (lines, found) = status();
+            for line in lines {
                 println!("{line}");
             }
-            Ok(ExitCode::SUCCESS)
+            if found {
+                Ok(ExitCode::SUCCESS)
+            } else {
+                crate::warnln!(
+                    "error: no Python runtime for the grader: run `sebx runtime install`"
+                );
+                Ok(ExitCode::from(1))
+            }
         }
     }
 }

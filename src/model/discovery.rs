@@ -128,7 +128,7 @@ pub fn load_context(
 ) -> Result<(Option<ApiMap>, Dataset)> {
     let discovered = discover(api_doc_flag, dataset_flags, files);
     for line in discovered.report() {
-        eprintln!("{line}");
+        crate::warnln!("{line}");
     }
     if required && discovered.api_doc.is_none() {
         bail!(
@@ -137,7 +137,7 @@ pub fn load_context(
     }
     let (api, dataset) = discovered.load()?;
     for issue in &dataset.issues {
-        eprintln!("warning: {issue}");
+        crate::warnln!("warning: {issue}");
     }
     Ok((api, dataset))
 }

@@ -159,7 +159,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
         None => None,
     };
     if !args.bind.ip().is_loopback() && token.is_none() {
-        eprintln!(
+        crate::warnln!(
             "warning: listening on {} without --token-file: anyone who can reach it can run code in the sandbox",
             args.bind
         );
@@ -176,7 +176,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     config.capture_cap = args.max_output.max(4096);
     let engine = Engine::start_with(&api, config)?;
     for note in engine.notes() {
-        eprintln!("sandbox: {note}");
+        crate::warnln!("sandbox: {note}");
     }
     let state = Arc::new(AppState {
         engine,
@@ -216,7 +216,7 @@ async fn serve(
         .with_context(|| format!("cannot listen on {bind}"))?;
     let local = listener.local_addr().unwrap_or(bind);
     // Tests and scripts wait for this exact line.
-    eprintln!(
+    crate::warnln!(
         "sebx serve: listening on http://{local} ({} workers, queue {})",
         state.jobs,
         state.admission.available_permits() - state.jobs
@@ -227,7 +227,7 @@ async fn serve(
         .with_graceful_shutdown(async move {
             shutdown_signal().await;
             shutdown_state.draining.store(true, Ordering::SeqCst);
-            eprintln!("sebx serve: draining (no new connections; finishing running requests)");
+            crate::warnln!("sebx serve: draining (no new connections; finishing running requests)");
         })
         .await
         .context("server failed")?;
@@ -237,12 +237,12 @@ async fn serve(
         .await
         .is_err()
     {
-        eprintln!(
+        crate::warnln!(
             "sebx serve: work still running after {} s; exiting anyway",
             drain.as_secs()
         );
     }
-    eprintln!(
+    crate::warnln!(
         "sebx serve: stopped; answered: {}",
         state.metrics.answered()
     );
@@ -348,7 +348,7 @@ async fn frame(State(state): State<Arc<AppState>>, request: Request, next: Next)
     if state.log {
         // An RFC 3339 time in UTC (`2026-12-02T10:03:07.101Z`), as the label files write it.
         let now = crate::model::labels::rfc3339_utc(SystemTime::now());
-        eprintln!(
+        crate::warnln!(
             "{now} {method} {path} {status} {:.1}ms",
             elapsed.as_secs_f64() * 1000.0
         );
@@ -433,7 +433,7 @@ async fn execute<T: Send + 'static>(
         let value = work(&worker_state, &flag);
         if flag.skipped() > 0 && worker_state.log {
             let now = crate::model::labels::rfc3339_utc(SystemTime::now());
-            eprintln!(
+            crate::warnln!(
                 "{now} abandoned: the client gave up on a request; {} of its programs were not run",
                 flag.skipped()
             );

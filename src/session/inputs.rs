@@ -168,7 +168,64 @@ fn folder_files(dir: &Path) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// How much of a file [`Inputs::nothing_loadable`] reads to tell whether it holds anything.
+const PEEK_BYTES: usize = 256 * 1024;
+
+/// Why the file at `path` holds no rollout a loader could show, judged from its first
+/// [`PEEK_BYTES`]: empty, binary (a NUL byte, or not UTF-8), or (when that is the whole
+/// file) no line that reads as a rollout. `None` when it may hold one.
+pub fn unloadable(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let file = std::fs::File::open(path).ok()?;
+    let size = file.metadata().ok()?.len();
+    file.take(PEEK_BYTES as u64).read_to_end(&mut head).ok()?;
+    let name = path.display();
+    if head.iter().all(|b| b.is_ascii_whitespace()) && size as usize <= PEEK_BYTES {
+        return Some(format!("{name}: empty file (no rollout lines)"));
+    }
+    // A cut in the middle of a character at the end of the peek is not binary.
+    let valid = match std::str::from_utf8(&head) {
+        Ok(_) => true,
+        Err(e) => e.error_len().is_none() && size as usize > PEEK_BYTES,
+    };
+    if head.contains(&0) || !valid {
+        return Some(format!("{name}: binary data, not JSON lines"));
+    }
+    if size as usize > PEEK_BYTES {
+        return None;
+    }
+    let loaded = crate::model::rollout::parse_rollout_bytes(path, &head);
+    if !loaded.rollouts.is_empty() {
+        return None;
+    }
+    let first = loaded
+        .issues
+        .first()
+        .map(|i| format!(" (line {}: {})", i.line, i.reason))
+        .unwrap_or_default();
+    Some(format!("{name}: no line reads as a rollout{first}"))
+}
+
 impl Inputs {
+    /// When every input is a file and none can hold a rollout (see [`unloadable`]): why,
+    /// file by file. A folder or a training run may fill later, so it never counts as
+    /// nothing; nor does an explicit correct-trajectories or scored file beside a run.
+    pub fn nothing_loadable(&self) -> Option<Vec<String>> {
+        if !self.folders.is_empty() || self.runs.iter().any(|r| r.dump.is_some()) {
+            return None;
+        }
+        if self.runs.is_empty() {
+            return None;
+        }
+        let reasons: Vec<String> = self
+            .runs
+            .iter()
+            .map(|r| unloadable(&r.path))
+            .collect::<Option<Vec<_>>>()?;
+        Some(reasons)
+    }
+
     /// Classifies `paths` (by name and first line, [`classify_file`]); `correct` names files
     /// to take as correct trajectories whatever their name (they are inputs too). A folder
     /// of verl step dumps is a training run; any other folder stands for its `.jsonl` files,

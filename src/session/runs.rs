@@ -161,7 +161,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
     let resolver = resolver.with_sidecars(input.sidecars.clone());
     for issue in issues {
-        eprintln!("warning: {issue}");
+        crate::warnln!("warning: {issue}");
     }
 
     let mut loaded_files: Vec<(LoadedFile, bool)> = Vec::new();
@@ -180,10 +180,10 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 .with_context(|| format!("cannot read {}", path.display()))?,
         };
         for issue in &loaded.issues {
-            eprintln!("warning: {issue}");
+            crate::warnln!("warning: {issue}");
         }
         if let Some(warning) = dump.is_none().then(|| loaded.empty_warning(path)).flatten() {
-            eprintln!("warning: {warning}");
+            crate::warnln!("warning: {warning}");
         }
         loaded_files.push((loaded, *correct));
     }
@@ -267,7 +267,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             LabelStore::open_sidecar(&input.sidecars.locate(path, LABELS_SUFFIX).path)
                 .with_context(|| format!("cannot read the labels of {}", path.display()))?;
         for issue in issues {
-            eprintln!("warning: skipped a damaged label line: {issue}");
+            crate::warnln!("warning: skipped a damaged label line: {issue}");
         }
         let annotator = input.annotator.clone().or_else(|| {
             let mut counts: BTreeMap<String, usize> = BTreeMap::new();
@@ -671,7 +671,7 @@ fn stream_dump(
     };
     let mut out = Streamed::default();
     for note in run.skipped_notes() {
-        progress.suspend(|| eprintln!("note: {note}"));
+        progress.suspend(|| crate::warnln!("note: {note}"));
     }
     let mut reader = RunReader::new(cx.join, cx.dataset);
     for f in &run.steps {
@@ -680,7 +680,7 @@ fn stream_dump(
         let step = reader.read_step(&f.path, f.step, &bytes);
         drop(bytes);
         for issue in &step.issues {
-            progress.suspend(|| eprintln!("warning: {issue}"));
+            progress.suspend(|| crate::warnln!("warning: {issue}"));
         }
         let rollouts: Vec<&Rollout> = step.rollouts.iter().collect();
         let mut known: Vec<Option<Resolved>> = cx.resolver.known_many(&rollouts, false);

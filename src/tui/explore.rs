@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use anyhow::{Context as _, Result};
+use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -310,6 +310,10 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     } else {
         // Every path classified once, as every command does (`session::inputs`).
         let inputs = Inputs::classify(&args.paths, &args.correct)?;
+        // Nothing to show: say so instead of opening an empty explorer.
+        if let Some(reasons) = inputs.nothing_loadable() {
+            bail!("no rollout to show:\n  {}", reasons.join("\n  "));
+        }
         notes.extend(inputs.notes.iter().cloned());
         let (api, dataset) = inputs.load_context(&args.context, &mut notes);
         let mut dumps = Vec::new();

@@ -577,7 +577,7 @@ pub fn run(
         }
         let (mut p, issues) = present::prepare(app, &sources, Some(pl));
         for i in &issues {
-            eprintln!("sebx: {i}");
+            crate::warnln!("sebx: {i}");
         }
         if p.slides.is_empty() {
             bail!(
@@ -618,7 +618,7 @@ pub fn run(
         Some(path) => {
             std::fs::write(path, text)
                 .with_context(|| format!("cannot write {}", path.display()))?;
-            eprintln!("wrote {}", path.display());
+            crate::warnln!("wrote {}", path.display());
         }
         None => print!("{text}"),
     }

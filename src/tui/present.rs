@@ -806,7 +806,7 @@ pub fn run(
     use std::io::IsTerminal;
     let (mut p, issues) = prepare(app, &sources, playlist.as_ref());
     for i in &issues {
-        eprintln!("sebx: {i}");
+        crate::warnln!("sebx: {i}");
     }
     if p.slides.is_empty() {
         bail!("nothing to present (no rollout of the playlist or files was found)");
@@ -815,7 +815,7 @@ pub fn run(
         let text = slides_playlist(&p).to_text();
         std::fs::write(out, text)
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
-        eprintln!("wrote {} ({} rollouts)", out.display(), p.slides.len());
+        crate::warnln!("wrote {} ({} rollouts)", out.display(), p.slides.len());
         return Ok(ExitCode::SUCCESS);
     }
     if !std::io::stdout().is_terminal() || !std::io::stdin().is_terminal() {

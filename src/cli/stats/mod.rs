@@ -248,13 +248,12 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     };
     let text = render_stats(&report, args.format, &by, args.top)?;
     let mut out = writer(args.input.output.as_deref())?;
+    // Notes are about the run of the command, not the figures: stderr, in every format.
+    for note in &report.notes {
+        crate::warnln!("note: {note}");
+    }
     out.write_all(text.as_bytes())?;
     out.flush()?;
-    if args.format != Format::Table {
-        for note in &report.notes {
-            eprintln!("note: {note}");
-        }
-    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -292,6 +291,9 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
     let loaded = crate::session::runs::load_inputs(&inputs, &args.input.options()?)?;
     let report = compare_report(&loaded, 0, 1, args.input.seed, cell);
     let text = render_compare(&report, args.format, args.top)?;
+    for note in &report.notes {
+        crate::warnln!("note: {note}");
+    }
     let mut out = writer(args.input.output.as_deref())?;
     out.write_all(text.as_bytes())?;
     out.flush()?;

@@ -569,9 +569,6 @@ fn run_text(r: &RunReport, seed: u64) -> String {
 /// The stats as text with charts (the default output).
 fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
     let mut s = String::new();
-    for note in &report.notes {
-        s.push_str(&format!("note: {note}\n"));
-    }
     if by.contains(&By::Run) {
         for r in &report.runs {
             s.push_str(&run_text(r, report.seed));
@@ -775,9 +772,6 @@ fn compare_reward_table(c: &CompareReport) -> Option<Table> {
 /// The comparison as text.
 fn compare_text(c: &CompareReport, top: usize) -> String {
     let mut s = String::new();
-    for note in &c.notes {
-        s.push_str(&format!("note: {note}\n"));
-    }
     s.push_str(&format!(
         "A: {} ({} rollouts)   B: {} ({} rollouts)\n",
         c.a, c.heads[0].rollouts, c.b, c.heads[1].rollouts

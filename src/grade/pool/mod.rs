@@ -21,7 +21,7 @@
 //! design choice bought: `benches/README.md`.
 //!
 //! Its parts, each depending only on those listed after it:
-//! - `status`: [`status_lines`] and [`probe_sandbox`], what holds on this machine;
+//! - `status`: [`status`], [`status_lines`] and [`probe_sandbox`], what holds on this machine;
 //! - `session`: [`Session`], programs pipelined on one worker;
 //! - `run`: [`Pool`], starting, checking workers out and in, replacing lost ones;
 //! - `worker`: one worker process, its start-up and its requests;
@@ -43,4 +43,4 @@ pub use config::{OFFICIAL_TIMEOUT, PoolConfig, SandboxLimits};
 pub use report::{ExecOutcome, PROFILE_PHASES, Protection, SandboxReport};
 pub use run::Pool;
 pub use session::Session;
-pub use status::{probe_sandbox, status_lines};
+pub use status::{probe_sandbox, status, status_lines};

@@ -14,8 +14,9 @@ pub fn probe_sandbox(runtime: &PythonRuntime) -> Result<SandboxReport> {
     Ok(pool.sandbox_report())
 }
 
-/// What will run programs and why, plus the sandbox capabilities of this machine.
-pub fn status_lines() -> Vec<String> {
+/// What will run programs and why, plus the sandbox capabilities of this machine; and
+/// whether a runtime was found (`sebx runtime status` exits non-zero without one).
+pub fn status() -> (Vec<String>, bool) {
     let mut lines = Vec::new();
     let runtime = match crate::grade::runtime::find_runtime() {
         Ok(runtime) => {
@@ -45,8 +46,14 @@ pub fn status_lines() -> Vec<String> {
             }
             Err(err) => lines.push(format!("Sandbox: probe failed: {err:#}")),
         }
+        (lines, true)
     } else {
         lines.push("Sandbox: not probed (no runtime)".to_string());
+        (lines, false)
     }
-    lines
+}
+
+/// What will run programs and why, plus the sandbox capabilities of this machine.
+pub fn status_lines() -> Vec<String> {
+    status().0
 }
