@@ -197,6 +197,20 @@ impl ApiMap {
     }
 }
 
+/// A NumPy function's name without `np.` (`left_shift`, `linalg.det`) and every other name
+/// of the same function ([`NUMPY_ALIASES`]): calling any of them calls it.
+pub fn same_function_names(short: &str) -> Vec<&str> {
+    let mut out = vec![short];
+    for &(a, b) in NUMPY_ALIASES {
+        for (x, y) in [(a, b), (b, a)] {
+            if x == short && !out.contains(&y) {
+                out.push(y);
+            }
+        }
+    }
+    out
+}
+
 /// NumPy names that are one function under two names (NumPy 2's array-API aliases, and old
 /// spellings kept as aliases): a rollout may write either, the API maps one.
 pub const NUMPY_ALIASES: &[(&str, &str)] = &[

@@ -329,15 +329,16 @@ impl RunSet {
             };
             let zwc = zwc.to_string();
             let short = api.numpy_short(&zwc).unwrap_or_default();
-            let marker = format!("‹{short}›");
             // The graph resolves aliases (`import zwc as z`): its zwc-call labels end with
-            // the NumPy meaning of the real function called.
-            let called_right = analysis
-                .code
-                .graph
-                .nodes
-                .iter()
-                .any(|n| n.kind == NodeKind::ZwcCall && n.label.ends_with(&marker));
+            // the NumPy meaning of the real function called. The zwc name of a NumPy alias
+            // of the function (`left_shift` for `bitwise_left_shift`) calls it too.
+            let markers: Vec<String> = crate::model::api::same_function_names(short)
+                .into_iter()
+                .map(|n| format!("‹{n}›"))
+                .collect();
+            let called_right = analysis.code.graph.nodes.iter().any(|n| {
+                n.kind == NodeKind::ZwcCall && markers.iter().any(|m| n.label.ends_with(m))
+            });
             let function = self.function(&numpy, &zwc);
             uses.push(FunctionUse {
                 function,

@@ -454,3 +454,52 @@ fn label_prevalence_and_random_or_picked() {
         LabelSample::None
     );
 }
+
+/// A task selecting `bitwise_left_shift`, answered right with the zwc name of its NumPy
+/// alias `left_shift` (one function, two zwc words): the map counts the right name, as the
+/// wrong-names table recommends it; a call of an unrelated function does not.
+#[test]
+fn the_zwc_name_of_a_numpy_alias_is_the_right_name() {
+    let api = ApiMap::from_mappings_json(&serde_json::json!({
+        "main": {"bitwise_left_shift": "bofa", "left_shift": "muke", "sum": "bapu"}
+    }))
+    .expect("mapping");
+    let codes = [
+        "import zwc\ndef solve(a):\n    return zwc.muke(a, 1)\n",
+        "import zwc\ndef solve(a):\n    return zwc.bofa(a, 1)\n",
+        "import zwc\ndef solve(a):\n    return zwc.bapu(a) * 2\n",
+    ];
+    let mut text = String::new();
+    for code in codes {
+        text.push_str(
+            &serde_json::json!({
+                "query": "Shift the bits left by one.",
+                "response": format!("```python\n{code}```\n"),
+                "test_cases": [{"input": "a=[1, 2]", "output": "[2, 4]"}],
+                "right_exe_result": "[2, 4]",
+                "selected_functions": ["bitwise_left_shift"],
+            })
+            .to_string(),
+        );
+        text.push('\n');
+    }
+    let loaded = parse_rollout_bytes(Path::new("run.jsonl"), text.as_bytes());
+    let mut set = RunSet::default();
+    let run = set.add_run("run");
+    for r in &loaded.rollouts {
+        let a = analyze_rollout(r, &api, None);
+        set.add_analyzed(
+            run,
+            &r.query,
+            Verdict::Right,
+            &a,
+            &api,
+            &r.selected_functions,
+            None,
+        );
+    }
+    let rows = function_map(&set, None, FunctionSort::Accuracy);
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0].numpy, "np.bitwise_left_shift");
+    assert_eq!(rows[0].called_right, 2, "{:?}", rows[0]);
+}
