@@ -32,6 +32,16 @@ pub struct Facts {
     /// Failed and all cases, when the program ran (the list's failed-cases column).
     #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
     pub cases: Option<(u16, u16)>,
+    /// The behaviour runs were made (a paid rollout, traced: `grade::behaviour`).
+    #[serde(rename = "b", default, skip_serializing_if = "is_false")]
+    pub traced: bool,
+    /// The loophole kinds they confirmed, one bit each.
+    #[serde(rename = "l", default, skip_serializing_if = "is_zero")]
+    pub loopholes: crate::model::finding_kinds::KindSet,
+}
+
+fn is_zero(k: &crate::model::finding_kinds::KindSet) -> bool {
+    *k == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -54,6 +64,8 @@ impl Facts {
                 let n = |k: usize| u16::try_from(k).unwrap_or(u16::MAX);
                 (n(r.failed_cases()), n(r.cases.len()))
             }),
+            traced: r.behaviour.as_ref().is_some_and(|b| b.error.is_none()),
+            loopholes: r.behaviour.as_ref().map_or(0, |b| b.kinds()),
         }
     }
 

@@ -390,19 +390,24 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
 /// Without an API doc (`can_grade` false) nothing can be graded, so only a missing
 /// verdict counts (and is reported as such).
 fn needs_grading(known: Option<&Resolved>, training: bool, can_grade: bool) -> bool {
-    wants_grading(
-        known.is_some(),
-        known.is_some_and(|k| k.facts.reward.is_some()),
-        training,
-        can_grade,
-    )
+    known.map_or(wants_grading(None, training, can_grade), |k| {
+        wants_grading(Some(&k.facts), training, can_grade)
+    })
 }
 
-/// The rule of [`needs_grading`] on what is known of a rollout (a verdict, a reward), for a
-/// front end that holds its rows' facts itself (the explorer asks it of every remembered row,
-/// so its Training screen has the rewards `stats --by step` has).
-pub fn wants_grading(verdict: bool, reward: bool, training: bool, can_grade: bool) -> bool {
-    !verdict || (can_grade && training && !reward)
+/// The rule of [`needs_grading`] on what is known of a rollout (its grade's facts, `None`:
+/// no verdict), for a front end that holds its rows' facts itself (the explorer asks it of
+/// every remembered row, so its Training screen has the rewards and its Stats screen the
+/// loopholes `sebx stats` has).
+pub fn wants_grading(
+    facts: Option<&crate::grade::facts::Facts>,
+    training: bool,
+    can_grade: bool,
+) -> bool {
+    let Some(f) = facts.filter(|f| f.verdict.is_some()) else {
+        return true;
+    };
+    can_grade && training && f.reward.is_none()
 }
 
 /// What [`grade_missing`] graded: a report per rollout, in order, and what to tell the user.
@@ -501,6 +506,8 @@ fn completed(
             k.facts.reward = g.facts.reward;
             k.facts.reward_run = g.facts.reward_run;
             k.facts.reason = g.facts.reason;
+            k.facts.traced = g.facts.traced;
+            k.facts.loopholes = g.facts.loopholes;
             Some(k)
         }
         (_, Some(g)) => Some(g),
@@ -569,7 +576,7 @@ fn add_one(
     } else {
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
     }
-    set.set_last_reward(known.facts.reward, known.facts.reason);
+    set.set_last_facts(&known.facts);
     set.set_last_sample(sample);
 }
 

@@ -232,12 +232,7 @@ impl StatsView {
                 .collect(),
             entries: corpus.entries.clone(),
             verdicts,
-            rewards: (0..corpus.entries.len())
-                .map(|i| {
-                    let f = corpus.facts(i)?;
-                    Some((f.reward?, f.reason))
-                })
-                .collect(),
+            facts: (0..corpus.entries.len()).map(|i| corpus.facts(i)).collect(),
             api: corpus.ctx.api.clone(),
             dataset: corpus.ctx.dataset.clone(),
             pair: self.pair,

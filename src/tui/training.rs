@@ -199,6 +199,7 @@ impl TrainingView {
                     verdict: f.verdict,
                     reward: f.reward,
                     reason: f.reason,
+                    loopholes: f.loopholes,
                 },
                 None => RowScore {
                     verdict: match s.shown() {
@@ -207,6 +208,7 @@ impl TrainingView {
                     },
                     reward: None,
                     reason: None,
+                    loopholes: 0,
                 },
             })
             .collect();

@@ -92,8 +92,7 @@ impl App {
                                 .get(row)
                                 .is_some_and(|e| e.rollout.sample.is_some());
                             if crate::session::runs::wants_grading(
-                                facts.verdict.is_some(),
-                                facts.reward.is_some(),
+                                Some(&facts),
                                 training,
                                 can_grade,
                             ) {

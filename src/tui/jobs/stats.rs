@@ -4,7 +4,6 @@
 
 use std::sync::Arc;
 
-use crate::grade::report::ReasonKind;
 use crate::grade::runs::{FunctionSort, LearnedAt, RunSet};
 use crate::model::{ApiMap, Dataset, Verdict};
 use crate::session::loaded::LoadedRun;
@@ -22,7 +21,8 @@ pub struct StatsInput {
     /// Verdict of each row (`None`: not graded, left out).
     pub verdicts: Vec<Option<Verdict>>,
     /// The official RL reward of each row, with why it differs from the verdict, when known.
-    pub rewards: Vec<Option<(u8, Option<ReasonKind>)>>,
+    /// Each row's grade facts besides the verdict (reward, behaviour loopholes), when known.
+    pub facts: Vec<Option<crate::grade::facts::Facts>>,
     /// This annotator's current label of each row (category ids).
     pub labels: Vec<Option<Vec<String>>>,
     /// Seed of the bootstrap, the Monte Carlo tests and the random labelling order: the
@@ -71,8 +71,10 @@ pub fn compute(input: &StatsInput) -> StatsResult {
             set.add_rollout(run, &entry.rollout, *v, &input.api, item, labels);
         }
         // The reward beside the verdict, as `sebx stats` adds it (its figures then agree).
-        let (reward, reason) = input.rewards.get(row).copied().flatten().unzip();
-        set.set_last_reward(reward, reason.flatten());
+        match input.facts.get(row).copied().flatten() {
+            Some(f) => set.set_last_facts(&f),
+            None => set.set_last_reward(None, None),
+        }
         rows.push(row);
     }
     // `sebx stats`'s defaults: pass@1 and pass@(largest sample count), the map by accuracy.

@@ -27,6 +27,8 @@ pub struct RowScore {
     pub verdict: Option<Verdict>,
     pub reward: Option<u8>,
     pub reason: Option<ReasonKind>,
+    /// The loophole kinds the grade's behaviour runs confirmed.
+    pub loopholes: crate::model::finding_kinds::KindSet,
 }
 
 /// What the training job needs: a snapshot of the rows and their scores.
@@ -250,6 +252,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         };
         set.add_with_analysis(run, r, verdict, analysis, &input.api, item, None);
         set.set_last_reward(score.reward, score.reason);
+        set.or_last_kinds(score.loopholes);
         set.set_last_sample(Some(*sample));
         rows.push(row);
     }
