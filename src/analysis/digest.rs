@@ -66,6 +66,9 @@ pub struct GradeFacts {
     pub timed_out: bool,
     /// The grader's static check found that the assembled program does not parse.
     pub program_syntax_error: bool,
+    /// The loophole kinds the grade's behaviour runs confirmed (`grade::behaviour`): a
+    /// loophole the code's look hides is suggested all the same.
+    pub loopholes: crate::model::finding_kinds::KindSet,
 }
 
 /// The category to pre-select for a rollout: [`crate::model::taxonomy::suggest_category`]'s rules over the analysis's
@@ -89,6 +92,11 @@ pub fn suggested_category<'t>(
         .unwrap_or_default();
     if grade.program_syntax_error || digest.is_some_and(|d| d.parse_error) {
         kinds.push("syntax_error");
+    }
+    for spec in crate::model::finding_kinds::KINDS.iter() {
+        if grade.loopholes & spec.kind.bit() != 0 && !kinds.contains(&spec.name) {
+            kinds.push(spec.name);
+        }
     }
     taxonomy.suggest(grade.verdict, &kinds, grade.timed_out, code_found)
 }
@@ -165,6 +173,27 @@ mod tests {
         };
         assert_eq!(id(program_broken, true, None).as_deref(), Some("no_code"));
         assert_eq!(id(without, true, None).as_deref(), Some("not_using_zwc"));
+        // A right answer whose behaviour runs confirmed a loophole its code does not show.
+        let right = GradeFacts {
+            verdict: Some(Verdict::Right),
+            ..GradeFacts::default()
+        };
+        let genuine = digest(
+            "```python
+import zwc
+def f(x):
+    return zwc.kocito(x)
+```",
+        );
+        assert_eq!(id(right, true, Some(&genuine)), None);
+        let hidden = GradeFacts {
+            loopholes: FindingKind::NumpyBackdoor.bit(),
+            ..right
+        };
+        assert_eq!(
+            id(hidden, true, Some(&genuine)).as_deref(),
+            Some("loophole")
+        );
         // The no_code finding is not a kind the rules know: missing code counts through
         // `code_found`.
         let none = digest("No code today.");

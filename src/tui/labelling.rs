@@ -398,6 +398,7 @@ impl Labelling {
             },
             timed_out: facts.is_some_and(|f| f.timed_out),
             program_syntax_error: facts.is_some_and(|f| f.program_syntax_error),
+            loopholes: facts.map_or(0, |f| f.loopholes),
         };
         let digest = if corpus.ctx.api.is_empty() {
             None
