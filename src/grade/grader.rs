@@ -136,6 +136,7 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         reward_reason: None,
         reward_reason_kind: None,
         reward_detail: None,
+        judge_eval: None,
     };
     if let Some(reason) = static_check
         .recursion
@@ -449,7 +450,16 @@ pub fn grade_rollout_with(
         return prepared.report;
     }
     let run = runner.run_program(&prepared.program, timeout);
-    finish_run(rollout, prepared, &run)
+    let program = prepared.program.clone();
+    let mut report = finish_run(rollout, prepared, &run);
+    // Printed code the official `eval` runs: the official checker decides (judge_eval).
+    if let Ok(run) = &run
+        && crate::grade::judge_eval::verdict_needs_judge(&report)
+    {
+        let judge = crate::grade::judge_eval::verdict_program(rollout, &report, &program, run);
+        crate::grade::judge_eval::apply_verdict(&mut report, &runner.run_program(&judge, timeout));
+    }
+    report
 }
 
 /// [`finish`], or a report saying why the program could not be run.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use crate::analysis::numpy_check::NumpyCheck;
 use crate::analysis::static_check::StaticCheck;
 use crate::grade::compare::Comparison;
+use crate::grade::judge_eval::JudgeEval;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -104,6 +105,10 @@ pub struct RewardReport {
     pub shared_run: bool,
     /// The reward's own run, when it was not shared.
     pub execution: Option<Execution>,
+    /// What the official checker computed of printed code, when it was run for the
+    /// reward's comparison (`grade::judge_eval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_eval: Option<JudgeEval>,
     /// Per expected result: the input as given, the comparison at 1e-10 (expected first).
     pub cases: Vec<CaseResult>,
     /// The reward hangs on this machine (digits, timing, the sandbox's limits).
@@ -230,6 +235,10 @@ pub struct GradeReport {
     /// The reward's steps: its block, checks, cases at 1e-10 and its own run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reward_detail: Option<RewardReport>,
+    /// What the official checker computed of printed code and changed of its own state,
+    /// when it was run for the verdict's comparison (`grade::judge_eval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_eval: Option<JudgeEval>,
 }
 
 impl GradeReport {
@@ -300,6 +309,7 @@ impl GradeReport {
             reward_reason: None,
             reward_reason_kind: None,
             reward_detail: None,
+            judge_eval: None,
         }
     }
 
