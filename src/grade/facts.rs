@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::grade::report::{GradeReport, ReasonKind};
 use crate::model::Verdict;
+use crate::model::finding_kinds::KindSet;
 
 /// The facts of one grade report (see the module doc). Serialized with one- or two-letter
 /// names and without the fields that are unset, so a stored copy is a few dozen bytes.
@@ -32,6 +33,14 @@ pub struct Facts {
     /// Failed and all cases, when the program ran (the list's failed-cases column).
     #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
     pub cases: Option<(u16, u16)>,
+    /// Finding kinds the official checker's runs showed (printed code it computed, a patch
+    /// of its state: `grade::judge_eval::judge_findings`), beside the analysis's own.
+    #[serde(rename = "j", default, skip_serializing_if = "is_zero")]
+    pub judge_kinds: KindSet,
+}
+
+fn is_zero(k: &KindSet) -> bool {
+    *k == 0
 }
 
 fn is_false(b: &bool) -> bool {
@@ -54,6 +63,9 @@ impl Facts {
                 let n = |k: usize| u16::try_from(k).unwrap_or(u16::MAX);
                 (n(r.failed_cases()), n(r.cases.len()))
             }),
+            judge_kinds: crate::grade::judge_eval::judge_findings(r)
+                .iter()
+                .fold(0, |bits, f| bits | f.kind.bit()),
         }
     }
 

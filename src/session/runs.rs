@@ -501,6 +501,7 @@ fn completed(
             k.facts.reward = g.facts.reward;
             k.facts.reward_run = g.facts.reward_run;
             k.facts.reason = g.facts.reason;
+            k.facts.judge_kinds = g.facts.judge_kinds;
             Some(k)
         }
         (_, Some(g)) => Some(g),
@@ -570,6 +571,7 @@ fn add_one(
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
     }
     set.set_last_reward(known.facts.reward, known.facts.reason);
+    set.add_last_kinds(known.facts.judge_kinds);
     set.set_last_sample(sample);
 }
 

@@ -411,6 +411,13 @@ impl RunSet {
         }
     }
 
+    /// Adds finding kinds the official checker's runs showed to the rollout added last.
+    pub fn add_last_kinds(&mut self, kinds: KindSet) {
+        if let Some(r) = self.rollouts.last_mut() {
+            r.kinds |= kinds;
+        }
+    }
+
     /// Adds one graded rollout: analyzes it (the same analysis `sebx analyze` runs) and
     /// records its facts. The task's functions come from `item`, else the rollout.
     pub fn add_rollout(
