@@ -309,6 +309,30 @@ fn evidence(scorer: JudgeScorer, answer: &Answer) -> JudgeEval {
     }
 }
 
+/// When the official scorer passed every case: the cases it passed without a comparison
+/// of its own code to show (the comparison was patched, or the texts were identical).
+fn pass_all(cases: &mut [CaseResult], eval: &JudgeEval) {
+    for case in cases.iter_mut().filter(|c| !c.matched && c.actual.is_some()) {
+        case.matched = true;
+        case.fragile = false;
+        case.fragile_reason = None;
+        if let Some(comparison) = case.comparison.as_mut() {
+            comparison.matched = true;
+            comparison.mismatch = None;
+            comparison.fragile = None;
+            comparison.decided_by = Decision::OfficialJudge;
+            let why = match eval.tampered.first() {
+                Some(t) => format!(
+                    "the official checker passed it with its state changed by printed code ({})",
+                    t.describe()
+                ),
+                None => "the official checker passed it".to_string(),
+            };
+            comparison.notes.push(why);
+        }
+    }
+}
+
 /// Sets each case the official checker compared to its outcome there, with what the
 /// checker computed as notes. Returns the first case it failed, if any.
 fn apply_cases(
@@ -422,6 +446,7 @@ pub fn apply_verdict(report: &mut GradeReport, run: &anyhow::Result<RunOutput>) 
     report.verdict = Some(verdict);
     match verdict {
         Verdict::Right => {
+            pass_all(&mut report.cases, &eval);
             report.decided_by =
                 format!("step 7: all {total} expected results matched in the official checker{ran}");
         }
@@ -486,6 +511,9 @@ pub fn apply_reward(detail: &mut RewardReport, run: &anyhow::Result<RunOutput>) 
     {
         detail.fragile = false;
         detail.fragile_reason = None;
+    }
+    if answer.outcome == Some(1) {
+        pass_all(&mut detail.cases, &eval);
     }
     match answer.outcome {
         Some(1) => detail.decide(
