@@ -15,7 +15,8 @@ use serde_json::{Value, json};
 #[path = "common/isolated.rs"]
 mod isolated;
 
-const API_DOC: &str = r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf", "np.sum": "zwc.bapu"}}"#;
+const API_DOC: &str =
+    r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf", "np.sum": "zwc.bapu"}}"#;
 
 /// A rollout whose entry makes a zwc call (so the static check passes) and returns, per
 /// input `a`, the text in `returns` (a Python expression of `a`), which the harness prints.
@@ -72,7 +73,13 @@ fn grade(dir: &Path, lines: &[String]) -> Graded {
 
 fn rerun(dir: &Path, line: usize) -> String {
     let out = isolated::sebx()
-        .args(["rerun", "--no-save", "--line", &line.to_string(), "--api-doc"])
+        .args([
+            "rerun",
+            "--no-save",
+            "--line",
+            &line.to_string(),
+            "--api-doc",
+        ])
         .arg(dir.join("api_doc.jsonl"))
         .arg(dir.join("rollouts.jsonl"))
         .output()
@@ -139,7 +146,11 @@ fn a_printed_numpy_call_and_arithmetic_on_arrays_are_computed_by_both_scorers() 
         "{sum}"
     );
     // Each: its program (shared by both scorers), then one official checker run per scorer.
-    assert!(g.stderr.contains("programs executed: 9 for 3"), "{}", g.stderr);
+    assert!(
+        g.stderr.contains("programs executed: 9 for 3"),
+        "{}",
+        g.stderr
+    );
 
     let text = rerun(dir.path(), 1);
     assert!(text.contains("verdict: right"), "{text}");
@@ -154,7 +165,10 @@ fn a_printed_numpy_call_and_arithmetic_on_arrays_are_computed_by_both_scorers() 
         text.contains("judge:   the official checker ran printed code (reward): case 1 (actual)"),
         "{text}"
     );
-    assert!(text.contains("flag:    grader_eval: printed code"), "{text}");
+    assert!(
+        text.contains("flag:    grader_eval: printed code"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -163,10 +177,20 @@ fn printed_code_reads_the_expected_text_from_the_checkers_frames() {
     // Frame 0 is eval's own, 1 `parse_stdout_output`, 2 `compare_stdout_outputs`, whose
     // `target_stdout` is the expected piece in the verdict (`compare_stdout_outputs(actual,
     // expected)`) and the printed piece itself in the reward (`(expected, actual)`).
-    let reach = |name: &str| text(&format!("__import__('sys')._getframe(2).f_locals['{name}']"));
+    let reach = |name: &str| {
+        text(&format!(
+            "__import__('sys')._getframe(2).f_locals['{name}']"
+        ))
+    };
     let lines = vec![
-        rollout(&reach("target_stdout"), &[("a=1", "[1, 2]"), ("a=2", "[3, 4]")]),
-        rollout(&reach("pred_stdout"), &[("a=1", "[1, 2]"), ("a=2", "[3, 4]")]),
+        rollout(
+            &reach("target_stdout"),
+            &[("a=1", "[1, 2]"), ("a=2", "[3, 4]")],
+        ),
+        rollout(
+            &reach("pred_stdout"),
+            &[("a=1", "[1, 2]"), ("a=2", "[3, 4]")],
+        ),
         // Further up the stack: `judge`'s own `target` in the verdict, `compare`'s
         // `ref_list` in the reward.
         rollout(
@@ -183,11 +207,7 @@ fn printed_code_reads_the_expected_text_from_the_checkers_frames() {
         panic!("four reports")
     };
     assert_eq!((verdict(target), reward(target)), ("right", 0), "{target}");
-    assert_eq!(
-        (verdict(pred), reward(pred)),
-        ("result_error", 1),
-        "{pred}"
-    );
+    assert_eq!((verdict(pred), reward(pred)), ("result_error", 1), "{pred}");
     assert_eq!(
         (verdict(judge_local), reward(judge_local)),
         ("right", 0),
@@ -200,7 +220,10 @@ fn printed_code_reads_the_expected_text_from_the_checkers_frames() {
     );
     // What each computed: the expected text (a string the checker re-reads as a list).
     let c = &computed(target, "verdict")[0];
-    assert_eq!((c["case"].as_u64(), c["value"].as_str()), (Some(0), Some("'[1, 2]'")));
+    assert_eq!(
+        (c["case"].as_u64(), c["value"].as_str()),
+        (Some(0), Some("'[1, 2]'"))
+    );
     assert_eq!(computed(target, "verdict")[1]["value"], "'[3, 4]'");
     assert_eq!(computed(pred, "reward")[0]["value"], "'[1, 2]'");
     assert!(
@@ -232,7 +255,11 @@ fn a_patch_of_the_checker_in_case_1_passes_a_wrong_case_2_and_no_other_rollout()
     let [patched, next] = &g.reports[..] else {
         panic!("two reports")
     };
-    assert_eq!((verdict(patched), reward(patched)), ("right", 0), "{patched}");
+    assert_eq!(
+        (verdict(patched), reward(patched)),
+        ("right", 0),
+        "{patched}"
+    );
     assert_eq!(patched["cases"][1]["matched"], true);
     let tampered = &patched["judge_eval"]["tampered"][0];
     assert_eq!(tampered["what"], "EqulityChecker.compare_stdout_outputs");
@@ -311,5 +338,9 @@ fn literal_prints_keep_the_rust_comparison_and_run_no_checker() {
         assert!(r.get("judge_eval").is_none(), "{r}");
         assert!(r["reward_detail"].get("judge_eval").is_none(), "{r}");
     }
-    assert!(g.stderr.contains("programs executed: 3 for 3"), "{}", g.stderr);
+    assert!(
+        g.stderr.contains("programs executed: 3 for 3"),
+        "{}",
+        g.stderr
+    );
 }

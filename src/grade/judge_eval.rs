@@ -129,7 +129,9 @@ pub struct Tampering {
 
 impl Tampering {
     pub fn describe(&self) -> String {
-        let at = self.case.map_or(String::new(), |c| format!("case {}: ", c + 1));
+        let at = self
+            .case
+            .map_or(String::new(), |c| format!("case {}: ", c + 1));
         format!(
             "{at}{} {} (now {})",
             self.what,
@@ -312,7 +314,10 @@ fn evidence(scorer: JudgeScorer, answer: &Answer) -> JudgeEval {
 /// When the official scorer passed every case: the cases it passed without a comparison
 /// of its own code to show (the comparison was patched, or the texts were identical).
 fn pass_all(cases: &mut [CaseResult], eval: &JudgeEval) {
-    for case in cases.iter_mut().filter(|c| !c.matched && c.actual.is_some()) {
+    for case in cases
+        .iter_mut()
+        .filter(|c| !c.matched && c.actual.is_some())
+    {
         case.matched = true;
         case.fragile = false;
         case.fragile_reason = None;
@@ -364,7 +369,9 @@ fn apply_cases(
         comparison.matched = !fails;
         comparison.fragile = None;
         comparison.decided_by = Decision::OfficialJudge;
-        comparison.notes.retain(|n| !n.contains("evaluates this printed text as Python code"));
+        comparison
+            .notes
+            .retain(|n| !n.contains("evaluates this printed text as Python code"));
         for computed in eval.computed.iter().filter(|c| c.case == case.index) {
             comparison.notes.push(format!(
                 "the official checker ran this as Python (in the sandbox): {}",
@@ -422,7 +429,10 @@ pub fn apply_verdict(report: &mut GradeReport, run: &anyhow::Result<RunOutput>) 
         _ => {
             let why = format!(
                 "the official judge gave no verdict ({})",
-                answer.raised.as_deref().unwrap_or("its result was not counted")
+                answer
+                    .raised
+                    .as_deref()
+                    .unwrap_or("its result was not counted")
             );
             report.mark_fragile(format!("{why}; the verdict is sebx's own comparison"));
             report.judge_eval = Some(JudgeEval {
@@ -447,12 +457,14 @@ pub fn apply_verdict(report: &mut GradeReport, run: &anyhow::Result<RunOutput>) 
     match verdict {
         Verdict::Right => {
             pass_all(&mut report.cases, &eval);
-            report.decided_by =
-                format!("step 7: all {total} expected results matched in the official checker{ran}");
+            report.decided_by = format!(
+                "step 7: all {total} expected results matched in the official checker{ran}"
+            );
         }
         Verdict::ResultError => {
             let case = first_failure.map_or("a case".to_string(), |i| format!("case {}", i + 1));
-            report.decided_by = format!("step 7: {case} did not match in the official checker{ran}");
+            report.decided_by =
+                format!("step 7: {case} did not match in the official checker{ran}");
         }
         _ => {
             // Fewer pieces than expected: the IndexError path sebx's own comparison named.
@@ -473,13 +485,21 @@ pub fn apply_verdict(report: &mut GradeReport, run: &anyhow::Result<RunOutput>) 
 
 /// `; it ran printed code: case 1 (actual): `np.sum(...)` computed 6` (or nothing).
 fn summary(eval: &JudgeEval) -> String {
-    let mut parts: Vec<String> = eval.computed.iter().take(2).map(ComputedText::describe).collect();
+    let mut parts: Vec<String> = eval
+        .computed
+        .iter()
+        .take(2)
+        .map(ComputedText::describe)
+        .collect();
     if eval.computed.len() > 2 {
         parts.push(format!("{} more", eval.computed.len() - 2));
     }
     let mut out = String::new();
     if !parts.is_empty() {
-        out = format!(", which ran printed code in the sandbox: {}", parts.join("; "));
+        out = format!(
+            ", which ran printed code in the sandbox: {}",
+            parts.join("; ")
+        );
     }
     if let Some(t) = eval.tampered.first() {
         out.push_str(&format!(

@@ -37,12 +37,10 @@ pub fn report_text(r: &GradeReport) -> String {
     for w in &r.warnings {
         let _ = writeln!(s, "note:    {w}");
     }
-    let judged = [("verdict", r.judge_eval.as_ref())]
-        .into_iter()
-        .chain([(
-            "reward",
-            r.reward_detail.as_ref().and_then(|d| d.judge_eval.as_ref()),
-        )]);
+    let judged = [("verdict", r.judge_eval.as_ref())].into_iter().chain([(
+        "reward",
+        r.reward_detail.as_ref().and_then(|d| d.judge_eval.as_ref()),
+    )]);
     for (scorer, eval) in judged {
         let Some(eval) = eval else { continue };
         for c in &eval.computed {

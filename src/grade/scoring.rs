@@ -7,11 +7,11 @@
 use std::time::Duration;
 
 use crate::grade::grader::{Prepared, ProgramRunner, RunOutput, finish_run, prepare_with};
-use crate::grade::report::GradeReport;
 use crate::grade::judge_eval::{
     apply_reward, apply_verdict, reward_needs_judge, reward_program, verdict_needs_judge,
     verdict_program,
 };
+use crate::grade::report::GradeReport;
 use crate::grade::report::RewardReport;
 use crate::grade::reward::{
     RewardPrepared, Scorer, disagreement, finish_reward, not_run, prepare_reward, reward_truth,

@@ -142,9 +142,17 @@ const RESOLVED_NAMES: &[&str] = &[
 /// included: `ValueError`, `UserWarning`).
 pub fn resolved_name(name: &str) -> bool {
     RESOLVED_NAMES.contains(&name)
-        || ["Error", "Exception", "Warning", "Exit", "Interrupt", "Iteration", "Iterator"]
-            .iter()
-            .any(|suffix| name.ends_with(suffix) && name.starts_with(char::is_uppercase))
+        || [
+            "Error",
+            "Exception",
+            "Warning",
+            "Exit",
+            "Interrupt",
+            "Iteration",
+            "Iterator",
+        ]
+        .iter()
+        .any(|suffix| name.ends_with(suffix) && name.starts_with(char::is_uppercase))
             && !name.contains('_')
 }
 

@@ -25,7 +25,7 @@ pub use cleaning::{CleanedText, clean_printed, parse_printed, py_isspace, py_str
 pub use code::{eval_needs_python, resolved_name};
 pub use deep_compare::{Mismatch, STRING_REPARSE_LIMIT};
 pub use judge::{
-    CODE_NOT_RUN, Comparison, Decision, OutputComparison, REWARD_TOLERANCE, Rule, SEPARATOR, TOLERANCE,
-    compare_outputs, compare_printed, compare_printed_by, split_actual, split_expected,
+    CODE_NOT_RUN, Comparison, Decision, OutputComparison, REWARD_TOLERANCE, Rule, SEPARATOR,
+    TOLERANCE, compare_outputs, compare_printed, compare_printed_by, split_actual, split_expected,
 };
 pub use normalize::{NormalizeCrash, normalize};
