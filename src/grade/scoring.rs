@@ -132,7 +132,7 @@ impl Scored {
             } else {
                 reward_own_run.as_ref()
             };
-            let detail = match run {
+            match run {
                 _ if prepared.decided => finish_reward(prepared, &RunOutput::default()),
                 Some(Ok(run)) => {
                     let detail = finish_reward(prepared, run);
@@ -143,8 +143,7 @@ impl Scored {
                 }
                 Some(Err(e)) => not_run(prepared, &format!("{e:#}")),
                 None => not_run(prepared, "no run"),
-            };
-            detail
+            }
         });
         Judging {
             report,
