@@ -15,13 +15,14 @@
 //!
 //! [`Comparison::needs_python`]: crate::grade::compare::Comparison::needs_python
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::analysis::assemble::str_repr;
 use crate::analysis::{Finding, FindingKind, Severity};
 use crate::grade::compare::{CODE_NOT_RUN, Decision, Mismatch, eval_needs_python};
-use crate::grade::grader::RunOutput;
-use crate::grade::report::{CaseResult, GradeReport, RewardReport, RewardStep};
+use crate::grade::report::{
+    CaseResult, ComputedText, GradeReport, JudgeEval, RewardReport, RewardStep, Tampering,
+};
 use crate::model::{Rollout, Verdict};
 
 /// The replicas and their driver (see the file's head).
@@ -63,82 +64,17 @@ impl JudgeScorer {
     }
 }
 
-/// What the official checker did with a rollout's printed code.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct JudgeEval {
-    /// The printed texts its `eval` ran as code, and what each gave.
-    pub computed: Vec<ComputedText>,
-    /// What the printed code changed of the checker's lasting state: its class, its module,
-    /// the builtins, the modules it imported (the official scorers keep that for every
-    /// later line they judge in the same process; sebx judges each rollout afresh).
-    pub tampered: Vec<Tampering>,
-    /// Why the checker gave no answer, when it did not (the outcome is then sebx's own
-    /// comparison, marked fragile).
-    pub failed: Option<String>,
-    /// The start of what the checker printed while judging (its own prints, pdb's).
-    pub printed: String,
-}
-
-/// One printed text the official `eval` ran.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct ComputedText {
-    /// 0-based case.
-    pub case: usize,
-    /// `actual`, `expected`, or a text inside a value.
-    pub side: String,
-    /// The cleaned text handed to `eval`.
-    pub text: String,
-    /// The repr of what it computed (when it did not raise).
-    pub value: Option<String>,
-    /// What it raised (the checker then compared the cleaned text as a string).
-    pub raised: Option<String>,
-}
-
-impl ComputedText {
-    /// `case 1 (actual): `np.sum([1, 2, 3])` computed np.int64(6)`.
-    pub fn describe(&self) -> String {
-        let what = match (&self.value, &self.raised) {
-            (_, Some(raised)) => format!("raised {raised}, so it was compared as text"),
-            (Some(value), None) => format!("computed {value}"),
-            (None, None) => "computed nothing".to_string(),
-        };
-        format!(
-            "case {} ({}): `{}` {what}",
-            self.case + 1,
-            self.side,
-            clip(&self.text, 120)
-        )
-    }
-}
-
-/// One change printed code made to the checker's lasting state.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Tampering {
-    /// The case whose printed code made it (0-based), when known.
-    pub case: Option<usize>,
-    /// `EqulityChecker.compare_stdout_outputs`, `builtins.abs`, ...
-    pub what: String,
-    /// `replaced`, `added` or `removed`.
-    pub change: String,
-    /// The repr of what it is now.
-    pub now: String,
-}
-
-impl Tampering {
-    pub fn describe(&self) -> String {
-        let at = self
-            .case
-            .map_or(String::new(), |c| format!("case {}: ", c + 1));
-        format!(
-            "{at}{} {} (now {})",
-            self.what,
-            self.change,
-            clip(&self.now, 80)
-        )
-    }
+/// What running the official checker gave (the grader's run, its fields as they are).
+#[derive(Debug, Clone)]
+pub enum CheckerRun<'a> {
+    Ran {
+        stdout: &'a str,
+        stderr: &'a str,
+        timed_out: bool,
+        seconds: f64,
+    },
+    /// The program could not be run, and why.
+    Failed(String),
 }
 
 fn clip(text: &str, max: usize) -> String {
@@ -236,13 +172,14 @@ fn program_of(task: &serde_json::Value) -> String {
     )
 }
 
-/// The program that runs the evaluation judge's comparison of `run` (the verdict's run of
-/// `program`, the assembled program whose code and entry `report` names).
+/// The program that runs the evaluation judge's comparison of a run's stdout and stderr
+/// (the verdict's run of `program`, the assembled program whose code and entry `report`
+/// names).
 pub fn verdict_program(
     rollout: &Rollout,
     report: &GradeReport,
     program: &str,
-    run: &RunOutput,
+    (stdout, stderr): (&str, &str),
 ) -> String {
     program_of(&serde_json::json!({
         "scorer": JudgeScorer::Verdict.as_str(),
@@ -250,41 +187,57 @@ pub fn verdict_program(
         "raw_code": report.extraction.code,
         "program": program,
         "entry": report.entry,
-        "stdout": run.stdout,
-        "stderr": run.stderr,
+        "stdout": stdout,
+        "stderr": stderr,
     }))
 }
 
-/// The program that runs the RL reward's comparison of `run` against `ground_truth`.
-pub fn reward_program(rollout: &Rollout, ground_truth: &str, run: &RunOutput) -> String {
+/// The program that runs the RL reward's comparison of a run's stdout and stderr against
+/// `ground_truth`.
+pub fn reward_program(
+    rollout: &Rollout,
+    ground_truth: &str,
+    (stdout, stderr): (&str, &str),
+) -> String {
     program_of(&serde_json::json!({
         "scorer": JudgeScorer::Reward.as_str(),
         "data": rollout_data(rollout),
         "ground_truth": ground_truth,
-        "stdout": run.stdout,
-        "stderr": run.stderr,
+        "stdout": stdout,
+        "stderr": stderr,
     }))
 }
 
-fn answer_of(run: &anyhow::Result<RunOutput>) -> Result<Answer, String> {
-    let run = run
-        .as_ref()
-        .map_err(|e| format!("the official checker could not be run: {e:#}"))?;
-    if run.timed_out {
+fn answer_of(run: CheckerRun<'_>) -> Result<Answer, String> {
+    let (stdout, stderr, timed_out, seconds) = match run {
+        CheckerRun::Ran {
+            stdout,
+            stderr,
+            timed_out,
+            seconds,
+        } => (stdout, stderr, timed_out, seconds),
+        CheckerRun::Failed(why) => {
+            return Err(format!("the official checker could not be run: {why}"));
+        }
+    };
+    if timed_out {
         return Err(format!(
-            "the official checker did not finish judging the printed code within {:.1} s (officially the judge would hang on this line)",
-            run.elapsed.as_secs_f64()
+            "the official checker did not finish judging the printed code within {seconds:.1} s (officially the judge would hang on this line)"
         ));
     }
-    let Some(at) = run.stdout.rfind(ANSWER_MARKER) else {
-        let why = crate::grade::grader::last_error_line(&run.stderr)
+    let Some(at) = stdout.rfind(ANSWER_MARKER) else {
+        let why = stderr
+            .lines()
+            .rev()
+            .map(str::trim)
+            .find(|l| !l.is_empty())
             .map(|l| format!(": {l}"))
             .unwrap_or_default();
         return Err(format!(
             "the official checker gave no answer (the printed code ended the judge's process{why})"
         ));
     };
-    serde_json::from_str(run.stdout[at + ANSWER_MARKER.len()..].trim())
+    serde_json::from_str(stdout[at + ANSWER_MARKER.len()..].trim())
         .map_err(|e| format!("the official checker's answer could not be read: {e}"))
 }
 
@@ -410,7 +363,7 @@ fn failed_eval(why: String) -> JudgeEval {
 
 /// The evaluation judge's outcome from its judge run: the verdict, its cases, why, and what
 /// the checker computed.
-pub fn apply_verdict(report: &mut GradeReport, run: &anyhow::Result<RunOutput>) {
+pub fn apply_verdict(report: &mut GradeReport, run: CheckerRun<'_>) {
     let answer = match answer_of(run) {
         Ok(answer) => answer,
         Err(why) => {
@@ -511,7 +464,7 @@ fn summary(eval: &JudgeEval) -> String {
 }
 
 /// The RL reward's outcome from its judge run.
-pub fn apply_reward(detail: &mut RewardReport, run: &anyhow::Result<RunOutput>) {
+pub fn apply_reward(detail: &mut RewardReport, run: CheckerRun<'_>) {
     let answer = match answer_of(run) {
         Ok(answer) => answer,
         Err(why) => {

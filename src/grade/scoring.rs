@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use crate::grade::grader::{Prepared, ProgramRunner, RunOutput, finish_run, prepare_with};
+use crate::grade::grader::{
+    Prepared, ProgramRunner, RunOutput, checker_run, finish_run, prepare_with,
+};
 use crate::grade::judge_eval::{
     apply_reward, apply_verdict, reward_needs_judge, reward_program, verdict_needs_judge,
     verdict_program,
@@ -114,7 +116,12 @@ impl Scored {
                 if let Ok(run) = run
                     && verdict_needs_judge(&report)
                 {
-                    verdict_judge = Some(verdict_program(rollout, &report, &program, run));
+                    verdict_judge = Some(verdict_program(
+                        rollout,
+                        &report,
+                        &program,
+                        (&run.stdout, &run.stderr),
+                    ));
                 }
                 report
             }
@@ -137,7 +144,11 @@ impl Scored {
                 Some(Ok(run)) => {
                     let detail = finish_reward(prepared, run);
                     if reward_needs_judge(&detail) {
-                        reward_judge = Some(reward_program(rollout, reward_truth(rollout), run));
+                        reward_judge = Some(reward_program(
+                            rollout,
+                            reward_truth(rollout),
+                            (&run.stdout, &run.stderr),
+                        ));
                     }
                     detail
                 }
@@ -183,11 +194,11 @@ impl Judging {
         };
         let mut report = self.report;
         if self.verdict_judge.is_some() {
-            apply_verdict(&mut report, &next());
+            apply_verdict(&mut report, checker_run(&next()));
         }
         if let Some(mut detail) = self.reward {
             if self.reward_judge.is_some() {
-                apply_reward(&mut detail, &next());
+                apply_reward(&mut detail, checker_run(&next()));
             }
             report.reward = detail.reward;
             if let Some(reason) = disagreement(rollout, &report, &detail) {
