@@ -381,7 +381,9 @@ fn arithmetic_in_printed_text_is_evaluated() {
     assert!(!r.fragile, "{:?}", r.fragile_reason);
     let notes = &r.cases[0].comparison.as_ref().expect("compared").notes;
     assert!(
-        notes.iter().any(|n| n.contains("ran this as Python") && n.contains("computed 2")),
+        notes
+            .iter()
+            .any(|n| n.contains("ran this as Python") && n.contains("computed 2")),
         "{notes:?}"
     );
 }
