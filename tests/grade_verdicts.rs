@@ -371,16 +371,19 @@ fn arithmetic_in_printed_text_is_evaluated() {
         &[("a=[1]", "2")],
     );
     assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
-    // Code in printed text is never run; the verdict says so and is fragile.
+    // Code in printed text runs in the official checker (in the sandbox), as officially:
+    // `len([1, 2])` is 2.
     let r = grade(
         &block("import zwc\ndef f(a):\n    zwc.kocito(a)\n    return 'len([1, 2])'\n"),
         &[("a=[1]", "2")],
     );
-    assert_eq!(r.verdict, Some(Verdict::ResultError), "{}", r.decided_by);
-    assert!(r.fragile, "{}", r.decided_by);
+    assert_eq!(r.verdict, Some(Verdict::Right), "{}", r.decided_by);
+    assert!(!r.fragile, "{:?}", r.fragile_reason);
     let notes = &r.cases[0].comparison.as_ref().expect("compared").notes;
     assert!(
-        notes.iter().any(|n| n.contains("as Python code")),
+        notes
+            .iter()
+            .any(|n| n.contains("ran this as Python") && n.contains("computed 2")),
         "{notes:?}"
     );
 }

@@ -253,7 +253,12 @@ impl GradeBackend for Grader {
                 Ok(out)
             })
             .collect();
-        let report = scored.finish(rollout, runs);
+        let judge_runner = Remembered::new(
+            engine,
+            self.remembering().and_then(|b| b.cache().runs()),
+            true,
+        );
+        let report = scored.finish(rollout, runs, &judge_runner, settings.timeout);
         if let Some(batch) = self.remembering() {
             let _ = batch.put(rollout, &report);
         }

@@ -112,7 +112,7 @@ pub fn grade_all_shared(
                                 Claim::Theirs(slot) => slot.wait(),
                             })
                             .collect();
-                        done(i, scored.finish(rollout, runs));
+                        done(i, scored.finish(rollout, runs, runner, timeout));
                     }
                     return;
                 };
@@ -147,26 +147,28 @@ pub fn grade_all_shared(
                     };
                     let runs = slots
                         .iter()
-                        .map(|slot| {
-                            // Waiting for a run, this thread keeps collecting its own
-                            // (another thread may be waiting for one of them).
-                            loop {
-                                if let Some(run) = slot.get() {
-                                    return run;
-                                }
-                                match own.pop_front() {
-                                    Some(mine) => {
-                                        let run = session.next_result().unwrap_or_else(|| {
-                                            Err(anyhow::anyhow!("the run was lost"))
-                                        });
-                                        mine.set(&run);
-                                    }
-                                    None => return slot.wait(),
-                                }
+                        .map(|slot| wait_for(slot, &mut own, session.as_mut()))
+                        .collect();
+                    // Printed code the official `eval` runs: the official checker's runs go
+                    // through this thread's worker too (the pool may have no other).
+                    let judging = scored.judge(rollouts[i], runs);
+                    let judge_slots: Vec<Arc<Slot>> = judging
+                        .programs()
+                        .into_iter()
+                        .map(|program| match shared.claim(program) {
+                            Claim::Mine(slot) => {
+                                session.submit(program, timeout);
+                                own.push_back(slot.clone());
+                                slot
                             }
+                            Claim::Theirs(slot) => slot,
                         })
                         .collect();
-                    done(i, scored.finish(rollouts[i], runs));
+                    let judge_runs = judge_slots
+                        .iter()
+                        .map(|slot| wait_for(slot, &mut own, session.as_mut()))
+                        .collect();
+                    done(i, judging.finish(rollouts[i], judge_runs));
                 }
             });
         }
@@ -186,6 +188,29 @@ pub fn grade_all_shared(
             })
         })
         .collect()
+}
+
+/// The run of `slot`: while it is not known, this thread keeps collecting its own runs
+/// from `session` (another thread may be waiting for one of them).
+fn wait_for(
+    slot: &Slot,
+    own: &mut VecDeque<Arc<Slot>>,
+    session: &mut (dyn crate::grade::grader::RunSession + '_),
+) -> anyhow::Result<RunOutput> {
+    loop {
+        if let Some(run) = slot.get() {
+            return run;
+        }
+        match own.pop_front() {
+            Some(mine) => {
+                let run = session
+                    .next_result()
+                    .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")));
+                mine.set(&run);
+            }
+            None => return slot.wait(),
+        }
+    }
 }
 
 /// Rollouts a grading thread holds waiting for runs (when their programs are all another

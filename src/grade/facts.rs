@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::grade::report::{GradeReport, ReasonKind};
 use crate::model::Verdict;
+use crate::model::finding_kinds::KindSet;
 
 /// The facts of one grade report (see the module doc). Serialized with one- or two-letter
 /// names and without the fields that are unset, so a stored copy is a few dozen bytes.
@@ -37,10 +38,14 @@ pub struct Facts {
     pub traced: bool,
     /// The loophole kinds they confirmed, one bit each.
     #[serde(rename = "l", default, skip_serializing_if = "is_zero")]
-    pub loopholes: crate::model::finding_kinds::KindSet,
+    pub loopholes: KindSet,
+    /// Finding kinds the official checker's runs showed (printed code it computed, a patch
+    /// of its state: `grade::judge_eval::judge_findings`), beside the analysis's own.
+    #[serde(rename = "j", default, skip_serializing_if = "is_zero")]
+    pub judge_kinds: KindSet,
 }
 
-fn is_zero(k: &crate::model::finding_kinds::KindSet) -> bool {
+fn is_zero(k: &KindSet) -> bool {
     *k == 0
 }
 
@@ -66,6 +71,9 @@ impl Facts {
             }),
             traced: r.behaviour.as_ref().is_some_and(|b| b.error.is_none()),
             loopholes: r.behaviour.as_ref().map_or(0, |b| b.kinds()),
+            judge_kinds: crate::grade::judge_eval::judge_findings(r)
+                .iter()
+                .fold(0, |bits, f| bits | f.kind.bit()),
         }
     }
 

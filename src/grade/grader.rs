@@ -137,6 +137,7 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         reward_reason_kind: None,
         reward_detail: None,
         behaviour: None,
+        judge_eval: None,
     };
     if let Some(reason) = static_check
         .recursion
@@ -450,7 +451,35 @@ pub fn grade_rollout_with(
         return prepared.report;
     }
     let run = runner.run_program(&prepared.program, timeout);
-    finish_run(rollout, prepared, &run)
+    let program = prepared.program.clone();
+    let mut report = finish_run(rollout, prepared, &run);
+    // Printed code the official `eval` runs: the official checker decides (judge_eval).
+    if let Ok(run) = &run
+        && crate::grade::judge_eval::verdict_needs_judge(&report)
+    {
+        let judge = crate::grade::judge_eval::verdict_program(
+            rollout,
+            &report,
+            &program,
+            (&run.stdout, &run.stderr),
+        );
+        let checked = runner.run_program(&judge, timeout);
+        crate::grade::judge_eval::apply_verdict(&mut report, checker_run(&checked));
+    }
+    report
+}
+
+/// A run of the official checker (`judge_eval`) as it reads it.
+pub fn checker_run(run: &anyhow::Result<RunOutput>) -> crate::grade::judge_eval::CheckerRun<'_> {
+    match run {
+        Ok(run) => crate::grade::judge_eval::CheckerRun::Ran {
+            stdout: &run.stdout,
+            stderr: &run.stderr,
+            timed_out: run.timed_out,
+            seconds: run.elapsed.as_secs_f64(),
+        },
+        Err(e) => crate::grade::judge_eval::CheckerRun::Failed(format!("{e:#}")),
+    }
 }
 
 /// [`finish`], or a report saying why the program could not be run.

@@ -11,6 +11,7 @@ pub mod engine;
 pub mod eta;
 pub mod facts;
 pub mod grader;
+pub mod judge_eval;
 pub mod pool;
 pub mod pyvalue;
 pub mod render;

@@ -37,6 +37,33 @@ pub fn report_text(r: &GradeReport) -> String {
     for w in &r.warnings {
         let _ = writeln!(s, "note:    {w}");
     }
+    let judged = [("verdict", r.judge_eval.as_ref())].into_iter().chain([(
+        "reward",
+        r.reward_detail.as_ref().and_then(|d| d.judge_eval.as_ref()),
+    )]);
+    for (scorer, eval) in judged {
+        let Some(eval) = eval else { continue };
+        for c in &eval.computed {
+            let _ = writeln!(
+                s,
+                "judge:   the official checker ran printed code ({scorer}): {}",
+                c.describe()
+            );
+        }
+        for t in &eval.tampered {
+            let _ = writeln!(
+                s,
+                "judge:   the printed code changed the official checker's state ({scorer}): {}",
+                t.describe()
+            );
+        }
+        if let Some(why) = &eval.failed {
+            let _ = writeln!(s, "judge:   {why} ({scorer})");
+        }
+    }
+    for f in crate::grade::judge_eval::judge_findings(r) {
+        let _ = writeln!(s, "flag:    {}: {}", f.kind.as_str(), f.message);
+    }
     let _ = writeln!(s);
     if r.extraction.found {
         let _ = writeln!(

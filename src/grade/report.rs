@@ -31,6 +31,91 @@ pub struct CaseResult {
     pub fragile_reason: Option<String>,
 }
 
+/// What the official checker did with a rollout's printed code.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct JudgeEval {
+    /// The printed texts its `eval` ran as code, and what each gave.
+    pub computed: Vec<ComputedText>,
+    /// What the printed code changed of the checker's lasting state: its class, its module,
+    /// the builtins, the modules it imported (the official scorers keep that for every
+    /// later line they judge in the same process; sebx judges each rollout afresh).
+    pub tampered: Vec<Tampering>,
+    /// Why the checker gave no answer, when it did not (the outcome is then sebx's own
+    /// comparison, marked fragile).
+    pub failed: Option<String>,
+    /// The start of what the checker printed while judging (its own prints, pdb's).
+    pub printed: String,
+}
+
+/// One printed text the official `eval` ran.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ComputedText {
+    /// 0-based case.
+    pub case: usize,
+    /// `actual`, `expected`, or a text inside a value.
+    pub side: String,
+    /// The cleaned text handed to `eval`.
+    pub text: String,
+    /// The repr of what it computed (when it did not raise).
+    pub value: Option<String>,
+    /// What it raised (the checker then compared the cleaned text as a string).
+    pub raised: Option<String>,
+}
+
+impl ComputedText {
+    /// `case 1 (actual): `np.sum([1, 2, 3])` computed np.int64(6)`.
+    pub fn describe(&self) -> String {
+        let what = match (&self.value, &self.raised) {
+            (_, Some(raised)) => format!("raised {raised}, so it was compared as text"),
+            (Some(value), None) => format!("computed {value}"),
+            (None, None) => "computed nothing".to_string(),
+        };
+        format!(
+            "case {} ({}): `{}` {what}",
+            self.case + 1,
+            self.side,
+            clip(&self.text, 120)
+        )
+    }
+}
+
+/// One change printed code made to the checker's lasting state.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Tampering {
+    /// The case whose printed code made it (0-based), when known.
+    pub case: Option<usize>,
+    /// `EqulityChecker.compare_stdout_outputs`, `builtins.abs`, ...
+    pub what: String,
+    /// `replaced`, `added` or `removed`.
+    pub change: String,
+    /// The repr of what it is now.
+    pub now: String,
+}
+
+impl Tampering {
+    pub fn describe(&self) -> String {
+        let at = self
+            .case
+            .map_or(String::new(), |c| format!("case {}: ", c + 1));
+        format!(
+            "{at}{} {} (now {})",
+            self.what,
+            self.change,
+            clip(&self.now, 80)
+        )
+    }
+}
+
+fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    format!("{}…", text.chars().take(max).collect::<String>())
+}
+
 /// The extracted code and where it came from.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -104,6 +189,10 @@ pub struct RewardReport {
     pub shared_run: bool,
     /// The reward's own run, when it was not shared.
     pub execution: Option<Execution>,
+    /// What the official checker computed of printed code, when it was run for the
+    /// reward's comparison (`grade::judge_eval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_eval: Option<JudgeEval>,
     /// Per expected result: the input as given, the comparison at 1e-10 (expected first).
     pub cases: Vec<CaseResult>,
     /// The reward hangs on this machine (digits, timing, the sandbox's limits).
@@ -234,6 +323,10 @@ pub struct GradeReport {
     /// named from what the program did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub behaviour: Option<crate::grade::behaviour::Behaviour>,
+    /// What the official checker computed of printed code and changed of its own state,
+    /// when it was run for the verdict's comparison (`grade::judge_eval`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub judge_eval: Option<JudgeEval>,
 }
 
 impl GradeReport {
@@ -305,6 +398,7 @@ impl GradeReport {
             reward_reason_kind: None,
             reward_detail: None,
             behaviour: None,
+            judge_eval: None,
         }
     }
 

@@ -1,13 +1,22 @@
 //! Both official scorers over one rollout: which programs must run (none, one shared by
 //! the verdict and the reward, or one each), and the one report that carries the verdict,
-//! the reward and, where they disagree, the reason. Every front end grades through this.
+//! the reward and, where they disagree, the reason; then, for the rare rollout that prints
+//! code the official `eval` runs, the official checker's own runs ([`Judging`]). Every front
+//! end grades through this.
 
 use std::time::Duration;
 
-use crate::grade::grader::{Prepared, ProgramRunner, RunOutput, finish_run, prepare_with};
+use crate::grade::grader::{
+    Prepared, ProgramRunner, RunOutput, checker_run, finish_run, prepare_with,
+};
+use crate::grade::judge_eval::{
+    apply_reward, apply_verdict, reward_needs_judge, reward_program, verdict_needs_judge,
+    verdict_program,
+};
 use crate::grade::report::GradeReport;
+use crate::grade::report::RewardReport;
 use crate::grade::reward::{
-    RewardPrepared, Scorer, disagreement, finish_reward, not_run, prepare_reward,
+    RewardPrepared, Scorer, disagreement, finish_reward, not_run, prepare_reward, reward_truth,
 };
 use crate::model::Rollout;
 
@@ -59,8 +68,28 @@ impl Scored {
         out
     }
 
-    /// The report, from the results of [`Scored::programs`] in the same order.
-    pub fn finish(self, rollout: &Rollout, runs: Vec<anyhow::Result<RunOutput>>) -> GradeReport {
+    /// The report, from the results of [`Scored::programs`] in the same order; a printed
+    /// piece the official `eval` runs as code is judged by the official checker through
+    /// `runner` (see [`Judging`]).
+    pub fn finish(
+        self,
+        rollout: &Rollout,
+        runs: Vec<anyhow::Result<RunOutput>>,
+        runner: &dyn ProgramRunner,
+        timeout: Duration,
+    ) -> GradeReport {
+        let judging = self.judge(rollout, runs);
+        let runs = judging
+            .programs()
+            .into_iter()
+            .map(|program| runner.run_program(program, timeout))
+            .collect();
+        judging.finish(rollout, runs)
+    }
+
+    /// Each scorer's outcome from the results of [`Scored::programs`] in the same order,
+    /// as sebx's own comparison gives it, and the official checker's runs still needed.
+    pub fn judge(self, rollout: &Rollout, runs: Vec<anyhow::Result<RunOutput>>) -> Judging {
         let mut runs = runs.into_iter();
         let verdict_run = if self.verdict_runs() {
             Some(
@@ -78,9 +107,24 @@ impl Scored {
         } else {
             None
         };
-        let mut report = match (self.verdict, &verdict_run) {
+        let mut verdict_judge = None;
+        let report = match (self.verdict, &verdict_run) {
             (Some(prepared), None) => prepared.report,
-            (Some(prepared), Some(run)) => finish_run(rollout, prepared, run),
+            (Some(prepared), Some(run)) => {
+                let program = prepared.program.clone();
+                let report = finish_run(rollout, prepared, run);
+                if let Ok(run) = run
+                    && verdict_needs_judge(&report)
+                {
+                    verdict_judge = Some(verdict_program(
+                        rollout,
+                        &report,
+                        &program,
+                        (&run.stdout, &run.stderr),
+                    ));
+                }
+                report
+            }
             (None, _) => GradeReport {
                 source: rollout.source.display().to_string(),
                 line: rollout.line,
@@ -88,18 +132,74 @@ impl Scored {
                 ..GradeReport::default()
             },
         };
-        if let Some(prepared) = self.reward {
+        let mut reward_judge = None;
+        let reward = self.reward.map(|prepared| {
             let run = if prepared.shared {
                 verdict_run.as_ref()
             } else {
                 reward_own_run.as_ref()
             };
-            let detail = match run {
+            match run {
                 _ if prepared.decided => finish_reward(prepared, &RunOutput::default()),
-                Some(Ok(run)) => finish_reward(prepared, run),
+                Some(Ok(run)) => {
+                    let detail = finish_reward(prepared, run);
+                    if reward_needs_judge(&detail) {
+                        reward_judge = Some(reward_program(
+                            rollout,
+                            reward_truth(rollout),
+                            (&run.stdout, &run.stderr),
+                        ));
+                    }
+                    detail
+                }
                 Some(Err(e)) => not_run(prepared, &format!("{e:#}")),
                 None => not_run(prepared, "no run"),
-            };
+            }
+        });
+        Judging {
+            report,
+            reward,
+            verdict_judge,
+            reward_judge,
+        }
+    }
+}
+
+/// One rollout's scorers after their runs, waiting for the official checker's runs (none
+/// unless a printed piece is code the official `eval` runs: `grade::judge_eval`).
+#[derive(Debug, Clone)]
+pub struct Judging {
+    report: GradeReport,
+    reward: Option<RewardReport>,
+    verdict_judge: Option<String>,
+    reward_judge: Option<String>,
+}
+
+impl Judging {
+    /// The official checker's programs to run, in order: the verdict's, then the reward's.
+    pub fn programs(&self) -> Vec<&str> {
+        self.verdict_judge
+            .iter()
+            .chain(&self.reward_judge)
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// The report, from the results of [`Judging::programs`] in the same order.
+    pub fn finish(self, rollout: &Rollout, runs: Vec<anyhow::Result<RunOutput>>) -> GradeReport {
+        let mut runs = runs.into_iter();
+        let mut next = || {
+            runs.next()
+                .unwrap_or_else(|| Err(anyhow::anyhow!("the run was lost")))
+        };
+        let mut report = self.report;
+        if self.verdict_judge.is_some() {
+            apply_verdict(&mut report, checker_run(&next()));
+        }
+        if let Some(mut detail) = self.reward {
+            if self.reward_judge.is_some() {
+                apply_reward(&mut detail, checker_run(&next()));
+            }
             report.reward = detail.reward;
             if let Some(reason) = disagreement(rollout, &report, &detail) {
                 report.reward_reason = Some(reason.text);
@@ -125,5 +225,5 @@ pub fn grade_scored(
         .into_iter()
         .map(|program| runner.run_program(program, timeout))
         .collect();
-    scored.finish(rollout, runs)
+    scored.finish(rollout, runs, runner, timeout)
 }

@@ -220,6 +220,16 @@ finding_kinds! {
         about: "the entry returns text the official comparison evaluates as an expression (`f\"{a}/{b}\"`, `\"np.mean(...)\"`): the judge's `eval` computes the answer, the program does not; both scorers pay",
         ..spec("grader_eval", "grader eval", Family::Loophole)
     },
+    /// Printed code changed the official checker's lasting state (its class, its module,
+    /// the builtins), seen when the checker ran it (`grade::judge_eval`).
+    JudgeTampered => KindSpec {
+        importance: 11,
+        suggest_rank: 10,
+        right_category: Some("loophole"),
+        result_error_category: Some("loophole"),
+        about: "printed code that patched the official checker (a method or attribute of its class or module, a builtin): the official scorers keep the change for every later line they judge in the same process; sebx judges each rollout afresh",
+        ..spec("judge_tampered", "judge tampered", Family::Loophole)
+    },
 }
 
 impl FindingKind {

@@ -508,6 +508,7 @@ fn completed(
             k.facts.reason = g.facts.reason;
             k.facts.traced = g.facts.traced;
             k.facts.loopholes = g.facts.loopholes;
+            k.facts.judge_kinds = g.facts.judge_kinds;
             Some(k)
         }
         (_, Some(g)) => Some(g),

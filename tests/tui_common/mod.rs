@@ -145,6 +145,7 @@ fn case(
             decided_by: Decision::Tolerant,
             notes: Vec::new(),
             fragile: None,
+            needs_python: false,
         }),
         ..CaseResult::default()
     }

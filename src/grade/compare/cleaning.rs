@@ -2,7 +2,8 @@
 //! array reprs to lists, labels before the first `:` dropped, `inf`/`nan` to floats) and
 //! evaluated, or kept as text when it does not evaluate.
 
-use crate::grade::pyvalue::{self, EvalMode, PyValue};
+use super::code::eval_cleaned;
+use crate::grade::pyvalue::PyValue;
 
 /// Python's `str.isspace` for one character (also what `re`'s `\s` matches).
 pub fn py_isspace(c: char) -> bool {
@@ -64,9 +65,7 @@ pub(super) fn rewrite_inf_nan(text: &str) -> String {
 pub fn parse_printed(output: &str) -> PyValue {
     match clean_printed(output) {
         None => PyValue::None,
-        Some(cleaned) => {
-            pyvalue::evaluate(&cleaned.text, EvalMode::Eval).unwrap_or(PyValue::Str(cleaned.text))
-        }
+        Some(cleaned) => eval_cleaned(&cleaned.text).unwrap_or(PyValue::Str(cleaned.text)),
     }
 }
 

@@ -6,12 +6,13 @@
 use serde::{Deserialize, Serialize};
 
 use super::cleaning::{clean_printed, py_isspace, py_strip};
+use super::code::{eval_cleaned, failure_needs_python, take_needs_python};
 use super::deep_compare::{
     Ctx, Deep, HAIR, Mismatch, NEAR_TOLERANCE, Raised, deep_compare, short_number,
     within_hair_of_tolerance,
 };
 use super::normalize::normalize;
-use crate::grade::pyvalue::{self, EvalMode, PyValue, repr};
+use crate::grade::pyvalue::{self, PyValue, repr};
 
 /// Absolute tolerance of the official comparison.
 pub const TOLERANCE: f64 = 1e-2;
@@ -60,6 +61,9 @@ pub enum Decision {
     Tolerant,
     /// The comparison raised; the texts were compared with whitespace runs folded.
     TextFallback,
+    /// The official checker's own code, run in the sandbox, because a printed text is code
+    /// its `eval` runs (see [`Comparison::needs_python`] and `grade::judge_eval`).
+    OfficialJudge,
     /// The official grader crashes before comparing (its normalisation recurses forever on
     /// a NumPy `longdouble`/`clongdouble` outside a dict); `judge` catches that and fails
     /// the rollout.
@@ -83,7 +87,16 @@ pub struct Comparison {
     /// rollout's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fragile: Option<String>,
+    /// An `eval` of this comparison may run code or compute otherwise than sebx's
+    /// evaluator (`compare::eval_needs_python`): only the official checker, run in the
+    /// sandbox, gives its outcome.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub needs_python: bool,
 }
+
+/// The fragility reason of a comparison decided without running the printed code the
+/// official `eval` runs (replaced by the official outcome once the checker has run).
+pub const CODE_NOT_RUN: &str = "the official grader runs this printed text as Python code (eval); sebx did not run the official checker on it, so the official outcome may differ";
 
 /// Per-case comparisons of a whole run: the verdict is `right` iff `all_matched`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,14 +154,13 @@ pub fn compare_printed(expected: &str, actual: &str) -> Comparison {
 /// [`compare_printed`] under either official scorer's [`Rule`].
 pub fn compare_printed_by(rule: Rule, expected: &str, actual: &str) -> Comparison {
     NEAR_TOLERANCE.with(|near| near.set(false));
-    RAN_CODE.with(|ran| ran.set(false));
+    let _ = take_needs_python();
     let mut comparison = compare_pieces(expected, actual, rule);
     let near_tolerance = NEAR_TOLERANCE.with(|near| near.replace(false));
-    if RAN_CODE.with(|ran| ran.replace(false)) && comparison.decided_by != Decision::ExactText {
-        comparison.fragile = Some(
-            "the official grader runs this printed text as Python code (eval); sebx does not, so the official outcome may differ"
-                .to_owned(),
-        );
+    // The identical-text shortcut decides before any `eval` runs.
+    comparison.needs_python = take_needs_python() && comparison.decided_by != Decision::ExactText;
+    if comparison.needs_python {
+        comparison.fragile = Some(CODE_NOT_RUN.to_owned());
         return comparison;
     }
     let deciding_difference = comparison
@@ -165,12 +177,6 @@ pub fn compare_printed_by(rule: Rule, expected: &str, actual: &str) -> Compariso
         digit_fragility(expected, actual, &comparison, rule)
     };
     comparison
-}
-
-thread_local! {
-    /// Set when the official `eval` would have run a printed text as code (read and reset
-    /// by [`compare_printed`]).
-    static RAN_CODE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
 /// Whether an outcome decided on float digits compared as text could differ on a machine
@@ -342,6 +348,7 @@ fn compare_pieces(expected: &str, actual: &str, rule: Rule) -> Comparison {
         decided_by,
         notes,
         fragile: None,
+        needs_python: false,
     };
     if rule == Rule::Judge && actual == expected {
         return comparison(true, None, Decision::ExactText, Vec::new());
@@ -421,16 +428,14 @@ fn parse_printed_noted(output: &str, side: &str, notes: &mut Vec<String>) -> PyV
             pyvalue::str_repr(label.trim())
         ));
     }
-    match pyvalue::evaluate(&cleaned.text, EvalMode::Eval) {
+    match eval_cleaned(&cleaned.text) {
         Ok(value) => value,
         Err(_) => {
-            if pyvalue::runs_code(&cleaned.text) {
-                // Never run here; the official `eval` would have.
+            if failure_needs_python(&cleaned.text) {
                 notes.push(format!(
-                    "{side}: the official grader evaluates this printed text as Python code ({}); sebx does not run code from a program's output and compared it as text",
+                    "{side}: the official grader evaluates this printed text as Python code ({}); sebx's own comparison reads it as text",
                     pyvalue::str_repr(&cleaned.text)
                 ));
-                RAN_CODE.with(|ran| ran.set(true));
             } else {
                 notes.push(format!(
                     "{side}: not a Python value after cleaning; compared as the text {}",

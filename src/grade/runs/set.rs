@@ -412,19 +412,20 @@ impl RunSet {
         }
     }
 
-    /// Adds loophole kinds its behaviour runs confirmed to the last rollout's.
-    pub fn or_last_kinds(&mut self, kinds: crate::model::finding_kinds::KindSet) {
+    /// Adds finding kinds runs showed (the official checker's, the behaviour runs') to the rollout added last.
+    pub fn add_last_kinds(&mut self, kinds: KindSet) {
         if let Some(r) = self.rollouts.last_mut() {
             r.kinds |= kinds;
         }
     }
 
     /// What the last rollout's grade decided besides its verdict: the official RL reward
-    /// and why it disagrees, and the loophole kinds its behaviour runs confirmed (added to
-    /// the analysis's: a loophole the code's look hides is counted all the same).
+    /// and why it disagrees, and the finding kinds its runs showed (the behaviour runs'
+    /// loopholes, the official checker's), added to the analysis's: a loophole the code's
+    /// look hides is counted all the same.
     pub fn set_last_facts(&mut self, facts: &crate::grade::facts::Facts) {
         self.set_last_reward(facts.reward, facts.reason);
-        self.or_last_kinds(facts.loopholes);
+        self.add_last_kinds(facts.loopholes | facts.judge_kinds);
     }
 
     /// Adds one graded rollout: analyzes it (the same analysis `sebx analyze` runs) and

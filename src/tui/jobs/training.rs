@@ -252,7 +252,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         };
         set.add_with_analysis(run, r, verdict, analysis, &input.api, item, None);
         set.set_last_reward(score.reward, score.reason);
-        set.or_last_kinds(score.loopholes);
+        set.add_last_kinds(score.loopholes);
         set.set_last_sample(Some(*sample));
         rows.push(row);
     }

@@ -312,11 +312,14 @@ fn right_anyway(
     let Some(a) = app.selected_analysis().filter(|_| paid) else {
         return;
     };
+    // The analysis's findings, and what the official checker's runs showed (printed code).
+    let judged = crate::grade::judge_eval::judge_findings(r);
     let loopholes: Vec<_> = a
         .code
         .findings
         .iter()
         .filter(|f| f.kind.family() == Family::Loophole && f.severity != Severity::Possible)
+        .chain(&judged)
         .collect();
     if loopholes.is_empty() {
         return;
@@ -340,7 +343,11 @@ fn right_anyway(
         .and_then(|c| c.as_ref().ok());
     let w = usize::from(width);
     for f in loopholes {
-        let head = format!("{} (line {})", f.kind.label(), f.line);
+        let head = if f.line == 0 {
+            format!("{} (printed output)", f.kind.label())
+        } else {
+            format!("{} (line {})", f.kind.label(), f.line)
+        };
         lines.extend(labelled(
             "  ⚑ ",
             &format!("{head}: {}", f.message),
