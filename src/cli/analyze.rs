@@ -112,7 +112,15 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
                             &api,
                             crate::analysis::selected_functions(r, item),
                         );
-                        let confirmation = c.confirm(&r.response, &a, cases, &keep)?;
+                        let mut confirmation = c.confirm(&r.response, &a, cases, &keep)?;
+                        if let Some(error) = a
+                            .code
+                            .static_check
+                            .as_ref()
+                            .and_then(|s| s.official_error())
+                        {
+                            confirmation.check_failed(&error);
+                        }
                         confirmed.add(&confirmation);
                         value["confirm"] = serde_json::to_value(&confirmation)?;
                     }

@@ -26,6 +26,9 @@ use crate::analysis::{Finding, FindingKind, Severity};
 use crate::grade::compare::clean_printed;
 use crate::grade::pyvalue::{EvalMode, evaluate, repr};
 
+/// How the evidence of a finding the behaviour questions raised begins.
+pub const FOUND_BY_RUNNING: &str = "found by running (behaviour): ";
+
 /// The four answers of one traced rollout: each `Some` is a "yes" with what the run showed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Behaviour {
@@ -41,6 +44,10 @@ pub struct Behaviour {
     /// What the counterfactual run showed: `same`, `differs`, `inconclusive: ...`, or
     /// `none` when it did not run or finish.
     pub counterfactual: String,
+    /// The official static check fails the code (its error text): nothing is paid, so
+    /// the answers above name no loophole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caught_by_check: Option<String>,
 }
 
 /// Every case ran to a return, and the program neither crashed nor left.
@@ -240,7 +247,7 @@ pub fn behaviour(
                 line,
                 col: 1,
                 settled: Settled::Confirmed,
-                evidence: Some(format!("found by running: {evidence}")),
+                evidence: Some(format!("{FOUND_BY_RUNNING}{evidence}")),
             });
         }
     };

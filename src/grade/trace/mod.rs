@@ -541,6 +541,22 @@ pub struct Confirmation {
 }
 
 impl Confirmation {
+    /// The official static check fails the code with `error`: the scorers pay nothing,
+    /// so what the run found by behaviour alone is no loophole (the answers stay, marked).
+    pub fn check_failed(&mut self, error: &str) {
+        let Some(b) = self.behaviour.as_mut() else {
+            return;
+        };
+        b.caught_by_check = Some(error.to_string());
+        self.found.retain(|f| {
+            f.kind.family() != crate::model::finding_kinds::Family::Loophole
+                || !f
+                    .evidence
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with(behaviour::FOUND_BY_RUNNING))
+        });
+    }
+
     /// The settlement of the finding at `line`:`col` named `name`, if it was settled.
     pub fn of(&self, line: usize, col: usize, name: &str) -> Option<&Settled> {
         self.findings
