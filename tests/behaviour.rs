@@ -313,3 +313,60 @@ fn no_right_parity_rollout_is_named_by_its_run() {
         assert!(b["zwc_calls"].as_u64().is_some_and(|n| n > 0), "{b}");
     }
 }
+
+/// The cost of asking: seconds per rollout of the plain program (the grader's), the
+/// traced run, and the traced run plus the counterfactual, over 100 parity rollouts
+/// judged `right` (the runs are what `analyze --confirm` adds). Prints the figures;
+/// `cargo test --test behaviour -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn cost_of_tracing_per_rollout() {
+    use std::time::{Duration, Instant};
+
+    use sebx::grade::grader::ProgramRunner;
+    let api = sebx::model::ApiMap::load(&shared("se-bench/api_doc.jsonl")).expect("API doc");
+    let engine = sebx::grade::engine::Engine::start(&api, 1).expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("right.jsonl");
+    let rollouts = std::fs::read_to_string(shared("parity/rollouts.jsonl")).expect("parity");
+    let verdicts = std::fs::read_to_string(shared("parity/official_verdicts.jsonl")).expect("v");
+    let right: String = rollouts
+        .lines()
+        .zip(verdicts.lines())
+        .filter(|(_, v)| v.contains("\"verdict\": \"right\""))
+        .take(100)
+        .map(|(r, _)| format!("{r}\n"))
+        .collect();
+    std::fs::write(&file, right).expect("write");
+    let loaded = sebx::model::rollout::load_rollout_file(&file).expect("load");
+    let (mut plain, mut traced, mut poisoned) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let timeout = Duration::from_secs(6);
+    for r in &loaded.rollouts {
+        let code = sebx::analysis::extract_last_python_block(&r.response)
+            .map(|b| b.code)
+            .unwrap_or_default();
+        let a = sebx::analysis::analyze_rollout(r, &api, None);
+        let entry = &a.code.entry;
+        let cases = sebx::analysis::assemble::rewrite_cases(&r.test_cases);
+        let program = sebx::analysis::assemble::assemble_program(&code, entry, &cases);
+        let t = Instant::now();
+        engine.run_program(&program, timeout).expect("plain");
+        plain += t.elapsed();
+        let t = Instant::now();
+        let program = sebx::grade::trace::traced_program(&code, entry, &r.test_cases);
+        engine.run_program(&program, timeout).expect("traced");
+        traced += t.elapsed();
+        let t = Instant::now();
+        let program = sebx::grade::trace::traced_program_poisoned(&code, entry, &r.test_cases);
+        engine.run_program(&program, timeout).expect("poisoned");
+        poisoned += t.elapsed();
+    }
+    let n = loaded.rollouts.len() as f64;
+    println!(
+        "{} rollouts: plain {:.4} s, traced {:.4} s, traced + counterfactual {:.4} s per rollout",
+        loaded.rollouts.len(),
+        plain.as_secs_f64() / n,
+        traced.as_secs_f64() / n,
+        (traced + poisoned).as_secs_f64() / n
+    );
+}

@@ -25,8 +25,12 @@ With --confirm each object also has `confirm`: the run's crash; per finding that
 crash or a loophole, `settled` (confirmed; some_cases with why: raised on some test cases and\n\
 ran cleanly on others; refuted with why; not_reached; untraced) and, for a confirmed loophole,\n\
 `evidence` (what the run showed: NumPy imported, the harness never printed, the same answers\n\
-with zwc's results made unusable, a returned text the judge computes); and `found`: crashes\n\
-on a zwc value the run saw where no finding claims one, as confirmed findings."
+with zwc's results made unusable, a returned text the judge computes); `found`: crashes\n\
+on a zwc value the run saw where no finding claims one, and the loopholes the run shows by\n\
+itself, as confirmed findings; and `behaviour`: every rollout's four answers (numpy,\n\
+zwc_for_show, zwc_check_fooled, forged_output, judge_eval: the evidence, or null),\n\
+zwc_calls, counterfactual, and caught_by_check when the official static check fails it\n\
+(then nothing it shows is named a loophole)."
 )]
 pub struct AnalyzeArgs {
     /// Rollout files (JSONL in the official rollout format).
@@ -36,8 +40,9 @@ pub struct AnalyzeArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Run each rollout under the tracer (Python runtime needed) and mark each finding
-    /// that claims a crash or a loophole confirmed, refuted or not reached; `hollow_zwc`
-    /// takes a second, counterfactual run (traces are cached).
+    /// that claims a crash or a loophole confirmed, refuted or not reached, and name the
+    /// loopholes the run shows by itself; every rollout takes a second, counterfactual run
+    /// (traces are cached).
     #[arg(long)]
     pub confirm: bool,
     /// Where `--confirm` remembers traces (`--cache-dir DIR`: `DIR/traces`; `--no-cache`: nowhere).

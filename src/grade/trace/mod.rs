@@ -11,6 +11,9 @@
 //! The same run settles the loophole findings (`loopholes`): it records the lines that ran,
 //! the modules the code imported, each case's returned value, what reached stdout and how
 //! the program left; `hollow_zwc` is settled by a second, counterfactual run.
+//! Every run also answers `behaviour`'s four questions whatever the code looks like
+//! (NumPy reached, zwc for show, forged output, judge eval), with a counterfactual run in
+//! which all of zwc is poisoned: loopholes no static candidate raised.
 //!
 //! Parts: this file runs programs and reads traces; `settle` compares crash claims with a
 //! trace site by site; `loopholes` settles the loophole family; `cache` remembers traces
