@@ -220,6 +220,8 @@ struct ConfirmSummary {
     incomplete: usize,
     /// Crashes the runs found that no finding claimed.
     found: usize,
+    /// Loopholes the runs showed by behaviour alone, by kind.
+    by_behaviour: BTreeMap<&'static str, usize>,
     /// (severity, settled label) → count.
     counts: BTreeMap<(String, &'static str), usize>,
 }
@@ -229,7 +231,17 @@ impl ConfirmSummary {
         self.runs += 1;
         self.cached += usize::from(c.cached);
         self.incomplete += usize::from(!c.complete);
-        self.found += c.found.len();
+        for f in &c.found {
+            let behaviour = f
+                .evidence
+                .as_deref()
+                .is_some_and(|e| e.starts_with(trace::behaviour::FOUND_BY_RUNNING));
+            if behaviour {
+                *self.by_behaviour.entry(f.kind.as_str()).or_default() += 1;
+            } else {
+                self.found += 1;
+            }
+        }
         for f in &c.findings {
             let severity = serde_json::to_value(f.severity)
                 .ok()
@@ -254,6 +266,11 @@ impl ConfirmSummary {
             s.push_str(&format!(
                 "  crashes on a zwc value no finding claimed, found by running: {}\n",
                 self.found
+            ));
+        }
+        for (kind, n) in &self.by_behaviour {
+            s.push_str(&format!(
+                "  loophole shown by the run alone: {kind:<18} {n}\n"
             ));
         }
         s
