@@ -370,3 +370,18 @@ fn cost_of_tracing_per_rollout() {
         (traced + poisoned).as_secs_f64() / n
     );
 }
+
+/// zwc named only in an annotation: the run says the answer never needs zwc, but the
+/// official static check already fails the code (nothing is paid), so it is not named.
+#[test]
+fn what_the_static_check_fails_is_answered_but_not_named() {
+    let code =
+        "import zwc\ndef f(values: zwc.ZWCArray) -> float:\n    return sum(values) / len(values)\n";
+    let a = &confirmed(&[demo_rollout(code)], &demo_api_doc())[0];
+    let b = &a["confirm"]["behaviour"];
+    assert!(b["caught_by_check"].as_str().is_some(), "{b}");
+    assert_eq!(b["counterfactual"], "same", "{b}");
+    assert_eq!(b["zwc_calls"], 0, "{b}");
+    assert!(b["zwc_for_show"].is_string(), "{b}");
+    assert_eq!(named(a), Vec::<(String, String)>::new());
+}
