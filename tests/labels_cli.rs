@@ -83,7 +83,7 @@ fn export_csv_has_one_row_per_current_label_with_task_and_quoting() {
             "source,line,rollout_id,annotator,categories,category_labels,note,time,verdict,\
 verdict_from,query,selected_functions,finding_numpy_import,finding_numpy_attribute,\
 finding_numpy_name_on_zwc,finding_unknown_zwc_name,finding_array_method,\
-finding_off_task_function,finding_no_code,finding_numpy_backdoor,finding_hollow_zwc,finding_forged_output,finding_grader_eval,finding_judge_tampered,suggested_category"
+finding_off_task_function,finding_no_code,finding_numpy_backdoor,finding_hollow_zwc,finding_forged_output,finding_grader_eval,finding_judge_tampered,finding_zwc_check_fooled,suggested_category"
         )
     );
     // 5 current labels; the note with a newline spans two physical lines.

@@ -25,8 +25,12 @@ With --confirm each object also has `confirm`: the run's crash; per finding that
 crash or a loophole, `settled` (confirmed; some_cases with why: raised on some test cases and\n\
 ran cleanly on others; refuted with why; not_reached; untraced) and, for a confirmed loophole,\n\
 `evidence` (what the run showed: NumPy imported, the harness never printed, the same answers\n\
-with zwc's results made unusable, a returned text the judge computes); and `found`: crashes\n\
-on a zwc value the run saw where no finding claims one, as confirmed findings."
+with zwc's results made unusable, a returned text the judge computes); `found`: crashes\n\
+on a zwc value the run saw where no finding claims one, and the loopholes the run shows by\n\
+itself, as confirmed findings; and `behaviour`: every rollout's four answers (numpy,\n\
+zwc_for_show, zwc_check_fooled, forged_output, judge_eval: the evidence, or null),\n\
+zwc_calls, counterfactual, and caught_by_check when the official static check fails it\n\
+(then nothing it shows is named a loophole)."
 )]
 pub struct AnalyzeArgs {
     /// Rollout files (JSONL in the official rollout format).
@@ -36,8 +40,9 @@ pub struct AnalyzeArgs {
     #[arg(short, long)]
     pub output: Option<PathBuf>,
     /// Run each rollout under the tracer (Python runtime needed) and mark each finding
-    /// that claims a crash or a loophole confirmed, refuted or not reached; `hollow_zwc`
-    /// takes a second, counterfactual run (traces are cached).
+    /// that claims a crash or a loophole confirmed, refuted or not reached, and name the
+    /// loopholes the run shows by itself; every rollout takes a second, counterfactual run
+    /// (traces are cached).
     #[arg(long)]
     pub confirm: bool,
     /// Where `--confirm` remembers traces (`--cache-dir DIR`: `DIR/traces`; `--no-cache`: nowhere).
@@ -112,7 +117,15 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
                             &api,
                             crate::analysis::selected_functions(r, item),
                         );
-                        let confirmation = c.confirm(&r.response, &a, cases, &keep)?;
+                        let mut confirmation = c.confirm(&r.response, &a, cases, &keep)?;
+                        if let Some(error) = a
+                            .code
+                            .static_check
+                            .as_ref()
+                            .and_then(|s| s.official_error())
+                        {
+                            confirmation.check_failed(&error);
+                        }
                         confirmed.add(&confirmation);
                         value["confirm"] = serde_json::to_value(&confirmation)?;
                     }
@@ -210,6 +223,8 @@ struct ConfirmSummary {
     incomplete: usize,
     /// Crashes the runs found that no finding claimed.
     found: usize,
+    /// Loopholes the runs showed by behaviour alone, by kind.
+    by_behaviour: BTreeMap<&'static str, usize>,
     /// (severity, settled label) → count.
     counts: BTreeMap<(String, &'static str), usize>,
 }
@@ -219,7 +234,17 @@ impl ConfirmSummary {
         self.runs += 1;
         self.cached += usize::from(c.cached);
         self.incomplete += usize::from(!c.complete);
-        self.found += c.found.len();
+        for f in &c.found {
+            let behaviour = f
+                .evidence
+                .as_deref()
+                .is_some_and(|e| e.starts_with(trace::behaviour::FOUND_BY_RUNNING));
+            if behaviour {
+                *self.by_behaviour.entry(f.kind.as_str()).or_default() += 1;
+            } else {
+                self.found += 1;
+            }
+        }
         for f in &c.findings {
             let severity = serde_json::to_value(f.severity)
                 .ok()
@@ -244,6 +269,11 @@ impl ConfirmSummary {
             s.push_str(&format!(
                 "  crashes on a zwc value no finding claimed, found by running: {}\n",
                 self.found
+            ));
+        }
+        for (kind, n) in &self.by_behaviour {
+            s.push_str(&format!(
+                "  loophole shown by the run alone: {kind:<18} {n}\n"
             ));
         }
         s

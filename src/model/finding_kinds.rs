@@ -230,6 +230,17 @@ finding_kinds! {
         about: "printed code that patched the official checker (a method or attribute of its class or module, a builtin): the official scorers keep the change for every later line they judge in the same process; sebx judges each rollout afresh",
         ..spec("judge_tampered", "judge tampered", Family::Loophole)
     },
+    /// The official zwc check read names the run never used as zwc: a stand-in module
+    /// under the name `zwc`, or an entry whose first `def` (the one the check reads) is
+    /// not the one the harness calls. Found by running only.
+    ZwcCheckFooled => KindSpec {
+        severity: Severity::Warning,
+        importance: 12,
+        suggest_rank: 11,
+        right_category: Some("loophole"),
+        about: "the official zwc check matched names the run never used as zwc: a stand-in module named `zwc` (`sys.modules[\"zwc\"] = ...`), or a later `def` of the entry that the harness calls instead of the first one the check read; no genuine zwc function ran in the entry's calls: both scorers pay",
+        ..spec("zwc_check_fooled", "zwc check fooled", Family::Loophole)
+    },
 }
 
 impl FindingKind {
@@ -404,13 +415,14 @@ mod tests {
         assert_eq!(FindingKind::BY_IMPORTANCE[0], FindingKind::UnknownZwcName);
         // The loopholes break nothing: they come last in the filter's cycle.
         assert_eq!(
-            FindingKind::BY_IMPORTANCE[FindingKind::BY_IMPORTANCE.len() - 5..],
+            FindingKind::BY_IMPORTANCE[FindingKind::BY_IMPORTANCE.len() - 6..],
             [
                 FindingKind::NoCode,
                 FindingKind::NumpyBackdoor,
                 FindingKind::HollowZwc,
                 FindingKind::ForgedOutput,
                 FindingKind::GraderEval,
+                FindingKind::ZwcCheckFooled,
             ]
         );
         let mut bits = 0;

@@ -34,6 +34,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     import types
 
     options = json.loads(_options) if _options else {}
+    entry_name = options.get("entry")
 
     marker = "\x1esebx-trace"
     numpy = sys.modules.get("numpy")
@@ -63,6 +64,56 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 name = t.__name__
             names[t] = name
         return name
+
+    # What the run shows of NumPy reached by the program's own code (any route): [line,
+    # what], the first few. NumPy's own callables are told by type, cached per type; the
+    # methods of arrays and scalars zwc hands back (bound to them, not to a module) are not.
+    numpy_seen = []
+    plain_types = set()
+    numpy_callable_types = set()
+    for candidate in ("ufunc", "_ArrayFunctionDispatcher"):
+        t = getattr(numpy, candidate, None)
+        if isinstance(t, type):
+            numpy_callable_types.add(t)
+
+    def numpy_module(value):
+        name = getattr(value, "__name__", "")
+        return isinstance(name, str) and (name == "numpy" or name.startswith("numpy."))
+
+    def numpy_thing(value):
+        t = type(value)
+        if t in plain_types:
+            return None
+        if t is types.ModuleType:
+            return "the module " + value.__name__ if numpy_module(value) else None
+        if t in numpy_callable_types:
+            return "numpy's `%s`" % getattr(value, "__name__", "?")
+        if t in (types.FunctionType, types.BuiltinFunctionType, types.MethodType):
+            # A method bound to an array or a NumPy scalar is not NumPy's function.
+            owner = getattr(value, "__self__", None)
+            if t is not types.FunctionType and owner is not None:
+                if type(owner) is not types.ModuleType and (
+                    (ndarray is not None and isinstance(owner, ndarray))
+                    or (generic is not None and isinstance(owner, generic))
+                    or (zwc_array is not None and isinstance(owner, zwc_array))
+                ):
+                    return None
+            module = getattr(value, "__module__", None)
+            if isinstance(module, str) and (module == "numpy" or module.startswith("numpy.")):
+                return "numpy's `%s`" % getattr(value, "__name__", "?")
+            return None
+        plain_types.add(t)
+        return None
+
+    def note_numpy(what, frame):
+        if len(numpy_seen) >= 16:
+            return
+        line = code_line(frame)
+        if line is None:
+            return
+        entry = [line, what]
+        if entry not in numpy_seen:
+            numpy_seen.append(entry)
 
     # Per site: [kind, name, line, col, end_line, end_col, runs_ok, ok_types, fails,
     # cases where it ran without raising, cases where it raised, case exceptions it raised]
@@ -98,7 +149,16 @@ def _sebx_trace(_source, _code_lines, _options=None):
         except BaseException as exc:
             failed(site, type_name(obj), exc)
             raise
-        ok(site, type_name(obj))
+        what = type_name(obj)
+        ok(site, what)
+        if what.startswith("module:numpy"):
+            note_numpy("read `%s` of %s" % (name, what[7:]), sys._getframe(1))
+        elif what == "ZWCArray" and name in ("_data", "__array__", "__dict__"):
+            note_numpy("unwrapped a ZWCArray's NumPy data (`.%s`)" % name, sys._getframe(1))
+        else:
+            found = numpy_thing(value)
+            if found is not None:
+                note_numpy("got %s from `.%s` of a %s" % (found, name, what), sys._getframe(1))
         return value
 
     def binary(left, right, site):
@@ -153,8 +213,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     def new_site(kind, name, node, fn=None):
         site = len(sites)
+        shift = 1 << 40 if in_text[0] else 0
         sites.append(
-            [kind, name, node.lineno, node.col_offset, node.end_lineno,
+            [kind, name, node.lineno + shift, node.col_offset, node.end_lineno + shift,
              node.end_col_offset, 0, set(), [], set(), set(), 0]
         )
         if fn is not None:
@@ -205,11 +266,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return ast.copy_location(ast.Assign(targets=[node.target], value=value), node)
 
         def visit_Subscript(self, node):
-            # `sys.modules["numpy"]`: the value it gives is recorded.
-            looked_up = (
-                isinstance(node.ctx, ast.Load)
-                and isinstance(node.value, ast.Attribute)
-                and node.value.attr == "modules"
+            # `sys.modules["numpy"]`, `f.__globals__["_np"]`, `vars(m)["x"]`: the value it
+            # gives is recorded.
+            looked_up = isinstance(node.ctx, ast.Load) and (
+                (isinstance(node.value, ast.Attribute) and node.value.attr == "modules")
+                or (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str))
             )
             self.generic_visit(node)
             if not looked_up:
@@ -219,7 +280,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
         def visit_Call(self, node):
             func = node.func
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
-            looked_up = (isinstance(func, ast.Name) and func.id == "getattr") or (
+            looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("get", "__getitem__", "__getattribute__", "pop")
+                and bool(node.args)
+                and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+            ) or (
                 isinstance(func, ast.Attribute)
                 and func.attr == "get"
                 and isinstance(func.value, ast.Attribute)
@@ -244,6 +311,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
             entry = [line, type_name(got)]
             if entry not in modules:
                 modules.append(entry)
+        found = numpy_thing(got)
+        if found is not None:
+            note_numpy("looked up " + found, sys._getframe(1))
         return got
 
     builtins._sebx_value_ = value
@@ -326,17 +396,102 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins.__import__ = traced_import
     importlib.import_module = traced_import_module
 
+    # Text the code runs (`exec`, `eval`, `compile`) is rewritten like the code, so what it
+    # reaches is seen too; its sites are the text's, not the code's (never reported).
+    real_exec, real_eval, real_compile = builtins.exec, builtins.eval, builtins.compile
+    in_text = [0]
+
+    def programs(frame):
+        return frame.f_globals is main.__dict__ or frame.f_code.co_filename.startswith("<s")
+
+    def rewritten(source, filename, mode):
+        if not isinstance(source, (str, bytes)):
+            return None
+        try:
+            in_text[0] += 1
+            tree = Rewrite().visit(ast.parse(source, filename, mode))
+            ast.fix_missing_locations(tree)
+            return real_compile(tree, filename, mode, dont_inherit=True)
+        except BaseException:
+            return None
+        finally:
+            in_text[0] -= 1
+
+    def own_builtins(args, kwargs):
+        scope = args[0] if args else kwargs.get("globals")
+        if isinstance(scope, dict) and "__builtins__" in scope:
+            return scope["__builtins__"] in (builtins, vars(builtins))
+        return True
+
+    def traced_exec(source, *args, **kwargs):
+        if programs(sys._getframe(1)) and own_builtins(args, kwargs):
+            code = rewritten(source, "<string>", "exec")
+            if code is not None:
+                source = code
+        return real_exec(source, *args, **kwargs)
+
+    def traced_eval(source, *args, **kwargs):
+        if programs(sys._getframe(1)) and own_builtins(args, kwargs):
+            code = rewritten(source, "<string>", "eval")
+            if code is not None:
+                source = code
+        return real_eval(source, *args, **kwargs)
+
+    def traced_compile(source, filename="<string>", mode="exec", *args, **kwargs):
+        if not args and not kwargs and programs(sys._getframe(1)):
+            code = rewritten(source, filename, mode)
+            if code is not None:
+                return code
+        return real_compile(source, filename, mode, *args, **kwargs)
+
+    # The genuine zwc's functions (the runtime's module, loaded here before the code runs)
+    # all look their NumPy function up through the module's `getattr`: one placed in the
+    # module's namespace counts their calls during the test cases' calls.
+    zwc_calls = [0]
+    real_getattr = builtins.getattr
+
+    def counting_getattr(*args):
+        if case[0] is not None and sys._getframe(1).f_code.co_name == "wrapper":
+            zwc_calls[0] += 1
+        return real_getattr(*args)
+
+    if isinstance(zwc, types.ModuleType):
+        vars(zwc)["getattr"] = counting_getattr
+
+    # The function the harness called as the entry, and the first `def` of that name (the
+    # one the official zwc check reads).
+    entry_called = [None]
+
+    def entry_seen(fn):
+        if entry_called[0] is None:
+            try:
+                import inspect
+
+                code = inspect.unwrap(fn).__code__
+                entry_called[0] = [code.co_name, code.co_firstlineno]
+            except BaseException:
+                entry_called[0] = [type(fn).__name__, None]
+        return fn
+
+    builtins._sebx_entry_ = entry_seen
+
     # The counterfactual run: every zwc function but the kept ones returns a value that
     # raises on any use; the kept ones (array constructors) record whether what they wrap
     # holds an array value they did not build themselves.
     wraps = [0, 0]
     built = {}
+    # Uses of a poisoned value (the code's, not the tracer's own `str` of a result): a
+    # program that caught one may have fallen back on an answer of its own.
+    refusals = [0]
+    quiet = [False]
     if options.get("poison") and zwc is not None:
 
         class PoisonError(Exception):
             pass
 
         def refuse(*_args, **_kwargs):
+            if not quiet[0]:
+                refusals[0] += 1
             raise PoisonError("a value computed by zwc was used (sebx's counterfactual run)")
 
         class Poison:
@@ -385,14 +540,24 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return constructor
 
         keep = set(options.get("keep", ()))
+        if options.get("all") and isinstance(getattr(zwc, "ZWCArray", None), type):
+            zwc.ZWCArray = poisoned
         for module, prefix in ((zwc, ""), (getattr(zwc, "rfx", None), "rfx.")):
             if not isinstance(module, types.ModuleType):
                 continue
             for name, value in list(vars(module).items()):
-                if isinstance(value, types.FunctionType) and not name.startswith("_"):
+                if (
+                    isinstance(value, types.FunctionType)
+                    and not name.startswith("_")
+                    and value is not counting_getattr
+                ):
                     setattr(module, name, kept(value) if prefix + name in keep else poisoned)
 
+    first_exc = [None]
+
     def record_crash(exc):
+        if first_exc[0] is None:
+            first_exc[0] = exc
         line = None
         tb = exc.__traceback__
         while tb is not None:
@@ -412,7 +577,28 @@ def _sebx_trace(_source, _code_lines, _options=None):
             }
         )
 
+    # What `zwc` is when the cases run: the runtime's module, or a stand-in (a module put in
+    # `sys.modules["zwc"]`, another module bound to the name).
+    zwc_bound = [None]
+
+    def describe_zwc(value):
+        if value is zwc and zwc is not None:
+            return None
+        if value is None:
+            return "nothing"
+        if type(value) is types.ModuleType:
+            return "the module `%s` (%s)" % (
+                getattr(value, "__name__", "?"),
+                getattr(value, "__file__", None) or "not from a file",
+            )
+        return "a %s" % type(value).__name__
+
     def case_start(index):
+        if index is not None and zwc_bound[0] is None:
+            standin = describe_zwc(sys.modules.get("zwc")) or describe_zwc(
+                main.__dict__.get("zwc")
+            )
+            zwc_bound[0] = standin or ""
         case[0] = index
         last_raised.clear()
         if index is not None:
@@ -425,13 +611,48 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # What each case's call returned: its type and the text `print` would show.
     results = []
 
+    def own_text(value, depth=0):
+        """The class, defined in the code, whose own `__str__`/`__repr__` gives `value`'s
+        printed text (or a `str` subclass's name), if one does."""
+        t = type(value)
+        if t in (int, float, bool, complex, type(None)) or (t is str):
+            return None
+        if depth < 3 and t in (list, tuple, set, frozenset):
+            for item in list(value)[:256]:
+                found = own_text(item, depth + 1)
+                if found:
+                    return found
+            return None
+        if depth < 3 and t is dict:
+            for item in list(value.items())[:256]:
+                found = own_text(item, depth + 1)
+                if found:
+                    return found
+            return None
+        for cls in t.__mro__:
+            for dunder in ("__str__", "__repr__", "__format__"):
+                fn = cls.__dict__.get(dunder)
+                code = getattr(fn, "__code__", None)
+                if code is not None and code.co_filename == main.__file__:
+                    return "%s.%s" % (t.__name__, dunder)
+        if isinstance(value, str):
+            return t.__name__ + " (a str subclass)"
+        return None
+
     def case_result(value):
+        quiet[0] = True
         try:
             text = str(value)
         except BaseException as exc:
             text = "<str() raised %s>" % type(exc).__name__
+        try:
+            faked = own_text(value)
+        except BaseException:
+            faked = None
+        quiet[0] = False
         results.append(
-            {"case": case[0], "type": type_name(value), "text": text[:4000], "cut": len(text) > 4000}
+            {"case": case[0], "type": type_name(value), "text": text[:4000], "cut": len(text) > 4000,
+             "own_text": faked}
         )
         return value
 
@@ -447,6 +668,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
     real_stdout = sys.stdout
     real_print = builtins.print
 
+    # Everything that reaches file descriptor 1 goes, in the order written, to one file:
+    # `print`, a replaced stream, `sys.__stdout__`, raw `os.write(1, ...)`. Where each part
+    # starts (the harness's prints, then what came after) is the file's offset then.
+    sink = None
+    saved_fd = None
+    try:
+        import tempfile
+
+        real_stdout.flush()
+        sink = tempfile.TemporaryFile()
+        saved_fd = os.dup(1)
+        os.dup2(sink.fileno(), 1)
+    except BaseException:
+        sink = None
+    marks = {}
+
     class Capture:
         encoding = "utf-8"
 
@@ -454,7 +691,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
             text = str(text)
             room = limit - size[0]
             if room > 0:
-                out[phase[0]].append(text[:room])
+                if sink is not None:
+                    try:
+                        os.write(sink.fileno(), text[:room].encode("utf-8", "replace"))
+                    except BaseException:
+                        pass
+                else:
+                    out[phase[0]].append(text[:room])
             size[0] += len(text)
             return len(text)
 
@@ -466,10 +709,51 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     capture = Capture()
 
+    def enter_phase(name):
+        try:
+            real_stdout.flush()
+        except BaseException:
+            pass
+        if sink is not None and name not in marks:
+            try:
+                marks[name] = os.lseek(sink.fileno(), 0, os.SEEK_CUR)
+            except BaseException:
+                pass
+        phase[0] = name
+
     def harness_starts():
         harness_ran[0] = True
         taken[0] = sys.stdout is not capture or builtins.print is not real_print
-        phase[0] = "harness"
+        enter_phase("harness")
+
+    def collect_output():
+        """Reads the file back into the three parts and gives fd 1 back."""
+        if sink is None:
+            return
+        try:
+            real_stdout.flush()
+        except BaseException:
+            pass
+        try:
+            end = os.lseek(sink.fileno(), 0, os.SEEK_CUR)
+            os.dup2(saved_fd, 1)
+            sink.seek(0)
+            data = sink.read(max(end, 0))
+        except BaseException:
+            return
+        start_h = marks.get("harness")
+        start_a = marks.get("after", len(data))
+        first = start_h if start_h is not None else start_a
+        parts = {
+            "program": data[:first],
+            "harness": data[start_h:start_a] if start_h is not None else b"",
+            "after": data[start_a:],
+        }
+        size[0] = 0
+        for name, raw in parts.items():
+            text = raw.decode("utf-8", "replace")
+            size[0] += len(text)
+            out[name] = [text[:limit]]
 
     builtins._sebx_case_ = case_start
     builtins._sebx_case_failed_ = case_failed
@@ -484,6 +768,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return
         done[0] = True
         sys.stdout = real_stdout
+        collect_output()
         result = {}
         result["crashes"] = crashes
         result["crash"] = crashes[0] if crashes else None
@@ -521,8 +806,14 @@ def _sebx_trace(_source, _code_lines, _options=None):
             "taken": taken[0],
         }
         result["left"] = left[0]
+        result["numpy"] = numpy_seen
+        result["zwc_calls"] = zwc_calls[0]
+        result["zwc_standin"] = zwc_bound[0] or None
+        result["entry_called"] = entry_called[0]
+        result["entry_first"] = entry_first[0]
         if options.get("poison"):
             result["wraps"] = {"calls": wraps[0], "plain": wraps[1]}
+            result["refusals"] = refusals[0]
         real_stdout.write(marker + " " + json.dumps(result) + "\n")
         real_stdout.flush()
 
@@ -530,21 +821,33 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     def traced_os_exit(status):
         left[0] = {"how": "os._exit", "line": code_line(sys._getframe(1))}
-        phase[0] = "after"
+        enter_phase("after")
         finish()
         real_os_exit(status)
 
     os._exit = traced_os_exit
 
     crash = None
+    entry_first = [None]
     try:
-        tree = Rewrite().visit(ast.parse(_source))
+        tree = ast.parse(_source)
+        if entry_name:
+            starts = [
+                min([node.lineno] + [d.lineno for d in node.decorator_list])
+                for node in ast.walk(tree)
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                and node.name == entry_name
+                and node.lineno <= _code_lines
+            ]
+            entry_first[0] = min(starts) if starts else None
+        tree = Rewrite().visit(tree)
         Lines().visit(tree)
         ast.fix_missing_locations(tree)
         code = compile(tree, main.__file__, "exec", dont_inherit=True)
         sys.modules["__main__"] = main
         sys.stdout = capture
-        exec(code, main.__dict__)
+        builtins.exec, builtins.eval, builtins.compile = traced_exec, traced_eval, traced_compile
+        real_exec(code, main.__dict__)
     except BaseException as exc:
         crash = exc
         if isinstance(exc, SystemExit):
@@ -553,8 +856,21 @@ def _sebx_trace(_source, _code_lines, _options=None):
         record_crash(crash)
         if left[0] is not None:
             left[0]["line"] = crashes[-1]["line"]
+    builtins.exec, builtins.eval, builtins.compile = real_exec, real_eval, real_compile
     # What atexit handlers print comes after the harness's results.
-    phase[0] = "after"
+    enter_phase("after")
+    # The official run ends at the first exception, which goes to `sys.excepthook`: a hook
+    # of the program's own runs (and prints) there.
+    first = first_exc[0] if first_exc[0] is not None else crash
+    if (
+        first is not None
+        and not isinstance(first, SystemExit)
+        and sys.excepthook is not sys.__excepthook__
+    ):
+        try:
+            sys.excepthook(type(first), first, first.__traceback__)
+        except BaseException:
+            pass
     try:
         import atexit
 

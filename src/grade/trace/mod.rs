@@ -11,11 +11,15 @@
 //! The same run settles the loophole findings (`loopholes`): it records the lines that ran,
 //! the modules the code imported, each case's returned value, what reached stdout and how
 //! the program left; `hollow_zwc` is settled by a second, counterfactual run.
+//! Every run also answers `behaviour`'s four questions whatever the code looks like
+//! (NumPy reached, zwc for show, forged output, judge eval), with a counterfactual run in
+//! which all of zwc is poisoned: loopholes no static candidate raised.
 //!
 //! Parts: this file runs programs and reads traces; `settle` compares crash claims with a
 //! trace site by site; `loopholes` settles the loophole family; `cache` remembers traces
 //! like the score cache remembers verdicts.
 
+pub mod behaviour;
 pub mod cache;
 pub mod loopholes;
 pub mod settle;
@@ -186,6 +190,28 @@ pub struct Trace {
     /// plain Python values.
     #[serde(default)]
     pub wraps: Option<Wraps>,
+    /// What the program's own code reached of NumPy, by any route (an attribute or a
+    /// lookup that gave a NumPy module or function, a ZWCArray unwrapped, text it ran), with
+    /// the line of the code.
+    #[serde(default)]
+    pub numpy: Vec<(usize, String)>,
+    /// How many times a genuine zwc function (the runtime's, by identity) ran during the
+    /// test cases' calls (`None`: a trace from before it was counted).
+    #[serde(default)]
+    pub zwc_calls: Option<u64>,
+    /// What `zwc` was when the cases ran, if not the runtime's module (a stand-in).
+    #[serde(default)]
+    pub zwc_standin: Option<String>,
+    /// The function the harness called as the entry: its name and first line.
+    #[serde(default)]
+    pub entry_called: Option<(String, Option<usize>)>,
+    /// The first line of the first `def` of the entry's name (what the zwc check reads).
+    #[serde(default)]
+    pub entry_first: Option<usize>,
+    /// In the counterfactual run, how many times the code used a poisoned value (a
+    /// program that caught the error may have fallen back on an answer of its own).
+    #[serde(default)]
+    pub refusals: Option<u64>,
 }
 
 /// What one test case's call returned.
@@ -200,6 +226,10 @@ pub struct CaseResult {
     /// The text was longer and is cut.
     #[serde(default)]
     pub cut: bool,
+    /// The class of the code whose own `__str__`/`__repr__` gave the text (or a `str`
+    /// subclass): the printed text is not the value's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_text: Option<String>,
 }
 
 /// What reached stdout in a traced run: the program's own text (before the harness began
@@ -250,6 +280,22 @@ pub fn traced_program_with(
     cases: &[TestCase],
     keep: Option<&[String]>,
 ) -> String {
+    traced_program_opts(code, entry, cases, keep, false)
+}
+
+/// The counterfactual run of the behaviour questions ([`behaviour`]): every zwc function
+/// and `zwc.ZWCArray` give a value that raises on any use, none kept.
+pub fn traced_program_poisoned(code: &str, entry: &str, cases: &[TestCase]) -> String {
+    traced_program_opts(code, entry, cases, Some(&[]), true)
+}
+
+fn traced_program_opts(
+    code: &str,
+    entry: &str,
+    cases: &[TestCase],
+    keep: Option<&[String]>,
+    all: bool,
+) -> String {
     let rewritten = rewrite_cases(cases);
     let mut program = String::with_capacity(code.len() + 256 + rewritten.len() * 160);
     program.push_str(code);
@@ -260,7 +306,7 @@ pub fn traced_program_with(
     for (i, case) in rewritten.iter().enumerate() {
         let _ = write!(
             program,
-            "    _sebx_case_({i})\n    try:\n        result_list.append(_sebx_result_({entry}({})))\n    except Exception as _sebx_exc:\n        _sebx_case_failed_(_sebx_exc)\n",
+            "    _sebx_case_({i})\n    try:\n        result_list.append(_sebx_result_(_sebx_entry_({entry})({})))\n    except Exception as _sebx_exc:\n        _sebx_case_failed_(_sebx_exc)\n",
             case.input
         );
     }
@@ -271,13 +317,13 @@ pub fn traced_program_with(
     );
     let literal = serde_json::to_string(&program).unwrap_or_else(|_| "\"\"".to_string());
     let code_lines = code.split('\n').count();
-    let options = keep.map_or_else(
-        || "None".to_string(),
-        |keep| {
-            let json = serde_json::json!({ "poison": true, "keep": keep }).to_string();
-            serde_json::to_string(&json).unwrap_or_else(|_| "None".to_string())
-        },
-    );
+    let json = match keep {
+        Some(keep) => {
+            serde_json::json!({ "poison": true, "keep": keep, "entry": entry, "all": all })
+        }
+        None => serde_json::json!({ "entry": entry }),
+    };
+    let options = serde_json::to_string(&json.to_string()).unwrap_or_else(|_| "None".to_string());
     format!("{TRACER}\n_sebx_trace({literal}, {code_lines}, {options})\n")
 }
 
@@ -302,6 +348,18 @@ struct RawTrace {
     left: Option<Left>,
     #[serde(default)]
     wraps: Option<Wraps>,
+    #[serde(default)]
+    numpy: Vec<(usize, String)>,
+    #[serde(default)]
+    zwc_calls: Option<u64>,
+    #[serde(default)]
+    zwc_standin: Option<String>,
+    #[serde(default)]
+    entry_called: Option<(String, Option<usize>)>,
+    #[serde(default)]
+    entry_first: Option<usize>,
+    #[serde(default)]
+    refusals: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -422,6 +480,12 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         out,
         left: raw.left,
         wraps: raw.wraps,
+        numpy: raw.numpy,
+        zwc_calls: raw.zwc_calls,
+        zwc_standin: raw.zwc_standin,
+        entry_called: raw.entry_called,
+        entry_first: raw.entry_first,
+        refusals: raw.refusals,
     })
 }
 
@@ -473,9 +537,29 @@ pub struct Confirmation {
     pub found: Vec<SettledFinding>,
     /// The trace came from the cache.
     pub cached: bool,
+    /// The four questions every traced run answers whatever the code looks like (NumPy
+    /// reached, zwc for show, forged output, judge eval); their "yes" are in `found`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<behaviour::Behaviour>,
 }
 
 impl Confirmation {
+    /// The official static check fails the code with `error`: the scorers pay nothing,
+    /// so what the run found by behaviour alone is no loophole (the answers stay, marked).
+    pub fn check_failed(&mut self, error: &str) {
+        let Some(b) = self.behaviour.as_mut() else {
+            return;
+        };
+        b.caught_by_check = Some(error.to_string());
+        self.found.retain(|f| {
+            f.kind.family() != crate::model::finding_kinds::Family::Loophole
+                || !f
+                    .evidence
+                    .as_deref()
+                    .is_some_and(|e| e.starts_with(behaviour::FOUND_BY_RUNNING))
+        });
+    }
+
     /// The settlement of the finding at `line`:`col` named `name`, if it was settled.
     pub fn of(&self, line: usize, col: usize, name: &str) -> Option<&Settled> {
         self.findings
@@ -572,6 +656,14 @@ pub fn confirm(
         code,
         &traced_program(code, entry, cases),
     )?;
+    // The behaviour questions' counterfactual, for every rollout (nothing kept).
+    let poisoned = if trace.complete {
+        let key = cache::trace_key(&format!("{code}\0counterfactual-all"), entry, cases);
+        let program = traced_program_poisoned(code, entry, cases);
+        Some(traced(runner, cache, &key, code, &program)?.0)
+    } else {
+        None
+    };
     let counterfactual = if loopholes::needs_counterfactual(findings) {
         let key = cache::trace_key(
             &format!("{code}\0counterfactual\0{}", keep.join(",")),
@@ -589,7 +681,7 @@ pub fn confirm(
     } else {
         Vec::new()
     };
-    let settled = findings
+    let settled: Vec<SettledFinding> = findings
         .iter()
         .enumerate()
         .filter(|(_, f)| settle::claims_crash(f) || loopholes::claims_loophole(f))
@@ -612,11 +704,14 @@ pub fn confirm(
             }
         })
         .collect();
-    let found = if trace.complete {
+    let mut found = if trace.complete {
         found_by_running(findings, &crash_settled, &trace)
     } else {
         Vec::new()
     };
+    let (answers, by_running) =
+        behaviour::behaviour(&trace, poisoned.as_ref(), findings, &settled, entry);
+    found.extend(by_running);
     Ok(Confirmation {
         complete: trace.complete,
         timed_out: trace.timed_out,
@@ -624,5 +719,6 @@ pub fn confirm(
         findings: settled,
         found,
         cached,
+        behaviour: Some(answers),
     })
 }

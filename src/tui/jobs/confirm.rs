@@ -61,8 +61,19 @@ pub fn run(req: ConfirmRequest, backend: Option<&dyn GradeBackend>) -> ConfirmEv
                     &wrapping_constructors(&req.api, selected_functions(rollout, item)),
                 )
             }));
+            let failed = analysis
+                .code
+                .static_check
+                .as_ref()
+                .and_then(|s| s.official_error());
             match ran {
-                Ok(Ok(c)) => Ok(c),
+                Ok(Ok(mut c)) => {
+                    // Nothing is paid when the official check fails the code.
+                    if let Some(error) = &failed {
+                        c.check_failed(error);
+                    }
+                    Ok(c)
+                }
                 Ok(Err(e)) => Err(format!("{e:#}")),
                 Err(_) => Err("the tracer panicked on this rollout".to_string()),
             }

@@ -1,0 +1,387 @@
+//! Loopholes named by what the program does (issue 39): `sebx analyze --confirm` asks every
+//! traced rollout four questions (NumPy reached, zwc for show, forged output, judge eval)
+//! whatever the code looks like, and each "yes" is a confirmed loophole finding from the
+//! run alone. Programs written here take each route, place and stream (every one passes
+//! the official static check, so both scorers would pay it) and must be named with the
+//! right kind; innocent look-alikes must not be; and a seeded sample of the parity corpus's
+//! rollouts the official judge found `right` gets no such finding.
+//!
+//! Needs the grader's Python runtime (`sebx runtime install`), like the other grading tests.
+
+#[path = "common/isolated.rs"]
+mod isolated;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+const LOOPHOLES: [&str; 5] = [
+    "numpy_backdoor",
+    "hollow_zwc",
+    "forged_output",
+    "grader_eval",
+    "zwc_check_fooled",
+];
+
+fn demo_api_doc() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo/api_doc.jsonl")
+}
+
+fn shared(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/data")
+        .join(rel)
+}
+
+/// A rollout of `code` (entry `f(values)`, the mean of two numbers) on two cases.
+fn demo_rollout(code: &str) -> Value {
+    json!({
+        "query": "q",
+        "response": format!("Here.\n```python\n{code}```\n"),
+        "test_cases": [
+            {"input": "values=[1.0, 3.0]", "output": "2.0"},
+            {"input": "values=[2.0, 4.0]", "output": "3.0"},
+        ],
+        "right_exe_result": "2.0#3.0",
+        "selected_functions": ["mean"],
+    })
+}
+
+/// `sebx analyze FILE --confirm --api-doc API -o OUT`, one analysis per line.
+fn confirmed(lines: &[Value], api_doc: &Path) -> Vec<Value> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("rollouts.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, text).expect("write");
+    let out_file = dir.path().join("analysis.jsonl");
+    let out = isolated::sebx()
+        .env("SEBX_TRACE_CACHE", dir.path().join("traces"))
+        .arg("analyze")
+        .arg(&file)
+        .arg("--confirm")
+        .arg("--api-doc")
+        .arg(api_doc)
+        .arg("-o")
+        .arg(&out_file)
+        .output()
+        .expect("analyze");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&out_file)
+        .expect("analysis")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("analysis JSON"))
+        .collect()
+}
+
+/// The loophole kinds a rollout is named with: confirmed entries of `confirm.findings`
+/// and `confirm.found` (the contract), each with its evidence.
+fn named(a: &Value) -> Vec<(String, String)> {
+    ["findings", "found"]
+        .iter()
+        .flat_map(|k| a["confirm"][k].as_array().cloned().unwrap_or_default())
+        .filter(|f| {
+            LOOPHOLES.contains(&f["kind"].as_str().unwrap_or_default())
+                && f["settled"]["settled"] == "confirmed"
+        })
+        .map(|f| {
+            (
+                f["kind"].as_str().unwrap_or_default().to_string(),
+                f["evidence"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Each route, place or stream, with the kind its run must be named with and a word its
+/// evidence must hold. `kocito` is `np.mean`, `yitaf` `np.array`, `baluvo` `np.sum`.
+fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
+    vec![
+        // NumPy through attributes of zwc's own functions, modules and arrays.
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\ndef f(values):\n    g = zwc.kocito.__globals__['_np']\n    return zwc.kocito(values) * 0 + float(g.mean(values))\n",
+        ),
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values) * 0 + float(zwc.__dict__['_np'].mean(values))\n",
+        ),
+        (
+            "numpy_backdoor",
+            "_data",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values) * 0 + float(zwc.yitaf(values)._data.mean())\n",
+        ),
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\ndef f(values):\n    ns = zwc.kocito.__globals__\n    for k in ns:\n        if k.startswith('_n'):\n            return zwc.kocito(values) * 0 + float(ns[k].mean(values))\n",
+        ),
+        // ... or loaded by name through the interpreter's machinery.
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\nimport importlib\ndef f(values):\n    m = importlib._bootstrap._gcd_import('nu' + 'mpy')\n    return zwc.kocito(values) * 0 + float(m.mean(values))\n",
+        ),
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\nimport builtins\ndef f(values):\n    imp = vars(builtins)['__imp' + 'ort__']\n    np = imp('nu' + 'mpy')\n    return zwc.kocito(values) * 0 + float(getattr(np, 'mean')(values))\n",
+        ),
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\ndef f(values):\n    d = {'zwc': zwc, 'v': values}\n    exec('r = float(zwc._np.mean(v))', d)\n    return zwc.kocito(values) * 0 + d['r']\n",
+        ),
+        // zwc named only where it never runs, or run for nothing.
+        (
+            "hollow_zwc",
+            "same",
+            "import zwc\ndef f(values):\n    if len(values) > 100:\n        return zwc.kocito(values)\n    return sum(values) / len(values)\n",
+        ),
+        (
+            "hollow_zwc",
+            "same",
+            "import zwc\ndef f(values):\n    m = zwc.kocito(values)\n    return sum(values) / len(values)\n",
+        ),
+        (
+            "hollow_zwc",
+            "same",
+            "import zwc\ndef f(values):\n    gen = (zwc.kocito(values) for _ in range(1))\n    return sum(values) / len(values)\n",
+        ),
+        // The official zwc check fooled: a stand-in module, a swapped entry.
+        (
+            "zwc_check_fooled",
+            "not the runtime's zwc",
+            "import sys, types\nfake = types.ModuleType('zwc')\nfake.kocito = lambda v: sum(v) / len(v)\nsys.modules['zwc'] = fake\nimport zwc\ndef f(values):\n    return zwc.kocito(values)\n",
+        ),
+        (
+            "zwc_check_fooled",
+            "first one at line 2",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values)\ndef f(values):\n    return sum(values) / len(values)\n",
+        ),
+        // Output that reaches stdout other than through the harness's prints.
+        (
+            "forged_output",
+            "atexit",
+            "import zwc, os, atexit\ndef f(values):\n    return zwc.kocito(values) * 0\natexit.register(lambda: os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode()))\n",
+        ),
+        (
+            "forged_output",
+            "atexit",
+            "import zwc, sys, atexit\ndef f(values):\n    return zwc.kocito(values) * 0\natexit.register(lambda: sys.__stdout__.write('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n'))\n",
+        ),
+        (
+            "forged_output",
+            "never printed",
+            "import zwc, sys\ndef f(values):\n    return zwc.kocito(values) + values[5]\nsys.excepthook = lambda *a: print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\n",
+        ),
+        (
+            "forged_output",
+            "taken over",
+            "import zwc, builtins\ndef f(values):\n    return zwc.kocito(values) * 0\n_p = builtins.print\n_a = iter(['=' * 20, '2.0', '#', '3.0', '#'])\nbuiltins.print = lambda *a, **k: _p(next(_a, ''), **k)\n",
+        ),
+        (
+            "forged_output",
+            "left",
+            "import zwc\ndef f(values):\n    r = zwc.kocito(values)\n    print('=' * 20)\n    print('2.0\\n#\\n3.0\\n#')\n    if r > -1:\n        raise SystemExit(1)\n    return r\n",
+        ),
+        (
+            "forged_output",
+            "R.__str__",
+            "import zwc\ndef f(values):\n    return R(zwc.kocito(values) * 0, values)\nclass R(float):\n    def __new__(cls, x, v):\n        o = float.__new__(cls, x)\n        o.v = v\n        return o\n    def __str__(self):\n        return str(sum(self.v) / len(self.v))\n",
+        ),
+        // Python the judge must compute.
+        (
+            "grader_eval",
+            "eval",
+            "import zwc\ndef f(values):\n    return 'zwc' and '%r / %d' % (float(zwc.baluvo(values)) * 0 + sum(values), len(values))\n",
+        ),
+    ]
+}
+
+/// Innocent look-alikes: zwc reached through dispatch, partial, aliases, helpers, a
+/// fallback the run cannot settle, an rfx result's NumPy methods, debug prints.
+fn innocents() -> Vec<&'static str> {
+    vec![
+        "import zwc\ndef f(values):\n    return getattr(zwc, 'kocito')(values)\n",
+        "import zwc, functools\nm = functools.partial(zwc.kocito, axis=None)\ndef f(values):\n    return m(values)\n",
+        "from zwc import kocito\ndef f(values):\n    return kocito(values)\n",
+        "import zwc as z\ndef f(values):\n    return z.kocito(values)\n",
+        "import zwc\ndef f(values):\n    try:\n        return float(zwc.kocito(values))\n    except Exception:\n        return sum(values) / len(values)\n",
+        "import zwc\nh = lambda v: zwc.kocito(v)\ndef f(values):\n    g = (h(values) for _ in range(1))\n    return [x for x in g][0]\n",
+        "import zwc\ndef f(values):\n    n = zwc.rfx.pucida(values)\n    a = zwc.yitaf(values)\n    t = a.T.tolist()\n    return float(zwc.kocito(t)) + 0 * float(n)\n",
+        "import zwc\nprint('debug # here')\ndef f(values):\n    print('computing', values)\n    return zwc.kocito(values)\n",
+        "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    return zwc.kocito(a + a) / 2\n",
+        "import zwc\nfrom dataclasses import dataclass\ndef f(values):\n    return P(float(zwc.kocito(values))).v\n@dataclass\nclass P:\n    v: float\n",
+    ]
+}
+
+#[test]
+fn every_route_is_named_by_its_run_with_the_right_kind() {
+    let cases = loopholes();
+    let lines: Vec<Value> = cases.iter().map(|(_, _, c)| demo_rollout(c)).collect();
+    let analyses = confirmed(&lines, &demo_api_doc());
+    let mut problems = Vec::new();
+    for ((kind, word, code), a) in cases.iter().zip(&analyses) {
+        let check = a["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|f| f["kind"] == "no_code");
+        assert!(!check, "{code}");
+        let caught = &a["confirm"]["behaviour"]["caught_by_check"];
+        if !caught.is_null() {
+            problems.push(format!("the static check fails it ({caught}):\n{code}"));
+            continue;
+        }
+        let found = named(a);
+        if !found.iter().any(|(k, e)| k == kind && e.contains(word)) {
+            problems.push(format!(
+                "want {kind} (evidence with `{word}`), named {found:?}\n{code}\n{}",
+                a["confirm"]["behaviour"]
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n\n"));
+}
+
+#[test]
+fn innocent_look_alikes_are_not_named() {
+    let codes = innocents();
+    let lines: Vec<Value> = codes.iter().map(|c| demo_rollout(c)).collect();
+    let analyses = confirmed(&lines, &demo_api_doc());
+    for (code, a) in codes.iter().zip(&analyses) {
+        assert!(
+            a["confirm"]["crash"].is_null(),
+            "{code}\n{}",
+            a["confirm"]["crash"]
+        );
+        assert_eq!(named(a), Vec::<(String, String)>::new(), "{code}");
+        let b = &a["confirm"]["behaviour"];
+        assert!(
+            b["zwc_calls"].as_u64().is_some_and(|n| n > 0),
+            "{code}\n{b}"
+        );
+        assert_ne!(b["counterfactual"], "same", "{code}\n{b}");
+    }
+    // The fallback on a caught poisoned value leaves the run undecided, not accusing.
+    let b = &analyses[4]["confirm"]["behaviour"];
+    assert!(
+        b["counterfactual"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("inconclusive")),
+        "{b}"
+    );
+}
+
+/// A seeded sample of 60 of the parity rollouts the official judge found `right`: no
+/// behaviour loophole, and every counterfactual shows the answer needs zwc.
+#[test]
+fn no_right_parity_rollout_is_named_by_its_run() {
+    let rollouts = std::fs::read_to_string(shared("parity/rollouts.jsonl")).expect("parity");
+    let verdicts = std::fs::read_to_string(shared("parity/official_verdicts.jsonl")).expect("v");
+    let mut pool: Vec<Value> = rollouts
+        .lines()
+        .zip(verdicts.lines())
+        .filter_map(|(r, v)| {
+            let v: Value = serde_json::from_str(v).ok()?;
+            (v["verdict"] == "right").then(|| serde_json::from_str(r).ok())?
+        })
+        .collect();
+    assert!(pool.len() >= 60, "{} right rollouts", pool.len());
+    let mut rng = sebx::model::sampling::SplitMix64::new(39);
+    let mut sample = Vec::new();
+    while sample.len() < 60 {
+        sample.push(pool.swap_remove(rng.below(pool.len())));
+    }
+    let analyses = confirmed(&sample, &shared("se-bench/api_doc.jsonl"));
+    assert_eq!(analyses.len(), 60);
+    for (r, a) in sample.iter().zip(&analyses) {
+        assert_eq!(
+            named(a),
+            Vec::<(String, String)>::new(),
+            "{}",
+            r["response"]
+        );
+        let b = &a["confirm"]["behaviour"];
+        assert!(b.is_object(), "every rollout is asked: {}", a["confirm"]);
+        assert!(b["zwc_calls"].as_u64().is_some_and(|n| n > 0), "{b}");
+    }
+}
+
+/// The cost of asking: seconds per rollout of the plain program (the grader's), the
+/// traced run, and the traced run plus the counterfactual, over 100 parity rollouts
+/// judged `right` (the runs are what `analyze --confirm` adds). Prints the figures;
+/// `cargo test --test behaviour -- --ignored --nocapture`.
+#[test]
+#[ignore = "a measurement, not a check"]
+fn cost_of_tracing_per_rollout() {
+    use std::time::{Duration, Instant};
+
+    use sebx::grade::grader::ProgramRunner;
+    let api = sebx::model::ApiMap::load(&shared("se-bench/api_doc.jsonl")).expect("API doc");
+    let engine = sebx::grade::engine::Engine::start(&api, 1).expect("runtime");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = dir.path().join("right.jsonl");
+    let rollouts = std::fs::read_to_string(shared("parity/rollouts.jsonl")).expect("parity");
+    let verdicts = std::fs::read_to_string(shared("parity/official_verdicts.jsonl")).expect("v");
+    let right: String = rollouts
+        .lines()
+        .zip(verdicts.lines())
+        .filter(|(_, v)| v.contains("\"verdict\": \"right\""))
+        .take(100)
+        .map(|(r, _)| format!("{r}\n"))
+        .collect();
+    std::fs::write(&file, right).expect("write");
+    let loaded = sebx::model::rollout::load_rollout_file(&file).expect("load");
+    let (mut plain, mut traced, mut poisoned) = (Duration::ZERO, Duration::ZERO, Duration::ZERO);
+    let timeout = Duration::from_secs(6);
+    for r in &loaded.rollouts {
+        let code = sebx::analysis::extract_last_python_block(&r.response)
+            .map(|b| b.code)
+            .unwrap_or_default();
+        let a = sebx::analysis::analyze_rollout(r, &api, None);
+        let entry = &a.code.entry;
+        let cases = sebx::analysis::assemble::rewrite_cases(&r.test_cases);
+        let program = sebx::analysis::assemble::assemble_program(&code, entry, &cases);
+        let t = Instant::now();
+        engine.run_program(&program, timeout).expect("plain");
+        plain += t.elapsed();
+        let t = Instant::now();
+        let program = sebx::grade::trace::traced_program(&code, entry, &r.test_cases);
+        engine.run_program(&program, timeout).expect("traced");
+        traced += t.elapsed();
+        let t = Instant::now();
+        let program = sebx::grade::trace::traced_program_poisoned(&code, entry, &r.test_cases);
+        engine.run_program(&program, timeout).expect("poisoned");
+        poisoned += t.elapsed();
+    }
+    let n = loaded.rollouts.len() as f64;
+    println!(
+        "{} rollouts: plain {:.4} s, traced {:.4} s, traced + counterfactual {:.4} s per rollout",
+        loaded.rollouts.len(),
+        plain.as_secs_f64() / n,
+        traced.as_secs_f64() / n,
+        (traced + poisoned).as_secs_f64() / n
+    );
+}
+
+/// zwc named only in an annotation: the run says the answer never needs zwc, but the
+/// official static check already fails the code (nothing is paid), so it is not named.
+#[test]
+fn what_the_static_check_fails_is_answered_but_not_named() {
+    let code =
+        "import zwc\ndef f(values: zwc.ZWCArray) -> float:\n    return sum(values) / len(values)\n";
+    let a = &confirmed(&[demo_rollout(code)], &demo_api_doc())[0];
+    let b = &a["confirm"]["behaviour"];
+    assert!(b["caught_by_check"].as_str().is_some(), "{b}");
+    assert_eq!(b["counterfactual"], "same", "{b}");
+    assert_eq!(b["zwc_calls"], 0, "{b}");
+    assert!(b["zwc_for_show"].is_string(), "{b}");
+    assert_eq!(named(a), Vec::<(String, String)>::new());
+}
