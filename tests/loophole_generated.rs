@@ -11,7 +11,7 @@
 //! named and no look-alike accused.
 //!
 //! Size and seed: `SEBX_LOOPHOLE_SEED` (default 39), `SEBX_LOOPHOLE_SOLUTIONS` (genuine
-//! solutions, default 8), `SEBX_LOOPHOLE_PER_AXIS` (programs per loophole axis and solution,
+//! solutions, default 12), `SEBX_LOOPHOLE_PER_AXIS` (programs per loophole axis and solution,
 //! default 3; look-alikes twice that). The unit tests need no Python; the measuring test
 //! needs the grader's runtime (`sebx runtime install`).
 
@@ -205,7 +205,7 @@ struct Row {
 #[test]
 fn generated_loopholes_are_named_and_look_alikes_are_not() {
     let seed = env_or("SEBX_LOOPHOLE_SEED", 39);
-    let n = env_or("SEBX_LOOPHOLE_SOLUTIONS", 8) as usize;
+    let n = env_or("SEBX_LOOPHOLE_SOLUTIONS", 12) as usize;
     let per_axis = env_or("SEBX_LOOPHOLE_PER_AXIS", 3) as usize;
     let (api, pool) = (api(), pool());
     let (solutions, programs) = generate(&api, &pool, seed, n, per_axis);

@@ -384,7 +384,7 @@ impl EntryInfo {
 /// `code` with each `(range, text)` edit applied; edits must not overlap (insertions are
 /// empty ranges).
 fn apply(code: &str, mut edits: Vec<(Range<usize>, String)>) -> String {
-    edits.sort_by(|a, b| (b.0.start, b.0.end).cmp(&(a.0.start, a.0.end)));
+    edits.sort_by_key(|e| std::cmp::Reverse((e.0.start, e.0.end)));
     let mut out = code.to_string();
     for (r, t) in edits {
         out.replace_range(r, &t);
@@ -815,7 +815,11 @@ impl Generator<'_> {
             "module_vars" => {
                 let key = cx.lit("_np");
                 let inst = cx.lit("_install_functions");
-                match cx.below(5) {
+                let make = cx.lit("_make_linalg_function");
+                match cx.below(6) {
+                    5 => vec![format!(
+                        "{np}{eq}zwc.rfx.__dict__[{make}].__globals__[{key}]"
+                    )],
                     0 => vec![format!("{np}{eq}vars(zwc)[{key}]")],
                     1 => vec![format!("{np}{eq}zwc.__dict__[{key}]")],
                     2 => vec![format!(
@@ -842,8 +846,10 @@ impl Generator<'_> {
             "importlib_util" => {
                 let spec = cx.name();
                 match cx.below(2) {
+                    // NumPy loaded a second time warns on stderr (the reward's 0).
                     0 => vec![
-                        "import importlib.util".to_string(),
+                        "import importlib.util, warnings".to_string(),
+                        "warnings.simplefilter('ignore')".to_string(),
                         format!("{spec}{eq}importlib.util.find_spec({s})"),
                         format!("{np}{eq}importlib.util.module_from_spec({spec})"),
                         format!("{spec}.loader.exec_module({np})"),
@@ -1208,7 +1214,15 @@ impl Generator<'_> {
 
     fn forged(&self, cx: &mut Ctx, form: &str) -> Option<String> {
         let g = cx.g;
-        let (module, text) = self.forged_text(cx);
+        // The whole forged tail, for the forms that write it themselves.
+        let (module, text) = if matches!(
+            form,
+            "print_exit_module" | "print_exit_entry" | "stdout_rebind" | "atexit"
+        ) {
+            self.forged_text(cx)
+        } else {
+            (Vec::new(), String::new())
+        };
         let wrong = cx.pick(&["None", "0", "-1", "''", "[]"]).to_string();
         let eq = cx.eq();
         let code = match form {
@@ -1340,7 +1354,8 @@ impl Generator<'_> {
             }
             _ => return None,
         };
-        Some(place(cx, &code, &module))
+        // At the top: the tail may be written at module level, before a bottom table.
+        Some(format!("{}{code}", block("", &module)))
     }
 
     // ---- printed code ----
@@ -1400,9 +1415,17 @@ impl Generator<'_> {
                     format!("        return '[' + ', '.join({h}(x) for x in v) + ']'"),
                     "    if isinstance(v, bool) or not isinstance(v, (int, float)):".to_string(),
                     "        return repr(v)".to_string(),
+                    // No spaces inside a number's parentheses: the judge's cleaning
+                    // would split `[(a + b)]` into items.
                     "    if isinstance(v, int):".to_string(),
-                    format!("        return '(' + repr(v - {k}) + ' + {k})'"),
-                    "    return '(' + repr(v * 2) + ' / 2)'".to_string(),
+                    match cx.below(2) {
+                        0 => format!("        return '(' + repr(v - {k}) + '+{k})'"),
+                        _ => format!("        return '({{}}-{k})'.format(v + {k})"),
+                    },
+                    match cx.below(2) {
+                        0 => "    return '(' + repr(v * 2) + '/2)'".to_string(),
+                        _ => "    return '({!r}*4/4)'.format(v)".to_string(),
+                    },
                 ];
                 format!("{h}({c})")
             }
