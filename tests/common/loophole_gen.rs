@@ -1187,8 +1187,10 @@ impl Generator<'_> {
                 "import sys".to_string(),
                 format!("sys.__stdout__.write({text})"),
             ],
+            // What `print` buffered goes out first (at exit it would come after).
             _ => vec![
-                "import os".to_string(),
+                "import os, sys".to_string(),
+                "sys.stdout.flush()".to_string(),
                 format!("os.write(1, ({text}).encode())"),
             ],
         }
