@@ -20,12 +20,9 @@ pub enum EvalMode {
 /// stack); deeper ones on a thread with room for them.
 const INLINE_EVAL_DEPTH: usize = 400;
 
-/// Names that evaluate in the checker's module: Python builtins and its imported modules.
-const KNOWN_NAMES: &[&str] = &[
-    "np",
-    "math",
-    "re",
-    "ast",
+/// Python 3.11's builtin functions and types by name (`dir(builtins)`, the exception
+/// classes and constants left out): what the checker's `eval` finds besides its own names.
+pub const BUILTIN_FUNCTIONS: &[&str] = &[
     "abs",
     "aiter",
     "all",
@@ -101,8 +98,16 @@ const KNOWN_NAMES: &[&str] = &[
     "type",
     "vars",
     "zip",
-    "NotImplemented",
 ];
+
+/// Names that evaluate in the checker's module besides [`BUILTIN_FUNCTIONS`]: its imported
+/// modules and a builtin constant.
+const KNOWN_NAMES: &[&str] = &["np", "math", "re", "ast", "NotImplemented"];
+
+/// Whether `name` evaluates in the checker's module.
+fn known_name(name: &str) -> bool {
+    KNOWN_NAMES.contains(&name) || BUILTIN_FUNCTIONS.contains(&name)
+}
 
 ///
 /// `Eval` mode follows the official `eval(cleaned)`; `Literal` follows
@@ -157,7 +162,7 @@ pub fn runs_code(src: &str) -> bool {
 fn reaches_code(expr: &Expr) -> bool {
     fn resolvable_root(expr: &Expr) -> bool {
         match expr {
-            Expr::Name(name) => name == "__import__" || KNOWN_NAMES.contains(&name.as_str()),
+            Expr::Name(name) => name == "__import__" || known_name(name),
             Expr::Attr(base, _) | Expr::Call(base, _) | Expr::Subscript(base, _) => {
                 resolvable_root(base)
             }
@@ -254,7 +259,7 @@ fn eval_expr(expr: &Expr) -> EvalResult<PyValue> {
     match expr {
         Expr::Const(value) => Ok(value.clone()),
         Expr::Name(name) => {
-            if KNOWN_NAMES.contains(&name.as_str()) {
+            if known_name(name) {
                 Ok(PyValue::Builtin(name.clone()))
             } else {
                 Err(EvalError)

@@ -51,7 +51,7 @@ mod repr;
 mod value;
 
 pub use crate::analysis::assemble::str_repr;
-pub use evaluator::{EvalMode, evaluate, runs_code};
+pub use evaluator::{BUILTIN_FUNCTIONS, EvalMode, evaluate, runs_code};
 pub use lexer::EvalError;
 pub use repr::{complex_repr, float_repr, repr};
 pub use value::{NpFloatKind, NpIntKind, PyType, PyValue, dict_get, py_eq};
