@@ -91,9 +91,13 @@ fn expected_outcomes_cover_every_verdict_and_finding() {
         .flat_map(|r| r["findings"].as_array().expect("list").iter())
         .map(|f| f.as_str().expect("kind"))
         .collect();
+    // Kinds found only by running (the official checker's runs, the behaviour runs): the
+    // analysis, which this column shows, never names them.
+    let run_only = ["judge_tampered", "zwc_check_fooled"];
     let wanted: BTreeSet<&str> = sebx::analysis::FindingKind::ALL
         .iter()
         .map(|k| k.as_str())
+        .filter(|k| !run_only.contains(k))
         .collect();
     assert_eq!(findings, wanted);
 }

@@ -66,7 +66,7 @@ pub struct GradeFacts {
     pub timed_out: bool,
     /// The grader's static check found that the assembled program does not parse.
     pub program_syntax_error: bool,
-    /// The loophole kinds the grade's behaviour runs confirmed (`grade::behaviour`): a
+    /// The loophole kinds the grade's own runs showed (the official checker's, `Facts::judge_kinds`): a
     /// loophole the code's look hides is suggested all the same.
     pub loopholes: crate::model::finding_kinds::KindSet,
 }

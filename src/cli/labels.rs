@@ -463,7 +463,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 verdict: info.map(|i| i.verdict),
                 timed_out: info.is_some_and(|i| i.facts.timed_out),
                 program_syntax_error: info.is_some_and(|i| i.facts.program_syntax_error),
-                loopholes: info.map_or(0, |i| i.facts.loopholes | i.facts.judge_kinds),
+                loopholes: info.map_or(0, |i| i.facts.judge_kinds),
             };
             let suggested_category =
                 suggested_category(&taxonomy, grade, code_found, digest.as_ref())

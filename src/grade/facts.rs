@@ -33,12 +33,6 @@ pub struct Facts {
     /// Failed and all cases, when the program ran (the list's failed-cases column).
     #[serde(rename = "c", default, skip_serializing_if = "Option::is_none")]
     pub cases: Option<(u16, u16)>,
-    /// The behaviour runs were made (a paid rollout, traced: `grade::behaviour`).
-    #[serde(rename = "b", default, skip_serializing_if = "is_false")]
-    pub traced: bool,
-    /// The loophole kinds they confirmed, one bit each.
-    #[serde(rename = "l", default, skip_serializing_if = "is_zero")]
-    pub loopholes: KindSet,
     /// Finding kinds the official checker's runs showed (printed code it computed, a patch
     /// of its state: `grade::judge_eval::judge_findings`), beside the analysis's own.
     #[serde(rename = "j", default, skip_serializing_if = "is_zero")]
@@ -69,8 +63,6 @@ impl Facts {
                 let n = |k: usize| u16::try_from(k).unwrap_or(u16::MAX);
                 (n(r.failed_cases()), n(r.cases.len()))
             }),
-            traced: r.behaviour.as_ref().is_some_and(|b| b.error.is_none()),
-            loopholes: r.behaviour.as_ref().map_or(0, |b| b.kinds()),
             judge_kinds: crate::grade::judge_eval::judge_findings(r)
                 .iter()
                 .fold(0, |bits, f| bits | f.kind.bit()),

@@ -136,7 +136,6 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         reward_reason: None,
         reward_reason_kind: None,
         reward_detail: None,
-        behaviour: None,
         judge_eval: None,
     };
     if let Some(reason) = static_check

@@ -5,7 +5,6 @@
 pub use crate::analysis::assemble;
 pub mod backend;
 pub mod batch;
-pub mod behaviour;
 pub mod compare;
 pub mod engine;
 pub mod eta;

@@ -319,10 +319,6 @@ pub struct GradeReport {
     /// The reward's steps: its block, checks, cases at 1e-10 and its own run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reward_detail: Option<RewardReport>,
-    /// What the behaviour runs of a paid rollout showed (`grade::behaviour`): loopholes
-    /// named from what the program did.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub behaviour: Option<crate::grade::behaviour::Behaviour>,
     /// What the official checker computed of printed code and changed of its own state,
     /// when it was run for the verdict's comparison (`grade::judge_eval`).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -397,7 +393,6 @@ impl GradeReport {
             reward_reason: None,
             reward_reason_kind: None,
             reward_detail: None,
-            behaviour: None,
             judge_eval: None,
         }
     }

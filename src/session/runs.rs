@@ -506,8 +506,6 @@ fn completed(
             k.facts.reward = g.facts.reward;
             k.facts.reward_run = g.facts.reward_run;
             k.facts.reason = g.facts.reason;
-            k.facts.traced = g.facts.traced;
-            k.facts.loopholes = g.facts.loopholes;
             k.facts.judge_kinds = g.facts.judge_kinds;
             Some(k)
         }

@@ -310,10 +310,6 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     } else {
         // Every path classified once, as every command does (`session::inputs`).
         let inputs = Inputs::classify(&args.paths, &args.correct)?;
-        // Nothing to show: say so instead of opening an empty explorer.
-        if let Some(reasons) = inputs.nothing_loadable() {
-            bail!("no rollout to show:\n  {}", reasons.join("\n  "));
-        }
         notes.extend(inputs.notes.iter().cloned());
         let (api, dataset) = inputs.load_context(&args.context, &mut notes);
         let mut dumps = Vec::new();
@@ -479,6 +475,13 @@ pub fn open_default(args: &ExploreArgs) -> Result<(Session, Option<Arc<dyn Grade
 /// Opens the explorer with the embedded grader when a Python runtime is installed
 /// (what `sebx` with no subcommand runs).
 pub fn run_default(args: ExploreArgs) -> Result<ExitCode> {
+    // Nothing to show: say so instead of opening an empty explorer.
+    if !args.paths.is_empty() {
+        let inputs = Inputs::classify(&args.paths, &args.correct)?;
+        if let Some(reasons) = inputs.nothing_loadable() {
+            bail!("no rollout to show:\n  {}", reasons.join("\n  "));
+        }
+    }
     let (session, backend) = open_default(&args)?;
     crate::tui::run::run_terminal(session.app, session.sources, backend, session.follow)?;
     Ok(ExitCode::SUCCESS)

@@ -420,12 +420,11 @@ impl RunSet {
     }
 
     /// What the last rollout's grade decided besides its verdict: the official RL reward
-    /// and why it disagrees, and the finding kinds its runs showed (the behaviour runs'
-    /// loopholes, the official checker's), added to the analysis's: a loophole the code's
+    /// and why it disagrees, and the finding kinds the official checker's runs showed, added to the analysis's: a loophole the code's
     /// look hides is counted all the same.
     pub fn set_last_facts(&mut self, facts: &crate::grade::facts::Facts) {
         self.set_last_reward(facts.reward, facts.reason);
-        self.add_last_kinds(facts.loopholes | facts.judge_kinds);
+        self.add_last_kinds(facts.judge_kinds);
     }
 
     /// Adds one graded rollout: analyzes it (the same analysis `sebx analyze` runs) and
