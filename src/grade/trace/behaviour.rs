@@ -18,6 +18,7 @@
 //!
 //! The static analysis stays the fast first pass and the explanation (line, column, call).
 
+use super::loopholes::short;
 use serde::{Deserialize, Serialize};
 
 use super::loopholes::{self, evaluated_as_expression};
@@ -275,14 +276,4 @@ pub fn behaviour(
         b.judge_eval = Some(why);
     }
     (b, found)
-}
-
-/// `text` cut to `n` characters, on one line.
-fn short(text: &str, n: usize) -> String {
-    let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
-    if one.chars().count() <= n {
-        one
-    } else {
-        one.chars().take(n).chain(['…']).collect()
-    }
 }

@@ -367,7 +367,7 @@ fn grader_eval(trace: &Trace) -> (Settled, Option<String>) {
 }
 
 /// `text` cut to `n` characters, on one line.
-fn short(text: &str, n: usize) -> String {
+pub(super) fn short(text: &str, n: usize) -> String {
     let one: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if one.chars().count() <= n {
         one
