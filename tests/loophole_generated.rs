@@ -362,3 +362,122 @@ fn recall(row: &Row) -> String {
         format!("{:.0}%", 100.0 * row.named as f64 / row.paid as f64)
     }
 }
+
+/// `stats` over `files` (isolated caches), as JSON.
+fn stats_json(files: &[&Path], extra: &[&str]) -> Value {
+    let doc = api_doc();
+    let output = isolated::sebx()
+        .arg("stats")
+        .args(files)
+        .arg("--api-doc")
+        .arg(&doc)
+        .args(["--format", "json", "-q"])
+        .args(extra)
+        .output()
+        .expect("sebx stats");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).expect("stats JSON")
+}
+
+/// The figures count what grading's behaviour questions find (issue 39: "every figure
+/// counts them"): of generated programs both scorers pay, `stats` counts every loophole
+/// through one and no look-alike, while without the questions it misses some (those the
+/// code's look hides). `sebx grade --behaviour` names them on each line.
+#[test]
+fn the_figures_count_every_paid_generated_loophole_and_no_look_alike() {
+    let seed = env_or("SEBX_LOOPHOLE_SEED", 39) + 1;
+    let (api, pool) = (api(), pool());
+    let (solutions, programs) = generate(&api, &pool, seed, 4, 2);
+    let by_origin: BTreeMap<usize, &Genuine> = solutions.iter().map(|g| (g.origin, g)).collect();
+    let lines: Vec<Value> = programs
+        .iter()
+        .map(|p| p.rollout(by_origin[&p.origin]))
+        .collect();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let file = write_jsonl(dir.path(), "generated.jsonl", &lines);
+    let doc = api_doc();
+    let graded = run_sebx(
+        &[
+            "grade".as_ref(),
+            "--scorer".as_ref(),
+            "both".as_ref(),
+            "--behaviour".as_ref(),
+            "-q".as_ref(),
+            "--no-cache".as_ref(),
+            file.as_os_str(),
+            "--api-doc".as_ref(),
+            doc.as_os_str(),
+        ],
+        &dir.path().join("graded.jsonl"),
+    );
+    let (mut loopholes, mut look_alikes) = (Vec::new(), Vec::new());
+    let mut unnamed = Vec::new();
+    for (i, p) in programs.iter().enumerate() {
+        let r = &graded[&(i as u64 + 1)];
+        let paid = r["verdict"] == "right" && r["reward"] == 1;
+        if !paid {
+            continue;
+        }
+        let found: Vec<&str> = r["behaviour"]["found"]
+            .as_array()
+            .map(|f| f.iter().filter_map(|f| f["kind"].as_str()).collect())
+            .unwrap_or_default();
+        assert!(
+            r["behaviour"]["untraced"].is_null(),
+            "a paid rollout is traced: {}",
+            r["behaviour"]
+        );
+        if p.axis.is_loophole() {
+            if found.is_empty() {
+                unnamed.push(format!("{} {}", p.axis.name(), p.form));
+            }
+            loopholes.push(lines[i].clone());
+        } else {
+            assert!(
+                found.is_empty(),
+                "look-alike {} accused by grading's behaviour questions: {found:?}\n{}",
+                p.form,
+                p.code
+            );
+            look_alikes.push(lines[i].clone());
+        }
+    }
+    assert!(loopholes.len() >= 10, "{} paid loopholes", loopholes.len());
+    assert!(
+        look_alikes.len() >= 10,
+        "{} kept look-alikes",
+        look_alikes.len()
+    );
+    println!(
+        "{} paid loopholes, {} named by grading's behaviour alone (not: {unnamed:?})",
+        loopholes.len(),
+        loopholes.len() - unnamed.len()
+    );
+    let loops = write_jsonl(dir.path(), "loopholes.jsonl", &loopholes);
+    let looks = write_jsonl(dir.path(), "look_alikes.jsonl", &look_alikes);
+    let counted = |v: &Value, run: usize| v["runs"][run]["loopholes"]["rollouts"].as_u64();
+    let with = stats_json(&[&loops, &looks], &[]);
+    assert_eq!(
+        counted(&with, 0),
+        Some(loopholes.len() as u64),
+        "every paid loophole is counted: {}",
+        with["runs"][0]["loopholes"]
+    );
+    assert_eq!(
+        counted(&with, 1),
+        Some(0),
+        "no look-alike is counted: {}",
+        with["runs"][1]["loopholes"]
+    );
+    let without = stats_json(&[&loops, &looks], &["--no-behaviour"]);
+    assert!(
+        counted(&without, 0) < counted(&with, 0),
+        "the look of the code alone misses some: {} of {}",
+        without["runs"][0]["loopholes"],
+        loopholes.len()
+    );
+}

@@ -11,6 +11,7 @@ use indicatif::ProgressBar;
 
 use crate::grade::batch::{Summary, grade_all_counted};
 use crate::grade::engine::Engine;
+use crate::grade::facts::Facts;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
@@ -67,6 +68,12 @@ pub struct GradeArgs {
     /// disagree). See README, "Two official scorers".
     #[arg(long, value_enum, default_value_t = Scorer::Verdict)]
     pub scorer: Scorer,
+    /// Also ask the behaviour questions of every rollout a scorer pays: two more runs under
+    /// the tracer each, and a `"behaviour"` object on its line naming the loopholes the run
+    /// showed whatever the code looks like (NumPy reached, zwc for show, forged output,
+    /// printed code the judge evaluates). See README, "Loopholes by behaviour".
+    #[arg(long)]
+    pub behaviour: bool,
 }
 
 /// One shard of a grading job: `index` of `count`, both from `--shard I/N`.
@@ -178,7 +185,8 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     // The settings every report is graded (and looked up, and remembered) under.
     let settings = GradingSettings::official()
         .with_timeout(args.timeout)
-        .with_scorer(args.scorer);
+        .with_scorer(args.scorer)
+        .with_behaviour(args.behaviour);
     let opened = open_score_cache(&args.cache.choice(), &api, &settings);
     for note in &opened.notes {
         crate::warnln!("note: {note}");
@@ -189,12 +197,18 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let rollouts: Vec<&Rollout> = match (&cache, args.cached) {
         (Some(cache), true) => rollouts
             .into_iter()
-            .filter(|r| match cache.get(r) {
-                Some(report) => {
-                    cached_reports.push(report);
-                    false
+            .filter(|r| {
+                match cache.get(r).filter(|report| {
+                    // A paid rollout remembered without the behaviour answers asked for now is
+                    // graded again.
+                    !(settings.behaviour && Facts::of(report).behaviour_pending())
+                }) {
+                    Some(report) => {
+                        cached_reports.push(report);
+                        false
+                    }
+                    None => true,
                 }
-                None => true,
             })
             .collect(),
         _ => rollouts,
@@ -235,7 +249,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         &runner,
         jobs,
         settings.timeout,
-        settings.scorer,
+        settings.plan(),
         &|n, report| {
             bar.set_position(n as u64);
             // Filed under what the report carries: a reward-only report answers no verdict

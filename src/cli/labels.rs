@@ -422,11 +422,13 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 None,
                 crate::grade::settings::GradingSettings::official().timeout,
                 false,
+                true,
             ) {
                 Ok(graded) => {
                     for (&(f, i), resolved) in missing.iter().zip(graded.resolved()) {
                         known[f][i] = resolved;
                     }
+                    crate::warnln!("note: graded {} rollouts without a verdict", todo.len());
                     for note in graded.notes {
                         crate::warnln!("note: {note}");
                     }
@@ -463,7 +465,7 @@ pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
                 verdict: info.map(|i| i.verdict),
                 timed_out: info.is_some_and(|i| i.facts.timed_out),
                 program_syntax_error: info.is_some_and(|i| i.facts.program_syntax_error),
-                loopholes: info.map_or(0, |i| i.facts.judge_kinds),
+                loopholes: info.map_or(0, |i| i.facts.run_kinds()),
             };
             let suggested_category =
                 suggested_category(&taxonomy, grade, code_found, digest.as_ref())

@@ -125,7 +125,9 @@ impl Grader {
 
     /// How a new grader grades: the official timeout and sandbox, both scorers.
     pub fn default_settings() -> GradingSettings {
-        GradingSettings::official().with_scorer(Scorer::Both)
+        GradingSettings::official()
+            .with_scorer(Scorer::Both)
+            .with_behaviour(true)
     }
 
     /// The settings this grader grades with (open its score cache with them).
@@ -206,7 +208,7 @@ impl GradeBackend for Grader {
         let settings = &self.settings;
         let report = grade_scored(
             rollout,
-            settings.scorer,
+            settings.plan(),
             None,
             self.engine()?,
             settings.timeout,
@@ -258,7 +260,13 @@ impl GradeBackend for Grader {
             self.remembering().and_then(|b| b.cache().runs()),
             true,
         );
-        let report = scored.finish(rollout, runs, &judge_runner, settings.timeout);
+        let report = scored.finish_plan(
+            rollout,
+            runs,
+            &judge_runner,
+            settings.timeout,
+            settings.behaviour,
+        );
         if let Some(batch) = self.remembering() {
             let _ = batch.put(rollout, &report);
         }
@@ -275,7 +283,7 @@ impl GradeBackend for Grader {
     fn grade_code(&self, rollout: &Rollout, code: &str) -> Result<GradeReport> {
         Ok(grade_scored(
             rollout,
-            self.settings.scorer,
+            self.settings.plan(),
             Some(code),
             self.engine()?,
             self.settings.timeout,

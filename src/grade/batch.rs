@@ -10,8 +10,8 @@ use sha2::{Digest, Sha256};
 
 use crate::grade::grader::{ProgramRunner, RunOutput};
 use crate::grade::report::{GradeReport, ReasonKind};
-use crate::grade::reward::Scorer;
-use crate::grade::scoring::Scored;
+use crate::grade::scoring::{Next, Scored, Step};
+use crate::grade::settings::Plan;
 use crate::model::{Rollout, Verdict};
 
 /// Programs each grading thread keeps submitted to its worker (one running, one queued).
@@ -26,17 +26,25 @@ pub fn grade_all(
     timeout: Duration,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> Vec<GradeReport> {
-    grade_all_scored(rollouts, runner, jobs, timeout, Scorer::Verdict, on_done)
+    grade_all_scored(
+        rollouts,
+        runner,
+        jobs,
+        timeout,
+        crate::grade::reward::Scorer::Verdict,
+        on_done,
+    )
 }
 
-/// [`grade_all`] under `scorer`: with the reward, each rollout runs one program when the
-/// verdict's run serves both scorers, else one per scorer.
+/// [`grade_all`] under `scorer` (a [`crate::grade::reward::Scorer`], or a [`Plan`] that
+/// also asks the behaviour questions): with the reward, each rollout runs one program when
+/// the verdict's run serves both scorers, else one per scorer.
 pub fn grade_all_scored(
     rollouts: &[&Rollout],
     runner: &dyn ProgramRunner,
     jobs: usize,
     timeout: Duration,
-    scorer: Scorer,
+    scorer: impl Into<Plan>,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> Vec<GradeReport> {
     grade_all_counted(rollouts, runner, jobs, timeout, scorer, on_done).0
@@ -60,7 +68,7 @@ pub fn grade_all_counted(
     runner: &dyn ProgramRunner,
     jobs: usize,
     timeout: Duration,
-    scorer: Scorer,
+    scorer: impl Into<Plan>,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> (Vec<GradeReport>, BatchCounts) {
     let shared = SharedRuns::default();
@@ -76,10 +84,11 @@ pub fn grade_all_shared(
     runner: &dyn ProgramRunner,
     jobs: usize,
     timeout: Duration,
-    scorer: Scorer,
+    scorer: impl Into<Plan>,
     shared: &SharedRuns,
     on_done: &(dyn Fn(usize, &GradeReport) + Sync),
 ) -> Vec<GradeReport> {
+    let Plan { scorer, behaviour } = scorer.into();
     let next = AtomicUsize::new(0);
     let finished = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<GradeReport>>> = Mutex::new(vec![None; rollouts.len()]);
@@ -112,14 +121,36 @@ pub fn grade_all_shared(
                                 Claim::Theirs(slot) => slot.wait(),
                             })
                             .collect();
-                        done(i, scored.finish(rollout, runs, runner, timeout));
+                        done(
+                            i,
+                            scored.finish_plan(rollout, runs, runner, timeout, behaviour),
+                        );
                     }
                     return;
                 };
                 // This thread's programs in the order they were submitted to its worker
-                // (results come back in that order), and its rollouts waiting for runs.
+                // (results come back in that order), and its rollouts waiting for runs,
+                // each at its step (the scorers' runs, the official checker's, the traced
+                // runs of a paid rollout).
                 let mut own: VecDeque<Arc<Slot>> = VecDeque::new();
-                let mut running: VecDeque<(usize, Scored, Vec<Arc<Slot>>)> = VecDeque::new();
+                let mut running: VecDeque<(usize, Step, Vec<Arc<Slot>>)> = VecDeque::new();
+                let submit = |step: &Step,
+                              own: &mut VecDeque<Arc<Slot>>,
+                              session: &mut (dyn crate::grade::grader::RunSession + '_)|
+                 -> Vec<Arc<Slot>> {
+                    let limit = step.timeout(timeout);
+                    step.programs()
+                        .into_iter()
+                        .map(|program| match shared.claim(program) {
+                            Claim::Mine(slot) => {
+                                session.submit(program, limit);
+                                own.push_back(slot.clone());
+                                slot
+                            }
+                            Claim::Theirs(slot) => slot,
+                        })
+                        .collect()
+                };
                 loop {
                     // The next program is queued while the current one runs: the worker
                     // never waits for this thread's grading in between.
@@ -128,47 +159,27 @@ pub fn grade_all_shared(
                         let Some(rollout) = rollouts.get(i) else {
                             break;
                         };
-                        let scored = Scored::prepare(rollout, scorer, None);
-                        let mut slots = Vec::new();
-                        for program in scored.programs() {
-                            slots.push(match shared.claim(program) {
-                                Claim::Mine(slot) => {
-                                    session.submit(program, timeout);
-                                    own.push_back(slot.clone());
-                                    slot
-                                }
-                                Claim::Theirs(slot) => slot,
-                            });
-                        }
-                        running.push_back((i, scored, slots));
+                        let step = Step::Scored(Scored::prepare(rollout, scorer, None));
+                        let slots = submit(&step, &mut own, session.as_mut());
+                        running.push_back((i, step, slots));
                     }
-                    let Some((i, scored, slots)) = running.pop_front() else {
+                    let Some((i, step, slots)) = running.pop_front() else {
                         break;
                     };
                     let runs = slots
                         .iter()
                         .map(|slot| wait_for(slot, &mut own, session.as_mut()))
                         .collect();
-                    // Printed code the official `eval` runs: the official checker's runs go
-                    // through this thread's worker too (the pool may have no other).
-                    let judging = scored.judge(rollouts[i], runs);
-                    let judge_slots: Vec<Arc<Slot>> = judging
-                        .programs()
-                        .into_iter()
-                        .map(|program| match shared.claim(program) {
-                            Claim::Mine(slot) => {
-                                session.submit(program, timeout);
-                                own.push_back(slot.clone());
-                                slot
-                            }
-                            Claim::Theirs(slot) => slot,
-                        })
-                        .collect();
-                    let judge_runs = judge_slots
-                        .iter()
-                        .map(|slot| wait_for(slot, &mut own, session.as_mut()))
-                        .collect();
-                    done(i, judging.finish(rollouts[i], judge_runs));
+                    // A later step (printed code for the official checker, the traced runs
+                    // of a paid rollout) goes through this thread's worker too, and waits
+                    // at the back of the queue while the rollouts before it go on.
+                    match step.advance(rollouts[i], runs, behaviour) {
+                        Next::Done(report) => done(i, *report),
+                        Next::Run(step) => {
+                            let slots = submit(&step, &mut own, session.as_mut());
+                            running.push_back((i, step, slots));
+                        }
+                    }
                 }
             });
         }

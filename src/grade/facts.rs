@@ -37,6 +37,14 @@ pub struct Facts {
     /// of its state: `grade::judge_eval::judge_findings`), beside the analysis's own.
     #[serde(rename = "j", default, skip_serializing_if = "is_zero")]
     pub judge_kinds: KindSet,
+    /// The loophole kinds the behaviour questions found on a paid rollout's traced runs,
+    /// when they were asked (`None`: not asked; `Some(0)`: asked, nothing found).
+    #[serde(rename = "b", default, skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<KindSet>,
+    /// The behaviour questions were asked but no traced run answered them (no scorer pays
+    /// the rollout, or the run timed out): the analysis's loophole kinds stand.
+    #[serde(rename = "bu", default, skip_serializing_if = "is_false")]
+    pub behaviour_untraced: bool,
 }
 
 fn is_zero(k: &KindSet) -> bool {
@@ -66,7 +74,28 @@ impl Facts {
             judge_kinds: crate::grade::judge_eval::judge_findings(r)
                 .iter()
                 .fold(0, |bits, f| bits | f.kind.bit()),
+            behaviour: r.behaviour.as_ref().map(|b| b.kinds()),
+            behaviour_untraced: r.behaviour.as_ref().is_some_and(|b| b.untraced.is_some()),
         }
+    }
+
+    /// Every finding kind the grade's own runs showed (the official checker's and the
+    /// behaviour questions'), which figures add to the analysis's.
+    pub fn run_kinds(&self) -> KindSet {
+        self.judge_kinds | self.behaviour.unwrap_or(0)
+    }
+
+    /// Whether a traced run answered the behaviour questions: its loophole kinds then
+    /// replace the analysis's candidates of the families it settles
+    /// ([`crate::model::finding_kinds::BEHAVIOUR_SETTLES`]).
+    pub fn behaviour_settled(&self) -> bool {
+        self.behaviour.is_some() && !self.behaviour_untraced
+    }
+
+    /// Whether the behaviour questions are still to be asked of this rollout: a scorer pays
+    /// it and its grade did not ask them.
+    pub fn behaviour_pending(&self) -> bool {
+        self.behaviour.is_none() && (self.verdict == Some(Verdict::Right) || self.reward == Some(1))
     }
 
     /// Just a verdict (a stored score, a correct-trajectories file): nothing else known.

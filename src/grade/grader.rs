@@ -137,6 +137,7 @@ pub fn prepare_with(rollout: &Rollout, code_override: Option<&str>) -> Prepared 
         reward_reason_kind: None,
         reward_detail: None,
         judge_eval: None,
+        behaviour: None,
     };
     if let Some(reason) = static_check
         .recursion

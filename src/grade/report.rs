@@ -31,6 +31,42 @@ pub struct CaseResult {
     pub fragile_reason: Option<String>,
 }
 
+/// The behaviour questions asked of a paid rollout's traced runs while grading (NumPy
+/// reached, zwc for show, forged output, judge eval: `grade::trace::behaviour`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct BehaviourRun {
+    /// Each loophole the runs showed, whatever the code looks like.
+    pub found: Vec<RunFinding>,
+    /// What the counterfactual run (every zwc function poisoned) showed: `same`,
+    /// `differs (case N)`, `inconclusive: …`, or `none`.
+    pub counterfactual: String,
+    /// Genuine zwc calls during the entry's calls (`None`: not counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zwc_calls: Option<u64>,
+    /// Why the runs decided nothing, when they did not (no scorer pays the rollout, so it
+    /// was not traced; the traced run timed out or could not start).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub untraced: Option<String>,
+}
+
+/// One loophole a traced run showed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunFinding {
+    pub kind: crate::analysis::FindingKind,
+    /// 1-based line of the code it points at (0: the program as a whole).
+    pub line: usize,
+    /// What the run showed.
+    pub evidence: String,
+}
+
+impl BehaviourRun {
+    /// The kinds found, as a set.
+    pub fn kinds(&self) -> crate::model::finding_kinds::KindSet {
+        self.found.iter().fold(0, |bits, f| bits | f.kind.bit())
+    }
+}
+
 /// What the official checker did with a rollout's printed code.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -323,9 +359,18 @@ pub struct GradeReport {
     /// when it was run for the verdict's comparison (`grade::judge_eval`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub judge_eval: Option<JudgeEval>,
+    /// What the behaviour questions found on the traced runs of a rollout a scorer pays,
+    /// when grading asked them (`grade::trace::grading`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<BehaviourRun>,
 }
 
 impl GradeReport {
+    /// Whether a scorer pays this rollout: the verdict is `right` or the reward is 1.
+    pub fn paid(&self) -> bool {
+        self.verdict == Some(Verdict::Right) || self.reward == Some(1)
+    }
+
     /// A stand-in rollout for this report when its rollout file is not available: the
     /// graded code as the response, the cases as test cases, a query that says so.
     /// `report_file` is where the report was read from.
@@ -394,6 +439,7 @@ impl GradeReport {
             reward_reason_kind: None,
             reward_detail: None,
             judge_eval: None,
+            behaviour: None,
         }
     }
 

@@ -1,8 +1,10 @@
 //! Both official scorers over one rollout: which programs must run (none, one shared by
 //! the verdict and the reward, or one each), and the one report that carries the verdict,
 //! the reward and, where they disagree, the reason; then, for the rare rollout that prints
-//! code the official `eval` runs, the official checker's own runs ([`Judging`]). Every front
-//! end grades through this.
+//! code the official `eval` runs, the official checker's own runs ([`Judging`]); last, for
+//! a rollout a scorer pays when the plan asks, the behaviour questions' traced runs
+//! ([`Tracing`]). [`Step`] walks a rollout through them. Every front end grades through
+//! this.
 
 use std::time::Duration;
 
@@ -18,6 +20,8 @@ use crate::grade::report::RewardReport;
 use crate::grade::reward::{
     RewardPrepared, Scorer, disagreement, finish_reward, not_run, prepare_reward, reward_truth,
 };
+use crate::grade::settings::Plan;
+use crate::grade::trace::grading::Tracing;
 use crate::model::Rollout;
 
 /// One rollout's grading, prepared: the static steps of each scorer asked for.
@@ -78,13 +82,32 @@ impl Scored {
         runner: &dyn ProgramRunner,
         timeout: Duration,
     ) -> GradeReport {
-        let judging = self.judge(rollout, runs);
-        let runs = judging
-            .programs()
-            .into_iter()
-            .map(|program| runner.run_program(program, timeout))
-            .collect();
-        judging.finish(rollout, runs)
+        self.finish_plan(rollout, runs, runner, timeout, false)
+    }
+
+    /// [`Scored::finish`], then the behaviour questions' runs when `behaviour` asks.
+    pub fn finish_plan(
+        self,
+        rollout: &Rollout,
+        runs: Vec<anyhow::Result<RunOutput>>,
+        runner: &dyn ProgramRunner,
+        timeout: Duration,
+        behaviour: bool,
+    ) -> GradeReport {
+        let mut next = Step::Scored(self).advance(rollout, runs, behaviour);
+        loop {
+            match next {
+                Next::Done(report) => return *report,
+                Next::Run(step) => {
+                    let runs = step
+                        .programs()
+                        .into_iter()
+                        .map(|program| runner.run_program(program, step.timeout(timeout)))
+                        .collect();
+                    next = step.advance(rollout, runs, behaviour);
+                }
+            }
+        }
     }
 
     /// Each scorer's outcome from the results of [`Scored::programs`] in the same order,
@@ -211,19 +234,90 @@ impl Judging {
     }
 }
 
-/// Grades one rollout under `scorer`, with `code_override` in place of its code when given.
+/// One rollout's grading between runs: the programs its step needs.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// The scorers' own runs.
+    Scored(Scored),
+    /// The official checker's runs of printed code.
+    Judging(Judging),
+    /// The behaviour questions' traced runs of a paid rollout.
+    Tracing(Box<Tracing>),
+}
+
+/// What follows a step's runs.
+#[derive(Debug)]
+pub enum Next {
+    /// Another step, whose programs are to run (never none).
+    Run(Step),
+    Done(Box<GradeReport>),
+}
+
+impl Step {
+    /// The programs this step runs, in order.
+    pub fn programs(&self) -> Vec<&str> {
+        match self {
+            Step::Scored(s) => s.programs(),
+            Step::Judging(j) => j.programs(),
+            Step::Tracing(t) => t.programs(),
+        }
+    }
+
+    /// How long each of this step's programs may run when grading's is `timeout` (a
+    /// traced run is slower: it gets the tracer's own).
+    pub fn timeout(&self, timeout: Duration) -> Duration {
+        match self {
+            Step::Tracing(_) => crate::grade::trace::grading::TIMEOUT.max(timeout),
+            _ => timeout,
+        }
+    }
+
+    /// The step after this one's runs (the results of [`Step::programs`], same order),
+    /// skipping steps with nothing to run; `behaviour` asks the behaviour questions of a
+    /// paid rollout.
+    pub fn advance(
+        self,
+        rollout: &Rollout,
+        runs: Vec<anyhow::Result<RunOutput>>,
+        behaviour: bool,
+    ) -> Next {
+        let report = match self {
+            Step::Scored(scored) => {
+                let judging = scored.judge(rollout, runs);
+                if !judging.programs().is_empty() {
+                    return Next::Run(Step::Judging(judging));
+                }
+                judging.finish(rollout, Vec::new())
+            }
+            Step::Judging(judging) => judging.finish(rollout, runs),
+            Step::Tracing(tracing) => return Next::Done(Box::new(tracing.finish(runs))),
+        };
+        let mut report = report;
+        if behaviour {
+            if Tracing::needed(&report) {
+                return Next::Run(Step::Tracing(Box::new(Tracing::new(rollout, report))));
+            }
+            Tracing::not_needed(&mut report);
+        }
+        Next::Done(Box::new(report))
+    }
+}
+
+/// Grades one rollout under `plan` (a [`Scorer`], or a [`Plan`] that also asks the
+/// behaviour questions), with `code_override` in place of its code when given.
 pub fn grade_scored(
     rollout: &Rollout,
-    scorer: Scorer,
+    plan: impl Into<Plan>,
     code_override: Option<&str>,
     runner: &dyn ProgramRunner,
     timeout: Duration,
 ) -> GradeReport {
-    let scored = Scored::prepare(rollout, scorer, code_override);
+    let plan = plan.into();
+    let scored = Scored::prepare(rollout, plan.scorer, code_override);
     let runs = scored
         .programs()
         .into_iter()
         .map(|program| runner.run_program(program, timeout))
         .collect();
-    scored.finish(rollout, runs, runner, timeout)
+    scored.finish_plan(rollout, runs, runner, timeout, plan.behaviour)
 }

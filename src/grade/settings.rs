@@ -47,6 +47,23 @@ impl Default for SandboxSettings {
     }
 }
 
+/// What one grading computes: the scorers, and whether the behaviour questions are asked
+/// of what they pay. A bare [`Scorer`] asks none.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub scorer: Scorer,
+    pub behaviour: bool,
+}
+
+impl From<Scorer> for Plan {
+    fn from(scorer: Scorer) -> Plan {
+        Plan {
+            scorer,
+            behaviour: false,
+        }
+    }
+}
+
 /// How rollouts are graded: the settings that decide a verdict.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GradingSettings {
@@ -55,6 +72,10 @@ pub struct GradingSettings {
     pub sandbox: SandboxSettings,
     /// Which official scorers grade (what a report carries).
     pub scorer: Scorer,
+    /// Ask the behaviour questions of every rollout a scorer pays (two traced runs more,
+    /// `grade::trace::grading`). Not in the fingerprint: it adds to a report and changes
+    /// no verdict, and a report without the answers says so (`Facts::behaviour`).
+    pub behaviour: bool,
 }
 
 impl Default for GradingSettings {
@@ -70,6 +91,7 @@ impl GradingSettings {
             timeout: OFFICIAL_TIMEOUT,
             sandbox: SandboxSettings::default(),
             scorer: Scorer::Verdict,
+            behaviour: false,
         }
     }
 
@@ -81,6 +103,19 @@ impl GradingSettings {
     pub fn with_scorer(mut self, scorer: Scorer) -> GradingSettings {
         self.scorer = scorer;
         self
+    }
+
+    pub fn with_behaviour(mut self, behaviour: bool) -> GradingSettings {
+        self.behaviour = behaviour;
+        self
+    }
+
+    /// What grading does under these settings besides running programs.
+    pub fn plan(&self) -> Plan {
+        Plan {
+            scorer: self.scorer,
+            behaviour: self.behaviour,
+        }
     }
 
     pub fn with_sandbox(mut self, sandbox: SandboxSettings) -> GradingSettings {

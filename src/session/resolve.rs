@@ -285,6 +285,27 @@ impl Resolver {
         for (i, late) in asked.into_iter().zip(self.late_facts_many(&of)) {
             out[i] = late.and_then(|(source, facts)| Resolved::of_facts(facts, source));
         }
+        // A verdict a file or a rerun gives that a scorer pays keeps the behaviour
+        // questions' answers a grade of the same rollout found (they come from grading).
+        if let Some(cache) = &self.cache {
+            let asked: Vec<usize> = (0..rollouts.len())
+                .filter(|&i| {
+                    out[i].is_some_and(|k| {
+                        k.source != VerdictSource::Cache
+                            && k.facts.behaviour.is_none()
+                            && (k.verdict == Verdict::Right || k.facts.reward == Some(1))
+                    })
+                })
+                .collect();
+            if !asked.is_empty() {
+                let of: Vec<&Rollout> = asked.iter().map(|&i| rollouts[i]).collect();
+                for (i, facts) in asked.into_iter().zip(cache.facts_many(&of)) {
+                    if let Some(k) = out[i].as_mut() {
+                        k.facts.behaviour = facts.and_then(|f| f.behaviour);
+                    }
+                }
+            }
+        }
         out
     }
 

@@ -20,6 +20,7 @@ use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::run_cache::Remembered;
 use crate::grade::runs::{RunSet, SampleFacts, UngradedSample, kinds_of};
+use crate::grade::settings::Plan;
 use crate::model::bounded::Bounded;
 use crate::model::labels::{LABELS_SUFFIX, LabelStore};
 use crate::model::rollout::load_rollout_file;
@@ -49,6 +50,9 @@ pub struct RunOptions {
     pub sidecars: SidecarPlaces,
     /// A HuggingFace `tokenizer.json`: the samples' responses are counted in its tokens too.
     pub tokenizer: Option<PathBuf>,
+    /// Ask the behaviour questions of every rollout a scorer pays (its traced runs count
+    /// the loopholes the code's look hides); `--no-behaviour` turns it off.
+    pub behaviour: bool,
 }
 
 pub use super::loaded::{Loaded, LoadedRun};
@@ -212,7 +216,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         .flat_map(|(f, vs)| {
             vs.iter()
                 .enumerate()
-                .filter(|(_, v)| needs_grading(v.as_ref(), false, !api.is_empty()))
+                .filter(|(_, v)| needs_grading(v.as_ref(), false, !api.is_empty(), input.behaviour))
                 .map(move |(i, _)| (f, i))
                 .filter(|&(f, i)| gradable(&loaded_files[f].0.rollouts[i]))
         })
@@ -235,7 +239,21 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             input.jobs,
             input.timeout,
             input.quiet,
+            input.behaviour,
         )?;
+        let without = missing
+            .iter()
+            .filter(|&&(f, i)| verdicts[f][i].is_none())
+            .count();
+        if without > 0 {
+            notes.push(format!("graded {without} rollouts without a verdict"));
+        }
+        if without < missing.len() {
+            notes.push(format!(
+                "graded {} rollouts a scorer pays again, to ask the behaviour questions",
+                missing.len() - without
+            ));
+        }
         let mut failed = 0;
         for (&(f, i), report) in missing.iter().zip(&graded.reports) {
             verdicts[f][i] = completed(verdicts[f][i], report);
@@ -299,6 +317,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 tokenizer: tokenizer.as_ref(),
                 timeout: input.timeout,
                 quiet: input.quiet,
+                behaviour: input.behaviour,
             };
             let got = stream_dump(dump, &cx, &mut engine, &shared, &mut |r, known, sample| {
                 add_one(
@@ -389,25 +408,30 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
 /// reward is known.
 /// Without an API doc (`can_grade` false) nothing can be graded, so only a missing
 /// verdict counts (and is reported as such).
-fn needs_grading(known: Option<&Resolved>, training: bool, can_grade: bool) -> bool {
-    known.map_or(wants_grading(None, training, can_grade), |k| {
-        wants_grading(Some(&k.facts), training, can_grade)
-    })
+fn needs_grading(
+    known: Option<&Resolved>,
+    training: bool,
+    can_grade: bool,
+    behaviour: bool,
+) -> bool {
+    wants_grading(known.map(|k| &k.facts), training, can_grade, behaviour)
 }
 
 /// The rule of [`needs_grading`] on what is known of a rollout (its grade's facts, `None`:
 /// no verdict), for a front end that holds its rows' facts itself (the explorer asks it of
 /// every remembered row, so its Training screen has the rewards and its Stats screen the
-/// loopholes `sebx stats` has).
+/// loopholes `sebx stats` has). With `behaviour`, a rollout a scorer pays whose grade did
+/// not ask the behaviour questions is graded again to ask them.
 pub fn wants_grading(
     facts: Option<&crate::grade::facts::Facts>,
     training: bool,
     can_grade: bool,
+    behaviour: bool,
 ) -> bool {
     let Some(f) = facts.filter(|f| f.verdict.is_some()) else {
         return true;
     };
-    can_grade && training && f.reward.is_none()
+    can_grade && ((training && f.reward.is_none()) || (behaviour && f.behaviour_pending()))
 }
 
 /// What [`grade_missing`] graded: a report per rollout, in order, and what to tell the user.
@@ -437,6 +461,7 @@ pub fn grade_missing(
     jobs: Option<usize>,
     timeout: std::time::Duration,
     quiet: bool,
+    behaviour: bool,
 ) -> Result<Graded> {
     let jobs = jobs.unwrap_or_else(super::default_jobs).max(1);
     let engine = Engine::start(api, jobs).with_context(|| {
@@ -464,7 +489,10 @@ pub fn grade_missing(
             &runner,
             jobs,
             timeout,
-            Scorer::Both,
+            Plan {
+                scorer: Scorer::Both,
+                behaviour,
+            },
             &shared,
             &|n, _| progress.set_position((done + n) as u64),
         );
@@ -478,7 +506,8 @@ pub fn grade_missing(
     progress.finish_and_clear();
     let counts = shared.counts();
     let answered = runner.answered();
-    let mut notes = vec![format!("graded {} rollouts without a verdict", todo.len())];
+    let mut notes = Vec::new();
+    notes.extend(behaviour_note(&reports));
     notes.push(format!(
         "{} programs executed for them ({} runs reused by identical programs, {answered} remembered from earlier sessions)",
         counts.programs_run - answered,
@@ -491,6 +520,32 @@ pub fn grade_missing(
         ));
     }
     Ok(Graded { reports, notes })
+}
+
+/// What the behaviour questions found on `reports` (none asked: nothing to say).
+pub fn behaviour_note(reports: &[GradeReport]) -> Option<String> {
+    let traced: Vec<&crate::grade::report::BehaviourRun> = reports
+        .iter()
+        .filter_map(|r| r.behaviour.as_ref())
+        .filter(|b| b.untraced.is_none())
+        .collect();
+    if traced.is_empty() {
+        return None;
+    }
+    let mut kinds: std::collections::BTreeMap<&str, usize> = Default::default();
+    for f in traced.iter().flat_map(|b| &b.found) {
+        *kinds.entry(f.kind.as_str()).or_default() += 1;
+    }
+    let found = if kinds.is_empty() {
+        "no loophole found".to_string()
+    } else {
+        let each: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        format!("loopholes found: {}", each.join(", "))
+    };
+    Some(format!(
+        "behaviour: {} paid rollouts traced ({found}; --no-behaviour skips this)",
+        traced.len()
+    ))
 }
 
 /// What a rollout is known by after grading it: a verdict already known is kept (every
@@ -507,6 +562,7 @@ fn completed(
             k.facts.reward_run = g.facts.reward_run;
             k.facts.reason = g.facts.reason;
             k.facts.judge_kinds = g.facts.judge_kinds;
+            k.facts.behaviour = g.facts.behaviour;
             Some(k)
         }
         (_, Some(g)) => Some(g),
@@ -591,6 +647,7 @@ struct StreamCx<'a> {
     tokenizer: Option<&'a TokenCounter>,
     timeout: std::time::Duration,
     quiet: bool,
+    behaviour: bool,
 }
 
 /// What streaming the training runs did, for the notes.
@@ -704,7 +761,7 @@ fn stream_dump(
         // A training run's official reward is a headline figure: every sample gets it.
         let missing: Vec<usize> = (0..step.rollouts.len())
             .filter(|&i| {
-                needs_grading(known[i].as_ref(), true, !cx.api.is_empty())
+                needs_grading(known[i].as_ref(), true, !cx.api.is_empty(), cx.behaviour)
                     && gradable(&step.rollouts[i])
             })
             .collect();
@@ -731,7 +788,10 @@ fn stream_dump(
                 &runner,
                 cx.jobs,
                 cx.timeout,
-                Scorer::Both,
+                Plan {
+                    scorer: Scorer::Both,
+                    behaviour: cx.behaviour,
+                },
                 shared,
                 &|_, _| {},
             );

@@ -398,7 +398,7 @@ impl Labelling {
             },
             timed_out: facts.is_some_and(|f| f.timed_out),
             program_syntax_error: facts.is_some_and(|f| f.program_syntax_error),
-            loopholes: facts.map_or(0, |f| f.judge_kinds),
+            loopholes: facts.map_or(0, |f| f.run_kinds()),
         };
         let digest = if corpus.ctx.api.is_empty() {
             None

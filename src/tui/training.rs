@@ -199,7 +199,7 @@ impl TrainingView {
                     verdict: f.verdict,
                     reward: f.reward,
                     reason: f.reason,
-                    loopholes: f.judge_kinds,
+                    loopholes: f.run_kinds(),
                 },
                 None => RowScore {
                     verdict: match s.shown() {

@@ -94,6 +94,11 @@ pub struct InputArgs {
     pub cache: CacheFlags,
     #[command(flatten)]
     pub sidecars: SidecarFlags,
+    /// Do not trace the rollouts a scorer pays (by default each runs twice more under the
+    /// tracer, so that the loopholes the code's look hides are counted: see README,
+    /// "Loopholes by behaviour").
+    #[arg(long)]
+    pub no_behaviour: bool,
 }
 
 impl InputArgs {
@@ -108,6 +113,7 @@ impl InputArgs {
             cache: self.cache.choice(),
             sidecars: self.sidecars.places()?,
             tokenizer: None,
+            behaviour: !self.no_behaviour,
         })
     }
 }

@@ -174,6 +174,9 @@ fn merged(rollout: &Rollout, verdict: &GradeReport, reward: &GradeReport) -> Gra
     let mut report = verdict.clone();
     report.reward = reward.reward;
     report.reward_detail = reward.reward_detail.clone();
+    if report.behaviour.is_none() {
+        report.behaviour = reward.behaviour.clone();
+    }
     let reason = report
         .reward_detail
         .as_ref()
@@ -484,6 +487,26 @@ impl ScoreCache {
                 (Scorer::Both, &merged_report)
             }
             (scorer, _) => (scorer, report),
+        };
+        // A grade that did not ask the behaviour questions keeps the answers an earlier
+        // one filed for the same outcome (they change no verdict).
+        let kept_report;
+        let asked_before = (report.behaviour.is_none() && report.paid())
+            .then(|| self.filed(rollout, scorer))
+            .flatten();
+        let report = match asked_before {
+            Some(filed)
+                if filed.behaviour.is_some()
+                    && filed.verdict == report.verdict
+                    && filed.reward == report.reward =>
+            {
+                kept_report = GradeReport {
+                    behaviour: filed.behaviour,
+                    ..report.clone()
+                };
+                &kept_report
+            }
+            _ => report,
         };
         let settings = self.settings.clone().with_scorer(scorer);
         // The body once per distinct content, the rollout's own part beside its key.

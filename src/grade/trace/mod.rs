@@ -21,6 +21,7 @@
 
 pub mod behaviour;
 pub mod cache;
+pub mod grading;
 pub mod loopholes;
 pub mod settle;
 

@@ -91,10 +91,13 @@ impl App {
                                 .entries
                                 .get(row)
                                 .is_some_and(|e| e.rollout.sample.is_some());
+                            // The explorer's grader asks the behaviour questions of
+                            // what a scorer pays (`Grader::default_settings`).
                             if crate::session::runs::wants_grading(
                                 Some(&facts),
                                 training,
                                 can_grade,
+                                true,
                             ) {
                                 reward_missing.push(row);
                             }

@@ -1,0 +1,115 @@
+//! The behaviour questions as a grading step (issue 39): every rollout a scorer pays
+//! (verdict `right` or reward 1) is run twice more under the tracer, plainly and with all
+//! of zwc poisoned, and what [`super::behaviour`] answers goes into its report
+//! ([`BehaviourRun`]) and from there into its facts, so that every figure counts the
+//! loopholes a run shows whatever the code looks like. A rollout nobody pays is no
+//! loophole and runs nothing more. The runs go through the grader's own runner, like the
+//! official checker's runs ([`crate::grade::judge_eval`]), so a batch pipelines them.
+
+use crate::grade::grader::RunOutput;
+use crate::grade::report::{BehaviourRun, GradeReport, RunFinding};
+use crate::model::Rollout;
+
+use super::{TRACE_TIMEOUT, behaviour, trace_of_output, traced_program, traced_program_poisoned};
+
+/// How long each traced run may take (the tracer slows a program down).
+pub const TIMEOUT: std::time::Duration = TRACE_TIMEOUT;
+
+/// A graded rollout waiting for its traced runs.
+#[derive(Debug, Clone)]
+pub struct Tracing {
+    report: GradeReport,
+    /// The plain traced program, then the poisoned one.
+    programs: [String; 2],
+}
+
+impl Tracing {
+    /// Whether `report` asks the questions: a scorer pays it and its program ran (a
+    /// rollout nobody pays is final as it is).
+    pub fn needed(report: &GradeReport) -> bool {
+        report.paid() && report.execution.is_some() && !report.entry.is_empty()
+    }
+
+    /// The traced runs of `report` (one [`Tracing::needed`] says needs them).
+    pub fn new(rollout: &Rollout, report: GradeReport) -> Tracing {
+        let code = &report.extraction.code;
+        let programs = [
+            traced_program(code, &report.entry, &rollout.test_cases),
+            traced_program_poisoned(code, &report.entry, &rollout.test_cases),
+        ];
+        Tracing { report, programs }
+    }
+
+    /// What `report` says when the questions are asked but it needs no traced run (see
+    /// [`Tracing::needed`]): nothing found, and why nothing ran.
+    pub fn not_needed(report: &mut GradeReport) {
+        let why = if report.paid() {
+            "the program never ran"
+        } else {
+            "no scorer pays it"
+        };
+        report.behaviour = Some(BehaviourRun {
+            counterfactual: "none".to_string(),
+            untraced: Some(format!("not traced: {why}")),
+            ..BehaviourRun::default()
+        });
+    }
+
+    /// The programs to run, in order.
+    pub fn programs(&self) -> Vec<&str> {
+        self.programs.iter().map(String::as_str).collect()
+    }
+
+    /// The report with what the runs of [`Tracing::programs`] (same order) showed.
+    pub fn finish(self, runs: Vec<anyhow::Result<RunOutput>>) -> GradeReport {
+        let mut report = self.report;
+        let code = report.extraction.code.clone();
+        let mut runs = runs.into_iter();
+        let trace = |run: Option<anyhow::Result<RunOutput>>| match run {
+            Some(Ok(out)) => Ok(trace_of_output(&code, &out.stdout, out.timed_out)),
+            Some(Err(e)) => Err(format!("{e:#}")),
+            None => Err("the run was lost".to_string()),
+        };
+        let plain = trace(runs.next());
+        let poisoned = trace(runs.next()).ok();
+        report.behaviour = Some(match plain {
+            Err(why) => BehaviourRun {
+                counterfactual: "none".to_string(),
+                untraced: Some(format!("the traced run failed: {why}")),
+                ..BehaviourRun::default()
+            },
+            Ok(trace) => {
+                let (answers, found) =
+                    behaviour::behaviour(&trace, poisoned.as_ref(), &[], &[], &report.entry);
+                let untraced = (!trace.complete || trace.out.is_none()).then(|| {
+                    if trace.timed_out {
+                        format!("the traced run went past {} s", TRACE_TIMEOUT.as_secs())
+                    } else {
+                        "the traced run ended before the tracer's report".to_string()
+                    }
+                });
+                BehaviourRun {
+                    found: found
+                        .into_iter()
+                        .map(|f| RunFinding {
+                            kind: f.kind,
+                            line: f.line,
+                            evidence: f
+                                .evidence
+                                .map(|e| {
+                                    e.strip_prefix(behaviour::FOUND_BY_RUNNING)
+                                        .map(str::to_string)
+                                        .unwrap_or(e)
+                                })
+                                .unwrap_or_default(),
+                        })
+                        .collect(),
+                    counterfactual: answers.counterfactual,
+                    zwc_calls: answers.zwc_calls,
+                    untraced,
+                }
+            }
+        });
+        report
+    }
+}
