@@ -41,10 +41,12 @@ pub struct Facts {
     /// when they were asked (`None`: not asked; `Some(0)`: asked, nothing found).
     #[serde(rename = "b", default, skip_serializing_if = "Option::is_none")]
     pub behaviour: Option<KindSet>,
-    /// The behaviour questions were asked but no traced run answered them (no scorer pays
-    /// the rollout, or the run timed out): the analysis's loophole kinds stand.
-    #[serde(rename = "bu", default, skip_serializing_if = "is_false")]
-    pub behaviour_untraced: bool,
+    /// The loophole kinds a traced run answered for, found or not
+    /// ([`crate::grade::report::BehaviourRun::settles`]): the run's answer replaces the
+    /// analysis's candidates of these; of the others (no run, an inconclusive
+    /// counterfactual) the analysis's stand.
+    #[serde(rename = "bs", default, skip_serializing_if = "is_zero")]
+    pub behaviour_settles: KindSet,
 }
 
 fn is_zero(k: &KindSet) -> bool {
@@ -75,7 +77,7 @@ impl Facts {
                 .iter()
                 .fold(0, |bits, f| bits | f.kind.bit()),
             behaviour: r.behaviour.as_ref().map(|b| b.kinds()),
-            behaviour_untraced: r.behaviour.as_ref().is_some_and(|b| b.untraced.is_some()),
+            behaviour_settles: r.behaviour.as_ref().map_or(0, |b| b.settles()),
         }
     }
 
@@ -85,11 +87,11 @@ impl Facts {
         self.judge_kinds | self.behaviour.unwrap_or(0)
     }
 
-    /// Whether a traced run answered the behaviour questions: its loophole kinds then
-    /// replace the analysis's candidates of the families it settles
-    /// ([`crate::model::finding_kinds::BEHAVIOUR_SETTLES`]).
-    pub fn behaviour_settled(&self) -> bool {
-        self.behaviour.is_some() && !self.behaviour_untraced
+    /// Takes the behaviour questions' answers of `graded` (a grade of the same rollout,
+    /// beside a verdict another source gives).
+    pub fn take_behaviour(&mut self, graded: &Facts) {
+        self.behaviour = graded.behaviour;
+        self.behaviour_settles = graded.behaviour_settles;
     }
 
     /// Whether the behaviour questions are still to be asked of this rollout: a scorer pays

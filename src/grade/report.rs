@@ -65,6 +65,21 @@ impl BehaviourRun {
     pub fn kinds(&self) -> crate::model::finding_kinds::KindSet {
         self.found.iter().fold(0, |bits, f| bits | f.kind.bit())
     }
+
+    /// The loophole kinds the runs answered for (found or not): NumPy reached, forged
+    /// output and printed code whenever the traced run finished; zwc for show (and the zwc
+    /// check fooled) only when the counterfactual was conclusive.
+    pub fn settles(&self) -> crate::model::finding_kinds::KindSet {
+        use crate::analysis::FindingKind as K;
+        if self.untraced.is_some() {
+            return 0;
+        }
+        let mut bits = K::NumpyBackdoor.bit() | K::ForgedOutput.bit() | K::GraderEval.bit();
+        if self.counterfactual == "same" || self.counterfactual.starts_with("differs") {
+            bits |= K::HollowZwc.bit() | K::ZwcCheckFooled.bit();
+        }
+        bits
+    }
 }
 
 /// What the official checker did with a rollout's printed code.

@@ -295,12 +295,6 @@ const _: () = assert!(KINDS.len() <= KindSet::BITS as usize, "widen KindSet");
 /// The loophole family's bits: a rollout went through a loophole when its set meets them.
 pub const LOOPHOLE_BITS: KindSet = family_bits(Family::Loophole);
 
-/// The loophole kinds a traced run's behaviour questions settle (NumPy reached, zwc for
-/// show, the zwc check fooled, forged output, printed code the judge evaluates): where a
-/// run answered them, its answer replaces what the code's look suggested. A patch of the
-/// official checker (`judge_tampered`) is the checker's own runs' to say.
-pub const BEHAVIOUR_SETTLES: KindSet = LOOPHOLE_BITS & !FindingKind::JudgeTampered.bit();
-
 /// The bits of every kind of `family`.
 pub const fn family_bits(family: Family) -> KindSet {
     let mut bits = 0;

@@ -300,8 +300,8 @@ impl Resolver {
             if !asked.is_empty() {
                 let of: Vec<&Rollout> = asked.iter().map(|&i| rollouts[i]).collect();
                 for (i, facts) in asked.into_iter().zip(cache.facts_many(&of)) {
-                    if let Some(k) = out[i].as_mut() {
-                        k.facts.behaviour = facts.and_then(|f| f.behaviour);
+                    if let (Some(k), Some(f)) = (out[i].as_mut(), facts) {
+                        k.facts.take_behaviour(&f);
                     }
                 }
             }

@@ -256,7 +256,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         }
         let mut failed = 0;
         for (&(f, i), report) in missing.iter().zip(&graded.reports) {
-            verdicts[f][i] = completed(verdicts[f][i], report);
+            verdicts[f][i] = completed(verdicts[f][i], report, false);
             failed += usize::from(report.verdict.is_none());
         }
         notes.extend(graded.notes);
@@ -549,20 +549,24 @@ pub fn behaviour_note(reports: &[GradeReport]) -> Option<String> {
 }
 
 /// What a rollout is known by after grading it: a verdict already known is kept (every
-/// front end shows it), with the graded reward beside it; else the graded report decides
-/// both. A report without a verdict (the grader failed) keeps what was known.
+/// front end shows it) with the behaviour questions' answers beside it, and for a sample of
+/// a training run (`training`: graded for its reward) the graded reward; else the graded
+/// report decides all. A report without a verdict (the grader failed) keeps what was known.
 fn completed(
     before: Option<Resolved>,
     report: &crate::grade::report::GradeReport,
+    training: bool,
 ) -> Option<Resolved> {
     let graded = Resolved::of_report(report, VerdictSource::Graded);
     match (before, graded) {
         (Some(mut k), Some(g)) => {
-            k.facts.reward = g.facts.reward;
-            k.facts.reward_run = g.facts.reward_run;
-            k.facts.reason = g.facts.reason;
-            k.facts.judge_kinds = g.facts.judge_kinds;
-            k.facts.behaviour = g.facts.behaviour;
+            if training {
+                k.facts.reward = g.facts.reward;
+                k.facts.reward_run = g.facts.reward_run;
+                k.facts.reason = g.facts.reason;
+                k.facts.judge_kinds = g.facts.judge_kinds;
+            }
+            k.facts.take_behaviour(&g.facts);
             Some(k)
         }
         (_, Some(g)) => Some(g),
@@ -803,7 +807,7 @@ fn stream_dump(
                 let _ = cache.put_many(&pairs);
             }
             for (&i, report) in missing.iter().zip(&reports) {
-                known[i] = completed(known[i], report);
+                known[i] = completed(known[i], report, true);
                 out.failed += usize::from(report.verdict.is_none());
             }
             out.graded += missing.len();

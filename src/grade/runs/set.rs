@@ -422,15 +422,12 @@ impl RunSet {
     /// What the last rollout's grade decided besides its verdict: the official RL reward
     /// and why it disagrees, and the finding kinds the official checker's runs showed, added to the analysis's: a loophole the code's
     /// look hides is counted all the same.
-    /// Where a traced run answered the behaviour questions, its loophole kinds replace the
-    /// analysis's candidates of the families it settles (what the program does, not how it
-    /// looks).
+    /// Where a traced run answered a behaviour question, its answer replaces the analysis's
+    /// candidates of the kinds it settles (what the program does, not how it looks).
     pub fn set_last_facts(&mut self, facts: &crate::grade::facts::Facts) {
         self.set_last_reward(facts.reward, facts.reason);
-        if facts.behaviour_settled()
-            && let Some(r) = self.rollouts.last_mut()
-        {
-            r.kinds &= !crate::model::finding_kinds::BEHAVIOUR_SETTLES;
+        if let Some(r) = self.rollouts.last_mut() {
+            r.kinds &= !facts.behaviour_settles;
         }
         self.add_last_kinds(facts.run_kinds());
     }

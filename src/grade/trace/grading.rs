@@ -113,3 +113,33 @@ impl Tracing {
         report
     }
 }
+
+/// The loophole kinds a traced run answered for in `report` (found or not): its answer
+/// replaces the analysis's candidates of these
+/// ([`crate::grade::report::BehaviourRun::settles`]).
+pub fn settles(report: &GradeReport) -> crate::model::finding_kinds::KindSet {
+    report.behaviour.as_ref().map_or(0, |b| b.settles())
+}
+
+/// The loopholes grading's behaviour questions found in `report`, as findings (what the run
+/// showed is the message), for the views that list them beside the analysis's.
+pub fn behaviour_findings(report: &GradeReport) -> Vec<crate::analysis::Finding> {
+    let Some(b) = &report.behaviour else {
+        return Vec::new();
+    };
+    b.found
+        .iter()
+        .map(|f| crate::analysis::Finding {
+            kind: f.kind,
+            family: f.kind.family(),
+            severity: crate::analysis::Severity::Warning,
+            name: f.kind.as_str().to_string(),
+            line: f.line,
+            col: 0,
+            response_line: 0,
+            response_col: 0,
+            suggestion: None,
+            message: format!("found by running: {}", f.evidence),
+        })
+        .collect()
+}

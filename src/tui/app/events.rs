@@ -91,13 +91,15 @@ impl App {
                                 .entries
                                 .get(row)
                                 .is_some_and(|e| e.rollout.sample.is_some());
-                            // The explorer's grader asks the behaviour questions of
-                            // what a scorer pays (`Grader::default_settings`).
+                            // A remembered row keeps its verdict on screen: the
+                            // behaviour questions are asked of the rows the explorer
+                            // grades (`Grader::default_settings`), not by grading a
+                            // remembered one again.
                             if crate::session::runs::wants_grading(
                                 Some(&facts),
                                 training,
                                 can_grade,
-                                true,
+                                false,
                             ) {
                                 reward_missing.push(row);
                             }

@@ -312,14 +312,29 @@ fn right_anyway(
     let Some(a) = app.selected_analysis().filter(|_| paid) else {
         return;
     };
-    // The analysis's findings, and what the official checker's runs showed (printed code).
+    // The analysis's findings, what the official checker's runs showed (printed code) and
+    // what grading's traced runs showed; where those runs answered, they settle the kinds
+    // they cover (a candidate they did not show is left out, as every figure leaves it).
     let judged = crate::grade::judge_eval::judge_findings(r);
-    let loopholes: Vec<_> = a
+    let behaved = crate::grade::trace::grading::behaviour_findings(r);
+    let ran: crate::model::finding_kinds::KindSet =
+        behaved.iter().fold(0, |bits, f| bits | f.kind.bit());
+    let settles = crate::grade::trace::grading::settles(r);
+    let shown_by_look =
+        |f: &&crate::analysis::Finding| settles & f.kind.bit() == 0 || ran & f.kind.bit() != 0;
+    let by_look: Vec<_> = a
         .code
         .findings
         .iter()
         .filter(|f| f.kind.family() == Family::Loophole && f.severity != Severity::Possible)
+        .filter(shown_by_look)
+        .collect();
+    let looked: crate::model::finding_kinds::KindSet =
+        by_look.iter().fold(0, |bits, f| bits | f.kind.bit());
+    let loopholes: Vec<_> = by_look
+        .into_iter()
         .chain(&judged)
+        .chain(behaved.iter().filter(|f| looked & f.kind.bit() == 0))
         .collect();
     if loopholes.is_empty() {
         return;
