@@ -18,7 +18,8 @@ use crate::grade::run_cache::Remembered;
 use crate::grade::score_cache::Batched;
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
-use crate::session::caches::{CacheFlags, open_score_cache};
+use crate::session::caches::CacheFlags;
+use crate::session::{Session, SessionArgs};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
 #[derive(Debug, clap::Args)]
@@ -111,24 +112,27 @@ pub use crate::session::default_jobs;
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     // A missing input is named before anything is looked for on its behalf.
-    let mut inputs = Vec::new();
-    for path in &args.rollouts {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        inputs.push((path, bytes));
-    }
-    let (api, dataset) = args.context.load_required(&args.rollouts)?;
-
+    let session = Session::build(SessionArgs {
+        command: "grade",
+        paths: &args.rollouts,
+        correct: &[],
+        context: &args.context,
+        cache: &args.cache.choice(),
+    })?;
+    session.refuse_scored()?;
+    let api = session.require_api()?;
+    let dataset = &session.dataset;
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
-    for (path, bytes) in inputs {
-        let loaded = crate::model::rollout::parse_rollout_bytes(path, &bytes);
-        for issue in &loaded.issues {
-            crate::warnln!("warning: {issue}");
+    for run in session.runs()? {
+        for f in session.files(run)? {
+            for issue in &f.loaded.issues {
+                crate::warnln!("warning: {issue}");
+            }
+            if let Some(warning) = f.loaded.empty_warning(&f.path) {
+                crate::warnln!("warning: {warning}");
+            }
+            files.push((f.path, f.loaded, f.bytes));
         }
-        if let Some(warning) = loaded.empty_warning(path) {
-            crate::warnln!("warning: {warning}");
-        }
-        files.push((path.clone(), loaded, bytes));
     }
     if files.iter().all(|(_, f, _)| f.rollouts.is_empty()) {
         bail!(
@@ -179,7 +183,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     let settings = GradingSettings::official()
         .with_timeout(args.timeout)
         .with_scorer(args.scorer);
-    let opened = open_score_cache(&args.cache.choice(), &api, &settings);
+    let opened = session.score_cache(&settings);
     for note in &opened.notes {
         crate::warnln!("note: {note}");
     }
@@ -208,7 +212,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 .map_or(String::new(), |c| c.path().display().to_string())
         );
     }
-    let engine = Engine::start_with(&api, settings.pool_config(jobs))?;
+    let engine = Engine::start_with(api, settings.pool_config(jobs))?;
     for note in engine.notes() {
         crate::warnln!("sandbox: {note}");
     }

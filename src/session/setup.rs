@@ -1,0 +1,252 @@
+//! The [`Session`] a command starts from, built once from its command line (ripgrep's
+//! `HiArgs` is the model): the paths classified, the API doc and datasets found and read,
+//! the cache folder chosen; afterwards the command only asks for what was decided. Every
+//! command reads its inputs through it, so a rollout file, a folder, a training run,
+//! `run@step` and a step file mean the same in each, and an input a command has no use for
+//! is refused with its name ([`Session::runs`], [`Session::refuse_scored`]).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+
+use super::caches::{CacheChoice, OpenedCache, open_score_cache};
+use super::inputs::{Inputs, RunInput};
+use crate::grade::settings::GradingSettings;
+use crate::model::discovery::{ContextArgs, Discovered};
+use crate::model::verl::{JoinIndex, RunReader};
+use crate::model::{ApiMap, Dataset, LoadedFile};
+
+/// What a command is given: its name (for messages), its paths, and the flags that decide
+/// where context and caches are.
+#[derive(Debug, Clone, Copy)]
+pub struct SessionArgs<'a> {
+    /// The command, as the user types it (`grade`, `analyze`, ...).
+    pub command: &'static str,
+    pub paths: &'a [PathBuf],
+    /// Files to take as correct trajectories whatever their name.
+    pub correct: &'a [PathBuf],
+    pub context: &'a ContextArgs,
+    pub cache: &'a CacheChoice,
+}
+
+/// One command's session: every decision taken from its command line, once.
+#[derive(Debug)]
+pub struct Session {
+    pub command: &'static str,
+    /// The paths, classified.
+    pub inputs: Inputs,
+    /// Where the API doc and datasets were found.
+    pub found: Discovered,
+    api: Option<ApiMap>,
+    pub dataset: Dataset,
+    pub cache: CacheChoice,
+}
+
+/// One file of rollouts as read: a rollout file, or one step file of a training run (its
+/// samples joined to the session's tasks); `bytes` are the file's, for lines kept unchanged.
+#[derive(Debug)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub loaded: LoadedFile,
+    pub bytes: Vec<u8>,
+}
+
+impl Session {
+    /// Classifies the paths (a missing one is an error naming it), finds and reads the API
+    /// doc and datasets, and says on stderr what was found and which dataset lines were bad.
+    pub fn build(args: SessionArgs<'_>) -> Result<Session> {
+        let inputs = Inputs::classify(args.paths, args.correct)?;
+        for note in &inputs.notes {
+            crate::warnln!("note: {note}");
+        }
+        let found = inputs.discover(args.context);
+        for line in found.report() {
+            crate::warnln!("{line}");
+        }
+        let (api, dataset) = found.load()?;
+        for issue in &dataset.issues {
+            crate::warnln!("warning: {issue}");
+        }
+        Ok(Session {
+            command: args.command,
+            inputs,
+            found,
+            api,
+            dataset,
+            cache: args.cache.clone(),
+        })
+    }
+
+    /// The API map; an error naming the flag when none was found (grading and analysis
+    /// cannot work without it).
+    pub fn require_api(&self) -> Result<&ApiMap> {
+        self.api.as_ref().context(
+            "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC",
+        )
+    }
+
+    /// The API map, empty when none was found.
+    pub fn api(&self) -> ApiMap {
+        self.api.clone().unwrap_or_default()
+    }
+
+    /// The runs given; an error saying what each input was when none is a run.
+    pub fn runs(&self) -> Result<&[RunInput]> {
+        if self.inputs.runs.is_empty() {
+            let mut given: Vec<String> = Vec::new();
+            for r in &self.inputs.reports {
+                given.push(format!("{} is a scored file", r.display()));
+            }
+            for d in &self.inputs.datasets {
+                given.push(format!("{} is a dataset", d.display()));
+            }
+            if let Some(a) = &self.inputs.api_doc {
+                given.push(format!("{} is an API doc", a.display()));
+            }
+            let given = if given.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", given.join("; "))
+            };
+            bail!(
+                "`sebx {}` needs a rollout file, a folder of them or a training run among its inputs{given}",
+                self.command
+            );
+        }
+        Ok(&self.inputs.runs)
+    }
+
+    /// An error naming the first scored file given, for a command that reads rollouts only.
+    /// Scored files found in a folder given are skipped with a note instead.
+    pub fn refuse_scored(&self) -> Result<()> {
+        let in_folder = |r: &PathBuf| {
+            self.inputs
+                .folders
+                .iter()
+                .any(|f| r.parent() == Some(f.path.as_path()))
+        };
+        for r in self.inputs.reports.iter().filter(|r| in_folder(r)) {
+            crate::warnln!(
+                "note: skipped {}: a scored file (`sebx {}` reads rollouts)",
+                r.display(),
+                self.command
+            );
+        }
+        if let Some(r) = self.inputs.reports.iter().find(|r| !in_folder(r)) {
+            bail!(
+                "{} is a scored file (`sebx grade` output): `sebx {}` reads the rollouts themselves; pass the rollout file it was graded from",
+                r.display(),
+                self.command
+            );
+        }
+        Ok(())
+    }
+
+    /// An error unless exactly one run was given (commands that name a rollout by
+    /// `--line`).
+    pub fn single_run(&self) -> Result<&RunInput> {
+        match self.runs()? {
+            [run] => Ok(run),
+            runs => bail!(
+                "`sebx {}` takes one rollout file; {} were given ({})",
+                self.command,
+                runs.len(),
+                super::inputs::named(&self.inputs.run_paths())
+            ),
+        }
+    }
+
+    /// The files of a run, each read whole: the run's file, or each step file of a training
+    /// run (`run@step`: that step's). A file that cannot be read is an error naming it.
+    pub fn files(&self, run: &RunInput) -> Result<Vec<SourceFile>> {
+        let Some(dump) = &run.dump else {
+            let bytes = std::fs::read(&run.path)
+                .with_context(|| format!("cannot read {}", run.path.display()))?;
+            let loaded = crate::model::rollout::parse_rollout_bytes(&run.path, &bytes);
+            return Ok(vec![SourceFile {
+                path: run.path.clone(),
+                loaded,
+                bytes,
+            }]);
+        };
+        if self.dataset.is_empty() {
+            crate::warnln!(
+                "note: no dataset (pass --dataset FILE): the samples of {} cannot be joined to their tasks, so they have no test cases",
+                dump.name
+            );
+        }
+        let join = JoinIndex::new(&self.dataset);
+        let mut reader = RunReader::new(&join, &self.dataset);
+        let mut out = Vec::new();
+        for (i, f) in dump.steps.iter().enumerate() {
+            let bytes = std::fs::read(&f.path)
+                .with_context(|| format!("cannot read {}", f.path.display()))?;
+            let step = reader.read_step(&f.path, f.step, &bytes);
+            let mut issues = step.issues;
+            if i == 0 {
+                issues.extend(dump.skipped_notes());
+            }
+            out.push(SourceFile {
+                path: f.path.clone(),
+                loaded: LoadedFile {
+                    rollouts: step.rollouts,
+                    issues,
+                    lines: step.lines,
+                },
+                bytes,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The one file a `--line N` of this run counts lines in: the rollout file, or the
+    /// step file of a training run given as `run@step` (or as its step file).
+    pub fn line_file(&self, run: &RunInput) -> Result<PathBuf> {
+        line_file(run)
+    }
+
+    /// The file of the single run given, read, for a command naming a rollout by `--line`.
+    pub fn line_source(&self) -> Result<SourceFile> {
+        let run = self.single_run()?;
+        let file = line_file(run)?;
+        let mut files = self.files(run)?;
+        files
+            .drain(..)
+            .find(|f| f.path == file)
+            .with_context(|| format!("cannot read {}", file.display()))
+    }
+
+    /// The score cache chosen on the command line, opened for the API doc and `settings`.
+    pub fn score_cache(&self, settings: &GradingSettings) -> OpenedCache {
+        match &self.api {
+            Some(api) => open_score_cache(&self.cache, api, settings),
+            None => OpenedCache::default(),
+        }
+    }
+}
+
+/// The one file a `--line N` of `run` counts lines in (see [`Session::line_file`]).
+pub fn line_file(run: &RunInput) -> Result<PathBuf> {
+    match &run.dump {
+        None => Ok(run.path.clone()),
+        Some(dump) => match dump.steps.as_slice() {
+            [step] => Ok(step.path.clone()),
+            steps => bail!(
+                "{} is a training run of {} steps: name one, as {}@STEP (or its step file STEP.jsonl), to count lines in",
+                run.path.display(),
+                steps.len(),
+                run.path.display()
+            ),
+        },
+    }
+}
+
+/// The file `--line N` counts lines in for a path given on the command line: itself, or the
+/// step file `run@step` names (export and present, whose inputs the explorer classifies).
+pub fn line_file_of(path: &Path) -> Result<PathBuf> {
+    let inputs = Inputs::classify(&[path.to_path_buf()], &[])?;
+    match inputs.runs.as_slice() {
+        [run] => line_file(run),
+        _ => Ok(path.to_path_buf()),
+    }
+}
