@@ -112,3 +112,78 @@ pub fn open_score_cache(
     }
     opened
 }
+
+pub use crate::grade::store::{Size, human_bytes};
+
+/// What `sebx cache` reads and changes: the store in the folder the command line chose
+/// (`--cache-dir DIR`, else `$SEBX_SCORE_CACHE`, else the user cache folder), opened only
+/// when asked.
+#[derive(Debug, Clone)]
+pub struct CacheAdmin {
+    dir: PathBuf,
+}
+
+/// What [`CacheAdmin::prune`] did.
+#[derive(Debug, Clone)]
+pub struct Pruned {
+    pub evicted: crate::grade::store::Evicted,
+    /// The size pruned down to, in bytes.
+    pub max: u64,
+    pub before_on_disk: u64,
+    pub after: Size,
+}
+
+impl CacheAdmin {
+    /// The cache `choice` names; an error when it names none.
+    pub fn new(choice: &CacheChoice) -> anyhow::Result<CacheAdmin> {
+        match choice.dir() {
+            Some(dir) => Ok(CacheAdmin { dir }),
+            None => anyhow::bail!("no cache folder on this system: set SEBX_SCORE_CACHE"),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// The database file.
+    pub fn database(&self) -> PathBuf {
+        self.dir.join(crate::grade::store::FILE_NAME)
+    }
+
+    fn open(&self) -> anyhow::Result<Arc<crate::grade::store::Store>> {
+        let store = crate::grade::store::Store::open_with(
+            &self.dir,
+            crate::grade::store::Options::default(),
+        )?;
+        for note in store.notes() {
+            crate::warnln!("note: {note}");
+        }
+        Ok(store)
+    }
+
+    /// What the store holds.
+    pub fn size(&self) -> anyhow::Result<Size> {
+        self.open()?.size()
+    }
+
+    /// Evicts the least recently used records down to `max_mb` MiB (default: the limit).
+    pub fn prune(&self, max_mb: Option<u64>) -> anyhow::Result<Pruned> {
+        let store = self.open()?;
+        let max = max_mb.map_or(store.options().limit, |mb| mb.saturating_mul(1 << 20));
+        let before_on_disk = store.size()?.on_disk;
+        let evicted = store.prune(max)?;
+        Ok(Pruned {
+            evicted,
+            max,
+            before_on_disk,
+            after: store.size()?,
+        })
+    }
+
+    /// Forgets every record, and the JSONL files beside the store.
+    pub fn clear(&self) -> anyhow::Result<score_cache::Cleared> {
+        score_cache::clear_all(&self.dir)
+    }
+}
