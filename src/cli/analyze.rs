@@ -85,7 +85,8 @@ fn session(
         correct: &[],
         context,
         cache,
-    })?;
+    })?
+    .say();
     session.refuse_scored()?;
     session.require_api()?;
     session.runs()?;

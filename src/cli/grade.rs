@@ -118,7 +118,8 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         correct: &[],
         context: &args.context,
         cache: &args.cache.choice(),
-    })?;
+    })?
+    .say();
     session.refuse_scored()?;
     let api = session.require_api()?;
     let dataset = &session.dataset;

@@ -53,7 +53,8 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
         correct: &[],
         context: &args.context,
         cache: &crate::session::CacheChoice::Off,
-    })?;
+    })?
+    .say();
     session.refuse_scored()?;
     let source = session.line_source()?;
     let loaded = &source.loaded;

@@ -11,8 +11,10 @@ use anyhow::{Context, Result, bail};
 
 use super::caches::{CacheChoice, OpenedCache, open_score_cache};
 use super::inputs::{Inputs, RunInput};
+use super::sidecars::SidecarFlags;
 use crate::grade::settings::GradingSettings;
 use crate::model::discovery::{ContextArgs, Discovered};
+use crate::model::sidecar::SidecarPlaces;
 use crate::model::verl::{JoinIndex, RunReader};
 use crate::model::{ApiMap, Dataset, LoadedFile};
 
@@ -40,6 +42,8 @@ pub struct Session {
     api: Option<ApiMap>,
     pub dataset: Dataset,
     pub cache: CacheChoice,
+    /// Where sidecars go ([`Session::with_sidecars`]; else beside each file).
+    pub sidecars: SidecarPlaces,
 }
 
 /// One file of rollouts as read: a rollout file, or one step file of a training run (its
@@ -54,19 +58,11 @@ pub struct SourceFile {
 impl Session {
     /// Classifies the paths (a missing one is an error naming it), finds and reads the API
     /// doc and datasets, and says on stderr what was found and which dataset lines were bad.
+    /// Nothing is printed: [`Session::say`] tells what was found.
     pub fn build(args: SessionArgs<'_>) -> Result<Session> {
         let inputs = Inputs::classify(args.paths, args.correct)?;
-        for note in &inputs.notes {
-            crate::warnln!("note: {note}");
-        }
         let found = inputs.discover(args.context);
-        for line in found.report() {
-            crate::warnln!("{line}");
-        }
         let (api, dataset) = found.load()?;
-        for issue in &dataset.issues {
-            crate::warnln!("warning: {issue}");
-        }
         Ok(Session {
             command: args.command,
             inputs,
@@ -74,7 +70,51 @@ impl Session {
             api,
             dataset,
             cache: args.cache.clone(),
+            sidecars: SidecarPlaces::default(),
         })
+    }
+
+    /// Where the label, rerun and bookmark sidecars go, as `flags` (else the config) say.
+    pub fn with_sidecars(mut self, flags: &SidecarFlags) -> Result<Session> {
+        self.sidecars = flags.places()?;
+        Ok(self)
+    }
+
+    /// Says on stderr what a headless command should know: the inputs' notes (files of a
+    /// folder skipped), where the API doc and datasets were found, the datasets' bad lines.
+    pub fn say(self) -> Session {
+        self.say_notes();
+        for line in self.found.report() {
+            crate::warnln!("{line}");
+        }
+        for issue in &self.dataset.issues {
+            crate::warnln!("warning: {issue}");
+        }
+        self
+    }
+
+    /// Says the inputs' notes only.
+    pub fn say_notes(&self) {
+        for note in &self.inputs.notes {
+            crate::warnln!("note: {note}");
+        }
+    }
+
+    /// The API map, when one was found and read.
+    pub fn api_found(&self) -> Option<&ApiMap> {
+        self.api.as_ref()
+    }
+
+    /// The rollouts of a run as one file: [`Session::files`] joined (a training run's
+    /// steps in order; their issues with them).
+    pub fn read(&self, run: &RunInput) -> Result<LoadedFile> {
+        let mut out = LoadedFile::default();
+        for f in self.files(run)? {
+            out.rollouts.extend(f.loaded.rollouts);
+            out.issues.extend(f.loaded.issues);
+            out.lines += f.loaded.lines;
+        }
+        Ok(out)
     }
 
     /// The API map; an error naming the flag when none was found (grading and analysis
