@@ -201,7 +201,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
 /// The engine and trace cache `--confirm` runs rollouts with.
 struct Confirmer {
     engine: crate::grade::engine::Engine,
-    cache: Option<trace::cache::TraceCache>,
+    cache: Option<crate::session::caches::TraceCache>,
 }
 
 impl Confirmer {
@@ -212,17 +212,7 @@ impl Confirmer {
         let engine = crate::grade::engine::Engine::start(api, 1).context(
             "--confirm runs each rollout: it needs the Python runtime (`sebx runtime install`)",
         )?;
-        let cache = match choice
-            .trace_dir()
-            .map(|dir| trace::cache::TraceCache::open(&dir, api))
-        {
-            Some(Ok(c)) => Some(c),
-            Some(Err(e)) => {
-                crate::warnln!("warning: no trace cache: {e:#}");
-                None
-            }
-            None => None,
-        };
+        let cache = crate::session::caches::open_trace_cache(choice, api);
         Ok(Confirmer { engine, cache })
     }
 

@@ -187,3 +187,18 @@ impl CacheAdmin {
         score_cache::clear_all(&self.dir)
     }
 }
+
+pub use crate::grade::trace::cache::TraceCache;
+
+/// The trace cache `choice` names for `api` (`None`: off, or it cannot be opened: then a
+/// warning on stderr, since it only costs a rerun).
+pub fn open_trace_cache(choice: &CacheChoice, api: &ApiMap) -> Option<TraceCache> {
+    match choice.trace_dir().map(|dir| TraceCache::open(&dir, api)) {
+        Some(Ok(c)) => Some(c),
+        Some(Err(e)) => {
+            crate::warnln!("warning: no trace cache: {e:#}");
+            None
+        }
+        None => None,
+    }
+}
