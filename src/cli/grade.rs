@@ -14,8 +14,6 @@ use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
-use crate::grade::run_cache::Remembered;
-use crate::grade::score_cache::Batched;
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
 use crate::session::caches::CacheFlags;
@@ -188,7 +186,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     for note in &opened.notes {
         crate::warnln!("note: {note}");
     }
-    let cache = opened.cache;
+    let cache = opened.cache.clone();
     // With --cached, what the cache knows is not run again.
     let mut cached_reports = Vec::new();
     let rollouts: Vec<&Rollout> = match (&cache, args.cached) {
@@ -230,11 +228,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     // Verdicts are remembered as they arrive, in batches (one transaction each, written
     // at least every couple of seconds), so an interrupted run loses only the last batch.
-    let batch = cache.clone().map(Batched::new);
+    let batch = opened.batched();
     let graded = rollouts.len();
     // Every run is remembered by program; with --cached, a program that ran before (for any
     // rollout, in any file) is not run again either: its remembered run is graded.
-    let runner = Remembered::new(&engine, cache.as_ref().and_then(|c| c.runs()), args.cached);
+    let runner = opened.runner(&engine, args.cached);
     let (mut reports, counts) = grade_all_counted(
         &rollouts,
         &runner,

@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::grade::score_cache::{self, ScoreCache};
+use crate::grade::score_cache;
+pub use crate::grade::score_cache::ScoreCache;
 use crate::grade::settings::GradingSettings;
 use crate::model::ApiMap;
 
@@ -76,6 +77,26 @@ pub struct OpenedCache {
 }
 
 impl OpenedCache {
+    /// A writer that files reports in the cache as they arrive, one transaction per batch
+    /// (`None`: no cache).
+    pub fn batched(&self) -> Option<score_cache::Batched> {
+        self.cache.clone().map(score_cache::Batched::new)
+    }
+
+    /// `engine` behind the cache's program runs: every run is remembered by program and,
+    /// with `answer`, a program that ran before is answered from its remembered run.
+    pub fn runner<'a>(
+        &'a self,
+        engine: &'a dyn crate::grade::grader::ProgramRunner,
+        answer: bool,
+    ) -> crate::grade::run_cache::Remembered<'a> {
+        crate::grade::run_cache::Remembered::new(
+            engine,
+            self.cache.as_ref().and_then(|c| c.runs()),
+            answer,
+        )
+    }
+
     /// The session's resolver over the scored files `reports` and this cache; lines of a
     /// scored file that are not reports come back as issues.
     pub fn resolver(
