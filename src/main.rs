@@ -173,12 +173,7 @@ struct ExportCmd {
 
 fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
     // `--line N` counts the lines of the file named, or of the step file `RUN@STEP` names.
-    let first_file = cmd
-        .explore
-        .paths
-        .first()
-        .map(|f| sebx::session::setup::line_file_of(f))
-        .transpose()?;
+    let first_file = sebx::session::setup::line_file_of("export", &cmd.explore.paths)?;
     let playlist = match &cmd.export.playlist {
         Some(file) => {
             let args = present::PresentArgs {

@@ -88,8 +88,8 @@ fn session(
     })?
     .say();
     session.refuse_scored()?;
-    session.require_api()?;
     session.runs()?;
+    session.require_api()?;
     Ok(session)
 }
 

@@ -119,6 +119,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     })?
     .say();
     session.refuse_scored()?;
+    session.runs()?;
     let api = session.require_api()?;
     let dataset = &session.dataset;
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();

@@ -5,7 +5,7 @@
 //! `run@step` and a step file mean the same in each, and an input a command has no use for
 //! is refused with its name ([`Session::runs`], [`Session::refuse_scored`]).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 
@@ -133,25 +133,7 @@ impl Session {
     /// The runs given; an error saying what each input was when none is a run.
     pub fn runs(&self) -> Result<&[RunInput]> {
         if self.inputs.runs.is_empty() {
-            let mut given: Vec<String> = Vec::new();
-            for r in &self.inputs.reports {
-                given.push(format!("{} is a scored file", r.display()));
-            }
-            for d in &self.inputs.datasets {
-                given.push(format!("{} is a dataset", d.display()));
-            }
-            if let Some(a) = &self.inputs.api_doc {
-                given.push(format!("{} is an API doc", a.display()));
-            }
-            let given = if given.is_empty() {
-                String::new()
-            } else {
-                format!(" ({})", given.join("; "))
-            };
-            bail!(
-                "`sebx {}` needs a rollout file, a folder of them or a training run among its inputs{given}",
-                self.command
-            );
+            bail!("`sebx {}` needs {}", self.command, no_runs(&self.inputs));
         }
         Ok(&self.inputs.runs)
     }
@@ -265,6 +247,26 @@ impl Session {
     }
 }
 
+/// What a command lacking runs says: what it needs, and what each input given was.
+pub fn no_runs(inputs: &Inputs) -> String {
+    let mut given: Vec<String> = Vec::new();
+    for r in &inputs.reports {
+        given.push(format!("{} is a scored file", r.display()));
+    }
+    for d in &inputs.datasets {
+        given.push(format!("{} is a dataset", d.display()));
+    }
+    if let Some(a) = &inputs.api_doc {
+        given.push(format!("{} is an API doc", a.display()));
+    }
+    let given = if given.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", given.join("; "))
+    };
+    format!("a rollout file, a folder of them or a training run among its inputs{given}")
+}
+
 /// The one file a `--line N` of `run` counts lines in (see [`Session::line_file`]).
 pub fn line_file(run: &RunInput) -> Result<PathBuf> {
     match &run.dump {
@@ -281,12 +283,16 @@ pub fn line_file(run: &RunInput) -> Result<PathBuf> {
     }
 }
 
-/// The file `--line N` counts lines in for a path given on the command line: itself, or the
-/// step file `run@step` names (export and present, whose inputs the explorer classifies).
-pub fn line_file_of(path: &Path) -> Result<PathBuf> {
-    let inputs = Inputs::classify(&[path.to_path_buf()], &[])?;
-    match inputs.runs.as_slice() {
-        [run] => line_file(run),
-        _ => Ok(path.to_path_buf()),
+/// The file `--line N` counts lines in among the paths given to `command` (export and
+/// present, whose inputs the explorer classifies): the first run's file, or the step file
+/// `run@step` names. `None` without paths (the demo); an error when no path is a run.
+pub fn line_file_of(command: &str, paths: &[PathBuf]) -> Result<Option<PathBuf>> {
+    if paths.is_empty() {
+        return Ok(None);
+    }
+    let inputs = Inputs::classify(paths, &[])?;
+    match inputs.runs.first() {
+        Some(run) => line_file(run).map(Some),
+        None => bail!("`sebx {command}` needs {}", no_runs(&inputs)),
     }
 }
