@@ -74,6 +74,34 @@ impl Session {
         })
     }
 
+    /// [`Session::build`] for the explorer and its kin, leniently: an API doc or dataset
+    /// that cannot be read is a note in `notes` (with the inputs' notes and what was found),
+    /// and the rollouts are still shown.
+    pub fn build_lenient(args: SessionArgs<'_>, notes: &mut Vec<String>) -> Result<Session> {
+        let inputs = Inputs::classify(args.paths, args.correct)?;
+        notes.extend(inputs.notes.iter().cloned());
+        let found = inputs.discover(args.context);
+        let (api, dataset) = inputs.load_context(args.context, notes);
+        Ok(Session {
+            command: args.command,
+            inputs,
+            found,
+            api: (!api.is_empty()).then_some(api),
+            dataset,
+            cache: args.cache.clone(),
+            sidecars: SidecarPlaces::default(),
+        })
+    }
+
+    /// The API map and dataset, taken out of the session (for a front end that owns them
+    /// from then on); the session keeps none.
+    pub fn take_context(&mut self) -> (ApiMap, Dataset) {
+        (
+            self.api.take().unwrap_or_default(),
+            std::mem::take(&mut self.dataset),
+        )
+    }
+
     /// Where the label, rerun and bookmark sidecars go, as `flags` (else the config) say.
     pub fn with_sidecars(mut self, flags: &SidecarFlags) -> Result<Session> {
         self.sidecars = flags.places()?;
