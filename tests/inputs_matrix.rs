@@ -287,3 +287,94 @@ fn the_explorer_opens_every_kind_of_run() {
         );
     }
 }
+
+/// `RUN@STEP` and the step file are that step only, in every command that counts lines:
+/// `sebx analyze` writes one object per line of the step file, each naming it.
+#[test]
+fn a_step_of_a_training_run_is_that_step_file() {
+    let demo = demo();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let input = inputs(dir.path())
+        .into_iter()
+        .find(|i| i.kind == "step file")
+        .expect("a step file");
+    let step = input.path;
+    let spec = inputs(dir.path())
+        .into_iter()
+        .find(|i| i.kind == "run@step")
+        .expect("run@step")
+        .path;
+    let text = std::fs::read_to_string(&step).expect("read the step");
+    let lines = text.lines().filter(|l| !l.trim().is_empty()).count();
+    for given in [&spec, &step] {
+        let out = dir.path().join("analysis.jsonl");
+        let run = isolated::sebx()
+            .arg("analyze")
+            .arg("-o")
+            .arg(&out)
+            .arg(given)
+            .arg("--api-doc")
+            .arg(demo.join("api_doc.jsonl"))
+            .arg("--dataset")
+            .arg(demo.join("tasks.jsonl"))
+            .output()
+            .expect("sebx runs");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(run.status.success(), "{}: {stderr}", given.display());
+        assert!(!stderr.contains("missing key"), "{stderr}");
+        let written = std::fs::read_to_string(&out).expect("read the analysis");
+        let sources: Vec<String> = written
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value = serde_json::from_str(l).expect("JSON");
+                v["source"].as_str().unwrap_or_default().to_string()
+            })
+            .collect();
+        assert_eq!(sources.len(), lines, "{}", given.display());
+        assert!(
+            sources.iter().all(|s| Path::new(s) == step),
+            "{}: {sources:?}",
+            given.display()
+        );
+    }
+}
+
+/// `sebx cache --cache-dir DIR` reads and clears the folder every other command's
+/// `--cache-dir DIR` fills, not the default one.
+#[test]
+fn the_cache_command_uses_the_cache_dir_given() {
+    let demo = demo();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = dir.path().join("my-cache");
+    let sebx = |args: &[&str]| {
+        let run = isolated::sebx()
+            .args(args)
+            .arg("--cache-dir")
+            .arg(&cache)
+            .output()
+            .expect("sebx runs");
+        let stdout = String::from_utf8_lossy(&run.stdout).into_owned();
+        assert!(
+            run.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+        stdout
+    };
+    assert_eq!(sebx(&["cache", "path"]).trim(), cache.display().to_string());
+    let rollouts = demo.join("rollouts_run2.jsonl").display().to_string();
+    let api_doc = demo.join("api_doc.jsonl").display().to_string();
+    let out = dir.path().join("graded.jsonl").display().to_string();
+    sebx(&["grade", "-q", "-o", &out, &rollouts, &api_doc]);
+    let reports = |size: &str| -> u64 {
+        size.lines()
+            .find_map(|l| l.strip_prefix("reports: "))
+            .and_then(|r| r.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("no report count in {size}"))
+    };
+    assert!(reports(&sebx(&["cache", "size"])) > 0, "nothing remembered");
+    let cleared = sebx(&["cache", "clear"]);
+    assert!(cleared.contains(&cache.display().to_string()), "{cleared}");
+    assert_eq!(reports(&sebx(&["cache", "size"])), 0);
+}
