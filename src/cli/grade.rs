@@ -28,7 +28,9 @@ null for a line that could not be loaded), the static check, per-case results,\n
 stdout/stderr tails, timed_out and elapsed time. The summary goes to stderr."
 )]
 pub struct GradeArgs {
-    /// Rollout files (JSONL in the official rollout format); each file is one run.
+    /// Rollout files (JSONL in the official rollout format; each file is one run), folders
+    /// of them, training runs (`RUN`, `RUN@STEP`, a step file), with any dataset or API doc
+    /// among them (taken as --dataset and --api-doc).
     #[arg(required = true)]
     pub rollouts: Vec<PathBuf>,
     /// Where to write the scored JSONL (default: stdout).

@@ -22,9 +22,9 @@ use crate::session::{Session, SessionArgs};
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
 #[derive(Debug, clap::Args)]
 pub struct RerunArgs {
-    /// The rollout file.
+    /// The rollout file (or a training run's step: `RUN@STEP`, its step file).
     pub file: PathBuf,
-    /// 1-based line of the rollout in FILE.
+    /// 1-based line of the rollout in FILE (the step file for a training run).
     #[arg(long)]
     pub line: usize,
     /// Grade this code instead of the response's extracted code (a what-if).
