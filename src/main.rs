@@ -172,7 +172,8 @@ struct ExportCmd {
 }
 
 fn run_export(mut cmd: ExportCmd) -> anyhow::Result<ExitCode> {
-    let first_file = cmd.explore.paths.first().cloned();
+    // `--line N` counts the lines of the file named, or of the step file `RUN@STEP` names.
+    let first_file = sebx::session::setup::line_file_of("export", &cmd.explore.paths)?;
     let playlist = match &cmd.export.playlist {
         Some(file) => {
             let args = present::PresentArgs {

@@ -280,8 +280,9 @@ fn sibling_names_are_read_from_super_paths_at_every_depth() {
 }
 
 /// What only the session layer does: open a cache, classify a path, decide where a verdict
-/// comes from. A front end that names one of these does it itself.
-const SESSION_ONLY: [(&str, &str); 9] = [
+/// comes from, find the context, read an input file, configure a pool. A front end that
+/// names one of these does it itself (it asks the `Session` instead).
+const SESSION_ONLY: [(&str, &str); 21] = [
     ("ScoreCache::open", "opens the score cache"),
     ("RunCache::open", "opens the run cache"),
     ("score_cache::default_dir", "chooses the cache folder"),
@@ -297,6 +298,21 @@ const SESSION_ONLY: [(&str, &str); 9] = [
         "Resolved::of_report",
         "decides a verdict from a report itself",
     ),
+    ("score_cache::", "names the score cache's module"),
+    ("run_cache::", "names the run cache"),
+    ("RunCache", "names the run cache"),
+    ("trace::cache", "names the trace cache"),
+    ("TraceCache::open", "opens the trace cache"),
+    ("grade::store", "names the store"),
+    ("Store::open_with", "opens the store"),
+    ("PoolConfig", "configures the pool"),
+    ("Pool::start", "starts the pool"),
+    (
+        "load_required",
+        "loads the context itself (ContextArgs::load_required)",
+    ),
+    ("load_rollout_file", "reads an input file itself"),
+    ("read_run(", "reads a run itself"),
 ];
 
 /// The front ends' sources (`cli`, `tui`, `serve`) that do what only the session does.
@@ -359,4 +375,28 @@ fn the_front_end_check_sees_a_cache_opened_in_the_tui() {
         found[0].contains("tui/explore.rs opens the score cache"),
         "{found:?}"
     );
+}
+
+#[test]
+fn the_front_end_check_sees_the_store_the_context_and_an_input_read_in_the_cli() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let src = dir.path().join("src");
+    std::fs::create_dir_all(src.join("cli")).expect("mkdir");
+    std::fs::write(
+        src.join("cli/grade.rs"),
+        "use crate::grade::store::Store;\n\
+         fn f() { let (api, d) = args.context.load_required(&files)?; \
+         let l = crate::model::rollout::load_rollout_file(p)?; \
+         let c = crate::grade::pool::PoolConfig::with_workers(2); }",
+    )
+    .expect("write");
+    let found = front_end_violations(&src);
+    for what in [
+        "names the store",
+        "ContextArgs::load_required",
+        "reads an input file itself",
+        "configures the pool",
+    ] {
+        assert!(found.iter().any(|f| f.contains(what)), "{what}: {found:?}");
+    }
 }

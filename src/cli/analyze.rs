@@ -4,7 +4,7 @@
 use crate::model::discovery::ContextArgs;
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
@@ -12,7 +12,7 @@ use serde_json::json;
 
 use crate::analysis::{Analysis, FindingKind, Severity, analyze_rollout};
 use crate::grade::trace;
-use crate::model::LoadedFile;
+use crate::session::{Session, SessionArgs, SourceFile};
 
 /// Statically analyze rollouts: dependency graph and hallucinated or misused names.
 #[derive(Debug, clap::Args)]
@@ -33,7 +33,8 @@ zwc_calls, counterfactual, and caught_by_check when the official static check fa
 (then nothing it shows is named a loophole)."
 )]
 pub struct AnalyzeArgs {
-    /// Rollout files (JSONL in the official rollout format).
+    /// Rollout files, folders of them, training runs (`RUN`, `RUN@STEP`, a step file), with
+    /// any dataset or API doc among them.
     #[arg(required = true)]
     pub rollouts: Vec<PathBuf>,
     /// Where to write the JSONL (default: stdout).
@@ -55,9 +56,9 @@ pub struct AnalyzeArgs {
 /// Print one rollout's dependency graph.
 #[derive(Debug, clap::Args)]
 pub struct GraphArgs {
-    /// The rollout file.
+    /// The rollout file (or a training run's step: `RUN@STEP`, its step file).
     pub file: PathBuf,
-    /// 1-based line of the rollout in the file.
+    /// 1-based line of the rollout in the file (the step file for a training run).
     #[arg(long)]
     pub line: usize,
     /// Print Graphviz DOT instead of text.
@@ -70,18 +71,38 @@ pub struct GraphArgs {
     pub context: ContextArgs,
 }
 
-fn load(path: &Path) -> Result<LoadedFile> {
-    let loaded = crate::model::rollout::load_rollout_file(path)
-        .with_context(|| format!("cannot read {}", path.display()))?;
-    for issue in &loaded.issues {
-        crate::warnln!("warning: {issue}");
-    }
-    Ok(loaded)
+/// The session of `sebx analyze` or `sebx graph`: its inputs classified, the API doc
+/// required.
+fn session(
+    command: &'static str,
+    paths: &[PathBuf],
+    context: &ContextArgs,
+    cache: &crate::session::CacheChoice,
+) -> Result<Session> {
+    let session = Session::build(SessionArgs {
+        command,
+        paths,
+        correct: &[],
+        context,
+        cache,
+    })?
+    .say();
+    session.refuse_scored()?;
+    session.runs()?;
+    session.require_api()?;
+    Ok(session)
 }
 
 /// Runs `sebx analyze`.
 pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
-    let (api, dataset) = args.context.load_required(&args.rollouts)?;
+    let session = session(
+        "analyze",
+        &args.rollouts,
+        &args.context,
+        &args.cache.choice(),
+    )?;
+    let api = session.require_api()?;
+    let dataset = &session.dataset;
     let mut out: Box<dyn Write> = match &args.output {
         Some(p) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(p).with_context(|| format!("cannot create {}", p.display()))?,
@@ -90,14 +111,26 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
     };
     let mut summary = AnalysisSummary::default();
     let confirmer = match args.confirm {
-        true => Some(Confirmer::start(&api, &args.cache.choice())?),
+        true => Some(Confirmer::start(api, &session.cache)?),
         false => None,
     };
     let mut confirmed = ConfirmSummary::default();
     let mut analysed = 0;
-    for path in &args.rollouts {
-        let loaded = load(path)?;
-        if let Some(warning) = loaded.empty_warning(path) {
+    let files = session
+        .runs()?
+        .iter()
+        .map(|run| session.files(run))
+        .collect::<Result<Vec<_>>>()?;
+    for SourceFile {
+        path,
+        loaded,
+        bytes: _,
+    } in files.into_iter().flatten()
+    {
+        for issue in &loaded.issues {
+            crate::warnln!("warning: {issue}");
+        }
+        if let Some(warning) = loaded.empty_warning(&path) {
             crate::warnln!("warning: {warning}");
         }
         analysed += loaded.rollouts.len();
@@ -105,7 +138,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
             let value = match entry {
                 Ok(r) => {
                     let item = dataset.get(&r.query);
-                    let a = analyze_rollout(r, &api, item);
+                    let a = analyze_rollout(r, api, item);
                     summary.add(&a);
                     let mut value = serde_json::to_value(&a)?;
                     if let Some(c) = &confirmer {
@@ -114,7 +147,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
                             .map(|i| i.test_cases.as_slice())
                             .unwrap_or(&r.test_cases);
                         let keep = crate::analysis::loopholes::wrapping_constructors(
-                            &api,
+                            api,
                             crate::analysis::selected_functions(r, item),
                         );
                         let mut confirmation = c.confirm(&r.response, &a, cases, &keep)?;
@@ -168,7 +201,7 @@ pub fn run_analyze(args: AnalyzeArgs) -> Result<ExitCode> {
 /// The engine and trace cache `--confirm` runs rollouts with.
 struct Confirmer {
     engine: crate::grade::engine::Engine,
-    cache: Option<trace::cache::TraceCache>,
+    cache: Option<crate::session::caches::TraceCache>,
 }
 
 impl Confirmer {
@@ -179,17 +212,7 @@ impl Confirmer {
         let engine = crate::grade::engine::Engine::start(api, 1).context(
             "--confirm runs each rollout: it needs the Python runtime (`sebx runtime install`)",
         )?;
-        let cache = match choice
-            .trace_dir()
-            .map(|dir| trace::cache::TraceCache::open(&dir, api))
-        {
-            Some(Ok(c)) => Some(c),
-            Some(Err(e)) => {
-                crate::warnln!("warning: no trace cache: {e:#}");
-                None
-            }
-            None => None,
-        };
+        let cache = crate::session::caches::open_trace_cache(choice, api);
         Ok(Confirmer { engine, cache })
     }
 
@@ -282,21 +305,26 @@ impl ConfirmSummary {
 
 /// Runs `sebx graph`.
 pub fn run_graph(args: GraphArgs) -> Result<ExitCode> {
-    let (api, dataset) = args
-        .context
-        .load_required(std::slice::from_ref(&args.file))?;
-    let loaded = load(&args.file)?;
+    let session = session(
+        "graph",
+        std::slice::from_ref(&args.file),
+        &args.context,
+        &crate::session::CacheChoice::Off,
+    )?;
+    let (api, dataset) = (session.require_api()?, &session.dataset);
+    let file = session.line_source()?;
+    let loaded = &file.loaded;
     let Some(rollout) = loaded.rollouts.iter().find(|r| r.line == args.line) else {
         match loaded.issues.iter().find(|i| i.line == args.line) {
             Some(issue) => bail!("{issue}"),
             None => bail!(
                 "{} has no rollout on line {}",
-                args.file.display(),
+                file.path.display(),
                 args.line
             ),
         }
     };
-    let a = analyze_rollout(rollout, &api, dataset.get(&rollout.query));
+    let a = analyze_rollout(rollout, api, dataset.get(&rollout.query));
     let text = if args.dot {
         a.code.graph.to_dot()
     } else {

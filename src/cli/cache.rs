@@ -2,17 +2,19 @@
 
 use std::process::ExitCode;
 
-use anyhow::{Result, bail};
+use std::path::PathBuf;
 
-use crate::grade::score_cache;
-use crate::grade::store::{self, Options, Store, human_bytes};
+use anyhow::Result;
+
+use crate::session::CacheChoice;
+use crate::session::caches::{CacheAdmin, Size, human_bytes};
 
 /// The score cache: verdicts the explorer and `sebx grade` remember between sessions.
 #[derive(Debug, clap::Args)]
 #[command(
     after_help = "Verdicts are remembered per rollout (its id and test cases), per grader version\n\
 and per API doc, in one SQLite database, <cache dir>/sebx/scores/cache.sqlite3 (override the\n\
-folder with $SEBX_SCORE_CACHE). Beside them, program runs are remembered per program (code and\n\
+folder with --cache-dir DIR or $SEBX_SCORE_CACHE). Beside them, program runs are remembered per program (code and\n\
 inputs) and settings, so a new rollout whose program ran before is graded without running it.\n\
 The explorer shows verdicts at once when a file is reopened; `sebx grade --cached` and\n\
 `sebx stats` reuse verdicts and runs; `--no-cache` ignores the cache. Several sebx processes\n\
@@ -25,6 +27,10 @@ versions (*.jsonl files in the folder) are removed when the cache is opened."
 pub struct CacheArgs {
     #[command(subcommand)]
     pub command: CacheCommand,
+    /// The score cache's folder, as every command's `--cache-dir` names it (default:
+    /// $SEBX_SCORE_CACHE, else <cache dir>/sebx/scores).
+    #[arg(long, value_name = "DIR", global = true)]
+    pub cache_dir: Option<PathBuf>,
 }
 
 #[derive(Debug, clap::Subcommand)]
@@ -44,40 +50,35 @@ pub enum CacheCommand {
 }
 
 pub fn run(args: CacheArgs) -> Result<ExitCode> {
-    let Some(dir) = crate::session::CacheChoice::Default.dir() else {
-        bail!("no cache folder on this system: set SEBX_SCORE_CACHE");
+    let choice = match &args.cache_dir {
+        Some(dir) => CacheChoice::Dir(dir.clone()),
+        None => CacheChoice::Default,
     };
+    let cache = CacheAdmin::new(&choice)?;
     match args.command {
-        CacheCommand::Path => println!("{}", dir.display()),
-        CacheCommand::Size => {
-            let store = open(&dir)?;
-            print_size(&store.size()?);
-        }
+        CacheCommand::Path => println!("{}", cache.dir().display()),
+        CacheCommand::Size => print_size(&cache.size()?),
         CacheCommand::Prune { max_mb } => {
-            let store = open(&dir)?;
-            let max = max_mb.map_or(store.options().limit, |mb| mb.saturating_mul(1 << 20));
-            let before = store.size()?.on_disk;
-            let evicted = store.prune(max)?;
-            let after = store.size()?;
+            let p = cache.prune(max_mb)?;
             println!(
                 "evicted {} least recently used record(s), {} of records (down to at most {}); \
                  {} now holds {} of records, {} on disk (was {})",
-                evicted.records,
-                human_bytes(evicted.bytes),
-                human_bytes(max),
-                after.path.display(),
-                human_bytes(after.bytes),
-                human_bytes(after.on_disk),
-                human_bytes(before),
+                p.evicted.records,
+                human_bytes(p.evicted.bytes),
+                human_bytes(p.max),
+                p.after.path.display(),
+                human_bytes(p.after.bytes),
+                human_bytes(p.after.on_disk),
+                human_bytes(p.before_on_disk),
             );
         }
         CacheCommand::Clear => {
-            let cleared = score_cache::clear_all(&dir)?;
+            let cleared = cache.clear()?;
             println!(
                 "removed {} record(s) ({}) from {} and {} JSONL file(s) beside it",
                 cleared.records.records,
                 human_bytes(cleared.records.bytes),
-                dir.join(store::FILE_NAME).display(),
+                cache.database().display(),
                 cleared.files,
             );
         }
@@ -85,18 +86,9 @@ pub fn run(args: CacheArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The store in `dir`, its notes (an earlier format's files removed) on stderr.
-fn open(dir: &std::path::Path) -> Result<std::sync::Arc<Store>> {
-    let store = Store::open_with(dir, Options::default())?;
-    for note in store.notes() {
-        crate::warnln!("note: {note}");
-    }
-    Ok(store)
-}
-
 /// What the store holds, by kind: reports (`<grader>-<api>`: a record per rollout), the
 /// report bodies they share by program (`...-bodies`) and program runs (`...-runs`).
-fn print_size(size: &store::Size) {
+fn print_size(size: &Size) {
     println!("database: {}", size.path.display());
     println!("on disk:  {}", human_bytes(size.on_disk));
     let mut kinds = [

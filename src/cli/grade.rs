@@ -15,11 +15,10 @@ use crate::grade::facts::Facts;
 use crate::grade::grader::note_entry_mismatch;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
-use crate::grade::run_cache::Remembered;
-use crate::grade::score_cache::Batched;
 use crate::grade::settings::{GradingSettings, parse_timeout};
 use crate::model::{LoadedFile, Rollout, Verdict};
-use crate::session::caches::{CacheFlags, open_score_cache};
+use crate::session::caches::CacheFlags;
+use crate::session::{Session, SessionArgs};
 
 /// Grade rollout files exactly as the official SE-Bench grader does.
 #[derive(Debug, clap::Args)]
@@ -30,7 +29,9 @@ null for a line that could not be loaded), the static check, per-case results,\n
 stdout/stderr tails, timed_out and elapsed time. The summary goes to stderr."
 )]
 pub struct GradeArgs {
-    /// Rollout files (JSONL in the official rollout format); each file is one run.
+    /// Rollout files (JSONL in the official rollout format; each file is one run), folders
+    /// of them, training runs (`RUN`, `RUN@STEP`, a step file), with any dataset or API doc
+    /// among them (taken as --dataset and --api-doc).
     #[arg(required = true)]
     pub rollouts: Vec<PathBuf>,
     /// Where to write the scored JSONL (default: stdout).
@@ -118,24 +119,29 @@ pub use crate::session::default_jobs;
 
 pub fn run(args: GradeArgs) -> Result<ExitCode> {
     // A missing input is named before anything is looked for on its behalf.
-    let mut inputs = Vec::new();
-    for path in &args.rollouts {
-        let bytes =
-            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-        inputs.push((path, bytes));
-    }
-    let (api, dataset) = args.context.load_required(&args.rollouts)?;
-
+    let session = Session::build(SessionArgs {
+        command: "grade",
+        paths: &args.rollouts,
+        correct: &[],
+        context: &args.context,
+        cache: &args.cache.choice(),
+    })?
+    .say();
+    session.refuse_scored()?;
+    session.runs()?;
+    let api = session.require_api()?;
+    let dataset = &session.dataset;
     let mut files: Vec<(PathBuf, LoadedFile, Vec<u8>)> = Vec::new();
-    for (path, bytes) in inputs {
-        let loaded = crate::model::rollout::parse_rollout_bytes(path, &bytes);
-        for issue in &loaded.issues {
-            crate::warnln!("warning: {issue}");
+    for run in session.runs()? {
+        for f in session.files(run)? {
+            for issue in &f.loaded.issues {
+                crate::warnln!("warning: {issue}");
+            }
+            if let Some(warning) = f.loaded.empty_warning(&f.path) {
+                crate::warnln!("warning: {warning}");
+            }
+            files.push((f.path, f.loaded, f.bytes));
         }
-        if let Some(warning) = loaded.empty_warning(path) {
-            crate::warnln!("warning: {warning}");
-        }
-        files.push((path.clone(), loaded, bytes));
     }
     if files.iter().all(|(_, f, _)| f.rollouts.is_empty()) {
         bail!(
@@ -187,11 +193,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         .with_timeout(args.timeout)
         .with_scorer(args.scorer)
         .with_behaviour(args.behaviour);
-    let opened = open_score_cache(&args.cache.choice(), &api, &settings);
+    let opened = session.score_cache(&settings);
     for note in &opened.notes {
         crate::warnln!("note: {note}");
     }
-    let cache = opened.cache;
+    let cache = opened.cache.clone();
     // With --cached, what the cache knows is not run again.
     let mut cached_reports = Vec::new();
     let rollouts: Vec<&Rollout> = match (&cache, args.cached) {
@@ -222,7 +228,7 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 .map_or(String::new(), |c| c.path().display().to_string())
         );
     }
-    let engine = Engine::start_with(&api, settings.pool_config(jobs))?;
+    let engine = Engine::start_with(api, settings.pool_config(jobs))?;
     for note in engine.notes() {
         crate::warnln!("sandbox: {note}");
     }
@@ -239,11 +245,11 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     };
     // Verdicts are remembered as they arrive, in batches (one transaction each, written
     // at least every couple of seconds), so an interrupted run loses only the last batch.
-    let batch = cache.clone().map(Batched::new);
+    let batch = opened.batched();
     let graded = rollouts.len();
     // Every run is remembered by program; with --cached, a program that ran before (for any
     // rollout, in any file) is not run again either: its remembered run is graded.
-    let runner = Remembered::new(&engine, cache.as_ref().and_then(|c| c.runs()), args.cached);
+    let runner = opened.runner(&engine, args.cached);
     let (mut reports, counts) = grade_all_counted(
         &rollouts,
         &runner,

@@ -19,12 +19,12 @@ use crate::analysis::{
 use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LABELS_SUFFIX, LabelRecord, LabelStore};
 use crate::model::rollout::{LoadedFile, Rollout};
-use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::{CategoryId, Taxonomy};
 use crate::model::{ApiMap, Dataset, RolloutId, Verdict};
-use crate::session::caches::{CacheFlags, open_score_cache};
-use crate::session::inputs::Inputs;
+use crate::session::caches::CacheFlags;
+use crate::session::inputs::RunInput;
 use crate::session::sidecars::SidecarFlags;
+use crate::session::{Session, SessionArgs};
 
 /// Work with the labels stored next to rollout files.
 #[derive(Debug, clap::Args)]
@@ -144,54 +144,40 @@ pub struct ProgressArgs {
     pub annotator: Option<String>,
 }
 
-/// [`LabelInputs`] resolved: the inputs classified and where their sidecars are.
-struct Resolved {
-    inputs: Inputs,
-    places: SidecarPlaces,
-}
-
 impl LabelInputs {
-    fn resolve(&self) -> Result<Resolved> {
-        let inputs = Inputs::classify(&self.rollouts, &[])?;
-        for note in &inputs.notes {
-            crate::warnln!("note: {note}");
-        }
-        if inputs.runs.is_empty() {
-            bail!("no rollout file among the inputs (labels live beside rollout files)");
-        }
-        let places = self.sidecars.places()?;
-        for run in &inputs.runs {
-            if let Some(note) = places.locate(&run.path, LABELS_SUFFIX).note {
+    /// The session of a `sebx labels` subcommand: its inputs classified, their context
+    /// found, the cache chosen and where the label sidecars are.
+    fn session(&self, command: &'static str) -> Result<Session> {
+        let session = Session::build(SessionArgs {
+            command,
+            paths: &self.rollouts,
+            correct: &[],
+            context: &self.context,
+            cache: &self.cache.choice(),
+        })?
+        .with_sidecars(&self.sidecars)?;
+        session.say_notes();
+        for run in session.runs()? {
+            if let Some(note) = session.sidecars.locate(&run.path, LABELS_SUFFIX).note {
                 crate::warnln!("note: {note}");
             }
         }
-        Ok(Resolved { inputs, places })
+        Ok(session)
     }
 }
 
-impl Resolved {
-    /// The dataset training runs need to join their samples to tasks (their ids are made
-    /// so), loaded only when a run is one.
-    fn dataset_for_runs(&self, context: &ContextArgs) -> Result<Option<Dataset>> {
-        if self.inputs.runs.iter().all(|r| r.dump.is_none()) {
-            return Ok(None);
-        }
-        let (_, dataset) = self.inputs.discover(context).load()?;
-        Ok(Some(dataset))
+/// The rollouts of a run given to `sebx labels`, with the labels of its sidecar.
+fn open_labelled(session: &Session, run: &RunInput) -> Result<LabelledFile> {
+    let loaded = session.read(run)?;
+    for issue in &loaded.issues {
+        crate::warnln!("warning: {issue}");
     }
-
-    fn open(&self, path: &Path, dataset: Option<&Dataset>) -> Result<LabelledFile> {
-        let loaded = crate::session::inputs::read_run(path, dataset)?;
-        for issue in &loaded.issues {
-            crate::warnln!("warning: {issue}");
-        }
-        let (labels, issues) =
-            LabelStore::open_sidecar(&self.places.locate(path, LABELS_SUFFIX).path)?;
-        for issue in issues {
-            crate::warnln!("warning: skipped a damaged label line: {issue}");
-        }
-        Ok(LabelledFile { loaded, labels })
+    let (labels, issues) =
+        LabelStore::open_sidecar(&session.sidecars.locate(&run.path, LABELS_SUFFIX).path)?;
+    for issue in issues {
+        crate::warnln!("warning: skipped a damaged label line: {issue}");
     }
+    Ok(LabelledFile { loaded, labels })
 }
 
 /// Runs `sebx labels ...`, writing to stdout (or `-o`).
@@ -317,21 +303,19 @@ pub fn csv_table<'a>(rows: impl IntoIterator<Item = &'a [String]>) -> Result<Str
 }
 
 /// The API map and dataset for the findings columns, when an API doc can be found.
-fn analysis_context(args: &ExportArgs, inputs: &Inputs) -> Result<Option<(ApiMap, Dataset)>> {
+fn analysis_context(session: &Session) -> Option<(ApiMap, Dataset)> {
     // The API doc and dataset files among the inputs count like the flags (the session's
     // one rule for every command).
-    let discovered = inputs.discover(&args.inputs.context);
-    if discovered.api_doc.is_none() {
+    let Some(api) = session.api_found() else {
         crate::warnln!(
             "note: no API doc (pass --api-doc FILE or set SEBX_API_DOC): findings columns left empty, and verdicts come only from scored files, correct-trajectories files, stored verdicts and reruns (the score cache is filed by API doc)"
         );
-        return Ok(None);
-    }
-    let (api, dataset) = discovered.load()?;
-    for issue in &dataset.issues {
+        return None;
+    };
+    for issue in &session.dataset.issues {
         crate::warnln!("warning: {issue}");
     }
-    Ok(api.map(|api| (api, dataset)))
+    Some((api.clone(), session.dataset.clone()))
 }
 
 /// The analysis of one rollout, as far as the export and the suggestion need it.
@@ -351,27 +335,21 @@ fn finding_counts(digest: &AnalysisDigest) -> BTreeMap<&'static str, usize> {
 
 /// Builds the export rows of `args` (what `sebx labels export` writes).
 pub fn export_rows(args: &ExportArgs) -> Result<Vec<ExportRow>> {
-    let resolved = args.inputs.resolve()?;
-    let inputs = &resolved.inputs;
+    let session = args.inputs.session("labels export")?;
+    let inputs = &session.inputs;
     let mut reports = inputs.reports.clone();
     reports.extend(args.inputs.scores.iter().cloned());
-    let context = analysis_context(args, inputs)?;
+    let context = analysis_context(&session);
     // Nothing is graded here: verdicts remembered under the official settings.
-    let opened = context.as_ref().map_or_else(Default::default, |(api, _)| {
-        open_score_cache(
-            &args.inputs.cache.choice(),
-            api,
-            &crate::grade::settings::GradingSettings::official(),
-        )
-    });
+    let opened = session.score_cache(&crate::grade::settings::GradingSettings::official());
     let (resolver, issues) = opened.resolver(&reports)?;
-    let resolver = resolver.with_sidecars(resolved.places.clone());
+    let resolver = resolver.with_sidecars(session.sidecars.clone());
     for issue in issues {
         crate::warnln!("warning: {issue}");
     }
     let mut files = Vec::new();
     for run in &inputs.runs {
-        let file = resolved.open(&run.path, context.as_ref().map(|(_, d)| d))?;
+        let file = open_labelled(&session, run)?;
         files.push((run, file));
     }
     // Every exported rollout's verdict: the resolver's, and what no source knows graded
@@ -584,29 +562,25 @@ pub fn agreement_figures(
     if a == b {
         bail!("--annotators names the same annotator twice ({a})");
     }
-    let resolved = args.inputs.resolve()?;
+    let session = args.inputs.session("labels agreement")?;
     let detector = a == DETECTOR || b == DETECTOR;
     // The detector judges every rollout against the API doc, as the figures do.
     let (api, dataset) = if detector {
-        let (api, dataset) = resolved.inputs.discover(&args.inputs.context).load()?;
-        let Some(api) = api.filter(|a| !a.is_empty()) else {
+        let Some(api) = session.api_found().filter(|a| !a.is_empty()) else {
             bail!(
                 "{DETECTOR} needs the API doc to judge rollouts (--api-doc FILE, or one beside the rollouts)"
             );
         };
-        (api, Some(dataset))
+        (api.clone(), Some(&session.dataset))
     } else {
-        (
-            ApiMap::default(),
-            resolved.dataset_for_runs(&args.inputs.context)?,
-        )
+        (ApiMap::default(), None)
     };
-    let paths: Vec<PathBuf> = resolved.inputs.run_paths();
+    let paths: Vec<PathBuf> = session.inputs.run_paths();
     let many = paths.len() > 1;
     let mut records: Vec<LabelRecord> = Vec::new();
     let mut locations = HashMap::new();
-    for (file_index, path) in paths.iter().enumerate() {
-        let file = resolved.open(path, dataset.as_ref())?;
+    for (file_index, (run, path)) in session.runs()?.iter().zip(&paths).enumerate() {
+        let file = open_labelled(&session, run)?;
         // With several files, ids are namespaced by file so equal ids stay apart.
         let key = |id: &RolloutId| {
             if many {
@@ -818,10 +792,10 @@ fn agreement(args: &AgreementArgs, out: &mut dyn Write) -> Result<ExitCode> {
 }
 
 fn progress(args: &ProgressArgs, out: &mut dyn Write) -> Result<ExitCode> {
-    let resolved = args.inputs.resolve()?;
-    let dataset = resolved.dataset_for_runs(&args.inputs.context)?;
-    for path in &resolved.inputs.run_paths() {
-        let file = resolved.open(path, dataset.as_ref())?;
+    let session = args.inputs.session("labels progress")?;
+    for run in session.runs()? {
+        let path = &run.path;
+        let file = open_labelled(&session, run)?;
         let taxonomy = Taxonomy::for_rollout_file(path, args.inputs.taxonomy.as_deref())?;
         let ids: Vec<RolloutId> = file.loaded.rollouts.iter().map(|r| r.id.clone()).collect();
         let p = file.labels.progress(&ids, args.annotator.as_deref());

@@ -15,16 +15,16 @@ use crate::grade::report::GradeReport;
 use crate::grade::reruns::{RERUNS_SUFFIX, RerunRecord, RerunStore};
 use crate::grade::reruns::{case_changes, edit_summary};
 use crate::grade::settings::parse_timeout;
-use crate::model::rollout::load_rollout_file;
 use crate::model::{Rollout, Verdict};
 use crate::session::sidecars::SidecarFlags;
+use crate::session::{Session, SessionArgs};
 
 /// Regrade one rollout and print its verdict, static check, each case and stdout/stderr.
 #[derive(Debug, clap::Args)]
 pub struct RerunArgs {
-    /// The rollout file.
+    /// The rollout file (or a training run's step: `RUN@STEP`, its step file).
     pub file: PathBuf,
-    /// 1-based line of the rollout in FILE.
+    /// 1-based line of the rollout in FILE (the step file for a training run).
     #[arg(long)]
     pub line: usize,
     /// Grade this code instead of the response's extracted code (a what-if).
@@ -47,29 +47,36 @@ pub struct RerunArgs {
 }
 
 pub fn run(args: RerunArgs) -> Result<ExitCode> {
-    let loaded = load_rollout_file(&args.file)
-        .with_context(|| format!("cannot read {}", args.file.display()))?;
+    let session = Session::build(SessionArgs {
+        command: "rerun",
+        paths: std::slice::from_ref(&args.file),
+        correct: &[],
+        context: &args.context,
+        cache: &crate::session::CacheChoice::Off,
+    })?
+    .say();
+    session.refuse_scored()?;
+    let source = session.line_source()?;
+    let loaded = &source.loaded;
     if let Some(issue) = loaded.issues.iter().find(|i| i.line == args.line) {
         bail!("{issue}");
     }
     let Some(rollout) = loaded.rollouts.iter().find(|r| r.line == args.line) else {
         bail!(
             "{}:{}: no rollout on that line (the file has {} lines)",
-            args.file.display(),
+            source.path.display(),
             args.line,
             loaded.lines
         );
     };
-    let (api, dataset) = args
-        .context
-        .load_required(std::slice::from_ref(&args.file))?;
+    let (api, dataset) = (session.require_api()?, &session.dataset);
     let code = match &args.code {
         Some(p) => Some(
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
         ),
         None => None,
     };
-    let grader = Grader::discover(&api, 1)
+    let grader = Grader::discover(api, 1)
         .map_err(|why| anyhow::anyhow!("{why}"))?
         .with_timeout(args.timeout);
     let mut report = match &code {
@@ -84,7 +91,7 @@ pub fn run(args: RerunArgs) -> Result<ExitCode> {
     let saved = if args.no_save {
         None
     } else {
-        Some(save(&args.sidecars, &args.file, &report, code.clone()))
+        Some(save(&args.sidecars, &source.path, &report, code.clone()))
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&report)?);

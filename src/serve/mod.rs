@@ -45,7 +45,6 @@ use tokio::sync::Semaphore;
 use crate::grade::batch::grade_all_scored;
 use crate::grade::engine::Engine;
 use crate::grade::grader::note_entry_mismatch;
-use crate::grade::pool::PoolConfig;
 use crate::grade::report::GradeReport;
 use crate::grade::reward::Scorer;
 use crate::grade::settings::parse_timeout;
@@ -145,7 +144,17 @@ struct AppState {
 
 /// Parses the flags, starts the pool and serves until SIGTERM / Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<ExitCode> {
-    let (api, dataset) = args.context.load_required(&[])?;
+    // No paths: the API doc and datasets come from the flags, $SEBX_API_DOC or a checkout.
+    let session = crate::session::Session::build(crate::session::SessionArgs {
+        command: "serve",
+        paths: &[],
+        correct: &[],
+        context: &args.context,
+        cache: &crate::session::CacheChoice::Off,
+    })?
+    .say();
+    let api = session.require_api()?.clone();
+    let dataset = session.dataset.clone();
     let token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)
@@ -172,7 +181,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
                 .unwrap_or(2)
         })
         .max(1);
-    let mut config = PoolConfig::with_workers(jobs);
+    let mut config = crate::grade::settings::GradingSettings::official().pool_config(jobs);
     config.capture_cap = args.max_output.max(4096);
     let engine = Engine::start_with(&api, config)?;
     for note in engine.notes() {

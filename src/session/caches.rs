@@ -6,7 +6,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::grade::score_cache::{self, ScoreCache};
+use crate::grade::score_cache;
+pub use crate::grade::score_cache::ScoreCache;
 use crate::grade::settings::GradingSettings;
 use crate::model::ApiMap;
 
@@ -76,6 +77,26 @@ pub struct OpenedCache {
 }
 
 impl OpenedCache {
+    /// A writer that files reports in the cache as they arrive, one transaction per batch
+    /// (`None`: no cache).
+    pub fn batched(&self) -> Option<score_cache::Batched> {
+        self.cache.clone().map(score_cache::Batched::new)
+    }
+
+    /// `engine` behind the cache's program runs: every run is remembered by program and,
+    /// with `answer`, a program that ran before is answered from its remembered run.
+    pub fn runner<'a>(
+        &'a self,
+        engine: &'a dyn crate::grade::grader::ProgramRunner,
+        answer: bool,
+    ) -> crate::grade::run_cache::Remembered<'a> {
+        crate::grade::run_cache::Remembered::new(
+            engine,
+            self.cache.as_ref().and_then(|c| c.runs()),
+            answer,
+        )
+    }
+
     /// The session's resolver over the scored files `reports` and this cache; lines of a
     /// scored file that are not reports come back as issues.
     pub fn resolver(
@@ -111,4 +132,94 @@ pub fn open_score_cache(
         )),
     }
     opened
+}
+
+pub use crate::grade::store::{Size, human_bytes};
+
+/// What `sebx cache` reads and changes: the store in the folder the command line chose
+/// (`--cache-dir DIR`, else `$SEBX_SCORE_CACHE`, else the user cache folder), opened only
+/// when asked.
+#[derive(Debug, Clone)]
+pub struct CacheAdmin {
+    dir: PathBuf,
+}
+
+/// What [`CacheAdmin::prune`] did.
+#[derive(Debug, Clone)]
+pub struct Pruned {
+    pub evicted: crate::grade::store::Evicted,
+    /// The size pruned down to, in bytes.
+    pub max: u64,
+    pub before_on_disk: u64,
+    pub after: Size,
+}
+
+impl CacheAdmin {
+    /// The cache `choice` names; an error when it names none.
+    pub fn new(choice: &CacheChoice) -> anyhow::Result<CacheAdmin> {
+        match choice.dir() {
+            Some(dir) => Ok(CacheAdmin { dir }),
+            None => anyhow::bail!("no cache folder on this system: set SEBX_SCORE_CACHE"),
+        }
+    }
+
+    /// The folder.
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// The database file.
+    pub fn database(&self) -> PathBuf {
+        self.dir.join(crate::grade::store::FILE_NAME)
+    }
+
+    fn open(&self) -> anyhow::Result<Arc<crate::grade::store::Store>> {
+        let store = crate::grade::store::Store::open_with(
+            &self.dir,
+            crate::grade::store::Options::default(),
+        )?;
+        for note in store.notes() {
+            crate::warnln!("note: {note}");
+        }
+        Ok(store)
+    }
+
+    /// What the store holds.
+    pub fn size(&self) -> anyhow::Result<Size> {
+        self.open()?.size()
+    }
+
+    /// Evicts the least recently used records down to `max_mb` MiB (default: the limit).
+    pub fn prune(&self, max_mb: Option<u64>) -> anyhow::Result<Pruned> {
+        let store = self.open()?;
+        let max = max_mb.map_or(store.options().limit, |mb| mb.saturating_mul(1 << 20));
+        let before_on_disk = store.size()?.on_disk;
+        let evicted = store.prune(max)?;
+        Ok(Pruned {
+            evicted,
+            max,
+            before_on_disk,
+            after: store.size()?,
+        })
+    }
+
+    /// Forgets every record, and the JSONL files beside the store.
+    pub fn clear(&self) -> anyhow::Result<score_cache::Cleared> {
+        score_cache::clear_all(&self.dir)
+    }
+}
+
+pub use crate::grade::trace::cache::TraceCache;
+
+/// The trace cache `choice` names for `api` (`None`: off, or it cannot be opened: then a
+/// warning on stderr, since it only costs a rerun).
+pub fn open_trace_cache(choice: &CacheChoice, api: &ApiMap) -> Option<TraceCache> {
+    match choice.trace_dir().map(|dir| TraceCache::open(&dir, api)) {
+        Some(Ok(c)) => Some(c),
+        Some(Err(e)) => {
+            crate::warnln!("warning: no trace cache: {e:#}");
+            None
+        }
+        None => None,
+    }
 }

@@ -1,6 +1,8 @@
 //! The session: everything that turns a command line into what the front ends show, in one
 //! place, so that no answer depends on which command asked or what it asked first.
 //!
+//! - [`setup`]: the [`Session`] every command starts from, built once from its command
+//!   line: its inputs classified and read, its context found, its cache chosen;
 //! - [`inputs`]: every path classified once (rollout files, scored files, correct
 //!   trajectories, datasets, an API doc, folders of rollout files, training runs), the API
 //!   doc and datasets found;
@@ -24,11 +26,13 @@ pub mod loaded;
 pub mod report;
 pub mod resolve;
 pub mod runs;
+pub mod setup;
 pub mod sidecars;
 
 pub use caches::{CacheChoice, CacheFlags, OpenedCache, open_score_cache};
 pub use inputs::{Inputs, RunInput};
 pub use resolve::{Resolved, Resolver, VerdictSource};
+pub use setup::{Session, SessionArgs, SourceFile};
 
 /// Programs graded in parallel when a command does not say: the machine's cores.
 pub fn default_jobs() -> usize {

@@ -98,7 +98,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         .collect();
     let dumps: Vec<Option<&DumpRun>> = inputs.runs.iter().map(|r| r.dump.as_ref()).collect();
     if run_files.is_empty() {
-        bail!("no rollout file among the inputs (a rollout file is one run)");
+        bail!("the figures need {}", super::setup::no_runs(inputs));
     }
     let paths: Vec<PathBuf> = run_files.iter().map(|(p, _)| p.clone()).collect();
     let found = inputs.discover(&input.context);

@@ -308,10 +308,19 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ];
         (api, dataset, sources)
     } else {
-        // Every path classified once, as every command does (`session::inputs`).
-        let inputs = Inputs::classify(&args.paths, &args.correct)?;
-        notes.extend(inputs.notes.iter().cloned());
-        let (api, dataset) = inputs.load_context(&args.context, &mut notes);
+        // Every path classified once, as every command does: the session.
+        let mut given = crate::session::Session::build_lenient(
+            crate::session::SessionArgs {
+                command: "explore",
+                paths: &args.paths,
+                correct: &args.correct,
+                context: &args.context,
+                cache: &args.cache.choice(),
+            },
+            &mut notes,
+        )?;
+        let (api, dataset) = given.take_context();
+        let inputs = &given.inputs;
         let mut dumps = Vec::new();
         let mut sources = Vec::new();
         for run in &inputs.runs {

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::analysis::{AnalysisDigest, Finding, FindingKind};
 use crate::grade::backend::Unavailable;
 use crate::grade::report::GradeReport;
-use crate::grade::score_cache::ScoreCache;
 use crate::model::{ApiMap, Dataset, DatasetItem, LoadIssue, Verdict};
+use crate::session::caches::ScoreCache;
 
 use super::entry::{Entry, Facts, Run, Score, Shown, Task};
 use super::textbox::{Accepts, TextBox};

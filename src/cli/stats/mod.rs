@@ -281,6 +281,12 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
         _ => bail!("--cell takes two verdicts, e.g. --cell right,exe_error"),
     };
     let inputs = Inputs::classify(&files, &[])?;
+    if inputs.runs.is_empty() {
+        bail!(
+            "`sebx compare` needs two runs: {}",
+            crate::session::setup::no_runs(&inputs)
+        );
+    }
     if inputs.runs.len() != 2 {
         bail!(
             "compare needs exactly two rollout files (runs); found {}: {}",

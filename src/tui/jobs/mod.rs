@@ -23,10 +23,10 @@ use std::sync::{Arc, Condvar, Mutex};
 
 use crate::analysis::{Analysis, AnalysisDigest, analyze_rollout};
 use crate::grade::report::GradeReport;
-use crate::grade::score_cache::ScoreCache;
 use crate::model::raw_line::RawLine;
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
+use crate::session::caches::ScoreCache;
 use crate::session::resolve::Resolver;
 
 use super::entry::{Entry, Facts, Task};
