@@ -215,8 +215,24 @@ fn a_training_run_gets_every_training_figure() {
     }
     let texts = svg_texts(figure_svg(&page, "response-length"));
     assert!(texts.iter().any(|x| x == "response length (characters)"));
-    // The heat map has a row per function of the course table, by its zwc and NumPy names.
+    // The reward-verdict gap names every reason the steps count.
+    let gap = svg_texts(figure_svg(&page, "reward-verdict-gap"));
     let data = embedded(&page);
+    let mut reasons = 0;
+    for step in data["steps"].as_array().expect("steps") {
+        for reason in step["reward_reasons"].as_object().expect("reasons").keys() {
+            reasons += 1;
+            assert!(
+                gap.contains(&format!("reason: {reason}")),
+                "{reason} not in {gap:?}"
+            );
+        }
+    }
+    assert!(
+        reasons > 0,
+        "the demo's training run has disagreements with reasons"
+    );
+    // The heat map has a row per function of the course table, by its zwc and NumPy names.
     let heat = svg_texts(figure_svg(&page, "internalization-steps-1"));
     for c in data["function_courses"].as_array().expect("courses") {
         let row = format!(

@@ -324,11 +324,26 @@ fn reward_gap(steps: &[StepRow], runs: &[String]) -> Result<Figure> {
         false,
         |s| Some(s.stored_differs_from_official as f64),
     ));
+    let reasons: BTreeSet<&'static str> = steps
+        .iter()
+        .flat_map(|s| s.reward_reasons.keys().copied())
+        .collect();
+    for (i, reason) in reasons.into_iter().enumerate() {
+        series.extend(per_step(
+            steps,
+            runs,
+            &format!("reason: {reason}"),
+            // The palette's colours the three lines above leave free.
+            [5, 6, 7, 1, 2][i % 5],
+            true,
+            |s| Some(s.reward_reasons.get(reason).copied().unwrap_or(0) as f64),
+        ));
+    }
     Ok(Figure {
         id: "reward-verdict-gap".into(),
         part: Part::Training,
         title: "Where the reward and the verdict disagree, per step".into(),
-        caption: "Samples per step whose official RL reward is 1 but whose verdict is not right, those judged right with reward 0, and those whose stored score is not the official reward.".into(),
+        caption: "Samples per step whose official RL reward is 1 but whose verdict is not right, those judged right with reward 0, and those whose stored score is not the official reward; dashed, the disagreements by reason (the first python block scored, np.array inputs, stderr, a timeout, the tolerance, ...).".into(),
         svg: line_chart(&LineChart {
             x_desc: "training step".into(),
             y_desc: "samples (count)".into(),

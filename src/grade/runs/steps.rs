@@ -57,6 +57,9 @@ pub struct StepRow {
     pub verdicts: BTreeMap<&'static str, usize>,
     pub reward_1_not_right: usize,
     pub reward_0_right: usize,
+    /// Why the official reward and the verdict of the step's graded samples disagree, by
+    /// reason (`ReasonKind::as_str`), counted as the run's `reward_reasons` are.
+    pub reward_reasons: BTreeMap<&'static str, usize>,
     pub stored_differs_from_official: usize,
     pub groups: usize,
     /// `None`: no group of two or more samples, so none can have zero advantage (n/a).
@@ -263,6 +266,7 @@ struct StepAcc {
     verdicts: [usize; 5],
     reward_1_not_right: usize,
     reward_0_right: usize,
+    reasons: BTreeMap<&'static str, usize>,
     differs: usize,
     /// Prompt → its samples at this step.
     groups: HashMap<u32, GroupAcc>,
@@ -349,6 +353,9 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
             a.official.1 += 1;
             a.reward_1_not_right += usize::from(w == 1 && !right);
             a.reward_0_right += usize::from(w == 0 && right);
+            if let Some(k) = r.reward_reason {
+                *a.reasons.entry(k.as_str()).or_default() += 1;
+            }
             if let Some(x) = s.score {
                 a.differs += usize::from(differs(x, w));
             }
@@ -409,6 +416,7 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
                     .collect(),
                 reward_1_not_right: a.reward_1_not_right,
                 reward_0_right: a.reward_0_right,
+                reward_reasons: a.reasons,
                 stored_differs_from_official: a.differs,
                 groups,
                 zero_variance_groups,
