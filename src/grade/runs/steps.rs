@@ -8,6 +8,8 @@
 //!   `accuracy`: verdict `right` over `graded`.
 //! - `reward_mean`: the stored training reward (`score`) over the samples that have one;
 //!   `official_reward_mean`: the recomputed official RL reward over those that have one.
+//! - `reward_reasons`: why the official reward and the verdict disagree, by reason, over the
+//!   step's graded samples with a reward (the run's `reward_reasons`, step by step).
 //! - `stored_differs_from_official`: samples whose stored score is not the official reward
 //!   (a reward pipeline that is not the official one).
 //! - `groups`: the samples of one GRPO group within one step: one prompt uid where the
