@@ -293,6 +293,10 @@ fn evaluation_runs_get_every_evaluation_figure_and_the_comparison() {
         top["kind"].as_str().expect("kind")
     );
     assert!(svg_texts(figure_svg(&page, "wrong-names")).contains(&label));
+    // pass@k carries its interval in the data, and the figure says it draws it.
+    let detail = &data["runs"][0]["pass_at_k_detail"][0];
+    assert!(detail["ci95"].is_array(), "no pass@k interval: {detail}");
+    assert!(page.contains("pass@k per run, with its 95% interval"));
     // The comparison states the flips and McNemar's p.
     assert!(page.contains("McNemar exact p = "));
 }

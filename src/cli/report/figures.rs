@@ -141,6 +141,7 @@ fn per_step(
                 .filter(|s| &s.run == run)
                 .filter_map(|s| Some((f64::from(s.step), value(s)?)))
                 .collect(),
+            intervals: Vec::new(),
         })
         .collect()
 }
@@ -447,6 +448,11 @@ fn pass_at_k(stats: &StatsReport, eval: &[usize]) -> Result<Option<Figure>> {
                 .iter()
                 .filter_map(|p| Some((p.k as f64, p.value?)))
                 .collect(),
+            intervals: stats.runs[i]
+                .curve
+                .iter()
+                .filter_map(|p| Some((p.k as f64, p.ci95?.0, p.ci95?.1)))
+                .collect(),
         })
         .collect();
     if series.is_empty() {
@@ -455,8 +461,8 @@ fn pass_at_k(stats: &StatsReport, eval: &[usize]) -> Result<Option<Figure>> {
     Ok(Some(Figure {
         id: "pass-at-k".into(),
         part: Part::Evaluation,
-        title: "pass@k per run".into(),
-        caption: "The unbiased pass@k estimator averaged over the tasks with at least k samples, for k up to the largest sample count (20 at most).".into(),
+        title: "pass@k per run, with its 95% interval".into(),
+        caption: "The unbiased pass@k estimator averaged over the tasks with at least k samples, for k up to the largest sample count (20 at most); the bars are its 95% percentile-bootstrap interval over those tasks.".into(),
         svg: line_chart(&LineChart {
             x_desc: "k (samples drawn per task)".into(),
             y_desc: "pass@k (0–1)".into(),

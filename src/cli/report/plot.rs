@@ -40,6 +40,8 @@ pub struct Series {
     pub colour: RGBColor,
     pub dashed: bool,
     pub points: Vec<(f64, f64)>,
+    /// Intervals to draw as error bars: (x, low, high).
+    pub intervals: Vec<(f64, f64, f64)>,
 }
 
 /// A vertical mark at an x (a loophole's onset), in a series' colour.
@@ -183,6 +185,22 @@ pub fn line_chart(c: &LineChart) -> Result<String> {
                         .map(|&p| Circle::new(p, 3, s.colour.filled())),
                 )
                 .map_err(err)?;
+            for &(x, lo, hi) in &s.intervals {
+                let cap = 0.08f64.min((x1 - x0) / 80.0);
+                chart
+                    .draw_series([
+                        PathElement::new(vec![(x, lo), (x, hi)], s.colour.stroke_width(1)),
+                        PathElement::new(
+                            vec![(x - cap, lo), (x + cap, lo)],
+                            s.colour.stroke_width(1),
+                        ),
+                        PathElement::new(
+                            vec![(x - cap, hi), (x + cap, hi)],
+                            s.colour.stroke_width(1),
+                        ),
+                    ])
+                    .map_err(err)?;
+            }
         }
         let entries: Vec<_> = c
             .series
