@@ -334,6 +334,8 @@ fn the_page_loads_nothing_and_figures_dir_holds_each_figure() {
     for needle in ["<link", " src=", "@import", "url(", "@font-face"] {
         assert!(!page.contains(needle), "the page has {needle}");
     }
+    // Only a followed page reloads itself.
+    assert!(!page.contains("http-equiv"));
     let without_ns = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
     // --figures: one SVG per figure of the page, the same drawing.
@@ -358,4 +360,66 @@ fn the_page_loads_nothing_and_figures_dir_holds_each_figure() {
         );
         assert!(!svg_texts(&file).is_empty());
     }
+}
+
+/// The distinct steps in the data of the page at `path` (`None`: no page, or not one yet).
+fn page_steps(path: &Path) -> Option<Vec<u64>> {
+    let page = std::fs::read_to_string(path).ok()?;
+    let data: Value = serde_json::from_str(sebx::cli::report::embedded_json(&page)?).ok()?;
+    let mut steps: Vec<u64> = data["steps"]
+        .as_array()?
+        .iter()
+        .filter_map(|s| s["step"].as_u64())
+        .collect();
+    steps.dedup();
+    Some(steps)
+}
+
+/// Polls `done` until it holds or three minutes pass; whether it held.
+fn eventually(mut done: impl FnMut() -> bool) -> bool {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(180);
+    while std::time::Instant::now() < deadline {
+        if done() {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    done()
+}
+
+#[test]
+fn follow_rewrites_the_page_as_steps_land() {
+    let dir = demo_copy();
+    let run = dir.path().join("training/rollout");
+    // Step 3 lands while the report follows the run.
+    let later = dir.path().join("3.jsonl.later");
+    std::fs::rename(run.join("3.jsonl"), &later).expect("hold step 3 back");
+    let page = dir.path().join("live.html");
+    let mut child = isolated::sebx()
+        .current_dir(dir.path())
+        .arg("report")
+        .args(training_inputs(dir.path()))
+        .args(["-q", "--follow", "-o"])
+        .arg(&page)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start sebx report --follow");
+    let first = eventually(|| page_steps(&page) == Some(vec![1, 2]));
+    let reloads = std::fs::read_to_string(&page)
+        .unwrap_or_default()
+        .contains("<meta http-equiv=\"refresh\"");
+    if first {
+        std::fs::copy(&later, run.join("3.jsonl")).expect("step 3 lands");
+    }
+    let rewritten = first && eventually(|| page_steps(&page) == Some(vec![1, 2, 3]));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(first, "no page of steps 1 and 2: {:?}", page_steps(&page));
+    assert!(reloads, "a followed page reloads itself");
+    assert!(
+        rewritten,
+        "step 3 never reached the page: {:?}",
+        page_steps(&page)
+    );
 }

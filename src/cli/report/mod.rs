@@ -62,6 +62,11 @@ pub struct ReportArgs {
     /// A HuggingFace tokenizer.json: response lengths in tokens too.
     #[arg(long, value_name = "FILE")]
     pub tokenizer: Option<PathBuf>,
+    /// Keep running and rewrite the page (and the figures) whenever an input changes, such
+    /// as a training run's new step; the page then reloads itself every few seconds. Needs
+    /// -o; stop it with ctrl-c.
+    #[arg(long, requires = "output")]
+    pub follow: bool,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -86,6 +91,18 @@ impl ReportArgs {
 
 /// Runs `sebx report`.
 pub fn run(args: ReportArgs) -> Result<ExitCode> {
+    write_report(&args)?;
+    if args.follow {
+        follow(&args)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds between a following page's reloads in the browser.
+const RELOAD_SECONDS: u32 = 5;
+
+/// Computes the report once and writes the page (and the figures).
+fn write_report(args: &ReportArgs) -> Result<()> {
     let (loaded, stats) = stats_of(&args.stats_args())?;
     let eval = figures::eval_runs(&stats);
     let compare = match eval.as_slice() {
@@ -99,16 +116,23 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
         _ => None,
     };
     let figs = figures::figures(&stats, compare.as_ref())?;
-    let page = page(&stats, compare.as_ref(), &figs)?;
-    for note in &stats.notes {
-        crate::warnln!("note: {note}");
+    let reload = args.follow.then_some(RELOAD_SECONDS);
+    let page = page(&stats, compare.as_ref(), &figs, reload)?;
+    if !args.follow {
+        for note in &stats.notes {
+            crate::warnln!("note: {note}");
+        }
     }
     if let Some(dir) = &args.figures {
         write_figures(dir, &figs)?;
     }
     match &args.input.output {
         Some(p) => {
-            std::fs::write(p, page).with_context(|| format!("cannot write {}", p.display()))?
+            // Written beside and renamed, so a reader (a reloading browser) never sees half.
+            let tmp = p.with_extension("html.partial");
+            std::fs::write(&tmp, page)
+                .with_context(|| format!("cannot write {}", tmp.display()))?;
+            std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?
         }
         None => {
             let mut out = std::io::stdout().lock();
@@ -116,7 +140,58 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
             out.flush()?;
         }
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(())
+}
+
+/// What the inputs look like on disk: every file under each input (a training run's step
+/// files, a folder's runs two levels down) with its size and modification time.
+type Signature = std::collections::BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)>;
+
+fn signature(files: &[PathBuf]) -> Signature {
+    fn walk(path: &Path, depth: u32, out: &mut Signature) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return;
+        };
+        if meta.is_dir() {
+            if depth == 0 {
+                return;
+            }
+            if let Ok(entries) = std::fs::read_dir(path) {
+                for e in entries.flatten() {
+                    walk(&e.path(), depth - 1, out);
+                }
+            }
+        } else {
+            out.insert(path.to_path_buf(), (meta.len(), meta.modified().ok()));
+        }
+    }
+    let mut out = Signature::new();
+    for f in files {
+        walk(f, 3, &mut out);
+    }
+    out
+}
+
+/// Rewrites the report whenever the inputs changed and then stood still for one poll (a
+/// step file being written is read once it is complete). Runs until interrupted.
+fn follow(args: &ReportArgs) -> Result<()> {
+    let poll = std::time::Duration::from_secs(1);
+    let mut written = signature(&args.files);
+    let mut last = written.clone();
+    crate::warnln!("report: following the inputs (ctrl-c stops)");
+    loop {
+        std::thread::sleep(poll);
+        let now = signature(&args.files);
+        if now == last && now != written {
+            match write_report(args) {
+                Ok(()) => crate::warnln!("report: rewritten"),
+                // A run half-rewritten can fail to load; the next change tries again.
+                Err(e) => crate::warnln!("report: not rewritten: {e:#}"),
+            }
+            written = now.clone();
+        }
+        last = now;
+    }
 }
 
 /// Writes each figure as `DIR/<id>.svg`.
@@ -170,11 +245,13 @@ nav ol { columns: 2; font-size: 0.92em; }
 @media print { nav { display: none; } figure { break-inside: avoid; } }
 ";
 
-/// The whole page.
+/// The whole page; `reload`: seconds after which the browser reloads it (a followed
+/// report).
 pub fn page(
     stats: &StatsReport,
     compare: Option<&CompareReport>,
     figs: &[Figure],
+    reload: Option<u32>,
 ) -> Result<String> {
     let names: Vec<&str> = stats.runs.iter().map(|r| r.stats.name.as_str()).collect();
     let mut h = String::new();
@@ -182,7 +259,10 @@ pub fn page(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>sebx report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+         {}<title>sebx report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        reload.map_or(String::new(), |r| format!(
+            "<meta http-equiv=\"refresh\" content=\"{r}\">\n"
+        )),
         esc(&names.join(", "))
     );
     let _ = writeln!(h, "<header><h1>sebx report</h1>");
