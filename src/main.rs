@@ -66,6 +66,10 @@ enum Command {
     Stats(cli::stats::StatsArgs),
     /// Compare two runs: flip matrix, exact McNemar test, per-task and per-function deltas.
     Compare(cli::stats::CompareArgs),
+    /// A self-contained HTML page of plots (training curves, loopholes, internalization,
+    /// verdicts, pass@k, comparison) from the same report as `sebx stats`; --figures DIR
+    /// writes each figure as an SVG.
+    Report(cli::report::ReportArgs),
     /// Merge scored shards from `sebx grade --shard I/N` into one file in input order.
     Merge(cli::merge::MergeArgs),
     /// Serve the official sandbox API (POST /run) and grading/reward endpoints over HTTP.
@@ -87,6 +91,7 @@ fn main() -> ExitCode {
         Some(Command::Cache(args)) => cli::cache::run(args),
         Some(Command::Stats(args)) => cli::stats::run_stats(args),
         Some(Command::Compare(args)) => cli::stats::run_compare(args),
+        Some(Command::Report(args)) => cli::report::run(args),
         Some(Command::Merge(args)) => cli::merge::run(args),
         Some(Command::Serve(args)) => sebx::serve::run(args),
         None => sebx::tui::explore::run_default(cli.explore),

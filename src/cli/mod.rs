@@ -7,6 +7,7 @@ pub mod charts;
 pub mod grade;
 pub mod labels;
 pub mod merge;
+pub mod report;
 pub mod rerun;
 pub mod runtime;
 pub mod stats;

@@ -147,7 +147,7 @@ pub fn stats_report(
                 .map(|p| (p.k.to_string(), p.value))
                 .collect(),
             curve: if stats.max_samples > 1 {
-                runs::per_run::pass_at_k_curve(set, stats.run, stats.max_samples.min(20))
+                runs::per_run::pass_at_k_curve(set, stats.run, stats.max_samples.min(20), seed)
             } else {
                 Vec::new()
             },

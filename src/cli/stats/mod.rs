@@ -215,8 +215,9 @@ fn writer(output: Option<&Path>) -> Result<Box<dyn Write>> {
     })
 }
 
-/// Runs `sebx stats`.
-pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
+/// Loads the inputs of `sebx stats` and computes its typed report, once: what `sebx stats`
+/// prints and `sebx report` draws (with the loaded runs, for the comparison).
+pub fn stats_of(args: &StatsArgs) -> Result<(Loaded, StatsReport)> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
@@ -235,6 +236,12 @@ pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
     if let Some(t) = report.training.as_mut() {
         t.figures = std::mem::take(&mut t.figures).with_onset_at(args.onset_at);
     }
+    Ok((loaded, report))
+}
+
+/// Runs `sebx stats`.
+pub fn run_stats(args: StatsArgs) -> Result<ExitCode> {
+    let (_, report) = stats_of(&args)?;
     let by = if !args.by.is_empty() {
         args.by.clone()
     } else if args.format == Format::Csv {

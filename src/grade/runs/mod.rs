@@ -59,7 +59,7 @@ pub use set::{
 };
 pub use statistics::{
     PairedTest, PassAtK, bootstrap_accuracy_ci, mcnemar_exact_p, pass_at_k, pass_at_k_over,
-    sign_flip_test, wilson_ci95,
+    pass_at_k_with_ci, sign_flip_test, wilson_ci95,
 };
 pub use steps::{
     Course, FunctionStep, Learning, StepRow, TrainingFigures, ZeroGroup, training_figures,

@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use crate::grade::batch::Summary;
 use crate::model::Verdict;
 
-use super::statistics::{PassAtK, bootstrap_accuracy_ci, pass_at_k_over};
+use super::statistics::{PassAtK, bootstrap_accuracy_ci, pass_at_k_with_ci};
 use super::{BOOTSTRAP_REPS, RunSet, vi};
 
 /// The figures of one run. Serialized as the run objects of `sebx stats --format json`
@@ -142,7 +142,10 @@ pub fn run_stats(set: &RunSet, ks: &[usize], seed: u64) -> Vec<RunStats> {
                 tasks: per_task.len(),
                 accuracy: summary.share(Verdict::Right),
                 accuracy_ci95: bootstrap_accuracy_ci(&per_task, BOOTSTRAP_REPS, seed),
-                pass_at_k: ks.iter().map(|&k| pass_at_k_over(&per_task, k)).collect(),
+                pass_at_k: ks
+                    .iter()
+                    .map(|&k| pass_at_k_with_ci(&per_task, k, BOOTSTRAP_REPS, seed))
+                    .collect(),
                 task_accuracy: per_task
                     .iter()
                     .map(|&(n, c)| c as f64 / n.max(1) as f64)
@@ -159,11 +162,14 @@ pub fn run_stats(set: &RunSet, ks: &[usize], seed: u64) -> Vec<RunStats> {
         .collect()
 }
 
-/// pass@k of one run for k = 1 … `max_k` (the curve the table output draws).
-pub fn pass_at_k_curve(set: &RunSet, run: u32, max_k: usize) -> Vec<PassAtK> {
+/// pass@k of one run for k = 1 … `max_k` (the curve the table output draws), each with its
+/// bootstrap interval (`seed`).
+pub fn pass_at_k_curve(set: &RunSet, run: u32, max_k: usize, seed: u64) -> Vec<PassAtK> {
     let per_task: Vec<(usize, usize)> = task_counts(set, run)
         .into_iter()
         .map(|(_, n, c)| (n, c))
         .collect();
-    (1..=max_k).map(|k| pass_at_k_over(&per_task, k)).collect()
+    (1..=max_k)
+        .map(|k| pass_at_k_with_ci(&per_task, k, BOOTSTRAP_REPS, seed))
+        .collect()
 }

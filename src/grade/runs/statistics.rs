@@ -32,6 +32,9 @@ pub struct PassAtK {
     pub k: usize,
     /// `None` when no task has `k` samples.
     pub value: Option<f64>,
+    /// 95% percentile-bootstrap interval, resampling the tasks it averages over
+    /// ([`pass_at_k_with_ci`]); `None` with fewer than two such tasks, or where not asked.
+    pub ci95: Option<(f64, f64)>,
     /// Tasks it averages over (those with n ≥ k).
     pub tasks: usize,
     /// Samples of those tasks.
@@ -53,9 +56,32 @@ pub fn pass_at_k_over(tasks: &[(usize, usize)], k: usize) -> PassAtK {
     PassAtK {
         k,
         value: (used > 0).then(|| sum / used as f64),
+        ci95: None,
         tasks: used,
         samples,
     }
+}
+
+/// pass@k over per-task (samples, right) counts with its 95% interval: a percentile
+/// bootstrap of the mean of the per-task pass@k, resampling the tasks with at least `k`
+/// samples with replacement (`reps` resamples, seeded).
+pub fn pass_at_k_with_ci(tasks: &[(usize, usize)], k: usize, reps: usize, seed: u64) -> PassAtK {
+    let mut p = pass_at_k_over(tasks, k);
+    let values: Vec<f64> = tasks
+        .iter()
+        .filter_map(|&(n, c)| pass_at_k(n, c, k))
+        .collect();
+    let t = values.len();
+    if t >= 2 && reps > 0 {
+        let mut rng = SplitMix64::new(seed);
+        let mut means: Vec<f64> = (0..reps)
+            .map(|_| (0..t).map(|_| values[rng.below(t)]).sum::<f64>() / t as f64)
+            .collect();
+        means.sort_by(f64::total_cmp);
+        let at = |q: f64| means[((reps - 1) as f64 * q).round() as usize];
+        p.ci95 = Some((at(0.025), at(0.975)));
+    }
+    p
 }
 
 /// 95% percentile-bootstrap interval of accuracy, resampling tasks (not rollouts) with

@@ -8,6 +8,8 @@
 //!   `accuracy`: verdict `right` over `graded`.
 //! - `reward_mean`: the stored training reward (`score`) over the samples that have one;
 //!   `official_reward_mean`: the recomputed official RL reward over those that have one.
+//! - `reward_reasons`: why the official reward and the verdict disagree, by reason, over the
+//!   step's graded samples with a reward (the run's `reward_reasons`, step by step).
 //! - `stored_differs_from_official`: samples whose stored score is not the official reward
 //!   (a reward pipeline that is not the official one).
 //! - `groups`: the samples of one GRPO group within one step: one prompt uid where the
@@ -57,6 +59,9 @@ pub struct StepRow {
     pub verdicts: BTreeMap<&'static str, usize>,
     pub reward_1_not_right: usize,
     pub reward_0_right: usize,
+    /// Why the official reward and the verdict of the step's graded samples disagree, by
+    /// reason (`ReasonKind::as_str`), counted as the run's `reward_reasons` are.
+    pub reward_reasons: BTreeMap<&'static str, usize>,
     pub stored_differs_from_official: usize,
     pub groups: usize,
     /// `None`: no group of two or more samples, so none can have zero advantage (n/a).
@@ -263,6 +268,7 @@ struct StepAcc {
     verdicts: [usize; 5],
     reward_1_not_right: usize,
     reward_0_right: usize,
+    reasons: BTreeMap<&'static str, usize>,
     differs: usize,
     /// Prompt → its samples at this step.
     groups: HashMap<u32, GroupAcc>,
@@ -349,6 +355,9 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
             a.official.1 += 1;
             a.reward_1_not_right += usize::from(w == 1 && !right);
             a.reward_0_right += usize::from(w == 0 && right);
+            if let Some(k) = r.reward_reason {
+                *a.reasons.entry(k.as_str()).or_default() += 1;
+            }
             if let Some(x) = s.score {
                 a.differs += usize::from(differs(x, w));
             }
@@ -409,6 +418,7 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
                     .collect(),
                 reward_1_not_right: a.reward_1_not_right,
                 reward_0_right: a.reward_0_right,
+                reward_reasons: a.reasons,
                 stored_differs_from_official: a.differs,
                 groups,
                 zero_variance_groups,

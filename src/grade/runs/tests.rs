@@ -50,6 +50,27 @@ fn pass_at_k_averages_over_tasks_with_enough_samples() {
 }
 
 #[test]
+fn pass_at_k_interval_resamples_the_tasks_it_averages() {
+    // pass@2 per task: 0.7 (5 samples, 2 right), 1 (3 of 3), 0 (4 of 0), the 1-sample task
+    // left out: every resample's mean lies between 0 and 1, and the interval holds the value.
+    let tasks = [(5, 2), (3, 3), (4, 0), (1, 1)];
+    let p = pass_at_k_with_ci(&tasks, 2, BOOTSTRAP_REPS, 7);
+    let (lo, hi) = p.ci95.expect("three tasks");
+    let v = p.value.expect("value");
+    assert!(0.0 <= lo && lo < v && v < hi && hi <= 1.0, "{lo} {v} {hi}");
+    assert_eq!(p.tasks, 3);
+    assert_eq!(p, pass_at_k_with_ci(&tasks, 2, BOOTSTRAP_REPS, 7), "seeded");
+    // A task whose samples all agree has no spread: the interval is the value itself.
+    let same = pass_at_k_with_ci(&[(4, 4), (3, 3)], 2, BOOTSTRAP_REPS, 7);
+    assert_eq!(same.ci95, Some((1.0, 1.0)));
+    // One task says nothing about the spread between tasks.
+    assert_eq!(
+        pass_at_k_with_ci(&[(5, 2), (1, 1)], 2, BOOTSTRAP_REPS, 7).ci95,
+        None
+    );
+}
+
+#[test]
 fn mcnemar_exact_p_values() {
     // b=1, c=5: 2·P(X ≤ 1), X ~ Bin(6, ½) = 2·(1 + 6)/64.
     assert!(close(mcnemar_exact_p(1, 5), 14.0 / 64.0, 1e-12));

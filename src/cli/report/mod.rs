@@ -1,0 +1,408 @@
+//! `sebx report`: one self-contained HTML page of plots for papers and reading groups,
+//! drawn from the typed report `sebx stats` prints (and, for two or more evaluation runs,
+//! the one `sebx compare` prints), never from a second count. The page embeds that report
+//! as the JSON `sebx stats --format json` writes (`<script type="application/json"
+//! id="sebx-report-data">`), so a reader can check every bar against the numbers. The page
+//! loads nothing: styles inline, system fonts, every figure an inline SVG drawn by
+//! [`plot`] (plotters' SVG backend); `--figures DIR` writes each figure as its own SVG for
+//! LaTeX and slides. Nothing on the page depends on the time or the machine, so the same
+//! inputs give the same bytes.
+
+pub mod figures;
+pub mod plot;
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+
+use crate::grade::runs::{FunctionSort, LearnedAt, OnsetAt};
+use crate::session::report::{CompareReport, StatsReport, compare_report};
+
+use super::stats::{Format, InputArgs, StatsArgs, render_stats, stats_of};
+use figures::{Figure, Part};
+
+/// The id of the `<script>` element that holds the report's data.
+pub const DATA_ID: &str = "sebx-report-data";
+
+/// A page of plots of one or more runs.
+#[derive(Debug, clap::Args)]
+#[command(
+    after_help = "FILES are what `sebx stats` takes: rollout files (evaluation runs), folders of \
+verl step dumps (training runs), `sebx grade` output, dataset files and an API doc. The page \
+holds the training figures when a training run is given (per-step curves, loophole shares \
+with their onset, response lengths, zero-advantage groups, the reward-verdict gap, the \
+internalization heat map and the learned / forgotten / never-solved counts), the \
+evaluation figures for the other runs (verdict mix, accuracy with its interval, pass@k, the \
+internalization map, wrong names, label prevalence) and, with two or more evaluation runs, \
+the paired comparison of the first two (flips, McNemar). The report's data is embedded as \
+the JSON `sebx stats --format json` prints for the same inputs."
+)]
+pub struct ReportArgs {
+    /// Rollout files, training runs, scored results, datasets, an API doc.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    /// Also write each figure as its own SVG file into this folder (created if missing).
+    #[arg(long, value_name = "DIR")]
+    pub figures: Option<PathBuf>,
+    /// pass@k for these k (repeatable; default: 1 and the largest sample count per task).
+    #[arg(short, value_name = "K")]
+    pub k: Vec<usize>,
+    /// Order of the internalization map.
+    #[arg(long, value_enum, default_value_t = FunctionSort::Accuracy)]
+    pub sort: FunctionSort,
+    /// Training runs: the share of a step's graded samples that solves it (as `sebx stats`).
+    #[arg(long, value_name = "SHARE", default_value = "0.5", value_parser = LearnedAt::parse)]
+    pub learned_at: LearnedAt,
+    /// Training runs: the loophole share that marks its onset (as `sebx stats`).
+    #[arg(long, value_name = "SHARE", default_value = "0.1", value_parser = OnsetAt::parse)]
+    pub onset_at: OnsetAt,
+    /// A HuggingFace tokenizer.json: response lengths in tokens too.
+    #[arg(long, value_name = "FILE")]
+    pub tokenizer: Option<PathBuf>,
+    /// Keep running and rewrite the page (and the figures) whenever an input changes, such
+    /// as a training run's new step; the page then reloads itself every few seconds. Needs
+    /// -o; stop it with ctrl-c.
+    #[arg(long, requires = "output")]
+    pub follow: bool,
+    #[command(flatten)]
+    pub input: InputArgs,
+}
+
+impl ReportArgs {
+    /// The `sebx stats` invocation whose report this page draws.
+    fn stats_args(&self) -> StatsArgs {
+        StatsArgs {
+            files: self.files.clone(),
+            by: Vec::new(),
+            format: Format::Json,
+            k: self.k.clone(),
+            sort: self.sort,
+            top: 20,
+            learned_at: self.learned_at,
+            onset_at: self.onset_at,
+            tokenizer: self.tokenizer.clone(),
+            input: self.input.clone(),
+        }
+    }
+}
+
+/// Runs `sebx report`.
+pub fn run(args: ReportArgs) -> Result<ExitCode> {
+    write_report(&args)?;
+    if args.follow {
+        follow(&args)?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds between a following page's reloads in the browser.
+const RELOAD_SECONDS: u32 = 5;
+
+/// Computes the report once and writes the page (and the figures).
+fn write_report(args: &ReportArgs) -> Result<()> {
+    let (loaded, stats) = stats_of(&args.stats_args())?;
+    let eval = figures::eval_runs(&stats);
+    let compare = match eval.as_slice() {
+        [a, b, ..] => Some(compare_report(
+            &loaded,
+            *a as u32,
+            *b as u32,
+            args.input.seed,
+            None,
+        )),
+        _ => None,
+    };
+    let figs = figures::figures(&stats, compare.as_ref())?;
+    let reload = args.follow.then_some(RELOAD_SECONDS);
+    let page = page(&stats, compare.as_ref(), &figs, reload)?;
+    if !args.follow {
+        for note in &stats.notes {
+            crate::warnln!("note: {note}");
+        }
+    }
+    if let Some(dir) = &args.figures {
+        write_figures(dir, &figs)?;
+    }
+    match &args.input.output {
+        Some(p) => {
+            // Written beside and renamed, so a reader (a reloading browser) never sees half.
+            let tmp = p.with_extension("html.partial");
+            std::fs::write(&tmp, page)
+                .with_context(|| format!("cannot write {}", tmp.display()))?;
+            std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(page.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// What the inputs look like on disk: every file under each input (a training run's step
+/// files, a folder's runs two levels down) with its size and modification time.
+type Signature = std::collections::BTreeMap<PathBuf, (u64, Option<std::time::SystemTime>)>;
+
+fn signature(files: &[PathBuf]) -> Signature {
+    fn walk(path: &Path, depth: u32, out: &mut Signature) {
+        let Ok(meta) = std::fs::metadata(path) else {
+            return;
+        };
+        if meta.is_dir() {
+            if depth == 0 {
+                return;
+            }
+            if let Ok(entries) = std::fs::read_dir(path) {
+                for e in entries.flatten() {
+                    walk(&e.path(), depth - 1, out);
+                }
+            }
+        } else {
+            out.insert(path.to_path_buf(), (meta.len(), meta.modified().ok()));
+        }
+    }
+    let mut out = Signature::new();
+    for f in files {
+        walk(f, 3, &mut out);
+    }
+    out
+}
+
+/// Rewrites the report whenever the inputs changed and then stood still for one poll (a
+/// step file being written is read once it is complete). Runs until interrupted.
+fn follow(args: &ReportArgs) -> Result<()> {
+    let poll = std::time::Duration::from_secs(1);
+    let mut written = signature(&args.files);
+    let mut last = written.clone();
+    crate::warnln!("report: following the inputs (ctrl-c stops)");
+    loop {
+        std::thread::sleep(poll);
+        let now = signature(&args.files);
+        if now == last && now != written {
+            match write_report(args) {
+                Ok(()) => crate::warnln!("report: rewritten"),
+                // A run half-rewritten can fail to load; the next change tries again.
+                Err(e) => crate::warnln!("report: not rewritten: {e:#}"),
+            }
+            written = now.clone();
+        }
+        last = now;
+    }
+}
+
+/// Writes each figure as `DIR/<id>.svg`.
+pub fn write_figures(dir: &Path, figs: &[Figure]) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    for f in figs {
+        let path = dir.join(format!("{}.svg", f.id));
+        let doc = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}\n", f.svg);
+        std::fs::write(&path, doc).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// Text for HTML element content and attribute values.
+fn esc(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JSON text made safe inside `<script>`: `<` becomes the JSON escape `\u003c`, which only
+/// occurs inside strings, so the parsed value is unchanged and no `</script>` can close
+/// the element early.
+fn script_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
+}
+
+const STYLE: &str = "
+body { font-family: system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif;
+       margin: 0 auto; max-width: 820px; padding: 24px; color: #111; background: #fff; line-height: 1.45; }
+h1 { font-size: 1.6em; margin-bottom: 0.2em; }
+h2 { border-bottom: 1px solid #ccc; padding-bottom: 4px; margin-top: 2em; }
+figure { margin: 1.5em 0; }
+figure svg { max-width: 100%; height: auto; display: block; }
+figcaption { font-size: 0.92em; color: #333; }
+figcaption b { color: #111; }
+table { border-collapse: collapse; margin: 1em 0; font-size: 0.92em; }
+th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; }
+nav ol { columns: 2; font-size: 0.92em; }
+.notes li { font-size: 0.9em; color: #444; }
+@media print { nav { display: none; } figure { break-inside: avoid; } }
+";
+
+/// The whole page; `reload`: seconds after which the browser reloads it (a followed
+/// report).
+pub fn page(
+    stats: &StatsReport,
+    compare: Option<&CompareReport>,
+    figs: &[Figure],
+    reload: Option<u32>,
+) -> Result<String> {
+    let names: Vec<&str> = stats.runs.iter().map(|r| r.stats.name.as_str()).collect();
+    let mut h = String::new();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         {}<title>sebx report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
+        reload.map_or(String::new(), |r| format!(
+            "<meta http-equiv=\"refresh\" content=\"{r}\">\n"
+        )),
+        esc(&names.join(", "))
+    );
+    let _ = writeln!(h, "<header><h1>sebx report</h1>");
+    let _ = writeln!(
+        h,
+        "<table><tr><th>run</th><th>file</th><th>rollouts</th><th>tasks</th><th>accuracy</th></tr>"
+    );
+    for r in &stats.runs {
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}%</td></tr>",
+            esc(&r.stats.name),
+            esc(&r.path),
+            r.stats.rollouts,
+            r.stats.tasks,
+            100.0 * r.stats.accuracy
+        );
+    }
+    let _ = writeln!(h, "</table></header>");
+    let _ = writeln!(h, "<nav><ol>");
+    for f in figs {
+        let _ = writeln!(
+            h,
+            "<li><a href=\"#{}\">{}</a></li>",
+            esc(&f.id),
+            esc(&f.title)
+        );
+    }
+    let _ = writeln!(h, "</ol></nav>");
+    for (part, heading) in [
+        (Part::Training, "Training runs"),
+        (Part::Evaluation, "Evaluation runs"),
+        (Part::Comparison, "Comparison"),
+    ] {
+        let in_part: Vec<&Figure> = figs.iter().filter(|f| f.part == part).collect();
+        if in_part.is_empty() {
+            continue;
+        }
+        let _ = writeln!(h, "<section><h2>{heading}</h2>");
+        for f in in_part {
+            let _ = writeln!(
+                h,
+                "<figure id=\"{}\">\n{}\n<figcaption><b>{}.</b> {}</figcaption>\n</figure>",
+                esc(&f.id),
+                f.svg,
+                esc(&f.title),
+                esc(&f.caption)
+            );
+        }
+        if part == Part::Training {
+            courses(&mut h, stats);
+        }
+        if part == Part::Comparison
+            && let Some(c) = compare
+        {
+            let _ = writeln!(
+                h,
+                "<p>Flips: {} right in {} only, {} right in {} only; McNemar exact p = {:.4}.</p>",
+                c.comparison.mcnemar.a_right_b_wrong,
+                esc(&c.a),
+                c.comparison.mcnemar.a_wrong_b_right,
+                esc(&c.b),
+                c.comparison.mcnemar.p_value
+            );
+        }
+        let _ = writeln!(h, "</section>");
+    }
+    if !stats.notes.is_empty() {
+        let _ = writeln!(h, "<section class=\"notes\"><h2>Notes</h2><ul>");
+        for n in &stats.notes {
+            let _ = writeln!(h, "<li>{}</li>", esc(n));
+        }
+        let _ = writeln!(h, "</ul></section>");
+    }
+    let json = render_stats(stats, Format::Json, &[], 0)?;
+    let _ = write!(
+        h,
+        "<script type=\"application/json\" id=\"{DATA_ID}\">\n{}</script>\n</body>\n</html>\n",
+        script_safe(&json)
+    );
+    Ok(h)
+}
+
+/// The learned / forgotten / never-solved table of each training run.
+fn courses(h: &mut String, stats: &StatsReport) {
+    let Some(t) = &stats.training else {
+        return;
+    };
+    let mut runs: Vec<&str> = Vec::new();
+    for s in &t.figures.steps {
+        if !runs.contains(&s.run.as_str()) {
+            runs.push(&s.run);
+        }
+    }
+    let _ = writeln!(
+        h,
+        "<h3 id=\"courses\">Learned, forgotten, never solved</h3>\n<p>At the end of each run: a function or task is learned when its last step reaches {} of its graded samples right, forgotten when an earlier step did but the last does not, never solved when no step did.</p>",
+        t.figures.learned_at
+    );
+    let _ = writeln!(
+        h,
+        "<table><tr><th>run</th><th>status</th><th>zwc functions</th><th>tasks</th></tr>"
+    );
+    for run in runs {
+        for (l, functions, tasks) in figures::course_counts(stats, run) {
+            let _ = writeln!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td class=\"n\">{functions}</td><td class=\"n\">{tasks}</td></tr>",
+                esc(run),
+                l.as_str()
+            );
+        }
+    }
+    let _ = writeln!(h, "</table>");
+    let _ = writeln!(
+        h,
+        "<table><tr><th>run</th><th>zwc function</th><th>NumPy</th><th>status</th><th>first solved</th><th>last failed</th><th>last accuracy</th></tr>"
+    );
+    for c in &t.figures.function_courses {
+        let opt = |s: Option<u32>| s.map_or("–".to_string(), |s| s.to_string());
+        let _ = writeln!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{:.0}%</td></tr>",
+            esc(&c.run),
+            esc(&c.name),
+            esc(c.numpy.as_deref().unwrap_or("")),
+            c.status.as_str(),
+            opt(c.first_solved),
+            opt(c.last_failed),
+            100.0 * c.last_accuracy
+        );
+    }
+    let _ = writeln!(h, "</table>");
+}
+
+/// The report's JSON as embedded in a page (for tests and readers): the text of the
+/// `sebx-report-data` element, `None` when the page has none.
+pub fn embedded_json(page: &str) -> Option<&str> {
+    let open = format!("<script type=\"application/json\" id=\"{DATA_ID}\">");
+    let start = page.find(&open)? + open.len();
+    let end = start + page[start..].find("</script>")?;
+    Some(&page[start..end])
+}
