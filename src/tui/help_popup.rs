@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::action::{Action, Scope};
 use super::app::App;
 use super::layout::{fit, popup_area};
 
@@ -110,7 +111,16 @@ pub(crate) fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
         .title(Span::styled(
-            " Help — keys (↑↓ scroll · esc closes) ",
+            format!(
+                " Help — keys ({}) ",
+                app.keymap.hint(
+                    Scope::Main,
+                    &[
+                        (&[Action::Up, Action::Down], "scroll"),
+                        (&[Action::Cancel], "closes")
+                    ]
+                )
+            ),
             theme.title,
         ))
         .style(theme.popup);

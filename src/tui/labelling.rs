@@ -93,6 +93,9 @@ pub struct Labelling {
     /// Label mode's keys as the keymap binds them (`a accept · w note · ...`), and the
     /// key that turns it on again (`L`): what the status bar says when it is turned on.
     pub mode_keys: (String, String),
+    /// How to move past the failure "next unlabelled failure" stays on (` (j skips it)`),
+    /// from the keymap.
+    pub skip_hint: String,
     /// Keys for categories the taxonomy leaves without one, numbers then letters: those the
     /// keymap leaves free, so label mode never hides a key it needs.
     pub spare_keys: Vec<char>,
@@ -146,6 +149,7 @@ impl Default for Labelling {
             labelled_failures: 0,
             anonymous_said: false,
             mode_keys: (String::new(), "L".to_string()),
+            skip_hint: String::new(),
             spare_keys: Vec::new(),
             filter: None,
             note: TextBox::default(),

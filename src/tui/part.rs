@@ -10,7 +10,7 @@ use ratatui::crossterm::event::KeyEvent;
 
 use crate::model::RolloutId;
 
-use super::action::Action;
+use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::state::{Corpus, ListView, Popup};
 
@@ -20,6 +20,8 @@ pub struct Cx<'a> {
     pub list: &'a ListView,
     /// Labelling's answers, for the other parts ([`NoLabels`] for labelling itself).
     pub labels: &'a dyn Labels,
+    /// The keys in force, for the hints a part says (`b bookmarks it`).
+    pub keys: &'a Keymap,
 }
 
 /// What the other parts read of labelling.

@@ -12,6 +12,7 @@ use similar::{ChangeTag, TextDiff};
 use crate::grade::runs::{self, pct};
 use crate::model::Verdict;
 
+use super::action::{Action, Scope};
 use super::app::App;
 use super::entry::Shown;
 use super::layout::fit;
@@ -171,8 +172,11 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     if r.ungraded > 0 {
         lines.push(Line::styled(
             format!(
-                " {} rows not graded yet are left out (S refreshes)",
-                r.ungraded
+                " {} rows not graded yet are left out{}",
+                r.ungraded,
+                app.keymap
+                    .says_in(Scope::Stats, Action::StatsScreen, "refreshes")
+                    .map_or(String::new(), |s| format!(" ({s})"))
             ),
             theme.dim,
         ));

@@ -17,6 +17,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use crate::grade::runs::onset::ANY;
 use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
 
+use super::action::{Action, Scope};
 use super::app::App;
 use super::layout::fit;
 use super::stats_screen::heat;
@@ -69,7 +70,14 @@ pub fn search_box(app: &App) -> Vec<Span<'static>> {
     if !search.is_open() {
         return Vec::new();
     }
-    let mut spans = vec![Span::styled(" / ", app.theme.status_key), Span::raw(" ")];
+    let key = app
+        .keymap
+        .key_in(Scope::Training, Action::Search)
+        .unwrap_or_else(|| "search".to_string());
+    let mut spans = vec![
+        Span::styled(format!(" {key} "), app.theme.status_key),
+        Span::raw(" "),
+    ];
     spans.extend(search.spans(Style::default()));
     spans.push(Span::styled(
         " a function's NumPy or zwc name (~ fuzzy) ",
@@ -408,8 +416,16 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
         lines.push(Line::styled(
             fit(
                 &format!(
-                    " step {step}, group {}: {} · enter lists its {} samples",
-                    g.group, g.task, g.samples
+                    " step {step}, group {}: {}{}",
+                    g.group,
+                    g.task,
+                    app.keymap
+                        .says_in(
+                            Scope::Training,
+                            Action::Choose,
+                            &format!("lists its {} samples", g.samples)
+                        )
+                        .map_or(String::new(), |s| format!(" · {s}"))
                 ),
                 w,
             ),
@@ -506,8 +522,11 @@ fn map_lines(
             format!(" {numpy} ({zwc}) at {steps}: {NOTHING} (no graded sample)")
         } else {
             format!(
-                " {numpy} ({zwc}) at {steps}: {n} samples, {right} right ({}), {reward} with reward 1 · enter lists them",
-                pct(right as f64 / n as f64)
+                " {numpy} ({zwc}) at {steps}: {n} samples, {right} right ({}), {reward} with reward 1{}",
+                pct(right as f64 / n as f64),
+                app.keymap
+                    .says_in(Scope::Training, Action::Choose, "lists them")
+                    .map_or(String::new(), |s| format!(" · {s}"))
             )
         };
         lines.push(Line::styled(fit(&cell, w), theme.title));

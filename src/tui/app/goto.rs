@@ -43,7 +43,8 @@ impl App {
         };
         if !self.list.rows().any(|r| r == row) {
             self.message = Some(format!(
-                "line {line} is hidden by the filters or the search (c clears them)"
+                "line {line} is hidden by the filters or the search{}",
+                self.keymap.aside(Action::ClearFilters, "clears them")
             ));
             return;
         }

@@ -16,8 +16,8 @@ use super::super::textbox::Typed;
 use super::{LabelFilter, Labelling, PendingLabel};
 
 impl Labelling {
-    /// Keys this module takes before the keymap: category keys in label mode and
-    /// in the picker, enter/space in the picker, `y` in the install offer.
+    /// Keys this module takes before the keymap: category keys (the taxonomy's) in label
+    /// mode and in the picker. A popup's other keys are the keymap's (`Scope::Popup`).
     pub fn action_for_key(&self, popup: Option<Popup>, key: &KeyEvent) -> Option<Action> {
         let plain = !key
             .modifiers
@@ -27,18 +27,7 @@ impl Labelling {
             _ => None,
         };
         match popup {
-            Some(Popup::CategoryPicker) => match key.code {
-                KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PopupChoose),
-                _ => category_key.map(Action::ToggleCategory),
-            },
-            Some(Popup::Agreement) => match key.code {
-                KeyCode::Enter => Some(Action::PopupChoose),
-                _ => None,
-            },
-            Some(Popup::Runtime) => match key.code {
-                KeyCode::Char('y') if plain => Some(Action::InstallRuntime),
-                _ => None,
-            },
+            Some(Popup::CategoryPicker) => category_key.map(Action::ToggleCategory),
             Some(_) => None,
             None if self.mode => category_key.map(Action::ToggleCategory),
             None => None,
@@ -368,7 +357,10 @@ impl Labelling {
         };
         match found {
             Some(i) if Some(i) == list.selected => {
-                fx.say("this failure is not labelled yet (j skips it)");
+                fx.say(format!(
+                    "this failure is not labelled yet{}",
+                    self.skip_hint
+                ));
             }
             Some(i) => fx.jump_to = Some(i),
             None => fx.say("every failure shown is labelled"),
