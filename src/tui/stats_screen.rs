@@ -132,7 +132,12 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}{reward}",
                 st.rollouts,
                 st.tasks,
-                pct(st.accuracy),
+                // Nothing graded: no accuracy, not 0%.
+                if st.rollouts == 0 {
+                    "–".to_string()
+                } else {
+                    pct(st.accuracy)
+                },
                 runs::pass_value(p1)
             )),
         ]));
