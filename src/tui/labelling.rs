@@ -73,7 +73,20 @@ pub struct RunSidecars {
 struct PendingLabel {
     run: usize,
     record: LabelRecord,
+    /// It takes back an earlier change (`undo_label`): the status line says so, and where.
+    undoes: Option<String>,
 }
+
+/// A label change of this session, as it can be taken back: the rollout, and its label
+/// (categories and note) before the change.
+#[derive(Debug, Clone, PartialEq)]
+struct Undo {
+    row: usize,
+    before: Option<LabelRecord>,
+}
+
+/// How many label changes `undo_label` can take back.
+const UNDO_LEVELS: usize = 50;
 
 /// All labelling state.
 #[derive(Debug)]
@@ -126,6 +139,8 @@ pub struct Labelling {
     pub order: LabelOrder,
     pub order_seed: u64,
     pending: Vec<PendingLabel>,
+    /// This session's label changes, the last one last (at most [`UNDO_LEVELS`]).
+    undo: Vec<Undo>,
     /// Labelled / total over every loaded rollout, by this annotator.
     pub progress: Progress,
     /// Some sidecar holds a current label (by anyone).
@@ -166,6 +181,7 @@ impl Default for Labelling {
             order: LabelOrder::File,
             order_seed: DEFAULT_SEED,
             pending: Vec::new(),
+            undo: Vec::new(),
             progress: Progress::default(),
             any_labels: false,
             progress_rows: 0,

@@ -169,6 +169,9 @@ action_table! {
     EditNote: "write a note on the rollout's label", [Main], keys ["w"];
     /// Selects the next failure this annotator has not labelled.
     NextUnlabelledFailure: "next unlabelled failure, from this row on", [Main], keys ["N"];
+    /// Takes back this session's last label change (again: the one before), writing the
+    /// label as it was.
+    UndoLabel: "undo the last label change (again: the one before)", [Main], keys ["U"];
     /// Filter: unlabelled, labelled, by category (cycle).
     CycleLabelFilter: "filter by label: none, any, one category (cycle)", [Main], keys ["F"];
     /// Two annotators' agreement (Cohen's kappa) and their disagreements.

@@ -13,7 +13,7 @@ use super::super::action::Action;
 use super::super::effects::{Effects, Handled};
 use super::super::state::{Corpus, ListView, Popup, ViewRow};
 use super::super::textbox::Typed;
-use super::{LabelFilter, Labelling, PendingLabel};
+use super::{LabelFilter, Labelling, PendingLabel, UNDO_LEVELS, Undo};
 
 impl Labelling {
     /// Keys this module takes before the keymap: category keys (the taxonomy's) in label
@@ -87,6 +87,7 @@ impl Labelling {
                 }
             }
             Action::CategoryPicker => fx.open(Popup::CategoryPicker),
+            Action::UndoLabel => self.undo_label(corpus, fx),
             Action::AcceptSuggestion => {
                 let Some(row) = row else {
                     return Handled::Unchanged;
@@ -257,16 +258,48 @@ impl Labelling {
         fx.jump_to = Some(row);
     }
 
-    /// Queues a label change for `row` (written by the I/O step (`Part::service`)).
+    /// Queues a label change for `row` (written by the I/O step (`Part::service`)); it can
+    /// be taken back (`undo_label`).
     fn queue(&mut self, corpus: &Corpus, row: usize, categories: Vec<CategoryId>, note: &str) {
         let Some(entry) = corpus.entries.get(row) else {
             return;
         };
+        let before = self.effective(entry.run, &entry.rollout.id);
         let record = LabelRecord::now(entry.rollout.id.clone(), categories, note, &self.annotator);
+        if self.undo.len() == UNDO_LEVELS {
+            self.undo.remove(0);
+        }
+        self.undo.push(Undo { row, before });
         self.pending.push(PendingLabel {
             run: entry.run,
             record,
+            undoes: None,
         });
+    }
+
+    /// Takes back the last label change: the rollout's label as it was before (cleared when
+    /// it had none), written as a new record, like every change.
+    fn undo_label(&mut self, corpus: &Corpus, fx: &mut Effects) {
+        let Some(Undo { row, before }) = self.undo.pop() else {
+            fx.say("no label change to undo");
+            return;
+        };
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let (categories, note) =
+            before.map_or((Vec::new(), String::new()), |l| (l.categories, l.note));
+        let record = LabelRecord::now(entry.rollout.id.clone(), categories, &note, &self.annotator);
+        let file = corpus
+            .runs
+            .get(entry.run)
+            .map_or(String::new(), |r| format!(" of {}", r.name));
+        self.pending.push(PendingLabel {
+            run: entry.run,
+            record,
+            undoes: Some(format!("line {}{file}", entry.rollout.line)),
+        });
+        fx.jump_to = Some(row);
     }
 
     /// Toggles one category on `row`'s label (keeping the note).

@@ -53,7 +53,10 @@ impl Labelling {
                     } else {
                         store.path().display().to_string()
                     };
-                    fx.say(format!("saved to {name}: {summary}"));
+                    fx.say(match &p.undoes {
+                        Some(at) => format!("undone on {at}: saved to {name}: back to {summary}"),
+                        None => format!("saved to {name}: {summary}"),
+                    });
                     self.progress_dirty = true;
                 }
                 Err(e) => fx.say(format!("NOT saved: {e}")),
