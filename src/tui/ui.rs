@@ -638,7 +638,14 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         ));
         left.push(Span::raw(" "));
         left.extend(app.list.goto.spans(Style::default()));
-        left.push(Span::raw(" line of the file (enter goes, esc cancels) "));
+        // The file it goes into: the selected rollout's (one run of several).
+        let file = app
+            .selected_entry()
+            .and_then(|e| app.corpus.runs.get(e.run))
+            .map_or("the file", |r| r.name.as_str());
+        left.push(Span::raw(format!(
+            " line of {file} (enter goes, esc cancels) "
+        )));
     }
     let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
