@@ -161,7 +161,7 @@ fn old_keys_in(line: &str) -> Vec<String> {
     let mut found = Vec::new();
     // `a` is also the article ("find a function").
     for word in line
-        .split(|c: char| c.is_whitespace() || "·(),;".contains(c))
+        .split(|c: char| c.is_whitespace() || "·(),;:".contains(c))
         .filter(|w| *w != "a")
     {
         let arrows = !word.is_empty() && word.chars().all(|c| "↑↓←→".contains(c));
@@ -307,15 +307,22 @@ fn press(app: &mut App, key: &str) {
 fn the_stats_and_compare_screens_show_the_new_keys_and_the_old_keys_do_nothing() {
     let dir = tempfile::tempdir().expect("tempdir");
     let mut app = session(dir.path(), false).app;
+    sebx::tui::inline::drain_inline(&mut app, None);
     press(&mut app, &key_of(Action::StatsScreen));
     assert!(
         app.stats.screen.is_some(),
         "the new key opens the Stats screen"
     );
+    sebx::tui::inline::drain_inline(&mut app, None);
     let text = screen(&draw(&app, 160, 45));
     for line in [title(&text), footer(&text)] {
         shows_new_keys(line, &[Action::SortRows, Action::CloseScreen]);
     }
+    let heading = text
+        .lines()
+        .find(|l| l.contains("internalization map"))
+        .unwrap_or_else(|| panic!("the map heading:\n{text}"));
+    shows_new_keys(heading, &[Action::SortRows]);
     for (scope, key) in old_keys() {
         if scope == Scope::Stats {
             assert_eq!(action_for_event(&app, &Event::Key(event(&key))), None);

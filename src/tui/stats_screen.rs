@@ -223,8 +223,11 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
     lines.push(Line::styled(
         format!(
-            " internalization map of {run_name} ({}; s: sort)",
-            sort_label(app.stats.sort)
+            " internalization map of {run_name} ({}{})",
+            sort_label(app.stats.sort),
+            app.keymap
+                .key_in(Scope::Stats, Action::SortRows)
+                .map_or(String::new(), |k| format!("; {k}: sort"))
         ),
         theme.column_header,
     ));
