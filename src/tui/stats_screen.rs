@@ -142,15 +142,15 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             )),
         ]));
         // The rights paid through a loophole (issue 29), as `sebx stats` counts them.
+        // Wrapped under the run's figures: a figure cut off reads as another figure.
         if st.loopholes.right > 0 {
-            lines.push(Line::styled(
-                format!(
-                    "{}{}",
-                    " ".repeat(14),
-                    loophole_text(&st.loopholes, st.reward.rewarded > 0)
-                ),
-                theme.verdict_failed,
-            ));
+            let text = loophole_text(&st.loopholes, st.reward.rewarded > 0);
+            for part in super::panes::wrap_words(&text, w.saturating_sub(15)) {
+                lines.push(Line::styled(
+                    format!("{}{part}", " ".repeat(14)),
+                    theme.verdict_failed,
+                ));
+            }
         }
         // Verdict shares as one stacked bar, then the shares in figures.
         let bw = if wide { 60 } else { 30 };
@@ -192,12 +192,19 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         let sample = match l.sample {
             runs::LabelSample::Random => "a random sample",
             runs::LabelSample::All => "all of them",
-            runs::LabelSample::Picked => "picked, not random (O: label in random order)",
+            runs::LabelSample::Picked => "picked, not random",
             runs::LabelSample::None => "none",
+        };
+        let order = match l.sample {
+            runs::LabelSample::Picked => app
+                .keymap
+                .says(Action::ToggleLabelOrder, "labels in random order")
+                .map_or(String::new(), |s| format!(" ({s})")),
+            _ => String::new(),
         };
         lines.push(Line::styled(
             format!(
-                " your labels: {} of {} failures, {sample}",
+                " your labels: {} of {} failures, {sample}{order}",
                 l.labelled_failures, l.failures
             ),
             theme.dim,
@@ -206,7 +213,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         top.sort_by_key(|c| std::cmp::Reverse(c.failures));
         let parts: Vec<String> = top
             .iter()
-            .take(if wide { 5 } else { 2 })
+            .take(if wide { 5 } else { 3 })
             .map(|c| {
                 format!(
                     "{} {} {}",
@@ -218,7 +225,10 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 )
             })
             .collect();
-        lines.push(Line::styled(format!("   {}", parts.join(" · ")), theme.dim));
+        // Every category shown whole: wrapped, not cut.
+        for part in super::panes::wrap_words(&parts.join(" · "), w.saturating_sub(4)) {
+            lines.push(Line::styled(format!("   {part}"), theme.dim));
+        }
     }
     let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
     lines.push(Line::styled(
