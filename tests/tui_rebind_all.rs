@@ -258,6 +258,13 @@ fn the_list_footer_and_help_show_the_new_keys_and_the_old_keys_do_nothing() {
         }
     }
     assert!(rows >= 10, "the help shows rows: {text}");
+    // The help's text-box paragraph names the keys that open a box, as bound.
+    let boxes = sebx::tui::textbox::keys_help(&app.keymap);
+    let opening = boxes.split("):").next().unwrap_or("");
+    shows_new_keys(
+        opening,
+        &[Action::Search, Action::GotoLine, Action::EditNote],
+    );
     press(&mut app, &key_of(Action::Cancel));
     assert!(app.popup.is_none(), "the new cancel key closes the help");
     // The popups' titles: the category picker, the extra keys.

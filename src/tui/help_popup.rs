@@ -72,9 +72,9 @@ fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
             .to_string(),
         "RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict".to_string(),
         "⚑ number of findings · functions: dim a real zwc call, amber a NumPy name on zwc, red an invented name · • labelled by you · ★ bookmarked".to_string(),
-        super::textbox::KEYS_HELP.to_string(),
+        super::textbox::keys_help(&app.keymap),
         format!(
-            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present]: their titles show them) and theme in sebx/config.toml",
+            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present], a popup's under [keys.popup]: their titles show them) and theme in sebx/config.toml",
             theme.name
         ),
     ];
