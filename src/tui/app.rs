@@ -285,6 +285,14 @@ impl App {
         }
     }
 
+    /// The keys of the part that holds the screen (a screen of its own), for the status
+    /// bar; `None` on the list.
+    pub fn screen_hints(&self) -> Option<String> {
+        PartId::ORDER
+            .iter()
+            .find_map(|id| self.part(*id).hints(&self.keymap))
+    }
+
     /// The action a part makes of `key` before the keymap does (typing a note or caption,
     /// category keys, enter on a screen or in a popup).
     pub fn part_key(&self, key: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {

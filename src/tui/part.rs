@@ -1,6 +1,7 @@
 //! The one interface of the explorer's parts that own their state (labelling, reruns,
 //! bookmarks, the stats screens): each maps keys to actions from its state, answers an
-//! action (or one in a popup) with [`Handled`] and [`Effects`], and does its I/O in the event
+//! action (or one in a popup) with [`Handled`] and [`Effects`], says its keys for the
+//! status bar while it holds the screen ([`Part::hints`]), and does its I/O in the event
 //! loop's I/O step. `App` offers each in turn; the first to take an action has it. A part
 //! reads the rest through [`Cx`] and never reaches into `App` or another part.
 
@@ -76,6 +77,13 @@ pub trait Part {
         _fx: &mut Effects,
     ) -> Handled {
         Handled::Passed
+    }
+
+    /// The keys this part offers while it holds the screen (a screen of its own), for the
+    /// status bar, from the keymap in force; `None`: it does not hold the screen, the
+    /// list's keys are shown.
+    fn hints(&self, _keys: &Keymap) -> Option<String> {
+        None
     }
 
     /// The event loop's I/O step (after each action, before the next draw); returns

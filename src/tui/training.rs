@@ -627,6 +627,10 @@ impl TrainingView {
 }
 
 impl Part for TrainingView {
+    fn hints(&self, keys: &Keymap) -> Option<String> {
+        self.open.then(|| status_keys(keys))
+    }
+
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         if let Action::Resize { width, .. } = action {
             self.cells_width = cells_width_for(*width);

@@ -566,7 +566,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     // A stats screen says its own keys: the list's do nothing there.
     if let Some(screen) = app.stats.screen {
-        let keys = super::stats::footer_keys(screen, &app.keymap);
+        let keys = app.screen_hints().unwrap_or_default();
         let mut spans = vec![Span::styled(" STATS ", theme.tab_active)];
         if app.stats.search.is_open() {
             spans.push(Span::styled(
@@ -760,13 +760,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         ));
     }
     // The Training screen's own keys: the list's do nothing there.
-    if app.training.open {
-        let keys = super::training::status_keys(&app.keymap);
+    let screen_keys = app.screen_hints();
+    if let Some(keys) = &screen_keys {
         right.push((2, Span::raw(format!(" {keys} "))));
     }
     // The keys a newcomer needs, as bound: quit and help stay as long as the warnings,
     // search and label go first when the bar is too narrow.
-    let newcomer: &[(Action, &str, u8)] = if app.training.open {
+    let newcomer: &[(Action, &str, u8)] = if screen_keys.is_some() {
         &[]
     } else {
         &[
