@@ -67,16 +67,12 @@ fn rebound_keys_show_and_work_and_the_old_ones_do_nothing() {
         !footer.contains("q close") && !footer.contains("esc"),
         "{footer}"
     );
-    // q and esc do nothing there: the sort key typed after them still sorts the map.
-    // (Esc is sent on its own: an Esc followed at once by a key reads as alt and that key.)
+    // q does nothing there: the sort key typed after it still sorts the map. (Esc, unbound
+    // too, is checked in tui_rebind_all: in a terminal an Esc followed at once by a key
+    // reads as alt and that key.)
     send(&name, &["q", "s"]);
     wait_for(&name, "still on the stats screen, sorted", |s| {
         s.contains("internalization map") && s.contains("most rollouts first")
-    });
-    send(&name, &["Escape"]);
-    send(&name, &["s"]);
-    wait_for(&name, "still on the stats screen, sorted again", |s| {
-        s.contains("internalization map") && s.contains("most wrong-name stand-ins first")
     });
     // Y closes it, then x quits.
     send(&name, &["Y"]);
