@@ -79,8 +79,10 @@ fn keys_toggle_categories_and_each_change_is_on_disk_before_it_shows() {
     assert_eq!(
         app.message,
         Some(format!(
-            "saved to {} (built-in demo): Wrong arguments, Logic error",
-            sidecar(data.path()).display()
+            "saved to {} (built-in demo): Wrong arguments, Logic error (line {} of {}: + Wrong arguments)",
+            sidecar(data.path()).display(),
+            app.corpus.entries[1].rollout.line,
+            app.corpus.runs[app.corpus.entries[1].run].name
         ))
     );
     let lines = std::fs::read_to_string(sidecar(data.path())).expect("sidecar written");
@@ -661,6 +663,15 @@ fn reruns_queued(app: &App) -> Vec<&sebx::tui::jobs::reruns::RerunRequest> {
         .collect()
 }
 
+/// A category's label, as the taxonomy names it.
+fn label_of(app: &App, id: &str) -> String {
+    app.labelling
+        .taxonomy
+        .get(&CategoryId::new(id))
+        .map(|c| c.label.clone())
+        .expect("a category of the taxonomy")
+}
+
 /// `U` takes back label changes one at a time, several levels deep, each written as a new
 /// record (so another explorer sees it), and the status line says what was undone and where.
 #[test]
@@ -686,7 +697,9 @@ fn undo_takes_label_changes_back_one_at_a_time() {
     let line = app.corpus.entries[2].rollout.line;
     let msg = app.message.clone().expect("a message");
     assert!(
-        msg.starts_with(&format!("undone on line {line} of ")) && msg.contains("label cleared"),
+        msg.starts_with(&format!("undone on line {line} of "))
+            && msg.contains("label cleared")
+            && msg.contains(&format!("− {}", label_of(&app, "output_format"))),
         "{msg}"
     );
     // Two more levels: row 1 back to its first category (key 8), then to none.

@@ -75,6 +75,8 @@ struct PendingLabel {
     record: LabelRecord,
     /// It takes back an earlier change (`undo_label`): the status line says so, and where.
     undoes: Option<String>,
+    /// What changed, and where (`line 2 of run_a: + Logic error`), for the status line.
+    change: String,
 }
 
 /// A label change of this session, as it can be taken back: the rollout, and its label
@@ -481,6 +483,40 @@ impl Labels for Labelling {
 }
 
 /// A label change in words: "NumPy import, Logic error" or "cleared".
+/// What a label change changed: categories added and removed, the note (`+ Logic error,
+/// − Wrong arguments, note written`), or `no change`.
+pub fn describe_change(
+    taxonomy: &Taxonomy,
+    before: Option<&LabelRecord>,
+    after: &LabelRecord,
+) -> String {
+    let name = |c: &CategoryId| taxonomy.get(c).map_or(c.0.clone(), |k| k.label.clone());
+    let was: &[CategoryId] = before.map_or(&[], |b| b.categories.as_slice());
+    let mut parts: Vec<String> = after
+        .categories
+        .iter()
+        .filter(|c| !was.contains(c))
+        .map(|c| format!("+ {}", name(c)))
+        .collect();
+    parts.extend(
+        was.iter()
+            .filter(|c| !after.categories.contains(c))
+            .map(|c| format!("− {}", name(c))),
+    );
+    let note_was = before.map_or("", |b| b.note.trim());
+    match (note_was.is_empty(), after.note.trim()) {
+        (_, now) if now == note_was => {}
+        (true, _) => parts.push("note written".to_string()),
+        (false, "") => parts.push("note removed".to_string()),
+        (false, _) => parts.push("note changed".to_string()),
+    }
+    if parts.is_empty() {
+        "no change".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
 pub fn describe(taxonomy: &Taxonomy, record: &LabelRecord) -> String {
     if record.is_cleared() {
         return "label cleared".to_string();

@@ -13,7 +13,16 @@ use super::super::action::Action;
 use super::super::effects::{Effects, Handled};
 use super::super::state::{Corpus, ListView, Popup, ViewRow};
 use super::super::textbox::Typed;
-use super::{LabelFilter, Labelling, PendingLabel, UNDO_LEVELS, Undo};
+use super::{LabelFilter, Labelling, PendingLabel, UNDO_LEVELS, Undo, describe_change};
+
+/// Where a rollout is, as the status line says it: `line 2 of run_a`.
+fn where_is(corpus: &Corpus, entry: &super::super::entry::Entry) -> String {
+    let file = corpus
+        .runs
+        .get(entry.run)
+        .map_or(String::new(), |r| format!(" of {}", r.name));
+    format!("line {}{file}", entry.rollout.line)
+}
 
 impl Labelling {
     /// Keys this module takes before the keymap: category keys (the taxonomy's) in label
@@ -266,6 +275,11 @@ impl Labelling {
         };
         let before = self.effective(entry.run, &entry.rollout.id);
         let record = LabelRecord::now(entry.rollout.id.clone(), categories, note, &self.annotator);
+        let change = format!(
+            "{}: {}",
+            where_is(corpus, entry),
+            describe_change(&self.taxonomy, before.as_ref(), &record)
+        );
         if self.undo.len() == UNDO_LEVELS {
             self.undo.remove(0);
         }
@@ -274,6 +288,7 @@ impl Labelling {
             run: entry.run,
             record,
             undoes: None,
+            change,
         });
     }
 
@@ -290,14 +305,13 @@ impl Labelling {
         let (categories, note) =
             before.map_or((Vec::new(), String::new()), |l| (l.categories, l.note));
         let record = LabelRecord::now(entry.rollout.id.clone(), categories, &note, &self.annotator);
-        let file = corpus
-            .runs
-            .get(entry.run)
-            .map_or(String::new(), |r| format!(" of {}", r.name));
+        let now = self.effective(entry.run, &entry.rollout.id);
+        let change = describe_change(&self.taxonomy, now.as_ref(), &record);
         self.pending.push(PendingLabel {
             run: entry.run,
             record,
-            undoes: Some(format!("line {}{file}", entry.rollout.line)),
+            undoes: Some(where_is(corpus, entry)),
+            change,
         });
         fx.jump_to = Some(row);
     }
