@@ -49,7 +49,7 @@ const CHROME: [&str; 10] = [
     "f first failed",
     "5 again",
     "see the Code pane",
-    "press r",
+    "to regrade",
     "┌",
 ];
 

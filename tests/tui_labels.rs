@@ -79,8 +79,10 @@ fn keys_toggle_categories_and_each_change_is_on_disk_before_it_shows() {
     assert_eq!(
         app.message,
         Some(format!(
-            "saved to {} (built-in demo): Wrong arguments, Logic error",
-            sidecar(data.path()).display()
+            "saved to {} (built-in demo): Wrong arguments, Logic error (line {} of {}: + Wrong arguments)",
+            sidecar(data.path()).display(),
+            app.corpus.entries[1].rollout.line,
+            app.corpus.runs[app.corpus.entries[1].run].name
         ))
     );
     let lines = std::fs::read_to_string(sidecar(data.path())).expect("sidecar written");
@@ -659,4 +661,66 @@ fn reruns_queued(app: &App) -> Vec<&sebx::tui::jobs::reruns::RerunRequest> {
             _ => None,
         })
         .collect()
+}
+
+/// A category's label, as the taxonomy names it.
+fn label_of(app: &App, id: &str) -> String {
+    app.labelling
+        .taxonomy
+        .get(&CategoryId::new(id))
+        .map(|c| c.label.clone())
+        .expect("a category of the taxonomy")
+}
+
+/// `U` takes back label changes one at a time, several levels deep, each written as a new
+/// record (so another explorer sees it), and the status line says what was undone and where.
+#[test]
+fn undo_takes_label_changes_back_one_at_a_time() {
+    let data = tempfile::tempdir().expect("tempdir");
+    let mut app = labelling_app(data.path(), "ann", unavailable());
+    select(&mut app, 1);
+    app.update(&Action::LabelMode);
+    app.update(&Action::ToggleCategory('8'));
+    app.service();
+    app.update(&Action::ToggleCategory('6'));
+    app.service();
+    select(&mut app, 2);
+    app.update(&Action::ToggleCategory('7'));
+    app.service();
+    assert_eq!(saved_categories(&app, 2), Some(ids(&["output_format"])));
+    // Undo on another row: the change of row 2 goes, and the cursor goes there.
+    select(&mut app, 0);
+    app.update(&Action::UndoLabel);
+    app.service();
+    assert_eq!(saved_categories(&app, 2), None);
+    assert_eq!(app.list.selected, Some(2));
+    let line = app.corpus.entries[2].rollout.line;
+    let msg = app.message.clone().expect("a message");
+    assert!(
+        msg.starts_with(&format!("undone on line {line} of "))
+            && msg.contains("label cleared")
+            && msg.contains(&format!("− {}", label_of(&app, "output_format"))),
+        "{msg}"
+    );
+    // Two more levels: row 1 back to its first category (key 8), then to none.
+    app.update(&Action::UndoLabel);
+    app.service();
+    assert_eq!(saved_categories(&app, 1), Some(ids(&["logic_error"])));
+    assert!(
+        app.message
+            .as_deref()
+            .is_some_and(|m| m.contains("back to Logic error")),
+        "{:?}",
+        app.message
+    );
+    app.update(&Action::UndoLabel);
+    app.service();
+    assert_eq!(saved_categories(&app, 1), None);
+    app.update(&Action::UndoLabel);
+    app.service();
+    assert_eq!(app.message.as_deref(), Some("no label change to undo"));
+    // Another explorer on the same files reads the undone state.
+    let again = labelling_app(data.path(), "ann", unavailable());
+    assert_eq!(saved_categories(&again, 1), None);
+    assert_eq!(saved_categories(&again, 2), None);
 }

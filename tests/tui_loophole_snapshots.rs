@@ -154,3 +154,39 @@ fn demo(file: &str) -> PathBuf {
         .join("samples/demo")
         .join(file)
 }
+
+/// At 80×24 the Stats screen's loophole line is wrapped under the run's figures, never cut:
+/// its last figure (the accuracy without the loopholes) is on screen whole.
+#[test]
+fn stats_screen_wraps_the_loophole_line_at_80x24() {
+    let (mut session, _backend) = tui_common::open_graded(&isolated::explore_args(), 80, 24);
+    let app = &mut session.app;
+    app.update(&Action::StatsScreen);
+    settle(app, None);
+    let screen = tui_common::screen(&tui_common::draw(app, 80, 24));
+    let rows: Vec<String> = screen
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' ').to_string())
+        .collect();
+    let start = rows
+        .iter()
+        .position(|l| l.starts_with("through a loophole:"))
+        .unwrap_or_else(|| panic!("no loophole line:\n{screen}"));
+    let mut text = rows[start].clone();
+    for l in &rows[start + 1..] {
+        if l.is_empty() || l.contains(" rollouts · ") || l.contains('█') {
+            break;
+        }
+        text.push(' ');
+        text.push_str(l);
+    }
+    let without = text
+        .split("accuracy without ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("cut: {text}\n{screen}"));
+    assert!(
+        without.ends_with('%') || without == "–",
+        "the last figure whole: {text}\n{screen}"
+    );
+    assert!(!text.contains('…'), "{text}");
+}

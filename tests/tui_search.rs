@@ -306,3 +306,32 @@ fn the_go_to_box_takes_digits_and_recalls_its_history() {
     press(&mut app, KeyCode::Enter, KeyModifiers::NONE);
     assert_eq!(app.list.selected, at_5, "↑ recalled line 5");
 }
+
+/// `:` says which file the line is of, in the prompt and when it lands: with two runs,
+/// line 2 of run B is not line 2 of run A.
+#[test]
+fn goto_line_names_the_file_it_goes_into() {
+    let mut app = app(unavailable());
+    let in_b = app
+        .corpus
+        .entries
+        .iter()
+        .position(|e| e.run == 1)
+        .expect("run B has rollouts");
+    app.update(&Action::Top);
+    while app.list.selected != Some(in_b) {
+        app.update(&Action::Down);
+    }
+    let b = app.corpus.runs[1].name.clone();
+    let line = app.corpus.entries[in_b].rollout.line;
+    app.update(&Action::GotoLine);
+    let drawn = screen(&draw(&app, 160, 40));
+    let status = drawn.lines().last().unwrap_or("");
+    assert!(status.contains(&format!("line of {b} ")), "{status}");
+    for c in line.to_string().chars() {
+        app.update(&Action::Edit(Edit::Insert(c)));
+    }
+    app.update(&Action::Edit(Edit::Submit));
+    assert_eq!(app.list.selected, Some(in_b));
+    assert_eq!(app.message, Some(format!("{b}:{line}")));
+}

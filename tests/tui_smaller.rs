@@ -167,3 +167,51 @@ fn wrapped_lines_of_the_graded_block_keep_their_marker() {
         assert!(row.contains('▌'), "{row:?} lost the marker:\n{text}");
     }
 }
+
+/// At 80 columns the Cases pane's summary (cases failed, the reward note, the keys) wraps
+/// instead of being cut: the reward note of a row scored by its verdict alone is whole.
+#[test]
+fn the_cases_summary_wraps_at_80_columns() {
+    let mut app = app(Grading::Available);
+    drain_inline(&mut app, None);
+    // Run A's line 2: a stored report without an RL reward, with cases.
+    let row = app
+        .corpus
+        .entries
+        .iter()
+        .position(|e| e.run == 0 && e.rollout.line == 2)
+        .expect("line 2 of run A");
+    app.update(&Action::Top);
+    while app.list.selected != Some(row) {
+        app.update(&Action::Down);
+    }
+    app.update(&Action::PaneCases);
+    // Tall enough that the pane does not scroll past its summary to the first case.
+    app.update(&Action::Resize {
+        width: 80,
+        height: 50,
+    });
+    let screen = screen(&draw(&app, 80, 50));
+    let flat: String = screen
+        .lines()
+        .map(|l| l.trim_matches(|c| c == '│' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(flat.contains("cases failed"), "{screen}");
+    let key = app
+        .keymap
+        .key_in(sebx::tui::action::Scope::Main, Action::Regrade)
+        .expect("regrade is bound");
+    assert!(
+        flat.contains(&format!("no RL reward ({key} scores it)")),
+        "the reward note whole:\n{screen}"
+    );
+    let first = app
+        .keymap
+        .key_in(sebx::tui::action::Scope::Main, Action::FirstFailedCase)
+        .expect("bound");
+    assert!(
+        flat.contains(&format!("{first} first failed")),
+        "the last words whole:\n{screen}"
+    );
+}

@@ -283,3 +283,27 @@ fn a_pair_says_why_a_case_got_nothing() {
         "{text}"
     );
 }
+
+/// A run none of whose rollouts is graded (run B: no stored scores, no runtime) has no
+/// accuracy on the Stats screen: `–`, not `0.0%`; the graded run keeps its figure.
+#[test]
+fn a_run_with_nothing_graded_shows_no_accuracy() {
+    let mut app = app(Grading::Unavailable(
+        sebx::grade::backend::Unavailable::NoRuntime,
+    ));
+    drain_inline(&mut app, None);
+    open(&mut app, Action::StatsScreen);
+    let text = screen(&draw(&app, 160, 48));
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(name) && l.contains(" rollouts · "))
+            .unwrap_or_else(|| panic!("no {name} line:\n{text}"))
+            .to_string()
+    };
+    let b = line("run_b");
+    assert!(b.contains("0 rollouts"), "{b}");
+    assert!(b.contains("acc – "), "{b}");
+    assert!(!b.contains("0.0%"), "{b}");
+    let a = line("run_a");
+    assert!(a.contains("acc ") && a.contains('%'), "{a}");
+}

@@ -215,3 +215,56 @@ fn export_names_a_sample_by_its_step_file_and_line() {
     assert!(text.contains("zwc.median(minutes)"), "{text}");
     assert!(text.contains("A courier company"), "{text}");
 }
+
+/// The Training screen sums the run up as `sebx stats --by course` does (its tasks learned,
+/// forgotten, never solved) with the loophole onset, and each function's course reads as
+/// meant: a learned function is "solved from step N", never "last failed … learned".
+#[test]
+fn the_run_summary_and_the_course_lines_read_as_meant() {
+    let mut app = session(160, 48);
+    open_training(&mut app);
+    let r = app.training.result.as_ref().expect("figures");
+    let run = r.training_runs[app.training.run] as usize;
+    let name = r.set.runs[run].clone();
+    let mut ended = [0usize; 3];
+    for c in r
+        .report
+        .figures
+        .task_courses
+        .iter()
+        .filter(|c| c.run == name)
+    {
+        ended[c.status as usize] += 1;
+    }
+    assert!(ended.iter().sum::<usize>() > 0, "the run has tasks");
+    let want = format!(
+        "tasks: {} learned, {} forgotten, {} never solved",
+        ended[0], ended[1], ended[2]
+    );
+    let drawn = screen(&draw(&app, 160, 48));
+    assert!(drawn.contains(&want), "{want}:\n{drawn}");
+    assert!(drawn.contains("loophole"), "the onset is said:\n{drawn}");
+    let functions = app.training.map().expect("a heat map").rows.len();
+    let mut seen = BTreeSet::new();
+    for _ in 0..functions {
+        let drawn = screen(&draw(&app, 160, 48));
+        let course = drawn
+            .lines()
+            .find(|l| l.contains("over the run:"))
+            .expect("a course line")
+            .to_string();
+        assert!(!course.contains("last failed"), "{course}");
+        for (status, reads) in [
+            ("learned:", "solved from step"),
+            ("forgotten:", "not at its last step"),
+            ("never solved", "right at its last step"),
+        ] {
+            if course.contains(status) {
+                assert!(course.contains(reads), "{course}");
+                seen.insert(status);
+            }
+        }
+        app.update(&Action::Down);
+    }
+    assert!(seen.contains("learned:"), "a learned function was seen");
+}

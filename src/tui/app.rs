@@ -195,6 +195,7 @@ impl App {
                 .first()
                 .map_or_else(|| "label_mode".to_string(), |k| k.to_string()),
         );
+        labelling.skip_hint = keymap.aside(Action::Down, "skips it");
         App {
             corpus: Corpus {
                 ctx,
@@ -256,11 +257,12 @@ impl App {
 
     /// A part, mutable, with what it reads of the rest.
     fn part_mut(&mut self, id: PartId) -> (&mut dyn Part, Cx<'_>) {
-        let (corpus, list) = (&self.corpus, &self.list);
+        let (corpus, list, keys) = (&self.corpus, &self.list, &self.keymap);
         let others = |labels| Cx {
             corpus,
             list,
             labels,
+            keys,
         };
         match id {
             PartId::Training => (&mut self.training, others(&self.labelling)),
@@ -281,6 +283,14 @@ impl App {
             PartId::Reruns => &self.reruns,
             PartId::Extras => &self.extras,
         }
+    }
+
+    /// The keys of the part that holds the screen (a screen of its own), for the status
+    /// bar; `None` on the list.
+    pub fn screen_hints(&self) -> Option<String> {
+        PartId::ORDER
+            .iter()
+            .find_map(|id| self.part(*id).hints(&self.keymap))
     }
 
     /// The action a part makes of `key` before the keymap does (typing a note or caption,
@@ -366,8 +376,14 @@ impl App {
             Action::PageDown => self.move_by(self.list_height().max(2) as isize - 1),
             Action::Top => self.move_to_view_index(0),
             Action::Bottom => self.move_to_view_index(self.list.view.len().saturating_sub(1)),
-            Action::NextPane => self.set_pane(Pane::ALL[(self.detail.pane.index() + 1) % 6]),
-            Action::PrevPane => self.set_pane(Pane::ALL[(self.detail.pane.index() + 5) % 6]),
+            Action::NextPane => {
+                let n = Pane::ALL.len();
+                self.set_pane(Pane::ALL[(self.detail.pane.index() + 1) % n])
+            }
+            Action::PrevPane => {
+                let n = Pane::ALL.len();
+                self.set_pane(Pane::ALL[(self.detail.pane.index() + n - 1) % n])
+            }
             Action::PaneResponse => self.set_pane(Pane::Response),
             Action::PaneCode => self.set_pane(Pane::Code),
             Action::PaneCases => self.set_pane(Pane::Cases),

@@ -10,7 +10,7 @@ use crate::model::sidecar::SidecarError;
 
 use std::path::Path;
 
-use super::action::Action;
+use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::part::{Cx, Part};
 use super::state::{Corpus, ListView};
@@ -81,12 +81,12 @@ impl Bookmarks {
 
 impl Part for Bookmarks {
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
-        self.handle(action, cx.corpus, cx.list, fx)
+        self.handle(action, cx.corpus, cx.list, cx.keys, fx)
     }
 
     /// Bookmark sidecars sit beside the label sidecars (under the data dir for the demo).
     fn service(&mut self, cx: &Cx<'_>, fx: &mut Effects) -> bool {
-        self.write(cx.corpus, &cx.labels.bookmark_sidecars(), fx)
+        self.write(cx.corpus, &cx.labels.bookmark_sidecars(), cx.keys, fx)
     }
 }
 
@@ -139,6 +139,7 @@ impl Bookmarks {
         action: &Action,
         corpus: &Corpus,
         list: &ListView,
+        keys: &Keymap,
         fx: &mut Effects,
     ) -> Handled {
         match self.caption.update(action) {
@@ -180,7 +181,12 @@ impl Bookmarks {
                     match selected {
                         Some(r) => rows.push((r, String::new())),
                         None => {
-                            fx.say("nothing to present: b bookmarks rollouts");
+                            fx.say(
+                                match keys.says(Action::ToggleBookmark, "bookmarks rollouts") {
+                                    Some(how) => format!("nothing to present: {how}"),
+                                    None => "nothing to present".to_string(),
+                                },
+                            );
                             return Handled::Redraw;
                         }
                     }
@@ -201,7 +207,13 @@ impl Bookmarks {
     /// The event loop's I/O step for bookmarks: opens each run's store (placed with its
     /// labels, `sidecars` in run order) and writes queued changes durably, then says so.
     /// Returns whether to redraw.
-    fn write(&mut self, corpus: &Corpus, sidecars: &[&Path], fx: &mut Effects) -> bool {
+    fn write(
+        &mut self,
+        corpus: &Corpus,
+        sidecars: &[&Path],
+        keys: &Keymap,
+        fx: &mut Effects,
+    ) -> bool {
         let mut redraw = false;
         while self.stores.len() < sidecars.len() {
             let path = sidecars[self.stores.len()];
@@ -258,7 +270,10 @@ impl Bookmarks {
                     store.toggle_at(id, line, next).map(|on| {
                         let n = self.playlist_rows(corpus).len();
                         if on {
-                            format!("bookmarked ({n} in the playlist, P presents)")
+                            let present = keys
+                                .says(Action::Present, "presents")
+                                .map_or(String::new(), |s| format!(", {s}"));
+                            format!("bookmarked ({n} in the playlist{present})")
                         } else {
                             format!("bookmark removed ({n} left)")
                         }
@@ -270,7 +285,7 @@ impl Bookmarks {
                         .map(|()| format!("caption: {text}")),
                     _ => continue,
                 },
-                Change::Move(delta) => self.move_bookmark(corpus, row, delta),
+                Change::Move(delta) => self.move_bookmark(corpus, row, delta, keys),
             };
             fx.say(match result {
                 Ok(what) => format!("saved to {file}: {what}"),
@@ -287,10 +302,15 @@ impl Bookmarks {
         corpus: &Corpus,
         row: usize,
         delta: i32,
+        keys: &Keymap,
     ) -> Result<String, SidecarError> {
         let mut list = self.marked(corpus);
         let Some(at) = list.iter().position(|m| m.row == row) else {
-            return Ok("not bookmarked: b bookmarks it".to_string());
+            return Ok(format!(
+                "not bookmarked{}",
+                keys.says(Action::ToggleBookmark, "bookmarks it")
+                    .map_or(String::new(), |s| format!(": {s}"))
+            ));
         };
         let target = (at as i64 + i64::from(delta)).clamp(0, list.len() as i64 - 1) as usize;
         let moved = list.remove(at);

@@ -11,12 +11,11 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ratatui::Frame;
-use ratatui::crossterm::event::{KeyCode, KeyEvent};
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
-use super::action::Action;
+use super::action::{Action, Keymap, Scope};
 use super::effects::{Effects, Handled};
 use super::entry::Entry;
 use super::layout::{fit, popup_area};
@@ -158,7 +157,7 @@ impl ExtraKeys {
         fx.open(Popup::ExtraKeys);
     }
 
-    fn choose(&mut self, fx: &mut Effects) {
+    fn choose(&mut self, keys: &Keymap, fx: &mut Effects) {
         let Some(k) = self.summary.get(self.cursor) else {
             return;
         };
@@ -169,7 +168,7 @@ impl ExtraKeys {
                     fx.say(format!("column {} hidden", k.key));
                 } else {
                     self.columns.push((k.key.clone(), k.width()));
-                    fx.say(format!("column {} shown (x, enter hides it)", k.key));
+                    fx.say(format!("column {} shown{}", k.key, again(keys, "hides it")));
                 }
             }
             Some(v) => {
@@ -184,10 +183,14 @@ impl ExtraKeys {
                     self.filter = None;
                     fx.say(format!("every row again ({} filter off)", k.key));
                 } else {
+                    let clear = keys
+                        .key_in(Scope::Main, Action::ClearFilters)
+                        .map_or(String::new(), |c| format!(", or {c},"));
                     fx.say(format!(
-                        "only the {n} samples with {}={} (x → enter again, or c, shows every row)",
+                        "only the {n} samples with {}={}{}",
                         k.key,
-                        shown(value.as_deref())
+                        shown(value.as_deref()),
+                        again(keys, &format!("again{clear} shows every row"))
                     ));
                     self.filter = Some(chosen);
                 }
@@ -199,11 +202,6 @@ impl ExtraKeys {
 }
 
 impl Part for ExtraKeys {
-    fn key(&self, key: &KeyEvent, popup: Option<Popup>) -> Option<Action> {
-        (popup == Some(Popup::ExtraKeys) && matches!(key.code, KeyCode::Enter | KeyCode::Char(' ')))
-            .then_some(Action::PopupChoose)
-    }
-
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         match action {
             Action::ExtraKeys => {
@@ -218,7 +216,7 @@ impl Part for ExtraKeys {
         &mut self,
         popup: Popup,
         action: &Action,
-        _cx: &Cx<'_>,
+        cx: &Cx<'_>,
         fx: &mut Effects,
     ) -> Handled {
         if popup != Popup::ExtraKeys {
@@ -238,7 +236,7 @@ impl Part for ExtraKeys {
             }
             (Action::NextPane, None) => self.value_cursor = Some(0),
             (Action::PrevPane, Some(_)) => self.value_cursor = None,
-            (Action::PopupChoose, _) => self.choose(fx),
+            (Action::PopupChoose, _) => self.choose(cx.keys, fx),
             (Action::ExtraKeys | Action::Cancel, _) => fx.close(),
             (Action::Quit | Action::Resize { .. }, _) => return Handled::Passed,
             _ => return Handled::Unchanged,
@@ -247,8 +245,34 @@ impl Part for ExtraKeys {
     }
 }
 
+/// ` (V → enter {what})`: how to come back to the picker's choice, from the keymap.
+fn again(keys: &Keymap, what: &str) -> String {
+    let open = keys.key_in(Scope::Main, Action::ExtraKeys);
+    let choose = keys.key_in(Scope::Popup, Action::PopupChoose);
+    match (open, choose) {
+        (Some(o), Some(c)) => format!(" ({o} → {c} {what})"),
+        _ => String::new(),
+    }
+}
+
+/// The picker's key hints: `choose` says what choosing does, `mv` the pane key and what
+/// it does (to the values, back to the keys).
+fn popup_hint(keys: &Keymap, choose: &str, mv: (Action, &str)) -> String {
+    let parts = [
+        keys.hint(Scope::Popup, &[(&[Action::PopupChoose], choose)]),
+        keys.hint(Scope::Main, &[(&[mv.0], mv.1), (&[Action::Cancel], "")]),
+    ];
+    let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    parts.join(" · ")
+}
+
 /// The picker's lines: the keys, or the highlighted key's values; and the highlighted line.
-fn picker_lines(x: &ExtraKeys, theme: &Theme, inner: usize) -> (String, Vec<Line<'static>>, usize) {
+fn picker_lines(
+    x: &ExtraKeys,
+    theme: &Theme,
+    keys: &Keymap,
+    inner: usize,
+) -> (String, Vec<Line<'static>>, usize) {
     let Some(k) = x.summary.get(x.cursor) else {
         return (String::new(), Vec::new(), 0);
     };
@@ -291,7 +315,14 @@ fn picker_lines(x: &ExtraKeys, theme: &Theme, inner: usize) -> (String, Vec<Line
                 })
                 .collect();
             (
-                " Extra keys of the samples (✓: list column) · enter: column on/off · →: its values, to filter · esc ".to_string(),
+                format!(
+                    " Extra keys of the samples (✓: list column) · {} ",
+                    popup_hint(
+                        keys,
+                        "column on/off",
+                        (Action::NextPane, "its values, to filter")
+                    )
+                ),
                 lines,
                 x.cursor,
             )
@@ -322,9 +353,14 @@ fn picker_lines(x: &ExtraKeys, theme: &Theme, inner: usize) -> (String, Vec<Line
                 .collect();
             (
                 format!(
-                    " {}: {} values (✓: the filter) · enter: only these samples (again: all) · ←: keys · esc ",
+                    " {}: {} values (✓: the filter) · {} ",
                     k.key,
-                    k.distinct()
+                    k.distinct(),
+                    popup_hint(
+                        keys,
+                        "only these samples (again: all)",
+                        (Action::PrevPane, "keys")
+                    )
                 ),
                 lines,
                 v,
@@ -338,10 +374,10 @@ fn fit_short(text: &str, width: usize) -> String {
 }
 
 /// Draws the picker (`V`), the highlighted line always in view.
-pub fn draw_popup(frame: &mut Frame, x: &ExtraKeys, theme: &Theme, area: Rect) {
+pub fn draw_popup(frame: &mut Frame, x: &ExtraKeys, theme: &Theme, keys: &Keymap, area: Rect) {
     let width = area.width.saturating_sub(4).min(110);
     let inner = usize::from(width.saturating_sub(2));
-    let (title, lines, at) = picker_lines(x, theme, inner);
+    let (title, lines, at) = picker_lines(x, theme, keys, inner);
     let height = (lines.len() as u16 + 2)
         .min(area.height.saturating_sub(2))
         .max(3);

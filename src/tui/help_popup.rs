@@ -6,6 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
+use super::action::{Action, Scope};
 use super::app::App;
 use super::layout::{fit, popup_area};
 
@@ -71,9 +72,9 @@ fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
             .to_string(),
         "RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict".to_string(),
         "⚑ number of findings · functions: dim a real zwc call, amber a NumPy name on zwc, red an invented name · • labelled by you · ★ bookmarked".to_string(),
-        super::textbox::KEYS_HELP.to_string(),
+        super::textbox::keys_help(&app.keymap),
         format!(
-            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present]: their titles show them) and theme in sebx/config.toml",
+            "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present], a popup's under [keys.popup]: their titles show them) and theme in sebx/config.toml",
             theme.name
         ),
     ];
@@ -110,7 +111,16 @@ pub(crate) fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
         .title(Span::styled(
-            " Help — keys (↑↓ scroll · esc closes) ",
+            format!(
+                " Help — keys ({}) ",
+                app.keymap.hint(
+                    Scope::Main,
+                    &[
+                        (&[Action::Up, Action::Down], "scroll"),
+                        (&[Action::Cancel], "closes")
+                    ]
+                )
+            ),
             theme.title,
         ))
         .style(theme.popup);

@@ -73,7 +73,22 @@ pub struct RunSidecars {
 struct PendingLabel {
     run: usize,
     record: LabelRecord,
+    /// It takes back an earlier change (`undo_label`): the status line says so, and where.
+    undoes: Option<String>,
+    /// What changed, and where (`line 2 of run_a: + Logic error`), for the status line.
+    change: String,
 }
+
+/// A label change of this session, as it can be taken back: the rollout, and its label
+/// (categories and note) before the change.
+#[derive(Debug, Clone, PartialEq)]
+struct Undo {
+    row: usize,
+    before: Option<LabelRecord>,
+}
+
+/// How many label changes `undo_label` can take back.
+const UNDO_LEVELS: usize = 50;
 
 /// All labelling state.
 #[derive(Debug)]
@@ -93,6 +108,9 @@ pub struct Labelling {
     /// Label mode's keys as the keymap binds them (`a accept · w note · ...`), and the
     /// key that turns it on again (`L`): what the status bar says when it is turned on.
     pub mode_keys: (String, String),
+    /// How to move past the failure "next unlabelled failure" stays on (` (j skips it)`),
+    /// from the keymap.
+    pub skip_hint: String,
     /// Keys for categories the taxonomy leaves without one, numbers then letters: those the
     /// keymap leaves free, so label mode never hides a key it needs.
     pub spare_keys: Vec<char>,
@@ -123,6 +141,8 @@ pub struct Labelling {
     pub order: LabelOrder,
     pub order_seed: u64,
     pending: Vec<PendingLabel>,
+    /// This session's label changes, the last one last (at most [`UNDO_LEVELS`]).
+    undo: Vec<Undo>,
     /// Labelled / total over every loaded rollout, by this annotator.
     pub progress: Progress,
     /// Some sidecar holds a current label (by anyone).
@@ -146,6 +166,7 @@ impl Default for Labelling {
             labelled_failures: 0,
             anonymous_said: false,
             mode_keys: (String::new(), "L".to_string()),
+            skip_hint: String::new(),
             spare_keys: Vec::new(),
             filter: None,
             note: TextBox::default(),
@@ -162,6 +183,7 @@ impl Default for Labelling {
             order: LabelOrder::File,
             order_seed: DEFAULT_SEED,
             pending: Vec::new(),
+            undo: Vec::new(),
             progress: Progress::default(),
             any_labels: false,
             progress_rows: 0,
@@ -461,6 +483,40 @@ impl Labels for Labelling {
 }
 
 /// A label change in words: "NumPy import, Logic error" or "cleared".
+/// What a label change changed: categories added and removed, the note (`+ Logic error,
+/// − Wrong arguments, note written`), or `no change`.
+pub fn describe_change(
+    taxonomy: &Taxonomy,
+    before: Option<&LabelRecord>,
+    after: &LabelRecord,
+) -> String {
+    let name = |c: &CategoryId| taxonomy.get(c).map_or(c.0.clone(), |k| k.label.clone());
+    let was: &[CategoryId] = before.map_or(&[], |b| b.categories.as_slice());
+    let mut parts: Vec<String> = after
+        .categories
+        .iter()
+        .filter(|c| !was.contains(c))
+        .map(|c| format!("+ {}", name(c)))
+        .collect();
+    parts.extend(
+        was.iter()
+            .filter(|c| !after.categories.contains(c))
+            .map(|c| format!("− {}", name(c))),
+    );
+    let note_was = before.map_or("", |b| b.note.trim());
+    match (note_was.is_empty(), after.note.trim()) {
+        (_, now) if now == note_was => {}
+        (true, _) => parts.push("note written".to_string()),
+        (false, "") => parts.push("note removed".to_string()),
+        (false, _) => parts.push("note changed".to_string()),
+    }
+    if parts.is_empty() {
+        "no change".to_string()
+    } else {
+        parts.join(", ")
+    }
+}
+
 pub fn describe(taxonomy: &Taxonomy, record: &LabelRecord) -> String {
     if record.is_cleared() {
         return "label cleared".to_string();

@@ -1,6 +1,7 @@
 //! The one interface of the explorer's parts that own their state (labelling, reruns,
 //! bookmarks, the stats screens): each maps keys to actions from its state, answers an
-//! action (or one in a popup) with [`Handled`] and [`Effects`], and does its I/O in the event
+//! action (or one in a popup) with [`Handled`] and [`Effects`], says its keys for the
+//! status bar while it holds the screen ([`Part::hints`]), and does its I/O in the event
 //! loop's I/O step. `App` offers each in turn; the first to take an action has it. A part
 //! reads the rest through [`Cx`] and never reaches into `App` or another part.
 
@@ -10,7 +11,7 @@ use ratatui::crossterm::event::KeyEvent;
 
 use crate::model::RolloutId;
 
-use super::action::Action;
+use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::state::{Corpus, ListView, Popup};
 
@@ -20,6 +21,8 @@ pub struct Cx<'a> {
     pub list: &'a ListView,
     /// Labelling's answers, for the other parts ([`NoLabels`] for labelling itself).
     pub labels: &'a dyn Labels,
+    /// The keys in force, for the hints a part says (`b bookmarks it`).
+    pub keys: &'a Keymap,
 }
 
 /// What the other parts read of labelling.
@@ -74,6 +77,13 @@ pub trait Part {
         _fx: &mut Effects,
     ) -> Handled {
         Handled::Passed
+    }
+
+    /// The keys this part offers while it holds the screen (a screen of its own), for the
+    /// status bar, from the keymap in force; `None`: it does not hold the screen, the
+    /// list's keys are shown.
+    fn hints(&self, _keys: &Keymap) -> Option<String> {
+        None
     }
 
     /// The event loop's I/O step (after each action, before the next draw); returns

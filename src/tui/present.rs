@@ -413,6 +413,14 @@ impl Presenter {
                         Span::raw(format!("{ok} of {} matched", r.cases.len())),
                     ]));
                 }
+                // What the room must not take as settled: a verdict another machine or run
+                // could flip, and an RL reward that says otherwise.
+                if let Some(text) = fragile_text(r) {
+                    lines.extend(labelled("fragile     ", &text, w, t.dim, t.warning));
+                }
+                if let Some(text) = reward_text(r) {
+                    lines.extend(labelled("RL reward   ", &text, w, t.dim, t.warning));
+                }
             }
             None if matches!(slide.shown, Shown::Pending) => lines.push(Line::styled(
                 "not graded: `sebx grade FILE` first, or open its scored results with it",
@@ -495,6 +503,14 @@ impl Presenter {
                 said = true;
                 lines.extend(labelled("static    ", &why, w, t.dim, t.warning));
             }
+            if let Some(text) = fragile_text(r) {
+                said = true;
+                lines.extend(labelled("fragile   ", &text, w, t.dim, t.warning));
+            }
+            if let Some(text) = reward_text(r) {
+                said = true;
+                lines.extend(labelled("reward    ", &text, w, t.dim, t.warning));
+            }
         }
         if !said {
             lines.push(Line::styled(
@@ -515,6 +531,33 @@ impl Presenter {
         }
         lines.extend(draw_graph(graph, t).lines());
     }
+}
+
+/// Why the verdict is fragile (another machine or grader run could flip it), if it is.
+fn fragile_text(r: &GradeReport) -> Option<String> {
+    r.fragile.then(|| {
+        let why = r
+            .fragile_reason
+            .as_deref()
+            .unwrap_or("another machine or run could decide otherwise");
+        format!("this verdict could flip: {why}")
+    })
+}
+
+/// The official RL reward where it disagrees with the verdict, with why.
+fn reward_text(r: &GradeReport) -> Option<String> {
+    let (Some(reward), Some(verdict), Some(true)) = (r.reward, r.verdict, r.reward_disagrees())
+    else {
+        return None;
+    };
+    let why = r
+        .reward_reason
+        .as_deref()
+        .map_or(String::new(), |w| format!(": {w}"));
+    Some(format!(
+        "{reward} (official RL) ≠ verdict {}{why}",
+        verdict.as_str()
+    ))
 }
 
 /// `zwc.x` / `zwc.rfx.y` names called on a line of code.

@@ -41,6 +41,12 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
             if let Some(action) = app.part_key(key) {
                 return Some(action);
             }
+            // An open popup's keys (`[keys.popup]`) come before the list's.
+            if app.popup.is_some()
+                && let Some(action) = app.keymap.action_in(Scope::Popup, key)
+            {
+                return Some(action);
+            }
             app.keymap.action_for(key)
         }
         Event::Mouse(m) => match m.kind {

@@ -110,6 +110,10 @@ impl Part for StatsView {
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         self.handle(action, cx.corpus, cx.labels, fx)
     }
+
+    fn hints(&self, keys: &Keymap) -> Option<String> {
+        self.screen.map(|screen| footer_keys(screen, keys))
+    }
 }
 
 /// The map of the shown run in the chosen order.

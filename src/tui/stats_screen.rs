@@ -12,6 +12,7 @@ use similar::{ChangeTag, TextDiff};
 use crate::grade::runs::{self, pct};
 use crate::model::Verdict;
 
+use super::action::{Action, Scope};
 use super::app::App;
 use super::entry::Shown;
 use super::layout::fit;
@@ -131,20 +132,25 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 "{} rollouts · {} tasks · acc {} {ci}{how} · pass@1 {}{reward}",
                 st.rollouts,
                 st.tasks,
-                pct(st.accuracy),
+                // Nothing graded: no accuracy, not 0%.
+                if st.rollouts == 0 {
+                    "–".to_string()
+                } else {
+                    pct(st.accuracy)
+                },
                 runs::pass_value(p1)
             )),
         ]));
         // The rights paid through a loophole (issue 29), as `sebx stats` counts them.
+        // Wrapped under the run's figures: a figure cut off reads as another figure.
         if st.loopholes.right > 0 {
-            lines.push(Line::styled(
-                format!(
-                    "{}{}",
-                    " ".repeat(14),
-                    loophole_text(&st.loopholes, st.reward.rewarded > 0)
-                ),
-                theme.verdict_failed,
-            ));
+            let text = loophole_text(&st.loopholes, st.reward.rewarded > 0);
+            for part in super::panes::wrap_words(&text, w.saturating_sub(15)) {
+                lines.push(Line::styled(
+                    format!("{}{part}", " ".repeat(14)),
+                    theme.verdict_failed,
+                ));
+            }
         }
         // Verdict shares as one stacked bar, then the shares in figures.
         let bw = if wide { 60 } else { 30 };
@@ -171,8 +177,11 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     if r.ungraded > 0 {
         lines.push(Line::styled(
             format!(
-                " {} rows not graded yet are left out (S refreshes)",
-                r.ungraded
+                " {} rows not graded yet are left out{}",
+                r.ungraded,
+                app.keymap
+                    .says_in(Scope::Stats, Action::StatsScreen, "refreshes")
+                    .map_or(String::new(), |s| format!(" ({s})"))
             ),
             theme.dim,
         ));
@@ -183,12 +192,19 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         let sample = match l.sample {
             runs::LabelSample::Random => "a random sample",
             runs::LabelSample::All => "all of them",
-            runs::LabelSample::Picked => "picked, not random (O: label in random order)",
+            runs::LabelSample::Picked => "picked, not random",
             runs::LabelSample::None => "none",
+        };
+        let order = match l.sample {
+            runs::LabelSample::Picked => app
+                .keymap
+                .says(Action::ToggleLabelOrder, "labels in random order")
+                .map_or(String::new(), |s| format!(" ({s})")),
+            _ => String::new(),
         };
         lines.push(Line::styled(
             format!(
-                " your labels: {} of {} failures, {sample}",
+                " your labels: {} of {} failures, {sample}{order}",
                 l.labelled_failures, l.failures
             ),
             theme.dim,
@@ -197,7 +213,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         top.sort_by_key(|c| std::cmp::Reverse(c.failures));
         let parts: Vec<String> = top
             .iter()
-            .take(if wide { 5 } else { 2 })
+            .take(if wide { 5 } else { 3 })
             .map(|c| {
                 format!(
                     "{} {} {}",
@@ -209,13 +225,19 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 )
             })
             .collect();
-        lines.push(Line::styled(format!("   {}", parts.join(" · ")), theme.dim));
+        // Every category shown whole: wrapped, not cut.
+        for part in super::panes::wrap_words(&parts.join(" · "), w.saturating_sub(4)) {
+            lines.push(Line::styled(format!("   {part}"), theme.dim));
+        }
     }
     let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
     lines.push(Line::styled(
         format!(
-            " internalization map of {run_name} ({}; s: sort)",
-            sort_label(app.stats.sort)
+            " internalization map of {run_name} ({}{})",
+            sort_label(app.stats.sort),
+            app.keymap
+                .key_in(Scope::Stats, Action::SortRows)
+                .map_or(String::new(), |k| format!("; {k}: sort"))
         ),
         theme.column_header,
     ));

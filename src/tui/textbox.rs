@@ -7,13 +7,34 @@
 //! nothing else happens). Characters a box cannot hold (a letter in go to line) are ignored
 //! the same way.
 
-use super::action::{Action, Edit};
+use super::action::{Action, Edit, Keymap, Scope};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
-/// The text boxes' keys, for the help (they are the same in every box and not rebound).
-pub const KEYS_HELP: &str = "In a text box (/ : # w B, / on the Stats map and the Training screen): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored";
+/// The text boxes' keys, for the help (they are the same in every box and not rebound);
+/// the keys that open a box are the keymap's.
+pub fn keys_help(keys: &Keymap) -> String {
+    let open: Vec<String> = [
+        Action::Search,
+        Action::GotoLine,
+        Action::StepRange,
+        Action::EditNote,
+        Action::BookmarkCaption,
+    ]
+    .into_iter()
+    .filter_map(|a| keys.key_in(Scope::Main, a))
+    .collect();
+    let screens = keys
+        .key_in(Scope::Stats, Action::Search)
+        .map_or(String::new(), |k| {
+            format!(", {k} on the Stats map and the Training screen")
+        });
+    format!(
+        "In a text box ({}{screens}): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored",
+        open.join(" ")
+    )
+}
 
 /// The action a key makes while a text box is open: an edit, Esc cancels, Ctrl-C quits;
 /// `None` (ignored) for every other key.

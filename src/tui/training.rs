@@ -102,6 +102,18 @@ pub fn footer_keys(keys: &Keymap, wide: bool) -> String {
     keys.hint(Scope::Training, &items)
 }
 
+/// The Training screen's status bar: what leaves it and the keys most asked for, with
+/// words (its title has them all).
+pub fn status_keys(keys: &Keymap) -> String {
+    let items: [(&[Action], &str); 4] = [
+        (&[Action::CloseScreen], "close"),
+        (&[Action::Choose], "its rollouts"),
+        (&[Action::SortRows], "sort"),
+        (&[Action::Search], "find a function"),
+    ];
+    keys.hint(Scope::Training, &items)
+}
+
 /// The keys of the zero-advantage group list, for the screen's title.
 pub fn group_keys(keys: &Keymap) -> String {
     let items: [(&[Action], &str); 3] = [
@@ -488,7 +500,13 @@ impl TrainingView {
         Handled::Redraw
     }
 
-    fn handle_range(&mut self, action: &Action, corpus: &Corpus, fx: &mut Effects) -> Handled {
+    fn handle_range(
+        &mut self,
+        action: &Action,
+        corpus: &Corpus,
+        keys: &Keymap,
+        fx: &mut Effects,
+    ) -> Handled {
         match self.range.update(action) {
             Typed::Edited | Typed::Cancelled => {}
             Typed::Other => return Handled::Passed,
@@ -523,7 +541,14 @@ impl TrainingView {
                     (l, h) => format!("steps {l}–{h}"),
                 };
                 let label = format!("{steps} ({} samples)", rows.len());
-                fx.say("c clears; # then enter: all steps");
+                let how: Vec<String> = [
+                    keys.says(Action::ClearFilters, "clears"),
+                    keys.says(Action::StepRange, "then enter: all steps"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                fx.say(how.join("; "));
                 fx.filter_rows = Some(RowFilter {
                     label,
                     rows: Arc::new(rows),
@@ -602,13 +627,17 @@ impl TrainingView {
 }
 
 impl Part for TrainingView {
+    fn hints(&self, keys: &Keymap) -> Option<String> {
+        self.open.then(|| status_keys(keys))
+    }
+
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         if let Action::Resize { width, .. } = action {
             self.cells_width = cells_width_for(*width);
             self.clamp_cell();
         }
         if self.range.is_open() {
-            return self.handle_range(action, cx.corpus, fx);
+            return self.handle_range(action, cx.corpus, cx.keys, fx);
         }
         match action {
             Action::TrainingScreen if !self.open => {

@@ -17,6 +17,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use crate::grade::runs::onset::ANY;
 use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
 
+use super::action::{Action, Scope};
 use super::app::App;
 use super::layout::fit;
 use super::stats_screen::heat;
@@ -69,7 +70,14 @@ pub fn search_box(app: &App) -> Vec<Span<'static>> {
     if !search.is_open() {
         return Vec::new();
     }
-    let mut spans = vec![Span::styled(" / ", app.theme.status_key), Span::raw(" ")];
+    let key = app
+        .keymap
+        .key_in(Scope::Training, Action::Search)
+        .unwrap_or_else(|| "search".to_string());
+    let mut spans = vec![
+        Span::styled(format!(" {key} "), app.theme.status_key),
+        Span::raw(" "),
+    ];
     spans.extend(search.spans(Style::default()));
     spans.push(Span::styled(
         " a function's NumPy or zwc name (~ fuzzy) ",
@@ -143,6 +151,7 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
         head.push_str(" · updating…");
     }
     lines.push(Line::styled(fit(&head, w), theme.title));
+    lines.push(Line::styled(fit(&run_summary(r, &name), w), theme.title));
 
     // Curves: one character per step (or step range).
     // The label (19 columns) and the value after the curve (` 100.0% at the last step`)
@@ -364,10 +373,66 @@ fn steps_text(lo: u32, hi: u32) -> String {
     }
 }
 
-/// Rows of the map that fit `height` lines: the header and four lines are kept (how many
-/// more, a blank, the cell's line and the course line).
+/// ` (↓)`: the key that scrolls to what is out of sight, from the keymap.
+fn down_key(app: &App) -> String {
+    app.keymap
+        .key_in(Scope::Training, Action::Down)
+        .map_or(String::new(), |k| format!(" ({k})"))
+}
+
+/// The run in one line, as `sebx stats --by course` counts it: how its tasks ended and when
+/// loopholes set in (any kind, at `--onset-at`).
+fn run_summary(r: &TrainingResult, name: &str) -> String {
+    let fig = &r.report.figures;
+    let mut ended = [0usize; 3];
+    for c in fig.task_courses.iter().filter(|c| c.run == name) {
+        ended[c.status as usize] += 1;
+    }
+    let [learned, forgotten, never] = ended;
+    let onset = match fig.onsets.iter().find(|o| o.run == name && o.kind == ANY) {
+        Some(o) => match (o.step, o.peak) {
+            (Some(step), _) => format!("loophole onset at step {step}"),
+            (None, Some((step, share))) => format!(
+                "no loophole onset (at most {} of a step's samples, step {step})",
+                pct(share)
+            ),
+            (None, None) => "no loophole".to_string(),
+        },
+        None => "no loophole".to_string(),
+    };
+    format!(" tasks: {learned} learned, {forgotten} forgotten, {never} never solved · {onset}")
+}
+
+/// How a function's course reads: when it was first solved and where it ended, with the
+/// last step that still had a wrong sample (a learned function may have had one).
+fn course_text(c: &crate::grade::runs::Course, learned_at: impl std::fmt::Display) -> String {
+    use crate::grade::runs::Learning;
+    let solved = format!("solved: at least {learned_at} of a step's samples right");
+    let last = pct(c.last_accuracy);
+    match (c.status, c.first_solved) {
+        (Learning::NeverSolved, _) | (_, None) => {
+            format!(" over the run: never solved ({last} right at its last step; {solved})")
+        }
+        (Learning::Learned, Some(first)) => {
+            let wrong = c
+                .last_failed
+                .map_or(", no sample ever wrong".to_string(), |s| {
+                    format!(", a sample still wrong at step {s}")
+                });
+            format!(
+                " over the run: learned: solved from step {first}{wrong}, {last} right at its last step ({solved})"
+            )
+        }
+        (Learning::Forgotten, Some(first)) => format!(
+            " over the run: forgotten: solved at step {first}, not at its last step ({last} right; {solved})"
+        ),
+    }
+}
+
+/// Rows of the map that fit `height` lines: the header and five lines are kept (how many
+/// more, a blank, the cell's line and the course's two lines).
 fn map_room(height: usize) -> usize {
-    height.saturating_sub(5).max(1)
+    height.saturating_sub(6).max(1)
 }
 
 /// The first row in sight and how many: the highlighted row stays in sight.
@@ -400,7 +465,11 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
     }
     if first + room < groups.len() {
         lines.push(Line::styled(
-            format!(" … {} more groups (↓)", groups.len() - first - room),
+            format!(
+                " … {} more groups{}",
+                groups.len() - first - room,
+                down_key(app)
+            ),
             theme.dim,
         ));
     }
@@ -408,8 +477,16 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
         lines.push(Line::styled(
             fit(
                 &format!(
-                    " step {step}, group {}: {} · enter lists its {} samples",
-                    g.group, g.task, g.samples
+                    " step {step}, group {}: {}{}",
+                    g.group,
+                    g.task,
+                    app.keymap
+                        .says_in(
+                            Scope::Training,
+                            Action::Choose,
+                            &format!("lists its {} samples", g.samples)
+                        )
+                        .map_or(String::new(), |s| format!(" · {s}"))
                 ),
                 w,
             ),
@@ -481,7 +558,11 @@ fn map_lines(
     }
     if first + room < map.rows.len() {
         lines.push(Line::styled(
-            format!(" … {} more functions (↓)", map.rows.len() - first - room),
+            format!(
+                " … {} more functions{}",
+                map.rows.len() - first - room,
+                down_key(app)
+            ),
             theme.dim,
         ));
     }
@@ -506,8 +587,11 @@ fn map_lines(
             format!(" {numpy} ({zwc}) at {steps}: {NOTHING} (no graded sample)")
         } else {
             format!(
-                " {numpy} ({zwc}) at {steps}: {n} samples, {right} right ({}), {reward} with reward 1 · enter lists them",
-                pct(right as f64 / n as f64)
+                " {numpy} ({zwc}) at {steps}: {n} samples, {right} right ({}), {reward} with reward 1{}",
+                pct(right as f64 / n as f64),
+                app.keymap
+                    .says_in(Scope::Training, Action::Choose, "lists them")
+                    .map_or(String::new(), |s| format!(" · {s}"))
             )
         };
         lines.push(Line::styled(fit(&cell, w), theme.title));
@@ -518,24 +602,16 @@ fn map_lines(
             .iter()
             .find(|c| c.run_index == map.run && c.index == *f)
         {
-            let first = c
-                .first_solved
-                .map_or("never".into(), |s| format!("step {s}"));
-            let last = c
-                .last_failed
-                .map_or("never".into(), |s| format!("step {s}"));
-            lines.push(Line::styled(
-                fit(
-                    &format!(
-                        " over the run: first solved {first}, last failed {last}: {} ({} right at its last step; solved: at least {})",
-                        c.status.as_str(),
-                        pct(c.last_accuracy),
-                        r.report.figures.learned_at
-                    ),
-                    w,
-                ),
-                theme.dim,
-            ));
+            // Two lines at most (`map_room` keeps them), the second cut with a mark.
+            let text = course_text(c, r.report.figures.learned_at);
+            let wrapped = super::panes::wrap_words(text.trim_start(), w.saturating_sub(1));
+            if let Some(first) = wrapped.first() {
+                lines.push(Line::styled(format!(" {first}"), theme.dim));
+            }
+            if wrapped.len() > 1 {
+                let rest = wrapped[1..].join(" ");
+                lines.push(Line::styled(fit(&format!(" {rest}"), w), theme.dim));
+            }
         }
     }
     lines

@@ -7,7 +7,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
-use super::action::Action;
+use super::action::{Action, Scope};
 use super::app::{App, Grading, Pane, Popup, ViewRow};
 use super::layout::{Areas, fit, layout, popup_area, tab_label};
 use super::panes;
@@ -26,7 +26,9 @@ pub fn draw(frame: &mut Frame, app: &App) {
     match app.popup {
         Some(Popup::Help) => super::help_popup::draw_help(frame, app, area),
         Some(Popup::Issues) => draw_issues(frame, app, area),
-        Some(Popup::ExtraKeys) => super::extras::draw_popup(frame, &app.extras, &app.theme, area),
+        Some(Popup::ExtraKeys) => {
+            super::extras::draw_popup(frame, &app.extras, &app.theme, &app.keymap, area)
+        }
         Some(other) => panes::labels::draw_popup(frame, app, area, other),
         None => {}
     }
@@ -225,11 +227,14 @@ fn draw_list(frame: &mut Frame, app: &App, areas: Areas) {
     let body = areas.list_body;
     if app.list.view.is_empty() {
         let msg = if !app.corpus.load.done {
-            "loading…"
+            "loading…".to_string()
         } else if total == 0 {
-            "no rollouts loaded"
+            "no rollouts loaded".to_string()
         } else {
-            "nothing matches the filters (c clears them)"
+            format!(
+                "nothing matches the filters{}",
+                app.keymap.aside(Action::ClearFilters, "clears them")
+            )
         };
         frame.render_widget(Paragraph::new(Line::styled(msg, theme.dim)), body);
         return;
@@ -561,10 +566,13 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     let theme = &app.theme;
     // A stats screen says its own keys: the list's do nothing there.
     if let Some(screen) = app.stats.screen {
-        let keys = super::stats::footer_keys(screen, &app.keymap);
+        let keys = app.screen_hints().unwrap_or_default();
         let mut spans = vec![Span::styled(" STATS ", theme.tab_active)];
         if app.stats.search.is_open() {
-            spans.push(Span::styled(" / ", theme.status_key));
+            spans.push(Span::styled(
+                box_key(app, super::stats::scope(screen), Action::Search),
+                theme.status_key,
+            ));
             spans.push(Span::raw(" "));
             spans.extend(app.stats.search.spans(Style::default()));
             spans.push(Span::styled(" a function's NumPy or zwc name ·", theme.dim));
@@ -584,7 +592,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         left.push(Span::styled(" LABEL ", theme.tab_active));
     }
     if app.list.search_box.is_open() {
-        left.push(Span::styled(" / ", theme.status_key));
+        left.push(Span::styled(
+            box_key(app, Scope::Main, Action::Search),
+            theme.status_key,
+        ));
         left.push(Span::raw(" "));
         left.extend(app.list.search_box.spans(Style::default()));
         if app.list.search.pending {
@@ -599,7 +610,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         };
         left.push(Span::styled(format!("{mode} "), theme.dim));
     } else if !app.list.search.pattern.is_empty() {
-        left.push(Span::styled(" / ", theme.status_key));
+        left.push(Span::styled(
+            box_key(app, Scope::Main, Action::Search),
+            theme.status_key,
+        ));
         left.push(Span::raw(format!(" {} ", app.list.search.pattern)));
         if let Some(key) = app.keymap.keys_for(Action::NextMatch).first() {
             left.push(Span::styled(format!("{key} next match "), theme.dim));
@@ -607,7 +621,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     }
     left.extend(super::training_screen::search_box(app));
     if app.training.range.is_open() {
-        left.push(Span::styled(" # ", theme.status_key));
+        left.push(Span::styled(
+            box_key(app, Scope::Main, Action::StepRange),
+            theme.status_key,
+        ));
         left.push(Span::raw(" "));
         left.extend(app.training.range.spans(Style::default()));
         left.push(Span::raw(
@@ -615,10 +632,20 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         ));
     }
     if app.list.goto.is_open() {
-        left.push(Span::styled(" : ", theme.status_key));
+        left.push(Span::styled(
+            box_key(app, Scope::Main, Action::GotoLine),
+            theme.status_key,
+        ));
         left.push(Span::raw(" "));
         left.extend(app.list.goto.spans(Style::default()));
-        left.push(Span::raw(" line of the file (enter goes, esc cancels) "));
+        // The file it goes into: the selected rollout's (one run of several).
+        let file = app
+            .selected_entry()
+            .and_then(|e| app.corpus.runs.get(e.run))
+            .map_or("the file", |r| r.name.as_str());
+        left.push(Span::raw(format!(
+            " line of {file} (enter goes, esc cancels) "
+        )));
     }
     let f = &app.list.filters;
     let mut filters: Vec<String> = Vec::new();
@@ -710,7 +737,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
                 None => " no Python: sebx runtime install ".to_string(),
             }
         } else {
-            " grading off (? says why) ".to_string()
+            format!(
+                " grading off{} ",
+                app.keymap.aside(Action::Help, "says why")
+            )
         };
         right.push((2, Span::styled(text, theme.warning)));
     }
@@ -718,19 +748,35 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         right.push((
             0,
             Span::styled(
-                format!(" ⚠ {} bad lines (!) ", app.corpus.issues.len()),
+                format!(
+                    " ⚠ {} bad lines{} ",
+                    app.corpus.issues.len(),
+                    app.keymap
+                        .key_in(Scope::Main, Action::Issues)
+                        .map_or(String::new(), |k| format!(" ({k})"))
+                ),
                 theme.verdict_failed,
             ),
         ));
     }
+    // The Training screen's own keys: the list's do nothing there.
+    let screen_keys = app.screen_hints();
+    if let Some(keys) = &screen_keys {
+        right.push((2, Span::raw(format!(" {keys} "))));
+    }
     // The keys a newcomer needs, as bound: quit and help stay as long as the warnings,
     // search and label go first when the bar is too narrow.
-    for (action, word, priority) in [
-        (Action::Quit, "quit", 2u8),
-        (Action::Search, "search", 4),
-        (Action::LabelMode, "label", 4),
-        (Action::Help, "help", 2),
-    ] {
+    let newcomer: &[(Action, &str, u8)] = if screen_keys.is_some() {
+        &[]
+    } else {
+        &[
+            (Action::Quit, "quit", 2u8),
+            (Action::Search, "search", 4),
+            (Action::LabelMode, "label", 4),
+            (Action::Help, "help", 2),
+        ]
+    };
+    for &(action, word, priority) in newcomer {
         if let Some(key) = app.keymap.keys_for(action).first() {
             right.push((priority, Span::styled(format!(" {key} "), theme.status_key)));
             right.push((priority, Span::raw(format!("{word} "))));
@@ -754,6 +800,16 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     .areas(area);
     frame.render_widget(Paragraph::new(Line::from(left)).style(theme.status_bar), l);
     frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
+}
+
+/// The label of a text box in the status bar: the key that opened it (` / `), or the
+/// action's name when no key does.
+fn box_key(app: &App, scope: Scope, action: Action) -> String {
+    let key = app
+        .keymap
+        .key_in(scope, action)
+        .unwrap_or_else(|| action.config_name());
+    format!(" {key} ")
 }
 
 fn bar(done: usize, total: usize, width: usize) -> String {
@@ -791,8 +847,9 @@ fn draw_issues(frame: &mut Frame, app: &App, area: Rect) {
         .border_style(theme.border_focused)
         .title(Span::styled(
             format!(
-                " {} lines could not be loaded (esc closes) ",
-                app.corpus.issues.len()
+                " {} lines could not be loaded{} ",
+                app.corpus.issues.len(),
+                app.keymap.aside(Action::Cancel, "closes")
             ),
             theme.title,
         ))

@@ -1,6 +1,6 @@
-//! The keymap: which [`KeyChord`] runs which [`Action`] in which [`Scope`] (the list or a
-//! screen), from the defaults ([`DEFAULT_KEYS`], [`SCREEN_KEYS`]) and the user's `[keys]`
-//! table, and the keys the help screen and the hints show. Apart from the actions because
+//! The keymap: which [`KeyChord`] runs which [`Action`] in which [`Scope`] (the list, a
+//! screen or a popup), from the action table's default keys ([`ACTIONS`]) and the user's
+//! `[keys]` table, and the keys the help screen and the hints show. Apart from the actions because
 //! the bindings change with the keys people ask for, the vocabulary with the features.
 
 use std::collections::BTreeMap;
@@ -9,8 +9,8 @@ use anyhow::{Result, bail};
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use serde::Deserialize;
 
-use super::Action;
 use super::chord::KeyChord;
+use super::{ACTIONS, Action};
 
 /// An action name of the config (`none`: unbind), checked to be bindable.
 fn parse_action(key: &str, action: &str) -> Result<Option<Action>> {
@@ -25,131 +25,6 @@ fn parse_action(key: &str, action: &str) -> Result<Option<Action>> {
     Ok(Some(parsed))
 }
 
-/// The default bindings, in the order the help shows keys.
-pub const DEFAULT_KEYS: &[(&str, Action)] = &[
-    ("up", Action::Up),
-    ("k", Action::Up),
-    ("down", Action::Down),
-    ("j", Action::Down),
-    ("pageup", Action::PageUp),
-    ("ctrl-b", Action::PageUp),
-    ("pagedown", Action::PageDown),
-    ("ctrl-f", Action::PageDown),
-    ("home", Action::Top),
-    ("g", Action::Top),
-    ("end", Action::Bottom),
-    ("G", Action::Bottom),
-    ("tab", Action::NextPane),
-    ("right", Action::NextPane),
-    ("l", Action::NextPane),
-    ("shift-tab", Action::PrevPane),
-    ("left", Action::PrevPane),
-    ("h", Action::PrevPane),
-    ("1", Action::PaneResponse),
-    ("2", Action::PaneCode),
-    ("3", Action::PaneCases),
-    ("4", Action::PaneOutput),
-    ("5", Action::PaneGraph),
-    ("6", Action::PaneTask),
-    ("J", Action::ScrollDown),
-    ("ctrl-d", Action::ScrollDown),
-    ("K", Action::ScrollUp),
-    ("ctrl-u", Action::ScrollUp),
-    ("f", Action::FirstFailedCase),
-    ("/", Action::Search),
-    ("m", Action::NextMatch),
-    ("M", Action::PrevMatch),
-    (":", Action::GotoLine),
-    ("v", Action::CycleVerdictFilter),
-    ("u", Action::CycleRunFilter),
-    ("n", Action::CycleFunctionFilter),
-    ("i", Action::CycleFindingFilter),
-    ("c", Action::ClearFilters),
-    ("s", Action::CycleGrouping),
-    ("t", Action::SameTask),
-    ("]", Action::NextSameTask),
-    ("r", Action::Rerun),
-    ("ctrl-r", Action::Regrade),
-    ("e", Action::EditWhatIf),
-    ("E", Action::WhatIfCases),
-    ("D", Action::RawLine),
-    ("V", Action::ExtraKeys),
-    ("I", Action::InstallRuntime),
-    ("y", Action::ConfirmFindings),
-    ("<", Action::ScrollLeft),
-    (">", Action::ScrollRight),
-    ("b", Action::ToggleBookmark),
-    ("B", Action::BookmarkCaption),
-    ("{", Action::BookmarkEarlier),
-    ("}", Action::BookmarkLater),
-    ("P", Action::Present),
-    ("X", Action::ExportView),
-    ("L", Action::LabelMode),
-    ("p", Action::CategoryPicker),
-    ("a", Action::AcceptSuggestion),
-    ("w", Action::EditNote),
-    ("N", Action::NextUnlabelledFailure),
-    ("F", Action::CycleLabelFilter),
-    ("A", Action::Agreement),
-    ("O", Action::ToggleLabelOrder),
-    ("S", Action::StatsScreen),
-    ("C", Action::CompareScreen),
-    ("T", Action::TrainingScreen),
-    ("#", Action::StepRange),
-    ("=", Action::GroupView),
-    ("R", Action::RegradeAll),
-    ("!", Action::Issues),
-    ("?", Action::Help),
-    ("esc", Action::Cancel),
-    ("q", Action::Quit),
-    ("ctrl-c", Action::Quit),
-];
-
-/// The screens' own keys, over what [`DEFAULT_KEYS`] binds there (moves, ctrl-c).
-pub const SCREEN_KEYS: &[(Scope, &str, Action)] = &[
-    (Scope::Stats, "left", Action::PrevRun),
-    (Scope::Stats, "right", Action::NextRun),
-    (Scope::Stats, "s", Action::SortRows),
-    (Scope::Stats, "enter", Action::Choose),
-    (Scope::Stats, "q", Action::CloseScreen),
-    (Scope::Stats, "esc", Action::CloseScreen),
-    (Scope::Compare, "left", Action::CellLeft),
-    (Scope::Compare, "right", Action::CellRight),
-    (Scope::Compare, "C", Action::NextRuns),
-    (Scope::Compare, "u", Action::NextRuns),
-    (Scope::Compare, "enter", Action::Choose),
-    (Scope::Compare, "q", Action::CloseScreen),
-    (Scope::Compare, "esc", Action::CloseScreen),
-    (Scope::Training, "left", Action::CellLeft),
-    (Scope::Training, "right", Action::CellRight),
-    (Scope::Training, "u", Action::NextRun),
-    (Scope::Training, "s", Action::SortRows),
-    (Scope::Training, "z", Action::ZeroGroups),
-    (Scope::Training, "enter", Action::Choose),
-    (Scope::Training, "q", Action::CloseScreen),
-    (Scope::Training, "esc", Action::CloseScreen),
-    (Scope::Training, "T", Action::CloseScreen),
-    (Scope::Present, "space", Action::NextStage),
-    (Scope::Present, "right", Action::NextStage),
-    (Scope::Present, "enter", Action::NextStage),
-    (Scope::Present, "l", Action::NextStage),
-    (Scope::Present, "left", Action::PrevStage),
-    (Scope::Present, "backspace", Action::PrevStage),
-    (Scope::Present, "h", Action::PrevStage),
-    (Scope::Present, "pagedown", Action::NextSlide),
-    (Scope::Present, "pageup", Action::PrevSlide),
-    (Scope::Present, "home", Action::FirstSlide),
-    (Scope::Present, "end", Action::LastSlide),
-    (Scope::Present, "down", Action::ScrollDown),
-    (Scope::Present, "j", Action::ScrollDown),
-    (Scope::Present, "up", Action::ScrollUp),
-    (Scope::Present, "k", Action::ScrollUp),
-    (Scope::Present, "n", Action::ToggleNotes),
-    (Scope::Present, "q", Action::CloseScreen),
-    (Scope::Present, "esc", Action::CloseScreen),
-    (Scope::Present, "ctrl-c", Action::CloseScreen),
-];
-
 /// Where keys are read: the list and its panes, or a screen with keys of its own.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Scope {
@@ -163,14 +38,19 @@ pub enum Scope {
     Training,
     /// The presenter (`P`, `sebx present`; `[keys.present]`).
     Present,
+    /// An open popup over the list (the category picker, agreement, extra keys, the
+    /// runtime offer; `[keys.popup]`): its keys come before the list's.
+    Popup,
 }
 
 impl Scope {
-    pub const SCREENS: [Scope; 4] = [
+    /// The scopes with a table of their own in the config (`[keys.stats]`).
+    pub const TABLES: [Scope; 5] = [
         Scope::Stats,
         Scope::Compare,
         Scope::Training,
         Scope::Present,
+        Scope::Popup,
     ];
 
     /// The name of its table in the config (`[keys.stats]`).
@@ -181,6 +61,7 @@ impl Scope {
             Scope::Compare => "compare",
             Scope::Training => "training",
             Scope::Present => "present",
+            Scope::Popup => "popup",
         }
     }
 }
@@ -194,7 +75,7 @@ pub enum KeyEntry {
     Screen(BTreeMap<String, String>),
 }
 
-/// Keys to actions, per [`Scope`]. Built from [`DEFAULT_KEYS`] and [`SCREEN_KEYS`], then the
+/// Keys to actions, per [`Scope`]. Built from the action table's default keys, then the
 /// user's `[keys]` table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Keymap {
@@ -209,14 +90,20 @@ impl Default for Keymap {
             bindings: BTreeMap::new(),
             order: Vec::new(),
         };
-        for (key, action) in DEFAULT_KEYS {
-            if let Ok(chord) = KeyChord::parse(key) {
-                map.bind_everywhere(chord, *action);
+        // Every scope's shared keys first: a scope's own key (`q` closing a screen) then
+        // takes the key over there.
+        for spec in ACTIONS {
+            for key in spec.keys {
+                if let Ok(chord) = KeyChord::parse(key) {
+                    map.bind_everywhere(chord, spec.action);
+                }
             }
         }
-        for (scope, key, action) in SCREEN_KEYS {
-            if let Ok(chord) = KeyChord::parse(key) {
-                map.bind(*scope, chord, *action);
+        for spec in ACTIONS {
+            for (scope, key) in spec.only {
+                if let Ok(chord) = KeyChord::parse(key) {
+                    map.bind(*scope, chord, spec.action);
+                }
             }
         }
         map
@@ -277,8 +164,8 @@ impl Keymap {
                     plain.insert(name.clone(), a.clone());
                 }
                 KeyEntry::Screen(table) => {
-                    let Some(scope) = Scope::SCREENS.into_iter().find(|s| s.name() == name) else {
-                        let names: Vec<&str> = Scope::SCREENS.iter().map(|s| s.name()).collect();
+                    let Some(scope) = Scope::TABLES.into_iter().find(|s| s.name() == name) else {
+                        let names: Vec<&str> = Scope::TABLES.iter().map(|s| s.name()).collect();
                         bail!("`[keys.{name}]`: no such screen ({})", names.join(", "));
                     };
                     for (key, action) in table {
@@ -341,6 +228,28 @@ impl Keymap {
             });
         }
         parts.join(" · ")
+    }
+
+    /// The first key of `action` in `scope` as the hints write it (`None`: unbound).
+    pub fn key_in(&self, scope: Scope, action: Action) -> Option<String> {
+        self.keys_in(scope, action).first().map(|k| k.to_string())
+    }
+
+    /// `"{key} {what}"` with the first key of `action` on the list, for a hint inside a
+    /// sentence (`c clears them`); `None` when nothing runs it.
+    pub fn says(&self, action: Action, what: &str) -> Option<String> {
+        self.says_in(Scope::Main, action, what)
+    }
+
+    /// [`Keymap::says`] in `scope`.
+    pub fn says_in(&self, scope: Scope, action: Action, what: &str) -> Option<String> {
+        self.key_in(scope, action).map(|k| format!("{k} {what}"))
+    }
+
+    /// [`Keymap::says`] as an aside after a sentence (` (c clears them)`), or nothing.
+    pub fn aside(&self, action: Action, what: &str) -> String {
+        self.says(action, what)
+            .map_or(String::new(), |s| format!(" ({s})"))
     }
 
     /// Digits, then lower-case letters, that no key of this map takes (unmodified): what

@@ -1,7 +1,8 @@
 //! Everything the explorer can do, as one [`Action`] enum: the keymap's vocabulary
 //! (snake_case in TOML), the help screen's source, and the only input of `App::update`.
-//! The keys that run them are in `chord.rs` (a key as the config writes it) and
-//! `keymap.rs` (the bindings per screen, defaults and the user's).
+//! Each bindable action is one row of the action table (`action_table!`): name, scopes,
+//! description and default keys. The keys that run them are in `chord.rs` (a key as the
+//! config writes it) and `keymap.rs` (the bindings per scope, defaults and the user's).
 
 use serde::{Deserialize, Serialize};
 
@@ -9,171 +10,250 @@ mod chord;
 mod keymap;
 
 pub use chord::{ChordKey, KeyChord};
-pub use keymap::{DEFAULT_KEYS, KeyEntry, Keymap, SCREEN_KEYS, Scope};
+pub use keymap::{KeyEntry, Keymap, Scope};
 
-/// Something the user (or the terminal) asks the explorer to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Action {
-    Quit,
-    Up,
-    Down,
-    PageUp,
-    PageDown,
-    Top,
-    Bottom,
-    NextPane,
-    PrevPane,
-    PaneResponse,
-    PaneCode,
-    PaneCases,
-    PaneOutput,
-    PaneGraph,
-    PaneTask,
-    ScrollDown,
-    ScrollUp,
-    Search,
+/// Every bindable action, declared once (on the model of ruff's rule table): its name (the
+/// variant, snake_case in the config), its description (the help line), the scopes where its
+/// keys work and its default keys: `keys` bind in every scope, `only` in one scope (a
+/// screen's own keys). The enum, [`Action::BINDABLE`], [`Action::scopes`],
+/// [`Action::description`] and [`ACTIONS`] (the default keymap, the help, the README check)
+/// are generated from it; the table's order is the help's.
+macro_rules! action_table {
+    (
+        bindable {
+        $(
+            $(#[doc = $doc:literal])*
+            $variant:ident : $desc:literal, [$($scope:ident),+], keys [$($key:literal),*]
+            $(, only [$(($oscope:ident $okey:literal)),*])? ;
+        )*
+        }
+        unbound { $($rest:tt)* }
+    ) => {
+        /// Something the user (or the terminal) asks the explorer to do.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "snake_case")]
+        pub enum Action {
+            $(
+                #[doc = $desc]
+                $(#[doc = ""] #[doc = $doc])*
+                $variant,
+            )*
+            $($rest)*
+        }
+
+        /// The action table's rows, in help order.
+        pub const ACTIONS: &[ActionSpec] = &[$(
+            ActionSpec {
+                action: Action::$variant,
+                description: $desc,
+                scopes: &[$(Scope::$scope),+],
+                keys: &[$($key),*],
+                only: &[$($((Scope::$oscope, $okey)),*)?],
+            },
+        )*];
+
+        impl Action {
+            /// Actions a key can be bound to, in help-screen order.
+            pub const BINDABLE: [Action; [$(stringify!($variant)),*].len()] =
+                [$(Action::$variant),*];
+
+            /// Where a key bound to this action works: a `[keys]` entry binds it in each of
+            /// these (a `[keys.SCOPE]` table in that one only).
+            pub fn scopes(self) -> &'static [Scope] {
+                match self {
+                    $(Action::$variant => &[$(Scope::$scope),+],)*
+                    _ => &[Scope::Main],
+                }
+            }
+
+            /// One line for the help screen.
+            pub fn description(self) -> &'static str {
+                match self {
+                    $(Action::$variant => $desc,)*
+                    _ => self.unbound_description(),
+                }
+            }
+        }
+    };
+}
+
+/// One row of the action table ([`ACTIONS`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ActionSpec {
+    pub action: Action,
+    /// The help line.
+    pub description: &'static str,
+    /// Where its keys work.
+    pub scopes: &'static [Scope],
+    /// Default keys, bound in every scope of the action.
+    pub keys: &'static [&'static str],
+    /// Default keys of one scope only.
+    pub only: &'static [(Scope, &'static str)],
+}
+
+action_table! {
+    bindable {
+    Up: "previous rollout", [Main, Stats, Compare, Training], keys ["up", "k"];
+    Down: "next rollout", [Main, Stats, Compare, Training], keys ["down", "j"];
+    PageUp: "page up in the list", [Main, Stats, Compare, Training], keys ["pageup", "ctrl-b"];
+    PageDown: "page down in the list", [Main, Stats, Compare, Training], keys ["pagedown", "ctrl-f"];
+    Top: "first rollout", [Main, Stats, Compare, Training], keys ["home", "g"];
+    Bottom: "last rollout", [Main, Stats, Compare, Training], keys ["end", "G"];
+    NextPane: "next pane", [Main], keys ["tab", "right", "l"];
+    PrevPane: "previous pane", [Main], keys ["shift-tab", "left", "h"];
+    PaneResponse: "Response pane", [Main], keys ["1"];
+    PaneCode: "Code pane", [Main], keys ["2"];
+    PaneCases: "Cases pane", [Main], keys ["3"];
+    PaneOutput: "Output pane", [Main], keys ["4"];
+    PaneGraph: "Graph pane", [Main], keys ["5"];
+    PaneTask: "Task pane", [Main], keys ["6"];
+    ScrollDown: "scroll the pane down (next case in Cases)", [Main, Compare, Present], keys ["J", "ctrl-d"], only [(Present "down"), (Present "j")];
+    ScrollUp: "scroll the pane up (previous case in Cases)", [Main, Compare, Present], keys ["K", "ctrl-u"], only [(Present "up"), (Present "k")];
+    FirstFailedCase: "Cases pane at the first failed case", [Main], keys ["f"];
+    Search: "search query, response and names (~ for fuzzy)", [Main, Stats, Training], keys ["/"];
     /// Scrolls the pane to the search's next match (past the last: the next matching rollout).
-    NextMatch,
+    NextMatch: "next match in the pane, then in the next rollout", [Main, Stats, Training], keys ["m"];
     /// Scrolls the pane to the search's previous match.
-    PrevMatch,
+    PrevMatch: "previous match of the search", [Main], keys ["M"];
     /// Goes to a line of the selected rollout's file (`:` then the number, as in less).
-    GotoLine,
-    CycleVerdictFilter,
-    CycleRunFilter,
-    CycleFunctionFilter,
-    CycleFindingFilter,
-    ClearFilters,
-    CycleGrouping,
-    SameTask,
-    NextSameTask,
-    FirstFailedCase,
-    Regrade,
-    RegradeAll,
-    Help,
-    Issues,
-    /// Closes a popup, leaves search, or clears the search.
-    Cancel,
-    // Issue 5: labelling and reruns (handled by `Labelling::update` and `Reruns::update`).
-    /// Label mode: category keys (`1`–`9`) toggle categories instead of switching panes.
-    LabelMode,
-    /// Every category, with counts; pick with ↑↓ and enter.
-    CategoryPicker,
-    /// Adds the suggested category to the selected rollout's label.
-    AcceptSuggestion,
-    /// Writes a free-text note on the selected rollout.
-    EditNote,
-    /// Selects the next failure this annotator has not labelled.
-    NextUnlabelledFailure,
-    /// Filter: unlabelled, labelled, by category (cycle).
-    CycleLabelFilter,
-    /// Two annotators' agreement (Cohen's kappa) and their disagreements.
-    Agreement,
+    GotoLine: "go to a line of the file (: then the number)", [Main], keys [":"];
+    CycleVerdictFilter: "filter by verdict, ≈ or reward ≠ verdict (cycle)", [Main], keys ["v"];
+    CycleRunFilter: "filter by run (cycle)", [Main], keys ["u"];
+    CycleFunctionFilter: "filter by function of the selected rollout (cycle)", [Main], keys ["n"];
+    CycleFindingFilter: "filter by finding kind (cycle)", [Main], keys ["i"];
+    ClearFilters: "clear all filters and the search", [Main], keys ["c"];
+    CycleGrouping: "group by: file order, task, verdict, run, function", [Main], keys ["s"];
+    SameTask: "show this task across all runs (toggle)", [Main], keys ["t"];
+    NextSameTask: "jump to this task in the next run", [Main], keys ["]"];
+    Regrade: "regrade the selected rollout in place", [Main], keys ["ctrl-r"];
+    RegradeAll: "regrade every rollout shown", [Main], keys ["R"];
     /// Regrades the selected rollout into the rerun sidecar, beside its stored verdict.
-    Rerun,
+    Rerun: "rerun: new verdict beside the stored one (sidecar)", [Main], keys ["r"];
     /// Opens the extracted code in `$EDITOR` and grades the edit as a what-if.
-    EditWhatIf,
+    EditWhatIf: "edit the code in $EDITOR and grade it as a what-if", [Main], keys ["e"];
     /// The Cases pane shows the latest what-if's cases instead of the stored run's, or back.
-    WhatIfCases,
-    /// Installs the Python runtime (from the offer shown when it is missing).
-    InstallRuntime,
-    /// Runs the selected rollout once under the tracer: each `possible` finding becomes
-    /// confirmed, refuted or not reached (the Code pane shows which).
-    ConfirmFindings,
-    // Issue 11: run-level stats and comparison (handled by `StatsView::update`).
-    /// The stats screen: run summaries and the internalization map.
-    StatsScreen,
-    /// The compare screen: flip matrix of two runs (again: the next pair of runs).
-    CompareScreen,
-    // Issue 19: training runs (handled by `training::TrainingView`).
-    /// The Training screen: reward and accuracy per step, the function × step heat map.
-    TrainingScreen,
-    /// Show only the samples of a step range (typed: `10-20`, `7`; empty clears).
-    StepRange,
-    /// Show the selected sample's GRPO group: the samples of its prompt at its step.
-    GroupView,
-    /// `N` follows file order or a seeded random order (a random sample of failures).
-    ToggleLabelOrder,
-    // Issue 12: bookmarks, presenter, export (handled by `Bookmarks::update`).
-    /// Bookmarks the selected rollout for the playlist, or removes its bookmark.
-    ToggleBookmark,
-    /// Writes the one-line caption of the selected rollout's bookmark.
-    BookmarkCaption,
-    /// Moves the selected rollout's bookmark one place earlier in the playlist.
-    BookmarkEarlier,
-    /// Moves the selected rollout's bookmark one place later in the playlist.
-    BookmarkLater,
-    /// Presents the bookmarks (or the selected rollout) stage by stage.
-    Present,
-    /// Exports the current view to an HTML file and says where.
-    ExportView,
-    /// Scrolls the pane left (wide graphs and code).
-    ScrollLeft,
-    /// Scrolls the pane right.
-    ScrollRight,
-    // Issue 31: the screens' own actions (Stats, Compare, Training, the presenter): each
-    // belongs to the scopes of `Action::scopes`, and a screen's keys are its scope's.
-    /// Closes the screen (one level back on the Compare screen's drill-down).
-    CloseScreen,
-    /// Opens what the cursor is on: a map row's failures, a matrix cell's pairs, a pair, a
-    /// heat-map cell's rollouts.
-    Choose,
-    /// The previous run (the Stats screen's map).
-    PrevRun,
-    /// The next run (the Stats screen's map, the Training screen).
-    NextRun,
-    /// The next pair of runs (the Compare screen).
-    NextRuns,
-    /// The next order of the map rows (the Stats screen).
-    SortRows,
-    /// The zero-advantage groups of the Training heat map's highlighted steps.
-    ZeroGroups,
-    /// The cell to the left (the Compare matrix, the Training heat map).
-    CellLeft,
-    /// The cell to the right.
-    CellRight,
-    /// The presenter: reveals the next stage (past the last: the next rollout).
-    NextStage,
-    /// The presenter: back a stage.
-    PrevStage,
-    /// The presenter: the next rollout.
-    NextSlide,
-    /// The presenter: the previous rollout.
-    PrevSlide,
-    /// The presenter: the first rollout.
-    FirstSlide,
-    /// The presenter: the last rollout.
-    LastSlide,
-    /// The presenter: shows or hides the speaker notes.
-    ToggleNotes,
+    WhatIfCases: "Cases pane: the what-if's cases / the stored run's", [Main], keys ["E"];
     /// The Response pane shows the selected rollout's line as stored (every key, the
     /// whole prompt), read again from its file; again: the response.
-    RawLine,
+    RawLine: "Response pane: the line as stored (every key)", [Main], keys ["D"];
     /// The dump's extra keys (`acc`, `pred`, …): show one as a list column, filter by a value.
-    ExtraKeys,
-    /// Toggles the category with this key on the selected rollout (not bindable: the
-    /// taxonomy names the keys).
-    ToggleCategory(char),
-    /// Chooses the highlighted item of a popup: toggles a category, opens a disagreement (not bindable).
-    PopupChoose,
-    /// An edit of the open text box (not bindable: a box's keys are its own, `textbox`).
-    Edit(Edit),
-    /// The terminal was resized to `width`×`height` (not bindable).
-    Resize {
-        width: u16,
-        height: u16,
-    },
-    /// Left click at a screen cell (not bindable).
-    Click {
-        column: u16,
-        row: u16,
-    },
-    /// Mouse wheel at a screen cell (not bindable).
-    Wheel {
-        column: u16,
-        row: u16,
-        down: bool,
-    },
+    ExtraKeys: "extra keys of the samples: columns, filters", [Main], keys ["V"];
+    /// Installs the Python runtime (from the offer shown when it is missing).
+    InstallRuntime: "install the Python runtime the grader needs", [Main, Popup], keys [], only [(Main "I"), (Popup "y")];
+    /// Runs the selected rollout once under the tracer: each `possible` finding becomes
+    /// confirmed, refuted or not reached (the Code pane shows which).
+    ConfirmFindings: "settle possible and loophole findings by a run", [Main], keys ["y"];
+    /// Scrolls the pane left (wide graphs and code).
+    ScrollLeft: "scroll the pane left", [Main], keys ["<"];
+    /// Scrolls the pane right.
+    ScrollRight: "scroll the pane right", [Main], keys [">"];
+    /// Bookmarks the selected rollout for the playlist, or removes its bookmark.
+    ToggleBookmark: "bookmark the rollout for the playlist (toggle)", [Main], keys ["b"];
+    /// Writes the one-line caption of the selected rollout's bookmark.
+    BookmarkCaption: "caption of the rollout's bookmark", [Main], keys ["B"];
+    /// Moves the selected rollout's bookmark one place earlier in the playlist.
+    BookmarkEarlier: "move the bookmark earlier in the playlist", [Main], keys ["{"];
+    /// Moves the selected rollout's bookmark one place later in the playlist.
+    BookmarkLater: "move the bookmark later in the playlist", [Main], keys ["}"];
+    /// Presents the bookmarks (or the selected rollout) stage by stage.
+    Present: "present the bookmarks, stage by stage", [Main], keys ["P"];
+    /// Exports the current view to an HTML file and says where.
+    ExportView: "export this view to an HTML file", [Main], keys ["X"];
+    /// Label mode: category keys (`1`–`9`) toggle categories instead of switching panes.
+    LabelMode: "label mode (L again: label and advance; 3rd: off)", [Main], keys ["L"];
+    /// Every category, with counts; pick with ↑↓ and enter.
+    CategoryPicker: "all categories (pick with ↑↓ enter)", [Main], keys ["p"];
+    /// Adds the suggested category to the selected rollout's label.
+    AcceptSuggestion: "accept the suggested category", [Main], keys ["a"];
+    /// Writes a free-text note on the selected rollout.
+    EditNote: "write a note on the rollout's label", [Main], keys ["w"];
+    /// Selects the next failure this annotator has not labelled.
+    NextUnlabelledFailure: "next unlabelled failure, from this row on", [Main], keys ["N"];
+    /// Takes back this session's last label change (again: the one before), writing the
+    /// label as it was.
+    UndoLabel: "undo the last label change (again: the one before)", [Main], keys ["U"];
+    /// Filter: unlabelled, labelled, by category (cycle).
+    CycleLabelFilter: "filter by label: none, any, one category (cycle)", [Main], keys ["F"];
+    /// Two annotators' agreement (Cohen's kappa) and their disagreements.
+    Agreement: "agreement between two annotators (Cohen's kappa)", [Main], keys ["A"];
+    /// `N` follows file order or a seeded random order (a random sample of failures).
+    ToggleLabelOrder: "N in file order / in seeded random order", [Main], keys ["O"];
+    /// The stats screen: run summaries and the internalization map.
+    StatsScreen: "stats: accuracy, pass@k, the internalization map", [Main, Stats, Compare], keys ["S"];
+    /// The compare screen: flip matrix of two runs (again: the next pair of runs).
+    CompareScreen: "compare two runs: flip matrix, McNemar, drill-down", [Main, Stats], keys ["C"];
+    /// The Training screen: reward and accuracy per step, the function × step heat map.
+    TrainingScreen: "training: reward and accuracy per step, heat map", [Main], keys ["T"];
+    /// Show only the samples of a step range (typed: `10-20`, `7`; empty clears).
+    StepRange: "only the samples of some steps (10-20; empty: all)", [Main], keys ["#"];
+    /// Show the selected sample's GRPO group: the samples of its prompt at its step.
+    GroupView: "the sample's GRPO group (its uid, else its prompt)", [Main], keys ["="];
+    Issues: "lines that could not be loaded, with reasons", [Main], keys ["!"];
+    Help: "this help", [Main], keys ["?"];
+    /// Closes a popup, leaves search, or clears the search.
+    Cancel: "close popup / leave or clear search", [Main], keys ["esc"];
+    Quit: "quit", [Main, Stats, Compare, Training], keys ["q", "ctrl-c"];
+    /// Closes the screen (one level back on the Compare screen's drill-down).
+    CloseScreen: "screens, presenter: close (one level back)", [Stats, Compare, Training, Present], keys [], only [(Stats "q"), (Stats "esc"), (Compare "q"), (Compare "esc"), (Training "q"), (Training "esc"), (Training "T"), (Present "q"), (Present "esc"), (Present "ctrl-c")];
+    /// Opens what the cursor is on: a map row's failures, a matrix cell's pairs, a pair, a
+    /// heat-map cell's rollouts.
+    Choose: "screens: open what the cursor is on", [Stats, Compare, Training], keys [], only [(Stats "enter"), (Compare "enter"), (Training "enter")];
+    /// The previous run (the Stats screen's map).
+    PrevRun: "Stats: previous run", [Stats], keys [], only [(Stats "left")];
+    /// The next run (the Stats screen's map, the Training screen).
+    NextRun: "Stats, Training: next run", [Stats, Training], keys [], only [(Stats "right"), (Training "u")];
+    /// The next pair of runs (the Compare screen).
+    NextRuns: "Compare: next pair of runs", [Compare], keys [], only [(Compare "C"), (Compare "u")];
+    /// The next order of the map rows (the Stats screen).
+    SortRows: "Stats, Training: sort the map (cycle)", [Stats, Training], keys [], only [(Stats "s"), (Training "s")];
+    /// The zero-advantage groups of the Training heat map's highlighted steps.
+    ZeroGroups: "Training: the column's zero-advantage groups", [Training], keys [], only [(Training "z")];
+    /// The cell to the left (the Compare matrix, the Training heat map).
+    CellLeft: "Compare, Training: cell to the left", [Compare, Training], keys [], only [(Compare "left"), (Training "left")];
+    /// The cell to the right.
+    CellRight: "Compare, Training: cell to the right", [Compare, Training], keys [], only [(Compare "right"), (Training "right")];
+    /// The presenter: reveals the next stage (past the last: the next rollout).
+    NextStage: "presenter: reveal the next stage", [Present], keys [], only [(Present "space"), (Present "right"), (Present "enter"), (Present "l")];
+    /// The presenter: back a stage.
+    PrevStage: "presenter: back a stage", [Present], keys [], only [(Present "left"), (Present "backspace"), (Present "h")];
+    /// The presenter: the next rollout.
+    NextSlide: "presenter: next rollout", [Present], keys [], only [(Present "pagedown")];
+    /// The presenter: the previous rollout.
+    PrevSlide: "presenter: previous rollout", [Present], keys [], only [(Present "pageup")];
+    /// The presenter: the first rollout.
+    FirstSlide: "presenter: first rollout", [Present], keys [], only [(Present "home")];
+    /// The presenter: the last rollout.
+    LastSlide: "presenter: last rollout", [Present], keys [], only [(Present "end")];
+    /// The presenter: shows or hides the speaker notes.
+    ToggleNotes: "presenter: speaker notes (toggle)", [Present], keys [], only [(Present "n")];
+
+    /// Chooses the highlighted item of a popup: toggles a category, opens a disagreement,
+    /// shows an extra key's column.
+    PopupChoose: "popups: choose the highlighted item", [Popup], keys ["enter", "space"];
+    }
+    unbound {
+        /// Toggles the category with this key on the selected rollout (not bindable: the
+        /// taxonomy names the keys).
+        ToggleCategory(char),
+        /// An edit of the open text box (not bindable: a box's keys are its own, `textbox`).
+        Edit(Edit),
+        /// The terminal was resized to `width`×`height` (not bindable).
+        Resize {
+            width: u16,
+            height: u16,
+        },
+        /// Left click at a screen cell (not bindable).
+        Click {
+            column: u16,
+            row: u16,
+        },
+        /// Mouse wheel at a screen cell (not bindable).
+        Wheel {
+            column: u16,
+            row: u16,
+            down: bool,
+        },
+    }
 }
 
 /// One edit of an open text box (the action `Action::Edit` carries; `textbox` applies it).
@@ -224,125 +304,6 @@ impl Action {
         Action::StatsScreen,
     ];
 
-    /// Actions a key can be bound to, in help-screen order.
-    pub const BINDABLE: [Action; 79] = [
-        Action::Up,
-        Action::Down,
-        Action::PageUp,
-        Action::PageDown,
-        Action::Top,
-        Action::Bottom,
-        Action::NextPane,
-        Action::PrevPane,
-        Action::PaneResponse,
-        Action::PaneCode,
-        Action::PaneCases,
-        Action::PaneOutput,
-        Action::PaneGraph,
-        Action::PaneTask,
-        Action::ScrollDown,
-        Action::ScrollUp,
-        Action::FirstFailedCase,
-        Action::Search,
-        Action::NextMatch,
-        Action::PrevMatch,
-        Action::GotoLine,
-        Action::CycleVerdictFilter,
-        Action::CycleRunFilter,
-        Action::CycleFunctionFilter,
-        Action::CycleFindingFilter,
-        Action::ClearFilters,
-        Action::CycleGrouping,
-        Action::SameTask,
-        Action::NextSameTask,
-        Action::Regrade,
-        Action::RegradeAll,
-        Action::Rerun,
-        Action::EditWhatIf,
-        Action::WhatIfCases,
-        Action::RawLine,
-        Action::ExtraKeys,
-        Action::InstallRuntime,
-        Action::ConfirmFindings,
-        Action::ScrollLeft,
-        Action::ScrollRight,
-        Action::ToggleBookmark,
-        Action::BookmarkCaption,
-        Action::BookmarkEarlier,
-        Action::BookmarkLater,
-        Action::Present,
-        Action::ExportView,
-        Action::LabelMode,
-        Action::CategoryPicker,
-        Action::AcceptSuggestion,
-        Action::EditNote,
-        Action::NextUnlabelledFailure,
-        Action::CycleLabelFilter,
-        Action::Agreement,
-        Action::ToggleLabelOrder,
-        Action::StatsScreen,
-        Action::CompareScreen,
-        Action::TrainingScreen,
-        Action::StepRange,
-        Action::GroupView,
-        Action::Issues,
-        Action::Help,
-        Action::Cancel,
-        Action::Quit,
-        Action::CloseScreen,
-        Action::Choose,
-        Action::PrevRun,
-        Action::NextRun,
-        Action::NextRuns,
-        Action::SortRows,
-        Action::ZeroGroups,
-        Action::CellLeft,
-        Action::CellRight,
-        Action::NextStage,
-        Action::PrevStage,
-        Action::NextSlide,
-        Action::PrevSlide,
-        Action::FirstSlide,
-        Action::LastSlide,
-        Action::ToggleNotes,
-    ];
-
-    /// Where a key bound to this action works: a `[keys]` entry binds it in each of these
-    /// (a `[keys.SCOPE]` table in that one only).
-    pub fn scopes(self) -> &'static [Scope] {
-        use Scope::*;
-        match self {
-            Action::Up
-            | Action::Down
-            | Action::PageUp
-            | Action::PageDown
-            | Action::Top
-            | Action::Bottom
-            | Action::Quit => &[Main, Stats, Compare, Training],
-            Action::ScrollDown | Action::ScrollUp => &[Main, Compare, Present],
-            Action::Search | Action::NextMatch => &[Main, Stats, Training],
-            // From one report screen to the other (on the map, S asks for fresh figures).
-            Action::StatsScreen => &[Main, Stats, Compare],
-            Action::CompareScreen => &[Main, Stats],
-            Action::CloseScreen => &[Stats, Compare, Training, Present],
-            Action::Choose => &[Stats, Compare, Training],
-            Action::PrevRun => &[Stats],
-            Action::SortRows => &[Stats, Training],
-            Action::ZeroGroups => &[Training],
-            Action::NextRun => &[Stats, Training],
-            Action::NextRuns => &[Compare],
-            Action::CellLeft | Action::CellRight => &[Compare, Training],
-            Action::NextStage
-            | Action::PrevStage
-            | Action::NextSlide
-            | Action::PrevSlide
-            | Action::FirstSlide
-            | Action::LastSlide
-            | Action::ToggleNotes => &[Present],
-            _ => &[Main],
-        }
-    }
-
     /// The name used in the config's `[keys]` table (`cycle_verdict_filter`).
     pub fn config_name(self) -> String {
         match serde_json::to_value(self) {
@@ -351,94 +312,51 @@ impl Action {
         }
     }
 
-    /// One line for the help screen.
-    pub fn description(self) -> &'static str {
+    /// The help line of an action the table does not hold (no key can run it).
+    fn unbound_description(self) -> &'static str {
         match self {
-            Action::Quit => "quit",
-            Action::Up => "previous rollout",
-            Action::Down => "next rollout",
-            Action::PageUp => "page up in the list",
-            Action::PageDown => "page down in the list",
-            Action::Top => "first rollout",
-            Action::Bottom => "last rollout",
-            Action::NextPane => "next pane",
-            Action::PrevPane => "previous pane",
-            Action::PaneResponse => "Response pane",
-            Action::PaneCode => "Code pane",
-            Action::PaneCases => "Cases pane",
-            Action::PaneOutput => "Output pane",
-            Action::PaneGraph => "Graph pane",
-            Action::PaneTask => "Task pane",
-            Action::ScrollDown => "scroll the pane down (next case in Cases)",
-            Action::ScrollUp => "scroll the pane up (previous case in Cases)",
-            Action::Search => "search query, response and names (~ for fuzzy)",
-            Action::NextMatch => "next match in the pane, then in the next rollout",
-            Action::PrevMatch => "previous match of the search",
-            Action::GotoLine => "go to a line of the file (: then the number)",
-            Action::CycleVerdictFilter => "filter by verdict, ≈ or reward ≠ verdict (cycle)",
-            Action::CycleRunFilter => "filter by run (cycle)",
-            Action::CycleFunctionFilter => "filter by function of the selected rollout (cycle)",
-            Action::CycleFindingFilter => "filter by finding kind (cycle)",
-            Action::ClearFilters => "clear all filters and the search",
-            Action::CycleGrouping => "group by: file order, task, verdict, run, function",
-            Action::SameTask => "show this task across all runs (toggle)",
-            Action::NextSameTask => "jump to this task in the next run",
-            Action::FirstFailedCase => "Cases pane at the first failed case",
-            Action::Regrade => "regrade the selected rollout in place",
-            Action::RegradeAll => "regrade every rollout shown",
-            Action::Rerun => "rerun: new verdict beside the stored one (sidecar)",
-            Action::EditWhatIf => "edit the code in $EDITOR and grade it as a what-if",
-            Action::WhatIfCases => "Cases pane: the what-if's cases / the stored run's",
-            Action::RawLine => "Response pane: the line as stored (every key)",
-            Action::ExtraKeys => "extra keys of the samples: columns, filters",
-            Action::InstallRuntime => "install the Python runtime the grader needs",
-            Action::ConfirmFindings => "settle possible and loophole findings by a run",
-            Action::LabelMode => "label mode (L again: label and advance; 3rd: off)",
-            Action::CategoryPicker => "all categories (pick with ↑↓ enter)",
-            Action::AcceptSuggestion => "accept the suggested category",
-            Action::EditNote => "write a note on the rollout's label",
-            Action::NextUnlabelledFailure => "next unlabelled failure, from this row on",
-            Action::CycleLabelFilter => "filter by label: none, any, one category (cycle)",
-            Action::Agreement => "agreement between two annotators (Cohen's kappa)",
-            Action::StatsScreen => "stats: accuracy, pass@k, the internalization map",
-            Action::CompareScreen => "compare two runs: flip matrix, McNemar, drill-down",
-            Action::TrainingScreen => "training: reward and accuracy per step, heat map",
-            Action::StepRange => "only the samples of some steps (10-20; empty: all)",
-            Action::GroupView => "the sample's GRPO group (its uid, else its prompt)",
-            Action::ToggleLabelOrder => "N in file order / in seeded random order",
-            Action::ToggleBookmark => "bookmark the rollout for the playlist (toggle)",
-            Action::BookmarkCaption => "caption of the rollout's bookmark",
-            Action::BookmarkEarlier => "move the bookmark earlier in the playlist",
-            Action::BookmarkLater => "move the bookmark later in the playlist",
-            Action::Present => "present the bookmarks, stage by stage",
-            Action::ExportView => "export this view to an HTML file",
-            Action::ScrollLeft => "scroll the pane left",
-            Action::ScrollRight => "scroll the pane right",
-            Action::CloseScreen => "screens, presenter: close (one level back)",
-            Action::Choose => "screens: open what the cursor is on",
-            Action::PrevRun => "Stats: previous run",
-            Action::NextRun => "Stats, Training: next run",
-            Action::NextRuns => "Compare: next pair of runs",
-            Action::SortRows => "Stats, Training: sort the map (cycle)",
-            Action::ZeroGroups => "Training: the column's zero-advantage groups",
-            Action::CellLeft => "Compare, Training: cell to the left",
-            Action::CellRight => "Compare, Training: cell to the right",
-            Action::NextStage => "presenter: reveal the next stage",
-            Action::PrevStage => "presenter: back a stage",
-            Action::NextSlide => "presenter: next rollout",
-            Action::PrevSlide => "presenter: previous rollout",
-            Action::FirstSlide => "presenter: first rollout",
-            Action::LastSlide => "presenter: last rollout",
-            Action::ToggleNotes => "presenter: speaker notes (toggle)",
             Action::ToggleCategory(_) => "toggle a category",
-            Action::PopupChoose => "choose the highlighted item of a popup",
             Action::Edit(_) => "edit the text box",
-            Action::Help => "this help",
-            Action::Issues => "lines that could not be loaded, with reasons",
-            Action::Cancel => "close popup / leave or clear search",
             Action::Resize { .. } => "terminal resized",
             Action::Click { .. } => "mouse click",
             Action::Wheel { .. } => "mouse wheel",
+            _ => "",
         }
     }
+}
+
+/// The action table as the README's key reference (a Markdown table, regenerated by
+/// `tests/readme_keys.rs`): each action's config name, where its keys work, its default
+/// keys (a scope's own after its name) and what it does.
+pub fn markdown_table() -> String {
+    let shown = |k: &str| match KeyChord::parse(k) {
+        Ok(c) => format!("`{c}`"),
+        Err(_) => format!("`{k}`"),
+    };
+    let mut out = String::from(
+        "| action (`[keys]` name) | works in | default keys | what it does |\n|---|---|---|---|\n",
+    );
+    for spec in ACTIONS {
+        let scopes: Vec<&str> = spec.scopes.iter().map(|s| s.name()).collect();
+        let mut keys: Vec<String> = spec.keys.iter().map(|k| shown(k)).collect();
+        for scope in spec.scopes {
+            let own: Vec<String> = spec
+                .only
+                .iter()
+                .filter(|(s, _)| s == scope)
+                .map(|(_, k)| shown(k))
+                .collect();
+            if !own.is_empty() {
+                keys.push(format!("{}: {}", scope.name(), own.join(" ")));
+            }
+        }
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            spec.action.config_name(),
+            scopes.join(", "),
+            keys.join(" "),
+            spec.description.replace('|', "\\|"),
+        ));
+    }
+    out
 }

@@ -43,7 +43,8 @@ impl App {
         };
         if !self.list.rows().any(|r| r == row) {
             self.message = Some(format!(
-                "line {line} is hidden by the filters or the search (c clears them)"
+                "{file}:{line} is hidden by the filters or the search{}",
+                self.keymap.aside(Action::ClearFilters, "clears them")
             ));
             return;
         }
@@ -57,7 +58,10 @@ impl App {
     /// its first (last) match.
     pub(super) fn next_match(&mut self, forward: bool) -> bool {
         if self.list.search.query().is_none() {
-            self.message = Some("no search in force (/ searches)".to_string());
+            self.message = Some(format!(
+                "no search in force{}",
+                self.keymap.aside(Action::Search, "searches")
+            ));
             return true;
         }
         let here = {

@@ -13,11 +13,20 @@ use super::super::action::Action;
 use super::super::effects::{Effects, Handled};
 use super::super::state::{Corpus, ListView, Popup, ViewRow};
 use super::super::textbox::Typed;
-use super::{LabelFilter, Labelling, PendingLabel};
+use super::{LabelFilter, Labelling, PendingLabel, UNDO_LEVELS, Undo, describe_change};
+
+/// Where a rollout is, as the status line says it: `line 2 of run_a`.
+fn where_is(corpus: &Corpus, entry: &super::super::entry::Entry) -> String {
+    let file = corpus
+        .runs
+        .get(entry.run)
+        .map_or(String::new(), |r| format!(" of {}", r.name));
+    format!("line {}{file}", entry.rollout.line)
+}
 
 impl Labelling {
-    /// Keys this module takes before the keymap: category keys in label mode and
-    /// in the picker, enter/space in the picker, `y` in the install offer.
+    /// Keys this module takes before the keymap: category keys (the taxonomy's) in label
+    /// mode and in the picker. A popup's other keys are the keymap's (`Scope::Popup`).
     pub fn action_for_key(&self, popup: Option<Popup>, key: &KeyEvent) -> Option<Action> {
         let plain = !key
             .modifiers
@@ -27,18 +36,7 @@ impl Labelling {
             _ => None,
         };
         match popup {
-            Some(Popup::CategoryPicker) => match key.code {
-                KeyCode::Enter | KeyCode::Char(' ') => Some(Action::PopupChoose),
-                _ => category_key.map(Action::ToggleCategory),
-            },
-            Some(Popup::Agreement) => match key.code {
-                KeyCode::Enter => Some(Action::PopupChoose),
-                _ => None,
-            },
-            Some(Popup::Runtime) => match key.code {
-                KeyCode::Char('y') if plain => Some(Action::InstallRuntime),
-                _ => None,
-            },
+            Some(Popup::CategoryPicker) => category_key.map(Action::ToggleCategory),
             Some(_) => None,
             None if self.mode => category_key.map(Action::ToggleCategory),
             None => None,
@@ -98,6 +96,7 @@ impl Labelling {
                 }
             }
             Action::CategoryPicker => fx.open(Popup::CategoryPicker),
+            Action::UndoLabel => self.undo_label(corpus, fx),
             Action::AcceptSuggestion => {
                 let Some(row) = row else {
                     return Handled::Unchanged;
@@ -268,16 +267,53 @@ impl Labelling {
         fx.jump_to = Some(row);
     }
 
-    /// Queues a label change for `row` (written by the I/O step (`Part::service`)).
+    /// Queues a label change for `row` (written by the I/O step (`Part::service`)); it can
+    /// be taken back (`undo_label`).
     fn queue(&mut self, corpus: &Corpus, row: usize, categories: Vec<CategoryId>, note: &str) {
         let Some(entry) = corpus.entries.get(row) else {
             return;
         };
+        let before = self.effective(entry.run, &entry.rollout.id);
         let record = LabelRecord::now(entry.rollout.id.clone(), categories, note, &self.annotator);
+        let change = format!(
+            "{}: {}",
+            where_is(corpus, entry),
+            describe_change(&self.taxonomy, before.as_ref(), &record)
+        );
+        if self.undo.len() == UNDO_LEVELS {
+            self.undo.remove(0);
+        }
+        self.undo.push(Undo { row, before });
         self.pending.push(PendingLabel {
             run: entry.run,
             record,
+            undoes: None,
+            change,
         });
+    }
+
+    /// Takes back the last label change: the rollout's label as it was before (cleared when
+    /// it had none), written as a new record, like every change.
+    fn undo_label(&mut self, corpus: &Corpus, fx: &mut Effects) {
+        let Some(Undo { row, before }) = self.undo.pop() else {
+            fx.say("no label change to undo");
+            return;
+        };
+        let Some(entry) = corpus.entries.get(row) else {
+            return;
+        };
+        let (categories, note) =
+            before.map_or((Vec::new(), String::new()), |l| (l.categories, l.note));
+        let record = LabelRecord::now(entry.rollout.id.clone(), categories, &note, &self.annotator);
+        let now = self.effective(entry.run, &entry.rollout.id);
+        let change = describe_change(&self.taxonomy, now.as_ref(), &record);
+        self.pending.push(PendingLabel {
+            run: entry.run,
+            record,
+            undoes: Some(where_is(corpus, entry)),
+            change,
+        });
+        fx.jump_to = Some(row);
     }
 
     /// Toggles one category on `row`'s label (keeping the note).
@@ -368,7 +404,10 @@ impl Labelling {
         };
         match found {
             Some(i) if Some(i) == list.selected => {
-                fx.say("this failure is not labelled yet (j skips it)");
+                fx.say(format!(
+                    "this failure is not labelled yet{}",
+                    self.skip_hint
+                ));
             }
             Some(i) => fx.jump_to = Some(i),
             None => fx.say("every failure shown is labelled"),

@@ -53,7 +53,15 @@ impl Labelling {
                     } else {
                         store.path().display().to_string()
                     };
-                    fx.say(format!("saved to {name}: {summary}"));
+                    // What changed, and where: with label-and-advance the cursor has
+                    // already moved on.
+                    fx.say(match &p.undoes {
+                        Some(at) => format!(
+                            "undone on {at}: saved to {name}: back to {summary} ({})",
+                            p.change
+                        ),
+                        None => format!("saved to {name}: {summary} ({})", p.change),
+                    });
                     self.progress_dirty = true;
                 }
                 Err(e) => fx.say(format!("NOT saved: {e}")),

@@ -12,7 +12,7 @@ use similar::{ChangeTag, TextDiff};
 use super::{PaneContent, labelled};
 use crate::grade::compare::{Decision, TOLERANCE};
 use crate::grade::report::{CaseResult, GradeReport};
-use crate::tui::action::Action;
+use crate::tui::action::{Action, Scope};
 use crate::tui::app::{App, Grading};
 use crate::tui::entry::Entry;
 use crate::tui::theme::Theme;
@@ -92,17 +92,18 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
             r.failed_cases(),
             r.cases.len(),
             if app.detail.paper {
-                ""
+                String::new()
             } else {
-                " · J/K move · f first failed"
+                case_keys(app)
             }
         ),
         Some(r) => format!("no case results: {}{reward}", r.decided_by),
         None => "not graded here: expected values only".to_string(),
     };
-    // A verdict another machine or grader run could flip says so first.
-    match report.filter(|r| r.fragile) {
-        Some(r) => lines.push(Line::from(vec![
+    // A verdict another machine or grader run could flip says so first. Wrapped, not cut:
+    // the table below is not wrapped, this sentence is.
+    let spans = match report.filter(|r| r.fragile) {
+        Some(r) => vec![
             Span::styled(
                 format!(
                     "≈ fragile: {} · ",
@@ -111,9 +112,10 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
                 theme.warning,
             ),
             Span::styled(summary, theme.dim),
-        ])),
-        None => lines.push(Line::styled(summary, theme.dim)),
-    }
+        ],
+        None => vec![Span::styled(summary, theme.dim)],
+    };
+    lines.extend(super::wrap_hanging(spans, usize::from(width), &[]));
     if cases.is_empty() {
         lines.push(Line::styled("(no test cases)", theme.dim));
         let mut content = PaneContent::scrolling(lines, false);
@@ -235,6 +237,21 @@ fn source_line(
         spans.push(Span::styled(format!(" · {key} {other}"), theme.hint));
     }
     Some(Line::from(spans))
+}
+
+/// ` · J/K move · f first failed`: the keys that walk the cases, from the keymap.
+fn case_keys(app: &App) -> String {
+    let key = |a| app.keymap.key_in(Scope::Main, a);
+    let mut out = String::new();
+    match (key(Action::ScrollDown), key(Action::ScrollUp)) {
+        (Some(d), Some(u)) => out.push_str(&format!(" · {d}/{u} move")),
+        (Some(k), None) | (None, Some(k)) => out.push_str(&format!(" · {k} move")),
+        (None, None) => {}
+    }
+    if let Some(f) = key(Action::FirstFailedCase) {
+        out.push_str(&format!(" · {f} first failed"));
+    }
+    out
 }
 
 /// The reward in a few words for the summary line, where it does not disagree with the

@@ -320,7 +320,13 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
                 }
                 _ => {}
             }
-            lines.push(Line::from(spans));
+            // The finding and its evidence wrap under the flag (code lines are not wrapped,
+            // but this is prose and must not be cut).
+            lines.extend(super::wrap_hanging(
+                spans,
+                usize::from(pane_width).saturating_sub(2),
+                &[Span::raw("    ")],
+            ));
             // The explanation on its own line: code lines are not wrapped, so keep it short.
             for part in wrap_words(&finding_note(f), usize::from(pane_width).saturating_sub(4)) {
                 lines.push(Line::styled(format!("    {part}"), theme.hint));

@@ -10,6 +10,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
 
+use super::super::action::{Action, Keymap, Scope};
 use super::super::app::{App, Popup};
 use super::super::layout::popup_area;
 use super::super::theme::Theme;
@@ -116,7 +117,13 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
         Some(c) => Line::from(vec![
             Span::styled("suggested: ", theme.dim),
             Span::styled(c.label.clone(), theme.hint),
-            Span::styled("  (a accepts; not saved until then)", theme.dim),
+            Span::styled(
+                match app.keymap.says(Action::AcceptSuggestion, "accepts") {
+                    Some(a) => format!("  ({a}; not saved until then)"),
+                    None => "  (not saved unless accepted)".to_string(),
+                },
+                theme.dim,
+            ),
         ]),
         None => Line::styled("suggested: none", theme.dim),
     });
@@ -303,7 +310,10 @@ pub fn draw_popup(frame: &mut Frame, app: &App, area: Rect, popup: Popup) {
     let mut focus: Option<u16> = None;
     let (title, lines, width) = match popup {
         Popup::CategoryPicker => (
-            " Categories (↑↓ · enter toggles · esc closes) ".to_string(),
+            format!(
+                " Categories ({}) ",
+                popup_hint(&app.keymap, "toggles", &[(&[Action::Cancel], "closes")])
+            ),
             picker_lines(app),
             90,
         ),
@@ -487,13 +497,36 @@ fn agreement_popup(app: &App) -> (String, Vec<Line<'static>>, u16, Option<u16>) 
     }
     (
         format!(
-            " Agreement: {} vs {} (↑↓ enter opens a disagreement · tab: another annotator · esc) ",
-            a.annotator_a, a.annotator_b
+            " Agreement: {} vs {} ({}) ",
+            a.annotator_a,
+            a.annotator_b,
+            popup_hint(
+                &app.keymap,
+                "opens a disagreement",
+                &[
+                    (&[Action::NextPane], "another annotator"),
+                    (&[Action::Cancel], "closes")
+                ]
+            )
         ),
         lines,
         100,
         focus,
     )
+}
+
+/// A popup's key hints from the keymap: `↑↓` moves, the popup's choose key does `choose`,
+/// then `rest` (keys of the list that the popup answers).
+fn popup_hint(keys: &Keymap, choose: &str, rest: &[(&[Action], &str)]) -> String {
+    let mut items: Vec<(&[Action], &str)> = vec![(&[Action::Up, Action::Down], "")];
+    items.extend_from_slice(rest);
+    let parts = [
+        keys.hint(Scope::Main, &items[..1]),
+        keys.hint(Scope::Popup, &[(&[Action::PopupChoose], choose)]),
+        keys.hint(Scope::Main, &items[1..]),
+    ];
+    let parts: Vec<String> = parts.into_iter().filter(|p| !p.is_empty()).collect();
+    parts.join(" · ")
 }
 
 fn runtime_lines(app: &App) -> Vec<Line<'static>> {
@@ -508,12 +541,20 @@ fn runtime_lines(app: &App) -> Vec<Line<'static>> {
             "sebx can create it now (a venv in its cache folder; pip needs the network).",
         ));
         lines.push(Line::raw(""));
-        lines.push(Line::from(vec![
-            Span::styled(" y ", theme.status_key),
-            Span::raw(" install now    "),
-            Span::styled(" esc ", theme.status_key),
-            Span::raw(" not now"),
-        ]));
+        let mut keys = Vec::new();
+        for (key, what) in [
+            (
+                app.keymap.key_in(Scope::Popup, Action::InstallRuntime),
+                " install now    ",
+            ),
+            (app.keymap.key_in(Scope::Main, Action::Cancel), " not now"),
+        ] {
+            if let Some(k) = key {
+                keys.push(Span::styled(format!(" {k} "), theme.status_key));
+                keys.push(Span::raw(what));
+            }
+        }
+        lines.push(Line::from(keys));
         return lines;
     }
     for step in &install.lines {

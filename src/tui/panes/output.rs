@@ -5,6 +5,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, field};
+use crate::tui::action::{Action, Scope};
 use crate::tui::app::App;
 use crate::tui::entry::{Entry, Score};
 
@@ -56,8 +57,14 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 format!("score stored in the file ({} = {})", s.field, s.raw)
             }
             Some(Score::Stored(s)) => format!(
-                "score stored in the file ({} = {}); press r to regrade and see the output",
-                s.field, s.raw
+                "score stored in the file ({} = {}){}",
+                s.field,
+                s.raw,
+                app.keymap
+                    .key_in(Scope::Main, Action::Regrade)
+                    .map_or(String::new(), |k| format!(
+                        "; press {k} to regrade and see the output"
+                    ))
             ),
             Some(Score::Grading { .. }) => "grading…".to_string(),
             Some(Score::Failed(e)) => format!("grading failed: {e}"),

@@ -10,11 +10,12 @@ use std::time::Duration;
 use anyhow::Result;
 use ratatui::DefaultTerminal;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event, KeyCode, KeyEventKind};
+use ratatui::crossterm::event::{self, Event, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
+use super::super::action::{Action, Scope};
 use super::{Presenter, Stage};
 
 /// How often the follower looks at the position file.
@@ -94,7 +95,12 @@ pub fn render_notes(p: &Presenter, area: Rect, buf: &mut Buffer) {
     Paragraph::new(Line::from(vec![
         Span::styled(format!(" {} ", p.stage.title()), t.tab_active),
         Span::styled(
-            format!("  {}  speaker notes (q quits)", p.position()),
+            format!(
+                "  {}  speaker notes ({})",
+                p.position(),
+                p.keys
+                    .hint(Scope::Present, &[(&[Action::CloseScreen], "quits")])
+            ),
             t.title,
         ),
     ]))
@@ -105,7 +111,7 @@ pub fn render_notes(p: &Presenter, area: Rect, buf: &mut Buffer) {
 }
 
 /// `sebx present --follow`: shows the notes of wherever the projecting presenter is,
-/// until `q`.
+/// until a key closing the presenter (`q`, `esc` by default).
 pub fn run_follower(terminal: &mut DefaultTerminal, p: &mut Presenter, path: &Path) -> Result<()> {
     let mut seen = String::new();
     loop {
@@ -119,7 +125,7 @@ pub fn run_follower(terminal: &mut DefaultTerminal, p: &mut Presenter, path: &Pa
         if event::poll(POLL)?
             && let Event::Key(key) = event::read()?
             && key.kind != KeyEventKind::Release
-            && matches!(key.code, KeyCode::Char('q') | KeyCode::Esc)
+            && p.keys.action_in(Scope::Present, &key) == Some(Action::CloseScreen)
         {
             return Ok(());
         }

@@ -1,0 +1,95 @@
+//! Every screen of the explorer over the fixtures at the two sizes issue 41 names, 80×24 and
+//! 160×45: the list with each pane, the help, the Stats and Compare screens and the label
+//! popups, as snapshots (the Training screen and the presenter have their own, in
+//! tui_training and tui_present).
+
+mod tui_common;
+
+use insta::assert_snapshot;
+use sebx::tui::app::Grading;
+use sebx::tui::inline::drain_inline;
+use sebx::tui::{Action, App};
+use tui_common::*;
+
+const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
+
+/// Every row graded (reports for run A, the fake backend for the rest), at `w`×`h`, on the
+/// second row (a failure).
+fn graded(w: u16, h: u16) -> App {
+    let backend = FakeBackend::default();
+    let mut app = app(Grading::Available);
+    drain_inline(&mut app, Some(&backend));
+    run_analysis(&mut app);
+    app.update(&Action::Resize {
+        width: w,
+        height: h,
+    });
+    app.update(&Action::Top);
+    app.update(&Action::Down);
+    drain_inline(&mut app, None);
+    app
+}
+
+fn shot(app: &App, w: u16, h: u16) -> String {
+    screen(&draw(app, w, h))
+}
+
+#[test]
+fn the_list_with_each_pane() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        for (action, name) in [
+            (Action::PaneResponse, "response"),
+            (Action::PaneCode, "code"),
+            (Action::PaneCases, "cases"),
+            (Action::PaneOutput, "output"),
+            (Action::PaneGraph, "graph"),
+            (Action::PaneTask, "task"),
+        ] {
+            app.update(&action);
+            // What the pane asks for (its analysis, its highlighting) is done first.
+            drain_inline(&mut app, None);
+            let text = shot(&app, w, h);
+            assert!(text.contains("rollouts"), "{text}");
+            assert_snapshot!(format!("list_{name}_{w}x{h}"), text);
+        }
+    }
+}
+
+#[test]
+fn the_help() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        app.update(&Action::Help);
+        let text = shot(&app, w, h);
+        assert!(text.contains("Help — keys"), "{text}");
+        assert_snapshot!(format!("help_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn the_stats_and_compare_screens() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        app.update(&Action::StatsScreen);
+        drain_inline(&mut app, None);
+        let text = shot(&app, w, h);
+        assert!(text.contains("internalization map"), "{text}");
+        assert_snapshot!(format!("stats_{w}x{h}"), text);
+        app.update(&Action::CompareScreen);
+        drain_inline(&mut app, None);
+        let text = shot(&app, w, h);
+        assert_snapshot!(format!("compare_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn the_label_popups() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        app.update(&Action::CategoryPicker);
+        let text = shot(&app, w, h);
+        assert!(text.contains("Categories"), "{text}");
+        assert_snapshot!(format!("category_picker_{w}x{h}"), text);
+    }
+}
