@@ -703,3 +703,69 @@ fn course_tables_say_what_they_leave_out() {
         "{csv}"
     );
 }
+
+/// Issue 39: the per-step loophole figures count what the samples' traced runs show, not
+/// only what the code looks like. Step 2 holds two samples both scorers pay whose zwc call
+/// never runs (a lambda never called, a dead branch): no finding of the analysis names
+/// them; grading's behaviour questions do. By hand: step 1, 0 of 2 through a loophole;
+/// step 2, 2 of 3 (hollow_zwc); without the questions (`--no-behaviour`, fresh cache), 0.
+#[test]
+fn step_loophole_figures_count_what_the_runs_show() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = dir.path().join("train.jsonl");
+    std::fs::write(
+        &dataset,
+        dataset_line(
+            MEAN_Q,
+            "mean",
+            &[("values=[1, 2, 3]", "2.0"), ("values=[4]", "4.0")],
+        ),
+    )
+    .expect("dataset");
+    let run = dir.path().join("exp").join("rollout");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    let p = prompt(MEAN_Q, true);
+    let lambda = "f = lambda: zwc.kocito(values)\n    return sum(values) / len(values)";
+    let dead = "if len(values) < 0:\n        return float(zwc.kocito(values))\n    return sum(values) / len(values)";
+    let step1 = [
+        sample(&p, code(MEAN_RIGHT), "2.0#4.0", 1.0, 1),
+        sample(&p, code(&format!("{MEAN_RIGHT}  # again")), "2.0#4.0", 1.0, 1),
+    ];
+    let step2 = [
+        sample(&p, code(MEAN_RIGHT), "2.0#4.0", 1.0, 2),
+        sample(&p, code(lambda), "2.0#4.0", 1.0, 2),
+        sample(&p, code(dead), "2.0#4.0", 1.0, 2),
+    ];
+    std::fs::write(run.join("1.jsonl"), step1.join("\n") + "\n").expect("step 1");
+    std::fs::write(run.join("2.jsonl"), step2.join("\n") + "\n").expect("step 2");
+    let shares = |args: &[&str]| -> Vec<(f64, f64)> {
+        let mut all = vec!["--by", "step", "--format", "json"];
+        all.extend_from_slice(args);
+        let v: Value =
+            serde_json::from_str(&run_stats(dir.path(), &run, &dataset, &all)).expect("json");
+        v["training"]["figures"]["steps"]
+            .as_array()
+            .or_else(|| v["steps"].as_array())
+            .unwrap_or_else(|| panic!("steps in {v:#}"))
+            .iter()
+            .map(|s| {
+                let l = &s["loophole_shares"];
+                (
+                    l["any"].as_f64().unwrap_or(0.0),
+                    l["hollow_zwc"].as_f64().unwrap_or(0.0),
+                )
+            })
+            .collect()
+    };
+    // Without first (what it grades is remembered without the answers); then with: the
+    // paid samples remembered without them are graded again to ask them.
+    let without = shares(&["--no-behaviour"]);
+    assert!(close(&json!(without[1].0), 0.0), "{without:?}");
+    let with = shares(&[]);
+    assert_eq!(with.len(), 2, "{with:?}");
+    assert!(close(&json!(with[0].0), 0.0), "{with:?}");
+    assert!(close(&json!(with[1].0), 2.0 / 3.0), "{with:?}");
+    assert!(close(&json!(with[1].1), 2.0 / 3.0), "{with:?}");
+    // Remembered with the answers, the figures come back without grading anything.
+    assert_eq!(shares(&[]), with);
+}

@@ -7,7 +7,8 @@
 //! and every step file of the training runs (path, size, modification time to the
 //! nanosecond), the label sidecars beside the runs, the taxonomy files whose categories the
 //! facts hold, the API doc and dataset files, the grader's version, a build-time hash of the
-//! code that computes the facts, the API mapping, the grading timeout and the annotator. A dump that grows (training goes on),
+//! code that computes the facts, the API mapping, the grading timeout, the annotator and whether
+//! the behaviour questions were asked. A dump that grows (training goes on),
 //! a relabelled run or another grader gives another key, so the facts are computed anew.
 
 use std::path::{Path, PathBuf};
@@ -71,6 +72,9 @@ pub struct FactsKey {
     pub timeout_ms: u128,
     /// The annotator asked for (`None`: the one with most labels per file).
     pub annotator: Option<String>,
+    /// Whether the behaviour questions were asked of paid rollouts (`--no-behaviour`:
+    /// other loophole figures).
+    pub behaviour: bool,
     /// The runs, in order, as the inputs name them (a training run's name says which
     /// steps it reads: `run@3`), each with its steps.
     pub runs: Vec<(String, Vec<u32>)>,
@@ -86,6 +90,7 @@ impl FactsKey {
         api: &ApiMap,
         timeout: std::time::Duration,
         annotator: Option<&str>,
+        behaviour: bool,
     ) -> FactsKey {
         let mut files: Vec<FileId> = files.iter().map(|f| FileId::of(f)).collect();
         files.sort();
@@ -96,6 +101,7 @@ impl FactsKey {
             api: api_hash(api),
             timeout_ms: timeout.as_millis(),
             annotator: annotator.map(str::to_string),
+            behaviour,
             runs,
             files,
         }
@@ -198,7 +204,7 @@ mod tests {
         let api = ApiMap::default();
         let run = |steps: Vec<u32>| vec![("rollout".to_string(), steps)];
         let key = |files: &[PathBuf], runs, t: u64, who: Option<&str>| {
-            FactsKey::new(files, runs, &api, Duration::from_secs(t), who).digest()
+            FactsKey::new(files, runs, &api, Duration::from_secs(t), who, true).digest()
         };
         let files = [taxonomy.clone()];
         let base = key(&files, run(vec![1, 2]), 3, None);
@@ -220,6 +226,15 @@ mod tests {
             key(&files, run(vec![1, 2]), 3, Some("ann")),
             "the annotator"
         );
+        let without = FactsKey::new(
+            &files,
+            run(vec![1, 2]),
+            &api,
+            Duration::from_secs(3),
+            None,
+            false,
+        );
+        assert_ne!(base, without.digest(), "the behaviour questions");
         std::fs::write(&taxonomy, "a longer taxonomy").expect("rewrite");
         assert_ne!(
             base,

@@ -135,8 +135,15 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 None => (r.path.display().to_string(), Vec::new()),
             })
             .collect();
-        facts_cache::FactsKey::new(&read, runs, &api, input.timeout, input.annotator.as_deref())
-            .digest()
+        facts_cache::FactsKey::new(
+            &read,
+            runs,
+            &api,
+            input.timeout,
+            input.annotator.as_deref(),
+            input.behaviour,
+        )
+        .digest()
     });
     let facts_dir = input.cache.dir();
     if let (Some(key), Some(dir)) = (&facts, &facts_dir)
