@@ -55,6 +55,8 @@ pub fn read_line(path: &Path, line: usize) -> std::io::Result<Option<Vec<u8>>> {
 /// The keys of a stored line in the order written (a JSON object), or why not.
 pub fn parse_raw_line(raw: &[u8]) -> Result<RawLine, String> {
     let text = line_text(raw)?;
+    // `json.dumps`'s bare `NaN` and `±Infinity` are shown as written (as strings).
+    let text = &*super::python_json::finite_json(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let fields = match de.deserialize_any(Ordered) {
         Ok(fields) => fields,

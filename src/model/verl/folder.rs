@@ -121,7 +121,9 @@ fn first_line_is_sample(path: &Path) -> std::io::Result<bool> {
 
 /// Whether a JSON line is a verl sample: `input` and `output`, and no `query`/`response`.
 pub fn looks_like_sample(line: &str) -> bool {
-    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(line.trim()) else {
+    let Ok(Value::Object(obj)) =
+        serde_json::from_str::<Value>(&crate::model::python_json::finite_json(line.trim()))
+    else {
         return false;
     };
     obj.contains_key("input")
