@@ -103,9 +103,9 @@ mod tests {
             "a string's text is not touched"
         );
         assert!(v["n"].is_null());
-        assert!(non_finite(v["score"].as_str().unwrap()).unwrap().is_nan());
+        assert!(non_finite(v["score"].as_str().expect("a string")).is_some_and(f64::is_nan));
         assert_eq!(
-            non_finite(v["acc"][1].as_str().unwrap()),
+            non_finite(v["acc"][1].as_str().expect("a string")),
             Some(f64::NEG_INFINITY)
         );
     }

@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::folder::{DumpRun, step_of_file_name};
+use super::folder::DumpRun;
+use super::formats::Format;
 use crate::model::tail::{FileTail, LookNotes};
 
 /// New whole lines of one step file.
@@ -31,6 +32,7 @@ pub struct NewLines {
 pub struct RunTail {
     dir: PathBuf,
     single_step: Option<u32>,
+    format: Format,
     files: BTreeMap<PathBuf, (u32, FileTail)>,
     looked: bool,
 }
@@ -41,6 +43,7 @@ impl RunTail {
         RunTail {
             dir: run.dir.clone(),
             single_step: run.single_step,
+            format: run.format,
             files: BTreeMap::new(),
             looked: false,
         }
@@ -59,16 +62,8 @@ impl RunTail {
         let first = !self.looked;
         self.looked = true;
         let mut found: Vec<(u32, PathBuf, std::fs::Metadata)> = Vec::new();
-        for entry in std::fs::read_dir(&self.dir)? {
-            let Ok(entry) = entry else { continue };
-            let path = entry.path();
-            let Some(step) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(step_of_file_name)
-            else {
-                continue;
-            };
+        let (steps, _) = self.format.list(&self.dir)?;
+        for (step, path) in steps {
             if self.single_step.is_some_and(|s| s != step) {
                 continue;
             }
@@ -122,6 +117,7 @@ mod tests {
             steps: Vec::new(),
             skipped: Vec::new(),
             single_step,
+            format: Format::Verl,
         }
     }
 

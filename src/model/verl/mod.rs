@@ -23,11 +23,13 @@ use super::{Dataset, DatasetItem};
 
 mod folder;
 mod follow;
+pub mod formats;
 mod line;
 
 pub use super::tail::{LookNotes, UNFINISHED_LINE};
 pub use folder::{DumpRun, StepFile, find_runs, looks_like_sample, step_of_file_name};
 pub use follow::{NewLines, RunTail};
+pub use formats::{DumpFormat, FORMATS, Format};
 pub use line::{Sample, group_of_uid, parse_sample};
 
 /// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.
@@ -184,7 +186,7 @@ fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
         raws,
         bytes >= PARALLEL_PARSE_BYTES,
         line::PromptMemo::default,
-        line::parse_sample_with,
+        formats::parse_line,
     )
 }
 

@@ -593,9 +593,9 @@ fn v1_training_dump_groups_by_the_uid_prompt_part_across_sessions_and_outputs() 
             serde_json::json!(out)
         )
     };
-    // Sorted by uid as strings: session 10 before session 2. Two samplings of the prompt
+    // In uid order, as strings: session 10 before session 2. Two samplings of the prompt
     // (prompt uids 0d1e and 9f2a); session 1 of 0d1e has two outputs, both scored 1.
-    let mut lines = vec![
+    let lines = [
         line("0d1e-77_0_0", "a", 1.0),
         line("0d1e-77_10_0", "b", 1.0),
         line("0d1e-77_1_0", "c", 1.0),
@@ -604,7 +604,6 @@ fn v1_training_dump_groups_by_the_uid_prompt_part_across_sessions_and_outputs() 
         line("9f2a-01_0_0", "f", 0.0),
         line("9f2a-01_1_0", "g", 1.0),
     ];
-    lines.sort();
     let got = read(&lines.join("\n"));
     assert!(got.issues.is_empty(), "{:?}", got.issues);
     let groups: Vec<(u32, Option<&str>, bool)> = got

@@ -1,0 +1,418 @@
+//! The training dumps sebx reads, one declaration each ([`FORMATS`]): where a run's step
+//! files are, which keys hold the prompt, the response, the score, the step and the group,
+//! and the reader that turns one of its lines into a [`Sample`]. Every format becomes the
+//! same samples, so joining, groups, the Training screen, `stats --by step`, the explorer
+//! and live follow do not know which framework wrote a run. A line is read by its keys
+//! (verl's first, the common case); the folder layout says where the steps are.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Map, Value};
+
+use super::line::{self, PromptMemo, Sample};
+use crate::model::python_json;
+use crate::model::rollout::line_text;
+
+/// A framework's dump format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum Format {
+    /// verl 0.4–0.9: `{step}.jsonl`.
+    #[default]
+    Verl,
+    /// SkyRL: `dumped_evals/global_step_N_evals/{data_source}.jsonl`.
+    SkyRl,
+    /// NeMo-RL: `train_data_step{N}.jsonl`.
+    NemoRl,
+}
+
+/// A run folder's step files (step, path) and its other `.jsonl` files.
+pub type Listing = (Vec<(u32, PathBuf)>, Vec<PathBuf>);
+
+/// What sebx knows of one format: its writer, layout and keys (for the README's table and
+/// the notes), and its readers.
+pub struct DumpFormat {
+    pub format: Format,
+    pub framework: &'static str,
+    /// The versions whose writer code the reader follows.
+    pub versions: &'static str,
+    /// The file of the framework that writes the dump.
+    pub writer: &'static str,
+    /// Where a run's step files are, below the run folder.
+    pub layout: &'static str,
+    pub prompt: &'static str,
+    pub response: &'static str,
+    pub score: &'static str,
+    /// How the step is read.
+    pub step: &'static str,
+    /// How a GRPO group is read.
+    pub group: &'static str,
+    /// The step of a file, from its path below the run folder (`None`: not a step file).
+    step_of: fn(&Path) -> Option<u32>,
+    /// Whether a line (a JSON object) is one of this format's samples.
+    is_line: fn(&Map<String, Value>) -> bool,
+    /// The sample of one of its lines.
+    read: fn(Map<String, Value>) -> Result<Sample, String>,
+}
+
+/// Every format sebx reads, verl first (a folder that could be two formats is verl's).
+pub static FORMATS: [DumpFormat; 3] = [
+    DumpFormat {
+        format: Format::Verl,
+        framework: "verl",
+        versions: "0.4–0.9 (0.9's V1 trainer included)",
+        writer: "verl/trainer/ppo/ray_trainer.py (_dump_generations); verl/trainer/ppo/v1/trainer_base.py",
+        layout: "{step}.jsonl (trainer.rollout_data_dir, trainer.validation_data_dir)",
+        prompt: "input",
+        response: "output",
+        score: "score",
+        step: "step, else the file name",
+        group: "the prompt part of uid ({uid}_{session}_{index}), else the prompt text",
+        step_of: verl_step,
+        is_line: verl_line,
+        read: verl_read,
+    },
+    DumpFormat {
+        format: Format::SkyRl,
+        framework: "SkyRL",
+        versions: "skyrl-train 0.1–0.3",
+        writer: "skyrl_train/utils/trainer_utils.py (dump_per_dataset_eval_results)",
+        layout: "global_step_{N}_evals/{data_source}.jsonl (under dumped_evals/)",
+        prompt: "input_prompt",
+        response: "output_response",
+        score: "score",
+        step: "the folder name",
+        group: "the prompt text",
+        step_of: skyrl_step,
+        is_line: skyrl_line,
+        read: skyrl_read,
+    },
+    DumpFormat {
+        format: Format::NemoRl,
+        framework: "NeMo-RL",
+        versions: "0.3–0.4",
+        writer: "nemo_rl/algorithms/grpo.py (logger.log_batched_dict_as_jsonl); nemo_rl/utils/logger.py",
+        layout: "train_data_step{N}.jsonl (the run's log folder)",
+        prompt: "content: every message but the last, joined",
+        response: "content: the last message",
+        score: "rewards",
+        step: "the file name",
+        group: "the prompt text",
+        step_of: nemo_step,
+        is_line: nemo_line,
+        read: nemo_read,
+    },
+];
+
+impl Format {
+    pub fn spec(self) -> &'static DumpFormat {
+        FORMATS
+            .iter()
+            .find(|f| f.format == self)
+            .unwrap_or(&FORMATS[0])
+    }
+
+    /// The step files below `dir` (step, path), in step order then path order, and its
+    /// other `.jsonl` files (not this format's: skipped, with a note).
+    pub fn list(self, dir: &Path) -> std::io::Result<Listing> {
+        let spec = self.spec();
+        let mut steps = Vec::new();
+        let mut others = Vec::new();
+        let mut each = |path: PathBuf, rel: &Path| match (spec.step_of)(rel) {
+            Some(step) => steps.push((step, path)),
+            None if rel.extension().is_some_and(|e| e == "jsonl") => others.push(path),
+            None => {}
+        };
+        for entry in std::fs::read_dir(dir)? {
+            let Ok(entry) = entry else { continue };
+            let path = entry.path();
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
+            let name = PathBuf::from(entry.file_name());
+            if kind.is_file() || kind.is_symlink() && path.is_file() {
+                each(path, &name);
+            } else if self == Format::SkyRl && path.is_dir() && skyrl_folder_step(&name).is_some() {
+                // SkyRL: one folder per step, one file per data source.
+                for inner in std::fs::read_dir(&path)? {
+                    let Ok(inner) = inner else { continue };
+                    let p = inner.path();
+                    if p.is_file() {
+                        each(p, &name.join(inner.file_name()));
+                    }
+                }
+            }
+        }
+        steps.sort();
+        others.sort();
+        Ok((steps, others))
+    }
+
+    /// The note of a skipped file of a run of this format.
+    pub fn skipped_reason(self, run: &str) -> String {
+        match self {
+            Format::Verl => format!(
+                "skipped: not a step file of run {run} (verl names them {{step}}.jsonl; a validation dump is a folder of its own)"
+            ),
+            other => {
+                let spec = other.spec();
+                format!(
+                    "skipped: not a step file of run {run} ({} names them {})",
+                    spec.framework, spec.layout
+                )
+            }
+        }
+    }
+
+    /// Whether a line (its text) is a sample of this format.
+    pub fn is_sample(self, line: &str) -> bool {
+        let text = python_json::finite_json(line.trim());
+        let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(&text) else {
+            return false;
+        };
+        (self.spec().is_line)(&obj)
+    }
+}
+
+/// Parses one line of a step file, of any format: verl's typed reading first (the common
+/// case), then the reader of the format whose keys the line has; a line of none says what
+/// is wrong with it as a verl sample.
+pub(super) fn parse_line<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Result<Sample, String> {
+    let verl = line::parse_sample_with(memo, raw);
+    let Err(reason) = verl else {
+        return verl;
+    };
+    let Ok(text) = line_text(raw) else {
+        return Err(reason);
+    };
+    let text = python_json::finite_json(text);
+    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(&text) else {
+        return Err(reason);
+    };
+    match FORMATS[1..].iter().find(|f| (f.is_line)(&obj)) {
+        Some(f) => (f.read)(obj),
+        None => Err(reason),
+    }
+}
+
+/// `12.jsonl` → 12.
+pub(super) fn verl_step(rel: &Path) -> Option<u32> {
+    let name = rel.to_str()?;
+    let stem = name.strip_suffix(".jsonl")?;
+    number(stem)
+}
+
+fn number(s: &str) -> Option<u32> {
+    if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+fn verl_line(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("input")
+        && obj.contains_key("output")
+        && !obj.contains_key("query")
+        && !obj.contains_key("response")
+}
+
+fn verl_read(obj: Map<String, Value>) -> Result<Sample, String> {
+    line::parse_value(&Value::Object(obj).to_string())
+}
+
+/// `global_step_12_evals` → 12.
+fn skyrl_folder_step(name: &Path) -> Option<u32> {
+    number(
+        name.to_str()?
+            .strip_prefix("global_step_")?
+            .strip_suffix("_evals")?,
+    )
+}
+
+/// `global_step_12_evals/{data_source}.jsonl` → 12 (not `aggregated_results.jsonl`, the
+/// step's metrics).
+fn skyrl_step(rel: &Path) -> Option<u32> {
+    let mut parts = rel.components();
+    let folder = Path::new(parts.next()?.as_os_str());
+    let file = parts.next()?.as_os_str().to_str()?;
+    if parts.next().is_some() || !file.ends_with(".jsonl") || file == "aggregated_results.jsonl" {
+        return None;
+    }
+    skyrl_folder_step(folder)
+}
+
+fn skyrl_line(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("input_prompt") && obj.contains_key("output_response")
+}
+
+fn skyrl_read(mut obj: Map<String, Value>) -> Result<Sample, String> {
+    let input = chat_text(obj.remove("input_prompt"), "input_prompt")?;
+    let output = chat_text(obj.remove("output_response"), "output_response")?;
+    let output = without_end_token(output);
+    // SkyRL's reward may be token-level (a list): the sample's is their sum.
+    let score = obj.remove("score").and_then(|v| summed(&v));
+    let gts = obj
+        .get("env_extras")
+        .and_then(|e| e.get("reward_spec"))
+        .and_then(|r| r.get("ground_truth"))
+        .filter(|g| !g.is_null())
+        .map(text_of);
+    Ok(Sample {
+        input: input.into(),
+        output,
+        gts,
+        score,
+        step: None,
+        uid: None,
+        extras: extras_of(obj),
+    })
+}
+
+/// `train_data_step12.jsonl` → 12 (`val_data_step12.jsonl` is the validation's: skipped).
+fn nemo_step(rel: &Path) -> Option<u32> {
+    number(
+        rel.to_str()?
+            .strip_prefix("train_data_step")?
+            .strip_suffix(".jsonl")?,
+    )
+}
+
+fn nemo_line(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("content") && (obj.contains_key("rewards") || obj.contains_key("idx"))
+}
+
+fn nemo_read(mut obj: Map<String, Value>) -> Result<Sample, String> {
+    // `make_microbatch_iterator(1)` writes each column as a list of one sample's value:
+    // `content` is `[[message, …]]`, `rewards` `[r]`.
+    let content = match obj.remove("content") {
+        Some(Value::Array(mut a)) if a.len() == 1 && a[0].is_array() => a.remove(0),
+        Some(v) => v,
+        None => return Err("missing key `content`".to_string()),
+    };
+    let Value::Array(mut messages) = content else {
+        return Err("`content` should be a list of messages".to_string());
+    };
+    let last = messages
+        .pop()
+        .ok_or_else(|| "`content` has no message".to_string())?;
+    let output = without_end_token(message_text(&last));
+    let input: Vec<String> = messages.iter().map(message_text).collect();
+    let score = obj.remove("rewards").and_then(|v| summed(&v));
+    Ok(Sample {
+        input: input.concat().into(),
+        output,
+        gts: None,
+        score,
+        step: None,
+        uid: None,
+        extras: extras_of(obj),
+    })
+}
+
+/// A prompt or response as text: a string as itself, a chat (a list of `{role, content}`
+/// messages, or of strings) as its messages in order, each role word on its own line as a
+/// decoded chat template leaves it.
+fn chat_text(v: Option<Value>, key: &str) -> Result<String, String> {
+    match v {
+        Some(Value::String(s)) => Ok(s),
+        Some(Value::Null) => Ok(String::new()),
+        Some(Value::Array(messages)) => Ok(messages.iter().map(message_text).collect()),
+        Some(other) => Err(format!(
+            "`{key}` should be a string or a chat, found {}",
+            crate::model::rollout::json_kind(&other)
+        )),
+        None => Err(format!("missing key `{key}`")),
+    }
+}
+
+fn message_text(m: &Value) -> String {
+    match m {
+        Value::String(s) => s.clone(),
+        Value::Object(o) => {
+            let content = o.get("content").map(text_of).unwrap_or_default();
+            match o.get("role").and_then(Value::as_str) {
+                Some(role) => format!("{role}\n{content}\n"),
+                None => content,
+            }
+        }
+        other => text_of(other),
+    }
+}
+
+/// The end-of-turn tokens a response decoded with its special tokens ends with (SkyRL and
+/// NeMo-RL decode so; verl skips them).
+const END_TOKENS: [&str; 4] = ["<|im_end|>", "<|endoftext|>", "<|eot_id|>", "</s>"];
+
+/// A response without the end-of-turn token its decoding left at its end.
+fn without_end_token(mut text: String) -> String {
+    let trimmed = text.trim_end();
+    if let Some(t) = END_TOKENS.iter().find(|t| trimmed.ends_with(*t)) {
+        let keep = trimmed.len() - t.len();
+        text.truncate(keep);
+    }
+    text
+}
+
+/// A score: a number, a bool, a list (one sample's, or token-level rewards: summed), or
+/// what [`python_json`] made of a bare `NaN`.
+fn summed(v: &Value) -> Option<f64> {
+    match v {
+        Value::Number(n) => n.as_f64(),
+        Value::Bool(b) => Some(f64::from(u8::from(*b))),
+        Value::String(s) => python_json::non_finite(s).or_else(|| s.trim().parse().ok()),
+        Value::Array(a) if !a.is_empty() => a.iter().map(summed).sum(),
+        _ => None,
+    }
+}
+
+fn text_of(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// A line's other keys, as verl's extras are kept: sorted, a string as itself.
+fn extras_of(obj: Map<String, Value>) -> Vec<(String, String)> {
+    obj.into_iter().map(|(k, v)| (k, text_of(&v))).collect()
+}
+
+/// The format of a folder's step files: the first of [`FORMATS`] with step files there
+/// whose first non-empty file starts with one of its samples (an empty step file alone is
+/// verl's).
+pub(super) fn format_of(dir: &Path) -> std::io::Result<Option<(Format, Listing)>> {
+    for f in &FORMATS {
+        let (steps, others) = f.format.list(dir)?;
+        if steps.is_empty() {
+            continue;
+        }
+        let first = steps
+            .iter()
+            .find(|(_, p)| std::fs::metadata(p).is_ok_and(|m| m.len() > 0));
+        match first {
+            None if f.format == Format::Verl => return Ok(Some((f.format, (steps, others)))),
+            None => continue,
+            Some((_, p)) => {
+                if first_line(p)?.is_some_and(|l| f.format.is_sample(&l)) {
+                    return Ok(Some((f.format, (steps, others))));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The first non-blank line of a file.
+pub(super) fn first_line(path: &Path) -> std::io::Result<Option<String>> {
+    use std::io::BufRead;
+    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            return Ok(None);
+        }
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
+        }
+    }
+}
