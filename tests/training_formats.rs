@@ -12,7 +12,11 @@
 //!   score, stop_reason, env_class, env_extras, data_source) and `aggregated_results.jsonl`;
 //! - NeMo-RL `nemo_rl/utils/logger.py` `log_batched_dict_as_jsonl` from
 //!   `nemo_rl/algorithms/grpo.py`: `train_data_step{N}.jsonl`, one line per sample, each
-//!   column a list of that sample's value (`make_microbatch_iterator(1)`), plus `idx`.
+//!   column a list of that sample's value (`make_microbatch_iterator(1)`), plus `idx`;
+//! - AReaL `areal/infra/workflow_executor.py` `_dump_trajectory`:
+//!   `{version}/{task_id}.jsonl`, appended, prompt and completion decoded with special tokens;
+//! - ROLL `roll/pipeline/rlvr/utils.py` `write_to_json_process`:
+//!   `rollout_dump_data.step_{N}.jsonl`, the whole batch as one line of columns.
 //!
 //! Prompts are chat-formatted (Qwen's template decoded with its special tokens), so the join
 //! to SE-Bench tasks goes through the template. Graded through the real engine (Python
@@ -244,6 +248,89 @@ fn write_nemo(dir: &Path) {
     }
 }
 
+/// AReaL: `<log path>/rollout/{version}/{task_id}.jsonl`, a task's samples appended to its
+/// file, prompt and completion decoded with their special tokens.
+fn write_areal(dir: &Path) {
+    let mut task_id = 0;
+    for (step, samples) in run() {
+        for query in [MEAN_Q, SUM_Q] {
+            let lines: Vec<String> = samples
+                .iter()
+                .filter(|s| s.query == query)
+                .enumerate()
+                .map(|(i, s)| {
+                    py_dumps(&[
+                        ("task_id", task_id.to_string()),
+                        ("sample_idx", i.to_string()),
+                        ("seqlen", "400".to_string()),
+                        ("prompt_len", "312".to_string()),
+                        ("head_version", step.to_string()),
+                        ("tail_version", step.to_string()),
+                        ("reward", format!("{:?}", s.score)),
+                        ("prompt", json!(templated(s.query)).to_string()),
+                        (
+                            "completion",
+                            json!(format!("{}<|im_end|><|endoftext|>", s.output)).to_string(),
+                        ),
+                    ])
+                })
+                .collect();
+            write(
+                &dir.join(step.to_string()).join(format!("{task_id}.jsonl")),
+                &lines,
+            );
+            task_id += 1;
+        }
+    }
+}
+
+/// ROLL: `rollout_dump_data.step_{N}.jsonl`, the step's batch as one line of columns
+/// (those of `COLUMMNS_CONFIG` the batch has), `messages` as JSON text.
+fn write_roll(dir: &Path) {
+    for (step, samples) in run() {
+        let column = |f: &dyn Fn(&S) -> Value| -> String {
+            Value::Array(samples.iter().map(f).collect()).to_string()
+        };
+        let line = py_dumps(&[
+            (
+                "id",
+                column(&|s| json!(if s.query == MEAN_Q { "mean" } else { "sum" })),
+            ),
+            ("prompt", column(&|s| json!(user_message(s.query)))),
+            (
+                "messages",
+                column(&|s| {
+                    json!(json!([{"role": "user", "content": user_message(s.query)}]).to_string())
+                }),
+            ),
+            ("ground_truth", column(&|s| json!(s.gts))),
+            ("tag", column(&|_| json!("se_bench"))),
+            ("domain", column(&|_| json!("code"))),
+            ("responses", column(&|s| json!(s.output))),
+            (
+                "scores",
+                format!(
+                    "[{}]",
+                    samples
+                        .iter()
+                        .map(|s| format!("{:?}", s.score))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ),
+            (
+                "sampling_params",
+                column(&|_| json!("{\"temperature\": 1.0}")),
+            ),
+            ("global_step", column(&|_| json!(step))),
+        ]);
+        write(
+            &dir.join(format!("rollout_dump_data.step_{step}.jsonl")),
+            &[line],
+        );
+    }
+}
+
 fn write_dataset(dir: &Path) -> PathBuf {
     let dataset = dir.join("train.jsonl");
     std::fs::write(
@@ -339,8 +426,14 @@ fn the_same_run_in_every_format_gives_the_verl_dumps_step_figures() {
         json!({"content": [["q", "a"]], "rewards": [0.0], "idx": 0}).to_string() + "\n",
     )
     .expect("val");
+    let areal = root.join("areal").join("rollout");
+    write_areal(&areal);
+    let roll = root.join("roll").join("rollout_dump");
+    write_roll(&roll);
     for (name, target) in [
         ("verl 0.9", v09.clone()),
+        ("AReaL", areal.clone()),
+        ("ROLL", roll.clone()),
         ("SkyRL", skyrl.join("dumped_evals")),
         ("SkyRL (its export folder)", skyrl.clone()),
         ("NeMo-RL", nemo.clone()),

@@ -23,6 +23,10 @@ pub enum Format {
     SkyRl,
     /// NeMo-RL: `train_data_step{N}.jsonl`.
     NemoRl,
+    /// AReaL: `{version}/{task_id}.jsonl`.
+    Areal,
+    /// ROLL: `rollout_dump_data.step_{N}.jsonl`, one columnar line.
+    Roll,
 }
 
 /// A run folder's step files (step, path) and its other `.jsonl` files.
@@ -51,11 +55,13 @@ pub struct DumpFormat {
     /// Whether a line (a JSON object) is one of this format's samples.
     is_line: fn(&Map<String, Value>) -> bool,
     /// The sample of one of its lines.
-    read: fn(Map<String, Value>) -> Result<Sample, String>,
+    read: fn(Map<String, Value>) -> Result<Vec<Sample>, String>,
+    /// How deep below the run folder its step files are (1: in it).
+    depth: usize,
 }
 
 /// Every format sebx reads, verl first (a folder that could be two formats is verl's).
-pub static FORMATS: [DumpFormat; 3] = [
+pub static FORMATS: [DumpFormat; 5] = [
     DumpFormat {
         format: Format::Verl,
         framework: "verl",
@@ -70,6 +76,7 @@ pub static FORMATS: [DumpFormat; 3] = [
         step_of: verl_step,
         is_line: verl_line,
         read: verl_read,
+        depth: 1,
     },
     DumpFormat {
         format: Format::SkyRl,
@@ -85,6 +92,7 @@ pub static FORMATS: [DumpFormat; 3] = [
         step_of: skyrl_step,
         is_line: skyrl_line,
         read: skyrl_read,
+        depth: 2,
     },
     DumpFormat {
         format: Format::NemoRl,
@@ -100,6 +108,39 @@ pub static FORMATS: [DumpFormat; 3] = [
         step_of: nemo_step,
         is_line: nemo_line,
         read: nemo_read,
+        depth: 1,
+    },
+    DumpFormat {
+        format: Format::Areal,
+        framework: "AReaL",
+        versions: "0.4–0.5 (areal.infra.workflow_executor)",
+        writer: "areal/infra/workflow_executor.py (_dump_trajectory)",
+        layout: "{version}/{task_id}.jsonl (under <log path>/rollout/, appended)",
+        prompt: "prompt",
+        response: "completion",
+        score: "reward",
+        step: "the version folder (the trajectory's tail_version)",
+        group: "task_id",
+        step_of: areal_step,
+        is_line: areal_line,
+        read: areal_read,
+        depth: 2,
+    },
+    DumpFormat {
+        format: Format::Roll,
+        framework: "ROLL",
+        versions: "0.1–0.2 (roll.pipeline.rlvr)",
+        writer: "roll/pipeline/rlvr/utils.py (write_to_json_process)",
+        layout: "rollout_dump_data.step_{N}.jsonl (rollout_dump_dir): one line, a list per column",
+        prompt: "prompt, else messages",
+        response: "responses",
+        score: "scores",
+        step: "global_step, else the file name",
+        group: "the prompt text",
+        step_of: roll_step,
+        is_line: roll_line,
+        read: roll_read,
+        depth: 1,
     },
 ];
 
@@ -122,26 +163,7 @@ impl Format {
             None if rel.extension().is_some_and(|e| e == "jsonl") => others.push(path),
             None => {}
         };
-        for entry in std::fs::read_dir(dir)? {
-            let Ok(entry) = entry else { continue };
-            let path = entry.path();
-            let Ok(kind) = entry.file_type() else {
-                continue;
-            };
-            let name = PathBuf::from(entry.file_name());
-            if kind.is_file() || kind.is_symlink() && path.is_file() {
-                each(path, &name);
-            } else if self == Format::SkyRl && path.is_dir() && skyrl_folder_step(&name).is_some() {
-                // SkyRL: one folder per step, one file per data source.
-                for inner in std::fs::read_dir(&path)? {
-                    let Ok(inner) = inner else { continue };
-                    let p = inner.path();
-                    if p.is_file() {
-                        each(p, &name.join(inner.file_name()));
-                    }
-                }
-            }
-        }
+        walk(dir, Path::new(""), spec.depth, &mut each)?;
         steps.sort();
         others.sort();
         Ok((steps, others))
@@ -173,24 +195,55 @@ impl Format {
     }
 }
 
+/// What one line holds: a sample (or why not), or the samples of a columnar line.
+pub(super) enum Parsed {
+    One(Result<Sample, String>),
+    Many(Vec<Sample>),
+}
+
+/// Hands every file below `dir` (up to `depth` levels: 1 is `dir`'s own files) to `each`,
+/// with its path below `dir`. A sub-folder that cannot be read is left out.
+fn walk(
+    dir: &Path,
+    rel: &Path,
+    depth: usize,
+    each: &mut dyn FnMut(PathBuf, &Path),
+) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let Ok(entry) = entry else { continue };
+        let path = entry.path();
+        let name = rel.join(entry.file_name());
+        if path.is_file() {
+            each(path, &name);
+        } else if depth > 1 && path.is_dir() {
+            let _ = walk(&path, &name, depth - 1, each);
+        }
+    }
+    Ok(())
+}
+
 /// Parses one line of a step file, of any format: verl's typed reading first (the common
 /// case), then the reader of the format whose keys the line has; a line of none says what
 /// is wrong with it as a verl sample.
-pub(super) fn parse_line<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Result<Sample, String> {
+pub(super) fn parse_line<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Parsed {
     let verl = line::parse_sample_with(memo, raw);
     let Err(reason) = verl else {
-        return verl;
+        return Parsed::One(verl);
     };
     let Ok(text) = line_text(raw) else {
-        return Err(reason);
+        return Parsed::One(Err(reason));
     };
     let text = python_json::finite_json(text);
     let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(&text) else {
-        return Err(reason);
+        return Parsed::One(Err(reason));
     };
     match FORMATS[1..].iter().find(|f| (f.is_line)(&obj)) {
-        Some(f) => (f.read)(obj),
-        None => Err(reason),
+        Some(f) => match (f.read)(obj) {
+            Ok(mut samples) if samples.len() == 1 => Parsed::One(Ok(samples.remove(0))),
+            Ok(samples) => Parsed::Many(samples),
+            Err(e) => Parsed::One(Err(e)),
+        },
+        None => Parsed::One(Err(reason)),
     }
 }
 
@@ -215,8 +268,24 @@ fn verl_line(obj: &Map<String, Value>) -> bool {
         && !obj.contains_key("response")
 }
 
-fn verl_read(obj: Map<String, Value>) -> Result<Sample, String> {
+fn verl_read_one(obj: Map<String, Value>) -> Result<Sample, String> {
     line::parse_value(&Value::Object(obj).to_string())
+}
+
+fn verl_read(obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    verl_read_one(obj).map(|s| vec![s])
+}
+
+fn skyrl_read(obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    skyrl_read_one(obj).map(|s| vec![s])
+}
+
+fn nemo_read(obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    nemo_read_one(obj).map(|s| vec![s])
+}
+
+fn areal_read(obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    areal_read_one(obj).map(|s| vec![s])
 }
 
 /// `global_step_12_evals` → 12.
@@ -244,7 +313,7 @@ fn skyrl_line(obj: &Map<String, Value>) -> bool {
     obj.contains_key("input_prompt") && obj.contains_key("output_response")
 }
 
-fn skyrl_read(mut obj: Map<String, Value>) -> Result<Sample, String> {
+fn skyrl_read_one(mut obj: Map<String, Value>) -> Result<Sample, String> {
     let input = chat_text(obj.remove("input_prompt"), "input_prompt")?;
     let output = chat_text(obj.remove("output_response"), "output_response")?;
     let output = without_end_token(output);
@@ -280,7 +349,7 @@ fn nemo_line(obj: &Map<String, Value>) -> bool {
     obj.contains_key("content") && (obj.contains_key("rewards") || obj.contains_key("idx"))
 }
 
-fn nemo_read(mut obj: Map<String, Value>) -> Result<Sample, String> {
+fn nemo_read_one(mut obj: Map<String, Value>) -> Result<Sample, String> {
     // `make_microbatch_iterator(1)` writes each column as a list of one sample's value:
     // `content` is `[[message, …]]`, `rewards` `[r]`.
     let content = match obj.remove("content") {
@@ -338,18 +407,119 @@ fn message_text(m: &Value) -> String {
     }
 }
 
+/// `12/{task_id}.jsonl` → 12.
+fn areal_step(rel: &Path) -> Option<u32> {
+    let mut parts = rel.components();
+    let version = number(parts.next()?.as_os_str().to_str()?)?;
+    let file = parts.next()?.as_os_str().to_str()?;
+    (parts.next().is_none() && file.ends_with(".jsonl")).then_some(version)
+}
+
+fn areal_line(obj: &Map<String, Value>) -> bool {
+    obj.contains_key("prompt") && obj.contains_key("completion") && obj.contains_key("task_id")
+}
+
+fn areal_read_one(mut obj: Map<String, Value>) -> Result<Sample, String> {
+    let input = chat_text(obj.remove("prompt"), "prompt")?;
+    let output = without_end_token(chat_text(obj.remove("completion"), "completion")?);
+    let score = obj.get("reward").and_then(summed);
+    // The samples of one task are its GRPO group (a task is one prompt's n samples).
+    let uid = obj.get("task_id").map(|t| format!("task-{}", text_of(t)));
+    Ok(Sample {
+        input: input.into(),
+        output,
+        gts: None,
+        score,
+        step: None,
+        uid,
+        extras: extras_of(obj),
+    })
+}
+
+/// `rollout_dump_data.step_12.jsonl` → 12.
+fn roll_step(rel: &Path) -> Option<u32> {
+    number(
+        rel.to_str()?
+            .strip_prefix("rollout_dump_data.step_")?
+            .strip_suffix(".jsonl")?,
+    )
+}
+
+fn roll_line(obj: &Map<String, Value>) -> bool {
+    obj.get("responses").is_some_and(Value::is_array) && obj.contains_key("scores")
+}
+
+/// ROLL's one line: every column a list with a value per sample.
+fn roll_read(mut obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    let Some(Value::Array(responses)) = obj.remove("responses") else {
+        return Err("`responses` should be a list".to_string());
+    };
+    let mut columns: Vec<(String, Vec<Value>)> = obj
+        .into_iter()
+        .filter_map(|(k, v)| match v {
+            Value::Array(a) if a.len() == responses.len() => Some((k, a)),
+            _ => None,
+        })
+        .collect();
+    fn take(columns: &mut [(String, Vec<Value>)], key: &str, i: usize) -> Option<Value> {
+        columns
+            .iter_mut()
+            .find(|(k, _)| k == key)
+            .map(|(_, a)| std::mem::take(&mut a[i]))
+    }
+    let mut out = Vec::with_capacity(responses.len());
+    for (i, response) in responses.into_iter().enumerate() {
+        let prompt = match take(&mut columns, "prompt", i) {
+            Some(Value::String(p)) if !p.is_empty() => p,
+            _ => match take(&mut columns, "messages", i) {
+                // A chat, or the chat as JSON text (ROLL's `messages` column is a string).
+                Some(Value::String(m)) => match serde_json::from_str::<Value>(&m) {
+                    Ok(chat @ Value::Array(_)) => chat_text(Some(chat), "messages")?,
+                    _ => m,
+                },
+                other => chat_text(other, "messages")?,
+            },
+        };
+        let output = chat_text(Some(response), "responses")?;
+        let score = take(&mut columns, "scores", i).and_then(|v| summed(&v));
+        let step = take(&mut columns, "global_step", i)
+            .and_then(|v| v.as_u64())
+            .and_then(|s| u32::try_from(s).ok());
+        let gts = take(&mut columns, "ground_truth", i)
+            .filter(|g| !g.is_null())
+            .map(|g| text_of(&g));
+        let extras = columns
+            .iter_mut()
+            .filter(|(k, _)| k != "sampling_params")
+            .map(|(k, a)| (k.clone(), text_of(&std::mem::take(&mut a[i]))))
+            .collect();
+        out.push(Sample {
+            input: prompt.into(),
+            output,
+            gts,
+            score,
+            step,
+            uid: None,
+            extras,
+        });
+    }
+    Ok(out)
+}
+
 /// The end-of-turn tokens a response decoded with its special tokens ends with (SkyRL and
 /// NeMo-RL decode so; verl skips them).
 const END_TOKENS: [&str; 4] = ["<|im_end|>", "<|endoftext|>", "<|eot_id|>", "</s>"];
 
 /// A response without the end-of-turn token its decoding left at its end.
 fn without_end_token(mut text: String) -> String {
-    let trimmed = text.trim_end();
-    if let Some(t) = END_TOKENS.iter().find(|t| trimmed.ends_with(*t)) {
+    loop {
+        let trimmed = text.trim_end();
+        let Some(t) = END_TOKENS.iter().find(|t| trimmed.ends_with(*t)) else {
+            return text;
+        };
         let keep = trimmed.len() - t.len();
         text.truncate(keep);
     }
-    text
 }
 
 /// A score: a number, a bool, a list (one sample's, or token-level rewards: summed), or

@@ -179,15 +179,26 @@ pub const TORN_LINE: &str = "torn last line: the file ends inside it (the run wa
 
 /// Parses lines on up to four threads (parsing the JSON is most of reading a dump: a
 /// 200,000-sample run, 1.1 GB, loads ~2× faster on two cores); the answers in line order.
-fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
+/// Each answer comes with its line's index; a columnar line (ROLL's) gives several.
+fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<(usize, Result<Sample, String>)> {
     let bytes: usize = lines.iter().map(|(_, raw)| raw.len()).sum();
     let raws: Vec<&[u8]> = lines.iter().map(|(_, raw)| *raw).collect();
-    crate::model::parallel::map_in_order_with(
+    let parsed = crate::model::parallel::map_in_order_with(
         raws,
         bytes >= PARALLEL_PARSE_BYTES,
         line::PromptMemo::default,
         formats::parse_line,
-    )
+    );
+    let mut out = Vec::with_capacity(parsed.len());
+    for ((idx, _), p) in lines.iter().zip(parsed) {
+        match p {
+            formats::Parsed::One(r) => out.push((*idx, r)),
+            formats::Parsed::Many(samples) => {
+                out.extend(samples.into_iter().map(|s| (*idx, Ok(s))))
+            }
+        }
+    }
+    out
 }
 
 /// Below this many bytes a chunk is parsed on the calling thread.
@@ -276,10 +287,11 @@ impl<'a> RunReader<'a> {
         // while the other core waited (a 200,000-sample reopen, benches/README.md).
         let known: Vec<Option<Known<'a>>> = parsed
             .iter()
-            .map(|p| p.as_ref().ok().map(|s| self.known(s)))
+            .map(|(_, p)| p.as_ref().ok().map(|s| self.known(s)))
             .collect();
         let hashed: Vec<(&str, &str)> = parsed
             .iter()
+            .map(|(_, p)| p)
             .zip(&known)
             .filter_map(|(p, k)| Some((&*k.as_ref()?.2.query, p.as_ref().ok()?.output.as_str())))
             .collect();
@@ -290,7 +302,7 @@ impl<'a> RunReader<'a> {
         )
         .into_iter();
         let mut known = known.into_iter();
-        for ((idx, _), parsed) in lines.iter().zip(parsed) {
+        for (idx, parsed) in parsed {
             let line = line_offset + idx + 1;
             let known = known.next().flatten();
             match parsed {
