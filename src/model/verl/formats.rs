@@ -449,6 +449,17 @@ fn roll_line(obj: &Map<String, Value>) -> bool {
     obj.get("responses").is_some_and(Value::is_array) && obj.contains_key("scores")
 }
 
+/// The columns of ROLL's line read into a sample's fields (or, `sampling_params`, the same
+/// for every sample): not extras.
+const ROLL_READ: [&str; 6] = [
+    "prompt",
+    "messages",
+    "scores",
+    "global_step",
+    "ground_truth",
+    "sampling_params",
+];
+
 /// ROLL's one line: every column a list with a value per sample.
 fn roll_read(mut obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
     let Some(Value::Array(responses)) = obj.remove("responses") else {
@@ -490,7 +501,7 @@ fn roll_read(mut obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
             .map(|g| text_of(&g));
         let extras = columns
             .iter_mut()
-            .filter(|(k, _)| k != "sampling_params")
+            .filter(|(k, _)| !ROLL_READ.contains(&k.as_str()))
             .map(|(k, a)| (k.clone(), text_of(&std::mem::take(&mut a[i]))))
             .collect();
         out.push(Sample {
@@ -584,5 +595,90 @@ pub(super) fn first_line(path: &Path) -> std::io::Result<Option<String>> {
         if !line.iter().all(u8::is_ascii_whitespace) {
             return Ok(Some(String::from_utf8_lossy(&line).into_owned()));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(line: &str) -> Parsed {
+        parse_line(&mut PromptMemo::default(), line.as_bytes())
+    }
+
+    #[test]
+    fn every_format_has_a_declaration_and_its_layout_lists_its_steps_only() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let step = dir.path().join("global_step_20_evals");
+        std::fs::create_dir(&step).expect("mkdir");
+        for f in ["math.jsonl", "aggregated_results.jsonl"] {
+            std::fs::write(step.join(f), "{}\n").expect("write");
+        }
+        let (steps, _) = Format::SkyRl.list(dir.path()).expect("list");
+        assert_eq!(steps, [(20, step.join("math.jsonl"))]);
+        let nemo = tempfile::tempdir().expect("tempdir");
+        for f in ["train_data_step3.jsonl", "val_data_step3.jsonl"] {
+            std::fs::write(nemo.path().join(f), "{}\n").expect("write");
+        }
+        let (steps, others) = Format::NemoRl.list(nemo.path()).expect("list");
+        assert_eq!(steps, [(3, nemo.path().join("train_data_step3.jsonl"))]);
+        assert_eq!(others, [nemo.path().join("val_data_step3.jsonl")]);
+        // Each format is declared once, with its writer named.
+        for f in [
+            Format::Verl,
+            Format::SkyRl,
+            Format::NemoRl,
+            Format::Areal,
+            Format::Roll,
+        ] {
+            assert_eq!(f.spec().format, f);
+            assert!(!f.spec().writer.is_empty());
+        }
+    }
+
+    #[test]
+    fn a_columnar_line_is_every_sample_of_its_step() {
+        let line = r#"{"id": ["a", "a", "b"], "prompt": ["P1", "P1", "P2"], "responses": ["r1", "r2", "r3"], "scores": [1.0, NaN, 0.0], "global_step": [7, 7, 7], "sampling_params": ["{}", "{}", "{}"]}"#;
+        let Parsed::Many(samples) = parse(line) else {
+            panic!("several samples");
+        };
+        let got: Vec<(&str, &str, Option<u32>)> = samples
+            .iter()
+            .map(|s| (&*s.input, s.output.as_str(), s.step))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("P1", "r1", Some(7)),
+                ("P1", "r2", Some(7)),
+                ("P2", "r3", Some(7))
+            ]
+        );
+        assert!(samples[1].score.is_some_and(f64::is_nan));
+        assert_eq!(samples[0].extras, [("id".to_string(), "a".to_string())]);
+    }
+
+    #[test]
+    fn chats_and_decoded_end_tokens_read_as_text() {
+        let line = serde_json::json!({
+            "input_prompt": [{"role": "system", "content": "Be brief."},
+                             {"role": "user", "content": "### Problem\nAdd."}],
+            "output_response": "done<|im_end|>",
+            "score": [0.0, 1.0],
+            "env_extras": {"reward_spec": {"ground_truth": "3"}},
+        })
+        .to_string();
+        let Parsed::One(Ok(s)) = parse(&line) else {
+            panic!("a sample");
+        };
+        assert_eq!(&*s.input, "system\nBe brief.\nuser\n### Problem\nAdd.\n");
+        assert_eq!(s.output, "done");
+        assert_eq!(s.score, Some(1.0), "token-level rewards are summed");
+        assert_eq!(s.gts.as_deref(), Some("3"));
+        // A line of no format says what is wrong with it as a verl sample.
+        let Parsed::One(Err(e)) = parse(r#"{"question": "q"}"#) else {
+            panic!("an error");
+        };
+        assert_eq!(e, "missing key `input`");
     }
 }
