@@ -81,7 +81,7 @@ pub static FORMATS: [DumpFormat; 5] = [
     DumpFormat {
         format: Format::SkyRl,
         framework: "SkyRL",
-        versions: "skyrl-train 0.1–0.3",
+        versions: "skyrl-train source, 2025–26",
         writer: "skyrl_train/utils/trainer_utils.py (dump_per_dataset_eval_results)",
         layout: "global_step_{N}_evals/{data_source}.jsonl (under dumped_evals/)",
         prompt: "input_prompt",
@@ -97,7 +97,7 @@ pub static FORMATS: [DumpFormat; 5] = [
     DumpFormat {
         format: Format::NemoRl,
         framework: "NeMo-RL",
-        versions: "0.3–0.4",
+        versions: "source, 2025–26",
         writer: "nemo_rl/algorithms/grpo.py (logger.log_batched_dict_as_jsonl); nemo_rl/utils/logger.py",
         layout: "train_data_step{N}.jsonl (the run's log folder)",
         prompt: "content: every message but the last, joined",
@@ -113,7 +113,7 @@ pub static FORMATS: [DumpFormat; 5] = [
     DumpFormat {
         format: Format::Areal,
         framework: "AReaL",
-        versions: "0.4–0.5 (areal.infra.workflow_executor)",
+        versions: "main, May 2026 (areal.infra.workflow_executor)",
         writer: "areal/infra/workflow_executor.py (_dump_trajectory)",
         layout: "{version}/{task_id}.jsonl (under <log path>/rollout/, appended)",
         prompt: "prompt",
@@ -129,7 +129,7 @@ pub static FORMATS: [DumpFormat; 5] = [
     DumpFormat {
         format: Format::Roll,
         framework: "ROLL",
-        versions: "0.1–0.2 (roll.pipeline.rlvr)",
+        versions: "rlvr pipeline source, 2025–26",
         writer: "roll/pipeline/rlvr/utils.py (write_to_json_process)",
         layout: "rollout_dump_data.step_{N}.jsonl (rollout_dump_dir): one line, a list per column",
         prompt: "prompt, else messages",
