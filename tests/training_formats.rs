@@ -16,7 +16,10 @@
 //! - AReaL `areal/infra/workflow_executor.py` `_dump_trajectory`:
 //!   `{version}/{task_id}.jsonl`, appended, prompt and completion decoded with special tokens;
 //! - ROLL `roll/pipeline/rlvr/utils.py` `write_to_json_process`:
-//!   `rollout_dump_data.step_{N}.jsonl`, the whole batch as one line of columns.
+//!   `rollout_dump_data.step_{N}.jsonl`, the whole batch as one line of columns;
+//! - prime-rl `src/prime_rl/monitors/file.py` `FileMonitor.log_episodes` with verifiers'
+//!   `verifiers/v1/episode.py` `Episode.to_record`: `rollouts/step_{N}/train/all/traces.jsonl`,
+//!   one episode a line (its traces' message nodes, rewards, group and step).
 //!
 //! Prompts are chat-formatted (Qwen's template decoded with its special tokens), so the join
 //! to SE-Bench tasks goes through the template. Graded through the real engine (Python
@@ -331,6 +334,55 @@ fn write_roll(dir: &Path) {
     }
 }
 
+/// prime-rl: `rollouts/step_{N}/{train,eval}/{all,effective}/traces.jsonl`, each episode
+/// (`Episode.to_record()` of verifiers v1) appended as it completes; `effective` repeats the
+/// episodes of groups whose rewards differ, `eval` is another cohort.
+fn write_prime(dir: &Path) {
+    let rollouts = dir.join("rollouts");
+    for (step, samples) in run() {
+        let episode = |s: &S| {
+            let key = if s.query == MEAN_Q { "mean" } else { "sum" };
+            let task = json!({"type": "SeBenchTask", "data": {"query": s.query}, "key": key});
+            json!({
+                "id": format!("e{step}{key}{}", s.session),
+                "env": {"id": "se-bench"},
+                "task": task,
+                "group": {"id": format!("{step}{key}")},
+                "run": {"type": "train", "id": "r1", "work": {"type": "train", "step": step}},
+                "ok": true,
+                "errors": [],
+                "traces": [{
+                    "version": 1,
+                    "id": "t",
+                    "task": task,
+                    "agent": {"name": "agent", "trainable": true},
+                    "tools": [],
+                    "nodes": [
+                        {"parent": null, "message": {"role": "user", "content": user_message(s.query)},
+                         "sampled": false, "token_ids": [1, 2], "mask": [false, false], "logprobs": []},
+                        {"parent": 0, "message": {"role": "assistant", "content": [{"type": "text", "text": s.output}]},
+                         "sampled": true, "token_ids": [3], "mask": [true], "logprobs": [-0.5]},
+                    ],
+                    "calls": [],
+                    "rewards": {"correct": {"score": s.score, "weight": 1.0}},
+                    "metrics": {},
+                    "info": {},
+                    "is_completed": true,
+                    "ok": true,
+                    "stop_condition": "no_tools",
+                    "errors": [],
+                }],
+            })
+            .to_string()
+        };
+        let all: Vec<String> = samples.iter().map(episode).collect();
+        let folder = rollouts.join(format!("step_{step}"));
+        write(&folder.join("train/all/traces.jsonl"), &all);
+        write(&folder.join("train/effective/traces.jsonl"), &all[..1]);
+        write(&folder.join("eval/all/traces.jsonl"), &all[..2]);
+    }
+}
+
 fn write_dataset(dir: &Path) -> PathBuf {
     let dataset = dir.join("train.jsonl");
     std::fs::write(
@@ -430,10 +482,13 @@ fn the_same_run_in_every_format_gives_the_verl_dumps_step_figures() {
     write_areal(&areal);
     let roll = root.join("roll").join("rollout_dump");
     write_roll(&roll);
+    let prime = root.join("prime");
+    write_prime(&prime);
     for (name, target) in [
         ("verl 0.9", v09.clone()),
         ("AReaL", areal.clone()),
         ("ROLL", roll.clone()),
+        ("prime-rl", prime.join("rollouts")),
         ("SkyRL", skyrl.join("dumped_evals")),
         ("SkyRL (its export folder)", skyrl.clone()),
         ("NeMo-RL", nemo.clone()),

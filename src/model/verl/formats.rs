@@ -27,6 +27,8 @@ pub enum Format {
     Areal,
     /// ROLL: `rollout_dump_data.step_{N}.jsonl`, one columnar line.
     Roll,
+    /// prime-rl: `step_N/train/all/traces.jsonl` (under `rollouts/`), one episode a line.
+    PrimeRl,
 }
 
 /// A run folder's step files (step, path) and its other `.jsonl` files.
@@ -61,7 +63,7 @@ pub struct DumpFormat {
 }
 
 /// Every format sebx reads, verl first (a folder that could be two formats is verl's).
-pub static FORMATS: [DumpFormat; 5] = [
+pub static FORMATS: [DumpFormat; 6] = [
     DumpFormat {
         format: Format::Verl,
         framework: "verl",
@@ -142,6 +144,22 @@ pub static FORMATS: [DumpFormat; 5] = [
         read: roll_read,
         depth: 1,
     },
+    DumpFormat {
+        format: Format::PrimeRl,
+        framework: "prime-rl",
+        versions: "main, August 2026 (verifiers v1 episodes)",
+        writer: "src/prime_rl/monitors/file.py (FileMonitor.log_episodes); verifiers/v1/episode.py (Episode.to_record)",
+        layout: "step_{N}/train/all/traces.jsonl (under rollouts/; eval and effective not read)",
+        prompt: "each trace's messages up to its first sampled one",
+        response: "each trace's sampled messages",
+        score: "the trace's rewards: sum of score × weight",
+        step: "run.work.step, else the folder name",
+        group: "group.id, else task.key",
+        step_of: prime_step,
+        is_line: prime_line,
+        read: prime_read,
+        depth: 4,
+    },
 ];
 
 impl Format {
@@ -160,6 +178,8 @@ impl Format {
         let mut others = Vec::new();
         let mut each = |path: PathBuf, rel: &Path| match (spec.step_of)(rel) {
             Some(step) => steps.push((step, path)),
+            // prime-rl's other cohorts (eval, effective) are its own: no note each.
+            None if self == Format::PrimeRl => {}
             None if rel.extension().is_some_and(|e| e == "jsonl") => others.push(path),
             None => {}
         };
@@ -397,7 +417,7 @@ fn message_text(m: &Value) -> String {
     match m {
         Value::String(s) => s.clone(),
         Value::Object(o) => {
-            let content = o.get("content").map(text_of).unwrap_or_default();
+            let content = o.get("content").map(content_text).unwrap_or_default();
             match o.get("role").and_then(Value::as_str) {
                 Some(role) => format!("{role}\n{content}\n"),
                 None => content,
@@ -517,6 +537,112 @@ fn roll_read(mut obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
     Ok(out)
 }
 
+/// `step_12/train/all/traces.jsonl` → 12 (the train cohort of every episode; `effective`
+/// is a subset of it, `eval` another run's).
+fn prime_step(rel: &Path) -> Option<u32> {
+    let parts: Vec<&str> = rel.iter().map(|p| p.to_str()).collect::<Option<_>>()?;
+    match parts.as_slice() {
+        [step, "train", "all", "traces.jsonl"] => number(step.strip_prefix("step_")?),
+        _ => None,
+    }
+}
+
+fn prime_line(obj: &Map<String, Value>) -> bool {
+    obj.get("traces").is_some_and(Value::is_array) && obj.contains_key("task")
+}
+
+/// One episode: a sample per trace (an agent's), with the episode's group and step.
+fn prime_read(mut obj: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    let Some(Value::Array(traces)) = obj.remove("traces") else {
+        return Err("`traces` should be a list".to_string());
+    };
+    let step = obj
+        .get("run")
+        .and_then(|r| r.get("work"))
+        .and_then(|w| w.get("step"))
+        .and_then(Value::as_u64)
+        .and_then(|s| u32::try_from(s).ok());
+    let task = obj.get("task");
+    let group = obj
+        .get("group")
+        .and_then(|g| g.get("id"))
+        .or_else(|| task.and_then(|t| t.get("key")))
+        .filter(|g| !g.is_null())
+        .map(|g| format!("group-{}", text_of(g)));
+    let mut out = Vec::new();
+    for trace in traces {
+        let nodes = trace
+            .get("nodes")
+            .and_then(Value::as_array)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let sampled = |n: &Value| n.get("sampled").and_then(Value::as_bool) == Some(true);
+        let first = nodes.iter().position(sampled).unwrap_or(nodes.len());
+        let message = |n: &Value| n.get("message").map(message_text).unwrap_or_default();
+        let input: String = nodes[..first].iter().map(message).collect();
+        let output: String = nodes[first..]
+            .iter()
+            .filter(|n| sampled(n))
+            .map(|n| {
+                n.get("message")
+                    .and_then(|m| m.get("content"))
+                    .map(content_text)
+                    .unwrap_or_default()
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        // `Trace.reward`: the weighted sum of its rewards; `None` ones did not run.
+        let rewards: Vec<f64> = trace
+            .get("rewards")
+            .and_then(Value::as_object)
+            .map(|r| {
+                r.values()
+                    .filter_map(|w| {
+                        let score = w.get("score").and_then(summed)?;
+                        let weight = w.get("weight").and_then(Value::as_f64).unwrap_or(1.0);
+                        Some(score * weight)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let score = (!rewards.is_empty()).then(|| rewards.iter().sum());
+        let mut extras = Vec::new();
+        if let Some(ok) = trace.get("ok") {
+            extras.push(("ok".to_string(), text_of(ok)));
+        }
+        if let Some(stop) = trace.get("stop_condition").filter(|s| !s.is_null()) {
+            extras.push(("stop_condition".to_string(), text_of(stop)));
+        }
+        out.push(Sample {
+            input: input.into(),
+            output,
+            gts: None,
+            score,
+            step,
+            uid: group.clone(),
+            extras,
+        });
+    }
+    Ok(out)
+}
+
+/// A message's content as text: a string, or its text parts (`{type: text, text}`) joined.
+fn content_text(c: &Value) -> String {
+    match c {
+        Value::Array(parts) => parts
+            .iter()
+            .filter_map(|p| match p {
+                Value::String(s) => Some(s.clone()),
+                other => other
+                    .get("text")
+                    .and_then(Value::as_str)
+                    .map(str::to_string),
+            })
+            .collect(),
+        other => text_of(other),
+    }
+}
+
 /// The end-of-turn tokens a response decoded with its special tokens ends with (SkyRL and
 /// NeMo-RL decode so; verl skips them).
 const END_TOKENS: [&str; 4] = ["<|im_end|>", "<|endoftext|>", "<|eot_id|>", "</s>"];
@@ -623,6 +749,19 @@ mod tests {
         let (steps, others) = Format::NemoRl.list(nemo.path()).expect("list");
         assert_eq!(steps, [(3, nemo.path().join("train_data_step3.jsonl"))]);
         assert_eq!(others, [nemo.path().join("val_data_step3.jsonl")]);
+        // prime-rl: the train cohort of every episode only (no note for the others).
+        let prime = tempfile::tempdir().expect("tempdir");
+        for cohort in ["train/all", "train/effective", "eval/all"] {
+            let d = prime.path().join("step_4").join(cohort);
+            std::fs::create_dir_all(&d).expect("mkdir");
+            std::fs::write(d.join("traces.jsonl"), "{}\n").expect("write");
+        }
+        let (steps, others) = Format::PrimeRl.list(prime.path()).expect("list");
+        assert_eq!(
+            steps,
+            [(4, prime.path().join("step_4/train/all/traces.jsonl"))]
+        );
+        assert!(others.is_empty());
         // Each format is declared once, with its writer named.
         for f in [
             Format::Verl,
@@ -630,6 +769,7 @@ mod tests {
             Format::NemoRl,
             Format::Areal,
             Format::Roll,
+            Format::PrimeRl,
         ] {
             assert_eq!(f.spec().format, f);
             assert!(!f.spec().writer.is_empty());

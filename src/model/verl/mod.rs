@@ -1,4 +1,4 @@
-//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL and ROLL: [`formats`], one
+//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL, ROLL and prime-rl: [`formats`], one
 //! declaration each, every one read into the same samples), read unchanged: a folder of `{step}.jsonl` files
 //! (`trainer.rollout_data_dir`, `trainer.validation_data_dir`) is one run; a folder holding
 //! such folders opens each as a run; `folder@N` is the run at step N alone ([`folder`]). A
