@@ -5,6 +5,7 @@
 //! and live follow do not know which framework wrote a run. A line is read by its keys
 //! (verl's first, the common case); the folder layout says where the steps are.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value};
@@ -246,24 +247,36 @@ fn walk(
 /// case), then the reader of the format whose keys the line has; a line of none says what
 /// is wrong with it as a verl sample.
 pub(super) fn parse_line<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Parsed {
-    let verl = line::parse_sample_with(memo, raw);
-    let Err(reason) = verl else {
-        return Parsed::One(verl);
+    let text = match line_text(raw) {
+        Ok(t) => t,
+        Err(e) => return Parsed::One(Err(e)),
     };
-    let Ok(text) = line_text(raw) else {
-        return Parsed::One(Err(reason));
+    if let Some(sample) = line::read_typed(memo, text) {
+        return Parsed::One(Ok(sample));
+    }
+    // `json.dumps` writes a float that is not finite bare (`"acc": NaN`): read as a string.
+    let fixed = python_json::finite_json(text);
+    if let Cow::Owned(t) = &fixed
+        && let Some(sample) = line::read_typed(&mut PromptMemo::default(), t)
+    {
+        return Parsed::One(Ok(sample));
+    }
+    // One JSON value for the rest: another format's line, or what is wrong with a verl one.
+    let value = match serde_json::from_str::<Value>(&fixed) {
+        Ok(v) => v,
+        Err(e) => return Parsed::One(Err(format!("not valid JSON: {e}"))),
     };
-    let text = python_json::finite_json(text);
-    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(&text) else {
-        return Parsed::One(Err(reason));
+    let other = match &value {
+        Value::Object(obj) if !verl_line(obj) => FORMATS[1..].iter().find(|f| (f.is_line)(obj)),
+        _ => None,
     };
-    match FORMATS[1..].iter().find(|f| (f.is_line)(&obj)) {
-        Some(f) => match (f.read)(obj) {
+    match (other, value) {
+        (Some(f), Value::Object(obj)) => match (f.read)(obj) {
             Ok(mut samples) if samples.len() == 1 => Parsed::One(Ok(samples.remove(0))),
             Ok(samples) => Parsed::Many(samples),
             Err(e) => Parsed::One(Err(e)),
         },
-        None => Parsed::One(Err(reason)),
+        (_, value) => Parsed::One(line::sample_of_value(value)),
     }
 }
 
@@ -289,7 +302,7 @@ fn verl_line(obj: &Map<String, Value>) -> bool {
 }
 
 fn verl_read_one(obj: Map<String, Value>) -> Result<Sample, String> {
-    line::parse_value(&Value::Object(obj).to_string())
+    line::sample_of_value(Value::Object(obj))
 }
 
 fn verl_read(obj: Map<String, Value>) -> Result<Vec<Sample>, String> {

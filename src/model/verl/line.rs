@@ -221,6 +221,11 @@ fn uid_of(v: &Value) -> Option<String> {
 /// Parses one line through a JSON value (see [`parse_sample`]).
 pub(super) fn parse_value(text: &str) -> Result<Sample, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    sample_of_value(value)
+}
+
+/// The sample a line's JSON value holds, or what is wrong with it.
+pub(super) fn sample_of_value(value: Value) -> Result<Sample, String> {
     let Value::Object(mut obj) = value else {
         return Err(format!(
             "expected a JSON object, found {}",
