@@ -536,3 +536,47 @@ fn the_v1_uid_groups_are_the_groups_when_two_samplings_share_a_prompt() {
         got[0]
     );
 }
+
+#[test]
+fn a_nan_score_is_unknown_to_the_step_figures_and_costs_no_line() {
+    // `json.dumps` of a reward that came out NaN or infinite: the line is read, its score
+    // counts in no mean and leaves its group's variance unknown.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let dataset = write_dataset(root);
+    let line = |body: &str, score: &str| {
+        py_dumps(&[
+            ("input", json!(decoded(MEAN_Q)).to_string()),
+            ("output", json!(code(body)).to_string()),
+            ("gts", json!("2.0#4.0").to_string()),
+            ("score", score.to_string()),
+            ("step", "5".to_string()),
+            ("acc", "NaN".to_string()),
+        ])
+    };
+    let run = root.join("nan").join("rollout");
+    write(
+        &run.join("5.jsonl"),
+        &[
+            line(MEAN_RIGHT, "1.0"),
+            line(MEAN_RIGHT, "NaN"),
+            line(MEAN_RIGHT, "1.0"),
+            line(MEAN_NUMPY, "Infinity"),
+        ],
+    );
+    let (got, stderr) = step_figures(root, &run, &dataset);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let s = &got[0];
+    assert_eq!(
+        (s["samples"].as_u64(), s["graded"].as_u64()),
+        (Some(4), Some(4))
+    );
+    // The mean of the two known scores, not (1 + 0 + 1 + 0) / 4.
+    assert!(
+        (s["reward_mean"].as_f64().expect("mean") - 1.0).abs() < 1e-9,
+        "{s:#}"
+    );
+    assert_eq!(s["zero_variance_groups"], 0);
+    // Graded like any sample: three right, the `zwc.mean` one not.
+    assert_eq!(s["verdicts"]["right"], 3);
+}

@@ -98,6 +98,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_line_with_bare_nan_shows_its_values_as_written() {
+        let raw = parse_raw_line(br#"{"score": NaN, "acc": -Infinity, "s": "NaN"}"#)
+            .expect("read, not `not valid JSON`");
+        let values: Vec<&str> = raw.fields.iter().filter_map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, ["NaN", "-Infinity", "NaN"]);
+    }
+
+    #[test]
     fn reads_the_nth_line_and_keeps_key_order() {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("1.jsonl");
