@@ -11,6 +11,7 @@ pub mod finding_kinds;
 pub mod labels;
 pub mod parallel;
 pub mod playlist;
+pub mod python_json;
 pub mod raw_line;
 pub mod rollout;
 pub mod sample;

@@ -55,6 +55,8 @@ pub fn read_line(path: &Path, line: usize) -> std::io::Result<Option<Vec<u8>>> {
 /// The keys of a stored line in the order written (a JSON object), or why not.
 pub fn parse_raw_line(raw: &[u8]) -> Result<RawLine, String> {
     let text = line_text(raw)?;
+    // `json.dumps`'s bare `NaN` and `±Infinity` are shown as written (as strings).
+    let text = &*super::python_json::finite_json(text);
     let mut de = serde_json::Deserializer::from_str(text);
     let fields = match de.deserialize_any(Ordered) {
         Ok(fields) => fields,
@@ -94,6 +96,14 @@ impl<'de> Visitor<'de> for Ordered {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_with_bare_nan_shows_its_values_as_written() {
+        let raw = parse_raw_line(br#"{"score": NaN, "acc": -Infinity, "s": "NaN"}"#)
+            .expect("read, not `not valid JSON`");
+        let values: Vec<&str> = raw.fields.iter().filter_map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, ["NaN", "-Infinity", "NaN"]);
+    }
 
     #[test]
     fn reads_the_nth_line_and_keeps_key_order() {

@@ -26,7 +26,8 @@ pub struct SampleMeta {
     pub group: u32,
     /// The prompt part of its `uid` (`None`: the dump has no uid; grouped by prompt text).
     pub group_uid: Option<Arc<str>>,
-    /// The stored training reward (`score`), when it is a number.
+    /// The stored training reward (`score`), when it is a number: as written, so `NaN`
+    /// and `±Infinity` too (shown as such; the figures count them as unknown).
     pub score: Option<f64>,
     pub joined: JoinedBy,
     /// The sample's `gts` when it is not the task's `right_exe_result` (`None`: the same,

@@ -111,7 +111,8 @@ impl SampleFacts {
         SampleFacts {
             step: m.step,
             group: m.group,
-            score: m.score,
+            // NaN or ±Infinity as written: unknown to every figure.
+            score: m.score.filter(|x| x.is_finite()),
             gts_differs: m.gts_differs.is_some(),
             shape: ResponseShape::of(response, tokenizer),
         }

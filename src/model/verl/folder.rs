@@ -6,8 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
+use super::formats::Format;
 use crate::model::rollout::LoadIssue;
 
 /// One step file of a run.
@@ -30,6 +29,8 @@ pub struct DumpRun {
     pub skipped: Vec<PathBuf>,
     /// `folder@N`: only step N is read (and followed), whatever other steps appear.
     pub single_step: Option<u32>,
+    /// Which framework wrote it (where its step files are, how a line is read).
+    pub format: Format,
 }
 
 impl DumpRun {
@@ -45,10 +46,7 @@ impl DumpRun {
             .map(|p| LoadIssue {
                 source: p.clone(),
                 line: 0,
-                reason: format!(
-                    "skipped: not a step file of run {} (verl names them {{step}}.jsonl; a validation dump is a folder of its own)",
-                    self.name
-                ),
+                reason: self.format.skipped_reason(&self.name),
             })
             .collect()
     }
@@ -56,78 +54,30 @@ impl DumpRun {
 
 /// The step of a step file's name: `12.jsonl` → 12.
 pub fn step_of_file_name(name: &str) -> Option<u32> {
-    let stem = name.strip_suffix(".jsonl")?;
-    if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    stem.parse().ok()
+    super::formats::verl_step(Path::new(name))
 }
 
-/// The step files of `dir` whose first line looks like a verl sample, in step order, and
-/// its other `.jsonl` files (empty steps: not a dump folder).
-fn step_files(dir: &Path) -> std::io::Result<(Vec<StepFile>, Vec<PathBuf>)> {
-    let mut steps = Vec::new();
-    let mut others = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        let path = entry.path();
-        let meta = entry.metadata()?;
-        if !meta.is_file() {
-            continue;
-        }
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-        let Some(step) = step_of_file_name(name) else {
-            if name.ends_with(".jsonl") {
-                others.push(path);
-            }
-            continue;
-        };
-        steps.push(StepFile {
-            step,
-            path,
-            bytes: meta.len(),
-        });
+/// The step files of `dir` in step order, if they are a dump of one of the formats sebx
+/// reads (its first line says which), its other `.jsonl` files, and the format.
+fn step_files(dir: &Path) -> std::io::Result<(Vec<StepFile>, Vec<PathBuf>, Format)> {
+    let Some((format, (steps, others))) = super::formats::format_of(dir)? else {
+        return Ok((Vec::new(), Vec::new(), Format::Verl));
+    };
+    let mut files = Vec::new();
+    for (step, path) in steps {
+        let bytes = std::fs::metadata(&path)?.len();
+        files.push(StepFile { step, path, bytes });
     }
-    steps.sort_by_key(|s| s.step);
-    others.sort();
-    // An empty step file is still a step; otherwise the first line decides.
-    let first = steps.iter().find(|s| s.bytes > 0);
-    if let Some(f) = first
-        && !first_line_is_sample(&f.path)?
-    {
-        return Ok((Vec::new(), Vec::new()));
-    }
-    if steps.is_empty() {
-        others.clear();
-    }
-    Ok((steps, others))
+    Ok((files, others, format))
 }
 
 fn first_line_is_sample(path: &Path) -> std::io::Result<bool> {
-    use std::io::BufRead;
-    let mut reader = std::io::BufReader::new(std::fs::File::open(path)?);
-    let mut line = Vec::new();
-    loop {
-        line.clear();
-        if reader.read_until(b'\n', &mut line)? == 0 {
-            return Ok(false);
-        }
-        if !line.iter().all(u8::is_ascii_whitespace) {
-            break;
-        }
-    }
-    Ok(looks_like_sample(&String::from_utf8_lossy(&line)))
+    Ok(super::formats::first_line(path)?.is_some_and(|l| looks_like_sample(&l)))
 }
 
 /// Whether a JSON line is a verl sample: `input` and `output`, and no `query`/`response`.
 pub fn looks_like_sample(line: &str) -> bool {
-    let Ok(Value::Object(obj)) = serde_json::from_str::<Value>(line.trim()) else {
-        return false;
-    };
-    obj.contains_key("input")
-        && obj.contains_key("output")
-        && !obj.contains_key("query")
-        && !obj.contains_key("response")
+    Format::Verl.is_sample(line)
 }
 
 /// `folder@12` → (`folder`, 12), when `folder` exists and `12` is a number.
@@ -194,7 +144,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
     if !path.is_dir() {
         return Ok(None);
     }
-    let (steps, skipped) =
+    let (steps, skipped, format) =
         step_files(path).with_context(|| format!("cannot read folder {}", path.display()))?;
     if !steps.is_empty() {
         return Ok(Some(vec![DumpRun {
@@ -203,6 +153,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
             steps,
             skipped,
             single_step: None,
+            format,
         }]));
     }
     let mut children: Vec<PathBuf> = std::fs::read_dir(path)
@@ -213,7 +164,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
     children.sort();
     let mut runs = Vec::new();
     for child in children {
-        let (steps, skipped) = step_files(&child)
+        let (steps, skipped, format) = step_files(&child)
             .with_context(|| format!("cannot read folder {}", child.display()))?;
         if !steps.is_empty() {
             runs.push(DumpRun {
@@ -222,6 +173,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
                 steps,
                 skipped,
                 single_step: None,
+                format,
             });
         }
     }

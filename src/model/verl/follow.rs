@@ -8,7 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::folder::{DumpRun, step_of_file_name};
+use super::folder::DumpRun;
+use super::formats::Format;
 use crate::model::tail::{FileTail, LookNotes};
 
 /// New whole lines of one step file.
@@ -31,6 +32,7 @@ pub struct NewLines {
 pub struct RunTail {
     dir: PathBuf,
     single_step: Option<u32>,
+    format: Format,
     files: BTreeMap<PathBuf, (u32, FileTail)>,
     looked: bool,
 }
@@ -41,6 +43,7 @@ impl RunTail {
         RunTail {
             dir: run.dir.clone(),
             single_step: run.single_step,
+            format: run.format,
             files: BTreeMap::new(),
             looked: false,
         }
@@ -59,16 +62,8 @@ impl RunTail {
         let first = !self.looked;
         self.looked = true;
         let mut found: Vec<(u32, PathBuf, std::fs::Metadata)> = Vec::new();
-        for entry in std::fs::read_dir(&self.dir)? {
-            let Ok(entry) = entry else { continue };
-            let path = entry.path();
-            let Some(step) = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .and_then(step_of_file_name)
-            else {
-                continue;
-            };
+        let (steps, _) = self.format.list(&self.dir)?;
+        for (step, path) in steps {
             if self.single_step.is_some_and(|s| s != step) {
                 continue;
             }
@@ -122,6 +117,7 @@ mod tests {
             steps: Vec::new(),
             skipped: Vec::new(),
             single_step,
+            format: Format::Verl,
         }
     }
 
@@ -264,6 +260,66 @@ mod tests {
         let (got, _) = look(&mut tail);
         assert!(got[0].rewritten, "{got:?}");
         assert_eq!(got[0].bytes, sample(12).into_bytes());
+    }
+
+    #[test]
+    fn a_step_file_half_written_by_a_background_thread_is_read_once_whole_without_a_note() {
+        // verl 0.8 writes a step's dump from a thread: a look can see it half written.
+        let dir = tempfile::tempdir().expect("tempdir");
+        append(&dir.path().join("1.jsonl"), &sample(1));
+        let mut tail = RunTail::new(&run_at(dir.path(), None));
+        look(&mut tail);
+        let two = dir.path().join("2.jsonl");
+        let whole = sample(2) + &sample(3);
+        append(&two, &whole[..whole.len() - 7]);
+        // Polled many times while the writer is slow: the torn line is waited for silently.
+        // Its whole first line is read at once; the torn second one is waited for, however
+        // many times it is looked at, without a note.
+        let (got, notes) = look(&mut tail);
+        assert_eq!(notes, LookNotes::default());
+        assert_eq!(got[0].bytes, sample(2).into_bytes());
+        for _ in 0..5 {
+            assert_eq!(look(&mut tail), (Vec::new(), LookNotes::default()));
+        }
+        append(&two, &whole[whole.len() - 7..]);
+        let (got, notes) = look(&mut tail);
+        assert_eq!(notes, LookNotes::default());
+        assert_eq!(
+            (got[0].line_offset, got[0].bytes.clone()),
+            (1, sample(3).into_bytes())
+        );
+    }
+
+    #[test]
+    fn a_format_with_a_folder_per_step_is_followed_as_its_folders_appear() {
+        // AReaL: `{version}/{task_id}.jsonl`, each task's file appended.
+        let line = |n: usize| {
+            format!(
+                "{{\"task_id\": {n}, \"prompt\": \"p{n}\", \"completion\": \"c{n}\", \"reward\": 1.0}}\n"
+            )
+        };
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("1")).expect("mkdir");
+        append(&dir.path().join("1").join("0.jsonl"), &line(0));
+        let run = DumpRun {
+            format: Format::Areal,
+            ..run_at(dir.path(), None)
+        };
+        let mut tail = RunTail::new(&run);
+        let (got, _) = look(&mut tail);
+        assert_eq!(got.iter().map(|n| n.step).collect::<Vec<_>>(), [1]);
+        std::fs::create_dir(dir.path().join("2")).expect("mkdir");
+        append(&dir.path().join("2").join("1.jsonl"), &line(1));
+        append(&dir.path().join("1").join("0.jsonl"), &line(2));
+        let (got, _) = look(&mut tail);
+        let seen: Vec<(u32, usize, Vec<u8>)> = got
+            .into_iter()
+            .map(|n| (n.step, n.line_offset, n.bytes))
+            .collect();
+        assert_eq!(
+            seen,
+            [(1, 1, line(2).into_bytes()), (2, 0, line(1).into_bytes())]
+        );
     }
 
     #[test]

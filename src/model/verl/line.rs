@@ -9,6 +9,7 @@ use serde::de::DeserializeSeed;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
+use crate::model::python_json;
 use crate::model::rollout::{json_kind, line_text};
 
 /// The keys sebx reads itself; every other key is an extra.
@@ -59,7 +60,10 @@ fn score_of(v: &Value) -> Option<f64> {
         Value::String(s) => match s.trim() {
             "True" | "true" => Some(1.0),
             "False" | "false" => Some(0.0),
-            t => t.parse().ok().filter(|x: &f64| x.is_finite()),
+            // `NaN`, `Infinity`, `-Infinity` as written (bare, or verl 0.8's `"nan"`):
+            // kept as such, so the score shows as written and counts as unknown.
+            t => python_json::non_finite(t)
+                .or_else(|| t.parse().ok().filter(|x: &f64| x.is_finite())),
         },
         _ => None,
     }
@@ -103,7 +107,16 @@ pub(super) fn parse_sample_with<'a>(
     raw: &'a [u8],
 ) -> Result<Sample, String> {
     let text = line_text(raw)?;
-    read_typed(memo, text).map_or_else(|| parse_value(text), Ok)
+    if let Some(sample) = read_typed(memo, text) {
+        return Ok(sample);
+    }
+    // `json.dumps` writes a float that is not finite bare (`"acc": NaN`): read as a string.
+    match python_json::finite_json(text) {
+        std::borrow::Cow::Borrowed(text) => parse_value(text),
+        std::borrow::Cow::Owned(text) => {
+            read_typed(&mut PromptMemo::default(), &text).map_or_else(|| parse_value(&text), Ok)
+        }
+    }
 }
 
 /// The typed reading of a line's text ([`Typed`]), `None` where it gives up.
@@ -208,6 +221,11 @@ fn uid_of(v: &Value) -> Option<String> {
 /// Parses one line through a JSON value (see [`parse_sample`]).
 pub(super) fn parse_value(text: &str) -> Result<Sample, String> {
     let value: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+    sample_of_value(value)
+}
+
+/// The sample a line's JSON value holds, or what is wrong with it.
+pub(super) fn sample_of_value(value: Value) -> Result<Sample, String> {
     let Value::Object(mut obj) = value else {
         return Err(format!(
             "expected a JSON object, found {}",

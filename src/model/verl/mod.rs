@@ -1,4 +1,5 @@
-//! Training runs as verl dumps them, read unchanged: a folder of `{step}.jsonl` files
+//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL, ROLL and prime-rl: [`formats`], one
+//! declaration each, every one read into the same samples), read unchanged: a folder of `{step}.jsonl` files
 //! (`trainer.rollout_data_dir`, `trainer.validation_data_dir`) is one run; a folder holding
 //! such folders opens each as a run; `folder@N` is the run at step N alone ([`folder`]). A
 //! sample line has `input` (the decoded prompt), `output` (the response), `gts` (the ground
@@ -23,11 +24,13 @@ use super::{Dataset, DatasetItem};
 
 mod folder;
 mod follow;
+pub mod formats;
 mod line;
 
 pub use super::tail::{LookNotes, UNFINISHED_LINE};
 pub use folder::{DumpRun, StepFile, find_runs, looks_like_sample, step_of_file_name};
 pub use follow::{NewLines, RunTail};
+pub use formats::{DumpFormat, FORMATS, Format};
 pub use line::{Sample, group_of_uid, parse_sample};
 
 /// The headings of SE-Bench's RL prompts; the problem text ends where the next one starts.
@@ -177,15 +180,26 @@ pub const TORN_LINE: &str = "torn last line: the file ends inside it (the run wa
 
 /// Parses lines on up to four threads (parsing the JSON is most of reading a dump: a
 /// 200,000-sample run, 1.1 GB, loads ~2× faster on two cores); the answers in line order.
-fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<Result<Sample, String>> {
+/// Each answer comes with its line's index; a columnar line (ROLL's) gives several.
+fn parse_samples(lines: &[(usize, &[u8])]) -> Vec<(usize, Result<Sample, String>)> {
     let bytes: usize = lines.iter().map(|(_, raw)| raw.len()).sum();
     let raws: Vec<&[u8]> = lines.iter().map(|(_, raw)| *raw).collect();
-    crate::model::parallel::map_in_order_with(
+    let parsed = crate::model::parallel::map_in_order_with(
         raws,
         bytes >= PARALLEL_PARSE_BYTES,
         line::PromptMemo::default,
-        line::parse_sample_with,
-    )
+        formats::parse_line,
+    );
+    let mut out = Vec::with_capacity(parsed.len());
+    for ((idx, _), p) in lines.iter().zip(parsed) {
+        match p {
+            formats::Parsed::One(r) => out.push((*idx, r)),
+            formats::Parsed::Many(samples) => {
+                out.extend(samples.into_iter().map(|s| (*idx, Ok(s))))
+            }
+        }
+    }
+    out
 }
 
 /// Below this many bytes a chunk is parsed on the calling thread.
@@ -274,10 +288,11 @@ impl<'a> RunReader<'a> {
         // while the other core waited (a 200,000-sample reopen, benches/README.md).
         let known: Vec<Option<Known<'a>>> = parsed
             .iter()
-            .map(|p| p.as_ref().ok().map(|s| self.known(s)))
+            .map(|(_, p)| p.as_ref().ok().map(|s| self.known(s)))
             .collect();
         let hashed: Vec<(&str, &str)> = parsed
             .iter()
+            .map(|(_, p)| p)
             .zip(&known)
             .filter_map(|(p, k)| Some((&*k.as_ref()?.2.query, p.as_ref().ok()?.output.as_str())))
             .collect();
@@ -288,7 +303,7 @@ impl<'a> RunReader<'a> {
         )
         .into_iter();
         let mut known = known.into_iter();
-        for ((idx, _), parsed) in lines.iter().zip(parsed) {
+        for (idx, parsed) in parsed {
             let line = line_offset + idx + 1;
             let known = known.next().flatten();
             match parsed {

@@ -518,3 +518,116 @@ fn the_typed_reading_and_the_value_reading_agree() {
         "the typed reading took {typed_read} lines"
     );
 }
+
+/// A line as Python's `json.dumps` writes it (`", "` and `": "`), with `score` and one
+/// extra written bare (`NaN`, `Infinity`, `-Infinity` or a number).
+fn python_line(output: &str, score: &str, acc: &str) -> String {
+    format!(
+        "{{\"input\": {}, \"output\": {}, \"gts\": \"1.5\", \"score\": {score}, \"step\": 4, \"acc\": {acc}}}",
+        serde_json::json!(prompt("Average the readings.")),
+        serde_json::json!(output),
+    )
+}
+
+#[test]
+fn nan_and_infinity_anywhere_are_read_as_written_and_never_cost_a_line() {
+    // Every line has a bare NaN extra (before: every line "not valid JSON", nothing read).
+    let text = [
+        python_line("a", "1.0", "NaN"),
+        python_line("b", "NaN", "NaN"),
+        python_line("c", "Infinity", "NaN"),
+        python_line("d", "-Infinity", "[NaN, 1]"),
+        // A string that says NaN is a string; a prompt mentioning NaN stays as written.
+        python_line("zwc.isnan(x) is NaN", "0.0", "\"NaN\""),
+    ]
+    .join("\n");
+    let got = read(&text);
+    assert!(got.issues.is_empty(), "{:?}", got.issues);
+    let metas: Vec<&SampleMeta> = got
+        .rollouts
+        .iter()
+        .map(|r| r.sample.as_deref().expect("meta"))
+        .collect();
+    assert_eq!(metas.len(), 5);
+    assert_eq!(metas[0].score, Some(1.0));
+    assert!(
+        metas[1].score.is_some_and(f64::is_nan),
+        "NaN is kept, not 0"
+    );
+    assert_eq!(metas[2].score, Some(f64::INFINITY));
+    assert_eq!(metas[3].score, Some(f64::NEG_INFINITY));
+    assert_eq!(got.rollouts[4].response, "zwc.isnan(x) is NaN");
+    let acc = |m: &SampleMeta| {
+        m.extras
+            .iter()
+            .find(|(k, _)| &**k == "acc")
+            .map(|(_, v)| v.to_string())
+    };
+    assert_eq!(acc(metas[0]).as_deref(), Some("NaN"));
+    assert_eq!(acc(metas[3]).as_deref(), Some("[\"NaN\",1]"));
+    // One group: the prompt's.
+    assert!(metas.iter().all(|m| m.group == 0));
+}
+
+#[test]
+fn a_dump_whose_first_line_has_nan_is_still_a_dump() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let run = dir.path().join("rollout");
+    std::fs::create_dir(&run).expect("mkdir");
+    std::fs::write(run.join("4.jsonl"), python_line("a", "NaN", "NaN") + "\n").expect("write");
+    let runs = find_runs(&run).expect("read").expect("a run");
+    assert_eq!(runs[0].steps.len(), 1);
+}
+
+/// verl 0.9's V1 trainer (`verl/trainer/ppo/v1/trainer_base.py`): a training dump has
+/// `input, output, gts, score, step, uid` and no extras, `uid` written as
+/// `{uid}_{session}_{index}` and the lines sorted by it; a session with several outputs
+/// dumps each with the session's final score.
+#[test]
+fn v1_training_dump_groups_by_the_uid_prompt_part_across_sessions_and_outputs() {
+    let p = prompt("Average the readings.");
+    let line = |uid: &str, out: &str, score: f64| {
+        format!(
+            "{{\"input\": {}, \"output\": {}, \"gts\": \"1.5\", \"score\": {score:?}, \"step\": 4, \"uid\": \"{uid}\"}}",
+            serde_json::json!(p),
+            serde_json::json!(out)
+        )
+    };
+    // In uid order, as strings: session 10 before session 2. Two samplings of the prompt
+    // (prompt uids 0d1e and 9f2a); session 1 of 0d1e has two outputs, both scored 1.
+    let lines = [
+        line("0d1e-77_0_0", "a", 1.0),
+        line("0d1e-77_10_0", "b", 1.0),
+        line("0d1e-77_1_0", "c", 1.0),
+        line("0d1e-77_1_1", "d", 1.0),
+        line("0d1e-77_2_0", "e", 1.0),
+        line("9f2a-01_0_0", "f", 0.0),
+        line("9f2a-01_1_0", "g", 1.0),
+    ];
+    let got = read(&lines.join("\n"));
+    assert!(got.issues.is_empty(), "{:?}", got.issues);
+    let groups: Vec<(u32, Option<&str>, bool)> = got
+        .rollouts
+        .iter()
+        .map(|r| {
+            let m = r.sample.as_deref().expect("meta");
+            (m.group, m.group_uid.as_deref(), m.extras.is_empty())
+        })
+        .collect();
+    let g = |n, u| (n, Some(u), true);
+    assert_eq!(
+        groups,
+        [
+            g(0, "0d1e-77"),
+            g(0, "0d1e-77"),
+            g(0, "0d1e-77"),
+            g(0, "0d1e-77"),
+            g(0, "0d1e-77"),
+            g(1, "9f2a-01"),
+            g(1, "9f2a-01")
+        ]
+    );
+    // The two outputs of session 1 are two rollouts, each with the session's score.
+    let outputs: Vec<&str> = got.rollouts.iter().map(|r| r.response.as_str()).collect();
+    assert_eq!(outputs, ["a", "b", "c", "d", "e", "f", "g"]);
+}

@@ -490,6 +490,7 @@ mod tests {
             steps: Vec::new(),
             skipped: Vec::new(),
             single_step: None,
+            format: Default::default(),
         };
         let (rx, stop) = follow(vec![Source {
             kind: FileKind::Rollouts,
