@@ -314,6 +314,9 @@ pub struct Summary {
     /// Lines with a reward, and how many of them got 1.
     pub rewarded: usize,
     pub reward_ones: usize,
+    /// Lines with a verdict but no reward: while any, no mean reward is given (a mean over
+    /// the lines that happen to have one is a figure over a subset).
+    pub unrewarded: usize,
     /// Lines with both: [reward 1 & right, reward 1 & not right, reward 0 & right, reward 0
     /// & not right].
     pub reward_by_verdict: [usize; 4],
@@ -355,6 +358,7 @@ impl Summary {
         reason: Option<ReasonKind>,
     ) {
         let Some(reward) = reward else {
+            self.unrewarded += usize::from(verdict.is_some());
             return;
         };
         self.rewarded += 1;
@@ -385,9 +389,22 @@ impl Summary {
         }
     }
 
-    /// The mean official RL reward over the lines that have one.
+    /// The mean official RL reward, when every line with a verdict has a reward (`None`
+    /// otherwise: never a mean over the lines that happen to have one).
     pub fn mean_reward(&self) -> Option<f64> {
-        (self.rewarded > 0).then(|| self.reward_ones as f64 / self.rewarded as f64)
+        (self.rewarded > 0 && self.unrewarded == 0)
+            .then(|| self.reward_ones as f64 / self.rewarded as f64)
+    }
+
+    /// Why the mean reward is `–` although some lines have a reward: how many lack one.
+    pub fn reward_unknown_why(&self) -> Option<String> {
+        (self.rewarded > 0 && self.unrewarded > 0).then(|| {
+            format!(
+                "the reward is unknown for {} of {} rollouts (no source has it and they could not be graded; `sebx grade --scorer both` scores it)",
+                self.unrewarded,
+                self.rewarded + self.unrewarded
+            )
+        })
     }
 
     /// The summary as printed lines: total, accuracy, then each verdict's share; then the
@@ -410,6 +427,9 @@ impl Summary {
                     share(v)
                 ));
             }
+        }
+        if let Some(why) = self.reward_unknown_why() {
+            out.push(format!("mean official RL reward: – ({why})"));
         }
         if let Some(mean) = self.mean_reward() {
             out.push(format!(
