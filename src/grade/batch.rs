@@ -87,6 +87,11 @@ pub fn grade_all_shared(
         for _ in 0..jobs.max(1) {
             scope.spawn(|| {
                 let done = |i: usize, report: GradeReport| {
+                    // Stopped (Ctrl-C): what finishes after may have run its program
+                    // while it was interrupted; only what was done before counts.
+                    if super::interrupt::requested() {
+                        return;
+                    }
                     let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     on_done(n, &report);
                     if let Ok(mut slots) = results.lock() {
@@ -95,6 +100,9 @@ pub fn grade_all_shared(
                 };
                 let Some(mut session) = runner.session() else {
                     loop {
+                        if super::interrupt::requested() {
+                            break;
+                        }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rollout) = rollouts.get(i) else {
                             break;
@@ -123,7 +131,10 @@ pub fn grade_all_shared(
                 loop {
                     // The next program is queued while the current one runs: the worker
                     // never waits for this thread's grading in between.
-                    while own.len() < QUEUE_AHEAD && running.len() < MAX_WAITING {
+                    while own.len() < QUEUE_AHEAD
+                        && running.len() < MAX_WAITING
+                        && !super::interrupt::requested()
+                    {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rollout) = rollouts.get(i) else {
                             break;
@@ -173,9 +184,14 @@ pub fn grade_all_shared(
             });
         }
     });
-    results
+    let results = results
         .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Stopped: the reports done, the rest left out (never a made-up failure).
+    if super::interrupt::requested() {
+        return results.into_iter().flatten().collect();
+    }
+    results
         .into_iter()
         .zip(rollouts)
         .map(|(r, rollout)| {
