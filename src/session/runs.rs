@@ -212,7 +212,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         .flat_map(|(f, vs)| {
             vs.iter()
                 .enumerate()
-                .filter(|(_, v)| needs_grading(v.as_ref(), !api.is_empty()))
+                .filter(|(_, v)| needs_grading(v.as_ref(), false, !api.is_empty()))
                 .map(move |(i, _)| (f, i))
                 .filter(|&(f, i)| gradable(&loaded_files[f].0.rollouts[i]))
         })
@@ -392,27 +392,43 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     Ok(loaded)
 }
 
-/// Whether a rollout must be graded for the figures: it has no verdict, or its official RL
-/// reward is not known (a scored file of a verdict-only grade): the mean reward is a
-/// figure over every rollout, never over those that happen to have one, so what no source
-/// has is computed (the score cache remembers it for next time).
-/// Without an API doc (`can_grade` false) nothing can be graded, so only a missing
-/// verdict counts (and is reported as such); the mean reward is then `–`, with why.
-fn needs_grading(known: Option<&Resolved>, can_grade: bool) -> bool {
-    known.map_or(wants_grading(None, can_grade), |k| {
-        wants_grading(Some(&k.facts), can_grade)
+/// Whether a rollout must be graded for the figures: it has no verdict; or a scored file
+/// gave its verdict without the official RL reward (a verdict-only `sebx grade`): the mean
+/// reward is a figure over every rollout, never over those that happen to have one, so
+/// what the file lacks is computed, the file's verdict kept; or it is a sample of a
+/// training run whose reward is not known (a training run's reward is a headline figure).
+/// A verdict from another source (stored in the line, a correct-trajectories file, a
+/// rerun, the score cache) keeps what it knows: where the reward is unknown the mean is
+/// `–` and says for how many. Without an API doc (`can_grade` false) nothing can be
+/// graded, so only a missing verdict counts (and is reported as such).
+fn needs_grading(known: Option<&Resolved>, training: bool, can_grade: bool) -> bool {
+    known.map_or(wants_grading(None, training, can_grade), |k| {
+        wants_grading(Some(&k.facts), training, can_grade)
+            || (k.source == VerdictSource::Scored
+                && scored_without_reward(Some(&k.facts), can_grade))
     })
 }
 
 /// The rule of [`needs_grading`] on what is known of a rollout (its grade's facts, `None`:
 /// no verdict), for a front end that holds its rows' facts itself (the explorer asks it of
-/// every remembered row, so its Training and Stats screens have the rewards and loopholes
-/// `sebx stats` has); evaluation rollouts and training samples follow the same rule.
-pub fn wants_grading(facts: Option<&crate::grade::facts::Facts>, can_grade: bool) -> bool {
+/// every remembered row, so its Training screen has the rewards and its Stats screen the
+/// loopholes `sebx stats` has).
+pub fn wants_grading(
+    facts: Option<&crate::grade::facts::Facts>,
+    training: bool,
+    can_grade: bool,
+) -> bool {
     let Some(f) = facts.filter(|f| f.verdict.is_some()) else {
         return true;
     };
-    can_grade && f.reward.is_none()
+    can_grade && training && f.reward.is_none()
+}
+
+/// Whether a verdict a scored file gave (its facts) lacks the official RL reward that can
+/// be graded for it (the explorer asks it of its rows from scored files, as
+/// [`needs_grading`] does of `sebx stats`').
+pub fn scored_without_reward(facts: Option<&crate::grade::facts::Facts>, can_grade: bool) -> bool {
+    can_grade && facts.is_some_and(|f| f.verdict.is_some() && f.reward.is_none())
 }
 
 /// What [`grade_missing`] graded: a report per rollout, in order, and what to tell the user.
@@ -709,7 +725,8 @@ fn stream_dump(
         // A training run's official reward is a headline figure: every sample gets it.
         let missing: Vec<usize> = (0..step.rollouts.len())
             .filter(|&i| {
-                needs_grading(known[i].as_ref(), !cx.api.is_empty()) && gradable(&step.rollouts[i])
+                needs_grading(known[i].as_ref(), true, !cx.api.is_empty())
+                    && gradable(&step.rollouts[i])
             })
             .collect();
         if !missing.is_empty() {

@@ -91,7 +91,16 @@ impl App {
                         // Every other row holds the facts only.
                         (Score::Unscored, Remembered::Facts(facts)) => {
                             *slot = Score::Remembered(facts);
-                            if crate::session::runs::wants_grading(Some(&facts), can_grade) {
+                            let training = self
+                                .corpus
+                                .entries
+                                .get(row)
+                                .is_some_and(|e| e.rollout.sample.is_some());
+                            if crate::session::runs::wants_grading(
+                                Some(&facts),
+                                training,
+                                can_grade,
+                            ) {
                                 reward_missing.push(row);
                             }
                         }
@@ -360,15 +369,10 @@ impl App {
                 let can_grade = self.corpus.ctx.grading == Grading::Available;
                 let rewards: Vec<usize> = (0..self.corpus.scores.len())
                     .filter(|&row| match &self.corpus.scores[row] {
-                        Score::Graded(r) => {
-                            r.verdict.is_some()
-                                && crate::session::runs::wants_grading(
-                                    Some(&Facts::of(r)),
-                                    can_grade,
-                                )
-                        }
-                        // A verdict the file stored: never a reward.
-                        Score::Stored(s) => s.verdict.is_some(),
+                        Score::Graded(r) => crate::session::runs::scored_without_reward(
+                            Some(&Facts::of(r)),
+                            can_grade,
+                        ),
                         _ => false,
                     })
                     .collect();
@@ -575,23 +579,6 @@ impl App {
                 kept.reward_reason = graded.reward_reason;
                 kept.reward_reason_kind = graded.reward_reason_kind;
                 kept.reward_detail = graded.reward_detail;
-            }
-            // A stored verdict: its facts, with the reward beside (as `sebx stats` keeps them).
-            Some(slot @ Score::Stored(_)) => {
-                let Score::Stored(stored) = &*slot else {
-                    return false;
-                };
-                let Some(verdict) = stored.verdict else {
-                    return false;
-                };
-                let g = Facts::of(&graded);
-                *slot = Score::Remembered(Facts {
-                    reward: g.reward,
-                    reward_run: g.reward_run,
-                    reason: g.reason,
-                    judge_kinds: g.judge_kinds,
-                    ..Facts::verdict(verdict)
-                });
             }
             _ => return false,
         }
