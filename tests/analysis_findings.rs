@@ -10,9 +10,11 @@ use sebx::analysis::{FindingKind, Severity, analyze_rollout};
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
 use serde_json::Value;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    shared_data::shared_data()
 }
 
 /// Every `'name'` after `needle` in `stderr`.

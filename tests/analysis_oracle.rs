@@ -34,6 +34,8 @@ use sebx::grade::trace::{self, Comparison, Settled, settle::Counts};
 use sebx::model::ApiMap;
 use sebx::model::finding_kinds::Family;
 use sebx::model::rollout::load_rollout_file;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn programs_wanted() -> usize {
     std::env::var("SEBX_ORACLE_PROGRAMS")
@@ -247,7 +249,7 @@ static DEMO_ENGINE: OnceLock<Engine> = OnceLock::new();
 
 #[test]
 fn generated_programs_agree_with_the_tracer() {
-    let data = prop::shared_data();
+    let data = shared_data::shared_data();
     let demo = Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo");
     let parity_api = ApiMap::load(&data.join("se-bench/api_doc.jsonl")).expect("api doc");
     let demo_api = ApiMap::load(&demo.join("api_doc.jsonl")).expect("demo api doc");

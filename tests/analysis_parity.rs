@@ -11,9 +11,11 @@ use sebx::analysis::static_check::{check_zwc_usage, check_zwc_usage_split};
 use sebx::analysis::{entry_function_name, extract_last_python_block};
 use sebx::model::rollout::load_rollout_file;
 use serde_json::Value;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn parity_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/parity")
+    shared_data::shared("parity")
 }
 
 #[test]

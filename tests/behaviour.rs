@@ -14,6 +14,8 @@ mod isolated;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 const LOOPHOLES: [&str; 5] = [
     "numpy_backdoor",
@@ -28,9 +30,7 @@ fn demo_api_doc() -> PathBuf {
 }
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(rel)
+    shared_data::shared(rel)
 }
 
 /// A rollout of `code` (entry `f(values)`, the mean of two numbers) on two cases.

@@ -132,7 +132,10 @@ fn a_killed_writer_leaves_a_readable_store() {
     while !db.exists() && waited.elapsed() < Duration::from_secs(30) {
         std::thread::sleep(Duration::from_millis(20));
     }
-    std::thread::sleep(Duration::from_millis(400));
+    // Killed once it has filed reports (a condition, not a pause), while it still grades.
+    while size(&cache).0.0 == 0 && waited.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
     child.kill().expect("kill");
     child.wait().expect("reaped");
     let ((reports, _), stdout) = size(&cache);

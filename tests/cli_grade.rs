@@ -1,4 +1,5 @@
-//! `sebx grade` on files with bad lines: every good line graded, every bad one reported.
+//! `sebx grade` on files with bad lines: every good line graded, every bad one reported;
+//! the score cache and `--cached`; Ctrl-C (SIGINT) in the middle of a run.
 
 use std::path::PathBuf;
 
@@ -241,4 +242,154 @@ fn verdicts_are_remembered_and_reused_with_cached() {
     assert!(cache(&["size"]).contains("reports: 0 record(s)"));
     let (_, stderr) = grade(&["--cached"], "d.jsonl");
     assert!(!stderr.contains("reused"), "{stderr}");
+}
+
+/// Every sebx process whose command line names the pool folders of `pid` (its workers and
+/// their programs), as /proc lists them now (zombies, already dead, are left out).
+fn pool_processes(pid: u32) -> Vec<String> {
+    let needle = format!("sebx-pool-{pid}-");
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().parse::<u32>().is_ok())
+        .filter(|e| {
+            std::fs::read_to_string(e.path().join("stat"))
+                .map(|s| {
+                    !s.rsplit(')')
+                        .next()
+                        .is_some_and(|r| r.trim_start().starts_with('Z'))
+                })
+                .unwrap_or(false)
+        })
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains(&needle))
+        .collect()
+}
+
+/// Ctrl-C during `sebx grade` (SIGINT to the binary, once a verdict is filed): it writes
+/// the verdicts done so far, says that `--cached` resumes, exits 130 and leaves no pool
+/// folder, cgroup or worker behind; the same command with `--cached` then grades the rest.
+#[test]
+fn ctrl_c_writes_the_verdicts_done_and_says_how_to_resume() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Thirty rollouts whose programs sleep 0.4 s each, all different (none shares a run).
+    let first = std::fs::read_to_string(demo("rollouts.jsonl")).expect("demo");
+    let first: Value = serde_json::from_str(first.lines().next().expect("a line")).expect("JSON");
+    let response = first["response"].as_str().expect("response");
+    assert!(response.contains("def solve(readings):\n"));
+    let rows = 30;
+    let slow: String = (0..rows)
+        .map(|i| {
+            let mut r = first.clone();
+            r["response"] = Value::from(response.replace(
+                "def solve(readings):\n",
+                &format!("def solve(readings):\n    import time; time.sleep(0.4)  # {i}\n"),
+            ));
+            r.to_string() + "\n"
+        })
+        .collect();
+    let input = dir.path().join("slow.jsonl");
+    std::fs::write(&input, slow).expect("write");
+    let out = dir.path().join("out.jsonl");
+    let root = isolated::fresh_root();
+    let grade = |extra: &[&str]| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"));
+        isolated::isolate_in(&mut cmd, &root);
+        cmd.args(["grade", "-q", "--jobs", "1", "--api-doc"])
+            .arg(demo("api_doc.jsonl"))
+            .arg(&input)
+            .arg("-o")
+            .arg(&out)
+            .args(extra);
+        cmd
+    };
+    let filed = || {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"));
+        isolated::isolate_in(&mut cmd, &root);
+        let size = cmd
+            .args(["cache", "size"])
+            .output()
+            .expect("sebx cache size");
+        String::from_utf8_lossy(&size.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("reports: "))
+            .and_then(|rest| rest.split(' ').next())
+            .and_then(|n| n.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    let mut child = grade(&[])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("sebx grade starts");
+    let pid = child.id();
+    // Waits for a condition: the first verdict filed in the score cache.
+    let start = std::time::Instant::now();
+    while filed() == 0 {
+        assert!(
+            child.try_wait().expect("wait").is_none(),
+            "sebx grade ended before it was interrupted"
+        );
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(120),
+            "no verdict filed"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(!pool_processes(pid).is_empty(), "its workers run");
+    // SAFETY: kill(2) on the child this test started.
+    unsafe {
+        libc::kill(pid as i32, libc::SIGINT);
+    }
+    let output = child.wait_with_output().expect("sebx grade ends");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted:") && stderr.contains("--cached"),
+        "{stderr}"
+    );
+    let written = std::fs::read_to_string(&out).expect("the verdicts done are written");
+    let done = written.lines().count();
+    assert!(done >= 1 && done < rows, "{done} of {rows}");
+    for line in written.lines() {
+        let v: Value = serde_json::from_str(line).expect("JSON");
+        assert!(v["verdict"].is_string(), "{v}");
+    }
+    // Nothing left: no pool folder, no cgroup, no worker or program of that pool.
+    let pool_dirs: Vec<_> = std::fs::read_dir(std::env::temp_dir())
+        .expect("temp dir")
+        .flatten()
+        .filter(|e| {
+            e.file_name()
+                .to_string_lossy()
+                .starts_with(&format!("sebx-pool-{pid}-"))
+        })
+        .collect();
+    assert!(pool_dirs.is_empty(), "{pool_dirs:?}");
+    if let Ok(groups) = std::fs::read_dir("/sys/fs/cgroup/pids") {
+        let left: Vec<_> = groups
+            .flatten()
+            .filter(|e| {
+                e.file_name()
+                    .to_string_lossy()
+                    .starts_with(&format!("sebx-{pid}-"))
+            })
+            .collect();
+        assert!(left.is_empty(), "{left:?}");
+    }
+    assert_eq!(pool_processes(pid), Vec::<String>::new());
+
+    // The hint works: --cached grades the rest, reusing what was done.
+    let resumed = grade(&["--cached"]).output().expect("sebx grade --cached");
+    let stderr = String::from_utf8_lossy(&resumed.stderr);
+    assert!(resumed.status.success(), "{stderr}");
+    assert!(
+        stderr.contains(&format!("score cache: {done} verdicts reused")),
+        "{stderr}"
+    );
+    let all = std::fs::read_to_string(&out).expect("scored");
+    assert_eq!(all.lines().count(), rows);
 }

@@ -12,12 +12,14 @@ use std::path::PathBuf;
 
 use sebx::grade::compare::{SEPARATOR, compare_outputs};
 use serde_json::Value;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 /// Length at which the corpus cuts stdout tails.
 const STDOUT_TAIL_LIMIT: usize = 2000;
 
 fn parity_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data/parity")
+    shared_data::shared("parity")
 }
 
 fn read_jsonl(name: &str) -> Vec<Value> {

@@ -17,6 +17,8 @@ use std::process::Command;
 
 use serde_json::{Value, json};
 use serve::{Server, demo, demo_rollouts};
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 /// The dict shape (ground_truth is JSON text of a dict holding the tests), per sample,
 /// with `SEBX_RETURN=float`; then one bad rollout.
@@ -75,7 +77,7 @@ fn deploy_dir() -> PathBuf {
 }
 
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    shared_data::shared_data()
 }
 
 /// Runs [`DICT_DRIVER`] on the demo rollouts (no `__pycache__` left in deploy/).

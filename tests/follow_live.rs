@@ -226,11 +226,15 @@ fn a_change_is_read_when_the_file_system_says_so_not_at_the_next_poll() {
         }
     };
     until("the file loaded", &mut rows, &mut watched, 1);
-    // Let the follower settle into its wait.
-    std::thread::sleep(Duration::from_millis(300));
-    while let Ok(e) = rx.try_recv() {
-        if let LoadEvent::Following { polled, .. } = e {
-            watched = Some(polled);
+    // The follower says it follows (a condition, not a pause).
+    let start = Instant::now();
+    while watched.is_none() {
+        let left = Duration::from_secs(10).saturating_sub(start.elapsed());
+        match rx.recv_timeout(left) {
+            Ok(LoadEvent::Following { polled, .. }) => watched = Some(polled),
+            Ok(LoadEvent::Batch { entries, .. }) => rows += entries.len(),
+            Ok(_) => {}
+            Err(e) => panic!("the follower never said it follows: {e}"),
         }
     }
     assert_eq!(watched, Some(None), "followed, and watched");

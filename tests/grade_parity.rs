@@ -12,9 +12,11 @@ use serde_json::Value;
 
 #[path = "common/isolated.rs"]
 mod isolated;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    shared_data::shared_data()
 }
 
 #[test]

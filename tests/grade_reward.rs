@@ -19,6 +19,8 @@ use sebx::model::Verdict;
 
 #[path = "common/isolated.rs"]
 mod isolated;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.arcsin\": \"zwc.sivoru\", \"np.sqrt\": \"zwc.qexuma\"}"}"#;
 
@@ -326,11 +328,10 @@ fn sharing_the_run_changes_no_reward() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let dir = tempfile::tempdir().expect("tempdir");
     let parity = dir.path().join("parity_head.jsonl");
-    let text = std::fs::read_to_string(root.join("../shared/data/parity/rollouts.jsonl"))
+    let text = std::fs::read_to_string(shared_data::shared("parity/rollouts.jsonl"))
         .expect("parity corpus");
-    let variants =
-        std::fs::read_to_string(root.join("../shared/data/parity/official_verdicts.jsonl"))
-            .expect("official verdicts");
+    let variants = std::fs::read_to_string(shared_data::shared("parity/official_verdicts.jsonl"))
+        .expect("official verdicts");
     // The infinite loops only cost 3 s each, twice.
     let head: String = text
         .lines()
@@ -352,7 +353,7 @@ fn sharing_the_run_changes_no_reward() {
             root.join("samples/demo/api_doc.jsonl"),
         ),
         (mutated, root.join("samples/demo/api_doc.jsonl")),
-        (parity, root.join("../shared/data/se-bench/api_doc.jsonl")),
+        (parity, shared_data::shared("se-bench/api_doc.jsonl")),
     ] {
         let shared = rewards_of(&file, &api, true);
         let alone = rewards_of(&file, &api, false);

@@ -256,6 +256,13 @@ fn agreement_needs_exactly_two_different_annotators() {
     assert!(e.to_string().contains("exactly two"), "{e}");
     let e = run(&["agreement", path, "--annotators", "alice,alice"]).expect_err("same");
     assert!(e.to_string().contains("same annotator"), "{e}");
+    // Labels an older sebx signed "anonymous" may be several people's: refused, and said why.
+    let e = run(&["agreement", path, "--annotators", "alice,anonymous"]).expect_err("unsigned");
+    let e = e.to_string();
+    assert!(
+        e.contains("saved without a name") && e.contains("--annotator NAME"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -29,11 +29,11 @@ use loophole_gen::{AXES, Axis, Generated, Generator, Genuine};
 use sebx::model::ApiMap;
 use sebx::model::finding_kinds::{Family, FindingKind};
 use serde_json::Value;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(rel)
+    shared_data::shared(rel)
 }
 
 fn api_doc() -> PathBuf {

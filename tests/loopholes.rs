@@ -17,11 +17,11 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn shared(rel: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/data")
-        .join(rel)
+    shared_data::shared(rel)
 }
 
 fn api_doc() -> PathBuf {

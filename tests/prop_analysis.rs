@@ -14,11 +14,13 @@ use sebx::analysis::static_check::check_zwc_usage;
 use sebx::analysis::{CodeAnalysis, analyze_code, extract_last_python_block};
 use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, TestCase};
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn api() -> &'static ApiMap {
     static API: OnceLock<ApiMap> = OnceLock::new();
     API.get_or_init(|| {
-        ApiMap::load(&knobs::shared_data().join("se-bench/api_doc.jsonl")).expect("api doc")
+        ApiMap::load(&shared_data::shared_data().join("se-bench/api_doc.jsonl")).expect("api doc")
     })
 }
 
@@ -26,7 +28,7 @@ fn api() -> &'static ApiMap {
 fn corpus() -> &'static Vec<String> {
     static CODE: OnceLock<Vec<String>> = OnceLock::new();
     CODE.get_or_init(|| {
-        let loaded = load_rollout_file(&knobs::shared_data().join("parity/rollouts.jsonl"))
+        let loaded = load_rollout_file(&shared_data::shared_data().join("parity/rollouts.jsonl"))
             .expect("parity rollouts");
         let code: Vec<String> = loaded
             .rollouts

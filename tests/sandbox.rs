@@ -598,7 +598,19 @@ fn a_killed_worker_is_replaced_transparently() {
     let before = pool.worker_pids();
     assert_eq!(before.len(), 1);
     kill(before[0]);
-    std::thread::sleep(Duration::from_millis(100));
+    // Gone (or a zombie left for the pool to reap): waited for, with a generous limit.
+    let dead = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+            s.rsplit(')')
+                .next()
+                .is_some_and(|r| r.trim_start().starts_with('Z'))
+        })
+    };
+    let start = std::time::Instant::now();
+    while !dead(before[0]) && start.elapsed() < Duration::from_secs(10) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(dead(before[0]), "the killed worker is gone");
     let outcome = run(&pool, "print('still fine')");
     assert_eq!(outcome.stdout, "still fine\n");
     let after = pool.worker_pids();

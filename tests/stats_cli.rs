@@ -420,26 +420,74 @@ fn stats_table_md_and_csv() {
         ],
     );
 
-    let csv = base("csv", &["run", "finding"]);
-    let tables: Vec<&str> = csv.split("\n\n").collect();
-    // The run table, the loophole table (the demo has loopholes), the wrong names.
-    assert_eq!(tables.len(), 3, "{csv}");
-    assert!(
-        tables[1].starts_with("run,rollouts,through a loophole,right through one"),
-        "{csv}"
+    // CSV is one table per stream: more than one --by is refused before any work.
+    let mut two = sebx_on(
+        "stats",
+        files_in(
+            d,
+            &["rollouts.jsonl", "rollouts.scored.jsonl", "api_doc.jsonl"],
+        ),
     );
-    assert!(
-        tables[0].starts_with("run,rollouts,tasks,right,result_error"),
-        "{csv}"
+    two.args(["--format", "csv", "--by", "run", "--by", "finding"]);
+    assert!(stderr_of_failure(&mut two).contains("CSV is one table per stream"));
+
+    let records = |csv: &str| -> Vec<Vec<String>> {
+        csv::ReaderBuilder::new()
+            .has_headers(false)
+            .from_reader(csv.as_bytes())
+            .records()
+            .map(|r| {
+                r.expect("one CSV table")
+                    .iter()
+                    .map(str::to_string)
+                    .collect()
+            })
+            .collect()
+    };
+    let csv = base("csv", &["run"]);
+    let rows = records(&csv);
+    // One header, then one row per run: no second table, no blank line, no percent sign.
+    assert_eq!(rows.len(), 2, "{csv}");
+    assert!(!csv.contains("\n\n") && !csv.contains('%'), "{csv}");
+    let col = |name: &str| rows[0].iter().position(|h| h == name).expect(name);
+    assert_eq!(rows[0][..4], ["run", "rollouts", "tasks", "right"], "{csv}");
+    let number = |name: &str| -> f64 { rows[1][col(name)].parse().expect(name) };
+    assert!((number("accuracy") - number("right") / number("rollouts")).abs() < 1e-12);
+    assert!(number("accuracy_ci95_low") <= number("accuracy"));
+    assert!(number("accuracy_ci95_high") >= number("accuracy"));
+
+    // The tables `--by run` adds in text are a --by of their own in CSV.
+    let loopholes = records(&base("csv", &["loophole"]));
+    assert_eq!(
+        loopholes[0][..4],
+        ["run", "rollouts", "through a loophole", "right through one"]
     );
-    assert!(
-        tables[0].contains("\nrollouts,36,13,12,6,8,3,7,33.3%"),
-        "{csv}"
+    let wrong = records(&base("csv", &["finding"]));
+    assert_eq!(
+        wrong[0],
+        ["name", "finding", "count", "correct zwc name", "runs"]
     );
+
+    // Task text is never cut in CSV: each is the whole query of the run's rollouts.
+    let tasks = records(&base("csv", &["task"]));
+    let task = tasks[0].iter().position(|h| h == "task").expect("task");
+    let rollouts = std::fs::read_to_string(d.join("rollouts.jsonl")).expect("rollouts");
+    let queries: std::collections::BTreeSet<String> = rollouts
+        .lines()
+        .map(|l| {
+            json_of(l.as_bytes())["query"]
+                .as_str()
+                .expect("query")
+                .to_string()
+        })
+        .collect();
     assert!(
-        tables[2].starts_with("name,finding,count,correct zwc name,runs"),
-        "{csv}"
+        queries.iter().any(|q| q.chars().count() > 60),
+        "{queries:?}"
     );
+    let cells: std::collections::BTreeSet<String> =
+        tasks.iter().skip(1).map(|r| r[task].clone()).collect();
+    assert_eq!(cells, queries);
 }
 
 #[test]
@@ -726,4 +774,44 @@ fn stats_on_a_folder_is_stats_on_its_files() {
     let empty = tempfile::tempdir().expect("empty");
     let err = stderr_of_failure(&mut sebx_on("stats", [empty.path()]));
     assert!(err.contains("holds no rollout file"), "{err}");
+}
+
+/// Never a figure over a subset (issue 40): adding the first run's verdict-only scored
+/// file to the demo's two runs leaves every run's mean official RL reward as it was
+/// without it (the rewards the scored file lacks are graded), and every rollout has one.
+#[test]
+fn a_verdict_only_scored_file_never_turns_the_reward_into_a_mean_over_a_subset() {
+    let dir = demo_copy();
+    let cache = dir.path().join("scores");
+    let stats = |names: &[&str]| {
+        json_from(
+            sebx_on("stats", files_in(dir.path(), names))
+                .env("SEBX_SCORE_CACHE", &cache)
+                .args(["--format", "json", "-q"]),
+        )
+    };
+    let runs = ["rollouts.jsonl", "rollouts_run2.jsonl"];
+    let without = stats(&runs);
+    let with = stats(&[
+        "rollouts.jsonl",
+        "rollouts_run2.jsonl",
+        "rollouts.scored.jsonl",
+    ]);
+    for (a, b) in without["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .zip(with["runs"].as_array().expect("runs"))
+    {
+        assert_eq!(b["reward"]["rewarded"], b["rollouts"], "{b}");
+        assert_eq!(b["reward"]["reward_unknown"], 0, "{b}");
+        assert!(b["reward"]["reward_mean"].is_f64(), "{b}");
+        assert_eq!(a["reward"]["reward_mean"], b["reward"]["reward_mean"]);
+    }
+    // The verdicts still come from the scored file; the grading says what it computed.
+    let notes = with["notes"].to_string();
+    assert!(
+        notes.contains("with a verdict but no official RL reward"),
+        "{notes}"
+    );
 }

@@ -10,9 +10,11 @@ use sebx::grade::runs::{FunctionSort, RunSet, function_map};
 use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, Verdict};
 use serde_json::Value;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    shared_data::shared_data()
 }
 
 #[test]

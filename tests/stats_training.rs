@@ -345,6 +345,44 @@ fn every_format_has_the_steps_and_a_step_alone_compares() {
         lines.next().is_some_and(|l| l.starts_with("rollout,1,4,")),
         "{csv}"
     );
+    // One table (every record as wide as the header), numbers as numbers, the
+    // zero-advantage groups as two counts; their table is `--by group`.
+    let records = |csv: &str| -> Vec<csv::StringRecord> {
+        csv::Reader::from_reader(csv.as_bytes())
+            .records()
+            .map(|r| r.unwrap_or_else(|e| panic!("not one table ({e}): {csv}")))
+            .collect()
+    };
+    let steps = records(&csv);
+    let cols: Vec<&str> = header.split(',').collect();
+    let at = |name: &str| cols.iter().position(|h| *h == name).expect(name);
+    assert!(!csv.contains('%') && !csv.contains("\n\n"), "{csv}");
+    for r in &steps {
+        let accuracy: f64 = r[at("accuracy")].parse().expect("a number");
+        assert!((0.0..=1.0).contains(&accuracy), "{csv}");
+        let groups: usize = r[at("groups")].parse().expect("a count");
+        let zero: usize = r[at("zero_variance_groups")].parse().expect("a count");
+        assert!(zero <= groups, "{csv}");
+    }
+    let groups_csv = run_stats(
+        dir.path(),
+        &run,
+        &dataset,
+        &["--by", "group", "--format", "csv"],
+    );
+    assert!(
+        groups_csv.starts_with("run,step,group,samples,score,right,graded,task\n"),
+        "{groups_csv}"
+    );
+    let zero_total: usize = steps
+        .iter()
+        .map(|r| {
+            r[at("zero_variance_groups")]
+                .parse::<usize>()
+                .expect("count")
+        })
+        .sum();
+    assert_eq!(records(&groups_csv).len(), zero_total, "{groups_csv}");
     let table = run_stats(
         dir.path(),
         &run,
@@ -376,7 +414,7 @@ fn every_format_has_the_steps_and_a_step_alone_compares() {
     assert!(
         cells
             .lines()
-            .any(|l| l == "np.mean,zwc.kocito,rollout,2,4,3,3,75.0%"),
+            .any(|l| l == "np.mean,zwc.kocito,rollout,2,4,3,3,0.75"),
         "{cells}"
     );
 

@@ -313,3 +313,36 @@ fn traced_run_in_the_explorer() {
         cache.display()
     );
 }
+
+/// A command isolated by `common/isolated.rs` reads no user config and signs no labels
+/// with the user's name: its config, data and home folders are the test's own, its user
+/// is the test user, `$SEBX_ANNOTATOR` is gone, and the user's cache folder (the Python
+/// runtime) stays where it was. Checked on the environment a child process receives.
+#[test]
+fn an_isolated_command_has_its_own_config_home_and_user() {
+    let root = isolated::fresh_root();
+    let mut cmd = std::process::Command::new("env");
+    cmd.env("SEBX_ANNOTATOR", "someone");
+    isolated::isolate_in(&mut cmd, &root);
+    let out = cmd.output().expect("run env");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let var = |name: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{name}=")))
+            .map(str::to_string)
+    };
+    for name in ["XDG_CONFIG_HOME", "XDG_DATA_HOME", "HOME"] {
+        let value = var(name).unwrap_or_else(|| panic!("{name} not set:\n{text}"));
+        assert!(Path::new(&value).starts_with(&root), "{name}={value}");
+    }
+    assert_eq!(var("USER").as_deref(), Some(isolated::TEST_USER));
+    assert_eq!(var("SEBX_ANNOTATOR"), None, "{text}");
+    if let Some(cache) = dirs::cache_dir() {
+        assert_eq!(var("XDG_CACHE_HOME"), Some(cache.display().to_string()));
+    }
+    // In-process: an empty config file of its own and the test user, as arguments.
+    let args = isolated::explore_args();
+    let config = args.config.expect("a config file");
+    assert!(config.is_file() && std::fs::read_to_string(&config).expect("read").is_empty());
+    assert_eq!(args.annotator.as_deref(), Some(isolated::TEST_USER));
+}

@@ -23,6 +23,8 @@ use sebx::tui::App;
 use sebx::tui::explore::{ExploreArgs, open_default};
 use sebx::tui::inline::{drain_inline, load_inline};
 use tui_common::{drawn, press, type_text};
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 const TASKS: usize = 126;
 const STEPS: u32 = 14;
@@ -32,12 +34,8 @@ const SEED: u64 = 30;
 /// `(task, every how many steps)` so their loophole rates differ.
 const HOLLOW: [(usize, u32); 3] = [(9, 1), (40, 4), (100, 3)];
 
-fn manifest() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
 fn api_doc() -> PathBuf {
-    manifest().join("../shared/data/se-bench/api_doc.jsonl")
+    shared_data::shared("se-bench/api_doc.jsonl")
 }
 
 /// xorshift64*: the generator's only randomness.

@@ -1,6 +1,6 @@
 //! Labelling at full speed: every category of the taxonomy on one key (numbers, then
 //! letters), label and advance, `N` from the current row, progress counted against the
-//! failures, the "anonymous" annotator said once with how to set a name, and labels shown
+//! failures, an unnamed annotator asked for a name once, and labels shown
 //! outside label mode (list and detail header).
 
 mod tui_common;
@@ -8,6 +8,7 @@ mod tui_common;
 use std::path::Path;
 
 use sebx::model::taxonomy::CategoryId;
+use sebx::tui::action::Edit;
 use sebx::tui::app::Grading;
 use sebx::tui::{Action, App};
 use tui_common::*;
@@ -169,28 +170,55 @@ fn progress_counts_failures_and_labels_show_outside_label_mode() {
     assert!(detail_top.contains("Logic error"), "{detail_top}");
 }
 
+/// Never silently anonymous: with no name from the flag, the config or the environment,
+/// the first label asks for one (nothing is saved before), is then saved signed with it,
+/// and the next label is not asked again; escape labels nothing.
 #[test]
-fn anonymous_is_said_once_with_how_to_set_a_name() {
+fn an_unnamed_annotator_is_asked_once_before_the_first_label() {
     let data = tempfile::tempdir().expect("tempdir");
-    let mut app = labelling_app(data.path(), "anonymous");
-    // Said with the first label (label mode's keys alone fill the status bar before).
+    let mut app = labelling_app(data.path(), "");
     app.update(&Action::LabelMode);
-    assert!(!app.message.as_deref().unwrap_or("").contains("anonymous"));
+    // `N` looks for an unlabelled failure: it needs no name.
+    app.update(&Action::NextUnlabelledFailure);
+    let first = app.list.selected.expect("a failure selected");
+    assert!(!app.typing());
     app.update(&Action::ToggleCategory('8'));
-    let first = app.message.clone().unwrap_or_default();
+    app.service();
+    assert!(app.typing(), "the name box is open");
     assert!(
-        first.contains("anonymous") && first.contains("--annotator"),
-        "{first}"
-    );
-    app.update(&Action::ToggleCategory('8'));
-    assert!(
-        !app.message.as_deref().unwrap_or("").contains("--annotator"),
-        "said once: {:?}",
+        app.message.as_deref().unwrap_or("").contains("who labels?"),
+        "{:?}",
         app.message
     );
-    // A named annotator is never told.
-    let mut named = labelling_app(data.path(), "ann");
-    named.update(&Action::LabelMode);
-    named.update(&Action::ToggleCategory('8'));
-    assert!(!named.message.as_deref().unwrap_or("").contains("anonymous"));
+    assert_eq!(saved(&app, first), None, "nothing saved before a name");
+    // Escape: not labelled, and asked again at the next label.
+    app.update(&Action::Cancel);
+    app.service();
+    assert_eq!(saved(&app, first), None);
+    app.update(&Action::ToggleCategory('8'));
+    assert!(app.typing(), "asked again");
+    for c in "ann".chars() {
+        app.update(&Action::Edit(Edit::Insert(c)));
+    }
+    app.update(&Action::Edit(Edit::Submit));
+    app.service();
+    assert!(!app.typing());
+    assert_eq!(app.labelling.annotator, "ann");
+    let e = &app.corpus.entries[first];
+    let label = app.labelling.saved(e.run, &e.rollout.id).expect("saved");
+    assert_eq!(label.annotator, "ann");
+    assert!(!label.categories.is_empty());
+    // Asked once: the next label is made at once.
+    let other = app
+        .labelling
+        .taxonomy
+        .categories
+        .iter()
+        .filter_map(|c| c.key)
+        .find(|k| *k != '8')
+        .expect("a second category key");
+    app.update(&Action::ToggleCategory(other));
+    app.service();
+    assert!(!app.typing());
+    assert_eq!(saved(&app, first).map(|c| c.len()), Some(2));
 }

@@ -202,46 +202,78 @@ fn the_list_stays_usable_while_stats_compute_and_stale_results_are_dropped() {
     assert!(app.stats.result.is_some() && !app.stats.computing);
 }
 
-/// The Stats screen shows the mean official RL reward `sebx stats` prints, on the same
-/// files, the explorer opened as `sebx FILES` opens them.
+/// Never a figure over a subset: a scored file with the reward of some rollouts only. With
+/// an API doc `sebx stats` grades the rewards the scored file lacks; without one it cannot,
+/// so the mean is `–` and says for how many it is unknown, and the Stats screen of an
+/// explorer that cannot grade shows the same `–`.
 #[test]
-fn the_stats_screen_shows_the_reward_sebx_stats_prints() {
+fn a_reward_known_for_some_rollouts_is_computed_or_shown_as_unknown() {
     let dir = tempfile::tempdir().expect("tempdir");
     let run = dir.path().join("run_a.jsonl");
     let scored = dir.path().join("run_a.scored.jsonl");
-    let api_doc = dir.path().join("api_doc.jsonl");
+    // Elsewhere: an API doc beside the run would be found and used.
+    let elsewhere = tempfile::tempdir().expect("tempdir");
+    let api_doc = elsewhere.path().join("api_doc.jsonl");
     std::fs::write(&run, run_a()).expect("run");
     std::fs::write(&scored, reports_a_with_rewards()).expect("scored");
     std::fs::write(&api_doc, API_DOC).expect("api doc");
-    let files = vec![run.clone(), scored.clone(), api_doc.clone()];
+    let stats = |files: &[&std::path::Path], format: &str| {
+        let out = assert_cmd::Command::cargo_bin("sebx")
+            .expect("binary")
+            .env("SEBX_SCORE_CACHE", dir.path().join("cache"))
+            .env_remove("SEBX_API_DOC")
+            .args(["stats", "--format", format, "-q", "--jobs", "1"])
+            .args(files)
+            .output()
+            .expect("stats");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    };
+    let figures = |json: &serde_json::Value| {
+        let reward = json["runs"][0]["reward"].clone();
+        let rollouts = json["runs"][0]["rollouts"].as_u64().expect("rollouts");
+        (reward, rollouts)
+    };
 
-    let out = assert_cmd::Command::cargo_bin("sebx")
-        .expect("binary")
-        .env("SEBX_SCORE_CACHE", dir.path().join("cache"))
-        .env_remove("SEBX_API_DOC")
-        .args(["stats", "--format", "json", "-q"])
-        .args(&files)
-        .output()
-        .expect("stats");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let reward = &json["runs"][0]["reward"];
-    let mean = reward["reward_mean"].as_f64().expect("a reward mean");
-    let (rewarded, rollouts) = (
-        reward["rewarded"].as_u64().expect("rewarded"),
-        json["runs"][0]["rollouts"].as_u64().expect("rollouts"),
-    );
+    // Without an API doc nothing can be graded: the reward is known for some only.
+    let json: serde_json::Value =
+        serde_json::from_str(&stats(&[&run, &scored], "json")).expect("json");
+    let (reward, rollouts) = figures(&json);
+    let rewarded = reward["rewarded"].as_u64().expect("rewarded");
     assert!(rewarded > 0 && rewarded < rollouts, "{reward}");
+    assert!(
+        reward["reward_mean"].is_null(),
+        "a mean over a subset: {reward}"
+    );
+    assert_eq!(reward["reward_unknown"].as_u64(), Some(rollouts - rewarded));
+    let text = stats(&[&run, &scored], "table");
+    let want = format!(
+        "mean official RL reward: – (the reward is unknown for {} of {rollouts} rollouts",
+        rollouts - rewarded
+    );
+    assert!(text.contains(&want), "{want} not in:\n{text}");
 
+    // With one, the rewards the scored file lacks are graded (a verdict the line itself
+    // stores keeps what it knows): fewer unknown, and every rollout counted once.
+    let json: serde_json::Value =
+        serde_json::from_str(&stats(&[&run, &scored, &api_doc], "json")).expect("json");
+    let (after, rollouts) = figures(&json);
+    let known = after["rewarded"].as_u64().expect("rewarded");
+    let unknown = after["reward_unknown"].as_u64().expect("unknown");
+    assert!(known > rewarded, "{after}");
+    assert_eq!(known + unknown, rollouts, "{after}");
+    assert_eq!(after["reward_mean"].is_null(), unknown > 0, "{after}");
+
+    // The explorer that cannot grade shows what `stats` without an API doc shows.
     let args = sebx::tui::explore::ExploreArgs {
-        paths: files,
+        paths: vec![run.clone(), scored.clone()],
         cache: sebx::session::CacheFlags {
             no_cache: false,
-            cache_dir: Some(dir.path().join("cache")),
+            cache_dir: Some(dir.path().join("cache-explorer")),
         },
         ..Default::default()
     };
@@ -254,7 +286,10 @@ fn the_stats_screen_shows_the_reward_sebx_stats_prints() {
     drain_inline(&mut session.app, None);
     open(&mut session.app, Action::StatsScreen);
     let text = screen(&draw(&session.app, 160, 48));
-    let want = format!("RL reward {mean:.3} ({rewarded} of {rollouts})");
+    let want = format!(
+        "RL reward – (unknown for {} of {rollouts})",
+        rollouts - rewarded
+    );
     assert!(
         text.contains(&want),
         "{want} not on the Stats screen:\n{text}"

@@ -141,13 +141,13 @@ fn the_stats_and_compare_screens_show_what_sebx_stats_and_compare_print() {
         let pass = |k: &str| run["pass_at_k"][k].as_f64();
         let reward = &run["reward"];
         let rewarded = reward["rewarded"].as_u64().expect("rewarded");
+        // Never a mean over a subset: `–` with how many are unknown, else the mean.
         let reward_text = match reward["reward_mean"].as_f64() {
-            None => String::new(),
-            Some(mean) => {
-                let of = if rewarded == rollouts {
-                    String::new()
-                } else {
-                    format!(" ({rewarded} of {rollouts})")
+            _ if rewarded == 0 => String::new(),
+            mean => {
+                let of = match mean {
+                    Some(mean) => format!("{mean:.3}"),
+                    None => format!("– (unknown for {} of {rollouts})", reward["reward_unknown"]),
                 };
                 let rv = &reward["reward_vs_verdict"];
                 let differ = rv["reward_1_not_right"].as_u64().expect("1, not right")
@@ -157,7 +157,7 @@ fn the_stats_and_compare_screens_show_what_sebx_stats_and_compare_print() {
                 } else {
                     String::new()
                 };
-                format!(" · RL reward {mean:.3}{of}{differ}")
+                format!(" · RL reward {of}{differ}")
             }
         };
         let want = format!(

@@ -12,9 +12,11 @@ use sebx::analysis::analyze_rollout;
 use sebx::cli::analyze::AnalysisSummary;
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
+#[path = "common/shared_data.rs"]
+mod shared_data;
 
 fn shared() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
+    shared_data::shared_data()
 }
 
 #[test]

@@ -229,6 +229,8 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
         );
     }
     let engine = Engine::start_with(api, settings.pool_config(jobs))?;
+    // Ctrl-C: the verdicts done so far are written and the pool is dropped on the way out.
+    crate::grade::interrupt::install();
     for note in engine.notes() {
         crate::warnln!("sandbox: {note}");
     }
@@ -273,12 +275,16 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
     {
         bar.suspend(|| crate::warnln!("warning: score cache: {e:#}"));
     }
-    for (report, rollout) in reports.iter_mut().zip(&rollouts) {
-        if let Some(item) = dataset.get(&rollout.query) {
+    // By place: an interrupted run has reports for some rollouts only.
+    for report in reports.iter_mut() {
+        if let Some(rollout) = by_place.get(&(report.source.clone(), report.line))
+            && let Some(item) = dataset.get(&rollout.query)
+        {
             note_entry_mismatch(report, &item.function_name);
         }
     }
     bar.finish_and_clear();
+    let interrupted = crate::grade::interrupt::requested().then_some(reports.len());
     reports.extend(cached_reports);
 
     // Reassemble every line, good or bad, in input order per file.
@@ -346,6 +352,22 @@ pub fn run(args: GradeArgs) -> Result<ExitCode> {
                 String::new()
             }
         );
+    }
+    if let Some(done) = interrupted {
+        let to = args
+            .output
+            .as_ref()
+            .map_or_else(|| "stdout".to_string(), |p| p.display().to_string());
+        crate::warnln!(
+            "interrupted: {done} of {graded} rollouts graded, their verdicts written to {to}; run the same command with --cached to grade the rest (the score cache keeps what was done{})",
+            if cache.is_some() {
+                ""
+            } else {
+                ": no score cache in this run, so all are graded again"
+            }
+        );
+        // 128 + SIGINT, as a shell reports a command Ctrl-C stopped.
+        return Ok(ExitCode::from(130));
     }
     Ok(ExitCode::SUCCESS)
 }

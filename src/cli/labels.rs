@@ -562,6 +562,11 @@ pub fn agreement_figures(
     if a == b {
         bail!("--annotators names the same annotator twice ({a})");
     }
+    if let Some(unsigned) = [a, b].into_iter().find(|n| *n == UNSIGNED) {
+        bail!(
+            "labels signed \"{unsigned}\" were saved without a name (older sebx): they may be several people's, each replacing the other's, so no agreement is computed with them; name annotators (--annotator NAME, annotator = \"NAME\" in config.toml or $SEBX_ANNOTATOR; the explorer asks) and label again"
+        );
+    }
     let session = args.inputs.session("labels agreement")?;
     let detector = a == DETECTOR || b == DETECTOR;
     // The detector judges every rollout against the API doc, as the figures do.
@@ -618,6 +623,10 @@ pub fn agreement_figures(
     let refs: Vec<&LabelRecord> = records.iter().collect();
     Ok((compare_annotators(&refs, a, b, &taxonomy.ids()), locations))
 }
+
+/// The name older sebx signed labels with when no annotator was named: possibly several
+/// people, so `labels agreement` refuses it.
+pub const UNSIGNED: &str = "anonymous";
 
 /// The annotator name that stands for sebx's loophole detector in `labels agreement`.
 pub const DETECTOR: &str = "@detector";

@@ -96,6 +96,11 @@ pub fn grade_all_shared(
         for _ in 0..jobs.max(1) {
             scope.spawn(|| {
                 let done = |i: usize, report: GradeReport| {
+                    // Stopped (Ctrl-C): what finishes after may have run its program
+                    // while it was interrupted; only what was done before counts.
+                    if super::interrupt::requested() {
+                        return;
+                    }
                     let n = finished.fetch_add(1, Ordering::Relaxed) + 1;
                     on_done(n, &report);
                     if let Ok(mut slots) = results.lock() {
@@ -104,6 +109,9 @@ pub fn grade_all_shared(
                 };
                 let Some(mut session) = runner.session() else {
                     loop {
+                        if super::interrupt::requested() {
+                            break;
+                        }
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rollout) = rollouts.get(i) else {
                             break;
@@ -154,7 +162,10 @@ pub fn grade_all_shared(
                 loop {
                     // The next program is queued while the current one runs: the worker
                     // never waits for this thread's grading in between.
-                    while own.len() < QUEUE_AHEAD && running.len() < MAX_WAITING {
+                    while own.len() < QUEUE_AHEAD
+                        && running.len() < MAX_WAITING
+                        && !super::interrupt::requested()
+                    {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(rollout) = rollouts.get(i) else {
                             break;
@@ -184,9 +195,14 @@ pub fn grade_all_shared(
             });
         }
     });
-    results
+    let results = results
         .into_inner()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    // Stopped: the reports done, the rest left out (never a made-up failure).
+    if super::interrupt::requested() {
+        return results.into_iter().flatten().collect();
+    }
+    results
         .into_iter()
         .zip(rollouts)
         .map(|(r, rollout)| {
@@ -325,6 +341,9 @@ pub struct Summary {
     /// Lines with a reward, and how many of them got 1.
     pub rewarded: usize,
     pub reward_ones: usize,
+    /// Lines with a verdict but no reward: while any, no mean reward is given (a mean over
+    /// the lines that happen to have one is a figure over a subset).
+    pub unrewarded: usize,
     /// Lines with both: [reward 1 & right, reward 1 & not right, reward 0 & right, reward 0
     /// & not right].
     pub reward_by_verdict: [usize; 4],
@@ -366,6 +385,7 @@ impl Summary {
         reason: Option<ReasonKind>,
     ) {
         let Some(reward) = reward else {
+            self.unrewarded += usize::from(verdict.is_some());
             return;
         };
         self.rewarded += 1;
@@ -396,9 +416,22 @@ impl Summary {
         }
     }
 
-    /// The mean official RL reward over the lines that have one.
+    /// The mean official RL reward, when every line with a verdict has a reward (`None`
+    /// otherwise: never a mean over the lines that happen to have one).
     pub fn mean_reward(&self) -> Option<f64> {
-        (self.rewarded > 0).then(|| self.reward_ones as f64 / self.rewarded as f64)
+        (self.rewarded > 0 && self.unrewarded == 0)
+            .then(|| self.reward_ones as f64 / self.rewarded as f64)
+    }
+
+    /// Why the mean reward is `–` although some lines have a reward: how many lack one.
+    pub fn reward_unknown_why(&self) -> Option<String> {
+        (self.rewarded > 0 && self.unrewarded > 0).then(|| {
+            format!(
+                "the reward is unknown for {} of {} rollouts (no source has it and they could not be graded; `sebx grade --scorer both` scores it)",
+                self.unrewarded,
+                self.rewarded + self.unrewarded
+            )
+        })
     }
 
     /// The summary as printed lines: total, accuracy, then each verdict's share; then the
@@ -421,6 +454,9 @@ impl Summary {
                     share(v)
                 ));
             }
+        }
+        if let Some(why) = self.reward_unknown_why() {
+            out.push(format!("mean official RL reward: – ({why})"));
         }
         if let Some(mean) = self.mean_reward() {
             out.push(format!(

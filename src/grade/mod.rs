@@ -10,6 +10,7 @@ pub mod engine;
 pub mod eta;
 pub mod facts;
 pub mod grader;
+pub mod interrupt;
 pub mod judge_eval;
 pub mod pool;
 pub mod pyvalue;

@@ -230,9 +230,9 @@ impl LabelStore {
     }
 }
 
-/// The annotator name: `configured` when non-empty, else `$SEBX_ANNOTATOR`, else `$USER`,
-/// else `anonymous`.
-pub fn resolve_annotator(configured: Option<&str>) -> String {
+/// The annotator name: `configured` when non-empty, else `$SEBX_ANNOTATOR`, else `$USER`;
+/// `None` when none names one (labels are never signed by nobody: the explorer asks).
+pub fn resolve_annotator(configured: Option<&str>) -> Option<String> {
     resolve_annotator_with(configured, |k| std::env::var(k).ok())
 }
 
@@ -240,7 +240,7 @@ pub fn resolve_annotator(configured: Option<&str>) -> String {
 pub fn resolve_annotator_with(
     configured: Option<&str>,
     env: impl Fn(&str) -> Option<String>,
-) -> String {
+) -> Option<String> {
     let nonempty = |s: String| {
         let t = s.trim().to_string();
         (!t.is_empty()).then_some(t)
@@ -250,7 +250,6 @@ pub fn resolve_annotator_with(
         .and_then(nonempty)
         .or_else(|| env(ANNOTATOR_ENV).and_then(nonempty))
         .or_else(|| env("USER").and_then(nonempty))
-        .unwrap_or_else(|| "anonymous".to_string())
 }
 
 /// Formats a time as RFC 3339 in UTC with milliseconds, e.g. `2023-11-14T22:13:20.000Z`.
@@ -315,13 +314,16 @@ mod tests {
             }
         };
         let both = env(&[("SEBX_ANNOTATOR", "ann"), ("USER", "root")]);
-        assert_eq!(resolve_annotator_with(Some("cfg"), both), "cfg");
-        assert_eq!(resolve_annotator_with(Some("  "), both), "ann");
-        assert_eq!(resolve_annotator_with(None, both), "ann");
+        let name = |c, e| resolve_annotator_with(c, e);
+        assert_eq!(name(Some("cfg"), both).as_deref(), Some("cfg"));
+        assert_eq!(name(Some("  "), both).as_deref(), Some("ann"));
+        assert_eq!(name(None, both).as_deref(), Some("ann"));
         assert_eq!(
-            resolve_annotator_with(None, env(&[("SEBX_ANNOTATOR", ""), ("USER", "root")])),
-            "root"
+            name(None, env(&[("SEBX_ANNOTATOR", ""), ("USER", "root")])).as_deref(),
+            Some("root")
         );
-        assert_eq!(resolve_annotator_with(None, env(&[])), "anonymous");
+        // Nothing names one: no name (never a silent "anonymous").
+        assert_eq!(name(None, env(&[])), None);
+        assert_eq!(name(None, env(&[("USER", " ")])), None);
     }
 }

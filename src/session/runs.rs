@@ -248,17 +248,33 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             input.quiet,
             input.behaviour,
         )?;
+        // Said apart: without a verdict; a scored file's verdict without the official RL
+        // reward; paid, graded again to ask the behaviour questions.
         let without = missing
             .iter()
             .filter(|&&(f, i)| verdicts[f][i].is_none())
             .count();
+        let reward_only = missing
+            .iter()
+            .filter(|&&(f, i)| {
+                verdicts[f][i].as_ref().is_some_and(|k| {
+                    k.source == VerdictSource::Scored
+                        && scored_without_reward(Some(&k.facts), true)
+                })
+            })
+            .count();
+        let again = missing.len() - without - reward_only;
         if without > 0 {
             notes.push(format!("graded {without} rollouts without a verdict"));
         }
-        if without < missing.len() {
+        if reward_only > 0 {
             notes.push(format!(
-                "graded {} rollouts a scorer pays again, to ask the behaviour questions",
-                missing.len() - without
+                "graded {reward_only} rollouts with a verdict but no official RL reward (the scored file's verdict kept)"
+            ));
+        }
+        if again > 0 {
+            notes.push(format!(
+                "graded {again} rollouts a scorer pays again, to ask the behaviour questions"
             ));
         }
         let mut failed = 0;
@@ -406,22 +422,27 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     Ok(loaded)
 }
 
-/// Whether a rollout must be graded for the figures: it has no verdict, or it is a sample
-/// of a training run whose official RL reward is not known (a training run's reward is a
-/// headline figure: it is complete whatever the score cache happened to hold, e.g. after a
-/// verdict-only grade of evaluation rollouts sharing the samples' code). An evaluation
-/// rollout keeps what its sources know (the score cache merges what each scorer found, so
-/// a verdict-only grade never hides a known reward), and a note says for how many the
-/// reward is known.
-/// Without an API doc (`can_grade` false) nothing can be graded, so only a missing
-/// verdict counts (and is reported as such).
+/// Whether a rollout must be graded for the figures: it has no verdict; or a scored file
+/// gave its verdict without the official RL reward (a verdict-only `sebx grade`): the mean
+/// reward is a figure over every rollout, never over those that happen to have one, so
+/// what the file lacks is computed, the file's verdict kept; or it is a sample of a
+/// training run whose reward is not known (a training run's reward is a headline figure);
+/// or, with `behaviour`, a scorer pays it and its grade did not ask the behaviour
+/// questions. A verdict from another source (stored in the line, a correct-trajectories
+/// file, a rerun, the score cache) keeps what it knows: where the reward is unknown the
+/// mean is `–` and says for how many. Without an API doc (`can_grade` false) nothing can
+/// be graded, so only a missing verdict counts (and is reported as such).
 fn needs_grading(
     known: Option<&Resolved>,
     training: bool,
     can_grade: bool,
     behaviour: bool,
 ) -> bool {
-    wants_grading(known.map(|k| &k.facts), training, can_grade, behaviour)
+    known.map_or(wants_grading(None, training, can_grade, behaviour), |k| {
+        wants_grading(Some(&k.facts), training, can_grade, behaviour)
+            || (k.source == VerdictSource::Scored
+                && scored_without_reward(Some(&k.facts), can_grade))
+    })
 }
 
 /// The rule of [`needs_grading`] on what is known of a rollout (its grade's facts, `None`:
@@ -439,6 +460,13 @@ pub fn wants_grading(
         return true;
     };
     can_grade && ((training && f.reward.is_none()) || (behaviour && f.behaviour_pending()))
+}
+
+/// Whether a verdict a scored file gave (its facts) lacks the official RL reward that can
+/// be graded for it (the explorer asks it of its rows from scored files, as
+/// [`needs_grading`] does of `sebx stats`').
+pub fn scored_without_reward(facts: Option<&crate::grade::facts::Facts>, can_grade: bool) -> bool {
+    can_grade && facts.is_some_and(|f| f.verdict.is_some() && f.reward.is_none())
 }
 
 /// What [`grade_missing`] graded: a report per rollout, in order, and what to tell the user.
@@ -557,8 +585,8 @@ pub fn behaviour_note(reports: &[GradeReport]) -> Option<String> {
 
 /// What a rollout is known by after grading it: a verdict already known is kept (every
 /// front end shows it) with the behaviour questions' answers beside it, and for a sample of
-/// a training run (`training`: graded for its reward) the graded reward; else the graded
-/// report decides all. A report without a verdict (the grader failed) keeps what was known.
+/// a training run (`training`: graded for its reward) or a scored file's verdict without
+/// the reward, the graded reward; else the graded report decides all. A report without a verdict (the grader failed) keeps what was known.
 fn completed(
     before: Option<Resolved>,
     report: &crate::grade::report::GradeReport,
@@ -567,7 +595,7 @@ fn completed(
     let graded = Resolved::of_report(report, VerdictSource::Graded);
     match (before, graded) {
         (Some(mut k), Some(g)) => {
-            if training {
+            if training || (k.source == VerdictSource::Scored && k.facts.reward.is_none()) {
                 k.facts.reward = g.facts.reward;
                 k.facts.reward_run = g.facts.reward_run;
                 k.facts.reason = g.facts.reason;

@@ -17,7 +17,7 @@ mod goto;
 mod raw;
 mod view;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use ratatui::layout::Rect;
@@ -62,6 +62,10 @@ pub struct Caches {
     /// Rows a lookup during loading found nowhere: graded once loading is done (a scored
     /// file read later may still give them a verdict).
     missed_while_loading: Vec<usize>,
+    /// Rows a scored file gave a verdict without the official RL reward, graded for the
+    /// reward (by ticket): they keep their report and verdict meanwhile, and after (the
+    /// scored file's precedence), with the graded reward beside it.
+    reward_only: HashMap<usize, u64>,
     /// The rows of each loading batch handed to a lookup, one after another, and where
     /// each batch ends: what a seal looks up again once every grade is in
     /// (`JobRequest::SealSets`).
@@ -89,6 +93,7 @@ impl Default for Caches {
             looked_up: 0,
             look_up_while_loading: true,
             missed_while_loading: Vec::new(),
+            reward_only: HashMap::new(),
             batch_rows: Vec::new(),
             batch_cuts: Vec::new(),
             lookup_rows_pending: 0,

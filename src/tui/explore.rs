@@ -413,9 +413,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     }
     app.corpus.score_cache = opened.cache;
     app.corpus.trace_dir = args.cache.choice().trace_dir();
+    // Empty when nothing names one: the explorer asks at the first label.
     app.labelling.annotator = crate::model::labels::resolve_annotator(
         args.annotator.as_deref().or(config.annotator.as_deref()),
-    );
+    )
+    .unwrap_or_default();
     app.labelling.taxonomy_path = args.taxonomy.clone();
     if let Some(t) = &tokenizer {
         app.corpus.ctx.notes.push(format!(

@@ -22,7 +22,7 @@ use crate::analysis::{GradeFacts, suggested_category};
 use crate::grade::reruns::{RerunRecord, RerunStore};
 use crate::model::RolloutId;
 use crate::model::agreement::{Agreement, compare_annotators};
-use crate::model::labels::{LabelRecord, LabelStore, Progress, resolve_annotator};
+use crate::model::labels::{LabelRecord, LabelStore, Progress};
 use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 
@@ -103,8 +103,10 @@ pub struct Labelling {
     /// Failures among the loaded rollouts, and how many of them this annotator labelled.
     pub failures: usize,
     pub labelled_failures: usize,
-    /// The "labels are signed anonymous" hint was given (it is said once).
-    anonymous_said: bool,
+    /// The note box asks for the annotator's name (no flag, config or environment gave
+    /// one): the first label waits in `awaiting` until it is typed.
+    pub naming: bool,
+    awaiting: Option<Action>,
     /// Label mode's keys as the keymap binds them (`a accept · w note · ...`), and the
     /// key that turns it on again (`L`): what the status bar says when it is turned on.
     pub mode_keys: (String, String),
@@ -159,12 +161,14 @@ impl Default for Labelling {
     fn default() -> Labelling {
         Labelling {
             taxonomy: Taxonomy::default_set(),
-            annotator: resolve_annotator(None),
+            // Named by `prepare` (flag, config, environment); empty: asked at the first label.
+            annotator: String::new(),
             mode: false,
             advance: false,
             failures: 0,
             labelled_failures: 0,
-            anonymous_said: false,
+            naming: false,
+            awaiting: None,
             mode_keys: (String::new(), "L".to_string()),
             skip_hint: String::new(),
             spare_keys: Vec::new(),

@@ -339,22 +339,22 @@ fn loophole_text(l: &runs::LoopholeFigures, rewarded: bool) -> String {
     )
 }
 
-/// The official RL reward as `sebx stats` reports it: the mean over the rollouts whose
-/// reward is known (how many, when not all) and how many disagree with their verdict.
+/// The official RL reward as `sebx stats` reports it: the mean over every rollout, `–`
+/// with how many lack a reward when some do (never a mean over a subset), and how many
+/// disagree with their verdict.
 fn reward_text(reward: &runs::RewardFigures, rollouts: usize) -> String {
-    let Some(mean) = reward.reward_mean else {
+    if reward.rewarded == 0 {
         return String::new();
-    };
-    let of = if reward.rewarded == rollouts {
-        String::new()
-    } else {
-        format!(" ({} of {rollouts})", reward.rewarded)
+    }
+    let mean = match reward.reward_mean {
+        Some(mean) => format!("{mean:.3}"),
+        None => format!("– (unknown for {} of {rollouts})", reward.reward_unknown),
     };
     let differ = match reward.disagreements() {
         0 => String::new(),
         n => format!(" · {n} reward ≠ verdict"),
     };
-    format!(" · RL reward {mean:.3}{of}{differ}")
+    format!(" · RL reward {mean}{differ}")
 }
 
 /// A run's pass@k curve and how its tasks' accuracies spread (ten bins, 0 to 100 %).

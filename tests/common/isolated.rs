@@ -12,9 +12,15 @@
 //! - [`cache_flags`] / [`explore_args`]: an in-process explorer's own (empty) score cache
 //!   folder.
 //!
-//! The Python runtime in the user's cache folder stays visible (HOME and XDG_CACHE_HOME are
-//! left alone). `tests/test_isolation.rs` checks that every test file that starts sebx uses
-//! this (or names the cache itself).
+//! Nor may it read the user's config (theme, keys, annotator, `sidecar_dir`) or be signed by
+//! the user: a command gets `XDG_CONFIG_HOME`, `XDG_DATA_HOME` and `HOME` of its own under
+//! the root, `USER` set to [`TEST_USER`] and no `$SEBX_ANNOTATOR`; an in-process explorer
+//! ([`explore_args`]) an empty config file and the annotator [`TEST_USER`], given as
+//! arguments (the process environment is never changed: tests run on threads).
+//!
+//! The Python runtime in the user's cache folder stays visible (`XDG_CACHE_HOME` names the
+//! user's cache folder as it was). `tests/test_isolation.rs` checks that every test file
+//! that starts sebx uses this (or names the cache itself).
 
 #![allow(dead_code)]
 
@@ -30,6 +36,10 @@ pub const TRACE_CACHE_ENV: &str = "SEBX_TRACE_CACHE";
 pub const DATA_DIR_ENV: &str = "SEBX_DATA_DIR";
 /// The API doc variable sebx reads (removed: tests name their API docs).
 pub const API_DOC_ENV: &str = "SEBX_API_DOC";
+/// The annotator variable sebx reads (removed: labels are signed [`TEST_USER`]).
+pub const ANNOTATOR_ENV: &str = "SEBX_ANNOTATOR";
+/// The user name a test's commands and explorers sign labels with.
+pub const TEST_USER: &str = "sebx-test";
 
 /// A command whose environment can be set: `std::process::Command` and `assert_cmd::Command`.
 pub trait SetEnv {
@@ -66,8 +76,10 @@ pub fn data_of(root: &Path) -> PathBuf {
 }
 
 /// Points `cmd` at a score cache, trace cache and data folder of its own under `root` (a
-/// temp dir of the test: `root/scores`, `root/traces`, `root/data`) and removes
-/// `$SEBX_API_DOC`.
+/// temp dir of the test: `root/scores`, `root/traces`, `root/data`), at an empty config,
+/// data and home folder (`root/config`, `root/xdg-data`, `root/home`) with the user's cache
+/// folder kept (the Python runtime), signs its labels [`TEST_USER`] and removes
+/// `$SEBX_API_DOC` and `$SEBX_ANNOTATOR`.
 pub fn isolate_in<'a, C: SetEnv>(cmd: &'a mut C, root: &Path) -> &'a mut C {
     let (cache, data) = (cache_of(root), data_of(root));
     std::fs::create_dir_all(&cache).expect("create the test's score cache folder");
@@ -76,6 +88,21 @@ pub fn isolate_in<'a, C: SetEnv>(cmd: &'a mut C, root: &Path) -> &'a mut C {
     cmd.set_env(TRACE_CACHE_ENV, &root.join("traces"));
     cmd.set_env(DATA_DIR_ENV, &data);
     cmd.unset_env(API_DOC_ENV);
+    // The runtime stays where the user installed it, whatever HOME becomes.
+    if let Some(user_cache) = dirs::cache_dir() {
+        cmd.set_env("XDG_CACHE_HOME", &user_cache);
+    }
+    for (var, dir) in [
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_DATA_HOME", "xdg-data"),
+        ("HOME", "home"),
+    ] {
+        let dir = root.join(dir);
+        std::fs::create_dir_all(&dir).expect("create the test's own folder");
+        cmd.set_env(var, &dir);
+    }
+    cmd.set_env("USER", Path::new(TEST_USER));
+    cmd.unset_env(ANNOTATOR_ENV);
     cmd
 }
 
@@ -111,12 +138,22 @@ pub fn cache_flags() -> sebx::session::CacheFlags {
 }
 
 /// `ExploreArgs::default()` with [`cache_flags`]: the bundled demo (or, with paths set,
-/// those files) explored beside an empty score cache of its own.
+/// those files) explored beside an empty score cache of its own, with an empty config file
+/// (never the user's) and the annotator [`TEST_USER`].
 pub fn explore_args() -> sebx::tui::explore::ExploreArgs {
     sebx::tui::explore::ExploreArgs {
         cache: cache_flags(),
+        config: Some(empty_config()),
+        annotator: Some(TEST_USER.to_string()),
         ..Default::default()
     }
+}
+
+/// An empty config file of its own: an in-process explorer given it reads no user config.
+pub fn empty_config() -> PathBuf {
+    let file = fresh_root().join("config.toml");
+    std::fs::write(&file, "").expect("write the test's empty config");
+    file
 }
 
 /// A new empty folder no other call gets:

@@ -23,8 +23,3 @@ pub fn config(default: u32, weight: u32) -> Config {
         ..Config::default()
     }
 }
-
-/// The shared data folder (read by path, never copied into the project).
-pub fn shared_data() -> std::path::PathBuf {
-    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/data")
-}

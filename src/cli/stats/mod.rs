@@ -36,7 +36,8 @@ pub enum Format {
     Table,
     /// Markdown tables, ready for a paper.
     Md,
-    /// CSV, one table per `--by`, separated by a blank line.
+    /// CSV: the one table of one `--by` (fractions as numbers, counts in columns of their
+    /// own, text whole).
     Csv,
     /// One JSON object.
     Json,
@@ -64,6 +65,27 @@ pub enum By {
     /// step's samples right, or --learned-at), last failed, its accuracy at its last step,
     /// and whether it ended learned, forgotten or never solved.
     Course,
+    /// The official RL reward beside the verdict, per run (text: part of `run`).
+    Reward,
+    /// The rights and rewards of 1 through a loophole, per run (text: part of `run`).
+    Loophole,
+    /// Training runs: when each loophole took off (text: part of `step`).
+    Onset,
+    /// Training runs: the zero-advantage groups, one row each (text: part of `step`).
+    Group,
+    /// Training runs: the samples joined to no task (text: part of `step`).
+    Unjoined,
+}
+
+impl By {
+    /// The `--by` whose text and Markdown output already holds this one's table.
+    pub fn parent(self) -> By {
+        match self {
+            By::Reward | By::Loophole => By::Run,
+            By::Onset | By::Group | By::Unjoined => By::Step,
+            other => other,
+        }
+    }
 }
 
 /// Inputs shared by `sebx stats` and `sebx compare`.
@@ -140,7 +162,7 @@ pub struct StatsArgs {
     /// Rollout files, scored results, correct-trajectories files, datasets, an API doc.
     #[arg(required = true)]
     pub files: Vec<PathBuf>,
-    /// Tables to print (repeatable; default: all for table/md, run for csv).
+    /// Tables to print (repeatable; default: all for table/md; csv: exactly one, default run).
     #[arg(long, value_enum)]
     pub by: Vec<By>,
     /// Output format.
@@ -220,6 +242,11 @@ fn writer(output: Option<&Path>) -> Result<Box<dyn Write>> {
 pub fn stats_of(args: &StatsArgs) -> Result<(Loaded, StatsReport)> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
+    }
+    if args.format == Format::Csv && args.by.len() > 1 {
+        bail!(
+            "CSV is one table per stream: pass one --by (run one command per table), or --format json for every figure"
+        );
     }
     let options = RunOptions {
         tokenizer: args.tokenizer.clone(),

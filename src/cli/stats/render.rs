@@ -140,6 +140,72 @@ fn ci(c: Option<(f64, f64)>) -> String {
     c.map(interval).unwrap_or_else(|| "-".into())
 }
 
+/// How cells are written: for reading (text, Markdown: `56.2%`, `0/2`, `-`, cut text) or
+/// as data (CSV: fractions as numbers, counts in columns of their own, unknowns empty,
+/// text whole).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Cells {
+    pub csv: bool,
+}
+
+impl Cells {
+    pub(super) const TEXT: Cells = Cells { csv: false };
+
+    /// A fraction: `56.2%`, or `0.5625` in CSV.
+    pub(super) fn frac(self, x: f64) -> String {
+        if self.csv { x.to_string() } else { pct(x) }
+    }
+
+    /// A fraction that may be unknown: `-`, or an empty cell in CSV.
+    pub(super) fn opt_frac(self, x: Option<f64>) -> String {
+        x.map_or_else(|| self.none(), |x| self.frac(x))
+    }
+
+    /// A number shown with `decimals` (whole in CSV), `-` (empty in CSV) when unknown.
+    pub(super) fn num(self, x: Option<f64>, decimals: usize) -> String {
+        match x {
+            Some(x) if self.csv => x.to_string(),
+            Some(x) => format!("{x:.decimals$}"),
+            None => self.none(),
+        }
+    }
+
+    /// An unknown value: `-`, or an empty cell in CSV.
+    pub(super) fn none(self) -> String {
+        if self.csv { String::new() } else { "-".into() }
+    }
+
+    /// Task text: its first line cut to `max` characters, or whole in CSV.
+    pub(super) fn text(self, t: &str, max: usize) -> String {
+        if self.csv {
+            t.to_string()
+        } else {
+            short_query(t, max)
+        }
+    }
+
+    /// A 95% interval: one cell (`[22.9%, 43.3%]`), or two numbers in CSV.
+    fn interval(self, c: Option<(f64, f64)>) -> Vec<String> {
+        match (self.csv, c) {
+            (false, c) => vec![ci(c)],
+            (true, Some((lo, hi))) => vec![lo.to_string(), hi.to_string()],
+            (true, None) => vec![String::new(), String::new()],
+        }
+    }
+
+    /// The header(s) of [`Cells::interval`].
+    fn interval_headers(self, name: &str) -> Vec<(String, bool)> {
+        if self.csv {
+            vec![
+                (format!("{name}_low"), true),
+                (format!("{name}_high"), true),
+            ]
+        } else {
+            vec![(name.to_string(), false)]
+        }
+    }
+}
+
 fn reward4(m: Option<f64>) -> String {
     m.map_or("-".into(), |m| format!("{m:.4}"))
 }
@@ -167,7 +233,7 @@ fn joined(tables: &[Table], format: Format) -> String {
 
 // ---------------------------------------------------------------- stats
 
-fn run_table(runs: &[RunReport], ks: &[usize]) -> Table {
+fn run_table(runs: &[RunReport], ks: &[usize], cells: Cells) -> Table {
     let mut headers: Vec<(String, bool)> = vec![
         ("run".into(), false),
         ("rollouts".into(), true),
@@ -177,11 +243,15 @@ fn run_table(runs: &[RunReport], ks: &[usize]) -> Table {
         headers.push((v.as_str().into(), true));
     }
     headers.push(("accuracy".into(), true));
-    let rewards = runs.iter().any(|r| r.stats.reward_mean.is_some());
+    let rewards = runs.iter().any(|r| r.stats.reward.rewarded > 0);
     if rewards {
         headers.push(("mean RL reward".into(), true));
     }
-    headers.push(("accuracy 95% CI (bootstrap over tasks)".into(), false));
+    headers.extend(cells.interval_headers(if cells.csv {
+        "accuracy_ci95"
+    } else {
+        "accuracy 95% CI (bootstrap over tasks)"
+    }));
     for k in ks {
         headers.push((format!("pass@{k}"), true));
         headers.push((format!("pass@{k} tasks"), true));
@@ -194,13 +264,17 @@ fn run_table(runs: &[RunReport], ks: &[usize]) -> Table {
         for v in Verdict::ALL {
             row.push(s.summary.count(v).to_string());
         }
-        row.push(pct(s.accuracy));
+        row.push(cells.frac(s.accuracy));
         if rewards {
-            row.push(reward4(s.reward_mean));
+            row.push(cells.num(s.reward_mean, 4));
         }
-        row.push(ci(s.accuracy_ci95));
+        row.extend(cells.interval(s.accuracy_ci95));
         for p in &s.pass_at_k {
-            row.push(pass_value(p.value));
+            row.push(if cells.csv {
+                cells.num(p.value, 3)
+            } else {
+                pass_value(p.value)
+            });
             row.push(p.tasks.to_string());
         }
         t.rows.push(row);
@@ -211,10 +285,13 @@ fn run_table(runs: &[RunReport], ks: &[usize]) -> Table {
 /// The official RL reward beside the verdict, per run (name, accuracy, reward figures):
 /// mean reward, the 2×2 of (reward, verdict right) and the disagreements by reason. `None`
 /// when no run has a reward.
-fn reward_table(runs: &[(&str, f64, &RewardFigures)]) -> Option<Table> {
-    let rewarded: Vec<&(&str, f64, &RewardFigures)> =
-        runs.iter().filter(|(_, _, r)| r.rewarded > 0).collect();
-    if rewarded.is_empty() {
+fn reward_table(runs: &[(&str, f64, &RewardFigures)], cells: Cells) -> Option<Table> {
+    // A CSV asked for by `--by reward` has a row per run, rewarded or not.
+    let rewarded: Vec<&(&str, f64, &RewardFigures)> = runs
+        .iter()
+        .filter(|(_, _, r)| cells.csv || r.rewarded > 0)
+        .collect();
+    if rewarded.iter().all(|(_, _, r)| r.rewarded == 0) && !cells.csv {
         return None;
     }
     let mut headers = vec![
@@ -246,8 +323,12 @@ fn reward_table(runs: &[(&str, f64, &RewardFigures)]) -> Option<Table> {
         let mut row = vec![
             name.to_string(),
             r.rewarded.to_string(),
-            reward4(r.reward_mean),
-            pct(*accuracy),
+            if cells.csv {
+                cells.num(r.reward_mean, 4)
+            } else {
+                reward4(r.reward_mean)
+            },
+            cells.frac(*accuracy),
         ];
         row.extend(
             [
@@ -275,8 +356,8 @@ fn reward_table(runs: &[(&str, f64, &RewardFigures)]) -> Option<Table> {
 
 /// The verdicts `right` and rewards of 1 that went through a loophole, per run, by kind,
 /// and the accuracy without them. `None` when no run has a loophole finding.
-fn loophole_table(runs: &[(&str, f64, &LoopholeFigures)]) -> Option<Table> {
-    if runs.iter().all(|(_, _, l)| l.rollouts == 0) {
+fn loophole_table(runs: &[(&str, f64, &LoopholeFigures)], cells: Cells) -> Option<Table> {
+    if runs.iter().all(|(_, _, l)| l.rollouts == 0) && !cells.csv {
         return None;
     }
     let kinds: Vec<&str> = crate::model::finding_kinds::KINDS
@@ -310,8 +391,8 @@ fn loophole_table(runs: &[(&str, f64, &LoopholeFigures)]) -> Option<Table> {
             l.rollouts.to_string(),
             l.right.to_string(),
             l.reward_1.to_string(),
-            pct(*accuracy),
-            l.accuracy_without.map(pct).unwrap_or_else(|| "-".into()),
+            cells.frac(*accuracy),
+            cells.opt_frac(l.accuracy_without),
         ];
         row.extend(
             kinds
@@ -323,68 +404,83 @@ fn loophole_table(runs: &[(&str, f64, &LoopholeFigures)]) -> Option<Table> {
     Some(t)
 }
 
-fn stats_loophole_table(report: &StatsReport) -> Option<Table> {
+fn stats_loophole_table(report: &StatsReport, cells: Cells) -> Option<Table> {
     let runs: Vec<(&str, f64, &LoopholeFigures)> = report
         .runs
         .iter()
         .map(|r| (r.stats.name.as_str(), r.stats.accuracy, &r.stats.loopholes))
         .collect();
-    loophole_table(&runs)
+    loophole_table(&runs, cells)
 }
 
-fn stats_reward_table(report: &StatsReport) -> Option<Table> {
+fn stats_reward_table(report: &StatsReport, cells: Cells) -> Option<Table> {
     let runs: Vec<(&str, f64, &RewardFigures)> = report
         .runs
         .iter()
         .map(|r| (r.stats.name.as_str(), r.stats.accuracy, &r.stats.reward))
         .collect();
-    reward_table(&runs)
+    reward_table(&runs, cells)
 }
 
-fn function_table(rows: &[FunctionReport]) -> Table {
+fn function_table(rows: &[FunctionReport], cells: Cells) -> Table {
+    let mut headers: Vec<(String, bool)> = [
+        ("run", false),
+        ("numpy", false),
+        ("zwc", false),
+        ("tasks", true),
+        ("rollouts", true),
+        ("right", true),
+        ("accuracy", true),
+        ("right name", true),
+        ("numpy name", true),
+        ("invented name", true),
+        ("top wrong names", false),
+        ("verdicts (right/result/exe/numpy/no-zwc)", false),
+        ("right via loophole", true),
+    ]
+    .iter()
+    .map(|(h, r)| (h.to_string(), *r))
+    .collect();
+    if cells.csv {
+        // The verdict mix as a count per verdict.
+        headers.remove(11);
+        headers.extend(Verdict::ALL.iter().map(|v| (v.as_str().to_string(), true)));
+    }
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
         "internalization map (per zwc function the tasks select)",
-        &[
-            ("run", false),
-            ("numpy", false),
-            ("zwc", false),
-            ("tasks", true),
-            ("rollouts", true),
-            ("right", true),
-            ("accuracy", true),
-            ("right name", true),
-            ("numpy name", true),
-            ("invented name", true),
-            ("top wrong names", false),
-            ("verdicts (right/result/exe/numpy/no-zwc)", false),
-            ("right via loophole", true),
-        ],
+        &h,
     );
     for FunctionReport { run, row: r, .. } in rows {
         let mix: Vec<String> = Verdict::ALL
             .iter()
             .map(|v| r.verdicts[v.code() as usize].to_string())
             .collect();
-        t.rows.push(vec![
+        let mut row = vec![
             run.clone(),
             r.numpy.clone(),
             r.zwc.clone(),
             r.tasks.to_string(),
             r.rollouts.to_string(),
             r.right.to_string(),
-            pct(r.accuracy),
+            cells.frac(r.accuracy),
             r.called_right.to_string(),
             r.numpy_name.to_string(),
             r.invented_name.to_string(),
             top_names(&r.wrong_names, 3),
             mix.join("/"),
             r.loophole_right.to_string(),
-        ]);
+        ];
+        if cells.csv {
+            row.remove(11);
+            row.extend(mix);
+        }
+        t.rows.push(row);
     }
     t
 }
 
-fn task_table(rows: &[TaskRow]) -> Table {
+fn task_table(rows: &[TaskRow], cells: Cells) -> Table {
     let mut t = Table::new(
         "tasks",
         &[
@@ -398,16 +494,16 @@ fn task_table(rows: &[TaskRow]) -> Table {
     for r in rows {
         t.rows.push(vec![
             r.run.clone(),
-            short_query(&r.query, 60),
+            cells.text(&r.query, 60),
             r.samples.to_string(),
             r.right.to_string(),
-            pct(r.accuracy),
+            cells.frac(r.accuracy),
         ]);
     }
     t
 }
 
-fn wrong_table(report: &StatsReport, top: usize) -> Table {
+fn wrong_table(report: &StatsReport, top: usize, csv: bool) -> Table {
     let rows = &report.wrong_names;
     let mut t = Table::new(
         "wrong names (analysis findings)",
@@ -426,26 +522,40 @@ fn wrong_table(report: &StatsReport, top: usize) -> Table {
             r.name.clone(),
             r.kind.to_string(),
             r.count.to_string(),
-            r.correct.clone().unwrap_or_else(|| "-".into()),
+            r.correct.clone().unwrap_or_else(|| Cells { csv }.none()),
             r.runs.join(", "),
         ]);
     }
     t
 }
 
-fn label_table(labels: &[LabelReport]) -> Table {
+fn label_table(labels: &[LabelReport], cells: Cells) -> Table {
+    let mut headers: Vec<(String, bool)> = [
+        ("run", false),
+        ("annotator", false),
+        ("category", false),
+        ("labelled", true),
+    ]
+    .iter()
+    .map(|(h, r)| (h.to_string(), *r))
+    .collect();
+    if cells.csv {
+        headers.push(("failures with it".into(), true));
+        headers.push(("labelled failures".into(), true));
+    } else {
+        headers.push(("among failures".into(), true));
+    }
+    headers.push(("prevalence".into(), true));
+    headers.extend(cells.interval_headers(if cells.csv {
+        "prevalence_ci95"
+    } else {
+        "95% CI"
+    }));
+    headers.push(("sample".into(), false));
+    let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
         "hand labels (prevalence among labelled failures, Wilson 95% interval)",
-        &[
-            ("run", false),
-            ("annotator", false),
-            ("category", false),
-            ("labelled", true),
-            ("among failures", true),
-            ("prevalence", true),
-            ("95% CI", false),
-            ("sample", false),
-        ],
+        &h,
     );
     for LabelReport {
         stats: l,
@@ -454,65 +564,99 @@ fn label_table(labels: &[LabelReport]) -> Table {
     } in labels
     {
         for c in &l.categories {
-            t.rows.push(vec![
+            let mut row = vec![
                 l.run.clone(),
-                annotator.clone().unwrap_or_else(|| "-".into()),
+                annotator.clone().unwrap_or_else(|| cells.none()),
                 c.category.clone(),
                 c.count.to_string(),
-                format!("{}/{}", c.failures, l.labelled_failures),
-                c.prevalence.map(pct).unwrap_or_else(|| "-".into()),
-                ci(c.prevalence_ci95),
-                format!("{:?}", l.sample).to_lowercase(),
-            ]);
+            ];
+            if cells.csv {
+                row.push(c.failures.to_string());
+                row.push(l.labelled_failures.to_string());
+            } else {
+                row.push(format!("{}/{}", c.failures, l.labelled_failures));
+            }
+            row.push(cells.opt_frac(c.prevalence));
+            row.extend(cells.interval(c.prevalence_ci95));
+            row.push(format!("{:?}", l.sample).to_lowercase());
+            t.rows.push(row);
         }
     }
     t
 }
 
-/// The tables of `by`, in that order (the reward table follows the run table).
+/// The tables of `by`, in that order: in text and Markdown the reward and loophole tables
+/// follow the run table and the onset, zero-advantage group and unjoined tables follow the
+/// step table; in CSV (one table a stream) each `--by` is exactly one table.
 fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<Table> {
     // A CSV is data: every row.
     let top = if csv { 0 } else { top };
+    let cells = Cells { csv };
+    let training = report.training.as_ref();
     by.iter()
         .flat_map(|b| match b {
-            By::Run => std::iter::once(run_table(&report.runs, &report.ks))
-                .chain(stats_reward_table(report))
-                .chain(stats_loophole_table(report))
+            By::Run if csv => vec![run_table(&report.runs, &report.ks, cells)],
+            By::Run => std::iter::once(run_table(&report.runs, &report.ks, cells))
+                .chain(stats_reward_table(report, cells))
+                .chain(stats_loophole_table(report, cells))
                 .collect(),
-            By::Function => vec![function_table(&report.functions)],
-            By::Task => vec![task_table(&report.tasks)],
-            By::Finding => vec![wrong_table(report, top)],
-            By::Category => vec![label_table(&report.labels)],
-            By::Step => report.training.as_ref().map_or_else(Vec::new, |t| {
-                let mut v = vec![training::step_table(&t.figures.steps, csv)];
-                // CSV is one table a stream; the onsets are in the JSON.
-                v.extend(training::onset_table(&t.figures).filter(|_| !csv));
+            // In text and Markdown, `--by run` has them already.
+            By::Reward | By::Loophole | By::Onset | By::Group | By::Unjoined
+                if !csv && by.contains(&b.parent()) =>
+            {
+                Vec::new()
+            }
+            By::Reward => stats_reward_table(report, cells).into_iter().collect(),
+            By::Loophole => stats_loophole_table(report, cells).into_iter().collect(),
+            By::Function => vec![function_table(&report.functions, cells)],
+            By::Task => vec![task_table(&report.tasks, cells)],
+            By::Finding => vec![wrong_table(report, top, csv)],
+            By::Category => vec![label_table(&report.labels, cells)],
+            By::Step if csv => training.map_or_else(Vec::new, |t| {
+                vec![training::step_table(&t.figures.steps, cells)]
+            }),
+            By::Step => training.map_or_else(Vec::new, |t| {
+                let mut v = vec![training::step_table(&t.figures.steps, cells)];
+                v.extend(training::onset_table(&t.figures, cells));
                 if t.figures
                     .steps
                     .iter()
                     .any(|s| !s.zero_variance_detail.is_empty())
                 {
-                    v.push(training::zero_group_table(&t.figures.steps, top));
+                    v.push(training::zero_group_table(&t.figures.steps, top, cells));
                 }
                 if !t.unjoined.is_empty() {
                     v.push(training::unjoined_table(&t.unjoined, top));
                 }
                 v
             }),
-            By::Heatmap => report.training.as_ref().map_or_else(Vec::new, |t| {
+            By::Onset => training
+                .and_then(|t| training::onset_table(&t.figures, cells))
+                .into_iter()
+                .collect(),
+            By::Group => training.map_or_else(Vec::new, |t| {
+                vec![training::zero_group_table(&t.figures.steps, top, cells)]
+            }),
+            By::Unjoined => training.map_or_else(Vec::new, |t| {
+                vec![training::unjoined_table(&t.unjoined, top)]
+            }),
+            By::Heatmap => training.map_or_else(Vec::new, |t| {
                 if csv {
-                    vec![training::function_step_table(&t.figures.function_steps)]
+                    vec![training::function_step_table(
+                        &t.figures.function_steps,
+                        cells,
+                    )]
                 } else {
                     training::heat_tables(&t.figures)
                 }
             }),
-            By::Course if csv => report.training.as_ref().map_or_else(Vec::new, |t| {
+            By::Course if csv => training.map_or_else(Vec::new, |t| {
                 vec![training::course_csv_table(
                     &t.figures.task_courses,
                     &t.figures.function_courses,
                 )]
             }),
-            By::Course => report.training.as_ref().map_or_else(Vec::new, |t| {
+            By::Course => training.map_or_else(Vec::new, |t| {
                 let [tasks, functions] = training::course_titles(&t.figures);
                 vec![
                     training::course_table(&tasks, &t.figures.task_courses, false, top),
@@ -574,35 +718,55 @@ fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
             s.push_str(&run_text(r, report.seed));
         }
         s.push('\n');
-        s.push_str(&run_table(&report.runs, &report.ks).text());
-        if let Some(t) = stats_reward_table(report) {
+        s.push_str(&run_table(&report.runs, &report.ks, Cells::TEXT).text());
+        if let Some(t) = stats_reward_table(report, Cells::TEXT) {
             s.push('\n');
             s.push_str(&t.text());
         }
-        if let Some(t) = stats_loophole_table(report) {
+        if let Some(t) = stats_loophole_table(report, Cells::TEXT) {
+            s.push('\n');
+            s.push_str(&t.text());
+        }
+    } else {
+        for t in stats_tables(
+            report,
+            &[By::Reward, By::Loophole]
+                .into_iter()
+                .filter(|b| by.contains(b))
+                .collect::<Vec<_>>(),
+            top,
+            false,
+        ) {
             s.push('\n');
             s.push_str(&t.text());
         }
     }
     if by.contains(&By::Function) {
         s.push('\n');
-        s.push_str(&function_table(&report.functions).text());
+        s.push_str(&function_table(&report.functions, Cells::TEXT).text());
     }
     if by.contains(&By::Task) {
         s.push('\n');
-        s.push_str(&task_table(&report.tasks).text());
+        s.push_str(&task_table(&report.tasks, Cells::TEXT).text());
     }
     if by.contains(&By::Finding) {
         s.push('\n');
-        s.push_str(&wrong_table(report, top).text());
+        s.push_str(&wrong_table(report, top, false).text());
     }
     if let Some(t) = &report.training {
         let tables = stats_tables(
             report,
-            &[By::Step, By::Heatmap, By::Course]
-                .into_iter()
-                .filter(|b| by.contains(b))
-                .collect::<Vec<_>>(),
+            &[
+                By::Step,
+                By::Onset,
+                By::Group,
+                By::Unjoined,
+                By::Heatmap,
+                By::Course,
+            ]
+            .into_iter()
+            .filter(|b| by.contains(b))
+            .collect::<Vec<_>>(),
             top,
             false,
         );
@@ -618,7 +782,7 @@ fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
     }
     if by.contains(&By::Category) {
         s.push('\n');
-        s.push_str(&label_table(&report.labels).text());
+        s.push_str(&label_table(&report.labels, Cells::TEXT).text());
         for l in &report.labels {
             s.push_str(&format!(
                 "  {}: {} labelled by {} ({} of {} failures): {}\n",
@@ -763,10 +927,13 @@ fn cell_table(c: &CompareReport) -> Option<Table> {
 }
 
 fn compare_reward_table(c: &CompareReport) -> Option<Table> {
-    reward_table(&[
-        (c.a.as_str(), c.heads[0].accuracy, &c.reward_a),
-        (c.b.as_str(), c.heads[1].accuracy, &c.reward_b),
-    ])
+    reward_table(
+        &[
+            (c.a.as_str(), c.heads[0].accuracy, &c.reward_a),
+            (c.b.as_str(), c.heads[1].accuracy, &c.reward_b),
+        ],
+        Cells::TEXT,
+    )
 }
 
 /// The comparison as text.
@@ -787,10 +954,13 @@ fn compare_text(c: &CompareReport, top: usize) -> String {
         s.push('\n');
         s.push_str(&t.text());
     }
-    if let Some(t) = loophole_table(&[
-        (c.a.as_str(), c.heads[0].accuracy, &c.loopholes.a),
-        (c.b.as_str(), c.heads[1].accuracy, &c.loopholes.b),
-    ]) {
+    if let Some(t) = loophole_table(
+        &[
+            (c.a.as_str(), c.heads[0].accuracy, &c.loopholes.a),
+            (c.b.as_str(), c.heads[1].accuracy, &c.loopholes.b),
+        ],
+        Cells::TEXT,
+    ) {
         s.push('\n');
         s.push_str(&t.text());
         if let Some(d) = c.loopholes.delta() {

@@ -9,7 +9,7 @@ use crate::grade::runs::{
     pct, short_query,
 };
 
-use super::render::Table;
+use super::render::{Cells, Table};
 use crate::grade::runs::onset::ANY;
 pub use crate::session::report::{TrainingReport, training_report};
 
@@ -31,10 +31,11 @@ const SHOWN_KINDS: [FindingKind; 3] = [
     FindingKind::ArrayMethod,
 ];
 
-/// One row per (run, step); `all_kinds` adds a column per finding kind (CSV). The token
-/// columns are there when a tokenizer counted the responses (`--tokenizer`).
-pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
-    let kinds: &[FindingKind] = if all_kinds {
+/// One row per (run, step); CSV has a column per finding kind, numbers as numbers and the
+/// zero-advantage groups as two counts. The token columns are there when a tokenizer
+/// counted the responses (`--tokenizer`).
+pub(super) fn step_table(rows: &[StepRow], cells: Cells) -> Table {
+    let kinds: &[FindingKind] = if cells.csv {
         &FindingKind::ALL
     } else {
         &SHOWN_KINDS
@@ -69,6 +70,14 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
     .filter(|(h, _)| tokens || !h.starts_with("response_tokens"))
     .map(|(h, r)| (h.to_string(), *r))
     .collect();
+    if cells.csv {
+        // Zero-advantage groups of all groups: two counts (empty: no group has two samples).
+        let at = headers
+            .iter()
+            .position(|(h, _)| h == "zero_variance_groups")
+            .unwrap_or(0);
+        headers.insert(at + 1, ("groups".to_string(), true));
+    }
     headers.extend(kinds.iter().map(|k| (k.as_str().to_string(), true)));
     let h: Vec<(&str, bool)> = headers.iter().map(|(a, b)| (a.as_str(), *b)).collect();
     let mut t = Table::new(
@@ -81,34 +90,53 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
             r.step.to_string(),
             r.samples.to_string(),
             r.tasks.to_string(),
-            mean4(r.reward_mean),
-            mean4(r.official_reward_mean),
-            opt_pct(r.accuracy),
+            if cells.csv {
+                cells.num(r.reward_mean, 3)
+            } else {
+                mean4(r.reward_mean)
+            },
+            if cells.csv {
+                cells.num(r.official_reward_mean, 3)
+            } else {
+                mean4(r.official_reward_mean)
+            },
+            cells.opt_frac(r.accuracy),
             r.reward_1_not_right.to_string(),
             r.reward_0_right.to_string(),
             r.stored_differs_from_official.to_string(),
-            zero_of_groups(r),
+        ];
+        if cells.csv {
+            row.push(
+                r.zero_variance_groups
+                    .map_or_else(String::new, |z| z.to_string()),
+            );
+            row.push(r.groups.to_string());
+        } else {
+            row.push(zero_of_groups(r));
+        }
+        row.extend([
             r.unjoined.to_string(),
             r.loopholes.right.to_string(),
             r.loopholes.reward_1.to_string(),
-            opt_pct(r.loophole_shares.get(ANY).copied()),
+            cells.opt_frac(r.loophole_shares.get(ANY).copied()),
+            // Whole characters and tokens, in every format.
             r.lengths
                 .response_chars_mean
-                .map_or("-".into(), |m| format!("{m:.0}")),
+                .map_or_else(|| cells.none(), |m| format!("{m:.0}")),
             r.lengths
                 .response_chars_p90
-                .map_or("-".into(), |p| p.to_string()),
-        ];
+                .map_or_else(|| cells.none(), |p| p.to_string()),
+        ]);
         if tokens {
             row.push(
                 r.lengths
                     .response_tokens_mean
-                    .map_or("-".into(), |m| format!("{m:.0}")),
+                    .map_or_else(|| cells.none(), |m| format!("{m:.0}")),
             );
             row.push(
                 r.lengths
                     .response_tokens_p90
-                    .map_or("-".into(), |p| p.to_string()),
+                    .map_or_else(|| cells.none(), |p| p.to_string()),
             );
         }
         row.push(r.lengths.empty_outputs.to_string());
@@ -116,7 +144,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
         row.extend(
             kinds
                 .iter()
-                .map(|k| pct(r.finding_rates.get(k.as_str()).copied().unwrap_or(0.0))),
+                .map(|k| cells.frac(r.finding_rates.get(k.as_str()).copied().unwrap_or(0.0))),
         );
         t.rows.push(row);
     }
@@ -126,7 +154,7 @@ pub fn step_table(rows: &[StepRow], all_kinds: bool) -> Table {
 /// When each loophole took off, per run: the first step from which its share of the graded
 /// samples stays at or above `--onset-at`, its peak and its share at the last step.
 /// `None` when no run went through a loophole at any step.
-pub fn onset_table(fig: &TrainingFigures) -> Option<Table> {
+pub(super) fn onset_table(fig: &TrainingFigures, cells: Cells) -> Option<Table> {
     if fig.onsets.iter().all(|o| o.peak.is_none()) {
         return None;
     }
@@ -148,10 +176,10 @@ pub fn onset_table(fig: &TrainingFigures) -> Option<Table> {
         t.rows.push(vec![
             o.run.clone(),
             o.kind.to_string(),
-            o.step.map_or("-".into(), |s| s.to_string()),
-            o.peak.map_or("-".into(), |(s, _)| s.to_string()),
-            o.peak.map_or("-".into(), |(_, x)| pct(x)),
-            pct(o.last),
+            o.step.map_or_else(|| cells.none(), |s| s.to_string()),
+            o.peak.map_or_else(|| cells.none(), |(s, _)| s.to_string()),
+            cells.opt_frac(o.peak.map(|(_, x)| x)),
+            cells.frac(o.last),
         ]);
     }
     Some(t)
@@ -168,18 +196,22 @@ pub fn zero_of_groups(r: &StepRow) -> String {
 
 /// The zero-advantage groups of every step, one row each: which group, how many samples,
 /// the score they all stored and how many the verdict calls right.
-pub fn zero_group_table(rows: &[StepRow], top: usize) -> Table {
+pub(super) fn zero_group_table(rows: &[StepRow], top: usize, cells: Cells) -> Table {
+    let mut headers = vec![
+        ("run", false),
+        ("step", true),
+        ("group", true),
+        ("samples", true),
+        ("score", true),
+        ("right", true),
+    ];
+    if cells.csv {
+        headers.push(("graded", true));
+    }
+    headers.push(("task", false));
     let mut t = Table::new(
         "Zero-advantage groups (every sample of a group at a step stored the same score: they teach nothing)",
-        &[
-            ("run", false),
-            ("step", true),
-            ("group", true),
-            ("samples", true),
-            ("score", true),
-            ("right", true),
-            ("task", false),
-        ],
+        &headers,
     );
     let all: Vec<(&StepRow, &crate::grade::runs::ZeroGroup)> = rows
         .iter()
@@ -188,21 +220,26 @@ pub fn zero_group_table(rows: &[StepRow], top: usize) -> Table {
     let (shown, more) = super::render::take_top(&all, top);
     t.more = more;
     for (r, g) in shown {
-        t.rows.push(vec![
+        let mut row = vec![
             r.run.clone(),
             r.step.to_string(),
             g.group.to_string(),
             g.samples.to_string(),
             g.score.to_string(),
-            format!("{}/{}", g.right, g.graded),
-            short_query(&g.task, 60),
-        ]);
+        ];
+        if cells.csv {
+            row.extend([g.right.to_string(), g.graded.to_string()]);
+        } else {
+            row.push(format!("{}/{}", g.right, g.graded));
+        }
+        row.push(cells.text(&g.task, 60));
+        t.rows.push(row);
     }
     t
 }
 
 /// Every heat-map cell, one row each (CSV).
-pub fn function_step_table(cells: &[FunctionStep]) -> Table {
+pub(super) fn function_step_table(steps: &[FunctionStep], cells: Cells) -> Table {
     let mut t = Table::new(
         "Internalization over training: each zwc function at each step",
         &[
@@ -216,7 +253,7 @@ pub fn function_step_table(cells: &[FunctionStep]) -> Table {
             ("accuracy", true),
         ],
     );
-    for c in cells {
+    for c in steps {
         t.rows.push(vec![
             c.numpy.clone(),
             c.zwc.clone(),
@@ -225,7 +262,7 @@ pub fn function_step_table(cells: &[FunctionStep]) -> Table {
             c.rollouts.to_string(),
             c.right.to_string(),
             c.reward.to_string(),
-            opt_pct(c.accuracy()),
+            cells.opt_frac(c.accuracy()),
         ]);
     }
     t
@@ -328,9 +365,9 @@ pub fn course_csv_table(tasks: &[Course], functions: &[Course]) -> Table {
                 c.numpy.clone().unwrap_or_default(),
                 c.first_step.to_string(),
                 c.last_step.to_string(),
-                format!("{:.4}", c.last_accuracy),
-                step_or_dash(c.first_solved),
-                step_or_dash(c.last_failed),
+                c.last_accuracy.to_string(),
+                c.first_solved.map_or_else(String::new, |s| s.to_string()),
+                c.last_failed.map_or_else(String::new, |s| s.to_string()),
                 c.status.as_str().to_string(),
             ]);
         }

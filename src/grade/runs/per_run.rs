@@ -60,6 +60,9 @@ fn verdict_counts<S: Serializer>(summary: &Summary, s: S) -> Result<S::Ok, S::Er
 pub struct RewardFigures {
     /// Rollouts with a reward.
     pub rewarded: usize,
+    /// Rollouts with a verdict but no reward: while any, `reward_mean` is `null` (never a
+    /// mean over a subset).
+    pub reward_unknown: usize,
     pub reward_mean: Option<f64>,
     pub reward_vs_verdict: RewardVsVerdict,
     /// Disagreements between reward and verdict, by reason (`ReasonKind::as_str`).
@@ -86,6 +89,7 @@ impl RewardFigures {
         let [one_right, one_not, zero_right, zero_not] = s.reward_by_verdict;
         RewardFigures {
             rewarded: s.rewarded,
+            reward_unknown: s.unrewarded,
             reward_mean: s.mean_reward(),
             reward_vs_verdict: RewardVsVerdict {
                 reward_1_right: one_right,

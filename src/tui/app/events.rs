@@ -12,6 +12,7 @@ use super::super::jobs::{JobEvent, JobRequest, Remembered};
 use super::super::load::LoadEvent;
 use super::super::state::{Grading, Grouping};
 use super::App;
+use crate::grade::facts::Facts;
 
 impl App {
     /// Applies a worker's result; returns whether the screen must be redrawn.
@@ -24,6 +25,10 @@ impl App {
                 row,
                 result,
             } => {
+                if self.caches.reward_only.get(&row) == Some(&ticket) {
+                    self.caches.reward_only.remove(&row);
+                    return self.on_reward(row, result);
+                }
                 let Some(Score::Grading { ticket: expected }) = self.corpus.scores.get(row) else {
                     return false;
                 };
@@ -364,8 +369,23 @@ impl App {
                         )
                     })
                     .collect();
-                if self.corpus.ctx.grading == Grading::Available && !missed.is_empty() {
+                // Never a figure over a subset: a scored file's verdict without the reward
+                // is graded for the reward (as `sebx stats` does), keeping its verdict.
+                let can_grade = self.corpus.ctx.grading == Grading::Available;
+                let rewards: Vec<usize> = (0..self.corpus.scores.len())
+                    .filter(|&row| match &self.corpus.scores[row] {
+                        Score::Graded(r) => crate::session::runs::scored_without_reward(
+                            Some(&Facts::of(r)),
+                            can_grade,
+                        ),
+                        _ => false,
+                    })
+                    .collect();
+                if can_grade && !missed.is_empty() {
                     self.request_grades(&missed, false);
+                }
+                if can_grade {
+                    self.request_rewards(&rewards);
                 }
                 self.look_up_unscored(self.caches.looked_up);
                 if self.list.search.results.is_some() {
@@ -525,6 +545,54 @@ impl App {
         Score::Remembered(crate::grade::facts::Facts::of(&report))
     }
 
+    /// Grades `rows` (a scored file gave them a verdict without the official RL reward)
+    /// for their reward only: each keeps its report, and so its verdict, while it is
+    /// graded and after ([`App::on_reward`]).
+    fn request_rewards(&mut self, rows: &[usize]) {
+        for &row in rows {
+            let Some(entry) = self.corpus.entries.get(row).cloned() else {
+                continue;
+            };
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            self.corpus.grade_progress.requested += 1;
+            self.caches.reward_only.insert(row, ticket);
+            self.outbox.push(JobRequest::Grade {
+                ticket,
+                row,
+                entry,
+                front: false,
+            });
+        }
+    }
+
+    /// A row's reward graded ([`App::request_rewards`]): set beside the report it holds.
+    /// A grader that failed leaves the reward unknown (the figures say so).
+    fn on_reward(
+        &mut self,
+        row: usize,
+        result: Result<Box<crate::grade::report::GradeReport>, String>,
+    ) -> bool {
+        self.corpus.grade_progress.finished += 1;
+        let Ok(graded) = result else {
+            return false;
+        };
+        match self.corpus.scores.get_mut(row) {
+            Some(Score::Graded(held)) => {
+                let kept = Arc::make_mut(held);
+                kept.reward = graded.reward;
+                kept.reward_reason = graded.reward_reason;
+                kept.reward_reason_kind = graded.reward_reason_kind;
+                kept.reward_detail = graded.reward_detail;
+            }
+            _ => return false,
+        }
+        self.corpus.scores_changed += 1;
+        self.training.stale = true;
+        self.view_dirty = true;
+        true
+    }
+
     pub(super) fn request_grades(&mut self, rows: &[usize], front: bool) {
         if let Grading::Unavailable(why) = &self.corpus.ctx.grading {
             self.message = Some(format!("cannot grade: {why}"));
@@ -543,6 +611,8 @@ impl App {
             {
                 continue;
             }
+            // A grade of its own: the reward of a scored verdict is no longer awaited.
+            self.caches.reward_only.remove(&row);
             let ticket = self.next_ticket;
             self.next_ticket += 1;
             // A row already in flight is re-queued, not counted twice: its old result is dropped.

@@ -53,8 +53,31 @@ impl Labelling {
     ) -> Handled {
         match self.note.update(action) {
             Typed::Edited => return Handled::Redraw,
+            Typed::Submitted(text) if self.naming => {
+                self.naming = false;
+                let awaiting = self.awaiting.take();
+                let name = text.trim();
+                if name.is_empty() {
+                    fx.say("not labelled: labels are signed, type a name");
+                    return Handled::Redraw;
+                }
+                self.annotator = name.to_string();
+                self.progress_dirty = true;
+                fx.say(format!("labels are signed {name}"));
+                // The label that waited for the name.
+                return match awaiting {
+                    Some(a) => self.handle(&a, corpus, list, fx),
+                    None => Handled::Redraw,
+                };
+            }
             Typed::Submitted(text) => {
                 self.set_note(corpus, self.note.row, text.trim());
+                return Handled::Redraw;
+            }
+            Typed::Cancelled if self.naming => {
+                self.naming = false;
+                self.awaiting = None;
+                fx.say("not labelled: labels are signed, and no name was given");
                 return Handled::Redraw;
             }
             Typed::Cancelled => {
@@ -64,6 +87,23 @@ impl Labelling {
             Typed::Other => {}
         }
         let row = list.selected;
+        let labels = matches!(
+            action,
+            Action::ToggleCategory(_)
+                | Action::AcceptSuggestion
+                | Action::EditNote
+                | Action::CategoryPicker
+        );
+        if labels && self.annotator.is_empty() {
+            // Never signed by nobody: the name is asked for once, then the label is made.
+            if let Some(row) = row {
+                self.awaiting = Some(*action);
+                self.naming = true;
+                self.note.open(row, "", false);
+                fx.say("who labels? type your name, enter (asked once; --annotator NAME, annotator = \"NAME\" in config.toml or $SEBX_ANNOTATOR set it)");
+                return Handled::Redraw;
+            }
+        }
         match action {
             Action::LabelMode => {
                 // Off → label → label and advance → off.
@@ -89,7 +129,6 @@ impl Labelling {
                     (Some(id), Some(row)) => {
                         self.toggle(corpus, row, &id);
                         self.advance_after_label(corpus, list, row, fx);
-                        self.annotator_hint(fx);
                     }
                     (None, _) => fx.say(format!("no category on key {key}")),
                     (_, None) => {}
@@ -116,7 +155,6 @@ impl Labelling {
                         } else {
                             self.toggle(corpus, row, &id);
                             self.advance_after_label(corpus, list, row, fx);
-                            self.annotator_hint(fx);
                         }
                     }
                     None => fx.say("no suggestion for this rollout"),
@@ -347,20 +385,6 @@ impl Labelling {
             .map(|l| l.categories)
             .unwrap_or_default();
         self.queue(corpus, row, categories, note);
-    }
-
-    /// Once per session, when no annotator name was found: the labels are signed
-    /// "anonymous", and how to sign them (put before the message of the moment).
-    fn annotator_hint(&mut self, fx: &mut Effects) {
-        if self.annotator != "anonymous" || self.anonymous_said {
-            return;
-        }
-        self.anonymous_said = true;
-        let hint = "labels are signed \"anonymous\": --annotator NAME, annotator = \"NAME\" in config.toml or $SEBX_ANNOTATOR sets a name";
-        fx.message = Some(match fx.message.take() {
-            Some(m) => format!("{hint} · {m}"),
-            None => hint.to_string(),
-        });
     }
 
     /// In label-and-advance mode, after a key labelled `row`: on to the next unlabelled

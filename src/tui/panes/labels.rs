@@ -129,7 +129,8 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
     });
     match &l.note {
         n if n.is_open() && n.row == row => {
-            let mut spans = vec![Span::styled("note: ", theme.status_key)];
+            let what = if l.naming { "your name: " } else { "note: " };
+            let mut spans = vec![Span::styled(what, theme.status_key)];
             spans.extend(n.spans(ratatui::style::Style::default()));
             spans.push(Span::styled("  enter saves · esc cancels", theme.dim));
             lines.push(Line::from(spans));
