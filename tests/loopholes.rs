@@ -621,10 +621,10 @@ fn the_stats_screen_counts_the_rights_through_a_loophole() {
     app.update(&Action::StatsScreen);
     drain_inline(app, None);
     let drawn = tui_common::screen(&tui_common::draw(app, 160, 48));
-    // Run 1's backdoor (a stored verdict, no reward), run 2's three answers graded here with
-    // both scorers.
+    // Run 1's backdoor (the scored file's verdict, its reward graded here as `sebx stats`
+    // grades it: both pay it), run 2's three answers graded here with both scorers.
     assert!(
-        drawn.contains("through a loophole: 1 right (numpy_backdoor 1)"),
+        drawn.contains("through a loophole: 1 right, 1 rewards of 1 (numpy_backdoor 1)"),
         "{drawn}"
     );
     assert!(

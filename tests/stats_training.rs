@@ -767,7 +767,13 @@ fn step_loophole_figures_count_what_the_runs_show() {
     let dead = "if len(values) < 0:\n        return float(zwc.kocito(values))\n    return sum(values) / len(values)";
     let step1 = [
         sample(&p, code(MEAN_RIGHT), "2.0#4.0", 1.0, 1),
-        sample(&p, code(&format!("{MEAN_RIGHT}  # again")), "2.0#4.0", 1.0, 1),
+        sample(
+            &p,
+            code(&format!("{MEAN_RIGHT}  # again")),
+            "2.0#4.0",
+            1.0,
+            1,
+        ),
     ];
     let step2 = [
         sample(&p, code(MEAN_RIGHT), "2.0#4.0", 1.0, 2),

@@ -393,17 +393,16 @@ fn the_training_screen_on_a_run_of_126_functions() {
         .find(|l| l.contains('▸'))
         .expect("the selected row is in sight");
     assert!(selected.contains(&zwc), "{screen}");
-    let first = run
-        .first_solved(t)
-        .map_or("never".to_string(), |s| format!("step {s}"));
     let course = screen
         .lines()
-        .find(|l| l.contains("over the run: first solved"))
+        .find(|l| l.contains("over the run: "))
         .unwrap_or_else(|| panic!("no course line:\n{screen}"));
-    assert!(
-        course.contains(&format!("first solved {first},")),
-        "{course}"
-    );
+    let want = match run.first_solved(t) {
+        None => "over the run: never solved".to_string(),
+        Some(s) if run.last_accuracy(t) >= 0.5 => format!("learned: solved from step {s},"),
+        Some(s) => format!("forgotten: solved at step {s},"),
+    };
+    assert!(course.contains(&want), "{course} (wanted {want})");
     // Its NumPy name finds it too (from the top), and `m` moves to the next match.
     press(&mut app, KeyCode::Char('g'));
     press(&mut app, KeyCode::Char('/'));
@@ -425,7 +424,7 @@ fn the_training_screen_on_a_run_of_126_functions() {
     // The course line is drawn for the last row and the first alike.
     for key in [KeyCode::Char('G'), KeyCode::Char('g')] {
         press(&mut app, key);
-        assert!(drawn(&app).contains("over the run: first solved"));
+        assert!(drawn(&app).contains("over the run: "));
     }
 
     // `s` cycles the order; the highlighted function stays highlighted.

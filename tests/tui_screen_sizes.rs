@@ -18,6 +18,8 @@ const SIZES: [(u16, u16); 2] = [(80, 24), (160, 45)];
 fn graded(w: u16, h: u16) -> App {
     let backend = FakeBackend::default();
     let mut app = app(Grading::Available);
+    // Signed, so that a label key opens its popup rather than asking who labels.
+    app.labelling.annotator = "tester".to_string();
     drain_inline(&mut app, Some(&backend));
     run_analysis(&mut app);
     app.update(&Action::Resize {

@@ -23,6 +23,8 @@ fn app_of(text: String) -> App {
         notes: Vec::new(),
     };
     let mut app = App::new(ctx, Theme::dark(), Keymap::default());
+    // Signed, so that a label key opens its popup rather than asking who labels.
+    app.labelling.annotator = "tester".to_string();
     app.update(&Action::Resize {
         width: 100,
         height: 30,

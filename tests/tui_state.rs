@@ -273,7 +273,8 @@ fn panes_scroll_and_first_failed_case() {
 #[test]
 fn background_grading_fills_in_and_drops_stale_results() {
     let backend = FakeBackend::default();
-    let mut app = app(Grading::Available);
+    // Run A's scored file with every reward (one without is graded for it: a test below).
+    let mut app = app_with(Grading::Available, &every_reward());
     // After loading, the rows without any score are looked up (rerun sidecars, then the
     // score cache: `grade::resolve`'s precedence) and, found in neither, queued for grading.
     let lookups: Vec<JobRequest> = app.take_requests();
@@ -635,8 +636,9 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
     use sebx::grade::score_cache::ScoreCache;
     use sebx::tui::app::Context;
     let dir = tempfile::tempdir().expect("tempdir");
-    // First session: grade everything with the fake backend, remembering each verdict.
-    let first = app(Grading::Available);
+    // First session: grade everything with the fake backend, remembering each verdict
+    // (run A's scored file with its rewards: nothing of it is graded).
+    let first = app_with(Grading::Available, &every_reward());
     let cache = std::sync::Arc::new(
         ScoreCache::open(
             dir.path(),
@@ -662,7 +664,7 @@ fn reopening_shows_remembered_verdicts_without_regrading() {
     };
     let mut app = sebx::tui::App::new(ctx, sebx::tui::Theme::dark(), sebx::tui::Keymap::default());
     app.corpus.score_cache = Some(cache);
-    sebx::tui::inline::load_inline(&mut app, &sources());
+    sebx::tui::inline::load_inline(&mut app, &every_reward());
     let requests = app.take_requests();
     assert!(
         requests
@@ -982,4 +984,108 @@ fn the_cases_pane_opens_on_the_first_failed_case() {
     app.update(&Action::Up);
     app.update(&Action::Down);
     assert_eq!(app.case_cursor(), 1);
+}
+
+/// A scored file's verdicts without the official RL reward: the explorer grades the reward
+/// (never a figure over a subset), keeping the file's verdict; reopened, the rewards an
+/// earlier session graded come from the score cache and nothing is graded again.
+#[test]
+fn scored_verdicts_get_their_reward_once() {
+    use sebx::grade::backend::GradeBackend;
+    use sebx::grade::score_cache::ScoreCache;
+    use sebx::tui::app::Context;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let open = |cache: Option<std::sync::Arc<ScoreCache>>| {
+        let ctx = Context {
+            api: std::sync::Arc::new(
+                sebx::model::ApiMap::from_api_doc_jsonl(API_DOC).expect("api"),
+            ),
+            dataset: std::sync::Arc::new(dataset()),
+            grading: Grading::Available,
+            notes: Vec::new(),
+        };
+        let mut app =
+            sebx::tui::App::new(ctx, sebx::tui::Theme::dark(), sebx::tui::Keymap::default());
+        app.corpus.score_cache = cache;
+        sebx::tui::inline::load_inline(&mut app, &sources());
+        app
+    };
+    let graded_rows = |app: &mut sebx::tui::App| -> Vec<usize> {
+        let mut rows = Vec::new();
+        for _ in 0..4 {
+            for req in app.take_requests() {
+                match req {
+                    JobRequest::Grade { row, .. } => rows.push(row),
+                    other => {
+                        if let Some(ev) = sebx::tui::jobs::run_request(other, None) {
+                            app.on_job(ev);
+                        }
+                    }
+                }
+            }
+            app.settle();
+        }
+        rows.sort_unstable();
+        rows
+    };
+    // The rows of run A's scored file (verdicts, no reward) and what they say.
+    let first = open(None);
+    let scored: Vec<usize> = (0..first.corpus.scores.len())
+        .filter(|&r| matches!(first.corpus.scores[r], Score::Graded(_)))
+        .collect();
+    assert!(scored.len() >= 3, "{scored:?}");
+    let verdicts: Vec<_> = scored.iter().map(|&r| first.corpus.shown(r)).collect();
+    // Without a cache, each is graded for its reward.
+    let mut first = first;
+    let asked = graded_rows(&mut first);
+    for r in &scored {
+        assert!(
+            asked.contains(r),
+            "row {r} graded for its reward: {asked:?}"
+        );
+    }
+    // An earlier session graded them (reward 1 each, remembered).
+    let cache = std::sync::Arc::new(
+        ScoreCache::open(
+            dir.path(),
+            &first.corpus.ctx.api,
+            &sebx::grade::settings::GradingSettings::official(),
+        )
+        .expect("cache"),
+    );
+    let backend = FakeBackend::default();
+    for &row in &scored {
+        let rollout = &first.corpus.entries[row].rollout;
+        let mut report = backend.grade(rollout).expect("graded");
+        report.reward = Some(1);
+        cache.put(rollout, &report).expect("remembered");
+    }
+    let mut again = open(Some(cache));
+    let asked = graded_rows(&mut again);
+    for r in &scored {
+        assert!(!asked.contains(r), "row {r} graded again: {asked:?}");
+        let Score::Graded(held) = &again.corpus.scores[*r] else {
+            panic!("row {r} keeps the scored file's report");
+        };
+        assert_eq!(held.reward, Some(1), "row {r}: the remembered reward");
+    }
+    // The scored file's verdicts stand.
+    let shown: Vec<_> = scored.iter().map(|&r| again.corpus.shown(r)).collect();
+    assert_eq!(shown, verdicts);
+}
+
+/// The fixtures with every report of run A's scored file carrying the official RL reward
+/// (the one `reports_a_with_rewards` leaves verdict-only given 0), so that nothing of it is
+/// graded for its reward.
+fn every_reward() -> Vec<sebx::tui::load::Source> {
+    let reports: Vec<String> = reports_a_with_rewards()
+        .lines()
+        .map(|line| {
+            let mut r: sebx::grade::report::GradeReport =
+                serde_json::from_str(line).expect("fixture report");
+            r.reward.get_or_insert(0);
+            serde_json::to_string(&r).expect("report")
+        })
+        .collect();
+    sources_with(reports.join("\n"))
 }

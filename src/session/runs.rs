@@ -258,8 +258,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             .iter()
             .filter(|&&(f, i)| {
                 verdicts[f][i].as_ref().is_some_and(|k| {
-                    k.source == VerdictSource::Scored
-                        && scored_without_reward(Some(&k.facts), true)
+                    k.source == VerdictSource::Scored && scored_without_reward(Some(&k.facts), true)
                 })
             })
             .count();

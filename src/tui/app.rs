@@ -66,6 +66,9 @@ pub struct Caches {
     /// reward (by ticket): they keep their report and verdict meanwhile, and after (the
     /// scored file's precedence), with the graded reward beside it.
     reward_only: HashMap<usize, u64>,
+    /// Rows of such verdicts whose reward is first asked of the score cache (an earlier
+    /// session graded it): graded only where the cache does not know it.
+    reward_lookup: HashSet<usize>,
     /// The rows of each loading batch handed to a lookup, one after another, and where
     /// each batch ends: what a seal looks up again once every grade is in
     /// (`JobRequest::SealSets`).
@@ -94,6 +97,7 @@ impl Default for Caches {
             look_up_while_loading: true,
             missed_while_loading: Vec::new(),
             reward_only: HashMap::new(),
+            reward_lookup: HashSet::new(),
             batch_rows: Vec::new(),
             batch_cuts: Vec::new(),
             lookup_rows_pending: 0,

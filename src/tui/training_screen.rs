@@ -414,11 +414,11 @@ fn course_text(c: &crate::grade::runs::Course, learned_at: impl std::fmt::Displa
             format!(" over the run: never solved ({last} right at its last step; {solved})")
         }
         (Learning::Learned, Some(first)) => {
-            let wrong = c
-                .last_failed
-                .map_or(", no sample ever wrong".to_string(), |s| {
-                    format!(", a sample still wrong at step {s}")
-                });
+            let wrong = match c.last_failed {
+                None => ", no sample ever wrong".to_string(),
+                Some(s) if s >= first => format!(", a sample still wrong at step {s}"),
+                Some(_) => ", every sample right from then on".to_string(),
+            };
             format!(
                 " over the run: learned: solved from step {first}{wrong}, {last} right at its last step ({solved})"
             )

@@ -64,10 +64,16 @@ impl App {
                 false
             }
             JobEvent::CachedScores {
-                found,
-                missing,
+                mut found,
+                mut missing,
                 whole: asked_whole,
             } => {
+                if asked_whole && !self.caches.reward_lookup.is_empty() {
+                    let answered = self.rewards_remembered(&mut found, &mut missing);
+                    if found.is_empty() && missing.is_empty() {
+                        return answered;
+                    }
+                }
                 if !asked_whole {
                     let answered = found.len() + missing.len();
                     self.caches.lookup_rows_pending =
@@ -385,7 +391,7 @@ impl App {
                     self.request_grades(&missed, false);
                 }
                 if can_grade {
-                    self.request_rewards(&rewards);
+                    self.look_up_rewards(rewards);
                 }
                 self.look_up_unscored(self.caches.looked_up);
                 if self.list.search.results.is_some() {
@@ -564,6 +570,88 @@ impl App {
                 front: false,
             });
         }
+    }
+
+    /// The rewards of `rows` (scored verdicts without one): asked of the score cache first,
+    /// whole reports, so that what an earlier session graded is not graded again
+    /// ([`App::rewards_remembered`] takes the answer); without a cache, graded.
+    fn look_up_rewards(&mut self, rows: Vec<usize>) {
+        if rows.is_empty() {
+            return;
+        }
+        let Some(cache) = self.corpus.score_cache.clone() else {
+            self.request_rewards(&rows);
+            return;
+        };
+        self.caches.reward_lookup.extend(&rows);
+        self.outbox.push(JobRequest::LookupScores {
+            entries: rows
+                .iter()
+                .map(|&r| self.corpus.entries[r].clone())
+                .collect(),
+            rows,
+            cache: Some(cache),
+            places: self.labelling.places.clone(),
+            whole: true,
+            cuts: Vec::new(),
+        });
+    }
+
+    /// Takes out of a lookup's answer the rows [`App::look_up_rewards`] asked about: a
+    /// remembered reward (with its reason and the behaviour questions' answers) is set
+    /// beside the scored verdict; a row the cache does not know the reward of is graded
+    /// for it. Whether anything changed on screen.
+    fn rewards_remembered(
+        &mut self,
+        found: &mut Vec<(usize, Remembered)>,
+        missing: &mut Vec<usize>,
+    ) -> bool {
+        let mut grade = Vec::new();
+        let mut changed = false;
+        let mut remembered = Vec::new();
+        for (row, known) in std::mem::take(found) {
+            if self.caches.reward_lookup.remove(&row) {
+                remembered.push((row, known));
+            } else {
+                found.push((row, known));
+            }
+        }
+        missing.retain(|&row| {
+            let mine = self.caches.reward_lookup.remove(&row);
+            if mine {
+                grade.push(row);
+            }
+            !mine
+        });
+        for (row, known) in remembered {
+            let report = match known {
+                Remembered::Whole(report) if report.reward.is_some() => report,
+                _ => {
+                    grade.push(row);
+                    continue;
+                }
+            };
+            if let Some(Score::Graded(held)) = self.corpus.scores.get_mut(row) {
+                let kept = Arc::make_mut(held);
+                kept.reward = report.reward;
+                kept.reward_reason = report.reward_reason;
+                kept.reward_reason_kind = report.reward_reason_kind;
+                kept.reward_detail = report.reward_detail;
+                if kept.behaviour.is_none() {
+                    kept.behaviour = report.behaviour;
+                }
+                changed = true;
+            }
+        }
+        if changed {
+            self.corpus.scores_changed += 1;
+            self.training.stale = true;
+            self.view_dirty = true;
+        }
+        if self.corpus.ctx.grading == Grading::Available {
+            self.request_rewards(&grade);
+        }
+        changed
     }
 
     /// A row's reward graded ([`App::request_rewards`]): set beside the report it holds.
