@@ -188,7 +188,7 @@ pub fn grade_all_shared(
                         Next::Done(report) => done(i, *report),
                         Next::Run(step) => {
                             let slots = submit(&step, &mut own, session.as_mut());
-                            running.push_back((i, step, slots));
+                            running.push_back((i, *step, slots));
                         }
                     }
                 }

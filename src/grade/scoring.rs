@@ -249,7 +249,7 @@ pub enum Step {
 #[derive(Debug)]
 pub enum Next {
     /// Another step, whose programs are to run (never none).
-    Run(Step),
+    Run(Box<Step>),
     Done(Box<GradeReport>),
 }
 
@@ -285,7 +285,7 @@ impl Step {
             Step::Scored(scored) => {
                 let judging = scored.judge(rollout, runs);
                 if !judging.programs().is_empty() {
-                    return Next::Run(Step::Judging(judging));
+                    return Next::Run(Box::new(Step::Judging(judging)));
                 }
                 judging.finish(rollout, Vec::new())
             }
@@ -295,7 +295,9 @@ impl Step {
         let mut report = report;
         if behaviour {
             if Tracing::needed(&report) {
-                return Next::Run(Step::Tracing(Box::new(Tracing::new(rollout, report))));
+                return Next::Run(Box::new(Step::Tracing(Box::new(Tracing::new(
+                    rollout, report,
+                )))));
             }
             Tracing::not_needed(&mut report);
         }
