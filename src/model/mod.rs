@@ -8,6 +8,7 @@ pub mod dataset;
 pub mod discovery;
 pub mod files;
 pub mod finding_kinds;
+pub mod html;
 pub mod labels;
 pub mod parallel;
 pub mod playlist;

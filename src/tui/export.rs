@@ -5,6 +5,7 @@
 //! drawn from a copy of what they read ([`ViewCopy`]); the explorer's `X` hands that copy to
 //! a job ([`request_view`]), so drawing and writing stay off the UI thread.
 
+use crate::model::html::escape;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -237,21 +238,6 @@ pub fn css_color(c: Color) -> Option<String> {
             }
         }
     }
-}
-
-fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for ch in text.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// A run of cells with one style: (first column, text, style).

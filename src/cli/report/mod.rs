@@ -207,18 +207,7 @@ pub fn write_figures(dir: &Path, figs: &[Figure]) -> Result<()> {
 
 /// Text for HTML element content and attribute values.
 fn esc(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    crate::model::html::escape(s)
 }
 
 /// JSON text made safe inside `<script>`: `<` becomes the JSON escape `\u003c`, which only
