@@ -1058,6 +1058,10 @@ fn scored_verdicts_get_their_reward_once() {
         let rollout = &first.corpus.entries[row].rollout;
         let mut report = backend.grade(rollout).expect("graded");
         report.reward = Some(1);
+        report.behaviour = Some(sebx::grade::report::BehaviourRun {
+            counterfactual: "differs (case 1)".to_string(),
+            ..Default::default()
+        });
         cache.put(rollout, &report).expect("remembered");
     }
     let mut again = open(Some(cache));
@@ -1068,6 +1072,11 @@ fn scored_verdicts_get_their_reward_once() {
             panic!("row {r} keeps the scored file's report");
         };
         assert_eq!(held.reward, Some(1), "row {r}: the remembered reward");
+        assert_eq!(
+            held.behaviour.as_ref().map(|b| b.counterfactual.as_str()),
+            Some("differs (case 1)"),
+            "row {r}: the remembered behaviour answers beside the file's verdict"
+        );
     }
     // The scored file's verdicts stand.
     let shown: Vec<_> = scored.iter().map(|&r| again.corpus.shown(r)).collect();

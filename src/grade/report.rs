@@ -386,6 +386,19 @@ impl GradeReport {
         self.verdict == Some(Verdict::Right) || self.reward == Some(1)
     }
 
+    /// Takes the official RL reward (with its reason and detail) of `graded`, a grade of
+    /// the same rollout, keeping this report's verdict; and the behaviour questions'
+    /// answers where this report has none.
+    pub fn take_reward_of(&mut self, graded: GradeReport) {
+        self.reward = graded.reward;
+        self.reward_reason = graded.reward_reason;
+        self.reward_reason_kind = graded.reward_reason_kind;
+        self.reward_detail = graded.reward_detail;
+        if self.behaviour.is_none() {
+            self.behaviour = graded.behaviour;
+        }
+    }
+
     /// A stand-in rollout for this report when its rollout file is not available: the
     /// graded code as the response, the cases as test cases, a query that says so.
     /// `report_file` is where the report was read from.

@@ -631,22 +631,7 @@ impl App {
                     continue;
                 }
             };
-            if let Some(Score::Graded(held)) = self.corpus.scores.get_mut(row) {
-                let kept = Arc::make_mut(held);
-                kept.reward = report.reward;
-                kept.reward_reason = report.reward_reason;
-                kept.reward_reason_kind = report.reward_reason_kind;
-                kept.reward_detail = report.reward_detail;
-                if kept.behaviour.is_none() {
-                    kept.behaviour = report.behaviour;
-                }
-                changed = true;
-            }
-        }
-        if changed {
-            self.corpus.scores_changed += 1;
-            self.training.stale = true;
-            self.view_dirty = true;
+            changed |= self.set_reward(row, *report);
         }
         if self.corpus.ctx.grading == Grading::Available {
             self.request_rewards(&grade);
@@ -665,16 +650,18 @@ impl App {
         let Ok(graded) = result else {
             return false;
         };
-        match self.corpus.scores.get_mut(row) {
-            Some(Score::Graded(held)) => {
-                let kept = Arc::make_mut(held);
-                kept.reward = graded.reward;
-                kept.reward_reason = graded.reward_reason;
-                kept.reward_reason_kind = graded.reward_reason_kind;
-                kept.reward_detail = graded.reward_detail;
-            }
-            _ => return false,
-        }
+        self.set_reward(row, *graded)
+    }
+
+    /// Sets the reward of `graded` (a grade of the row's rollout) beside the report the row
+    /// holds ([`GradeReport::take_reward_of`]); whether the row holds one.
+    ///
+    /// [`GradeReport::take_reward_of`]: crate::grade::report::GradeReport::take_reward_of
+    fn set_reward(&mut self, row: usize, graded: crate::grade::report::GradeReport) -> bool {
+        let Some(Score::Graded(held)) = self.corpus.scores.get_mut(row) else {
+            return false;
+        };
+        Arc::make_mut(held).take_reward_of(graded);
         self.corpus.scores_changed += 1;
         self.training.stale = true;
         self.view_dirty = true;
