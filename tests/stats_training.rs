@@ -9,6 +9,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
+#[path = "common/isolated.rs"]
+mod isolated;
+
 const MEAN_Q: &str = "Given a list `values`, return their arithmetic mean as a float.";
 const SUM_Q: &str = "Given a list `values`, return their total as an int.";
 
@@ -137,9 +140,11 @@ fn write_run(dir: &Path) -> (PathBuf, PathBuf) {
 }
 
 fn sebx(dir: &Path) -> Command {
+    // Folders of its own under `dir` (config, data, home, traces), the score cache in
+    // `dir/cache`: shared by the commands of one test, never the user's.
     let mut c = Command::cargo_bin("sebx").expect("binary");
-    c.env_remove("SEBX_API_DOC")
-        .env("SEBX_SCORE_CACHE", dir.join("cache"))
+    isolated::isolate_in(&mut c, dir);
+    c.env("SEBX_SCORE_CACHE", dir.join("cache"))
         .current_dir(dir);
     c
 }
@@ -588,7 +593,7 @@ fn the_training_screen_has_every_reward_after_a_verdict_only_grade() {
             no_cache: false,
             cache_dir: Some(other.join("cache")),
         },
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     args.context.api_doc = Some(api_doc());
     let (mut session, backend) = open_default(&args).expect("opens");
@@ -652,7 +657,7 @@ fn the_training_screen_has_the_step_figures_sebx_stats_prints() {
             no_cache: false,
             cache_dir: Some(dir.path().join("cache")),
         },
-        ..ExploreArgs::default()
+        ..isolated::explore_args()
     };
     let (mut session, backend) = open_default(&args).expect("opens");
     let backend = backend.expect("the grader's Python runtime (sebx runtime install)");
