@@ -5,6 +5,8 @@
 //! each chart keeps a legend column of its own at the right so no legend covers data.
 
 use anyhow::{Result, anyhow};
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordu32};
 use plotters::prelude::*;
 
 /// Okabe–Ito, black last (it is the axes' colour too).
@@ -31,6 +33,40 @@ const GREY: RGBColor = RGBColor(0xDD, 0xDD, 0xDD);
 
 fn err<E: std::fmt::Display>(e: E) -> anyhow::Error {
     anyhow!("drawing a figure: {e}")
+}
+
+/// The mesh of a chart of horizontal rows (a value axis, `x_desc`; one row per label, the
+/// first on top: row i is drawn at n-1-i), as the bar and stacked-bar charts share it.
+fn row_mesh<DB: DrawingBackend>(
+    chart: &mut ChartContext<'_, DB, Cartesian2d<RangedCoordf64, SegmentedCoord<RangedCoordu32>>>,
+    x_desc: &str,
+    labels: &[String],
+) -> Result<()> {
+    let n = labels.len().max(1) as u32;
+    let row = |v: &SegmentValue<u32>| -> String {
+        match v {
+            SegmentValue::CenterOf(i) if *i < n => labels
+                .get((n - 1 - i) as usize)
+                .cloned()
+                .unwrap_or_default(),
+            _ => String::new(),
+        }
+    };
+    chart
+        .configure_mesh()
+        .x_desc(x_desc)
+        .x_labels(6)
+        .x_label_formatter(&|x| trim_number(*x))
+        .y_labels(n as usize)
+        .y_label_formatter(&row)
+        .disable_y_mesh()
+        .light_line_style(WHITE)
+        .bold_line_style(GREY)
+        .label_style((FONT, 13))
+        .axis_desc_style((FONT, 14))
+        .draw()
+        .map_err(err)?;
+    Ok(())
 }
 
 /// One line of a line chart: points in x order; a missing value breaks nothing, it is
@@ -254,29 +290,8 @@ pub fn bar_chart(x_desc: &str, bars: &[Bar], x_max: Option<f64>) -> Result<Strin
             .build_cartesian_2d(0.0..top, (0..(n - 1).max(1)).into_segmented())
             .map_err(err)?;
         // Row i is drawn at n-1-i so the first bar is on top.
-        let row = |v: &SegmentValue<u32>| -> String {
-            match v {
-                SegmentValue::CenterOf(i) if *i < n => bars
-                    .get((n - 1 - i) as usize)
-                    .map(|b| short(&b.label, 34))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            }
-        };
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .x_labels(6)
-            .x_label_formatter(&|x| trim_number(*x))
-            .y_labels(n as usize)
-            .y_label_formatter(&row)
-            .disable_y_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(GREY)
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
-            .draw()
-            .map_err(err)?;
+        let labels: Vec<String> = bars.iter().map(|b| short(&b.label, 34)).collect();
+        row_mesh(&mut chart, x_desc, &labels)?;
         for (i, b) in bars.iter().enumerate() {
             let y = n - 1 - i as u32;
             let mut rect = Rectangle::new(
@@ -328,29 +343,8 @@ pub fn stacked_bars(x_desc: &str, rows: &[(String, Vec<f64>)], parts: &[String])
             .y_label_area_size(label_width.min(240))
             .build_cartesian_2d(0.0..1.0, (0..(n - 1).max(1)).into_segmented())
             .map_err(err)?;
-        let label = |v: &SegmentValue<u32>| -> String {
-            match v {
-                SegmentValue::CenterOf(i) if *i < n => rows
-                    .get((n - 1 - i) as usize)
-                    .map(|r| short(&r.0, 28))
-                    .unwrap_or_default(),
-                _ => String::new(),
-            }
-        };
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .x_labels(6)
-            .x_label_formatter(&|x| trim_number(*x))
-            .y_labels(n as usize)
-            .y_label_formatter(&label)
-            .disable_y_mesh()
-            .light_line_style(WHITE)
-            .bold_line_style(GREY)
-            .label_style((FONT, 13))
-            .axis_desc_style((FONT, 14))
-            .draw()
-            .map_err(err)?;
+        let labels: Vec<String> = rows.iter().map(|r| short(&r.0, 28)).collect();
+        row_mesh(&mut chart, x_desc, &labels)?;
         for (i, (_, shares)) in rows.iter().enumerate() {
             let y = n - 1 - i as u32;
             let mut left = 0.0;
