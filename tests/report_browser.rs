@@ -202,7 +202,10 @@ fn chromium_draws_every_figure_offline_without_errors() {
         probe["examples"].as_array().is_some_and(|e| !e.is_empty()),
         "no examples: {probe}"
     );
-    assert_eq!(probe["shown"], probe["examples"], "an example was not laid out");
+    assert_eq!(
+        probe["shown"], probe["examples"],
+        "an example was not laid out"
+    );
     assert_eq!(probe["runs"], 3, "the embedded data did not parse");
     assert_eq!(
         probe["overflow"], false,

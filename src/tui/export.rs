@@ -21,7 +21,6 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Paragraph, Widget, Wrap};
 
 use crate::model::playlist::Playlist;
-use crate::session::examples::{DrawnExample, ExampleDrawer, ExampleRequest};
 
 use super::app::{App, Pane};
 use super::entry::Shown;
@@ -347,7 +346,7 @@ pub fn to_svg(buf: &Buffer, theme: &Theme, title: &str) -> String {
 }
 
 /// The buffer as `<pre>` HTML with inline styles (part of a page).
-fn pre_html(buf: &Buffer, theme: &Theme) -> String {
+pub fn pre_html(buf: &Buffer, theme: &Theme) -> String {
     let (fg0, bg0) = colours(Style::default(), theme.base);
     let mut out = format!(r#"<pre style="color:{fg0};background:{bg0}">"#);
     for y in 0..buf.area.height {
@@ -661,57 +660,4 @@ pub fn request_view(app: &mut App) -> bool {
     }));
     app.queue(JobRequest::Export { path, shown, page });
     true
-}
-
-/// Draws a report's examples with the explorer's own Code pane, as `sebx export` draws a
-/// view: the picks' files are loaded (stored verdicts only, from the score cache the
-/// report's grading filled), each pick found by its line and id, drawn in the light theme.
-pub struct ExportDrawer;
-
-impl ExampleDrawer for ExportDrawer {
-    fn draw(&self, request: &ExampleRequest) -> Result<Vec<Option<DrawnExample>>> {
-        #[derive(clap::Parser)]
-        struct Args {
-            #[command(flatten)]
-            explore: super::explore::ExploreArgs,
-        }
-        let mut args = <Args as clap::Parser>::try_parse_from(["sebx", "--no-follow"])
-            .context("the explorer's options")?
-            .explore;
-        args.paths = request.paths.clone();
-        args.context = request.context.clone();
-        args.cache = request.cache.clone();
-        args.sidecars = request.sidecars.clone();
-        args.theme = Some("light".to_string());
-        let session = super::explore::prepare(
-            &args,
-            super::Grading::Unavailable(crate::grade::backend::Unavailable::StoredOnly(
-                "report examples show stored verdicts".to_string(),
-            )),
-        )?;
-        let mut app = session.app;
-        super::inline::load_inline(&mut app, &session.sources);
-        super::inline::settle_verdicts(&mut app);
-        let mut out = Vec::with_capacity(request.picks.len());
-        for pick in &request.picks {
-            let row = app
-                .corpus
-                .entries
-                .iter()
-                .position(|e| e.rollout.line == pick.line && e.rollout.id == pick.id);
-            let Some(row) = row else {
-                out.push(None);
-                continue;
-            };
-            app.jump_to(row);
-            super::inline::drain_inline(&mut app, None);
-            let buf = render_view(&app, row, Pane::Code, request.width);
-            let title = format!("sebx · {} line {}", pick.run, pick.line);
-            out.push(Some(DrawnExample {
-                html: pre_html(&buf, &app.theme),
-                svg: to_svg(&buf, &app.theme, &title),
-            }));
-        }
-        Ok(out)
-    }
 }
