@@ -838,6 +838,15 @@ mod tests {
             [(4, prime.path().join("step_4/train/all/traces.jsonl"))]
         );
         assert!(others.is_empty());
+        // TRL: its completion tables, found by their first bytes (one half written too).
+        let trl = tempfile::tempdir().expect("tempdir");
+        let table =
+            include_bytes!("../../../tests/fixtures/trl/run/completions/completions_00001.parquet");
+        std::fs::write(trl.path().join("completions_00010.parquet"), &table[..40]).expect("write");
+        std::fs::write(trl.path().join("other.parquet"), table).expect("write");
+        let (format, (steps, _)) = format_of(trl.path()).expect("list").expect("a format");
+        assert_eq!(format, Format::Trl);
+        assert_eq!(steps, [(10, trl.path().join("completions_00010.parquet"))]);
         // Each format is declared once, with its writer named.
         for f in [
             Format::Verl,
