@@ -4,7 +4,8 @@
 //! `<output_dir>/completions/completions_{global_step:05d}.parquet`: columns `step` (int),
 //! `prompt` and `completion` (text decoded with `skip_special_tokens=True`, the prompt
 //! through the chat template), one float column per reward function (named after the
-//! function; NaN where it returned `None`), the columns reward functions logged with
+//! function; NaN where it returned `None`, which pyarrow's pandas conversion stores as a
+//! null), the columns reward functions logged with
 //! `log_extra`, and `advantage`. A file is one table, not lines: it is read whole, each row a
 //! sample whose "line" is its row number, and it is complete only once its footer is
 //! written (`PAR1` at both ends).
@@ -49,14 +50,16 @@ pub enum TableError {
     Unreadable(String),
 }
 
-/// The columns read into a sample's fields; every other column is an extra.
+/// The columns read into a sample's fields; every other column is an extra (the rewards
+/// too: each function's value shows).
 const READ: [&str; 3] = ["step", "prompt", "completion"];
 /// Not a reward function's column although it is a float.
 const ADVANTAGE: &str = "advantage";
 
 /// The samples of a TRL completions file, one per row, or why the file gave none. A row's
-/// score is the sum of its reward columns (the float columns but `advantage`) that are not
-/// NaN, as TRL sums them (`nansum`, default weights of 1); unknown when every one is NaN.
+/// score is the sum of its reward columns (the float columns but `advantage`) that are
+/// neither null nor NaN, as TRL sums them (`nansum`, default weights of 1); unknown when
+/// none is.
 pub fn read_table(bytes: &[u8]) -> Result<Vec<Result<Sample, String>>, TableError> {
     if !is_complete(bytes) {
         return Err(TableError::HalfWritten);
@@ -64,20 +67,45 @@ pub fn read_table(bytes: &[u8]) -> Result<Vec<Result<Sample, String>>, TableErro
     let unreadable = |e: parquet::errors::ParquetError| TableError::Unreadable(e.to_string());
     let reader =
         SerializedFileReader::new(bytes::Bytes::copy_from_slice(bytes)).map_err(unreadable)?;
+    let rewards = reward_columns(&reader);
     let rows = reader.get_row_iter(None).map_err(unreadable)?;
     let mut out = Vec::new();
     for row in rows {
         out.push(match row {
-            Ok(row) => sample_of_row(row.get_column_iter().map(|(k, v)| (k.as_str(), v))),
+            Ok(row) => sample_of_row(
+                row.get_column_iter().map(|(k, v)| (k.as_str(), v)),
+                &rewards,
+            ),
             Err(e) => Err(format!("unreadable row: {e}")),
         });
     }
     Ok(out)
 }
 
-/// One row (its columns in file order) as a sample.
+/// The reward functions' columns: the float columns but `advantage` (from the schema, so
+/// that a row whose reward is null still has it). A float column a reward function logged
+/// with `log_extra` cannot be told from them, and counts as one.
+fn reward_columns(reader: &SerializedFileReader<bytes::Bytes>) -> Vec<String> {
+    use parquet::basic::Type;
+    let schema = reader.metadata().file_metadata().schema_descr();
+    schema
+        .root_schema()
+        .get_fields()
+        .iter()
+        .filter(|t| {
+            t.is_primitive()
+                && matches!(t.get_physical_type(), Type::DOUBLE | Type::FLOAT)
+                && !READ.contains(&t.name())
+                && t.name() != ADVANTAGE
+        })
+        .map(|t| t.name().to_string())
+        .collect()
+}
+
+/// One row (its columns in file order) as a sample; `reward_columns` name the rewards.
 fn sample_of_row<'a>(
     columns: impl Iterator<Item = (&'a str, &'a Field)>,
+    reward_columns: &[String],
 ) -> Result<Sample, String> {
     let mut prompt = None;
     let mut completion = None;
@@ -89,16 +117,13 @@ fn sample_of_row<'a>(
             "prompt" => prompt = Some(value_of(field)),
             "completion" => completion = Some(value_of(field)),
             "step" => step = integer(field),
-            _ => {
-                if name != ADVANTAGE
-                    && let Some(r) = float(field)
-                {
-                    rewards.push(r);
-                }
-                if !READ.contains(&name) {
-                    extras.push((name.to_string(), text_of(&value_of(field))));
-                }
+            _ if reward_columns.iter().any(|r| r == name) => {
+                // pandas stores TRL's NaN (a function that returned None) as a null.
+                let r = float(field).unwrap_or(f64::NAN);
+                rewards.push(r);
+                extras.push((name.to_string(), text_of(&value_of(&Field::Double(r)))));
             }
+            _ => extras.push((name.to_string(), text_of(&value_of(field)))),
         }
     }
     let input = super::formats::chat_text(prompt, "prompt")?;
@@ -215,6 +240,61 @@ impl std::fmt::Display for TableError {
         match self {
             TableError::HalfWritten => f.write_str(HALF_WRITTEN_TABLE),
             TableError::Unreadable(e) => write!(f, "not a parquet file sebx can read: {e}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cells: &[(&str, Field)]) -> Sample {
+        let rewards = ["accuracy".to_string(), "format".to_string()];
+        sample_of_row(cells.iter().map(|(k, v)| (*k, v)), &rewards).expect("a sample")
+    }
+
+    #[test]
+    fn a_rows_score_sums_its_known_rewards_and_is_unknown_when_none_is() {
+        let text = |s: &str| Field::Str(s.to_string());
+        let base = |acc: Field, fmt: Field| {
+            row(&[
+                ("step", Field::Long(7)),
+                ("prompt", text("user\nP\nassistant\n")),
+                ("completion", text("c")),
+                ("accuracy", acc),
+                ("format", fmt),
+                ("advantage", Field::Double(0.5)),
+            ])
+        };
+        let s = base(Field::Double(1.0), Field::Double(0.25));
+        assert_eq!((s.score, s.step), (Some(1.25), Some(7)));
+        assert_eq!(&*s.input, "user\nP\nassistant\n");
+        // A null (pandas' NaN) and a NaN are both unknown, never 0, and cost no row.
+        assert_eq!(base(Field::Double(1.0), Field::Null).score, Some(1.0));
+        assert_eq!(
+            base(Field::Double(f64::NAN), Field::Double(0.0)).score,
+            Some(0.0)
+        );
+        let none = base(Field::Null, Field::Double(f64::NAN));
+        assert_eq!(none.score, None);
+        let extras: Vec<(&str, &str)> = none
+            .extras
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            extras,
+            [("accuracy", "NaN"), ("advantage", "0.5"), ("format", "NaN")]
+        );
+    }
+
+    #[test]
+    fn a_file_without_its_footer_is_half_written() {
+        let whole: &[u8] =
+            include_bytes!("../../../tests/fixtures/trl/run/completions/completions_00001.parquet");
+        assert_eq!(read_table(whole).map(|r| r.len()), Ok(5));
+        for n in [0, 4, 12, whole.len() / 2, whole.len() - 1] {
+            assert_eq!(read_table(&whole[..n]), Err(TableError::HalfWritten), "{n}");
         }
     }
 }
