@@ -632,7 +632,7 @@ fn trl_rewards_that_are_nan_are_unknown_and_cost_no_row() {
 }
 
 #[test]
-fn trl_prompts_logged_as_chats_join_their_tasks() {
+fn trl_prompts_logged_as_chats_join_their_tasks_and_a_step_file_is_its_step() {
     let dir = tempfile::tempdir().expect("tempdir");
     let root = dir.path();
     let dataset = write_dataset(root);
@@ -650,6 +650,9 @@ fn trl_prompts_logged_as_chats_join_their_tasks() {
     );
     assert_eq!(s["verdicts"]["right"], 1, "{s:#}");
     assert_eq!(s["groups"], 1);
+    // The step file named alone is that step of its run.
+    let file = run.join("completions/completions_00003.parquet");
+    assert_eq!(step_figures(root, &file, &dataset).0, got);
 }
 
 #[test]

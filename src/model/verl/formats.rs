@@ -776,6 +776,19 @@ pub(super) fn format_of(dir: &Path) -> std::io::Result<Option<(Format, Listing)>
     Ok(None)
 }
 
+/// The step of a step file named alone, of a format whose step files lie in the run's
+/// folder: verl's `12.jsonl` whose first line is a sample, TRL's
+/// `completions_00012.parquet` that starts as a table.
+pub(super) fn step_of_single_file(path: &Path) -> Option<u32> {
+    let name = Path::new(path.file_name()?);
+    if let Some(step) = verl_step(name) {
+        let line = first_line(path).ok()??;
+        return Format::Verl.is_sample(&line).then_some(step);
+    }
+    let step = trl_step(name)?;
+    starts_as_table(path).ok()?.then_some(step)
+}
+
 /// Whether a file starts as a parquet file does (it may be half written).
 fn starts_as_table(path: &Path) -> std::io::Result<bool> {
     use std::io::Read;
