@@ -1,5 +1,6 @@
-//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL, ROLL and prime-rl: [`formats`], one
-//! declaration each, every one read into the same samples), read unchanged: a folder of `{step}.jsonl` files
+//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL, ROLL, prime-rl and TRL, whose
+//! parquet tables [`trl`] reads: [`formats`], one declaration each, every one read into the
+//! same samples), read unchanged: a folder of `{step}.jsonl` files
 //! (`trainer.rollout_data_dir`, `trainer.validation_data_dir`) is one run; a folder holding
 //! such folders opens each as a run; `folder@N` is the run at step N alone ([`folder`]). A
 //! sample line has `input` (the decoded prompt), `output` (the response), `gts` (the ground
