@@ -142,6 +142,16 @@ fn examples(page: &str) -> Vec<(String, String, String)> {
         .collect()
 }
 
+/// The value after the last `key` in an example's caption, up to `end` (its run, step,
+/// line...); panics naming the example when the caption has none.
+fn caption_field<'a>(id: &str, text: &'a str, key: &str, end: char) -> &'a str {
+    text.rsplit(key)
+        .next()
+        .filter(|_| text.contains(key))
+        .and_then(|r| r.split(end).next())
+        .unwrap_or_else(|| panic!("{id} names no{key}: {text}"))
+}
+
 /// The inline SVG of the figure `id`.
 fn figure_svg<'a>(page: &'a str, id: &str) -> &'a str {
     let open = format!("<figure id=\"{id}\">");
@@ -286,18 +296,8 @@ fn a_training_run_gets_every_training_figure() {
     let ex = examples(&page);
     assert!(!ex.is_empty(), "no examples");
     for (id, text, _) in &ex {
-        let step = text
-            .rsplit(", step ")
-            .next()
-            .filter(|_| text.contains(", step "))
-            .and_then(|r| r.split(',').next())
-            .unwrap_or_else(|| panic!("{id} names no step: {text}"));
-        let line = text
-            .rsplit(", line ")
-            .next()
-            .filter(|_| text.contains(", line "))
-            .and_then(|r| r.split(':').next())
-            .unwrap_or_else(|| panic!("{id} names no line: {text}"));
+        let step = caption_field(id, text, ", step ", ',');
+        let line = caption_field(id, text, ", line ", ':');
         assert!(
             text.trim_start()
                 .starts_with(&format!("{step}.jsonl:{line} ")),
@@ -367,12 +367,7 @@ fn examples_show_each_counted_loophole_and_label_category_as_the_code_pane_draws
     // Drawn as the Code pane: the header (file:line, verdict), the numbered code with its
     // syntax colours, the static check; the caption agrees with the header's line.
     for (id, text, html) in &ex {
-        let line = text
-            .rsplit(", line ")
-            .next()
-            .filter(|_| text.contains(", line "))
-            .and_then(|r| r.split(':').next())
-            .unwrap_or_else(|| panic!("{id} names no line: {text}"));
+        let line = caption_field(id, text, ", line ", ':');
         assert!(
             text.contains(&format!(".jsonl:{line} ")),
             "{id}: the view is not of line {line}: {text}"
