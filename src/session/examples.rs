@@ -50,11 +50,12 @@ pub struct ExampleGroup {
 /// and of a step already chosen before others (fewer files to load); no rollout is shown
 /// twice while another candidate is left. `inputs` are the paths the report was given (to
 /// find where each run's rollouts live).
-pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> Vec<ExampleGroup> {
+pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> Picked {
     if per_group == 0 {
-        return Vec::new();
+        return Picked::default();
     }
-    let places = run_places(loaded, inputs);
+    let classified = Inputs::classify(inputs, &[]).unwrap_or_default();
+    let places = run_places(loaded, &classified);
     let set = &loaded.set;
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
     let mut steps: BTreeSet<(u32, u32)> = BTreeSet::new();
@@ -181,7 +182,25 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> V
         wrong,
         &|r: &RolloutFacts| r.verdict != Verdict::Right,
     );
-    groups
+    // The picks' files once each, in order, then every input that is not a run (API doc,
+    // datasets, scored files).
+    let mut paths: Vec<PathBuf> = Vec::new();
+    for p in groups.iter().flat_map(|g| &g.picks) {
+        if !paths.contains(&p.load) {
+            paths.push(p.load.clone());
+        }
+    }
+    paths.extend(classified.reports);
+    paths.extend(classified.datasets);
+    paths.extend(classified.api_doc);
+    Picked { groups, paths }
+}
+
+/// The examples chosen, and the paths to load to draw them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Picked {
+    pub groups: Vec<ExampleGroup>,
+    pub paths: Vec<PathBuf>,
 }
 
 /// Where a run's rollouts are read from: its file, or its training folder.
@@ -190,8 +209,7 @@ enum Place {
     Training(PathBuf),
 }
 
-fn run_places(loaded: &Loaded, inputs: &[PathBuf]) -> Vec<Option<Place>> {
-    let classified = Inputs::classify(inputs, &[]).unwrap_or_default();
+fn run_places(loaded: &Loaded, classified: &Inputs) -> Vec<Option<Place>> {
     loaded
         .runs
         .iter()
@@ -257,23 +275,4 @@ pub struct ExampleRequest {
     pub picks: Vec<ExamplePick>,
     /// Columns of each view.
     pub width: u16,
-}
-
-impl ExampleRequest {
-    /// The paths to load for `groups`' picks: each pick's file once (in order), then every
-    /// input that is not a run (API doc, datasets, scored files).
-    pub fn paths_for(groups: &[ExampleGroup], inputs: &[PathBuf]) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = Vec::new();
-        for p in groups.iter().flat_map(|g| &g.picks) {
-            if !out.contains(&p.load) {
-                out.push(p.load.clone());
-            }
-        }
-        if let Ok(classified) = Inputs::classify(inputs, &[]) {
-            out.extend(classified.reports);
-            out.extend(classified.datasets);
-            out.extend(classified.api_doc);
-        }
-        out
-    }
 }

@@ -47,12 +47,13 @@ impl Examples {
 /// Picks the examples and has them drawn; a failure to draw costs the examples, not the
 /// page (said on stderr).
 fn examples(args: &ReportArgs, loaded: &Loaded, drawer: &dyn ExampleDrawer) -> Vec<Examples> {
-    let groups = pick_examples(loaded, &args.files, args.examples);
+    let picked = pick_examples(loaded, &args.files, args.examples);
+    let groups = picked.groups;
     if groups.is_empty() {
         return Vec::new();
     }
     let request = ExampleRequest {
-        paths: ExampleRequest::paths_for(&groups, &args.files),
+        paths: picked.paths,
         context: args.input.context.clone(),
         cache: args.input.cache.clone(),
         sidecars: args.input.sidecars.clone(),
