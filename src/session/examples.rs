@@ -5,7 +5,8 @@
 //! lives on disk (the run's file, or its step file) is said here too; the front end that
 //! draws them loads only those files.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 use std::path::PathBuf;
 
 use crate::grade::runs::RolloutFacts;
@@ -23,6 +24,8 @@ pub struct ExamplePick {
     pub run: String,
     /// The path to load it from: the run's file, or `RUN@STEP` for a training sample.
     pub load: PathBuf,
+    /// Where its line is: the run's file, or the training run's folder (with `step`).
+    pub source: PathBuf,
     /// The training step, for a sample of a training run.
     pub step: Option<u32>,
     /// 1-based line in its file.
@@ -68,20 +71,23 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> P
         if candidates.is_empty() {
             return;
         }
-        let mut order = candidates.clone();
-        order.sort_by_key(|&i| {
-            let r = &set.rollouts[i];
-            let step = r.sample.map(|s| s.step);
-            (
-                chosen.contains(&i),
-                !prefer(r),
-                step.is_some_and(|s| !steps.contains(&(r.run, s))),
-                std::cmp::Reverse(step),
-                i,
-            )
-        });
-        let picks: Vec<ExamplePick> = order
-            .into_iter()
+        // The best few of what may be most of a big run (every failing sample): a heap
+        // built in one pass, popped only as far as the picks go.
+        let mut order: BinaryHeap<_> = candidates
+            .iter()
+            .map(|&i| {
+                let r = &set.rollouts[i];
+                let step = r.sample.map(|s| s.step);
+                Reverse((
+                    chosen.contains(&i),
+                    !prefer(r),
+                    step.is_some_and(|s| !steps.contains(&(r.run, s))),
+                    Reverse(step),
+                    i,
+                ))
+            })
+            .collect();
+        let picks: Vec<ExamplePick> = std::iter::from_fn(|| order.pop().map(|Reverse(k)| k.4))
             .filter_map(|i| {
                 let r = &set.rollouts[i];
                 let pick = pick_of(loaded, &places, r)?;
@@ -102,13 +108,34 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> P
             });
         }
     };
-    let indices = || 0..set.rollouts.len();
+    // Every group's candidates in one pass over the rollouts (a big run has 200,000).
+    let loophole_kinds: Vec<_> = KINDS
+        .iter()
+        .filter(|s| s.family == Family::Loophole)
+        .collect();
+    let loophole_bits = loophole_kinds.iter().fold(0, |m, s| m | s.kind.bit());
+    let mut by_kind: Vec<Vec<usize>> = vec![Vec::new(); loophole_kinds.len()];
+    let mut categories: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut by_verdict: BTreeMap<Verdict, Vec<usize>> = BTreeMap::new();
+    let mut wrong: Vec<usize> = Vec::new();
+    for (i, r) in set.rollouts.iter().enumerate() {
+        if r.kinds & loophole_bits != 0 {
+            for (k, spec) in loophole_kinds.iter().enumerate() {
+                if r.kinds & spec.kind.bit() != 0 {
+                    by_kind[k].push(i);
+                }
+            }
+        }
+        for c in r.labels.iter().flatten() {
+            categories.entry(c.as_str()).or_default().push(i);
+        }
+        by_verdict.entry(r.verdict).or_default().push(i);
+        if !r.wrong.is_empty() {
+            wrong.push(i);
+        }
+    }
     let paid = |r: &RolloutFacts| r.verdict == Verdict::Right || r.reward == Some(1);
-    for spec in KINDS.iter().filter(|s| s.family == Family::Loophole) {
-        let bit = spec.kind.bit();
-        let candidates: Vec<usize> = indices()
-            .filter(|&i| set.rollouts[i].kinds & bit != 0)
-            .collect();
+    for (spec, candidates) in loophole_kinds.iter().zip(by_kind) {
         group(
             format!("loophole-{}", spec.name),
             format!("Loophole: {}", spec.name),
@@ -120,35 +147,30 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> P
             &paid,
         );
     }
-    let mut categories: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for i in indices() {
-        for c in set.rollouts[i].labels.iter().flatten() {
-            categories.entry(c.as_str()).or_default().push(i);
-        }
-    }
     let order: Vec<&str> = loaded
         .runs
         .iter()
         .flat_map(|r| r.categories.iter().map(String::as_str))
         .chain(categories.keys().copied())
         .collect();
+    let labelled = !categories.is_empty();
     let mut seen = BTreeSet::new();
     for c in order {
         if !seen.insert(c) {
             continue;
         }
-        let Some(candidates) = categories.get(c) else {
+        let Some(candidates) = categories.remove(c) else {
             continue;
         };
         group(
             format!("label-{c}"),
             format!("Labelled: {c}"),
             format!("Rollouts labelled {c} by hand"),
-            candidates.clone(),
+            candidates,
             &|_| true,
         );
     }
-    let failing = if categories.is_empty() {
+    let failing = if !labelled {
         [
             Verdict::ResultError,
             Verdict::ExeError,
@@ -160,20 +182,14 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> P
         &[]
     };
     for &v in failing {
-        let candidates: Vec<usize> = indices()
-            .filter(|&i| set.rollouts[i].verdict == v)
-            .collect();
         group(
             format!("verdict-{}", v.as_str()),
             format!("Verdict: {}", v.as_str()),
             format!("Rollouts the evaluation judged {}", v.as_str()),
-            candidates,
+            by_verdict.remove(&v).unwrap_or_default(),
             &|r: &RolloutFacts| r.wrong.is_empty(),
         );
     }
-    let wrong: Vec<usize> = indices()
-        .filter(|&i| !set.rollouts[i].wrong.is_empty())
-        .collect();
     group(
         "wrong-names".to_string(),
         "Wrong names".to_string(),
@@ -232,10 +248,11 @@ fn run_places(loaded: &Loaded, classified: &Inputs) -> Vec<Option<Place>> {
 
 fn pick_of(loaded: &Loaded, places: &[Option<Place>], r: &RolloutFacts) -> Option<ExamplePick> {
     let run = loaded.runs.get(r.run as usize)?;
-    let (load, step) = match (places.get(r.run as usize)?.as_ref()?, r.sample) {
-        (Place::File(p), _) => (p.clone(), None),
+    let (load, source, step) = match (places.get(r.run as usize)?.as_ref()?, r.sample) {
+        (Place::File(p), _) => (p.clone(), p.clone(), None),
         (Place::Training(dir), Some(s)) => (
             PathBuf::from(format!("{}@{}", dir.display(), s.step)),
+            dir.clone(),
             Some(s.step),
         ),
         (Place::Training(_), None) => return None,
@@ -243,6 +260,7 @@ fn pick_of(loaded: &Loaded, places: &[Option<Place>], r: &RolloutFacts) -> Optio
     Some(ExamplePick {
         run: run.name.clone(),
         load,
+        source,
         step,
         line: r.line,
         id: r.id.clone(),

@@ -87,6 +87,15 @@ pub fn settle_verdicts(app: &mut App) {
 }
 
 /// Loads `sources` on this thread straight into `app` (tests, benchmarks).
+/// [`load_inline`] of only the lines of `only` (a report's examples).
+pub fn load_inline_lines(app: &mut App, sources: &[Source], only: &super::load::LineFilter) {
+    app.register_sources(sources);
+    super::load::load_lines(sources, only, &mut |e| {
+        app.on_job(JobEvent::Load(e));
+    });
+    app.settle();
+}
+
 pub fn load_inline(app: &mut App, sources: &[Source]) {
     app.register_sources(sources);
     super::load::load_sources(sources, &mut |e| {

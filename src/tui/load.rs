@@ -1,8 +1,8 @@
 //! Loading what the explorer shows, in batches, so a big file shows its first screen at once.
 //! Runs on a worker thread; every result is a [`LoadEvent`]. No terminal code here.
 
-use std::collections::{BTreeMap, HashMap};
-use std::io::Read;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, sync_channel};
@@ -143,6 +143,11 @@ pub struct Follow {
     pub stop: Arc<AtomicBool>,
 }
 
+/// Only some lines of the sources, 1-based, by where they live: a rollout file (its path,
+/// no step), or a training run's step (the run's folder and the step). Sources named in it
+/// and not named are skipped. What a report's examples load: a few rows, not their files.
+pub type LineFilter = HashMap<(PathBuf, Option<u32>), BTreeSet<usize>>;
+
 /// Rows in the first batch: small, so the first screen comes at once.
 const FIRST_CHUNK_BYTES: usize = 256 * 1024;
 const CHUNK_BYTES: usize = 4 * 1024 * 1024;
@@ -163,6 +168,8 @@ struct Loader<'a> {
     /// The rows sent of each file, when files are followed (a rewritten file's rows are
     /// replaced in place).
     file_rows: Option<HashMap<PathBuf, follow::FileRows>>,
+    /// Only these lines ([`load_lines`]).
+    only: Option<&'a LineFilter>,
 }
 
 /// The rows of one id: nearly always one, held without a list of its own (a list per
@@ -212,6 +219,22 @@ pub fn load_following(
     sink: &mut dyn FnMut(LoadEvent),
     follow: Option<&Follow>,
 ) {
+    load_all(sources, sink, follow, None);
+}
+
+/// Loads only the lines of `only` (rollout files and training runs' steps; the other
+/// sources, reports and the rest, whole): the rows of a few picked rollouts without reading
+/// their files' other lines into rows.
+pub fn load_lines(sources: &[Source], only: &LineFilter, sink: &mut dyn FnMut(LoadEvent)) {
+    load_all(sources, sink, None, Some(only));
+}
+
+fn load_all(
+    sources: &[Source],
+    sink: &mut dyn FnMut(LoadEvent),
+    follow: Option<&Follow>,
+    only: Option<&LineFilter>,
+) {
     let total_bytes = sources
         .iter()
         .map(|s| match &s.data {
@@ -235,6 +258,7 @@ pub fn load_following(
         done_bytes: 0,
         total_bytes,
         file_rows: follow.map(|_| HashMap::new()),
+        only,
     };
     let mut followed = Vec::new();
     let mut folders = Vec::new();
@@ -279,6 +303,12 @@ pub fn load_following(
             let start = loader.load_rollouts(&s.data, false, true);
             if let Some(start) = start {
                 followed.push(loader.start_following_file(path, start));
+            }
+        } else if let (Some(only), SourceData::File(path)) = (only, &s.data)
+            && matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories)
+        {
+            if let Some(lines) = only.get(&(path.clone(), None)) {
+                loader.load_rollout_lines(path, lines, s.kind == FileKind::CorrectTrajectories);
             }
         } else if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
             loader.load_rollouts(&s.data, s.kind == FileKind::CorrectTrajectories, false);
@@ -350,6 +380,13 @@ impl Loader<'_> {
         let index = self.announce_run(name, dir);
         let mut reader = RunReader::new(join, dataset);
         for (step, path, text) in steps {
+            let picked = match self.only {
+                Some(only) => match only.get(&(dir.to_path_buf(), Some(*step))) {
+                    Some(lines) => Some(lines),
+                    None => continue,
+                },
+                None => None,
+            };
             let bytes: std::borrow::Cow<[u8]> = match text {
                 Some(t) => t.as_bytes().into(),
                 None => match std::fs::read(path) {
@@ -360,8 +397,88 @@ impl Loader<'_> {
                     }
                 },
             };
-            self.send_step_lines(&mut reader, index, path, *step, &bytes, 0);
+            match picked {
+                Some(lines) => {
+                    self.send_step_picked(&mut reader, index, path, *step, &bytes, lines)
+                }
+                None => self.send_step_lines(&mut reader, index, path, *step, &bytes, 0),
+            }
         }
+    }
+
+    /// Sends the rows of the lines `lines` of a step file (of a table, the rows of those
+    /// numbers), each line read on its own.
+    fn send_step_picked(
+        &mut self,
+        reader: &mut RunReader,
+        index: usize,
+        path: &Path,
+        step: u32,
+        bytes: &[u8],
+        lines: &BTreeSet<usize>,
+    ) {
+        self.done_bytes += bytes.len() as u64;
+        let mut got = crate::model::verl::StepLoad::default();
+        if crate::model::verl::trl::is_table(path, bytes) {
+            got = reader.read_step(path, step, bytes);
+            got.rollouts.retain(|r| lines.contains(&r.line));
+            got.issues.retain(|i| lines.contains(&i.line));
+        } else {
+            for (n, line) in picked_lines(bytes, lines) {
+                let one = reader.read_lines(path, step, line, n - 1);
+                got.rollouts.extend(one.rollouts);
+                got.issues.extend(one.issues);
+            }
+        }
+        if !got.issues.is_empty() {
+            (self.sink)(LoadEvent::Issues(got.issues));
+        }
+        self.send_entries(build_entries(got.rollouts, index), false);
+    }
+
+    /// Reads the lines `lines` of a rollout file (up to the last of them, never the rest),
+    /// each parsed on its own.
+    fn load_rollout_lines(&mut self, path: &Path, lines: &BTreeSet<usize>, all_right: bool) {
+        let run = self.run_index(path);
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
+                return;
+            }
+        };
+        let mut reader = std::io::BufReader::new(file);
+        let last = lines.last().copied().unwrap_or(0);
+        let mut buf = Vec::new();
+        let mut interner = Interner::default();
+        let mut entries = Vec::new();
+        let mut issues = Vec::new();
+        for n in 1..=last {
+            buf.clear();
+            match reader.read_until(b'\n', &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    (self.sink)(LoadEvent::Failed(format!("{}: {e}", path.display())));
+                    break;
+                }
+            }
+            self.done_bytes += buf.len() as u64;
+            if lines.contains(&n) {
+                let chunk = Chunk {
+                    seq: 0,
+                    bytes: std::mem::take(&mut buf),
+                    line_offset: n - 1,
+                };
+                let done = process_chunk(path, chunk, run, &mut interner);
+                entries.extend(done.entries);
+                issues.extend(done.issues);
+            }
+        }
+        if !issues.is_empty() {
+            (self.sink)(LoadEvent::Issues(issues));
+        }
+        self.send_entries(entries, all_right);
     }
 
     /// Announces a training run; its index.
@@ -796,6 +913,27 @@ fn process_chunk(path: &Path, chunk: Chunk, run: usize, interner: &mut Interner)
         entries,
         issues: parsed.issues,
     }
+}
+
+/// The lines numbered in `lines` (1-based) of `bytes`, each with its newline.
+fn picked_lines<'b>(bytes: &'b [u8], lines: &BTreeSet<usize>) -> Vec<(usize, &'b [u8])> {
+    let mut out = Vec::with_capacity(lines.len());
+    let mut wanted = lines.iter().copied().peekable();
+    let mut start = 0;
+    let mut n = 1;
+    while let Some(&next) = wanted.peek() {
+        if start >= bytes.len() {
+            break;
+        }
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |p| start + p + 1);
+        if n == next {
+            out.push((n, &bytes[start..end]));
+            wanted.next();
+        }
+        start = end;
+        n += 1;
+    }
+    out
 }
 
 /// Numbers exact duplicates (the same query and response) in file order, continuing the

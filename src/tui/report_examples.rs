@@ -8,8 +8,9 @@ use anyhow::{Context as _, Result};
 use crate::session::examples::{DrawnExample, ExampleDrawer, ExampleRequest};
 
 /// Draws a report's examples with the explorer's own Code pane, as `sebx export` draws a
-/// view: the picks' files are loaded (stored verdicts only, from the score cache the
-/// report's grading filled), each pick found by its line and id, drawn in the light theme.
+/// view: the picks' lines are loaded (not the rest of their files; stored verdicts only,
+/// from the score cache the report's grading filled), each pick found by its line and id,
+/// drawn in the light theme.
 pub struct ExportDrawer;
 
 impl ExampleDrawer for ExportDrawer {
@@ -34,15 +35,25 @@ impl ExampleDrawer for ExportDrawer {
             )),
         )?;
         let mut app = session.app;
-        super::inline::load_inline(&mut app, &session.sources);
+        // Only the picked lines become rows: not the rest of their files.
+        let mut only = super::load::LineFilter::new();
+        for pick in &request.picks {
+            only.entry((pick.source.clone(), pick.step))
+                .or_default()
+                .insert(pick.line);
+        }
+        super::inline::load_inline_lines(&mut app, &session.sources, &only);
         super::inline::settle_verdicts(&mut app);
         let mut out = Vec::with_capacity(request.picks.len());
         for pick in &request.picks {
-            let row = app
-                .corpus
-                .entries
-                .iter()
-                .position(|e| e.rollout.line == pick.line && e.rollout.id == pick.id);
+            // The id without its duplicate number (`~2`: counted over the whole file, whose
+            // other lines were not read).
+            let base = |id: &crate::model::RolloutId| id.0.split('~').next().map(str::to_string);
+            let row = app.corpus.entries.iter().position(|e| {
+                e.rollout.line == pick.line
+                    && e.rollout.sample.as_ref().map(|s| s.step) == pick.step
+                    && base(&e.rollout.id) == base(&pick.id)
+            });
             let Some(row) = row else {
                 out.push(None);
                 continue;
