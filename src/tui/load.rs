@@ -1020,4 +1020,120 @@ mod tests {
         }
         assert_eq!(issues, whole.issues);
     }
+
+    fn picked(sources: &[Source], only: &LineFilter) -> (Vec<Entry>, Vec<LoadIssue>) {
+        let (mut entries, mut issues) = (Vec::new(), Vec::new());
+        load_lines(sources, only, &mut |e| match e {
+            LoadEvent::Batch { entries: es, .. } => entries.extend(es),
+            LoadEvent::Issues(i) => issues.extend(i),
+            _ => {}
+        });
+        (entries, issues)
+    }
+
+    #[test]
+    fn picked_lines_of_a_rollout_file_are_its_rows_and_nothing_else() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("run.jsonl");
+        let mut text = String::new();
+        for i in 1..=50 {
+            match i {
+                7 => text.push_str("{broken\n"),
+                9 => text.push('\n'),
+                _ => text.push_str(&format!("{}\n", line(&format!("q{i}"), &format!("r{i}")))),
+            }
+        }
+        std::fs::write(&path, &text).expect("write");
+        let whole = crate::model::rollout::parse_rollout_bytes(&path, text.as_bytes());
+        let wanted = [3usize, 7, 9, 30, 50, 51];
+        let only = LineFilter::from([((path.clone(), None), wanted.into_iter().collect())]);
+        let source = Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::File(path.clone()),
+        };
+        let (entries, issues) = picked(&[source], &only);
+        let got: Vec<(usize, String)> = entries
+            .iter()
+            .map(|e| (e.rollout.line, e.rollout.response.clone()))
+            .collect();
+        let expected: Vec<(usize, String)> = whole
+            .rollouts
+            .iter()
+            .filter(|r| wanted.contains(&r.line))
+            .map(|r| (r.line, r.response.clone()))
+            .collect();
+        assert_eq!(got, expected);
+        assert_eq!(
+            got.iter().map(|g| g.0).collect::<Vec<_>>(),
+            vec![3, 30, 50],
+            "the blank line and the file's end give no row"
+        );
+        // The broken line picked is said, with its line; no other line's issue is.
+        assert_eq!(issues.iter().map(|i| i.line).collect::<Vec<_>>(), vec![7]);
+        // A file the filter does not name is not read at all.
+        let other = LineFilter::from([((dir.path().join("elsewhere.jsonl"), None), [1].into())]);
+        let source = Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::File(path),
+        };
+        assert!(picked(&[source], &other).0.is_empty());
+    }
+
+    #[test]
+    fn picked_lines_of_a_training_step_keep_their_step_and_line() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = dir.path().join("rollout");
+        std::fs::create_dir(&run).expect("mkdir");
+        for step in 1..=3u32 {
+            let mut text = String::new();
+            for i in 1..=20 {
+                let sample = serde_json::json!({
+                    "input": format!("prompt {i}"),
+                    "output": format!("step {step} sample {i}"),
+                    "score": 0.0,
+                    "step": step,
+                });
+                text.push_str(&format!("{sample}\n"));
+            }
+            std::fs::write(run.join(format!("{step}.jsonl")), text).expect("write");
+        }
+        let dump = crate::model::verl::find_runs(&run)
+            .expect("read the run")
+            .and_then(|mut runs| runs.pop())
+            .expect("a training run");
+        let dataset = Arc::new(Dataset::default());
+        let source = Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Dump {
+                join: Arc::new(JoinIndex::new(&dataset)),
+                dataset,
+                run: dump.clone(),
+            },
+        };
+        let only = LineFilter::from([
+            ((dump.dir.clone(), Some(2)), [4usize, 20].into()),
+            ((dump.dir.clone(), Some(3)), [1usize].into()),
+        ]);
+        let (entries, issues) = picked(&[source], &only);
+        assert!(issues.is_empty(), "{issues:?}");
+        let got: Vec<(Option<u32>, usize, String)> = entries
+            .iter()
+            .map(|e| {
+                let r = &e.rollout;
+                (
+                    r.sample.as_ref().map(|s| s.step),
+                    r.line,
+                    r.response.clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some(2), 4, "step 2 sample 4".to_string()),
+                (Some(2), 20, "step 2 sample 20".to_string()),
+                (Some(3), 1, "step 3 sample 1".to_string()),
+            ]
+        );
+    }
 }

@@ -240,6 +240,14 @@ fn writer(output: Option<&Path>) -> Result<Box<dyn Write>> {
 /// Loads the inputs of `sebx stats` and computes its typed report, once: what `sebx stats`
 /// prints and `sebx report` draws (with the loaded runs, for the comparison).
 pub fn stats_of(args: &StatsArgs) -> Result<(Loaded, StatsReport)> {
+    let loaded = load_for_stats(args)?;
+    let report = stats_from(args, &loaded);
+    Ok((loaded, report))
+}
+
+/// The first half of [`stats_of`]: the inputs loaded (and graded), checked against the
+/// options first.
+pub fn load_for_stats(args: &StatsArgs) -> Result<Loaded> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
@@ -252,18 +260,16 @@ pub fn stats_of(args: &StatsArgs) -> Result<(Loaded, StatsReport)> {
         tokenizer: args.tokenizer.clone(),
         ..args.input.options()?
     };
-    let loaded = load_runs(&args.files, &options)?;
-    let mut report = compute_stats(
-        &loaded,
-        &args.k,
-        args.sort,
-        args.input.seed,
-        args.learned_at,
-    );
+    load_runs(&args.files, &options)
+}
+
+/// The second half of [`stats_of`]: the typed report of what was loaded.
+pub fn stats_from(args: &StatsArgs, loaded: &Loaded) -> StatsReport {
+    let mut report = compute_stats(loaded, &args.k, args.sort, args.input.seed, args.learned_at);
     if let Some(t) = report.training.as_mut() {
         t.figures = std::mem::take(&mut t.figures).with_onset_at(args.onset_at);
     }
-    Ok((loaded, report))
+    report
 }
 
 /// Runs `sebx stats`.
