@@ -47,9 +47,7 @@ impl Examples {
 /// Picks the examples and has them drawn; a failure to draw costs the examples, not the
 /// page (said on stderr).
 fn examples(args: &ReportArgs, loaded: &Loaded, drawer: &dyn ExampleDrawer) -> Vec<Examples> {
-    let t0 = std::time::Instant::now();
     let picked = pick_examples(loaded, &args.files, args.examples);
-    eprintln!("TIMING picked (rel) {:?}", t0.elapsed());
     let groups = picked.groups;
     if groups.is_empty() {
         return Vec::new();
@@ -193,26 +191,15 @@ fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
 }
 
 fn write_report_loaded(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
-    let t0 = std::time::Instant::now();
     let stats_args = args.stats_args();
     let loaded = load_for_stats(&stats_args)?;
-    eprintln!("TIMING loaded {:?}", t0.elapsed());
     let (stats, examples) = std::thread::scope(|scope| {
-        let examples = scope.spawn(|| {
-            let e = examples(args, &loaded, drawer);
-            eprintln!("TIMING examples {:?}", t0.elapsed());
-            e
-        });
+        let examples = scope.spawn(|| examples(args, &loaded, drawer));
         let stats = stats_from(&stats_args, &loaded);
-        eprintln!("TIMING stats {:?}", t0.elapsed());
         (stats, joined(examples))
     });
     let (json, compare, figs) = std::thread::scope(|scope| {
-        let json = scope.spawn(|| {
-            let j = render_stats(&stats, Format::Json, &[], 0);
-            eprintln!("TIMING json {:?}", t0.elapsed());
-            j
-        });
+        let json = scope.spawn(|| render_stats(&stats, Format::Json, &[], 0));
         let eval = figures::eval_runs(&stats);
         let compare = match eval.as_slice() {
             [a, b, ..] => Some(compare_report(
@@ -225,13 +212,11 @@ fn write_report_loaded(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<
             _ => None,
         };
         let figs = figures::figures(&stats, compare.as_ref());
-        eprintln!("TIMING figures {:?}", t0.elapsed());
         (joined(json), compare, figs)
     });
     let (json, figs) = (json?, figs?);
     let reload = args.follow.then_some(RELOAD_SECONDS);
     let page = page(&stats, compare.as_ref(), &figs, &examples, &json, reload)?;
-    eprintln!("TIMING page {:?}", t0.elapsed());
     if !args.follow {
         for note in &stats.notes {
             crate::warnln!("note: {note}");
@@ -247,8 +232,7 @@ fn write_report_loaded(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<
             let tmp = p.with_extension("html.partial");
             std::fs::write(&tmp, page)
                 .with_context(|| format!("cannot write {}", tmp.display()))?;
-            std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?;
-            eprintln!("TIMING written {:?}", t0.elapsed());
+            std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?
         }
         None => {
             let mut out = std::io::stdout().lock();
