@@ -1097,9 +1097,11 @@ mod tests {
             }
             std::fs::write(run.join(format!("{step}.jsonl")), text).expect("write");
         }
-        let dump = crate::model::verl::find_runs(&run)
-            .expect("read the run")
-            .and_then(|mut runs| runs.pop())
+        let dump = crate::session::inputs::Inputs::classify(&[run], &[])
+            .expect("classified")
+            .runs
+            .pop()
+            .and_then(|r| r.dump)
             .expect("a training run");
         let dataset = Arc::new(Dataset::default());
         let source = Source {
