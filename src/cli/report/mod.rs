@@ -174,7 +174,7 @@ const RELOAD_SECONDS: u32 = 5;
 /// What does not wait on another part runs beside it: the drawer's fixed cost (the
 /// highlighter's first use) while the inputs load; the examples (they need the rollouts'
 /// facts, not the figures) while the report is computed; the report's JSON while the
-/// figures are drawn. Drawn after one another, a report of a 200,000-sample run took 1.3×
+/// figures, the page around them and the `--figures` files are made. Drawn after one another, a report of a 200,000-sample run took 1.3×
 /// the time of `stats` (benches/README.md).
 fn write_report(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
     std::thread::scope(|scope| {
@@ -198,8 +198,10 @@ fn write_report_loaded(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<
         let stats = stats_from(&stats_args, &loaded);
         (stats, joined(examples))
     });
-    let (json, compare, figs) = std::thread::scope(|scope| {
-        let json = scope.spawn(|| render_stats(&stats, Format::Json, &[], 0));
+    let reload = args.follow.then_some(RELOAD_SECONDS);
+    let (json, mut page) = std::thread::scope(|scope| -> Result<_> {
+        let json = scope
+            .spawn(|| render_stats(&stats, Format::Json, &[], 0).map(|json| script_safe(&json)));
         let eval = figures::eval_runs(&stats);
         let compare = match eval.as_slice() {
             [a, b, ..] => Some(compare_report(
@@ -211,20 +213,19 @@ fn write_report_loaded(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<
             )),
             _ => None,
         };
-        let figs = figures::figures(&stats, compare.as_ref());
-        (joined(json), compare, figs)
-    });
-    let (json, figs) = (json?, figs?);
-    let reload = args.follow.then_some(RELOAD_SECONDS);
-    let page = page(&stats, compare.as_ref(), &figs, &examples, &json, reload)?;
+        let figs = figures::figures(&stats, compare.as_ref())?;
+        let body = page_body(&stats, compare.as_ref(), &figs, &examples, reload);
+        if let Some(dir) = &args.figures {
+            write_figures(dir, &figs)?;
+            write_examples(dir, &examples)?;
+        }
+        Ok((joined(json), body))
+    })?;
+    page_data(&mut page, &json?);
     if !args.follow {
         for note in &stats.notes {
             crate::warnln!("note: {note}");
         }
-    }
-    if let Some(dir) = &args.figures {
-        write_figures(dir, &figs)?;
-        write_examples(dir, &examples)?;
     }
     match &args.input.output {
         Some(p) => {
@@ -365,7 +366,7 @@ fn esc(s: &str) -> String {
 /// JSON text made safe inside `<script>`: `<` becomes the JSON escape `\u003c`, which only
 /// occurs inside strings, so the parsed value is unchanged and no `</script>` can close
 /// the element early.
-fn script_safe(json: &str) -> String {
+pub fn script_safe(json: &str) -> String {
     json.replace('<', "\\u003c")
 }
 
@@ -389,16 +390,15 @@ nav ol { columns: 2; font-size: 0.92em; }
 @media print { nav { display: none; } figure { break-inside: avoid; } }
 ";
 
-/// The whole page; `reload`: seconds after which the browser reloads it (a followed
-/// report).
-pub fn page(
+/// The page up to its data ([`page_data`] ends it); `reload`: seconds after which the
+/// browser reloads it (a followed report).
+pub fn page_body(
     stats: &StatsReport,
     compare: Option<&CompareReport>,
     figs: &[Figure],
     examples: &[Examples],
-    json: &str,
     reload: Option<u32>,
-) -> Result<String> {
+) -> String {
     let names: Vec<&str> = stats.runs.iter().map(|r| r.stats.name.as_str()).collect();
     let mut h = String::new();
     let _ = write!(
@@ -487,12 +487,17 @@ pub fn page(
         }
         let _ = writeln!(h, "</ul></section>");
     }
+    h
+}
+
+/// Ends a page ([`page_body`]) with the report's JSON, as `sebx stats --format json`
+/// prints it, made [`script_safe`].
+pub fn page_data(h: &mut String, safe_json: &str) {
+    h.reserve(safe_json.len() + 64);
     let _ = write!(
         h,
-        "<script type=\"application/json\" id=\"{DATA_ID}\">\n{}</script>\n</body>\n</html>\n",
-        script_safe(json)
+        "<script type=\"application/json\" id=\"{DATA_ID}\">\n{safe_json}</script>\n</body>\n</html>\n"
     );
-    Ok(h)
 }
 
 /// The learned / forgotten / never-solved table of each training run.
