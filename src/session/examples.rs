@@ -280,10 +280,6 @@ pub struct DrawnExample {
 /// or `None` when it was not found in the files loaded.
 pub trait ExampleDrawer: Sync {
     fn draw(&self, request: &ExampleRequest) -> anyhow::Result<Vec<Option<DrawnExample>>>;
-
-    /// Pays what drawing costs once, whatever is drawn (called on a thread of its own
-    /// while the report's inputs load).
-    fn warm_up(&self) {}
 }
 
 /// What drawing a report's examples needs: the paths to load (the picks' files and the

@@ -11,16 +11,6 @@ use syntect::parsing::SyntaxSet;
 static SYNTAXES: LazyLock<SyntaxSet> = LazyLock::new(SyntaxSet::load_defaults_newlines);
 static THEMES: LazyLock<ThemeSet> = LazyLock::new(ThemeSet::load_defaults);
 
-/// Highlights a little Python of every kind of token, so that syntect loads its syntaxes
-/// and compiles the patterns Python uses (tens of milliseconds, paid once per process):
-/// a front end that draws code later does it on a thread of its own while it reads.
-pub fn warm_up() {
-    let _ = highlight_python(
-        "import zwc\n\n\nclass A(object):\n    @staticmethod\n    def f(x, *a, y=1.5e3, **k):\n        '''Doc.'''\n        r = zwc.kocito([x, -2], axis=0)  # note\n        return {'k': r, 1: b\"\\x00\"} if x else f\"{y!r:>4}\"\n",
-        "InspiredGitHub",
-    );
-}
-
 /// One highlighted line: styled pieces of text (no newline).
 pub type StyledLine = Vec<(Style, String)>;
 

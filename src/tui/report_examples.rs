@@ -14,12 +14,6 @@ use crate::session::examples::{DrawnExample, ExampleDrawer, ExampleRequest};
 pub struct ExportDrawer;
 
 impl ExampleDrawer for ExportDrawer {
-    /// The highlighter's first Python (syntect compiles its grammar's patterns on first
-    /// use: ~30 ms in a release build, most of drawing a report's examples).
-    fn warm_up(&self) {
-        super::highlight::warm_up();
-    }
-
     fn draw(&self, request: &ExampleRequest) -> Result<Vec<Option<DrawnExample>>> {
         #[derive(clap::Parser)]
         struct Args {

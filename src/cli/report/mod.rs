@@ -169,28 +169,19 @@ pub fn run(args: ReportArgs, drawer: &dyn ExampleDrawer) -> Result<ExitCode> {
 /// Seconds between a following page's reloads in the browser.
 const RELOAD_SECONDS: u32 = 5;
 
-/// Computes the report once and writes the page (and the figures).
-///
-/// What does not wait on another part runs beside it: the drawer's fixed cost (the
-/// highlighter's first use) while the inputs load; the examples (they need the rollouts'
-/// facts, not the figures) while the report is computed; the report's JSON while the
-/// figures, the page around them and the `--figures` files are made. Drawn after one another, a report of a 200,000-sample run took 1.3×
-/// the time of `stats` (benches/README.md).
-fn write_report(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
-    std::thread::scope(|scope| {
-        if args.examples > 0 {
-            scope.spawn(|| drawer.warm_up());
-        }
-        write_report_loaded(args, drawer)
-    })
-}
-
 /// A scoped thread's answer (its panic goes on).
 fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
     h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))
 }
 
-fn write_report_loaded(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
+/// Computes the report once and writes the page (and the figures).
+///
+/// What does not wait on another part runs beside it: the examples (they need the
+/// rollouts' facts, not the figures) while the report is computed; the report's JSON while
+/// the figures, the page around them and the `--figures` files are made. Drawn after one
+/// another, a report of a 200,000-sample run took 1.3× the time of `stats`
+/// (benches/README.md).
+fn write_report(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
     let stats_args = args.stats_args();
     let loaded = load_for_stats(&stats_args)?;
     let (stats, examples) = std::thread::scope(|scope| {
