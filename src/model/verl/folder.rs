@@ -113,10 +113,24 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
             );
         }
         let mut run = runs.remove(0);
+        let first = run.steps.iter().map(|s| s.step).min();
+        let last = run.steps.iter().map(|s| s.step).max();
+        let count = run.steps.len();
         run.steps.retain(|s| s.step == step);
         run.skipped.clear();
         if run.steps.is_empty() {
-            anyhow::bail!("{}: has no step {step} ({step}.jsonl)", dir.display());
+            let spec = run.format.spec();
+            let have = match (first, last) {
+                (Some(a), Some(b)) if a != b => format!("{count} steps, {a} to {b}"),
+                (Some(a), _) => format!("step {a} only"),
+                _ => "no step".to_string(),
+            };
+            anyhow::bail!(
+                "{}: has no step {step} (it has {have}; a {} run's step files are {})",
+                dir.display(),
+                spec.framework,
+                spec.layout
+            );
         }
         run.name = format!("{}@{step}", run.name);
         run.single_step = Some(step);

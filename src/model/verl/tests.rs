@@ -160,6 +160,17 @@ fn finds_runs_in_folders_and_steps_by_spec() {
     assert_eq!(only[0].steps.len(), 1);
     let missing = find_runs(&dir.path().join("validation@7")).expect_err("no step 7");
     assert!(missing.to_string().contains("has no step 7"), "{missing}");
+    // It says which steps there are and where a verl run keeps them.
+    assert!(
+        missing.to_string().contains("it has 3 steps, 0 to 10"),
+        "{missing}"
+    );
+    assert!(
+        missing
+            .to_string()
+            .contains("a verl run's step files are {step}.jsonl"),
+        "{missing}"
+    );
 
     assert_eq!(
         find_runs(&other).expect("read"),
