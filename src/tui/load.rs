@@ -399,41 +399,16 @@ impl Loader<'_> {
             };
             match picked {
                 Some(lines) => {
-                    self.send_step_picked(&mut reader, index, path, *step, &bytes, lines)
+                    self.done_bytes += bytes.len() as u64;
+                    let got = read_picked(&mut reader, path, *step, &bytes, lines);
+                    if !got.issues.is_empty() {
+                        (self.sink)(LoadEvent::Issues(got.issues));
+                    }
+                    self.send_entries(build_entries(got.rollouts, index), false);
                 }
                 None => self.send_step_lines(&mut reader, index, path, *step, &bytes, 0),
             }
         }
-    }
-
-    /// Sends the rows of the lines `lines` of a step file (of a table, the rows of those
-    /// numbers), each line read on its own.
-    fn send_step_picked(
-        &mut self,
-        reader: &mut RunReader,
-        index: usize,
-        path: &Path,
-        step: u32,
-        bytes: &[u8],
-        lines: &BTreeSet<usize>,
-    ) {
-        self.done_bytes += bytes.len() as u64;
-        let mut got = crate::model::verl::StepLoad::default();
-        if crate::model::verl::trl::is_table(path, bytes) {
-            got = reader.read_step(path, step, bytes);
-            got.rollouts.retain(|r| lines.contains(&r.line));
-            got.issues.retain(|i| lines.contains(&i.line));
-        } else {
-            for (n, line) in picked_lines(bytes, lines) {
-                let one = reader.read_lines(path, step, line, n - 1);
-                got.rollouts.extend(one.rollouts);
-                got.issues.extend(one.issues);
-            }
-        }
-        if !got.issues.is_empty() {
-            (self.sink)(LoadEvent::Issues(got.issues));
-        }
-        self.send_entries(build_entries(got.rollouts, index), false);
     }
 
     /// Reads the lines `lines` of a rollout file (up to the last of them, never the rest),
@@ -913,6 +888,30 @@ fn process_chunk(path: &Path, chunk: Chunk, run: usize, interner: &mut Interner)
         entries,
         issues: parsed.issues,
     }
+}
+
+/// The samples of the lines `lines` of a step file (of a table, the rows of those
+/// numbers), each line read on its own.
+fn read_picked(
+    reader: &mut RunReader,
+    path: &Path,
+    step: u32,
+    bytes: &[u8],
+    lines: &BTreeSet<usize>,
+) -> crate::model::verl::StepLoad {
+    if crate::model::verl::trl::is_table(path, bytes) {
+        let mut got = reader.read_step(path, step, bytes);
+        got.rollouts.retain(|r| lines.contains(&r.line));
+        got.issues.retain(|i| lines.contains(&i.line));
+        return got;
+    }
+    let mut got = crate::model::verl::StepLoad::default();
+    for (n, line) in picked_lines(bytes, lines) {
+        let one = reader.read_lines(path, step, line, n - 1);
+        got.rollouts.extend(one.rollouts);
+        got.issues.extend(one.issues);
+    }
+    got
 }
 
 /// The lines numbered in `lines` (1-based) of `bytes`, each with its newline.
