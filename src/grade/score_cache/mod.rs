@@ -31,8 +31,10 @@
 //! record holds where its code sits in its response and a reference to the report's body,
 //! which is filed once per distinct content in `<grader>-<api>-bodies`, so the samples of a
 //! training run that share a program share one stored report. Records of the earlier form
-//! (the whole report in the rollout's record) are read as before. A body evicted before the
-//! records that name it makes them misses (graded again), never wrong.
+//! (the whole report in the rollout's record) are read as before. Bodies are kept packed,
+//! within a budget of their own, and go before any rollout's record (see the store's
+//! module doc): a body evicted before the records that name it makes them misses for the
+//! whole report (graded again when a row is opened), never wrong, while their facts stay.
 //!
 //! Every record is filed with its [`Facts`] (what the merged report decides), so a front end
 //! that only needs the verdict, reward and flags ([`ScoreCache::facts_many`]: the explorer's
@@ -60,7 +62,7 @@ use crate::grade::report_split::{Place, body_key, join, split};
 use crate::grade::reward::{Scorer, disagreement};
 use crate::grade::run_cache::RunCache;
 use crate::grade::settings::GradingSettings;
-use crate::grade::store::{Evicted, Filing, Put, Reader, Store, Table, short_hex};
+use crate::grade::store::{Evicted, Filing, Put, Reader, Store, Table, pack, short_hex, unpack};
 use crate::model::{ApiMap, Rollout};
 
 pub use crate::grade::store::{api_hash, grader_version, namespace};
@@ -294,8 +296,9 @@ pub struct ScoreCache {
     table: Table,
     /// The reports' bodies, by the hash of their stored form (see the module doc).
     bodies: Table,
-    /// Bodies this process has filed (not filed again).
-    filed_bodies: Mutex<HashSet<String>>,
+    /// Bodies this process has filed (not filed again), as of the store's eviction count
+    /// (once the store has evicted, a body filed may be gone: the set starts again).
+    filed_bodies: Mutex<(u64, HashSet<String>)>,
     settings: GradingSettings,
     /// The program runs beside it ([`RunCache`]), when that file could be opened.
     runs: Option<RunCache>,
@@ -323,7 +326,7 @@ impl ScoreCache {
         Ok(ScoreCache {
             table: Table::new(store.clone(), namespace(api)),
             bodies: Table::new(store, format!("{}-bodies", namespace(api))),
-            filed_bodies: Mutex::new(HashSet::new()),
+            filed_bodies: Mutex::new((0, HashSet::new())),
             settings: settings.clone(),
             runs: Some(runs),
             read_by_sets: Default::default(),
@@ -398,8 +401,8 @@ impl ScoreCache {
         let report = match serde_json::from_slice::<Stored>(&self.table.get(&key)?).ok()? {
             Stored::Whole(record) => record.report,
             Stored::Reference(r) => {
-                let body: Record<GradeReport> =
-                    serde_json::from_slice(&self.bodies.get(&r.body)?).ok()?;
+                let stored = self.bodies.get(&r.body)?;
+                let body: Record<GradeReport> = serde_json::from_slice(&unpack(&stored)?).ok()?;
                 join(r.place, body.report)
             }
         };
@@ -439,15 +442,26 @@ impl ScoreCache {
     /// has not filed yet (in another), so that a reader never finds a reference without
     /// its body.
     fn write(&self, records: &[Filed]) -> Result<()> {
-        let mut filed = self
+        let mut guard = self
             .filed_bodies
             .lock()
             .map_err(|_| anyhow!("the score cache's bodies lock is poisoned"))?;
+        let (seen_evictions, filed) = &mut *guard;
+        let evictions = self.bodies.store().evictions();
+        if *seen_evictions != evictions {
+            *seen_evictions = evictions;
+            filed.clear();
+        }
         let mut new = HashSet::new();
-        let bodies: Vec<Put> = records
+        // Packed as they are filed (a body is filed once per distinct content).
+        let packed: Vec<(&str, Vec<u8>)> = records
             .iter()
             .filter_map(|(_, body)| body.as_ref())
             .filter(|(key, _)| !filed.contains(key) && new.insert(key.as_str()))
+            .map(|(key, value)| (key.as_str(), pack(value)))
+            .collect();
+        let bodies: Vec<Put> = packed
+            .iter()
             .map(|(key, value)| Put {
                 key,
                 value,
@@ -456,7 +470,7 @@ impl ScoreCache {
             .collect();
         self.bodies.put_many(&bodies)?;
         filed.extend(bodies.iter().map(|p| p.key.to_string()));
-        drop(filed);
+        drop(guard);
         let puts: Vec<Put> = records.iter().map(|(f, _)| f.put()).collect();
         self.table.put_many(&puts)
     }
@@ -635,7 +649,7 @@ impl ScoreCache {
                         .flatten()?;
                     join(
                         r.place,
-                        serde_json::from_slice::<Record<GradeReport>>(&body)
+                        serde_json::from_slice::<Record<GradeReport>>(&unpack(&body)?)
                             .ok()?
                             .report,
                     )

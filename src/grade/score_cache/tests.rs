@@ -667,3 +667,95 @@ fn batches_kept_as_sets_answer_as_rows_read_one_by_one() {
     assert_eq!(cache.facts_cut(&all, &cuts), now);
     assert_eq!(cache.rows_read_by_sets(), read + all.len(), "kept again");
 }
+
+/// A report whose body is its own (a distinct program's output), about `len` bytes of it.
+fn distinct_report(verdict: Verdict, i: usize, len: usize) -> GradeReport {
+    let mut r = report(verdict);
+    let mut rng = crate::model::sampling::SplitMix64::new(i as u64 + 1);
+    r.decided_by = (0..len)
+        .map(|_| char::from(b'a' + rng.below(26) as u8))
+        .collect();
+    r
+}
+
+/// With every program distinct, the bodies past their budget go, least recently used first,
+/// while every rollout's record and facts stay (the store is far under its limit): a
+/// rollout whose body went is a miss for its report (graded again when opened), never a
+/// wrong one, and its next put files the body again.
+#[test]
+fn bodies_past_their_budget_go_first_and_every_fact_stays() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = ApiMap::default();
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    cache.store().set_regradable_budget(6_000);
+    let rollouts = many("P", 40);
+    let verdict = |i: usize| {
+        if i % 3 == 0 {
+            Verdict::Right
+        } else {
+            Verdict::ResultError
+        }
+    };
+    for (i, r) in rollouts.iter().enumerate() {
+        cache
+            .put(r, &distinct_report(verdict(i), i, 1_000))
+            .expect("put");
+    }
+    let size = cache.store().size().expect("size");
+    let bodies = size
+        .namespaces
+        .iter()
+        .find(|n| n.name.ends_with("-bodies"))
+        .expect("bodies");
+    assert!(bodies.bytes <= 6_000, "{size:?}");
+    assert!(bodies.records > 0 && bodies.records < 40, "{size:?}");
+    // Every fact is there, and right.
+    let all: Vec<&Rollout> = rollouts.iter().collect();
+    let facts = cache.facts_many(&all);
+    for (i, f) in facts.iter().enumerate() {
+        assert_eq!(f.and_then(|f| f.verdict), Some(verdict(i)), "row {i}");
+    }
+    assert_eq!(cache.len(), 40);
+    // The latest reports are whole; the first one's body went: a miss, not another report.
+    let last = cache.get(&rollouts[39]).expect("the latest body is kept");
+    assert_eq!(
+        last.decided_by,
+        distinct_report(verdict(39), 39, 1_000).decided_by
+    );
+    assert!(cache.get(&rollouts[0]).is_none());
+    // Graded again (the explorer does so when the row is opened): whole once more.
+    cache
+        .put(&rollouts[0], &distinct_report(verdict(0), 0, 1_000))
+        .expect("put");
+    let again = cache.get(&rollouts[0]).expect("filed again");
+    assert_eq!(again.verdict, Some(Verdict::Right));
+    assert_eq!(
+        again.decided_by,
+        distinct_report(verdict(0), 0, 1_000).decided_by
+    );
+}
+
+/// Bodies are kept packed: a body of a few kilobytes of JSON takes a fraction of that in
+/// the store, and reads back whole.
+#[test]
+fn bodies_are_stored_packed_and_read_back_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = ApiMap::default();
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let a = rollout("A", "1");
+    let mut r = report(Verdict::ResultError);
+    r.decided_by = "[0.5, 1.25, 2.0]\n".repeat(300);
+    cache.put(&a, &r).expect("put");
+    let size = cache.store().size().expect("size");
+    let bodies = size
+        .namespaces
+        .iter()
+        .find(|n| n.name.ends_with("-bodies"))
+        .expect("bodies");
+    assert!(
+        bodies.bytes < 1_500,
+        "{} bytes for a 5 KB body",
+        bodies.bytes
+    );
+    assert_eq!(cache.get(&a).expect("whole").decided_by, r.decided_by);
+}

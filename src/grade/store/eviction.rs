@@ -23,14 +23,87 @@ pub(super) fn total(conn: &Connection) -> Result<u64> {
         .max(0) as u64)
 }
 
-/// Deletes the least recently used records until the total is at most `max`. A record's
+/// Whether the records of `ns` are ones a grade makes again: report bodies (`<grader>-<api>
+/// -bodies`) and program runs (`-runs`). They go before any rollout's record and its facts
+/// (what the figures read), and are held to a budget of their own ([`super::Store`]).
+pub fn regradable(ns: &str) -> bool {
+    ns.ends_with("-bodies") || ns.ends_with("-runs")
+}
+
+/// The regradable records' bytes, from the running totals.
+pub(super) fn regradable_total(conn: &Connection) -> Result<u64> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT COALESCE(SUM(bytes), 0) FROM namespaces
+             WHERE ns LIKE '%-bodies' OR ns LIKE '%-runs'",
+        )?
+        .query_row([], |row| row.get::<_, i64>(0))?
+        .max(0) as u64)
+}
+
+/// Deletes the least recently used regradable records ([`regradable`]) until their bytes are
+/// at most `max`. Read namespace by namespace through the primary key (each a few thousand
+/// rows under a budget), not through the `used` index, whose oldest end holds the rollouts'
+/// records.
+pub(super) fn evict_regradable(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
+    let mut evicted = Evicted::default();
+    let mut left = regradable_total(tx)?;
+    if left <= max {
+        return Ok(evicted);
+    }
+    let namespaces: Vec<String> = tx
+        .prepare_cached("SELECT ns FROM namespaces")?
+        .query_map([], |row| row.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<_>>>()?
+        .into_iter()
+        .filter(|ns| regradable(ns))
+        .collect();
+    let mut rows: Vec<(i64, String, String, u64)> = Vec::new();
+    {
+        let mut of_ns = tx.prepare_cached("SELECT key, bytes, used FROM records WHERE ns = ?1")?;
+        for ns in &namespaces {
+            let found = of_ns.query_map([ns], |row| {
+                Ok((
+                    row.get::<_, i64>(2)?,
+                    ns.clone(),
+                    row.get::<_, String>(0)?,
+                    row.get::<_, i64>(1)?.max(0) as u64,
+                ))
+            })?;
+            for row in found {
+                rows.push(row?);
+            }
+        }
+    }
+    rows.sort_unstable();
+    let mut delete = tx.prepare_cached("DELETE FROM records WHERE ns = ?1 AND key = ?2")?;
+    for (_, ns, key, bytes) in rows {
+        if left <= max {
+            break;
+        }
+        delete.execute(params![ns, key])?;
+        left = left.saturating_sub(bytes);
+        evicted.bytes += bytes;
+        evicted.records += 1;
+    }
+    Ok(evicted)
+}
+
+/// Deletes the least recently used records until the total is at most `max`: the
+/// regradable ones first ([`evict_regradable`]: a body or a run is made again by grading,
+/// a rollout's facts are what figures read), then the rest. A record's
 /// latest use is the later of its own mark and its facts' (a bulk lookup marks only the
 /// facts): records are walked by their own mark, and one whose facts were used later waits
 /// in a heap until the walk passes that mark, so the order is exact. The records it passed
 /// over and kept take their facts' mark, so the next eviction walks past them at once.
 pub(super) fn evict(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
-    let mut evicted = Evicted::default();
     let mut left = total(tx)?;
+    if left <= max {
+        return Ok(Evicted::default());
+    }
+    let regradable = regradable_total(tx)?;
+    let mut evicted = evict_regradable(tx, regradable.saturating_sub(left - max))?;
+    left = left.saturating_sub(evicted.bytes);
     if left <= max {
         return Ok(evicted);
     }
@@ -91,6 +164,6 @@ pub(super) fn evict(tx: &rusqlite::Transaction, max: u64) -> Result<Evicted> {
     for Reverse((when, ns, key, _)) in &kept_later {
         mark.execute(params![ns, key, when])?;
     }
-    evicted.records = victims.len() as u64;
+    evicted.records += victims.len() as u64;
     Ok(evicted)
 }

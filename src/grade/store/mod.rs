@@ -20,6 +20,14 @@
 //! SQLite's pages around them, and pages freed by eviction are reused by later puts
 //! (`sebx cache prune` gives them back to the file system).
 //!
+//! Not every record is worth the same: a rollout's record holds its facts, which figures
+//! read, while a report's body and a program's run are made again by grading the rollout
+//! (*regradable*, [`regradable`]: the `-bodies` and `-runs` namespaces). Eviction takes the
+//! regradable records first, and they have a budget of their own besides the limit
+//! ([`DEFAULT_REGRADABLE`], `$SEBX_CACHE_BODIES_MB`), checked when one is put: with every
+//! program of a big run distinct, a body per sample was 1.5× the dump. They are kept packed
+//! (`packed.rs`: deflate, an earlier sebx's plain JSON read as it is).
+//!
 //! "Used" is coarse on purpose, so that a lookup-heavy session does not turn every read
 //! into a write: a read marks its record only when the stored mark is older than a minute
 //! ([`TOUCH_AFTER`]), and the marks are written in a batch with the next put, when a few
@@ -57,11 +65,11 @@
 //! Its parts: this file holds the store's types, its writes and totals, [`Table`] and the
 //! namespace names; `schema.rs` opens the file and owns its SQL layout, `reads.rs` the
 //! lookups and their marks, `sets.rs` the sets, `eviction.rs` the least-recently-used
-//! walk; `tests.rs` tests them together.
+//! walk, `packed.rs` the packing of bodies and runs; `tests.rs` tests them together.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -72,13 +80,16 @@ use sha2::{Digest, Sha256};
 use crate::model::ApiMap;
 
 mod eviction;
+mod packed;
 mod reads;
 mod schema;
 mod sets;
 #[cfg(test)]
 mod tests;
 
-use eviction::{EVICT_TO, evict, total};
+pub use eviction::regradable;
+use eviction::{EVICT_TO, evict, evict_regradable, regradable_total, total};
+pub use packed::{pack, unpack};
 pub use reads::Reader;
 use schema::{connect, remove_old_format};
 pub use sets::{Counters, NewSet};
@@ -88,6 +99,13 @@ pub const FILE_NAME: &str = "cache.sqlite3";
 
 /// The size limit when `$SEBX_CACHE_MAX_MB` does not set one: 1 GiB of records.
 pub const DEFAULT_LIMIT: u64 = 1 << 30;
+
+/// The budget of the regradable records (report bodies and program runs, [`regradable`])
+/// when `$SEBX_CACHE_BODIES_MB` does not set one: 4 MiB, a few thousand packed bodies.
+/// A body is for the rows a user opens (a report evicted is graded again when its row is
+/// opened); with every program of a big run distinct, bodies kept for every sample were
+/// 1.5× the dump (benches/README.md, "A cache sized by its facts").
+pub const DEFAULT_REGRADABLE: u64 = 4 << 20;
 
 /// A read marks its record used again only when the mark is older than this.
 pub const TOUCH_AFTER: Duration = Duration::from_secs(60);
@@ -144,11 +162,17 @@ impl Default for Options {
 
 /// The limit `$SEBX_CACHE_MAX_MB` sets, if it is a number of mebibytes.
 pub fn limit_from_env() -> Option<u64> {
-    let mb: u64 = std::env::var("SEBX_CACHE_MAX_MB")
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
+    mebibytes_from_env("SEBX_CACHE_MAX_MB")
+}
+
+/// The regradable records' budget `$SEBX_CACHE_BODIES_MB` sets, if it is a number of
+/// mebibytes.
+pub fn regradable_budget_from_env() -> Option<u64> {
+    mebibytes_from_env("SEBX_CACHE_BODIES_MB")
+}
+
+fn mebibytes_from_env(var: &str) -> Option<u64> {
+    let mb: u64 = std::env::var(var).ok()?.trim().parse().ok()?;
     Some(mb.saturating_mul(1 << 20))
 }
 
@@ -170,6 +194,8 @@ pub struct Size {
     pub bytes: u64,
     pub limit: u64,
     pub namespaces: Vec<Namespace>,
+    /// The budget of the regradable records (bodies and runs, [`regradable`]).
+    pub regradable_budget: u64,
     /// Sets of facts (`sets.rs`, outside the limit): how many, and their bytes.
     pub sets: (u64, u64),
 }
@@ -294,6 +320,10 @@ pub struct Store {
     clock: AtomicI64,
     /// Writes the marks of bulk reads in the background (started by the first).
     marker: Mutex<Option<Marker>>,
+    /// The regradable records' budget ([`DEFAULT_REGRADABLE`]).
+    regradable_budget: AtomicU64,
+    /// Evictions this store made (see [`Store::evictions`]).
+    evictions: AtomicU64,
     notes: Vec<String>,
 }
 
@@ -326,8 +356,30 @@ impl Store {
             touched: Mutex::new(HashMap::new()),
             clock: AtomicI64::new(0),
             marker: Mutex::new(None),
+            regradable_budget: AtomicU64::new(
+                regradable_budget_from_env().unwrap_or(DEFAULT_REGRADABLE),
+            ),
+            evictions: AtomicU64::new(0),
             notes,
         }))
+    }
+
+    /// The bytes the regradable records (report bodies and program runs, [`regradable`])
+    /// may take: past it, the least recently used of them go until they are under 90% of
+    /// it, whatever the store's limit. Rollouts' records and their facts are not counted.
+    pub fn regradable_budget(&self) -> u64 {
+        self.regradable_budget.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`Store::regradable_budget`] for this process (tests, benches).
+    pub fn set_regradable_budget(&self, bytes: u64) {
+        self.regradable_budget.store(bytes, Ordering::Relaxed);
+    }
+
+    /// How many evictions this store has made (a writer that remembers what it filed
+    /// files it again once this moves).
+    pub fn evictions(&self) -> u64 {
+        self.evictions.load(Ordering::Relaxed)
     }
 
     /// The database file.
@@ -408,8 +460,19 @@ impl Store {
                     facts.execute(params![ns, put.key, now, f])?;
                 }
             }
+            let mut evicted = Evicted::default();
+            if regradable(ns) {
+                let budget = self.regradable_budget();
+                if regradable_total(tx)? > budget {
+                    evicted = evict_regradable(tx, (budget as f64 * EVICT_TO) as u64)?;
+                }
+            }
             if total(tx)? > self.options.limit {
-                evict(tx, (self.options.limit as f64 * EVICT_TO) as u64)?;
+                let more = evict(tx, (self.options.limit as f64 * EVICT_TO) as u64)?;
+                evicted.records += more.records;
+            }
+            if evicted.records > 0 {
+                self.evictions.fetch_add(1, Ordering::Relaxed);
             }
             Ok(())
         })
@@ -497,6 +560,7 @@ impl Store {
             bytes,
             limit: self.options.limit,
             namespaces,
+            regradable_budget: self.regradable_budget(),
             sets,
         })
     }
@@ -505,6 +569,7 @@ impl Store {
     /// gives the freed pages back to the file system.
     pub fn prune(&self, max: u64) -> Result<Evicted> {
         let evicted = self.write(|tx| evict(tx, max))?;
+        self.evictions.fetch_add(1, Ordering::Relaxed);
         self.shrink()?;
         Ok(evicted)
     }
@@ -528,6 +593,7 @@ impl Store {
             tx.execute("DELETE FROM sets", [])?;
             Ok(gone)
         })?;
+        self.evictions.fetch_add(1, Ordering::Relaxed);
         self.shrink()?;
         Ok(evicted)
     }

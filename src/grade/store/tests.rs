@@ -587,3 +587,54 @@ fn a_store_without_sets_gets_them_on_opening() {
     assert_eq!((after.deletes, after.inserts), (1, 1));
     assert!(store.read(|r| r.complete("ns")).expect("read"));
 }
+
+/// Past the limit, the regradable records (report bodies, program runs) go before any other,
+/// however recently they were used: a rollout's record holds the facts figures read.
+#[test]
+fn past_the_limit_bodies_and_runs_go_before_any_rollouts_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(2_000)).expect("open");
+    let value = vec![b'x'; 90];
+    // Ten rollouts' records first (the oldest), then bodies and runs.
+    for i in 0..10 {
+        store.put("g-a", &format!("k{i:03}"), &value).expect("put");
+    }
+    for i in 0..5 {
+        store
+            .put("g-a-bodies", &format!("b{i:03}"), &value)
+            .expect("put");
+        store
+            .put("g-a-runs", &format!("r{i:03}"), &value)
+            .expect("put");
+    }
+    // Past the limit: bodies and runs go (the oldest first) before the older records.
+    store.put("g-a", "k010", &value).expect("put");
+    for i in 0..=10 {
+        assert!(
+            store
+                .get("g-a", &format!("k{i:03}"))
+                .expect("get")
+                .is_some(),
+            "record {i} kept"
+        );
+    }
+    assert!(store.get("g-a-bodies", "b000").expect("get").is_none());
+    assert!(store.bytes().expect("bytes") <= 1_800);
+    // A budget of their own: past it, the least recently used of them go, whatever the limit.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1 << 30)).expect("open");
+    store.set_regradable_budget(1_000);
+    for i in 0..20 {
+        store.put("g-a", &format!("k{i:03}"), &value).expect("put");
+        store
+            .put("g-a-bodies", &format!("b{i:03}"), &value)
+            .expect("put");
+    }
+    let size = store.size().expect("size");
+    let of = |name: &str| size.namespaces.iter().find(|n| n.name == name).cloned();
+    assert_eq!(of("g-a").map(|n| n.records), Some(20));
+    let bodies = of("g-a-bodies").expect("bodies");
+    assert!(bodies.bytes <= 1_000 && bodies.records < 20, "{bodies:?}");
+    assert!(store.get("g-a-bodies", "b019").expect("get").is_some());
+    assert!(store.get("g-a-bodies", "b000").expect("get").is_none());
+}
