@@ -19,6 +19,11 @@
 //! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
 //! ZWCArray), each sample with prose and a `<think>` block of its own, so code repeats
 //! across samples and steps while responses do not.
+//! - with `SEBX_BENCH_DISTINCT=1`, as in a real run, every program distinct: each sample a
+//!   real response from the shared parity rollouts (their lengths, their mix of verdicts,
+//!   scored with their official reward) to its group's task, with a comment naming the
+//!   sample at the top of each Python block (93% of the responses have one; the others
+//!   repeat).
 //! - with `SEBX_BENCH_TOKENIZER=tokenizer.json` (a HuggingFace tokenizer the bench cannot
 //!   download): what counting response tokens costs, `sebx stats --by step --tokenizer`
 //!   against the same run without, and the explorer's Training job encoding every row.
@@ -81,6 +86,7 @@ fn prose(rng: &mut SplitMix64, words: usize) -> String {
 
 /// One task: its query, prompt and four code variants.
 struct Task {
+    query: String,
     prompt: String,
     variants: Vec<String>,
     gts: String,
@@ -130,6 +136,7 @@ fn tasks() -> Vec<Task> {
                 item["function_name"].as_str().unwrap_or("")
             );
             Task {
+                query: item["query"].as_str().unwrap_or("").to_string(),
                 prompt,
                 variants,
                 gts: item["right_exe_result"].as_str().unwrap_or("").to_string(),
@@ -138,17 +145,104 @@ fn tasks() -> Vec<Task> {
         .collect()
 }
 
+/// Real responses to draw from (`SEBX_BENCH_DISTINCT=1`): the shared parity rollouts
+/// (1,883 responses over 130 tasks of the split: a strong model's answers and their
+/// variants, 566 characters on average, with the official verdicts' mix: 42% without_zwc,
+/// 29% exe_error, 13% right, 9% result_error, 7% use_numpy), by task.
+struct Responses {
+    /// (index into the tasks, the responses to it with their official reward).
+    by_task: Vec<(usize, Vec<(String, f64)>)>,
+}
+
+fn responses(tasks: &[Task]) -> Responses {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/parity");
+    let lines = std::fs::read_to_string(dir.join("rollouts.jsonl")).expect("parity rollouts");
+    let rewards = std::fs::read_to_string(dir.join("official_rewards.jsonl")).expect("rewards");
+    let mut by_task: Vec<(usize, Vec<(String, f64)>)> = Vec::new();
+    for (line, reward) in lines.lines().zip(rewards.lines()) {
+        let (Ok(r), Ok(w)) = (
+            serde_json::from_str::<Value>(line),
+            serde_json::from_str::<Value>(reward),
+        ) else {
+            continue;
+        };
+        let Some(t) = tasks.iter().position(|t| t.query == r["query"]) else {
+            continue;
+        };
+        let response = r["response"].as_str().unwrap_or("").to_string();
+        let reward = w["reward"].as_f64().unwrap_or(0.0);
+        match by_task.iter_mut().find(|(i, _)| *i == t) {
+            Some((_, list)) => list.push((response, reward)),
+            None => by_task.push((t, vec![(response, reward)])),
+        }
+    }
+    assert!(!by_task.is_empty(), "no parity rollout joins a task");
+    Responses { by_task }
+}
+
+/// `response` with a comment naming sample `n` at the top of each Python block, so that
+/// every sample's program is its own (as in a real run) and its report too.
+fn distinct(response: &str, n: usize) -> String {
+    response.replace("```python\n", &format!("```python\n# sample {n}\n"))
+}
+
 /// Writes the dump; returns its bytes.
 fn generate(run: &Path, samples: usize) -> u64 {
     let tasks = tasks();
+    let responses = distinct_wanted().then(|| responses(&tasks));
     let steps = samples.div_ceil(PER_STEP).max(1);
     let mut rng = SplitMix64::new(19);
     std::fs::create_dir_all(run).expect("mkdir");
     let mut bytes = 0;
     let mut written = 0;
     for step in 1..=steps {
-        bytes += write_step(run, step, steps, &tasks, &mut rng, samples, &mut written);
+        bytes += match &responses {
+            Some(r) => write_distinct_step(run, step, &tasks, r, &mut rng, samples, &mut written),
+            None => write_step(run, step, steps, &tasks, &mut rng, samples, &mut written),
+        };
     }
+    bytes
+}
+
+/// `SEBX_BENCH_DISTINCT=1`: every sample's program distinct (see [`Responses`]).
+fn distinct_wanted() -> bool {
+    std::env::var("SEBX_BENCH_DISTINCT").is_ok_and(|v| v == "1")
+}
+
+/// [`write_step`] with real responses, each program made distinct: a group of [`GROUP`]
+/// samples answers one task, each sample a response to it drawn from the parity rollouts
+/// with its own comment; the score is the official reward of that response.
+fn write_distinct_step(
+    run: &Path,
+    step: usize,
+    tasks: &[Task],
+    responses: &Responses,
+    rng: &mut SplitMix64,
+    samples: usize,
+    written: &mut usize,
+) -> u64 {
+    let mut bytes = 0;
+    let path = run.join(format!("{step}.jsonl"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    for g in 0..PER_STEP / GROUP {
+        let (t, list) = &responses.by_task[(step * 7 + g * 13) % responses.by_task.len()];
+        let task = &tasks[*t];
+        for _ in 0..GROUP {
+            if *written == samples {
+                break;
+            }
+            let (response, reward) = &list[rng.below(list.len())];
+            let line = json!({
+                "input": task.prompt, "output": distinct(response, *written), "gts": task.gts,
+                "score": reward, "step": step, "acc": *reward == 1.0,
+            });
+            let text = line.to_string();
+            bytes += text.len() as u64 + 1;
+            writeln!(f, "{text}").expect("write");
+            *written += 1;
+        }
+    }
+    f.flush().expect("flush");
     bytes
 }
 
