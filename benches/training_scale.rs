@@ -563,8 +563,107 @@ fn stats_with(exp: &Path, cache: &Path, more: &[&std::ffi::OsStr]) -> Duration {
     elapsed
 }
 
+/// `--fill-distinct N FROM TO`: fills the score cache in TO (fresh) with N reports of
+/// distinct programs, as `sebx` files them (`ScoreCache::put_many`, batches of 1,000), without
+/// grading: the reports are the real ones an explorer graded into the cache FROM (its
+/// bodies, read with SQLite), taken in turn, each with a comment naming its sample added to
+/// its code (so each body is its own) and a place of its own; each filed for a rollout of
+/// its own (a response naming the sample). Prints the cache's bytes on disk and by kind.
+/// Grading 40,000 distinct programs takes most of an hour on this machine; what the cache
+/// keeps of a graded report does not depend on who graded it.
+fn fill_distinct(n: usize, from: &Path, to: &Path) {
+    use sebx::grade::report::GradeReport;
+    let conn = rusqlite::Connection::open_with_flags(
+        from.join("cache.sqlite3"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("the graded cache");
+    let mut stmt = conn
+        .prepare("SELECT value FROM records WHERE ns LIKE '%-bodies'")
+        .expect("query");
+    let reports: Vec<GradeReport> = stmt
+        .query_map([], |row| row.get::<_, Vec<u8>>(0))
+        .expect("bodies")
+        .filter_map(|v| {
+            let v = v.ok()?;
+            let json = sebx::grade::store::unpack(&v)?;
+            let record: Value = serde_json::from_slice(&json).ok()?;
+            serde_json::from_value(record["report"].clone()).ok()
+        })
+        .filter(|r: &GradeReport| r.verdict.is_some())
+        .collect();
+    assert!(
+        !reports.is_empty(),
+        "no graded report in {}",
+        from.display()
+    );
+    let _ = std::fs::remove_dir_all(to);
+    let api = ApiMap::load(&shared("api_doc.jsonl")).expect("api");
+    let settings = sebx::grade::settings::GradingSettings::official();
+    let cache = sebx::grade::score_cache::ScoreCache::open(to, &api, &settings).expect("cache");
+    let t = Instant::now();
+    for start in (0..n).step_by(1000) {
+        let end = (start + 1000).min(n);
+        let text: String = (start..end)
+            .map(|i| {
+                json!({"query": "q", "response": format!("```python\n# sample {i}\n```"),
+                    "test_cases": [{"input": "a=1", "output": "1"}], "right_exe_result": "1"})
+                .to_string()
+                    + "\n"
+            })
+            .collect();
+        let rollouts =
+            sebx::model::rollout::parse_rollout_bytes(Path::new("fill.jsonl"), text.as_bytes())
+                .rollouts;
+        let filed: Vec<GradeReport> = (start..end)
+            .map(|i| {
+                let mut r = reports[i % reports.len()].clone();
+                r.extraction.code.push_str(&format!("\n# sample {i}"));
+                r.extraction.span = Some((40 + i % 700, 400 + i % 1500));
+                r.extraction.blocks_found = 1;
+                if let Some(d) = r.reward_detail.as_mut() {
+                    d.block_lines = Some((3, 12 + i % 30));
+                    d.blocks_found = 1;
+                }
+                r
+            })
+            .collect();
+        let pairs: Vec<(&sebx::model::Rollout, &GradeReport)> =
+            rollouts.iter().zip(&filed).collect();
+        cache.put_many(&pairs).expect("put");
+    }
+    let filled = t.elapsed();
+    let size = cache.store().size().expect("size");
+    drop(cache);
+    let on_disk: u64 = std::fs::read_dir(to)
+        .expect("cache")
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "filled {n} reports of distinct programs ({} real reports in turn) in {}; on disk {:.1} MB",
+        reports.len(),
+        secs(filled),
+        on_disk as f64 / 1e6
+    );
+    for ns in &size.namespaces {
+        println!(
+            "  {}: {} records, {:.2} MB",
+            ns.name,
+            ns.records,
+            ns.bytes as f64 / 1e6
+        );
+    }
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--fill-distinct") {
+        let n: usize = args[i + 1].parse().expect("N");
+        fill_distinct(n, Path::new(&args[i + 2]), Path::new(&args[i + 3]));
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
         let p = |k: usize| PathBuf::from(&args[i + k]);
         graded::run_phase(&p(2), &p(3), &p(4), &p(5));
