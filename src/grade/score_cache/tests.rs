@@ -690,7 +690,7 @@ fn bodies_past_their_budget_go_first_and_every_fact_stays() {
     cache.store().set_regradable_budget(6_000);
     let rollouts = many("P", 40);
     let verdict = |i: usize| {
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             Verdict::Right
         } else {
             Verdict::ResultError
