@@ -91,7 +91,9 @@ fn main() -> ExitCode {
         Some(Command::Cache(args)) => cli::cache::run(args),
         Some(Command::Stats(args)) => cli::stats::run_stats(args),
         Some(Command::Compare(args)) => cli::stats::run_compare(args),
-        Some(Command::Report(args)) => cli::report::run(args),
+        Some(Command::Report(args)) => {
+            cli::report::run(args, &sebx::tui::report_examples::ExportDrawer)
+        }
         Some(Command::Merge(args)) => cli::merge::run(args),
         Some(Command::Serve(args)) => sebx::serve::run(args),
         None => sebx::tui::explore::run_default(cli.explore),

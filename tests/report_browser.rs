@@ -103,12 +103,21 @@ window.addEventListener('load', function () {
     var shapes = svg.querySelectorAll('rect, path, polyline, line, circle').length;
     return box.width > 200 && box.height > 80 && svg.querySelectorAll('text').length > 0 && shapes > 0;
   }).map(function (f) { return f.id; });
+  var examples = Array.prototype.slice.call(document.querySelectorAll('div.example'));
+  var shown = examples.filter(function (e) {
+    var pre = e.querySelector('pre');
+    if (!pre) return false;
+    var box = pre.getBoundingClientRect();
+    return box.width > 200 && box.height > 40 && pre.textContent.indexOf('.jsonl:') >= 0;
+  }).map(function (e) { return e.id; });
   var data = JSON.parse(document.getElementById('sebx-report-data').textContent);
   var pre = document.createElement('pre');
   pre.id = 'sebx-probe';
   pre.textContent = JSON.stringify({
     figures: figures.map(function (f) { return f.id; }),
     drawn: drawn,
+    examples: examples.map(function (e) { return e.id; }),
+    shown: shown,
     errors: window.__probe.errors,
     resources: performance.getEntriesByType('resource').map(function (r) { return r.name; }),
     runs: data.runs.length,
@@ -188,6 +197,15 @@ fn chromium_draws_every_figure_offline_without_errors() {
         assert!(figures.iter().any(|f| f == id), "{id} missing: {probe}");
     }
     assert_eq!(probe["drawn"], probe["figures"], "a figure was not drawn");
+    // The examples are laid out too, each a view with its text.
+    assert!(
+        probe["examples"].as_array().is_some_and(|e| !e.is_empty()),
+        "no examples: {probe}"
+    );
+    assert_eq!(
+        probe["shown"], probe["examples"],
+        "an example was not laid out"
+    );
     assert_eq!(probe["runs"], 3, "the embedded data did not parse");
     assert_eq!(
         probe["overflow"], false,

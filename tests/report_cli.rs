@@ -113,6 +113,45 @@ fn figure_ids(page: &str) -> Vec<String> {
         .collect()
 }
 
+/// The page's examples: (id, the view's text without tags, the view's HTML), in order.
+fn examples(page: &str) -> Vec<(String, String, String)> {
+    page.match_indices("<div class=\"example\" id=\"")
+        .map(|(i, m)| {
+            let rest = &page[i + m.len()..];
+            let id = rest[..rest.find('"').expect("closing quote")].to_string();
+            let body = &rest[rest.find("\">").expect("the tag's end") + 2..];
+            let html = &body[..body.find("</div>").expect("the example's end")];
+            let mut text = String::new();
+            let mut in_tag = false;
+            for c in html.chars() {
+                match c {
+                    '<' => in_tag = true,
+                    '>' => in_tag = false,
+                    c if !in_tag => text.push(c),
+                    _ => {}
+                }
+            }
+            let text = text
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
+            (id, text, html.to_string())
+        })
+        .collect()
+}
+
+/// The value after the last `key` in an example's caption, up to `end` (its run, step,
+/// line...); panics naming the example when the caption has none.
+fn caption_field<'a>(id: &str, text: &'a str, key: &str, end: char) -> &'a str {
+    text.rsplit(key)
+        .next()
+        .filter(|_| text.contains(key))
+        .and_then(|r| r.split(end).next())
+        .unwrap_or_else(|| panic!("{id} names no{key}: {text}"))
+}
+
 /// The inline SVG of the figure `id`.
 fn figure_svg<'a>(page: &'a str, id: &str) -> &'a str {
     let open = format!("<figure id=\"{id}\">");
@@ -253,6 +292,119 @@ fn a_training_run_gets_every_training_figure() {
         page.contains(&format!("<td>learned</td><td class=\"n\">{learned}</td>")),
         "no learned row with {learned} functions"
     );
+    // Examples of a training run are samples of a step, drawn from that step's file.
+    let ex = examples(&page);
+    assert!(!ex.is_empty(), "no examples");
+    for (id, text, _) in &ex {
+        let step = caption_field(id, text, ", step ", ',');
+        let line = caption_field(id, text, ", line ", ':');
+        assert!(
+            text.trim_start()
+                .starts_with(&format!("{step}.jsonl:{line} ")),
+            "{id} is not drawn from step {step}'s file, line {line}: {text}"
+        );
+    }
+}
+
+#[test]
+fn examples_show_each_counted_loophole_and_label_category_as_the_code_pane_draws_it() {
+    let dir = demo_copy();
+    let figures = dir.path().join("figs");
+    let page = report(
+        dir.path(),
+        &eval_inputs(dir.path()),
+        &dir.path().join("p.html"),
+        Some(&figures),
+    );
+    let data = embedded(&page);
+    let ex = examples(&page);
+    let group_of = |prefix: &str| -> Vec<&(String, String, String)> {
+        ex.iter()
+            .filter(|(id, _, _)| id.starts_with(&format!("example-{prefix}-")))
+            .collect()
+    };
+    // Every loophole kind a run's figures count has examples, and each shows that finding;
+    // no kind the figures do not count has any.
+    let mut counted = std::collections::BTreeSet::new();
+    for run in data["runs"].as_array().expect("runs") {
+        for (kind, c) in run["loopholes"]["by_kind"].as_object().expect("by_kind") {
+            if c["rollouts"].as_u64().unwrap_or(0) > 0 {
+                counted.insert(kind.clone());
+            }
+        }
+    }
+    assert!(!counted.is_empty(), "the demo's runs go through loopholes");
+    for spec in sebx::model::finding_kinds::KINDS.iter() {
+        let shown = group_of(&format!("loophole-{}", spec.name));
+        if !counted.contains(spec.name) {
+            assert!(shown.is_empty(), "{} is not counted but shown", spec.name);
+            continue;
+        }
+        assert!(!shown.is_empty(), "no example of {}", spec.name);
+        for (id, text, _) in shown {
+            assert!(
+                text.contains(spec.label),
+                "{id} does not show a {} finding: {text}",
+                spec.label
+            );
+        }
+    }
+    // Every hand-label category with labelled failures has examples.
+    let mut categories = 0;
+    for annotator in data["labels"].as_array().expect("labels") {
+        for c in annotator["categories"].as_array().expect("categories") {
+            if c["count"].as_u64().unwrap_or(0) > 0 {
+                categories += 1;
+                let name = c["category"].as_str().expect("category");
+                assert!(
+                    !group_of(&format!("label-{name}")).is_empty(),
+                    "no example of {name}"
+                );
+            }
+        }
+    }
+    assert!(categories > 0, "the demo's run 1 is labelled");
+    // Drawn as the Code pane: the header (file:line, verdict), the numbered code with its
+    // syntax colours, the static check; the caption agrees with the header's line.
+    for (id, text, html) in &ex {
+        let line = caption_field(id, text, ", line ", ':');
+        assert!(
+            text.contains(&format!(".jsonl:{line} ")),
+            "{id}: the view is not of line {line}: {text}"
+        );
+        // A response without code says so; any other shows its code and the static check.
+        if !text.contains("No ```python block") {
+            assert!(text.contains("Static zwc-usage check"), "{id}: {text}");
+            assert!(
+                text.lines().any(|l| l.trim_start().starts_with("1 ")),
+                "{id} has no numbered code: {text}"
+            );
+        }
+        assert!(
+            html.contains("<pre ") && html.contains("<span style=\"color:"),
+            "{id} is not highlighted"
+        );
+        // A page is read, not driven: no key hints.
+        assert!(!text.contains("y: run to settle"), "{id}: {text}");
+        // --figures writes each example's view as SVG too.
+        let svg = std::fs::read_to_string(figures.join(format!("{id}.svg"))).expect("svg");
+        assert!(svg.starts_with("<?xml"), "{id}.svg is not a standalone SVG");
+        let first = text.trim_start().lines().next().unwrap_or_default();
+        let first = first.split("  ").next().unwrap_or_default();
+        assert!(
+            svg_texts(&svg).iter().any(|t| t.starts_with(first)),
+            "{id}.svg does not draw {first:?}"
+        );
+    }
+    // The same page without examples.
+    let mut cmd = sebx(dir.path());
+    cmd.arg("report")
+        .args(eval_inputs(dir.path()))
+        .args(["-q", "--examples", "0", "-o"])
+        .arg(dir.path().join("none.html"));
+    success(&mut cmd);
+    let none = std::fs::read_to_string(dir.path().join("none.html")).expect("page");
+    assert!(examples(&none).is_empty() && !none.contains("id=\"examples\""));
 }
 
 #[test]
@@ -338,14 +490,20 @@ fn the_page_loads_nothing_and_figures_dir_holds_each_figure() {
     assert!(!page.contains("http-equiv"));
     let without_ns = page.replace("xmlns=\"http://www.w3.org/2000/svg\"", "");
     assert!(!without_ns.contains("http://") && !without_ns.contains("https://"));
-    // --figures: one SVG per figure of the page, the same drawing.
+    // --figures: one SVG per figure and example of the page, the same drawing.
     let ids = figure_ids(&page);
+    let example_ids: Vec<String> = examples(&page).into_iter().map(|(id, _, _)| id).collect();
+    assert!(!example_ids.is_empty(), "the page has no examples");
     let mut files: Vec<String> = std::fs::read_dir(&figures)
         .expect("figures dir")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
         .collect();
     files.sort();
-    let mut expected: Vec<String> = ids.iter().map(|i| format!("{i}.svg")).collect();
+    let mut expected: Vec<String> = ids
+        .iter()
+        .chain(&example_ids)
+        .map(|i| format!("{i}.svg"))
+        .collect();
     expected.sort();
     assert_eq!(files, expected);
     for id in &ids {

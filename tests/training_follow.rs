@@ -122,3 +122,66 @@ fn a_live_run_is_followed_new_steps_appended_lines_and_a_line_written_in_two_goe
     assert_eq!(ex.step_figures(2), Some((4, 4, Some(0.75))));
     assert_eq!(ex.step_figures(1), Some((4, 4, Some(0.5))));
 }
+
+#[test]
+fn a_live_trl_run_is_followed_a_table_written_in_pieces_is_read_once_whole() {
+    // TRL's completion tables (tests/fixtures/trl, written by pandas as GRPOTrainer.log
+    // writes them): pyarrow writes a file's footer last, so a look can see one without it.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = write_dataset(dir.path());
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trl/run");
+    let run = dir.path().join("trl_output").join("completions");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    let name = |step: u32| format!("completions/completions_{step:05}.parquet");
+    std::fs::copy(fixture.join(name(1)), run.join("completions_00001.parquet")).expect("copy");
+
+    let mut ex = Explorer::open(vec![run.clone()], Some(dataset));
+    ex.until("step 1 loaded and graded", |app| {
+        app.corpus.load.done && app.corpus.entries.len() == 5 && all_graded(app)
+    });
+    assert_eq!(ex.app.corpus.load.following, 1, "the run is followed");
+    ex.app.update(&sebx::tui::Action::TrainingScreen);
+    ex.until("the Training screen's figures", |app| {
+        app.training.result.is_some()
+    });
+    // Three right of five: the mean group's `zwc.mean` answer and the sum off by one not.
+    assert_eq!(ex.step_figures(1), Some((5, 5, Some(0.6))));
+
+    // Step 2 written in pieces: looked at several times without its footer.
+    let whole = std::fs::read(fixture.join(name(2))).expect("fixture");
+    let two = run.join("completions_00002.parquet");
+    for n in [4, whole.len() / 3, whole.len() - 2] {
+        std::fs::write(&two, &whole[..n]).expect("write");
+        let start = std::time::Instant::now();
+        ex.until("a few looks", |_| start.elapsed().as_millis() > 1200);
+        assert_eq!(
+            ex.app.corpus.entries.len(),
+            5,
+            "no row of a half-written table"
+        );
+        assert!(
+            ex.app.corpus.issues.is_empty(),
+            "waited for silently: {:?}",
+            ex.app.corpus.issues
+        );
+    }
+    std::fs::write(&two, &whole).expect("write");
+    ex.until("step 2 listed and graded", |app| {
+        app.corpus.entries.len() == 9 && all_graded(app)
+    });
+    ex.until("step 2 on the Training screen", |app| {
+        app.training.result.as_ref().is_some_and(|r| {
+            r.report
+                .figures
+                .steps
+                .iter()
+                .any(|s| s.step == 2 && s.graded == 4)
+        })
+    });
+    assert_eq!(ex.step_figures(2), Some((4, 4, Some(0.25))));
+    assert!(
+        ex.app.corpus.issues.is_empty(),
+        "{:?}",
+        ex.app.corpus.issues
+    );
+}

@@ -19,7 +19,14 @@
 //!   `rollout_dump_data.step_{N}.jsonl`, the whole batch as one line of columns;
 //! - prime-rl `src/prime_rl/monitors/file.py` `FileMonitor.log_episodes` with verifiers'
 //!   `verifiers/v1/episode.py` `Episode.to_record`: `rollouts/step_{N}/train/all/traces.jsonl`,
-//!   one episode a line (its traces' message nodes, rewards, group and step).
+//!   one episode a line (its traces' message nodes, rewards, group and step);
+//! - TRL `trl/trainer/grpo_trainer.py` `GRPOTrainer.log`: a pandas DataFrame per logging
+//!   step written with `to_parquet` (pyarrow, snappy) to
+//!   `completions/completions_{step:05d}.parquet` (step, prompt, completion, a float column
+//!   per reward function, the `log_extra` columns, advantage). Parquet is not written here:
+//!   the same run is in `tests/fixtures/trl/`, written by pandas itself
+//!   (`tests/fixtures/trl/make_fixture.py`, which mirrors that code; keep it in step with
+//!   `run()`).
 //!
 //! Prompts are chat-formatted (Qwen's template decoded with its special tokens), so the join
 //! to SE-Bench tasks goes through the template. Graded through the real engine (Python
@@ -383,6 +390,22 @@ fn write_prime(dir: &Path) {
     }
 }
 
+/// TRL: a copy of a run of `tests/fixtures/trl/` (`run`, `nan`, `chat`), written by
+/// pandas' `to_parquet` as `GRPOTrainer.log` writes it; its output folder.
+fn copy_trl(name: &str, dir: &Path) -> PathBuf {
+    let from = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trl")
+        .join(name)
+        .join("completions");
+    let to = dir.join("completions");
+    std::fs::create_dir_all(&to).expect("mkdir");
+    for entry in std::fs::read_dir(&from).expect("fixture") {
+        let path = entry.expect("entry").path();
+        std::fs::copy(&path, to.join(path.file_name().expect("name"))).expect("copy");
+    }
+    dir.to_path_buf()
+}
+
 fn write_dataset(dir: &Path) -> PathBuf {
     let dataset = dir.join("train.jsonl");
     std::fs::write(
@@ -484,7 +507,10 @@ fn the_same_run_in_every_format_gives_the_verl_dumps_step_figures() {
     write_roll(&roll);
     let prime = root.join("prime");
     write_prime(&prime);
+    let trl = copy_trl("run", &root.join("trl_output"));
     for (name, target) in [
+        ("TRL", trl.join("completions")),
+        ("TRL (its output folder)", trl.clone()),
         ("verl 0.9", v09.clone()),
         ("AReaL", areal.clone()),
         ("ROLL", roll.clone()),
@@ -579,4 +605,75 @@ fn a_nan_score_is_unknown_to_the_step_figures_and_costs_no_line() {
     assert_eq!(s["zero_variance_groups"], 0);
     // Graded like any sample: three right, the `zwc.mean` one not.
     assert_eq!(s["verdicts"]["right"], 3);
+}
+
+#[test]
+fn trl_rewards_that_are_nan_are_unknown_and_cost_no_row() {
+    // TRL writes NaN where a reward function returned None; the row's score is the sum of
+    // the others (TRL's nansum), and unknown when every one is NaN.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let dataset = write_dataset(root);
+    let run = copy_trl("nan", &root.join("nan"));
+    let (got, stderr) = step_figures(root, &run.join("completions"), &dataset);
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let s = &got[0];
+    assert_eq!(s["step"], 5, "{s:#}");
+    assert_eq!(
+        (s["samples"].as_u64(), s["graded"].as_u64()),
+        (Some(4), Some(4))
+    );
+    // Scores 1 + 0, unknown, 1 + NaN, NaN + 0: the mean of 1, 1 and 0, not of four.
+    assert!(
+        (s["reward_mean"].as_f64().expect("mean") - 2.0 / 3.0).abs() < 1e-9,
+        "{s:#}"
+    );
+    assert_eq!(s["verdicts"]["right"], 3);
+}
+
+#[test]
+fn trl_prompts_logged_as_chats_join_their_tasks_and_a_step_file_is_its_step() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let dataset = write_dataset(root);
+    let run = copy_trl("chat", &root.join("chat"));
+    let (got, stderr) = step_figures(root, &run, &dataset);
+    let s = &got[0];
+    assert_eq!(
+        (
+            s["step"].as_u64(),
+            s["samples"].as_u64(),
+            s["graded"].as_u64()
+        ),
+        (Some(3), Some(2), Some(2)),
+        "{s:#} {stderr}"
+    );
+    assert_eq!(s["verdicts"]["right"], 1, "{s:#}");
+    assert_eq!(s["groups"], 1);
+    // The step file named alone is that step of its run.
+    let file = run.join("completions/completions_00003.parquet");
+    assert_eq!(step_figures(root, &file, &dataset).0, got);
+}
+
+#[test]
+fn a_half_written_trl_file_is_one_note_and_the_other_steps_are_read() {
+    // pyarrow writes a file's footer last: a step seen before it is written has no footer.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let dataset = write_dataset(root);
+    let verl = root.join("verl").join("rollout");
+    write_verl_08(&verl);
+    let (want, _) = step_figures(root, &verl, &dataset);
+    let run = copy_trl("run", &root.join("trl"));
+    let two = run.join("completions/completions_00002.parquet");
+    let bytes = std::fs::read(&two).expect("read");
+    std::fs::write(&two, &bytes[..bytes.len() / 2]).expect("truncate");
+    let (got, stderr) = step_figures(root, &run.join("completions"), &dataset);
+    assert_eq!(got, want[..1], "{stderr}");
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("completions_00002.parquet"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(notes[0].contains("half-written parquet file"), "{stderr}");
 }

@@ -20,6 +20,7 @@
 //! path or decide a verdict themselves (`tests/layers.rs`).
 
 pub mod caches;
+pub mod examples;
 pub mod facts_cache;
 pub mod inputs;
 pub mod loaded;

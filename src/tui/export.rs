@@ -346,7 +346,7 @@ pub fn to_svg(buf: &Buffer, theme: &Theme, title: &str) -> String {
 }
 
 /// The buffer as `<pre>` HTML with inline styles (part of a page).
-fn pre_html(buf: &Buffer, theme: &Theme) -> String {
+pub fn pre_html(buf: &Buffer, theme: &Theme) -> String {
     let (fg0, bg0) = colours(Style::default(), theme.base);
     let mut out = format!(r#"<pre style="color:{fg0};background:{bg0}">"#);
     for y in 0..buf.area.height {

@@ -377,7 +377,8 @@ impl Loader<'_> {
     }
 
     /// Sends the rows of whole lines of a step file (after `line_offset` lines of it), in
-    /// chunks, so a big step file's rows arrive in batches too.
+    /// chunks, so a big step file's rows arrive in batches too (a table, TRL's parquet, in
+    /// one batch).
     fn send_step_lines(
         &mut self,
         reader: &mut RunReader,
@@ -388,7 +389,16 @@ impl Loader<'_> {
         mut line_offset: usize,
     ) {
         self.done_bytes += bytes.len() as u64;
-        let mut start = 0;
+        // A table (TRL's parquet) is read whole: it has no lines to cut it at.
+        let table = crate::model::verl::trl::is_table(path, bytes);
+        if table {
+            let got = reader.read_step(path, step, bytes);
+            if !got.issues.is_empty() {
+                (self.sink)(LoadEvent::Issues(got.issues));
+            }
+            self.send_entries(build_entries(got.rollouts, index), false);
+        }
+        let mut start = if table { bytes.len() } else { 0 };
         while start < bytes.len() {
             let end = (start + CHUNK_BYTES).min(bytes.len());
             let end = match memchr::memchr(b'\n', &bytes[end..]) {

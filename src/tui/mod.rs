@@ -25,6 +25,7 @@ pub mod load;
 pub mod panes;
 pub mod part;
 pub mod present;
+pub mod report_examples;
 pub mod rerun;
 pub mod run;
 pub mod search;

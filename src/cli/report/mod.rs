@@ -22,7 +22,71 @@ use crate::grade::runs::{FunctionSort, LearnedAt, OnsetAt};
 use crate::session::report::{CompareReport, StatsReport, compare_report};
 
 use super::stats::{Format, InputArgs, StatsArgs, render_stats, stats_of};
+use crate::session::examples::{
+    DrawnExample, ExampleDrawer, ExampleGroup, ExampleRequest, pick_examples,
+};
+use crate::session::loaded::Loaded;
 use figures::{Figure, Part};
+
+/// Columns of an example's view.
+const EXAMPLE_WIDTH: u16 = 100;
+
+/// One group of examples with their drawings (the picks not found are left out).
+pub struct Examples {
+    pub group: ExampleGroup,
+    pub drawn: Vec<DrawnExample>,
+}
+
+impl Examples {
+    /// The page id (and `--figures` file stem) of the group's `n`-th (0-based) example.
+    pub fn id(&self, n: usize) -> String {
+        format!("example-{}-{}", self.group.id, n + 1)
+    }
+}
+
+/// Picks the examples and has them drawn; a failure to draw costs the examples, not the
+/// page (said on stderr).
+fn examples(args: &ReportArgs, loaded: &Loaded, drawer: &dyn ExampleDrawer) -> Vec<Examples> {
+    let picked = pick_examples(loaded, &args.files, args.examples);
+    let groups = picked.groups;
+    if groups.is_empty() {
+        return Vec::new();
+    }
+    let request = ExampleRequest {
+        paths: picked.paths,
+        context: args.input.context.clone(),
+        cache: args.input.cache.clone(),
+        sidecars: args.input.sidecars.clone(),
+        picks: groups.iter().flat_map(|g| g.picks.clone()).collect(),
+        width: EXAMPLE_WIDTH,
+    };
+    let mut drawn = match drawer.draw(&request) {
+        Ok(d) => d.into_iter(),
+        Err(e) => {
+            crate::warnln!("report: the examples were not drawn: {e:#}");
+            return Vec::new();
+        }
+    };
+    let mut out = Vec::new();
+    for mut group in groups {
+        let mut views = Vec::new();
+        let mut picks = Vec::new();
+        for pick in std::mem::take(&mut group.picks) {
+            if let Some(Some(view)) = drawn.next() {
+                views.push(view);
+                picks.push(pick);
+            }
+        }
+        group.picks = picks;
+        if !views.is_empty() {
+            out.push(Examples {
+                group,
+                drawn: views,
+            });
+        }
+    }
+    out
+}
 
 /// The id of the `<script>` element that holds the report's data.
 pub const DATA_ID: &str = "sebx-report-data";
@@ -67,6 +131,10 @@ pub struct ReportArgs {
     /// -o; stop it with ctrl-c.
     #[arg(long, requires = "output")]
     pub follow: bool,
+    /// Examples: up to this many rollouts for each loophole kind, hand-label category,
+    /// failing verdict and the wrong names, drawn as the explorer's Code pane (0: none).
+    #[arg(long, value_name = "N", default_value_t = 2)]
+    pub examples: usize,
     #[command(flatten)]
     pub input: InputArgs,
 }
@@ -89,11 +157,11 @@ impl ReportArgs {
     }
 }
 
-/// Runs `sebx report`.
-pub fn run(args: ReportArgs) -> Result<ExitCode> {
-    write_report(&args)?;
+/// Runs `sebx report`; `drawer` draws the examples (the explorer's export does).
+pub fn run(args: ReportArgs, drawer: &dyn ExampleDrawer) -> Result<ExitCode> {
+    write_report(&args, drawer)?;
     if args.follow {
-        follow(&args)?;
+        follow(&args, drawer)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -102,8 +170,9 @@ pub fn run(args: ReportArgs) -> Result<ExitCode> {
 const RELOAD_SECONDS: u32 = 5;
 
 /// Computes the report once and writes the page (and the figures).
-fn write_report(args: &ReportArgs) -> Result<()> {
+fn write_report(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
     let (loaded, stats) = stats_of(&args.stats_args())?;
+    let examples = examples(args, &loaded, drawer);
     let eval = figures::eval_runs(&stats);
     let compare = match eval.as_slice() {
         [a, b, ..] => Some(compare_report(
@@ -117,7 +186,7 @@ fn write_report(args: &ReportArgs) -> Result<()> {
     };
     let figs = figures::figures(&stats, compare.as_ref())?;
     let reload = args.follow.then_some(RELOAD_SECONDS);
-    let page = page(&stats, compare.as_ref(), &figs, reload)?;
+    let page = page(&stats, compare.as_ref(), &figs, &examples, reload)?;
     if !args.follow {
         for note in &stats.notes {
             crate::warnln!("note: {note}");
@@ -125,6 +194,7 @@ fn write_report(args: &ReportArgs) -> Result<()> {
     }
     if let Some(dir) = &args.figures {
         write_figures(dir, &figs)?;
+        write_examples(dir, &examples)?;
     }
     match &args.input.output {
         Some(p) => {
@@ -174,7 +244,7 @@ fn signature(files: &[PathBuf]) -> Signature {
 
 /// Rewrites the report whenever the inputs changed and then stood still for one poll (a
 /// step file being written is read once it is complete). Runs until interrupted.
-fn follow(args: &ReportArgs) -> Result<()> {
+fn follow(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
     let poll = std::time::Duration::from_secs(1);
     let mut written = signature(&args.files);
     let mut last = written.clone();
@@ -183,7 +253,7 @@ fn follow(args: &ReportArgs) -> Result<()> {
         std::thread::sleep(poll);
         let now = signature(&args.files);
         if now == last && now != written {
-            match write_report(args) {
+            match write_report(args, drawer) {
                 Ok(()) => crate::warnln!("report: rewritten"),
                 // A run half-rewritten can fail to load; the next change tries again.
                 Err(e) => crate::warnln!("report: not rewritten: {e:#}"),
@@ -203,6 +273,58 @@ pub fn write_figures(dir: &Path, figs: &[Figure]) -> Result<()> {
         std::fs::write(&path, doc).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(())
+}
+
+/// Writes each example's view as `DIR/example-<group>-<n>.svg`.
+fn write_examples(dir: &Path, examples: &[Examples]) -> Result<()> {
+    for ex in examples {
+        for (n, view) in ex.drawn.iter().enumerate() {
+            let path = dir.join(format!("{}.svg", ex.id(n)));
+            let doc = format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n{}", view.svg);
+            std::fs::write(&path, doc)
+                .with_context(|| format!("cannot write {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The examples' section of the page.
+fn examples_section(h: &mut String, examples: &[Examples]) {
+    if examples.is_empty() {
+        return;
+    }
+    let _ = writeln!(
+        h,
+        "<section id=\"examples\"><h2>Examples</h2>\n<p>A few rollouts of each kind the figures count, drawn as the explorer's Code pane: the highlighted code, its findings and the static check.</p>"
+    );
+    for ex in examples {
+        let g = &ex.group;
+        let _ = writeln!(
+            h,
+            "<h3 id=\"examples-{}\">{}</h3>\n<p>{}.</p>",
+            esc(&g.id),
+            esc(&g.title),
+            esc(&g.about)
+        );
+        for (n, (pick, view)) in g.picks.iter().zip(&ex.drawn).enumerate() {
+            let step = pick.step.map_or(String::new(), |s| format!(", step {s}"));
+            let reward = pick
+                .reward
+                .map_or("no official RL reward".to_string(), |r| {
+                    format!("official RL reward {r}")
+                });
+            let _ = writeln!(
+                h,
+                "<div class=\"example\" id=\"{}\">\n{}\n<p class=\"where\">{}{step}, line {}: verdict {}, {reward}.</p>\n</div>",
+                esc(&ex.id(n)),
+                view.html,
+                esc(&pick.run),
+                pick.line,
+                pick.verdict.as_str()
+            );
+        }
+    }
+    let _ = writeln!(h, "</section>");
 }
 
 /// Text for HTML element content and attribute values.
@@ -231,6 +353,9 @@ th, td { border: 1px solid #ccc; padding: 3px 8px; text-align: left; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; }
 nav ol { columns: 2; font-size: 0.92em; }
 .notes li { font-size: 0.9em; color: #444; }
+.example pre { font-family: 'DejaVu Sans Mono', Menlo, Consolas, monospace; font-size: 12px;
+       line-height: 1.164; padding: 0.8em; overflow-x: auto; margin: 0.5em 0 0.2em; }
+.example p.where { font-size: 0.92em; color: #333; margin-top: 0; }
 @media print { nav { display: none; } figure { break-inside: avoid; } }
 ";
 
@@ -240,6 +365,7 @@ pub fn page(
     stats: &StatsReport,
     compare: Option<&CompareReport>,
     figs: &[Figure],
+    examples: &[Examples],
     reload: Option<u32>,
 ) -> Result<String> {
     let names: Vec<&str> = stats.runs.iter().map(|r| r.stats.name.as_str()).collect();
@@ -280,6 +406,9 @@ pub fn page(
             esc(&f.title)
         );
     }
+    if !examples.is_empty() {
+        let _ = writeln!(h, "<li><a href=\"#examples\">Examples</a></li>");
+    }
     let _ = writeln!(h, "</ol></nav>");
     for (part, heading) in [
         (Part::Training, "Training runs"),
@@ -319,6 +448,7 @@ pub fn page(
         }
         let _ = writeln!(h, "</section>");
     }
+    examples_section(&mut h, examples);
     if !stats.notes.is_empty() {
         let _ = writeln!(h, "<section class=\"notes\"><h2>Notes</h2><ul>");
         for n in &stats.notes {

@@ -71,10 +71,6 @@ fn step_files(dir: &Path) -> std::io::Result<(Vec<StepFile>, Vec<PathBuf>, Forma
     Ok((files, others, format))
 }
 
-fn first_line_is_sample(path: &Path) -> std::io::Result<bool> {
-    Ok(super::formats::first_line(path)?.is_some_and(|l| looks_like_sample(&l)))
-}
-
 /// Whether a JSON line is a verl sample: `input` and `output`, and no `query`/`response`.
 pub fn looks_like_sample(line: &str) -> bool {
     Format::Verl.is_sample(line)
@@ -129,11 +125,7 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
     // One step file of a dump folder: that step of the run (export and present name a
     // rollout by its file and line).
     if path.is_file()
-        && let Some(step) = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(step_of_file_name)
-        && first_line_is_sample(path).unwrap_or(false)
+        && let Some(step) = super::formats::step_of_single_file(path)
         && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
     {
         let spec = PathBuf::from(format!("{}@{step}", dir.display()));

@@ -3,13 +3,17 @@
 //! rewritten by a resumed run is read again from its start). A look lists the folder and
 //! compares sizes: the follower looks when the file system says the folder changed, and
 //! every second besides (inotify does not see writes made on another machine of a shared
-//! file system, where training runs usually write, and a listing costs nothing).
+//! file system, where training runs usually write, and a listing costs nothing). A table
+//! (TRL's parquet) has no lines: it is read whole once its footer is written, and again
+//! whole if it changes after that.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use super::folder::DumpRun;
 use super::formats::Format;
+use super::trl;
+use crate::model::rollout::LoadIssue;
 use crate::model::tail::{FileTail, LookNotes};
 
 /// New whole lines of one step file.
@@ -33,8 +37,65 @@ pub struct RunTail {
     dir: PathBuf,
     single_step: Option<u32>,
     format: Format,
-    files: BTreeMap<PathBuf, (u32, FileTail)>,
+    files: BTreeMap<PathBuf, (u32, Tail)>,
     looked: bool,
+}
+
+/// How far one step file has been read: its whole lines, or (a table) whether it was.
+#[derive(Debug)]
+enum Tail {
+    Lines(FileTail),
+    Table(TableTail),
+}
+
+/// A table step file: read whole once complete, and again whole when it changes.
+#[derive(Debug, Default)]
+struct TableTail {
+    /// Length, modification time and inode at the last look that read it or found it
+    /// half written: an unchanged file is not read again.
+    seen: Option<(u64, Option<std::time::SystemTime>, u64)>,
+    /// It was read complete once (a later change rewrites its rows).
+    read: bool,
+    /// Said half written at the first look: taken back once read.
+    reported: bool,
+}
+
+impl TableTail {
+    fn look(
+        &mut self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        first: bool,
+        notes: &mut LookNotes,
+    ) -> std::io::Result<Option<Vec<u8>>> {
+        #[cfg(unix)]
+        let inode = std::os::unix::fs::MetadataExt::ino(meta);
+        #[cfg(not(unix))]
+        let inode = 0;
+        let stamp = (meta.len(), meta.modified().ok(), inode);
+        if self.seen == Some(stamp) {
+            return Ok(None);
+        }
+        let bytes = std::fs::read(path)?;
+        self.seen = Some(stamp);
+        if !trl::is_complete(&bytes) {
+            // Being written (pyarrow writes the footer on close): waited for, said only
+            // when it was so at the first look (its writer may have stopped).
+            if first && !bytes.is_empty() {
+                self.reported = true;
+                notes.issues.push(LoadIssue {
+                    source: path.to_path_buf(),
+                    line: 0,
+                    reason: trl::HALF_WRITTEN_TABLE.to_string(),
+                });
+            }
+            return Ok(None);
+        }
+        if std::mem::take(&mut self.reported) {
+            notes.finished.push((path.to_path_buf(), 0));
+        }
+        Ok(Some(bytes))
+    }
 }
 
 impl RunTail {
@@ -78,12 +139,31 @@ impl RunTail {
         found.sort_by(|a, b| (a.0, &a.1).cmp(&(b.0, &b.1)));
         let mut notes = LookNotes::default();
         for (step, path, meta) in found {
-            let (_, tail) = self
-                .files
-                .entry(path.clone())
-                .or_insert_with(|| (step, FileTail::new()));
+            let table = self.format.is_table();
+            let (_, tail) = self.files.entry(path.clone()).or_insert_with(|| {
+                let tail = match table {
+                    true => Tail::Table(TableTail::default()),
+                    false => Tail::Lines(FileTail::new()),
+                };
+                (step, tail)
+            });
+            let grown = match tail {
+                Tail::Lines(tail) => tail.look(&path, &meta, first, &mut notes),
+                Tail::Table(tail) => {
+                    let was_read = tail.read;
+                    tail.look(&path, &meta, first, &mut notes).map(|bytes| {
+                        let bytes = bytes.unwrap_or_default();
+                        tail.read |= !bytes.is_empty();
+                        crate::model::tail::Grown {
+                            rewritten: was_read && !bytes.is_empty(),
+                            bytes,
+                            line_offset: 0,
+                        }
+                    })
+                }
+            };
             // A file deleted or unreadable for a moment is tried again at the next look.
-            let Ok(grown) = tail.look(&path, &meta, first, &mut notes) else {
+            let Ok(grown) = grown else {
                 continue;
             };
             if grown.rewritten || !grown.bytes.is_empty() {
@@ -320,6 +400,72 @@ mod tests {
             seen,
             [(1, 1, line(2).into_bytes()), (2, 0, line(1).into_bytes())]
         );
+    }
+
+    #[test]
+    fn a_table_seen_half_written_is_waited_for_silently_and_read_whole_once_complete() {
+        // TRL's parquet (pyarrow writes the footer on close), written by pandas.
+        let whole: &[u8] =
+            include_bytes!("../../../tests/fixtures/trl/run/completions/completions_00001.parquet");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let run = DumpRun {
+            format: Format::Trl,
+            ..run_at(dir.path(), None)
+        };
+        let mut tail = RunTail::new(&run);
+        assert_eq!(look(&mut tail), (Vec::new(), LookNotes::default()));
+        let path = dir.path().join("completions_00001.parquet");
+        // Growing, many looks: no rows and not a word.
+        for n in [4, 100, whole.len() / 2, whole.len() - 1] {
+            std::fs::write(&path, &whole[..n]).expect("write");
+            assert_eq!(look(&mut tail), (Vec::new(), LookNotes::default()), "{n}");
+        }
+        std::fs::write(&path, whole).expect("write");
+        let (got, notes) = look(&mut tail);
+        assert_eq!(notes, LookNotes::default());
+        assert_eq!(
+            (
+                got.len(),
+                got[0].step,
+                got[0].rewritten,
+                got[0].bytes.as_slice()
+            ),
+            (1, 1, false, whole)
+        );
+        assert!(look(&mut tail).0.is_empty(), "read once");
+        // Written again (a resumed run): its rows replace the ones read.
+        std::fs::write(&path, &whole[..20]).expect("write");
+        assert!(look(&mut tail).0.is_empty());
+        std::fs::write(&path, whole).expect("write");
+        let (got, _) = look(&mut tail);
+        assert!(got[0].rewritten);
+    }
+
+    #[test]
+    fn a_table_half_written_when_first_seen_is_said_once_and_taken_back() {
+        let whole: &[u8] =
+            include_bytes!("../../../tests/fixtures/trl/run/completions/completions_00002.parquet");
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("completions_00002.parquet");
+        std::fs::write(&path, &whole[..whole.len() / 2]).expect("write");
+        let run = DumpRun {
+            format: Format::Trl,
+            ..run_at(dir.path(), None)
+        };
+        let mut tail = RunTail::new(&run);
+        let (got, notes) = look(&mut tail);
+        assert!(got.is_empty());
+        assert_eq!(notes.issues.len(), 1);
+        assert_eq!(
+            (notes.issues[0].line, &*notes.issues[0].reason),
+            (0, trl::HALF_WRITTEN_TABLE)
+        );
+        std::fs::write(&path, &whole[..whole.len() - 3]).expect("write");
+        assert_eq!(look(&mut tail), (Vec::new(), LookNotes::default()));
+        std::fs::write(&path, whole).expect("write");
+        let (got, notes) = look(&mut tail);
+        assert_eq!(got.len(), 1);
+        assert_eq!(notes.finished, [(path, 0)]);
     }
 
     #[test]

@@ -30,6 +30,8 @@ pub enum Format {
     Roll,
     /// prime-rl: `step_N/train/all/traces.jsonl` (under `rollouts/`), one episode a line.
     PrimeRl,
+    /// TRL: `completions_{step:05d}.parquet` (under `completions/`), a table per logging step.
+    Trl,
 }
 
 /// A run folder's step files (step, path) and its other `.jsonl` files.
@@ -61,10 +63,12 @@ pub struct DumpFormat {
     read: fn(Map<String, Value>) -> Result<Vec<Sample>, String>,
     /// How deep below the run folder its step files are (1: in it).
     depth: usize,
+    /// Its step files are tables (parquet, [`super::trl`]), read whole, not JSON lines.
+    table: bool,
 }
 
 /// Every format sebx reads, verl first (a folder that could be two formats is verl's).
-pub static FORMATS: [DumpFormat; 6] = [
+pub static FORMATS: [DumpFormat; 7] = [
     DumpFormat {
         format: Format::Verl,
         framework: "verl",
@@ -80,6 +84,7 @@ pub static FORMATS: [DumpFormat; 6] = [
         is_line: verl_line,
         read: verl_read,
         depth: 1,
+        table: false,
     },
     DumpFormat {
         format: Format::SkyRl,
@@ -96,6 +101,7 @@ pub static FORMATS: [DumpFormat; 6] = [
         is_line: skyrl_line,
         read: skyrl_read,
         depth: 2,
+        table: false,
     },
     DumpFormat {
         format: Format::NemoRl,
@@ -112,6 +118,7 @@ pub static FORMATS: [DumpFormat; 6] = [
         is_line: nemo_line,
         read: nemo_read,
         depth: 1,
+        table: false,
     },
     DumpFormat {
         format: Format::Areal,
@@ -128,6 +135,7 @@ pub static FORMATS: [DumpFormat; 6] = [
         is_line: areal_line,
         read: areal_read,
         depth: 2,
+        table: false,
     },
     DumpFormat {
         format: Format::Roll,
@@ -144,6 +152,7 @@ pub static FORMATS: [DumpFormat; 6] = [
         is_line: roll_line,
         read: roll_read,
         depth: 1,
+        table: false,
     },
     DumpFormat {
         format: Format::PrimeRl,
@@ -160,6 +169,24 @@ pub static FORMATS: [DumpFormat; 6] = [
         is_line: prime_line,
         read: prime_read,
         depth: 4,
+        table: false,
+    },
+    DumpFormat {
+        format: Format::Trl,
+        framework: "TRL",
+        versions: "0.28–1.9 (GRPOTrainer with log_completions=True; main, July 2026)",
+        writer: "trl/trainer/grpo_trainer.py (GRPOTrainer.log: pd.DataFrame(table).to_parquet)",
+        layout: "completions_{step:05d}.parquet (under <output_dir>/completions/)",
+        prompt: "prompt (the chat template's text decoded without special tokens; a chat also read)",
+        response: "completion",
+        score: "the sum of the reward functions' float columns, NaN ones left out (TRL's nansum); unknown when all are NaN",
+        step: "step, else the file name",
+        group: "the prompt text",
+        step_of: trl_step,
+        is_line: no_line,
+        read: no_read,
+        depth: 1,
+        table: true,
     },
 ];
 
@@ -204,6 +231,11 @@ impl Format {
                 )
             }
         }
+    }
+
+    /// Whether its step files are tables (parquet) rather than JSON lines.
+    pub fn is_table(self) -> bool {
+        self.spec().table
     }
 
     /// Whether a line (its text) is a sample of this format.
@@ -278,6 +310,24 @@ pub(super) fn parse_line<'a>(memo: &mut PromptMemo<'a>, raw: &'a [u8]) -> Parsed
         },
         (_, value) => Parsed::One(line::sample_of_value(value)),
     }
+}
+
+/// `completions_00012.parquet` → 12.
+fn trl_step(rel: &Path) -> Option<u32> {
+    number(
+        rel.to_str()?
+            .strip_prefix("completions_")?
+            .strip_suffix(".parquet")?,
+    )
+}
+
+/// TRL writes no JSON lines: its files are tables ([`super::trl`]).
+fn no_line(_: &Map<String, Value>) -> bool {
+    false
+}
+
+fn no_read(_: Map<String, Value>) -> Result<Vec<Sample>, String> {
+    Err("not a JSON line of this format (its files are parquet tables)".to_string())
 }
 
 /// `12.jsonl` → 12.
@@ -413,7 +463,7 @@ fn nemo_read_one(mut obj: Map<String, Value>) -> Result<Sample, String> {
 /// A prompt or response as text: a string as itself, a chat (a list of `{role, content}`
 /// messages, or of strings) as its messages in order, each role word on its own line as a
 /// decoded chat template leaves it.
-fn chat_text(v: Option<Value>, key: &str) -> Result<String, String> {
+pub(super) fn chat_text(v: Option<Value>, key: &str) -> Result<String, String> {
     match v {
         Some(Value::String(s)) => Ok(s),
         Some(Value::Null) => Ok(String::new()),
@@ -711,6 +761,11 @@ pub(super) fn format_of(dir: &Path) -> std::io::Result<Option<(Format, Listing)>
         match first {
             None if f.format == Format::Verl => return Ok(Some((f.format, (steps, others)))),
             None => continue,
+            Some((_, p)) if f.table => {
+                if starts_as_table(p)? {
+                    return Ok(Some((f.format, (steps, others))));
+                }
+            }
             Some((_, p)) => {
                 if first_line(p)?.is_some_and(|l| f.format.is_sample(&l)) {
                     return Ok(Some((f.format, (steps, others))));
@@ -719,6 +774,27 @@ pub(super) fn format_of(dir: &Path) -> std::io::Result<Option<(Format, Listing)>
         }
     }
     Ok(None)
+}
+
+/// The step of a step file named alone, of a format whose step files lie in the run's
+/// folder: verl's `12.jsonl` whose first line is a sample, TRL's
+/// `completions_00012.parquet` that starts as a table.
+pub(super) fn step_of_single_file(path: &Path) -> Option<u32> {
+    let name = Path::new(path.file_name()?);
+    if let Some(step) = verl_step(name) {
+        let line = first_line(path).ok()??;
+        return Format::Verl.is_sample(&line).then_some(step);
+    }
+    let step = trl_step(name)?;
+    starts_as_table(path).ok()?.then_some(step)
+}
+
+/// Whether a file starts as a parquet file does (it may be half written).
+fn starts_as_table(path: &Path) -> std::io::Result<bool> {
+    use std::io::Read;
+    let mut head = [0u8; 4];
+    let n = std::fs::File::open(path)?.read(&mut head)?;
+    Ok(n == 4 && super::trl::is_table(Path::new(""), &head))
 }
 
 /// The first non-blank line of a file.
@@ -775,6 +851,15 @@ mod tests {
             [(4, prime.path().join("step_4/train/all/traces.jsonl"))]
         );
         assert!(others.is_empty());
+        // TRL: its completion tables, found by their first bytes (one half written too).
+        let trl = tempfile::tempdir().expect("tempdir");
+        let table =
+            include_bytes!("../../../tests/fixtures/trl/run/completions/completions_00001.parquet");
+        std::fs::write(trl.path().join("completions_00010.parquet"), &table[..40]).expect("write");
+        std::fs::write(trl.path().join("other.parquet"), table).expect("write");
+        let (format, (steps, _)) = format_of(trl.path()).expect("list").expect("a format");
+        assert_eq!(format, Format::Trl);
+        assert_eq!(steps, [(10, trl.path().join("completions_00010.parquet"))]);
         // Each format is declared once, with its writer named.
         for f in [
             Format::Verl,
@@ -783,6 +868,7 @@ mod tests {
             Format::Areal,
             Format::Roll,
             Format::PrimeRl,
+            Format::Trl,
         ] {
             assert_eq!(f.spec().format, f);
             assert!(!f.spec().writer.is_empty());

@@ -1,5 +1,6 @@
-//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL, ROLL and prime-rl: [`formats`], one
-//! declaration each, every one read into the same samples), read unchanged: a folder of `{step}.jsonl` files
+//! Training runs as verl dumps them (and SkyRL, NeMo-RL, AReaL, ROLL, prime-rl and TRL, whose
+//! parquet tables [`trl`] reads: [`formats`], one declaration each, every one read into the
+//! same samples), read unchanged: a folder of `{step}.jsonl` files
 //! (`trainer.rollout_data_dir`, `trainer.validation_data_dir`) is one run; a folder holding
 //! such folders opens each as a run; `folder@N` is the run at step N alone ([`folder`]). A
 //! sample line has `input` (the decoded prompt), `output` (the response), `gts` (the ground
@@ -26,6 +27,7 @@ mod folder;
 mod follow;
 pub mod formats;
 mod line;
+pub mod trl;
 
 pub use super::tail::{LookNotes, UNFINISHED_LINE};
 pub use folder::{DumpRun, StepFile, find_runs, looks_like_sample, step_of_file_name};
@@ -250,9 +252,30 @@ impl<'a> RunReader<'a> {
         self.dataset.get(query)
     }
 
-    /// Reads the bytes of one step file (its step from the file name unless lines say).
+    /// Reads the bytes of one step file (its step from the file name unless lines say): JSON
+    /// lines, or a table (TRL's parquet: [`trl`]) read whole, each row a sample whose line is
+    /// its row number. A table without its footer yet is one issue for the file (line 0).
     pub fn read_step(&mut self, path: &Path, file_step: u32, bytes: &[u8]) -> StepLoad {
-        self.read_lines(path, file_step, bytes, 0)
+        if !trl::is_table(path, bytes) {
+            return self.read_lines(path, file_step, bytes, 0);
+        }
+        match trl::read_table(bytes) {
+            Ok(rows) => {
+                let lines = rows.len();
+                let parsed = rows.into_iter().enumerate().collect();
+                let mut out = self.read_samples(path, file_step, parsed, 0, None, bytes.len());
+                out.lines = lines;
+                out
+            }
+            Err(e) => StepLoad {
+                issues: vec![LoadIssue {
+                    source: path.to_path_buf(),
+                    line: 0,
+                    reason: e.to_string(),
+                }],
+                ..StepLoad::default()
+            },
+        }
     }
 
     /// [`read_step`](Self::read_step) for a chunk of whole lines that starts after
@@ -265,8 +288,6 @@ impl<'a> RunReader<'a> {
         bytes: &[u8],
         line_offset: usize,
     ) -> StepLoad {
-        let source: Arc<Path> = Arc::from(path);
-        let mut out = StepLoad::default();
         let unterminated = !bytes.is_empty() && !bytes.ends_with(b"\n");
         let mut lines: Vec<(usize, &[u8])> = Vec::new();
         let mut start = 0;
@@ -281,8 +302,28 @@ impl<'a> RunReader<'a> {
             idx += 1;
         }
         let segments = idx;
-        out.lines = lines.len();
         let parsed = parse_samples(&lines);
+        // A chunk that does not end in a newline ends the file: its last line, if it is no
+        // sample, was cut short.
+        let torn = unterminated.then(|| segments - 1);
+        let mut out = self.read_samples(path, file_step, parsed, line_offset, torn, bytes.len());
+        out.lines = lines.len();
+        out
+    }
+
+    /// The rollouts of parsed samples (each with its line's index, after `line_offset`
+    /// lines) and an issue per line that is none; `torn`: the index of a last line cut short.
+    fn read_samples(
+        &mut self,
+        path: &Path,
+        file_step: u32,
+        parsed: Vec<(usize, Result<Sample, String>)>,
+        line_offset: usize,
+        torn: Option<usize>,
+        bytes: usize,
+    ) -> StepLoad {
+        let source: Arc<Path> = Arc::from(path);
+        let mut out = StepLoad::default();
         // Each sample's task (in order: the prompts' memo), then the ids hashed on the
         // parse threads: SHA-256 of query and response was a third of this thread's time
         // while the other core waited (a 200,000-sample reopen, benches/README.md).
@@ -298,7 +339,7 @@ impl<'a> RunReader<'a> {
             .collect();
         let mut ids = crate::model::parallel::map_in_order(
             hashed,
-            bytes.len() >= PARALLEL_PARSE_BYTES,
+            bytes >= PARALLEL_PARSE_BYTES,
             |(query, output)| RolloutId::derive(query, output, 0),
         )
         .into_iter();
@@ -315,11 +356,14 @@ impl<'a> RunReader<'a> {
                     out.rollouts.push(rollout);
                 }
                 Err(reason) => {
-                    let torn = unterminated && idx + 1 == segments;
                     out.issues.push(LoadIssue {
                         source: path.to_path_buf(),
                         line,
-                        reason: if torn { TORN_LINE.to_string() } else { reason },
+                        reason: if torn == Some(idx) {
+                            TORN_LINE.to_string()
+                        } else {
+                            reason
+                        },
                     });
                 }
             }

@@ -272,7 +272,8 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
                 format!("  cannot confirm: {why}"),
                 theme.warning,
             ));
-        } else if possible && confirmation.is_none() {
+        } else if possible && confirmation.is_none() && !app.detail.paper {
+            // A page is read, not driven: no key to press there.
             lines.push(Line::styled(
                 "  y: run to settle the possible and loophole findings",
                 theme.hint,
