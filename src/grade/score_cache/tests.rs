@@ -505,55 +505,29 @@ fn batched_puts_land_when_full_flushed_or_dropped() {
     assert_eq!(cache.len(), BATCH + 3);
 }
 
-/// A store of the first layout (no facts table, as an earlier sebx made it) opens; its
-/// records' facts are found (from their reports) and written back.
+/// Records filed without facts (by a writer that does not know them, as an earlier sebx
+/// filed whole reports) are served; their facts are found (from their reports) and
+/// written back.
 #[test]
-fn an_old_store_opens_and_its_records_facts_are_found() {
+fn records_without_facts_are_served_and_their_facts_are_found() {
     let dir = tempfile::tempdir().expect("tempdir");
     let api = ApiMap::default();
     let settings = official().with_scorer(Scorer::Both);
     let rollouts: Vec<Rollout> = (0..20).map(|i| rollout(&format!("R{i}"), "1")).collect();
     {
-        let conn = rusqlite::Connection::open(dir.path().join(crate::grade::store::FILE_NAME))
-            .expect("create");
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             CREATE TABLE records (ns TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                 bytes INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (ns, key))
-                 WITHOUT ROWID;
-             CREATE INDEX records_used ON records (used);
-             CREATE TABLE namespaces (ns TEXT PRIMARY KEY, records INTEGER NOT NULL,
-                 bytes INTEGER NOT NULL) WITHOUT ROWID;
-             CREATE TRIGGER records_insert AFTER INSERT ON records BEGIN
-                 INSERT INTO namespaces (ns, records, bytes) VALUES (NEW.ns, 1, NEW.bytes)
-                 ON CONFLICT (ns) DO UPDATE SET records = records + 1,
-                     bytes = bytes + excluded.bytes;
-             END;
-             CREATE TRIGGER records_delete AFTER DELETE ON records BEGIN
-                 UPDATE namespaces SET records = records - 1, bytes = bytes - OLD.bytes
-                 WHERE ns = OLD.ns;
-                 DELETE FROM namespaces WHERE ns = OLD.ns AND records = 0;
-             END;
-             CREATE TRIGGER records_update AFTER UPDATE OF bytes ON records BEGIN
-                 UPDATE namespaces SET bytes = bytes - OLD.bytes + NEW.bytes WHERE ns = NEW.ns;
-             END;
-             PRAGMA user_version = 1;",
-        )
-        .expect("the first layout");
+        let store = Store::open(dir.path()).expect("open");
         for (i, r) in rollouts.iter().enumerate() {
             let value = serde_json::to_vec(&Record {
                 settings: settings.describe(),
                 report: with_reward(Verdict::ResultError, (i % 2) as u8),
             })
             .expect("json");
-            conn.execute(
-                "INSERT INTO records (ns, key, value, bytes, used) VALUES (?1, ?2, ?3, 1, 1)",
-                rusqlite::params![namespace(&api), record_key(r, &settings), value],
-            )
-            .expect("insert");
+            store
+                .put(&namespace(&api), &record_key(r, &settings), &value)
+                .expect("put without facts");
         }
     }
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open an old store");
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
     assert_eq!(cache.len(), 20, "nothing lost");
     let all: Vec<&Rollout> = rollouts.iter().collect();
     let expected: Vec<Option<Facts>> = (0..20)
@@ -563,13 +537,15 @@ fn an_old_store_opens_and_its_records_facts_are_found() {
     // Written back: the facts are now read without the reports, and all are there.
     let conn = rusqlite::Connection::open(cache.path()).expect("open");
     let counts: (i64, i64) = conn
-        .query_row("SELECT records, facts FROM namespaces", [], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
+        .query_row(
+            "SELECT records, facts FROM namespaces_v2 WHERE name = ?1",
+            [namespace(&api)],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
         .expect("counts");
     assert_eq!(counts, (20, 20));
     assert_eq!(cache.facts_many(&all), expected);
-    // A new put on the old store keeps the whole store in step.
+    // A new put beside them keeps the whole store in step.
     let fresh = rollout("fresh", "1");
     cache.put(&fresh, &report(Verdict::Right)).expect("put");
     assert_eq!(cache.facts(&fresh), Some(Facts::verdict(Verdict::Right)));
