@@ -45,8 +45,8 @@
 //! of the store, so that reopening a big run reads a row per batch, not per rollout.
 //!
 //! Its parts: this file holds the keys, the stored forms and [`ScoreCache`] itself;
-//! `batched.rs` the puts gathered in batches ([`Batched`]); `sets.rs` the lookups by
-//! segment; `tests.rs` the tests.
+//! `batched.rs` the puts gathered in batches ([`Batched`]); `reference.rs` a rollout's
+//! record packed in a few bytes; `sets.rs` the lookups by segment; `tests.rs` the tests.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -68,6 +68,7 @@ use crate::model::{ApiMap, Rollout};
 pub use crate::grade::store::{api_hash, grader_version, namespace};
 
 mod batched;
+mod reference;
 mod sets;
 #[cfg(test)]
 mod tests;
@@ -278,6 +279,18 @@ enum Stored {
     Whole(Box<Record<GradeReport>>),
 }
 
+impl Stored {
+    /// A rollout's record as stored: packed ([`reference`]), or JSON (a reference or, the
+    /// earlier form, the whole report).
+    fn read(value: &[u8]) -> Option<Stored> {
+        if reference::is_packed(value) {
+            let (place, body) = reference::unpack(value)?;
+            return Some(Stored::Reference(Reference { place, body }));
+        }
+        serde_json::from_slice(value).ok()
+    }
+}
+
 /// A rollout's record to write, and the body it names (its key and stored form).
 type Filed = (Filing, Option<(String, Vec<u8>)>);
 
@@ -398,7 +411,7 @@ impl ScoreCache {
     /// gives (the record's own content decides).
     fn filed(&self, rollout: &Rollout, scorer: Scorer) -> Option<GradeReport> {
         let key = record_key(rollout, &self.settings.clone().with_scorer(scorer));
-        let report = match serde_json::from_slice::<Stored>(&self.table.get(&key)?).ok()? {
+        let report = match Stored::read(&self.table.get(&key)?)? {
             Stored::Whole(record) => record.report,
             Stored::Reference(r) => {
                 let stored = self.bodies.get(&r.body)?;
@@ -530,10 +543,14 @@ impl ScoreCache {
             report: body,
         })?;
         let body_key = body_key(&body);
-        let value = serde_json::to_vec(&Reference {
-            place,
-            body: body_key.clone(),
-        })?;
+        // Packed (a few bytes) when the body key is a hash, as `body_key` makes it.
+        let value = match reference::pack(&place, &body_key) {
+            Some(packed) => packed,
+            None => serde_json::to_vec(&Reference {
+                place,
+                body: body_key.clone(),
+            })?,
+        };
         let facts = serde_json::to_vec(&Facts::of(report))?;
         Ok(Some((
             Filing {
@@ -640,7 +657,7 @@ impl ScoreCache {
                 return None;
             }
             let value = reader.value(ns, &key).ok().flatten()?;
-            let report = match serde_json::from_slice::<Stored>(&value).ok()? {
+            let report = match Stored::read(&value)? {
                 Stored::Whole(record) => record.report,
                 Stored::Reference(r) => {
                     let body = reader
