@@ -571,15 +571,26 @@ fn stats_with(exp: &Path, cache: &Path, more: &[&std::ffi::OsStr]) -> Duration {
 /// its own (a response naming the sample). Prints the cache's bytes on disk and by kind.
 /// Grading 40,000 distinct programs takes most of an hour on this machine; what the cache
 /// keeps of a graded report does not depend on who graded it.
-fn fill_distinct(n: usize, from: &Path, to: &Path) {
+///
+/// `--fill-distinct all FROM TO EXP`: the rollouts are those of the dump under EXP, loaded as
+/// the explorer loads them, and filed under the explorer's settings, so that `--phase reopen
+/// EXP …` over TO finds every verdict (the reports are FROM's in turn, not the dump's own:
+/// the figures are sizes and times, not verdicts).
+fn fill_distinct(n: Option<usize>, from: &Path, to: &Path, exp: Option<&Path>) {
     use sebx::grade::report::GradeReport;
     let conn = rusqlite::Connection::open_with_flags(
         from.join("cache.sqlite3"),
         rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
     )
     .expect("the graded cache");
+    // Either layout of the store: the second (namespaces by number), or the first.
     let mut stmt = conn
-        .prepare("SELECT value FROM records WHERE ns LIKE '%-bodies'")
+        .prepare(
+            "SELECT COALESCE(l.value, r.value) FROM records_v2 r
+             JOIN namespaces_v2 n ON n.id = r.ns LEFT JOIN large_v2 l ON l.id = r.large
+             WHERE n.name LIKE '%-bodies'",
+        )
+        .or_else(|_| conn.prepare("SELECT value FROM records WHERE ns LIKE '%-bodies'"))
         .expect("query");
     let reports: Vec<GradeReport> = stmt
         .query_map([], |row| row.get::<_, Vec<u8>>(0))
@@ -599,22 +610,34 @@ fn fill_distinct(n: usize, from: &Path, to: &Path) {
     );
     let _ = std::fs::remove_dir_all(to);
     let api = ApiMap::load(&shared("api_doc.jsonl")).expect("api");
-    let settings = sebx::grade::settings::GradingSettings::official();
+    let dumped = exp.map(dump_rollouts);
+    let settings = match dumped {
+        // What `sebx` opens its cache with to look a row's verdict up.
+        Some(_) => sebx::grade::backend::Grader::default_settings()
+            .with_scorer(sebx::grade::reward::Scorer::Verdict),
+        None => sebx::grade::settings::GradingSettings::official(),
+    };
+    let n = dumped.as_ref().map_or(n.unwrap_or(0), Vec::len);
     let cache = sebx::grade::score_cache::ScoreCache::open(to, &api, &settings).expect("cache");
     let t = Instant::now();
     for start in (0..n).step_by(1000) {
         let end = (start + 1000).min(n);
-        let text: String = (start..end)
-            .map(|i| {
-                json!({"query": "q", "response": format!("```python\n# sample {i}\n```"),
-                    "test_cases": [{"input": "a=1", "output": "1"}], "right_exe_result": "1"})
-                .to_string()
-                    + "\n"
-            })
-            .collect();
-        let rollouts =
-            sebx::model::rollout::parse_rollout_bytes(Path::new("fill.jsonl"), text.as_bytes())
-                .rollouts;
+        let rollouts: Vec<sebx::model::Rollout> = match &dumped {
+            Some(all) => all[start..end].to_vec(),
+            None => {
+                let text: String = (start..end)
+                    .map(|i| {
+                        json!({"query": "q", "response": format!("```python\n# sample {i}\n```"),
+                            "test_cases": [{"input": "a=1", "output": "1"}],
+                            "right_exe_result": "1"})
+                        .to_string()
+                            + "\n"
+                    })
+                    .collect();
+                sebx::model::rollout::parse_rollout_bytes(Path::new("fill.jsonl"), text.as_bytes())
+                    .rollouts
+            }
+        };
         let filed: Vec<GradeReport> = (start..end)
             .map(|i| {
                 let mut r = reports[i % reports.len()].clone();
@@ -657,11 +680,48 @@ fn fill_distinct(n: usize, from: &Path, to: &Path) {
     }
 }
 
+/// The rollouts of the dump under `exp` as the explorer loads them (each with its id, its
+/// task's cases and its sample's `gts`): what a reopen of the dump looks up.
+fn dump_rollouts(exp: &Path) -> Vec<sebx::model::Rollout> {
+    let mut dataset = Dataset::default();
+    dataset
+        .load_file(&shared("single_test.jsonl"))
+        .expect("dataset");
+    let dataset = Arc::new(dataset);
+    let join = Arc::new(JoinIndex::new(&dataset));
+    let runs = find_runs(&exp.join("rollout"))
+        .expect("read")
+        .expect("a run");
+    let sources: Vec<Source> = runs
+        .into_iter()
+        .map(|run| Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Dump {
+                run,
+                join: join.clone(),
+                dataset: dataset.clone(),
+            },
+        })
+        .collect();
+    let mut out = Vec::new();
+    load_following(
+        &sources,
+        &mut |e| {
+            if let LoadEvent::Batch { entries, .. } = e {
+                out.extend(entries.into_iter().map(|e| e.rollout));
+            }
+        },
+        None,
+    );
+    out
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--fill-distinct") {
-        let n: usize = args[i + 1].parse().expect("N");
-        fill_distinct(n, Path::new(&args[i + 2]), Path::new(&args[i + 3]));
+        let n: Option<usize> = args[i + 1].parse().ok();
+        let exp = args.get(i + 4).map(Path::new);
+        fill_distinct(n, Path::new(&args[i + 2]), Path::new(&args[i + 3]), exp);
         return;
     }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
