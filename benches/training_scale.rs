@@ -19,6 +19,11 @@
 //! and three wrong variants (a NumPy name on zwc, a NumPy import, `.tolist()` on a
 //! ZWCArray), each sample with prose and a `<think>` block of its own, so code repeats
 //! across samples and steps while responses do not.
+//! - with `SEBX_BENCH_DISTINCT=1`, as in a real run, every program distinct: each sample a
+//!   real response from the shared parity rollouts (their lengths, their mix of verdicts,
+//!   scored with their official reward) to its group's task, with a comment naming the
+//!   sample at the top of each Python block (93% of the responses have one; the others
+//!   repeat).
 //! - with `SEBX_BENCH_TOKENIZER=tokenizer.json` (a HuggingFace tokenizer the bench cannot
 //!   download): what counting response tokens costs, `sebx stats --by step --tokenizer`
 //!   against the same run without, and the explorer's Training job encoding every row.
@@ -81,6 +86,7 @@ fn prose(rng: &mut SplitMix64, words: usize) -> String {
 
 /// One task: its query, prompt and four code variants.
 struct Task {
+    query: String,
     prompt: String,
     variants: Vec<String>,
     gts: String,
@@ -130,6 +136,7 @@ fn tasks() -> Vec<Task> {
                 item["function_name"].as_str().unwrap_or("")
             );
             Task {
+                query: item["query"].as_str().unwrap_or("").to_string(),
                 prompt,
                 variants,
                 gts: item["right_exe_result"].as_str().unwrap_or("").to_string(),
@@ -138,17 +145,104 @@ fn tasks() -> Vec<Task> {
         .collect()
 }
 
+/// Real responses to draw from (`SEBX_BENCH_DISTINCT=1`): the shared parity rollouts
+/// (1,883 responses over 130 tasks of the split: a strong model's answers and their
+/// variants, 566 characters on average, with the official verdicts' mix: 42% without_zwc,
+/// 29% exe_error, 13% right, 9% result_error, 7% use_numpy), by task.
+struct Responses {
+    /// (index into the tasks, the responses to it with their official reward).
+    by_task: Vec<(usize, Vec<(String, f64)>)>,
+}
+
+fn responses(tasks: &[Task]) -> Responses {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data/parity");
+    let lines = std::fs::read_to_string(dir.join("rollouts.jsonl")).expect("parity rollouts");
+    let rewards = std::fs::read_to_string(dir.join("official_rewards.jsonl")).expect("rewards");
+    let mut by_task: Vec<(usize, Vec<(String, f64)>)> = Vec::new();
+    for (line, reward) in lines.lines().zip(rewards.lines()) {
+        let (Ok(r), Ok(w)) = (
+            serde_json::from_str::<Value>(line),
+            serde_json::from_str::<Value>(reward),
+        ) else {
+            continue;
+        };
+        let Some(t) = tasks.iter().position(|t| t.query == r["query"]) else {
+            continue;
+        };
+        let response = r["response"].as_str().unwrap_or("").to_string();
+        let reward = w["reward"].as_f64().unwrap_or(0.0);
+        match by_task.iter_mut().find(|(i, _)| *i == t) {
+            Some((_, list)) => list.push((response, reward)),
+            None => by_task.push((t, vec![(response, reward)])),
+        }
+    }
+    assert!(!by_task.is_empty(), "no parity rollout joins a task");
+    Responses { by_task }
+}
+
+/// `response` with a comment naming sample `n` at the top of each Python block, so that
+/// every sample's program is its own (as in a real run) and its report too.
+fn distinct(response: &str, n: usize) -> String {
+    response.replace("```python\n", &format!("```python\n# sample {n}\n"))
+}
+
 /// Writes the dump; returns its bytes.
 fn generate(run: &Path, samples: usize) -> u64 {
     let tasks = tasks();
+    let responses = distinct_wanted().then(|| responses(&tasks));
     let steps = samples.div_ceil(PER_STEP).max(1);
     let mut rng = SplitMix64::new(19);
     std::fs::create_dir_all(run).expect("mkdir");
     let mut bytes = 0;
     let mut written = 0;
     for step in 1..=steps {
-        bytes += write_step(run, step, steps, &tasks, &mut rng, samples, &mut written);
+        bytes += match &responses {
+            Some(r) => write_distinct_step(run, step, &tasks, r, &mut rng, samples, &mut written),
+            None => write_step(run, step, steps, &tasks, &mut rng, samples, &mut written),
+        };
     }
+    bytes
+}
+
+/// `SEBX_BENCH_DISTINCT=1`: every sample's program distinct (see [`Responses`]).
+fn distinct_wanted() -> bool {
+    std::env::var("SEBX_BENCH_DISTINCT").is_ok_and(|v| v == "1")
+}
+
+/// [`write_step`] with real responses, each program made distinct: a group of [`GROUP`]
+/// samples answers one task, each sample a response to it drawn from the parity rollouts
+/// with its own comment; the score is the official reward of that response.
+fn write_distinct_step(
+    run: &Path,
+    step: usize,
+    tasks: &[Task],
+    responses: &Responses,
+    rng: &mut SplitMix64,
+    samples: usize,
+    written: &mut usize,
+) -> u64 {
+    let mut bytes = 0;
+    let path = run.join(format!("{step}.jsonl"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    for g in 0..PER_STEP / GROUP {
+        let (t, list) = &responses.by_task[(step * 7 + g * 13) % responses.by_task.len()];
+        let task = &tasks[*t];
+        for _ in 0..GROUP {
+            if *written == samples {
+                break;
+            }
+            let (response, reward) = &list[rng.below(list.len())];
+            let line = json!({
+                "input": task.prompt, "output": distinct(response, *written), "gts": task.gts,
+                "score": reward, "step": step, "acc": *reward == 1.0,
+            });
+            let text = line.to_string();
+            bytes += text.len() as u64 + 1;
+            writeln!(f, "{text}").expect("write");
+            *written += 1;
+        }
+    }
+    f.flush().expect("flush");
     bytes
 }
 
@@ -469,8 +563,167 @@ fn stats_with(exp: &Path, cache: &Path, more: &[&std::ffi::OsStr]) -> Duration {
     elapsed
 }
 
+/// `--fill-distinct N FROM TO`: fills the score cache in TO (fresh) with N reports of
+/// distinct programs, as `sebx` files them (`ScoreCache::put_many`, batches of 1,000), without
+/// grading: the reports are the real ones an explorer graded into the cache FROM (its
+/// bodies, read with SQLite), taken in turn, each with a comment naming its sample added to
+/// its code (so each body is its own) and a place of its own; each filed for a rollout of
+/// its own (a response naming the sample). Prints the cache's bytes on disk and by kind.
+/// Grading 40,000 distinct programs takes most of an hour on this machine; what the cache
+/// keeps of a graded report does not depend on who graded it.
+///
+/// `--fill-distinct all FROM TO EXP`: the rollouts are those of the dump under EXP, loaded as
+/// the explorer loads them, and filed under the explorer's settings, so that `--phase reopen
+/// EXP …` over TO finds every verdict (the reports are FROM's in turn, not the dump's own:
+/// the figures are sizes and times, not verdicts).
+fn fill_distinct(n: Option<usize>, from: &Path, to: &Path, exp: Option<&Path>) {
+    use sebx::grade::report::GradeReport;
+    let conn = rusqlite::Connection::open_with_flags(
+        from.join("cache.sqlite3"),
+        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY,
+    )
+    .expect("the graded cache");
+    // Either layout of the store: the second (namespaces by number), or the first.
+    let mut stmt = conn
+        .prepare(
+            "SELECT COALESCE(l.value, r.value) FROM records_v2 r
+             JOIN namespaces_v2 n ON n.id = r.ns LEFT JOIN large_v2 l ON l.id = r.large
+             WHERE n.name LIKE '%-bodies'",
+        )
+        .or_else(|_| conn.prepare("SELECT value FROM records WHERE ns LIKE '%-bodies'"))
+        .expect("query");
+    let reports: Vec<GradeReport> = stmt
+        .query_map([], |row| row.get::<_, Vec<u8>>(0))
+        .expect("bodies")
+        .filter_map(|v| {
+            let v = v.ok()?;
+            let json = sebx::grade::store::unpack(&v)?;
+            let record: Value = serde_json::from_slice(&json).ok()?;
+            serde_json::from_value(record["report"].clone()).ok()
+        })
+        .filter(|r: &GradeReport| r.verdict.is_some())
+        .collect();
+    assert!(
+        !reports.is_empty(),
+        "no graded report in {}",
+        from.display()
+    );
+    let _ = std::fs::remove_dir_all(to);
+    let api = ApiMap::load(&shared("api_doc.jsonl")).expect("api");
+    let dumped = exp.map(dump_rollouts);
+    let settings = match dumped {
+        // What `sebx` opens its cache with to look a row's verdict up.
+        Some(_) => sebx::grade::backend::Grader::default_settings()
+            .with_scorer(sebx::grade::reward::Scorer::Verdict),
+        None => sebx::grade::settings::GradingSettings::official(),
+    };
+    let n = dumped.as_ref().map_or(n.unwrap_or(0), Vec::len);
+    let cache = sebx::grade::score_cache::ScoreCache::open(to, &api, &settings).expect("cache");
+    let t = Instant::now();
+    for start in (0..n).step_by(1000) {
+        let end = (start + 1000).min(n);
+        let rollouts: Vec<sebx::model::Rollout> = match &dumped {
+            Some(all) => all[start..end].to_vec(),
+            None => {
+                let text: String = (start..end)
+                    .map(|i| {
+                        json!({"query": "q", "response": format!("```python\n# sample {i}\n```"),
+                            "test_cases": [{"input": "a=1", "output": "1"}],
+                            "right_exe_result": "1"})
+                        .to_string()
+                            + "\n"
+                    })
+                    .collect();
+                sebx::model::rollout::parse_rollout_bytes(Path::new("fill.jsonl"), text.as_bytes())
+                    .rollouts
+            }
+        };
+        let filed: Vec<GradeReport> = (start..end)
+            .map(|i| {
+                let mut r = reports[i % reports.len()].clone();
+                r.extraction.code.push_str(&format!("\n# sample {i}"));
+                r.extraction.span = Some((40 + i % 700, 400 + i % 1500));
+                r.extraction.blocks_found = 1;
+                if let Some(d) = r.reward_detail.as_mut() {
+                    d.block_lines = Some((3, 12 + i % 30));
+                    d.blocks_found = 1;
+                }
+                r
+            })
+            .collect();
+        let pairs: Vec<(&sebx::model::Rollout, &GradeReport)> =
+            rollouts.iter().zip(&filed).collect();
+        cache.put_many(&pairs).expect("put");
+    }
+    let filled = t.elapsed();
+    let size = cache.store().size().expect("size");
+    drop(cache);
+    let on_disk: u64 = std::fs::read_dir(to)
+        .expect("cache")
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    println!(
+        "filled {n} reports of distinct programs ({} real reports in turn) in {}; on disk {:.1} MB",
+        reports.len(),
+        secs(filled),
+        on_disk as f64 / 1e6
+    );
+    for ns in &size.namespaces {
+        println!(
+            "  {}: {} records, {:.2} MB",
+            ns.name,
+            ns.records,
+            ns.bytes as f64 / 1e6
+        );
+    }
+}
+
+/// The rollouts of the dump under `exp` as the explorer loads them (each with its id, its
+/// task's cases and its sample's `gts`): what a reopen of the dump looks up.
+fn dump_rollouts(exp: &Path) -> Vec<sebx::model::Rollout> {
+    let mut dataset = Dataset::default();
+    dataset
+        .load_file(&shared("single_test.jsonl"))
+        .expect("dataset");
+    let dataset = Arc::new(dataset);
+    let join = Arc::new(JoinIndex::new(&dataset));
+    let runs = find_runs(&exp.join("rollout"))
+        .expect("read")
+        .expect("a run");
+    let sources: Vec<Source> = runs
+        .into_iter()
+        .map(|run| Source {
+            kind: FileKind::Rollouts,
+            data: SourceData::Dump {
+                run,
+                join: join.clone(),
+                dataset: dataset.clone(),
+            },
+        })
+        .collect();
+    let mut out = Vec::new();
+    load_following(
+        &sources,
+        &mut |e| {
+            if let LoadEvent::Batch { entries, .. } = e {
+                out.extend(entries.into_iter().map(|e| e.rollout));
+            }
+        },
+        None,
+    );
+    out
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--fill-distinct") {
+        let n: Option<usize> = args[i + 1].parse().ok();
+        let exp = args.get(i + 4).map(Path::new);
+        fill_distinct(n, Path::new(&args[i + 2]), Path::new(&args[i + 3]), exp);
+        return;
+    }
     if let Some(i) = args.iter().position(|a| a == "--phase") {
         let p = |k: usize| PathBuf::from(&args[i + k]);
         graded::run_phase(&p(2), &p(3), &p(4), &p(5));

@@ -21,7 +21,10 @@ The explorer shows verdicts at once when a file is reopened; `sebx grade --cache
 may use the cache at once.\n\
 \n\
 The store is bounded: past 1 GiB of records ($SEBX_CACHE_MAX_MB sets another limit, in MiB)\n\
-the least recently used go until it is under 90% of the limit. Caches of earlier sebx\n\
+the least recently used go until it is under 90% of the limit, report bodies and program runs\n\
+first. Those two (kept compressed) also have a budget of their own, 4 MiB ($SEBX_CACHE_BODIES_MB\n\
+sets another): a report whose body went is graded again when its row is opened, while every\n\
+rollout's verdict, reward and flags stay. Caches of earlier sebx\n\
 versions (*.jsonl files in the folder) are removed when the cache is opened."
 )]
 pub struct CacheArgs {
@@ -114,6 +117,17 @@ fn print_size(size: &Size) {
             human_bytes(bytes)
         );
     }
+    let regradable: u64 = size
+        .namespaces
+        .iter()
+        .filter(|ns| crate::session::caches::regradable(&ns.name))
+        .map(|ns| ns.bytes)
+        .sum();
+    println!(
+        "report bodies and program runs (packed; evicted first, graded again when needed): {} of a {} budget",
+        human_bytes(regradable),
+        human_bytes(size.regradable_budget)
+    );
     println!(
         "sets of facts (opened runs' loading batches, each read at once on reopening): {} set(s), {}",
         size.sets.0,

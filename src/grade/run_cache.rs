@@ -21,7 +21,7 @@ use sha2::{Digest, Sha256};
 use crate::grade::grader::{ProgramRunner, RunOutput, RunSession};
 use crate::grade::reward::Scorer;
 use crate::grade::settings::GradingSettings;
-use crate::grade::store::{Store, Table, hex, namespace};
+use crate::grade::store::{Store, Table, hex, namespace, pack, unpack};
 use crate::model::ApiMap;
 
 /// One grader version's and mapping's remembered program runs under one set of settings.
@@ -86,13 +86,17 @@ impl RunCache {
 
     /// The remembered run of `program` with `timeout`, if there is one.
     pub fn get(&self, program: &str, timeout: Duration) -> Option<RunOutput> {
-        serde_json::from_slice(&self.table.get(&self.key(program, timeout))?).ok()
+        let stored = self.table.get(&self.key(program, timeout))?;
+        serde_json::from_slice(&unpack(&stored)?).ok()
     }
 
     /// Remembers the run of `program` with `timeout`.
     pub fn put(&self, program: &str, timeout: Duration, run: &RunOutput) -> Result<()> {
-        self.table
-            .put(&self.key(program, timeout), &serde_json::to_vec(run)?)
+        // Packed: a run's output is most of it, and compresses several times.
+        self.table.put(
+            &self.key(program, timeout),
+            &pack(&serde_json::to_vec(run)?),
+        )
     }
 }
 

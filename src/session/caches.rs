@@ -134,7 +134,7 @@ pub fn open_score_cache(
     opened
 }
 
-pub use crate::grade::store::{Size, human_bytes};
+pub use crate::grade::store::{Size, human_bytes, regradable};
 
 /// What `sebx cache` reads and changes: the store in the folder the command line chose
 /// (`--cache-dir DIR`, else `$SEBX_SCORE_CACHE`, else the user cache folder), opened only

@@ -31,8 +31,10 @@
 //! record holds where its code sits in its response and a reference to the report's body,
 //! which is filed once per distinct content in `<grader>-<api>-bodies`, so the samples of a
 //! training run that share a program share one stored report. Records of the earlier form
-//! (the whole report in the rollout's record) are read as before. A body evicted before the
-//! records that name it makes them misses (graded again), never wrong.
+//! (the whole report in the rollout's record) are read as before. Bodies are kept packed,
+//! within a budget of their own, and go before any rollout's record (see the store's
+//! module doc): a body evicted before the records that name it makes them misses for the
+//! whole report (graded again when a row is opened), never wrong, while their facts stay.
 //!
 //! Every record is filed with its [`Facts`] (what the merged report decides), so a front end
 //! that only needs the verdict, reward and flags ([`ScoreCache::facts_many`]: the explorer's
@@ -43,8 +45,8 @@
 //! of the store, so that reopening a big run reads a row per batch, not per rollout.
 //!
 //! Its parts: this file holds the keys, the stored forms and [`ScoreCache`] itself;
-//! `batched.rs` the puts gathered in batches ([`Batched`]); `sets.rs` the lookups by
-//! segment; `tests.rs` the tests.
+//! `batched.rs` the puts gathered in batches ([`Batched`]); `reference.rs` a rollout's
+//! record packed in a few bytes; `sets.rs` the lookups by segment; `tests.rs` the tests.
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -60,12 +62,13 @@ use crate::grade::report_split::{Place, body_key, join, split};
 use crate::grade::reward::{Scorer, disagreement};
 use crate::grade::run_cache::RunCache;
 use crate::grade::settings::GradingSettings;
-use crate::grade::store::{Evicted, Filing, Put, Reader, Store, Table, short_hex};
+use crate::grade::store::{Evicted, Filing, Put, Reader, Store, Table, pack, short_hex, unpack};
 use crate::model::{ApiMap, Rollout};
 
 pub use crate::grade::store::{api_hash, grader_version, namespace};
 
 mod batched;
+mod reference;
 mod sets;
 #[cfg(test)]
 mod tests;
@@ -276,6 +279,18 @@ enum Stored {
     Whole(Box<Record<GradeReport>>),
 }
 
+impl Stored {
+    /// A rollout's record as stored: packed ([`reference`]), or JSON (a reference or, the
+    /// earlier form, the whole report).
+    fn read(value: &[u8]) -> Option<Stored> {
+        if reference::is_packed(value) {
+            let (place, body) = reference::unpack(value)?;
+            return Some(Stored::Reference(Reference { place, body }));
+        }
+        serde_json::from_slice(value).ok()
+    }
+}
+
 /// A rollout's record to write, and the body it names (its key and stored form).
 type Filed = (Filing, Option<(String, Vec<u8>)>);
 
@@ -294,8 +309,9 @@ pub struct ScoreCache {
     table: Table,
     /// The reports' bodies, by the hash of their stored form (see the module doc).
     bodies: Table,
-    /// Bodies this process has filed (not filed again).
-    filed_bodies: Mutex<HashSet<String>>,
+    /// Bodies this process has filed (not filed again), as of the store's eviction count
+    /// (once the store has evicted, a body filed may be gone: the set starts again).
+    filed_bodies: Mutex<(u64, HashSet<String>)>,
     settings: GradingSettings,
     /// The program runs beside it ([`RunCache`]), when that file could be opened.
     runs: Option<RunCache>,
@@ -323,7 +339,7 @@ impl ScoreCache {
         Ok(ScoreCache {
             table: Table::new(store.clone(), namespace(api)),
             bodies: Table::new(store, format!("{}-bodies", namespace(api))),
-            filed_bodies: Mutex::new(HashSet::new()),
+            filed_bodies: Mutex::new((0, HashSet::new())),
             settings: settings.clone(),
             runs: Some(runs),
             read_by_sets: Default::default(),
@@ -395,11 +411,11 @@ impl ScoreCache {
     /// gives (the record's own content decides).
     fn filed(&self, rollout: &Rollout, scorer: Scorer) -> Option<GradeReport> {
         let key = record_key(rollout, &self.settings.clone().with_scorer(scorer));
-        let report = match serde_json::from_slice::<Stored>(&self.table.get(&key)?).ok()? {
+        let report = match Stored::read(&self.table.get(&key)?)? {
             Stored::Whole(record) => record.report,
             Stored::Reference(r) => {
-                let body: Record<GradeReport> =
-                    serde_json::from_slice(&self.bodies.get(&r.body)?).ok()?;
+                let stored = self.bodies.get(&r.body)?;
+                let body: Record<GradeReport> = serde_json::from_slice(&unpack(&stored)?).ok()?;
                 join(r.place, body.report)
             }
         };
@@ -439,15 +455,26 @@ impl ScoreCache {
     /// has not filed yet (in another), so that a reader never finds a reference without
     /// its body.
     fn write(&self, records: &[Filed]) -> Result<()> {
-        let mut filed = self
+        let mut guard = self
             .filed_bodies
             .lock()
             .map_err(|_| anyhow!("the score cache's bodies lock is poisoned"))?;
+        let (seen_evictions, filed) = &mut *guard;
+        let evictions = self.bodies.store().evictions();
+        if *seen_evictions != evictions {
+            *seen_evictions = evictions;
+            filed.clear();
+        }
         let mut new = HashSet::new();
-        let bodies: Vec<Put> = records
+        // Packed as they are filed (a body is filed once per distinct content).
+        let packed: Vec<(&str, Vec<u8>)> = records
             .iter()
             .filter_map(|(_, body)| body.as_ref())
             .filter(|(key, _)| !filed.contains(key) && new.insert(key.as_str()))
+            .map(|(key, value)| (key.as_str(), pack(value)))
+            .collect();
+        let bodies: Vec<Put> = packed
+            .iter()
             .map(|(key, value)| Put {
                 key,
                 value,
@@ -456,7 +483,7 @@ impl ScoreCache {
             .collect();
         self.bodies.put_many(&bodies)?;
         filed.extend(bodies.iter().map(|p| p.key.to_string()));
-        drop(filed);
+        drop(guard);
         let puts: Vec<Put> = records.iter().map(|(f, _)| f.put()).collect();
         self.table.put_many(&puts)
     }
@@ -516,10 +543,14 @@ impl ScoreCache {
             report: body,
         })?;
         let body_key = body_key(&body);
-        let value = serde_json::to_vec(&Reference {
-            place,
-            body: body_key.clone(),
-        })?;
+        // Packed (a few bytes) when the body key is a hash, as `body_key` makes it.
+        let value = match reference::pack(&place, &body_key) {
+            Some(packed) => packed,
+            None => serde_json::to_vec(&Reference {
+                place,
+                body: body_key.clone(),
+            })?,
+        };
         let facts = serde_json::to_vec(&Facts::of(report))?;
         Ok(Some((
             Filing {
@@ -626,7 +657,7 @@ impl ScoreCache {
                 return None;
             }
             let value = reader.value(ns, &key).ok().flatten()?;
-            let report = match serde_json::from_slice::<Stored>(&value).ok()? {
+            let report = match Stored::read(&value)? {
                 Stored::Whole(record) => record.report,
                 Stored::Reference(r) => {
                     let body = reader
@@ -635,7 +666,7 @@ impl ScoreCache {
                         .flatten()?;
                     join(
                         r.place,
-                        serde_json::from_slice::<Record<GradeReport>>(&body)
+                        serde_json::from_slice::<Record<GradeReport>>(&unpack(&body)?)
                             .ok()?
                             .report,
                     )

@@ -505,55 +505,29 @@ fn batched_puts_land_when_full_flushed_or_dropped() {
     assert_eq!(cache.len(), BATCH + 3);
 }
 
-/// A store of the first layout (no facts table, as an earlier sebx made it) opens; its
-/// records' facts are found (from their reports) and written back.
+/// Records filed without facts (by a writer that does not know them, as an earlier sebx
+/// filed whole reports) are served; their facts are found (from their reports) and
+/// written back.
 #[test]
-fn an_old_store_opens_and_its_records_facts_are_found() {
+fn records_without_facts_are_served_and_their_facts_are_found() {
     let dir = tempfile::tempdir().expect("tempdir");
     let api = ApiMap::default();
     let settings = official().with_scorer(Scorer::Both);
     let rollouts: Vec<Rollout> = (0..20).map(|i| rollout(&format!("R{i}"), "1")).collect();
     {
-        let conn = rusqlite::Connection::open(dir.path().join(crate::grade::store::FILE_NAME))
-            .expect("create");
-        conn.execute_batch(
-            "PRAGMA journal_mode = WAL;
-             CREATE TABLE records (ns TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
-                 bytes INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (ns, key))
-                 WITHOUT ROWID;
-             CREATE INDEX records_used ON records (used);
-             CREATE TABLE namespaces (ns TEXT PRIMARY KEY, records INTEGER NOT NULL,
-                 bytes INTEGER NOT NULL) WITHOUT ROWID;
-             CREATE TRIGGER records_insert AFTER INSERT ON records BEGIN
-                 INSERT INTO namespaces (ns, records, bytes) VALUES (NEW.ns, 1, NEW.bytes)
-                 ON CONFLICT (ns) DO UPDATE SET records = records + 1,
-                     bytes = bytes + excluded.bytes;
-             END;
-             CREATE TRIGGER records_delete AFTER DELETE ON records BEGIN
-                 UPDATE namespaces SET records = records - 1, bytes = bytes - OLD.bytes
-                 WHERE ns = OLD.ns;
-                 DELETE FROM namespaces WHERE ns = OLD.ns AND records = 0;
-             END;
-             CREATE TRIGGER records_update AFTER UPDATE OF bytes ON records BEGIN
-                 UPDATE namespaces SET bytes = bytes - OLD.bytes + NEW.bytes WHERE ns = NEW.ns;
-             END;
-             PRAGMA user_version = 1;",
-        )
-        .expect("the first layout");
+        let store = Store::open(dir.path()).expect("open");
         for (i, r) in rollouts.iter().enumerate() {
             let value = serde_json::to_vec(&Record {
                 settings: settings.describe(),
                 report: with_reward(Verdict::ResultError, (i % 2) as u8),
             })
             .expect("json");
-            conn.execute(
-                "INSERT INTO records (ns, key, value, bytes, used) VALUES (?1, ?2, ?3, 1, 1)",
-                rusqlite::params![namespace(&api), record_key(r, &settings), value],
-            )
-            .expect("insert");
+            store
+                .put(&namespace(&api), &record_key(r, &settings), &value)
+                .expect("put without facts");
         }
     }
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open an old store");
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
     assert_eq!(cache.len(), 20, "nothing lost");
     let all: Vec<&Rollout> = rollouts.iter().collect();
     let expected: Vec<Option<Facts>> = (0..20)
@@ -563,13 +537,15 @@ fn an_old_store_opens_and_its_records_facts_are_found() {
     // Written back: the facts are now read without the reports, and all are there.
     let conn = rusqlite::Connection::open(cache.path()).expect("open");
     let counts: (i64, i64) = conn
-        .query_row("SELECT records, facts FROM namespaces", [], |row| {
-            Ok((row.get(0)?, row.get(1)?))
-        })
+        .query_row(
+            "SELECT records, facts FROM namespaces_v2 WHERE name = ?1",
+            [namespace(&api)],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
         .expect("counts");
     assert_eq!(counts, (20, 20));
     assert_eq!(cache.facts_many(&all), expected);
-    // A new put on the old store keeps the whole store in step.
+    // A new put beside them keeps the whole store in step.
     let fresh = rollout("fresh", "1");
     cache.put(&fresh, &report(Verdict::Right)).expect("put");
     assert_eq!(cache.facts(&fresh), Some(Facts::verdict(Verdict::Right)));
@@ -666,4 +642,96 @@ fn batches_kept_as_sets_answer_as_rows_read_one_by_one() {
     assert_eq!(cache.rows_read_by_sets(), read, "every set went stale");
     assert_eq!(cache.facts_cut(&all, &cuts), now);
     assert_eq!(cache.rows_read_by_sets(), read + all.len(), "kept again");
+}
+
+/// A report whose body is its own (a distinct program's output), about `len` bytes of it.
+fn distinct_report(verdict: Verdict, i: usize, len: usize) -> GradeReport {
+    let mut r = report(verdict);
+    let mut rng = crate::model::sampling::SplitMix64::new(i as u64 + 1);
+    r.decided_by = (0..len)
+        .map(|_| char::from(b'a' + rng.below(26) as u8))
+        .collect();
+    r
+}
+
+/// With every program distinct, the bodies past their budget go, least recently used first,
+/// while every rollout's record and facts stay (the store is far under its limit): a
+/// rollout whose body went is a miss for its report (graded again when opened), never a
+/// wrong one, and its next put files the body again.
+#[test]
+fn bodies_past_their_budget_go_first_and_every_fact_stays() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = ApiMap::default();
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    cache.store().set_regradable_budget(6_000);
+    let rollouts = many("P", 40);
+    let verdict = |i: usize| {
+        if i.is_multiple_of(3) {
+            Verdict::Right
+        } else {
+            Verdict::ResultError
+        }
+    };
+    for (i, r) in rollouts.iter().enumerate() {
+        cache
+            .put(r, &distinct_report(verdict(i), i, 1_000))
+            .expect("put");
+    }
+    let size = cache.store().size().expect("size");
+    let bodies = size
+        .namespaces
+        .iter()
+        .find(|n| n.name.ends_with("-bodies"))
+        .expect("bodies");
+    assert!(bodies.bytes <= 6_000, "{size:?}");
+    assert!(bodies.records > 0 && bodies.records < 40, "{size:?}");
+    // Every fact is there, and right.
+    let all: Vec<&Rollout> = rollouts.iter().collect();
+    let facts = cache.facts_many(&all);
+    for (i, f) in facts.iter().enumerate() {
+        assert_eq!(f.and_then(|f| f.verdict), Some(verdict(i)), "row {i}");
+    }
+    assert_eq!(cache.len(), 40);
+    // The latest reports are whole; the first one's body went: a miss, not another report.
+    let last = cache.get(&rollouts[39]).expect("the latest body is kept");
+    assert_eq!(
+        last.decided_by,
+        distinct_report(verdict(39), 39, 1_000).decided_by
+    );
+    assert!(cache.get(&rollouts[0]).is_none());
+    // Graded again (the explorer does so when the row is opened): whole once more.
+    cache
+        .put(&rollouts[0], &distinct_report(verdict(0), 0, 1_000))
+        .expect("put");
+    let again = cache.get(&rollouts[0]).expect("filed again");
+    assert_eq!(again.verdict, Some(Verdict::Right));
+    assert_eq!(
+        again.decided_by,
+        distinct_report(verdict(0), 0, 1_000).decided_by
+    );
+}
+
+/// Bodies are kept packed: a body of a few kilobytes of JSON takes a fraction of that in
+/// the store, and reads back whole.
+#[test]
+fn bodies_are_stored_packed_and_read_back_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let api = ApiMap::default();
+    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let a = rollout("A", "1");
+    let mut r = report(Verdict::ResultError);
+    r.decided_by = "[0.5, 1.25, 2.0]\n".repeat(300);
+    cache.put(&a, &r).expect("put");
+    let size = cache.store().size().expect("size");
+    let bodies = size
+        .namespaces
+        .iter()
+        .find(|n| n.name.ends_with("-bodies"))
+        .expect("bodies");
+    assert!(
+        bodies.bytes < 1_500,
+        "{} bytes for a 5 KB body",
+        bodies.bytes
+    );
+    assert_eq!(cache.get(&a).expect("whole").decided_by, r.decided_by);
 }

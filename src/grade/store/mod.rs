@@ -1,7 +1,14 @@
 //! The store the score cache and the run cache are made of: one SQLite database in the
 //! cache folder (`cache.sqlite3`) holding every namespace (a grader version and zwc
 //! mapping's reports, `<grader>-<api>`, and its program runs, `<grader>-<api>-runs`), each
-//! a table of key → JSON value. A lookup is one indexed read; opening reads no records.
+//! a table of key → value. A lookup is one indexed read; opening reads no records.
+//!
+//! Its layout is sized for a big run whose every program is distinct, where the cache is
+//! mostly its rollouts' small records (issue 42): a namespace is a number in each row, a
+//! hexadecimal key its bytes, and values past [`LARGE`] bytes (bodies, runs) sit in a table
+//! of their own (`schema.rs` says why). A file of the first layout (text namespaces and
+//! keys) is rebuilt when opened, with a note: its records were an earlier grader version's,
+//! which no lookup of this build asks for.
 //!
 //! Why SQLite and not a single-process store such as redb: several sebx processes (the
 //! explorer, `sebx grade`, `sebx serve`, tests) read and write the cache at once, and redb
@@ -20,6 +27,14 @@
 //! SQLite's pages around them, and pages freed by eviction are reused by later puts
 //! (`sebx cache prune` gives them back to the file system).
 //!
+//! Not every record is worth the same: a rollout's record holds its facts, which figures
+//! read, while a report's body and a program's run are made again by grading the rollout
+//! (*regradable*, [`regradable`]: the `-bodies` and `-runs` namespaces). Eviction takes the
+//! regradable records first, and they have a budget of their own besides the limit
+//! ([`DEFAULT_REGRADABLE`], `$SEBX_CACHE_BODIES_MB`), checked when one is put: with every
+//! program of a big run distinct, a body per sample was 1.5× the dump. They are kept packed
+//! (`packed.rs`: deflate, an earlier sebx's plain JSON read as it is).
+//!
 //! "Used" is coarse on purpose, so that a lookup-heavy session does not turn every read
 //! into a write: a read marks its record only when the stored mark is older than a minute
 //! ([`TOUCH_AFTER`]), and the marks are written in a batch with the next put, when a few
@@ -34,11 +49,9 @@
 //! let alone parsing, the record: the facts table is a B-tree of small rows, where the
 //! records' values take overflow pages. Triggers keep the two consistent whoever writes:
 //! a record replaced or deleted loses its facts (a writer that does not know them, such as
-//! an earlier sebx on the same file, leaves the record without facts), and the namespace's
+//! an earlier sebx's whole reports, leaves the record without facts), and the namespace's
 //! totals count the facts rows, so that a reader knows when every record has them
-//! ([`Reader::complete`]). The facts table came after the first layout: opening a store
-//! without it adds it (no record is rewritten, and an earlier sebx reads the file as before).
-//! Facts are not counted in the size limit (they are ~1% of a report).
+//! ([`Reader::complete`]). Facts are not counted in the size limit (they are ~1% of a report).
 //!
 //! *Sets* hold the facts of many records as one row (`sets.rs`: a reopened run's loading
 //! batches, so that a reopening reads and marks a few hundred rows, not one per rollout).
@@ -57,30 +70,34 @@
 //! Its parts: this file holds the store's types, its writes and totals, [`Table`] and the
 //! namespace names; `schema.rs` opens the file and owns its SQL layout, `reads.rs` the
 //! lookups and their marks, `sets.rs` the sets, `eviction.rs` the least-recently-used
-//! walk; `tests.rs` tests them together.
+//! walk, `packed.rs` the packing of bodies and runs; `tests.rs` tests them together.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, MutexGuard};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow};
-use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+use rusqlite::{Connection, OptionalExtension, ToSql, TransactionBehavior, params};
 use sha2::{Digest, Sha256};
 
 use crate::model::ApiMap;
 
 mod eviction;
+mod packed;
 mod reads;
 mod schema;
 mod sets;
 #[cfg(test)]
 mod tests;
 
-use eviction::{EVICT_TO, evict, total};
+pub use eviction::regradable;
+use eviction::{EVICT_TO, evict, evict_regradable, regradable_total, total};
+pub use packed::{pack, unpack};
 pub use reads::Reader;
-use schema::{connect, remove_old_format};
+use schema::{connect, connect_noting, file_namespace, ns_id, remove_old_format, value_of};
 pub use sets::{Counters, NewSet};
 
 /// The database's file name in the cache folder.
@@ -88,6 +105,17 @@ pub const FILE_NAME: &str = "cache.sqlite3";
 
 /// The size limit when `$SEBX_CACHE_MAX_MB` does not set one: 1 GiB of records.
 pub const DEFAULT_LIMIT: u64 = 1 << 30;
+
+/// The budget of the regradable records (report bodies and program runs, [`regradable`])
+/// when `$SEBX_CACHE_BODIES_MB` does not set one: 4 MiB, a few thousand packed bodies.
+/// A body is for the rows a user opens (a report evicted is graded again when its row is
+/// opened); with every program of a big run distinct, bodies kept for every sample were
+/// 1.5× the dump (benches/README.md, "A cache sized by its facts").
+pub const DEFAULT_REGRADABLE: u64 = 4 << 20;
+
+/// Values longer than this are kept in a table of their own (`large_v2`, see `schema.rs`)
+/// and named by their record: report bodies and program runs, not a rollout's reference.
+pub const LARGE: usize = 256;
 
 /// A read marks its record used again only when the mark is older than this.
 pub const TOUCH_AFTER: Duration = Duration::from_secs(60);
@@ -123,6 +151,38 @@ pub struct Put<'a> {
     pub facts: Option<&'a [u8]>,
 }
 
+/// A key as the store keeps it (`schema.rs`): lower-case hexadecimal of an even number of
+/// digits (the score cache's and the run cache's keys, hashes) as its bytes, half the size;
+/// any other key as its text. A BLOB never equals a TEXT, so two keys never share a row.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Key<'a>(pub &'a str);
+
+impl ToSql for Key<'_> {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(match unhex(self.0) {
+            Some(bytes) => ToSqlOutput::Owned(Value::Blob(bytes)),
+            None => ToSqlOutput::Borrowed(ValueRef::Text(self.0.as_bytes())),
+        })
+    }
+}
+
+/// The bytes of `key` if it is lower-case hexadecimal of an even number of digits (and not
+/// empty): the one spelling [`hex`] gives back, so the key reads back as it was filed.
+fn unhex(key: &str) -> Option<Vec<u8>> {
+    let digit = |b: u8| match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        _ => None,
+    };
+    let b = key.as_bytes();
+    if b.is_empty() || !b.len().is_multiple_of(2) {
+        return None;
+    }
+    b.chunks_exact(2)
+        .map(|pair| Some((digit(pair[0])? << 4) | digit(pair[1])?))
+        .collect()
+}
+
 /// How a store is opened: its size limit and how coarse "used" is.
 #[derive(Debug, Clone, Copy)]
 pub struct Options {
@@ -144,11 +204,17 @@ impl Default for Options {
 
 /// The limit `$SEBX_CACHE_MAX_MB` sets, if it is a number of mebibytes.
 pub fn limit_from_env() -> Option<u64> {
-    let mb: u64 = std::env::var("SEBX_CACHE_MAX_MB")
-        .ok()?
-        .trim()
-        .parse()
-        .ok()?;
+    mebibytes_from_env("SEBX_CACHE_MAX_MB")
+}
+
+/// The regradable records' budget `$SEBX_CACHE_BODIES_MB` sets, if it is a number of
+/// mebibytes.
+pub fn regradable_budget_from_env() -> Option<u64> {
+    mebibytes_from_env("SEBX_CACHE_BODIES_MB")
+}
+
+fn mebibytes_from_env(var: &str) -> Option<u64> {
+    let mb: u64 = std::env::var(var).ok()?.trim().parse().ok()?;
     Some(mb.saturating_mul(1 << 20))
 }
 
@@ -170,6 +236,8 @@ pub struct Size {
     pub bytes: u64,
     pub limit: u64,
     pub namespaces: Vec<Namespace>,
+    /// The budget of the regradable records (bodies and runs, [`regradable`]).
+    pub regradable_budget: u64,
     /// Sets of facts (`sets.rs`, outside the limit): how many, and their bytes.
     pub sets: (u64, u64),
 }
@@ -205,12 +273,18 @@ fn write_marks(tx: &rusqlite::Transaction, marks: &Marks) -> Result<()> {
     if marks.is_empty() {
         return Ok(());
     }
-    let mut mark =
-        tx.prepare_cached("UPDATE records SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
-    let mut mark_facts =
-        tx.prepare_cached("UPDATE facts SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
+    let mut mark = tx.prepare_cached(concat!(
+        "UPDATE records_v2 SET used = max(used, ?3) WHERE ns = ",
+        ns_id!(),
+        " AND key = ?2"
+    ))?;
+    let mut mark_facts = tx.prepare_cached(concat!(
+        "UPDATE facts_v2 SET used = max(used, ?3) WHERE ns = ",
+        ns_id!(),
+        " AND key = ?2"
+    ))?;
     let mut mark_set =
-        tx.prepare_cached("UPDATE sets SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
+        tx.prepare_cached("UPDATE sets_v2 SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
     // In key order: consecutive updates share their B-tree pages.
     let mut sorted: Vec<_> = marks.iter().collect();
     sorted.sort_unstable_by(|a, b| a.0.cmp(b.0));
@@ -220,9 +294,9 @@ fn write_marks(tx: &rusqlite::Transaction, marks: &Marks) -> Result<()> {
             continue;
         }
         if m.record {
-            mark.execute(params![ns, key, m.when])?;
+            mark.execute(params![ns, Key(key), m.when])?;
         }
-        mark_facts.execute(params![ns, key, m.when])?;
+        mark_facts.execute(params![ns, Key(key), m.when])?;
     }
     Ok(())
 }
@@ -294,6 +368,10 @@ pub struct Store {
     clock: AtomicI64,
     /// Writes the marks of bulk reads in the background (started by the first).
     marker: Mutex<Option<Marker>>,
+    /// The regradable records' budget ([`DEFAULT_REGRADABLE`]).
+    regradable_budget: AtomicU64,
+    /// Evictions this store made (see [`Store::evictions`]).
+    evictions: AtomicU64,
     notes: Vec<String>,
 }
 
@@ -316,9 +394,11 @@ impl Store {
     pub fn open_with(dir: &Path, options: Options) -> Result<Arc<Store>> {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the cache folder {}", dir.display()))?;
-        let notes = remove_old_format(dir).into_iter().collect();
+        let mut notes: Vec<String> = remove_old_format(dir).into_iter().collect();
         let path = dir.join(FILE_NAME);
-        let conn = connect(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        let (conn, rebuilt) =
+            connect_noting(&path).with_context(|| format!("cannot open {}", path.display()))?;
+        notes.extend(rebuilt);
         Ok(Arc::new(Store {
             path,
             conn: Mutex::new(conn),
@@ -326,8 +406,30 @@ impl Store {
             touched: Mutex::new(HashMap::new()),
             clock: AtomicI64::new(0),
             marker: Mutex::new(None),
+            regradable_budget: AtomicU64::new(
+                regradable_budget_from_env().unwrap_or(DEFAULT_REGRADABLE),
+            ),
+            evictions: AtomicU64::new(0),
             notes,
         }))
+    }
+
+    /// The bytes the regradable records (report bodies and program runs, [`regradable`])
+    /// may take: past it, the least recently used of them go until they are under 90% of
+    /// it, whatever the store's limit. Rollouts' records and their facts are not counted.
+    pub fn regradable_budget(&self) -> u64 {
+        self.regradable_budget.load(Ordering::Relaxed)
+    }
+
+    /// Sets [`Store::regradable_budget`] for this process (tests, benches).
+    pub fn set_regradable_budget(&self, bytes: u64) {
+        self.regradable_budget.store(bytes, Ordering::Relaxed);
+    }
+
+    /// How many evictions this store has made (a writer that remembers what it filed
+    /// files it again once this moves).
+    pub fn evictions(&self) -> u64 {
+        self.evictions.load(Ordering::Relaxed)
     }
 
     /// The database file.
@@ -390,26 +492,52 @@ impl Store {
             return Ok(());
         }
         self.write(|tx| {
-            let mut record = tx.prepare_cached(
-                "INSERT INTO records (ns, key, value, bytes, used) VALUES (?1, ?2, ?3, ?4, ?5)
+            file_namespace(tx, ns)?;
+            let mut record = tx.prepare_cached(concat!(
+                "INSERT INTO records_v2 (ns, key, value, bytes, used, large) VALUES (",
+                ns_id!(),
+                ", ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT (ns, key) DO UPDATE
-                 SET value = excluded.value, bytes = excluded.bytes, used = excluded.used",
-            )?;
-            let mut facts = tx.prepare_cached(
-                "INSERT INTO facts (ns, key, used, facts) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (ns, key) DO UPDATE SET used = excluded.used, facts = excluded.facts",
-            )?;
+                 SET value = excluded.value, bytes = excluded.bytes, used = excluded.used,
+                     large = excluded.large"
+            ))?;
+            let mut large = tx.prepare_cached("INSERT INTO large_v2 (value) VALUES (?1)")?;
+            let mut facts = tx.prepare_cached(concat!(
+                "INSERT INTO facts_v2 (ns, key, used, facts) VALUES (",
+                ns_id!(),
+                ", ?2, ?3, ?4)
+                 ON CONFLICT (ns, key) DO UPDATE SET used = excluded.used, facts = excluded.facts"
+            ))?;
             for put in puts {
                 let bytes = (ns.len() + put.key.len() + put.value.len()) as i64;
                 let now = self.now();
                 // Replacing the value drops its old facts (a trigger).
-                record.execute(params![ns, put.key, put.value, bytes, now])?;
+                // A large value in its own table, the record naming it (the one it replaces
+                // goes: a trigger).
+                let (value, id) = if put.value.len() > LARGE {
+                    large.execute([put.value])?;
+                    (&[][..], Some(tx.last_insert_rowid()))
+                } else {
+                    (put.value, None)
+                };
+                record.execute(params![ns, Key(put.key), value, bytes, now, id])?;
                 if let Some(f) = put.facts {
-                    facts.execute(params![ns, put.key, now, f])?;
+                    facts.execute(params![ns, Key(put.key), now, f])?;
+                }
+            }
+            let mut evicted = Evicted::default();
+            if regradable(ns) {
+                let budget = self.regradable_budget();
+                if regradable_total(tx)? > budget {
+                    evicted = evict_regradable(tx, (budget as f64 * EVICT_TO) as u64)?;
                 }
             }
             if total(tx)? > self.options.limit {
-                evict(tx, (self.options.limit as f64 * EVICT_TO) as u64)?;
+                let more = evict(tx, (self.options.limit as f64 * EVICT_TO) as u64)?;
+                evicted.records += more.records;
+            }
+            if evicted.records > 0 {
+                self.evictions.fetch_add(1, Ordering::Relaxed);
             }
             Ok(())
         })
@@ -423,12 +551,16 @@ impl Store {
             return Ok(());
         }
         self.write(|tx| {
-            let mut add = tx.prepare_cached(
-                "INSERT OR IGNORE INTO facts (ns, key, used, facts)
-                 SELECT ns, key, used, ?3 FROM records WHERE ns = ?1 AND key = ?2 AND value = ?4",
-            )?;
+            let mut add = tx.prepare_cached(concat!(
+                "INSERT OR IGNORE INTO facts_v2 (ns, key, used, facts)
+                 SELECT ns, key, used, ?3 FROM records_v2 WHERE ns = ",
+                ns_id!(),
+                " AND key = ?2 AND ",
+                value_of!(),
+                " = ?4"
+            ))?;
             for f in found {
-                add.execute(params![ns, f.key, f.facts, f.value])?;
+                add.execute(params![ns, Key(&f.key), f.facts, f.value])?;
             }
             Ok(())
         })
@@ -454,7 +586,7 @@ impl Store {
     pub fn count(&self, ns: &str) -> Result<u64> {
         Ok(self
             .conn()?
-            .prepare_cached("SELECT records FROM namespaces WHERE ns = ?1")?
+            .prepare_cached("SELECT records FROM namespaces_v2 WHERE name = ?1")?
             .query_row([ns], |row| row.get::<_, i64>(0))
             .optional()?
             .unwrap_or(0)
@@ -470,7 +602,9 @@ impl Store {
     pub fn size(&self) -> Result<Size> {
         let conn = self.conn()?;
         let namespaces = conn
-            .prepare("SELECT ns, records, bytes FROM namespaces ORDER BY ns")?
+            .prepare(
+                "SELECT name, records, bytes FROM namespaces_v2 WHERE records > 0 ORDER BY name",
+            )?
             .query_map([], |row| {
                 Ok(Namespace {
                     name: row.get(0)?,
@@ -481,7 +615,7 @@ impl Store {
             .collect::<rusqlite::Result<Vec<_>>>()?;
         let bytes = total(&conn)?;
         let sets = conn.query_row(
-            "SELECT COUNT(*), COALESCE(SUM(length(members) + length(facts)), 0) FROM sets",
+            "SELECT COUNT(*), COALESCE(SUM(length(members) + length(facts)), 0) FROM sets_v2",
             [],
             |row| {
                 Ok((
@@ -497,6 +631,7 @@ impl Store {
             bytes,
             limit: self.options.limit,
             namespaces,
+            regradable_budget: self.regradable_budget(),
             sets,
         })
     }
@@ -505,6 +640,7 @@ impl Store {
     /// gives the freed pages back to the file system.
     pub fn prune(&self, max: u64) -> Result<Evicted> {
         let evicted = self.write(|tx| evict(tx, max))?;
+        self.evictions.fetch_add(1, Ordering::Relaxed);
         self.shrink()?;
         Ok(evicted)
     }
@@ -518,16 +654,18 @@ impl Store {
         let evicted = self.write(|tx| {
             let gone = Evicted {
                 records: tx.query_row(
-                    "SELECT COALESCE(SUM(records), 0) FROM namespaces",
+                    "SELECT COALESCE(SUM(records), 0) FROM namespaces_v2",
                     [],
                     |r| r.get::<_, i64>(0),
                 )? as u64,
                 bytes: total(tx)?,
             };
-            tx.execute("DELETE FROM records", [])?;
-            tx.execute("DELETE FROM sets", [])?;
+            tx.execute("DELETE FROM records_v2", [])?;
+            tx.execute("DELETE FROM large_v2", [])?;
+            tx.execute("DELETE FROM sets_v2", [])?;
             Ok(gone)
         })?;
+        self.evictions.fetch_add(1, Ordering::Relaxed);
         self.shrink()?;
         Ok(evicted)
     }

@@ -6,7 +6,7 @@
 use anyhow::{Result, anyhow};
 use rusqlite::{OptionalExtension, TransactionBehavior, params};
 
-use super::{Mark, Marker, Marks, Read, Store, TOUCH_BATCH, write_marks};
+use super::{Key, Mark, Marker, Marks, Read, Store, TOUCH_BATCH, ns_id, value_of, write_marks};
 
 impl Store {
     /// The value under `key` in `ns`; marks it used (see the module doc).
@@ -106,8 +106,14 @@ impl Reader<'_> {
     pub fn value(&self, ns: &str, key: &str) -> Result<Option<Vec<u8>>> {
         let found = self
             .tx
-            .prepare_cached("SELECT value, used FROM records WHERE ns = ?1 AND key = ?2")?
-            .query_row(params![ns, key], |row| {
+            .prepare_cached(concat!(
+                "SELECT ",
+                value_of!(),
+                ", used FROM records_v2 WHERE ns = ",
+                ns_id!(),
+                " AND key = ?2"
+            ))?
+            .query_row(params![ns, Key(key)], |row| {
                 Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
             })
             .optional()?;
@@ -123,8 +129,12 @@ impl Reader<'_> {
     pub fn facts(&self, ns: &str, key: &str) -> Result<Option<Vec<u8>>> {
         let found = self
             .tx
-            .prepare_cached("SELECT facts, used FROM facts WHERE ns = ?1 AND key = ?2")?
-            .query_row(params![ns, key], |row| {
+            .prepare_cached(concat!(
+                "SELECT facts, used FROM facts_v2 WHERE ns = ",
+                ns_id!(),
+                " AND key = ?2"
+            ))?
+            .query_row(params![ns, Key(key)], |row| {
                 Ok((row.get::<_, Vec<u8>>(0)?, row.get::<_, i64>(1)?))
             })
             .optional()?;
@@ -139,7 +149,7 @@ impl Reader<'_> {
     pub fn complete(&self, ns: &str) -> Result<bool> {
         let counts = self
             .tx
-            .prepare_cached("SELECT records, facts FROM namespaces WHERE ns = ?1")?
+            .prepare_cached("SELECT records, facts FROM namespaces_v2 WHERE name = ?1")?
             .query_row([ns], |row| {
                 Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?))
             })

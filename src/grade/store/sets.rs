@@ -15,7 +15,7 @@
 use anyhow::Result;
 use rusqlite::{OptionalExtension, params};
 
-use super::{Read, Reader, Store};
+use super::{Key, Read, Reader, Store, ns_id};
 
 /// How far the facts have changed: every facts row deleted or replaced, and every one
 /// added, since the store had sets (any namespace).
@@ -92,7 +92,7 @@ pub(super) fn decode_members(bytes: &[u8]) -> Option<Vec<String>> {
 
 fn counters(conn: &rusqlite::Connection) -> Result<Counters> {
     Ok(conn
-        .prepare_cached("SELECT deletes, inserts FROM counters WHERE id = 0")?
+        .prepare_cached("SELECT deletes, inserts FROM counters_v2 WHERE id = 0")?
         .query_row([], |row| {
             Ok(Counters {
                 deletes: row.get(0)?,
@@ -104,7 +104,7 @@ fn counters(conn: &rusqlite::Connection) -> Result<Counters> {
 /// Deletes the sets that no longer hold under `now`.
 fn drop_stale(tx: &rusqlite::Transaction, now: Counters) -> Result<()> {
     tx.prepare_cached(
-        "DELETE FROM sets WHERE deletes <> ?1 OR (inserts IS NOT NULL AND inserts <> ?2)",
+        "DELETE FROM sets_v2 WHERE deletes <> ?1 OR (inserts IS NOT NULL AND inserts <> ?2)",
     )?
     .execute(params![now.deletes, now.inserts])?;
     Ok(())
@@ -115,18 +115,21 @@ fn drop_stale(tx: &rusqlite::Transaction, now: Counters) -> Result<()> {
 /// walks the records, so that a use through a set counts as a use of its members.
 pub(super) fn spread_marks(tx: &rusqlite::Transaction) -> Result<()> {
     let used: Vec<(String, String, i64, Vec<u8>)> = tx
-        .prepare_cached("SELECT ns, key, used, members FROM sets WHERE used > spread")?
+        .prepare_cached("SELECT ns, key, used, members FROM sets_v2 WHERE used > spread")?
         .query_map([], |row| {
             Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?))
         })?
         .collect::<rusqlite::Result<_>>()?;
-    let mut mark =
-        tx.prepare_cached("UPDATE facts SET used = max(used, ?3) WHERE ns = ?1 AND key = ?2")?;
+    let mut mark = tx.prepare_cached(concat!(
+        "UPDATE facts_v2 SET used = max(used, ?3) WHERE ns = ",
+        ns_id!(),
+        " AND key = ?2"
+    ))?;
     let mut spread =
-        tx.prepare_cached("UPDATE sets SET spread = used WHERE ns = ?1 AND key = ?2")?;
+        tx.prepare_cached("UPDATE sets_v2 SET spread = used WHERE ns = ?1 AND key = ?2")?;
     for (ns, key, when, members) in &used {
         for member in decode_members(members).unwrap_or_default() {
-            mark.execute(params![ns, member, when])?;
+            mark.execute(params![ns, Key(&member), when])?;
         }
         spread.execute(params![ns, key])?;
     }
@@ -145,7 +148,7 @@ impl Reader<'_> {
         let found = self
             .tx
             .prepare_cached(
-                "SELECT facts, used, deletes, inserts FROM sets WHERE ns = ?1 AND key = ?2",
+                "SELECT facts, used, deletes, inserts FROM sets_v2 WHERE ns = ?1 AND key = ?2",
             )?
             .query_row(params![ns, key], |row| {
                 Ok((
@@ -182,7 +185,7 @@ impl Store {
                 return Ok(0);
             }
             let mut put = tx.prepare_cached(
-                "INSERT OR REPLACE INTO sets (ns, key, used, spread, deletes, inserts, members, facts)
+                "INSERT OR REPLACE INTO sets_v2 (ns, key, used, spread, deletes, inserts, members, facts)
                  VALUES (?1, ?2, ?3, ?3, ?4, ?5, ?6, ?7)",
             )?;
             let mut written = 0;
@@ -209,14 +212,16 @@ impl Store {
     /// Forgets every set (the facts stay), so that the next lookups read row by row: for
     /// the benchmark and tests that measure that read. How many went.
     pub fn forget_sets(&self) -> Result<usize> {
-        self.write(|tx| Ok(tx.execute("DELETE FROM sets", [])?))
+        self.write(|tx| Ok(tx.execute("DELETE FROM sets_v2", [])?))
     }
 
     /// How many sets the store holds (whether or not they still hold).
     pub fn set_count(&self) -> Result<u64> {
         Ok(self
             .conn()?
-            .query_row("SELECT COUNT(*) FROM sets", [], |row| row.get::<_, i64>(0))?
+            .query_row("SELECT COUNT(*) FROM sets_v2", [], |row| {
+                row.get::<_, i64>(0)
+            })?
             .max(0) as u64)
     }
 }

@@ -337,7 +337,11 @@ fn eviction_orders_by_the_later_of_a_record_and_its_facts_marks() {
                 .conn()
                 .expect("conn")
                 .query_row(
-                    &format!("SELECT used FROM {table} WHERE ns = 'ns' AND key = 'k000'"),
+                    &format!(
+                        "SELECT used FROM {table}_v2
+                         WHERE ns = (SELECT id FROM namespaces_v2 WHERE name = 'ns')
+                         AND key = 'k000'"
+                    ),
                     [],
                     |r| r.get(0),
                 )
@@ -353,7 +357,9 @@ fn eviction_orders_by_the_later_of_a_record_and_its_facts_marks() {
                 store
                     .read(|r| {
                         r.tx.query_row(
-                            "SELECT COUNT(*) FROM records WHERE ns = 'ns' AND key = ?1",
+                            "SELECT COUNT(*) FROM records_v2
+                             WHERE ns = (SELECT id FROM namespaces_v2 WHERE name = 'ns')
+                             AND key = ?1",
                             [k],
                             |row| row.get::<_, i64>(0),
                         )
@@ -425,7 +431,8 @@ fn the_marks_of_a_bulk_read_are_written_by_the_marker() {
     let conn = store.conn().expect("conn");
     let marked: i64 = conn
         .query_row(
-            "SELECT COUNT(*) FROM facts WHERE ns = 'ns' AND used > ?1",
+            "SELECT COUNT(*) FROM facts_v2
+             WHERE ns = (SELECT id FROM namespaces_v2 WHERE name = 'ns') AND used > ?1",
             [before],
             |r| r.get(0),
         )
@@ -433,7 +440,8 @@ fn the_marks_of_a_bulk_read_are_written_by_the_marker() {
     assert_eq!(marked as usize, n, "every facts row read is marked");
     let records: i64 = conn
         .query_row(
-            "SELECT COUNT(*) FROM records WHERE ns = 'ns' AND used > ?1",
+            "SELECT COUNT(*) FROM records_v2
+             WHERE ns = (SELECT id FROM namespaces_v2 WHERE name = 'ns') AND used > ?1",
             [before],
             |r| r.get(0),
         )
@@ -556,34 +564,244 @@ fn a_set_read_keeps_its_members_from_eviction() {
     }
 }
 
-/// A store of the layout before sets (facts, no sets or counters, the facts triggers
-/// without counting) gets them on opening, and counts the changes from then on.
+/// A file of the first layout (text namespaces and keys, as an earlier sebx made it, with
+/// its facts and sets) is rebuilt on opening: its tables go with a note, their pages go back
+/// to the file system, and the store works as a fresh one; reopening it notes nothing.
 #[test]
-fn a_store_without_sets_gets_them_on_opening() {
+fn a_file_of_the_first_layout_is_rebuilt_on_opening() {
     let dir = tempfile::tempdir().expect("tempdir");
-    {
-        let store = Store::open_with(dir.path(), options(1 << 20)).expect("open");
-        put_with_facts(&store, "k000", b"v");
-    }
     {
         let conn = rusqlite::Connection::open(dir.path().join(FILE_NAME)).expect("db");
         conn.execute_batch(
-            "DROP TABLE sets; DROP TABLE counters; DROP TRIGGER facts_change;
-             DROP TRIGGER facts_insert; DROP TRIGGER facts_delete;
-             CREATE TRIGGER facts_insert AFTER INSERT ON facts BEGIN
-                 UPDATE namespaces SET facts = facts + 1 WHERE ns = NEW.ns;
-             END;
-             CREATE TRIGGER facts_delete AFTER DELETE ON facts BEGIN
-                 UPDATE namespaces SET facts = facts - 1 WHERE ns = OLD.ns;
-             END;",
+            "PRAGMA auto_vacuum = INCREMENTAL; PRAGMA journal_mode = WAL;
+             CREATE TABLE records (ns TEXT NOT NULL, key TEXT NOT NULL, value BLOB NOT NULL,
+                 bytes INTEGER NOT NULL, used INTEGER NOT NULL, PRIMARY KEY (ns, key))
+                 WITHOUT ROWID;
+             CREATE INDEX records_used ON records (used);
+             CREATE TABLE namespaces (ns TEXT PRIMARY KEY, records INTEGER NOT NULL,
+                 bytes INTEGER NOT NULL, facts INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;
+             CREATE TABLE facts (ns TEXT NOT NULL, key TEXT NOT NULL, used INTEGER NOT NULL,
+                 facts BLOB NOT NULL, PRIMARY KEY (ns, key)) WITHOUT ROWID;
+             CREATE TABLE sets (ns TEXT NOT NULL, key TEXT NOT NULL, used INTEGER NOT NULL,
+                 spread INTEGER NOT NULL, deletes INTEGER NOT NULL, inserts INTEGER,
+                 members BLOB NOT NULL, facts BLOB NOT NULL, PRIMARY KEY (ns, key));
+             CREATE TABLE counters (id INTEGER PRIMARY KEY CHECK (id = 0),
+                 deletes INTEGER NOT NULL, inserts INTEGER NOT NULL);
+             INSERT INTO counters VALUES (0, 0, 0);
+             PRAGMA user_version = 1;",
         )
-        .expect("the earlier layout");
+        .expect("the first layout");
+        let value = vec![b'x'; 2_000];
+        for i in 0..500 {
+            let key = format!("{i:032x}");
+            conn.execute(
+                "INSERT INTO records VALUES ('g-a', ?1, ?2, 2000, 1)",
+                rusqlite::params![key, value],
+            )
+            .expect("record");
+            conn.execute("INSERT INTO facts VALUES ('g-a', ?1, 1, '{}')", [&key])
+                .expect("facts");
+        }
+        conn.execute(
+            "INSERT INTO namespaces VALUES ('g-a', 500, 1000000, 500)",
+            [],
+        )
+        .expect("totals");
     }
-    let store = Store::open_with(dir.path(), options(1 << 20)).expect("reopen");
-    let before = store.read(|r| r.counters()).expect("counters");
-    assert_eq!((before.deletes, before.inserts), (0, 0));
-    put_with_facts(&store, "k000", b"w");
-    let after = store.read(|r| r.counters()).expect("counters");
-    assert_eq!((after.deletes, after.inserts), (1, 1));
+    let size_of = |dir: &std::path::Path| std::fs::metadata(dir.join(FILE_NAME)).expect("db").len();
+    let before = size_of(dir.path());
+    assert!(before > 1_000_000, "{before}");
+    let store = Store::open_with(dir.path(), options(1 << 20)).expect("open");
+    assert_eq!(store.notes().len(), 1, "{:?}", store.notes());
+    assert!(store.notes()[0].contains("earlier sebx's layout was dropped"));
+    let conn = store.conn().expect("conn");
+    for table in ["records", "namespaces", "facts", "sets", "counters"] {
+        assert!(
+            !schema::has_table(&conn, table).expect("read"),
+            "{table} dropped"
+        );
+    }
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .expect("version");
+    assert_eq!(version, 2);
+    drop(conn);
+    assert_eq!(store.count("g-a").expect("count"), 0);
+    assert_eq!(store.bytes().expect("bytes"), 0);
+    assert!(
+        store
+            .get("g-a", &format!("{:032x}", 7))
+            .expect("get")
+            .is_none()
+    );
+    // A fresh store from then on: records, facts and their counts.
+    put_with_facts(&store, "k000", b"v");
+    let key = format!("{:032x}", 7);
+    put_with_facts(&store, &key, b"w");
+    assert_eq!(
+        store.get("ns", &key).expect("get").as_deref(),
+        Some(&b"w"[..])
+    );
+    assert_eq!(store.count("ns").expect("count"), 2);
     assert!(store.read(|r| r.complete("ns")).expect("read"));
+    let counters = store.read(|r| r.counters()).expect("counters");
+    assert_eq!((counters.deletes, counters.inserts), (0, 2));
+    store.shrink().expect("shrink");
+    drop(store);
+    let after = size_of(dir.path());
+    assert!(after * 4 < before, "pages given back: {after} of {before}");
+    let store = Store::open_with(dir.path(), options(1 << 20)).expect("reopen");
+    assert!(store.notes().is_empty(), "{:?}", store.notes());
+    assert_eq!(store.count("ns").expect("count"), 2);
+}
+
+/// A value past [`LARGE`] bytes is kept in a table of its own and reads back as filed;
+/// replaced (by a large or a small value), evicted or cleared, it goes with its record.
+#[test]
+fn large_values_read_back_and_go_with_their_records() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1 << 20)).expect("open");
+    let large_rows = |store: &Store| -> i64 {
+        store
+            .conn()
+            .expect("conn")
+            .query_row("SELECT COUNT(*) FROM large_v2", [], |r| r.get(0))
+            .expect("count")
+    };
+    let big = |c: u8| vec![c; LARGE + 1];
+    store.put("ns-bodies", "aa", &big(b'a')).expect("put");
+    store.put("ns-bodies", "bb", &big(b'b')).expect("put");
+    store.put("ns-bodies", "cc", &[b'c'; LARGE]).expect("put");
+    assert_eq!(
+        large_rows(&store),
+        2,
+        "a value of LARGE bytes stays in its record"
+    );
+    assert_eq!(store.get("ns-bodies", "aa").expect("get"), Some(big(b'a')));
+    assert_eq!(
+        store.get("ns-bodies", "cc").expect("get"),
+        Some(vec![b'c'; LARGE])
+    );
+    // Replaced by another large value, then by a small one: the old ones go.
+    store.put("ns-bodies", "aa", &big(b'x')).expect("put");
+    assert_eq!(store.get("ns-bodies", "aa").expect("get"), Some(big(b'x')));
+    assert_eq!(large_rows(&store), 2);
+    store.put("ns-bodies", "aa", b"small").expect("put");
+    assert_eq!(
+        store.get("ns-bodies", "aa").expect("get").as_deref(),
+        Some(&b"small"[..])
+    );
+    assert_eq!(large_rows(&store), 1);
+    // Facts are kept beside a large value as beside any, and backfilled against it.
+    let filing = Filing {
+        key: "dd".into(),
+        value: big(b'd'),
+        facts: b"{}".to_vec(),
+    };
+    store.put("ns", "dd", &filing.value).expect("put");
+    store.backfill_facts("ns", &[filing]).expect("backfill");
+    assert!(store.read(|r| r.facts("ns", "dd")).expect("read").is_some());
+    assert_eq!(large_rows(&store), 2);
+    // Evicted with its record (the limit: below every record's bytes).
+    store.prune(0).expect("prune");
+    assert_eq!(store.count("ns-bodies").expect("count"), 0);
+    assert_eq!(large_rows(&store), 0);
+    store.put("ns-bodies", "ee", &big(b'e')).expect("put");
+    store.clear().expect("clear");
+    assert_eq!(large_rows(&store), 0);
+    assert!(store.get("ns-bodies", "ee").expect("get").is_none());
+}
+
+/// Keys in lower-case hexadecimal are kept as their bytes and any other key as its text:
+/// every spelling reads back as filed, and none shares another's row.
+#[test]
+fn hexadecimal_and_other_keys_read_back_as_filed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1 << 20)).expect("open");
+    let keys = [
+        "00ff",
+        "00FF",
+        "0",
+        "000",
+        "",
+        "k000",
+        "abcdef0123456789",
+        "zz",
+        "ab\u{e9}",
+    ];
+    for (i, key) in keys.iter().enumerate() {
+        store
+            .put("ns", key, format!("{i}").as_bytes())
+            .expect("put");
+    }
+    for (i, key) in keys.iter().enumerate() {
+        let got = store.get("ns", key).expect("get");
+        assert_eq!(got.as_deref(), Some(format!("{i}").as_bytes()), "{key:?}");
+    }
+    assert_eq!(store.count("ns").expect("count"), keys.len() as u64);
+    let conn = store.conn().expect("conn");
+    let kinds: Vec<(String, i64)> = conn
+        .prepare("SELECT typeof(key), length(key) FROM records_v2 ORDER BY typeof(key), key")
+        .expect("query")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .collect::<rusqlite::Result<_>>()
+        .expect("rows");
+    let blobs: Vec<i64> = kinds
+        .iter()
+        .filter(|k| k.0 == "blob")
+        .map(|k| k.1)
+        .collect();
+    assert_eq!(blobs, [2, 8], "{kinds:?}");
+}
+
+/// Past the limit, the regradable records (report bodies, program runs) go before any other,
+/// however recently they were used: a rollout's record holds the facts figures read.
+#[test]
+fn past_the_limit_bodies_and_runs_go_before_any_rollouts_record() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(2_000)).expect("open");
+    let value = vec![b'x'; 90];
+    // Ten rollouts' records first (the oldest), then bodies and runs.
+    for i in 0..10 {
+        store.put("g-a", &format!("k{i:03}"), &value).expect("put");
+    }
+    for i in 0..5 {
+        store
+            .put("g-a-bodies", &format!("b{i:03}"), &value)
+            .expect("put");
+        store
+            .put("g-a-runs", &format!("r{i:03}"), &value)
+            .expect("put");
+    }
+    // Past the limit: bodies and runs go (the oldest first) before the older records.
+    store.put("g-a", "k010", &value).expect("put");
+    for i in 0..=10 {
+        assert!(
+            store
+                .get("g-a", &format!("k{i:03}"))
+                .expect("get")
+                .is_some(),
+            "record {i} kept"
+        );
+    }
+    assert!(store.get("g-a-bodies", "b000").expect("get").is_none());
+    assert!(store.bytes().expect("bytes") <= 1_800);
+    // A budget of their own: past it, the least recently used of them go, whatever the limit.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Store::open_with(dir.path(), options(1 << 30)).expect("open");
+    store.set_regradable_budget(1_000);
+    for i in 0..20 {
+        store.put("g-a", &format!("k{i:03}"), &value).expect("put");
+        store
+            .put("g-a-bodies", &format!("b{i:03}"), &value)
+            .expect("put");
+    }
+    let size = store.size().expect("size");
+    let of = |name: &str| size.namespaces.iter().find(|n| n.name == name).cloned();
+    assert_eq!(of("g-a").map(|n| n.records), Some(20));
+    let bodies = of("g-a-bodies").expect("bodies");
+    assert!(bodies.bytes <= 1_000 && bodies.records < 20, "{bodies:?}");
+    assert!(store.get("g-a-bodies", "b019").expect("get").is_some());
+    assert!(store.get("g-a-bodies", "b000").expect("get").is_none());
 }
