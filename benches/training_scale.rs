@@ -54,9 +54,7 @@ use sebx::model::verl::{JoinIndex, find_runs};
 use sebx::model::{ApiMap, Dataset};
 use sebx::tui::app::{App, Context, Grading};
 use sebx::tui::jobs::{JobEvent, analyze_rows};
-use sebx::tui::load::{
-    FOLLOW_EVERY, FileKind, Follow, LoadEvent, Source, SourceData, load_following,
-};
+use sebx::tui::load::{FOLLOW_EVERY, Follow, LoadEvent, Source, load_following};
 use sebx::tui::{Action, Keymap, Theme, ui};
 use serde_json::{Value, json};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -326,17 +324,7 @@ fn explorer(run_dir: &Path, bytes: u64) {
         width: 160,
         height: 48,
     });
-    let sources: Vec<Source> = runs
-        .into_iter()
-        .map(|run| Source {
-            kind: FileKind::Rollouts,
-            data: SourceData::Dump {
-                run,
-                join: join.clone(),
-                dataset: dataset.clone(),
-            },
-        })
-        .collect();
+    let sources = Source::dumps(runs, &join, &dataset);
     let (tx, rx) = channel();
     // Loaded as `sebx` loads a run: followed after loading (the live-follow figure below).
     let follow = Follow {
@@ -692,17 +680,7 @@ fn dump_rollouts(exp: &Path) -> Vec<sebx::model::Rollout> {
     let runs = find_runs(&exp.join("rollout"))
         .expect("read")
         .expect("a run");
-    let sources: Vec<Source> = runs
-        .into_iter()
-        .map(|run| Source {
-            kind: FileKind::Rollouts,
-            data: SourceData::Dump {
-                run,
-                join: join.clone(),
-                dataset: dataset.clone(),
-            },
-        })
-        .collect();
+    let sources = Source::dumps(runs, &join, &dataset);
     let mut out = Vec::new();
     load_following(
         &sources,

@@ -361,17 +361,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
             }
             let shared = Arc::new(dataset.clone());
             let join = Arc::new(JoinIndex::new(&shared));
-            let mut all = dumps
-                .into_iter()
-                .map(|run| Source {
-                    kind: FileKind::Rollouts,
-                    data: SourceData::Dump {
-                        run,
-                        join: join.clone(),
-                        dataset: shared.clone(),
-                    },
-                })
-                .collect::<Vec<_>>();
+            let mut all = Source::dumps(dumps, &join, &shared);
             // Folders of training runs: runs appearing in them are followed too.
             all.extend(
                 inputs

@@ -75,6 +75,26 @@ pub struct Source {
     pub data: SourceData,
 }
 
+impl Source {
+    /// Training runs as sources, their samples joined to `dataset`'s tasks through `join`.
+    pub fn dumps(
+        runs: impl IntoIterator<Item = DumpRun>,
+        join: &Arc<JoinIndex>,
+        dataset: &Arc<Dataset>,
+    ) -> Vec<Source> {
+        runs.into_iter()
+            .map(|run| Source {
+                kind: FileKind::Rollouts,
+                data: SourceData::Dump {
+                    run,
+                    join: join.clone(),
+                    dataset: dataset.clone(),
+                },
+            })
+            .collect()
+    }
+}
+
 /// What the loader reports, in order.
 #[derive(Debug, Clone)]
 pub enum LoadEvent {
