@@ -26,6 +26,25 @@ fn official() -> GradingSettings {
     GradingSettings::official()
 }
 
+/// A cache in a folder of its own (kept while the folder lives), for the official settings.
+fn opened() -> (tempfile::TempDir, ScoreCache) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cache = ScoreCache::open(dir.path(), &ApiMap::default(), &official()).expect("open");
+    (dir, cache)
+}
+
+/// The store's sizes, and its report bodies' namespace.
+fn bodies_size(cache: &ScoreCache) -> (crate::grade::store::Size, crate::grade::store::Namespace) {
+    let size = cache.store().size().expect("size");
+    let bodies = size
+        .namespaces
+        .iter()
+        .find(|n| n.name.ends_with("-bodies"))
+        .cloned()
+        .expect("bodies");
+    (size, bodies)
+}
+
 fn report(verdict: Verdict) -> GradeReport {
     let mut r = GradeReport::load_failure("elsewhere.jsonl", 9, "");
     r.load_error = None;
@@ -62,9 +81,7 @@ fn reports_survive_reopening_and_the_latest_wins() {
 
 #[test]
 fn other_test_cases_or_mappings_are_other_keys() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let api = ApiMap::default();
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let (dir, cache) = opened();
     cache
         .put(&rollout("A", "1"), &report(Verdict::Right))
         .expect("put");
@@ -425,9 +442,7 @@ fn a_verdict_only_put_keeps_the_reward_in_the_facts() {
 /// One bulk lookup answers what one lookup per rollout does, in order.
 #[test]
 fn a_batched_lookup_equals_lookups_one_by_one() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let api = ApiMap::default();
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let (_dir, cache) = opened();
     // More than a chunk, every third unknown, a few with a reward.
     let rollouts: Vec<Rollout> = (0..2500).map(|i| rollout(&format!("R{i}"), "1")).collect();
     let verdicts = [Verdict::Right, Verdict::ResultError, Verdict::ExeError];
@@ -565,9 +580,7 @@ fn many(prefix: &str, n: usize) -> Vec<Rollout> {
 /// answer came from a record a better one would beat), and the lookup then reads the rows.
 #[test]
 fn batches_kept_as_sets_answer_as_rows_read_one_by_one() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let api = ApiMap::default();
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let (_dir, cache) = opened();
     let (first, second) = (many("A", 40), many("B", 50));
     // A batch the cache knows nothing of is not kept.
     let unknown: Vec<&Rollout> = first.iter().collect();
@@ -660,9 +673,7 @@ fn distinct_report(verdict: Verdict, i: usize, len: usize) -> GradeReport {
 /// wrong one, and its next put files the body again.
 #[test]
 fn bodies_past_their_budget_go_first_and_every_fact_stays() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let api = ApiMap::default();
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let (_dir, cache) = opened();
     cache.store().set_regradable_budget(6_000);
     let rollouts = many("P", 40);
     let verdict = |i: usize| {
@@ -677,12 +688,7 @@ fn bodies_past_their_budget_go_first_and_every_fact_stays() {
             .put(r, &distinct_report(verdict(i), i, 1_000))
             .expect("put");
     }
-    let size = cache.store().size().expect("size");
-    let bodies = size
-        .namespaces
-        .iter()
-        .find(|n| n.name.ends_with("-bodies"))
-        .expect("bodies");
+    let (size, bodies) = bodies_size(&cache);
     assert!(bodies.bytes <= 6_000, "{size:?}");
     assert!(bodies.records > 0 && bodies.records < 40, "{size:?}");
     // Every fact is there, and right.
@@ -715,19 +721,12 @@ fn bodies_past_their_budget_go_first_and_every_fact_stays() {
 /// the store, and reads back whole.
 #[test]
 fn bodies_are_stored_packed_and_read_back_whole() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let api = ApiMap::default();
-    let cache = ScoreCache::open(dir.path(), &api, &official()).expect("open");
+    let (_dir, cache) = opened();
     let a = rollout("A", "1");
     let mut r = report(Verdict::ResultError);
     r.decided_by = "[0.5, 1.25, 2.0]\n".repeat(300);
     cache.put(&a, &r).expect("put");
-    let size = cache.store().size().expect("size");
-    let bodies = size
-        .namespaces
-        .iter()
-        .find(|n| n.name.ends_with("-bodies"))
-        .expect("bodies");
+    let (_, bodies) = bodies_size(&cache);
     assert!(
         bodies.bytes < 1_500,
         "{} bytes for a 5 KB body",
