@@ -129,7 +129,10 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> P
         for c in r.labels.iter().flatten() {
             categories.entry(c.as_str()).or_default().push(i);
         }
-        by_verdict.entry(r.verdict).or_default().push(i);
+        // Only failing verdicts make groups.
+        if r.verdict != Verdict::Right {
+            by_verdict.entry(r.verdict).or_default().push(i);
+        }
         if !r.wrong.is_empty() {
             wrong.push(i);
         }

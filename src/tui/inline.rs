@@ -87,19 +87,23 @@ pub fn settle_verdicts(app: &mut App) {
 }
 
 /// Loads `sources` on this thread straight into `app` (tests, benchmarks).
-/// [`load_inline`] of only the lines of `only` (a report's examples).
-pub fn load_inline_lines(app: &mut App, sources: &[Source], only: &super::load::LineFilter) {
-    app.register_sources(sources);
-    super::load::load_lines(sources, only, &mut |e| {
-        app.on_job(JobEvent::Load(e));
-    });
-    app.settle();
+pub fn load_inline(app: &mut App, sources: &[Source]) {
+    load_into(app, sources, None);
 }
 
-pub fn load_inline(app: &mut App, sources: &[Source]) {
+/// [`load_inline`] of only the lines of `only` (a report's examples).
+pub fn load_inline_lines(app: &mut App, sources: &[Source], only: &super::load::LineFilter) {
+    load_into(app, sources, Some(only));
+}
+
+fn load_into(app: &mut App, sources: &[Source], only: Option<&super::load::LineFilter>) {
     app.register_sources(sources);
-    super::load::load_sources(sources, &mut |e| {
+    let mut sink = |e| {
         app.on_job(JobEvent::Load(e));
-    });
+    };
+    match only {
+        Some(only) => super::load::load_lines(sources, only, &mut sink),
+        None => super::load::load_sources(sources, &mut sink),
+    }
     app.settle();
 }
