@@ -83,6 +83,8 @@ impl Axis {
                 "module_vars",
                 "array_attr",
                 "importlib_util",
+                "function_handle",
+                "ufunc_handle",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -126,6 +128,7 @@ impl Axis {
                 "text_output",
                 "docstring_mention",
                 "early_banner",
+                "raw_array_methods",
             ],
         }
     }
@@ -407,6 +410,85 @@ fn block(indent: &str, lines: &[String]) -> String {
         .collect()
 }
 
+/// NumPy names (after `np.`) that are ufuncs in NumPy 2.3.
+const UFUNCS: &[&str] = &[
+    "abs",
+    "absolute",
+    "add",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctan2",
+    "arctanh",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "cbrt",
+    "ceil",
+    "cos",
+    "cosh",
+    "deg2rad",
+    "degrees",
+    "divide",
+    "equal",
+    "exp",
+    "exp2",
+    "expm1",
+    "fabs",
+    "floor",
+    "floor_divide",
+    "fmax",
+    "fmin",
+    "fmod",
+    "gcd",
+    "greater",
+    "greater_equal",
+    "hypot",
+    "invert",
+    "isfinite",
+    "isinf",
+    "isnan",
+    "lcm",
+    "left_shift",
+    "less",
+    "less_equal",
+    "log",
+    "log10",
+    "log1p",
+    "log2",
+    "logaddexp",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "mod",
+    "multiply",
+    "negative",
+    "not_equal",
+    "positive",
+    "power",
+    "rad2deg",
+    "radians",
+    "reciprocal",
+    "remainder",
+    "right_shift",
+    "rint",
+    "sign",
+    "sin",
+    "sinh",
+    "sqrt",
+    "square",
+    "subtract",
+    "tan",
+    "tanh",
+    "true_divide",
+    "trunc",
+];
+
 /// The generator: the API (for NumPy names and decoy calls).
 pub struct Generator<'a> {
     api: &'a ApiMap,
@@ -416,6 +498,8 @@ pub struct Generator<'a> {
     constructor: String,
     /// Every top-level zwc short name.
     mains: Vec<String>,
+    /// zwc's short name of `np.linalg.inv` (under `zwc.rfx`).
+    inverse: Option<String>,
 }
 
 /// What a program is being built from: the genuine solution, its entry and the draws.
@@ -538,11 +622,16 @@ impl Generator<'_> {
             .filter(|s| !s.contains('.'))
             .map(str::to_string)
             .collect();
+        let inverse = api
+            .zwc_name("np.linalg.inv")
+            .and_then(|z| z.strip_prefix("zwc.rfx."))
+            .map(str::to_string);
         Generator {
             api,
             decoys,
             constructor,
             mains,
+            inverse,
         }
     }
 
@@ -867,6 +956,9 @@ impl Generator<'_> {
     }
 
     fn numpy_route(&self, cx: &mut Ctx, form: &str) -> Option<String> {
+        if matches!(form, "function_handle" | "ufunc_handle") {
+            return self.numpy_handle(cx, form == "ufunc_handle");
+        }
         let (g, e) = (cx.g, cx.e);
         let np = cx.name();
         let module = cx.coin();
@@ -929,6 +1021,83 @@ impl Generator<'_> {
             code = format!("{}{}", block("", &top), code);
         }
         Some(code)
+    }
+
+    /// NumPy's functions themselves, never the module, taken by a route no syntax shows
+    /// (`operator.attrgetter`, `functools.reduce(getattr, ...)` through zwc's own NumPy
+    /// global) and called: only what the calls do tells. `ufuncs` keeps to the calls of
+    /// NumPy ufuncs (C callables no profile hook sees).
+    fn numpy_handle(&self, cx: &mut Ctx, ufuncs: bool) -> Option<String> {
+        let (g, e) = (cx.g, cx.e);
+        let candidates: Vec<(ZwcCall, String)> = e
+            .calls
+            .iter()
+            .filter_map(|c| {
+                let rest = self.api.zwc_to_numpy.get(&c.dotted)?.strip_prefix("np.")?;
+                (!ufuncs || UFUNCS.contains(&rest)).then(|| (c.clone(), rest.to_string()))
+            })
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let chosen = if cx.coin() {
+            candidates
+        } else {
+            vec![candidates[cx.below(candidates.len())].clone()]
+        };
+        let w = cx.name();
+        let c = self.constructor.clone();
+        let eq = cx.eq();
+        // The results wrapped as zwc wraps them; NumPy's types named by text only.
+        let is_array = |v: &str| format!("type({v}).__name__ == 'ndarray'");
+        let mut body = vec![
+            format!("def {w}(f, *a, **k):"),
+            "    r = f(*a, **k)".to_string(),
+            format!("    if {}:", is_array("r")),
+            format!("        return zwc.{c}(r)"),
+            format!(
+                "    if isinstance(r, (list, tuple)) and any({} for i in r):",
+                is_array("i")
+            ),
+            format!(
+                "        return type(r)(zwc.{c}(i) if {} else i for i in r)",
+                is_array("i")
+            ),
+            "    return r".to_string(),
+        ];
+        let mut edits = Vec::new();
+        for (call, rest) in &chosen {
+            let path = format!("_np.{rest}");
+            let handle = match cx.below(3) {
+                0 => format!("operator.attrgetter({})(zwc)", cx.lit(&path)),
+                1 => format!(
+                    "functools.reduce(getattr, {}.split('.'), zwc)",
+                    cx.lit(&path)
+                ),
+                _ => format!(
+                    "operator.attrgetter({})(operator.attrgetter({})(zwc))",
+                    cx.lit(rest),
+                    cx.lit("_n") + " + " + &cx.lit("p")
+                ),
+            };
+            // Held in a local of the entry, or taken where it is called.
+            let handle = if cx.coin() {
+                let h = cx.name();
+                body.push(format!("{h}{eq}{handle}"));
+                h
+            } else {
+                format!("({handle})")
+            };
+            let paren = call.func.end + g.code[call.func.end..].find('(')?;
+            if call.dotted.starts_with("zwc.rfx.") {
+                edits.push((call.func.clone(), handle));
+            } else {
+                edits.push((call.func.start..paren + 1, format!("{w}({handle}, ")));
+            }
+        }
+        edits.push(Self::body_start(cx, &body));
+        let code = apply(&g.code, edits);
+        Some(format!("import operator\nimport functools\n{code}"))
     }
 
     // ---- zwc for show ----
@@ -1620,6 +1789,28 @@ impl Generator<'_> {
                 apply(
                     code,
                     vec![Self::body_start(cx, &[format!("\"\"\"{text}\"\"\"")])],
+                )
+            }
+            // NumPy arrays zwc hands back (`zwc.rfx`'s results, a ZWCArray's `.T`), their
+            // methods and text: NumPy's own code runs under them, not the code's call.
+            "raw_array_methods" => {
+                let inverse = self.inverse.as_ref()?;
+                let (m, t) = (cx.name(), cx.name());
+                let c = &self.constructor;
+                let text = match cx.below(3) {
+                    0 => format!("str({m}) + repr({m}.mean())"),
+                    1 => format!("f'{{{m}}}' + str({m}.sum()) + str({m}.round(2).tolist())"),
+                    _ => format!("repr({m}) + str({m}.std()) + str({m}.T.max())"),
+                };
+                apply(
+                    code,
+                    vec![Self::body_start(
+                        cx,
+                        &[
+                            format!("{m}{eq}zwc.rfx.{inverse}([[2.0, 0.0], [0.0, 4.0]])"),
+                            format!("{t}{eq}{text} + str(zwc.{c}([[1, 2], [3, 4]]).T.var())"),
+                        ],
+                    )],
                 )
             }
             "early_banner" => {

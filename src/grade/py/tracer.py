@@ -767,6 +767,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         if done[0]:
             return
         done[0] = True
+        profile(False)
         sys.stdout = real_stdout
         collect_output()
         result = {}
@@ -827,6 +828,117 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     os._exit = traced_os_exit
 
+    # NumPy reached by what ran, whatever route gave the code its callable: a profile hook
+    # sees every call the code's frames make, into NumPy's public Python functions (the
+    # array-function dispatchers' implementations, `numpy.linalg`, ...) and into its
+    # builtins; NumPy's ufuncs, which no hook sees, are wrapped in numpy's namespace for the
+    # run; what a returning frame of the code holds (a NumPy module or function in a local)
+    # is looked at too. NumPy's own code running under an array's method or `str` (what zwc
+    # hands back may be a NumPy array) is not a call the code made: only public functions
+    # count.
+    public_numpy = {}
+    numpy_dir = None
+    if isinstance(numpy, types.ModuleType) and getattr(numpy, "__file__", None):
+        numpy_dir = os.path.dirname(numpy.__file__) + os.sep
+        dispatcher = type(getattr(numpy, "mean", None))
+        for module, prefix in (
+            (numpy, ""),
+            (getattr(numpy, "linalg", None), "linalg."),
+            (getattr(numpy, "fft", None), "fft."),
+            (getattr(numpy, "polynomial", None), "polynomial."),
+            (getattr(numpy, "lib", None), "lib."),
+            (getattr(numpy, "random", None), "random."),
+        ):
+            if not isinstance(module, types.ModuleType):
+                continue
+            for key, item in list(vars(module).items()):
+                if key.startswith("_"):
+                    continue
+                code = None
+                if isinstance(item, types.FunctionType):
+                    code = item.__code__
+                elif type(item) is dispatcher:
+                    code = getattr(getattr(item, "_implementation", None), "__code__", None)
+                if code is not None:
+                    public_numpy.setdefault(code, prefix + key)
+
+        ufunc_type = getattr(numpy, "ufunc", None)
+
+        class NumpyUfunc:
+            """One of NumPy's ufuncs, as the run's `numpy.<name>`: a call or attribute read
+            from the code's frames is noted, then passed on."""
+
+            __slots__ = ("_sebx_ufunc",)
+
+            def __init__(self, ufunc):
+                object.__setattr__(self, "_sebx_ufunc", ufunc)
+
+            def __call__(self, *args, **kwargs):
+                frame = sys._getframe(1)
+                if programs(frame):
+                    note_numpy("called numpy's `%s`" % self._sebx_ufunc.__name__, frame)
+                return self._sebx_ufunc(*args, **kwargs)
+
+            def __getattr__(self, name):
+                frame = sys._getframe(1)
+                if programs(frame):
+                    note_numpy(
+                        "used numpy's `%s.%s`" % (self._sebx_ufunc.__name__, name), frame
+                    )
+                return getattr(self._sebx_ufunc, name)
+
+            def __repr__(self):
+                return repr(self._sebx_ufunc)
+
+        if isinstance(ufunc_type, type):
+            numpy_callable_types.add(NumpyUfunc)
+            for key, item in list(vars(numpy).items()):
+                if type(item) is ufunc_type and not key.startswith("_"):
+                    setattr(numpy, key, NumpyUfunc(item))
+
+    def held(frame):
+        """What a frame of the code holds in its locals: a NumPy module or function."""
+        try:
+            values = list(frame.f_locals.values())
+        except BaseException:
+            return
+        for item in values[:256]:
+            found = numpy_thing(item)
+            if found is not None:
+                note_numpy("held " + found, frame)
+                return
+
+    def profiler(frame, event, arg):
+        if event == "call":
+            code = frame.f_code
+            back = frame.f_back
+            if (
+                back is not None
+                and code.co_filename.startswith(numpy_dir)
+                and code in public_numpy
+                and programs(back)
+            ):
+                note_numpy("called numpy's `%s`" % public_numpy[code], back)
+        elif event == "c_call":
+            if programs(frame):
+                found = numpy_thing(arg)
+                if found is not None:
+                    note_numpy("called " + found, frame)
+        elif event == "return":
+            if frame.f_globals is main.__dict__ and frame.f_code.co_name != "<module>":
+                held(frame)
+
+    def profile(on):
+        if numpy_dir is None:
+            return
+        try:
+            import threading
+
+            sys.setprofile(profiler if on else None)
+            threading.setprofile(profiler if on else None)
+        except BaseException:
+            pass
+
     crash = None
     entry_first = [None]
     try:
@@ -847,6 +959,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         sys.modules["__main__"] = main
         sys.stdout = capture
         builtins.exec, builtins.eval, builtins.compile = traced_exec, traced_eval, traced_compile
+        profile(True)
         real_exec(code, main.__dict__)
     except BaseException as exc:
         crash = exc

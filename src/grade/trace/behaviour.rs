@@ -4,8 +4,10 @@
 //! finding with what the run showed:
 //! 1. NumPy: did the program's own code reach NumPy, by any route (an import through any
 //!    importer, an attribute or lookup that gave a NumPy module or function, a ZWCArray's
-//!    data unwrapped, text it ran)? zwc's own use of NumPy, the arrays and scalars zwc
-//!    hands back and their methods are not the program reaching it.
+//!    data unwrapped, text it ran, and whatever gave it the callable: a call its frames
+//!    made into NumPy's public functions, builtins or ufuncs, or a NumPy function held in
+//!    a local)? zwc's own use of NumPy, the arrays and scalars zwc hands back and their
+//!    methods are not the program reaching it.
 //! 2. zwc for show: does the answer depend on zwc at all? The counterfactual run (every
 //!    zwc function and `ZWCArray` return a value that raises on use) returns the same on
 //!    every case, and the code never caught a poisoned use (else inconclusive). When no
