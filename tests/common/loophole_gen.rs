@@ -1735,11 +1735,11 @@ impl Generator<'_> {
                 match cx.below(3) {
                     0 => apply(
                         code,
-                        Self::wrap_returns(cx, &|e| format!("[{v} for {v} in [{e}]][0]")),
+                        Self::wrap_returns(cx, &|e| format!("[{v} for {v} in [({e})]][0]")),
                     ),
                     1 => apply(
                         code,
-                        Self::wrap_returns(cx, &|e| format!("next({v} for {v} in ({e},))")),
+                        Self::wrap_returns(cx, &|e| format!("next({v} for {v} in (({e}),))")),
                     ),
                     _ => {
                         let n = cx.name();

@@ -333,8 +333,99 @@ pub fn evaluated_as_expression(text: &str) -> bool {
         .text
         .replace("float(\"inf\")", "1e999")
         .replace("float(\"nan\")", "0.0");
-    evaluate(&literal, EvalMode::Literal).is_err()
+    let reads_as_value = |t: &str| evaluate(t, EvalMode::Literal).is_ok();
+    // A container of NumPy scalars prints their reprs (`[np.float64(1.5)]`): that is how
+    // the text of a value reads under NumPy 2, not code (a lone `np.float64(1.5)` is).
+    let container = literal.starts_with(['[', '(', '{']);
+    !reads_as_value(&literal)
+        && !(container && numpy_scalars_as_literals(&literal).is_some_and(|t| reads_as_value(&t)))
         && (evaluate(&cleaned.text, EvalMode::Eval).is_ok() || runs_code(&cleaned.text))
+}
+
+/// `text` with each NumPy scalar repr (`np.float64(1.5)`, `np.int64(-2)`,
+/// `np.complex128(1+2j)`, `np.str_('a')`, `np.True_`) replaced by what it holds; `None`
+/// when there is none.
+fn numpy_scalars_as_literals(text: &str) -> Option<String> {
+    const SCALARS: &[&str] = &[
+        "float",
+        "int",
+        "uint",
+        "complex",
+        "longdouble",
+        "clongdouble",
+        "str_",
+        "bytes_",
+        "bool",
+    ];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    let mut found = false;
+    while let Some(at) = rest.find("np.") {
+        let word_before = rest[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '.');
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 3..];
+        let name_len = after
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(after.len());
+        let name = &after[..name_len];
+        let tail = &after[name_len..];
+        if !word_before && (name == "True_" || name == "False_") {
+            out.push_str(&name[..name.len() - 1]);
+            rest = tail;
+            found = true;
+            continue;
+        }
+        let scalar = SCALARS.iter().any(|s| {
+            name.strip_prefix(s)
+                .is_some_and(|bits| bits.chars().all(|c| c.is_ascii_digit()))
+        });
+        if !word_before && scalar && tail.starts_with('(') {
+            if let Some(close) = closing_paren(tail) {
+                out.push_str(&tail[1..close]);
+                rest = &tail[close + 1..];
+                found = true;
+                continue;
+            }
+        }
+        out.push_str("np.");
+        rest = after;
+    }
+    out.push_str(rest);
+    found.then_some(out)
+}
+
+/// The index of the `)` closing the `(` that `text` starts with (quotes respected).
+fn closing_paren(text: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    let mut quote: Option<char> = None;
+    let mut escaped = false;
+    for (i, c) in text.char_indices() {
+        if let Some(q) = quote {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+            } else if c == q {
+                quote = None;
+            }
+            continue;
+        }
+        match c {
+            '\'' | '"' => quote = Some(c),
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 fn grader_eval(trace: &Trace) -> (Settled, Option<String>) {
@@ -373,5 +464,35 @@ pub(super) fn short(text: &str, n: usize) -> String {
         one
     } else {
         one.chars().take(n).chain(['…']).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::evaluated_as_expression;
+
+    #[test]
+    fn numpy_scalars_in_a_container_read_as_values_and_code_does_not() {
+        // What printing a list of NumPy 2 scalars gives: values.
+        for text in [
+            "[[np.float64(1.23), np.float64(2.88)], [np.float64(3.14), np.float64(4.71)]]",
+            "[np.float64(1.57), np.complex128(2.35+1.68j)]",
+            "(np.int64(3), np.True_, np.str_('a'))",
+            "{'a': np.uint8(7), 'b': np.False_}",
+            "[1.5, 2.5]",
+        ] {
+            assert!(!evaluated_as_expression(text), "{text} is a value");
+        }
+        // Code the judge computes: a lone scalar call, a scalar around an expression, a
+        // NumPy function, arithmetic.
+        for text in [
+            "np.float64(1.5)",
+            "[np.float64(2.46/2), np.float64(1.0)]",
+            "[np.sum([1, 2])]",
+            "(1*2)",
+            "[np.float64(1.0), np.add(1, 2)]",
+        ] {
+            assert!(evaluated_as_expression(text), "{text} is code");
+        }
     }
 }
