@@ -25,7 +25,7 @@ What a sample carries, in either of two shapes:
 ground_truth is taken as the dict shape only when it is a mapping, or text that parses as a
 JSON object with a "test_cases" key; any other text (even valid JSON such as "5" or
 "[1, 2]") is the expected result itself, with the tests taken from extra_info. `query`
-comes from the dict, else extra_info["query"], else "". Missing tests raise RewardError.
+comes from the dict, else extra_info["query"], else "". Missing tests raise an error.
 
 Returns (SEBX_RETURN):
   dict (default)   {"score": float, "verdict": str, "reward_reason": str}; verl uses
