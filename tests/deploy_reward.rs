@@ -7,7 +7,11 @@
 //! or the rollout is bad. Against fake servers: a request that timed out is not sent again
 //! (the server may still be grading it), one the server lost (it restarted mid-batch) is;
 //! samples of another data source go to verl's default scorer; and a live server drops
-//! the programs of a batch its client gave up on, and logs it.
+//! the programs of a batch its client gave up on, and logs it. In SE-Bench's verl fork's
+//! call pattern (loaded by path as `custom_module`, its compute_reward calling the manager
+//! a second time after an error), against a stub that counts requests: errors are built-in
+//! RuntimeErrors another process can unpickle, and the second call sends no batch again and
+//! grades no sample of a partly failed naive pass again.
 
 #[path = "common/serve.rs"]
 mod serve;
