@@ -56,7 +56,7 @@ body), the last 4096 answers and the failure of the last call that failed. Until
 is over, a call making a request it has an answer for is answered from memory, without a
 request. The retry is over at the first of: the call making the failed request again (it
 raises the same message at once, marked "not sent again", without a request); a call
-failing again with the same message (a refused rollout, or bad data, met again); a call
+failing again with the same message (an answer with `error`, or bad data, met again); a call
 making any other request (it is sent, as are all calls after). So a failure costs its
 time once, and the second call then fails at once: SEBX_TIMEOUT for a timeout, about 7 s
 of attempts (SEBX_ATTEMPTS=8) when no server answers, one answer for a refused rollout.
@@ -64,7 +64,8 @@ of attempts (SEBX_ATTEMPTS=8) when no server answers, one answer for a refused r
 Settings (environment):
   SEBX_URL          base URL of sebx serve (default http://127.0.0.1:8111); with a Ray
                     cluster started beforehand, pass it to the workers through Ray's
-                    runtime_env (env_vars), where reward functions run
+                    runtime_env (env_vars), where reward functions run: with verl
+                    +ray_kwargs.ray_init.runtime_env.env_vars.SEBX_URL=...
   SEBX_TOKEN        bearer token, if the server was started with --token-file
   SEBX_TIMEOUT      seconds per HTTP attempt (default 60); a batch is one attempt, so set it
                     above the time the server needs for a whole batch
