@@ -25,34 +25,47 @@ What a sample carries, in either of two shapes:
 ground_truth is taken as the dict shape only when it is a mapping, or text that parses as a
 JSON object with a "test_cases" key; any other text (even valid JSON such as "5" or
 "[1, 2]") is the expected result itself, with the tests taken from extra_info. `query`
-comes from the dict, else extra_info["query"], else "". Missing tests raise RewardError.
+comes from the dict, else extra_info["query"], else "". Missing tests raise an error.
 
 Returns (SEBX_RETURN):
   dict (default)   {"score": float, "verdict": str, "reward_reason": str}; verl uses
                    "score" as the reward and keeps the other keys as reward_extra_info (they
                    land in rollout dumps). A missing verdict or reason is "", never None.
   float            the score alone.
-A rollout the server could not grade (it answers `error`) raises RewardError: an ungraded
+A rollout the server could not grade (it answers `error`) raises an error: an ungraded
 response is never silently rewarded 0.
 
-Data sources: samples whose data_source is one of SE-Bench's (query_doc, query_doc_train,
-test_with_doc, train_for_test_doc, the ones its verl fork sends to self_question; or None,
-for direct calls) go to sebx; any other is handed to verl's own default scorer
-(verl.utils.reward_score.default_compute_score), so a mixed dataset trains on both. Its
-result is returned in the same form (the dict keeps the same three keys).
+Errors are the built-in RuntimeError (`RewardError` is that same class, kept as a name to
+catch), with the message kept. verl loads this file from its path as `custom_module`, a
+module no other process has, so an exception class defined here could not be unpickled by
+the Ray process that receives it ("Failed to deserialize exception").
 
 Retries: a request the server never took (connection refused: no server yet, or one
 restarting; 503: its queue is full) is sent again, a bounded number of times with short
-waits, then RewardError says no server answers. A request cut off while the server had it
+waits, then the error says no server answers. A request cut off while the server had it
 (connection reset: the server died or restarted) is sent again too, since that work is
 gone. A request that timed out is NOT sent again: the server may still be grading it (it
-drops the rest of an abandoned request's programs and logs it); RewardError says to raise
+drops the rest of an abandoned request's programs and logs it); the error says to raise
 SEBX_TIMEOUT instead.
+
+verl's second call. On an error, verl's `compute_reward` (verl.trainer.ppo.reward) prints
+it and calls the reward manager again with the same data. So that this second call
+neither sends again a request that just failed nor grades again what was already graded,
+this module remembers, per process and by content (a SHA-256 of the request path and
+body), the last 4096 answers and the failure of the last call that failed. Until the retry
+is over, a call making a request it has an answer for is answered from memory, without a
+request. The retry is over at the first of: the call making the failed request again (it
+raises the same message at once, marked "not sent again", without a request); a call
+failing again with the same message (an answer with `error`, or bad data, met again); a call
+making any other request (it is sent, as are all calls after). So a failure costs its
+time once, and the second call then fails at once: SEBX_TIMEOUT for a timeout, about 7 s
+of attempts (SEBX_ATTEMPTS=8) when no server answers, one answer for a refused rollout.
 
 Settings (environment):
   SEBX_URL          base URL of sebx serve (default http://127.0.0.1:8111); with a Ray
                     cluster started beforehand, pass it to the workers through Ray's
-                    runtime_env (env_vars), where reward functions run
+                    runtime_env (env_vars), where reward functions run: with verl
+                    +ray_kwargs.ray_init.runtime_env.env_vars.SEBX_URL=...
   SEBX_TOKEN        bearer token, if the server was started with --token-file
   SEBX_TIMEOUT      seconds per HTTP attempt (default 60); a batch is one attempt, so set it
                     above the time the server needs for a whole batch
@@ -63,10 +76,12 @@ Settings (environment):
                     "*" sends every sample
 """
 
+import hashlib
 import http.client
 import json
 import os
 import socket
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -76,8 +91,70 @@ _RETURN_FORMS = ("dict", "float")
 _SEBENCH_SOURCES = ("query_doc", "query_doc_train", "test_with_doc", "train_for_test_doc")
 
 
-class RewardError(RuntimeError):
-    """The server could not grade the response (bad rollout, or no server answered)."""
+# What is raised: the built-in class itself, so that any process can unpickle it (see the
+# module doc). A subclass defined here would live in verl's `custom_module`.
+RewardError = RuntimeError
+
+# verl's second call after an error (see the module doc): answers by request key, the most
+# recent last, and the (key or None, message) of the last failed call while it may be retried.
+_REMEMBERED = 4096
+_AGAIN = (
+    " [not sent again: the same request failed just before in this process; verl's "
+    "compute_reward calls the reward function a second time after an error]"
+)
+_lock = threading.Lock()
+_answers = {}
+_failed = None
+_local = threading.local()  # .noted: the current call's failure is already recorded
+_MISS = object()
+
+
+def _key(path, body):
+    return hashlib.sha256(path.encode("utf-8") + b"\0" + body).hexdigest()
+
+
+def _recall(key):
+    """A remembered answer for `key` while a failure may be retried, else _MISS; raises at
+    once when `key` is the request that failed. Any other request ends the retry."""
+    global _failed
+    with _lock:
+        if _failed is None:
+            return _MISS
+        failed_key, message = _failed
+        if key == failed_key:
+            _failed = None
+            _local.noted = True
+            raise RuntimeError(message + _AGAIN)
+        if key in _answers:
+            return _answers[key]
+        _failed = None
+        return _MISS
+
+
+def _remember(key, answer):
+    with _lock:
+        _answers.pop(key, None)
+        _answers[key] = answer
+        while len(_answers) > _REMEMBERED:
+            del _answers[next(iter(_answers))]
+
+
+def _note_failure(key, message):
+    """Records the current call's failure: `key` is the request that failed, or None when
+    the failure came after its answer or before any request. A failure of the latter kind
+    with the message of the one recorded is the retry meeting it again: that ends the retry."""
+    global _failed
+    with _lock:
+        if key is None and _failed is not None and _failed[1] == message:
+            _failed = None
+        else:
+            _failed = (key, message)
+    _local.noted = True
+
+
+def _fail(key, message, cause=None):
+    _note_failure(key, message)
+    raise RuntimeError(message) from cause
 
 
 def _settings():
@@ -92,7 +169,7 @@ def _settings():
 def _return_form():
     form = os.environ.get("SEBX_RETURN", "dict").strip().lower() or "dict"
     if form not in _RETURN_FORMS:
-        raise RewardError(f"SEBX_RETURN must be dict or float, found {form!r}")
+        raise RuntimeError(f"SEBX_RETURN must be dict or float, found {form!r}")
     return form
 
 
@@ -117,13 +194,18 @@ def _retry_wait(err):
 
 def _post(path, payload):
     """POSTs `payload` as JSON to `path`; returns the decoded answer. Sent again only when
-    the server did not take it or lost it (see the module doc), never after a timeout."""
+    the server did not take it or lost it (see the module doc), never after a timeout; not
+    sent at all by verl's second call after a failure (see "verl's second call")."""
     base, token, timeout, attempts = _settings()
     attempts = max(1, attempts)
     try:
         body = json.dumps(payload, default=_plain).encode("utf-8")
     except (TypeError, ValueError) as err:
-        raise RewardError(f"cannot send the rollout as JSON: {err}") from err
+        raise RuntimeError(f"cannot send the rollout as JSON: {err}") from err
+    key = _key(path, body)
+    remembered = _recall(key)
+    if remembered is not _MISS:
+        return remembered
     headers = {"Content-Type": "application/json"}
     if token:
         headers["Authorization"] = "Bearer " + token
@@ -137,31 +219,37 @@ def _post(path, payload):
         except urllib.error.HTTPError as err:
             detail = err.read().decode("utf-8", "replace")
             if err.code != 503:
-                raise RewardError(f"sebx answered {err.code}: {detail}") from err
+                _fail(key, f"sebx answered {err.code}: {detail}", err)
             last = f"503: {detail}"
             wait = _retry_wait(err)
         except Exception as err:  # noqa: BLE001 - sorted below
             kind = _failure(err)
             if kind == "timeout":
-                raise RewardError(
+                _fail(
+                    key,
                     f"{base} did not answer within SEBX_TIMEOUT={timeout:g} s; not sent again, "
                     "since the server may still be grading it: raise SEBX_TIMEOUT above the "
-                    "time a batch takes"
-                ) from err
+                    "time a batch takes",
+                    err,
+                )
             if kind is None:
+                _note_failure(key, str(err))
                 raise
             last = f"{kind}: {err}"
             wait = min(0.1 * 2**attempt, 2.0)
         else:
             try:
-                return json.loads(text)
+                answer = json.loads(text)
             except ValueError as err:
-                raise RewardError(f"sebx answered something that is not JSON: {err}") from err
+                _fail(key, f"sebx answered something that is not JSON: {err}", err)
+            _remember(key, answer)
+            return answer
         if attempt + 1 < attempts:
             time.sleep(wait)
-    raise RewardError(
+    _fail(
+        key,
         f"no sebx server took the request at {base} ({attempts} attempts over "
-        f"{time.monotonic() - started:.1f} s; last: {last}): start `sebx serve` or set SEBX_URL"
+        f"{time.monotonic() - started:.1f} s; last: {last}): start `sebx serve` or set SEBX_URL",
     )
 
 
@@ -194,7 +282,7 @@ def grade_rewards(rollouts):
     answers = _post("/grade/batch?reward=1", rollouts)
     if not isinstance(answers, list) or len(answers) != len(rollouts):
         got = len(answers) if isinstance(answers, list) else type(answers).__name__
-        raise RewardError(f"sent {len(rollouts)} rollouts, sebx answered {got}")
+        raise RuntimeError(f"sent {len(rollouts)} rollouts, sebx answered {got}")
     return answers
 
 
@@ -203,7 +291,7 @@ def _mapping(value, name):
         return {}
     if hasattr(value, "keys"):
         return dict(value)
-    raise RewardError(f"{name} should be a dict, found {type(value).__name__}")
+    raise RuntimeError(f"{name} should be a dict, found {type(value).__name__}")
 
 
 def _truth_dict(ground_truth):
@@ -248,7 +336,7 @@ def make_rollout(solution_str, ground_truth, extra_info=None):
         query = truth.get("query") or extra.get("query") or ""
     else:
         if ground_truth is not None and not isinstance(ground_truth, str):
-            raise RewardError(
+            raise RuntimeError(
                 "ground_truth should be the right_exe_result text or a dict with test_cases, "
                 f"found {type(ground_truth).__name__}"
             )
@@ -256,12 +344,12 @@ def make_rollout(solution_str, ground_truth, extra_info=None):
         expected = ground_truth if ground_truth is not None else extra.get("right_exe_result")
         query = extra.get("query") or ""
     if tests is None:
-        raise RewardError(
+        raise RuntimeError(
             "no test_cases: ground_truth is not a dict with test_cases and extra_info has none "
             "(SE-Bench's RL data keeps them in extra_info['test_cases'])"
         )
     if expected is None:
-        raise RewardError("no right_exe_result: neither ground_truth nor extra_info has one")
+        raise RuntimeError("no right_exe_result: neither ground_truth nor extra_info has one")
     if isinstance(solution_str, bytes):
         solution_str = solution_str.decode("utf-8", "replace")
     return {
@@ -274,9 +362,9 @@ def make_rollout(solution_str, ground_truth, extra_info=None):
 
 def _result(answer, form, where):
     if not isinstance(answer, dict) or "score" not in answer:
-        raise RewardError(f"unexpected answer for {where}: {answer!r}")
+        raise RuntimeError(f"unexpected answer for {where}: {answer!r}")
     if answer.get("error"):
-        raise RewardError(f"sebx could not grade {where}: {answer['error']}")
+        raise RuntimeError(f"sebx could not grade {where}: {answer['error']}")
     score = float(answer["score"])
     if form == "float":
         return score
@@ -305,7 +393,7 @@ def _verl_score(data_source, solution_str, ground_truth, extra_info, form):
     try:
         from verl.utils.reward_score import default_compute_score
     except ImportError as err:
-        raise RewardError(
+        raise RuntimeError(
             f"data_source {data_source!r} is not SE-Bench's ({', '.join(_SEBENCH_SOURCES)}; "
             f"SEBX_DATA_SOURCES changes the list) and verl's default scorer cannot be imported: {err}"
         ) from err
@@ -327,15 +415,15 @@ def _batch(data_sources, solution_strs, ground_truths, extra_infos, form):
     sources = [None] * n if data_sources is None else list(data_sources)
     for name, values in (("ground_truths", truths), ("extra_infos", extras), ("data_sources", sources)):
         if len(values) != n:
-            raise RewardError(f"{n} solution_strs but {len(values)} {name}")
+            raise RuntimeError(f"{n} solution_strs but {len(values)} {name}")
     ours = _sebench_sources()
     mine = [i for i in range(n) if _for_sebx(sources[i], ours)]
     rollouts = []
     for i in mine:
         try:
             rollouts.append(make_rollout(solutions[i], truths[i], extras[i]))
-        except RewardError as err:
-            raise RewardError(f"batch item {i}: {err}") from err
+        except RuntimeError as err:
+            raise RuntimeError(f"batch item {i}: {err}") from err
     answers = grade_rewards(rollouts)
     out = [None] * n
     for i, a in zip(mine, answers):
@@ -360,14 +448,30 @@ def compute_score(
     """SE-Bench's RL reward of one response, or (called with the plural keywords, as verl's
     batch reward manager does) of a batch, as a list in order; samples of other data sources
     go to verl's default scorer. Extra keyword arguments are ignored. See the module doc
-    for the data shapes and the return form."""
+    for the data shapes, the return form, and what a call after a failure does."""
+    _local.noted = False
+    try:
+        return _score(
+            data_source, solution_str, ground_truth, extra_info,
+            data_sources, solution_strs, ground_truths, extra_infos,
+        )
+    except Exception as err:
+        if not _local.noted:
+            _note_failure(None, str(err))
+        raise
+
+
+def _score(
+    data_source, solution_str, ground_truth, extra_info,
+    data_sources, solution_strs, ground_truths, extra_infos,
+):
     form = _return_form()
     if solution_strs is not None:
         if solution_str is not None:
-            raise RewardError("pass either solution_str (one sample) or solution_strs (a batch)")
+            raise RuntimeError("pass either solution_str (one sample) or solution_strs (a batch)")
         return _batch(data_sources, solution_strs, ground_truths, extra_infos, form)
     if solution_str is None:
-        raise RewardError("no solution_str (one sample) or solution_strs (a batch) given")
+        raise RuntimeError("no solution_str (one sample) or solution_strs (a batch) given")
     if not _for_sebx(data_source, _sebench_sources()):
         return _verl_score(data_source, solution_str, ground_truth, extra_info, form)
     rollout = make_rollout(solution_str, ground_truth, extra_info)

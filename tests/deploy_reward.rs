@@ -7,7 +7,11 @@
 //! or the rollout is bad. Against fake servers: a request that timed out is not sent again
 //! (the server may still be grading it), one the server lost (it restarted mid-batch) is;
 //! samples of another data source go to verl's default scorer; and a live server drops
-//! the programs of a batch its client gave up on, and logs it.
+//! the programs of a batch its client gave up on, and logs it. In SE-Bench's verl fork's
+//! call pattern (loaded by path as `custom_module`, its compute_reward calling the manager
+//! a second time after an error), against a stub that counts requests: errors are built-in
+//! RuntimeErrors another process can unpickle, and the second call sends no batch again and
+//! grades no sample of a partly failed naive pass again.
 
 #[path = "common/serve.rs"]
 mod serve;
@@ -385,8 +389,7 @@ fn compute_score_fails_after_bounded_retries_when_no_server_answers() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("RewardError")
-            && stderr.contains("no sebx server took the request")
+        stderr.contains("RuntimeError: no sebx server took the request")
             && stderr.contains("2 attempts"),
         "{stderr}"
     );
@@ -621,4 +624,296 @@ except reward.RewardError as err:
         .and_then(|n| n.parse().ok())
         .unwrap_or_else(|| panic!("{line}"));
     assert!((4..8).contains(&dropped), "{line}");
+}
+
+/// The fork's way in, for the tests below: reward.py loaded from its path under the module
+/// name `custom_module` (as verl's `get_custom_reward_fn` does), its reward managers
+/// reduced to how they call `compute_score` (`naive`: per sample, with the keys it adds
+/// to extra_info; `batch`: once with the plural keywords), and its `compute_reward`, which
+/// on an error prints it and calls the manager a second time. A stub server on one thread
+/// serves requests in order and counts them: a `/grade` request whose response is "stall"
+/// is held until the driver releases it, "refuse" gets a 400, "ungradable" an answer with
+/// `error`, anything else a score of 1. argv: deploy dir, mode.
+const FORK_DRIVER: &str = r#"
+import http.server, importlib.util, json, os, pickle, sys, threading, urllib.request
+mode = sys.argv[2]
+seen = []
+release = threading.Event()
+
+class Stub(http.server.BaseHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+    def answer(self, code, value):
+        body = json.dumps(value).encode()
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except OSError:  # the client gave up on it
+            pass
+    def do_GET(self):
+        self.answer(200, seen)
+    def do_POST(self):
+        sent = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        rollouts = sent if isinstance(sent, list) else [sent]
+        responses = [r["response"] for r in rollouts]
+        seen.append(responses)
+        if "stall" in responses:
+            release.wait(60)
+        if "refuse" in responses:
+            return self.answer(400, {"error": "test_cases: refused"})
+        scores = [
+            {"score": 0.0, "error": "ungradable"} if r == "ungradable"
+            else {"score": 1.0, "verdict": "right", "reward_reason": ""}
+            for r in responses
+        ]
+        self.answer(200, scores if isinstance(sent, list) else scores[0])
+
+server = http.server.HTTPServer(("127.0.0.1", 0), Stub)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+url = "http://127.0.0.1:%d" % server.server_address[1]
+os.environ["SEBX_URL"] = url
+os.environ["SEBX_TIMEOUT"] = "0.5"
+os.environ["SEBX_ATTEMPTS"] = "1"
+
+spec = importlib.util.spec_from_file_location("custom_module", os.path.join(sys.argv[1], "reward.py"))
+module = importlib.util.module_from_spec(spec)
+sys.modules["custom_module"] = module
+spec.loader.exec_module(module)
+compute_score = module.compute_score
+
+def sample(response):
+    return {"data_source": "query_doc", "solution_str": response, "ground_truth": "1",
+            "extra_info": {"split": "train", "index": 0,
+                           "test_cases": [{"input": "", "output": "1"}]}}
+
+def naive(samples):
+    scores = []
+    for s in samples:
+        extra = s["extra_info"]
+        extra["num_turns"] = None
+        extra["rollout_reward_scores"] = {}
+        scores.append(compute_score(data_source=s["data_source"], solution_str=s["solution_str"],
+                                    ground_truth=s["ground_truth"], extra_info=extra))
+    return scores
+
+def batch(samples):
+    for s in samples:
+        s["extra_info"]["rollout_reward_scores"] = {}
+    return compute_score(data_sources=[s["data_source"] for s in samples],
+                         solution_strs=[s["solution_str"] for s in samples],
+                         ground_truths=[s["ground_truth"] for s in samples],
+                         extra_infos=[s["extra_info"] for s in samples])
+
+def compute_reward(manager, samples):
+    """Both calls' outcomes, as the fork's compute_reward makes them."""
+    calls = []
+    try:
+        calls.append({"result": manager(samples)})
+        return calls
+    except Exception as err:
+        calls.append({"error": str(err), "type": type(err).__module__ + "." + type(err).__name__})
+    try:
+        calls.append({"result": manager(samples)})
+    except Exception as err:
+        calls.append({"error": str(err), "type": type(err).__module__ + "." + type(err).__name__})
+    return calls
+
+def requests():
+    # Served after every request sent before it: the stub answers one at a time.
+    with urllib.request.urlopen(url + "/seen", timeout=60) as answer:
+        return json.loads(answer.read())
+
+out = {}
+if mode == "pickle":
+    errors = []
+    for response in ("refuse", "stall"):
+        try:
+            compute_score(**sample(response))
+        except Exception as err:
+            errors.append(err)
+    try:
+        compute_score(data_source="query_doc", solution_str="x", ground_truth="1", extra_info={})
+    except Exception as err:
+        errors.append(err)
+    release.set()
+    out["errors"] = [{"type": type(e).__module__ + "." + type(e).__name__, "message": str(e),
+                      "pickle": pickle.dumps(e).hex()} for e in errors]
+elif mode == "batch-timeout":
+    samples = [sample("a"), sample("stall"), sample("b")]
+    out["calls"] = compute_reward(batch, samples)
+    release.set()
+    out["requests"] = requests()
+    out["next_step"] = compute_reward(batch, [sample("a"), sample("stall"), sample("b")])
+    out["requests_after"] = requests()
+else:
+    failing = {"naive-refused": "refuse", "naive-ungradable": "ungradable",
+               "naive-timeout": "stall"}[mode]
+    samples = [sample("a"), sample("b"), sample(failing), sample("c")]
+    out["calls"] = compute_reward(naive, samples)
+    release.set()
+    out["requests"] = requests()
+    if mode != "naive-timeout":
+        out["next_step"] = compute_reward(naive, [sample("a"), sample("b"), sample(failing)])
+        out["requests_after"] = requests()
+print(json.dumps(out))
+"#;
+
+fn drive_fork(mode: &str) -> Value {
+    let out = Command::new(python())
+        .arg("-B")
+        .arg("-c")
+        .arg(FORK_DRIVER)
+        .arg(deploy_dir())
+        .arg(mode)
+        .env_remove("SEBX_TOKEN")
+        .env_remove("SEBX_RETURN")
+        .env_remove("SEBX_DATA_SOURCES")
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("driver JSON")
+}
+
+/// The two calls of the fork's `compute_reward`: both failed, with a built-in RuntimeError,
+/// the second with the first's message; returns the two messages.
+fn two_failures(calls: &Value) -> (String, String) {
+    let calls = calls.as_array().expect("calls");
+    assert_eq!(calls.len(), 2, "{calls:?}");
+    for call in calls {
+        assert_eq!(call["type"], "builtins.RuntimeError", "{calls:?}");
+    }
+    let first = calls[0]["error"].as_str().expect("first error").to_string();
+    let second = calls[1]["error"]
+        .as_str()
+        .expect("second error")
+        .to_string();
+    assert!(second.starts_with(&first), "{first}\nthen\n{second}");
+    (first, second)
+}
+
+/// Errors reach the trainer through Ray, pickled: what compute_score raises must be a
+/// built-in class, whole after unpickling in a process that never loaded reward.py (the
+/// class of an exception defined in reward.py lives in verl's `custom_module`, which such
+/// a process does not have).
+#[test]
+fn errors_are_builtins_that_another_process_can_unpickle() {
+    let out = drive_fork("pickle");
+    let errors = out["errors"].as_array().expect("errors");
+    // A refused rollout, a timeout and bad data.
+    assert_eq!(errors.len(), 3, "{out}");
+    let unpickle = r#"
+import json, pickle, sys
+err = pickle.loads(bytes.fromhex(sys.stdin.read()))
+print(json.dumps({"type": type(err).__module__ + "." + type(err).__name__, "message": str(err)}))
+"#;
+    for error in errors {
+        assert_eq!(error["type"], "builtins.RuntimeError", "{error}");
+        let mut child = Command::new(python())
+            .arg("-B")
+            .arg("-c")
+            .arg(unpickle)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("python runs");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(error["pickle"].as_str().expect("hex").as_bytes())
+            .expect("write");
+        let done = child.wait_with_output().expect("python");
+        assert!(
+            done.status.success(),
+            "{}",
+            String::from_utf8_lossy(&done.stderr)
+        );
+        let back: Value = serde_json::from_slice(&done.stdout).expect("JSON");
+        assert_eq!(back["type"], error["type"]);
+        assert_eq!(back["message"], error["message"]);
+    }
+    let messages: Vec<&str> = errors
+        .iter()
+        .filter_map(|e| e["message"].as_str())
+        .collect();
+    assert!(messages[0].contains("sebx answered 400"), "{messages:?}");
+    assert!(messages[1].contains("SEBX_TIMEOUT=0.5"), "{messages:?}");
+    assert!(messages[2].contains("no test_cases"), "{messages:?}");
+}
+
+/// The fork's batch manager under its `compute_reward`: the batch timed out, and the second
+/// call fails at once with the same message instead of sending the batch again; the retry
+/// is then over, so the next step's batch is sent (and here answered, released).
+#[test]
+fn verls_second_call_after_a_timeout_does_not_send_the_batch_again() {
+    let out = drive_fork("batch-timeout");
+    let (first, second) = two_failures(&out["calls"]);
+    assert!(
+        first.contains("did not answer within SEBX_TIMEOUT=0.5 s"),
+        "{first}"
+    );
+    assert!(
+        second.contains("not sent again: the same request failed"),
+        "{second}"
+    );
+    assert_eq!(out["requests"], json!([["a", "stall", "b"]]), "{out}");
+    let next = out["next_step"].as_array().expect("next step");
+    assert_eq!(next.len(), 1, "answered at the first call: {out}");
+    assert_eq!(next[0]["result"].as_array().map(Vec::len), Some(3), "{out}");
+    assert_eq!(
+        out["requests_after"],
+        json!([["a", "stall", "b"], ["a", "stall", "b"]]),
+        "{out}"
+    );
+}
+
+/// The fork's naive manager under its `compute_reward`, failing at the third sample: the
+/// second call takes the first two from memory, fails at the third without a new request
+/// (or, when the server answered `error` for it, from its remembered answer), and the
+/// retry is then over: the next step's samples are all sent.
+#[test]
+fn verls_second_call_does_not_grade_a_partly_failed_naive_sequence_again() {
+    for (mode, failing, says) in [
+        ("naive-refused", "refuse", "sebx answered 400"),
+        (
+            "naive-ungradable",
+            "ungradable",
+            "sebx could not grade the rollout: ungradable",
+        ),
+        (
+            "naive-timeout",
+            "stall",
+            "did not answer within SEBX_TIMEOUT=0.5 s",
+        ),
+    ] {
+        let out = drive_fork(mode);
+        let (first, _) = two_failures(&out["calls"]);
+        assert!(first.contains(says), "{mode}: {first}");
+        assert_eq!(
+            out["requests"],
+            json!([["a"], ["b"], [failing]]),
+            "{mode}: each sample up to the failure sent once, none after: {out}"
+        );
+        if mode == "naive-timeout" {
+            continue;
+        }
+        assert_eq!(
+            out["requests_after"],
+            json!([["a"], ["b"], [failing], ["a"], ["b"], [failing]]),
+            "{mode}: {out}"
+        );
+        assert_eq!(
+            out["next_step"][0]["error"], out["calls"][0]["error"],
+            "{mode}: {out}"
+        );
+    }
 }
