@@ -66,6 +66,10 @@ pub struct Caches {
     /// reward (by ticket): they keep their report and verdict meanwhile, and after (the
     /// scored file's precedence), with the graded reward beside it.
     reward_only: HashMap<usize, u64>,
+    /// Remembered rows a scorer pays whose grade did not ask the behaviour questions,
+    /// graded again in the background to ask them (by ticket): they keep their verdict on
+    /// screen meanwhile, and take the new grade's facts when it comes.
+    behaviour_only: HashMap<usize, u64>,
     /// Rows of such verdicts whose reward is first asked of the score cache (an earlier
     /// session graded it): graded only where the cache does not know it.
     reward_lookup: HashSet<usize>,
@@ -97,6 +101,7 @@ impl Default for Caches {
             look_up_while_loading: true,
             missed_while_loading: Vec::new(),
             reward_only: HashMap::new(),
+            behaviour_only: HashMap::new(),
             reward_lookup: HashSet::new(),
             batch_rows: Vec::new(),
             batch_cuts: Vec::new(),

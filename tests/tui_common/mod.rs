@@ -569,7 +569,7 @@ impl GradeBackend for FakeBackend {
             exec("x", ""),
             "fake",
         );
-        Ok(match (self.both, ok) {
+        let mut graded = match (self.both, ok) {
             (false, _) => graded,
             (true, true) if code.contains("helper(") => with_reward(
                 graded,
@@ -580,7 +580,16 @@ impl GradeBackend for FakeBackend {
             ),
             (true, true) => with_reward(graded, 1, RewardStep::AllMatched, "fake", None),
             (true, false) => with_reward(graded, 0, RewardStep::Mismatch, "fake", None),
-        })
+        };
+        // As the explorer's grader (`Grader::default_settings`), the behaviour questions
+        // are asked of what a scorer pays: nothing found.
+        if graded.verdict == Some(Verdict::Right) || graded.reward == Some(1) {
+            graded.behaviour = Some(sebx::grade::report::BehaviourRun {
+                counterfactual: "differs (case 1)".to_string(),
+                ..Default::default()
+            });
+        }
+        Ok(graded)
     }
 }
 

@@ -29,6 +29,10 @@ impl App {
                     self.caches.reward_only.remove(&row);
                     return self.on_reward(row, result);
                 }
+                if self.caches.behaviour_only.get(&row) == Some(&ticket) {
+                    self.caches.behaviour_only.remove(&row);
+                    return self.on_behaviour(row, result);
+                }
                 let Some(Score::Grading { ticket: expected }) = self.corpus.scores.get(row) else {
                     return false;
                 };
@@ -83,6 +87,8 @@ impl App {
                 // Remembered rows the session's rule still grades: a training sample whose
                 // remembered record has no reward (a verdict-only grade wrote it).
                 let mut reward_missing = Vec::new();
+                // Remembered rows a scorer pays, without the behaviour questions' answers.
+                let mut behaviour_missing = Vec::new();
                 let can_grade = self.corpus.ctx.grading == Grading::Available;
                 for (row, known) in found {
                     let Some(slot) = self.corpus.scores.get_mut(row) else {
@@ -96,16 +102,11 @@ impl App {
                         }
                         // Every other row holds the facts only.
                         (Score::Unscored, Remembered::Facts(facts)) => {
-                            *slot = Score::Remembered(facts);
                             let training = self
                                 .corpus
                                 .entries
                                 .get(row)
                                 .is_some_and(|e| e.rollout.sample.is_some());
-                            // A remembered row keeps its verdict on screen: the
-                            // behaviour questions are asked of the rows the explorer
-                            // grades (`Grader::default_settings`), not by grading a
-                            // remembered one again.
                             if crate::session::runs::wants_grading(
                                 Some(&facts),
                                 training,
@@ -113,11 +114,25 @@ impl App {
                                 false,
                             ) {
                                 reward_missing.push(row);
+                            } else if can_grade
+                                // The explorer's grader asks them (`Grader::new`).
+                                && crate::grade::backend::Grader::default_settings().behaviour
+                                && crate::session::runs::wants_grading(
+                                    Some(&facts),
+                                    training,
+                                    can_grade,
+                                    true,
+                                )
+                            {
+                                // Traced in the background, its verdict kept on screen.
+                                behaviour_missing.push(row);
                             }
+                            *slot = Score::Remembered(facts);
                         }
                         _ => {}
                     }
                 }
+                self.request_behaviour(&behaviour_missing);
                 if asked_whole {
                     // An opened row whose report is not remembered (graded while no cache
                     // could keep it, or evicted since): graded again, at once.
@@ -653,6 +668,51 @@ impl App {
         self.set_reward(row, *graded)
     }
 
+    /// A remembered row graded again to ask the behaviour questions: it takes the new
+    /// grade (its facts, or the whole report when the row is open) unless the row was
+    /// graded or regraded meanwhile.
+    fn on_behaviour(
+        &mut self,
+        row: usize,
+        result: Result<Box<crate::grade::report::GradeReport>, String>,
+    ) -> bool {
+        self.corpus.grade_progress.finished += 1;
+        let Ok(graded) = result else {
+            return false;
+        };
+        if !matches!(
+            self.corpus.scores.get(row),
+            Some(Score::Remembered(_) | Score::Graded(_))
+        ) {
+            return false;
+        }
+        self.corpus.scores[row] = self.graded_score(row, *graded);
+        self.corpus.scores_changed += 1;
+        self.training.stale = true;
+        self.view_dirty = true;
+        true
+    }
+
+    /// Grades `rows` (remembered, paid, without the behaviour questions' answers) again in
+    /// the background, each keeping its verdict on screen ([`App::on_behaviour`]).
+    fn request_behaviour(&mut self, rows: &[usize]) {
+        for &row in rows {
+            let Some(entry) = self.corpus.entries.get(row).cloned() else {
+                continue;
+            };
+            let ticket = self.next_ticket;
+            self.next_ticket += 1;
+            self.corpus.grade_progress.requested += 1;
+            self.caches.behaviour_only.insert(row, ticket);
+            self.outbox.push(JobRequest::Grade {
+                ticket,
+                row,
+                entry,
+                front: false,
+            });
+        }
+    }
+
     /// Sets the reward of `graded` (a grade of the row's rollout) beside the report the row
     /// holds ([`GradeReport::take_reward_of`]); whether the row holds one.
     ///
@@ -686,8 +746,10 @@ impl App {
             {
                 continue;
             }
-            // A grade of its own: the reward of a scored verdict is no longer awaited.
+            // A grade of its own: the reward of a scored verdict, or a remembered row's
+            // behaviour answers, are no longer awaited.
             self.caches.reward_only.remove(&row);
+            self.caches.behaviour_only.remove(&row);
             let ticket = self.next_ticket;
             self.next_ticket += 1;
             // A row already in flight is re-queued, not counted twice: its old result is dropped.
