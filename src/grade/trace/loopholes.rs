@@ -337,9 +337,9 @@ pub fn evaluated_as_expression(text: &str) -> bool {
     // A container of NumPy scalars prints their reprs (`[np.float64(1.5)]`): that is how
     // the text of a value reads under NumPy 2, not code (a lone `np.float64(1.5)` is).
     let container = literal.starts_with(['[', '(', '{']);
-    !reads_as_value(&literal)
-        && !(container && numpy_scalars_as_literals(&literal).is_some_and(|t| reads_as_value(&t)))
-        && (evaluate(&cleaned.text, EvalMode::Eval).is_ok() || runs_code(&cleaned.text))
+    let value = reads_as_value(&literal)
+        || (container && numpy_scalars_as_literals(&literal).is_some_and(|t| reads_as_value(&t)));
+    !value && (evaluate(&cleaned.text, EvalMode::Eval).is_ok() || runs_code(&cleaned.text))
 }
 
 /// `text` with each NumPy scalar repr (`np.float64(1.5)`, `np.int64(-2)`,
@@ -382,13 +382,15 @@ fn numpy_scalars_as_literals(text: &str) -> Option<String> {
             name.strip_prefix(s)
                 .is_some_and(|bits| bits.chars().all(|c| c.is_ascii_digit()))
         });
-        if !word_before && scalar && tail.starts_with('(') {
-            if let Some(close) = closing_paren(tail) {
-                out.push_str(&tail[1..close]);
-                rest = &tail[close + 1..];
-                found = true;
-                continue;
-            }
+        if !word_before
+            && scalar
+            && tail.starts_with('(')
+            && let Some(close) = closing_paren(tail)
+        {
+            out.push_str(&tail[1..close]);
+            rest = &tail[close + 1..];
+            found = true;
+            continue;
         }
         out.push_str("np.");
         rest = after;
