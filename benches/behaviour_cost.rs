@@ -15,10 +15,8 @@
 
 #[path = "common/mod.rs"]
 mod common;
-#[allow(dead_code)]
 #[path = "../tests/common/loophole_gen.rs"]
 mod loophole_gen;
-#[allow(dead_code)]
 #[path = "../tests/common/mutate.rs"]
 mod mutate;
 

@@ -133,7 +133,7 @@ fn remembered_paid_rows_without_behaviour_answers_are_traced_in_the_background()
 
     let facts = |ex: &Explorer, n: usize| -> Option<Facts> {
         match &ex.app.corpus.scores[ex.row(n)?] {
-            Score::Remembered(f) => Some(f.clone()),
+            Score::Remembered(f) => Some(*f),
             Score::Graded(r) => Some(Facts::of(r)),
             _ => None,
         }
@@ -143,12 +143,8 @@ fn remembered_paid_rows_without_behaviour_answers_are_traced_in_the_background()
         app.corpus.load.done && all_graded(app)
     });
     let right = Shown::Verdict(sebx::model::Verdict::Right);
-    assert_eq!(
-        ex.listed(0),
-        Some(right.clone()),
-        "remembered, shown at once"
-    );
-    assert_eq!(ex.listed(1), Some(right.clone()));
+    assert_eq!(ex.listed(0), Some(right), "remembered, shown at once");
+    assert_eq!(ex.listed(1), Some(right));
     ex.until("the paid rows traced", |app| {
         let gp = app.corpus.grade_progress;
         gp.requested > 0 && gp.finished == gp.requested
