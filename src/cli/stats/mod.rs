@@ -1,7 +1,7 @@
 //! `sebx stats` and `sebx compare`: run-level figures and the paired comparison of two runs,
 //! headless. Each builds one [`Session`] from its command line (as every command does) and
 //! [`load_runs`] turns it into a run set (verdicts by the resolver's precedence,
-//! grading the rest, one analysis per rollout, hand labels); [`report`] computes everything
+//! grading the rest, one analysis per rollout, hand labels); [`crate::session::report`] computes everything
 //! once into a typed, serializable report (the figures come from [`crate::grade::runs`]);
 //! [`render`] turns a report into a table, Markdown, CSV or JSON (the JSON is the report's
 //! types, serialized).
