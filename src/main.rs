@@ -92,7 +92,7 @@ fn main() -> ExitCode {
         Some(Command::Stats(args)) => cli::stats::run_stats(args),
         Some(Command::Compare(args)) => cli::stats::run_compare(args),
         Some(Command::Report(args)) => {
-            cli::report::run(args, &sebx::tui::report_examples::ExportDrawer)
+            cli::report::run(args, &sebx::tui::report_examples::ExportDrawer::default())
         }
         Some(Command::Merge(args)) => cli::merge::run(args),
         Some(Command::Serve(args)) => sebx::serve::run(args),

@@ -859,9 +859,27 @@ fn a_session_survives_its_worker_being_killed() {
     let pool = pool(1);
     let worker = pool.worker_pids()[0];
     let mut session = pool.session();
-    session.submit("import time\ntime.sleep(1)\nprint('slow')", TIMEOUT);
+    // The slow program's second waits in a child whose command line carries a marker, so
+    // the worker is killed once the program runs (a condition, not a pause).
+    let marker = unique("slow-program");
+    session.submit(
+        &format!(
+            "import subprocess, sys\nsubprocess.run([sys.executable, '-c', 'import time; time.sleep(1)', {marker:?}])\nprint('slow')"
+        ),
+        TIMEOUT,
+    );
     session.submit("print('queued')", TIMEOUT);
-    std::thread::sleep(Duration::from_millis(300));
+    let start = std::time::Instant::now();
+    while !processes()
+        .iter()
+        .any(|(_, cmdline)| cmdline.contains(&marker))
+    {
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "the slow program did not start"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
     kill(worker);
     // Both are run again, in order, on a replacement worker.
     assert_stdout(&next_result(&mut session), "slow\n");

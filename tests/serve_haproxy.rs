@@ -158,8 +158,11 @@ fn two_instances_behind_haproxy_survive_losing_one() {
         status.success(),
         "b exits cleanly after draining: {status:?}"
     );
-    std::thread::sleep(Duration::from_millis(100));
-    let b_runs = final_run_count(&b.log_text());
+    // Its last line is read by a thread of this process: waited for, not slept for.
+    let b_runs = final_run_count(&b.log_when(|log| {
+        log.lines()
+            .any(|l| l.starts_with("sebx serve: stopped; answered:"))
+    }));
     let a_metrics = a.get("/metrics").text();
     let a_runs = metric_value(
         &a_metrics,

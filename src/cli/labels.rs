@@ -315,7 +315,7 @@ fn analysis_context(session: &Session) -> Option<(ApiMap, Dataset)> {
     for issue in &session.dataset.issues {
         crate::warnln!("warning: {issue}");
     }
-    Some((api.clone(), session.dataset.clone()))
+    Some((api.clone(), Dataset::clone(&session.dataset)))
 }
 
 /// The analysis of one rollout, as far as the export and the suggestion need it.

@@ -154,7 +154,7 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     })?
     .say();
     let api = session.require_api()?.clone();
-    let dataset = session.dataset.clone();
+    let dataset = Dataset::clone(&session.dataset);
     let token = match &args.token_file {
         Some(path) => {
             let text = std::fs::read_to_string(path)

@@ -2,8 +2,9 @@
 //! each hand-label category, each failing verdict and the wrong names, chosen from the
 //! same rollout facts the figures count (an example of a loophole is one the loophole
 //! figure counted), in a fixed order so the same inputs give the same page. Where each one
-//! lives on disk (the run's file, or its step file) is said here too; the front end that
-//! draws them loads only those files.
+//! lives on disk (the run's file, or its step file) is said here too, as the report's
+//! session classified it; the front end that draws them loads only those lines, with the
+//! session's API map and dataset (nothing is classified or read twice).
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -14,16 +15,15 @@ use crate::model::Verdict;
 use crate::model::finding_kinds::{Family, KINDS};
 use crate::model::rollout::RolloutId;
 
-use super::inputs::Inputs;
+use super::inputs::{Inputs, RunInput};
 use super::loaded::Loaded;
+use super::setup::Session;
 
 /// One rollout to show.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExamplePick {
     /// The run's name.
     pub run: String,
-    /// The path to load it from: the run's file, or `RUN@STEP` for a training sample.
-    pub load: PathBuf,
     /// Where its line is: the run's file, or the training run's folder (with `step`).
     pub source: PathBuf,
     /// The training step, for a sample of a training run.
@@ -51,14 +51,13 @@ pub struct ExampleGroup {
 /// failing verdicts) and the wrong names, in that order. Paid
 /// loopholes (verdict right or reward 1) come first; training samples of later steps first,
 /// and of a step already chosen before others (fewer files to load); no rollout is shown
-/// twice while another candidate is left. `inputs` are the paths the report was given (to
-/// find where each run's rollouts live).
-pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> Picked {
+/// twice while another candidate is left. `given` are the inputs of the session `loaded`
+/// was loaded from (where each run's rollouts live).
+pub fn pick_examples(loaded: &Loaded, given: &Inputs, per_group: usize) -> Picked {
     if per_group == 0 {
         return Picked::default();
     }
-    let classified = Inputs::classify(inputs, &[]).unwrap_or_default();
-    let places = run_places(loaded, &classified);
+    let places = run_places(loaded, given);
     let set = &loaded.set;
     let mut chosen: BTreeSet<usize> = BTreeSet::new();
     let mut steps: BTreeSet<(u32, u32)> = BTreeSet::new();
@@ -201,25 +200,50 @@ pub fn pick_examples(loaded: &Loaded, inputs: &[PathBuf], per_group: usize) -> P
         wrong,
         &|r: &RolloutFacts| r.verdict != Verdict::Right,
     );
-    // The picks' files once each, in order, then every input that is not a run (API doc,
-    // datasets, scored files).
-    let mut paths: Vec<PathBuf> = Vec::new();
+    // The picks' runs once each, in order (a training run narrowed to the picked step), then
+    // the scored files given (their verdicts are shown).
+    let mut inputs = Inputs::default();
     for p in groups.iter().flat_map(|g| &g.picks) {
-        if !paths.contains(&p.load) {
-            paths.push(p.load.clone());
+        let Some(run) = pick_input(given, p) else {
+            continue;
+        };
+        if !inputs.runs.contains(&run) {
+            inputs.runs.push(run);
         }
     }
-    paths.extend(classified.reports);
-    paths.extend(classified.datasets);
-    paths.extend(classified.api_doc);
-    Picked { groups, paths }
+    inputs.reports.clone_from(&given.reports);
+    Picked { groups, inputs }
 }
 
-/// The examples chosen, and the paths to load to draw them.
+/// The examples chosen, and the inputs to load to draw them.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Picked {
     pub groups: Vec<ExampleGroup>,
-    pub paths: Vec<PathBuf>,
+    /// The picks' runs as the session classified them (a training run: the picked step
+    /// alone, as `RUN@STEP` names it) and the scored files given; no context (the drawer
+    /// has the session's).
+    pub inputs: Inputs,
+}
+
+/// The run `pick` is read from, as `given` has it: its rollout file, or its training run's
+/// step alone.
+fn pick_input(given: &Inputs, pick: &ExamplePick) -> Option<RunInput> {
+    let input = given.runs.iter().find(|i| i.path == pick.source);
+    match (input, pick.step) {
+        (Some(i), Some(step)) => Some(RunInput {
+            path: i.path.clone(),
+            correct: i.correct,
+            dump: Some(i.dump.as_ref()?.at_step(step)?),
+        }),
+        (Some(i), None) => Some(i.clone()),
+        // A run found by its file alone ([`run_places`]).
+        (None, None) => Some(RunInput {
+            path: pick.source.clone(),
+            correct: false,
+            dump: None,
+        }),
+        (None, Some(_)) => None,
+    }
 }
 
 /// Where a run's rollouts are read from: its file, or its training folder.
@@ -251,18 +275,13 @@ fn run_places(loaded: &Loaded, classified: &Inputs) -> Vec<Option<Place>> {
 
 fn pick_of(loaded: &Loaded, places: &[Option<Place>], r: &RolloutFacts) -> Option<ExamplePick> {
     let run = loaded.runs.get(r.run as usize)?;
-    let (load, source, step) = match (places.get(r.run as usize)?.as_ref()?, r.sample) {
-        (Place::File(p), _) => (p.clone(), p.clone(), None),
-        (Place::Training(dir), Some(s)) => (
-            PathBuf::from(format!("{}@{}", dir.display(), s.step)),
-            dir.clone(),
-            Some(s.step),
-        ),
+    let (source, step) = match (places.get(r.run as usize)?.as_ref()?, r.sample) {
+        (Place::File(p), _) => (p.clone(), None),
+        (Place::Training(dir), Some(s)) => (dir.clone(), Some(s.step)),
         (Place::Training(_), None) => return None,
     };
     Some(ExamplePick {
         run: run.name.clone(),
-        load,
         source,
         step,
         line: r.line,
@@ -282,17 +301,16 @@ pub struct DrawnExample {
 /// Draws the examples of a report (the explorer's export does it): for each pick, its view,
 /// or `None` when it was not found in the files loaded.
 pub trait ExampleDrawer: Sync {
-    fn draw(&self, request: &ExampleRequest) -> anyhow::Result<Vec<Option<DrawnExample>>>;
+    fn draw(&self, request: &ExampleRequest<'_>) -> anyhow::Result<Vec<Option<DrawnExample>>>;
 }
 
-/// What drawing a report's examples needs: the paths to load (the picks' files and the
-/// context given with the runs), the options the inputs were read with, and the picks.
+/// What drawing a report's examples needs: the report's session (its API map and dataset
+/// as read, its cache and sidecar places), the picks' inputs ([`Picked::inputs`]) and the
+/// picks.
 #[derive(Debug, Clone)]
-pub struct ExampleRequest {
-    pub paths: Vec<PathBuf>,
-    pub context: crate::model::discovery::ContextArgs,
-    pub cache: super::caches::CacheFlags,
-    pub sidecars: super::sidecars::SidecarFlags,
+pub struct ExampleRequest<'a> {
+    pub session: &'a Session,
+    pub inputs: Inputs,
     pub picks: Vec<ExamplePick>,
     /// Columns of each view.
     pub width: u16,

@@ -11,8 +11,9 @@
 //! - [`sidecars`]: where label, rerun and bookmark sidecars go (`--sidecar-dir`, the
 //!   config's `sidecar_dir`, beside the file, the fallback), and the config file read once;
 //! - [`resolve`]: every rollout's verdict and reward, with their source, by one precedence;
-//! - [`runs`]: the runs of `stats`, `compare` and the explorer's screens loaded into a run
-//!   set, grading what no source knows; [`report`]: the typed figures every view renders;
+//! - [`runs`]: the runs of a [`Session`] (`stats`, `compare`, `report`) loaded into a run
+//!   set, grading what no source knows; [`examples`]: a report's example rollouts picked,
+//!   and drawn (by the front end `main` hands in) from that same session; [`report`]: the typed figures every view renders;
 //!   [`facts_cache`]: a training run's facts remembered under a key of everything that
 //!   decides them.
 //!

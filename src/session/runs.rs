@@ -1,7 +1,8 @@
-//! Loading the runs of `sebx stats`, `sebx compare` and `sebx labels`: the inputs classified,
-//! every rollout's verdict by the resolver's precedence (grading, with a progress bar, those
-//! that have none, and the official RL reward wherever a training run needs it), one
-//! analysis per rollout and the hand labels, into a [`RunSet`].
+//! Loading the runs of `sebx stats`, `sebx compare` and `sebx report` from their
+//! [`Session`]: the inputs as the session classified them, its API map and dataset (never
+//! read again), every rollout's verdict by the resolver's precedence (grading, with a
+//! progress bar, those that have none, and the official RL reward wherever a training run
+//! needs it), one analysis per rollout and the hand labels, into a [`RunSet`].
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -10,9 +11,10 @@ use std::sync::Arc;
 use anyhow::{Context, Result, bail};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::caches::{CacheChoice, open_score_cache};
+use super::caches::open_score_cache;
 use super::inputs::Inputs;
 use super::resolve::{Resolved, Resolver, VerdictSource};
+use super::setup::Session;
 use crate::analysis::{Analysis, analyze_rollout, extract_last_python_block};
 use crate::grade::batch::{SharedRuns, grade_all_shared};
 use crate::grade::engine::Engine;
@@ -24,19 +26,17 @@ use crate::grade::settings::Plan;
 use crate::model::bounded::Bounded;
 use crate::model::labels::{LABELS_SUFFIX, LabelStore};
 use crate::model::rollout::load_rollout_file;
-use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::Taxonomy;
 use crate::model::tokenizer::TokenCounter;
 use crate::model::verl::{DumpRun, JoinIndex, JoinedBy, RunReader};
 use crate::model::{ApiMap, Dataset, LoadedFile, Rollout};
 
 use super::facts_cache;
-use crate::model::discovery::ContextArgs;
 
-/// What loading runs takes besides the paths (the flags of `stats`, `compare`, `labels`).
+/// What loading runs takes besides its [`Session`] (the inputs, their context, the cache
+/// and where the sidecars are come from it): the flags of `stats`, `compare`, `report`.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
-    pub context: ContextArgs,
     /// Programs graded in parallel (default: the cores).
     pub jobs: Option<usize>,
     /// Wall-clock timeout per graded program (official: 3 s).
@@ -45,9 +45,6 @@ pub struct RunOptions {
     pub annotator: Option<String>,
     /// No progress bars.
     pub quiet: bool,
-    pub cache: CacheChoice,
-    /// Where the label and rerun sidecars are.
-    pub sidecars: SidecarPlaces,
     /// A HuggingFace `tokenizer.json`: the samples' responses are counted in its tokens too.
     pub tokenizer: Option<PathBuf>,
     /// Ask the behaviour questions of every rollout a scorer pays (its traced runs count
@@ -81,15 +78,21 @@ fn bar(quiet: bool, len: usize, what: &str) -> ProgressBar {
     bar
 }
 
-/// Loads runs from `files`: verdicts from scored files, stored scores or grading (with a
-/// progress bar), then one analysis per rollout and the hand labels.
-pub fn load_runs(files: &[PathBuf], input: &RunOptions) -> Result<Loaded> {
-    let inputs = Inputs::classify(files, &[])?;
-    load_inputs(&inputs, input)
+/// An error unless a run is among `inputs` (what the figures are counted over): what a
+/// command that loads runs checks before its session reads the API doc and datasets.
+pub fn need_runs(inputs: &Inputs) -> Result<()> {
+    if inputs.runs.is_empty() {
+        bail!("the figures need {}", super::setup::no_runs(inputs));
+    }
+    Ok(())
 }
 
-/// [`load_runs`] on inputs already classified.
-pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
+/// Loads the runs of `session`: verdicts from scored files, stored scores or grading (with
+/// a progress bar), then one analysis per rollout and the hand labels. The inputs are the
+/// session's as classified, the API map and dataset its own as read.
+pub fn load_runs(session: &Session, input: &RunOptions) -> Result<Loaded> {
+    let inputs = &session.inputs;
+    need_runs(inputs)?;
     let mut notes = inputs.notes.clone();
     let run_files: Vec<(PathBuf, bool)> = inputs
         .runs
@@ -97,17 +100,16 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         .map(|r| (r.path.clone(), r.correct))
         .collect();
     let dumps: Vec<Option<&DumpRun>> = inputs.runs.iter().map(|r| r.dump.as_ref()).collect();
-    if run_files.is_empty() {
-        bail!("the figures need {}", super::setup::no_runs(inputs));
-    }
     let paths: Vec<PathBuf> = run_files.iter().map(|(p, _)| p.clone()).collect();
-    let found = inputs.discover(&input.context);
-    let (api, dataset) = found.load()?;
-    let api = api.unwrap_or_else(|| {
+    let found = &session.found;
+    let dataset: &Dataset = &session.dataset;
+    let sidecars = &session.sidecars;
+    let no_api = ApiMap::default();
+    let api = session.api_found().unwrap_or_else(|| {
         notes.push(
             "no API doc (pass --api-doc FILE or set SEBX_API_DOC): the internalization map and wrong names are empty, and rollouts without a verdict cannot be graded".to_string(),
         );
-        ApiMap::default()
+        &no_api
     });
     // Training runs: the facts of an earlier `sebx stats` on the very same files.
     let facts = dumps.iter().any(Option::is_some).then(|| {
@@ -118,7 +120,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 read.extend(run.steps.iter().map(|s| s.path.clone()));
             }
             for suffix in [LABELS_SUFFIX, crate::grade::reruns::RERUNS_SUFFIX] {
-                read.push(input.sidecars.locate(path, suffix).path);
+                read.push(sidecars.locate(path, suffix).path);
             }
         }
         read.extend(found.api_doc.iter().map(|f| f.path().to_path_buf()));
@@ -138,14 +140,14 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         facts_cache::FactsKey::new(
             &read,
             runs,
-            &api,
+            api,
             input.timeout,
             input.annotator.as_deref(),
             input.behaviour,
         )
         .digest()
     });
-    let facts_dir = input.cache.dir();
+    let facts_dir = session.cache.dir();
     if let (Some(key), Some(dir)) = (&facts, &facts_dir)
         && let Some(mut known) = facts_cache::load(dir, key)
     {
@@ -163,14 +165,14 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     // At the timeout the rollouts below are graded with; a lookup asks for the verdict (a
     // record with the reward too is preferred), what is graded carries both.
     let opened = open_score_cache(
-        &input.cache,
-        &api,
+        &session.cache,
+        api,
         &crate::grade::settings::GradingSettings::official().with_timeout(input.timeout),
     );
     notes.extend(opened.notes);
     let cache = opened.cache;
     let (resolver, issues) = Resolver::new(&inputs.reports, cache.clone())?;
-    let resolver = resolver.with_sidecars(input.sidecars.clone());
+    let resolver = resolver.with_sidecars(sidecars.clone());
     for issue in issues {
         crate::warnln!("warning: {issue}");
     }
@@ -179,7 +181,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     let join = dumps
         .iter()
         .any(Option::is_some)
-        .then(|| JoinIndex::new(&dataset));
+        .then(|| JoinIndex::new(dataset));
     if join.as_ref().is_some_and(JoinIndex::is_empty) {
         notes.push("no dataset (pass --dataset FILE, e.g. datasets/train/train.jsonl): the samples of training runs cannot be joined to their tasks, so they have no test cases and are not graded".to_string());
     }
@@ -240,7 +242,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             .map(|&(f, i)| &loaded_files[f].0.rollouts[i])
             .collect();
         let graded = grade_missing(
-            &api,
+            api,
             cache.as_deref(),
             &todo,
             input.jobs,
@@ -303,9 +305,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
     {
         let name = dump.map_or_else(|| run_name(path), |d| d.name.clone());
         let run = set.add_run(&name);
-        let (store, issues) =
-            LabelStore::open_sidecar(&input.sidecars.locate(path, LABELS_SUFFIX).path)
-                .with_context(|| format!("cannot read the labels of {}", path.display()))?;
+        let (store, issues) = LabelStore::open_sidecar(&sidecars.locate(path, LABELS_SUFFIX).path)
+            .with_context(|| format!("cannot read the labels of {}", path.display()))?;
         for issue in issues {
             crate::warnln!("warning: skipped a damaged label line: {issue}");
         }
@@ -331,8 +332,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
         if let (Some(dump), Some(join)) = (dump, &join) {
             let cx = StreamCx {
                 join,
-                dataset: &dataset,
-                api: &api,
+                dataset,
+                api,
                 resolver: &resolver,
                 cache: cache.as_deref(),
                 jobs,
@@ -348,8 +349,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                     r,
                     known,
                     sample,
-                    &api,
-                    &dataset,
+                    api,
+                    dataset,
                     labels_of(r),
                     &mut analyses,
                 )
@@ -375,8 +376,8 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
                 r,
                 v.as_ref(),
                 sample,
-                &api,
-                &dataset,
+                api,
+                dataset,
                 labels_of(r),
                 &mut analyses,
             );

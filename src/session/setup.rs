@@ -6,6 +6,7 @@
 //! is refused with its name ([`Session::runs`], [`Session::refuse_scored`]).
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
 
@@ -39,8 +40,9 @@ pub struct Session {
     pub inputs: Inputs,
     /// Where the API doc and datasets were found.
     pub found: Discovered,
-    api: Option<ApiMap>,
-    pub dataset: Dataset,
+    /// Shared, not copied, with what a command hands them to (a report's examples).
+    api: Option<Arc<ApiMap>>,
+    pub dataset: Arc<Dataset>,
     pub cache: CacheChoice,
     /// Where sidecars go ([`Session::with_sidecars`]; else beside each file).
     pub sidecars: SidecarPlaces,
@@ -60,15 +62,26 @@ impl Session {
     /// doc and datasets, and says on stderr what was found and which dataset lines were bad.
     /// Nothing is printed: [`Session::say`] tells what was found.
     pub fn build(args: SessionArgs<'_>) -> Result<Session> {
+        Session::build_checked(args, |_| Ok(()))
+    }
+
+    /// [`Session::build`], with `check` asked about the classified inputs before the API
+    /// doc and datasets are read: a command that cannot work with them (no run, or not
+    /// the runs it compares) says so first.
+    pub fn build_checked(
+        args: SessionArgs<'_>,
+        check: impl FnOnce(&Inputs) -> Result<()>,
+    ) -> Result<Session> {
         let inputs = Inputs::classify(args.paths, args.correct)?;
+        check(&inputs)?;
         let found = inputs.discover(args.context);
         let (api, dataset) = found.load()?;
         Ok(Session {
             command: args.command,
             inputs,
             found,
-            api,
-            dataset,
+            api: api.map(Arc::new),
+            dataset: Arc::new(dataset),
             cache: args.cache.clone(),
             sidecars: SidecarPlaces::default(),
         })
@@ -86,8 +99,8 @@ impl Session {
             command: args.command,
             inputs,
             found,
-            api: (!api.is_empty()).then_some(api),
-            dataset,
+            api: (!api.is_empty()).then(|| Arc::new(api)),
+            dataset: Arc::new(dataset),
             cache: args.cache.clone(),
             sidecars: SidecarPlaces::default(),
         })
@@ -97,8 +110,20 @@ impl Session {
     /// from then on); the session keeps none.
     pub fn take_context(&mut self) -> (ApiMap, Dataset) {
         (
-            self.api.take().unwrap_or_default(),
-            std::mem::take(&mut self.dataset),
+            self.api
+                .take()
+                .map(Arc::unwrap_or_clone)
+                .unwrap_or_default(),
+            Arc::unwrap_or_clone(std::mem::take(&mut self.dataset)),
+        )
+    }
+
+    /// The API map (empty when none was found) and dataset as read, shared with the
+    /// session: a front end drawing from the session's inputs reads neither again.
+    pub fn context(&self) -> (Arc<ApiMap>, Arc<Dataset>) {
+        (
+            self.api.clone().unwrap_or_default(),
+            Arc::clone(&self.dataset),
         )
     }
 
@@ -130,7 +155,7 @@ impl Session {
 
     /// The API map, when one was found and read.
     pub fn api_found(&self) -> Option<&ApiMap> {
-        self.api.as_ref()
+        self.api.as_deref()
     }
 
     /// The rollouts of a run as one file: [`Session::files`] joined (a training run's
@@ -148,14 +173,14 @@ impl Session {
     /// The API map; an error naming the flag when none was found (grading and analysis
     /// cannot work without it).
     pub fn require_api(&self) -> Result<&ApiMap> {
-        self.api.as_ref().context(
+        self.api.as_deref().context(
             "no API doc: pass --api-doc FILE (the api_doc.jsonl of your zwc) or set SEBX_API_DOC",
         )
     }
 
     /// The API map, empty when none was found.
     pub fn api(&self) -> ApiMap {
-        self.api.clone().unwrap_or_default()
+        self.api.as_deref().cloned().unwrap_or_default()
     }
 
     /// The runs given; an error saying what each input was when none is a run.

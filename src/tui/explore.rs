@@ -224,8 +224,16 @@ fn dataset_from_text(label: &Path, text: &str) -> Dataset {
     ds
 }
 
-/// Resolves files, API doc, dataset, theme and keys into a session (no terminal needed).
-pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
+/// How the explorer looks, read before any input (a bad config, theme, keys or tokenizer
+/// is said first).
+struct Look {
+    config: UserConfig,
+    theme: Theme,
+    keymap: Keymap,
+    tokenizer: Option<Arc<crate::model::tokenizer::TokenCounter>>,
+}
+
+fn look(args: &ExploreArgs) -> Result<Look> {
     let config = load_config(args.config.as_deref())?;
     let theme_name = args
         .theme
@@ -245,7 +253,27 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         Some(path) => Some(Arc::new(crate::model::tokenizer::TokenCounter::load(path)?)),
         None => None,
     };
+    Ok(Look {
+        config,
+        theme,
+        keymap,
+        tokenizer,
+    })
+}
 
+/// What the explorer opens: the context, the sources to load, what to say about them.
+struct Opened {
+    api: Arc<ApiMap>,
+    dataset: Arc<Dataset>,
+    sources: Vec<Source>,
+    notes: Vec<String>,
+    /// The bundled demo (its labels are seeded).
+    demo: bool,
+}
+
+/// Resolves files, API doc, dataset, theme and keys into a session (no terminal needed).
+pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
+    let look = look(args)?;
     let mut notes = Vec::new();
     let (api, dataset, sources) = if args.demo_training {
         notes.push("Showing the bundled demo's training run (T: the Training screen).".to_string());
@@ -278,11 +306,14 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                 },
             })
             .collect();
-        (api, Arc::unwrap_or_clone(dataset), sources)
+        (Arc::new(api), dataset, sources)
     } else if args.paths.is_empty() && args.correct.is_empty() {
         notes.push("Showing the bundled demo (sebx FILE... opens your own files).".to_string());
         let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
-        let dataset = dataset_from_text(Path::new("samples/demo/tasks.jsonl"), demo::TASKS);
+        let dataset = Arc::new(dataset_from_text(
+            Path::new("samples/demo/tasks.jsonl"),
+            demo::TASKS,
+        ));
         let sources = vec![
             Source {
                 kind: FileKind::Rollouts,
@@ -306,7 +337,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
                 },
             },
         ];
-        (api, dataset, sources)
+        (Arc::new(api), dataset, sources)
     } else {
         // Every path classified once, as every command does: the session.
         let mut given = crate::session::Session::build_lenient(
@@ -320,67 +351,140 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
             &mut notes,
         )?;
         let (api, dataset) = given.take_context();
-        let inputs = &given.inputs;
-        let mut dumps = Vec::new();
-        let mut sources = Vec::new();
-        for run in &inputs.runs {
-            match &run.dump {
-                Some(dump) => dumps.push(dump.clone()),
-                None => sources.push(Source {
-                    kind: if run.correct {
-                        FileKind::CorrectTrajectories
-                    } else {
-                        FileKind::Rollouts
-                    },
-                    data: SourceData::File(run.path.clone()),
-                }),
-            }
+        let dataset = Arc::new(dataset);
+        let sources = sources_of(&given.inputs, &dataset, &mut notes);
+        (Arc::new(api), dataset, sources)
+    };
+    let choice = args.cache.choice();
+    let places = args.sidecars.places_with(look.config.sidecar_dir.clone());
+    let opened = Opened {
+        api,
+        dataset,
+        sources,
+        notes,
+        demo: args.paths.is_empty() && args.correct.is_empty(),
+    };
+    Ok(assemble(args, look, opened, grading, &choice, places))
+}
+
+/// The explorer over `inputs` that `session` classified, with the session's API map and
+/// dataset as it read them: nothing is found, classified or read again but the rollout
+/// lines themselves (a report's examples, drawn from the report's session). The score
+/// cache and sidecar places are the session's too.
+pub fn prepare_given(
+    args: &ExploreArgs,
+    session: &crate::session::Session,
+    inputs: &Inputs,
+    grading: Grading,
+) -> Result<Session> {
+    let look = look(args)?;
+    let mut notes = Vec::new();
+    let (api, dataset) = session.context();
+    let sources = sources_of(inputs, &dataset, &mut notes);
+    let opened = Opened {
+        api,
+        dataset,
+        sources,
+        notes,
+        demo: false,
+    };
+    Ok(assemble(
+        args,
+        look,
+        opened,
+        grading,
+        &session.cache,
+        session.sidecars.clone(),
+    ))
+}
+
+/// The sources of classified inputs: training runs first (with the folders of training
+/// runs), then the rollout files, the scored files and the folders of rollout files.
+fn sources_of(inputs: &Inputs, dataset: &Arc<Dataset>, notes: &mut Vec<String>) -> Vec<Source> {
+    let mut dumps = Vec::new();
+    let mut sources = Vec::new();
+    for run in &inputs.runs {
+        match &run.dump {
+            Some(dump) => dumps.push(dump.clone()),
+            None => sources.push(Source {
+                kind: if run.correct {
+                    FileKind::CorrectTrajectories
+                } else {
+                    FileKind::Rollouts
+                },
+                data: SourceData::File(run.path.clone()),
+            }),
         }
-        sources.extend(inputs.reports.iter().map(|r| Source {
-            kind: FileKind::Reports,
-            data: SourceData::File(r.clone()),
-        }));
-        // Folders of rollout files: files appearing in them are followed too.
-        let folder = |folder: &GivenFolder, join| Source {
-            kind: FileKind::Rollouts,
-            data: SourceData::Folder {
-                folder: folder.clone(),
-                join,
-            },
-        };
-        sources.extend(
+    }
+    sources.extend(inputs.reports.iter().map(|r| Source {
+        kind: FileKind::Reports,
+        data: SourceData::File(r.clone()),
+    }));
+    // Folders of rollout files: files appearing in them are followed too.
+    let folder = |folder: &GivenFolder, join| Source {
+        kind: FileKind::Rollouts,
+        data: SourceData::Folder {
+            folder: folder.clone(),
+            join,
+        },
+    };
+    sources.extend(
+        inputs
+            .folders
+            .iter()
+            .filter(|f| f.holds == FolderHolds::Files)
+            .map(|f| folder(f, None)),
+    );
+    if !dumps.is_empty() {
+        if dataset.is_empty() {
+            notes.push("Training runs: no dataset, so no sample joins a task (pass --dataset FILE, e.g. datasets/train/train.jsonl); samples are shown and analysed, not graded.".to_string());
+        }
+        let shared = Arc::clone(dataset);
+        let join = Arc::new(JoinIndex::new(&shared));
+        let mut all = Source::dumps(dumps, &join, &shared);
+        // Folders of training runs: runs appearing in them are followed too.
+        all.extend(
             inputs
                 .folders
                 .iter()
-                .filter(|f| f.holds == FolderHolds::Files)
-                .map(|f| folder(f, None)),
+                .filter(|f| f.holds == FolderHolds::Runs)
+                .map(|f| folder(f, Some((join.clone(), shared.clone())))),
         );
-        if !dumps.is_empty() {
-            if dataset.is_empty() {
-                notes.push("Training runs: no dataset, so no sample joins a task (pass --dataset FILE, e.g. datasets/train/train.jsonl); samples are shown and analysed, not graded.".to_string());
-            }
-            let shared = Arc::new(dataset.clone());
-            let join = Arc::new(JoinIndex::new(&shared));
-            let mut all = Source::dumps(dumps, &join, &shared);
-            // Folders of training runs: runs appearing in them are followed too.
-            all.extend(
-                inputs
-                    .folders
-                    .iter()
-                    .filter(|f| f.holds == FolderHolds::Runs)
-                    .map(|f| folder(f, Some((join.clone(), shared.clone())))),
-            );
-            all.extend(sources);
-            sources = all;
-        }
-        (api, dataset, sources)
-    };
+        all.extend(sources);
+        sources = all;
+    }
+    sources
+}
+
+/// The explorer's state over `opened`, with the score cache `cache` chooses and the
+/// sidecars in `places`.
+fn assemble(
+    args: &ExploreArgs,
+    look: Look,
+    opened: Opened,
+    grading: Grading,
+    cache: &crate::session::CacheChoice,
+    places: crate::model::sidecar::SidecarPlaces,
+) -> Session {
+    let Look {
+        config,
+        theme,
+        keymap,
+        tokenizer,
+    } = look;
+    let Opened {
+        api,
+        dataset,
+        sources,
+        mut notes,
+        demo,
+    } = opened;
     if let Grading::Unavailable(why) = &grading {
         notes.push(format!("Grading: {why}"));
     }
     let ctx = Context {
-        api: Arc::new(api),
-        dataset: Arc::new(dataset),
+        api,
+        dataset,
         grading,
         notes,
     };
@@ -389,7 +493,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     // (the explorer, the presenter, exports): a row asks it for its verdict, and the reward
     // shows when the remembered record has it too.
     let opened = open_score_cache(
-        &args.cache.choice(),
+        cache,
         &app.corpus.ctx.api,
         &Grader::default_settings().with_scorer(crate::grade::reward::Scorer::Verdict),
     );
@@ -402,7 +506,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ));
     }
     app.corpus.score_cache = opened.cache;
-    app.corpus.trace_dir = args.cache.choice().trace_dir();
+    app.corpus.trace_dir = cache.trace_dir();
     // Empty when nothing names one: the explorer asks at the first label.
     app.labelling.annotator = crate::model::labels::resolve_annotator(
         args.annotator.as_deref().or(config.annotator.as_deref()),
@@ -416,23 +520,23 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
         ));
     }
     app.training.tokenizer = tokenizer;
-    app.labelling.places = args.sidecars.places_with(config.sidecar_dir.clone());
+    app.labelling.places = places;
     app.labelling.order = args.label_order;
     app.training.learned_at = args.learned_at;
     app.training.onset_at = args.onset_at;
     app.labelling.order_seed = args
         .label_seed
         .unwrap_or(crate::model::sampling::DEFAULT_SEED);
-    if args.paths.is_empty() && args.correct.is_empty() {
+    if demo {
         app.labelling
             .seeds
             .insert(PathBuf::from("samples/demo/rollouts.jsonl"), demo::LABELS);
     }
-    Ok(Session {
+    Session {
         app,
         sources,
         follow: !args.no_follow,
-    })
+    }
 }
 
 /// Opens the explorer; `backend` grades unscored rollouts (absent: no Python runtime).

@@ -1,7 +1,10 @@
 //! The report's examples drawn by the explorer: `sebx report` (a CLI command, which never
 //! names the TUI) is handed [`ExportDrawer`] by `main`, and each example is the Code pane as
 //! `sebx export` draws it. Kept apart from `export` so that `export` need not know the
-//! explorer's start-up (`explore`).
+//! explorer's start-up (`explore`). The drawer is given the report's own session: the API
+//! map and dataset it read, the inputs it classified; it reads only the picked lines again.
+
+use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 
@@ -10,11 +13,15 @@ use crate::session::examples::{DrawnExample, ExampleDrawer, ExampleRequest};
 /// Draws a report's examples with the explorer's own Code pane, as `sebx export` draws a
 /// view: the picks' lines are loaded (not the rest of their files; stored verdicts only,
 /// from the score cache the report's grading filled), each pick found by its line and id,
-/// drawn in the light theme.
-pub struct ExportDrawer;
+/// drawn in the light theme, with the report session's API map and dataset.
+#[derive(Debug, Clone, Default)]
+pub struct ExportDrawer {
+    /// The config file the explorer's look is read from (default: the user's).
+    pub config: Option<PathBuf>,
+}
 
 impl ExampleDrawer for ExportDrawer {
-    fn draw(&self, request: &ExampleRequest) -> Result<Vec<Option<DrawnExample>>> {
+    fn draw(&self, request: &ExampleRequest<'_>) -> Result<Vec<Option<DrawnExample>>> {
         #[derive(clap::Parser)]
         struct Args {
             #[command(flatten)]
@@ -23,13 +30,12 @@ impl ExampleDrawer for ExportDrawer {
         let mut args = <Args as clap::Parser>::try_parse_from(["sebx", "--no-follow"])
             .context("the explorer's options")?
             .explore;
-        args.paths = request.paths.clone();
-        args.context = request.context.clone();
-        args.cache = request.cache.clone();
-        args.sidecars = request.sidecars.clone();
+        args.config.clone_from(&self.config);
         args.theme = Some("light".to_string());
-        let session = super::explore::prepare(
+        let session = super::explore::prepare_given(
             &args,
+            request.session,
+            &request.inputs,
             super::Grading::Unavailable(crate::grade::backend::Unavailable::StoredOnly(
                 "report examples show stored verdicts".to_string(),
             )),

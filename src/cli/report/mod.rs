@@ -6,7 +6,8 @@
 //! loads nothing: styles inline, system fonts, every figure an inline SVG drawn by
 //! [`plot`] (plotters' SVG backend); `--figures DIR` writes each figure as its own SVG for
 //! LaTeX and slides. Nothing on the page depends on the time or the machine, so the same
-//! inputs give the same bytes.
+//! inputs give the same bytes. One [`Session`] per page written: the figures' runs and the
+//! examples' lines are read through it, its API doc and datasets read once.
 
 pub mod figures;
 pub mod plot;
@@ -21,7 +22,10 @@ use anyhow::{Context, Result};
 use crate::grade::runs::{FunctionSort, LearnedAt, OnsetAt};
 use crate::session::report::{CompareReport, StatsReport, compare_report};
 
-use super::stats::{Format, InputArgs, StatsArgs, load_for_stats, render_stats, stats_from};
+use super::stats::{
+    Format, InputArgs, StatsArgs, load_for_stats, render_stats, stats_from, stats_session,
+};
+use crate::session::Session;
 use crate::session::examples::{
     DrawnExample, ExampleDrawer, ExampleGroup, ExampleRequest, pick_examples,
 };
@@ -44,19 +48,22 @@ impl Examples {
     }
 }
 
-/// Picks the examples and has them drawn; a failure to draw costs the examples, not the
-/// page (said on stderr).
-fn examples(args: &ReportArgs, loaded: &Loaded, drawer: &dyn ExampleDrawer) -> Vec<Examples> {
-    let picked = pick_examples(loaded, &args.files, args.examples);
+/// Picks the examples and has them drawn from `session` (the one the figures were loaded
+/// from); a failure to draw costs the examples, not the page (said on stderr).
+fn examples(
+    args: &ReportArgs,
+    session: &Session,
+    loaded: &Loaded,
+    drawer: &dyn ExampleDrawer,
+) -> Vec<Examples> {
+    let picked = pick_examples(loaded, &session.inputs, args.examples);
     let groups = picked.groups;
     if groups.is_empty() {
         return Vec::new();
     }
     let request = ExampleRequest {
-        paths: picked.paths,
-        context: args.input.context.clone(),
-        cache: args.input.cache.clone(),
-        sidecars: args.input.sidecars.clone(),
+        session,
+        inputs: picked.inputs,
         picks: groups.iter().flat_map(|g| g.picks.clone()).collect(),
         width: EXAMPLE_WIDTH,
     };
@@ -182,10 +189,39 @@ fn joined<T>(h: std::thread::ScopedJoinHandle<'_, T>) -> T {
 /// another, a report of a 200,000-sample run took 1.3× the time of `stats`
 /// (benches/README.md).
 fn write_report(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
+    let session = session_of(args)?;
+    let page = page_of(args, &session, drawer)?;
+    match &args.input.output {
+        Some(p) => {
+            // Written beside and renamed, so a reader (a reloading browser) never sees half.
+            let tmp = p.with_extension("html.partial");
+            std::fs::write(&tmp, page)
+                .with_context(|| format!("cannot write {}", tmp.display()))?;
+            std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?
+        }
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(page.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
+
+/// The one [`Session`] a page is drawn from: the report's inputs classified, its API doc
+/// and datasets read (as `sebx stats` builds it).
+pub fn session_of(args: &ReportArgs) -> Result<Session> {
+    stats_session(&args.stats_args(), "report")
+}
+
+/// The page of `session`'s runs (and `--figures`, when asked), its notes said on stderr:
+/// the figures and the examples drawn from the one session, which is all either reads
+/// besides the runs' own files.
+pub fn page_of(args: &ReportArgs, session: &Session, drawer: &dyn ExampleDrawer) -> Result<String> {
     let stats_args = args.stats_args();
-    let loaded = load_for_stats(&stats_args)?;
+    let loaded = load_for_stats(&stats_args, session)?;
     let (stats, examples) = std::thread::scope(|scope| {
-        let examples = scope.spawn(|| examples(args, &loaded, drawer));
+        let examples = scope.spawn(|| examples(args, session, &loaded, drawer));
         let stats = stats_from(&stats_args, &loaded);
         (stats, joined(examples))
     });
@@ -218,21 +254,7 @@ fn write_report(args: &ReportArgs, drawer: &dyn ExampleDrawer) -> Result<()> {
             crate::warnln!("note: {note}");
         }
     }
-    match &args.input.output {
-        Some(p) => {
-            // Written beside and renamed, so a reader (a reloading browser) never sees half.
-            let tmp = p.with_extension("html.partial");
-            std::fs::write(&tmp, page)
-                .with_context(|| format!("cannot write {}", tmp.display()))?;
-            std::fs::rename(&tmp, p).with_context(|| format!("cannot write {}", p.display()))?
-        }
-        None => {
-            let mut out = std::io::stdout().lock();
-            out.write_all(page.as_bytes())?;
-            out.flush()?;
-        }
-    }
-    Ok(())
+    Ok(page)
 }
 
 /// What the inputs look like on disk: every file under each input (a training run's step

@@ -1,6 +1,7 @@
 //! `sebx stats` and `sebx compare`: run-level figures and the paired comparison of two runs,
-//! headless. [`load`] turns the inputs into a run set (verdicts by the resolver's precedence,
-//! grading the rest, one analysis per rollout, hand labels); [`report`] computes everything
+//! headless. Each builds one [`Session`] from its command line (as every command does) and
+//! [`load_runs`] turns it into a run set (verdicts by the resolver's precedence,
+//! grading the rest, one analysis per rollout, hand labels); [`crate::session::report`] computes everything
 //! once into a typed, serializable report (the figures come from [`crate::grade::runs`]);
 //! [`render`] turns a report into a table, Markdown, CSV or JSON (the JSON is the report's
 //! types, serialized).
@@ -21,8 +22,9 @@ use crate::model::discovery::ContextArgs;
 use crate::model::sampling::DEFAULT_SEED;
 use crate::session::caches::CacheFlags;
 use crate::session::inputs::Inputs;
-use crate::session::runs::RunOptions;
+use crate::session::runs::{RunOptions, need_runs};
 use crate::session::sidecars::SidecarFlags;
+use crate::session::{Session, SessionArgs};
 
 pub use crate::session::report::{CompareReport, StatsReport, compare_report, compute_stats};
 pub use crate::session::runs::{Loaded, LoadedRun, load_runs};
@@ -124,19 +126,41 @@ pub struct InputArgs {
 }
 
 impl InputArgs {
-    /// What loading the runs takes from these flags (and the config's `sidecar_dir`).
-    pub fn options(&self) -> Result<RunOptions> {
-        Ok(RunOptions {
-            context: self.context.clone(),
+    /// The one [`Session`] of `command` over `paths`: classified once (`check` is asked
+    /// about them before the API doc and datasets are read), the context these flags find,
+    /// their cache, and where the sidecars are (the flag, else the config's `sidecar_dir`).
+    pub fn session(
+        &self,
+        command: &'static str,
+        paths: &[PathBuf],
+        check: impl FnOnce(&Inputs) -> Result<()>,
+    ) -> Result<Session> {
+        // The config is read (and a bad one said) before any input is.
+        let sidecars = self.sidecars.places()?;
+        let mut session = Session::build_checked(
+            SessionArgs {
+                command,
+                paths,
+                correct: &[],
+                context: &self.context,
+                cache: &self.cache.choice(),
+            },
+            check,
+        )?;
+        session.sidecars = sidecars;
+        Ok(session)
+    }
+
+    /// What loading the runs takes from these flags besides the session.
+    pub fn options(&self) -> RunOptions {
+        RunOptions {
             jobs: self.jobs,
             timeout: self.timeout,
             annotator: self.annotator.clone(),
             quiet: self.quiet,
-            cache: self.cache.choice(),
-            sidecars: self.sidecars.places()?,
             tokenizer: None,
             behaviour: !self.no_behaviour,
-        })
+        }
     }
 }
 
@@ -238,16 +262,18 @@ fn writer(output: Option<&Path>) -> Result<Box<dyn Write>> {
 }
 
 /// Loads the inputs of `sebx stats` and computes its typed report, once: what `sebx stats`
-/// prints and `sebx report` draws (with the loaded runs, for the comparison).
+/// prints (and, from the session `sebx report` builds, what it draws).
 pub fn stats_of(args: &StatsArgs) -> Result<(Loaded, StatsReport)> {
-    let loaded = load_for_stats(args)?;
+    let session = stats_session(args, "stats")?;
+    let loaded = load_for_stats(args, &session)?;
     let report = stats_from(args, &loaded);
     Ok((loaded, report))
 }
 
-/// The first half of [`stats_of`]: the inputs loaded (and graded), checked against the
-/// options first.
-pub fn load_for_stats(args: &StatsArgs) -> Result<Loaded> {
+/// The one [`Session`] of a `sebx stats` invocation (`command`: the one run, `stats` or
+/// `report`), after the options are checked: its paths classified, a run among them, its
+/// API doc and datasets read.
+pub fn stats_session(args: &StatsArgs, command: &'static str) -> Result<Session> {
     if args.k.contains(&0) {
         bail!("-k must be at least 1");
     }
@@ -256,11 +282,16 @@ pub fn load_for_stats(args: &StatsArgs) -> Result<Loaded> {
             "CSV is one table per stream: pass one --by (run one command per table), or --format json for every figure"
         );
     }
+    args.input.session(command, &args.files, need_runs)
+}
+
+/// The first half of [`stats_of`]: the runs of `session` loaded (and graded).
+pub fn load_for_stats(args: &StatsArgs, session: &Session) -> Result<Loaded> {
     let options = RunOptions {
         tokenizer: args.tokenizer.clone(),
-        ..args.input.options()?
+        ..args.input.options()
     };
-    load_runs(&args.files, &options)
+    load_runs(session, &options)
 }
 
 /// The second half of [`stats_of`]: the typed report of what was loaded.
@@ -320,27 +351,28 @@ pub fn run_compare(args: CompareArgs) -> Result<ExitCode> {
         }
         _ => bail!("--cell takes two verdicts, e.g. --cell right,exe_error"),
     };
-    let inputs = Inputs::classify(&files, &[])?;
-    if inputs.runs.is_empty() {
-        bail!(
-            "`sebx compare` needs two runs: {}",
-            crate::session::setup::no_runs(&inputs)
-        );
-    }
-    if inputs.runs.len() != 2 {
-        bail!(
-            "compare needs exactly two rollout files (runs); found {}: {}",
-            inputs.runs.len(),
-            inputs
-                .runs
-                .iter()
-                .map(|r| r.path.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-    }
-    // The inputs as classified above, not a second time.
-    let loaded = crate::session::runs::load_inputs(&inputs, &args.input.options()?)?;
+    let session = args.input.session("compare", &files, |inputs| {
+        if inputs.runs.is_empty() {
+            bail!(
+                "`sebx compare` needs two runs: {}",
+                crate::session::setup::no_runs(inputs)
+            );
+        }
+        if inputs.runs.len() != 2 {
+            bail!(
+                "compare needs exactly two rollout files (runs); found {}: {}",
+                inputs.runs.len(),
+                inputs
+                    .runs
+                    .iter()
+                    .map(|r| r.path.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        Ok(())
+    })?;
+    let loaded = load_runs(&session, &args.input.options())?;
     let report = compare_report(&loaded, 0, 1, args.input.seed, cell);
     let text = render_compare(&report, args.format, args.top)?;
     for note in &report.notes {

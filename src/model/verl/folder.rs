@@ -39,6 +39,28 @@ impl DumpRun {
         self.steps.iter().map(|s| s.bytes).sum()
     }
 
+    /// Step `step` of this run alone, as `folder@step` names it (`None`: the run has no
+    /// such step): what a command given the whole run hands on when it needs one step.
+    pub fn at_step(&self, step: u32) -> Option<DumpRun> {
+        if self.single_step == Some(step) {
+            return Some(self.clone());
+        }
+        let steps: Vec<StepFile> = self
+            .steps
+            .iter()
+            .filter(|s| s.step == step)
+            .cloned()
+            .collect();
+        (!steps.is_empty()).then(|| DumpRun {
+            name: format!("{}@{step}", self.name),
+            dir: self.dir.clone(),
+            steps,
+            skipped: Vec::new(),
+            single_step: Some(step),
+            format: self.format,
+        })
+    }
+
     /// A note per skipped file, for the load warnings (line 0: the file as a whole).
     pub fn skipped_notes(&self) -> Vec<LoadIssue> {
         self.skipped
@@ -112,13 +134,11 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
                 runs.len()
             );
         }
-        let mut run = runs.remove(0);
+        let run = runs.remove(0);
         let first = run.steps.iter().map(|s| s.step).min();
         let last = run.steps.iter().map(|s| s.step).max();
         let count = run.steps.len();
-        run.steps.retain(|s| s.step == step);
-        run.skipped.clear();
-        if run.steps.is_empty() {
+        let Some(one) = run.at_step(step) else {
             let spec = run.format.spec();
             let have = match (first, last) {
                 (Some(a), Some(b)) if a != b => format!("{count} steps, {a} to {b}"),
@@ -131,10 +151,8 @@ pub fn find_runs(path: &Path) -> anyhow::Result<Option<Vec<DumpRun>>> {
                 spec.framework,
                 spec.layout
             );
-        }
-        run.name = format!("{}@{step}", run.name);
-        run.single_step = Some(step);
-        return Ok(Some(vec![run]));
+        };
+        return Ok(Some(vec![one]));
     }
     // One step file of a dump folder: that step of the run (export and present name a
     // rollout by its file and line).
