@@ -771,7 +771,7 @@ fn stream_dump(
         bar
     };
     let mut out = Streamed::default();
-    for note in run.skipped_notes() {
+    for note in run.skipped_notes().into_iter().chain(run.reading_notes()) {
         progress.suspend(|| crate::warnln!("note: {note}"));
     }
     let mut reader = RunReader::new(cx.join, cx.dataset);

@@ -52,6 +52,20 @@ impl DumpRun {
     }
 }
 
+impl DumpRun {
+    /// What reading the run assumed, to tell the user once (TRL: which columns are its
+    /// reward functions', with which weights: [`super::trl::run_notes`]); none for the
+    /// formats whose files say it all.
+    pub fn reading_notes(&self) -> Vec<LoadIssue> {
+        match self.format {
+            Format::Trl => {
+                super::trl::run_issues(self.steps.first().map(|s| s.path.as_path()), &self.dir)
+            }
+            _ => Vec::new(),
+        }
+    }
+}
+
 /// The step of a step file's name: `12.jsonl` → 12.
 pub fn step_of_file_name(name: &str) -> Option<u32> {
     super::formats::verl_step(Path::new(name))
