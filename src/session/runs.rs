@@ -143,6 +143,7 @@ pub fn load_inputs(inputs: &Inputs, input: &RunOptions) -> Result<Loaded> {
             input.annotator.as_deref(),
             input.behaviour,
         )
+        .with_reading(dumps.iter().flatten().map(|d| d.reading_key()).collect())
         .digest()
     });
     let facts_dir = input.cache.dir();

@@ -64,6 +64,17 @@ impl DumpRun {
             _ => Vec::new(),
         }
     }
+
+    /// What decides how the run is read besides its step files, for the caches of figures
+    /// (TRL: the reward functions, weights and where they came from); empty for the others.
+    pub fn reading_key(&self) -> String {
+        match (self.format, self.steps.first()) {
+            (Format::Trl, Some(first)) => {
+                format!("{:?}", super::trl::RewardConfig::of_step_file(&first.path))
+            }
+            _ => String::new(),
+        }
+    }
 }
 
 /// The step of a step file's name: `12.jsonl` → 12.

@@ -392,7 +392,8 @@ pub fn run_notes(
                     first_step.map_or(String::new(), |p| p.display().to_string())
                 ));
             }
-            if !extra_floats.is_empty() {
+            // The user's own names need no echo; names found in a file do.
+            if !extra_floats.is_empty() && *from != NamesFrom::Env {
                 notes.push(format!(
                     "TRL run: {} not a reward function by {source} (log_extra columns): kept as extras, not counted in the reward",
                     list(&extra_floats)
