@@ -390,19 +390,26 @@ fn write_prime(dir: &Path) {
     }
 }
 
-/// TRL: a copy of a run of `tests/fixtures/trl/` (`run`, `nan`, `chat`), written by
-/// pandas' `to_parquet` as `GRPOTrainer.log` writes it; its output folder.
+/// TRL: a copy of a run of `tests/fixtures/trl/` (`run`, `nan`, `chat`, `extra`,
+/// `codecs/{codec}`), written by pandas' `to_parquet` as `GRPOTrainer.log` writes it, with
+/// its checkpoints' `trainer_state.json` where it has one; its output folder.
 fn copy_trl(name: &str, dir: &Path) -> PathBuf {
+    fn copy_tree(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("fixture") {
+            let path = entry.expect("entry").path();
+            let target = to.join(path.file_name().expect("name"));
+            if path.is_dir() {
+                copy_tree(&path, &target);
+            } else {
+                std::fs::copy(&path, target).expect("copy");
+            }
+        }
+    }
     let from = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/trl")
-        .join(name)
-        .join("completions");
-    let to = dir.join("completions");
-    std::fs::create_dir_all(&to).expect("mkdir");
-    for entry in std::fs::read_dir(&from).expect("fixture") {
-        let path = entry.expect("entry").path();
-        std::fs::copy(&path, to.join(path.file_name().expect("name"))).expect("copy");
-    }
+        .join(name);
+    copy_tree(&from, dir);
     dir.to_path_buf()
 }
 
@@ -426,8 +433,21 @@ fn write_dataset(dir: &Path) -> PathBuf {
 
 /// `sebx stats TARGET DATASET --by step --format json`'s steps, each without its run name.
 fn step_figures(root: &Path, target: &Path, dataset: &Path) -> (Vec<Value>, String) {
+    step_figures_with(root, target, dataset, None)
+}
+
+/// [`step_figures`] with `$SEBX_TRL_REWARDS` set to `trl_rewards`.
+fn step_figures_with(
+    root: &Path,
+    target: &Path,
+    dataset: &Path,
+    trl_rewards: Option<&str>,
+) -> (Vec<Value>, String) {
     let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_sebx"));
     isolated::isolate_in(&mut cmd, root);
+    if let Some(v) = trl_rewards {
+        cmd.env(isolated::TRL_REWARDS_ENV, v);
+    }
     let out = cmd
         .current_dir(root)
         .arg("stats")
@@ -676,4 +696,107 @@ fn a_half_written_trl_file_is_one_note_and_the_other_steps_are_read() {
         .collect();
     assert_eq!(notes.len(), 1, "{stderr}");
     assert!(notes[0].contains("half-written parquet file"), "{stderr}");
+}
+
+#[test]
+fn trl_files_in_zstd_gzip_and_lz4_give_the_verl_figures_and_brotli_is_named() {
+    // `to_parquet(..., compression=codec)`: the same run as the snappy one.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let dataset = write_dataset(root);
+    let verl = root.join("verl").join("rollout");
+    write_verl_08(&verl);
+    let (want, _) = step_figures(root, &verl, &dataset);
+    for codec in ["zstd", "gzip", "lz4"] {
+        let run = copy_trl(&format!("codecs/{codec}"), &root.join(codec));
+        let (got, stderr) = step_figures(root, &run, &dataset);
+        assert_eq!(got, want, "{codec}: {stderr}");
+        assert!(!stderr.contains("warning"), "{codec}: {stderr}");
+    }
+    // Step 2 in brotli, which sebx does not read: named with its codec, step 1 read.
+    let run = copy_trl("run", &root.join("brotli"));
+    let brotli = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/trl/codecs/brotli/completions/completions_00002.parquet");
+    std::fs::copy(&brotli, run.join("completions/completions_00002.parquet")).expect("copy");
+    let (got, stderr) = step_figures(root, &run, &dataset);
+    assert_eq!(got, want[..1], "{stderr}");
+    let notes: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("completions_00002.parquet"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{stderr}");
+    assert!(notes[0].contains("compressed with brotli"), "{stderr}");
+}
+
+#[test]
+fn trl_rewards_are_the_named_functions_weighted_and_a_log_extra_float_is_not_one() {
+    // `extra/`: reward_weights 0.75 and 0.25 over two functions that both give the task's
+    // score, and a float `confidence` (0.5) logged with log_extra right after them; its
+    // checkpoint's trainer_state.json names the reward functions.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let root = dir.path();
+    let dataset = write_dataset(root);
+    let verl = root.join("verl").join("rollout");
+    write_verl_08(&verl);
+    let (want, _) = step_figures(root, &verl, &dataset);
+    let run = copy_trl("extra", &root.join("extra"));
+    let rewards = "accuracy_reward=0.75,format_reward=0.25";
+
+    // Names and weights given: the verl run's figures, and nothing assumed to say.
+    let (got, stderr) = step_figures_with(root, &run, &dataset, Some(rewards));
+    assert_eq!(got, want, "{stderr}");
+    assert!(!stderr.contains("TRL run"), "{stderr}");
+
+    // Names from trainer_state.json, weights unknown: `confidence` is no reward, each
+    // function weighs 1 (the reward twice the score), and both are said once.
+    let reward_means = |steps: &[Value]| -> Vec<f64> {
+        steps
+            .iter()
+            .map(|s| s["reward_mean"].as_f64().expect("mean"))
+            .collect()
+    };
+    let close = |a: &[f64], b: &[f64]| {
+        a.len() == b.len() && a.iter().zip(b).all(|(x, y)| (x - y).abs() < 1e-9)
+    };
+    let verl_means = reward_means(&want);
+    let (got, stderr) = step_figures(root, &run, &dataset);
+    let doubled: Vec<f64> = verl_means.iter().map(|m| 2.0 * m).collect();
+    assert!(close(&reward_means(&got), &doubled), "{got:#?}");
+    let trl_notes: Vec<&str> = stderr.lines().filter(|l| l.contains("TRL run")).collect();
+    assert_eq!(trl_notes.len(), 2, "{stderr}");
+    assert!(
+        trl_notes
+            .iter()
+            .any(|l| l.contains("`confidence`") && l.contains("not counted")),
+        "{stderr}"
+    );
+    assert!(
+        trl_notes
+            .iter()
+            .any(|l| l.contains("reward_weights") && l.contains("weighs 1")),
+        "{stderr}"
+    );
+    assert!(
+        trl_notes.iter().all(|l| l.starts_with("note: ")),
+        "{stderr}"
+    );
+
+    // Nothing names them: the floats right after `completion` are taken (the extra too,
+    // here), and the note says which, and how to name them.
+    std::fs::remove_dir_all(run.join("checkpoint-2")).expect("remove the checkpoint");
+    let (got, stderr) = step_figures(root, &run, &dataset);
+    let with_extra: Vec<f64> = verl_means.iter().map(|m| 2.0 * m + 0.5).collect();
+    assert!(close(&reward_means(&got), &with_extra), "{got:#?}");
+    let assumed: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("the float columns right after `completion`"))
+        .collect();
+    assert_eq!(assumed.len(), 1, "{stderr}");
+    assert!(
+        assumed[0].contains("`confidence`") && assumed[0].contains(isolated::TRL_REWARDS_ENV),
+        "{stderr}"
+    );
+    // Given by name again, the extra is left out whatever the folder holds.
+    let (got, _) = step_figures_with(root, &run, &dataset, Some(rewards));
+    assert_eq!(got, want);
 }

@@ -81,6 +81,9 @@ pub struct FactsKey {
     /// Every file read: inputs, step files, sidecars, API doc, datasets and the taxonomy
     /// files whose categories the facts store, sorted.
     pub files: Vec<FileId>,
+    /// How each training run is read where its step files do not say it (a TRL run's reward
+    /// functions and weights, from `$SEBX_TRL_REWARDS` or a `trainer_state.json`), in run order.
+    pub reading: Vec<String>,
 }
 
 impl FactsKey {
@@ -104,7 +107,14 @@ impl FactsKey {
             behaviour,
             runs,
             files,
+            reading: Vec::new(),
         }
+    }
+
+    /// The key with how the runs are read ([`FactsKey::reading`]).
+    pub fn with_reading(mut self, reading: Vec<String>) -> FactsKey {
+        self.reading = reading;
+        self
     }
 
     /// The key's digest, which names the remembered facts.

@@ -423,7 +423,7 @@ pub fn read_run(path: &Path, dataset: Option<&Dataset>) -> Result<LoadedFile> {
         let join = crate::model::verl::JoinIndex::new(dataset);
         let mut reader = crate::model::verl::RunReader::new(&join, dataset);
         let mut loaded = LoadedFile {
-            issues: run.skipped_notes(),
+            issues: [run.skipped_notes(), run.reading_notes()].concat(),
             ..LoadedFile::default()
         };
         for f in &run.steps {

@@ -145,6 +145,7 @@ pub fn load_runs(session: &Session, input: &RunOptions) -> Result<Loaded> {
             input.annotator.as_deref(),
             input.behaviour,
         )
+        .with_reading(dumps.iter().flatten().map(|d| d.reading_key()).collect())
         .digest()
     });
     let facts_dir = session.cache.dir();
@@ -772,7 +773,7 @@ fn stream_dump(
         bar
     };
     let mut out = Streamed::default();
-    for note in run.skipped_notes() {
+    for note in run.skipped_notes().into_iter().chain(run.reading_notes()) {
         progress.suspend(|| crate::warnln!("note: {note}"));
     }
     let mut reader = RunReader::new(cx.join, cx.dataset);

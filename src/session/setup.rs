@@ -260,6 +260,7 @@ impl Session {
             let mut issues = step.issues;
             if i == 0 {
                 issues.extend(dump.skipped_notes());
+                issues.extend(dump.reading_notes());
             }
             out.push(SourceFile {
                 path: f.path.clone(),

@@ -38,6 +38,8 @@ pub const DATA_DIR_ENV: &str = "SEBX_DATA_DIR";
 pub const API_DOC_ENV: &str = "SEBX_API_DOC";
 /// The annotator variable sebx reads (removed: labels are signed [`TEST_USER`]).
 pub const ANNOTATOR_ENV: &str = "SEBX_ANNOTATOR";
+/// TRL runs' reward function names and weights: the user's, never a test's by accident.
+pub const TRL_REWARDS_ENV: &str = "SEBX_TRL_REWARDS";
 /// The user name a test's commands and explorers sign labels with.
 pub const TEST_USER: &str = "sebx-test";
 
@@ -103,6 +105,7 @@ pub fn isolate_in<'a, C: SetEnv>(cmd: &'a mut C, root: &Path) -> &'a mut C {
     }
     cmd.set_env("USER", Path::new(TEST_USER));
     cmd.unset_env(ANNOTATOR_ENV);
+    cmd.unset_env(TRL_REWARDS_ENV);
     cmd
 }
 

@@ -74,6 +74,31 @@ impl DumpRun {
     }
 }
 
+impl DumpRun {
+    /// What reading the run assumed, to tell the user once (TRL: which columns are its
+    /// reward functions', with which weights: [`super::trl::run_notes`]); none for the
+    /// formats whose files say it all.
+    pub fn reading_notes(&self) -> Vec<LoadIssue> {
+        match self.format {
+            Format::Trl => {
+                super::trl::run_issues(self.steps.first().map(|s| s.path.as_path()), &self.dir)
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// What decides how the run is read besides its step files, for the caches of figures
+    /// (TRL: the reward functions, weights and where they came from); empty for the others.
+    pub fn reading_key(&self) -> String {
+        match (self.format, self.steps.first()) {
+            (Format::Trl, Some(first)) => {
+                format!("{:?}", super::trl::RewardConfig::of_step_file(&first.path))
+            }
+            _ => String::new(),
+        }
+    }
+}
+
 /// The step of a step file's name: `12.jsonl` → 12.
 pub fn step_of_file_name(name: &str) -> Option<u32> {
     super::formats::verl_step(Path::new(name))

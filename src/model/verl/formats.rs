@@ -179,7 +179,7 @@ pub static FORMATS: [DumpFormat; 7] = [
         layout: "completions_{step:05d}.parquet (under <output_dir>/completions/)",
         prompt: "prompt (the chat template's text decoded without special tokens; a chat also read)",
         response: "completion",
-        score: "the sum of the reward functions' float columns, NaN ones left out (TRL's nansum); unknown when all are NaN",
+        score: "the weighted sum of the reward functions' columns, NaN ones left out (TRL's nansum); unknown when all are NaN. Functions and weights from $SEBX_TRL_REWARDS, else the names in a trainer_state.json (weights 1), else the float columns right after completion (weights 1), said in a note",
         step: "step, else the file name",
         group: "the prompt text",
         step_of: trl_step,

@@ -259,7 +259,7 @@ impl<'a> RunReader<'a> {
         if !trl::is_table(path, bytes) {
             return self.read_lines(path, file_step, bytes, 0);
         }
-        match trl::read_table(bytes) {
+        match trl::read_table(bytes, &trl::RewardConfig::of_step_file(path)) {
             Ok(rows) => {
                 let lines = rows.len();
                 let parsed = rows.into_iter().enumerate().collect();
