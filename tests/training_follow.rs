@@ -185,3 +185,42 @@ fn a_live_trl_run_is_followed_a_table_written_in_pieces_is_read_once_whole() {
         ex.app.corpus.issues
     );
 }
+
+#[test]
+fn what_reading_a_trl_run_assumed_is_said_in_the_explorer() {
+    // `extra/`: two reward functions named by its checkpoint's trainer_state.json, their
+    // weights unknown, and a float `confidence` column logged with log_extra.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let dataset = write_dataset(dir.path());
+    let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/trl/extra");
+    let out = dir.path().join("trl_output");
+    let run = out.join("completions");
+    std::fs::create_dir_all(&run).expect("mkdir");
+    std::fs::create_dir_all(out.join("checkpoint-2")).expect("mkdir");
+    for name in ["completions_00001.parquet", "completions_00002.parquet"] {
+        std::fs::copy(fixture.join("completions").join(name), run.join(name)).expect("copy");
+    }
+    std::fs::copy(
+        fixture.join("checkpoint-2/trainer_state.json"),
+        out.join("checkpoint-2/trainer_state.json"),
+    )
+    .expect("copy");
+    let mut ex = Explorer::open(vec![run], Some(dataset));
+    ex.until("the run loaded", |app| app.corpus.load.done);
+    let notes = &ex.app.corpus.ctx.notes;
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`confidence`") && n.contains("not counted")),
+        "{notes:#?}"
+    );
+    assert!(
+        notes.iter().any(|n| n.contains("reward_weights")),
+        "{notes:#?}"
+    );
+    assert!(
+        ex.app.corpus.issues.is_empty(),
+        "{:?}",
+        ex.app.corpus.issues
+    );
+}

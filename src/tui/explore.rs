@@ -405,7 +405,12 @@ fn sources_of(inputs: &Inputs, dataset: &Arc<Dataset>, notes: &mut Vec<String>) 
     let mut sources = Vec::new();
     for run in &inputs.runs {
         match &run.dump {
-            Some(dump) => dumps.push(dump.clone()),
+            Some(dump) => {
+                // What reading the run assumed (TRL: which columns are rewards, weighted
+                // how), said once, as `sebx stats` says it.
+                notes.extend(dump.reading_notes().iter().map(ToString::to_string));
+                dumps.push(dump.clone());
+            }
             None => sources.push(Source {
                 kind: if run.correct {
                     FileKind::CorrectTrajectories
