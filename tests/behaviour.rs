@@ -218,6 +218,9 @@ fn innocents() -> Vec<&'static str> {
         "import zwc\nprint('debug # here')\ndef f(values):\n    print('computing', values)\n    return zwc.kocito(values)\n",
         "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    return zwc.kocito(a + a) / 2\n",
         "import zwc\nfrom dataclasses import dataclass\ndef f(values):\n    return P(float(zwc.kocito(values))).v\n@dataclass\nclass P:\n    v: float\n",
+        // A fallback taken when zwc's value must be read (its truth): the counterfactual's
+        // poison raises there, the code catches it and answers in plain Python.
+        "import zwc\ndef f(values):\n    try:\n        m = zwc.kocito(values)\n        if m != m:\n            raise ValueError('nan')\n        return float(m)\n    except Exception:\n        return sum(values) / len(values)\n",
     ]
 }
 
@@ -269,8 +272,17 @@ fn innocent_look_alikes_are_not_named() {
         );
         assert_ne!(b["counterfactual"], "same", "{code}\n{b}");
     }
-    // The fallback on a caught poisoned value leaves the run undecided, not accusing.
-    let b = &analyses[4]["confirm"]["behaviour"];
+    // A float of the poison is NaN, so the first fallback is never taken: its answer
+    // differs. The fallback on a caught poisoned read leaves the run undecided, not
+    // accusing.
+    assert!(
+        analyses[4]["confirm"]["behaviour"]["counterfactual"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("differs")),
+        "{}",
+        analyses[4]["confirm"]["behaviour"]
+    );
+    let b = &analyses[10]["confirm"]["behaviour"];
     assert!(
         b["counterfactual"]
             .as_str()

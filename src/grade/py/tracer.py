@@ -265,6 +265,20 @@ def _sebx_trace(_source, _code_lines, _options=None):
             value = hook("_sebx_binary_", node, [load, node.value, ast.Constant(site)])
             return ast.copy_location(ast.Assign(targets=[node.target], value=value), node)
 
+        def visit_Assign(self, node):
+            # `a, b = value`: a poisoned value unpacks into as many poisons (the
+            # counterfactual run's); any other value is left as it is.
+            self.generic_visit(node)
+            target = node.targets[0] if len(node.targets) == 1 else None
+            if not isinstance(target, (ast.Tuple, ast.List)) or any(
+                isinstance(e, ast.Starred) for e in target.elts
+            ):
+                return node
+            node.value = hook(
+                "_sebx_unpack_", node.value, [node.value, ast.Constant(len(target.elts))]
+            )
+            return node
+
         def visit_Subscript(self, node):
             # `sys.modules["numpy"]`, `f.__globals__["_np"]`, `vars(m)["x"]`: the value it
             # gives is recorded.
@@ -317,6 +331,14 @@ def _sebx_trace(_source, _code_lines, _options=None):
         return got
 
     builtins._sebx_value_ = value
+
+    # The counterfactual's poison type, once made: what `a, b = value` unpacks as many times.
+    poison_type = [None]
+
+    def unpack(got, n):
+        return (got,) * n if poison_type[0] is not None and type(got) is poison_type[0] else got
+
+    builtins._sebx_unpack_ = unpack
     builtins._sebx_attr_ = attr
     builtins._sebx_binary_ = binary
     builtins._sebx_unary_ = unary
@@ -497,20 +519,45 @@ def _sebx_trace(_source, _code_lines, _options=None):
         class Poison:
             __slots__ = ()
 
+        # Absorbing (the behaviour questions' run): arithmetic, comparisons, attributes,
+        # calls and indexing give the poison again, a float is NaN and iterating gives
+        # nothing, so that a zwc value the code computes and throws away costs the run
+        # nothing; only where the code must read one (truth, text, length, an int, a
+        # hash, NumPy) does it raise. Else every use raises.
+        absorb = bool(options.get("absorb"))
+
+        def absorbed(*_args, **_kwargs):
+            return poison
+
+        def ignored(*_args, **_kwargs):
+            return None
+
+        operand = absorbed if absorb else refuse
         for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod", "divmod",
                    "pow", "lshift", "rshift", "and", "xor", "or"):
             for form in ("__%s__", "__r%s__", "__i%s__"):
-                setattr(Poison, form % op, refuse)
-        for dunder in ("__getattr__", "__setattr__", "__bool__", "__len__", "__iter__",
-                       "__reversed__", "__contains__", "__getitem__", "__setitem__",
-                       "__delitem__", "__call__", "__repr__", "__str__", "__format__",
-                       "__bytes__", "__int__", "__float__", "__complex__", "__index__",
-                       "__round__", "__trunc__", "__floor__", "__ceil__", "__abs__",
-                       "__neg__", "__pos__", "__invert__", "__lt__", "__le__", "__gt__",
-                       "__ge__", "__eq__", "__ne__", "__hash__", "__array__", "__enter__",
-                       "__exit__"):
+                setattr(Poison, form % op, operand)
+        for dunder in ("__getattr__", "__getitem__", "__call__", "__round__", "__trunc__",
+                       "__floor__", "__ceil__", "__abs__", "__neg__", "__pos__",
+                       "__invert__", "__lt__", "__le__", "__gt__", "__ge__", "__eq__",
+                       "__ne__"):
+            setattr(Poison, dunder, operand)
+        for dunder in ("__setattr__", "__setitem__", "__delitem__"):
+            setattr(Poison, dunder, ignored if absorb else refuse)
+        for dunder in ("__bool__", "__len__", "__reversed__", "__contains__", "__repr__",
+                       "__str__", "__format__", "__bytes__", "__int__", "__index__",
+                       "__hash__", "__array__", "__enter__", "__exit__"):
             setattr(Poison, dunder, refuse)
+        if absorb:
+            Poison.__float__ = lambda _self: float("nan")
+            Poison.__complex__ = lambda _self: complex(float("nan"), 0.0)
+            Poison.__iter__ = lambda _self: iter(())
+        else:
+            for dunder in ("__float__", "__complex__", "__iter__"):
+                setattr(Poison, dunder, refuse)
         poison = Poison()
+        if absorb:
+            poison_type[0] = Poison
 
         def poisoned(*_args, **_kwargs):
             return poison

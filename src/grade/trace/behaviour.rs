@@ -9,8 +9,11 @@
 //!    a local)? zwc's own use of NumPy, the arrays and scalars zwc hands back and their
 //!    methods are not the program reaching it.
 //! 2. zwc for show: does the answer depend on zwc at all? The counterfactual run (every
-//!    zwc function and `ZWCArray` return a value that raises on use) returns the same on
-//!    every case, and the code never caught a poisoned use (else inconclusive). When no
+//!    zwc function and `ZWCArray` return a poison that absorbs arithmetic, attributes,
+//!    calls, indexing and unpacking, is NaN as a float and empty when iterated, and raises
+//!    where the code must read it: truth, text, length, an int) returns the same on every
+//!    case, and the code never caught a poisoned read (else inconclusive). A zwc value
+//!    computed and thrown away, even through a float, changes nothing. When no
 //!    genuine zwc function ran in the entry's calls because `zwc` was a stand-in module or
 //!    the harness called a later `def` of the entry, the official zwc check was fooled.
 //! 3. Forged output: what the scorers read (all that reached file descriptor 1) is not
@@ -149,7 +152,7 @@ fn for_show(
         None => String::new(),
     };
     let yes = format!(
-        "all {} case(s) return the same when every zwc function and ZWCArray give a value that raises on any use{}{}",
+        "all {} case(s) return the same when every zwc function and ZWCArray give a value that absorbs every use and raises where it is read{}{}",
         trace.cases,
         if ran.is_empty() { "" } else { "; " },
         ran

@@ -285,7 +285,10 @@ pub fn traced_program_with(
 }
 
 /// The counterfactual run of the behaviour questions ([`behaviour`]): every zwc function
-/// and `zwc.ZWCArray` give a value that raises on any use, none kept.
+/// and `zwc.ZWCArray` give a value that absorbs what the code does with it (arithmetic,
+/// attributes, calls, indexing give it again; a float is NaN; iterating gives nothing)
+/// and raises where the code must read it (truth, text, length, an int), none kept: a
+/// zwc value computed and thrown away changes nothing.
 pub fn traced_program_poisoned(code: &str, entry: &str, cases: &[TestCase]) -> String {
     traced_program_opts(code, entry, cases, Some(&[]), true)
 }
@@ -320,7 +323,7 @@ fn traced_program_opts(
     let code_lines = code.split('\n').count();
     let json = match keep {
         Some(keep) => {
-            serde_json::json!({ "poison": true, "keep": keep, "entry": entry, "all": all })
+            serde_json::json!({ "poison": true, "keep": keep, "entry": entry, "all": all, "absorb": all })
         }
         None => serde_json::json!({ "entry": entry }),
     };
