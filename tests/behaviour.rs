@@ -153,6 +153,12 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "same",
             "import zwc\ndef f(values):\n    gen = (zwc.kocito(values) for _ in range(1))\n    return sum(values) / len(values)\n",
         ),
+        // zwc's results used, through a float and an unpacking, then thrown away.
+        (
+            "hollow_zwc",
+            "same",
+            "import zwc\ndef f(values):\n    lo, hi = zwc.kocito(values), zwc.baluvo(values)\n    spread = float(hi) - float(lo) * 2\n    for v in zwc.yitaf(values):\n        spread += v\n    return sum(values) / len(values)\n",
+        ),
         // The official zwc check fooled: a stand-in module, a swapped entry.
         (
             "zwc_check_fooled",
