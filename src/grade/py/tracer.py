@@ -881,34 +881,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # builtins; NumPy's ufuncs, which no hook sees, are wrapped in numpy's namespace for the
     # run; what a returning frame of the code holds (a NumPy module or function in a local)
     # is looked at too. NumPy's own code running under an array's method or `str` (what zwc
-    # hands back may be a NumPy array) is not a call the code made: only public functions
-    # count.
-    public_numpy = {}
+    # hands back may be a NumPy array) is not a call the code made: what those run first is
+    # private (`_mean`, `_array_str_implementation`), so only a public name counts.
     numpy_dir = None
     if isinstance(numpy, types.ModuleType) and getattr(numpy, "__file__", None):
         numpy_dir = os.path.dirname(numpy.__file__) + os.sep
-        dispatcher = type(getattr(numpy, "mean", None))
-        for module, prefix in (
-            (numpy, ""),
-            (getattr(numpy, "linalg", None), "linalg."),
-            (getattr(numpy, "fft", None), "fft."),
-            (getattr(numpy, "polynomial", None), "polynomial."),
-            (getattr(numpy, "lib", None), "lib."),
-            (getattr(numpy, "random", None), "random."),
-        ):
-            if not isinstance(module, types.ModuleType):
-                continue
-            for key, item in list(vars(module).items()):
-                if key.startswith("_"):
-                    continue
-                code = None
-                if isinstance(item, types.FunctionType):
-                    code = item.__code__
-                elif type(item) is dispatcher:
-                    code = getattr(getattr(item, "_implementation", None), "__code__", None)
-                if code is not None:
-                    public_numpy.setdefault(code, prefix + key)
-
         ufunc_type = getattr(numpy, "ufunc", None)
 
         class NumpyUfunc:
@@ -957,15 +934,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     def profiler(frame, event, arg):
         if event == "call":
-            code = frame.f_code
             back = frame.f_back
-            if (
-                back is not None
-                and code.co_filename.startswith(numpy_dir)
-                and code in public_numpy
-                and programs(back)
-            ):
-                note_numpy("called numpy's `%s`" % public_numpy[code], back)
+            if back is not None and programs(back):
+                code = frame.f_code
+                if code.co_filename.startswith(numpy_dir) and not code.co_name.startswith("_"):
+                    note_numpy("called numpy's `%s`" % code.co_name, back)
         elif event == "c_call":
             if programs(frame):
                 found = numpy_thing(arg)
