@@ -1,8 +1,8 @@
 //! Values kept compressed: report bodies and program runs are JSON of a few kilobytes
 //! (stdout, every case's expected and actual value), which deflate shrinks several times.
-//! A packed value is a tag byte and the raw deflate stream; a value without the tag (JSON,
-//! as an earlier sebx filed it) is read as it is, so a store keeps its records across the
-//! change. Pure Rust (`flate2` on `miniz_oxide`), the fastest level: a body is packed as
+//! A packed value is a tag byte and the raw deflate stream; a value without the tag is read
+//! as it is (JSON never starts with the tag, and a value the encoder failed on is kept
+//! raw). A store of the first layout is rebuilt on opening, not read. Pure Rust (`flate2` on `miniz_oxide`), the fastest level: a body is packed as
 //! its grade is filed, on the grading path.
 
 use std::borrow::Cow;
@@ -24,7 +24,7 @@ pub fn pack(value: &[u8]) -> Vec<u8> {
     encoder.finish().unwrap_or_else(|_| value.to_vec())
 }
 
-/// What [`pack`] packed, or `stored` itself when it is not packed (an earlier sebx's JSON);
+/// What [`pack`] packed, or `stored` itself when it is not packed (JSON, or a value kept raw);
 /// none when a packed value does not inflate (a torn record: a miss).
 pub fn unpack(stored: &[u8]) -> Option<Cow<'_, [u8]>> {
     match stored.split_first() {
@@ -61,7 +61,7 @@ mod tests {
             json.len()
         );
         assert_eq!(unpack(&packed).as_deref(), Some(&json[..]));
-        // An earlier sebx's value (JSON) is read unchanged, and so is nothing at all.
+        // A value not packed (JSON) is read unchanged, and so is nothing at all.
         assert!(matches!(unpack(&json), Some(Cow::Borrowed(b)) if b == &json[..]));
         assert_eq!(unpack(b"").as_deref(), Some(&b""[..]));
         // A torn packed value is a miss, not garbage.
