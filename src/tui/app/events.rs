@@ -570,6 +570,14 @@ impl App {
     /// for their reward only: each keeps its report, and so its verdict, while it is
     /// graded and after ([`App::on_reward`]).
     fn request_rewards(&mut self, rows: &[usize]) {
+        self.request_kept(rows, false);
+    }
+
+    /// Grades `rows` in the background for what their grade lacks (`behaviour`: the
+    /// behaviour questions' answers, else the reward), each keeping what it shows: the
+    /// ticket goes to [`Caches::behaviour_only`] or [`Caches::reward_only`], never to the
+    /// row's score.
+    fn request_kept(&mut self, rows: &[usize], behaviour: bool) {
         for &row in rows {
             let Some(entry) = self.corpus.entries.get(row).cloned() else {
                 continue;
@@ -577,7 +585,12 @@ impl App {
             let ticket = self.next_ticket;
             self.next_ticket += 1;
             self.corpus.grade_progress.requested += 1;
-            self.caches.reward_only.insert(row, ticket);
+            let kept = if behaviour {
+                &mut self.caches.behaviour_only
+            } else {
+                &mut self.caches.reward_only
+            };
+            kept.insert(row, ticket);
             self.outbox.push(JobRequest::Grade {
                 ticket,
                 row,
@@ -696,21 +709,7 @@ impl App {
     /// Grades `rows` (remembered, paid, without the behaviour questions' answers) again in
     /// the background, each keeping its verdict on screen ([`App::on_behaviour`]).
     fn request_behaviour(&mut self, rows: &[usize]) {
-        for &row in rows {
-            let Some(entry) = self.corpus.entries.get(row).cloned() else {
-                continue;
-            };
-            let ticket = self.next_ticket;
-            self.next_ticket += 1;
-            self.corpus.grade_progress.requested += 1;
-            self.caches.behaviour_only.insert(row, ticket);
-            self.outbox.push(JobRequest::Grade {
-                ticket,
-                row,
-                entry,
-                front: false,
-            });
-        }
+        self.request_kept(rows, true);
     }
 
     /// Sets the reward of `graded` (a grade of the row's rollout) beside the report the row
