@@ -9,37 +9,12 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
+#[path = "common/demo.rs"]
+mod demo_files;
 #[path = "common/isolated.rs"]
 mod isolated;
 
-fn demo(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("samples/demo")
-        .join(name)
-}
-
-/// The demo copied to a temp folder: the evaluation runs with their scores and labels, the
-/// tasks, the API doc and the training run (`training/rollout`).
-fn demo_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for f in [
-        "rollouts.jsonl",
-        "rollouts_run2.jsonl",
-        "rollouts.scored.jsonl",
-        "rollouts.jsonl.labels.jsonl",
-        "api_doc.jsonl",
-        "tasks.jsonl",
-    ] {
-        std::fs::copy(demo(f), dir.path().join(f)).expect("copy");
-    }
-    let run = dir.path().join("training").join("rollout");
-    std::fs::create_dir_all(&run).expect("mkdir");
-    for entry in std::fs::read_dir(demo("training/rollout")).expect("training run") {
-        let entry = entry.expect("entry");
-        std::fs::copy(entry.path(), run.join(entry.file_name())).expect("copy");
-    }
-    dir
-}
+use demo_files::demo_copy_with_training as demo_copy;
 
 fn training_inputs(dir: &Path) -> Vec<PathBuf> {
     ["training/rollout", "tasks.jsonl", "api_doc.jsonl"]

@@ -13,37 +13,12 @@ use clap::Parser;
 use sebx::cli::report::{ReportArgs, page_of, session_of};
 use sebx::tui::report_examples::ExportDrawer;
 
+#[path = "common/demo.rs"]
+mod demo_files;
 #[path = "common/isolated.rs"]
 mod isolated;
 
-fn demo(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("samples/demo")
-        .join(name)
-}
-
-/// The demo in a temp folder: both evaluation runs with their scores and labels, the tasks,
-/// the API doc and the training run.
-fn demo_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for f in [
-        "rollouts.jsonl",
-        "rollouts_run2.jsonl",
-        "rollouts.scored.jsonl",
-        "rollouts.jsonl.labels.jsonl",
-        "api_doc.jsonl",
-        "tasks.jsonl",
-    ] {
-        std::fs::copy(demo(f), dir.path().join(f)).expect("copy");
-    }
-    let run = dir.path().join("training").join("rollout");
-    std::fs::create_dir_all(&run).expect("mkdir");
-    for entry in std::fs::read_dir(demo("training/rollout")).expect("training run") {
-        let entry = entry.expect("entry");
-        std::fs::copy(entry.path(), run.join(entry.file_name())).expect("copy");
-    }
-    dir
-}
+use demo_files::demo_copy_with_training as demo_copy;
 
 #[derive(Parser)]
 struct Cli {

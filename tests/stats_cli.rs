@@ -10,11 +10,9 @@ use serde_json::{Value, json};
 #[path = "common/isolated.rs"]
 mod isolated;
 
-fn demo(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("samples/demo")
-        .join(name)
-}
+#[path = "common/demo.rs"]
+mod demo_files;
+use demo_files::{demo, demo_copy};
 
 fn sebx() -> Command {
     let mut c = isolated::assert_sebx();
@@ -67,23 +65,6 @@ fn assert_contains_all(text: &str, parts: &[&str]) {
 /// The files `names` of the folder `dir`.
 fn files_in(dir: &Path, names: &[&str]) -> Vec<PathBuf> {
     names.iter().map(|name| dir.join(name)).collect()
-}
-
-/// The demo's runs, scores and labels copied to a temp folder (so nothing is written next
-/// to the repository's files).
-fn demo_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().expect("tempdir");
-    for f in [
-        "rollouts.jsonl",
-        "rollouts_run2.jsonl",
-        "rollouts.scored.jsonl",
-        "rollouts.jsonl.labels.jsonl",
-        "api_doc.jsonl",
-        "tasks.jsonl",
-    ] {
-        std::fs::copy(demo(f), dir.path().join(f)).expect("copy");
-    }
-    dir
 }
 
 fn json_of(out: &[u8]) -> Value {
