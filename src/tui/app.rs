@@ -27,6 +27,7 @@ use crate::grade::report::GradeReport;
 use crate::model::bounded::Bounded;
 
 use super::action::{Action, Keymap, Scope};
+use super::component::{Component, Cx, DrawCx, NoLabels};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score};
 use super::graph_view::GraphCache;
@@ -34,7 +35,6 @@ use super::highlight::Highlighted;
 use super::jobs::{HighlightKey, JobRequest};
 use super::labelling::Labelling;
 use super::layout;
-use super::part::{Cx, NoLabels, Part};
 use super::rerun::Reruns;
 pub use super::state::*;
 use super::textbox::Typed;
@@ -124,8 +124,8 @@ pub struct App {
     pub keymap: Keymap,
     pub popup: Option<Popup>,
     pub popup_scroll: u16,
-    /// How far the help popup can scroll, as the last frame drew it (drawing records it).
-    pub help_scroll_max: std::cell::Cell<u16>,
+    /// The help popup, which records how far it can scroll as it is drawn.
+    pub help: super::help_popup::HelpPopup,
     /// Terminal size.
     pub size: (u16, u16),
     /// A transient note for the status bar.
@@ -155,9 +155,9 @@ pub struct App {
     next_ticket: u64,
 }
 
-/// The parts that own their state ([`Part`]), named so `App` can lend each one the rest.
+/// The parts that own their state ([`Component`]), named so `App` can lend each one the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PartId {
+enum ComponentId {
     Training,
     Stats,
     Bookmarks,
@@ -166,24 +166,33 @@ enum PartId {
     Extras,
 }
 
-impl PartId {
+impl ComponentId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [PartId; 6] = [
-        PartId::Training,
-        PartId::Stats,
-        PartId::Bookmarks,
-        PartId::Labelling,
-        PartId::Reruns,
-        PartId::Extras,
+    const ORDER: [ComponentId; 6] = [
+        ComponentId::Training,
+        ComponentId::Stats,
+        ComponentId::Bookmarks,
+        ComponentId::Labelling,
+        ComponentId::Reruns,
+        ComponentId::Extras,
+    ];
+    /// The order they draw in (the screens over the list; the last drawn is on top).
+    const DRAW_ORDER: [ComponentId; 6] = [
+        ComponentId::Stats,
+        ComponentId::Training,
+        ComponentId::Bookmarks,
+        ComponentId::Labelling,
+        ComponentId::Reruns,
+        ComponentId::Extras,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
-    const SERVICE_ORDER: [PartId; 6] = [
-        PartId::Labelling,
-        PartId::Reruns,
-        PartId::Bookmarks,
-        PartId::Stats,
-        PartId::Training,
-        PartId::Extras,
+    const SERVICE_ORDER: [ComponentId; 6] = [
+        ComponentId::Labelling,
+        ComponentId::Reruns,
+        ComponentId::Bookmarks,
+        ComponentId::Stats,
+        ComponentId::Training,
+        ComponentId::Extras,
     ];
 }
 
@@ -233,7 +242,7 @@ impl App {
             keymap,
             popup: None,
             popup_scroll: 0,
-            help_scroll_max: std::cell::Cell::new(u16::MAX),
+            help: Default::default(),
             size: (80, 24),
             message: None,
             outbox: Vec::new(),
@@ -270,7 +279,7 @@ impl App {
     }
 
     /// A part, mutable, with what it reads of the rest.
-    fn part_mut(&mut self, id: PartId) -> (&mut dyn Part, Cx<'_>) {
+    fn component_mut(&mut self, id: ComponentId) -> (&mut dyn Component, Cx<'_>) {
         let (corpus, list, keys) = (&self.corpus, &self.list, &self.keymap);
         let others = |labels| Cx {
             corpus,
@@ -279,40 +288,69 @@ impl App {
             keys,
         };
         match id {
-            PartId::Training => (&mut self.training, others(&self.labelling)),
-            PartId::Stats => (&mut self.stats, others(&self.labelling)),
-            PartId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
-            PartId::Labelling => (&mut self.labelling, others(&NoLabels)),
-            PartId::Reruns => (&mut self.reruns, others(&self.labelling)),
-            PartId::Extras => (&mut self.extras, others(&self.labelling)),
+            ComponentId::Training => (&mut self.training, others(&self.labelling)),
+            ComponentId::Stats => (&mut self.stats, others(&self.labelling)),
+            ComponentId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
+            ComponentId::Labelling => (&mut self.labelling, others(&NoLabels)),
+            ComponentId::Reruns => (&mut self.reruns, others(&self.labelling)),
+            ComponentId::Extras => (&mut self.extras, others(&self.labelling)),
         }
     }
 
-    fn part(&self, id: PartId) -> &dyn Part {
+    fn component(&self, id: ComponentId) -> &dyn Component {
         match id {
-            PartId::Training => &self.training,
-            PartId::Stats => &self.stats,
-            PartId::Bookmarks => &self.bookmarks,
-            PartId::Labelling => &self.labelling,
-            PartId::Reruns => &self.reruns,
-            PartId::Extras => &self.extras,
+            ComponentId::Training => &self.training,
+            ComponentId::Stats => &self.stats,
+            ComponentId::Bookmarks => &self.bookmarks,
+            ComponentId::Labelling => &self.labelling,
+            ComponentId::Reruns => &self.reruns,
+            ComponentId::Extras => &self.extras,
+        }
+    }
+
+    /// What the components read to draw themselves.
+    pub fn draw_cx(&self) -> DrawCx<'_> {
+        DrawCx {
+            theme: &self.theme,
+            corpus: &self.corpus,
+            list: &self.list,
+            keys: &self.keymap,
+            popup_scroll: self.popup_scroll,
+        }
+    }
+
+    /// The components, in the order they draw ([`Component::draw`]).
+    pub fn drawn(&self) -> impl Iterator<Item = &dyn Component> {
+        ComponentId::DRAW_ORDER
+            .into_iter()
+            .map(|id| self.component(id))
+    }
+
+    /// The component that owns `popup` and draws it.
+    pub fn popup_owner(&self, popup: Popup) -> &dyn Component {
+        match popup {
+            Popup::Help => &self.help,
+            Popup::Issues => &super::help_popup::IssuesPopup,
+            Popup::CategoryPicker | Popup::Agreement => &self.labelling,
+            Popup::Runtime => &self.reruns,
+            Popup::ExtraKeys => &self.extras,
         }
     }
 
     /// The keys of the part that holds the screen (a screen of its own), for the status
     /// bar; `None` on the list.
     pub fn screen_hints(&self) -> Option<String> {
-        PartId::ORDER
+        ComponentId::ORDER
             .iter()
-            .find_map(|id| self.part(*id).hints(&self.keymap))
+            .find_map(|id| self.component(*id).hints(&self.keymap))
     }
 
     /// The action a part makes of `key` before the keymap does (typing a note or caption,
     /// category keys, enter on a screen or in a popup).
-    pub fn part_key(&self, key: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {
-        PartId::ORDER
+    pub fn component_key(&self, key: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {
+        ComponentId::ORDER
             .iter()
-            .find_map(|id| self.part(*id).key(key, self.popup))
+            .find_map(|id| self.component(*id).key(key, self.popup))
     }
 
     /// Offers `action` to each part in turn (in `popup`, when one is open); the first to
@@ -320,8 +358,8 @@ impl App {
     fn offer(&mut self, popup: Option<Popup>, action: &Action) -> Handled {
         let mut fx = Effects::default();
         let mut handled = Handled::Passed;
-        for id in PartId::ORDER {
-            let (part, cx) = self.part_mut(id);
+        for id in ComponentId::ORDER {
+            let (part, cx) = self.component_mut(id);
             handled = match popup {
                 Some(p) => part.update_popup(p, action, &cx, &mut fx),
                 None => part.update(action, &cx, &mut fx),
@@ -610,7 +648,7 @@ impl App {
         .inspect(|_| {
             // The help stops at its last line instead of scrolling into a blank box.
             if popup == Popup::Help {
-                self.popup_scroll = self.popup_scroll.min(self.help_scroll_max.get());
+                self.popup_scroll = self.popup_scroll.min(self.help.scroll_max.get());
             }
         })
     }
@@ -661,10 +699,10 @@ impl App {
     pub fn service(&mut self) -> bool {
         let mut fx = Effects::default();
         let mut redraw = false;
-        for id in PartId::SERVICE_ORDER {
-            let (part, cx) = self.part_mut(id);
+        for id in ComponentId::SERVICE_ORDER {
+            let (part, cx) = self.component_mut(id);
             redraw |= part.service(&cx, &mut fx);
-            if id == PartId::Labelling {
+            if id == ComponentId::Labelling {
                 // Reruns' results go to the rerun sidecars labelling keeps open: the one
                 // step joining two parts, so `App`'s.
                 redraw |= self

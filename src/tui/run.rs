@@ -38,7 +38,7 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
             if scope != Scope::Main {
                 return app.keymap.action_in(scope, key);
             }
-            if let Some(action) = app.part_key(key) {
+            if let Some(action) = app.component_key(key) {
                 return Some(action);
             }
             // An open popup's keys (`[keys.popup]`) come before the list's.

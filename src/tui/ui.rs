@@ -5,11 +5,11 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
+use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
 use super::action::{Action, Scope};
-use super::app::{App, Grading, Pane, Popup, ViewRow};
-use super::layout::{Areas, fit, layout, popup_area, tab_label};
+use super::app::{App, Grading, Pane, ViewRow};
+use super::layout::{Areas, fit, layout, tab_label};
 use super::panes;
 use super::search::{highlight_line, highlight_spans};
 
@@ -23,17 +23,15 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let detail = panes::labels::draw_panels(frame, app, areas.detail);
     draw_detail(frame, app, detail);
     draw_status(frame, app, areas.status);
-    match app.popup {
-        Some(Popup::Help) => super::help_popup::draw_help(frame, app, area),
-        Some(Popup::Issues) => draw_issues(frame, app, area),
-        Some(Popup::ExtraKeys) => {
-            super::extras::draw_popup(frame, &app.extras, &app.theme, &app.keymap, area)
-        }
-        Some(other) => panes::labels::draw_popup(frame, app, area, other),
-        None => {}
+    let cx = app.draw_cx();
+    // The open popup, drawn by the component that owns it.
+    if let Some(popup) = app.popup {
+        app.popup_owner(popup).draw_popup(popup, frame, area, &cx);
     }
-    super::stats_screen::draw(frame, app, area);
-    super::training_screen::draw(frame, app, area);
+    // The screens of their own (stats, Training) over the rest.
+    for component in app.drawn() {
+        component.draw(frame, area, &cx);
+    }
 }
 
 struct Columns {
@@ -619,7 +617,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             left.push(Span::styled(format!("{key} next match "), theme.dim));
         }
     }
-    left.extend(super::training_screen::search_box(app));
+    left.extend(super::training::search_box(&app.training, &app.draw_cx()));
     if app.training.range.is_open() {
         left.push(Span::styled(
             box_key(app, Scope::Main, Action::StepRange),
@@ -819,46 +817,4 @@ fn bar(done: usize, total: usize, width: usize) -> String {
         "█".repeat(filled),
         " ".repeat(width - filled.min(width))
     )
-}
-
-fn draw_issues(frame: &mut Frame, app: &App, area: Rect) {
-    let theme = &app.theme;
-    let mut lines: Vec<Line> = Vec::new();
-    if app.corpus.issues.is_empty() {
-        lines.push(Line::styled("every line loaded", theme.dim));
-    }
-    for issue in &app.corpus.issues {
-        lines.push(Line::from(vec![
-            Span::styled(
-                format!("{}:{}", issue.source.display(), issue.line),
-                theme.verdict_failed,
-            ),
-            Span::raw(format!("  {}", issue.reason)),
-        ]));
-    }
-    let popup = popup_area(
-        area,
-        area.width.saturating_sub(4),
-        area.height.saturating_sub(4),
-    );
-    frame.render_widget(Clear, popup);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(
-            format!(
-                " {} lines could not be loaded{} ",
-                app.corpus.issues.len(),
-                app.keymap.aside(Action::Cancel, "closes")
-            ),
-            theme.title,
-        ))
-        .style(theme.popup);
-    frame.render_widget(
-        Paragraph::new(lines)
-            .block(block)
-            .wrap(Wrap { trim: false })
-            .scroll((app.popup_scroll, 0)),
-        popup,
-    );
 }

@@ -1,21 +1,24 @@
 //! The one interface of the explorer's parts that own their state (labelling, reruns,
 //! bookmarks, the stats screens): each maps keys to actions from its state, answers an
 //! action (or one in a popup) with [`Handled`] and [`Effects`], says its keys for the
-//! status bar while it holds the screen ([`Part::hints`]), and does its I/O in the event
+//! status bar while it holds the screen ([`Component::hints`]), and does its I/O in the event
 //! loop's I/O step. `App` offers each in turn; the first to take an action has it. A part
 //! reads the rest through [`Cx`] and never reaches into `App` or another part.
 
 use std::path::Path;
 
+use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
+use ratatui::layout::Rect;
 
 use crate::model::RolloutId;
 
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::state::{Corpus, ListView, Popup};
+use super::theme::Theme;
 
-/// What a part reads besides its own state.
+/// What a component reads to act, besides its own state.
 pub struct Cx<'a> {
     pub corpus: &'a Corpus,
     pub list: &'a ListView,
@@ -23,6 +26,17 @@ pub struct Cx<'a> {
     pub labels: &'a dyn Labels,
     /// The keys in force, for the hints a part says (`b bookmarks it`).
     pub keys: &'a Keymap,
+}
+
+/// What a component reads to draw itself, besides its own state: read only.
+pub struct DrawCx<'a> {
+    pub theme: &'a Theme,
+    pub corpus: &'a Corpus,
+    pub list: &'a ListView,
+    /// The keys in force, for the keys a screen or popup names.
+    pub keys: &'a Keymap,
+    /// How far the open popup is scrolled.
+    pub popup_scroll: u16,
 }
 
 /// What the other parts read of labelling.
@@ -58,15 +72,17 @@ impl Labels for NoLabels {
     }
 }
 
-/// A part of the explorer: keys, actions, popups and its I/O step.
-pub trait Part {
-    /// A key this part takes before the keymap, given its state and the open popup.
+/// A component of the explorer: keys, actions, drawing, popups and its I/O step.
+pub trait Component {
+    /// A key this component takes before the keymap, given its state and the open popup.
     fn key(&self, _key: &KeyEvent, _popup: Option<Popup>) -> Option<Action> {
         None
     }
 
-    /// Answers an action on the main screen (`Handled::Passed`: not this part's).
-    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled;
+    /// Answers an action on the main screen (`Handled::Passed`: not this component's).
+    fn update(&mut self, _action: &Action, _cx: &Cx<'_>, _fx: &mut Effects) -> Handled {
+        Handled::Passed
+    }
 
     /// Answers an action while `popup` is open.
     fn update_popup(
@@ -79,7 +95,7 @@ pub trait Part {
         Handled::Passed
     }
 
-    /// The keys this part offers while it holds the screen (a screen of its own), for the
+    /// The keys this component offers while it holds the screen (a screen of its own), for the
     /// status bar, from the keymap in force; `None`: it does not hold the screen, the
     /// list's keys are shown.
     fn hints(&self, _keys: &Keymap) -> Option<String> {
@@ -91,4 +107,10 @@ pub trait Part {
     fn service(&mut self, _cx: &Cx<'_>, _fx: &mut Effects) -> bool {
         false
     }
+
+    /// Draws what this component shows on the screen `area` (nothing when it is not open).
+    fn draw(&self, _frame: &mut Frame, _area: Rect, _cx: &DrawCx<'_>) {}
+
+    /// Draws `popup`, one of the popups this component owns, over the screen `area`.
+    fn draw_popup(&self, _popup: Popup, _frame: &mut Frame, _area: Rect, _cx: &DrawCx<'_>) {}
 }
