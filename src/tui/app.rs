@@ -164,35 +164,40 @@ enum ComponentId {
     Labelling,
     Reruns,
     Extras,
+    /// The detail pane's own keys (its tabs), after every part's.
+    Detail,
 }
 
 impl ComponentId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [ComponentId; 6] = [
+    const ORDER: [ComponentId; 7] = [
         ComponentId::Training,
         ComponentId::Stats,
         ComponentId::Bookmarks,
         ComponentId::Labelling,
         ComponentId::Reruns,
         ComponentId::Extras,
+        ComponentId::Detail,
     ];
     /// The order they draw in (the screens over the list; the last drawn is on top).
-    const DRAW_ORDER: [ComponentId; 6] = [
+    const DRAW_ORDER: [ComponentId; 7] = [
         ComponentId::Stats,
         ComponentId::Training,
         ComponentId::Bookmarks,
         ComponentId::Labelling,
         ComponentId::Reruns,
         ComponentId::Extras,
+        ComponentId::Detail,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
-    const SERVICE_ORDER: [ComponentId; 6] = [
+    const SERVICE_ORDER: [ComponentId; 7] = [
         ComponentId::Labelling,
         ComponentId::Reruns,
         ComponentId::Bookmarks,
         ComponentId::Stats,
         ComponentId::Training,
         ComponentId::Extras,
+        ComponentId::Detail,
     ];
 }
 
@@ -294,6 +299,7 @@ impl App {
             ComponentId::Labelling => (&mut self.labelling, others(&NoLabels)),
             ComponentId::Reruns => (&mut self.reruns, others(&self.labelling)),
             ComponentId::Extras => (&mut self.extras, others(&self.labelling)),
+            ComponentId::Detail => (&mut self.detail, others(&self.labelling)),
         }
     }
 
@@ -305,6 +311,7 @@ impl App {
             ComponentId::Labelling => &self.labelling,
             ComponentId::Reruns => &self.reruns,
             ComponentId::Extras => &self.extras,
+            ComponentId::Detail => &self.detail,
         }
     }
 
@@ -428,26 +435,6 @@ impl App {
             Action::PageDown => self.move_by(self.list_height().max(2) as isize - 1),
             Action::Top => self.move_to_view_index(0),
             Action::Bottom => self.move_to_view_index(self.list.view.len().saturating_sub(1)),
-            Action::NextPane => {
-                let n = Pane::ALL.len();
-                self.set_pane(Pane::ALL[(self.detail.pane.index() + 1) % n])
-            }
-            Action::PrevPane => {
-                let n = Pane::ALL.len();
-                self.set_pane(Pane::ALL[(self.detail.pane.index() + n - 1) % n])
-            }
-            Action::PaneResponse => self.set_pane(Pane::Response),
-            Action::PaneCode => self.set_pane(Pane::Code),
-            Action::PaneCases => self.set_pane(Pane::Cases),
-            Action::PaneOutput => self.set_pane(Pane::Output),
-            Action::PaneGraph if self.detail.pane == Pane::Graph => {
-                self.detail.graph_list = !self.detail.graph_list;
-                self.detail.scroll = 0;
-                self.detail.hscroll = 0;
-                true
-            }
-            Action::PaneGraph => self.set_pane(Pane::Graph),
-            Action::PaneTask => self.set_pane(Pane::Task),
             Action::ScrollDown => self.scroll_detail(1),
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
@@ -533,14 +520,6 @@ impl App {
                     };
                     self.refresh_view();
                 }
-                true
-            }
-            Action::ScrollLeft => {
-                self.detail.hscroll = self.detail.hscroll.saturating_sub(8);
-                true
-            }
-            Action::ScrollRight => {
-                self.detail.hscroll = self.detail.hscroll.saturating_add(8);
                 true
             }
             Action::Resize { width, height } => {

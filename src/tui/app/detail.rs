@@ -98,11 +98,7 @@ impl App {
     }
 
     pub(super) fn set_pane(&mut self, pane: Pane) -> bool {
-        if self.detail.pane != pane {
-            self.detail.pane = pane;
-            self.detail.scroll = 0;
-            self.detail.hscroll = 0;
-        }
+        self.detail.show(pane);
         true
     }
 

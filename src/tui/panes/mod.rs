@@ -2,6 +2,7 @@
 
 pub mod cases;
 pub mod code;
+pub mod detail;
 pub mod graph;
 pub mod labels;
 pub mod output;
