@@ -539,13 +539,22 @@ impl App {
     /// Whether a text box is open (the search, go to line, the step range, a note, a
     /// caption): its keys are then the box's (`textbox::action_for_key`).
     pub fn typing(&self) -> bool {
-        self.list.search_box.is_open()
-            || self.list.goto.is_open()
-            || self.training.range.is_open()
-            || self.labelling.note.is_open()
-            || self.bookmarks.caption.is_open()
-            || self.stats.search.is_open()
-            || self.training.search.is_open()
+        self.open_box().is_some()
+    }
+
+    /// The open text box, whose keys are every key ([`Component::key`] on a `TextBox`).
+    pub fn open_box(&self) -> Option<&super::textbox::TextBox> {
+        [
+            &self.list.search_box,
+            &self.list.goto,
+            &self.training.range,
+            &self.labelling.note,
+            &self.bookmarks.caption,
+            &self.stats.search,
+            &self.training.search,
+        ]
+        .into_iter()
+        .find(|b| b.is_open())
     }
 
     /// Whose keys are read: a screen's (Training, Stats, Compare) when one is open, else the

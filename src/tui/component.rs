@@ -1,9 +1,17 @@
-//! The one interface of the explorer's parts that own their state (labelling, reruns,
-//! bookmarks, the stats screens): each maps keys to actions from its state, answers an
-//! action (or one in a popup) with [`Handled`] and [`Effects`], says its keys for the
-//! status bar while it holds the screen ([`Component::hints`]), and does its I/O in the event
-//! loop's I/O step. `App` offers each in turn; the first to take an action has it. A part
-//! reads the rest through [`Cx`] and never reaches into `App` or another part.
+//! The one interface of the explorer's components, modelled on gitui's `Component` and
+//! ratatui's component template: each maps keys to actions from its state
+//! ([`Component::key`]), answers an action (or one in a popup) with [`Handled`] and
+//! [`Effects`] ([`Component::update`], [`Component::update_popup`]), draws itself
+//! ([`Component::draw`]) and the popups it owns ([`Component::draw_popup`]), says its keys
+//! for the status bar from the keymap while it holds the screen ([`Component::hints`]), and
+//! does its I/O in the event loop's I/O step ([`Component::service`]).
+//!
+//! Why one trait: a screen's keys, state and drawing sit together, `ui` only dispatches
+//! (`component.draw`, the open popup through its owner), and `App` offers each action to
+//! the components in turn (the first to take it has it). The components: labelling,
+//! reruns, bookmarks, the stats and Training screens, the extra keys, the help and issues
+//! popups, the detail pane's tabs, and every text box (its key table). A component reads
+//! the rest through [`Cx`] (to act) and [`DrawCx`] (to draw), never `App` or another one.
 
 use std::path::Path;
 
@@ -16,6 +24,7 @@ use crate::model::RolloutId;
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::state::{Corpus, ListView, Popup};
+use super::textbox::TextBox;
 use super::theme::Theme;
 
 /// What a component reads to act, besides its own state.
@@ -113,4 +122,17 @@ pub trait Component {
 
     /// Draws `popup`, one of the popups this component owns, over the screen `area`.
     fn draw_popup(&self, _popup: Popup, _frame: &mut Frame, _area: Rect, _cx: &DrawCx<'_>) {}
+}
+
+/// A text box: while it is open every key is its own, the same in every box (an edit,
+/// Enter, Esc, Ctrl-C: [`super::textbox::action_for_key`]); `None` is a key it ignores. What
+/// a box's edits mean is its owner's (`TextBox::update` says what was typed).
+impl Component for TextBox {
+    fn key(&self, key: &KeyEvent, _popup: Option<Popup>) -> Option<Action> {
+        if self.is_open() {
+            super::textbox::action_for_key(key)
+        } else {
+            None
+        }
+    }
 }

@@ -15,6 +15,7 @@ use ratatui::crossterm::execute;
 
 use super::action::{Action, Scope};
 use super::app::App;
+use super::component::Component;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
 use super::ui;
@@ -30,8 +31,8 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             // An open text box takes every key (`textbox`: one set of keys for all).
-            if app.typing() {
-                return super::textbox::action_for_key(key);
+            if let Some(text_box) = app.open_box() {
+                return text_box.key(key, app.popup);
             }
             // A screen's keys are its own (`[keys.stats]`...), from the keymap.
             let scope = app.scope();
