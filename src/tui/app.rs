@@ -315,6 +315,16 @@ impl App {
         }
     }
 
+    /// What a component outside `App` reads to act (the presenter, in the event loop).
+    pub fn cx(&self) -> Cx<'_> {
+        Cx {
+            corpus: &self.corpus,
+            list: &self.list,
+            labels: &self.labelling,
+            keys: &self.keymap,
+        }
+    }
+
     /// What the components read to draw themselves.
     pub fn draw_cx(&self) -> DrawCx<'_> {
         DrawCx {
