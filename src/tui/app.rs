@@ -333,6 +333,9 @@ impl App {
             list: &self.list,
             keys: &self.keymap,
             popup_scroll: self.popup_scroll,
+            labels: &self.labelling,
+            marks: &self.bookmarks,
+            extra_columns: &self.extras.columns,
         }
     }
 

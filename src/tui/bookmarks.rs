@@ -11,7 +11,7 @@ use crate::model::sidecar::SidecarError;
 use std::path::Path;
 
 use super::action::{Action, Keymap};
-use super::component::{Component, Cx};
+use super::component::{Component, Cx, Marks};
 use super::effects::{Effects, Handled};
 use super::state::{Corpus, ListView};
 use super::textbox::{TextBox, Typed};
@@ -76,6 +76,12 @@ impl Bookmarks {
     /// The store of a run, once opened.
     pub fn store(&self, run: usize) -> Option<&BookmarkStore> {
         self.stores.get(run)?.as_ref()
+    }
+}
+
+impl Marks for Bookmarks {
+    fn is_bookmarked(&self, entry: &super::entry::Entry) -> bool {
+        Bookmarks::is_bookmarked(self, entry)
     }
 }
 

@@ -14,6 +14,7 @@
 //! the rest through [`Cx`] (to act) and [`DrawCx`] (to draw), never `App` or another one.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
@@ -23,6 +24,7 @@ use crate::model::RolloutId;
 
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
+use super::entry::Entry;
 use super::state::{Corpus, ListView, Popup};
 use super::textbox::TextBox;
 use super::theme::Theme;
@@ -46,6 +48,18 @@ pub struct DrawCx<'a> {
     pub keys: &'a Keymap,
     /// How far the open popup is scrolled.
     pub popup_scroll: u16,
+    /// Labelling's answers (progress, a row's label).
+    pub labels: &'a dyn Labels,
+    /// Which rows are bookmarked.
+    pub marks: &'a dyn Marks,
+    /// The dump's extra keys shown as list columns, with their widths.
+    pub extra_columns: &'a [(Arc<str>, usize)],
+}
+
+/// What the list reads of bookmarks.
+pub trait Marks {
+    /// Whether `entry` is bookmarked for the playlist.
+    fn is_bookmarked(&self, entry: &Entry) -> bool;
 }
 
 /// What the other parts read of labelling.
@@ -58,6 +72,23 @@ pub trait Labels {
     fn order_seed(&self) -> u64;
     /// Each run's bookmark sidecar, in run order (as far as opened), placed as its labels.
     fn bookmark_sidecars(&self) -> Vec<&Path>;
+    /// Whether this annotator labelled `entry`.
+    fn is_labelled(&self, _entry: &Entry) -> bool {
+        false
+    }
+    /// This annotator's label of `entry` in words: its categories and its note.
+    fn label_text(&self, _entry: &Entry) -> Option<(String, String)> {
+        None
+    }
+    /// The labelling progress in words, for the list's title.
+    fn progress_text(&self) -> String {
+        String::new()
+    }
+    /// Each category labelled, by the taxonomy's name, with how many labels have it: the
+    /// most used first (then by id).
+    fn category_counts(&self) -> Vec<(String, usize)> {
+        Vec::new()
+    }
 }
 
 /// No labels: what labelling itself is handed as [`Cx::labels`].

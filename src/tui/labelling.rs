@@ -496,6 +496,34 @@ impl Labels for Labelling {
             .map(|s| s.bookmarks.as_path())
             .collect()
     }
+
+    fn is_labelled(&self, entry: &Entry) -> bool {
+        Labelling::is_labelled(self, entry)
+    }
+
+    fn label_text(&self, entry: &Entry) -> Option<(String, String)> {
+        Labelling::label_text(self, entry)
+    }
+
+    fn progress_text(&self) -> String {
+        Labelling::progress_text(self)
+    }
+
+    fn category_counts(&self) -> Vec<(String, usize)> {
+        let mut per_category: Vec<(&CategoryId, &usize)> =
+            self.progress.per_category.iter().collect();
+        per_category.sort_by(|a, b| b.1.cmp(a.1).then(a.0.0.cmp(&b.0.0)));
+        per_category
+            .into_iter()
+            .map(|(c, n)| {
+                let name = self
+                    .taxonomy
+                    .get(c)
+                    .map_or(c.0.as_str(), |t| t.label.as_str());
+                (name.to_string(), *n)
+            })
+            .collect()
+    }
 }
 
 /// A label change in words: "NumPy import, Logic error" or "cleared".

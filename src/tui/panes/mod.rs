@@ -5,6 +5,7 @@ pub mod code;
 pub mod detail;
 pub mod graph;
 pub mod labels;
+pub mod list;
 pub mod output;
 pub mod raw;
 pub mod response;
