@@ -1,8 +1,9 @@
 //! The explorer's state and how it changes. `update` takes an [`Action`], `on_job` a
 //! [`JobEvent`](super::jobs::JobEvent); neither does I/O: work goes into `outbox` for the workers. The plain
-//! state types live in `state` (re-exported here); the parts that own their state
-//! (labelling, reruns, bookmarks, stats) are offered keys, actions, popups and the I/O step
-//! in turn through one trait (`part`), and answer through `effects`.
+//! state types live in `state` (re-exported here); the components that own their state
+//! (labelling, reruns, bookmarks, stats, training, the extra keys, the detail pane's tabs)
+//! are offered keys, actions, popups and the I/O step in turn through one trait
+//! (`component`), and answer through `effects`; `ui` draws them through the same trait.
 //!
 //! This file holds the state, the parts' plumbing and the dispatch of actions; the rest of
 //! `App` is in its children, along its own parts: `view` (building the list from the
