@@ -1,8 +1,9 @@
 //! The explorer's state and how it changes. `update` takes an [`Action`], `on_job` a
 //! [`JobEvent`](super::jobs::JobEvent); neither does I/O: work goes into `outbox` for the workers. The plain
-//! state types live in `state` (re-exported here); the parts that own their state
-//! (labelling, reruns, bookmarks, stats) are offered keys, actions, popups and the I/O step
-//! in turn through one trait (`part`), and answer through `effects`.
+//! state types live in `state` (re-exported here); the components that own their state
+//! (labelling, reruns, bookmarks, stats, training, the extra keys, the detail pane's tabs)
+//! are offered keys, actions, popups and the I/O step in turn through one trait
+//! (`component`), and answer through `effects`; `ui` draws them through the same trait.
 //!
 //! This file holds the state, the parts' plumbing and the dispatch of actions; the rest of
 //! `App` is in its children, along its own parts: `view` (building the list from the
@@ -27,6 +28,7 @@ use crate::grade::report::GradeReport;
 use crate::model::bounded::Bounded;
 
 use super::action::{Action, Keymap, Scope};
+use super::component::{Component, Cx, DrawCx, NoLabels};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score};
 use super::graph_view::GraphCache;
@@ -34,7 +36,6 @@ use super::highlight::Highlighted;
 use super::jobs::{HighlightKey, JobRequest};
 use super::labelling::Labelling;
 use super::layout;
-use super::part::{Cx, NoLabels, Part};
 use super::rerun::Reruns;
 pub use super::state::*;
 use super::textbox::Typed;
@@ -124,8 +125,8 @@ pub struct App {
     pub keymap: Keymap,
     pub popup: Option<Popup>,
     pub popup_scroll: u16,
-    /// How far the help popup can scroll, as the last frame drew it (drawing records it).
-    pub help_scroll_max: std::cell::Cell<u16>,
+    /// The help popup, which records how far it can scroll as it is drawn.
+    pub help: super::help_popup::HelpPopup,
     /// Terminal size.
     pub size: (u16, u16),
     /// A transient note for the status bar.
@@ -155,35 +156,49 @@ pub struct App {
     next_ticket: u64,
 }
 
-/// The parts that own their state ([`Part`]), named so `App` can lend each one the rest.
+/// The parts that own their state ([`Component`]), named so `App` can lend each one the rest.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PartId {
+enum ComponentId {
     Training,
     Stats,
     Bookmarks,
     Labelling,
     Reruns,
     Extras,
+    /// The detail pane's own keys (its tabs), after every part's.
+    Detail,
 }
 
-impl PartId {
+impl ComponentId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [PartId; 6] = [
-        PartId::Training,
-        PartId::Stats,
-        PartId::Bookmarks,
-        PartId::Labelling,
-        PartId::Reruns,
-        PartId::Extras,
+    const ORDER: [ComponentId; 7] = [
+        ComponentId::Training,
+        ComponentId::Stats,
+        ComponentId::Bookmarks,
+        ComponentId::Labelling,
+        ComponentId::Reruns,
+        ComponentId::Extras,
+        ComponentId::Detail,
+    ];
+    /// The order they draw in (the screens over the list; the last drawn is on top).
+    const DRAW_ORDER: [ComponentId; 7] = [
+        ComponentId::Stats,
+        ComponentId::Training,
+        ComponentId::Bookmarks,
+        ComponentId::Labelling,
+        ComponentId::Reruns,
+        ComponentId::Extras,
+        ComponentId::Detail,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
-    const SERVICE_ORDER: [PartId; 6] = [
-        PartId::Labelling,
-        PartId::Reruns,
-        PartId::Bookmarks,
-        PartId::Stats,
-        PartId::Training,
-        PartId::Extras,
+    const SERVICE_ORDER: [ComponentId; 7] = [
+        ComponentId::Labelling,
+        ComponentId::Reruns,
+        ComponentId::Bookmarks,
+        ComponentId::Stats,
+        ComponentId::Training,
+        ComponentId::Extras,
+        ComponentId::Detail,
     ];
 }
 
@@ -233,7 +248,7 @@ impl App {
             keymap,
             popup: None,
             popup_scroll: 0,
-            help_scroll_max: std::cell::Cell::new(u16::MAX),
+            help: Default::default(),
             size: (80, 24),
             message: None,
             outbox: Vec::new(),
@@ -270,7 +285,7 @@ impl App {
     }
 
     /// A part, mutable, with what it reads of the rest.
-    fn part_mut(&mut self, id: PartId) -> (&mut dyn Part, Cx<'_>) {
+    fn component_mut(&mut self, id: ComponentId) -> (&mut dyn Component, Cx<'_>) {
         let (corpus, list, keys) = (&self.corpus, &self.list, &self.keymap);
         let others = |labels| Cx {
             corpus,
@@ -279,40 +294,84 @@ impl App {
             keys,
         };
         match id {
-            PartId::Training => (&mut self.training, others(&self.labelling)),
-            PartId::Stats => (&mut self.stats, others(&self.labelling)),
-            PartId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
-            PartId::Labelling => (&mut self.labelling, others(&NoLabels)),
-            PartId::Reruns => (&mut self.reruns, others(&self.labelling)),
-            PartId::Extras => (&mut self.extras, others(&self.labelling)),
+            ComponentId::Training => (&mut self.training, others(&self.labelling)),
+            ComponentId::Stats => (&mut self.stats, others(&self.labelling)),
+            ComponentId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
+            ComponentId::Labelling => (&mut self.labelling, others(&NoLabels)),
+            ComponentId::Reruns => (&mut self.reruns, others(&self.labelling)),
+            ComponentId::Extras => (&mut self.extras, others(&self.labelling)),
+            ComponentId::Detail => (&mut self.detail, others(&self.labelling)),
         }
     }
 
-    fn part(&self, id: PartId) -> &dyn Part {
+    fn component(&self, id: ComponentId) -> &dyn Component {
         match id {
-            PartId::Training => &self.training,
-            PartId::Stats => &self.stats,
-            PartId::Bookmarks => &self.bookmarks,
-            PartId::Labelling => &self.labelling,
-            PartId::Reruns => &self.reruns,
-            PartId::Extras => &self.extras,
+            ComponentId::Training => &self.training,
+            ComponentId::Stats => &self.stats,
+            ComponentId::Bookmarks => &self.bookmarks,
+            ComponentId::Labelling => &self.labelling,
+            ComponentId::Reruns => &self.reruns,
+            ComponentId::Extras => &self.extras,
+            ComponentId::Detail => &self.detail,
+        }
+    }
+
+    /// What a component outside `App` reads to act (the presenter, in the event loop).
+    pub fn cx(&self) -> Cx<'_> {
+        Cx {
+            corpus: &self.corpus,
+            list: &self.list,
+            labels: &self.labelling,
+            keys: &self.keymap,
+        }
+    }
+
+    /// What the components read to draw themselves.
+    pub fn draw_cx(&self) -> DrawCx<'_> {
+        DrawCx {
+            theme: &self.theme,
+            corpus: &self.corpus,
+            list: &self.list,
+            keys: &self.keymap,
+            popup_scroll: self.popup_scroll,
+            labels: &self.labelling,
+            marks: &self.bookmarks,
+            extra_columns: &self.extras.columns,
+        }
+    }
+
+    /// The components, in the order they draw ([`Component::draw`]).
+    pub fn drawn(&self) -> impl Iterator<Item = &dyn Component> {
+        ComponentId::DRAW_ORDER
+            .into_iter()
+            .map(|id| self.component(id))
+    }
+
+    /// The component that owns `popup` and draws it.
+    pub fn popup_owner(&self, popup: Popup) -> &dyn Component {
+        match popup {
+            Popup::Help => &self.help,
+            Popup::Issues => &super::help_popup::IssuesPopup,
+            Popup::CategoryPicker | Popup::Agreement => &self.labelling,
+            Popup::Runtime => &self.reruns,
+            Popup::ExtraKeys => &self.extras,
         }
     }
 
     /// The keys of the part that holds the screen (a screen of its own), for the status
     /// bar; `None` on the list.
     pub fn screen_hints(&self) -> Option<String> {
-        PartId::ORDER
+        ComponentId::ORDER
             .iter()
-            .find_map(|id| self.part(*id).hints(&self.keymap))
+            .find_map(|id| self.component(*id).hints(&self.keymap))
     }
 
     /// The action a part makes of `key` before the keymap does (typing a note or caption,
     /// category keys, enter on a screen or in a popup).
-    pub fn part_key(&self, key: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {
-        PartId::ORDER
+    pub fn component_key(&self, key: &ratatui::crossterm::event::KeyEvent) -> Option<Action> {
+        ComponentId::ORDER
             .iter()
-            .find_map(|id| self.part(*id).key(key, self.popup))
+            .find_map(|id| self.component(*id).key(key, self.popup))
     }
 
     /// Offers `action` to each part in turn (in `popup`, when one is open); the first to
@@ -320,8 +379,8 @@ impl App {
     fn offer(&mut self, popup: Option<Popup>, action: &Action) -> Handled {
         let mut fx = Effects::default();
         let mut handled = Handled::Passed;
-        for id in PartId::ORDER {
-            let (part, cx) = self.part_mut(id);
+        for id in ComponentId::ORDER {
+            let (part, cx) = self.component_mut(id);
             handled = match popup {
                 Some(p) => part.update_popup(p, action, &cx, &mut fx),
                 None => part.update(action, &cx, &mut fx),
@@ -390,26 +449,6 @@ impl App {
             Action::PageDown => self.move_by(self.list_height().max(2) as isize - 1),
             Action::Top => self.move_to_view_index(0),
             Action::Bottom => self.move_to_view_index(self.list.view.len().saturating_sub(1)),
-            Action::NextPane => {
-                let n = Pane::ALL.len();
-                self.set_pane(Pane::ALL[(self.detail.pane.index() + 1) % n])
-            }
-            Action::PrevPane => {
-                let n = Pane::ALL.len();
-                self.set_pane(Pane::ALL[(self.detail.pane.index() + n - 1) % n])
-            }
-            Action::PaneResponse => self.set_pane(Pane::Response),
-            Action::PaneCode => self.set_pane(Pane::Code),
-            Action::PaneCases => self.set_pane(Pane::Cases),
-            Action::PaneOutput => self.set_pane(Pane::Output),
-            Action::PaneGraph if self.detail.pane == Pane::Graph => {
-                self.detail.graph_list = !self.detail.graph_list;
-                self.detail.scroll = 0;
-                self.detail.hscroll = 0;
-                true
-            }
-            Action::PaneGraph => self.set_pane(Pane::Graph),
-            Action::PaneTask => self.set_pane(Pane::Task),
             Action::ScrollDown => self.scroll_detail(1),
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
@@ -497,14 +536,6 @@ impl App {
                 }
                 true
             }
-            Action::ScrollLeft => {
-                self.detail.hscroll = self.detail.hscroll.saturating_sub(8);
-                true
-            }
-            Action::ScrollRight => {
-                self.detail.hscroll = self.detail.hscroll.saturating_add(8);
-                true
-            }
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
                 self.keep_cursor_visible();
@@ -522,13 +553,22 @@ impl App {
     /// Whether a text box is open (the search, go to line, the step range, a note, a
     /// caption): its keys are then the box's (`textbox::action_for_key`).
     pub fn typing(&self) -> bool {
-        self.list.search_box.is_open()
-            || self.list.goto.is_open()
-            || self.training.range.is_open()
-            || self.labelling.note.is_open()
-            || self.bookmarks.caption.is_open()
-            || self.stats.search.is_open()
-            || self.training.search.is_open()
+        self.open_box().is_some()
+    }
+
+    /// The open text box, whose keys are every key ([`Component::key`] on a `TextBox`).
+    pub fn open_box(&self) -> Option<&super::textbox::TextBox> {
+        [
+            &self.list.search_box,
+            &self.list.goto,
+            &self.training.range,
+            &self.labelling.note,
+            &self.bookmarks.caption,
+            &self.stats.search,
+            &self.training.search,
+        ]
+        .into_iter()
+        .find(|b| b.is_open())
     }
 
     /// Whose keys are read: a screen's (Training, Stats, Compare) when one is open, else the
@@ -610,7 +650,7 @@ impl App {
         .inspect(|_| {
             // The help stops at its last line instead of scrolling into a blank box.
             if popup == Popup::Help {
-                self.popup_scroll = self.popup_scroll.min(self.help_scroll_max.get());
+                self.popup_scroll = self.popup_scroll.min(self.help.scroll_max.get());
             }
         })
     }
@@ -661,10 +701,10 @@ impl App {
     pub fn service(&mut self) -> bool {
         let mut fx = Effects::default();
         let mut redraw = false;
-        for id in PartId::SERVICE_ORDER {
-            let (part, cx) = self.part_mut(id);
+        for id in ComponentId::SERVICE_ORDER {
+            let (part, cx) = self.component_mut(id);
             redraw |= part.service(&cx, &mut fx);
-            if id == PartId::Labelling {
+            if id == ComponentId::Labelling {
                 // Reruns' results go to the rerun sidecars labelling keeps open: the one
                 // step joining two parts, so `App`'s.
                 redraw |= self

@@ -1,7 +1,7 @@
 //! Bookmarks in the explorer: `b` toggles one on the selected rollout, `B` writes its
 //! caption, `{` / `}` move it in the playlist, `P` presents the playlist.
 //!
-//! Like labels, `update` only queues changes; the I/O step (`Part::service`) (the event loop's I/O step)
+//! Like labels, `update` only queues changes; the I/O step (`Component::service`) (the event loop's I/O step)
 //! writes them to each run's `<rollouts>.bookmarks.jsonl` (beside the label sidecar, under
 //! the data dir for the built-in demo), and only then does the screen say "saved".
 
@@ -11,12 +11,12 @@ use crate::model::sidecar::SidecarError;
 use std::path::Path;
 
 use super::action::{Action, Keymap};
+use super::component::{Component, Cx, Marks};
 use super::effects::{Effects, Handled};
-use super::part::{Cx, Part};
 use super::state::{Corpus, ListView};
 use super::textbox::{TextBox, Typed};
 
-/// A change waiting for the I/O step (`Part::service`).
+/// A change waiting for the I/O step (`Component::service`).
 #[derive(Debug, Clone, PartialEq)]
 enum Change {
     Toggle,
@@ -49,7 +49,7 @@ fn sidecar_len(store: Option<&BookmarkStore>) -> u64 {
 }
 
 impl Bookmarks {
-    /// Makes the next the I/O step (`Part::service`) re-read sidecars other explorers have appended to.
+    /// Makes the next the I/O step (`Component::service`) re-read sidecars other explorers have appended to.
     pub fn reload_soon(&mut self) {
         self.last_reload = None;
     }
@@ -79,7 +79,13 @@ impl Bookmarks {
     }
 }
 
-impl Part for Bookmarks {
+impl Marks for Bookmarks {
+    fn is_bookmarked(&self, entry: &super::entry::Entry) -> bool {
+        Bookmarks::is_bookmarked(self, entry)
+    }
+}
+
+impl Component for Bookmarks {
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         self.handle(action, cx.corpus, cx.list, cx.keys, fx)
     }

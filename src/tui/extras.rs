@@ -16,10 +16,10 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::action::{Action, Keymap, Scope};
+use super::component::{Component, Cx, DrawCx};
 use super::effects::{Effects, Handled};
 use super::entry::Entry;
 use super::layout::{fit, popup_area};
-use super::part::{Cx, Part};
 use super::state::{Corpus, Popup};
 use super::theme::Theme;
 
@@ -201,7 +201,14 @@ impl ExtraKeys {
     }
 }
 
-impl Part for ExtraKeys {
+impl Component for ExtraKeys {
+    /// The extra keys and their values.
+    fn draw_popup(&self, popup: Popup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+        if popup == Popup::ExtraKeys {
+            draw_popup(frame, self, cx.theme, cx.keys, area);
+        }
+    }
+
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         match action {
             Action::ExtraKeys => {

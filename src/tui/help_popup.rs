@@ -1,5 +1,7 @@
-//! The help popup: every key of the keymap in force with what it does, wrapped to the
-//! screen, and how far it scrolls (drawn by `ui`, which owns the rest of the screen).
+//! The help popup (every key of the keymap in force with what it does, wrapped to the
+//! screen, and how far it scrolls) and the issues popup (the lines that could not be
+//! loaded): the two popups of the explorer itself, each a [`Component`] that draws it (`App`
+//! scrolls and closes them).
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -7,8 +9,45 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 
 use super::action::{Action, Scope};
-use super::app::App;
+use std::cell::Cell;
+
+use ratatui::widgets::Wrap;
+
+use super::component::{Component, DrawCx};
 use super::layout::{fit, popup_area};
+use super::state::Popup;
+
+/// The help popup: how far it can scroll, as the last frame drew it (drawing records it).
+pub struct HelpPopup {
+    pub scroll_max: Cell<u16>,
+}
+
+impl Default for HelpPopup {
+    fn default() -> HelpPopup {
+        HelpPopup {
+            scroll_max: Cell::new(u16::MAX),
+        }
+    }
+}
+
+impl Component for HelpPopup {
+    fn draw_popup(&self, popup: Popup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+        if popup == Popup::Help {
+            draw_help(self, frame, area, cx);
+        }
+    }
+}
+
+/// The lines that could not be loaded (`corpus.issues`).
+pub struct IssuesPopup;
+
+impl Component for IssuesPopup {
+    fn draw_popup(&self, popup: Popup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+        if popup == Popup::Issues {
+            draw_issues(frame, area, cx);
+        }
+    }
+}
 
 /// The help popup's area on a screen `area`.
 fn help_area(area: Rect) -> Rect {
@@ -38,9 +77,9 @@ fn wrap_words(text: &str, width: usize, indent: &str) -> Vec<String> {
 
 /// The help popup's lines for a screen `area` (its keys, the legend, the notes wrapped to
 /// the popup).
-fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let rows = app.keymap.help_rows();
+fn help_lines(cx: &DrawCx<'_>, area: Rect) -> Vec<Line<'static>> {
+    let theme = cx.theme;
+    let rows = cx.keys.help_rows();
     // Narrow screens (80 columns) keep the descriptions readable.
     let key_cap = if area.width < 100 { 14 } else { 26 };
     let key_w = rows
@@ -72,14 +111,14 @@ fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
             .to_string(),
         "RL official RL reward 1/0 · ≠ disagrees with the verdict · ≈ fragile verdict".to_string(),
         "⚑ number of findings · functions: dim a real zwc call, amber a NumPy name on zwc, red an invented name · • labelled by you · ★ bookmarked".to_string(),
-        super::textbox::keys_help(&app.keymap),
+        super::textbox::keys_help(cx.keys),
         format!(
             "Theme: {} · keys (\"x\" = \"action_name\" under [keys]; a screen's own under [keys.stats], [keys.compare], [keys.training], [keys.present], a popup's under [keys.popup]: their titles show them) and theme in sebx/config.toml",
             theme.name
         ),
     ];
     // Each note once (a note can be added by two steps of the start-up).
-    for note in &app.corpus.ctx.notes {
+    for note in &cx.corpus.ctx.notes {
         if !prose.contains(note) {
             prose.push(note.clone());
         }
@@ -93,19 +132,19 @@ fn help_lines(app: &App, area: Rect) -> Vec<Line<'static>> {
 }
 
 /// How far the help popup scrolls on a `size` screen: its last line at the bottom.
-fn help_max_scroll(app: &App, size: (u16, u16)) -> u16 {
+fn help_max_scroll(cx: &DrawCx<'_>, size: (u16, u16)) -> u16 {
     let area = Rect::new(0, 0, size.0, size.1);
     let inner = help_area(area).height.saturating_sub(2);
-    let n = help_lines(app, area).len();
+    let n = help_lines(cx, area).len();
     u16::try_from(n.saturating_sub(usize::from(inner))).unwrap_or(u16::MAX)
 }
 
-pub(crate) fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
-    let theme = &app.theme;
-    let lines = help_lines(app, area);
+fn draw_help(help: &HelpPopup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+    let theme = cx.theme;
+    let lines = help_lines(cx, area);
     let popup = help_area(area);
-    let max = help_max_scroll(app, (area.width, area.height));
-    app.help_scroll_max.set(max);
+    let max = help_max_scroll(cx, (area.width, area.height));
+    help.scroll_max.set(max);
     frame.render_widget(Clear, popup);
     let block = Block::default()
         .borders(Borders::ALL)
@@ -113,7 +152,7 @@ pub(crate) fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
         .title(Span::styled(
             format!(
                 " Help — keys ({}) ",
-                app.keymap.hint(
+                cx.keys.hint(
                     Scope::Main,
                     &[
                         (&[Action::Up, Action::Down], "scroll"),
@@ -127,7 +166,49 @@ pub(crate) fn draw_help(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)
-            .scroll((app.popup_scroll.min(max), 0)),
+            .scroll((cx.popup_scroll.min(max), 0)),
+        popup,
+    );
+}
+
+fn draw_issues(frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+    let theme = cx.theme;
+    let mut lines: Vec<Line> = Vec::new();
+    if cx.corpus.issues.is_empty() {
+        lines.push(Line::styled("every line loaded", theme.dim));
+    }
+    for issue in &cx.corpus.issues {
+        lines.push(Line::from(vec![
+            Span::styled(
+                format!("{}:{}", issue.source.display(), issue.line),
+                theme.verdict_failed,
+            ),
+            Span::raw(format!("  {}", issue.reason)),
+        ]));
+    }
+    let popup = popup_area(
+        area,
+        area.width.saturating_sub(4),
+        area.height.saturating_sub(4),
+    );
+    frame.render_widget(Clear, popup);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(
+            format!(
+                " {} lines could not be loaded{} ",
+                cx.corpus.issues.len(),
+                cx.keys.aside(Action::Cancel, "closes")
+            ),
+            theme.title,
+        ))
+        .style(theme.popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((cx.popup_scroll, 0)),
         popup,
     );
 }

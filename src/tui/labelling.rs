@@ -2,7 +2,7 @@
 //! a note, the suggested category, "next unlabelled failure", a label filter, progress and
 //! agreement between annotators.
 //!
-//! `Labelling::update` only queues label changes; the I/O step (`Part::service`) (the event loop's
+//! `Labelling::update` only queues label changes; the I/O step (`Component::service`) (the event loop's
 //! I/O step, run right after each action and before the next draw) appends them to the
 //! sidecar, and only then does the screen show them and say "saved". The panel reads labels
 //! from the store, so nothing unsaved is ever shown as saved.
@@ -27,14 +27,15 @@ use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
 
 use super::action::Action;
+use super::component::{Component, Cx, DrawCx, Labels};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::load::{FileKind, Source, SourceData};
-use super::part::{Cx, Labels, Part};
 use super::state::{Corpus, Popup};
 use super::textbox::TextBox;
 
 mod actions;
+mod popups;
 mod sidecars;
 
 pub use crate::model::sidecar::DATA_DIR_ENV;
@@ -68,7 +69,7 @@ pub struct RunSidecars {
     seen_len: (u64, u64),
 }
 
-/// A label change waiting for the I/O step (`Part::service`) to write it.
+/// A label change waiting for the I/O step (`Component::service`) to write it.
 #[derive(Debug, Clone, PartialEq)]
 struct PendingLabel {
     run: usize,
@@ -210,7 +211,7 @@ impl Labelling {
 }
 
 impl Labelling {
-    /// Makes the next the I/O step (`Part::service`) re-read sidecars other processes have appended to.
+    /// Makes the next the I/O step (`Component::service`) re-read sidecars other processes have appended to.
     pub fn reload_soon(&mut self) {
         self.last_reload = None;
     }
@@ -440,7 +441,18 @@ impl Labelling {
     }
 }
 
-impl Part for Labelling {
+impl Component for Labelling {
+    /// The category picker and the agreement view (`panes::labels`).
+    fn draw_popup(
+        &self,
+        popup: Popup,
+        frame: &mut ratatui::Frame,
+        area: ratatui::layout::Rect,
+        cx: &DrawCx<'_>,
+    ) {
+        popups::draw_label_popup(self, popup, frame, area, cx);
+    }
+
     fn key(&self, key: &KeyEvent, popup: Option<Popup>) -> Option<Action> {
         self.action_for_key(popup, key)
     }
@@ -482,6 +494,34 @@ impl Labels for Labelling {
         self.sidecars
             .iter()
             .map(|s| s.bookmarks.as_path())
+            .collect()
+    }
+
+    fn is_labelled(&self, entry: &Entry) -> bool {
+        Labelling::is_labelled(self, entry)
+    }
+
+    fn label_text(&self, entry: &Entry) -> Option<(String, String)> {
+        Labelling::label_text(self, entry)
+    }
+
+    fn progress_text(&self) -> String {
+        Labelling::progress_text(self)
+    }
+
+    fn category_counts(&self) -> Vec<(String, usize)> {
+        let mut per_category: Vec<(&CategoryId, &usize)> =
+            self.progress.per_category.iter().collect();
+        per_category.sort_by(|a, b| b.1.cmp(a.1).then(a.0.0.cmp(&b.0.0)));
+        per_category
+            .into_iter()
+            .map(|(c, n)| {
+                let name = self
+                    .taxonomy
+                    .get(c)
+                    .map_or(c.0.as_str(), |t| t.label.as_str());
+                (name.to_string(), *n)
+            })
             .collect()
     }
 }

@@ -1,11 +1,16 @@
 //! Screen geometry, pure so that clicks are mapped with the same geometry that was drawn:
 //! where the list, the detail pane and the status bar go, where each tab sits, and where
-//! a popup goes; and fitting a text to a column.
+//! a popup goes; fitting a text to a column, wrapping it to a width, and the box a popup is
+//! drawn in.
 
+use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
-use ratatui::widgets::{Block, Borders};
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
 use super::state::Pane;
+use super::theme::Theme;
 
 /// Where things go on the screen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +127,131 @@ pub fn fit(text: &str, width: usize) -> String {
         s.push('…');
         s
     }
+}
+
+/// `spans` wrapped at spaces to lines at most `width` cells wide, each continuation line
+/// starting with `hang` (the gutter and indent of the first), so a wrapped paragraph keeps
+/// its left edge instead of outdenting under its own gutter.
+pub(crate) fn wrap_hanging(
+    spans: Vec<Span<'static>>,
+    width: usize,
+    hang: &[Span<'static>],
+) -> Vec<Line<'static>> {
+    let hang_w: usize = hang.iter().map(|s| s.content.chars().count()).sum();
+    let total: usize = spans.iter().map(|s| s.content.chars().count()).sum();
+    if width <= hang_w + 8 || total <= width {
+        return vec![Line::from(spans)];
+    }
+    // Words with the spaces after them, each keeping its style.
+    let mut words: Vec<Vec<(String, Style)>> = vec![Vec::new()];
+    for span in &spans {
+        let mut piece = String::new();
+        let mut after_space = false;
+        for ch in span.content.chars() {
+            if after_space && ch != ' ' {
+                if let Some(w) = words.last_mut() {
+                    w.push((std::mem::take(&mut piece), span.style));
+                }
+                words.push(Vec::new());
+                after_space = false;
+            }
+            after_space |= ch == ' ';
+            piece.push(ch);
+        }
+        if !piece.is_empty()
+            && let Some(w) = words.last_mut()
+        {
+            w.push((piece, span.style));
+        }
+    }
+    let mut lines = Vec::new();
+    let mut line: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    let mut fresh = true;
+    for word in words.into_iter().filter(|w| !w.is_empty()) {
+        let w: usize = word.iter().map(|(t, _)| t.chars().count()).sum();
+        let visible = w - word.last().map_or(0, |(t, _)| {
+            t.chars().rev().take_while(|c| *c == ' ').count()
+        });
+        if !fresh && used + visible > width {
+            lines.push(Line::from(std::mem::take(&mut line)));
+            line.extend(hang.iter().cloned());
+            used = hang_w;
+        }
+        fresh = false;
+        for (t, style) in word {
+            used += t.chars().count();
+            line.push(Span::styled(t, style));
+        }
+    }
+    if !line.is_empty() {
+        lines.push(Line::from(line));
+    }
+    lines
+}
+
+/// Splits `text` into lines of at most `width` characters at spaces (long words are cut).
+pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
+    let width = width.max(8);
+    let mut out = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if needed > width && !line.is_empty() {
+            out.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let head: String = line.chars().take(width).collect();
+            let rest: String = line.chars().skip(width).collect();
+            out.push(head);
+            line = rest;
+        }
+    }
+    if !line.is_empty() {
+        out.push(line);
+    }
+    out
+}
+
+/// A popup's box of `width` over `area`, scrolled to keep the `focus` line in view (else as
+/// far as the popup is scrolled).
+#[allow(clippy::too_many_arguments)]
+pub fn popup_box(
+    frame: &mut Frame,
+    area: Rect,
+    theme: &Theme,
+    popup_scroll: u16,
+    title: String,
+    lines: Vec<Line<'static>>,
+    width: u16,
+    focus: Option<u16>,
+) {
+    let height = (lines.len() as u16 + 2).min(area.height.saturating_sub(2));
+    let popup_rect = popup_area(area, width, height);
+    // Keep the highlighted disagreement in view.
+    let inner_height = height.saturating_sub(2).max(1);
+    let scroll = match focus {
+        Some(line) if line >= inner_height => line + 1 - inner_height,
+        Some(_) => 0,
+        None => popup_scroll,
+    };
+    frame.render_widget(Clear, popup_rect);
+    let block = Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(theme.popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(block)
+            .wrap(Wrap { trim: false })
+            .scroll((scroll, 0)),
+        popup_rect,
+    );
 }
 
 #[cfg(test)]

@@ -1,12 +1,15 @@
 //! The terminal explorer. `state` holds the plain state (the corpus, the list and detail
-//! views); the parts that own theirs (`labelling`, `rerun`, `bookmarks`, `stats`) read it
-//! and answer an action through `effects`, all behind `part`'s one trait; `app` owns everything and applies what they
-//! ask. Work goes through one queue to `jobs` (threads; `inline` runs it on the caller's);
-//! `ui`, `panes` and `stats_screen` draw, `layout` is the shared geometry, `run` the loop.
+//! views); the components that own theirs (`labelling`, `rerun`, `bookmarks`, `stats`,
+//! `training`, `extras`) read it, answer an action through `effects` and draw their screens
+//! and popups, all behind `component`'s one trait; `app` owns everything and applies what
+//! they ask. Work goes through one queue to `jobs` (threads; `inline` runs it on the
+//! caller's); `ui` draws the list, the panes (`panes`) and the status bar and hands the rest
+//! to the components, `layout` is the shared geometry, `run` the loop.
 
 pub mod action;
 pub mod app;
 pub mod bookmarks;
+pub mod component;
 pub mod editor;
 pub mod effects;
 pub mod entry;
@@ -15,7 +18,7 @@ pub mod export;
 pub mod extras;
 pub mod graph_order;
 pub mod graph_view;
-mod help_popup;
+pub mod help_popup;
 pub mod highlight;
 pub mod inline;
 pub mod jobs;
@@ -23,7 +26,6 @@ pub mod labelling;
 pub mod layout;
 pub mod load;
 pub mod panes;
-pub mod part;
 pub mod present;
 pub mod report_examples;
 pub mod rerun;
@@ -31,11 +33,9 @@ pub mod run;
 pub mod search;
 pub mod state;
 pub mod stats;
-pub mod stats_screen;
 pub mod textbox;
 pub mod theme;
 pub mod training;
-pub mod training_screen;
 pub mod ui;
 
 pub use action::{Action, Keymap};

@@ -7,7 +7,8 @@
 //! finding details, each only once its stage is revealed). The slide's caption is shown
 //! from the verdict on, since captions tend to give the answer away.
 //!
-//! `sebx present` (through [`run`]) and `P` in the explorer (through [`run_on`]) build a
+//! `sebx present` (through [`run`], its own loop) and `P` in the explorer (a [`Presenter`]
+//! the explorer's loop, `run`, holds as the component that has the screen) build a
 //! [`Presenter`] from a loaded [`App`]; export draws the same stages off screen.
 
 use std::path::{Path, PathBuf};
@@ -31,10 +32,13 @@ use crate::model::{ApiMap, DatasetItem, LoadIssue, Verdict};
 
 use super::action::{Action, Keymap, Scope};
 use super::app::App;
+use super::component::{Component, Cx, DrawCx};
+use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
 use super::graph_view::draw_graph;
 use super::highlight::{Highlighted, highlight_python};
 use super::panes::{labelled, wrap_words};
+use super::state::Popup;
 use super::theme::Theme;
 
 pub mod follow;
@@ -225,20 +229,25 @@ impl Presenter {
 
     /// Applies a key; returns whether to redraw.
     pub fn handle_key(&mut self, key: &KeyEvent) -> bool {
-        if key.kind == KeyEventKind::Release {
-            return false;
+        match self.key(key, None) {
+            Some(action) => self.act(&action),
+            None => false,
         }
-        match self.keys.action_in(Scope::Present, key) {
-            Some(Action::NextStage) => self.next(),
-            Some(Action::PrevStage) => self.back(),
-            Some(Action::NextSlide) => self.jump(self.index + 1),
-            Some(Action::PrevSlide) => self.jump(self.index.saturating_sub(1)),
-            Some(Action::FirstSlide) => self.jump(0),
-            Some(Action::LastSlide) => self.jump(usize::MAX),
-            Some(Action::ScrollDown) => self.scroll = self.scroll.saturating_add(1),
-            Some(Action::ScrollUp) => self.scroll = self.scroll.saturating_sub(1),
-            Some(Action::ToggleNotes) => self.notes = !self.notes,
-            Some(Action::CloseScreen) => self.quit = true,
+    }
+
+    /// Applies one of the presenter's actions; returns whether it was one.
+    fn act(&mut self, action: &Action) -> bool {
+        match action {
+            Action::NextStage => self.next(),
+            Action::PrevStage => self.back(),
+            Action::NextSlide => self.jump(self.index + 1),
+            Action::PrevSlide => self.jump(self.index.saturating_sub(1)),
+            Action::FirstSlide => self.jump(0),
+            Action::LastSlide => self.jump(usize::MAX),
+            Action::ScrollDown => self.scroll = self.scroll.saturating_add(1),
+            Action::ScrollUp => self.scroll = self.scroll.saturating_sub(1),
+            Action::ToggleNotes => self.notes = !self.notes,
+            Action::CloseScreen => self.quit = true,
             _ => return false,
         }
         true
@@ -610,6 +619,30 @@ fn char_diff(expected: &str, actual: &str, t: &Theme) -> Vec<Span<'static>> {
 /// Widest the text of a slide gets on a wide projector (lines stay readable).
 const MAX_BODY: u16 = 140;
 
+/// The presenter as a component of the explorer's loop (`P`): while open it holds the
+/// screen, takes every key of its scope (`[keys.present]`) and draws the slide; it reads
+/// nothing of the explorer but its own slides.
+impl Component for Presenter {
+    fn key(&self, key: &KeyEvent, _popup: Option<Popup>) -> Option<Action> {
+        if key.kind == KeyEventKind::Release {
+            return None;
+        }
+        self.keys.action_in(Scope::Present, key)
+    }
+
+    fn update(&mut self, action: &Action, _cx: &Cx<'_>, _fx: &mut Effects) -> Handled {
+        if self.act(action) {
+            Handled::Redraw
+        } else {
+            Handled::Passed
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, _cx: &DrawCx<'_>) {
+        render(self, area, frame.buffer_mut());
+    }
+}
+
 /// Draws the presenter over the whole frame.
 pub fn draw(frame: &mut Frame, p: &Presenter) {
     render(p, frame.area(), frame.buffer_mut());
@@ -705,11 +738,6 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
             .wrap(Wrap { trim: false })
             .render(n, buf);
     }
-}
-
-/// Presents on an already started terminal (the explorer's `P`) until the user quits.
-pub fn run_on(terminal: &mut DefaultTerminal, p: &mut Presenter) -> Result<()> {
-    run_publishing(terminal, p, follow::position_file().as_deref())
 }
 
 /// Presents, saying where it is in `position` at each move (for `sebx present --follow`).

@@ -5,6 +5,8 @@
 //! The requests run on the rerun thread (`jobs::reruns`). `y` runs the rollout once under
 //! the tracer (`jobs::confirm`) and keeps, per rollout, how its findings were settled.
 
+mod popup;
+
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -14,12 +16,12 @@ use crate::grade::trace::Confirmation;
 use crate::model::RolloutId;
 
 use super::action::Action;
+use super::component::{Component, Cx, DrawCx};
 use super::effects::{Effects, Handled};
 use super::entry::Score;
 use super::jobs::JobRequest;
 use super::jobs::confirm::{ConfirmEvent, ConfirmRequest};
 use super::jobs::reruns::{BackendFactory, RerunEvent, RerunRequest};
-use super::part::{Cx, Part};
 use super::state::{Corpus, Grading, ListView, Popup};
 
 /// The runtime install offer and its progress.
@@ -137,7 +139,20 @@ impl Reruns {
     }
 }
 
-impl Part for Reruns {
+impl Component for Reruns {
+    /// The runtime install offer and its progress (`panes::labels`).
+    fn draw_popup(
+        &self,
+        popup: Popup,
+        frame: &mut ratatui::Frame,
+        area: ratatui::layout::Rect,
+        cx: &DrawCx<'_>,
+    ) {
+        if popup == Popup::Runtime {
+            popup::draw_runtime_popup(self, frame, area, cx);
+        }
+    }
+
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         self.handle(action, cx.corpus, cx.list, fx)
     }

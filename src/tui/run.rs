@@ -15,8 +15,11 @@ use ratatui::crossterm::execute;
 
 use super::action::{Action, Scope};
 use super::app::App;
+use super::component::Component;
+use super::effects::Effects;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
+use super::present::{Presenter, follow};
 use super::ui;
 use crate::grade::backend::GradeBackend;
 
@@ -30,15 +33,15 @@ pub fn action_for_event(app: &App, event: &Event) -> Option<Action> {
     match event {
         Event::Key(key) if key.kind != KeyEventKind::Release => {
             // An open text box takes every key (`textbox`: one set of keys for all).
-            if app.typing() {
-                return super::textbox::action_for_key(key);
+            if let Some(text_box) = app.open_box() {
+                return text_box.key(key, app.popup);
             }
             // A screen's keys are its own (`[keys.stats]`...), from the keymap.
             let scope = app.scope();
             if scope != Scope::Main {
                 return app.keymap.action_in(scope, key);
             }
-            if let Some(action) = app.part_key(key) {
+            if let Some(action) = app.component_key(key) {
                 return Some(action);
             }
             // An open popup's keys (`[keys.popup]`) come before the list's.
@@ -134,6 +137,8 @@ fn event_loop(
         height: size.height,
     });
     let mut redraw = true;
+    // The presenter (`P`), while it holds the screen, with where it says it is.
+    let mut presenting: Option<(Presenter, Option<std::path::PathBuf>)> = None;
     loop {
         for req in app.take_requests() {
             workers.dispatch(req);
@@ -147,21 +152,46 @@ fn event_loop(
         if let Some(rows) = app.bookmarks.present.take() {
             // The projector's theme, whatever the explorer uses.
             let theme = super::Theme::builtin("high-contrast").unwrap_or_else(|| app.theme.clone());
-            let mut presenter = super::present::Presenter::from_app(app, &rows, theme);
-            super::present::run_on(terminal, &mut presenter)?;
-            terminal.clear()?;
+            let p = Presenter::from_app(app, &rows, theme);
+            let position = follow::position_file();
+            if let Some(path) = &position {
+                follow::publish(&p, path);
+            }
+            presenting = Some((p, position));
             redraw = true;
             continue;
         }
         if redraw {
-            terminal.draw(|frame| ui::draw(frame, app))?;
+            match &presenting {
+                Some((p, _)) => terminal.draw(|frame| {
+                    let area = frame.area();
+                    p.draw(frame, area, &app.draw_cx());
+                })?,
+                None => terminal.draw(|frame| ui::draw(frame, app))?,
+            };
             redraw = false;
         }
         if event::poll(POLL)? {
             // Take every queued input before drawing, so held keys do not lag.
             loop {
                 let ev = event::read()?;
-                if let Some(action) = action_for_event(app, &ev) {
+                if let Some((p, position)) = presenting.as_mut() {
+                    // The presenter holds the screen: its keys only; any event redraws it
+                    // and says where it is.
+                    if let Event::Key(key) = &ev
+                        && let Some(action) = p.key(key, None)
+                    {
+                        p.update(&action, &app.cx(), &mut Effects::default());
+                    }
+                    if let Some(path) = position {
+                        follow::publish(p, path);
+                    }
+                    redraw = true;
+                    if p.quit {
+                        presenting = None;
+                        terminal.clear()?;
+                    }
+                } else if let Some(action) = action_for_event(app, &ev) {
                     redraw |= app.update(&action);
                     // Label changes are on disk before anything is drawn or read next.
                     redraw |= app.service();

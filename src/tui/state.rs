@@ -369,6 +369,25 @@ pub struct MatchesDrawn {
 }
 
 impl Corpus {
+    /// The grade report of `row`: the one held, else, for a verdict that holds only its
+    /// facts (graded in the background, or remembered), the score cache's, read now.
+    pub fn report_of_row(
+        &self,
+        row: usize,
+    ) -> Option<std::borrow::Cow<'_, crate::grade::report::GradeReport>> {
+        match self.scores.get(row)? {
+            super::entry::Score::Graded(r) => Some(std::borrow::Cow::Borrowed(&**r)),
+            super::entry::Score::Remembered(_) => {
+                let entry = self.entries.get(row)?;
+                self.score_cache
+                    .as_ref()?
+                    .get(&entry.rollout)
+                    .map(std::borrow::Cow::Owned)
+            }
+            _ => None,
+        }
+    }
+
     /// The runs' names, kept apart in `width` characters each
     /// ([`short_run_names`](crate::grade::runs::short_run_names)).
     pub fn short_run_names(&self, width: usize) -> Vec<String> {

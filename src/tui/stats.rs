@@ -1,8 +1,12 @@
 //! The explorer's stats and compare screens (`S`, `C`): the session's stats and compare
 //! reports (what `sebx stats` and `sebx compare` print) over the loaded rows, computed on a
-//! worker thread (`jobs::stats`) so the list stays responsive; `stats_screen` draws them. The stats screen is a heat-coloured internalization map where `enter`
+//! worker thread (`jobs::stats`) so the list stays responsive; `screen` draws them. The stats screen is a heat-coloured internalization map where `enter`
 //! filters the list to that function's failures; the compare screen is the flip matrix,
 //! whose cells list their pairs, and a pair opens side by side with a diff of the code.
+
+mod screen;
+
+pub(crate) use screen::heat;
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeSet;
@@ -14,10 +18,10 @@ use crate::model::Verdict;
 use crate::session::loaded::LoadedRun;
 
 use super::action::{Action, Keymap, Scope};
+use super::component::{Component, Cx, DrawCx, Labels};
 use super::effects::{Effects, Handled};
 use super::entry::Shown;
 pub use super::jobs::stats::{StatsInput, StatsResult};
-use super::part::{Cx, Labels, Part};
 use super::state::{Corpus, RowFilter};
 use super::textbox::{TextBox, Typed};
 
@@ -106,7 +110,12 @@ impl PairReports {
     }
 }
 
-impl Part for StatsView {
+impl Component for StatsView {
+    /// The open stats or compare screen over the list and panes (`screen`).
+    fn draw(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect, cx: &DrawCx<'_>) {
+        screen::draw(self, frame, area, cx);
+    }
+
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         self.handle(action, cx.corpus, cx.labels, fx)
     }

@@ -1,6 +1,7 @@
 //! The one text-editing component of the explorer: every text box (the search, go to line,
 //! the step range, a label's note, a bookmark's caption) is a [`TextBox`], typed into with
-//! the same keys ([`action_for_key`]) and the same [`Edit`] actions.
+//! the same keys ([`action_for_key`], its `Component::key`)
+//! and the same [`Edit`] actions.
 //!
 //! While a box is open its keys are the box's: the usual line-editing keys edit, Enter
 //! accepts, Esc cancels, Ctrl-C quits, and any other key is ignored (the box stays open and

@@ -4,7 +4,11 @@
 //! steps' zero-advantage groups and `enter` there lists a group's samples), the step-range
 //! filter (`#`, typed `10-20`) and the group view (`=`: the samples of the selected
 //! sample's prompt at its step, with their scores and verdicts). The figures come from the
-//! training job (`jobs::training`); `training_screen` draws them.
+//! training job (`jobs::training`); `screen` draws them.
+
+mod screen;
+
+pub use screen::search_box;
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
@@ -12,9 +16,9 @@ use std::sync::Arc;
 use crate::grade::runs::{HeatMap, HeatSort, LearnedAt, OnsetAt, ZeroGroup, bin_label, heat_map};
 
 use super::action::{Action, Keymap, Scope};
+use super::component::{Component, Cx, DrawCx};
 use super::effects::{Effects, Handled};
 pub use super::jobs::training::{RowScore, TrainingInput, TrainingResult};
-use super::part::{Cx, Part};
 use super::state::{Corpus, RowFilter};
 use super::textbox::{TextBox, Typed};
 
@@ -626,7 +630,12 @@ impl TrainingView {
     }
 }
 
-impl Part for TrainingView {
+impl Component for TrainingView {
+    /// The Training screen over the list and panes, when open (`screen`).
+    fn draw(&self, frame: &mut ratatui::Frame, area: ratatui::layout::Rect, cx: &DrawCx<'_>) {
+        screen::draw(self, frame, area, cx);
+    }
+
     fn hints(&self, keys: &Keymap) -> Option<String> {
         self.open.then(|| status_keys(keys))
     }

@@ -22,19 +22,7 @@ impl App {
     /// what reads a few rows at once (the presenter's slides, an export, a pair): the
     /// selected row's report arrives through `request_highlights` instead.
     pub fn report_of_row(&self, row: usize) -> Option<std::borrow::Cow<'_, GradeReport>> {
-        use super::super::entry::Score;
-        match self.corpus.scores.get(row)? {
-            Score::Graded(r) => Some(std::borrow::Cow::Borrowed(&**r)),
-            Score::Remembered(_) => {
-                let entry = self.corpus.entries.get(row)?;
-                self.corpus
-                    .score_cache
-                    .as_ref()?
-                    .get(&entry.rollout)
-                    .map(std::borrow::Cow::Owned)
-            }
-            _ => None,
-        }
+        self.corpus.report_of_row(row)
     }
 
     /// The full analysis of the selected row, once its job has answered.
@@ -110,11 +98,7 @@ impl App {
     }
 
     pub(super) fn set_pane(&mut self, pane: Pane) -> bool {
-        if self.detail.pane != pane {
-            self.detail.pane = pane;
-            self.detail.scroll = 0;
-            self.detail.hscroll = 0;
-        }
+        self.detail.show(pane);
         true
     }
 

@@ -305,7 +305,7 @@ impl Labelling {
         fx.jump_to = Some(row);
     }
 
-    /// Queues a label change for `row` (written by the I/O step (`Part::service`)); it can
+    /// Queues a label change for `row` (written by the I/O step (`Component::service`)); it can
     /// be taken back (`undo_label`).
     fn queue(&mut self, corpus: &Corpus, row: usize, categories: Vec<CategoryId>, note: &str) {
         let Some(entry) = corpus.entries.get(row) else {

@@ -2,8 +2,10 @@
 
 pub mod cases;
 pub mod code;
+pub mod detail;
 pub mod graph;
 pub mod labels;
+pub mod list;
 pub mod output;
 pub mod raw;
 pub mod response;
@@ -15,6 +17,7 @@ use ratatui::text::{Line, Span};
 use super::app::{App, Pane};
 use super::entry::Entry;
 use super::highlight::StyledLine;
+pub(crate) use super::layout::{wrap_hanging, wrap_words};
 
 /// What a pane shows.
 pub struct PaneContent {
@@ -52,67 +55,6 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
         Pane::Graph => graph::render(app, width),
         Pane::Task => task::render(app, entry),
     }
-}
-
-/// `spans` wrapped at spaces to lines at most `width` cells wide, each continuation line
-/// starting with `hang` (the gutter and indent of the first), so a wrapped paragraph keeps
-/// its left edge instead of outdenting under its own gutter.
-pub(crate) fn wrap_hanging(
-    spans: Vec<Span<'static>>,
-    width: usize,
-    hang: &[Span<'static>],
-) -> Vec<Line<'static>> {
-    let hang_w: usize = hang.iter().map(|s| s.content.chars().count()).sum();
-    let total: usize = spans.iter().map(|s| s.content.chars().count()).sum();
-    if width <= hang_w + 8 || total <= width {
-        return vec![Line::from(spans)];
-    }
-    // Words with the spaces after them, each keeping its style.
-    let mut words: Vec<Vec<(String, Style)>> = vec![Vec::new()];
-    for span in &spans {
-        let mut piece = String::new();
-        let mut after_space = false;
-        for ch in span.content.chars() {
-            if after_space && ch != ' ' {
-                if let Some(w) = words.last_mut() {
-                    w.push((std::mem::take(&mut piece), span.style));
-                }
-                words.push(Vec::new());
-                after_space = false;
-            }
-            after_space |= ch == ' ';
-            piece.push(ch);
-        }
-        if !piece.is_empty()
-            && let Some(w) = words.last_mut()
-        {
-            w.push((piece, span.style));
-        }
-    }
-    let mut lines = Vec::new();
-    let mut line: Vec<Span<'static>> = Vec::new();
-    let mut used = 0;
-    let mut fresh = true;
-    for word in words.into_iter().filter(|w| !w.is_empty()) {
-        let w: usize = word.iter().map(|(t, _)| t.chars().count()).sum();
-        let visible = w - word.last().map_or(0, |(t, _)| {
-            t.chars().rev().take_while(|c| *c == ' ').count()
-        });
-        if !fresh && used + visible > width {
-            lines.push(Line::from(std::mem::take(&mut line)));
-            line.extend(hang.iter().cloned());
-            used = hang_w;
-        }
-        fresh = false;
-        for (t, style) in word {
-            used += t.chars().count();
-            line.push(Span::styled(t, style));
-        }
-    }
-    if !line.is_empty() {
-        lines.push(Line::from(line));
-    }
-    lines
 }
 
 /// Spans of a highlighted line, or the plain text in `fallback` style.
@@ -184,33 +126,6 @@ pub(crate) fn labelled(
             ])
         })
         .collect()
-}
-
-/// Splits `text` into lines of at most `width` characters at spaces (long words are cut).
-pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
-    let width = width.max(8);
-    let mut out = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
-        if needed > width && !line.is_empty() {
-            out.push(std::mem::take(&mut line));
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-        while line.chars().count() > width {
-            let head: String = line.chars().take(width).collect();
-            let rest: String = line.chars().skip(width).collect();
-            out.push(head);
-            line = rest;
-        }
-    }
-    if !line.is_empty() {
-        out.push(line);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Drawing the Training screen (`super::training` holds its state): per step, the stored
+//! Drawing the Training screen (the `TrainingView` component, `super`, holds its state): per step, the stored
 //! training reward, the recomputed official reward, the accuracy and the responses' mean
 //! length as sparklines with their last values; the run's totals (zero-advantage groups,
 //! stored ≠ official, reward vs verdict, unjoined; empty outputs and those cut off in a
@@ -17,18 +17,18 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph};
 use crate::grade::runs::onset::ANY;
 use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
 
-use super::action::{Action, Scope};
-use super::app::App;
-use super::layout::fit;
-use super::stats_screen::heat;
-use super::theme::Theme;
-use super::training::TrainingResult;
+use super::super::action::{Action, Scope};
+use super::super::component::DrawCx;
+use super::super::layout::fit;
+use super::super::stats::heat;
+use super::super::theme::Theme;
+use super::{TrainingResult, TrainingView};
 
 /// One per-step figure of a step row.
 type StepFigure = fn(&StepRow) -> Option<f64>;
 
 /// Width of the name column of the heat map (NumPy name and zwc name).
-const NAME_WIDTH: usize = super::training::NAME_COLUMNS - 1;
+const NAME_WIDTH: usize = super::NAME_COLUMNS - 1;
 
 /// What a figure with nothing graded behind it reads.
 const NOTHING: &str = "–";
@@ -65,40 +65,39 @@ fn binned(
 }
 
 /// The function search box (`/`) for the status bar, while it is open.
-pub fn search_box(app: &App) -> Vec<Span<'static>> {
-    let search = &app.training.search;
+pub fn search_box(view: &TrainingView, cx: &DrawCx<'_>) -> Vec<Span<'static>> {
+    let search = &view.search;
     if !search.is_open() {
         return Vec::new();
     }
-    let key = app
-        .keymap
+    let key = cx
+        .keys
         .key_in(Scope::Training, Action::Search)
         .unwrap_or_else(|| "search".to_string());
     let mut spans = vec![
-        Span::styled(format!(" {key} "), app.theme.status_key),
+        Span::styled(format!(" {key} "), cx.theme.status_key),
         Span::raw(" "),
     ];
     spans.extend(search.spans(Style::default()));
     spans.push(Span::styled(
         " a function's NumPy or zwc name (~ fuzzy) ",
-        app.theme.dim,
+        cx.theme.dim,
     ));
     spans
 }
 
 /// Draws the screen over the list and panes when it is open (the status bar stays).
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
-    let view = &app.training;
+pub fn draw(view: &TrainingView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
     if !view.open {
         return;
     }
-    let theme = &app.theme;
+    let theme = cx.theme;
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
     let keys = if view.groups.is_some() {
-        super::training::group_keys(&app.keymap)
+        super::group_keys(cx.keys)
     } else {
-        super::training::footer_keys(&app.keymap, main.width >= 100)
+        super::footer_keys(cx.keys, main.width >= 100)
     };
     let title = format!(" Training · {keys} ");
     let block = Block::default()
@@ -110,14 +109,18 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
     frame.render_widget(block, main);
     let lines = match &view.result {
         None => vec![Line::styled(" computing the figures…", theme.dim)],
-        Some(r) => screen_lines(app, r, inner),
+        Some(r) => screen_lines(view, cx, r, inner),
     };
     frame.render_widget(Paragraph::new(lines), inner);
 }
 
-fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let view = &app.training;
+fn screen_lines(
+    view: &TrainingView,
+    cx: &DrawCx<'_>,
+    r: &TrainingResult,
+    area: Rect,
+) -> Vec<Line<'static>> {
+    let theme = cx.theme;
     let w = area.width as usize;
     let mut lines = Vec::new();
     let Some(&run) = r.training_runs.get(view.run) else {
@@ -274,8 +277,8 @@ fn screen_lines(app: &App, r: &TrainingResult, area: Rect) -> Vec<Line<'static>>
     };
     let height = (area.height as usize).saturating_sub(lines.len() + 1);
     let body = match view.groups {
-        Some(at) => group_lines(app, at, w, height),
-        None => map_lines(app, r, &map, w, height),
+        Some(at) => group_lines(view, cx, at, w, height),
+        None => map_lines(view, cx, r, &map, w, height),
     };
     let about = match view.groups {
         Some(_) => {
@@ -374,8 +377,8 @@ fn steps_text(lo: u32, hi: u32) -> String {
 }
 
 /// ` (↓)`: the key that scrolls to what is out of sight, from the keymap.
-fn down_key(app: &App) -> String {
-    app.keymap
+fn down_key(cx: &DrawCx<'_>) -> String {
+    cx.keys
         .key_in(Scope::Training, Action::Down)
         .map_or(String::new(), |k| format!(" ({k})"))
 }
@@ -441,9 +444,15 @@ fn map_window(cursor: usize, room: usize) -> (usize, usize) {
 }
 
 /// The zero-advantage groups of the highlighted column's steps, `height` lines at most.
-fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let groups = app.training.zero_groups();
+fn group_lines(
+    view: &TrainingView,
+    cx: &DrawCx<'_>,
+    at: usize,
+    w: usize,
+    height: usize,
+) -> Vec<Line<'static>> {
+    let theme = cx.theme;
+    let groups = view.zero_groups();
     let mut lines = Vec::new();
     // The line saying how many more, and the selected group's task.
     let room = height.saturating_sub(2).max(1);
@@ -468,7 +477,7 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
             format!(
                 " … {} more groups{}",
                 groups.len() - first - room,
-                down_key(app)
+                down_key(cx)
             ),
             theme.dim,
         ));
@@ -480,7 +489,7 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
                     " step {step}, group {}: {}{}",
                     g.group,
                     g.task,
-                    app.keymap
+                    cx.keys
                         .says_in(
                             Scope::Training,
                             Action::Choose,
@@ -499,14 +508,14 @@ fn group_lines(app: &App, at: usize, w: usize, height: usize) -> Vec<Line<'stati
 /// The heat map and, always, the highlighted cell's line and its function's course line,
 /// in `height` lines.
 fn map_lines(
-    app: &App,
+    view: &TrainingView,
+    cx: &DrawCx<'_>,
     r: &TrainingResult,
     map: &HeatMap,
     w: usize,
     height: usize,
 ) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let view = &app.training;
+    let theme = cx.theme;
     let mut lines = Vec::new();
     if map.rows.is_empty() {
         lines.push(Line::styled(
@@ -520,7 +529,7 @@ fn map_lines(
         format!(" {}", fit("zwc function \\ step", NAME_WIDTH)),
         theme.column_header,
     )];
-    let cell_w = super::training::cell_width(&map.bins);
+    let cell_w = super::cell_width(&map.bins);
     for (b, bin) in map.bins.iter().enumerate() {
         let style = if b == view.cell.1 {
             theme.column_header.add_modifier(Modifier::REVERSED)
@@ -561,7 +570,7 @@ fn map_lines(
             format!(
                 " … {} more functions{}",
                 map.rows.len() - first - room,
-                down_key(app)
+                down_key(cx)
             ),
             theme.dim,
         ));
@@ -589,7 +598,7 @@ fn map_lines(
             format!(
                 " {numpy} ({zwc}) at {steps}: {n} samples, {right} right ({}), {reward} with reward 1{}",
                 pct(right as f64 / n as f64),
-                app.keymap
+                cx.keys
                     .says_in(Scope::Training, Action::Choose, "lists them")
                     .map_or(String::new(), |s| format!(" · {s}"))
             )
@@ -604,7 +613,7 @@ fn map_lines(
         {
             // Two lines at most (`map_room` keeps them), the second cut with a mark.
             let text = course_text(c, r.report.figures.learned_at);
-            let wrapped = super::panes::wrap_words(text.trim_start(), w.saturating_sub(1));
+            let wrapped = super::super::layout::wrap_words(text.trim_start(), w.saturating_sub(1));
             if let Some(first) = wrapped.first() {
                 lines.push(Line::styled(format!(" {first}"), theme.dim));
             }

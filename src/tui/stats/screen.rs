@@ -1,4 +1,4 @@
-//! Drawing the stats and compare screens (`super::stats` holds their state): run
+//! Drawing the stats and compare screens (the `StatsView` component, `super`, holds their state): run
 //! summaries, the heat-coloured internalization map, the flip matrix, a cell's pairs, and
 //! one pair side by side with a diff of the code.
 
@@ -12,12 +12,12 @@ use similar::{ChangeTag, TextDiff};
 use crate::grade::runs::{self, pct};
 use crate::model::Verdict;
 
-use super::action::{Action, Scope};
-use super::app::App;
-use super::entry::Shown;
-use super::layout::fit;
-use super::stats::{Screen, StatsResult, cell_pairs, sort_label, sorted_map};
-use super::theme::Theme;
+use super::super::action::{Action, Scope};
+use super::super::component::DrawCx;
+use super::super::entry::Shown;
+use super::super::layout::fit;
+use super::super::theme::Theme;
+use super::{Screen, StatsResult, StatsView, cell_pairs, sort_label, sorted_map};
 
 fn rfit(s: &str, w: usize) -> String {
     let n = s.chars().count();
@@ -46,11 +46,11 @@ fn bar(share: f64, width: usize) -> String {
 }
 
 /// Draws the open screen over the list and panes (the status bar stays).
-pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
-    let Some(screen) = app.stats.screen else {
+pub fn draw(view: &StatsView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+    let Some(screen) = view.screen else {
         return;
     };
-    let theme = &app.theme;
+    let theme = cx.theme;
     let [main, _status] = Layout::vertical([Constraint::Min(3), Constraint::Length(1)]).areas(area);
     frame.render_widget(Clear, main);
     let name = match screen {
@@ -59,10 +59,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         Screen::Cell(..) => "Pairs in the cell",
         Screen::Pair(..) => "Pair side by side",
     };
-    let title = format!(
-        " {name} · {} ",
-        super::stats::footer_keys(screen, &app.keymap)
-    );
+    let title = format!(" {name} · {} ", super::footer_keys(screen, cx.keys));
     let block = Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
@@ -70,7 +67,7 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         .style(theme.base);
     let inner = block.inner(main);
     frame.render_widget(block, main);
-    let Some(r) = &app.stats.result else {
+    let Some(r) = &view.result else {
         frame.render_widget(
             Paragraph::new(Line::styled(" computing the figures…", theme.dim)),
             inner,
@@ -78,24 +75,24 @@ pub fn draw(frame: &mut Frame, app: &App, area: Rect) {
         return;
     };
     let lines = match screen {
-        Screen::Map => map_lines(app, r, inner),
-        Screen::Compare => compare_lines(app, r, inner),
-        Screen::Cell(a, b) => cell_lines(app, r, a, b),
-        Screen::Pair(a, b, i) => pair_lines(app, r, a, b, i, inner),
+        Screen::Map => map_lines(view, cx, r, inner),
+        Screen::Compare => compare_lines(view, cx, r, inner),
+        Screen::Cell(a, b) => cell_lines(view, cx, r, a, b),
+        Screen::Pair(a, b, i) => pair_lines(view, cx, r, a, b, i, inner),
     };
     let scroll = if matches!(screen, Screen::Pair(..)) {
-        app.stats.scroll
+        view.scroll
     } else {
         0
     };
     frame.render_widget(Paragraph::new(lines).scroll((scroll, 0)), inner);
 }
 
-fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn map_lines(view: &StatsView, cx: &DrawCx<'_>, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
+    let theme = cx.theme;
     let w = area.width as usize;
     let mut lines = Vec::new();
-    if app.stats.computing {
+    if view.computing {
         lines.push(Line::styled(" updating…", theme.dim));
     }
     let wide = w >= 120;
@@ -107,7 +104,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         .collect();
     let names = runs::short_run_names(&names, 12);
     for (k, st) in r.report.runs.iter().map(|run| &run.stats).enumerate() {
-        let mark = if st.run as usize == app.stats.run {
+        let mark = if st.run as usize == view.run {
             "▸"
         } else {
             " "
@@ -145,7 +142,7 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         // Wrapped under the run's figures: a figure cut off reads as another figure.
         if st.loopholes.right > 0 {
             let text = loophole_text(&st.loopholes, st.reward.rewarded > 0);
-            for part in super::panes::wrap_words(&text, w.saturating_sub(15)) {
+            for part in super::super::layout::wrap_words(&text, w.saturating_sub(15)) {
                 lines.push(Line::styled(
                     format!("{}{part}", " ".repeat(14)),
                     theme.verdict_failed,
@@ -179,14 +176,14 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             format!(
                 " {} rows not graded yet are left out{}",
                 r.ungraded,
-                app.keymap
+                cx.keys
                     .says_in(Scope::Stats, Action::StatsScreen, "refreshes")
                     .map_or(String::new(), |s| format!(" ({s})"))
             ),
             theme.dim,
         ));
     }
-    if let Some(l) = r.report.labels.get(app.stats.run).map(|l| &l.stats)
+    if let Some(l) = r.report.labels.get(view.run).map(|l| &l.stats)
         && l.labelled_failures > 0
     {
         let sample = match l.sample {
@@ -196,8 +193,8 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             runs::LabelSample::None => "none",
         };
         let order = match l.sample {
-            runs::LabelSample::Picked => app
-                .keymap
+            runs::LabelSample::Picked => cx
+                .keys
                 .says(Action::ToggleLabelOrder, "labels in random order")
                 .map_or(String::new(), |s| format!(" ({s})")),
             _ => String::new(),
@@ -226,16 +223,16 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
             })
             .collect();
         // Every category shown whole: wrapped, not cut.
-        for part in super::panes::wrap_words(&parts.join(" · "), w.saturating_sub(4)) {
+        for part in super::super::layout::wrap_words(&parts.join(" · "), w.saturating_sub(4)) {
             lines.push(Line::styled(format!("   {part}"), theme.dim));
         }
     }
-    let run_name = r.set.runs.get(app.stats.run).cloned().unwrap_or_default();
+    let run_name = r.set.runs.get(view.run).cloned().unwrap_or_default();
     lines.push(Line::styled(
         format!(
             " internalization map of {run_name} ({}{})",
-            sort_label(app.stats.sort),
-            app.keymap
+            sort_label(view.sort),
+            cx.keys
                 .key_in(Scope::Stats, Action::SortRows)
                 .map_or(String::new(), |k| format!("; {k}: sort"))
         ),
@@ -257,9 +254,9 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     }
     let layout = MapColumns::for_width(w);
     lines.push(Line::styled(layout.header(), theme.column_header));
-    let map = sorted_map(&app.stats, r);
+    let map = sorted_map(view, r);
     if map.is_empty() {
-        let why = if app.corpus.ctx.api.is_empty() {
+        let why = if cx.corpus.ctx.api.is_empty() {
             " no function rows: no API doc (pass --api-doc FILE or set SEBX_API_DOC)"
         } else {
             " no function rows: the tasks name no function the API doc knows"
@@ -280,9 +277,9 @@ fn map_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
         0
     };
     let room = left.saturating_sub(names_h).max(1);
-    let first = app.stats.cursor.saturating_sub(room.saturating_sub(1));
+    let first = view.cursor.saturating_sub(room.saturating_sub(1));
     for (i, row) in map.iter().enumerate().skip(first).take(room) {
-        lines.push(layout.row(theme, row, i == app.stats.cursor));
+        lines.push(layout.row(theme, row, i == view.cursor));
     }
     if names_h > 2 {
         lines.push(Line::raw(""));
@@ -546,8 +543,13 @@ fn short(v: Verdict) -> &'static str {
     }
 }
 
-fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn compare_lines(
+    view: &StatsView,
+    cx: &DrawCx<'_>,
+    r: &StatsResult,
+    area: Rect,
+) -> Vec<Line<'static>> {
+    let theme = cx.theme;
     let mut lines = Vec::new();
     let Some(report) = &r.compare else {
         lines.push(Line::styled(" nothing to compare", theme.dim));
@@ -630,7 +632,7 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
                 "▲" => theme.verdict_right,
                 _ => theme.base,
             };
-            if app.stats.cell == (i, j) {
+            if view.cell == (i, j) {
                 style = theme.selected;
             }
             spans.push(Span::styled(rfit(&format!("{n}{mark}"), 8), style));
@@ -676,8 +678,14 @@ fn compare_lines(app: &App, r: &StatsResult, area: Rect) -> Vec<Line<'static>> {
     lines
 }
 
-fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+fn cell_lines(
+    view: &StatsView,
+    cx: &DrawCx<'_>,
+    r: &StatsResult,
+    a: usize,
+    b: usize,
+) -> Vec<Line<'static>> {
+    let theme = cx.theme;
     let pairs = cell_pairs(r, a, b);
     let mut lines = vec![Line::styled(
         format!(
@@ -690,7 +698,7 @@ fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'stati
     )];
     for (i, (ia, ib)) in pairs.iter().enumerate() {
         let (fa, fb) = (&r.set.rollouts[*ia], &r.set.rollouts[*ib]);
-        let style = if i == app.stats.pair_cursor {
+        let style = if i == view.pair_cursor {
             theme.selected
         } else {
             theme.base
@@ -709,13 +717,10 @@ fn cell_lines(app: &App, r: &StatsResult, a: usize, b: usize) -> Vec<Line<'stati
     lines
 }
 
-fn failed_cases(app: &App, row: usize) -> Vec<String> {
-    let report = app
-        .stats
-        .pair_reports
-        .report(row, app.corpus.scores_changed, || {
-            app.report_of_row(row).map(|r| r.into_owned())
-        });
+fn failed_cases(view: &StatsView, cx: &DrawCx<'_>, row: usize) -> Vec<String> {
+    let report = view.pair_reports.report(row, cx.corpus.scores_changed, || {
+        cx.corpus.report_of_row(row).map(|r| r.into_owned())
+    });
     let Some(report) = report else {
         return Vec::new();
     };
@@ -745,21 +750,21 @@ fn failed_cases(app: &App, row: usize) -> Vec<String> {
 }
 
 fn pair_lines(
-    app: &App,
+    view: &StatsView,
+    cx: &DrawCx<'_>,
     r: &StatsResult,
     a: usize,
     b: usize,
     i: usize,
     area: Rect,
 ) -> Vec<Line<'static>> {
-    let theme = &app.theme;
+    let theme = cx.theme;
     let pairs = cell_pairs(r, a, b);
     let Some(&(ia, ib)) = pairs.get(i) else {
         return vec![Line::styled(" the pair is gone", theme.dim)];
     };
     let (row_a, row_b) = (r.rows[ia], r.rows[ib]);
-    let (Some(ea), Some(eb)) = (app.corpus.entries.get(row_a), app.corpus.entries.get(row_b))
-    else {
+    let (Some(ea), Some(eb)) = (cx.corpus.entries.get(row_a), cx.corpus.entries.get(row_b)) else {
         return vec![Line::styled(" the rows are gone", theme.dim)];
     };
     let (fa, fb) = (&r.set.rollouts[ia], &r.set.rollouts[ib]);
@@ -770,7 +775,7 @@ fn pair_lines(
         Span::styled(fb.verdict.as_str(), theme.verdict(fb.verdict)),
     ])];
     for (label, row) in [("A", row_a), ("B", row_b)] {
-        for c in failed_cases(app, row) {
+        for c in failed_cases(view, cx, row) {
             lines.push(Line::styled(format!(" {label} {c}"), theme.dim));
         }
     }
