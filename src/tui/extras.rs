@@ -12,8 +12,8 @@ use std::sync::Arc;
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
-use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::text::Line;
+use ratatui::widgets::{Clear, Paragraph};
 
 use super::action::{Action, Keymap, Scope};
 use super::component::{Component, Cx, DrawCx};
@@ -392,11 +392,7 @@ pub fn draw_popup(frame: &mut Frame, x: &ExtraKeys, theme: &Theme, keys: &Keymap
     let skip = (at + 1).saturating_sub(rows);
     let rect = popup_area(area, width, height);
     frame.render_widget(Clear, rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(title, theme.title))
-        .style(theme.popup);
+    let block = crate::tui::layout::titled_box(theme, title, theme.popup);
     let shown: Vec<Line> = lines.into_iter().skip(skip).take(rows).collect();
     frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

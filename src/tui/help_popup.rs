@@ -6,7 +6,7 @@
 use ratatui::Frame;
 use ratatui::layout::Rect;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 
 use super::action::{Action, Scope};
 use std::cell::Cell;
@@ -14,7 +14,7 @@ use std::cell::Cell;
 use ratatui::widgets::Wrap;
 
 use super::component::{Component, DrawCx};
-use super::layout::{fit, popup_area};
+use super::layout::{fit, popup_area, titled_box};
 use super::state::Popup;
 
 /// The help popup: how far it can scroll, as the last frame drew it (drawing records it).
@@ -146,23 +146,17 @@ fn draw_help(help: &HelpPopup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
     let max = help_max_scroll(cx, (area.width, area.height));
     help.scroll_max.set(max);
     frame.render_widget(Clear, popup);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(
-            format!(
-                " Help — keys ({}) ",
-                cx.keys.hint(
-                    Scope::Main,
-                    &[
-                        (&[Action::Up, Action::Down], "scroll"),
-                        (&[Action::Cancel], "closes")
-                    ]
-                )
-            ),
-            theme.title,
-        ))
-        .style(theme.popup);
+    let title = format!(
+        " Help — keys ({}) ",
+        cx.keys.hint(
+            Scope::Main,
+            &[
+                (&[Action::Up, Action::Down], "scroll"),
+                (&[Action::Cancel], "closes")
+            ]
+        )
+    );
+    let block = titled_box(theme, title, theme.popup);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)
@@ -192,18 +186,12 @@ fn draw_issues(frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         area.height.saturating_sub(4),
     );
     frame.render_widget(Clear, popup);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(
-            format!(
-                " {} lines could not be loaded{} ",
-                cx.corpus.issues.len(),
-                cx.keys.aside(Action::Cancel, "closes")
-            ),
-            theme.title,
-        ))
-        .style(theme.popup);
+    let title = format!(
+        " {} lines could not be loaded{} ",
+        cx.corpus.issues.len(),
+        cx.keys.aside(Action::Cancel, "closes")
+    );
+    let block = titled_box(theme, title, theme.popup);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)

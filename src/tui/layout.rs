@@ -217,6 +217,16 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
     out
 }
 
+/// The focused box a screen (filled with `theme.base`) or a popup (`theme.popup`) is drawn
+/// in, titled `title` in the title style.
+pub fn titled_box(theme: &Theme, title: String, fill: ratatui::style::Style) -> Block<'static> {
+    Block::default()
+        .borders(Borders::ALL)
+        .border_style(theme.border_focused)
+        .title(Span::styled(title, theme.title))
+        .style(fill)
+}
+
 /// A popup's box of `width` over `area`, scrolled to keep the `focus` line in view (else as
 /// far as the popup is scrolled).
 #[allow(clippy::too_many_arguments)]
@@ -240,11 +250,7 @@ pub fn popup_box(
         None => popup_scroll,
     };
     frame.render_widget(Clear, popup_rect);
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(title, theme.title))
-        .style(theme.popup);
+    let block = titled_box(theme, title, theme.popup);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)

@@ -6,7 +6,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 use similar::{ChangeTag, TextDiff};
 
 use crate::grade::runs::{self, pct};
@@ -60,11 +60,7 @@ pub fn draw(view: &StatsView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         Screen::Pair(..) => "Pair side by side",
     };
     let title = format!(" {name} · {} ", super::footer_keys(screen, cx.keys));
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(title, theme.title))
-        .style(theme.base);
+    let block = crate::tui::layout::titled_box(theme, title, theme.base);
     let inner = block.inner(main);
     frame.render_widget(block, main);
     let Some(r) = &view.result else {

@@ -12,7 +12,7 @@ use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Clear, Paragraph};
+use ratatui::widgets::{Clear, Paragraph};
 
 use crate::grade::runs::onset::ANY;
 use crate::grade::runs::{HeatMap, StepRow, bin_label, pct, step_bins};
@@ -100,11 +100,7 @@ pub fn draw(view: &TrainingView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>)
         super::footer_keys(cx.keys, main.width >= 100)
     };
     let title = format!(" Training · {keys} ");
-    let block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border_focused)
-        .title(Span::styled(title, theme.title))
-        .style(theme.base);
+    let block = crate::tui::layout::titled_box(theme, title, theme.base);
     let inner = block.inner(main);
     frame.render_widget(block, main);
     let lines = match &view.result {
