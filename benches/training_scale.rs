@@ -207,6 +207,34 @@ fn distinct_wanted() -> bool {
     std::env::var("SEBX_BENCH_DISTINCT").is_ok_and(|v| v == "1")
 }
 
+/// Writes step file `step` of a run: [`PER_STEP`] / [`GROUP`] groups of [`GROUP`] samples,
+/// at most `samples` samples in all (counting in `written`), `line(group, written)` each;
+/// returns its bytes.
+fn write_lines(
+    run: &Path,
+    step: usize,
+    samples: usize,
+    written: &mut usize,
+    mut line: impl FnMut(usize, usize) -> serde_json::Value,
+) -> u64 {
+    let mut bytes = 0;
+    let path = run.join(format!("{step}.jsonl"));
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
+    for g in 0..PER_STEP / GROUP {
+        for _ in 0..GROUP {
+            if *written == samples {
+                break;
+            }
+            let text = line(g, *written).to_string();
+            bytes += text.len() as u64 + 1;
+            writeln!(f, "{text}").expect("write");
+            *written += 1;
+        }
+    }
+    f.flush().expect("flush");
+    bytes
+}
+
 /// [`write_step`] with real responses, each program made distinct: a group of [`GROUP`]
 /// samples answers one task, each sample a response to it drawn from the parity rollouts
 /// with its own comment; the score is the official reward of that response.
@@ -219,29 +247,15 @@ fn write_distinct_step(
     samples: usize,
     written: &mut usize,
 ) -> u64 {
-    let mut bytes = 0;
-    let path = run.join(format!("{step}.jsonl"));
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
-    for g in 0..PER_STEP / GROUP {
+    write_lines(run, step, samples, written, |g, n| {
         let (t, list) = &responses.by_task[(step * 7 + g * 13) % responses.by_task.len()];
         let task = &tasks[*t];
-        for _ in 0..GROUP {
-            if *written == samples {
-                break;
-            }
-            let (response, reward) = &list[rng.below(list.len())];
-            let line = json!({
-                "input": task.prompt, "output": distinct(response, *written), "gts": task.gts,
-                "score": reward, "step": step, "acc": *reward == 1.0,
-            });
-            let text = line.to_string();
-            bytes += text.len() as u64 + 1;
-            writeln!(f, "{text}").expect("write");
-            *written += 1;
-        }
-    }
-    f.flush().expect("flush");
-    bytes
+        let (response, reward) = &list[rng.below(list.len())];
+        json!({
+            "input": task.prompt, "output": distinct(response, n), "gts": task.gts,
+            "score": reward, "step": step, "acc": *reward == 1.0,
+        })
+    })
 }
 
 /// Writes step file `step` of a run of `steps` (at most `samples` samples in all, counting
@@ -255,37 +269,23 @@ fn write_step(
     samples: usize,
     written: &mut usize,
 ) -> u64 {
-    let mut bytes = 0;
-    let path = run.join(format!("{step}.jsonl"));
-    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).expect("create"));
-    for g in 0..PER_STEP / GROUP {
+    write_lines(run, step, samples, written, |g, _| {
         let task = &tasks[(step * 7 + g * 13) % tasks.len()];
-        for _ in 0..GROUP {
-            if *written == samples {
-                break;
-            }
-            // Later steps answer right more often.
-            let right = rng.below(steps) < step;
-            let v = if right { 0 } else { 1 + rng.below(3) };
-            let think = prose(rng, 120);
-            let before = prose(rng, 90);
-            let output = format!(
-                "<think>\n{think}\n</think>\n\n{before}\n\n```python\n{}\n```",
-                task.variants[v].trim()
-            );
-            let line = json!({
-                "input": task.prompt, "output": output, "gts": task.gts,
-                "score": if v == 0 { 1.0 } else { 0.0 }, "step": step,
-                "acc": v == 0,
-            });
-            let text = line.to_string();
-            bytes += text.len() as u64 + 1;
-            writeln!(f, "{text}").expect("write");
-            *written += 1;
-        }
-    }
-    f.flush().expect("flush");
-    bytes
+        // Later steps answer right more often.
+        let right = rng.below(steps) < step;
+        let v = if right { 0 } else { 1 + rng.below(3) };
+        let think = prose(rng, 120);
+        let before = prose(rng, 90);
+        let output = format!(
+            "<think>\n{think}\n</think>\n\n{before}\n\n```python\n{}\n```",
+            task.variants[v].trim()
+        );
+        json!({
+            "input": task.prompt, "output": output, "gts": task.gts,
+            "score": if v == 0 { 1.0 } else { 0.0 }, "step": step,
+            "acc": v == 0,
+        })
+    })
 }
 
 fn secs(d: Duration) -> String {
