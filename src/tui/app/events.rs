@@ -90,6 +90,9 @@ impl App {
                 // Remembered rows a scorer pays, without the behaviour questions' answers.
                 let mut behaviour_missing = Vec::new();
                 let can_grade = self.corpus.ctx.grading == Grading::Available;
+                // The explorer's grader asks them (`Grader::new`).
+                let asks_behaviour =
+                    can_grade && crate::grade::backend::Grader::default_settings().behaviour;
                 for (row, known) in found {
                     let Some(slot) = self.corpus.scores.get_mut(row) else {
                         continue;
@@ -114,16 +117,7 @@ impl App {
                                 false,
                             ) {
                                 reward_missing.push(row);
-                            } else if can_grade
-                                // The explorer's grader asks them (`Grader::new`).
-                                && crate::grade::backend::Grader::default_settings().behaviour
-                                && crate::session::runs::wants_grading(
-                                    Some(&facts),
-                                    training,
-                                    can_grade,
-                                    true,
-                                )
-                            {
+                            } else if asks_behaviour && facts.behaviour_pending() {
                                 // Traced in the background, its verdict kept on screen.
                                 behaviour_missing.push(row);
                             }
