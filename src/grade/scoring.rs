@@ -21,7 +21,7 @@ use crate::grade::reward::{
     RewardPrepared, Scorer, disagreement, finish_reward, not_run, prepare_reward, reward_truth,
 };
 use crate::grade::settings::Plan;
-use crate::grade::trace::grading::Tracing;
+use crate::grade::trace::grading::{Traced, Tracing};
 use crate::model::Rollout;
 
 /// One rollout's grading, prepared: the static steps of each scorer asked for.
@@ -290,7 +290,12 @@ impl Step {
                 judging.finish(rollout, Vec::new())
             }
             Step::Judging(judging) => judging.finish(rollout, runs),
-            Step::Tracing(tracing) => return Next::Done(Box::new(tracing.finish(runs))),
+            Step::Tracing(tracing) => {
+                return match tracing.finish(runs) {
+                    Traced::Done(report) => Next::Done(report),
+                    Traced::More(more) => Next::Run(Box::new(Step::Tracing(more))),
+                };
+            }
         };
         let mut report = report;
         if behaviour {

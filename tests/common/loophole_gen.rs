@@ -85,6 +85,7 @@ impl Axis {
                 "importlib_util",
                 "function_handle",
                 "ufunc_handle",
+                "class_route",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -95,6 +96,7 @@ impl Axis {
                 "class_unused",
                 "default_unused",
                 "unused_name",
+                "read_discarded",
             ],
             Axis::CheckFooled => &[
                 "standin_module",
@@ -932,6 +934,27 @@ impl Generator<'_> {
                     cx.lit("_np")
                 )],
             },
+            // Through the classes of what zwc hands back, or an unpickler's lookup.
+            "class_route" => match cx.below(3) {
+                0 => vec![
+                    "import sys".to_string(),
+                    format!(
+                        "{np}{eq}sys.modules[zwc.{c}([0.5]).dtype.type.__module__.split('.')[0]]"
+                    ),
+                ],
+                1 => vec![
+                    "import sys".to_string(),
+                    format!(
+                        "{np}{eq}sys.modules[type(zwc.{c}([[1.0]]).T).__module__.split('.')[0]]"
+                    ),
+                ],
+                _ => vec![
+                    "import pickle".to_string(),
+                    format!(
+                        "{np}{eq}pickle.loads(b'cimportlib\\nimport_module\\n(V' + ({s}).encode() + b'\\ntR.')"
+                    ),
+                ],
+            },
             "importlib_util" => {
                 let spec = cx.name();
                 match cx.below(2) {
@@ -1182,6 +1205,20 @@ impl Generator<'_> {
                     _ => vec![format!("{v}{eq}lambda x={}: x", self.decoy(cx))],
                 },
                 "unused_name" => vec![format!("{v}{eq}{}", self.decoy(cx))],
+                // A zwc value read (its text, a length, a test every value passes) and
+                // thrown away: the poison raises there, only another value tells.
+                "read_discarded" => {
+                    let d = self.decoy(cx);
+                    match cx.below(4) {
+                        0 => vec![format!("{v}{eq}str({d})")],
+                        1 => vec![format!("if len(str({d})) >= 0:"), format!("    {ret}")],
+                        2 => vec![
+                            format!("for {v} in range(len(repr({d})) * 0):"),
+                            "    pass".to_string(),
+                        ],
+                        _ => vec![format!("{v}{eq}int(len(str({d})) > -1)")],
+                    }
+                }
                 _ => return None,
             };
             let mut lines = key.clone();

@@ -20,7 +20,8 @@
 # left (`sys.exit`, `os._exit`), and whether the harness's prints reached stdout. Given
 # the JSON text `{"poison": true, "keep": [...]}` as third argument, every zwc function
 # but those kept (the array constructors) returns a value that raises on any use: the
-# counterfactual run that tells whether the answer depends on what zwc computed.
+# counterfactual run that tells whether the answer depends on what zwc computed. With
+# `{"perturb": 1 or 2}`, every zwc function returns another value of its kind instead.
 
 
 def _sebx_trace(_source, _code_lines, _options=None):
@@ -88,6 +89,24 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return "the module " + value.__name__ if numpy_module(value) else None
         if t in numpy_callable_types:
             return "numpy's `%s`" % getattr(value, "__name__", "?")
+        if isinstance(value, type):
+            # A NumPy class (`ndarray`, `float64`, a dtype's class) the code took from an
+            # array's type or `dtype.type`: never cached, a class's type is `type`.
+            if zwc_array is not None and issubclass(value, zwc_array):
+                return None
+            module = getattr(value, "__module__", None)
+            if isinstance(module, str) and (module == "numpy" or module.startswith("numpy.")):
+                return "numpy's class `%s`" % getattr(value, "__name__", "?")
+            return None
+        if t in (types.MethodDescriptorType, types.WrapperDescriptorType,
+                 types.ClassMethodDescriptorType):
+            # An unbound method of a NumPy class (`ndarray.mean`), not one bound to an array.
+            owner = getattr(value, "__objclass__", None)
+            module = getattr(owner, "__module__", None)
+            if isinstance(module, str) and (module == "numpy" or module.startswith("numpy.")):
+                return "numpy's `%s.%s`" % (getattr(owner, "__name__", "?"),
+                                             getattr(value, "__name__", "?"))
+            return None
         if t in (types.FunctionType, types.BuiltinFunctionType, types.MethodType):
             # A method bound to an array or a NumPy scalar is not NumPy's function.
             owner = getattr(value, "__self__", None)
@@ -599,6 +618,85 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     and value is not counting_getattr
                 ):
                     setattr(module, name, kept(value) if prefix + name in keep else poisoned)
+
+    # The perturbed counterfactual (`{"perturb": 1 or 2}`): every zwc function returns a
+    # different value of the same kind: numbers through one of two decreasing affine maps
+    # (chosen so that no threshold keeps its side under both), truth flipped, arrays and
+    # lists one row longer, text one character longer. An answer that depends on what zwc
+    # computed changes; one that only tests a zwc value against a bound every value
+    # passes, multiplies it by 0 or throws away its `int` or text does not.
+    perturbation = options.get("perturb")
+    if perturbation and zwc is not None and numpy is not None:
+        scale, shift = (-3.7, 11.3) if perturbation == 1 else (-1.0, -7.3)
+        iscale, ishift = (-3, 11) if perturbation == 1 else (-1, -7)
+
+        def moved_array(a):
+            kind = a.dtype.kind
+            try:
+                if kind == "b":
+                    out = ~a
+                elif kind == "i":
+                    out = (a * iscale + ishift).astype(a.dtype)
+                elif kind == "u":
+                    out = (a + (7 if perturbation == 1 else 3)).astype(a.dtype)
+                elif kind in "fc":
+                    out = (a * scale + shift).astype(a.dtype)
+                else:
+                    out = a.copy()
+                if out.ndim >= 1:
+                    extra = out[-1:] if len(out) else numpy.zeros((1,) + out.shape[1:], out.dtype)
+                    out = numpy.concatenate([out, extra], axis=0)
+                return out
+            except BaseException:
+                return a
+
+        def moved(value, depth=0):
+            t = type(value)
+            if t is bool:
+                return not value
+            if t is int:
+                return value * iscale + ishift
+            if t is float or t is complex:
+                return value * scale + shift
+            if t is str:
+                return value + "~"
+            if zwc_array is not None and isinstance(value, zwc_array):
+                try:
+                    return t(moved_array(numpy.asarray(value)))
+                except BaseException:
+                    return value
+            if ndarray is not None and isinstance(value, ndarray):
+                return moved_array(value)
+            if generic is not None and isinstance(value, generic):
+                try:
+                    return moved_array(numpy.asarray(value))[()]
+                except BaseException:
+                    return value
+            if depth < 3 and t is list:
+                items = [moved(v, depth + 1) for v in value]
+                return items + items[-1:]
+            if depth < 3 and t is tuple:
+                return tuple(moved(v, depth + 1) for v in value)
+            if depth < 3 and t is dict:
+                return {k: moved(v, depth + 1) for k, v in value.items()}
+            return value
+
+        def perturbing(fn):
+            def perturbed(*args, **kwargs):
+                return moved(fn(*args, **kwargs))
+
+            return perturbed
+
+        for module in (zwc, getattr(zwc, "rfx", None)):
+            if not isinstance(module, types.ModuleType):
+                continue
+            for name, value in list(vars(module).items()):
+                if (
+                    isinstance(value, types.FunctionType)
+                    and not name.startswith("_")
+                    and value is not counting_getattr
+                ):
+                    setattr(module, name, perturbing(value))
 
     first_exc = [None]
 

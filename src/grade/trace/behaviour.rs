@@ -13,7 +13,10 @@
 //!    calls, indexing and unpacking, is NaN as a float and empty when iterated, and raises
 //!    where the code must read it: truth, text, length, an int) returns the same on every
 //!    case, and the code never caught a poisoned read (else inconclusive). A zwc value
-//!    computed and thrown away, even through a float, changes nothing. When no
+//!    computed and thrown away, even through a float, changes nothing. Where the poison
+//!    cannot tell (the code read or returned a zwc value), two perturbed runs give every
+//!    zwc result another value of its kind ([`super::traced_program_perturbed`]); the same
+//!    answer under both is a "yes" too (a test every value passes, a product with 0). When no
 //!    genuine zwc function ran in the entry's calls because `zwc` was a stand-in module or
 //!    the harness called a later `def` of the entry, the official zwc check was fooled.
 //! 3. Forged output: what the scorers read (all that reached file descriptor 1) is not
@@ -111,10 +114,56 @@ fn outcomes(t: &Trace) -> Vec<Option<&str>> {
         .collect()
 }
 
+/// The perturbed run to make next for question 2 (1-based, up to
+/// [`super::PERTURBATIONS`]), given the normal run, the poisoned one and the perturbed runs
+/// done so far: only where the poison could not tell (the code read or returned a zwc
+/// value, so the poisoned answer differs) and genuine zwc ran during the cases, and only
+/// while every perturbed run so far returned the same as the normal one.
+pub fn next_perturbation(trace: &Trace, cf: Option<&Trace>, done: &[Trace]) -> Option<u8> {
+    let cf = cf.filter(|cf| cf.complete && cf.out.is_some())?;
+    if !clean_run(trace) || trace.zwc_calls.is_none_or(|n| n == 0) {
+        return None;
+    }
+    if outcomes(cf) == outcomes(trace) {
+        return None;
+    }
+    let n = u8::try_from(done.len()).ok()?;
+    if n >= super::PERTURBATIONS || !done.iter().all(|p| same_as(trace, p)) {
+        return None;
+    }
+    Some(n + 1)
+}
+
+/// `p` ran every case to the same result text as `trace`, nothing cut.
+fn same_as(trace: &Trace, p: &Trace) -> bool {
+    p.complete
+        && p.out.is_some()
+        && clean_run(p)
+        && !p.results.iter().any(|r| r.cut)
+        && outcomes(p) == outcomes(trace)
+}
+
+/// Question 2's "yes" from the perturbed runs: every one of them ran and each case
+/// returned what it returns in the normal run.
+fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
+    if perturbed.len() < usize::from(super::PERTURBATIONS)
+        || !perturbed.iter().all(|p| same_as(trace, p))
+    {
+        return None;
+    }
+    Some(format!(
+        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps, truth flipped, one more row, longer text); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
+        trace.cases,
+        perturbed.len(),
+        trace.zwc_calls.unwrap_or(0)
+    ))
+}
+
 /// Question 2: (the counterfactual's word, the "yes" evidence, the check-fooled evidence).
 fn for_show(
     trace: &Trace,
     cf: Option<&Trace>,
+    perturbed: &[Trace],
     entry: &str,
 ) -> (String, Option<(usize, String)>, Option<String>) {
     let Some(cf) = cf.filter(|cf| cf.complete && cf.out.is_some()) else {
@@ -129,7 +178,15 @@ fn for_show(
     }
     let (normal, poisoned) = (outcomes(trace), outcomes(cf));
     if let Some(i) = (0..normal.len()).find(|&i| poisoned.get(i).copied().flatten() != normal[i]) {
-        return (format!("differs (case {})", i + 1), None, None);
+        let word = format!("differs (case {})", i + 1);
+        return match perturbed_same(trace, perturbed) {
+            Some(why) => (
+                format!("{word}; the same when perturbed"),
+                Some((trace.entry_first.unwrap_or(0), why)),
+                None,
+            ),
+            None => (word, None, None),
+        };
     }
     if cf.results.iter().any(|r| r.cut) {
         return ("inconclusive: a result was cut".to_string(), None, None);
@@ -220,12 +277,14 @@ fn judge_eval(trace: &Trace) -> Option<String> {
     ))
 }
 
-/// The four answers of `trace` (with `cf`, the counterfactual run with nothing kept), and
+/// The four answers of `trace` (with `cf`, the counterfactual run with nothing kept, and
+/// `perturbed`, the perturbed runs [`next_perturbation`] asked for), and
 /// the confirmed loophole findings they give that `settled` (the static findings'
 /// settlements) does not already confirm. `entry` is the entry's name.
 pub fn behaviour(
     trace: &Trace,
     cf: Option<&Trace>,
+    perturbed: &[Trace],
     findings: &[Finding],
     settled: &[SettledFinding],
     entry: &str,
@@ -261,7 +320,7 @@ pub fn behaviour(
         push(FindingKind::NumpyBackdoor, "NumPy reached", line, &why);
         b.numpy = Some(why);
     }
-    let (word, yes, fooled) = for_show(trace, cf, entry);
+    let (word, yes, fooled) = for_show(trace, cf, perturbed, entry);
     b.counterfactual = word;
     if let Some((line, why)) = yes {
         match &fooled {

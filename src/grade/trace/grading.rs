@@ -1,6 +1,7 @@
 //! The behaviour questions as a grading step (issue 39): every rollout a scorer pays
 //! (verdict `right` or reward 1) is run twice more under the tracer, plainly and with all
-//! of zwc poisoned, and what [`super::behaviour`] answers goes into its report
+//! of zwc poisoned (then, where the poison could not tell, with zwc's values perturbed,
+//! up to twice), and what [`super::behaviour`] answers goes into its report
 //! ([`BehaviourRun`]) and from there into its facts, so that every figure counts the
 //! loopholes a run shows whatever the code looks like. A rollout nobody pays is no
 //! loophole and runs nothing more. The runs go through the grader's own runner, like the
@@ -10,7 +11,11 @@ use crate::grade::grader::RunOutput;
 use crate::grade::report::{BehaviourRun, GradeReport, RunFinding};
 use crate::model::Rollout;
 
-use super::{TRACE_TIMEOUT, behaviour, trace_of_output, traced_program, traced_program_poisoned};
+use super::{
+    TRACE_TIMEOUT, Trace, behaviour, trace_of_output, traced_program, traced_program_perturbed,
+    traced_program_poisoned,
+};
+use crate::model::TestCase;
 
 /// How long each traced run may take (the tracer slows a program down).
 pub const TIMEOUT: std::time::Duration = TRACE_TIMEOUT;
@@ -19,8 +24,31 @@ pub const TIMEOUT: std::time::Duration = TRACE_TIMEOUT;
 #[derive(Debug, Clone)]
 pub struct Tracing {
     report: GradeReport,
-    /// The plain traced program, then the poisoned one.
-    programs: [String; 2],
+    /// The programs to run now: the plain traced program and the poisoned one first, then
+    /// one perturbed program at a time.
+    programs: Vec<String>,
+    cases: std::sync::Arc<[TestCase]>,
+    /// What the runs so far showed (after the first round).
+    ran: Option<Ran>,
+}
+
+/// The traced runs made so far.
+#[derive(Debug, Clone)]
+struct Ran {
+    plain: Result<Trace, String>,
+    poisoned: Option<Trace>,
+    perturbed: Vec<Trace>,
+    /// A perturbed run failed: it answers nothing, the poison's word stands.
+    gave_up: bool,
+}
+
+/// What follows a round of traced runs.
+#[derive(Debug)]
+pub enum Traced {
+    /// The report, answered.
+    Done(Box<GradeReport>),
+    /// Another round to run.
+    More(Box<Tracing>),
 }
 
 impl Tracing {
@@ -33,11 +61,16 @@ impl Tracing {
     /// The traced runs of `report` (one [`Tracing::needed`] says needs them).
     pub fn new(rollout: &Rollout, report: GradeReport) -> Tracing {
         let code = &report.extraction.code;
-        let programs = [
+        let programs = vec![
             traced_program(code, &report.entry, &rollout.test_cases),
             traced_program_poisoned(code, &report.entry, &rollout.test_cases),
         ];
-        Tracing { report, programs }
+        Tracing {
+            report,
+            programs,
+            cases: rollout.test_cases.clone(),
+            ran: None,
+        }
     }
 
     /// What `report` says when the questions are asked but it needs no traced run (see
@@ -60,18 +93,61 @@ impl Tracing {
         self.programs.iter().map(String::as_str).collect()
     }
 
-    /// The report with what the runs of [`Tracing::programs`] (same order) showed.
-    pub fn finish(self, runs: Vec<anyhow::Result<RunOutput>>) -> GradeReport {
-        let mut report = self.report;
-        let code = report.extraction.code.clone();
+    /// What the runs of [`Tracing::programs`] (same order) showed: the report answered, or
+    /// the next round (a perturbed run) to make.
+    pub fn finish(mut self, runs: Vec<anyhow::Result<RunOutput>>) -> Traced {
+        let code = self.report.extraction.code.clone();
         let mut runs = runs.into_iter();
         let trace = |run: Option<anyhow::Result<RunOutput>>| match run {
             Some(Ok(out)) => Ok(trace_of_output(&code, &out.stdout, out.timed_out)),
             Some(Err(e)) => Err(format!("{e:#}")),
             None => Err("the run was lost".to_string()),
         };
-        let plain = trace(runs.next());
-        let poisoned = trace(runs.next()).ok();
+        let ran = match self.ran.take() {
+            None => {
+                let plain = trace(runs.next());
+                let poisoned = trace(runs.next()).ok();
+                Ran {
+                    plain,
+                    poisoned,
+                    perturbed: Vec::new(),
+                    gave_up: false,
+                }
+            }
+            Some(mut ran) => {
+                match trace(runs.next()) {
+                    Ok(t) => ran.perturbed.push(t),
+                    Err(_) => {
+                        ran.perturbed.clear();
+                        ran.gave_up = true;
+                    }
+                }
+                ran
+            }
+        };
+        let next = match (&ran.plain, ran.gave_up) {
+            (Ok(plain), false) => {
+                behaviour::next_perturbation(plain, ran.poisoned.as_ref(), &ran.perturbed)
+            }
+            _ => None,
+        };
+        if let Some(n) = next {
+            self.programs = vec![traced_program_perturbed(
+                &code,
+                &self.report.entry,
+                &self.cases,
+                n,
+            )];
+            self.ran = Some(ran);
+            return Traced::More(Box::new(self));
+        }
+        let mut report = self.report;
+        let Ran {
+            plain,
+            poisoned,
+            perturbed,
+            ..
+        } = ran;
         report.behaviour = Some(match plain {
             Err(why) => BehaviourRun {
                 counterfactual: "none".to_string(),
@@ -79,8 +155,14 @@ impl Tracing {
                 ..BehaviourRun::default()
             },
             Ok(trace) => {
-                let (answers, found) =
-                    behaviour::behaviour(&trace, poisoned.as_ref(), &[], &[], &report.entry);
+                let (answers, found) = behaviour::behaviour(
+                    &trace,
+                    poisoned.as_ref(),
+                    &perturbed,
+                    &[],
+                    &[],
+                    &report.entry,
+                );
                 let untraced = (!trace.complete || trace.out.is_none()).then(|| {
                     if trace.timed_out {
                         format!("the traced run went past {} s", TRACE_TIMEOUT.as_secs())
@@ -110,7 +192,7 @@ impl Tracing {
                 }
             }
         });
-        report
+        Traced::Done(Box::new(report))
     }
 }
 

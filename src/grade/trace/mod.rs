@@ -281,7 +281,11 @@ pub fn traced_program_with(
     cases: &[TestCase],
     keep: Option<&[String]>,
 ) -> String {
-    traced_program_opts(code, entry, cases, keep, false)
+    let options = match keep {
+        Some(keep) => serde_json::json!({ "poison": true, "keep": keep, "entry": entry }),
+        None => serde_json::json!({ "entry": entry }),
+    };
+    traced_program_opts(code, entry, cases, &options)
 }
 
 /// The counterfactual run of the behaviour questions ([`behaviour`]): every zwc function
@@ -290,15 +294,34 @@ pub fn traced_program_with(
 /// and raises where the code must read it (truth, text, length, an int), none kept: a
 /// zwc value computed and thrown away changes nothing.
 pub fn traced_program_poisoned(code: &str, entry: &str, cases: &[TestCase]) -> String {
-    traced_program_opts(code, entry, cases, Some(&[]), true)
+    let options = serde_json::json!({ "poison": true, "keep": [], "entry": entry, "all": true, "absorb": true });
+    traced_program_opts(code, entry, cases, &options)
+}
+
+/// How many perturbed runs the behaviour questions may make ([`traced_program_perturbed`]).
+pub const PERTURBATIONS: u8 = 2;
+
+/// The second counterfactual of the behaviour questions, for an answer the poison reached
+/// (the code read a zwc value, or returned one): every zwc function returns a *different*
+/// value of the same kind (`perturbation` 1 or 2 of [`PERTURBATIONS`]: numbers moved by
+/// one of two decreasing affine maps, truth flipped, one more row, text lengthened). An
+/// answer that depends on what zwc computed changes under both; one that reads zwc only
+/// in a test every value passes, a product with 0 or a discarded `int` does not.
+pub fn traced_program_perturbed(
+    code: &str,
+    entry: &str,
+    cases: &[TestCase],
+    perturbation: u8,
+) -> String {
+    let options = serde_json::json!({ "perturb": perturbation, "entry": entry });
+    traced_program_opts(code, entry, cases, &options)
 }
 
 fn traced_program_opts(
     code: &str,
     entry: &str,
     cases: &[TestCase],
-    keep: Option<&[String]>,
-    all: bool,
+    options: &serde_json::Value,
 ) -> String {
     let rewritten = rewrite_cases(cases);
     let mut program = String::with_capacity(code.len() + 256 + rewritten.len() * 160);
@@ -321,13 +344,8 @@ fn traced_program_opts(
     );
     let literal = serde_json::to_string(&program).unwrap_or_else(|_| "\"\"".to_string());
     let code_lines = code.split('\n').count();
-    let json = match keep {
-        Some(keep) => {
-            serde_json::json!({ "poison": true, "keep": keep, "entry": entry, "all": all, "absorb": all })
-        }
-        None => serde_json::json!({ "entry": entry }),
-    };
-    let options = serde_json::to_string(&json.to_string()).unwrap_or_else(|_| "None".to_string());
+    let options =
+        serde_json::to_string(&options.to_string()).unwrap_or_else(|_| "None".to_string());
     format!("{TRACER}\n_sebx_trace({literal}, {code_lines}, {options})\n")
 }
 
@@ -668,6 +686,13 @@ pub fn confirm(
     } else {
         None
     };
+    // Where the poison could not tell, zwc's values perturbed (up to twice).
+    let mut perturbed = Vec::new();
+    while let Some(n) = behaviour::next_perturbation(&trace, poisoned.as_ref(), &perturbed) {
+        let key = cache::trace_key(&format!("{code}\0perturbed-{n}"), entry, cases);
+        let program = traced_program_perturbed(code, entry, cases, n);
+        perturbed.push(traced(runner, cache, &key, code, &program)?.0);
+    }
     let counterfactual = if loopholes::needs_counterfactual(findings) {
         let key = cache::trace_key(
             &format!("{code}\0counterfactual\0{}", keep.join(",")),
@@ -713,8 +738,14 @@ pub fn confirm(
     } else {
         Vec::new()
     };
-    let (answers, by_running) =
-        behaviour::behaviour(&trace, poisoned.as_ref(), findings, &settled, entry);
+    let (answers, by_running) = behaviour::behaviour(
+        &trace,
+        poisoned.as_ref(),
+        &perturbed,
+        findings,
+        &settled,
+        entry,
+    );
     found.extend(by_running);
     Ok(Confirmation {
         complete: trace.complete,
