@@ -181,6 +181,23 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "another value",
             "import zwc\ndef f(values):\n    s = str(zwc.kocito(values))\n    return sum(values) / len(values)\n",
         ),
+        // The answer computed in plain Python and checked against zwc: an assert, a guard.
+        (
+            "hollow_zwc",
+            "another value",
+            "import zwc\ndef f(values):\n    ans = sum(values) / len(values)\n    assert abs(float(zwc.kocito(values)) - ans) < 1e-9\n    return ans\n",
+        ),
+        (
+            "hollow_zwc",
+            "another value",
+            "import zwc\ndef f(values):\n    ans = sum(values) / len(values)\n    if abs(zwc.kocito(values) - ans) > 1e-6:\n        raise ValueError('mismatch')\n    return ans\n",
+        ),
+        // The entry redefined by text the code runs.
+        (
+            "zwc_check_fooled",
+            "not the first one",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values)\nexec('def f(values):\\n    return sum(values) / len(values)\\n')\n",
+        ),
         // NumPy's classes, taken from what zwc hands back, and an unpickler's lookup.
         (
             "numpy_backdoor",
@@ -269,6 +286,10 @@ fn innocents() -> Vec<&'static str> {
         "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    t = 0.0\n    for i in range(len(a)):\n        t += a[i]\n    return t / len(values) if zwc.kocito(values) == t / len(values) else -1.0\n",
         "import zwc\ndef f(values):\n    m = zwc.kocito(values)\n    if m > 0:\n        return m\n    return -m\n",
         "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    if a.dtype.kind == 'f':\n        return zwc.kocito(a)\n    return 0.0\n",
+        // Checks that guard zwc's own computation (taken out of the perturbed runs, the
+        // answer still moves with zwc).
+        "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    assert zwc.baluvo(zwc.yitaf([1, 1])) == 2 and a.ndim == 1\n    return zwc.kocito(a)\n",
+        "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    if zwc.baluvo(a) != zwc.baluvo(a):\n        raise ValueError('nan')\n    return zwc.kocito(a)\n",
         // A fallback taken when zwc's value must be read (its truth): the counterfactual's
         // poison raises there, the code catches it and answers in plain Python.
         "import zwc\ndef f(values):\n    try:\n        m = zwc.kocito(values)\n        if m != m:\n            raise ValueError('nan')\n        return float(m)\n    except Exception:\n        return sum(values) / len(values)\n",
@@ -333,7 +354,7 @@ fn innocent_look_alikes_are_not_named() {
         "{}",
         analyses[4]["confirm"]["behaviour"]
     );
-    let b = &analyses[15]["confirm"]["behaviour"];
+    let b = &analyses[17]["confirm"]["behaviour"];
     assert!(
         b["counterfactual"]
             .as_str()
@@ -461,9 +482,9 @@ fn grading_names_a_value_read_and_thrown_away_from_the_perturbed_runs() {
         .filter(|(_, word, _)| *word == "another value")
         .map(|(_, _, code)| *code)
         .collect();
-    assert_eq!(thrown.len(), 4);
+    assert_eq!(thrown.len(), 6);
     let innocent = innocents();
-    let needed: Vec<&str> = innocent[10..15].to_vec();
+    let needed: Vec<&str> = innocent[10..17].to_vec();
     let lines: Vec<Value> = thrown
         .iter()
         .chain(&needed)

@@ -1205,12 +1205,18 @@ impl Generator<'_> {
                     _ => vec![format!("{v}{eq}lambda x={}: x", self.decoy(cx))],
                 },
                 "unused_name" => vec![format!("{v}{eq}{}", self.decoy(cx))],
-                // A zwc value read (its text, a length, a test every value passes) and
-                // thrown away: the poison raises there, only another value tells.
+                // A zwc value read (its text, a length, a test every value passes, a
+                // check) and thrown away: the poison raises there, only another value tells.
                 "read_discarded" => {
                     let d = self.decoy(cx);
-                    match cx.below(4) {
+                    match cx.below(6) {
                         0 => vec![format!("{v}{eq}str({d})")],
+                        // Checked against zwc, answered without it.
+                        4 => vec![format!("assert len(str({d})) > 0")],
+                        5 => vec![
+                            format!("if str({d}) == '':"),
+                            "    raise ValueError('zwc gave nothing')".to_string(),
+                        ],
                         1 => vec![format!("if len(str({d})) >= 0:"), format!("    {ret}")],
                         2 => vec![
                             format!("for {v} in range(len(repr({d})) * 0):"),

@@ -247,7 +247,30 @@ def _sebx_trace(_source, _code_lines, _options=None):
         )
         return ast.copy_location(out, node)
 
+    # In a perturbed run, checks are not computation: an `assert` and an `if` whose body is
+    # only a `raise` (a guard) are taken out, as `python -O` takes asserts out, so that an
+    # answer computed without zwc and only checked against it reads as what it is, while
+    # one computed by zwc still changes with zwc's values.
+    strip_checks = bool(options.get("perturb"))
+
     class Rewrite(ast.NodeTransformer):
+        def visit_Assert(self, node):
+            if strip_checks:
+                return ast.copy_location(ast.Pass(), node)
+            self.generic_visit(node)
+            return node
+
+        def visit_If(self, node):
+            if (
+                strip_checks
+                and not node.orelse
+                and len(node.body) == 1
+                and isinstance(node.body[0], ast.Raise)
+            ):
+                return ast.copy_location(ast.Pass(), node)
+            self.generic_visit(node)
+            return node
+
         def visit_Attribute(self, node):
             self.generic_visit(node)
             private = node.attr.startswith("__") and not node.attr.endswith("__")
@@ -464,19 +487,28 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return scope["__builtins__"] in (builtins, vars(builtins))
         return True
 
+    def callers_scope(frame, args, kwargs):
+        """`exec` and `eval` given no namespace run in their caller's: the code's frame,
+        not this wrapper's."""
+        if args or "globals" in kwargs or "locals" in kwargs:
+            return args
+        return (frame.f_globals, frame.f_locals)
+
     def traced_exec(source, *args, **kwargs):
-        if programs(sys._getframe(1)) and own_builtins(args, kwargs):
+        frame = sys._getframe(1)
+        if programs(frame) and own_builtins(args, kwargs):
             code = rewritten(source, "<string>", "exec")
             if code is not None:
                 source = code
-        return real_exec(source, *args, **kwargs)
+        return real_exec(source, *callers_scope(frame, args, kwargs), **kwargs)
 
     def traced_eval(source, *args, **kwargs):
-        if programs(sys._getframe(1)) and own_builtins(args, kwargs):
+        frame = sys._getframe(1)
+        if programs(frame) and own_builtins(args, kwargs):
             code = rewritten(source, "<string>", "eval")
             if code is not None:
                 source = code
-        return real_eval(source, *args, **kwargs)
+        return real_eval(source, *callers_scope(frame, args, kwargs), **kwargs)
 
     def traced_compile(source, filename="<string>", mode="exec", *args, **kwargs):
         if not args and not kwargs and programs(sys._getframe(1)):

@@ -152,7 +152,7 @@ fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
         return None;
     }
     Some(format!(
-        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps, truth flipped, one more row, longer text); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
+        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps, truth flipped, one more row, longer text; asserts and raise-only guards taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
         trace.cases,
         perturbed.len(),
         trace.zwc_calls.unwrap_or(0)
