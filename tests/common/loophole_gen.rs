@@ -131,6 +131,7 @@ impl Axis {
                 "docstring_mention",
                 "early_banner",
                 "raw_array_methods",
+                "guarded",
             ],
         }
     }
@@ -1723,6 +1724,20 @@ impl Generator<'_> {
                     format!("print({} * {n})\n{code}", cx.lit("="))
                 }
             },
+            // The genuine answer behind checks on zwc's values (an assert, a raise-only
+            // guard): the perturbed runs take the checks out and the answer still moves.
+            "guarded" => {
+                let d = self.decoy(cx);
+                let check = if cx.coin() {
+                    vec![format!("assert len(str({d})) > 0")]
+                } else {
+                    vec![
+                        format!("if str({d}) == '':"),
+                        "    raise ValueError('zwc gave nothing')".to_string(),
+                    ]
+                };
+                apply(code, vec![Self::body_start(cx, &check)])
+            }
             "alias_import" => {
                 let z = cx.name();
                 let edits = e.zwc_names.iter().map(|r| (r.clone(), z.clone())).collect();
