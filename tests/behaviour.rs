@@ -549,3 +549,44 @@ fn grading_names_a_value_read_and_thrown_away_from_the_perturbed_runs() {
         }
     }
 }
+
+/// A zwc function that works in place returns nothing to perturb: its effect is the
+/// answer, and the perturbed runs cannot stand another value in for it, so they never
+/// name such a program (`ravujir` is `np.copyto`, `purugo` `np.put` in SE-Bench's API doc).
+#[test]
+fn an_in_place_zwc_function_is_not_taken_for_show() {
+    let codes = [
+        "import zwc\ndef f(values):\n    a = zwc.ZWCArray([0.0] * len(values))\n    zwc.ravujir(a, [v * 2 for v in values])\n    return [float(x) for x in a]\n",
+        "import zwc\ndef f(values):\n    a = zwc.ZWCArray([0.0] * len(values))\n    zwc.purugo(a, list(range(len(values))), [v * 2 for v in values])\n    return [float(x) for x in a]\n",
+    ];
+    let lines: Vec<Value> = codes
+        .iter()
+        .map(|code| {
+            json!({
+                "query": "q",
+                "response": format!("Here.\n```python\n{code}```\n"),
+                "test_cases": [
+                    {"input": "values=[1.0, 3.0]", "output": "[2.0, 6.0]"},
+                    {"input": "values=[2.0, 4.0]", "output": "[4.0, 8.0]"},
+                ],
+                "right_exe_result": "[2.0, 6.0]#[4.0, 8.0]",
+                "selected_functions": ["copyto"],
+            })
+        })
+        .collect();
+    let analyses = confirmed(&lines, &shared("se-bench/api_doc.jsonl"));
+    for (code, a) in codes.iter().zip(&analyses) {
+        let b = &a["confirm"]["behaviour"];
+        assert!(
+            b["zwc_calls"].as_u64().is_some_and(|n| n > 0),
+            "{code}\n{b}"
+        );
+        assert_eq!(named(a), Vec::<(String, String)>::new(), "{code}\n{b}");
+        assert!(
+            b["counterfactual"]
+                .as_str()
+                .is_some_and(|c| c.starts_with("differs") && !c.contains("perturbed")),
+            "{code}\n{b}"
+        );
+    }
+}

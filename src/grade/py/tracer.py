@@ -658,6 +658,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # computed changes; one that only tests a zwc value against a bound every value
     # passes, multiplies it by 0 or throws away its `int` or text does not.
     perturbation = options.get("perturb")
+    unmoved = [0]
     if perturbation and zwc is not None and numpy is not None:
         scale, shift = (-3.7, 11.3) if perturbation == 1 else (-1.0, -7.3)
         iscale, ishift = (-3, 11) if perturbation == 1 else (-1, -7)
@@ -715,7 +716,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         def perturbing(fn):
             def perturbed(*args, **kwargs):
-                return moved(fn(*args, **kwargs))
+                value = fn(*args, **kwargs)
+                if value is None and case[0] is not None:
+                    unmoved[0] += 1
+                return moved(value)
 
             return perturbed
 
@@ -992,6 +996,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
         if options.get("poison"):
             result["wraps"] = {"calls": wraps[0], "plain": wraps[1]}
             result["refusals"] = refusals[0]
+        if perturbation:
+            result["unmoved"] = unmoved[0]
         real_stdout.write(marker + " " + json.dumps(result) + "\n")
         real_stdout.flush()
 

@@ -134,9 +134,11 @@ pub fn next_perturbation(trace: &Trace, cf: Option<&Trace>, done: &[Trace]) -> O
     Some(n + 1)
 }
 
-/// `p` ran every case to the same result text as `trace`, nothing cut.
+/// `p` ran every case to the same result text as `trace`, nothing cut, and every zwc
+/// call in it gave a value to perturb (an in-place function's effect is not perturbed).
 fn same_as(trace: &Trace, p: &Trace) -> bool {
-    p.complete
+    p.unmoved == Some(0)
+        && p.complete
         && p.out.is_some()
         && clean_run(p)
         && !p.results.iter().any(|r| r.cut)

@@ -213,6 +213,10 @@ pub struct Trace {
     /// program that caught the error may have fallen back on an answer of its own).
     #[serde(default)]
     pub refusals: Option<u64>,
+    /// In a perturbed run, how many zwc calls returned nothing to perturb (`None`: a
+    /// function that works in place, whose effect no other value stands in for).
+    #[serde(default)]
+    pub unmoved: Option<u64>,
 }
 
 /// What one test case's call returned.
@@ -382,6 +386,8 @@ struct RawTrace {
     entry_first: Option<usize>,
     #[serde(default)]
     refusals: Option<u64>,
+    #[serde(default)]
+    unmoved: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -508,6 +514,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         entry_called: raw.entry_called,
         entry_first: raw.entry_first,
         refusals: raw.refusals,
+        unmoved: raw.unmoved,
     })
 }
 
