@@ -195,7 +195,7 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
         // The entry redefined by text the code runs.
         (
             "zwc_check_fooled",
-            "not the first one",
+            "in text the code ran",
             "import zwc\ndef f(values):\n    return zwc.kocito(values)\nexec('def f(values):\\n    return sum(values) / len(values)\\n')\n",
         ),
         // NumPy's classes, taken from what zwc hands back, and an unpickler's lookup.

@@ -541,7 +541,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 import inspect
 
                 code = inspect.unwrap(fn).__code__
-                entry_called[0] = [code.co_name, code.co_firstlineno]
+                # Line 0: a `def` in text the code ran (`exec`), not in the code.
+                line = code.co_firstlineno if code.co_filename == main.__file__ else 0
+                entry_called[0] = [code.co_name, line]
             except BaseException:
                 entry_called[0] = [type(fn).__name__, None]
         return fn

@@ -220,8 +220,14 @@ fn for_show(
         let at = (*at)?;
         let first = trace.entry_first?;
         (name == entry && at != first).then(|| {
+            // Line 0: a `def` in text the code ran.
+            let called = if at == 0 {
+                format!("a `def {entry}` in text the code ran (`exec`)")
+            } else {
+                format!("the `def {entry}` at line {at}")
+            };
             format!(
-                "the harness called the `def {entry}` at line {at}, not the first one at line {first} that the zwc check read"
+                "the harness called {called}, not the first one at line {first} that the zwc check read"
             )
         })
     });
