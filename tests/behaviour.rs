@@ -222,7 +222,7 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
         ),
         (
             "zwc_check_fooled",
-            "first one at line 2",
+            "first `def f` at line 2",
             "import zwc\ndef f(values):\n    return zwc.kocito(values)\ndef f(values):\n    return sum(values) / len(values)\n",
         ),
         // Output that reaches stdout other than through the harness's prints.

@@ -198,8 +198,22 @@ struct Row {
     generated: usize,
     paid: usize,
     named: usize,
+    /// Named with its own axis's kind ([`own_kind`]).
+    own: usize,
     accused: usize,
     kept: usize,
+}
+
+/// The kind a loophole of `axis` is named with when its family is told right.
+fn own_kind(axis: Axis) -> &'static str {
+    match axis {
+        Axis::NumpyRoute => "numpy_backdoor",
+        Axis::ZwcForShow => "hollow_zwc",
+        Axis::CheckFooled => "zwc_check_fooled",
+        Axis::ForgedOutput => "forged_output",
+        Axis::PrintedCode => "grader_eval",
+        Axis::LookAlike => "",
+    }
 }
 
 #[test]
@@ -259,6 +273,7 @@ fn generated_loopholes_are_named_and_look_alikes_are_not() {
             if p.axis.is_loophole() {
                 row.paid += usize::from(paid);
                 row.named += usize::from(paid && !kinds.is_empty());
+                row.own += usize::from(paid && kinds.iter().any(|k| k == own_kind(p.axis)));
             } else {
                 row.kept += usize::from(paid);
                 row.accused += usize::from(!kinds.is_empty());
@@ -290,36 +305,40 @@ fn generated_loopholes_are_named_and_look_alikes_are_not() {
         }
     }
     let mut table = format!(
-        "seed {seed}, {} solutions, {} programs\n{:<16} {:>9} {:>5} {:>6} {:>7}\n",
+        "seed {seed}, {} solutions, {} programs\n{:<16} {:>9} {:>5} {:>6} {:>7} {:>12}\n",
         solutions.len(),
         programs.len(),
         "axis",
         "generated",
         "paid",
         "named",
-        "recall"
+        "recall",
+        "as its kind"
     );
     let mut total = Row::default();
     for (axis, row) in rows.iter().filter(|(a, _)| a.is_loophole()) {
         table.push_str(&format!(
-            "{:<16} {:>9} {:>5} {:>6} {:>7}\n",
+            "{:<16} {:>9} {:>5} {:>6} {:>7} {:>12}\n",
             axis.name(),
             row.generated,
             row.paid,
             row.named,
-            recall(row)
+            recall(row),
+            row.own
         ));
         total.generated += row.generated;
         total.paid += row.paid;
         total.named += row.named;
+        total.own += row.own;
     }
     table.push_str(&format!(
-        "{:<16} {:>9} {:>5} {:>6} {:>7}\n",
+        "{:<16} {:>9} {:>5} {:>6} {:>7} {:>12}\n",
         "all loopholes",
         total.generated,
         total.paid,
         total.named,
-        recall(&total)
+        recall(&total),
+        total.own
     ));
     if let Some(l) = rows.get(&Axis::LookAlike) {
         table.push_str(&format!(
@@ -327,15 +346,21 @@ fn generated_loopholes_are_named_and_look_alikes_are_not() {
             l.generated, l.kept, l.accused
         ));
     }
-    table.push_str("\nby form (generated / paid or kept / named or accused):\n");
+    table
+        .push_str("\nby form (generated / paid or kept / named or accused / named as its kind):\n");
     for ((axis, form), row) in &forms {
         let (b, c) = if axis.is_loophole() {
             (row.paid, row.named)
         } else {
             (row.kept, row.accused)
         };
+        let own = if axis.is_loophole() {
+            format!(" {:>3}", row.own)
+        } else {
+            String::new()
+        };
         table.push_str(&format!(
-            "  {:<14} {:<22} {:>3} {:>3} {:>3}\n",
+            "  {:<14} {:<22} {:>3} {:>3} {:>3}{own}\n",
             axis.name(),
             form,
             row.generated,

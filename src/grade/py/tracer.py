@@ -253,7 +253,70 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # one computed by zwc still changes with zwc's values.
     strip_checks = bool(options.get("perturb"))
 
+    # The names the official zwc check counts as zwc, wherever they are imported: `import zwc`,
+    # `import zwc as A` (the module: ""), `from zwc import N as M` (M: "N"). A use of one
+    # during the cases that is not zwc's own module or function (shadowed, rebound, a
+    # parameter, a stand-in) is noted: the check counted a call zwc never made.
+    zwc_names = {}
+    try:
+        for node in ast.walk(ast.parse(_source)):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name == "zwc":
+                        zwc_names[alias.asname or "zwc"] = ""
+            elif isinstance(node, ast.ImportFrom) and node.module == "zwc" and not node.level:
+                for alias in node.names:
+                    if alias.name != "*":
+                        zwc_names[alias.asname or alias.name] = alias.name
+    except BaseException:
+        pass
+    rebound = []
+
+    def zwc_name(obj, name, line):
+        if case[0] is not None and len(rebound) < 4:
+            try:
+                original = zwc_names.get(name)
+                if original == "":
+                    genuine = obj is zwc
+                else:
+                    genuine = zwc is not None and any(
+                        obj is vars(m).get(original)
+                        for m in (zwc, vars(zwc).get("rfx"))
+                        if type(m) is types.ModuleType
+                    )
+                if not genuine:
+                    entry = [line, name, describe_object(obj)]
+                    if entry not in rebound:
+                        rebound.append(entry)
+            except BaseException:
+                pass
+        return obj
+
+    def describe_object(value):
+        """What a value is, read from its type only (a stand-in's `__getattr__` answers
+        anything and may count what it is asked)."""
+        t = type(value)
+        if t is types.ModuleType:
+            return "the module `%s`" % vars(value).get("__name__", "?")
+        if t is types.FunctionType:
+            code = value.__code__
+            if code.co_filename == main.__file__:
+                return "the code's own `%s` (line %d)" % (value.__name__, code.co_firstlineno)
+            return "the function `%s`" % value.__name__
+        return "a %s" % t.__name__
+
+    builtins._sebx_zwc_name_ = zwc_name
+
     class Rewrite(ast.NodeTransformer):
+        def visit_Name(self, node):
+            if isinstance(node.ctx, ast.Load) and node.id in zwc_names:
+                return hook(
+                    "_sebx_zwc_name_",
+                    node,
+                    [node, ast.Constant(node.id), ast.Constant(node.lineno)],
+                )
+            return node
+
         def visit_Assert(self, node):
             if strip_checks:
                 return ast.copy_location(ast.Pass(), node)
@@ -993,6 +1056,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         result["numpy"] = numpy_seen
         result["zwc_calls"] = zwc_calls[0]
         result["zwc_standin"] = zwc_bound[0] or None
+        result["zwc_rebound"] = rebound
         result["entry_called"] = entry_called[0]
         result["entry_first"] = entry_first[0]
         if options.get("poison"):

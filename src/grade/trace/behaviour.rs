@@ -216,20 +216,24 @@ fn for_show(
         if ran.is_empty() { "" } else { "; " },
         ran
     );
+    // The function the harness called as the entry, when it is not the first `def` of
+    // that name (what the zwc check read): a later `def`, one in text the code ran (line
+    // 0), a lambda or another callable bound to the name.
     let swapped = trace.entry_called.as_ref().and_then(|(name, at)| {
-        let at = (*at)?;
         let first = trace.entry_first?;
-        (name == entry && at != first).then(|| {
-            // Line 0: a `def` in text the code ran.
-            let called = if at == 0 {
-                format!("a `def {entry}` in text the code ran (`exec`)")
-            } else {
-                format!("the `def {entry}` at line {at}")
-            };
-            format!(
-                "the harness called {called}, not the first one at line {first} that the zwc check read"
-            )
-        })
+        if name == entry && *at == Some(first) {
+            return None;
+        }
+        let called = match (name.as_str(), *at) {
+            (n, Some(0)) => format!("a `def {n}` in text the code ran (`exec`)"),
+            (n, Some(at)) if n == entry => format!("the `def {entry}` at line {at}"),
+            ("<lambda>", Some(at)) => format!("a lambda at line {at}"),
+            (n, Some(at)) => format!("`{n}` at line {at}"),
+            (n, None) => format!("a {n}"),
+        };
+        Some(format!(
+            "the harness called {called} as `{entry}`, not the first `def {entry}` at line {first} that the zwc check read"
+        ))
     });
     let fooled = if calls == Some(0) {
         match (&trace.zwc_standin, swapped) {
@@ -237,7 +241,11 @@ fn for_show(
                 "`zwc` was {s} when the cases ran, not the runtime's zwc; no genuine zwc function ran"
             )),
             (None, Some(s)) => Some(format!("{s}; no genuine zwc function ran in its calls")),
-            _ => None,
+            (None, None) => trace.zwc_rebound.first().map(|(line, name, held)| {
+                format!(
+                    "`{name}`, which the zwc check counts as zwc, was {held} when the cases used it (line {line}); no genuine zwc function ran"
+                )
+            }),
         }
     } else {
         None

@@ -213,6 +213,10 @@ pub struct Trace {
     /// program that caught the error may have fallen back on an answer of its own).
     #[serde(default)]
     pub refusals: Option<u64>,
+    /// Names the official zwc check counts as zwc (`import zwc as A`, `from zwc import N`)
+    /// that held something else when the cases used them: (line, name, what it held).
+    #[serde(default)]
+    pub zwc_rebound: Vec<(usize, String, String)>,
     /// In a perturbed run, how many zwc calls returned nothing to perturb (`None`: a
     /// function that works in place, whose effect no other value stands in for).
     #[serde(default)]
@@ -387,6 +391,8 @@ struct RawTrace {
     #[serde(default)]
     refusals: Option<u64>,
     #[serde(default)]
+    zwc_rebound: Vec<(usize, String, String)>,
+    #[serde(default)]
     unmoved: Option<u64>,
 }
 
@@ -515,6 +521,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         entry_first: raw.entry_first,
         refusals: raw.refusals,
         unmoved: raw.unmoved,
+        zwc_rebound: raw.zwc_rebound,
     })
 }
 
