@@ -69,7 +69,11 @@ fn labels_title(app: &App) -> String {
     } else {
         ""
     };
-    format!(" Labels · {} · {}{mode} ", l.annotator, l.progress_text())
+    format!(
+        " Labels · {} · {}{mode} ",
+        l.annotator,
+        l.progress_text(app.corpus.runs.len())
+    )
 }
 
 /// The Labels panel: category chips with keys, marks and counts; the suggestion; the note;
