@@ -352,6 +352,7 @@ impl App {
         match popup {
             Popup::Help => &self.help,
             Popup::Issues => &super::help_popup::IssuesPopup,
+            Popup::FullText => &super::full_text::FullTextPopup,
             Popup::CategoryPicker | Popup::Agreement => &self.labelling,
             Popup::Runtime => &self.reruns,
             Popup::ExtraKeys => &self.extras,
@@ -526,6 +527,13 @@ impl App {
                 self.popup_scroll = 0;
                 true
             }
+            Action::FullText => {
+                if self.list.selected.is_some() {
+                    self.popup = Some(Popup::FullText);
+                    self.popup_scroll = 0;
+                }
+                true
+            }
             Action::Cancel => {
                 if self.list.search.results.is_some() {
                     self.list.search = SearchState {
@@ -617,6 +625,11 @@ impl App {
         }
         match action {
             Action::Cancel | Action::Help | Action::Issues | Action::Click { .. } => {
+                self.popup = None;
+                Some(true)
+            }
+            // The whole text closes as it opened (its key, or the popup's choose key).
+            Action::FullText | Action::PopupChoose if popup == Popup::FullText => {
                 self.popup = None;
                 Some(true)
             }
