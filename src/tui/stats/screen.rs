@@ -19,6 +19,16 @@ use super::super::layout::fit;
 use super::super::theme::Theme;
 use super::{Screen, StatsResult, StatsView, cell_pairs, sort_label, sorted_map};
 
+/// `s` as it is when it fits in `w` characters, else cut to them with a closing `…`
+/// (never padded).
+fn fit_end(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        fit(s, w)
+    }
+}
+
 fn rfit(s: &str, w: usize) -> String {
     let n = s.chars().count();
     if n <= w {
@@ -306,17 +316,22 @@ fn map_lines(view: &StatsView, cx: &DrawCx<'_>, r: &StatsResult, area: Rect) -> 
                     theme.base,
                 ),
                 Span::styled(fit(&n.name, 28), theme.error),
+                // The rest of the row: cut with a `…` where the screen ends (`sebx stats
+                // --by finding` has it whole).
                 Span::styled(
-                    format!(
-                        " {} {}",
-                        n.correct
-                            .as_deref()
-                            .map_or_else(String::new, |c| format!("→ {c}")),
-                        // On screens a finding is named by its label, as everywhere.
-                        crate::analysis::FindingKind::BY_IMPORTANCE
-                            .iter()
-                            .find(|k| k.as_str() == n.kind)
-                            .map_or(n.kind, |k| k.label())
+                    fit_end(
+                        &format!(
+                            " {} {}",
+                            n.correct
+                                .as_deref()
+                                .map_or_else(String::new, |c| format!("→ {c}")),
+                            // On screens a finding is named by its label, as everywhere.
+                            crate::analysis::FindingKind::BY_IMPORTANCE
+                                .iter()
+                                .find(|k| k.as_str() == n.kind)
+                                .map_or(n.kind, |k| k.label())
+                        ),
+                        w.saturating_sub(8 + 28),
                     ),
                     theme.dim,
                 ),
