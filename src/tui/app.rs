@@ -672,6 +672,7 @@ impl App {
     fn apply(&mut self, fx: Effects) {
         let Effects {
             message,
+            keyed,
             popup,
             refresh_view,
             clear_filters,
@@ -705,6 +706,13 @@ impl App {
         }
         if message.is_some() {
             self.message = message;
+        }
+        if let Some((template, action)) = keyed {
+            let key = self
+                .keymap
+                .key_in(Scope::Main, action)
+                .unwrap_or_else(|| format!("{} (no key)", action.config_name()));
+            self.message = Some(template.replace("{key}", &key));
         }
     }
 

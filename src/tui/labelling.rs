@@ -452,7 +452,7 @@ impl Component for Labelling {
     }
 
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
-        self.handle(action, cx.corpus, cx.list, fx)
+        self.handle(action, cx, fx)
     }
 
     fn update_popup(
@@ -462,7 +462,7 @@ impl Component for Labelling {
         cx: &Cx<'_>,
         fx: &mut Effects,
     ) -> Handled {
-        self.handle_popup(popup, action, cx.corpus, cx.list, fx)
+        self.handle_popup(popup, action, cx, fx)
     }
 
     fn service(&mut self, cx: &Cx<'_>, fx: &mut Effects) -> bool {
