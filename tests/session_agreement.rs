@@ -368,7 +368,10 @@ fn every_front_end_gives_each_rollout_the_explorers_verdict_and_reward() {
     // … and again once the remembered verdicts arrive.
     again.app.service();
     let failures = explorer.values().filter(|v| *v != "right").count();
-    let progress = again.app.labelling.progress_text();
+    let progress = again
+        .app
+        .labelling
+        .progress_text(again.app.corpus.runs.len());
     assert!(
         progress.starts_with(&format!("0 of {failures} failures labelled")),
         "{progress}"

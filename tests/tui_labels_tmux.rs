@@ -59,7 +59,7 @@ fn three_labels_survive_sigkill() {
     let name2 = format!("{name}-again");
     let _again = demo.open(&name2);
     // (Unscored here: no failure is known, so the count is of every label.)
-    let counted = "3 labelled (no failure graded yet)".to_string();
+    let counted = "3 labelled in 1 run (no failure graded yet)".to_string();
     let screen = wait_for(&name2, "the labels", |s| s.contains(&counted));
     assert!(screen.contains(&counted), "{screen}");
     send(&name2, &["F", "F"]);

@@ -26,9 +26,14 @@ fn stats_screen_drills_into_a_function() {
     });
     // The demo's run 1: 36 rollouts over 13 tasks; np.clip (0 of 3 right) comes first.
     assert!(stats.contains("36 rollouts · 13 tasks"), "{stats}");
-    // ana labelled every failure of run 1 (the demo's seeded labels).
+    // ana labelled every failure of run 1 (the demo's seeded labels), none of run 2's: the
+    // figure over both runs as the list says it, then run 1's, each naming its scope.
     assert!(
-        stats.contains("your labels: 24 of 24 failures, all of them"),
+        stats.contains("your labels: 24 of 31 failures labelled in 2 runs"),
+        "{stats}"
+    );
+    assert!(
+        stats.contains("24 of 24 failures labelled in run rollouts, all of them"),
         "{stats}"
     );
     let first_row = stats

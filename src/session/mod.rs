@@ -14,7 +14,8 @@
 //! - [`runs`]: the runs of a [`Session`] (`stats`, `compare`, `report`) loaded into a run
 //!   set, grading what no source knows; [`examples`]: a report's example rollouts picked,
 //!   and drawn (by the front end `main` hands in) from that same session; [`report`]: the typed figures every view renders;
-//!   [`facts_cache`]: a training run's facts remembered under a key of everything that
+//!   [`label_progress`]: the one label-progress figure (labelled failures of failures, over
+//!   every run or one, named) every view says; [`facts_cache`]: a training run's facts remembered under a key of everything that
 //!   decides them.
 //!
 //! The front ends (`cli`, `tui`, `serve`) call this layer and never open a cache, classify a
@@ -24,6 +25,7 @@ pub mod caches;
 pub mod examples;
 pub mod facts_cache;
 pub mod inputs;
+pub mod label_progress;
 pub mod loaded;
 pub mod report;
 pub mod resolve;

@@ -14,6 +14,7 @@ use crate::model::{RolloutId, Verdict};
 
 use crate::grade::runs::{LabelSample, LearnedAt, RunSet, TrainingFigures, UngradedSample};
 
+use super::label_progress::LabelTally;
 use super::loaded::{Loaded, LoadedRun};
 
 /// Everything `sebx stats` reports.
@@ -25,6 +26,10 @@ pub struct StatsReport {
     pub wrong_names: Vec<WrongNameRow>,
     pub labels: Vec<LabelReport>,
     pub notes: Vec<String>,
+    /// Label progress (labelled failures of failures) run by run and over every run: the
+    /// figure the explorer's list and Stats screen say too.
+    #[serde(skip)]
+    pub label_progress: LabelTally,
     /// The k of pass@k, sorted.
     #[serde(skip)]
     pub ks: Vec<usize>,
@@ -193,6 +198,7 @@ pub fn stats_report(
         wrong_names: runs::wrong_names(set),
         labels,
         notes: Vec::new(),
+        label_progress: LabelTally::of_set(set),
         ks,
         seed,
         tasks,

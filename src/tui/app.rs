@@ -352,6 +352,7 @@ impl App {
         match popup {
             Popup::Help => &self.help,
             Popup::Issues => &super::help_popup::IssuesPopup,
+            Popup::FullText => &super::full_text::FullTextPopup,
             Popup::CategoryPicker | Popup::Agreement => &self.labelling,
             Popup::Runtime => &self.reruns,
             Popup::ExtraKeys => &self.extras,
@@ -526,6 +527,13 @@ impl App {
                 self.popup_scroll = 0;
                 true
             }
+            Action::FullText => {
+                if self.list.selected.is_some() {
+                    self.popup = Some(Popup::FullText);
+                    self.popup_scroll = 0;
+                }
+                true
+            }
             Action::Cancel => {
                 if self.list.search.results.is_some() {
                     self.list.search = SearchState {
@@ -620,6 +628,11 @@ impl App {
                 self.popup = None;
                 Some(true)
             }
+            // The whole text closes as it opened (its key, or the popup's choose key).
+            Action::FullText | Action::PopupChoose if popup == Popup::FullText => {
+                self.popup = None;
+                Some(true)
+            }
             Action::Down | Action::ScrollDown => {
                 self.popup_scroll = self.popup_scroll.saturating_add(1);
                 Some(true)
@@ -659,6 +672,7 @@ impl App {
     fn apply(&mut self, fx: Effects) {
         let Effects {
             message,
+            keyed,
             popup,
             refresh_view,
             clear_filters,
@@ -692,6 +706,13 @@ impl App {
         }
         if message.is_some() {
             self.message = message;
+        }
+        if let Some((template, action)) = keyed {
+            let key = self
+                .keymap
+                .key_in(Scope::Main, action)
+                .unwrap_or_else(|| format!("{} (no key)", action.config_name()));
+            self.message = Some(template.replace("{key}", &key));
         }
     }
 

@@ -21,6 +21,7 @@ use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
 use crate::model::RolloutId;
+use crate::session::label_progress::LabelTally;
 
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
@@ -80,9 +81,13 @@ pub trait Labels {
     fn label_text(&self, _entry: &Entry) -> Option<(String, String)> {
         None
     }
-    /// The labelling progress in words, for the list's title.
-    fn progress_text(&self) -> String {
+    /// The labelling progress in words, over every run (`runs` of them), for the list's title.
+    fn progress_text(&self, _runs: usize) -> String {
         String::new()
+    }
+    /// The labelling progress run by run and over every run (what `progress_text` says).
+    fn label_tally(&self) -> Option<&LabelTally> {
+        None
     }
     /// Each category labelled, by the taxonomy's name, with how many labels have it: the
     /// most used first (then by id).

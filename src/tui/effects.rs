@@ -5,6 +5,7 @@
 
 use crate::model::LoadIssue;
 
+use super::action::Action;
 use super::jobs::JobRequest;
 use super::state::{Popup, RowFilter};
 
@@ -35,6 +36,9 @@ impl Handled {
 pub struct Effects {
     /// A note for the status bar (the last one said wins).
     pub message: Option<String>,
+    /// A note naming a key: `{key}` in the text stands for the key of the action (Main
+    /// scope), filled in from the keymap in force when applied (a part need not hold it).
+    pub keyed: Option<(String, Action)>,
     /// Open a popup (`Some(Some(p))`, scrolled to its top) or close it (`Some(None)`).
     pub popup: Option<Option<Popup>>,
     /// Rebuild the list (a filter it reads changed).
@@ -59,7 +63,15 @@ pub struct Effects {
 impl Effects {
     /// Says `text` in the status bar.
     pub fn say(&mut self, text: impl Into<String>) {
+        self.keyed = None;
         self.message = Some(text.into());
+    }
+
+    /// Says `template` in the status bar, its `{key}` the key bound to `action` (said when
+    /// the message is applied, from the keymap in force; the action's name when unbound).
+    pub fn say_keyed(&mut self, template: impl Into<String>, action: Action) {
+        self.message = None;
+        self.keyed = Some((template.into(), action));
     }
 
     /// Opens `popup`.

@@ -25,6 +25,7 @@ use crate::model::agreement::{Agreement, compare_annotators};
 use crate::model::labels::{LabelRecord, LabelStore, Progress};
 use crate::model::sidecar::SidecarPlaces;
 use crate::model::taxonomy::{Category, CategoryId, Taxonomy};
+use crate::session::label_progress::{LabelScope, LabelTally};
 
 use super::action::Action;
 use super::component::{Component, Cx, DrawCx, Labels};
@@ -101,9 +102,9 @@ pub struct Labelling {
     /// Label and advance: a category key that leaves the rollout labelled also moves to
     /// the next unlabelled failure (`L` again turns it on, a third time leaves label mode).
     pub advance: bool,
-    /// Failures among the loaded rollouts, and how many of them this annotator labelled.
-    pub failures: usize,
-    pub labelled_failures: usize,
+    /// Failures among the loaded rollouts and how many of them this annotator labelled,
+    /// run by run (the session's one label-progress figure).
+    pub tally: LabelTally,
     /// The note box asks for the annotator's name (no flag, config or environment gave
     /// one): the first label waits in `awaiting` until it is typed.
     pub naming: bool,
@@ -166,8 +167,7 @@ impl Default for Labelling {
             annotator: String::new(),
             mode: false,
             advance: false,
-            failures: 0,
-            labelled_failures: 0,
+            tally: LabelTally::default(),
             naming: false,
             awaiting: None,
             mode_keys: (String::new(), "L".to_string()),
@@ -281,23 +281,17 @@ impl Labelling {
         self.saved(entry.run, &entry.rollout.id).is_some()
     }
 
-    /// Progress as the title and the panel say it: labelled failures of all failures
-    /// (labels go on failures), and labels on other rollouts beside.
-    pub fn progress_text(&self) -> String {
-        use super::layout::thousands;
-        let (lf, f, all) = (
-            self.labelled_failures,
-            self.failures,
-            self.progress.labelled,
-        );
-        if f == 0 && all > 0 {
-            return format!("{} labelled (no failure graded yet)", thousands(all));
+    /// Progress as the title, the panel and the Stats screen say it: labelled failures of
+    /// all failures over every run loaded, named (labels go on failures), and labels on
+    /// other rollouts beside.
+    /// `runs`: the runs loaded now; before the I/O step (`Component::service`) first
+    /// counts them, nothing is counted yet, over every one of them.
+    pub fn progress_text(&self, runs: usize) -> String {
+        let mut all = self.tally.all();
+        if self.tally.run_count() < runs {
+            all.scope = LabelScope::Runs(runs);
         }
-        let mut text = format!("{} of {} failures labelled", thousands(lf), thousands(f));
-        if all > lf {
-            text.push_str(&format!(" (+{} not failures)", thousands(all - lf)));
-        }
-        text
+        all.text()
     }
 
     /// This annotator's saved label of `entry` as shown outside label mode: the categories'
@@ -458,7 +452,7 @@ impl Component for Labelling {
     }
 
     fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
-        self.handle(action, cx.corpus, cx.list, fx)
+        self.handle(action, cx, fx)
     }
 
     fn update_popup(
@@ -468,7 +462,7 @@ impl Component for Labelling {
         cx: &Cx<'_>,
         fx: &mut Effects,
     ) -> Handled {
-        self.handle_popup(popup, action, cx.corpus, cx.list, fx)
+        self.handle_popup(popup, action, cx, fx)
     }
 
     fn service(&mut self, cx: &Cx<'_>, fx: &mut Effects) -> bool {
@@ -505,8 +499,12 @@ impl Labels for Labelling {
         Labelling::label_text(self, entry)
     }
 
-    fn progress_text(&self) -> String {
-        Labelling::progress_text(self)
+    fn progress_text(&self, runs: usize) -> String {
+        Labelling::progress_text(self, runs)
+    }
+
+    fn label_tally(&self) -> Option<&LabelTally> {
+        Some(&self.tally)
     }
 
     fn category_counts(&self) -> Vec<(String, usize)> {

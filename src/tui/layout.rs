@@ -100,18 +100,8 @@ pub fn popup_area(area: Rect, width: u16, height: u16) -> Rect {
     }
 }
 
-/// `n` with its thousands grouped (`1,680`).
-pub fn thousands(n: usize) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (k, c) in digits.chars().enumerate() {
-        if k > 0 && (digits.len() - k).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+/// `n` with its thousands grouped (`1,680`): the session's, which label figures use.
+pub use crate::session::label_progress::thousands;
 
 /// `text` padded with spaces to `width` characters, or cut to it with a closing `…`.
 pub fn fit(text: &str, width: usize) -> String {

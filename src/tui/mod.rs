@@ -16,6 +16,7 @@ pub mod entry;
 pub mod explore;
 pub mod export;
 pub mod extras;
+pub mod full_text;
 pub mod graph_order;
 pub mod graph_view;
 pub mod help_popup;

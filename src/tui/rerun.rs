@@ -358,11 +358,13 @@ impl Reruns {
             }
             RerunEvent::InstallDone(outcome) => {
                 self.install.running = false;
-                fx.say(match &outcome {
-                    Ok(_) => "Python runtime installed: r reruns now; restart sebx to grade the whole list"
-                        .to_string(),
-                    Err(e) => format!("install failed: {e}"),
-                });
+                match &outcome {
+                    Ok(_) => fx.say_keyed(
+                        "Python runtime installed: {key} reruns now; restart sebx to grade the whole list",
+                        Action::Rerun,
+                    ),
+                    Err(e) => fx.say(format!("install failed: {e}")),
+                }
                 self.install.outcome = Some(outcome);
                 true
             }

@@ -228,6 +228,8 @@ pub enum Popup {
     Runtime,
     /// The dump's extra keys and their values (`extras`).
     ExtraKeys,
+    /// The selected row's cells whole (`full_text`).
+    FullText,
 }
 
 /// Whether rollouts can be graded here.

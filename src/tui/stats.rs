@@ -512,6 +512,6 @@ impl StatsView {
         });
         self.screen = None;
         // The status bar names the filter; the note only says how to leave it.
-        fx.say("c clears");
+        fx.say_keyed("{key} clears", Action::ClearFilters);
     }
 }

@@ -32,9 +32,21 @@ pub fn keys_help(keys: &Keymap) -> String {
             format!(", {k} on the Stats map and the Training screen")
         });
     format!(
-        "In a text box ({}{screens}): enter accepts, esc cancels, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored",
-        open.join(" ")
+        "In a text box ({}{screens}): {}, ctrl-c quits; ← → home end ctrl-a ctrl-e move; backspace delete ctrl-w ctrl-u ctrl-k delete; ↑ ↓ this box's history; any other key is ignored",
+        open.join(" "),
+        box_keys("accepts")
     )
+}
+
+/// The key that accepts an open box's text, as hints name it (its key table is
+/// [`action_for_key`]: fixed, whatever the keymap binds).
+pub const SUBMIT_KEY: &str = "enter";
+/// The key that closes an open box and changes nothing.
+pub const CANCEL_KEY: &str = "esc";
+
+/// An open box's keys in words: "enter saves, esc cancels" for `submit` = "saves".
+pub fn box_keys(submit: &str) -> String {
+    format!("{SUBMIT_KEY} {submit}, {CANCEL_KEY} cancels")
 }
 
 /// The action a key makes while a text box is open: an edit, Esc cancels, Ctrl-C quits;

@@ -424,7 +424,7 @@ impl TrainingView {
             rows: Arc::new(rows),
         });
         fx.jump_to = first;
-        fx.say("the group's samples: c clears");
+        fx.say_keyed("the group's samples: {key} clears", Action::ClearFilters);
         self.groups = None;
         self.open = false;
     }
@@ -492,7 +492,7 @@ impl TrainingView {
                     }
                     let first = filter.rows.iter().next().copied();
                     // The status bar names the filter; the note only says how to leave it.
-                    fx.say("the cell's rollouts: c clears");
+                    fx.say_keyed("the cell's rollouts: {key} clears", Action::ClearFilters);
                     fx.filter_rows = Some(filter);
                     fx.jump_to = first;
                     self.open = false;
@@ -547,7 +547,10 @@ impl TrainingView {
                 let label = format!("{steps} ({} samples)", rows.len());
                 let how: Vec<String> = [
                     keys.says(Action::ClearFilters, "clears"),
-                    keys.says(Action::StepRange, "then enter: all steps"),
+                    keys.says(
+                        Action::StepRange,
+                        &format!("then {}: all steps", super::textbox::SUBMIT_KEY),
+                    ),
                 ]
                 .into_iter()
                 .flatten()

@@ -13,6 +13,7 @@ use super::component::Component;
 use super::layout::{fit, layout, tab_label};
 use super::panes;
 use super::search::highlight_line;
+use super::textbox::box_keys;
 
 /// Draws the whole screen.
 pub fn draw(frame: &mut Frame, app: &App) {
@@ -242,9 +243,10 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         ));
         left.push(Span::raw(" "));
         left.extend(app.training.range.spans(Style::default()));
-        left.push(Span::raw(
-            " steps: 7, 10-20, 10-, -20 (enter; empty: all steps; esc cancels) ",
-        ));
+        left.push(Span::raw(format!(
+            " steps: 7, 10-20, 10-, -20 ({}; empty: all steps) ",
+            box_keys("shows them")
+        )));
     }
     if app.list.goto.is_open() {
         left.push(Span::styled(
@@ -259,7 +261,8 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             .and_then(|e| app.corpus.runs.get(e.run))
             .map_or("the file", |r| r.name.as_str());
         left.push(Span::raw(format!(
-            " line of {file} (enter goes, esc cancels) "
+            " line of {file} ({}) ",
+            box_keys("goes")
         )));
     }
     let f = &app.list.filters;
@@ -307,7 +310,7 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
         left.push(Span::styled(" caption ", theme.status_key));
         left.push(Span::raw(" "));
         left.extend(app.bookmarks.caption.spans(Style::default()));
-        left.push(Span::raw(" (enter saves, esc cancels) "));
+        left.push(Span::raw(format!(" ({}) ", box_keys("saves"))));
     }
     if let Some(msg) = &app.message {
         left.push(Span::raw(format!(" {msg} ")));

@@ -783,16 +783,20 @@ fn stats_text(report: &StatsReport, by: &[By], top: usize) -> String {
     if by.contains(&By::Category) {
         s.push('\n');
         s.push_str(&label_table(&report.labels, Cells::TEXT).text());
-        for l in &report.labels {
+        // The figure the explorer says, each run's then every run's, its scope named.
+        for (i, l) in report.labels.iter().enumerate() {
+            let Some(progress) = report.label_progress.run(i) else {
+                continue;
+            };
             s.push_str(&format!(
-                "  {}: {} labelled by {} ({} of {} failures): {}\n",
-                l.stats.run,
-                l.stats.labelled,
+                "  {}, by {}: {}\n",
+                progress.text(),
                 l.annotator.as_deref().unwrap_or("nobody"),
-                l.stats.labelled_failures,
-                l.stats.failures,
                 l.sample_note
             ));
+        }
+        if report.labels.len() > 1 {
+            s.push_str(&format!("  {}\n", report.label_progress.all().text()));
         }
     }
     s

@@ -189,6 +189,9 @@ action_table! {
     /// Show the selected sample's GRPO group: the samples of its prompt at its step.
     GroupView: "the sample's GRPO group (its uid, else its prompt)", [Main], keys ["="];
     Issues: "lines that could not be loaded, with reasons", [Main], keys ["!"];
+    /// The selected row's cells whole (run, file and line, verdict, task, functions, label),
+    /// wrapped in a popup: the list cuts them with a `…`.
+    FullText: "the row's whole text: run, file, task, label", [Main], keys ["enter"];
     Help: "this help", [Main], keys ["?"];
     /// Closes a popup, leaves search, or clears the search.
     Cancel: "close popup / leave or clear search", [Main], keys ["esc"];

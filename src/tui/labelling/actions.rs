@@ -10,6 +10,7 @@ use crate::model::sampling::{LabelOrder, label_order_key};
 use crate::model::taxonomy::CategoryId;
 
 use super::super::action::Action;
+use super::super::component::Cx;
 use super::super::effects::{Effects, Handled};
 use super::super::state::{Corpus, ListView, Popup, ViewRow};
 use super::super::textbox::Typed;
@@ -44,13 +45,8 @@ impl Labelling {
     }
 
     /// Handles the labelling actions (keys, note typing, filter, agreement).
-    pub(super) fn handle(
-        &mut self,
-        action: &Action,
-        corpus: &Corpus,
-        list: &ListView,
-        fx: &mut Effects,
-    ) -> Handled {
+    pub(super) fn handle(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        let (corpus, list) = (cx.corpus, cx.list);
         match self.note.update(action) {
             Typed::Edited => return Handled::Redraw,
             Typed::Submitted(text) if self.naming => {
@@ -66,7 +62,7 @@ impl Labelling {
                 fx.say(format!("labels are signed {name}"));
                 // The label that waited for the name.
                 return match awaiting {
-                    Some(a) => self.handle(&a, corpus, list, fx),
+                    Some(a) => self.handle(&a, cx, fx),
                     None => Handled::Redraw,
                 };
             }
@@ -100,7 +96,7 @@ impl Labelling {
                 self.awaiting = Some(*action);
                 self.naming = true;
                 self.note.open(row, "", false);
-                fx.say("who labels? type your name, enter (asked once; --annotator NAME, annotator = \"NAME\" in config.toml or $SEBX_ANNOTATOR set it)");
+                fx.say(format!("who labels? type your name, {} (asked once; --annotator NAME, annotator = \"NAME\" in config.toml or $SEBX_ANNOTATOR set it)", super::super::textbox::SUBMIT_KEY));
                 return Handled::Redraw;
             }
         }
@@ -178,13 +174,22 @@ impl Labelling {
                     LabelOrder::File => LabelOrder::Random,
                     LabelOrder::Random => LabelOrder::File,
                 };
-                fx.say(match self.order {
-                    LabelOrder::File => "N: next unlabelled failure in list order".to_string(),
+                // Named by the key that walks them, as bound (none when unbound).
+                let order = match self.order {
+                    LabelOrder::File => "in list order".to_string(),
                     LabelOrder::Random => format!(
-                        "N: next unlabelled failure in a seeded random order (seed {}): the labelled failures stay a random sample",
+                        "in a seeded random order (seed {}): the labelled failures stay a random sample",
                         self.order_seed
                     ),
-                });
+                };
+                fx.say(
+                    cx.keys
+                        .says(
+                            Action::NextUnlabelledFailure,
+                            &format!("walks the unlabelled failures {order}"),
+                        )
+                        .unwrap_or_else(|| format!("unlabelled failures {order}")),
+                );
             }
             Action::CycleLabelFilter => {
                 let mut options = vec![LabelFilter::Unlabelled, LabelFilter::Labelled];
@@ -223,10 +228,10 @@ impl Labelling {
         &mut self,
         popup: Popup,
         action: &Action,
-        corpus: &Corpus,
-        list: &ListView,
+        cx: &Cx<'_>,
         fx: &mut Effects,
     ) -> Handled {
+        let (corpus, list) = (cx.corpus, cx.list);
         match popup {
             Popup::CategoryPicker => {
                 let n = self.taxonomy.categories.len();
@@ -243,7 +248,7 @@ impl Labelling {
                             self.toggle(corpus, row, &id);
                         }
                     }
-                    Action::ToggleCategory(_) => return self.handle(action, corpus, list, fx),
+                    Action::ToggleCategory(_) => return self.handle(action, cx, fx),
                     Action::CategoryPicker | Action::Cancel => fx.close(),
                     _ => return Handled::Passed,
                 }

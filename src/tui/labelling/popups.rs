@@ -30,8 +30,12 @@ pub fn draw_label_popup(
                 " Categories ({}) ",
                 popup_hint(cx.keys, "toggles", &[(&[Action::Cancel], "closes")])
             ),
-            picker_lines(l, cx),
-            90,
+            picker_lines(
+                l,
+                cx,
+                usize::from(PICKER_WIDTH.min(area.width)).saturating_sub(2),
+            ),
+            PICKER_WIDTH,
             None,
         ),
         Popup::Agreement => {
@@ -51,10 +55,11 @@ pub fn draw_label_popup(
     }
 }
 
-/// Inner width of the category picker (its popup is 90 wide).
-const PICKER_INNER: usize = 88;
+/// Width of the category picker, at most (the screen's, when narrower).
+const PICKER_WIDTH: u16 = 90;
 
-fn picker_lines(l: &Labelling, cx: &DrawCx<'_>) -> Vec<Line<'static>> {
+/// The picker's lines, wrapped to its `inner` width (descriptions hang under themselves).
+fn picker_lines(l: &Labelling, cx: &DrawCx<'_>, inner: usize) -> Vec<Line<'static>> {
     let theme = cx.theme;
     let saved = cx
         .list
@@ -81,7 +86,7 @@ fn picker_lines(l: &Labelling, cx: &DrawCx<'_>) -> Vec<Line<'static>> {
             let mut spans = head;
             spans.push(Span::styled(c.description.clone(), theme.dim));
             let hang = [Span::raw(" ".repeat(hang_w))];
-            super::super::layout::wrap_hanging(spans, PICKER_INNER, &hang)
+            super::super::layout::wrap_hanging(spans, inner, &hang)
                 .into_iter()
                 .map(move |line| {
                     if k == l.picker_cursor {

@@ -11,6 +11,7 @@ use crate::model::bookmarks::BOOKMARKS_SUFFIX;
 use crate::model::labels::{LABELS_SUFFIX, LabelStore, Progress};
 use crate::model::sidecar::{SidecarPlace, sidecar_path};
 use crate::model::taxonomy::Taxonomy;
+use crate::session::label_progress::{LabelRow, LabelTally};
 
 use super::super::effects::Effects;
 use super::super::rerun::Reruns;
@@ -280,23 +281,29 @@ impl Labelling {
             .filter_map(|s| s.labels.as_ref())
             .any(|store| store.history().next().is_some());
         self.progress_scores = corpus.scores_changed;
-        self.failures = (0..corpus.entries.len())
-            .filter(|i| corpus.shown(*i).is_failure())
-            .count();
-        let mut labelled_failures = 0;
-        // While a big file loads and nothing is labelled, counting rows is all there is to do.
-        let rows = if has_records { corpus.entries.len() } else { 0 };
-        for (i, e) in corpus.entries.iter().enumerate().take(rows) {
-            if let Some(label) = self.saved(e.run, &e.rollout.id) {
+        // While a big file loads and nothing is labelled, counting failures is all there is to do.
+        let mut rows = Vec::with_capacity(corpus.entries.len());
+        for (i, e) in corpus.entries.iter().enumerate() {
+            let label = if has_records {
+                self.saved(e.run, &e.rollout.id)
+            } else {
+                None
+            };
+            if let Some(label) = label {
                 progress.labelled += 1;
-                labelled_failures += usize::from(corpus.shown(i).is_failure());
                 for c in &label.categories {
                     *progress.per_category.entry(c.clone()).or_default() += 1;
                 }
             }
+            rows.push(LabelRow {
+                run: e.run,
+                failure: corpus.shown(i).is_failure(),
+                labelled: label.is_some(),
+            });
         }
+        let names = corpus.runs.iter().map(|r| r.name.clone()).collect();
+        self.tally = LabelTally::count(names, rows);
         self.progress = progress;
-        self.labelled_failures = labelled_failures;
         self.any_labels = self
             .sidecars
             .iter()

@@ -69,7 +69,11 @@ fn labels_title(app: &App) -> String {
     } else {
         ""
     };
-    format!(" Labels · {} · {}{mode} ", l.annotator, l.progress_text())
+    format!(
+        " Labels · {} · {}{mode} ",
+        l.annotator,
+        l.progress_text(app.corpus.runs.len())
+    )
 }
 
 /// The Labels panel: category chips with keys, marks and counts; the suggestion; the note;
@@ -131,7 +135,10 @@ pub fn label_lines(app: &App, row: usize, width: u16) -> Vec<Line<'static>> {
             let what = if l.naming { "your name: " } else { "note: " };
             let mut spans = vec![Span::styled(what, theme.status_key)];
             spans.extend(n.spans(ratatui::style::Style::default()));
-            spans.push(Span::styled("  enter saves · esc cancels", theme.dim));
+            spans.push(Span::styled(
+                format!("  {}", super::super::textbox::box_keys("saves")),
+                theme.dim,
+            ));
             lines.push(Line::from(spans));
         }
         _ => {

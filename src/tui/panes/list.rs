@@ -87,8 +87,7 @@ fn draw_list(list: &ListView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
     let total = cx.corpus.entries.len();
     let shown = list.shown_rows();
     // Parts of the title with how much they matter: when the list is narrow, the least
-    // important go (the top categories, then the run count, then the file line), never
-    // the counts.
+    // important go (the top categories, then the file line), never the counts.
     let mut title: Vec<(u8, Span)> = vec![(9, Span::styled(" sebx ", theme.title))];
     let summary = if shown == total {
         format!("{total} rollouts")
@@ -107,17 +106,15 @@ fn draw_list(list: &ListView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         ));
         title.push((3, Span::styled(format!("line {line} "), theme.dim)));
     }
-    if cx.corpus.runs.len() > 1 {
-        title.push((
-            2,
-            Span::styled(format!("· {} runs ", cx.corpus.runs.len()), theme.dim),
-        ));
-    }
     // Labelling progress is always in view: labelled/total and the most used categories.
-    // Labels go on failures: count them against the failures, not every rollout.
+    // Labels go on failures: count them against the failures, not every rollout; the
+    // figure names its scope (how many runs), as the label panel and Stats screen say it.
     title.push((
         9,
-        Span::styled(format!("· {} ", cx.labels.progress_text()), theme.title),
+        Span::styled(
+            format!("· {} ", cx.labels.progress_text(cx.corpus.runs.len())),
+            theme.title,
+        ),
     ));
     let per_category = cx.labels.category_counts();
     if !per_category.is_empty() {

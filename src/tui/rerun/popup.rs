@@ -63,7 +63,12 @@ fn runtime_lines(reruns: &Reruns, cx: &DrawCx<'_>) -> Vec<Line<'static>> {
     }
     match &install.outcome {
         Some(Ok(python)) => lines.push(Line::styled(
-            format!("installed: {python} — r reruns now; restart sebx to grade the list"),
+            format!(
+                "installed: {python}{}; restart sebx to grade the list",
+                cx.keys
+                    .says(Action::Rerun, "reruns now")
+                    .map_or(String::new(), |s| format!(" — {s}"))
+            ),
             theme.verdict_right,
         )),
         Some(Err(e)) => lines.push(Line::styled(format!("failed: {e}"), theme.error)),

@@ -19,6 +19,16 @@ use super::super::layout::fit;
 use super::super::theme::Theme;
 use super::{Screen, StatsResult, StatsView, cell_pairs, sort_label, sorted_map};
 
+/// `s` as it is when it fits in `w` characters, else cut to them with a closing `…`
+/// (never padded).
+fn fit_end(s: &str, w: usize) -> String {
+    if s.chars().count() <= w {
+        s.to_string()
+    } else {
+        fit(s, w)
+    }
+}
+
 fn rfit(s: &str, w: usize) -> String {
     let n = s.chars().count();
     if n <= w {
@@ -179,29 +189,45 @@ fn map_lines(view: &StatsView, cx: &DrawCx<'_>, r: &StatsResult, area: Rect) -> 
             theme.dim,
         ));
     }
-    if let Some(l) = r.report.labels.get(view.run).map(|l| &l.stats)
+    // Label progress as the list and the label panel say it (one tally, the session's):
+    // over every run, then over the run shown, each naming its scope; wrapped, not cut.
+    let run_labels = r.report.labels.get(view.run).map(|l| &l.stats);
+    if let Some(tally) = cx.labels.label_tally()
+        && tally.all().counts.labelled > 0
+    {
+        let mut said = vec![format!("your labels: {}", tally.all().text())];
+        if tally.run_count() > 1
+            && let Some(run) = tally.run(view.run)
+        {
+            said.push(run.text());
+        }
+        if let Some(l) = run_labels.filter(|l| l.labelled_failures > 0)
+            && let Some(last) = said.last_mut()
+        {
+            let sample = match l.sample {
+                runs::LabelSample::Random => "a random sample",
+                runs::LabelSample::All => "all of them",
+                runs::LabelSample::Picked => "picked, not random",
+                runs::LabelSample::None => "none",
+            };
+            let order = match l.sample {
+                runs::LabelSample::Picked => cx
+                    .keys
+                    .says(Action::ToggleLabelOrder, "labels in random order")
+                    .map_or(String::new(), |s| format!(" ({s})")),
+                _ => String::new(),
+            };
+            last.push_str(&format!(", {sample}{order}"));
+        }
+        for text in said {
+            for part in super::super::layout::wrap_words(&text, w.saturating_sub(2)) {
+                lines.push(Line::styled(format!(" {part}"), theme.dim));
+            }
+        }
+    }
+    if let Some(l) = run_labels
         && l.labelled_failures > 0
     {
-        let sample = match l.sample {
-            runs::LabelSample::Random => "a random sample",
-            runs::LabelSample::All => "all of them",
-            runs::LabelSample::Picked => "picked, not random",
-            runs::LabelSample::None => "none",
-        };
-        let order = match l.sample {
-            runs::LabelSample::Picked => cx
-                .keys
-                .says(Action::ToggleLabelOrder, "labels in random order")
-                .map_or(String::new(), |s| format!(" ({s})")),
-            _ => String::new(),
-        };
-        lines.push(Line::styled(
-            format!(
-                " your labels: {} of {} failures, {sample}{order}",
-                l.labelled_failures, l.failures
-            ),
-            theme.dim,
-        ));
         let mut top: Vec<&runs::CategoryStats> = l.categories.iter().collect();
         top.sort_by_key(|c| std::cmp::Reverse(c.failures));
         let parts: Vec<String> = top
@@ -290,17 +316,22 @@ fn map_lines(view: &StatsView, cx: &DrawCx<'_>, r: &StatsResult, area: Rect) -> 
                     theme.base,
                 ),
                 Span::styled(fit(&n.name, 28), theme.error),
+                // The rest of the row: cut with a `…` where the screen ends (`sebx stats
+                // --by finding` has it whole).
                 Span::styled(
-                    format!(
-                        " {} {}",
-                        n.correct
-                            .as_deref()
-                            .map_or_else(String::new, |c| format!("→ {c}")),
-                        // On screens a finding is named by its label, as everywhere.
-                        crate::analysis::FindingKind::BY_IMPORTANCE
-                            .iter()
-                            .find(|k| k.as_str() == n.kind)
-                            .map_or(n.kind, |k| k.label())
+                    fit_end(
+                        &format!(
+                            " {} {}",
+                            n.correct
+                                .as_deref()
+                                .map_or_else(String::new, |c| format!("→ {c}")),
+                            // On screens a finding is named by its label, as everywhere.
+                            crate::analysis::FindingKind::BY_IMPORTANCE
+                                .iter()
+                                .find(|k| k.as_str() == n.kind)
+                                .map_or(n.kind, |k| k.label())
+                        ),
+                        w.saturating_sub(8 + 28),
                     ),
                     theme.dim,
                 ),
