@@ -810,12 +810,16 @@ impl Generator<'_> {
             .collect()
     }
 
-    /// Edits wrapping every own return's value: `return f(EXPR)`.
+    /// Edits wrapping every own return's value: `return f((EXPR))` (parenthesised: a
+    /// bare tuple `return a, b` stays one value).
     fn wrap_returns(cx: &Ctx, f: &dyn Fn(&str) -> String) -> Vec<(Range<usize>, String)> {
         let (g, e) = (cx.g, cx.e);
         e.returns
             .iter()
-            .map(|r| (r.expr.clone(), f(&g.code[r.expr.clone()])))
+            .map(|r| {
+                let expr = &g.code[r.expr.clone()];
+                (r.expr.clone(), f(&format!("({expr})")))
+            })
             .collect()
     }
 
