@@ -47,34 +47,39 @@ fn demo_rollout(code: &str) -> Value {
     })
 }
 
-/// `sebx analyze FILE --confirm --api-doc API -o OUT`, one analysis per line.
-fn confirmed(lines: &[Value], api_doc: &Path) -> Vec<Value> {
+/// `lines` written to a file, then `sebx ARGS FILE --api-doc API -o OUT` (traces in a
+/// cache of its own): one output line per input line.
+fn sebx_on(lines: &[Value], args: &[&str], api_doc: &Path) -> Vec<Value> {
     let dir = tempfile::tempdir().expect("tempdir");
     let file = dir.path().join("rollouts.jsonl");
     let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
     std::fs::write(&file, text).expect("write");
-    let out_file = dir.path().join("analysis.jsonl");
+    let out_file = dir.path().join("out.jsonl");
     let out = isolated::sebx()
         .env("SEBX_TRACE_CACHE", dir.path().join("traces"))
-        .arg("analyze")
+        .args(args)
         .arg(&file)
-        .arg("--confirm")
         .arg("--api-doc")
         .arg(api_doc)
         .arg("-o")
         .arg(&out_file)
         .output()
-        .expect("analyze");
+        .expect("sebx runs");
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     std::fs::read_to_string(&out_file)
-        .expect("analysis")
+        .expect("the output")
         .lines()
-        .map(|l| serde_json::from_str(l).expect("analysis JSON"))
+        .map(|l| serde_json::from_str(l).expect("JSON lines"))
         .collect()
+}
+
+/// `sebx analyze FILE --confirm --api-doc API -o OUT`, one analysis per line.
+fn confirmed(lines: &[Value], api_doc: &Path) -> Vec<Value> {
+    sebx_on(lines, &["analyze", "--confirm"], api_doc)
 }
 
 /// The loophole kinds a rollout is named with: confirmed entries of `confirm.findings`
@@ -490,30 +495,11 @@ fn grading_names_a_value_read_and_thrown_away_from_the_perturbed_runs() {
         .chain(&needed)
         .map(|c| demo_rollout(c))
         .collect();
-    let dir = tempfile::tempdir().expect("tempdir");
-    let file = dir.path().join("rollouts.jsonl");
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    std::fs::write(&file, text).expect("write");
-    let out_file = dir.path().join("graded.jsonl");
-    let out = isolated::sebx()
-        .arg("grade")
-        .arg(&file)
-        .args(["--scorer", "both", "--behaviour", "--api-doc"])
-        .arg(demo_api_doc())
-        .arg("-o")
-        .arg(&out_file)
-        .output()
-        .expect("grade");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let graded = sebx_on(
+        &lines,
+        &["grade", "--scorer", "both", "--behaviour"],
+        &demo_api_doc(),
     );
-    let graded: Vec<Value> = std::fs::read_to_string(&out_file)
-        .expect("graded")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("graded JSON"))
-        .collect();
     assert_eq!(graded.len(), thrown.len() + needed.len());
     for (i, (line, code)) in graded.iter().zip(thrown.iter().chain(&needed)).enumerate() {
         assert_eq!(line["verdict"], "right", "{code}");

@@ -613,6 +613,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     builtins._sebx_entry_ = entry_seen
 
+    def zwc_functions():
+        """zwc's public functions, top level and `rfx`: (module, name relative to `zwc.`,
+        function), for the counterfactual runs to replace."""
+        found = []
+        for module, prefix in ((zwc, ""), (getattr(zwc, "rfx", None), "rfx.")):
+            if not isinstance(module, types.ModuleType):
+                continue
+            for name, value in list(vars(module).items()):
+                if (
+                    isinstance(value, types.FunctionType)
+                    and not name.startswith("_")
+                    and value is not counting_getattr
+                ):
+                    found.append((module, prefix + name, value))
+        return found
+
     # The counterfactual run: every zwc function but the kept ones returns a value that
     # raises on any use; the kept ones (array constructors) record whether what they wrap
     # holds an array value they did not build themselves.
@@ -705,16 +721,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
         keep = set(options.get("keep", ()))
         if options.get("all") and isinstance(getattr(zwc, "ZWCArray", None), type):
             zwc.ZWCArray = poisoned
-        for module, prefix in ((zwc, ""), (getattr(zwc, "rfx", None), "rfx.")):
-            if not isinstance(module, types.ModuleType):
-                continue
-            for name, value in list(vars(module).items()):
-                if (
-                    isinstance(value, types.FunctionType)
-                    and not name.startswith("_")
-                    and value is not counting_getattr
-                ):
-                    setattr(module, name, kept(value) if prefix + name in keep else poisoned)
+        for module, qualified, value in zwc_functions():
+            setattr(module, qualified.rsplit(".", 1)[-1],
+                    kept(value) if qualified in keep else poisoned)
 
     # The perturbed counterfactual (`{"perturb": 1 or 2}`): every zwc function returns a
     # different value of the same kind: numbers through one of two decreasing affine maps
@@ -788,16 +797,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
             return perturbed
 
-        for module in (zwc, getattr(zwc, "rfx", None)):
-            if not isinstance(module, types.ModuleType):
-                continue
-            for name, value in list(vars(module).items()):
-                if (
-                    isinstance(value, types.FunctionType)
-                    and not name.startswith("_")
-                    and value is not counting_getattr
-                ):
-                    setattr(module, name, perturbing(value))
+        for module, qualified, value in zwc_functions():
+            setattr(module, qualified.rsplit(".", 1)[-1], perturbing(value))
 
     first_exc = [None]
 
