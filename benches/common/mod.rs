@@ -147,11 +147,14 @@ pub fn fresh_programs(
 
 /// `benches/fork_floor.py` on `programs`, `jobs` processes each forking for its share;
 /// the seconds from the start signal until the last one is done (their imports excluded).
+/// `own_sessions`: each process leads a session of its own, as each sebx worker does (a
+/// scheduler autogroup each, which matters only when other work competes for the cores).
 pub fn fork_floor(
     programs: &[String],
     python: &std::path::Path,
     zwc_root: &std::path::Path,
     jobs: usize,
+    own_sessions: bool,
 ) -> anyhow::Result<f64> {
     use std::io::{BufRead, BufReader, Write};
     let dir = tempfile::tempdir()?;
@@ -168,6 +171,10 @@ pub fn fork_floor(
             .arg(jobs.to_string())
             .env("PYTHONPATH", zwc_root)
             .env("OPENBLAS_NUM_THREADS", "1")
+            .env(
+                "SEBX_FLOOR_OWN_SESSION",
+                if own_sessions { "1" } else { "0" },
+            )
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .spawn()?;

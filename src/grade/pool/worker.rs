@@ -1,7 +1,8 @@
-//! One worker process: started by the pool's [`Launcher`] (`py/worker.py`, a scrubbed
-//! environment, its own process group and pids cgroup, its stdout read by a thread of its
-//! own), waited for until it reports ready, then sent programs and read results from, and
-//! killed with its cgroup when dropped. The sandbox itself is set up by the worker.
+//! One worker process: started by the pool's [`Launcher`] (`py/worker.py` through
+//! `py/boot.py`, a scrubbed environment, its own process group and pids cgroup, its stdout
+//! read by a thread of its own), waited for until it reports ready, then sent programs and
+//! read results from, and killed with its cgroup when dropped. The sandbox itself is set up
+//! by the worker.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -24,6 +25,9 @@ use crate::grade::runtime::PythonRuntime;
 
 /// The worker program, written next to the pool's logs at start.
 const WORKER_PY: &str = include_str!("../py/worker.py");
+/// What starts it (`python -c BOOT_PY worker.py CONFIG`): worker.py compiled in a
+/// short-lived child, so the parser's garbage is not in every program's fork.
+const BOOT_PY: &str = include_str!("../py/boot.py");
 
 /// How long a worker may take to import NumPy and zwc and report ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -125,6 +129,8 @@ impl Launcher {
             "profile": std::env::var("SEBX_POOL_PROFILE").is_ok_and(|v| v == "1"),
         });
         let mut child = Command::new(&self.python)
+            .arg("-c")
+            .arg(BOOT_PY)
             .arg(&self.worker_py)
             .arg(config.to_string())
             .env_clear()
