@@ -7,10 +7,7 @@
 //! driven by the loop's own step (`tui::run::pump`); grading through the real engine
 //! (Python runtime required: `sebx runtime install`).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/live.rs"]
-mod live;
+use crate::live;
 
 use live::*;
 

@@ -4,8 +4,7 @@
 //! ratatui's test backend. Invariants: no panic, the selection always valid, every popup
 //! (and the search prompt) closable with Esc.
 
-#[path = "common/prop.rs"]
-mod knobs;
+use crate::prop as knobs;
 
 use std::path::{Path, PathBuf};
 
@@ -22,8 +21,7 @@ use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::run::action_for_event;
 use sebx::tui::{Action, App, Grading, labelling, ui};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 #[derive(Debug, Clone)]
 enum Input {

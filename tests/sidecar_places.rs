@@ -6,9 +6,8 @@
 //! Every command reads sebx's data folder from `$SEBX_DATA_DIR`, set once for this test
 //! process (and given to the binaries it starts) to a folder of its own.
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

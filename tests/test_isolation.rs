@@ -10,9 +10,8 @@
 //! cache folder of its own is remembered there, and nothing reaches the home cache folder
 //! (checked by running the explorer in a child process whose HOME is a temp folder).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 
