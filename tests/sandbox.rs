@@ -4,6 +4,7 @@
 //!
 //! Needs Python 3.11 with NumPy 2.3.0 (`sebx runtime install`); fails, not skips, without it.
 
+use crate::isolated;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
@@ -1047,8 +1048,9 @@ fn programs_cannot_reach_sebxs_terminal() {
     }
     let exe = std::env::current_exe().expect("test binary");
     let command = format!(
-        "{} --exact programs_cannot_reach_sebxs_terminal --nocapture --test-threads 1",
-        shell_quote(&exe.to_string_lossy())
+        "{} --exact {} --nocapture --test-threads 1",
+        shell_quote(&exe.to_string_lossy()),
+        isolated::test_name(module_path!(), "programs_cannot_reach_sebxs_terminal")
     );
     let out = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])

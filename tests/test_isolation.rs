@@ -236,7 +236,7 @@ fn a_traced_run_stays_in_the_tests_cache() {
     let out = std::process::Command::new(std::env::current_exe().expect("this test binary"))
         .args([
             "--exact",
-            "a_traced_run_stays_in_the_tests_cache",
+            &isolated::test_name(module_path!(), "a_traced_run_stays_in_the_tests_cache"),
             "--nocapture",
         ])
         .env(CHILD, "1")
