@@ -10,6 +10,8 @@
 
 #[path = "common/mod.rs"]
 mod common;
+#[path = "../tests/common/isolated.rs"]
+mod isolated;
 #[path = "../tests/common/serve.rs"]
 mod serve;
 

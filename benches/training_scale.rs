@@ -330,6 +330,7 @@ fn explorer(run_dir: &Path, bytes: u64) {
     let follow = Follow {
         every: FOLLOW_EVERY,
         stop: Arc::new(AtomicBool::new(false)),
+        looks: Arc::default(),
     };
     let stop = follow.stop.clone();
     let loader = std::thread::spawn(move || {

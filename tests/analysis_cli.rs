@@ -7,8 +7,7 @@ use sebx::model::discovery::ContextArgs;
 use sebx::model::rollout::load_rollout_file;
 use serde_json::{Value, json};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn rollout_line(response: &str) -> String {
     json!({

@@ -6,12 +6,11 @@
 
 use std::path::PathBuf;
 
+use crate::shared_data;
 use sebx::analysis::{FindingKind, Severity, analyze_rollout};
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
 use serde_json::Value;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn data_dir() -> PathBuf {
     shared_data::shared_data()

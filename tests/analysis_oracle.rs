@@ -15,15 +15,13 @@
 //! CI runs 2,400 programs (a couple of minutes); `SEBX_ORACLE_PROGRAMS=20000` is a deep run,
 //! `SEBX_ORACLE_SEED` another sample.
 
-#[path = "common/mutate.rs"]
-mod mutate;
-#[path = "common/prop.rs"]
-mod prop;
+use crate::mutate;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::OnceLock;
 
+use crate::shared_data;
 use mutate::{FAMILIES, Generator, Program, Rng};
 use sebx::analysis::loopholes::wrapping_constructors;
 use sebx::analysis::{FindingKind, Severity};
@@ -34,8 +32,6 @@ use sebx::grade::trace::{self, Comparison, Settled, settle::Counts};
 use sebx::model::ApiMap;
 use sebx::model::finding_kinds::Family;
 use sebx::model::rollout::load_rollout_file;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn programs_wanted() -> usize {
     std::env::var("SEBX_ORACLE_PROGRAMS")

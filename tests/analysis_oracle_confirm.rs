@@ -8,8 +8,7 @@
 
 use serde_json::{Value, json};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn rollout(code: &str, inputs: &[&str]) -> String {
     let cases: Vec<Value> = inputs

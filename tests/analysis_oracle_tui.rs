@@ -3,7 +3,7 @@
 //! raised), and its `possible` finding, which raised in every case, is shown as confirmed by
 //! the run (and marked like an error).
 
-mod tui_common;
+use crate::tui_common;
 
 use std::sync::Arc;
 

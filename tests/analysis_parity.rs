@@ -5,14 +5,13 @@
 
 use std::path::PathBuf;
 
+use crate::shared_data;
 use sebx::analysis::assemble::{assemble_program, rewrite_cases};
 use sebx::analysis::numpy_check::check_numpy;
 use sebx::analysis::static_check::{check_zwc_usage, check_zwc_usage_split};
 use sebx::analysis::{entry_function_name, extract_last_python_block};
 use sebx::model::rollout::load_rollout_file;
 use serde_json::Value;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn parity_dir() -> PathBuf {
     shared_data::shared("parity")

@@ -8,14 +8,12 @@
 //!
 //! Needs the grader's Python runtime (`sebx runtime install`), like the other grading tests.
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::path::{Path, PathBuf};
 
+use crate::shared_data;
 use serde_json::{Value, json};
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 const LOOPHOLES: [&str; 5] = [
     "numpy_backdoor",
@@ -406,7 +404,7 @@ fn no_right_parity_rollout_is_named_by_its_run() {
 /// The cost of asking: seconds per rollout of the plain program (the grader's), the
 /// traced run, and the traced run plus the counterfactual, over 100 parity rollouts
 /// judged `right` (the runs are what `analyze --confirm` adds). Prints the figures;
-/// `cargo test --test behaviour -- --ignored --nocapture`.
+/// `cargo test --test analysis behaviour:: -- --ignored --nocapture`.
 #[test]
 #[ignore = "a measurement, not a check"]
 fn cost_of_tracing_per_rollout() {

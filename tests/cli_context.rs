@@ -1,8 +1,7 @@
 //! Every command that reads rollouts takes `--api-doc` and `--dataset` the same way: one
 //! flattened `ContextArgs`, so their help text is the same everywhere.
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn help(args: &[&str]) -> String {
     let out = isolated::sebx()

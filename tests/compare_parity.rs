@@ -10,10 +10,9 @@
 
 use std::path::PathBuf;
 
+use crate::shared_data;
 use sebx::grade::compare::{SEPARATOR, compare_outputs};
 use serde_json::Value;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 /// Length at which the corpus cuts stdout tails.
 const STDOUT_TAIL_LIMIT: usize = 2000;

@@ -13,16 +13,14 @@
 //! RuntimeErrors another process can unpickle, and the second call sends no batch again and
 //! grades no sample of a partly failed naive pass again.
 
-#[path = "common/serve.rs"]
-mod serve;
+use crate::serve;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::shared_data;
 use serde_json::{Value, json};
 use serve::{Server, demo, demo_rollouts};
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 /// The dict shape (ground_truth is JSON text of a dict holding the tests), per sample,
 /// with `SEBX_RETURN=float`; then one bad rollout.

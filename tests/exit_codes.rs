@@ -3,8 +3,7 @@
 //! before anything is looked for on its behalf; a reader closing the pipe early is not an
 //! error. The binary runs with its own score cache (`common/isolated.rs`).
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};

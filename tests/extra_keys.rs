@@ -6,10 +6,9 @@
 //! `c` shows every row again, and `?` lists the key. Every expected figure comes from the
 //! generator, not from sebx.
 
-mod tui_common;
+use crate::tui_common;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

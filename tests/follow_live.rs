@@ -7,10 +7,7 @@
 //! driven by the loop's own step (`tui::run::pump`); grading through the real engine
 //! (Python runtime required: `sebx runtime install`).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/live.rs"]
-mod live;
+use crate::live;
 
 use live::*;
 
@@ -195,6 +192,7 @@ fn a_change_is_read_when_the_file_system_says_so_not_at_the_next_poll() {
     let follow = Follow {
         every: Duration::from_secs(3600),
         stop: Arc::new(AtomicBool::new(false)),
+        looks: Arc::default(),
     };
     let stop = follow.stop.clone();
     let (tx, rx) = channel();
@@ -266,7 +264,13 @@ fn a_rollout_file_appearing_in_a_folder_given_is_opened_as_a_run_and_followed() 
     let (head, tail) = first.split_at(30);
     append(&b, head);
     append(&runs.join("a.jsonl.labels.jsonl"), "");
-    std::thread::sleep(Duration::from_millis(1500));
+    // Two more looks of the follower: the second begun after these writes, and what it
+    // made of them sent before it is counted (no pause guessed long enough).
+    let looks = ex.workers.follow_looks();
+    let after = looks.load(Ordering::Acquire) + 2;
+    ex.until("the follower looked at the folder after the writes", |_| {
+        looks.load(Ordering::Acquire) >= after
+    });
     pump(&mut ex.app, &ex.workers, &ex.rx);
     assert_eq!(ex.app.corpus.runs.len(), 1, "not a run before a whole line");
     append(

@@ -10,10 +10,8 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/shared_data.rs"]
-mod shared_data;
+use crate::isolated;
+use crate::shared_data;
 
 fn shared() -> PathBuf {
     shared_data::shared_data()

@@ -3,8 +3,7 @@
 //! scorers differ (GRADER.md, "The official RL reward"), each with its reason. Rollouts
 //! here are written for these tests.
 
-#[path = "common/grading.rs"]
-mod grading;
+use crate::grading;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -17,10 +16,8 @@ use sebx::grade::reward::Scorer;
 use sebx::grade::scoring::{Scored, grade_scored};
 use sebx::model::Verdict;
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/shared_data.rs"]
-mod shared_data;
+use crate::isolated;
+use crate::shared_data;
 
 const API: &str = r#"{"original_name": "mean", "curr_name": "kocito", "rewritten_doc": "", "func_mapping": "{\"np.mean\": \"zwc.kocito\", \"np.array\": \"zwc.yitaf\", \"np.sum\": \"zwc.bapuxe\", \"np.arcsin\": \"zwc.sivoru\", \"np.sqrt\": \"zwc.qexuma\"}"}"#;
 

@@ -3,8 +3,7 @@
 //! the program decides. Through the real engine (Python runtime required: `sebx runtime
 //! install`); rollouts written for this test.
 
-#[path = "common/grading.rs"]
-mod grading;
+use crate::grading;
 
 use std::sync::OnceLock;
 use std::time::Duration;

@@ -1,8 +1,7 @@
 //! Each verdict and each GRADER.md quirk, through the real engine (Python runtime required:
 //! `sebx runtime install`). Rollouts here are written for these tests.
 
-#[path = "common/grading.rs"]
-mod grading;
+use crate::grading;
 
 use std::sync::OnceLock;
 use std::time::Duration;

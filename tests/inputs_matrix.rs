@@ -5,8 +5,7 @@
 //! correct-trajectories file, a folder of rollout files with their context); the explorer
 //! (and `present`, which opens the same way) is checked in-process through `prepare`.
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -12,8 +12,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 const API_DOC: &str =
     r#"{"func_mapping": {"np.mean": "zwc.kocito", "np.array": "zwc.yitaf", "np.sum": "zwc.bapu"}}"#;

@@ -13,10 +13,8 @@ use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::{drain_inline, load_inline};
 use serde_json::Value;
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/shared_data.rs"]
-mod shared_data;
+use crate::isolated;
+use crate::shared_data;
 
 fn shared() -> PathBuf {
     shared_data::shared_data()

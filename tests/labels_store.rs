@@ -1,6 +1,7 @@
 //! The label and rerun sidecars: durability after a crash, damaged lines, concurrent
 //! writers (threads and processes), latest-wins per annotator, progress.
 
+use crate::isolated;
 use std::collections::HashSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -278,7 +279,11 @@ fn concurrent_threads_and_processes_never_corrupt() {
     let children: Vec<std::process::Child> = (0..3)
         .map(|k| {
             Command::new(&exe)
-                .args(["--exact", "concurrent_child_entry", "--test-threads=1"])
+                .args([
+                    "--exact",
+                    &isolated::test_name(module_path!(), "concurrent_child_entry"),
+                ])
+                .arg("--test-threads=1")
                 .env(CHILD_ENV, &file)
                 .env("SEBX_LABELS_TEST_WRITER", format!("proc{k}"))
                 .stdout(std::process::Stdio::null())

@@ -6,10 +6,9 @@
 //! step 1 at a quarter). `sebx stats --by course --format json` and the explorer's Training
 //! screen (course line and the "first step solved" order) are checked against that schedule.
 
-mod tui_common;
+use crate::tui_common;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::path::{Path, PathBuf};
 

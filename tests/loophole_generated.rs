@@ -15,22 +15,17 @@
 //! default 3; look-alikes twice that). The unit tests need no Python; the measuring test
 //! needs the grader's runtime (`sebx runtime install`).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/loophole_gen.rs"]
-mod loophole_gen;
-#[path = "common/mutate.rs"]
-mod mutate;
+use crate::isolated;
+use crate::loophole_gen;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use crate::shared_data;
 use loophole_gen::{AXES, Axis, Generated, Generator, Genuine};
 use sebx::model::ApiMap;
 use sebx::model::finding_kinds::{Family, FindingKind};
 use serde_json::Value;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn shared(rel: &str) -> PathBuf {
     shared_data::shared(rel)

@@ -9,16 +9,14 @@
 //!
 //! Needs the grader's Python runtime (`sebx runtime install`), like the other grading tests.
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::shared_data;
 use serde_json::{Value, json};
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn shared(rel: &str) -> PathBuf {
     shared_data::shared(rel)

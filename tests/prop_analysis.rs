@@ -4,18 +4,16 @@
 //! inputs (100,000-term chains, 10,000-part attribute chains, deep brackets, long `elif`
 //! chains) analysed on an ordinary test thread (2 MiB stack), as production threads are.
 
-#[path = "common/prop.rs"]
-mod knobs;
+use crate::prop as knobs;
 
 use std::sync::OnceLock;
 
+use crate::shared_data;
 use proptest::prelude::*;
 use sebx::analysis::static_check::check_zwc_usage;
 use sebx::analysis::{CodeAnalysis, analyze_code, extract_last_python_block};
 use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, TestCase};
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn api() -> &'static ApiMap {
     static API: OnceLock<ApiMap> = OnceLock::new();

@@ -4,8 +4,7 @@
 //! ratatui's test backend. Invariants: no panic, the selection always valid, every popup
 //! (and the search prompt) closable with Esc.
 
-#[path = "common/prop.rs"]
-mod knobs;
+use crate::prop as knobs;
 
 use std::path::{Path, PathBuf};
 
@@ -20,10 +19,9 @@ use sebx::tui::app::ViewRow;
 use sebx::tui::explore::{ExploreArgs, demo, prepare};
 use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::run::action_for_event;
-use sebx::tui::{Action, App, Grading, labelling, ui};
+use sebx::tui::{Action, App, Grading, ui};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 #[derive(Debug, Clone)]
 enum Input {
@@ -106,6 +104,8 @@ fn explorer(paths: Vec<PathBuf>, dir: &Path) -> App {
         paths,
         config: Some(config),
         annotator: Some("prop".to_owned()),
+        // Label sidecars of the embedded demo: in the case's folder, never the user's.
+        data_dir: Some(dir.join("data")),
         ..isolated::explore_args()
     };
     let session = prepare(
@@ -225,25 +225,12 @@ fn drive(app: &mut App, inputs: &[Input]) -> Result<(), TestCaseError> {
     check_selection(app)
 }
 
-/// Label sidecars of the embedded demo go to one folder of this test process, never to
-/// the user's data folder.
-fn data_dir() {
-    static DIR: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
-    DIR.get_or_init(|| {
-        let dir = tempfile::tempdir().expect("tempdir");
-        // SAFETY: set once, before any explorer of this process reads it.
-        unsafe { std::env::set_var(labelling::DATA_DIR_ENV, dir.path()) };
-        dir
-    });
-}
-
 proptest! {
     #![proptest_config(knobs::config(24, 16))]
 
     #[test]
     fn demo_under_random_use(inputs in prop::collection::vec(input(), 1..80)) {
         let dir = tempfile::tempdir().expect("tempdir");
-        data_dir();
         let mut app = explorer(Vec::new(), dir.path());
         prop_assert!(!app.corpus.entries.is_empty());
         drive(&mut app, &inputs)?;
@@ -252,7 +239,6 @@ proptest! {
     #[test]
     fn damaged_file_under_random_use(inputs in prop::collection::vec(input(), 1..80)) {
         let dir = tempfile::tempdir().expect("tempdir");
-        data_dir();
         let file = damaged_file(dir.path());
         let mut app = explorer(vec![file], dir.path());
         prop_assert_eq!(app.corpus.entries.len(), 9);

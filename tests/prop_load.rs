@@ -6,8 +6,7 @@
 //! Invariant of every loader: each bad line is reported with its number, each good one
 //! is kept with its number and content, nothing panics.
 
-#[path = "common/prop.rs"]
-mod knobs;
+use crate::prop as knobs;
 
 use std::collections::BTreeMap;
 use std::path::Path;

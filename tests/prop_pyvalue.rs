@@ -4,8 +4,7 @@
 //! there is one); the comparison is symmetric, tolerant within 1e-2 and strict beyond it;
 //! no text panics the parser, the cleaning or the comparison, deep inputs included.
 
-#[path = "common/prop.rs"]
-mod knobs;
+use crate::prop as knobs;
 
 use proptest::prelude::*;
 use sebx::grade::compare::{Decision, compare_printed, parse_printed};

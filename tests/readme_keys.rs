@@ -26,7 +26,7 @@ fn the_readme_reference_is_the_action_table() {
     assert_eq!(
         &text[start..end],
         want,
-        "README.md's action table is stale: run SEBX_UPDATE_README=1 cargo test --test readme_keys"
+        "README.md's action table is stale: run SEBX_UPDATE_README=1 cargo test --test cli readme_keys::"
     );
     // Every bindable action is in it, by its config name.
     for spec in ACTIONS {

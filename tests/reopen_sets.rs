@@ -5,10 +5,8 @@
 //! (`open_default`), driven by the loop's own step; grading through the real engine
 //! (Python runtime required: `sebx runtime install`).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/live.rs"]
-mod live;
+use crate::isolated;
+use crate::live;
 
 use live::*;
 

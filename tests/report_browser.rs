@@ -12,8 +12,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -9,10 +9,8 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::Value;
 
-#[path = "common/demo.rs"]
-mod demo_files;
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::demo_files;
+use crate::isolated;
 
 use demo_files::demo_copy_with_training as demo_copy;
 

@@ -13,10 +13,8 @@ use clap::Parser;
 use sebx::cli::report::{ReportArgs, page_of, session_of};
 use sebx::tui::report_examples::ExportDrawer;
 
-#[path = "common/demo.rs"]
-mod demo_files;
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::demo_files;
+use crate::isolated;
 
 use demo_files::demo_copy_with_training as demo_copy;
 

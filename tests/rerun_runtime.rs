@@ -3,7 +3,7 @@
 //! with `sebx rerun`. Both keep their results in `<rollouts>.reruns.jsonl`, never in the
 //! rollout file.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -18,8 +18,7 @@ use sebx::tui::load::{FileKind, Source, SourceData};
 use sebx::tui::{Action, App, Keymap, Theme};
 use tui_common::{API_DOC, Q_MEAN, dataset, draw, fence, rollout_line, screen};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 /// Calls `zwc.mean`, which zwc renamed: an exe_error.
 const CODE_NUMPY_NAME: &str =

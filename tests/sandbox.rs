@@ -4,6 +4,7 @@
 //!
 //! Needs Python 3.11 with NumPy 2.3.0 (`sebx runtime install`); fails, not skips, without it.
 
+use crate::isolated;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 
@@ -165,19 +166,22 @@ fn daemon_program(marker: &str) -> String {
 }
 
 /// A program that leaves a double-forked, setsid 30 s sleeper whose command line carries
-/// `marker`, then hangs; with `settle` it first gives the sleeper 0.3 s to start.
+/// `marker`, then hangs; with `settle` it first waits until the sleeper runs (the end of a
+/// pipe the sleeper's exec closes, and the middle process's exit), not for a guessed time.
 fn escapee_program(marker: &str, settle: bool) -> String {
     format!(
         "import os, sys, time\n\
+         r, w = os.pipe()\n\
          if os.fork() == 0:\n\
          \x20   os.setsid()\n\
          \x20   if os.fork() == 0:\n\
          \x20       os.execv(sys.executable, [sys.executable, '-c', 'import time; time.sleep(30)', {marker:?}])\n\
          \x20   os._exit(0)\n\
+         os.close(w)\n\
          {settle}\
          while True:\n\
          \x20   time.sleep(0.1)\n",
-        settle = if settle { "time.sleep(0.3)\n" } else { "" },
+        settle = if settle { "os.read(r, 1)\n" } else { "" },
     )
 }
 
@@ -1047,8 +1051,9 @@ fn programs_cannot_reach_sebxs_terminal() {
     }
     let exe = std::env::current_exe().expect("test binary");
     let command = format!(
-        "{} --exact programs_cannot_reach_sebxs_terminal --nocapture --test-threads 1",
-        shell_quote(&exe.to_string_lossy())
+        "{} --exact {} --nocapture --test-threads 1",
+        shell_quote(&exe.to_string_lossy()),
+        isolated::test_name(module_path!(), "programs_cannot_reach_sebxs_terminal")
     );
     let out = std::process::Command::new("script")
         .args(["-qec", &command, "/dev/null"])

@@ -2,8 +2,7 @@
 //! official sandbox's way), `/grade` against `sebx grade`, 400s, 503 on a full queue,
 //! draining on SIGTERM, `/metrics` counts.
 
-#[path = "common/serve.rs"]
-mod serve;
+use crate::serve;
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};

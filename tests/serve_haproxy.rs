@@ -6,8 +6,7 @@
 //! Needs `haproxy` (Debian package; `.ci/run` installs it). Outside CI a machine without
 //! it skips this test with a message; under CI=true a missing haproxy fails it.
 
-#[path = "common/serve.rs"]
-mod serve;
+use crate::serve;
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};

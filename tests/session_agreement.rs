@@ -7,7 +7,7 @@
 //! file, a line storing only `"score": 1`, a rerun, and verdicts graded by the explorer
 //! itself (which the presenter and export read back from the cache).
 
-mod tui_common;
+use crate::tui_common;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

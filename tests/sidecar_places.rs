@@ -3,12 +3,12 @@
 //! with `--sidecar-dir`, with `sidecar_dir` in the config, for two inputs of the same name in
 //! different folders, and for a read-only input folder (the fallback in sebx's data folder);
 //! `sebx rerun --sidecar-dir` keeps a rerun where `labels export`'s resolver finds it.
-//! Every command reads sebx's data folder from `$SEBX_DATA_DIR`, set once for this test
-//! process (and given to the binaries it starts) to a folder of its own.
+//! Every command gets sebx's data folder of this test file, a folder of its own: the
+//! explorer as `ExploreArgs::data_dir`, the binaries it starts as `$SEBX_DATA_DIR` (the
+//! process's own environment is never changed: tests of other files share the process).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -18,15 +18,12 @@ use sebx::tui::App;
 use sebx::tui::explore::{ExploreArgs, open_default};
 use sebx::tui::inline::{drain_inline, load_inline};
 
-/// This process's sebx data folder (`$SEBX_DATA_DIR`), set before any explorer opens.
+/// This file's sebx data folder, given to every explorer and command it starts.
 fn data_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = isolated::fresh_root().join("data");
         std::fs::create_dir_all(&dir).expect("data dir");
-        // SAFETY: every test calls this first; no other thread reads the environment
-        // before the first call returns (OnceLock blocks them).
-        unsafe { std::env::set_var(isolated::DATA_DIR_ENV, &dir) };
         dir
     })
 }
@@ -46,7 +43,10 @@ fn demo_copy(dir: &Path, name: &str) -> PathBuf {
 /// The explorer `sebx FILES` opens with `args`, loaded, the first row labelled with the
 /// category on `key`; returns the status line that said where it was saved and the notes.
 fn label_first_row(args: ExploreArgs, key: char) -> (String, Vec<String>, App) {
-    data_dir();
+    let args = ExploreArgs {
+        data_dir: Some(data_dir().to_path_buf()),
+        ..args
+    };
     let (mut session, _backend) = open_default(&args).expect("opens");
     let app = &mut session.app;
     load_inline(app, &session.sources);

@@ -7,11 +7,9 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
-#[path = "common/demo.rs"]
-mod demo_files;
+use crate::demo_files;
 use demo_files::{demo, demo_copy};
 
 fn sebx() -> Command {

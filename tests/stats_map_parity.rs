@@ -6,12 +6,11 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+use crate::shared_data;
 use sebx::grade::runs::{FunctionSort, RunSet, function_map};
 use sebx::model::rollout::load_rollout_file;
 use sebx::model::{ApiMap, Verdict};
 use serde_json::Value;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn data_dir() -> PathBuf {
     shared_data::shared_data()

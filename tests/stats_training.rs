@@ -9,8 +9,7 @@ use std::path::{Path, PathBuf};
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 const MEAN_Q: &str = "Given a list `values`, return their arithmetic mean as a float.";
 const SUM_Q: &str = "Given a list `values`, return their total as an int.";

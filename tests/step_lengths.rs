@@ -5,10 +5,9 @@
 //! shows its line as stored, every key and the whole prompt. Graded through the real
 //! engine (Python runtime required: `sebx runtime install`).
 
-mod tui_common;
+use crate::tui_common;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::path::{Path, PathBuf};
 

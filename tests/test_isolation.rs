@@ -10,9 +10,8 @@
 //! cache folder of its own is remembered there, and nothing reaches the home cache folder
 //! (checked by running the explorer in a child process whose HOME is a temp folder).
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 
@@ -237,7 +236,7 @@ fn a_traced_run_stays_in_the_tests_cache() {
     let out = std::process::Command::new(std::env::current_exe().expect("this test binary"))
         .args([
             "--exact",
-            "a_traced_run_stays_in_the_tests_cache",
+            &isolated::test_name(module_path!(), "a_traced_run_stays_in_the_tests_cache"),
             "--nocapture",
         ])
         .env(CHILD, "1")

@@ -6,10 +6,7 @@
 //! show each sample, graded through the real engine (Python runtime required:
 //! `sebx runtime install`), within a generous wait for the folder to be looked at again.
 
-#[path = "common/isolated.rs"]
-mod isolated;
-#[path = "common/live.rs"]
-mod live;
+use crate::live;
 
 use live::*;
 

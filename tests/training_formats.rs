@@ -32,8 +32,7 @@
 //! to SE-Bench tasks goes through the template. Graded through the real engine (Python
 //! runtime required: `sebx runtime install`).
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::path::{Path, PathBuf};
 

@@ -8,10 +8,9 @@
 //! required: `sebx runtime install`), and driven by key events through the keymap. Every
 //! expected figure comes from the generator's own schedule, not from sebx.
 
-mod tui_common;
+use crate::tui_common;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -19,12 +18,11 @@ use std::path::{Path, PathBuf};
 use ratatui::crossterm::event::KeyCode;
 use serde_json::{Value, json};
 
+use crate::shared_data;
 use sebx::tui::App;
 use sebx::tui::explore::{ExploreArgs, open_default};
 use sebx::tui::inline::{drain_inline, load_inline};
 use tui_common::{drawn, press, type_text};
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 const TASKS: usize = 126;
 const STEPS: u32 = 14;

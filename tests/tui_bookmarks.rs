@@ -2,7 +2,7 @@
 //! (one playlist over both files), written to each run's sidecar, and handed to the
 //! presenter by `P`.
 
-mod tui_common;
+use crate::tui_common;
 
 use sebx::tui::action::Edit;
 use sebx::tui::app::Grading;

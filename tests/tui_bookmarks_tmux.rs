@@ -2,8 +2,7 @@
 //! of the demo (one with a caption, one moved to the front), is killed with `kill -9`, is
 //! reopened, and shows the three bookmarks in the playlist order they were given.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     DemoCopy, demo_file, kill_9, loaded, quoted, sebx_command, send, send_text, session_name,
     start_session, status_line, temp_home, tmux_missing, wait_for,

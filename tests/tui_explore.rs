@@ -11,8 +11,7 @@ use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::inline::load_inline;
 use sebx::tui::load::FileKind;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn no_runtime() -> Grading {
     Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)

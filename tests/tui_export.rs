@@ -10,8 +10,7 @@ use quick_xml::events::Event;
 use sebx::tui::Theme;
 use sebx::tui::export::css_color;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -7,8 +7,7 @@ use std::path::Path;
 use sebx::tui::Theme;
 use sebx::tui::export::{CELL_H, css_color};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn demo(file: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))

@@ -4,8 +4,7 @@
 //! half line alone (no bad line), takes it once finished, grades the new samples, and the
 //! Training screen shows step 3's cell with the figures of the demo's own step 3.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 
 use tmux_support::{
     capture, demo_file, loaded, send, session_name, start_graded_training, status_line, temp_home,

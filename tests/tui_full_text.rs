@@ -4,15 +4,14 @@
 //! the new key (the old one then does nothing). Driven through the keymap as `sebx` maps
 //! a terminal's keys, on the bundled demo (two runs).
 
-mod tui_common;
+use crate::tui_common;
 
 use ratatui::crossterm::event::KeyCode;
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::{Action, App, Grading};
 use tui_common::{drawn, press};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn demo(dir: &std::path::Path, config: &str) -> App {
     let path = dir.join("config.toml");

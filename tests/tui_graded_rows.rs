@@ -3,7 +3,7 @@
 //! looks its report up again (the score cache) and shows the same cases; without a cache
 //! that remembers it, the row is graded again, at once.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::sync::Arc;
 

@@ -6,6 +6,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::Arc;
 
+use crate::shared_data;
 use insta::assert_snapshot;
 use ratatui::buffer::Buffer;
 use sebx::analysis::{Analysis, DepGraph, analyze_rollout};
@@ -13,8 +14,6 @@ use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
 use sebx::tui::Theme;
 use sebx::tui::graph_view::{GraphCache, GraphDrawing, draw_graph};
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn demo_graph(line: usize) -> DepGraph {
     demo_analysis(line).code.graph

@@ -7,10 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-mod tui_common;
+use crate::tui_common;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 /// Keys written as words (`enter`, `esc`, `ctrl-r`, …).
 const KEY_WORDS: &[&str] = &["esc", "enter", "shift-tab", "pgup", "pgdn", "backspace"];

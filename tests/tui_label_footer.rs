@@ -2,14 +2,13 @@
 //! as bound, and the list's title keeps its counts (the least important parts go first
 //! when it is too narrow) on the demo, two annotators' labels loaded.
 
-mod tui_common;
+use crate::tui_common;
 
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::{Action, App, Grading};
 use tui_common::{draw, screen};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn demo(dir: &std::path::Path, config: Option<&str>) -> App {
     demo_as(dir, config, "ana")

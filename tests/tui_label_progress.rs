@@ -4,15 +4,14 @@
 //! user does: the demo (two runs, ana's seeded labels) opened as `sebx` opens it, graded,
 //! keys pressed through the keymap.
 
-mod tui_common;
+use crate::tui_common;
 
 use ratatui::crossterm::event::KeyCode;
 use sebx::tui::explore::{ExploreArgs, open_default};
 use sebx::tui::inline::{drain_inline, load_inline};
 use tui_common::{drawn, press};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 #[test]
 fn list_panel_and_stats_screen_say_one_figure_with_its_scope() {

@@ -1,7 +1,7 @@
 //! Labelling and reruns in the explorer: state tests (actions in, labels on disk out) and
 //! snapshots of the Labels and Rerun panels and the picker, agreement and runtime popups.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -19,8 +19,7 @@ use sebx::tui::labelling::LabelFilter;
 use sebx::tui::{Action, App};
 use tui_common::*;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn unavailable() -> Grading {
     Grading::Unavailable(sebx::grade::backend::Unavailable::NoRuntime)

@@ -3,7 +3,7 @@
 //! failures, an unnamed annotator asked for a name once, and labels shown
 //! outside label mode (list and detail header).
 
-mod tui_common;
+use crate::tui_common;
 
 use std::path::Path;
 

@@ -1,8 +1,7 @@
 //! Labels survive SIGKILL: the real binary in tmux labels three rollouts of a temp copy of
 //! the demo, is killed with `kill -9`, is reopened, and shows all three labels.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     DemoCopy, kill_9, quoted, sebx_bin, send, session_name, start_session, status_line,
     tmux_missing, wait_for,

@@ -7,9 +7,8 @@
 //! The `y` views need the grader's Python runtime (`sebx runtime install`); the raw line
 //! does not.
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 

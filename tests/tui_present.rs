@@ -11,8 +11,7 @@ use sebx::tui::Grading;
 use sebx::tui::explore::{ExploreArgs, prepare};
 use sebx::tui::present::{self, Presenter, Stage};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 const VERDICTS: [&str; 5] = [
     "✓ right",

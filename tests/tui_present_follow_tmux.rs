@@ -2,8 +2,7 @@
 //! `sebx present --follow` in another shows the notes of the slide and stage the first one
 //! shows, never a stage ahead of it.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     sebx_command, send, session_name, start_session, tmux_missing, wait_closed, wait_for,
 };

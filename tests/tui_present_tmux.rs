@@ -2,8 +2,7 @@
 //! steps through every stage of the six rollouts; each screen shows its stage and position,
 //! and no verdict before the verdict stage.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     demo_file, quoted, sebx_command, send, session_name, start_session, tmux_missing, wait_closed,
     wait_for,

@@ -3,7 +3,7 @@
 //! in both the Verdict and the Why stage (issue 41). Fixture reports of our own, run A's
 //! line 1 rewarded 0 though `right`, its line 2 marked fragile.
 
-mod tui_common;
+use crate::tui_common;
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;

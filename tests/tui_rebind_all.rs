@@ -3,7 +3,7 @@
 //! the old keys do nothing. The keys come from the action table (`ACTIONS`), so an action
 //! added later is rebound here too.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::collections::BTreeSet;
 
@@ -15,8 +15,7 @@ use sebx::tui::run::action_for_event;
 use sebx::tui::{Action, App, Grading};
 use tui_common::{draw, screen};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 /// Keys no default binding uses: alt and a letter or digit, then function keys.
 fn fresh_keys() -> Vec<String> {

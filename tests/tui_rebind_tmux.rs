@@ -1,8 +1,7 @@
 //! The real binary in tmux with a config that rebinds keys (issue 41): the footer, the help
 //! and a screen's footer show the new keys, the old keys do nothing, the new ones work.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     loaded, sebx_command, send, session_name, start_session, status_line, tmux_missing,
     wait_closed, wait_for,

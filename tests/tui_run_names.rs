@@ -2,7 +2,7 @@
 //! `heldout_v2_rollouts`) stay apart wherever a narrow column names them: the list (and
 //! `t`, the same task across runs) and the Stats screen.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::path::PathBuf;
 

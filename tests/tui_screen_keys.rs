@@ -3,7 +3,7 @@
 //! generated from the keymap in force (the new key shown, the old one gone), and the new
 //! key works while the old one no longer does.
 
-mod tui_common;
+use crate::tui_common;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use sebx::grade::runs::FunctionSort;
@@ -13,8 +13,7 @@ use sebx::tui::run::action_for_event;
 use sebx::tui::{Action, App, Grading};
 use tui_common::{draw, screen};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 const CONFIG: &str = r#"
 [keys]

@@ -3,7 +3,7 @@
 //! popups, as snapshots (the Training screen and the presenter have their own, in
 //! tui_training and tui_present).
 
-mod tui_common;
+use crate::tui_common;
 
 use insta::assert_snapshot;
 use sebx::tui::app::Grading;

@@ -2,7 +2,7 @@
 //! count and selects the first match, `~` asks for fuzzy matching, `m`/`M` walk the
 //! matches in the pane and on to the next rollout, `:` goes to a file line.
 
-mod tui_common;
+use crate::tui_common;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use sebx::tui::Action;

@@ -4,8 +4,7 @@
 //! line; `]` lands on the same task in the next run; a second `/` for the word finds it again;
 //! ctrl-c quits from the step-range box.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use std::path::Path;
 
 use serde_json::json;

@@ -3,7 +3,7 @@
 //! a right call (and the help explains the list's columns); wrapped prose keeps its left
 //! edge in the Response pane and the category picker.
 
-mod tui_common;
+use crate::tui_common;
 
 use sebx::tui::app::{Context, Grading, Popup};
 use sebx::tui::inline::drain_inline;

@@ -1,6 +1,6 @@
 //! Render tests: each pane, the help and the issues popups, drawn into a TestBackend.
 
-mod tui_common;
+use crate::tui_common;
 
 use insta::assert_snapshot;
 use ratatui::style::Modifier;

@@ -1,6 +1,6 @@
 //! State tests: feed actions and job results to `App`, assert on its state.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::sync::atomic::Ordering;
 

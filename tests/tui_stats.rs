@@ -2,7 +2,7 @@
 //! drill-down from a matrix cell to a pair), the random labelling order, and snapshots at
 //! 80×24 and 160×48.
 
-mod tui_common;
+use crate::tui_common;
 
 use insta::assert_snapshot;
 use sebx::model::Verdict;

@@ -2,7 +2,7 @@
 //! the map's cursor, `q` closes a screen (one level back) instead of quitting sebx, and at
 //! 120 columns the map keeps its top wrong names and names its columns as `sebx stats` does.
 
-mod tui_common;
+use crate::tui_common;
 
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
 use sebx::tui::app::Grading;

@@ -7,7 +7,7 @@
 //! three samples of a task makes the default k 1 and 3 (a screen with k of its own shows
 //! 2); `--label-seed 7` and `--seed 7` make the seed matter.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::path::PathBuf;
 

@@ -1,8 +1,7 @@
 //! Drives the real binary in tmux: open the demo → `S` stats screen → pick a function →
 //! `enter` lists its failures (as annotator `ana`, whose demo labels show) → `C` compare screen → a cell's pairs → quit.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     loaded, sebx_command, send, session_name, start_session, tmux_missing, wait_for,
 };

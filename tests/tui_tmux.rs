@@ -1,7 +1,6 @@
 //! Drives the real binary in tmux: open the demo → search → select → Cases pane → quit.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 use tmux_support::{
     loaded, sebx_command, send, send_text, session_name, start_session, status_line, tmux,
     tmux_missing, wait_closed, wait_for,

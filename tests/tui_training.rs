@@ -3,7 +3,7 @@
 //! screen (snapshots at 80×24 and 160×48), `enter` on a heat-map cell, the step-range filter
 //! and the group view, each checked against the rows it should show.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::collections::BTreeSet;
 
@@ -16,8 +16,7 @@ use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::{Action, App};
 use tui_common::{draw, screen, type_text};
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 fn session(width: u16, height: u16) -> App {
     let args = ExploreArgs {

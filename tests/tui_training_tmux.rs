@@ -2,8 +2,7 @@
 //! copy of the demo's, with its dataset and API doc) → the rows grade → `T` Training
 //! screen → the heat-map cell of np.median at step 3 → `enter` lists its four samples.
 
-#[path = "common/tmux.rs"]
-mod tmux_support;
+use crate::tmux_support;
 
 use std::path::Path;
 

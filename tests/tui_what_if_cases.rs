@@ -4,9 +4,8 @@
 //! returns), and the key the keymap binds to `what_if_cases` opens the what-if's failing
 //! case in the Cases pane, with its diff and why; the same key goes back to the stored run.
 
-#[path = "common/isolated.rs"]
-mod isolated;
-mod tui_common;
+use crate::isolated;
+use crate::tui_common;
 
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use sebx::tui::Action;

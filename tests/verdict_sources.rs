@@ -4,7 +4,7 @@
 //! source too, and the same verdict for each rollout in the explorer, `sebx stats`,
 //! `sebx compare` and `sebx labels export`. No grading happens: every rollout has a source.
 
-mod tui_common;
+use crate::tui_common;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

@@ -14,10 +14,9 @@
 //! (`open_default`), both grading through the real engine (Python runtime required:
 //! `sebx runtime install`). Every expected figure follows from the generator's lines.
 
-mod tui_common;
+use crate::tui_common;
 
-#[path = "common/isolated.rs"]
-mod isolated;
+use crate::isolated;
 
 use std::path::{Path, PathBuf};
 

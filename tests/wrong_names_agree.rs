@@ -8,12 +8,11 @@ use std::path::PathBuf;
 use assert_cmd::Command;
 use serde_json::{Value, json};
 
+use crate::shared_data;
 use sebx::analysis::analyze_rollout;
 use sebx::cli::analyze::AnalysisSummary;
 use sebx::model::ApiMap;
 use sebx::model::rollout::load_rollout_file;
-#[path = "common/shared_data.rs"]
-mod shared_data;
 
 fn shared() -> PathBuf {
     shared_data::shared_data()

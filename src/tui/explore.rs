@@ -125,6 +125,11 @@ pub struct ExploreArgs {
     /// are read while the explorer is open, as they are written).
     #[arg(long)]
     pub no_follow: bool,
+    /// sebx's data folder for this explorer (the demo's sidecars, the fallback for read-only
+    /// folders) instead of `$SEBX_DATA_DIR`: for tests, which share one process and so
+    /// cannot set the variable. Not a flag.
+    #[arg(skip)]
+    pub data_dir: Option<PathBuf>,
 }
 
 /// The user's config file.
@@ -526,6 +531,10 @@ fn assemble(
     }
     app.training.tokenizer = tokenizer;
     app.labelling.places = places;
+    if let Some(dir) = &args.data_dir {
+        app.labelling.places.fallback = Some(dir.join("sidecars"));
+        app.labelling.data_dir = Some(dir.clone());
+    }
     app.labelling.order = args.label_order;
     app.training.learned_at = args.learned_at;
     app.training.onset_at = args.onset_at;

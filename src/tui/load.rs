@@ -4,7 +4,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{BufRead, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::mpsc::{channel, sync_channel};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -156,11 +156,14 @@ pub const FOLLOW_EVERY: Duration = Duration::from_secs(1);
 
 /// Following training runs and rollout files after loading them: what is added to them is
 /// read when the file system says they changed, and every `every` besides, until `stop`
-/// is set.
+/// is set. `looks` counts the follower's looks at everything followed, each counted once
+/// its events are sent: a test waits for a look begun after its write (two more) instead of
+/// sleeping.
 #[derive(Debug, Clone)]
 pub struct Follow {
     pub every: Duration,
     pub stop: Arc<AtomicBool>,
+    pub looks: Arc<AtomicUsize>,
 }
 
 /// Only some lines of the sources, 1-based, by where they live: a rollout file (its path,

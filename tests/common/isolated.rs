@@ -195,3 +195,11 @@ fn sweep_finished(base: &Path) {
         }
     }
 }
+
+/// The harness's name of the test `name` in the test file whose `module_path!()` is
+/// `module` (`grade::sandbox` → `sandbox::name`): the files are modules of one binary per
+/// area, so a test that runs its own binary again for one test (`--exact`) names it so.
+pub fn test_name(module: &str, name: &str) -> String {
+    let file = module.split_once("::").map_or(module, |(_, file)| file);
+    format!("{file}::{name}")
+}

@@ -1,5 +1,6 @@
 //! Shared settings for the property tests: a bounded number of cases for CI, and the
-//! `SEBX_PROPTEST_CASES` knob for deep runs (`SEBX_PROPTEST_CASES=20000 cargo test --test prop_...`).
+//! `SEBX_PROPTEST_CASES` knob for deep runs (`SEBX_PROPTEST_CASES=20000 cargo test --test
+//! analysis prop_analysis::`; likewise `--test tui prop_explorer::`, `--test cli prop_load::`).
 
 #![allow(dead_code)]
 

@@ -12,8 +12,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 /// The isolation helper, for the tests that include this file (one copy per test crate).
-#[path = "isolated.rs"]
-pub mod isolated;
+pub(crate) use crate::isolated;
 
 pub fn demo(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))

@@ -482,6 +482,8 @@ pub struct Workers {
     confirm_backend: Option<Arc<dyn GradeBackend>>,
     /// Set when the workers go: the loader stops following training runs.
     stop_following: Arc<std::sync::atomic::AtomicBool>,
+    /// The follower's looks so far ([`Follow::looks`]).
+    follow_looks: Arc<AtomicUsize>,
 }
 
 impl Workers {
@@ -534,7 +536,14 @@ impl Workers {
             reruns,
             confirm_backend,
             stop_following: Arc::default(),
+            follow_looks: Arc::default(),
         }
+    }
+
+    /// How many looks the follower has taken at what it follows ([`Follow::looks`]; 0 when
+    /// nothing is followed): a test waits on it instead of sleeping.
+    pub fn follow_looks(&self) -> Arc<AtomicUsize> {
+        self.follow_looks.clone()
     }
 
     /// Starts loading `sources` on a thread of its own.
@@ -549,6 +558,7 @@ impl Workers {
         let follow = follow.then(|| Follow {
             every: FOLLOW_EVERY,
             stop: self.stop_following.clone(),
+            looks: self.follow_looks.clone(),
         });
         spawn_named("sebx-loader", move || {
             let loaded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {

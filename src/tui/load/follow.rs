@@ -211,6 +211,7 @@ impl Loader<'_> {
                     polled: None,
                 });
             }
+            follow.looks.fetch_add(1, Ordering::Release);
         }
     }
 
@@ -449,6 +450,7 @@ mod tests {
         let follow = Follow {
             every: Duration::from_millis(50),
             stop: stop.clone(),
+            looks: Arc::default(),
         };
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
