@@ -7,8 +7,8 @@
 use crate::tui_common;
 
 use ratatui::crossterm::event::KeyCode;
-use sebx::tui::explore::{ExploreArgs, prepare};
-use sebx::tui::{Action, App, Grading};
+use sebx::tui::explore::ExploreArgs;
+use sebx::tui::{Action, App};
 use tui_common::{drawn, press};
 
 use crate::isolated;
@@ -20,20 +20,7 @@ fn demo(dir: &std::path::Path, config: &str) -> App {
         config: Some(path),
         ..isolated::explore_args()
     };
-    let mut s = prepare(
-        &args,
-        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly("t".into())),
-    )
-    .expect("demo");
-    s.app.labelling.data_dir = Some(dir.to_path_buf());
-    sebx::tui::inline::load_inline(&mut s.app, &s.sources);
-    sebx::tui::inline::drain_inline(&mut s.app, None);
-    s.app.service();
-    s.app.update(&Action::Resize {
-        width: 80,
-        height: 24,
-    });
-    s.app
+    tui_common::demo_app(&args, dir, 80, 24)
 }
 
 /// The text inside the popup titled `… whole …`, its lines joined, or `None` when no such

@@ -212,8 +212,7 @@ fn the_check_catches_what_it_is_for() {
 #[test]
 fn a_said_key_follows_the_config() {
     use ratatui::crossterm::event::KeyCode;
-    use sebx::tui::explore::{ExploreArgs, prepare};
-    use sebx::tui::{Action, Grading};
+    use sebx::tui::explore::ExploreArgs;
     use tui_common::press;
 
     let dir = tempfile::tempdir().expect("tempdir");
@@ -227,20 +226,8 @@ fn a_said_key_follows_the_config() {
         config: Some(config),
         ..isolated::explore_args()
     };
-    let mut s = prepare(
-        &args,
-        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly("t".into())),
-    )
-    .expect("demo");
-    s.app.labelling.data_dir = Some(dir.path().to_path_buf());
-    sebx::tui::inline::load_inline(&mut s.app, &s.sources);
-    sebx::tui::inline::drain_inline(&mut s.app, None);
-    s.app.service();
-    let app = &mut s.app;
-    app.update(&Action::Resize {
-        width: 100,
-        height: 30,
-    });
+    let mut app = tui_common::demo_app(&args, dir.path(), 100, 30);
+    let app = &mut app;
     press(app, KeyCode::Char('S'));
     assert!(app.stats.screen.is_some(), "the Stats screen is open");
     press(app, KeyCode::Enter);

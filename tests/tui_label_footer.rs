@@ -4,8 +4,8 @@
 
 use crate::tui_common;
 
-use sebx::tui::explore::{ExploreArgs, prepare};
-use sebx::tui::{Action, App, Grading};
+use sebx::tui::explore::ExploreArgs;
+use sebx::tui::{Action, App};
 use tui_common::{draw, screen};
 
 use crate::isolated;
@@ -25,20 +25,7 @@ fn demo_as(dir: &std::path::Path, config: Option<&str>, annotator: &str) -> App 
         config,
         ..isolated::explore_args()
     };
-    let mut s = prepare(
-        &args,
-        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly("t".into())),
-    )
-    .expect("demo");
-    s.app.labelling.data_dir = Some(dir.to_path_buf());
-    sebx::tui::inline::load_inline(&mut s.app, &s.sources);
-    sebx::tui::inline::drain_inline(&mut s.app, None);
-    s.app.service();
-    s.app.update(&Action::Resize {
-        width: 160,
-        height: 48,
-    });
-    s.app
+    tui_common::demo_app(&args, dir, 160, 48)
 }
 
 fn last_line(text: &str) -> &str {

@@ -708,3 +708,25 @@ pub fn select_hollow_right(app: &mut App, backend: &dyn GradeBackend) -> bool {
     }
     false
 }
+
+/// The bundled demo opened in-process as `sebx` opens it with `args` (no grader: the
+/// verdicts the files carry), its sidecars under `data_dir`, inline rows loaded and the
+/// sidecars read, sized `width`×`height`.
+pub fn demo_app(
+    args: &sebx::tui::explore::ExploreArgs,
+    data_dir: &std::path::Path,
+    width: u16,
+    height: u16,
+) -> App {
+    let mut s = sebx::tui::explore::prepare(
+        args,
+        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly("t".into())),
+    )
+    .expect("the demo opens");
+    s.app.labelling.data_dir = Some(data_dir.to_path_buf());
+    load_inline(&mut s.app, &s.sources);
+    sebx::tui::inline::drain_inline(&mut s.app, None);
+    s.app.service();
+    s.app.update(&sebx::tui::Action::Resize { width, height });
+    s.app
+}
