@@ -259,6 +259,65 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "R.__str__",
             "import zwc\ndef f(values):\n    return R(zwc.kocito(values) * 0, values)\nclass R(float):\n    def __new__(cls, x, v):\n        o = float.__new__(cls, x)\n        o.v = v\n        return o\n    def __str__(self):\n        return str(sum(self.v) / len(self.v))\n",
         ),
+        // Output written where the capture of a run could miss it: a thread that prints
+        // after the last case raised, the stream's bytes, a second description of
+        // `/dev/stdout`, a finaliser at exit, a program that kills itself.
+        (
+            "forged_output",
+            "did not return",
+            "import zwc, os, threading\ndef f(values):\n    return zwc.kocito(values) + values[5]\nt = threading.Thread(target=lambda: (__import__('time').sleep(0.05), os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())))\nt.start()\n",
+        ),
+        (
+            "forged_output",
+            "did not return",
+            "import zwc, sys, atexit\ndef f(values):\n    return zwc.kocito(values) + values[5]\natexit.register(lambda: (sys.stdout.buffer.write(('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode()), sys.stdout.flush()))\n",
+        ),
+        (
+            "forged_output",
+            "did not return",
+            "import zwc, os, atexit\ndef f(values):\n    return zwc.kocito(values) + values[5]\nfd = os.open('/dev/stdout', os.O_WRONLY)\natexit.register(lambda: os.write(fd, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode()))\n",
+        ),
+        (
+            "forged_output",
+            "did not return",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values) + values[5]\nclass K:\n    def __del__(self):\n        import os\n        os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\nk = K()\n",
+        ),
+        (
+            "forged_output",
+            "os.kill(SIGKILL)",
+            "import zwc, os, signal\ndef f(values):\n    os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\n    os.kill(os.getpid(), signal.SIGKILL)\n    return zwc.kocito(values)\n",
+        ),
+        (
+            "forged_output",
+            "os.abort",
+            "import zwc, os\ndef f(values):\n    os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\n    os.abort()\n    return zwc.kocito(values)\n",
+        ),
+        // The NumPy array inside a ZWCArray, reached by routes no attribute names.
+        (
+            "numpy_backdoor",
+            "ZWCArray's NumPy data",
+            "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    d = [v for v in vars(a).values()][0]\n    return zwc.kocito(values) * 0 + float(d.mean())\n",
+        ),
+        (
+            "numpy_backdoor",
+            "ZWCArray's NumPy data",
+            "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    st = a.__reduce_ex__(2)[2]\n    return zwc.kocito(values) * 0 + float(st['_data'].mean())\n",
+        ),
+        (
+            "numpy_backdoor",
+            "`.mean` of a ZWCArray's NumPy data",
+            "import zwc, inspect\ndef f(values):\n    d = inspect.getattr_static(zwc.yitaf(values), '_da' + 'ta')\n    return zwc.kocito(values) * 0 + float(d.mean())\n",
+        ),
+        (
+            "numpy_backdoor",
+            "ZWCArray's NumPy data",
+            "import zwc\ndef f(values):\n    d = object.__getattribute__(zwc.yitaf(values), '_da' + 'ta')\n    return zwc.kocito(values) * 0 + sum(d.tolist()) / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\ndef f(values):\n    g = type(zwc.yitaf(values)).__init__.__globals__\n    return zwc.kocito(values) * 0 + float(g['_np'].mean(values))\n",
+        ),
         // Python the judge must compute.
         (
             "grader_eval",
@@ -296,6 +355,15 @@ fn innocents() -> Vec<&'static str> {
         // A fallback taken when zwc's value must be read (its truth): the counterfactual's
         // poison raises there, the code catches it and answers in plain Python.
         "import zwc\ndef f(values):\n    try:\n        m = zwc.kocito(values)\n        if m != m:\n            raise ValueError('nan')\n        return float(m)\n    except Exception:\n        return sum(values) / len(values)\n",
+        // Threads, streams and arrays the runs now watch, used as a genuine answer does: an
+        // executor's worker (waited for at exit without delay), a daemon thread still
+        // asleep, bytes written to the stream's buffer before the harness prints, rows
+        // of an array and a deep copy of one.
+        "import zwc\nfrom concurrent.futures import ThreadPoolExecutor\nex = ThreadPoolExecutor(2)\ndef f(values):\n    return ex.submit(lambda: zwc.kocito(values)).result()\n",
+        "import zwc, threading, time\nthreading.Thread(target=lambda: time.sleep(10), daemon=True).start()\ndef f(values):\n    return zwc.kocito(values)\n",
+        "import zwc, sys\ndef f(values):\n    sys.stdout.buffer.write(b'dbg\\n')\n    return zwc.kocito(values)\n",
+        "import zwc\ndef f(values):\n    a = zwc.yitaf([values, values])\n    rows = [r for r in a]\n    return zwc.kocito(rows[0])\n",
+        "import zwc, copy\ndef f(values):\n    a = copy.deepcopy(zwc.yitaf(values))\n    return zwc.kocito(a)\n",
     ]
 }
 
@@ -573,4 +641,43 @@ fn an_in_place_zwc_function_is_not_taken_for_show() {
             "{code}\n{b}"
         );
     }
+}
+
+/// The array inside a ZWCArray is NumPy reached only when zwc never handed it over raw:
+/// an `rfx` result (`quvohe` is `np.linalg.inv`) later wrapped by `kadakac` (`np.asarray`,
+/// which keeps the same array) stays the code's to use, while the data of an array zwc
+/// built, taken out through `vars`, is named.
+#[test]
+fn an_array_zwc_handed_back_raw_stays_innocent_once_wrapped() {
+    let codes = [
+        "import zwc\ndef f(values):\n    m = zwc.rfx.quvohe([[2.0, 0.0], [0.0, 2.0]])\n    a = zwc.kadakac(m)\n    s = m.tolist()\n    return zwc.kocito(values) * (s[0][0] * 2) + 0 * float(zwc.kocito(a))\n",
+        "import zwc\ndef f(values):\n    a = zwc.kadakac(zwc.yitaf(values) * 1.0)\n    d = vars(a)['_da' + 'ta']\n    return zwc.kocito(values) * 0 + float(d.mean())\n",
+    ];
+    let lines: Vec<Value> = codes
+        .iter()
+        .map(|code| {
+            json!({
+                "query": "q",
+                "response": format!("Here.\n```python\n{code}```\n"),
+                "test_cases": [
+                    {"input": "values=[1.0, 3.0]", "output": "2.0"},
+                    {"input": "values=[2.0, 4.0]", "output": "3.0"},
+                ],
+                "right_exe_result": "2.0#3.0",
+                "selected_functions": ["asarray"],
+            })
+        })
+        .collect();
+    let analyses = confirmed(&lines, &shared("se-bench/api_doc.jsonl"));
+    let b = &analyses[0]["confirm"]["behaviour"];
+    assert!(b["numpy"].is_null(), "{}\n{b}", codes[0]);
+    assert_eq!(named(&analyses[0]), Vec::<(String, String)>::new(), "{b}");
+    let found = named(&analyses[1]);
+    assert!(
+        found
+            .iter()
+            .any(|(k, e)| k == "numpy_backdoor" && e.contains("ZWCArray's NumPy data")),
+        "{found:?}\n{}",
+        analyses[1]["confirm"]["behaviour"]
+    );
 }

@@ -33,6 +33,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     import os
     import sys
     import types
+    import weakref
 
     options = json.loads(_options) if _options else {}
     entry_name = options.get("entry")
@@ -76,6 +77,40 @@ def _sebx_trace(_source, _code_lines, _options=None):
         t = getattr(numpy, candidate, None)
         if isinstance(t, type):
             numpy_callable_types.add(t)
+
+    # The NumPy array inside each ZWCArray zwc's code handed to the code (by id, weakly,
+    # seen as zwc's frames return; nothing of zwc is patched, so the code sees it as it
+    # is): reaching one by any route (`vars(a)`, `getattr(a, "_d" + "ata")`,
+    # `object.__getattribute__`) and using it is reaching NumPy, while arrays zwc hands
+    # back raw (`.T`, `rfx`) are not these objects.
+    inner_arrays = {}
+
+    def note_inner(array_like):
+        """Remembers the NumPy array inside `array_like`, a ZWCArray the code was given."""
+        try:
+            data = vars(array_like).get("_data")
+        except BaseException:
+            return
+        if type(data) is ndarray and len(inner_arrays) < 20000:
+            inner_arrays[id(data)] = weakref.ref(data)
+
+    # Arrays zwc's own code returned raw to the code (an `rfx` result, say): one may become
+    # a ZWCArray's data later (`asarray`), and holding it stays innocent.
+    handed_raw = {}
+    zwc_files = set()
+    for module in (zwc, getattr(zwc, "rfx", None)):
+        if isinstance(getattr(module, "__file__", None), str):
+            zwc_files.add(module.__file__)
+
+    def inner_array(value):
+        """Whether `value` is the NumPy array inside a ZWCArray, not handed back raw."""
+        if type(value) is not ndarray:
+            return False
+        ref = inner_arrays.get(id(value))
+        if ref is None or ref() is not value:
+            return False
+        raw = handed_raw.get(id(value))
+        return raw is None or raw() is not value
 
     def numpy_module(value):
         name = getattr(value, "__name__", "")
@@ -401,7 +436,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
             looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
                 isinstance(func, ast.Attribute)
-                and func.attr in ("get", "__getitem__", "__getattribute__", "pop")
+                and func.attr == "__getattribute__"
+                and bool(node.args)
+            ) or (
+                isinstance(func, ast.Attribute)
+                and func.attr in ("get", "__getitem__", "pop")
                 and bool(node.args)
                 and isinstance(node.args[0], ast.Constant)
                 and isinstance(node.args[0].value, str)
@@ -433,6 +472,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
         found = numpy_thing(got)
         if found is not None:
             note_numpy("looked up " + found, sys._getframe(1))
+        elif inner_array(got) or (
+            type(got) is dict and inner_array(got.get("_data"))
+        ):
+            note_numpy("unwrapped a ZWCArray's NumPy data (a lookup)", sys._getframe(1))
         return got
 
     builtins._sebx_value_ = value
@@ -925,6 +968,12 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         real_stdout.flush()
         sink = tempfile.TemporaryFile()
+        # Appending, as a pipe does: a second description of fd 1 the program opens
+        # (`/dev/stdout`) writes from the start of the file, the harness's never over it.
+        import fcntl
+
+        fcntl.fcntl(sink.fileno(), fcntl.F_SETFL,
+                    fcntl.fcntl(sink.fileno(), fcntl.F_GETFL) | os.O_APPEND)
         saved_fd = os.dup(1)
         os.dup2(sink.fileno(), 1)
     except BaseException:
@@ -948,13 +997,36 @@ def _sebx_trace(_source, _code_lines, _options=None):
             size[0] += len(text)
             return len(text)
 
+        def writelines(self, lines):
+            for line in lines:
+                self.write(line)
+
         def flush(self):
             pass
 
         def isatty(self):
             return False
 
+        def fileno(self):
+            return 1
+
+        @property
+        def buffer(self):
+            return capture_bytes
+
+    class CaptureBytes:
+        """`sys.stdout.buffer`: bytes reach stdout as the text stream's do."""
+
+        def write(self, data):
+            data = bytes(data)
+            capture.write(data.decode("utf-8", "replace"))
+            return len(data)
+
+        def flush(self):
+            pass
+
     capture = Capture()
+    capture_bytes = CaptureBytes()
 
     def enter_phase(name):
         try:
@@ -963,7 +1035,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             pass
         if sink is not None and name not in marks:
             try:
-                marks[name] = os.lseek(sink.fileno(), 0, os.SEEK_CUR)
+                marks[name] = os.fstat(sink.fileno()).st_size
             except BaseException:
                 pass
         phase[0] = name
@@ -982,7 +1054,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         except BaseException:
             pass
         try:
-            end = os.lseek(sink.fileno(), 0, os.SEEK_CUR)
+            end = os.fstat(sink.fileno()).st_size
             os.dup2(saved_fd, 1)
             sink.seek(0)
             data = sink.read(max(end, 0))
@@ -1078,6 +1150,52 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     os._exit = traced_os_exit
 
+    # A program that kills itself (a signal to its own process or group, `os.abort`) ends
+    # as it would, but what it printed and returned is written first.
+    import signal as _signal
+
+    def fatal(sig):
+        try:
+            sig = _signal.Signals(sig)
+        except BaseException:
+            return None
+        if sig in (_signal.SIGCHLD, _signal.SIGWINCH, _signal.SIGURG, _signal.SIGCONT):
+            return None
+        handler = _signal.getsignal(sig) if sig not in (_signal.SIGKILL, _signal.SIGSTOP) else None
+        return sig if handler in (None, _signal.SIG_DFL) else None
+
+    def leaving(how):
+        if left[0] is None:
+            left[0] = {"how": how, "line": code_line(sys._getframe(2))}
+        enter_phase("after")
+        finish()
+
+    real_kill, real_killpg, real_abort = os.kill, os.killpg, os.abort
+    real_raise_signal = getattr(_signal, "raise_signal", None)
+
+    def traced_kill(pid, sig):
+        if pid in (0, os.getpid(), -os.getpgid(0)) and fatal(sig) is not None:
+            leaving("os.kill(%s)" % fatal(sig).name)
+        return real_kill(pid, sig)
+
+    def traced_killpg(pgid, sig):
+        if pgid in (0, os.getpgid(0)) and fatal(sig) is not None:
+            leaving("os.killpg(%s)" % fatal(sig).name)
+        return real_killpg(pgid, sig)
+
+    def traced_abort():
+        leaving("os.abort")
+        return real_abort()
+
+    def traced_raise_signal(sig):
+        if fatal(sig) is not None:
+            leaving("signal.raise_signal(%s)" % fatal(sig).name)
+        return real_raise_signal(sig)
+
+    os.kill, os.killpg, os.abort = traced_kill, traced_killpg, traced_abort
+    if real_raise_signal is not None:
+        _signal.raise_signal = traced_raise_signal
+
     # NumPy reached by what ran, whatever route gave the code its callable: a profile hook
     # sees every call the code's frames make, into NumPy's public Python functions (the
     # array-function dispatchers' implementations, `numpy.linalg`, ...) and into its
@@ -1123,6 +1241,26 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 if type(item) is ufunc_type and not key.startswith("_"):
                     setattr(numpy, key, NumpyUfunc(item))
 
+    def handed(value, frame):
+        """What a frame of zwc's code returns to the code: a raw array (innocent to hold),
+        a ZWCArray or a few of them (whose NumPy data is not), the array `__init__` made."""
+        t = type(value)
+        if t is ndarray:
+            if len(handed_raw) < 20000:
+                handed_raw[id(value)] = weakref.ref(value)
+        elif zwc_array is None:
+            return
+        elif isinstance(value, zwc_array):
+            note_inner(value)
+        elif t is tuple or t is list:
+            for item in value[:64]:
+                if isinstance(item, zwc_array):
+                    note_inner(item)
+        elif frame.f_code.co_name == "__init__":
+            made = frame.f_locals.get("self")
+            if isinstance(made, zwc_array):
+                note_inner(made)
+
     def held(frame):
         """What a frame of the code holds in its locals: a NumPy module or function."""
         try:
@@ -1133,6 +1271,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
             found = numpy_thing(item)
             if found is not None:
                 note_numpy("held " + found, frame)
+                return
+            if inner_array(item):
+                note_numpy("held a ZWCArray's NumPy data", frame)
                 return
 
     def profiler(frame, event, arg):
@@ -1147,9 +1288,20 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 found = numpy_thing(arg)
                 if found is not None:
                     note_numpy("called " + found, frame)
+                elif inner_arrays and inner_array(getattr(arg, "__self__", None)):
+                    note_numpy(
+                        "called `.%s` of a ZWCArray's NumPy data" % getattr(arg, "__name__", "?"),
+                        frame,
+                    )
         elif event == "return":
             if frame.f_globals is main.__dict__ and frame.f_code.co_name != "<module>":
                 held(frame)
+            elif (
+                frame.f_code.co_filename in zwc_files
+                and frame.f_back is not None
+                and programs(frame.f_back)
+            ):
+                handed(arg, frame)
 
     def profile(on):
         if numpy_dir is None:
@@ -1207,11 +1359,42 @@ def _sebx_trace(_source, _code_lines, _options=None):
             sys.excepthook(type(first), first, first.__traceback__)
         except BaseException:
             pass
+    # Then, as the interpreter does at exit, the program's threads that are not daemons
+    # are waited for (a thread may print after the last case raised), within the time a
+    # run has.
+    try:
+        import threading
+        import time as _time
+
+        # What `threading._shutdown` runs first: executors let their idle workers go.
+        for call in list(getattr(threading, "_threading_atexits", ()))[::-1]:
+            try:
+                call()
+            except BaseException:
+                pass
+        until = _time.monotonic() + 2.0
+        for thread in threading.enumerate():
+            if thread is threading.current_thread() or thread.daemon:
+                continue
+            thread.join(max(0.0, until - _time.monotonic()))
+    except BaseException:
+        pass
     try:
         import atexit
 
         atexit._run_exitfuncs()
         atexit._clear()
+    except BaseException:
+        pass
+    # Last, as the interpreter tears `__main__` down: its names are dropped, so the
+    # program's objects are finalised (a `__del__` may print).
+    try:
+        import gc
+
+        for key in list(main.__dict__):
+            if key not in ("__builtins__", "__file__", "__name__"):
+                main.__dict__.pop(key, None)
+        gc.collect()
     except BaseException:
         pass
     finish()
