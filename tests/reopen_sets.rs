@@ -103,7 +103,7 @@ const MEAN_BACKDOOR: &str = "import operator; return float(operator.attrgetter('
 fn remembered_paid_rows_without_behaviour_answers_are_traced_in_the_background() {
     use sebx::grade::facts::Facts;
     use sebx::model::finding_kinds::FindingKind;
-    use sebx::tui::entry::Score;
+    use sebx::session::resolve::VerdictSource;
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("eval.jsonl");
     std::fs::write(
@@ -130,10 +130,11 @@ fn remembered_paid_rows_without_behaviour_answers_are_traced_in_the_background()
     assert!(status.success());
 
     let facts = |ex: &Explorer, n: usize| -> Option<Facts> {
-        match &ex.app.corpus.scores[ex.row(n)?] {
-            Score::Remembered(f) => Some(*f),
-            Score::Graded(r) => Some(Facts::of(r)),
-            _ => None,
+        // A verdict a grade decided (not one the line stores).
+        let score = &ex.app.corpus.scores[ex.row(n)?];
+        match score.source()? {
+            VerdictSource::Stored | VerdictSource::Correct => None,
+            _ => score.facts(),
         }
     };
     let mut ex = Explorer::open_in(vec![path.clone()], None, cache.clone());

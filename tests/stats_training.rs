@@ -601,7 +601,7 @@ fn the_training_screen_has_every_reward_after_a_verdict_only_grade() {
     drain_inline(&mut session.app, Some(backend.as_ref()));
     let app = &mut session.app;
     let remembered = (0..app.corpus.entries.len())
-        .filter(|&i| matches!(app.corpus.scores[i], sebx::tui::entry::Score::Remembered(_)))
+        .filter(|&i| app.corpus.scores[i].report_elsewhere())
         .count();
     let rewarded = (0..app.corpus.entries.len())
         .filter(|&i| {

@@ -13,9 +13,10 @@ use sebx::grade::report::GradeReport;
 use sebx::grade::score_cache::ScoreCache;
 use sebx::grade::settings::GradingSettings;
 use sebx::model::{Rollout, Verdict};
+use sebx::session::resolve::VerdictSource;
 use sebx::tui::Action;
 use sebx::tui::app::Grading;
-use sebx::tui::entry::{Score, Shown};
+use sebx::tui::entry::Shown;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::jobs::JobRequest;
 use tui_common::*;
@@ -72,8 +73,9 @@ fn background_grades_are_held_as_facts_and_opening_a_row_looks_its_report_up() {
     let (mut app, backend) = graded_app(Some(cache));
     assert_eq!(app.list.selected, Some(0));
     for row in [6, 7, 8] {
-        let Some(Score::Remembered(facts)) = app.corpus.scores.get(row).cloned() else {
-            panic!("row {row}: {:?}", app.corpus.scores[row]);
+        let score = app.corpus.scores[row].clone();
+        let (true, Some(facts)) = (score.report_elsewhere(), score.facts()) else {
+            panic!("row {row}: {score:?}");
         };
         let report = backend
             .inner
@@ -121,10 +123,10 @@ fn background_grades_are_held_as_facts_and_opening_a_row_looks_its_report_up() {
 #[test]
 fn without_a_cache_an_opened_row_is_graded_again() {
     let (mut app, backend) = graded_app(None);
-    assert!(matches!(app.corpus.scores[8], Score::Remembered(_)));
+    assert!(app.corpus.scores[8].report_elsewhere());
     select(&mut app, 8);
     drain_inline(&mut app, Some(&backend));
-    let Some(Score::Graded(report)) = app.corpus.scores.get(8).cloned() else {
+    let Some(report) = app.corpus.scores[8].held_report().cloned() else {
         panic!("row 8: {:?}", app.corpus.scores[8]);
     };
     let fresh = backend
@@ -149,7 +151,7 @@ fn the_presenter_reads_the_reports_of_rows_graded_in_the_background() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = cache_in(dir.path());
     let (app, backend) = graded_app(Some(cache));
-    assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
+    assert!(app.corpus.scores[7].report_elsewhere());
     let p = sebx::tui::present::Presenter::from_app(
         &app,
         &[(7, "a failure".to_string())],
@@ -193,14 +195,13 @@ fn remembered_verdicts_show_while_the_rest_loads() {
     let rows = first.corpus.scores.len();
     // Every row but those whose line stores a verdict was graded and remembered.
     let graded: Vec<usize> = (0..rows)
-        .filter(|&r| !matches!(first.corpus.scores[r], Score::Stored(_)))
+        .filter(|&r| first.corpus.scores[r].source() != Some(VerdictSource::Stored))
         .collect();
     assert!(graded.len() >= 8, "{:?}", first.corpus.scores);
     assert!(
-        graded.iter().all(|&r| matches!(
-            first.corpus.scores[r],
-            Score::Remembered(_) | Score::Graded(_)
-        )),
+        graded
+            .iter()
+            .all(|&r| first.corpus.scores[r].source() == Some(VerdictSource::Graded)),
         "{:?}",
         first.corpus.scores
     );
@@ -222,7 +223,7 @@ fn remembered_verdicts_show_while_the_rest_loads() {
                 .corpus
                 .scores
                 .iter()
-                .filter(|s| matches!(s, Score::Remembered(_)))
+                .filter(|s| s.report_elsewhere())
                 .count();
         }
         app.on_job(JobEvent::Load(e));
@@ -249,13 +250,12 @@ fn remembered_verdicts_show_while_the_rest_loads() {
         "nothing the cache remembers is graded again"
     );
     for &row in &graded {
-        let Score::Remembered(facts) = &app.corpus.scores[row] else {
-            panic!("row {row}: {:?}", app.corpus.scores[row]);
+        let score = &app.corpus.scores[row];
+        let (true, Some(facts)) = (score.report_elsewhere(), score.facts()) else {
+            panic!("row {row}: {score:?}");
         };
-        let before = match &first.corpus.scores[row] {
-            Score::Remembered(f) => f.verdict,
-            Score::Graded(r) => r.verdict,
-            other => panic!("row {row}: {other:?}"),
+        let Some(before) = first.corpus.scores[row].facts().map(|f| f.verdict) else {
+            panic!("row {row}: {:?}", first.corpus.scores[row]);
         };
         assert_eq!(facts.verdict, before, "row {row}");
     }
@@ -268,7 +268,7 @@ fn a_pair_reads_a_facts_only_rows_report_once_not_per_frame() {
     let dir = tempfile::tempdir().expect("tempdir");
     let cache = cache_in(dir.path());
     let (mut app, _backend) = graded_app(Some(cache));
-    assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
+    assert!(app.corpus.scores[7].report_elsewhere());
     app.update(&Action::CompareScreen);
     drain_inline(&mut app, None);
     let r = app.stats.result.clone().expect("figures");
@@ -293,7 +293,7 @@ fn a_pair_reads_a_facts_only_rows_report_once_not_per_frame() {
         app.stats.screen,
         Some(sebx::tui::stats::Screen::Pair(i, j, k))
     );
-    assert!(matches!(app.corpus.scores[7], Score::Remembered(_)));
+    assert!(app.corpus.scores[7].report_elsewhere());
     let before = app.stats.pair_reports.lookups();
     let first = screen(&draw(&app, 200, 48));
     assert!(first.contains(" B case 1: expected"), "{first}");

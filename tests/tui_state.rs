@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 
 use sebx::analysis::FindingKind;
 use sebx::model::Verdict;
+use sebx::session::resolve::VerdictSource;
 use sebx::tui::Action;
 use sebx::tui::action::Edit;
 use sebx::tui::app::{FindingFilter, Grading, Grouping, Pane, VerdictFilter, ViewRow};
@@ -54,7 +55,7 @@ fn loads_good_lines_reports_bad_ones_and_joins_reports() {
             Shown::Pending,
         ]
     );
-    assert!(matches!(app.corpus.scores[5], Score::Stored(_)));
+    assert_eq!(app.corpus.scores[5].source(), Some(VerdictSource::Stored));
     // Without a backend nothing is queued for grading.
     assert!(
         app.queued()
@@ -343,10 +344,11 @@ fn background_grading_fills_in_and_drops_stale_results() {
     for _ in 0..5 {
         app.update(&Action::Down);
     }
-    assert!(matches!(app.corpus.scores[5], Score::Stored(_)));
+    assert_eq!(app.corpus.scores[5].source(), Some(VerdictSource::Stored));
     app.update(&Action::Regrade);
     drain_inline(&mut app, Some(&backend));
-    assert!(matches!(app.corpus.scores[5], Score::Graded(_)));
+    assert_eq!(app.corpus.scores[5].source(), Some(VerdictSource::Graded));
+    assert!(app.corpus.scores[5].report().is_some());
     // 3 queued + 2 front-of-queue repeats (rows 8 and 6 selected while waiting; the worker
     // queue drops the repeats, this inline drain does not) + 2 regrades.
     assert_eq!(backend.calls.load(Ordering::SeqCst), 7);
@@ -361,7 +363,8 @@ fn without_a_backend_regrading_says_why() {
             .as_deref()
             .is_some_and(|m| m.contains("no Python runtime"))
     );
-    assert!(matches!(app.corpus.scores[0], Score::Graded(_)));
+    assert_eq!(app.corpus.scores[0].source(), Some(VerdictSource::Scored));
+    assert!(app.corpus.scores[0].report().is_some());
 }
 
 #[test]
@@ -596,12 +599,12 @@ fn clicking_a_case_row_selects_that_case() {
 #[test]
 fn fragile_verdicts_are_marked_explained_and_filtered() {
     let mut app = app(unavailable());
-    let Some(Score::Graded(report)) = app.corpus.scores.get(1).cloned() else {
+    let Some(report) = app.corpus.scores[1].held_report().cloned() else {
         panic!("row 1 carries a grade report");
     };
     let mut fragile = (*report).clone();
     fragile.mark_fragile("case 1: matched only because the digits printed identically");
-    app.corpus.scores[1] = Score::Graded(std::sync::Arc::new(fragile));
+    app.corpus.scores[1] = Score::of_report(fragile, VerdictSource::Scored, true);
     assert!(app.corpus.is_fragile(1) && !app.corpus.is_fragile(0));
     for _ in 0..8 {
         app.update(&Action::CycleVerdictFilter);
@@ -1031,7 +1034,7 @@ fn scored_verdicts_get_their_reward_once() {
     // The rows of run A's scored file (verdicts, no reward) and what they say.
     let first = open(None);
     let scored: Vec<usize> = (0..first.corpus.scores.len())
-        .filter(|&r| matches!(first.corpus.scores[r], Score::Graded(_)))
+        .filter(|&r| first.corpus.scores[r].source() == Some(VerdictSource::Scored))
         .collect();
     assert!(scored.len() >= 3, "{scored:?}");
     let verdicts: Vec<_> = scored.iter().map(|&r| first.corpus.shown(r)).collect();
@@ -1068,7 +1071,8 @@ fn scored_verdicts_get_their_reward_once() {
     let asked = graded_rows(&mut again);
     for r in &scored {
         assert!(!asked.contains(r), "row {r} graded again: {asked:?}");
-        let Score::Graded(held) = &again.corpus.scores[*r] else {
+        let score = &again.corpus.scores[*r];
+        let (Some(VerdictSource::Scored), Some(held)) = (score.source(), score.report()) else {
             panic!("row {r} keeps the scored file's report");
         };
         assert_eq!(held.reward, Some(1), "row {r}: the remembered reward");

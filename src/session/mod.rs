@@ -35,7 +35,7 @@ pub mod sidecars;
 
 pub use caches::{CacheChoice, CacheFlags, OpenedCache, open_score_cache};
 pub use inputs::{Inputs, RunInput};
-pub use resolve::{Resolved, Resolver, VerdictSource};
+pub use resolve::{Resolved, Resolver, Settled, VerdictSource, settle};
 pub use setup::{Session, SessionArgs, SourceFile};
 
 /// Programs graded in parallel when a command does not say: the machine's cores.

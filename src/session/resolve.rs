@@ -59,6 +59,28 @@ impl VerdictSource {
             VerdictSource::Graded => "graded",
         }
     }
+
+    /// Where the verdict came from, in a user's words (the explorer's Cases pane): `from
+    /// the scored file`, `remembered (score cache)`, `graded now`…
+    pub fn described(self) -> &'static str {
+        match self {
+            VerdictSource::Scored => "from the scored file",
+            VerdictSource::Correct => "correct-trajectories file",
+            VerdictSource::Stored => "stored in the line",
+            VerdictSource::Rerun => "latest rerun",
+            VerdictSource::Cache => "remembered (score cache)",
+            VerdictSource::Graded => "graded now",
+        }
+    }
+
+    /// Whether a verdict from here has a report that can be read again when it is wanted
+    /// (the rerun sidecar, the score cache), so a front end may hold the verdict alone.
+    pub fn report_kept(self) -> bool {
+        matches!(
+            self,
+            VerdictSource::Rerun | VerdictSource::Cache | VerdictSource::Graded
+        )
+    }
 }
 
 impl std::fmt::Display for VerdictSource {
@@ -118,6 +140,56 @@ impl Resolved {
     pub fn program_syntax_error(&self) -> bool {
         self.facts.program_syntax_error
     }
+}
+
+/// What a rollout shown with one answer holds when another arrives ([`settle`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Settled {
+    /// The answer that arrived wins: it is held (with the report it came with).
+    Arrived(Resolved),
+    /// The answer held stands, completed with what the other grade adds (the behaviour
+    /// questions' answers, as [`Resolver::known_many`] adds them).
+    Held(Resolved),
+}
+
+/// Which answer a rollout holds when `arrived` reaches a front end that shows `held` (the
+/// explorer's rows, whose answers come one by one: a scored file matched, a remembered
+/// verdict, a fresh grade). By the [`VerdictSource`] order, the first wins; from one
+/// source, the newer (a later scored file, a fresh grade, the report of a verdict held by
+/// its facts). Between the two grades of the rollout's code under the grader's settings,
+/// the cache's and one made now, the newer wins (the cache ranks first only to spare a
+/// grade), and the cache's copy of a grade made now (the same facts: the grader wrote
+/// it there) is still that grade made now. A rerun never arrives this way in a session:
+/// its verdict is shown beside the row's (the Rerun panel) and is the row's at the next
+/// opening, by [`Resolver::late`].
+pub fn settle(held: Option<&Resolved>, arrived: Resolved) -> Settled {
+    use VerdictSource::{Cache, Graded};
+    let Some(held) = held else {
+        return Settled::Arrived(arrived);
+    };
+    match (held.source, arrived.source) {
+        (Graded, Cache) if held.facts == arrived.facts => Settled::Arrived(Resolved {
+            source: Graded,
+            ..arrived
+        }),
+        (Cache, Graded) => Settled::Arrived(arrived),
+        (h, a) if a <= h => Settled::Arrived(arrived),
+        _ => {
+            let mut kept = *held;
+            if kept.facts.behaviour.is_none() && arrived.facts.behaviour.is_some() {
+                kept.facts.take_behaviour(&arrived.facts);
+            }
+            Settled::Held(kept)
+        }
+    }
+}
+
+/// The answer a report gives a front end it reaches one by one (a scored file's line the
+/// explorer matched, a grade made now), as `source`: `None` when it names no verdict (no
+/// answer: such a rollout is graded, and the report says why). [`settle`] decides whether
+/// it is held.
+pub fn report_answer(report: &GradeReport, source: VerdictSource) -> Option<Resolved> {
+    Resolved::of_report(report, source)
 }
 
 /// Sources 2–3, what a rollout's own file says: `right` in a correct-trajectories file, else
@@ -317,11 +389,13 @@ impl Resolver {
         cache: Option<Arc<ScoreCache>>,
         places: &SidecarPlaces,
         rollouts: impl IntoIterator<Item = &'a Rollout>,
-        each: &mut dyn FnMut(Option<(VerdictSource, GradeReport)>),
+        each: &mut dyn FnMut(Option<(Resolved, GradeReport)>),
     ) {
         let resolver = Resolver::without_reports(cache).with_sidecars(places.clone());
         for r in rollouts {
-            each(resolver.late(r));
+            each(resolver.late(r).and_then(|(source, report)| {
+                Some((Resolved::of_report(&report, source)?, report))
+            }));
         }
     }
 
@@ -369,6 +443,63 @@ mod tests {
             names,
             ["scored", "correct", "stored", "rerun", "cache", "graded"]
         );
+    }
+
+    #[test]
+    fn an_answer_that_arrives_wins_by_the_order_and_never_over_a_scored_file() {
+        use VerdictSource::*;
+        let answer = |verdict, source| Resolved::verdict(verdict, source);
+        let scored = answer(Verdict::ResultError, Scored);
+        // Nothing held: whatever arrives.
+        for source in VerdictSource::ALL {
+            let a = answer(Verdict::Right, source);
+            assert_eq!(settle(None, a), Settled::Arrived(a));
+        }
+        // A scored file's verdict stands against every later source, and a later scored
+        // file replaces it.
+        for source in [Correct, Stored, Rerun, Cache, Graded] {
+            assert_eq!(
+                settle(Some(&scored), answer(Verdict::Right, source)),
+                Settled::Held(scored)
+            );
+        }
+        let later = answer(Verdict::Right, Scored);
+        assert_eq!(settle(Some(&scored), later), Settled::Arrived(later));
+        // A rerun stands against the cache and a grade; a grade made now replaces the
+        // cache's.
+        let rerun = answer(Verdict::ExeError, Rerun);
+        assert_eq!(
+            settle(Some(&rerun), answer(Verdict::Right, Cache)),
+            Settled::Held(rerun)
+        );
+        let graded = answer(Verdict::Right, Graded);
+        assert_eq!(
+            settle(Some(&answer(Verdict::ExeError, Cache)), graded),
+            Settled::Arrived(graded)
+        );
+        // The cache's copy of a grade made now is still the grade made now; another grade
+        // in the cache is the cache's.
+        assert_eq!(
+            settle(Some(&graded), answer(Verdict::Right, Cache)),
+            Settled::Arrived(graded)
+        );
+        let other = answer(Verdict::ResultError, Cache);
+        assert_eq!(settle(Some(&graded), other), Settled::Arrived(other));
+        // A held answer takes the behaviour answers of a grade that loses to it.
+        let mut asked = answer(Verdict::Right, Graded);
+        asked.facts.behaviour = Some(0);
+        let Settled::Held(kept) = settle(Some(&rerun), asked) else {
+            panic!("the rerun stands");
+        };
+        assert_eq!((kept.verdict, kept.source), (Verdict::ExeError, Rerun));
+        assert_eq!(kept.facts.behaviour, Some(0));
+    }
+
+    #[test]
+    fn every_source_is_described() {
+        let words: std::collections::HashSet<&str> =
+            VerdictSource::ALL.iter().map(|s| s.described()).collect();
+        assert_eq!(words.len(), VerdictSource::ALL.len());
     }
 
     #[test]

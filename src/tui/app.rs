@@ -232,6 +232,8 @@ impl App {
                 tasks: Arc::new(Vec::new()),
                 entries: Arc::new(Vec::new()),
                 scores: Vec::new(),
+                scored_files: Vec::new(),
+                scored_by: std::collections::HashMap::new(),
                 issues: Vec::new(),
                 load: LoadProgress::default(),
                 grade_progress: GradeProgress::default(),

@@ -1,4 +1,5 @@
-//! One row of the explorer: a rollout with what static analysis found, and its score.
+//! One row of the explorer: a rollout with what static analysis found, and its score (the
+//! session resolver's answer, `session::resolve`).
 
 use std::ops::Range;
 use std::path::PathBuf;
@@ -6,8 +7,8 @@ use std::sync::Arc;
 
 use crate::analysis::extract::python_block_spans;
 use crate::grade::report::GradeReport;
-use crate::model::rollout::StoredScore;
 use crate::model::{Rollout, Verdict};
+use crate::session::resolve::{Resolved, VerdictSource, report_answer};
 
 /// What a grade decides without the report: what the list, its filters, the label
 /// suggestion and the screens' figures read of every row.
@@ -95,23 +96,28 @@ impl Entry {
     }
 }
 
-/// Where a rollout's score comes from and what it is.
+/// A row's score: the session's answer once there is one ([`Resolved`]: verdict, where it
+/// came from, what the grade decided), else how far grading got.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Score {
     /// Not scored, and no grading queued (no backend).
     Unscored,
     /// Grading queued or running; `ticket` identifies the request so stale results are dropped.
     Grading { ticket: u64 },
-    /// A score the file carried (or a correct-trajectories file implied).
-    Stored(StoredScore),
-    /// A grade report (from `sebx grade` output or graded here).
-    Graded(Arc<GradeReport>),
-    /// A verdict the session remembers (the score cache, a rerun), held as its facts only:
-    /// the report is fetched when the row is opened, so a big file whose verdicts are all
-    /// remembered holds a few bytes per row, not a report.
-    Remembered(Facts),
-    /// Grading failed (not a verdict: the grader itself could not run).
-    Failed(String),
+    /// The resolver's answer (`session::resolve`), with its report when one is at hand: a
+    /// scored file's, the open row's. A verdict only remembered (the score cache, a rerun,
+    /// graded in the background) is held without it, so a big file whose verdicts are all
+    /// remembered holds a few bytes per row; the report is fetched when the row is opened.
+    Resolved {
+        resolved: Resolved,
+        report: Option<Arc<GradeReport>>,
+    },
+    /// No verdict: grading failed (the grader itself could not run), or the report names
+    /// none (it is kept: it says why).
+    Failed {
+        why: String,
+        report: Option<Arc<GradeReport>>,
+    },
 }
 
 /// What the verdict column shows.
@@ -165,43 +171,69 @@ impl Shown {
 }
 
 impl Score {
+    /// A report's score, as `source` gives it: its verdict, or no verdict (`Failed`, the
+    /// report kept) when it names none. `keep`: hold the report (else its facts only).
+    pub fn of_report(report: GradeReport, source: VerdictSource, keep: bool) -> Score {
+        match report_answer(&report, source) {
+            Some(resolved) => Score::Resolved {
+                resolved,
+                report: keep.then(|| Arc::new(report)),
+            },
+            None => Score::Failed {
+                why: report
+                    .load_error
+                    .clone()
+                    .unwrap_or_else(|| report.decided_by.clone()),
+                report: Some(Arc::new(report)),
+            },
+        }
+    }
+
     /// What the verdict column shows.
     pub fn shown(&self) -> Shown {
         match self {
             Score::Unscored => Shown::Pending,
             Score::Grading { .. } => Shown::Grading,
-            Score::Stored(s) => match s.verdict {
-                Some(v) => Shown::Verdict(v),
-                None if s.passed => Shown::Verdict(Verdict::Right),
-                None => Shown::StoredFail,
-            },
-            Score::Graded(r) => match r.verdict {
-                Some(v) => Shown::Verdict(v),
-                None => Shown::Error,
-            },
-            Score::Remembered(f) => match f.verdict {
-                Some(v) => Shown::Verdict(v),
-                None => Shown::Error,
-            },
-            Score::Failed(_) => Shown::Error,
+            Score::Resolved { resolved, .. } => Shown::Verdict(resolved.verdict),
+            Score::Failed { .. } => Shown::Error,
         }
+    }
+
+    /// The session's answer, when there is one.
+    pub fn resolved(&self) -> Option<&Resolved> {
+        match self {
+            Score::Resolved { resolved, .. } => Some(resolved),
+            _ => None,
+        }
+    }
+
+    /// Where the verdict came from, when there is one.
+    pub fn source(&self) -> Option<VerdictSource> {
+        self.resolved().map(|r| r.source)
     }
 
     /// What the row's grade decides (verdict, reward, the flags filters and suggestions
-    /// read), from its report or its remembered facts.
+    /// read): the answer's facts (a verdict from the file alone: the verdict, nothing else).
     pub fn facts(&self) -> Option<Facts> {
+        self.resolved().map(|r| r.facts)
+    }
+
+    /// The grade report, when one is held.
+    pub fn report(&self) -> Option<&GradeReport> {
+        self.held_report().map(|r| &**r)
+    }
+
+    /// The grade report held, shared.
+    pub fn held_report(&self) -> Option<&Arc<GradeReport>> {
         match self {
-            Score::Graded(r) => Some(Facts::of(r)),
-            Score::Remembered(f) => Some(*f),
+            Score::Resolved { report, .. } | Score::Failed { report, .. } => report.as_ref(),
             _ => None,
         }
     }
 
-    /// The grade report, when there is one.
-    pub fn report(&self) -> Option<&GradeReport> {
-        match self {
-            Score::Graded(r) => Some(r),
-            _ => None,
-        }
+    /// A verdict held without the report it has somewhere (remembered, or graded in the
+    /// background): opening the row reads the report again.
+    pub fn report_elsewhere(&self) -> bool {
+        matches!(self, Score::Resolved { resolved, report: None } if resolved.source.report_kept())
     }
 }

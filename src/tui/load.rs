@@ -106,8 +106,11 @@ pub enum LoadEvent {
         scores: Vec<Score>,
         new_tasks: Vec<Task>,
     },
-    /// Grade reports for rows already sent, by row index.
-    Reports(Vec<(usize, GradeReport)>),
+    /// Grade reports for rows already sent, by row index, read from the scored file `file`.
+    Reports {
+        file: PathBuf,
+        reports: Vec<(usize, GradeReport)>,
+    },
     Issues(Vec<LoadIssue>),
     /// Bytes read so far over all sources, of the total when known.
     Progress {
@@ -779,9 +782,12 @@ impl Loader<'_> {
                 },
             };
             last_task = Some((r.query.clone(), e.task));
-            scores.push(match (&r.stored_score, in_file) {
-                (Some(s), Some(_)) => Score::Stored(s.clone()),
-                _ => Score::Unscored,
+            scores.push(match in_file {
+                Some(resolved) => Score::Resolved {
+                    resolved,
+                    report: None,
+                },
+                None => Score::Unscored,
             });
         }
         (scores, new_tasks)
@@ -850,7 +856,10 @@ impl Loader<'_> {
             );
         }
         if !matched.is_empty() {
-            (self.sink)(LoadEvent::Reports(matched));
+            (self.sink)(LoadEvent::Reports {
+                file: path,
+                reports: matched,
+            });
         }
         (self.sink)(LoadEvent::Progress {
             done: self.done_bytes,

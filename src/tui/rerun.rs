@@ -412,10 +412,7 @@ impl Reruns {
         }
         Some(Comparison {
             original: corpus.shown(row).label().to_string(),
-            original_report: match corpus.scores.get(row) {
-                Some(Score::Graded(r)) => Some(r.clone()),
-                _ => None,
-            },
+            original_report: corpus.scores.get(row).and_then(Score::held_report).cloned(),
             rerun,
             what_if,
             rerun_running,

@@ -278,6 +278,10 @@ pub struct Corpus {
     pub tasks: Arc<Vec<Task>>,
     pub entries: Arc<Vec<Arc<Entry>>>,
     pub scores: Vec<Score>,
+    /// The scored files read, in order, and which of them gave each row its verdict (the
+    /// Cases pane names it).
+    pub scored_files: Vec<std::path::PathBuf>,
+    pub scored_by: std::collections::HashMap<usize, usize>,
     pub issues: Vec<LoadIssue>,
     pub load: LoadProgress,
     pub grade_progress: GradeProgress,
@@ -377,17 +381,18 @@ impl Corpus {
         &self,
         row: usize,
     ) -> Option<std::borrow::Cow<'_, crate::grade::report::GradeReport>> {
-        match self.scores.get(row)? {
-            super::entry::Score::Graded(r) => Some(std::borrow::Cow::Borrowed(&**r)),
-            super::entry::Score::Remembered(_) => {
-                let entry = self.entries.get(row)?;
-                self.score_cache
-                    .as_ref()?
-                    .get(&entry.rollout)
-                    .map(std::borrow::Cow::Owned)
-            }
-            _ => None,
+        let score = self.scores.get(row)?;
+        if let Some(r) = score.report() {
+            return Some(std::borrow::Cow::Borrowed(r));
         }
+        if !score.report_elsewhere() {
+            return None;
+        }
+        let entry = self.entries.get(row)?;
+        self.score_cache
+            .as_ref()?
+            .get(&entry.rollout)
+            .map(std::borrow::Cow::Owned)
     }
 
     /// The runs' names, kept apart in `width` characters each

@@ -83,5 +83,7 @@ mod tui_stats_keys;
 mod tui_stats_parity;
 #[path = "../tui_training.rs"]
 mod tui_training;
+#[path = "../tui_verdict_source.rs"]
+mod tui_verdict_source;
 #[path = "../tui_what_if_cases.rs"]
 mod tui_what_if_cases;

@@ -46,10 +46,12 @@ impl App {
             return;
         };
         // A remembered verdict's report (cases, output) is read when its row is opened.
-        if matches!(
-            self.corpus.scores.get(row),
-            Some(super::super::entry::Score::Remembered(_))
-        ) && self.caches.report_requested.insert(row)
+        if self
+            .corpus
+            .scores
+            .get(row)
+            .is_some_and(super::super::entry::Score::report_elsewhere)
+            && self.caches.report_requested.insert(row)
         {
             self.outbox.push(JobRequest::LookupScores {
                 rows: vec![row],
@@ -288,6 +290,14 @@ impl App {
             tasks: c.tasks.clone(),
             entries: c.entries.clone(),
             scores: c.scores.clone(),
+            scored_files: c.scored_files.clone(),
+            // Only the drawn row's: the rest are not drawn.
+            scored_by: c
+                .scored_by
+                .get(&row)
+                .map(|&f| (row, f))
+                .into_iter()
+                .collect(),
             issues: Vec::new(),
             load: c.load.clone(),
             grade_progress: c.grade_progress,

@@ -13,6 +13,7 @@ use super::super::load::LoadEvent;
 use super::super::state::{Grading, Grouping};
 use super::App;
 use crate::grade::facts::Facts;
+use crate::session::resolve::{Resolved, Settled, VerdictSource, report_answer, settle};
 
 impl App {
     /// Applies a worker's result; returns whether the screen must be redrawn.
@@ -39,10 +40,14 @@ impl App {
                 if *expected != ticket {
                     return false;
                 }
-                self.corpus.scores[row] = match result {
-                    Ok(report) => self.graded_score(row, *report),
-                    Err(e) => Score::Failed(e),
-                };
+                match result {
+                    Ok(report) => {
+                        // The row waited for this grade: it holds no answer until it lands.
+                        self.corpus.scores[row] = Score::Unscored;
+                        self.take_grade(row, *report);
+                    }
+                    Err(why) => self.corpus.scores[row] = Score::Failed { why, report: None },
+                }
                 self.corpus.grade_progress.finished += 1;
                 self.corpus.scores_changed += 1;
                 // An open Training screen asks for fresh figures (`settle`).
@@ -93,18 +98,18 @@ impl App {
                 // The explorer's grader asks them (`Grader::new`).
                 let asks_behaviour =
                     can_grade && crate::grade::backend::Grader::default_settings().behaviour;
-                for (row, known) in found {
-                    let Some(slot) = self.corpus.scores.get_mut(row) else {
-                        continue;
-                    };
-                    match (&*slot, known) {
+                for (row, Remembered { resolved, report }) in found {
+                    match report {
                         // An opened row: its remembered report, whole.
-                        (Score::Unscored | Score::Remembered(_), Remembered::Whole(report)) => {
-                            whole = true;
-                            *slot = Score::Graded(Arc::new(*report));
+                        Some(report) => {
+                            whole |= self.offer_answer(row, resolved, Some(Arc::new(*report)))
                         }
                         // Every other row holds the facts only.
-                        (Score::Unscored, Remembered::Facts(facts)) => {
+                        None => {
+                            if !self.offer_answer(row, resolved, None) {
+                                continue;
+                            }
+                            let facts = resolved.facts;
                             let training = self
                                 .corpus
                                 .entries
@@ -121,9 +126,7 @@ impl App {
                                 // Traced in the background, its verdict kept on screen.
                                 behaviour_missing.push(row);
                             }
-                            *slot = Score::Remembered(facts);
                         }
-                        _ => {}
                     }
                 }
                 self.request_behaviour(&behaviour_missing);
@@ -133,7 +136,10 @@ impl App {
                     let regrade: Vec<usize> = missing
                         .into_iter()
                         .filter(|&r| {
-                            matches!(self.corpus.scores.get(r), Some(Score::Remembered(_)))
+                            self.corpus
+                                .scores
+                                .get(r)
+                                .is_some_and(Score::report_elsewhere)
                         })
                         .collect();
                     if can_grade && !regrade.is_empty() {
@@ -333,10 +339,28 @@ impl App {
                 });
                 true
             }
-            LoadEvent::Reports(reports) => {
+            LoadEvent::Reports { file, reports } => {
+                let files = &mut self.corpus.scored_files;
+                let file = match files.iter().position(|f| *f == file) {
+                    Some(i) => i,
+                    None => {
+                        files.push(file);
+                        files.len() - 1
+                    }
+                };
                 for (row, report) in reports {
-                    if let Some(slot) = self.corpus.scores.get_mut(row) {
-                        *slot = Score::Graded(Arc::new(report));
+                    let Some(arrived) = report_answer(&report, VerdictSource::Scored) else {
+                        // A report that names no verdict is no answer: a row with none
+                        // shows why.
+                        if let Some(slot @ (Score::Unscored | Score::Failed { .. })) =
+                            self.corpus.scores.get_mut(row)
+                        {
+                            *slot = Score::of_report(report, VerdictSource::Scored, true);
+                        }
+                        continue;
+                    };
+                    if self.offer_answer(row, arrived, Some(Arc::new(report))) {
+                        self.corpus.scored_by.insert(row, file);
                     }
                 }
                 self.corpus.scores_changed += 1;
@@ -378,10 +402,10 @@ impl App {
                     .into_iter()
                     .filter(|r| {
                         // Unscored, or remembered without the reward a training sample needs.
-                        matches!(
-                            self.corpus.scores.get(*r),
-                            Some(Score::Unscored | Score::Remembered(_))
-                        )
+                        self.corpus
+                            .scores
+                            .get(*r)
+                            .is_some_and(|s| *s == Score::Unscored || s.report_elsewhere())
                     })
                     .collect();
                 // Never a figure over a subset: a scored file's verdict without the reward
@@ -389,8 +413,11 @@ impl App {
                 let can_grade = self.corpus.ctx.grading == Grading::Available;
                 let rewards: Vec<usize> = (0..self.corpus.scores.len())
                     .filter(|&row| match &self.corpus.scores[row] {
-                        Score::Graded(r) => crate::session::runs::scored_without_reward(
-                            Some(&Facts::of(r)),
+                        Score::Resolved {
+                            resolved,
+                            report: Some(_),
+                        } => crate::session::runs::scored_without_reward(
+                            Some(&resolved.facts),
                             can_grade,
                         ),
                         _ => false,
@@ -443,6 +470,7 @@ impl App {
                 self.corpus.grade_progress.finished += 1;
             }
             *old = score;
+            self.corpus.scored_by.remove(&row);
             if let Some(d) = digests.get_mut(row) {
                 *d = None;
             }
@@ -548,16 +576,50 @@ impl App {
         });
     }
 
-    /// What a graded row holds: the whole report for the selected row (its panes show
-    /// it), the facts for every other, so that a run graded in the background holds a few
-    /// bytes per row; opening one of them looks its report up again (`request_highlights`:
-    /// the score cache, else a regrade).
-    fn graded_score(&mut self, row: usize, report: crate::grade::report::GradeReport) -> Score {
-        if self.list.selected == Some(row) {
-            return Score::Graded(Arc::new(report));
+    /// Offers `row` an answer that just arrived (`arrived`, with its report when at hand):
+    /// the session decides which answer the row holds ([`settle`]). A row being graded
+    /// waits for its grade. The row keeps the report it holds while that is still the
+    /// report of its answer. Whether the row now holds the answer that arrived.
+    fn offer_answer(
+        &mut self,
+        row: usize,
+        arrived: Resolved,
+        report: Option<Arc<crate::grade::report::GradeReport>>,
+    ) -> bool {
+        let Some(slot) = self.corpus.scores.get_mut(row) else {
+            return false;
+        };
+        if matches!(slot, Score::Grading { .. }) {
+            return false;
         }
-        self.caches.report_requested.remove(&row);
-        Score::Remembered(crate::grade::facts::Facts::of(&report))
+        let held = slot.held_report().cloned();
+        let (resolved, report, took) = match settle(slot.resolved(), arrived) {
+            Settled::Arrived(resolved) => (resolved, report, true),
+            Settled::Held(resolved) => (resolved, None, false),
+        };
+        let report = report.or_else(|| held.filter(|r| Facts::of(r) == resolved.facts));
+        *slot = Score::Resolved { resolved, report };
+        took
+    }
+
+    /// A grade made now, offered to `row`: with the whole report for the selected row (its
+    /// panes show it), the facts for every other, so that a run graded in the background
+    /// holds a few bytes per row; opening one of them looks its report up again
+    /// (`request_highlights`: the score cache, else a regrade). A grade that names no
+    /// verdict leaves a held one; a row without one says why. Whether the row took it.
+    fn take_grade(&mut self, row: usize, report: crate::grade::report::GradeReport) -> bool {
+        let keep = self.list.selected == Some(row);
+        if !keep {
+            self.caches.report_requested.remove(&row);
+        }
+        let Some(arrived) = report_answer(&report, VerdictSource::Graded) else {
+            if let Some(slot @ Score::Unscored) = self.corpus.scores.get_mut(row) {
+                *slot = Score::of_report(report, VerdictSource::Graded, true);
+                return true;
+            }
+            return false;
+        };
+        self.offer_answer(row, arrived, keep.then(|| Arc::new(report)))
     }
 
     /// Grades `rows` (a scored file gave them a verdict without the official RL reward)
@@ -647,7 +709,10 @@ impl App {
         });
         for (row, known) in remembered {
             let report = match known {
-                Remembered::Whole(report) if report.reward.is_some() => report,
+                Remembered {
+                    report: Some(report),
+                    ..
+                } if report.reward.is_some() => report,
                 _ => {
                     grade.push(row);
                     continue;
@@ -687,13 +752,10 @@ impl App {
         let Ok(graded) = result else {
             return false;
         };
-        if !matches!(
-            self.corpus.scores.get(row),
-            Some(Score::Remembered(_) | Score::Graded(_))
-        ) {
+        if !matches!(self.corpus.scores.get(row), Some(Score::Resolved { .. })) {
             return false;
         }
-        self.corpus.scores[row] = self.graded_score(row, *graded);
+        self.take_grade(row, *graded);
         self.corpus.scores_changed += 1;
         self.training.stale = true;
         self.view_dirty = true;
@@ -711,10 +773,18 @@ impl App {
     ///
     /// [`GradeReport::take_reward_of`]: crate::grade::report::GradeReport::take_reward_of
     fn set_reward(&mut self, row: usize, graded: crate::grade::report::GradeReport) -> bool {
-        let Some(Score::Graded(held)) = self.corpus.scores.get_mut(row) else {
+        let Some(Score::Resolved {
+            resolved,
+            report: Some(held),
+        }) = self.corpus.scores.get_mut(row)
+        else {
             return false;
         };
-        Arc::make_mut(held).take_reward_of(graded);
+        let held = Arc::make_mut(held);
+        held.take_reward_of(graded);
+        // The answer keeps its verdict and source, and takes what the report now decides.
+        resolved.facts = Facts::of(held);
+        resolved.facts.verdict = Some(resolved.verdict);
         self.corpus.scores_changed += 1;
         self.training.stale = true;
         self.view_dirty = true;

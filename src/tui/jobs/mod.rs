@@ -27,9 +27,9 @@ use crate::model::raw_line::RawLine;
 use crate::model::rollout::Interner;
 use crate::model::{ApiMap, Dataset, DatasetItem};
 use crate::session::caches::ScoreCache;
-use crate::session::resolve::Resolver;
+use crate::session::resolve::{Resolved, Resolver};
 
-use super::entry::{Entry, Facts, Task};
+use super::entry::{Entry, Task};
 use super::highlight::{Highlighted, highlight_markdown, highlight_python};
 use super::load::{FOLLOW_EVERY, Follow, LoadEvent, Source, load_following, return_freed_memory};
 use crate::grade::backend::GradeBackend;
@@ -143,11 +143,12 @@ pub enum JobRequest {
     },
 }
 
-/// What the session remembers of a row: its whole report (an opened row) or its facts.
+/// What the session remembers of a row: the resolver's answer (a rerun's, the score
+/// cache's), with the whole report for an opened row.
 #[derive(Debug, Clone)]
-pub enum Remembered {
-    Whole(Box<GradeReport>),
-    Facts(Facts),
+pub struct Remembered {
+    pub resolved: Resolved,
+    pub report: Option<Box<GradeReport>>,
 }
 
 /// Results coming back.
@@ -398,10 +399,11 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                         let Some(row) = next.next() else {
                             return;
                         };
-                        match k {
-                            Some((_, report)) => {
-                                found.push((row, Remembered::Whole(Box::new(report))))
-                            }
+                        match k.map(|(resolved, report)| Remembered {
+                            resolved,
+                            report: Some(Box::new(report)),
+                        }) {
+                            Some(known) => found.push((row, known)),
                             None => missing.push(row),
                         }
                     },
@@ -414,8 +416,14 @@ pub fn run_request(req: JobRequest, backend: Option<&dyn GradeBackend>) -> Optio
                     .iter()
                     .zip(Resolver::remembered_facts(cache, &places, &rollouts, &cuts))
                 {
-                    match k {
-                        Some((_, facts)) => found.push((*row, Remembered::Facts(facts))),
+                    match k.and_then(|(source, facts)| Resolved::of_facts(facts, source)) {
+                        Some(resolved) => found.push((
+                            *row,
+                            Remembered {
+                                resolved,
+                                report: None,
+                            },
+                        )),
                         None => missing.push(*row),
                     }
                 }

@@ -12,6 +12,7 @@ use similar::{ChangeTag, TextDiff};
 use super::{PaneContent, labelled};
 use crate::grade::compare::{Decision, TOLERANCE};
 use crate::grade::report::{CaseResult, GradeReport};
+use crate::session::resolve::VerdictSource;
 use crate::tui::action::{Action, Scope};
 use crate::tui::app::{App, Grading};
 use crate::tui::entry::Entry;
@@ -81,6 +82,9 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
         lines.push(line);
     }
     let pinned = lines.len() as u16;
+    if what_if.is_none() {
+        lines.extend(verdict_source(app, width));
+    }
     let reward = report
         .and_then(|r| reward_note(app, r))
         .map(|note| format!(" · {note}"))
@@ -237,6 +241,71 @@ fn source_line(
         spans.push(Span::styled(format!(" · {key} {other}"), theme.hint));
     }
     Some(Line::from(spans))
+}
+
+/// `verdict: result_error · from the scored file run.scored.jsonl`: the selected row's
+/// verdict and where the session's resolver found it (`session::resolve`), wrapped to
+/// `width` (a path too long for a line goes on over the next). Nothing on a page: it
+/// names this session's files.
+fn verdict_source(app: &App, width: u16) -> Vec<Line<'static>> {
+    let theme = &app.theme;
+    let Some(row) = app.list.selected.filter(|_| !app.detail.paper) else {
+        return Vec::new();
+    };
+    let Some(resolved) = app.corpus.scores.get(row).and_then(|s| s.resolved()) else {
+        return Vec::new();
+    };
+    let mut spans = vec![
+        Span::styled("verdict: ", theme.dim),
+        Span::styled(resolved.verdict.as_str(), theme.verdict(resolved.verdict)),
+        Span::styled(format!(" · {}", resolved.source.described()), theme.dim),
+    ];
+    if resolved.source == VerdictSource::Scored
+        && let Some(file) = app
+            .corpus
+            .scored_by
+            .get(&row)
+            .and_then(|&f| app.corpus.scored_files.get(f))
+    {
+        spans.push(Span::styled(format!(" {}", file.display()), theme.dim));
+    }
+    let w = usize::from(width).max(1);
+    super::wrap_hanging(spans, w, &[Span::raw("  ")])
+        .into_iter()
+        .flat_map(|line| hard_wrap(line, w))
+        .collect()
+}
+
+/// `line` in pieces of at most `width` characters, styles kept (a word wider than the
+/// pane goes on over the next line instead of being cut).
+fn hard_wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
+    if line.width() <= width {
+        return vec![line];
+    }
+    let mut out = Vec::new();
+    let mut spans: Vec<Span<'static>> = Vec::new();
+    let mut used = 0;
+    for span in line.spans {
+        let mut piece = String::new();
+        for ch in span.content.chars() {
+            if used == width {
+                if !piece.is_empty() {
+                    spans.push(Span::styled(std::mem::take(&mut piece), span.style));
+                }
+                out.push(Line::from(std::mem::take(&mut spans)));
+                used = 0;
+            }
+            piece.push(ch);
+            used += 1;
+        }
+        if !piece.is_empty() {
+            spans.push(Span::styled(piece, span.style));
+        }
+    }
+    if !spans.is_empty() {
+        out.push(Line::from(spans));
+    }
+    out
 }
 
 /// ` · J/K move · f first failed`: the keys that walk the cases, from the keymap.

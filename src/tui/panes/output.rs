@@ -5,6 +5,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, field};
+use crate::session::resolve::VerdictSource;
 use crate::tui::action::{Action, Scope};
 use crate::tui::app::App;
 use crate::tui::entry::{Entry, Score};
@@ -52,11 +53,17 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
     let mut lines = Vec::new();
     let score = app.list.selected.and_then(|i| app.corpus.scores.get(i));
     let Some(report) = score.and_then(Score::report) else {
-        let why = match score {
-            Some(Score::Stored(s)) if app.detail.paper => {
+        // A verdict the file gave (stored in the line, or a correct-trajectories file's).
+        let stored = entry.rollout.stored_score.as_ref().filter(|_| {
+            score
+                .and_then(Score::source)
+                .is_some_and(|s| matches!(s, VerdictSource::Stored | VerdictSource::Correct))
+        });
+        let why = match (score, stored) {
+            (_, Some(s)) if app.detail.paper => {
                 format!("score stored in the file ({} = {})", s.field, s.raw)
             }
-            Some(Score::Stored(s)) => format!(
+            (_, Some(s)) => format!(
                 "score stored in the file ({} = {}){}",
                 s.field,
                 s.raw,
@@ -66,8 +73,8 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                         "; press {k} to regrade and see the output"
                     ))
             ),
-            Some(Score::Grading { .. }) => "grading…".to_string(),
-            Some(Score::Failed(e)) => format!("grading failed: {e}"),
+            (Some(Score::Grading { .. }), _) => "grading…".to_string(),
+            (Some(Score::Failed { why, .. }), _) => format!("grading failed: {why}"),
             _ => "not graded".to_string(),
         };
         lines.push(Line::styled(why, theme.dim));
