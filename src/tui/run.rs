@@ -1,25 +1,29 @@
-//! The event loop: poll the terminal with a short timeout, drain worker results,
-//! update, and draw only when something changed.
+//! The one event loop ([`event_loop`]): poll the terminal with a short timeout, map each
+//! event to an action, apply it, do the work between events (drain worker results), and
+//! draw only when something changed. Whatever holds the screen is its [`Root`]: the
+//! explorer (with the presenter it opens on `P`), `sebx present` and `sebx present
+//! --follow`.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use ratatui::DefaultTerminal;
+use ratatui::backend::Backend;
 use ratatui::crossterm::event::{
     self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
+use ratatui::{Frame, Terminal};
 
 use super::action::{Action, Scope};
 use super::app::App;
 use super::component::Component;
-use super::effects::Effects;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
-use super::present::{Presenter, follow};
+use super::present::{Presenter, Presenting, follow};
 use super::ui;
 use crate::grade::backend::GradeBackend;
 
@@ -119,93 +123,203 @@ pub fn run_terminal(
         }
     }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app, &workers, &rx);
+    let mut root = Explorer::new(&mut app, &workers, &rx, follow::position_file());
+    let result = event_loop(&mut terminal, &mut root, &mut TerminalEvents);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
 }
 
-fn event_loop(
-    terminal: &mut DefaultTerminal,
-    app: &mut App,
-    workers: &Workers,
-    rx: &Receiver<JobEvent>,
-) -> Result<()> {
+/// What the one event loop runs, holding the screen: the explorer, the presenter (`sebx
+/// present`, or `P` inside the explorer) and the speaker-notes follower (`sebx present
+/// --follow`). A root maps events to actions from its keymap, applies them, does its work
+/// between events and draws; the loop polls, reads and redraws only when something changed.
+pub trait Root<B: Backend> {
+    /// The action a terminal event stands for (`None`: not one of this root's).
+    fn action_for(&self, event: &Event) -> Option<Action>;
+    /// Applies an action; returns whether to redraw.
+    fn apply(&mut self, action: &Action) -> bool;
+    /// The work between events (workers' results, a file to read); returns whether to redraw.
+    fn idle(&mut self) -> bool {
+        false
+    }
+    /// Work before the next draw that needs the terminal itself (an editor run in it, a
+    /// screen to clear); returns whether to redraw.
+    fn prepare(&mut self, _terminal: &mut Terminal<B>) -> Result<bool> {
+        Ok(false)
+    }
+    /// Draws the whole screen.
+    fn draw(&self, frame: &mut Frame);
+    /// Whether the loop ends.
+    fn done(&self) -> bool;
+}
+
+/// Where the loop's events come from: the terminal, or a test's script.
+pub trait Events {
+    /// Whether an event is ready within `timeout`.
+    fn poll(&mut self, timeout: Duration) -> Result<bool>;
+    /// The next event (after `poll` said one is ready).
+    fn read(&mut self) -> Result<Event>;
+}
+
+/// The terminal's events (crossterm).
+pub struct TerminalEvents;
+
+impl Events for TerminalEvents {
+    fn poll(&mut self, timeout: Duration) -> Result<bool> {
+        Ok(event::poll(timeout)?)
+    }
+
+    fn read(&mut self) -> Result<Event> {
+        Ok(event::read()?)
+    }
+}
+
+/// The one event loop: the root's terminal work, a draw when something changed, every
+/// queued event as an action (held keys do not lag), then its work between events; until
+/// the root is done.
+pub fn event_loop<B, R>(
+    terminal: &mut Terminal<B>,
+    root: &mut R,
+    events: &mut dyn Events,
+) -> Result<()>
+where
+    B: Backend,
+    B::Error: Send + Sync + 'static,
+    R: Root<B>,
+{
     let size = terminal.size()?;
-    app.update(&Action::Resize {
+    root.apply(&Action::Resize {
         width: size.width,
         height: size.height,
     });
     let mut redraw = true;
-    // The presenter (`P`), while it holds the screen, with where it says it is.
-    let mut presenting: Option<(Presenter, Option<std::path::PathBuf>)> = None;
     loop {
-        for req in app.take_requests() {
-            workers.dispatch(req);
-        }
-        if let Some((row, code)) = app.reruns.edit.take() {
-            let edited = super::editor::edit_in_terminal(terminal, &code);
-            app.on_edited(row, edited);
-            redraw = true;
-            continue;
-        }
-        if let Some(rows) = app.bookmarks.present.take() {
-            // The projector's theme, whatever the explorer uses.
-            let theme = super::Theme::builtin("high-contrast").unwrap_or_else(|| app.theme.clone());
-            let p = Presenter::from_app(app, &rows, theme);
-            let position = follow::position_file();
-            if let Some(path) = &position {
-                follow::publish(&p, path);
-            }
-            presenting = Some((p, position));
-            redraw = true;
-            continue;
-        }
+        redraw |= root.prepare(terminal)?;
         if redraw {
-            match &presenting {
-                Some((p, _)) => terminal.draw(|frame| {
-                    let area = frame.area();
-                    p.draw(frame, area, &app.draw_cx());
-                })?,
-                None => terminal.draw(|frame| ui::draw(frame, app))?,
-            };
+            terminal.draw(|frame| root.draw(frame))?;
             redraw = false;
         }
-        if event::poll(POLL)? {
-            // Take every queued input before drawing, so held keys do not lag.
+        if events.poll(POLL)? {
             loop {
-                let ev = event::read()?;
-                if let Some((p, position)) = presenting.as_mut() {
-                    // The presenter holds the screen: its keys only; any event redraws it
-                    // and says where it is.
-                    if let Event::Key(key) = &ev
-                        && let Some(action) = p.key(key, None)
-                    {
-                        p.update(&action, &app.cx(), &mut Effects::default());
-                    }
-                    if let Some(path) = position {
-                        follow::publish(p, path);
-                    }
-                    redraw = true;
-                    if p.quit {
-                        presenting = None;
-                        terminal.clear()?;
-                    }
-                } else if let Some(action) = action_for_event(app, &ev) {
-                    redraw |= app.update(&action);
-                    // Label changes are on disk before anything is drawn or read next.
-                    redraw |= app.service();
+                let ev = events.read()?;
+                if let Some(action) = root.action_for(&ev) {
+                    redraw |= root.apply(&action);
                 }
-                if app.should_quit || !event::poll(Duration::ZERO)? {
+                if root.done() || !events.poll(Duration::ZERO)? {
                     break;
                 }
             }
         }
-        if app.should_quit {
+        if root.done() {
             return Ok(());
         }
-        redraw |= pump(app, workers, rx);
-        redraw |= super::export::request_view(app);
+        redraw |= root.idle();
+    }
+}
+
+/// The explorer as the loop's root, with its workers, and the presenter (`P`) while it
+/// holds the screen.
+pub struct Explorer<'a> {
+    app: &'a mut App,
+    workers: &'a Workers,
+    rx: &'a Receiver<JobEvent>,
+    /// Where a presenter opened with `P` says where it is (for `sebx present --follow`).
+    position: Option<PathBuf>,
+    presenting: Option<Presenting>,
+    /// The presenter just closed: the explorer's screen is drawn afresh.
+    clear: bool,
+}
+
+impl<'a> Explorer<'a> {
+    /// The explorer `app`, its workers and their results; a presenter it opens writes
+    /// where it is to `position`.
+    pub fn new(
+        app: &'a mut App,
+        workers: &'a Workers,
+        rx: &'a Receiver<JobEvent>,
+        position: Option<PathBuf>,
+    ) -> Explorer<'a> {
+        Explorer {
+            app,
+            workers,
+            rx,
+            position,
+            presenting: None,
+            clear: false,
+        }
+    }
+
+    /// The presenter holding the screen, if one does.
+    pub fn presenting(&self) -> Option<&Presenter> {
+        self.presenting.as_ref().map(|p| &p.presenter)
+    }
+}
+
+impl<B: Backend> Root<B> for Explorer<'_>
+where
+    B::Error: Send + Sync + 'static,
+{
+    fn action_for(&self, event: &Event) -> Option<Action> {
+        match &self.presenting {
+            Some(p) => Root::<B>::action_for(p, event),
+            None => action_for_event(self.app, event),
+        }
+    }
+
+    fn apply(&mut self, action: &Action) -> bool {
+        if let Some(p) = self.presenting.as_mut() {
+            let redraw = Root::<B>::apply(p, action);
+            if Root::<B>::done(p) {
+                self.presenting = None;
+                self.clear = true;
+            }
+            return redraw;
+        }
+        let mut redraw = self.app.update(action);
+        // Label changes are on disk before anything is drawn or read next.
+        redraw |= self.app.service();
+        // `P` hands the screen to the presenter at once: the next key queued is its own.
+        if let Some(rows) = self.app.bookmarks.present.take() {
+            // The projector's theme, whatever the explorer uses.
+            let theme =
+                super::Theme::builtin("high-contrast").unwrap_or_else(|| self.app.theme.clone());
+            let p = Presenter::from_app(self.app, &rows, theme);
+            self.presenting = Some(Presenting::new(p, self.position.clone()));
+            redraw = true;
+        }
+        redraw
+    }
+
+    fn idle(&mut self) -> bool {
+        pump(self.app, self.workers, self.rx) | super::export::request_view(self.app)
+    }
+
+    fn prepare(&mut self, terminal: &mut Terminal<B>) -> Result<bool> {
+        let mut redraw = std::mem::take(&mut self.clear);
+        if redraw {
+            terminal.clear()?;
+        }
+        for req in self.app.take_requests() {
+            self.workers.dispatch(req);
+        }
+        if let Some((row, code)) = self.app.reruns.edit.take() {
+            let edited = super::editor::edit_in_terminal(terminal, &code);
+            self.app.on_edited(row, edited);
+            redraw = true;
+        }
+        Ok(redraw)
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        match &self.presenting {
+            Some(p) => Root::<B>::draw(p, frame),
+            None => ui::draw(frame, self.app),
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.app.should_quit
     }
 }
 
