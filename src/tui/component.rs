@@ -26,6 +26,7 @@ use crate::session::label_progress::LabelTally;
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::entry::Entry;
+use super::full_text::CaseText;
 use super::state::{Corpus, ListView, Popup};
 use super::textbox::TextBox;
 use super::theme::Theme;
@@ -55,6 +56,9 @@ pub struct DrawCx<'a> {
     pub marks: &'a dyn Marks,
     /// The dump's extra keys shown as list columns, with their widths.
     pub extra_columns: &'a [(Arc<str>, usize)],
+    /// The Cases pane's case under the cursor, whole, while the whole-text popup is open
+    /// over that pane.
+    pub case: Option<CaseText>,
 }
 
 /// What the list reads of bookmarks.

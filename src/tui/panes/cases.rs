@@ -239,7 +239,8 @@ fn source_line(
     Some(Line::from(spans))
 }
 
-/// ` · J/K move · f first failed`: the keys that walk the cases, from the keymap.
+/// ` · J/K move · f first failed · enter whole case`: the keys that walk the cases, and
+/// the one that shows a case whole, from the keymap.
 fn case_keys(app: &App) -> String {
     let key = |a| app.keymap.key_in(Scope::Main, a);
     let mut out = String::new();
@@ -250,6 +251,10 @@ fn case_keys(app: &App) -> String {
     }
     if let Some(f) = key(Action::FirstFailedCase) {
         out.push_str(&format!(" · {f} first failed"));
+    }
+    // The table cuts long values with a `…`: the whole case is one key away.
+    if let Some(w) = key(Action::FullText) {
+        out.push_str(&format!(" · {w} whole case"));
     }
     out
 }
