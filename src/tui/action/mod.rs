@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 
 mod chord;
 mod keymap;
+mod text_keys;
 
 pub use chord::{ChordKey, KeyChord};
 pub use keymap::{KeyEntry, Keymap, Scope};
+pub use text_keys::{text_box_action, typed_char};
 
 /// Every bindable action, declared once (on the model of ruff's rule table): its name (the
 /// variant, snake_case in the config), its description (the help line), the scopes where its
