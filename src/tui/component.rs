@@ -31,8 +31,7 @@ use crate::session::label_progress::LabelTally;
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::entry::Entry;
-use super::full_text::CaseText;
-use super::state::{Corpus, ListView, Popup};
+use super::state::{CaseText, Corpus, ListView, Popup};
 use super::textbox::TextBox;
 use super::theme::Theme;
 

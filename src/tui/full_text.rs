@@ -14,24 +14,10 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::action::Action;
 use super::component::{Component, DrawCx};
 use super::layout::{popup_area, titled_box, wrap_words};
-use super::state::Popup;
+use super::state::{CaseText, Popup};
 
 /// The popup of the selected row's whole text (stateless: it reads the row at draw time).
 pub struct FullTextPopup;
-
-/// The Cases pane's case under the cursor, whole, for the popup (see [`DrawCx::case`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CaseText {
-    /// 1-based, as the pane numbers it.
-    pub number: usize,
-    pub count: usize,
-    pub input: String,
-    pub expected: String,
-    /// What the program printed for it (`None`: not run, or nothing at this index).
-    pub actual: Option<String>,
-    /// Whether it matched (`None`: not graded).
-    pub matched: Option<bool>,
-}
 
 impl CaseText {
     /// Its parts whole, named as the pane's columns.

@@ -8,7 +8,7 @@
 //! from the verdict on, since captions tend to give the answer away.
 //!
 //! `sebx present` ([`run`]) and `P` in the explorer build a [`Presenter`] from a loaded
-//! [`App`]; either way it runs in the explorer's one event loop (`run::event_loop`) as
+//! [`App`]; either way it runs in the explorer's one event loop (`root::event_loop`) as
 //! [`Presenting`], the root that holds the screen. Export draws the same stages off screen.
 
 use std::path::{Path, PathBuf};
@@ -38,7 +38,7 @@ use super::entry::{Entry, Shown};
 use super::graph_view::draw_graph;
 use super::highlight::{Highlighted, highlight_python};
 use super::panes::{labelled, wrap_words};
-use super::run::Root;
+use super::root::Root;
 use super::state::Popup;
 use super::theme::Theme;
 
@@ -932,13 +932,13 @@ pub fn run(
     let position = follow::position_file();
     let mut terminal = ratatui::try_init()?;
     // The explorer's event loop, with the presenter (or the follower) as its root.
-    let events = &mut super::run::TerminalEvents;
+    let events = &mut super::root::TerminalEvents;
     let result = match position {
         Some(path) if args.follow => {
-            super::run::event_loop(&mut terminal, &mut follow::Following::new(p, path), events)
+            super::root::event_loop(&mut terminal, &mut follow::Following::new(p, path), events)
         }
         position => {
-            super::run::event_loop(&mut terminal, &mut Presenting::new(p, position), events)
+            super::root::event_loop(&mut terminal, &mut Presenting::new(p, position), events)
         }
     };
     ratatui::restore();

@@ -11,10 +11,9 @@ use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
 
 use super::super::action::Action;
-use super::super::full_text::CaseText;
 use super::super::jobs::{HighlightKind, JobRequest};
 use super::super::layout;
-use super::super::state::{Corpus, DetailView, Pane, ViewRow};
+use super::super::state::{CaseText, Corpus, DetailView, Pane, ViewRow};
 use super::App;
 
 impl App {

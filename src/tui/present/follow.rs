@@ -16,7 +16,7 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::super::action::{Action, Scope};
-use super::super::run::Root;
+use super::super::root::Root;
 use super::{Presenter, Stage};
 
 /// How often the follower reads the position file (the event loop polls more often).
