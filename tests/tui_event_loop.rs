@@ -183,9 +183,10 @@ fn the_explorers_presenter_runs_in_the_same_loop_and_q_gives_the_screen_back() {
         let said = std::fs::read_to_string(&position).expect("the presenter says where");
         assert!(said.ends_with(" 0 2\n"), "{said:?}");
 
-        // `q` closes the presenter: the explorer's keys are its own again (↓, then `q`
-        // quits).
+        // The terminal resized under the presenter reaches the explorer too; `q` closes
+        // the presenter: the explorer's keys are its own again (↓, then `q` quits).
         let script = [
+            Some(Event::Resize(100, 30)),
             key(KeyCode::Char('q')),
             None,
             key(KeyCode::Down),
@@ -196,6 +197,7 @@ fn the_explorers_presenter_runs_in_the_same_loop_and_q_gives_the_screen_back() {
         assert!(root.presenting().is_none());
     }
     assert!(app.should_quit);
+    assert_eq!(app.size, (100, 30), "the explorer knows the new size");
     assert_ne!(app.list.selected, Some(first), "↓ reached the list");
     let shown = screen(&terminal);
     assert!(!shown.contains("Your guess?"), "{shown}");

@@ -179,6 +179,10 @@ where
 
     fn apply(&mut self, action: &Action) -> bool {
         if let Some(p) = self.presenting.as_mut() {
+            // The explorer keeps the terminal's size for when the presenter closes.
+            if let Action::Resize { .. } = action {
+                self.app.update(action);
+            }
             let redraw = Root::<B>::apply(p, action);
             if Root::<B>::done(p) {
                 self.presenting = None;
