@@ -147,3 +147,65 @@ fn a_config_moves_the_whole_text_to_another_key() {
         .unwrap_or_else(|| panic!("the help lists it:\n{help}"));
     assert!(line.contains('W'), "{line}");
 }
+
+/// On the Cases pane the table cuts a long case with a `…`; the whole text then shows the
+/// case under the cursor whole (input, expected, actual), above the row's cells.
+#[test]
+fn on_the_cases_pane_enter_shows_the_case_whole() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = demo(dir.path(), "");
+    app.update(&Action::PaneCases);
+    // The first row with a case input too long for the table at 80 columns.
+    let mut found = None;
+    for _ in 0..app.corpus.entries.len() {
+        let case = app.focused_case().expect("the Cases pane has a case");
+        if case.input.chars().count() > 40 {
+            found = Some(case);
+            break;
+        }
+        press(&mut app, KeyCode::Down);
+    }
+    let case = found.expect("a demo row with a long case input");
+    let head: String = case.input.chars().take(12).collect();
+    let screen = drawn(&app);
+    let cut = screen
+        .lines()
+        .find(|l| l.contains(&head) && l.contains('│'))
+        .unwrap_or_else(|| panic!("the case's table row:\n{screen}"));
+    assert!(cut.contains('…'), "cut in the table: {cut}\n{screen}");
+    assert!(
+        screen.contains("enter whole"),
+        "the pane names the key:\n{screen}"
+    );
+
+    press(&mut app, KeyCode::Enter);
+    let screen = drawn(&app);
+    let text = popup_text(&screen).unwrap_or_else(|| panic!("the popup:\n{screen}"));
+    assert!(
+        screen.contains(&format!(", case {}, whole", case.number)),
+        "{screen}"
+    );
+    assert!(
+        text.contains(&format!("case {} of {}", case.number, case.count)),
+        "{text}"
+    );
+    for (what, whole) in [("input", &case.input), ("expected", &case.expected)] {
+        assert!(
+            squeezed(&text).contains(&squeezed(whole)),
+            "the {what} whole ({whole:?}):\n{text}"
+        );
+    }
+    if let Some(actual) = &case.actual {
+        assert!(squeezed(&text).contains(&squeezed(actual)), "{text}");
+    }
+    // The row's cells follow.
+    assert!(text.contains("task"), "{text}");
+    press(&mut app, KeyCode::Esc);
+    assert!(popup_text(&drawn(&app)).is_none(), "closed");
+
+    // Off the Cases pane it is the row's text only.
+    app.update(&Action::PaneCode);
+    press(&mut app, KeyCode::Enter);
+    let text = popup_text(&drawn(&app)).expect("the popup");
+    assert!(!text.contains("case "), "{text}");
+}

@@ -1,9 +1,10 @@
 //! No key hint written into the explorer's code (issue 41): a key a hint names comes from
 //! the keymap (`says`, `aside`, `hint`, `key_in`, `Effects::say_keyed`), so a rebound key
 //! shows as bound. This reads every source file of `src/tui` (the keymap itself, in
-//! `action/`, and the text box's fixed key table, `textbox.rs`, aside) and fails on a string
+//! `action/`, and the text box's key strings, `textbox.rs`, aside) and fails on a string
 //! literal that names a key by hand: "press r", "c clears", "s: sort", "q quit", "enter
-//! saves", "esc cancels", "ctrl-r"; and a note said with a key names it as bound.
+//! saves", "esc cancels", "ctrl-r"; and a note said with a key names it as bound. Nor does
+//! any of it match a raw key code (`KeyCode::`) outside the keymap.
 
 use std::path::{Path, PathBuf};
 
@@ -175,6 +176,37 @@ fn drawing_code_names_no_key_by_hand() {
         found.is_empty(),
         "key hints written by hand (take them from the keymap: says, aside, hint, key_in, \
          Effects::say_keyed; a text box's from textbox::box_keys):\n{}",
+        found.join("\n")
+    );
+}
+
+/// No part matches raw key codes: keys become actions in the keymap (`action/`: the
+/// keymap, the text boxes' key table, a typed character), never in a pane, screen, popup or
+/// text box.
+#[test]
+fn no_raw_key_code_is_matched_outside_the_keymap() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/tui");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    files.sort();
+    let mut found = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&root).unwrap_or(file);
+        if rel.starts_with("action") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).expect("read");
+        // Unit tests may build the keys they press.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        for (n, line) in code.lines().enumerate() {
+            if !line.trim_start().starts_with("//") && line.contains("KeyCode::") {
+                found.push(format!("{}:{}: {}", rel.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "raw key codes matched outside the keymap (src/tui/action):\n{}",
         found.join("\n")
     );
 }

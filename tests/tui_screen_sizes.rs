@@ -95,3 +95,15 @@ fn the_label_popups() {
         assert_snapshot!(format!("category_picker_{w}x{h}"), text);
     }
 }
+
+#[test]
+fn the_whole_text_over_the_cases_pane() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        app.update(&Action::PaneCases);
+        app.update(&Action::FullText);
+        let text = shot(&app, w, h);
+        assert!(text.contains("case 1 of 2"), "{text}");
+        assert_snapshot!(format!("full_text_cases_{w}x{h}"), text);
+    }
+}

@@ -339,6 +339,11 @@ impl App {
             labels: &self.labelling,
             marks: &self.bookmarks,
             extra_columns: &self.extras.columns,
+            case: if self.popup == Some(Popup::FullText) {
+                self.focused_case()
+            } else {
+                None
+            },
         }
     }
 

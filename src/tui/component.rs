@@ -9,9 +9,14 @@
 //! Why one trait: a screen's keys, state and drawing sit together, `ui` only dispatches
 //! (`component.draw`, the open popup through its owner), and `App` offers each action to
 //! the components in turn (the first to take it has it). The components: labelling,
-//! reruns, bookmarks, the stats and Training screens, the extra keys, the help and issues
-//! popups, the detail pane's tabs, and every text box (its key table). A component reads
-//! the rest through [`Cx`] (to act) and [`DrawCx`] (to draw), never `App` or another one.
+//! reruns, bookmarks, the stats and Training screens, the extra keys, the help, issues and
+//! whole-text popups, the list, the detail pane's tabs, the Labels and Rerun panels
+//! (`panes::labels::Panel`), the status bar (`ui::StatusBar`), the presenter, and every
+//! text box (its key table, with the keymap in `action`). A component reads the rest
+//! through [`Cx`] (to act) and [`DrawCx`] (to draw), never `App` or another one.
+//!
+//! Whatever holds the whole screen (the explorer, the presenter of `sebx present`, the
+//! follower of `--follow`) is a `run::Root` of the one event loop, `run::event_loop`.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -26,7 +31,7 @@ use crate::session::label_progress::LabelTally;
 use super::action::{Action, Keymap};
 use super::effects::{Effects, Handled};
 use super::entry::Entry;
-use super::state::{Corpus, ListView, Popup};
+use super::state::{CaseText, Corpus, ListView, Popup};
 use super::textbox::TextBox;
 use super::theme::Theme;
 
@@ -55,6 +60,9 @@ pub struct DrawCx<'a> {
     pub marks: &'a dyn Marks,
     /// The dump's extra keys shown as list columns, with their widths.
     pub extra_columns: &'a [(Arc<str>, usize)],
+    /// The Cases pane's case under the cursor, whole, while the whole-text popup is open
+    /// over that pane.
+    pub case: Option<CaseText>,
 }
 
 /// What the list reads of bookmarks.

@@ -6,7 +6,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context as _, Result, bail};
-use ratatui::DefaultTerminal;
+use ratatui::Terminal;
+use ratatui::backend::Backend;
 use ratatui::crossterm::event::{DisableMouseCapture, EnableMouseCapture};
 use ratatui::crossterm::execute;
 use ratatui::crossterm::terminal::{EnterAlternateScreen, enable_raw_mode};
@@ -50,13 +51,17 @@ fn temp_path() -> PathBuf {
 }
 
 /// Leaves the explorer's screen, edits `code` in the user's editor, and restores the screen.
-pub fn edit_in_terminal(terminal: &mut DefaultTerminal, code: &str) -> Result<Option<String>> {
+pub fn edit_in_terminal<B: Backend>(
+    terminal: &mut Terminal<B>,
+    code: &str,
+) -> Result<Option<String>> {
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     let result = edit_text(&editor_command(), code);
     let restored = enable_raw_mode()
         .and_then(|()| execute!(std::io::stdout(), EnterAlternateScreen, EnableMouseCapture))
-        .and_then(|()| terminal.clear());
+        .map_err(anyhow::Error::from)
+        .and_then(|()| terminal.clear().map_err(|e| anyhow::anyhow!("{e}")));
     restored.context("cannot restore the screen after the editor")?;
     result
 }

@@ -1,7 +1,10 @@
 //! The selected row's whole text, one key away (`full_text`, `enter` by default): the list
 //! cuts its cells with a `…` to fit (run names, the task, the functions, the label), and
 //! this popup shows each of them whole and wrapped, with the file and line the row comes
-//! from, so nothing on the list is cut without the full text being reachable.
+//! from, so nothing on the list is cut without the full text being reachable. On the Cases
+//! pane, whose table cuts a case's input, expected and printed values with a `…` (and whose
+//! case detail runs off the pane's right edge), it shows the case under the cursor whole
+//! too, first.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -11,10 +14,37 @@ use ratatui::widgets::{Clear, Paragraph};
 use super::action::Action;
 use super::component::{Component, DrawCx};
 use super::layout::{popup_area, titled_box, wrap_words};
-use super::state::Popup;
+use super::state::{CaseText, Popup};
 
 /// The popup of the selected row's whole text (stateless: it reads the row at draw time).
 pub struct FullTextPopup;
+
+impl CaseText {
+    /// Its parts whole, named as the pane's columns.
+    fn cells(&self) -> Vec<(String, String)> {
+        let state = match self.matched {
+            Some(true) => " ✓ matched",
+            Some(false) => " ✗ did not match",
+            None => " not graded",
+        };
+        let mut cells = vec![
+            (
+                format!("case {} of {}{state}: input", self.number, self.count),
+                self.input.clone(),
+            ),
+            ("expected".to_string(), self.expected.clone()),
+        ];
+        match (&self.actual, self.matched) {
+            (Some(a), _) => cells.push(("actual".to_string(), a.clone())),
+            (None, Some(_)) => cells.push((
+                "actual".to_string(),
+                "(no printed piece at this index)".to_string(),
+            )),
+            (None, None) => {}
+        }
+        cells
+    }
+}
 
 impl Component for FullTextPopup {
     fn draw_popup(&self, popup: Popup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
@@ -76,8 +106,13 @@ pub fn row_cells(cx: &DrawCx<'_>, i: usize) -> Vec<(&'static str, String)> {
 pub fn row_lines(cx: &DrawCx<'_>, i: usize, width: usize) -> Vec<Line<'static>> {
     let theme = cx.theme;
     let mut lines = Vec::new();
-    for (name, text) in row_cells(cx, i) {
-        lines.push(Line::styled(name.to_string(), theme.column_header));
+    // The case under the Cases pane's cursor first: what that pane cuts.
+    let case = cx.case.iter().flat_map(CaseText::cells);
+    let row = row_cells(cx, i)
+        .into_iter()
+        .map(|(name, text)| (name.to_string(), text));
+    for (name, text) in case.chain(row) {
+        lines.push(Line::styled(name, theme.column_header));
         for line in text.lines() {
             if line.trim().is_empty() {
                 lines.push(Line::raw(""));
@@ -100,8 +135,12 @@ fn draw(frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let popup = popup_area(area, width, height.min(area.height.saturating_sub(2)));
     let line = cx.corpus.entries.get(row).map_or(0, |e| e.rollout.line);
+    let case = cx
+        .case
+        .as_ref()
+        .map_or(String::new(), |c| format!(", case {}", c.number));
     let title = format!(
-        " line {line}, whole{} ",
+        " line {line}{case}, whole{} ",
         cx.keys.aside(Action::Cancel, "closes")
     );
     frame.render_widget(Clear, popup);

@@ -30,6 +30,7 @@ pub mod panes;
 pub mod present;
 pub mod report_examples;
 pub mod rerun;
+pub mod root;
 pub mod run;
 pub mod search;
 pub mod state;

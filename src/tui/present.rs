@@ -7,19 +7,19 @@
 //! finding details, each only once its stage is revealed). The slide's caption is shown
 //! from the verdict on, since captions tend to give the answer away.
 //!
-//! `sebx present` (through [`run`], its own loop) and `P` in the explorer (a [`Presenter`]
-//! the explorer's loop, `run`, holds as the component that has the screen) build a
-//! [`Presenter`] from a loaded [`App`]; export draws the same stages off screen.
+//! `sebx present` ([`run`]) and `P` in the explorer build a [`Presenter`] from a loaded
+//! [`App`]; either way it runs in the explorer's one event loop (`root::event_loop`) as
+//! [`Presenting`], the root that holds the screen. Export draws the same stages off screen.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Result, bail};
-use ratatui::DefaultTerminal;
 use ratatui::Frame;
+use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event, KeyEvent, KeyEventKind};
+use ratatui::crossterm::event::{Event, KeyEvent, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
@@ -38,6 +38,7 @@ use super::entry::{Entry, Shown};
 use super::graph_view::draw_graph;
 use super::highlight::{Highlighted, highlight_python};
 use super::panes::{labelled, wrap_words};
+use super::root::Root;
 use super::state::Popup;
 use super::theme::Theme;
 
@@ -740,23 +741,56 @@ pub fn render(p: &Presenter, area: Rect, buf: &mut Buffer) {
     }
 }
 
-/// Presents, saying where it is in `position` at each move (for `sebx present --follow`).
-fn run_publishing(
-    terminal: &mut DefaultTerminal,
-    p: &mut Presenter,
-    position: Option<&Path>,
-) -> Result<()> {
-    loop {
-        if let Some(path) = position {
+/// The presenter holding the screen, as the event loop's root (`sebx present`, and `P` in
+/// the explorer): its keys (`[keys.present]`), and where it is written to `position` at
+/// each move, for `sebx present --follow`.
+pub struct Presenting {
+    pub presenter: Presenter,
+    position: Option<PathBuf>,
+}
+
+impl Presenting {
+    /// Presents `presenter`, saying where it is in `position` (now, and at each move).
+    pub fn new(presenter: Presenter, position: Option<PathBuf>) -> Presenting {
+        if let Some(path) = &position {
+            follow::publish(&presenter, path);
+        }
+        Presenting {
+            presenter,
+            position,
+        }
+    }
+}
+
+impl<B: Backend> Root<B> for Presenting {
+    fn action_for(&self, event: &Event) -> Option<Action> {
+        match event {
+            Event::Key(key) => self.presenter.key(key, None),
+            Event::Resize(width, height) => Some(Action::Resize {
+                width: *width,
+                height: *height,
+            }),
+            _ => None,
+        }
+    }
+
+    fn apply(&mut self, action: &Action) -> bool {
+        let p = &mut self.presenter;
+        if p.act(action)
+            && let Some(path) = &self.position
+        {
             follow::publish(p, path);
         }
-        terminal.draw(|f| draw(f, p))?;
-        if let Event::Key(key) = event::read()? {
-            p.handle_key(&key);
-        }
-        if p.quit {
-            return Ok(());
-        }
+        // Any action redraws (a resize too).
+        true
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        draw(frame, &self.presenter);
+    }
+
+    fn done(&self) -> bool {
+        self.presenter.quit
     }
 }
 
@@ -897,9 +931,15 @@ pub fn run(
     p.notes = args.notes;
     let position = follow::position_file();
     let mut terminal = ratatui::try_init()?;
-    let result = match &position {
-        Some(path) if args.follow => follow::run_follower(&mut terminal, &mut p, path),
-        _ => run_publishing(&mut terminal, &mut p, position.as_deref()),
+    // The explorer's event loop, with the presenter (or the follower) as its root.
+    let events = &mut super::root::TerminalEvents;
+    let result = match position {
+        Some(path) if args.follow => {
+            super::root::event_loop(&mut terminal, &mut follow::Following::new(p, path), events)
+        }
+        position => {
+            super::root::event_loop(&mut terminal, &mut Presenting::new(p, position), events)
+        }
     };
     ratatui::restore();
     result.map(|()| ExitCode::SUCCESS)

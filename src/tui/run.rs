@@ -1,30 +1,32 @@
-//! The event loop: poll the terminal with a short timeout, drain worker results,
-//! update, and draw only when something changed.
+//! The explorer in the terminal: [`run_terminal`] runs it in the one event loop
+//! ([`event_loop`], in `root`) as its [`Root`], [`Explorer`] (with the presenter it opens on
+//! `P`); [`action_for_event`] maps the terminal's events through the keymap, and [`pump`]
+//! is its work between events (worker results drained, the view settled, the I/O step).
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use ratatui::DefaultTerminal;
+use ratatui::backend::Backend;
 use ratatui::crossterm::event::{
-    self, DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
+    DisableMouseCapture, EnableMouseCapture, Event, KeyEventKind, MouseButton, MouseEventKind,
 };
 use ratatui::crossterm::execute;
+use ratatui::{Frame, Terminal};
 
 use super::action::{Action, Scope};
 use super::app::App;
 use super::component::Component;
-use super::effects::Effects;
 use super::jobs::{JobEvent, Workers};
 use super::load::Source;
-use super::present::{Presenter, follow};
+use super::present::{Presenter, Presenting, follow};
+pub use super::root::{Events, Root, TerminalEvents, event_loop};
 use super::ui;
 use crate::grade::backend::GradeBackend;
 
-/// How long one poll waits for a key before looking at worker results.
-const POLL: Duration = Duration::from_millis(30);
 /// Most time spent applying worker results before drawing again.
 const DRAIN_BUDGET: Duration = Duration::from_millis(25);
 
@@ -119,93 +121,119 @@ pub fn run_terminal(
         }
     }));
     let _ = execute!(std::io::stdout(), EnableMouseCapture);
-    let result = event_loop(&mut terminal, &mut app, &workers, &rx);
+    let mut root = Explorer::new(&mut app, &workers, &rx, follow::position_file());
+    let result = event_loop(&mut terminal, &mut root, &mut TerminalEvents);
     let _ = execute!(std::io::stdout(), DisableMouseCapture);
     ratatui::restore();
     result
 }
 
-fn event_loop(
-    terminal: &mut DefaultTerminal,
-    app: &mut App,
-    workers: &Workers,
-    rx: &Receiver<JobEvent>,
-) -> Result<()> {
-    let size = terminal.size()?;
-    app.update(&Action::Resize {
-        width: size.width,
-        height: size.height,
-    });
-    let mut redraw = true;
-    // The presenter (`P`), while it holds the screen, with where it says it is.
-    let mut presenting: Option<(Presenter, Option<std::path::PathBuf>)> = None;
-    loop {
-        for req in app.take_requests() {
-            workers.dispatch(req);
+/// The explorer as the loop's root, with its workers, and the presenter (`P`) while it
+/// holds the screen.
+pub struct Explorer<'a> {
+    app: &'a mut App,
+    workers: &'a Workers,
+    rx: &'a Receiver<JobEvent>,
+    /// Where a presenter opened with `P` says where it is (for `sebx present --follow`).
+    position: Option<PathBuf>,
+    presenting: Option<Presenting>,
+    /// The presenter just closed: the explorer's screen is drawn afresh.
+    clear: bool,
+}
+
+impl<'a> Explorer<'a> {
+    /// The explorer `app`, its workers and their results; a presenter it opens writes
+    /// where it is to `position`.
+    pub fn new(
+        app: &'a mut App,
+        workers: &'a Workers,
+        rx: &'a Receiver<JobEvent>,
+        position: Option<PathBuf>,
+    ) -> Explorer<'a> {
+        Explorer {
+            app,
+            workers,
+            rx,
+            position,
+            presenting: None,
+            clear: false,
         }
-        if let Some((row, code)) = app.reruns.edit.take() {
-            let edited = super::editor::edit_in_terminal(terminal, &code);
-            app.on_edited(row, edited);
-            redraw = true;
-            continue;
+    }
+
+    /// The presenter holding the screen, if one does.
+    pub fn presenting(&self) -> Option<&Presenter> {
+        self.presenting.as_ref().map(|p| &p.presenter)
+    }
+}
+
+impl<B: Backend> Root<B> for Explorer<'_>
+where
+    B::Error: Send + Sync + 'static,
+{
+    fn action_for(&self, event: &Event) -> Option<Action> {
+        match &self.presenting {
+            Some(p) => Root::<B>::action_for(p, event),
+            None => action_for_event(self.app, event),
         }
-        if let Some(rows) = app.bookmarks.present.take() {
+    }
+
+    fn apply(&mut self, action: &Action) -> bool {
+        if let Some(p) = self.presenting.as_mut() {
+            // The explorer keeps the terminal's size for when the presenter closes.
+            if let Action::Resize { .. } = action {
+                self.app.update(action);
+            }
+            let redraw = Root::<B>::apply(p, action);
+            if Root::<B>::done(p) {
+                self.presenting = None;
+                self.clear = true;
+            }
+            return redraw;
+        }
+        let mut redraw = self.app.update(action);
+        // Label changes are on disk before anything is drawn or read next.
+        redraw |= self.app.service();
+        // `P` hands the screen to the presenter at once: the next key queued is its own.
+        if let Some(rows) = self.app.bookmarks.present.take() {
             // The projector's theme, whatever the explorer uses.
-            let theme = super::Theme::builtin("high-contrast").unwrap_or_else(|| app.theme.clone());
-            let p = Presenter::from_app(app, &rows, theme);
-            let position = follow::position_file();
-            if let Some(path) = &position {
-                follow::publish(&p, path);
-            }
-            presenting = Some((p, position));
+            let theme =
+                super::Theme::builtin("high-contrast").unwrap_or_else(|| self.app.theme.clone());
+            let p = Presenter::from_app(self.app, &rows, theme);
+            self.presenting = Some(Presenting::new(p, self.position.clone()));
             redraw = true;
-            continue;
         }
+        redraw
+    }
+
+    fn idle(&mut self) -> bool {
+        pump(self.app, self.workers, self.rx) | super::export::request_view(self.app)
+    }
+
+    fn prepare(&mut self, terminal: &mut Terminal<B>) -> Result<bool> {
+        let mut redraw = std::mem::take(&mut self.clear);
         if redraw {
-            match &presenting {
-                Some((p, _)) => terminal.draw(|frame| {
-                    let area = frame.area();
-                    p.draw(frame, area, &app.draw_cx());
-                })?,
-                None => terminal.draw(|frame| ui::draw(frame, app))?,
-            };
-            redraw = false;
+            terminal.clear()?;
         }
-        if event::poll(POLL)? {
-            // Take every queued input before drawing, so held keys do not lag.
-            loop {
-                let ev = event::read()?;
-                if let Some((p, position)) = presenting.as_mut() {
-                    // The presenter holds the screen: its keys only; any event redraws it
-                    // and says where it is.
-                    if let Event::Key(key) = &ev
-                        && let Some(action) = p.key(key, None)
-                    {
-                        p.update(&action, &app.cx(), &mut Effects::default());
-                    }
-                    if let Some(path) = position {
-                        follow::publish(p, path);
-                    }
-                    redraw = true;
-                    if p.quit {
-                        presenting = None;
-                        terminal.clear()?;
-                    }
-                } else if let Some(action) = action_for_event(app, &ev) {
-                    redraw |= app.update(&action);
-                    // Label changes are on disk before anything is drawn or read next.
-                    redraw |= app.service();
-                }
-                if app.should_quit || !event::poll(Duration::ZERO)? {
-                    break;
-                }
-            }
+        for req in self.app.take_requests() {
+            self.workers.dispatch(req);
         }
-        if app.should_quit {
-            return Ok(());
+        if let Some((row, code)) = self.app.reruns.edit.take() {
+            let edited = super::editor::edit_in_terminal(terminal, &code);
+            self.app.on_edited(row, edited);
+            redraw = true;
         }
-        redraw |= pump(app, workers, rx);
-        redraw |= super::export::request_view(app);
+        Ok(redraw)
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        match &self.presenting {
+            Some(p) => Root::<B>::draw(p, frame),
+            None => ui::draw(frame, self.app),
+        }
+    }
+
+    fn done(&self) -> bool {
+        self.app.should_quit
     }
 }
 

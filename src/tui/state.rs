@@ -485,3 +485,17 @@ impl ViewRow {
         }
     }
 }
+
+/// The Cases pane's case under the cursor, whole, for the popup (`DrawCx::case`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaseText {
+    /// 1-based, as the pane numbers it.
+    pub number: usize,
+    pub count: usize,
+    pub input: String,
+    pub expected: String,
+    /// What the program printed for it (`None`: not run, or nothing at this index).
+    pub actual: Option<String>,
+    /// Whether it matched (`None`: not graded).
+    pub matched: Option<bool>,
+}

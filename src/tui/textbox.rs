@@ -1,15 +1,15 @@
 //! The one text-editing component of the explorer: every text box (the search, go to line,
 //! the step range, a label's note, a bookmark's caption) is a [`TextBox`], typed into with
-//! the same keys ([`action_for_key`], its `Component::key`)
-//! and the same [`Edit`] actions.
+//! the same keys ([`action_for_key`], its `Component::key`: the key table lives with the
+//! keymap, in `action::text_keys`) and the same [`Edit`] actions.
 //!
 //! While a box is open its keys are the box's: the usual line-editing keys edit, Enter
 //! accepts, Esc cancels, Ctrl-C quits, and any other key is ignored (the box stays open and
 //! nothing else happens). Characters a box cannot hold (a letter in go to line) are ignored
 //! the same way.
 
+pub use super::action::text_box_action as action_for_key;
 use super::action::{Action, Edit, Keymap, Scope};
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::style::{Modifier, Style};
 use ratatui::text::Span;
 
@@ -47,46 +47,6 @@ pub const CANCEL_KEY: &str = "esc";
 /// An open box's keys in words: "enter saves, esc cancels" for `submit` = "saves".
 pub fn box_keys(submit: &str) -> String {
     format!("{SUBMIT_KEY} {submit}, {CANCEL_KEY} cancels")
-}
-
-/// The action a key makes while a text box is open: an edit, Esc cancels, Ctrl-C quits;
-/// `None` (ignored) for every other key.
-pub fn action_for_key(key: &KeyEvent) -> Option<Action> {
-    let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
-    let alt = key.modifiers.contains(KeyModifiers::ALT);
-    let edit = match key.code {
-        KeyCode::Char('c') if ctrl => return Some(Action::Quit),
-        KeyCode::Esc => return Some(Action::Cancel),
-        KeyCode::Char(c) if ctrl => match c {
-            'a' => Edit::Home,
-            'e' => Edit::End,
-            'b' => Edit::Left,
-            'f' => Edit::Right,
-            'h' => Edit::Backspace,
-            'd' => Edit::Delete,
-            'w' => Edit::DeleteWord,
-            'u' => Edit::DeleteToStart,
-            'k' => Edit::DeleteToEnd,
-            'p' => Edit::HistoryPrev,
-            'n' => Edit::HistoryNext,
-            'j' | 'm' => Edit::Submit,
-            _ => return None,
-        },
-        KeyCode::Char(_) if alt => return None,
-        KeyCode::Char(c) => Edit::Insert(c),
-        KeyCode::Backspace if alt => Edit::DeleteWord,
-        KeyCode::Backspace => Edit::Backspace,
-        KeyCode::Delete => Edit::Delete,
-        KeyCode::Left => Edit::Left,
-        KeyCode::Right => Edit::Right,
-        KeyCode::Home => Edit::Home,
-        KeyCode::End => Edit::End,
-        KeyCode::Up => Edit::HistoryPrev,
-        KeyCode::Down => Edit::HistoryNext,
-        KeyCode::Enter => Edit::Submit,
-        _ => return None,
-    };
-    Some(Action::Edit(edit))
 }
 
 /// Which characters a box holds.
@@ -369,10 +329,6 @@ mod tests {
         }
     }
 
-    fn key(code: KeyCode, modifiers: KeyModifiers) -> Option<Action> {
-        action_for_key(&KeyEvent::new(code, modifiers))
-    }
-
     #[test]
     fn line_editing_keys() {
         let mut b = TextBox::new(Accepts::Any);
@@ -444,36 +400,5 @@ mod tests {
         assert_eq!(b.text(), "3", "past the newest: what was typed");
         assert_eq!(b.update(&Action::Cancel), Typed::Cancelled);
         assert_eq!(b.history(), ["12", "7"]);
-    }
-
-    #[test]
-    fn keys_of_an_open_box() {
-        let none = KeyModifiers::NONE;
-        let ctrl = KeyModifiers::CONTROL;
-        assert_eq!(
-            key(KeyCode::Char('c'), ctrl),
-            Some(Action::Quit),
-            "ctrl-c quits from any box"
-        );
-        assert_eq!(key(KeyCode::Esc, none), Some(Action::Cancel));
-        assert_eq!(
-            key(KeyCode::Char('w'), ctrl),
-            Some(Action::Edit(Edit::DeleteWord))
-        );
-        assert_eq!(
-            key(KeyCode::Char('u'), ctrl),
-            Some(Action::Edit(Edit::DeleteToStart))
-        );
-        assert_eq!(
-            key(KeyCode::Char('q'), none),
-            Some(Action::Edit(Edit::Insert('q')))
-        );
-        assert_eq!(
-            key(KeyCode::Up, none),
-            Some(Action::Edit(Edit::HistoryPrev))
-        );
-        assert_eq!(key(KeyCode::F(1), none), None, "stray keys are ignored");
-        assert_eq!(key(KeyCode::Tab, none), None);
-        assert_eq!(key(KeyCode::Char('x'), ctrl), None);
     }
 }

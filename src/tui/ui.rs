@@ -1,4 +1,5 @@
-//! Drawing: layout, the rollout list, the pane frame with its tabs, the status bar and popups.
+//! Drawing: layout, the rollout list, the pane frame with its tabs, the status bar (a
+//! [`StatusBar`] component) and popups.
 //! Functions here read the app and the theme and draw; they never change state.
 
 use ratatui::Frame;
@@ -7,9 +8,10 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
 
+use super::action::Keymap;
 use super::action::{Action, Scope};
 use super::app::{App, Grading, Pane};
-use super::component::Component;
+use super::component::{Component, DrawCx};
 use super::layout::{fit, layout, tab_label};
 use super::panes;
 use super::search::highlight_line;
@@ -179,6 +181,12 @@ pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
 }
 
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
+    status_bar(app).draw(frame, area, &app.draw_cx());
+}
+
+/// The status bar as `app` fills it: what it says now (the open text box, the filters, the
+/// message, progress and warnings), with the keys of the screen that holds it.
+pub fn status_bar(app: &App) -> StatusBar {
     let theme = &app.theme;
     // A stats screen says its own keys: the list's do nothing there.
     if let Some(screen) = app.stats.screen {
@@ -197,11 +205,11 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
             spans.push(Span::raw(format!(" {msg} ·")));
         }
         spans.push(Span::raw(format!(" {keys}")));
-        frame.render_widget(
-            Paragraph::new(Line::from(spans)).style(theme.status_bar),
-            area,
-        );
-        return;
+        return StatusBar {
+            left: spans,
+            right: Vec::new(),
+            newcomer: false,
+        };
     }
     let mut left: Vec<Span> = Vec::new();
     if app.labelling.mode {
@@ -382,42 +390,89 @@ fn draw_status(frame: &mut Frame, app: &App, area: Rect) {
     if let Some(keys) = &screen_keys {
         right.push((2, Span::raw(format!(" {keys} "))));
     }
-    // The keys a newcomer needs, as bound: quit and help stay as long as the warnings,
-    // search and label go first when the bar is too narrow.
-    let newcomer: &[(Action, &str, u8)] = if screen_keys.is_some() {
-        &[]
-    } else {
-        &[
-            (Action::Quit, "quit", 2u8),
-            (Action::Search, "search", 4),
-            (Action::LabelMode, "label", 4),
-            (Action::Help, "help", 2),
-        ]
-    };
-    for &(action, word, priority) in newcomer {
-        if let Some(key) = app.keymap.keys_for(action).first() {
-            right.push((priority, Span::styled(format!(" {key} "), theme.status_key)));
-            right.push((priority, Span::raw(format!("{word} "))));
-        }
+    StatusBar {
+        left,
+        right,
+        // The keys a newcomer needs, unless a screen says its own.
+        newcomer: screen_keys.is_none(),
     }
-    let width = |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
-    let left_w = width(&left);
-    for drop_level in [5u8, 4, 3, 2, 1] {
-        let w: usize = right.iter().map(|(_, s)| s.content.chars().count()).sum();
-        if left_w + w <= area.width as usize {
-            break;
+}
+
+/// The keys a newcomer needs, as bound (the first key of each), with the word said after
+/// it and its priority: quit and help stay as long as the warnings, search and label go
+/// first when the bar is too narrow.
+fn newcomer_keys(keys: &Keymap) -> Vec<(String, &'static str, u8)> {
+    [
+        (Action::Quit, "quit", 2u8),
+        (Action::Search, "search", 4),
+        (Action::LabelMode, "label", 4),
+        (Action::Help, "help", 2),
+    ]
+    .into_iter()
+    .filter_map(|(action, word, priority)| {
+        keys.keys_for(action)
+            .first()
+            .map(|key| (key.to_string(), word, priority))
+    })
+    .collect()
+}
+
+/// The status bar, a component: what the explorer says on its last line, drawn from its
+/// parts; its keys (the newcomer's: quit, search, label, help) come from the keymap.
+pub struct StatusBar {
+    /// Said from the left, whole.
+    left: Vec<Span<'static>>,
+    /// Right-aligned, each with its priority: the least important (the highest number) are
+    /// dropped first when space runs out.
+    right: Vec<(u8, Span<'static>)>,
+    /// Whether the newcomer's keys end the right-hand side (no screen says its own).
+    newcomer: bool,
+}
+
+impl Component for StatusBar {
+    fn hints(&self, keys: &Keymap) -> Option<String> {
+        if !self.newcomer {
+            return None;
         }
-        right.retain(|(p, _)| *p < drop_level);
+        let words: Vec<String> = newcomer_keys(keys)
+            .into_iter()
+            .map(|(key, word, _)| format!("{key} {word}"))
+            .collect();
+        Some(words.join("  "))
     }
-    let right: Vec<Span> = right.into_iter().map(|(_, s)| s).collect();
-    let right_w = width(&right);
-    let [l, r] = Layout::horizontal([
-        Constraint::Min(0),
-        Constraint::Length(right_w.min(area.width as usize) as u16),
-    ])
-    .areas(area);
-    frame.render_widget(Paragraph::new(Line::from(left)).style(theme.status_bar), l);
-    frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
+
+    fn draw(&self, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+        let theme = cx.theme;
+        let mut right = self.right.clone();
+        if self.newcomer {
+            for (key, word, priority) in newcomer_keys(cx.keys) {
+                right.push((priority, Span::styled(format!(" {key} "), theme.status_key)));
+                right.push((priority, Span::raw(format!("{word} "))));
+            }
+        }
+        let width =
+            |spans: &[Span]| -> usize { spans.iter().map(|s| s.content.chars().count()).sum() };
+        let left_w = width(&self.left);
+        for drop_level in [5u8, 4, 3, 2, 1] {
+            let w: usize = right.iter().map(|(_, s)| s.content.chars().count()).sum();
+            if left_w + w <= area.width as usize {
+                break;
+            }
+            right.retain(|(p, _)| *p < drop_level);
+        }
+        let right: Vec<Span> = right.into_iter().map(|(_, s)| s).collect();
+        let right_w = width(&right);
+        let [l, r] = Layout::horizontal([
+            Constraint::Min(0),
+            Constraint::Length(right_w.min(area.width as usize) as u16),
+        ])
+        .areas(area);
+        frame.render_widget(
+            Paragraph::new(Line::from(self.left.clone())).style(theme.status_bar),
+            l,
+        );
+        frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
+    }
 }
 
 /// The label of a text box in the status bar: the key that opened it (` / `), or the

@@ -29,6 +29,10 @@ mod learned_at;
 mod prop_explorer;
 #[path = "../tui_bookmarks.rs"]
 mod tui_bookmarks;
+#[path = "../tui_components.rs"]
+mod tui_components;
+#[path = "../tui_event_loop.rs"]
+mod tui_event_loop;
 #[path = "../tui_explore.rs"]
 mod tui_explore;
 #[path = "../tui_export.rs"]

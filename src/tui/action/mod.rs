@@ -8,9 +8,11 @@ use serde::{Deserialize, Serialize};
 
 mod chord;
 mod keymap;
+mod text_keys;
 
 pub use chord::{ChordKey, KeyChord};
 pub use keymap::{KeyEntry, Keymap, Scope};
+pub use text_keys::{text_box_action, typed_char};
 
 /// Every bindable action, declared once (on the model of ruff's rule table): its name (the
 /// variant, snake_case in the config), its description (the help line), the scopes where its
@@ -191,7 +193,7 @@ action_table! {
     Issues: "lines that could not be loaded, with reasons", [Main], keys ["!"];
     /// The selected row's cells whole (run, file and line, verdict, task, functions, label),
     /// wrapped in a popup: the list cuts them with a `…`.
-    FullText: "the row's whole text: run, file, task, label", [Main], keys ["enter"];
+    FullText: "the row's whole text; on Cases, the case's", [Main], keys ["enter"];
     Help: "this help", [Main], keys ["?"];
     /// Closes a popup, leaves search, or clears the search.
     Cancel: "close popup / leave or clear search", [Main], keys ["esc"];

@@ -13,7 +13,7 @@ use crate::grade::reruns::RerunRecord;
 use super::super::action::Action;
 use super::super::jobs::{HighlightKind, JobRequest};
 use super::super::layout;
-use super::super::state::{Corpus, DetailView, Pane, ViewRow};
+use super::super::state::{CaseText, Corpus, DetailView, Pane, ViewRow};
 use super::App;
 
 impl App {
@@ -200,6 +200,41 @@ impl App {
                 .and_then(|r| r.cases.iter().position(|c| !c.matched))
                 .unwrap_or(0)
         })
+    }
+
+    /// The case under the Cases pane's cursor, whole, while that pane is shown.
+    pub fn focused_case(&self) -> Option<CaseText> {
+        if self.detail.pane != Pane::Cases {
+            return None;
+        }
+        let count = self.case_count();
+        let k = self.case_cursor().min(count.checked_sub(1)?);
+        let case = match self.cases_report() {
+            Some(r) if !r.cases.is_empty() => {
+                let c = r.cases.get(k)?;
+                CaseText {
+                    number: k + 1,
+                    count,
+                    input: c.input.clone(),
+                    expected: c.expected.clone(),
+                    actual: c.actual.clone(),
+                    // A program that never ran has no results, not failed ones.
+                    matched: r.execution.as_ref().map(|_| c.matched),
+                }
+            }
+            _ => {
+                let c = self.selected_entry()?.rollout.test_cases.get(k)?;
+                CaseText {
+                    number: k + 1,
+                    count,
+                    input: c.input.clone(),
+                    expected: c.output.clone(),
+                    actual: None,
+                    matched: None,
+                }
+            }
+        };
+        Some(case)
     }
 
     /// Number of cases the Cases pane lists for the selection.

@@ -3,13 +3,13 @@
 //! and the agreement view). Changes are only queued here; the I/O step (`sidecars`) writes
 //! them.
 
-use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::crossterm::event::KeyEvent;
 
 use crate::model::labels::LabelRecord;
 use crate::model::sampling::{LabelOrder, label_order_key};
 use crate::model::taxonomy::CategoryId;
 
-use super::super::action::Action;
+use super::super::action::{Action, typed_char};
 use super::super::component::Cx;
 use super::super::effects::{Effects, Handled};
 use super::super::state::{Corpus, ListView, Popup, ViewRow};
@@ -29,13 +29,7 @@ impl Labelling {
     /// Keys this module takes before the keymap: category keys (the taxonomy's) in label
     /// mode and in the picker. A popup's other keys are the keymap's (`Scope::Popup`).
     pub fn action_for_key(&self, popup: Option<Popup>, key: &KeyEvent) -> Option<Action> {
-        let plain = !key
-            .modifiers
-            .intersects(KeyModifiers::CONTROL | KeyModifiers::ALT);
-        let category_key = match key.code {
-            KeyCode::Char(c) if plain && self.taxonomy.by_key(c).is_some() => Some(c),
-            _ => None,
-        };
+        let category_key = typed_char(key).filter(|c| self.taxonomy.by_key(*c).is_some());
         match popup {
             Some(Popup::CategoryPicker) => category_key.map(Action::ToggleCategory),
             Some(_) => None,

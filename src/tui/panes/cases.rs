@@ -308,7 +308,8 @@ fn hard_wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
     out
 }
 
-/// ` · J/K move · f first failed`: the keys that walk the cases, from the keymap.
+/// ` · J/K move · f first failed · enter whole case`: the keys that walk the cases, and
+/// the one that shows a case whole, from the keymap.
 fn case_keys(app: &App) -> String {
     let key = |a| app.keymap.key_in(Scope::Main, a);
     let mut out = String::new();
@@ -319,6 +320,10 @@ fn case_keys(app: &App) -> String {
     }
     if let Some(f) = key(Action::FirstFailedCase) {
         out.push_str(&format!(" · {f} first failed"));
+    }
+    // The table cuts long values with a `…`: the whole case is one key away.
+    if let Some(w) = key(Action::FullText) {
+        out.push_str(&format!(" · {w} whole case"));
     }
     out
 }

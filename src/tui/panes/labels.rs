@@ -1,5 +1,5 @@
-//! Drawing for labelling and reruns: the Labels and Rerun panels under the detail pane,
-//! beside which `labelling` and `rerun` draw their popups.
+//! Drawing for labelling and reruns: the Labels and Rerun panels under the detail pane
+//! (each a [`Panel`] component), beside which `labelling` and `rerun` draw their popups.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -12,30 +12,74 @@ use crate::grade::reruns::RerunRecord;
 
 use super::super::action::Action;
 use super::super::app::App;
+use super::super::component::{Component, DrawCx};
 use super::super::theme::Theme;
 use crate::grade::reruns::{case_changes, edit_summary};
 
-/// Draws the Labels panel (label mode or a note being typed) and the Rerun panel (the
-/// selected rollout has a rerun or what-if) at the bottom of `detail`; returns what is left
-/// for the pane. Carved from the bottom so the tabs keep their place.
-pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
-    let mut rest = detail;
-    let mut panels: Vec<(String, Vec<Line<'static>>)> = Vec::new();
+/// A panel under the detail pane, a component: the Labels panel (label mode or a note
+/// being typed) or the Rerun panel (the selected rollout has a rerun or what-if). Its lines,
+/// key hints included (from the keymap), are made from the app when the screen is drawn;
+/// it draws itself, boxed and titled, in the area it is given.
+pub struct Panel {
+    pub title: String,
+    pub lines: Vec<Line<'static>>,
+}
+
+impl Panel {
+    /// How many lines it takes, borders included.
+    pub fn height(&self) -> u16 {
+        u16::try_from(self.lines.len() + 2).unwrap_or(u16::MAX)
+    }
+}
+
+impl Component for Panel {
+    fn draw(&self, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+        let theme = cx.theme;
+        let block = Block::default()
+            .borders(Borders::ALL)
+            .border_style(theme.border_focused)
+            .title(Span::styled(self.title.clone(), theme.title));
+        frame.render_widget(Clear, area);
+        frame.render_widget(
+            Paragraph::new(self.lines.clone())
+                .block(block)
+                .style(theme.base)
+                .wrap(Wrap { trim: false }),
+            area,
+        );
+    }
+}
+
+/// The panels the selected row shows under a detail pane `width` wide, top to bottom: the
+/// Rerun panel, then the Labels panel.
+pub fn panels(app: &App, width: u16) -> Vec<Panel> {
+    let mut panels = Vec::new();
     if let Some(row) = app.list.selected {
         if let Some(lines) = rerun_lines(app, row) {
-            panels.push((
-                " Rerun (kept in its sidecar, never in the rollout file) ".to_string(),
+            panels.push(Panel {
+                title: " Rerun (kept in its sidecar, never in the rollout file) ".to_string(),
                 lines,
-            ));
+            });
         }
         if app.labelling.mode || app.labelling.note.is_open() {
-            panels.push((labels_title(app), label_lines(app, row, detail.width)));
+            panels.push(Panel {
+                title: labels_title(app),
+                lines: label_lines(app, row, width),
+            });
         }
     }
-    for (title, lines) in panels.into_iter().rev() {
+    panels
+}
+
+/// Draws the panels ([`panels`]) at the bottom of `detail`; returns what is left for the
+/// pane. Carved from the bottom so the tabs keep their place.
+pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
+    let mut rest = detail;
+    let cx = app.draw_cx();
+    for panel in panels(app, detail.width).iter().rev() {
         // Leave the pane at least a few lines.
         let room = rest.height.saturating_sub(5);
-        let height = (lines.len() as u16 + 2).min(room);
+        let height = panel.height().min(room);
         if height < 3 {
             continue;
         }
@@ -45,19 +89,7 @@ pub fn draw_panels(frame: &mut Frame, app: &App, detail: Rect) -> Rect {
             ..rest
         };
         rest.height -= height;
-        let theme = &app.theme;
-        let block = Block::default()
-            .borders(Borders::ALL)
-            .border_style(theme.border_focused)
-            .title(Span::styled(title, theme.title));
-        frame.render_widget(Clear, area);
-        frame.render_widget(
-            Paragraph::new(lines)
-                .block(block)
-                .style(theme.base)
-                .wrap(Wrap { trim: false }),
-            area,
-        );
+        panel.draw(frame, area, &cx);
     }
     rest
 }

@@ -5,20 +5,21 @@
 //! projector: nothing of a stage not yet revealed.
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use anyhow::Result;
-use ratatui::DefaultTerminal;
+use ratatui::Frame;
+use ratatui::backend::Backend;
 use ratatui::buffer::Buffer;
-use ratatui::crossterm::event::{self, Event, KeyEventKind};
+use ratatui::crossterm::event::{Event, KeyEventKind};
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Paragraph, Widget, Wrap};
 
 use super::super::action::{Action, Scope};
+use super::super::root::Root;
 use super::{Presenter, Stage};
 
-/// How often the follower looks at the position file.
+/// How often the follower reads the position file (the event loop polls more often).
 const POLL: Duration = Duration::from_millis(200);
 
 /// Where presenters say where they are: `$SEBX_DATA_DIR/present-position`, else
@@ -110,24 +111,74 @@ pub fn render_notes(p: &Presenter, area: Rect, buf: &mut Buffer) {
         .render(body, buf);
 }
 
-/// `sebx present --follow`: shows the notes of wherever the projecting presenter is,
-/// until a key closing the presenter (`q`, `esc` by default).
-pub fn run_follower(terminal: &mut DefaultTerminal, p: &mut Presenter, path: &Path) -> Result<()> {
-    let mut seen = String::new();
-    loop {
-        if let Ok(text) = std::fs::read_to_string(path)
-            && text != seen
-        {
-            p.follow_position(&text);
-            seen = text;
+/// `sebx present --follow` as the event loop's root: shows the notes of wherever the
+/// projecting presenter is (read from its position file between events), until a key
+/// closing the presenter (`q`, `esc` by default).
+pub struct Following {
+    pub presenter: Presenter,
+    path: PathBuf,
+    /// The position file's text last followed.
+    seen: String,
+    /// When the file was last read.
+    read_at: Option<Instant>,
+}
+
+impl Following {
+    /// Follows the presenter that writes its position to `path`.
+    pub fn new(presenter: Presenter, path: PathBuf) -> Following {
+        Following {
+            presenter,
+            path,
+            seen: String::new(),
+            read_at: None,
         }
-        terminal.draw(|f| render_notes(p, f.area(), f.buffer_mut()))?;
-        if event::poll(POLL)?
-            && let Event::Key(key) = event::read()?
-            && key.kind != KeyEventKind::Release
-            && p.keys.action_in(Scope::Present, &key) == Some(Action::CloseScreen)
-        {
-            return Ok(());
+    }
+}
+
+impl<B: Backend> Root<B> for Following {
+    fn action_for(&self, event: &Event) -> Option<Action> {
+        match event {
+            // Only the key that closes the presenter: the projector moves, not this one.
+            Event::Key(key) if key.kind != KeyEventKind::Release => self
+                .presenter
+                .keys
+                .action_in(Scope::Present, key)
+                .filter(|a| *a == Action::CloseScreen),
+            Event::Resize(width, height) => Some(Action::Resize {
+                width: *width,
+                height: *height,
+            }),
+            _ => None,
         }
+    }
+
+    fn apply(&mut self, action: &Action) -> bool {
+        if *action == Action::CloseScreen {
+            self.presenter.quit = true;
+        }
+        true
+    }
+
+    fn idle(&mut self) -> bool {
+        if self.read_at.is_some_and(|t| t.elapsed() < POLL) {
+            return false;
+        }
+        self.read_at = Some(Instant::now());
+        match std::fs::read_to_string(&self.path) {
+            Ok(text) if text != self.seen => {
+                self.presenter.follow_position(&text);
+                self.seen = text;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    fn draw(&self, frame: &mut Frame) {
+        render_notes(&self.presenter, frame.area(), frame.buffer_mut());
+    }
+
+    fn done(&self) -> bool {
+        self.presenter.quit
     }
 }

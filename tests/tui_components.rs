@@ -1,0 +1,105 @@
+//! The status bar and the panels under the detail pane are components (issue 41): each
+//! draws itself from what the app hands it, and the status bar's keys come from the keymap
+//! in force (a rebound key is said, the old one is not; a screen with keys of its own
+//! replaces them). On the bundled demo, as `sebx` opens it.
+
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use ratatui::crossterm::event::KeyCode;
+use sebx::tui::component::Component;
+use sebx::tui::explore::ExploreArgs;
+use sebx::tui::panes::labels::panels;
+use sebx::tui::{Action, App, ui};
+
+use crate::isolated;
+use crate::tui_common::{demo_app, press, screen};
+
+fn demo(dir: &std::path::Path, config: &str) -> App {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, config).expect("write the config");
+    let args = ExploreArgs {
+        config: Some(path),
+        ..isolated::explore_args()
+    };
+    demo_app(&args, dir, 80, 24)
+}
+
+/// What `component` draws in a `width`×`height` area.
+fn drawn(app: &App, component: &dyn Component, width: u16, height: u16) -> String {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).expect("terminal");
+    terminal
+        .draw(|f| component.draw(f, f.area(), &app.draw_cx()))
+        .expect("draws");
+    screen(&terminal)
+}
+
+#[test]
+fn the_status_bar_says_the_keys_in_force() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = demo(dir.path(), "");
+    let bar = ui::status_bar(&app);
+    assert_eq!(
+        bar.hints(&app.keymap).as_deref(),
+        Some("q quit  / search  L label  ? help")
+    );
+    let line = drawn(&app, &bar, 120, 1);
+    assert!(
+        line.contains(" q quit  / search  L label  ? help"),
+        "{line}"
+    );
+
+    // Search on F (and `/` unbound), help on F1: the bar says so, and nothing of `/`.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = demo(
+        dir.path(),
+        "[keys]\n\"/\" = \"none\"\n\"F\" = \"search\"\n\"?\" = \"none\"\n\"f1\" = \"help\"\n",
+    );
+    let bar = ui::status_bar(&app);
+    let hints = bar.hints(&app.keymap).expect("the list's keys");
+    assert!(
+        hints.contains("F search") && hints.contains("f1 help"),
+        "{hints}"
+    );
+    assert!(
+        !hints.contains("/ search") && !hints.contains("? help"),
+        "{hints}"
+    );
+    let line = drawn(&app, &bar, 120, 1);
+    assert!(line.contains("F search"), "{line}");
+    assert!(!line.contains("/ search"), "{line}");
+}
+
+#[test]
+fn a_screen_of_its_own_replaces_the_status_bars_keys() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = demo(dir.path(), "");
+    app.update(&Action::StatsScreen);
+    let bar = ui::status_bar(&app);
+    assert_eq!(bar.hints(&app.keymap), None, "the screen says its own keys");
+    let line = drawn(&app, &bar, 160, 1);
+    assert!(line.contains(" STATS "), "{line}");
+    assert!(!line.contains("L label"), "{line}");
+}
+
+#[test]
+fn the_labels_panel_draws_itself_in_label_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = demo(dir.path(), "");
+    assert!(panels(&app, 80).is_empty(), "no panel outside label mode");
+    press(&mut app, KeyCode::Char('L'));
+    assert!(app.labelling.mode, "L turns label mode on");
+    let shown = panels(&app, 80);
+    assert_eq!(shown.len(), 1, "the Labels panel");
+    let panel = &shown[0];
+    assert!(panel.title.starts_with(" Labels · "), "{}", panel.title);
+    let text = drawn(&app, panel, 80, panel.height());
+    let first = text.lines().next().unwrap_or("");
+    assert!(
+        first.starts_with('┌') && first.contains(" Labels · "),
+        "{text}"
+    );
+    assert!(
+        text.lines().last().unwrap_or("").starts_with('└'),
+        "boxed, every line inside:\n{text}"
+    );
+}
