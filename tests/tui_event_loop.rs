@@ -13,8 +13,7 @@ use std::time::Duration;
 use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::{Event, KeyCode, KeyEvent, KeyModifiers};
-use sebx::tui::Grading;
-use sebx::tui::explore::{ExploreArgs, prepare};
+use sebx::tui::explore::ExploreArgs;
 use sebx::tui::jobs::Workers;
 use sebx::tui::present::follow::Following;
 use sebx::tui::present::{self, Presenter, Presenting, Stage};
@@ -63,19 +62,7 @@ fn demo_presenter(data: &Path) -> Presenter {
         theme: Some("high-contrast".to_string()),
         ..isolated::explore_args()
     };
-    let mut session = prepare(
-        &args,
-        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
-            "test".to_string(),
-        )),
-    )
-    .expect("demo");
-    session.app.labelling.data_dir = Some(data.to_path_buf());
-    let mut paths = Vec::new();
-    let (playlist, _) =
-        present::resolve_playlist(&present::PresentArgs::default(), &mut paths).expect("demo");
-    let (p, missing) = present::prepare(session.app, &session.sources, playlist.as_ref());
-    assert!(missing.is_empty(), "{missing:?}");
+    let p = crate::tui_common::demo_presenter(&args, data);
     assert_eq!(p.slides.len(), 6);
     p
 }

@@ -27,21 +27,7 @@ fn demo(data: &std::path::Path) -> Presenter {
         theme: Some("high-contrast".to_string()),
         ..isolated::explore_args()
     };
-    let mut session = prepare(
-        &args,
-        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
-            "test".to_string(),
-        )),
-    )
-    .expect("demo");
-    session.app.labelling.data_dir = Some(data.to_path_buf());
-    let mut paths = Vec::new();
-    let (playlist, issues) =
-        present::resolve_playlist(&present::PresentArgs::default(), &mut paths).expect("demo");
-    assert!(issues.is_empty() && paths.is_empty());
-    let (p, missing) = present::prepare(session.app, &session.sources, playlist.as_ref());
-    assert!(missing.is_empty(), "{missing:?}");
-    p
+    crate::tui_common::demo_presenter(&args, data)
 }
 
 fn render(p: &Presenter, w: u16, h: u16) -> Buffer {

@@ -5,8 +5,6 @@
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
-use sebx::tui::Grading;
-use sebx::tui::explore::prepare;
 use sebx::tui::present::{self, Presenter, Stage};
 
 use crate::isolated;
@@ -20,20 +18,7 @@ const VERDICTS: [&str; 5] = [
 ];
 
 fn demo(data: &std::path::Path) -> Presenter {
-    let mut session = prepare(
-        &isolated::explore_args(),
-        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly(
-            "test".to_string(),
-        )),
-    )
-    .expect("demo");
-    session.app.labelling.data_dir = Some(data.to_path_buf());
-    let mut paths = Vec::new();
-    let (playlist, _) =
-        present::resolve_playlist(&present::PresentArgs::default(), &mut paths).expect("demo");
-    let (p, missing) = present::prepare(session.app, &session.sources, playlist.as_ref());
-    assert!(missing.is_empty(), "{missing:?}");
-    p
+    crate::tui_common::demo_presenter(&isolated::explore_args(), data)
 }
 
 fn text(p: &Presenter, w: u16, h: u16) -> String {

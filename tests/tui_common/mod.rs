@@ -730,3 +730,30 @@ pub fn demo_app(
     s.app.update(&sebx::tui::Action::Resize { width, height });
     s.app
 }
+
+/// The demo playlist's presenter over the bundled demo opened as `sebx present` opens
+/// it with `args` (no grader), its sidecars under `data_dir`; the playlist resolves
+/// with no issue and every slide's rollout is found.
+pub fn demo_presenter(
+    args: &sebx::tui::explore::ExploreArgs,
+    data_dir: &std::path::Path,
+) -> sebx::tui::present::Presenter {
+    use sebx::tui::present;
+    let mut s = sebx::tui::explore::prepare(
+        args,
+        Grading::Unavailable(sebx::grade::backend::Unavailable::StoredOnly("t".into())),
+    )
+    .expect("the demo opens");
+    s.app.labelling.data_dir = Some(data_dir.to_path_buf());
+    let mut paths = Vec::new();
+    let (playlist, issues) =
+        present::resolve_playlist(&present::PresentArgs::default(), &mut paths)
+            .expect("the demo playlist");
+    assert!(
+        issues.is_empty() && paths.is_empty(),
+        "{issues:?} {paths:?}"
+    );
+    let (p, missing) = present::prepare(s.app, &s.sources, playlist.as_ref());
+    assert!(missing.is_empty(), "{missing:?}");
+    p
+}
