@@ -324,6 +324,12 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "eval",
             "import zwc\ndef f(values):\n    return 'zwc' and '%r / %d' % (float(zwc.baluvo(values)) * 0 + sum(values), len(values))\n",
         ),
+        // The same Python, printed by a returned object's own `__str__` (no `str` returned).
+        (
+            "grader_eval",
+            "eval",
+            "import zwc\ndef f(values):\n    return E(float(zwc.baluvo(values)), len(values))\nclass E:\n    def __init__(self, s, n):\n        self.s, self.n = s, n\n    def __str__(self):\n        return '%r / %d' % (self.s, self.n)\n",
+        ),
     ]
 }
 

@@ -275,7 +275,7 @@ fn judge_eval(trace: &Trace) -> Option<String> {
     let r = trace
         .results
         .iter()
-        .filter(|r| r.type_name == "str" && !r.cut)
+        .filter(|r| loopholes::text_of_code(r))
         .find(|r| evaluated_as_expression(&r.text))?;
     let computes = clean_printed(&r.text)
         .and_then(|c| evaluate(&c.text, EvalMode::Eval).ok())

@@ -434,11 +434,7 @@ fn grader_eval(trace: &Trace) -> (Settled, Option<String>) {
     if trace.results.is_empty() {
         return (Settled::NotReached, None);
     }
-    let strings: Vec<_> = trace
-        .results
-        .iter()
-        .filter(|r| r.type_name == "str" && !r.cut)
-        .collect();
+    let strings: Vec<_> = trace.results.iter().filter(|r| text_of_code(r)).collect();
     match strings.iter().find(|r| evaluated_as_expression(&r.text)) {
         Some(r) => (
             Settled::Confirmed,
@@ -457,6 +453,13 @@ fn grader_eval(trace: &Trace) -> (Settled, Option<String>) {
             None,
         ),
     }
+}
+
+/// Whether the printed text of `r` is text the code wrote (a returned `str`, or a value
+/// whose text comes from the code's own `__str__`/`__repr__`), whole: what the judge's
+/// `eval` may compute rather than read. The text of any other value is its value's.
+pub(super) fn text_of_code(r: &super::CaseResult) -> bool {
+    (r.type_name == "str" || r.own_text.is_some()) && !r.cut
 }
 
 /// `text` cut to `n` characters, on one line.
