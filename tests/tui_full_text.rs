@@ -143,7 +143,7 @@ fn a_config_moves_the_whole_text_to_another_key() {
     let help = drawn(&app);
     let line = help
         .lines()
-        .find(|l| l.contains("the row's whole text"))
+        .find(|l| l.contains("whole text of the row"))
         .unwrap_or_else(|| panic!("the help lists it:\n{help}"));
     assert!(line.contains('W'), "{line}");
 }
@@ -208,4 +208,117 @@ fn on_the_cases_pane_enter_shows_the_case_whole() {
     press(&mut app, KeyCode::Enter);
     let text = popup_text(&drawn(&app)).expect("the popup");
     assert!(!text.contains("case "), "{text}");
+}
+
+/// The Stats screen's map cuts a row (the run's name to 12 characters; the wrong names not
+/// shown at 80 columns, the top few cut at 160): `w` (the action `full_text` in `[keys.stats]`) shows the row
+/// under the cursor whole, its keys scroll the popup and not the map, and its close key
+/// closes the popup only. A config moves it to another key.
+#[test]
+fn on_the_stats_screen_the_map_row_is_one_key_away_whole() {
+    use sebx::tui::stats::Screen;
+    for (config, key) in [
+        ("", 'w'),
+        (
+            "[keys.stats]\n\"w\" = \"none\"\n\"x\" = \"full_text\"\n",
+            'x',
+        ),
+    ] {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut app = demo(dir.path(), config);
+        press(&mut app, KeyCode::Char('S'));
+        assert_eq!(app.stats.screen, Some(Screen::Map));
+        let r = app.stats.result.clone().expect("the figures");
+        // Run 2, whose name the map's run line cuts at 80 columns.
+        press(&mut app, KeyCode::Right);
+        assert_eq!(app.stats.run, 1);
+        let run = r.report.runs[1].stats.name.clone();
+        assert_eq!(run, "rollouts_run2");
+        // The row with the most wrong names.
+        let map = sebx::tui::stats::sorted_map(&app.stats, &r);
+        let (at, row) = map
+            .iter()
+            .enumerate()
+            .max_by_key(|(i, row)| (row.wrong_names.len(), std::cmp::Reverse(*i)))
+            .expect("a map row");
+        assert!(!row.wrong_names.is_empty(), "a row with wrong names");
+        for _ in 0..at {
+            press(&mut app, KeyCode::Down);
+        }
+        assert_eq!(app.stats.cursor, at);
+        let screen = drawn(&app);
+        assert!(popup_text(&screen).is_none(), "no popup yet:\n{screen}");
+        assert!(
+            screen.contains("rollo…s_run2"),
+            "the run line cuts the run's name:\n{screen}"
+        );
+        assert!(
+            row.wrong_names.iter().any(|n| !screen.contains(&n.name)),
+            "the map does not show every wrong name at 80 columns:\n{screen}"
+        );
+        // The status bar names the key where there is room (at 80 columns its other keys
+        // fill it), and the title cuts what does not fit with a `…`.
+        let wide = screen_at(&mut app, 160, 45);
+        let hint = format!("{key} whole row");
+        assert!(last_line(&wide).contains(&hint), "{wide}");
+        assert!(
+            wide.lines().next().is_some_and(|l| l.contains(&hint)),
+            "{wide}"
+        );
+        assert!(
+            screen.lines().next().is_some_and(|l| l.contains('…')),
+            "{screen}"
+        );
+        if !config.is_empty() {
+            press(&mut app, KeyCode::Char('w'));
+            assert!(popup_text(&drawn(&app)).is_none(), "w unbound does nothing");
+        }
+
+        press(&mut app, KeyCode::Char(key));
+        let screen = drawn(&app);
+        let text = popup_text(&screen).unwrap_or_else(|| panic!("the popup:\n{screen}"));
+        assert!(
+            screen.contains(&format!("{}, whole", row.numpy)),
+            "{screen}"
+        );
+        assert!(!text.contains('…'), "nothing cut:\n{text}");
+        assert!(squeezed(&text).contains(&squeezed(&run)), "{text}");
+        assert!(text.contains(&row.zwc), "{text}");
+        for n in &row.wrong_names {
+            assert!(
+                text.contains(&format!("{} ×{}", n.name, n.count)),
+                "every wrong name whole ({}):\n{text}",
+                n.name
+            );
+        }
+        // Moves scroll the popup; the map's cursor stays.
+        press(&mut app, KeyCode::Down);
+        assert_eq!(app.stats.cursor, at, "the map did not move");
+        // Esc closes the popup, not the screen; a second esc closes the screen.
+        press(&mut app, KeyCode::Esc);
+        assert!(popup_text(&drawn(&app)).is_none(), "closed");
+        assert_eq!(app.stats.screen, Some(Screen::Map), "the screen stays");
+        press(&mut app, KeyCode::Char(key));
+        assert!(popup_text(&drawn(&app)).is_some(), "open again");
+        press(&mut app, KeyCode::Char(key));
+        assert!(popup_text(&drawn(&app)).is_none(), "its key closes it");
+        press(&mut app, KeyCode::Esc);
+        assert_eq!(app.stats.screen, None);
+    }
+}
+
+/// The screen drawn at `width`×`height`, the app then back at its own size.
+fn screen_at(app: &mut App, width: u16, height: u16) -> String {
+    let (w, h) = app.size;
+    app.update(&Action::Resize { width, height });
+    let screen = drawn(app);
+    app.update(&Action::Resize {
+        width: w,
+        height: h,
+    });
+    screen
+}
+
+fn last_line(screen: &str) -> &str {
+    screen.lines().last().unwrap_or_default()
 }

@@ -359,6 +359,8 @@ impl App {
         match popup {
             Popup::Help => &self.help,
             Popup::Issues => &super::help_popup::IssuesPopup,
+            // Over the Stats screen, the map row's whole text is the screen's.
+            Popup::FullText if self.stats.screen.is_some() => &self.stats,
             Popup::FullText => &super::full_text::FullTextPopup,
             Popup::CategoryPicker | Popup::Agreement => &self.labelling,
             Popup::Runtime => &self.reruns,
@@ -372,6 +374,13 @@ impl App {
         ComponentId::ORDER
             .iter()
             .find_map(|id| self.component(*id).hints(&self.keymap))
+    }
+
+    /// The extra keys of the part that holds the screen ([`Component::extra_hints`]).
+    pub fn screen_extra_hints(&self) -> Option<String> {
+        ComponentId::ORDER
+            .iter()
+            .find_map(|id| self.component(*id).extra_hints(&self.keymap))
     }
 
     /// The action a part makes of `key` before the keymap does (typing a note or caption,
@@ -635,8 +644,11 @@ impl App {
                 self.popup = None;
                 Some(true)
             }
-            // The whole text closes as it opened (its key, or the popup's choose key).
-            Action::FullText | Action::PopupChoose if popup == Popup::FullText => {
+            // The whole text closes as it opened (its key, or the popup's choose key; over
+            // a screen, the screen's close and choose keys).
+            Action::FullText | Action::PopupChoose | Action::CloseScreen | Action::Choose
+                if popup == Popup::FullText =>
+            {
                 self.popup = None;
                 Some(true)
             }

@@ -155,6 +155,12 @@ pub trait Component {
         None
     }
 
+    /// Keys it offers besides [`Component::hints`] that give way first when the status bar
+    /// is narrow (they follow the others; the help and the README list them too).
+    fn extra_hints(&self, _keys: &Keymap) -> Option<String> {
+        None
+    }
+
     /// The event loop's I/O step (after each action, before the next draw); returns
     /// whether to redraw.
     fn service(&mut self, _cx: &Cx<'_>, _fx: &mut Effects) -> bool {

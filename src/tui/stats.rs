@@ -22,7 +22,7 @@ use super::component::{Component, Cx, DrawCx, Labels};
 use super::effects::{Effects, Handled};
 use super::entry::Shown;
 pub use super::jobs::stats::{StatsInput, StatsResult};
-use super::state::{Corpus, RowFilter};
+use super::state::{Corpus, Popup, RowFilter};
 use super::textbox::{TextBox, Typed};
 
 /// Which screen is open.
@@ -123,6 +123,23 @@ impl Component for StatsView {
     fn hints(&self, keys: &Keymap) -> Option<String> {
         self.screen.map(|screen| footer_keys(screen, keys))
     }
+
+    fn extra_hints(&self, keys: &Keymap) -> Option<String> {
+        self.screen.and_then(|screen| extra_keys(screen, keys))
+    }
+
+    /// The map row under the cursor, whole (`full_text`): what the map cuts with a `…`.
+    fn draw_popup(
+        &self,
+        popup: Popup,
+        frame: &mut ratatui::Frame,
+        area: ratatui::layout::Rect,
+        cx: &DrawCx<'_>,
+    ) {
+        if popup == Popup::FullText && self.screen == Some(Screen::Map) {
+            screen::draw_row_whole(self, frame, area, cx);
+        }
+    }
 }
 
 /// The map of the shown run in the chosen order.
@@ -200,6 +217,16 @@ pub fn footer_keys(screen: Screen, keys: &Keymap) -> String {
         Screen::Pair(..) => vec![(moves, "scroll"), (&[Action::CloseScreen], "back")],
     };
     keys.hint(scope(screen), &items)
+}
+
+/// The keys of the open screen that give way first when the status bar is narrow: the Stats
+/// map row's whole text.
+pub fn extra_keys(screen: Screen, keys: &Keymap) -> Option<String> {
+    match screen {
+        Screen::Map => Some(keys.hint(scope(screen), &[(&[Action::FullText], "whole row")]))
+            .filter(|h| !h.is_empty()),
+        _ => None,
+    }
 }
 
 pub(crate) fn cell_pairs(r: &StatsResult, a: usize, b: usize) -> Vec<(usize, usize)> {
@@ -312,6 +339,15 @@ impl StatsView {
             (Screen::Pair(a, b, _), Action::CloseScreen | Action::Cancel) => {
                 self.screen = Some(Screen::Cell(a, b));
                 true
+            }
+            (Screen::Map, Action::FullText) => {
+                let row = result
+                    .as_ref()
+                    .is_some_and(|r| self.cursor < r.report.function_map(self.run).len());
+                if row {
+                    fx.open(Popup::FullText);
+                }
+                row
             }
             (Screen::Map, Action::Up) => {
                 self.cursor = self.cursor.saturating_sub(1);

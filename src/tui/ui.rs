@@ -28,13 +28,14 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let detail = panes::labels::draw_panels(frame, app, areas.detail);
     draw_detail(frame, app, detail);
     draw_status(frame, app, areas.status);
-    // The open popup, drawn by the component that owns it.
-    if let Some(popup) = app.popup {
-        app.popup_owner(popup).draw_popup(popup, frame, area, &cx);
-    }
     // The screens of their own (stats, Training) over the rest.
     for component in app.drawn() {
         component.draw(frame, area, &cx);
+    }
+    // The open popup over everything, drawn by the component that owns it (over a screen:
+    // the screen's own, as the Stats map row's whole text).
+    if let Some(popup) = app.popup {
+        app.popup_owner(popup).draw_popup(popup, frame, area, &cx);
     }
 }
 
@@ -205,9 +206,14 @@ pub fn status_bar(app: &App) -> StatusBar {
             spans.push(Span::raw(format!(" {msg} ·")));
         }
         spans.push(Span::raw(format!(" {keys}")));
+        // Its extra keys, where there is room.
+        let right = app
+            .screen_extra_hints()
+            .map(|extra| vec![(3, Span::raw(format!(" · {extra} ")))])
+            .unwrap_or_default();
         return StatusBar {
             left: spans,
-            right: Vec::new(),
+            right,
             newcomer: false,
         };
     }
@@ -389,6 +395,10 @@ pub fn status_bar(app: &App) -> StatusBar {
     let screen_keys = app.screen_hints();
     if let Some(keys) = &screen_keys {
         right.push((2, Span::raw(format!(" {keys} "))));
+        // Its extra keys give way first when the bar is narrow.
+        if let Some(extra) = app.screen_extra_hints() {
+            right.push((3, Span::raw(format!("· {extra} "))));
+        }
     }
     StatusBar {
         left,
@@ -460,19 +470,44 @@ impl Component for StatusBar {
             }
             right.retain(|(p, _)| *p < drop_level);
         }
-        let right: Vec<Span> = right.into_iter().map(|(_, s)| s).collect();
+        // What is left of the right (its warnings) keeps its room, cut with a `…` only
+        // past the bar's width; the left is said whole where it fits, else cut with a `…`.
+        let right = cut_spans(
+            right.into_iter().map(|(_, s)| s).collect(),
+            area.width as usize,
+        );
         let right_w = width(&right);
+        let left = cut_spans(
+            self.left.clone(),
+            (area.width as usize).saturating_sub(right_w),
+        );
         let [l, r] = Layout::horizontal([
             Constraint::Min(0),
             Constraint::Length(right_w.min(area.width as usize) as u16),
         ])
         .areas(area);
-        frame.render_widget(
-            Paragraph::new(Line::from(self.left.clone())).style(theme.status_bar),
-            l,
-        );
+        frame.render_widget(Paragraph::new(Line::from(left)).style(theme.status_bar), l);
         frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
     }
+}
+
+/// `spans` cut to `room` cells: the span that overflows ends with a `…`, the rest dropped.
+fn cut_spans(spans: Vec<Span<'static>>, mut room: usize) -> Vec<Span<'static>> {
+    let mut out = Vec::new();
+    for mut s in spans {
+        if room == 0 {
+            break;
+        }
+        let n = s.content.chars().count();
+        if n > room {
+            s.content = super::layout::fit(&s.content, room).into();
+            room = 0;
+        } else {
+            room -= n;
+        }
+        out.push(s);
+    }
+    out
 }
 
 /// The label of a text box in the status bar: the key that opened it (` / `), or the

@@ -193,7 +193,7 @@ action_table! {
     Issues: "lines that could not be loaded, with reasons", [Main], keys ["!"];
     /// The selected row's cells whole (run, file and line, verdict, task, functions, label),
     /// wrapped in a popup: the list cuts them with a `…`.
-    FullText: "the row's whole text; on Cases, the case's", [Main], keys ["enter"];
+    FullText: "whole text of the row (Cases: case; Stats: map row)", [Main, Stats], keys [], only [(Main "enter"), (Stats "w")];
     Help: "this help", [Main], keys ["?"];
     /// Closes a popup, leaves search, or clears the search.
     Cancel: "close popup / leave or clear search", [Main], keys ["esc"];

@@ -69,7 +69,15 @@ pub fn draw(view: &StatsView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         Screen::Cell(..) => "Pairs in the cell",
         Screen::Pair(..) => "Pair side by side",
     };
-    let title = format!(" {name} · {} ", super::footer_keys(screen, cx.keys));
+    // Cut with a `…` where the box ends (the status bar says the keys too).
+    let title = fit_end(
+        &format!(
+            " {name} · {}{} ",
+            super::footer_keys(screen, cx.keys),
+            super::extra_keys(screen, cx.keys).map_or(String::new(), |k| format!(" · {k}"))
+        ),
+        usize::from(main.width.saturating_sub(2)),
+    );
     let block = crate::tui::layout::titled_box(theme, title, theme.base);
     let inner = block.inner(main);
     frame.render_widget(block, main);
@@ -838,4 +846,109 @@ fn pair_lines(
         )));
     }
     lines
+}
+
+/// The map row under the cursor as named cells, each whole: what the map's columns, the
+/// run line (its name cut to 12) and the wrong names (the top few, cut) show of it.
+pub fn row_cells(view: &StatsView, r: &StatsResult) -> Vec<(&'static str, String)> {
+    let map = sorted_map(view, r);
+    let Some(row) = map.get(view.cursor) else {
+        return Vec::new();
+    };
+    let run = r
+        .report
+        .runs
+        .get(view.run)
+        .map_or("", |run| run.stats.name.as_str());
+    let accuracy = if row.rollouts == 0 {
+        "–".to_string()
+    } else {
+        pct(row.accuracy)
+    };
+    let mut cells = vec![
+        ("function", format!("{} is {} in zwc", row.numpy, row.zwc)),
+        ("run", run.to_string()),
+        (
+            "rollouts",
+            format!(
+                "{} over {} task(s); {} right, accuracy {accuracy}",
+                row.rollouts, row.tasks, row.right
+            ),
+        ),
+        (
+            "names written",
+            format!(
+                "the right zwc name in {}, a NumPy name in {}, an invented name in {}",
+                row.called_right, row.numpy_name, row.invented_name
+            ),
+        ),
+        (
+            "verdicts",
+            Verdict::ALL
+                .iter()
+                .map(|v| format!("{} {}", v.as_str(), row.verdicts[v.code() as usize]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        ),
+    ];
+    if row.loophole_right > 0 {
+        cells.push((
+            "right through a loophole",
+            format!(
+                "{} (accuracy that is not internalization)",
+                row.loophole_right
+            ),
+        ));
+    }
+    cells.push((
+        "wrong names written instead",
+        if row.wrong_names.is_empty() {
+            "none".to_string()
+        } else {
+            row.wrong_names
+                .iter()
+                .map(|n| format!("{} ×{}", n.name, n.count))
+                .collect::<Vec<_>>()
+                .join("\n")
+        },
+    ));
+    cells
+}
+
+/// The popup of the map row under the cursor, whole and wrapped (`full_text`).
+pub fn draw_row_whole(view: &StatsView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+    let Some(r) = &view.result else {
+        return;
+    };
+    let theme = cx.theme;
+    let width = area.width.saturating_sub(4).min(100);
+    let text_width = usize::from(width.saturating_sub(4));
+    let mut lines = Vec::new();
+    for (name, text) in row_cells(view, r) {
+        lines.push(Line::styled(name, theme.column_header));
+        for line in text.lines() {
+            for part in crate::tui::layout::wrap_words(line, text_width) {
+                lines.push(Line::from(Span::raw(format!("  {part}"))));
+            }
+        }
+    }
+    let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
+    let popup =
+        crate::tui::layout::popup_area(area, width, height.min(area.height.saturating_sub(2)));
+    let numpy = sorted_map(view, r)
+        .get(view.cursor)
+        .map_or(String::new(), |row| row.numpy.clone());
+    // Over the screen its keys are the Stats scope's: its close key closes the popup.
+    let closes = cx
+        .keys
+        .says_in(Scope::Stats, Action::CloseScreen, "closes")
+        .map_or(String::new(), |s| format!(" ({s})"));
+    let title = format!(" {numpy}, whole{closes} ");
+    frame.render_widget(Clear, popup);
+    frame.render_widget(
+        Paragraph::new(lines)
+            .block(crate::tui::layout::titled_box(theme, title, theme.popup))
+            .scroll((cx.popup_scroll, 0)),
+        popup,
+    );
 }
