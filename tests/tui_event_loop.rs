@@ -190,3 +190,58 @@ fn the_explorers_presenter_runs_in_the_same_loop_and_q_gives_the_screen_back() {
     assert!(!shown.contains("Your guess?"), "{shown}");
     assert!(shown.contains("Code"), "the explorer's panes:\n{shown}");
 }
+
+/// The text of the terminal's buffer, each row's trailing blanks trimmed.
+fn trimmed(terminal: &Terminal<TestBackend>) -> String {
+    screen(terminal)
+        .lines()
+        .map(|l| format!("{}\n", l.trim_end()))
+        .collect()
+}
+
+/// Snapshots of `sebx present` reached by its keys through the event loop (not by setting
+/// the presenter's state), at 80×24 and, resized by the terminal, at 160×45; each is what
+/// the presenter draws of the state its keys reached, nothing else on screen.
+#[test]
+fn presenter_snapshots_through_the_event_loop() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut root = Presenting::new(demo_presenter(dir.path()), None);
+    let mut terminal = Terminal::new(TestBackend::new(80, 24)).expect("terminal");
+    // Slide 4 (three rollouts on), two stages in: its Guess.
+    let script = [
+        key(KeyCode::PageDown),
+        key(KeyCode::PageDown),
+        key(KeyCode::PageDown),
+    ]
+    .into_iter()
+    .chain([' ', ' '].map(|c| key(KeyCode::Char(c))))
+    .chain([None]);
+    let ran_out = event_loop(&mut terminal, &mut root, &mut Script::new(script));
+    assert!(ran_out.is_err(), "still presenting when the script ends");
+    assert_eq!(
+        (root.presenter.index, root.presenter.stage),
+        (3, Stage::Guess)
+    );
+    let guess = trimmed(&terminal);
+    assert!(guess.starts_with(" Your guess? "), "{guess}");
+    insta::assert_snapshot!("loop_guess_80x24", guess);
+
+    // The terminal grows (as a terminal window does, then says so); two stages on (the
+    // Why) and the speaker notes.
+    terminal.backend_mut().resize(160, 45);
+    let script = [Some(Event::Resize(160, 45))]
+        .into_iter()
+        .chain([' ', ' ', 'n'].map(|c| key(KeyCode::Char(c))))
+        .chain([None]);
+    let ran_out = event_loop(&mut terminal, &mut root, &mut Script::new(script));
+    assert!(ran_out.is_err(), "still presenting");
+    assert_eq!(terminal.size().expect("size").width, 160);
+    assert_eq!(
+        (root.presenter.index, root.presenter.stage),
+        (3, Stage::Why)
+    );
+    assert!(root.presenter.notes, "n shows the speaker notes");
+    let why = trimmed(&terminal);
+    assert!(why.contains("speaker notes"), "{why}");
+    insta::assert_snapshot!("loop_why_notes_160x45", why);
+}
