@@ -31,18 +31,27 @@ fn shared(rel: &str) -> PathBuf {
     shared_data::shared(rel)
 }
 
-/// A rollout of `code` (entry `f(values)`, the mean of two numbers) on two cases.
-fn demo_rollout(code: &str) -> Value {
+/// A rollout of `code` on `cases` (input, printed output), the task selecting `function`.
+fn rollout(code: &str, cases: &[(&str, &str)], function: &str) -> Value {
+    let outputs: Vec<&str> = cases.iter().map(|(_, out)| *out).collect();
     json!({
         "query": "q",
         "response": format!("Here.\n```python\n{code}```\n"),
-        "test_cases": [
-            {"input": "values=[1.0, 3.0]", "output": "2.0"},
-            {"input": "values=[2.0, 4.0]", "output": "3.0"},
-        ],
-        "right_exe_result": "2.0#3.0",
-        "selected_functions": ["mean"],
+        "test_cases": cases
+            .iter()
+            .map(|(input, output)| json!({"input": input, "output": output}))
+            .collect::<Vec<_>>(),
+        "right_exe_result": outputs.join("#"),
+        "selected_functions": [function],
     })
+}
+
+/// The two cases of the mean of two numbers (entry `f(values)`).
+const MEAN_CASES: [(&str, &str); 2] = [("values=[1.0, 3.0]", "2.0"), ("values=[2.0, 4.0]", "3.0")];
+
+/// A rollout of `code` (entry `f(values)`, the mean of two numbers) on two cases.
+fn demo_rollout(code: &str) -> Value {
+    rollout(code, &MEAN_CASES, "mean")
 }
 
 /// `lines` written to a file, then `sebx ARGS FILE --api-doc API -o OUT` (traces in a
@@ -617,20 +626,13 @@ fn an_in_place_zwc_function_is_not_taken_for_show() {
         "import zwc\ndef f(values):\n    a = zwc.ZWCArray([0.0] * len(values))\n    zwc.ravujir(a, [v * 2 for v in values])\n    return [float(x) for x in a]\n",
         "import zwc\ndef f(values):\n    a = zwc.ZWCArray([0.0] * len(values))\n    zwc.purugo(a, list(range(len(values))), [v * 2 for v in values])\n    return [float(x) for x in a]\n",
     ];
+    let cases = [
+        ("values=[1.0, 3.0]", "[2.0, 6.0]"),
+        ("values=[2.0, 4.0]", "[4.0, 8.0]"),
+    ];
     let lines: Vec<Value> = codes
         .iter()
-        .map(|code| {
-            json!({
-                "query": "q",
-                "response": format!("Here.\n```python\n{code}```\n"),
-                "test_cases": [
-                    {"input": "values=[1.0, 3.0]", "output": "[2.0, 6.0]"},
-                    {"input": "values=[2.0, 4.0]", "output": "[4.0, 8.0]"},
-                ],
-                "right_exe_result": "[2.0, 6.0]#[4.0, 8.0]",
-                "selected_functions": ["copyto"],
-            })
-        })
+        .map(|code| rollout(code, &cases, "copyto"))
         .collect();
     let analyses = confirmed(&lines, &shared("se-bench/api_doc.jsonl"));
     for (code, a) in codes.iter().zip(&analyses) {
@@ -661,18 +663,7 @@ fn an_array_zwc_handed_back_raw_stays_innocent_once_wrapped() {
     ];
     let lines: Vec<Value> = codes
         .iter()
-        .map(|code| {
-            json!({
-                "query": "q",
-                "response": format!("Here.\n```python\n{code}```\n"),
-                "test_cases": [
-                    {"input": "values=[1.0, 3.0]", "output": "2.0"},
-                    {"input": "values=[2.0, 4.0]", "output": "3.0"},
-                ],
-                "right_exe_result": "2.0#3.0",
-                "selected_functions": ["asarray"],
-            })
-        })
+        .map(|code| rollout(code, &MEAN_CASES, "asarray"))
         .collect();
     let analyses = confirmed(&lines, &shared("se-bench/api_doc.jsonl"));
     let b = &analyses[0]["confirm"]["behaviour"];
