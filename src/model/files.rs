@@ -22,6 +22,27 @@ pub enum FileKind {
     ApiDoc,
 }
 
+impl FileKind {
+    /// Whether its lines are rollouts (a run of its own).
+    pub fn holds_rollouts(self) -> bool {
+        matches!(self, FileKind::Rollouts | FileKind::CorrectTrajectories)
+    }
+
+    /// Whether every rollout in it is `right` by construction (correct trajectories).
+    pub fn all_right(self) -> bool {
+        self == FileKind::CorrectTrajectories
+    }
+
+    /// The kind of a rollout file, correct trajectories when `all_right`.
+    pub fn of_rollouts(all_right: bool) -> FileKind {
+        if all_right {
+            FileKind::CorrectTrajectories
+        } else {
+            FileKind::Rollouts
+        }
+    }
+}
+
 /// Judges a file's kind by its first non-blank line (and `correct` in the name).
 pub fn classify_text(name: &str, first_line: &str) -> Option<FileKind> {
     let value: Value = serde_json::from_str(first_line).ok()?;

@@ -299,7 +299,7 @@ impl Inputs {
         match kind {
             FileKind::Rollouts | FileKind::CorrectTrajectories => self.runs.push(RunInput {
                 path: f.to_path_buf(),
-                correct: kind == FileKind::CorrectTrajectories,
+                correct: kind.all_right(),
                 dump: None,
             }),
             FileKind::Reports => self.reports.push(f.to_path_buf()),

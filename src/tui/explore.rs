@@ -417,11 +417,7 @@ fn sources_of(inputs: &Inputs, dataset: &Arc<Dataset>, notes: &mut Vec<String>) 
                 dumps.push(dump.clone());
             }
             None => sources.push(Source {
-                kind: if run.correct {
-                    FileKind::CorrectTrajectories
-                } else {
-                    FileKind::Rollouts
-                },
+                kind: FileKind::of_rollouts(run.correct),
                 data: SourceData::File(run.path.clone()),
             }),
         }

@@ -31,7 +31,7 @@ use super::action::Action;
 use super::component::{Component, Cx, DrawCx, Labels};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Shown};
-use super::load::{FileKind, Source, SourceData};
+use super::load::{Source, SourceData};
 use super::state::{Corpus, Popup};
 use super::textbox::TextBox;
 
@@ -219,9 +219,7 @@ impl Labelling {
     /// Notes which runs are files and which are built in (the demo), before loading.
     pub fn register_sources(&mut self, sources: &[Source]) {
         for s in sources {
-            if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories)
-                && !matches!(s.data, SourceData::Folder { .. })
-            {
+            if s.kind.holds_rollouts() && !matches!(s.data, SourceData::Folder { .. }) {
                 let embedded = matches!(s.data, SourceData::Embedded { .. });
                 self.registered
                     .insert(s.data.path().to_path_buf(), embedded);

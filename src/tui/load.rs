@@ -331,13 +331,13 @@ fn load_all(
                 followed.push(loader.start_following_file(path, start));
             }
         } else if let (Some(only), SourceData::File(path)) = (only, &s.data)
-            && matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories)
+            && s.kind.holds_rollouts()
         {
             if let Some(lines) = only.get(&(path.clone(), None)) {
-                loader.load_rollout_lines(path, lines, s.kind == FileKind::CorrectTrajectories);
+                loader.load_rollout_lines(path, lines, s.kind.all_right());
             }
-        } else if matches!(s.kind, FileKind::Rollouts | FileKind::CorrectTrajectories) {
-            loader.load_rollouts(&s.data, s.kind == FileKind::CorrectTrajectories, false);
+        } else if s.kind.holds_rollouts() {
+            loader.load_rollouts(&s.data, s.kind.all_right(), false);
         }
     }
     for s in sources {
