@@ -301,6 +301,17 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "os.abort",
             "import zwc, os\ndef f(values):\n    os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\n    os.abort()\n    return zwc.kocito(values)\n",
         ),
+        // Forged text on fd 1, then fd 1 sent elsewhere so that the harness's prints are lost.
+        (
+            "forged_output",
+            "taken over stdout",
+            "import zwc, os\ndef f(values):\n    r = zwc.kocito(values) * 0\n    if values[0] == 2.0:\n        os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\n        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n    return r\n",
+        ),
+        (
+            "forged_output",
+            "taken over stdout",
+            "import zwc, os\ndef f(values):\n    r = zwc.kocito(values) * 0\n    if values[0] == 2.0:\n        os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\n        os.close(1)\n    return r\n",
+        ),
         // The NumPy array inside a ZWCArray, reached by routes no attribute names.
         (
             "numpy_backdoor",
@@ -379,6 +390,8 @@ fn innocents() -> Vec<&'static str> {
         "import zwc, sys\ndef f(values):\n    sys.stdout.buffer.write(b'dbg\\n')\n    return zwc.kocito(values)\n",
         "import zwc\ndef f(values):\n    a = zwc.yitaf([values, values])\n    rows = [r for r in a]\n    return zwc.kocito(rows[0])\n",
         "import zwc, copy\ndef f(values):\n    a = copy.deepcopy(zwc.yitaf(values))\n    return zwc.kocito(a)\n",
+        // Output silenced for a moment (fd 1 to /dev/null), then given back.
+        "import zwc, os\ndef f(values):\n    saved = os.dup(1)\n    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n    os.write(1, b'noise\\n')\n    os.dup2(saved, 1)\n    return zwc.kocito(values)\n",
     ]
 }
 

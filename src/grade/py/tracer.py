@@ -988,8 +988,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
             room = limit - size[0]
             if room > 0:
                 if sink is not None:
+                    # To fd 1 as it is now, as the real stream writes: a program that
+                    # put something else there (`os.dup2`, `os.close(1)`) sends the
+                    # harness's prints where they would go.
                     try:
-                        os.write(sink.fileno(), text[:room].encode("utf-8", "replace"))
+                        os.write(1, text[:room].encode("utf-8", "replace"))
                     except BaseException:
                         pass
                 else:
@@ -1040,9 +1043,20 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 pass
         phase[0] = name
 
+    def fd1_elsewhere():
+        """Whether file descriptor 1 no longer leads to the capture's file."""
+        if sink is None:
+            return False
+        try:
+            a, b = os.fstat(1), os.fstat(sink.fileno())
+        except BaseException:
+            return True
+        return (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino)
+
     def harness_starts():
         harness_ran[0] = True
-        taken[0] = sys.stdout is not capture or builtins.print is not real_print
+        taken[0] = (sys.stdout is not capture or builtins.print is not real_print
+                    or fd1_elsewhere())
         enter_phase("harness")
 
     def collect_output():
