@@ -107,3 +107,50 @@ fn the_whole_text_over_the_cases_pane() {
         assert_snapshot!(format!("full_text_cases_{w}x{h}"), text);
     }
 }
+
+#[test]
+fn the_whole_map_row_over_the_stats_screen() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        app.update(&Action::StatsScreen);
+        drain_inline(&mut app, None);
+        app.update(&Action::FullText);
+        let text = shot(&app, w, h);
+        assert!(text.contains(", whole"), "{text}");
+        assert!(text.contains("wrong names written instead"), "{text}");
+        assert_snapshot!(format!("stats_whole_row_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn the_issues_popup() {
+    for (w, h) in SIZES {
+        let mut app = graded(w, h);
+        app.update(&Action::Issues);
+        let text = shot(&app, w, h);
+        assert!(
+            text.contains("bad lines") || text.contains("line"),
+            "{text}"
+        );
+        assert_snapshot!(format!("issues_{w}x{h}"), text);
+    }
+}
+
+#[test]
+fn the_runtime_offer() {
+    for (w, h) in SIZES {
+        let mut app = app(Grading::Unavailable(
+            sebx::grade::backend::Unavailable::NoRuntime,
+        ));
+        app.labelling.annotator = "tester".to_string();
+        app.update(&Action::Resize {
+            width: w,
+            height: h,
+        });
+        app.update(&Action::Down);
+        app.update(&Action::Rerun);
+        let text = shot(&app, w, h);
+        assert_eq!(app.popup, Some(sebx::tui::state::Popup::Runtime), "{text}");
+        assert_snapshot!(format!("runtime_offer_{w}x{h}"), text);
+    }
+}
