@@ -229,6 +229,21 @@ fn extra_keys_as_columns_and_filters() {
         "extra_keys_picker",
         popup(&screen, "Extra keys of the samples")
     );
+    // The whole screen with the picker at the two sizes issue 41 names.
+    let size = app.size;
+    for (w, h) in [(80, 24), (160, 45)] {
+        app.update(&sebx::tui::Action::Resize {
+            width: w,
+            height: h,
+        });
+        let whole = drawn(app);
+        assert!(whole.contains("Extra keys of the samples"), "{whole}");
+        insta::assert_snapshot!(format!("extra_keys_picker_{w}x{h}"), whole);
+    }
+    app.update(&sebx::tui::Action::Resize {
+        width: size.0,
+        height: size.1,
+    });
     for (key, samples, distinct) in &got {
         let row = screen
             .lines()

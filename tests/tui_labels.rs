@@ -372,6 +372,20 @@ fn two_explorers_label_the_same_file_and_see_agreement() {
     let text = screen(&draw(&ann, 100, 30)).replace(&data.path().display().to_string(), "[DATA]");
     assert!(text.contains("Agreement: ann vs bob"), "{text}");
     insta::assert_snapshot!("agreement_popup", text);
+    // At the two sizes issue 41 names, then back.
+    for (w, h) in [(80, 24), (160, 45)] {
+        ann.update(&Action::Resize {
+            width: w,
+            height: h,
+        });
+        let text = screen(&draw(&ann, w, h)).replace(&data.path().display().to_string(), "[DATA]");
+        assert!(text.contains("Agreement: ann vs bob"), "{text}");
+        insta::assert_snapshot!(format!("agreement_popup_{w}x{h}"), text);
+    }
+    ann.update(&Action::Resize {
+        width: 100,
+        height: 30,
+    });
     // Enter opens the highlighted disagreement's rollout.
     assert_eq!(ann.list.selected, Some(3));
     let enter = ratatui::crossterm::event::Event::Key(ratatui::crossterm::event::KeyEvent::new(

@@ -392,7 +392,7 @@ pub fn draw_popup(frame: &mut Frame, x: &ExtraKeys, theme: &Theme, keys: &Keymap
     let skip = (at + 1).saturating_sub(rows);
     let rect = popup_area(area, width, height);
     frame.render_widget(Clear, rect);
-    let block = crate::tui::layout::titled_box(theme, title, theme.popup);
+    let block = crate::tui::layout::titled_box(theme, title, theme.popup, rect.width);
     let shown: Vec<Line> = lines.into_iter().skip(skip).take(rows).collect();
     frame.render_widget(Paragraph::new(shown).block(block), rect);
 }

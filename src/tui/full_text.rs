@@ -146,7 +146,7 @@ fn draw(frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)
-            .block(titled_box(cx.theme, title, cx.theme.popup))
+            .block(titled_box(cx.theme, title, cx.theme.popup, popup.width))
             .scroll((cx.popup_scroll, 0)),
         popup,
     );

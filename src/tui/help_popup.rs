@@ -156,7 +156,7 @@ fn draw_help(help: &HelpPopup, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
             ]
         )
     );
-    let block = titled_box(theme, title, theme.popup);
+    let block = titled_box(theme, title, theme.popup, popup.width);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)
@@ -191,7 +191,7 @@ fn draw_issues(frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         cx.corpus.issues.len(),
         cx.keys.aside(Action::Cancel, "closes")
     );
-    let block = titled_box(theme, title, theme.popup);
+    let block = titled_box(theme, title, theme.popup, popup.width);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)

@@ -208,8 +208,20 @@ pub(crate) fn wrap_words(text: &str, width: usize) -> Vec<String> {
 }
 
 /// The focused box a screen (filled with `theme.base`) or a popup (`theme.popup`) is drawn
-/// in, titled `title` in the title style.
-pub fn titled_box(theme: &Theme, title: String, fill: ratatui::style::Style) -> Block<'static> {
+/// in, `width` columns wide, titled `title` in the title style: a title longer than the
+/// box's top edge is cut with a `…`, never silently (a box's title says its keys).
+pub fn titled_box(
+    theme: &Theme,
+    title: String,
+    fill: ratatui::style::Style,
+    width: u16,
+) -> Block<'static> {
+    let room = usize::from(width.saturating_sub(2));
+    let title = if title.chars().count() > room {
+        fit(&title, room)
+    } else {
+        title
+    };
     Block::default()
         .borders(Borders::ALL)
         .border_style(theme.border_focused)
@@ -240,7 +252,7 @@ pub fn popup_box(
         None => popup_scroll,
     };
     frame.render_widget(Clear, popup_rect);
-    let block = titled_box(theme, title, theme.popup);
+    let block = titled_box(theme, title, theme.popup, popup_rect.width);
     frame.render_widget(
         Paragraph::new(lines)
             .block(block)

@@ -69,16 +69,12 @@ pub fn draw(view: &StatsView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         Screen::Cell(..) => "Pairs in the cell",
         Screen::Pair(..) => "Pair side by side",
     };
-    // Cut with a `…` where the box ends (the status bar says the keys too).
-    let title = fit_end(
-        &format!(
-            " {name} · {}{} ",
-            super::footer_keys(screen, cx.keys),
-            super::extra_keys(screen, cx.keys).map_or(String::new(), |k| format!(" · {k}"))
-        ),
-        usize::from(main.width.saturating_sub(2)),
+    let title = format!(
+        " {name} · {}{} ",
+        super::footer_keys(screen, cx.keys),
+        super::extra_keys(screen, cx.keys).map_or(String::new(), |k| format!(" · {k}"))
     );
-    let block = crate::tui::layout::titled_box(theme, title, theme.base);
+    let block = crate::tui::layout::titled_box(theme, title, theme.base, main.width);
     let inner = block.inner(main);
     frame.render_widget(block, main);
     let Some(r) = &view.result else {
@@ -947,7 +943,12 @@ pub fn draw_row_whole(view: &StatsView, frame: &mut Frame, area: Rect, cx: &Draw
     frame.render_widget(Clear, popup);
     frame.render_widget(
         Paragraph::new(lines)
-            .block(crate::tui::layout::titled_box(theme, title, theme.popup))
+            .block(crate::tui::layout::titled_box(
+                theme,
+                title,
+                theme.popup,
+                popup.width,
+            ))
             .scroll((cx.popup_scroll, 0)),
         popup,
     );

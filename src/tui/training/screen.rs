@@ -100,7 +100,7 @@ pub fn draw(view: &TrainingView, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>)
         super::footer_keys(cx.keys, main.width >= 100)
     };
     let title = format!(" Training · {keys} ");
-    let block = crate::tui::layout::titled_box(theme, title, theme.base);
+    let block = crate::tui::layout::titled_box(theme, title, theme.base, main.width);
     let inner = block.inner(main);
     frame.render_widget(block, main);
     let lines = match &view.result {
