@@ -7,21 +7,13 @@ use ratatui::Terminal;
 use ratatui::backend::TestBackend;
 use ratatui::crossterm::event::KeyCode;
 use sebx::tui::component::Component;
-use sebx::tui::explore::ExploreArgs;
 use sebx::tui::panes::labels::panels;
 use sebx::tui::{Action, App, ui};
 
-use crate::isolated;
-use crate::tui_common::{demo_app, press, screen};
+use crate::tui_common::{press, screen};
 
 fn demo(dir: &std::path::Path, config: &str) -> App {
-    let path = dir.join("config.toml");
-    std::fs::write(&path, config).expect("write the config");
-    let args = ExploreArgs {
-        config: Some(path),
-        ..isolated::explore_args()
-    };
-    demo_app(&args, dir, 80, 24)
+    crate::tui_common::demo_with_config(dir, config, 80, 24)
 }
 
 /// What `component` draws in a `width`×`height` area.

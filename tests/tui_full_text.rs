@@ -7,20 +7,11 @@
 use crate::tui_common;
 
 use ratatui::crossterm::event::KeyCode;
-use sebx::tui::explore::ExploreArgs;
 use sebx::tui::{Action, App};
 use tui_common::{drawn, press};
 
-use crate::isolated;
-
 fn demo(dir: &std::path::Path, config: &str) -> App {
-    let path = dir.join("config.toml");
-    std::fs::write(&path, config).expect("write the config");
-    let args = ExploreArgs {
-        config: Some(path),
-        ..isolated::explore_args()
-    };
-    tui_common::demo_app(&args, dir, 80, 24)
+    crate::tui_common::demo_with_config(dir, config, 80, 24)
 }
 
 /// The text inside the popup titled `… whole …`, its lines joined, or `None` when no such

@@ -12,7 +12,7 @@ use sebx::grade::facts::Facts;
 use sebx::grade::report::GradeReport;
 use sebx::grade::score_cache::ScoreCache;
 use sebx::grade::settings::GradingSettings;
-use sebx::model::{Rollout, Verdict};
+use sebx::model::Verdict;
 use sebx::session::resolve::VerdictSource;
 use sebx::tui::Action;
 use sebx::tui::app::Grading;
@@ -20,22 +20,6 @@ use sebx::tui::entry::Shown;
 use sebx::tui::inline::drain_inline;
 use sebx::tui::jobs::JobRequest;
 use tui_common::*;
-
-/// The fake grader, remembering each report in `cache` as the embedded grader does.
-struct Remembering {
-    inner: FakeBackend,
-    cache: Option<Arc<ScoreCache>>,
-}
-
-impl GradeBackend for Remembering {
-    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport> {
-        let report = self.inner.grade(rollout)?;
-        if let Some(cache) = &self.cache {
-            cache.put(rollout, &report)?;
-        }
-        Ok(report)
-    }
-}
 
 /// The cases a report shows, without the run-to-run parts.
 fn cases(report: &GradeReport) -> Vec<(String, String, Option<String>)> {

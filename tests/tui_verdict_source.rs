@@ -9,36 +9,17 @@ use crate::isolated;
 use crate::tui_common;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use sebx::grade::backend::GradeBackend;
-use sebx::grade::report::GradeReport;
 use sebx::grade::reruns::{RerunRecord, RerunStore};
-use sebx::grade::score_cache::ScoreCache;
-use sebx::model::{Rollout, Verdict};
+use sebx::model::Verdict;
 use sebx::session::resolve::VerdictSource;
 use sebx::tui::app::Grading;
 use sebx::tui::entry::Shown;
 use sebx::tui::explore::ExploreArgs;
 use sebx::tui::inline::{drain_inline, load_inline};
 use sebx::tui::{Action, App};
-use tui_common::{FakeBackend, draw, reports_a, run_a, screen};
-
-/// The fake grader, remembering each report in `cache` as the embedded grader does.
-struct Remembering {
-    inner: FakeBackend,
-    cache: Option<Arc<ScoreCache>>,
-}
-
-impl GradeBackend for Remembering {
-    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport> {
-        let report = self.inner.grade(rollout)?;
-        if let Some(cache) = &self.cache {
-            cache.put(rollout, &report)?;
-        }
-        Ok(report)
-    }
-}
+use tui_common::{FakeBackend, Remembering, draw, reports_a, run_a, screen};
 
 /// `paths` opened as `sebx PATHS --cache-dir CACHE` opens them, grading with `grader`
 /// (remembering what it grades in the cache; none: the verdicts the files and the cache

@@ -757,3 +757,31 @@ pub fn demo_presenter(
     assert!(missing.is_empty(), "{missing:?}");
     p
 }
+
+/// The fake grader, remembering each report in `cache` as the embedded grader does.
+pub struct Remembering {
+    pub inner: FakeBackend,
+    pub cache: Option<Arc<sebx::grade::score_cache::ScoreCache>>,
+}
+
+impl GradeBackend for Remembering {
+    fn grade(&self, rollout: &Rollout) -> anyhow::Result<GradeReport> {
+        let report = self.inner.grade(rollout)?;
+        if let Some(cache) = &self.cache {
+            cache.put(rollout, &report)?;
+        }
+        Ok(report)
+    }
+}
+
+/// The demo opened as `sebx` opens it with `config` as its config file (written under
+/// `dir`, where its sidecars go too), at `width`×`height`.
+pub fn demo_with_config(dir: &std::path::Path, config: &str, width: u16, height: u16) -> App {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, config).expect("write the config");
+    let args = sebx::tui::explore::ExploreArgs {
+        config: Some(path),
+        ..crate::isolated::explore_args()
+    };
+    demo_app(&args, dir, width, height)
+}
