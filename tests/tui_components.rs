@@ -95,3 +95,49 @@ fn the_labels_panel_draws_itself_in_label_mode() {
         "boxed, every line inside:\n{text}"
     );
 }
+
+/// The list is a component answering its own moves: a page key moves by the rows it shows
+/// (less one), at each size; the bottom and top keys reach the last and first rows; and
+/// with a screen open its moves are the screen's, the list's cursor stays.
+#[test]
+fn the_list_answers_its_moves() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut app = demo(dir.path(), "");
+    let rows: Vec<usize> = app.list.rows().collect();
+    assert!(rows.len() > 20, "the demo has enough rows");
+    let at = |app: &App| {
+        rows.iter()
+            .position(|r| Some(*r) == app.list.selected)
+            .expect("a row selected")
+    };
+    for (w, h) in [(80, 24), (160, 45)] {
+        app.update(&Action::Resize {
+            width: w,
+            height: h,
+        });
+        press(&mut app, KeyCode::Home);
+        assert_eq!(at(&app), 0);
+        let page = app.list_height().max(2) - 1;
+        press(&mut app, KeyCode::PageDown);
+        assert_eq!(at(&app), page.min(rows.len() - 1), "{w}x{h}");
+        press(&mut app, KeyCode::PageUp);
+        assert_eq!(at(&app), 0);
+        press(&mut app, KeyCode::End);
+        assert_eq!(at(&app), rows.len() - 1);
+        // The cursor is on screen: the list scrolled to it.
+        assert!(screen_of(&app).contains('▶'), "{w}x{h}");
+    }
+    // A screen of its own takes the moves.
+    press(&mut app, KeyCode::Home);
+    press(&mut app, KeyCode::Char('S'));
+    press(&mut app, KeyCode::Down);
+    assert_eq!(at(&app), 0, "the list stays under the Stats screen");
+    assert_eq!(app.stats.cursor, 1, "the map moved");
+}
+
+fn screen_of(app: &App) -> String {
+    let (w, h) = app.size;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal.draw(|f| ui::draw(f, app)).expect("draws");
+    screen(&terminal)
+}

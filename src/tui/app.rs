@@ -167,11 +167,13 @@ enum ComponentId {
     Extras,
     /// The detail pane's own keys (its tabs), after every part's.
     Detail,
+    /// The list's moves, last: a screen or popup open takes them first.
+    List,
 }
 
 impl ComponentId {
     /// The order keys and actions are offered in: the first part to take one has it.
-    const ORDER: [ComponentId; 7] = [
+    const ORDER: [ComponentId; 8] = [
         ComponentId::Training,
         ComponentId::Stats,
         ComponentId::Bookmarks,
@@ -179,6 +181,7 @@ impl ComponentId {
         ComponentId::Reruns,
         ComponentId::Extras,
         ComponentId::Detail,
+        ComponentId::List,
     ];
     /// The order they draw in (the screens over the list; the last drawn is on top).
     const DRAW_ORDER: [ComponentId; 7] = [
@@ -225,7 +228,7 @@ impl App {
                 .map_or_else(|| "label_mode".to_string(), |k| k.to_string()),
         );
         labelling.skip_hint = keymap.aside(Action::Down, "skips it");
-        App {
+        let mut app = App {
             corpus: Corpus {
                 ctx,
                 runs: Vec::new(),
@@ -270,7 +273,9 @@ impl App {
             view_dirty: false,
             view_refreshed: None,
             next_ticket: 1,
-        }
+        };
+        app.list.page = app.list_height();
+        app
     }
 
     /// The selected row's entry.
@@ -288,6 +293,18 @@ impl App {
 
     /// A part, mutable, with what it reads of the rest.
     fn component_mut(&mut self, id: ComponentId) -> (&mut dyn Component, Cx<'_>) {
+        if id == ComponentId::List {
+            // The list reads itself; the others' list is an empty one here.
+            static NO_LIST: std::sync::LazyLock<ListView> =
+                std::sync::LazyLock::new(ListView::default);
+            let cx = Cx {
+                corpus: &self.corpus,
+                list: &NO_LIST,
+                labels: &self.labelling,
+                keys: &self.keymap,
+            };
+            return (&mut self.list, cx);
+        }
         let (corpus, list, keys) = (&self.corpus, &self.list, &self.keymap);
         let others = |labels| Cx {
             corpus,
@@ -303,6 +320,7 @@ impl App {
             ComponentId::Reruns => (&mut self.reruns, others(&self.labelling)),
             ComponentId::Extras => (&mut self.extras, others(&self.labelling)),
             ComponentId::Detail => (&mut self.detail, others(&self.labelling)),
+            ComponentId::List => unreachable!("answered above"),
         }
     }
 
@@ -315,6 +333,7 @@ impl App {
             ComponentId::Reruns => &self.reruns,
             ComponentId::Extras => &self.extras,
             ComponentId::Detail => &self.detail,
+            ComponentId::List => &self.list,
         }
     }
 
@@ -460,12 +479,6 @@ impl App {
                 self.should_quit = true;
                 true
             }
-            Action::Up => self.move_by(-1),
-            Action::Down => self.move_by(1),
-            Action::PageUp => self.move_by(-(self.list_height().max(2) as isize - 1)),
-            Action::PageDown => self.move_by(self.list_height().max(2) as isize - 1),
-            Action::Top => self.move_to_view_index(0),
-            Action::Bottom => self.move_to_view_index(self.list.view.len().saturating_sub(1)),
             Action::ScrollDown => self.scroll_detail(1),
             Action::ScrollUp => self.scroll_detail(-1),
             Action::FirstFailedCase => self.first_failed_case(),
@@ -562,6 +575,7 @@ impl App {
             }
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
+                self.list.page = self.list_height();
                 self.keep_cursor_visible();
                 true
             }

@@ -220,12 +220,7 @@ impl App {
         if self.list.view.is_empty() {
             return false;
         }
-        let target = target.min(self.list.view.len() - 1);
-        // Skip headings: look forward, then backward.
-        let found = self.list.view[target..]
-            .iter()
-            .chain(self.list.view[..target].iter().rev())
-            .find_map(ViewRow::row);
+        let found = self.list.row_at_view_index(target);
         let changed = found != self.list.selected;
         self.select(found);
         self.keep_cursor_visible();
@@ -233,24 +228,15 @@ impl App {
     }
 
     pub(super) fn move_by(&mut self, delta: isize) -> bool {
-        let rows: Vec<usize> = self
-            .list
-            .view
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| matches!(r, ViewRow::Row(_)))
-            .map(|(k, _)| k)
-            .collect();
-        if rows.is_empty() {
-            return false;
+        match self.list.row_moved_by(delta) {
+            Some(row) => {
+                let changed = Some(row) != self.list.selected;
+                self.select(Some(row));
+                self.keep_cursor_visible();
+                changed
+            }
+            None => false,
         }
-        let current = self
-            .list
-            .cursor()
-            .and_then(|c| rows.iter().position(|k| *k == c))
-            .unwrap_or(0);
-        let next = (current as isize + delta).clamp(0, rows.len() as isize - 1) as usize;
-        self.move_to_view_index(rows[next])
     }
 
     pub(super) fn keep_cursor_visible(&mut self) {

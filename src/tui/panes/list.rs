@@ -1,8 +1,9 @@
 //! The rollout list as a component: its title (counts, where the cursor is, labelling
 //! progress), the column header and the rows (verdict, reward, run, step, the extra keys
 //! chosen as columns, the task with this annotator's label, the functions called, failed
-//! cases, findings). It reads the labels, bookmarks and extra columns through [`DrawCx`];
-//! its keys are still `App`'s (moving the cursor settles the whole view).
+//! cases, findings). It reads the labels, bookmarks and extra columns through [`DrawCx`].
+//! Its keys are the moves (↑↓, pages, top, bottom): it answers with the row they reach,
+//! which `App` selects, settling the detail pane and grading that row first.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -10,12 +11,79 @@ use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Paragraph};
 
 use super::super::action::Action;
-use super::super::component::{Component, DrawCx};
+use super::super::component::{Component, Cx, DrawCx};
+use super::super::effects::{Effects, Handled};
 use super::super::layout::fit;
 use super::super::search::highlight_spans;
 use super::super::state::{ListView, ViewRow};
 
+impl ListView {
+    /// The row at view line `target` (at most the last), headings skipped: looking forward,
+    /// then backward; `None` when the view holds no row.
+    pub fn row_at_view_index(&self, target: usize) -> Option<usize> {
+        let target = target.min(self.view.len().checked_sub(1)?);
+        self.view[target..]
+            .iter()
+            .chain(self.view[..target].iter().rev())
+            .find_map(ViewRow::row)
+    }
+
+    /// The row `delta` rows (not headings) from the cursor, kept within the view; `None`
+    /// when the view holds no row.
+    pub fn row_moved_by(&self, delta: isize) -> Option<usize> {
+        let rows: Vec<usize> = self.rows().collect();
+        if rows.is_empty() {
+            return None;
+        }
+        let current = self
+            .selected
+            .and_then(|s| rows.iter().position(|r| *r == s))
+            .unwrap_or(0);
+        let next = (current as isize + delta).clamp(0, rows.len() as isize - 1) as usize;
+        Some(rows[next])
+    }
+
+    /// The row a move key takes the cursor to (a page key moves by the rows shown, less
+    /// one); `None`: not a move key, or nothing to move to.
+    fn moved(&self, action: &Action) -> Option<usize> {
+        let page = self.page.max(2) as isize - 1;
+        match action {
+            Action::Up => self.row_moved_by(-1),
+            Action::Down => self.row_moved_by(1),
+            Action::PageUp => self.row_moved_by(-page),
+            Action::PageDown => self.row_moved_by(page),
+            Action::Top => self.row_at_view_index(0),
+            Action::Bottom => self.row_at_view_index(self.view.len().saturating_sub(1)),
+            _ => None,
+        }
+    }
+}
+
 impl Component for ListView {
+    /// The move keys: the row they reach is selected (and scrolled to) by `App`, which
+    /// settles the detail pane and grades the row first.
+    fn update(&mut self, action: &Action, _cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        let is_move = matches!(
+            action,
+            Action::Up
+                | Action::Down
+                | Action::PageUp
+                | Action::PageDown
+                | Action::Top
+                | Action::Bottom
+        );
+        if !is_move {
+            return Handled::Passed;
+        }
+        match self.moved(action) {
+            Some(row) if Some(row) != self.selected => {
+                fx.jump_to = Some(row);
+                Handled::Redraw
+            }
+            _ => Handled::Unchanged,
+        }
+    }
+
     fn draw(&self, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
         draw_list(self, frame, area, cx);
     }
