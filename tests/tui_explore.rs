@@ -225,3 +225,42 @@ fn without_a_terminal_the_binary_says_what_to_use_instead() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// The bundled demo's tasks, embedded in the binary, are read by the one dataset reader:
+/// `sebx` with no path holds exactly the items `samples/demo/tasks.jsonl` gives as a file.
+#[test]
+fn the_embedded_demos_tasks_are_read_as_the_file_is() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = crate::tui_common::demo_app(&crate::isolated::explore_args(), dir.path(), 80, 24);
+    let embedded = &app.corpus.ctx.dataset;
+    let mut file = sebx::model::Dataset::default();
+    file.load_file(
+        &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("samples/demo/tasks.jsonl"),
+    )
+    .expect("the demo's tasks");
+    assert!(file.issues.is_empty() && embedded.issues.is_empty());
+    assert_eq!(embedded.items.len(), file.items.len());
+    assert!(!file.items.is_empty());
+    for (query, item) in &file.items {
+        let got = embedded
+            .get(query)
+            .unwrap_or_else(|| panic!("{query} embedded"));
+        assert_eq!(
+            (
+                &got.function_name,
+                &got.selected_functions,
+                &got.reference,
+                &got.right_exe_result,
+                got.line
+            ),
+            (
+                &item.function_name,
+                &item.selected_functions,
+                &item.reference,
+                &item.right_exe_result,
+                item.line
+            ),
+        );
+        assert_eq!(got.test_cases, item.test_cases);
+    }
+}

@@ -35,6 +35,14 @@ impl Dataset {
     /// Adds the items of one dataset file; bad lines become issues.
     pub fn load_file(&mut self, path: &Path) -> std::io::Result<()> {
         let text = std::fs::read(path)?;
+        self.add_text(path, &text);
+        Ok(())
+    }
+
+    /// Adds the items of a dataset file's text read from elsewhere (the bundled demo's),
+    /// named `path`: the same reading as [`Dataset::load_file`] (the first item of a query
+    /// kept, `right_code` when there is no `example_output`, bad lines as issues).
+    pub fn add_text(&mut self, path: &Path, text: &[u8]) {
         self.files.push(path.to_path_buf());
         for (idx, raw) in text.split(|b| *b == b'\n').enumerate() {
             if raw.iter().all(|b| b.is_ascii_whitespace()) {
@@ -51,7 +59,6 @@ impl Dataset {
                 }),
             }
         }
-        Ok(())
     }
 
     pub fn get(&self, query: &str) -> Option<&DatasetItem> {

@@ -9,12 +9,11 @@ use std::sync::Arc;
 
 use anyhow::{Context as _, Result, bail};
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::grade::backend::{GradeBackend, Grader, Unavailable};
 use crate::grade::runs::{LearnedAt, OnsetAt};
 use crate::model::verl::JoinIndex;
-use crate::model::{ApiMap, Dataset, DatasetItem, TestCase};
+use crate::model::{ApiMap, Dataset};
 use crate::session::caches::{CacheFlags, open_score_cache};
 use crate::session::inputs::{FolderHolds, GivenFolder, Inputs};
 use crate::session::sidecars::SidecarFlags;
@@ -176,57 +175,14 @@ pub struct Session {
     pub follow: bool,
 }
 
-/// Dataset items from JSONL text (for the embedded demo; files go through `Dataset::load_file`).
-fn dataset_from_text(label: &Path, text: &str) -> Dataset {
-    let mut ds = Dataset::default();
-    for (i, line) in text.lines().enumerate() {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
-            continue;
-        };
-        let Some(query) = v.get("query").and_then(Value::as_str) else {
-            continue;
-        };
-        let strs = |k: &str| -> Vec<String> {
-            v.get(k)
-                .and_then(Value::as_array)
-                .map(|a| {
-                    a.iter()
-                        .filter_map(|x| x.as_str().map(str::to_string))
-                        .collect()
-                })
-                .unwrap_or_default()
-        };
-        let cases = v
-            .get("test_cases")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|c| {
-                        Some(TestCase {
-                            input: c.get("input")?.as_str()?.to_string(),
-                            output: c.get("output")?.as_str()?.to_string(),
-                        })
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let s = |k: &str| v.get(k).and_then(Value::as_str).unwrap_or("").to_string();
-        ds.items.insert(
-            query.to_string(),
-            DatasetItem {
-                query: query.to_string(),
-                function_name: s("function_name"),
-                selected_functions: strs("selected_functions"),
-                reference: strs("example_output"),
-                test_cases: cases,
-                right_exe_result: s("right_exe_result"),
-                source: label.to_path_buf(),
-                line: i + 1,
-            },
-        );
-    }
-    ds.files.push(label.to_path_buf());
-    ds
+/// The bundled demo's tasks, read as any dataset file is.
+fn demo_dataset() -> Dataset {
+    let mut dataset = Dataset::default();
+    dataset.add_text(
+        Path::new("samples/demo/tasks.jsonl"),
+        demo::TASKS.as_bytes(),
+    );
+    dataset
 }
 
 /// How the explorer looks, read before any input (a bad config, theme, keys or tokenizer
@@ -283,10 +239,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     let (api, dataset, sources) = if args.demo_training {
         notes.push("Showing the bundled demo's training run (T: the Training screen).".to_string());
         let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
-        let dataset = Arc::new(dataset_from_text(
-            Path::new("samples/demo/tasks.jsonl"),
-            demo::TASKS,
-        ));
+        let dataset = Arc::new(demo_dataset());
         let join = Arc::new(JoinIndex::new(&dataset));
         let sources = ["rollout", "validation"]
             .into_iter()
@@ -315,10 +268,7 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     } else if args.paths.is_empty() && args.correct.is_empty() {
         notes.push("Showing the bundled demo (sebx FILE... opens your own files).".to_string());
         let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
-        let dataset = Arc::new(dataset_from_text(
-            Path::new("samples/demo/tasks.jsonl"),
-            demo::TASKS,
-        ));
+        let dataset = Arc::new(demo_dataset());
         let sources = vec![
             Source {
                 kind: FileKind::Rollouts,
