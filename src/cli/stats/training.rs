@@ -403,13 +403,9 @@ pub fn course_titles(fig: &TrainingFigures) -> [String; 2] {
 
 /// A one-line count of how tasks ended, per run.
 pub fn course_summary(courses: &[Course]) -> Vec<String> {
-    let mut by_run: std::collections::BTreeMap<&str, [usize; 3]> = Default::default();
-    for c in courses {
-        let e = by_run.entry(c.run.as_str()).or_default();
-        e[c.status as usize] += 1;
-    }
-    by_run
-        .into_iter()
+    let runs: std::collections::BTreeSet<&str> = courses.iter().map(|c| c.run.as_str()).collect();
+    runs.into_iter()
+        .map(|run| (run, crate::grade::runs::courses_ended(courses, run)))
         .map(|(run, [learned, forgotten, never])| {
             format!(
                 "run {run}: {learned} tasks learned, {forgotten} forgotten, {never} never solved"

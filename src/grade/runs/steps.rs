@@ -173,6 +173,16 @@ pub struct Course {
     pub run_index: u32,
 }
 
+/// How the courses of run `run` ended: `[learned, forgotten, never solved]` (indexed by
+/// [`Learning`]), the one count `stats --by course` and the Training screen say.
+pub fn courses_ended(courses: &[Course], run: &str) -> [usize; 3] {
+    let mut ended = [0usize; 3];
+    for c in courses.iter().filter(|c| c.run == run) {
+        ended[c.status as usize] += 1;
+    }
+    ended
+}
+
 /// A heat-map cell's counts: (rollouts, right, reward 1, right by loophole).
 type CellCounts = (usize, usize, usize, usize);
 

@@ -383,11 +383,7 @@ fn down_key(cx: &DrawCx<'_>) -> String {
 /// loopholes set in (any kind, at `--onset-at`).
 fn run_summary(r: &TrainingResult, name: &str) -> String {
     let fig = &r.report.figures;
-    let mut ended = [0usize; 3];
-    for c in fig.task_courses.iter().filter(|c| c.run == name) {
-        ended[c.status as usize] += 1;
-    }
-    let [learned, forgotten, never] = ended;
+    let [learned, forgotten, never] = crate::grade::runs::courses_ended(&fig.task_courses, name);
     let onset = match fig.onsets.iter().find(|o| o.run == name && o.kind == ANY) {
         Some(o) => match (o.step, o.peak) {
             (Some(step), _) => format!("loophole onset at step {step}"),
