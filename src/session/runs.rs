@@ -643,7 +643,25 @@ fn add_one(
     labels: Option<Vec<String>>,
     analyses: &mut Bounded<(usize, String), Analysis>,
 ) {
-    let Some(known) = known else {
+    let known = known.map(|k| (k.verdict, Some(&k.facts)));
+    add_row(set, run, r, known, sample, api, dataset, labels, analyses);
+}
+
+/// [`add_one`] for a row known by its verdict and, when at hand, its facts (the reward, the
+/// loophole kinds the runs settled): without facts the reward is unknown.
+#[allow(clippy::too_many_arguments)]
+fn add_row(
+    set: &mut RunSet,
+    run: u32,
+    r: &Rollout,
+    known: Option<(crate::model::Verdict, Option<&crate::grade::facts::Facts>)>,
+    sample: Option<SampleFacts>,
+    api: &ApiMap,
+    dataset: &Dataset,
+    labels: Option<Vec<String>>,
+    analyses: &mut Bounded<(usize, String), Analysis>,
+) {
+    let Some((v, facts)) = known else {
         if let (Some(meta), Some(sample)) = (r.sample.as_deref(), sample) {
             // A training sample without a verdict is counted, never dropped.
             let kinds = if api.is_empty() {
@@ -656,7 +674,6 @@ fn add_one(
         }
         return;
     };
-    let v = known.verdict;
     if api.is_empty() {
         set.add_bare(run, r, v, labels);
     } else if r.sample.is_some() {
@@ -671,8 +688,58 @@ fn add_one(
     } else {
         set.add_rollout(run, r, v, api, dataset.get(&r.query), labels);
     }
-    set.set_last_facts(&known.facts);
+    match facts {
+        Some(f) => set.set_last_facts(f),
+        None => set.set_last_reward(None, None),
+    }
     set.set_last_sample(sample);
+}
+
+/// A row the explorer holds, as a run set takes it: its run, its rollout, the verdict it
+/// shows (none: not graded) with its facts when known, its facts as a training sample, its
+/// labels.
+pub struct HeldRow<'a> {
+    pub run: u32,
+    pub rollout: &'a Rollout,
+    pub known: Option<(crate::model::Verdict, Option<crate::grade::facts::Facts>)>,
+    pub sample: Option<SampleFacts>,
+    pub labels: Option<Vec<String>>,
+}
+
+/// The run set of the explorer's rows (the Stats and Training screens), filled as `sebx
+/// stats` fills its own ([`load_runs`]): the same analysis, reward, settled loophole kinds
+/// and ungraded training samples. Gives the set and the indices of the rows it holds as
+/// graded, in order.
+pub fn set_of_rows<'a>(
+    run_names: &[String],
+    rows: impl IntoIterator<Item = HeldRow<'a>>,
+    api: &ApiMap,
+    dataset: &Dataset,
+) -> (RunSet, Vec<usize>) {
+    let mut set = RunSet::default();
+    for name in run_names {
+        set.add_run(name);
+    }
+    let mut analyses: Bounded<(usize, String), Analysis> = Bounded::new(4096);
+    let mut graded = Vec::new();
+    for (i, row) in rows.into_iter().enumerate() {
+        let known = row.known.as_ref().map(|(v, f)| (*v, f.as_ref()));
+        if known.is_some() {
+            graded.push(i);
+        }
+        add_row(
+            &mut set,
+            row.run,
+            row.rollout,
+            known,
+            row.sample,
+            api,
+            dataset,
+            row.labels,
+            &mut analyses,
+        );
+    }
+    (set, graded)
 }
 
 /// What streaming a training run reads besides the run.

@@ -210,22 +210,12 @@ impl TrainingView {
         let scores = corpus
             .scores
             .iter()
-            .map(|s| match s.facts() {
-                Some(f) => RowScore {
-                    verdict: f.verdict,
-                    reward: f.reward,
-                    reason: f.reason,
-                    loopholes: f.run_kinds(),
+            .map(|s| RowScore {
+                verdict: match s.shown() {
+                    super::entry::Shown::Verdict(v) => Some(v),
+                    _ => None,
                 },
-                None => RowScore {
-                    verdict: match s.shown() {
-                        super::entry::Shown::Verdict(v) => Some(v),
-                        _ => None,
-                    },
-                    reward: None,
-                    reason: None,
-                    loopholes: 0,
-                },
+                facts: s.facts(),
             })
             .collect();
         fx.requests

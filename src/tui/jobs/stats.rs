@@ -8,6 +8,7 @@ use crate::grade::runs::{FunctionSort, LearnedAt, RunSet};
 use crate::model::{ApiMap, Dataset, Verdict};
 use crate::session::loaded::LoadedRun;
 use crate::session::report::{CompareReport, StatsReport, compare_set, stats_report};
+use crate::session::runs::{HeldRow, set_of_rows};
 
 use super::super::entry::Entry;
 
@@ -51,32 +52,23 @@ pub struct StatsResult {
 
 /// Computes everything the screens show (worker thread).
 pub fn compute(input: &StatsInput) -> StatsResult {
-    let mut set = RunSet::default();
-    for run in &input.runs {
-        set.add_run(&run.name);
-    }
-    let mut rows = Vec::new();
-    let mut ungraded = 0;
-    for (row, (entry, verdict)) in input.entries.iter().zip(&input.verdicts).enumerate() {
-        let Some(v) = verdict else {
-            ungraded += 1;
-            continue;
-        };
-        let run = entry.run as u32;
-        let labels = input.labels.get(row).cloned().flatten();
-        if input.api.is_empty() {
-            set.add_bare(run, &entry.rollout, *v, labels);
-        } else {
-            let item = input.dataset.get(&entry.rollout.query);
-            set.add_rollout(run, &entry.rollout, *v, &input.api, item, labels);
-        }
-        // The reward beside the verdict, as `sebx stats` adds it (its figures then agree).
-        match input.facts.get(row).copied().flatten() {
-            Some(f) => set.set_last_facts(&f),
-            None => set.set_last_reward(None, None),
-        }
-        rows.push(row);
-    }
+    let names: Vec<String> = input.runs.iter().map(|r| r.name.clone()).collect();
+    // Every row with the verdict it shows, as `sebx stats` adds a rollout (the reward beside
+    // it, so that the figures agree); training samples are the Training screen's.
+    let held = input
+        .entries
+        .iter()
+        .zip(&input.verdicts)
+        .enumerate()
+        .map(|(row, (entry, verdict))| HeldRow {
+            run: entry.run as u32,
+            rollout: &entry.rollout,
+            known: verdict.map(|v| (v, input.facts.get(row).copied().flatten())),
+            sample: None,
+            labels: input.labels.get(row).cloned().flatten(),
+        });
+    let (set, rows) = set_of_rows(&names, held, &input.api, &input.dataset);
+    let ungraded = input.entries.len() - rows.len();
     // `sebx stats`'s defaults: pass@1 and pass@(largest sample count), the map by accuracy.
     // The set holds no training samples (the Training screen has their figures), so the
     // threshold of a step that solves a task has nothing to decide here.

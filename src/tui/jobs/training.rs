@@ -7,17 +7,15 @@
 //! goes): the figures come without waiting for it, and take the tokens once every row has
 //! them.
 
-use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::analysis::{Analysis, analyze_rollout};
-use crate::grade::report::ReasonKind;
-use crate::grade::runs::{LearnedAt, OnsetAt, RunSet, SampleFacts, UngradedSample, kinds_of};
+use crate::grade::runs::{LearnedAt, OnsetAt, RunSet, SampleFacts};
 use crate::model::tokenizer::TokenCounter;
 use crate::model::{ApiMap, Dataset, Verdict};
 use crate::session::report::TrainingReport;
+use crate::session::runs::{HeldRow, set_of_rows};
 
 use super::super::entry::Entry;
 
@@ -25,10 +23,9 @@ use super::super::entry::Entry;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RowScore {
     pub verdict: Option<Verdict>,
-    pub reward: Option<u8>,
-    pub reason: Option<ReasonKind>,
-    /// The loophole kinds the grade's behaviour runs confirmed.
-    pub loopholes: crate::model::finding_kinds::KindSet,
+    /// What the grade holds besides the verdict (the reward, the loophole kinds its runs
+    /// settled), when at hand.
+    pub facts: Option<crate::grade::facts::Facts>,
 }
 
 /// What the training job needs: a snapshot of the rows and their scores.
@@ -212,17 +209,14 @@ impl TrainingResult {
     }
 }
 
-/// Computes the figures (worker thread).
+/// Computes the figures (worker thread): the run set of the training samples, filled as
+/// `sebx stats` fills its own (`session::runs::set_of_rows`).
 pub fn compute(input: &TrainingInput) -> TrainingResult {
-    let mut set = RunSet::default();
-    for name in &input.run_names {
-        set.add_run(name);
-    }
-    let mut rows = Vec::new();
     let mut pending = 0;
     let mut training_runs = Vec::new();
-    let mut analyses: HashMap<(usize, String), Analysis> = HashMap::new();
     let (samples, tokens_pending) = sample_facts(input);
+    let mut held = Vec::new();
+    let mut held_rows = Vec::new();
     for (row, entry) in input.entries.iter().enumerate() {
         let r = &entry.rollout;
         let (Some(meta), Some(Some(sample))) = (r.sample.as_deref(), samples.get(row)) else {
@@ -233,29 +227,20 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
             training_runs.push(run);
         }
         let score = input.scores.get(row).copied().unwrap_or_default();
-        let item = input.dataset.get(&r.query);
-        let key = (entry.task, entry.code().to_string());
-        let analysis = analyses
-            .entry(key)
-            .or_insert_with(|| analyze_rollout(r, &input.api, item));
-        let Some(verdict) = score.verdict else {
-            let joined = meta.joined != crate::model::verl::JoinedBy::Unjoined;
-            pending += usize::from(joined);
-            set.ungraded.push(UngradedSample::of(
-                run,
-                r,
-                meta,
-                *sample,
-                kinds_of(analysis),
-            ));
-            continue;
-        };
-        set.add_with_analysis(run, r, verdict, analysis, &input.api, item, None);
-        set.set_last_reward(score.reward, score.reason);
-        set.add_last_kinds(score.loopholes);
-        set.set_last_sample(Some(*sample));
-        rows.push(row);
+        if score.verdict.is_none() {
+            pending += usize::from(meta.joined != crate::model::verl::JoinedBy::Unjoined);
+        }
+        held_rows.push(row);
+        held.push(HeldRow {
+            run,
+            rollout: r,
+            known: score.verdict.map(|v| (v, score.facts)),
+            sample: Some(*sample),
+            labels: None,
+        });
     }
+    let (set, graded) = set_of_rows(&input.run_names, held, &input.api, &input.dataset);
+    let rows = graded.into_iter().map(|k| held_rows[k]).collect();
     training_runs.sort_unstable();
     let mut report = TrainingReport::of(&set, input.learned_at);
     report.figures = std::mem::take(&mut report.figures).with_onset_at(input.onset_at);
