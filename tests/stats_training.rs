@@ -682,9 +682,30 @@ fn the_training_screen_has_the_step_figures_sebx_stats_prints() {
         "task_courses",
         "function_courses",
         "unjoined",
+        "totals",
     ] {
         assert_eq!(screen[field], cli[field], "the Training screen's {field}");
     }
+    // The totals the screen draws are those figures, in the words `RunTotals` has.
+    let totals = r.report.figures.totals.first().expect("the run's totals");
+    assert_eq!(
+        cli["totals"][0]["groups"].as_u64(),
+        Some(totals.groups as u64),
+        "{cli:#}"
+    );
+    app.update(&Action::Resize {
+        width: 200,
+        height: 50,
+    });
+    let drawn = tui_common_screen(app, 200, 50);
+    for line in totals.lines() {
+        assert!(drawn.contains(&line), "{line}\n{drawn}");
+    }
+}
+
+/// The app drawn at `width`×`height`, as text.
+fn tui_common_screen(app: &sebx::tui::App, width: u16, height: u16) -> String {
+    crate::tui_common::screen(&crate::tui_common::draw(app, width, height))
 }
 
 /// Tables are never cut silently: `--top 1` keeps one course row and says how many more

@@ -616,7 +616,10 @@ fn stats_tables(report: &StatsReport, by: &[By], top: usize, csv: bool) -> Vec<T
                 vec![training::step_table(&t.figures.steps, cells)]
             }),
             By::Step => training.map_or_else(Vec::new, |t| {
-                let mut v = vec![training::step_table(&t.figures.steps, cells)];
+                let mut v = vec![
+                    training::step_table(&t.figures.steps, cells),
+                    training::totals_table(&t.figures.totals),
+                ];
                 v.extend(training::onset_table(&t.figures, cells));
                 if t.figures
                     .steps

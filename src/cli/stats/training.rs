@@ -5,8 +5,8 @@
 
 use crate::analysis::FindingKind;
 use crate::grade::runs::{
-    Course, FunctionStep, HeatSort, StepRow, TrainingFigures, UngradedSample, bin_label, heat_map,
-    pct, short_query,
+    Course, FunctionStep, HeatSort, RunTotals, StepRow, TrainingFigures, UngradedSample, bin_label,
+    heat_map, pct, short_query,
 };
 
 use super::render::{Cells, Table};
@@ -192,6 +192,42 @@ pub fn zero_of_groups(r: &StepRow) -> String {
         Some(z) => format!("{z}/{}", r.groups),
         None => "n/a".into(),
     }
+}
+
+/// Each run's steps added up (the Training screen's totals lines, `RunTotals::lines`).
+pub(super) fn totals_table(totals: &[RunTotals]) -> Table {
+    let mut t = Table::new(
+        "Totals over the steps (zero-advantage groups of all groups; empty outputs and open code blocks: over every step, then at the last)",
+        &[
+            ("run", false),
+            ("zero_variance_groups", true),
+            ("stored_differs_from_official", true),
+            ("reward_1_not_right", true),
+            ("reward_0_right", true),
+            ("unjoined", true),
+            ("loophole_right", true),
+            ("empty_outputs", true),
+            ("open_fence_responses", true),
+        ],
+    );
+    for r in totals {
+        t.rows.push(vec![
+            r.run.clone(),
+            r.zero_variance_groups
+                .map_or_else(|| "n/a".to_string(), |z| format!("{z}/{}", r.groups)),
+            r.stored_differs_from_official.to_string(),
+            r.reward_1_not_right.to_string(),
+            r.reward_0_right.to_string(),
+            r.unjoined.to_string(),
+            r.loophole_right.to_string(),
+            format!("{} (last {})", r.empty_outputs, r.empty_outputs_last_step),
+            format!(
+                "{} (last {})",
+                r.open_fence_responses, r.open_fence_responses_last_step
+            ),
+        ]);
+    }
+    t
 }
 
 /// The zero-advantage groups of every step, one row each: which group, how many samples,

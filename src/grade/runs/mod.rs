@@ -62,7 +62,7 @@ pub use statistics::{
     pass_at_k_with_ci, sign_flip_test, wilson_ci95,
 };
 pub use steps::{
-    Course, FunctionStep, Learning, StepRow, TrainingFigures, ZeroGroup, courses_ended,
+    Course, FunctionStep, Learning, RunTotals, StepRow, TrainingFigures, ZeroGroup, courses_ended,
     training_figures,
 };
 pub use text::{fmt_p, interval, pass_value, pct, short_query, short_run_names, top_names};

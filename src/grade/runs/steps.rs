@@ -246,12 +246,91 @@ pub struct TrainingFigures {
     /// Per run, when each loophole took off ([`super::onset`]).
     pub onsets: Vec<Onset>,
     pub steps: Vec<StepRow>,
+    /// Per run, its steps' counts added up (`stats --by step`'s totals, the Training
+    /// screen's totals lines).
+    pub totals: Vec<RunTotals>,
     pub function_steps: Vec<FunctionStep>,
     pub task_courses: Vec<Course>,
     pub function_courses: Vec<Course>,
 }
 
+/// One run's step counts added up over its steps.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct RunTotals {
+    pub run: String,
+    /// Groups whose samples all stored one score, of the groups (`None`: no group has two
+    /// samples, as in a validation run, so none can have zero advantage).
+    pub zero_variance_groups: Option<usize>,
+    pub groups: usize,
+    pub stored_differs_from_official: usize,
+    pub reward_1_not_right: usize,
+    pub reward_0_right: usize,
+    pub unjoined: usize,
+    /// Right verdicts that went through a loophole.
+    pub loophole_right: usize,
+    pub empty_outputs: usize,
+    pub empty_outputs_last_step: usize,
+    pub open_fence_responses: usize,
+    pub open_fence_responses_last_step: usize,
+}
+
+impl RunTotals {
+    /// The totals of `run` over `steps` (its rows, in step order).
+    pub fn of(run: &str, steps: &[&StepRow]) -> RunTotals {
+        let sum = |f: fn(&StepRow) -> usize| steps.iter().map(|s| f(s)).sum::<usize>();
+        let at_last = |f: fn(&StepRow) -> usize| steps.last().map_or(0, |s| f(s));
+        RunTotals {
+            run: run.to_string(),
+            zero_variance_groups: steps
+                .iter()
+                .any(|s| s.zero_variance_groups.is_some())
+                .then(|| sum(|s| s.zero_variance_groups.unwrap_or(0))),
+            groups: sum(|s| s.groups),
+            stored_differs_from_official: sum(|s| s.stored_differs_from_official),
+            reward_1_not_right: sum(|s| s.reward_1_not_right),
+            reward_0_right: sum(|s| s.reward_0_right),
+            unjoined: sum(|s| s.unjoined),
+            loophole_right: sum(|s| s.loopholes.right),
+            empty_outputs: sum(|s| s.lengths.empty_outputs),
+            empty_outputs_last_step: at_last(|s| s.lengths.empty_outputs),
+            open_fence_responses: sum(|s| s.lengths.open_fence_responses),
+            open_fence_responses_last_step: at_last(|s| s.lengths.open_fence_responses),
+        }
+    }
+
+    /// The totals in words, two lines: the scores' and the responses' (what `stats --by
+    /// step` prints under its table and the Training screen shows).
+    pub fn lines(&self) -> [String; 2] {
+        let zero = self
+            .zero_variance_groups
+            .map_or_else(|| "n/a".to_string(), |z| format!("{z}/{}", self.groups));
+        let mut scores = format!(
+            "zero-advantage groups {zero} · stored ≠ official {} · reward 1 not right {} · reward 0 right {} · unjoined {}",
+            self.stored_differs_from_official,
+            self.reward_1_not_right,
+            self.reward_0_right,
+            self.unjoined,
+        );
+        if self.loophole_right > 0 {
+            scores.push_str(&format!(" · right by loophole {}", self.loophole_right));
+        }
+        let responses = format!(
+            "empty outputs {} (last step {}) · ending inside a code block {} (last step {})",
+            self.empty_outputs,
+            self.empty_outputs_last_step,
+            self.open_fence_responses,
+            self.open_fence_responses_last_step,
+        );
+        [scores, responses]
+    }
+}
+
 impl TrainingFigures {
+    /// The totals of `run`, if it has steps.
+    pub fn totals_of(&self, run: &str) -> Option<&RunTotals> {
+        self.totals.iter().find(|t| t.run == run)
+    }
+
     /// Whether the set holds any training samples.
     pub fn is_empty(&self) -> bool {
         self.steps.is_empty()
@@ -506,11 +585,25 @@ pub fn training_figures(set: &RunSet, learned_at: LearnedAt) -> TrainingFigures 
     for row in &mut steps {
         row.loophole_shares = shares_of(row);
     }
+    let mut names: Vec<&str> = Vec::new();
+    for s in &steps {
+        if !names.contains(&s.run.as_str()) {
+            names.push(&s.run);
+        }
+    }
+    let totals = names
+        .iter()
+        .map(|run| {
+            let rows: Vec<&StepRow> = steps.iter().filter(|s| s.run == *run).collect();
+            RunTotals::of(run, &rows)
+        })
+        .collect();
     TrainingFigures {
         run_names: set.runs.clone(),
         learned_at,
         onset_at: OnsetAt::default(),
         onsets: onsets(&steps, OnsetAt::default()),
+        totals,
         steps,
         function_steps,
         task_courses,

@@ -55,18 +55,19 @@ pub fn compute(input: &StatsInput) -> StatsResult {
     let names: Vec<String> = input.runs.iter().map(|r| r.name.clone()).collect();
     // Every row with the verdict it shows, as `sebx stats` adds a rollout (the reward beside
     // it, so that the figures agree); training samples are the Training screen's.
-    let held = input
-        .entries
-        .iter()
-        .zip(&input.verdicts)
-        .enumerate()
-        .map(|(row, (entry, verdict))| HeldRow {
-            run: entry.run as u32,
-            rollout: &entry.rollout,
-            known: verdict.map(|v| (v, input.facts.get(row).copied().flatten())),
-            sample: None,
-            labels: input.labels.get(row).cloned().flatten(),
-        });
+    let held =
+        input
+            .entries
+            .iter()
+            .zip(&input.verdicts)
+            .enumerate()
+            .map(|(row, (entry, verdict))| HeldRow {
+                run: entry.run as u32,
+                rollout: &entry.rollout,
+                known: verdict.map(|v| (v, input.facts.get(row).copied().flatten())),
+                sample: None,
+                labels: input.labels.get(row).cloned().flatten(),
+            });
     let (set, rows) = set_of_rows(&names, held, &input.api, &input.dataset);
     let ungraded = input.entries.len() - rows.len();
     // `sebx stats`'s defaults: pass@1 and pass@(largest sample count), the map by accuracy.

@@ -235,38 +235,12 @@ fn screen_lines(
             theme.dim,
         ));
     }
-    let sum = |f: fn(&StepRow) -> usize| steps.iter().map(|s| f(s)).sum::<usize>();
-    // n/a when no group has two samples (a validation run): none can have zero advantage.
-    let zero = if steps.iter().any(|s| s.zero_variance_groups.is_some()) {
-        format!(
-            "{}/{}",
-            sum(|s| s.zero_variance_groups.unwrap_or(0)),
-            sum(|s| s.groups)
-        )
-    } else {
-        "n/a".into()
-    };
-    let mut totals = format!(
-        " zero-advantage groups {zero} · stored ≠ official {} · reward 1 not right {} · reward 0 right {} · unjoined {}",
-        sum(|s| s.stored_differs_from_official),
-        sum(|s| s.reward_1_not_right),
-        sum(|s| s.reward_0_right),
-        sum(|s| s.unjoined),
-    );
-    let through_loopholes = sum(|s| s.loopholes.right);
-    if through_loopholes > 0 {
-        totals.push_str(&format!(" · right by loophole {through_loopholes}"));
+    // The run's totals, as `sebx stats --by step` prints them under its table.
+    if let Some(totals) = r.report.figures.totals_of(&name) {
+        for line in totals.lines() {
+            lines.push(Line::styled(fit(&format!(" {line}"), w), theme.dim));
+        }
     }
-    lines.push(Line::styled(fit(&totals, w), theme.dim));
-    let at_last = |f: fn(&StepRow) -> usize| steps.last().map_or(0, |s| f(s));
-    let cut = format!(
-        " empty outputs {} (last step {}) · ending inside a code block {} (last step {})",
-        sum(|s| s.lengths.empty_outputs),
-        at_last(|s| s.lengths.empty_outputs),
-        sum(|s| s.lengths.open_fence_responses),
-        at_last(|s| s.lengths.open_fence_responses),
-    );
-    lines.push(Line::styled(fit(&cut, w), theme.dim));
 
     let Some(map) = view.map() else {
         return lines;
