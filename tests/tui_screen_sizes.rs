@@ -58,82 +58,72 @@ fn the_list_with_each_pane() {
     }
 }
 
-#[test]
-fn the_help() {
+/// At each size, the graded fixture after `actions` (the work each asks for done), its
+/// screen holding each of `shows`, snapshotted as `{name}_{w}x{h}`.
+fn each_size(name: &str, actions: &[Action], shows: &[&str]) {
     for (w, h) in SIZES {
         let mut app = graded(w, h);
-        app.update(&Action::Help);
+        for action in actions {
+            app.update(action);
+            drain_inline(&mut app, None);
+        }
         let text = shot(&app, w, h);
-        assert!(text.contains("Help — keys"), "{text}");
-        assert_snapshot!(format!("help_{w}x{h}"), text);
+        for s in shows {
+            assert!(text.contains(s), "{name} at {w}x{h} shows {s:?}:\n{text}");
+        }
+        assert_snapshot!(format!("{name}_{w}x{h}"), text);
     }
+}
+
+#[test]
+fn the_help() {
+    each_size("help", &[Action::Help], &["Help — keys"]);
 }
 
 #[test]
 fn the_stats_and_compare_screens() {
-    for (w, h) in SIZES {
-        let mut app = graded(w, h);
-        app.update(&Action::StatsScreen);
-        drain_inline(&mut app, None);
-        let text = shot(&app, w, h);
-        assert!(text.contains("internalization map"), "{text}");
-        assert_snapshot!(format!("stats_{w}x{h}"), text);
-        app.update(&Action::CompareScreen);
-        drain_inline(&mut app, None);
-        let text = shot(&app, w, h);
-        assert_snapshot!(format!("compare_{w}x{h}"), text);
-    }
+    each_size("stats", &[Action::StatsScreen], &["internalization map"]);
+    each_size(
+        "compare",
+        &[Action::StatsScreen, Action::CompareScreen],
+        &["McNemar"],
+    );
 }
 
 #[test]
 fn the_label_popups() {
-    for (w, h) in SIZES {
-        let mut app = graded(w, h);
-        app.update(&Action::CategoryPicker);
-        let text = shot(&app, w, h);
-        assert!(text.contains("Categories"), "{text}");
-        assert_snapshot!(format!("category_picker_{w}x{h}"), text);
-    }
+    each_size(
+        "category_picker",
+        &[Action::CategoryPicker],
+        &["Categories"],
+    );
 }
 
 #[test]
 fn the_whole_text_over_the_cases_pane() {
-    for (w, h) in SIZES {
-        let mut app = graded(w, h);
-        app.update(&Action::PaneCases);
-        app.update(&Action::FullText);
-        let text = shot(&app, w, h);
-        assert!(text.contains("case 1 of 2"), "{text}");
-        assert_snapshot!(format!("full_text_cases_{w}x{h}"), text);
-    }
+    each_size(
+        "full_text_cases",
+        &[Action::PaneCases, Action::FullText],
+        &["case 1 of 2"],
+    );
 }
 
 #[test]
 fn the_whole_map_row_over_the_stats_screen() {
-    for (w, h) in SIZES {
-        let mut app = graded(w, h);
-        app.update(&Action::StatsScreen);
-        drain_inline(&mut app, None);
-        app.update(&Action::FullText);
-        let text = shot(&app, w, h);
-        assert!(text.contains(", whole"), "{text}");
-        assert!(text.contains("wrong names written instead"), "{text}");
-        assert_snapshot!(format!("stats_whole_row_{w}x{h}"), text);
-    }
+    each_size(
+        "stats_whole_row",
+        &[Action::StatsScreen, Action::FullText],
+        &[", whole", "wrong names written instead"],
+    );
 }
 
 #[test]
 fn the_issues_popup() {
-    for (w, h) in SIZES {
-        let mut app = graded(w, h);
-        app.update(&Action::Issues);
-        let text = shot(&app, w, h);
-        assert!(
-            text.contains("bad lines") || text.contains("line"),
-            "{text}"
-        );
-        assert_snapshot!(format!("issues_{w}x{h}"), text);
-    }
+    each_size(
+        "issues",
+        &[Action::Issues],
+        &["lines could not be loaded", "not valid JSON"],
+    );
 }
 
 #[test]
