@@ -1367,11 +1367,24 @@ def _sebx_trace(_source, _code_lines, _options=None):
         import time as _time
 
         # What `threading._shutdown` runs first: executors let their idle workers go.
+        threading._SHUTTING_DOWN = True
         for call in list(getattr(threading, "_threading_atexits", ()))[::-1]:
             try:
                 call()
             except BaseException:
                 pass
+        # Then it marks the main thread finished, as the interpreter does at exit: a thread
+        # waiting for it (`main_thread().join()`, `while main_thread().is_alive()`) goes on
+        # and may print after the harness (its later shutdown then has nothing to do).
+        try:
+            main_thread = threading.main_thread()
+            if main_thread is threading.current_thread() and not main_thread._is_stopped:
+                tlock = main_thread._tstate_lock
+                if tlock is not None and tlock.locked():
+                    tlock.release()
+                main_thread._stop()
+        except BaseException:
+            pass
         until = _time.monotonic() + 2.0
         for thread in threading.enumerate():
             if thread is threading.current_thread() or thread.daemon:
