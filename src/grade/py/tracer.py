@@ -215,6 +215,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 note_numpy("got %s from `.%s` of a %s" % (found, name, what), sys._getframe(1))
         return value
 
+    # An operator or `abs`/`round` the code applies to a ZWCArray's NumPy data, however it
+    # reached it (`inspect.getattr_static`, a key built at run time): NumPy computes there,
+    # and no call of the code's shows it.
+    def inner_operand(site, *operands):
+        if inner_arrays and any(inner_array(o) for o in operands):
+            note_numpy(
+                "used `%s` on a ZWCArray's NumPy data" % sites[site][1], sys._getframe(2)
+            )
+
     def binary(left, right, site):
         try:
             value = ops[site](left, right)
@@ -222,6 +231,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             failed(site, type_name(left) + "," + type_name(right), exc)
             raise
         ok(site, type_name(left) + "," + type_name(right))
+        inner_operand(site, left, right)
         return value
 
     def unary(operand, site):
@@ -231,6 +241,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             failed(site, type_name(operand), exc)
             raise
         ok(site, type_name(operand))
+        inner_operand(site, operand)
         return value
 
     def call(func, site, *args, **kwargs):
@@ -241,6 +252,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             failed(site, what, exc)
             raise
         ok(site, what)
+        inner_operand(site, *args[:1])
         return value
 
     binary_ops = {
@@ -434,7 +446,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
         def visit_Call(self, node):
             func = node.func
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
-            looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
+            looked_up = (
+                isinstance(func, ast.Name) and func.id in ("getattr", "vars", "getattr_static")
+            ) or (
+                isinstance(func, ast.Attribute) and func.attr == "getattr_static"
+            ) or (
                 isinstance(func, ast.Attribute)
                 and func.attr == "__getattribute__"
                 and bool(node.args)
