@@ -244,6 +244,23 @@ def _sebx_trace(_source, _code_lines, _options=None):
         inner_operand(site, operand)
         return value
 
+    compare_ops = {
+        ast.Eq: ("==", operator.eq),
+        ast.NotEq: ("!=", operator.ne),
+        ast.Lt: ("<", operator.lt),
+        ast.LtE: ("<=", operator.le),
+        ast.Gt: (">", operator.gt),
+        ast.GtE: (">=", operator.ge),
+    }
+    compare_by_name = {op.__name__: entry for op, entry in compare_ops.items()}
+
+    def compare(left, right, op):
+        sym, fn = compare_by_name[op]
+        value = fn(left, right)
+        if inner_arrays and (inner_array(left) or inner_array(right)):
+            note_numpy("used `%s` on a ZWCArray's NumPy data" % sym, sys._getframe(1))
+        return value
+
     def call(func, site, *args, **kwargs):
         what = type_name(args[0]) if args else "-"
         try:
@@ -399,6 +416,17 @@ def _sebx_trace(_source, _code_lines, _options=None):
             site = new_site("binop", sym, node, fn)
             return hook("_sebx_binary_", node, [node.left, node.right, ast.Constant(site)])
 
+        def visit_Compare(self, node):
+            # One comparison (`a == b`): the hook sees its operands (a chain is left alone).
+            self.generic_visit(node)
+            if len(node.ops) != 1 or type(node.ops[0]) not in compare_ops:
+                return node
+            return hook(
+                "_sebx_compare_",
+                node,
+                [node.left, node.comparators[0], ast.Constant(type(node.ops[0]).__name__)],
+            )
+
         def visit_UnaryOp(self, node):
             self.generic_visit(node)
             entry = unary_ops.get(type(node.op))
@@ -506,6 +534,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins._sebx_attr_ = attr
     builtins._sebx_binary_ = binary
     builtins._sebx_unary_ = unary
+    builtins._sebx_compare_ = compare
     builtins._sebx_call_ = call
 
     main = types.ModuleType("__main__")
