@@ -563,6 +563,42 @@ const ARRAY_METHODS: &[(&str, &str)] = &[
     ("var", "var"),
 ];
 
+/// NumPy functions (after `np.`) that an operator on two arrays computes.
+const BINARY_OPERATORS: &[(&str, &str)] = &[
+    ("add", "+"),
+    ("bitwise_and", "&"),
+    ("bitwise_or", "|"),
+    ("bitwise_xor", "^"),
+    ("divide", "/"),
+    ("dot", "@"),
+    ("equal", "=="),
+    ("floor_divide", "//"),
+    ("greater", ">"),
+    ("greater_equal", ">="),
+    ("left_shift", "<<"),
+    ("less", "<"),
+    ("less_equal", "<="),
+    ("matmul", "@"),
+    ("mod", "%"),
+    ("multiply", "*"),
+    ("not_equal", "!="),
+    ("power", "**"),
+    ("remainder", "%"),
+    ("right_shift", ">>"),
+    ("subtract", "-"),
+    ("true_divide", "/"),
+];
+
+/// NumPy functions (after `np.`) that a builtin or unary operator on an array computes.
+const UNARY_OPERATORS: &[(&str, &str)] = &[
+    ("abs", "abs"),
+    ("absolute", "abs"),
+    ("bitwise_not", "~"),
+    ("invert", "~"),
+    ("negative", "-"),
+    ("positive", "+"),
+];
+
 /// Keywords those methods take as the functions do.
 const METHOD_KEYWORDS: &[&str] = &[
     "axis", "dtype", "keepdims", "ddof", "decimals", "side", "kind",
@@ -1175,7 +1211,14 @@ impl Generator<'_> {
                 Some("import inspect"),
                 format!("inspect.getattr_static(x, {key})"),
             ),
-            3 => (None, format!("x.__reduce_ex__(2)[2][{key}]")),
+            3 => (
+                None,
+                if cx.coin() {
+                    format!("x.__reduce_ex__(2)[2][{key}]")
+                } else {
+                    "next(iter(x.__reduce_ex__(2)[2].values()))".to_string()
+                },
+            ),
             4 => (
                 None,
                 format!("getattr(x, {} + {})", cx.lit("_da"), cx.lit("ta")),
@@ -1220,6 +1263,52 @@ impl Generator<'_> {
                 .iter()
                 .all(|(k, _)| k.as_deref().is_some_and(|k| METHOD_KEYWORDS.contains(&k)));
             let opens_at = g.code[z.func.end..].find('(').map(|i| z.func.end + i);
+            // An operator or builtin on the arrays (`@`, `%`, `//`, `abs`, unary `-`), which
+            // a ZWCArray refuses and no call of NumPy's shows.
+            let args: &[Range<usize>] = z.args.as_deref().unwrap_or(&[]);
+            let closes = |from: usize| matches!(g.code[from..z.call.end].trim(), ")" | ",)");
+            let arr = |a: &Range<usize>| format!("{inner}(zwc.{c}({}))", &g.code[a.clone()]);
+            if let Some(open) = opens_at
+                && z.keywords.is_empty()
+                && !args.is_empty()
+                && g.code[open + 1..args[0].start].trim().is_empty()
+                && cx.below(3) != 0
+            {
+                let binary = BINARY_OPERATORS.iter().find(|(f, _)| *f == rest);
+                let unary = UNARY_OPERATORS.iter().find(|(f, _)| *f == rest);
+                if let Some((_, op)) = binary
+                    && args.len() == 2
+                    && g.code[args[0].end..args[1].start].trim() == ","
+                    && closes(args[1].end)
+                    && !e
+                        .calls
+                        .iter()
+                        .any(|o| o.call.start > z.call.start && o.call.end <= z.call.end)
+                {
+                    edits.push((
+                        z.call.clone(),
+                        format!("{wrap}({} {op} {})", arr(&args[0]), arr(&args[1])),
+                    ));
+                    continue;
+                }
+                if let Some((_, op)) = unary
+                    && args.len() == 1
+                    && closes(args[0].end)
+                    && !e
+                        .calls
+                        .iter()
+                        .any(|o| o.call.start > z.call.start && o.call.end <= z.call.end)
+                {
+                    let on = arr(&args[0]);
+                    let text = if *op == "abs" {
+                        format!("abs({on})")
+                    } else {
+                        format!("{op}{on}")
+                    };
+                    edits.push((z.call.clone(), format!("{wrap}({text})")));
+                    continue;
+                }
+            }
             match (method, first, opens_at) {
                 (Some(m), Some(a0), Some(open))
                     if plain_keywords
