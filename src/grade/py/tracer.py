@@ -474,11 +474,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         def visit_Call(self, node):
             func = node.func
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
-            looked_up = (
-                isinstance(func, ast.Name) and func.id in ("getattr", "vars", "getattr_static")
-            ) or (
-                isinstance(func, ast.Attribute) and func.attr == "getattr_static"
-            ) or (
+            looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
                 isinstance(func, ast.Attribute)
                 and func.attr == "__getattribute__"
                 and bool(node.args)
