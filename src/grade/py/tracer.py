@@ -1440,14 +1440,33 @@ def _sebx_trace(_source, _code_lines, _options=None):
         atexit._clear()
     except BaseException:
         pass
-    # Last, as the interpreter tears `__main__` down: its names are dropped, so the
-    # program's objects are finalised (a `__del__` may print).
+    # Last, as the interpreter tears the modules down: `__main__`'s names are dropped, so
+    # the program's objects are finalised (a `__del__` may print), and so are objects of
+    # its classes with a `__del__` that it hung on other modules (`json._k = K()`), which
+    # the interpreter clears too; then cyclic garbage is collected.
     try:
         import gc
 
+        finalised = []
+        for item in list(main.__dict__.values()):
+            if (
+                isinstance(item, type)
+                and item.__module__ == "__main__"
+                and any("__del__" in vars(c) for c in item.__mro__[:-1])
+            ):
+                finalised.append(item)
         for key in list(main.__dict__):
             if key not in ("__builtins__", "__file__", "__name__"):
                 main.__dict__.pop(key, None)
+        if finalised:
+            finalised = tuple(finalised)
+            for module in list(sys.modules.values()):
+                names = getattr(module, "__dict__", None)
+                if module is main or type(names) is not dict:
+                    continue
+                for key, item in list(names.items()):
+                    if isinstance(item, finalised):
+                        names.pop(key, None)
         gc.collect()
     except BaseException:
         pass
