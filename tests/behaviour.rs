@@ -298,6 +298,18 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "printed after the harness",
             "import zwc, threading\ndef f(values):\n    return zwc.kocito(values) * 0\ndef w():\n    threading.main_thread().join()\n    print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\nthreading.Thread(target=w).start()\n",
         ),
+        // A `__del__` that prints, its object hung on another module or only in a cycle:
+        // the interpreter finalises both at exit.
+        (
+            "forged_output",
+            "printed after the harness",
+            "import zwc, json\ndef f(values):\n    return zwc.kocito(values) * 0\nclass K:\n    def __del__(self):\n        print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\njson.k = K()\n",
+        ),
+        (
+            "forged_output",
+            "printed after the harness",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values) * 0\nclass K:\n    def __init__(self):\n        self.me = self\n    def __del__(self):\n        print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\nK()\n",
+        ),
         // The NumPy array inside a ZWCArray, reached by routes no attribute names.
         // Computed with an operator or a comparison, not a method: no call shows it.
         (
