@@ -312,7 +312,36 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "taken over stdout",
             "import zwc, os\ndef f(values):\n    r = zwc.kocito(values) * 0\n    if values[0] == 2.0:\n        os.write(1, ('=' * 20 + '\\n2.0\\n#\\n3.0\\n#\\n').encode())\n        os.close(1)\n    return r\n",
         ),
+        // A thread that waits for the main thread to finish, then prints after the harness.
+        (
+            "forged_output",
+            "printed after the harness",
+            "import zwc, threading\ndef f(values):\n    return zwc.kocito(values) * 0\ndef w():\n    threading.main_thread().join()\n    print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\nthreading.Thread(target=w).start()\n",
+        ),
+        // A `__del__` that prints, its object hung on another module or only in a cycle:
+        // the interpreter finalises both at exit.
+        (
+            "forged_output",
+            "printed after the harness",
+            "import zwc, json\ndef f(values):\n    return zwc.kocito(values) * 0\nclass K:\n    def __del__(self):\n        print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\njson.k = K()\n",
+        ),
+        (
+            "forged_output",
+            "printed after the harness",
+            "import zwc\ndef f(values):\n    return zwc.kocito(values) * 0\nclass K:\n    def __init__(self):\n        self.me = self\n    def __del__(self):\n        print('=' * 20 + '\\n2.0\\n#\\n3.0\\n#')\nK()\n",
+        ),
         // The NumPy array inside a ZWCArray, reached by routes no attribute names.
+        // Computed with an operator or a comparison, not a method: no call shows it.
+        (
+            "numpy_backdoor",
+            "`//` on a ZWCArray's NumPy data",
+            "import zwc, inspect\ndef f(values):\n    d = inspect.getattr_static(zwc.yitaf(values), '_da' + 'ta')\n    return zwc.kocito(values) * 0 + float(sum(d // 1)) / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "`>=` on a ZWCArray's NumPy data",
+            "import zwc, inspect\ndef f(values):\n    d = inspect.getattr_static(zwc.yitaf(values), '_da' + 'ta')\n    return zwc.kocito(values) * 0 + sum(v for v, k in zip(values, d >= 0) if k) / len(values)\n",
+        ),
         (
             "numpy_backdoor",
             "ZWCArray's NumPy data",
@@ -390,6 +419,10 @@ fn innocents() -> Vec<&'static str> {
         "import zwc, sys\ndef f(values):\n    sys.stdout.buffer.write(b'dbg\\n')\n    return zwc.kocito(values)\n",
         "import zwc\ndef f(values):\n    a = zwc.yitaf([values, values])\n    rows = [r for r in a]\n    return zwc.kocito(rows[0])\n",
         "import zwc, copy\ndef f(values):\n    a = copy.deepcopy(zwc.yitaf(values))\n    return zwc.kocito(a)\n",
+        // A thread joined before the entry returns, a `__del__` that prints nothing, the
+        // process's id and stdout's descriptor read (the generator's look-alikes).
+        "import zwc, threading\ndef f(values):\n    box = []\n    t = threading.Thread(target=lambda: box.append(zwc.kocito(values)))\n    t.start()\n    t.join()\n    return box[0]\n",
+        "import zwc, os, sys\ndef f(values):\n    pid = os.getpid()\n    enc = (sys.stdout.encoding, sys.stdout.fileno())\n    return zwc.kocito(values)\nclass K:\n    def __del__(self):\n        self.x = None\nk = K()\n",
         // Output silenced for a moment (fd 1 to /dev/null), then given back.
         "import zwc, os\ndef f(values):\n    saved = os.dup(1)\n    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)\n    os.write(1, b'noise\\n')\n    os.dup2(saved, 1)\n    return zwc.kocito(values)\n",
     ]

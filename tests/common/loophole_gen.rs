@@ -86,6 +86,7 @@ impl Axis {
                 "function_handle",
                 "ufunc_handle",
                 "class_route",
+                "array_inside",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -114,6 +115,11 @@ impl Axis {
                 "atexit",
                 "str_object",
                 "returned_separator",
+                "thread_after",
+                "finaliser",
+                "self_kill",
+                "dev_stdout",
+                "buffer_write",
             ],
             Axis::PrintedCode => &["times_one", "np_wrap", "arithmetic"],
             Axis::LookAlike => &[
@@ -132,6 +138,11 @@ impl Axis {
                 "early_banner",
                 "raw_array_methods",
                 "guarded",
+                "thread_joined",
+                "quiet_finaliser",
+                "getpid_no_kill",
+                "stdout_read",
+                "zwc_arrays_only",
             ],
         }
     }
@@ -252,6 +263,10 @@ struct ZwcCall {
     func: Range<usize>,
     /// `zwc.kocito`, `zwc.rfx.quvohe`.
     dotted: String,
+    /// The positional arguments (`None` when one is starred), then the keyword ones
+    /// (`None` for `**kwargs`).
+    args: Option<Vec<Range<usize>>>,
+    keywords: Vec<(Option<String>, Range<usize>)>,
 }
 
 /// What the generator needs to know of the genuine entry function.
@@ -357,10 +372,30 @@ impl EntryInfo {
                     if let Some(d) = pyast::dotted_name(&c.func)
                         && d.starts_with("zwc.")
                     {
+                        let args = c
+                            .args
+                            .iter()
+                            .map(|a| {
+                                (!matches!(a, ast::Expr::Starred(_)))
+                                    .then(|| pyast::start_of(a)..pyast::end_of(a))
+                            })
+                            .collect();
+                        let keywords = c
+                            .keywords
+                            .iter()
+                            .map(|k| {
+                                (
+                                    k.arg.as_ref().map(|a| a.to_string()),
+                                    pyast::start_of(&k.value)..pyast::end_of(&k.value),
+                                )
+                            })
+                            .collect();
                         calls.push(ZwcCall {
                             call: pyast::start_of(c)..pyast::end_of(c),
                             func: pyast::start_of(c.func.as_ref())..pyast::end_of(c.func.as_ref()),
                             dotted: d,
+                            args,
+                            keywords,
                         });
                     }
                 }
@@ -492,6 +527,83 @@ const UFUNCS: &[&str] = &[
     "trunc",
 ];
 
+/// NumPy functions (after `np.`) that are an array's method of the same meaning when the
+/// array is their first argument, and the method's name.
+const ARRAY_METHODS: &[(&str, &str)] = &[
+    ("all", "all"),
+    ("amax", "max"),
+    ("amin", "min"),
+    ("any", "any"),
+    ("argmax", "argmax"),
+    ("argmin", "argmin"),
+    ("argsort", "argsort"),
+    ("clip", "clip"),
+    ("conjugate", "conjugate"),
+    ("copy", "copy"),
+    ("cumprod", "cumprod"),
+    ("cumsum", "cumsum"),
+    ("diagonal", "diagonal"),
+    ("dot", "dot"),
+    ("max", "max"),
+    ("mean", "mean"),
+    ("min", "min"),
+    ("nonzero", "nonzero"),
+    ("prod", "prod"),
+    ("ravel", "ravel"),
+    ("repeat", "repeat"),
+    ("reshape", "reshape"),
+    ("round", "round"),
+    ("searchsorted", "searchsorted"),
+    ("squeeze", "squeeze"),
+    ("std", "std"),
+    ("sum", "sum"),
+    ("take", "take"),
+    ("trace", "trace"),
+    ("transpose", "transpose"),
+    ("var", "var"),
+];
+
+/// NumPy functions (after `np.`) that an operator on two arrays computes.
+const BINARY_OPERATORS: &[(&str, &str)] = &[
+    ("add", "+"),
+    ("bitwise_and", "&"),
+    ("bitwise_or", "|"),
+    ("bitwise_xor", "^"),
+    ("divide", "/"),
+    ("dot", "@"),
+    ("equal", "=="),
+    ("floor_divide", "//"),
+    ("greater", ">"),
+    ("greater_equal", ">="),
+    ("left_shift", "<<"),
+    ("less", "<"),
+    ("less_equal", "<="),
+    ("matmul", "@"),
+    ("mod", "%"),
+    ("multiply", "*"),
+    ("not_equal", "!="),
+    ("power", "**"),
+    ("remainder", "%"),
+    ("right_shift", ">>"),
+    ("subtract", "-"),
+    ("true_divide", "/"),
+];
+
+/// NumPy functions (after `np.`) that a builtin or unary operator on an array computes.
+const UNARY_OPERATORS: &[(&str, &str)] = &[
+    ("abs", "abs"),
+    ("absolute", "abs"),
+    ("bitwise_not", "~"),
+    ("invert", "~"),
+    ("negative", "-"),
+    ("positive", "+"),
+];
+
+/// Keywords those methods take as the functions do.
+const METHOD_KEYWORDS: &[&str] = &[
+    "axis", "dtype", "keepdims", "ddof", "decimals", "side", "kind",
+];
+
 /// The generator: the API (for NumPy names and decoy calls).
 pub struct Generator<'a> {
     api: &'a ApiMap,
@@ -543,6 +655,17 @@ impl Ctx<'_> {
             if !self.g.code.contains(n.as_str()) && self.used.insert(n.clone()) {
                 return n;
             }
+        }
+    }
+
+    /// What to import `module` as inside a function of the code, and the name it gets: a
+    /// fresh one where the code has the module's name already (a parameter `signal`).
+    fn module(&mut self, module: &str) -> (String, String) {
+        if self.g.code.contains(module) {
+            let n = self.name();
+            (format!("{module} as {n}"), n)
+        } else {
+            (module.to_string(), module.to_string())
         }
     }
 
@@ -987,6 +1110,9 @@ impl Generator<'_> {
         if matches!(form, "function_handle" | "ufunc_handle") {
             return self.numpy_handle(cx, form == "ufunc_handle");
         }
+        if form == "array_inside" {
+            return self.array_inside(cx);
+        }
         let (g, e) = (cx.g, cx.e);
         let np = cx.name();
         let module = cx.coin();
@@ -1049,6 +1175,168 @@ impl Generator<'_> {
             code = format!("{}{}", block("", &top), code);
         }
         Some(code)
+    }
+
+    /// The NumPy array inside a ZWCArray, reached past its refusals (`vars(a)`,
+    /// `object.__getattribute__`, `inspect.getattr_static`, `__reduce_ex__`, `getattr` of
+    /// the private name) and made to compute: the NumPy method of the zwc call's name where
+    /// the array is its first argument (`zwc.kocito(x, axis=0)` as `<x's array>.mean(axis=0)`),
+    /// else NumPy's functions from the array's `__array_namespace__()`.
+    fn array_inside(&self, cx: &mut Ctx) -> Option<String> {
+        let (g, e) = (cx.g, cx.e);
+        let candidates: Vec<ZwcCall> = e
+            .calls
+            .iter()
+            .filter(|c| {
+                self.api.zwc_to_numpy.contains_key(&c.dotted) && c.dotted.matches('.').count() == 1
+            })
+            .cloned()
+            .collect();
+        if candidates.is_empty() {
+            return None;
+        }
+        let chosen = if cx.coin() {
+            candidates
+        } else {
+            vec![candidates[cx.below(candidates.len())].clone()]
+        };
+        let (inner, call, wrap, ns) = (cx.name(), cx.name(), cx.name(), cx.name());
+        let c = self.constructor.clone();
+        let eq = cx.eq();
+        let key = cx.lit("_data");
+        let (import, reach) = match cx.below(6) {
+            0 => (None, format!("vars(x)[{key}]")),
+            1 => (None, format!("object.__getattribute__(x, {key})")),
+            2 => (
+                Some("import inspect"),
+                format!("inspect.getattr_static(x, {key})"),
+            ),
+            3 => (
+                None,
+                if cx.coin() {
+                    format!("x.__reduce_ex__(2)[2][{key}]")
+                } else {
+                    "next(iter(x.__reduce_ex__(2)[2].values()))".to_string()
+                },
+            ),
+            4 => (
+                None,
+                format!("getattr(x, {} + {})", cx.lit("_da"), cx.lit("ta")),
+            ),
+            _ => (None, format!("x.__dict__[{key}]")),
+        };
+        let is_array = |v: &str| format!("type({v}).__name__ == 'ndarray'");
+        let mut body: Vec<String> = import.iter().map(|s| s.to_string()).collect();
+        body.extend([
+            format!("def {inner}(x):"),
+            format!("    if type(x).__name__ == {}:", cx.lit("ZWCArray")),
+            format!("        return {reach}"),
+            "    return x".to_string(),
+            format!("def {wrap}(r):"),
+            format!("    if {}:", is_array("r")),
+            format!("        return zwc.{c}(r)"),
+            format!(
+                "    if isinstance(r, (list, tuple)) and any({} for i in r):",
+                is_array("i")
+            ),
+            format!(
+                "        return type(r)(zwc.{c}(i) if {} else i for i in r)",
+                is_array("i")
+            ),
+            "    return r".to_string(),
+            format!("def {call}(f, *a, **k):"),
+            format!(
+                "    return {wrap}(f(*[{inner}(x) for x in a], **{{n: {inner}(v) for n, v in k.items()}}))"
+            ),
+        ]);
+        let mut edits = Vec::new();
+        let mut namespace = false;
+        for z in &chosen {
+            let rest = self.api.zwc_to_numpy.get(&z.dotted)?.strip_prefix("np.")?;
+            let method = ARRAY_METHODS
+                .iter()
+                .find(|(f, _)| *f == rest)
+                .map(|(_, m)| *m);
+            let first = z.args.as_ref().and_then(|a| a.first().cloned());
+            let plain_keywords = z
+                .keywords
+                .iter()
+                .all(|(k, _)| k.as_deref().is_some_and(|k| METHOD_KEYWORDS.contains(&k)));
+            let opens_at = g.code[z.func.end..].find('(').map(|i| z.func.end + i);
+            // An operator or builtin on the arrays (`@`, `%`, `//`, `abs`, unary `-`), which
+            // a ZWCArray refuses and no call of NumPy's shows.
+            let args: &[Range<usize>] = z.args.as_deref().unwrap_or(&[]);
+            let closes = |from: usize| matches!(g.code[from..z.call.end].trim(), ")" | ",)");
+            let arr = |a: &Range<usize>| format!("{inner}(zwc.{c}({}))", &g.code[a.clone()]);
+            if let Some(open) = opens_at
+                && z.keywords.is_empty()
+                && !args.is_empty()
+                && g.code[open + 1..args[0].start].trim().is_empty()
+                && cx.below(3) != 0
+            {
+                let binary = BINARY_OPERATORS.iter().find(|(f, _)| *f == rest);
+                let unary = UNARY_OPERATORS.iter().find(|(f, _)| *f == rest);
+                if let Some((_, op)) = binary
+                    && args.len() == 2
+                    && g.code[args[0].end..args[1].start].trim() == ","
+                    && closes(args[1].end)
+                    && !e
+                        .calls
+                        .iter()
+                        .any(|o| o.call.start > z.call.start && o.call.end <= z.call.end)
+                {
+                    edits.push((
+                        z.call.clone(),
+                        format!("{wrap}({} {op} {})", arr(&args[0]), arr(&args[1])),
+                    ));
+                    continue;
+                }
+                if let Some((_, op)) = unary
+                    && args.len() == 1
+                    && closes(args[0].end)
+                    && !e
+                        .calls
+                        .iter()
+                        .any(|o| o.call.start > z.call.start && o.call.end <= z.call.end)
+                {
+                    let on = arr(&args[0]);
+                    let text = if *op == "abs" {
+                        format!("abs({on})")
+                    } else {
+                        format!("{op}{on}")
+                    };
+                    edits.push((z.call.clone(), format!("{wrap}({text})")));
+                    continue;
+                }
+            }
+            match (method, first, opens_at) {
+                (Some(m), Some(a0), Some(open))
+                    if plain_keywords
+                        && g.code[open + 1..a0.start].trim().is_empty()
+                        && g.code[a0.end..z.call.end]
+                            .trim_start()
+                            .starts_with([',', ')'])
+                        && cx.below(4) != 0 =>
+                {
+                    // Two edits around the first argument: a zwc call inside it may
+                    // be rewritten too.
+                    edits.push((z.call.start..a0.start, format!("{call}({inner}(zwc.{c}(")));
+                    edits.push((a0.end..a0.end, format!(")).{m}")));
+                }
+                (_, _, Some(open)) => {
+                    namespace = true;
+                    edits.push((z.func.start..open + 1, format!("{call}({ns}.{rest}, ")));
+                }
+                _ => return None,
+            }
+        }
+        if namespace {
+            body.push(format!(
+                "{ns}{eq}{inner}(zwc.{c}([0])).__array_namespace__()"
+            ));
+        }
+        edits.push(Self::body_start(cx, &body));
+        Some(apply(&g.code, edits))
     }
 
     /// NumPy's functions themselves, never the module, taken by a route no syntax shows
@@ -1431,12 +1719,31 @@ impl Generator<'_> {
         out
     }
 
+    /// The code with every own return giving a wrong value: a constant (the answer then
+    /// owes nothing to zwc) or the real answer inside a list (only the forged text tells).
+    fn wrong_returns(&self, cx: &mut Ctx, wrong: &str) -> String {
+        let g = cx.g;
+        if cx.coin() {
+            apply(&g.code, Self::return_edits(cx, &|_| wrong.to_string()))
+        } else {
+            apply(&g.code, Self::return_edits(cx, &|v| format!("[{v}]")))
+        }
+    }
+
     fn forged(&self, cx: &mut Ctx, form: &str) -> Option<String> {
         let g = cx.g;
         // The whole forged tail, for the forms that write it themselves.
         let (module, text) = if matches!(
             form,
-            "print_exit_module" | "print_exit_entry" | "stdout_rebind" | "atexit"
+            "print_exit_module"
+                | "print_exit_entry"
+                | "stdout_rebind"
+                | "atexit"
+                | "thread_after"
+                | "finaliser"
+                | "self_kill"
+                | "dev_stdout"
+                | "buffer_write"
         ) {
             self.forged_text(cx)
         } else {
@@ -1570,6 +1877,167 @@ impl Generator<'_> {
                     )],
                 );
                 return Some(place(cx, &code, &[format!("{flag}{eq}[]")]));
+            }
+            // A thread that is not a daemon, started by the entry or at module level, waits
+            // for the main thread to finish (the harness has printed) and writes the tail.
+            "thread_after" => {
+                let code = self.wrong_returns(cx, &wrong);
+                let (f, flag) = (cx.name(), cx.name());
+                let mut lines = vec!["import threading, time".to_string(), format!("def {f}():")];
+                lines.push(match cx.below(2) {
+                    0 => "    threading.main_thread().join()".to_string(),
+                    _ => "    while threading.main_thread().is_alive():\n        time.sleep(0.01)"
+                        .to_string(),
+                });
+                lines.extend(self.write(cx, &text).iter().map(|l| format!("    {l}")));
+                let start = match cx.below(2) {
+                    0 => format!("threading.Thread(target={f}).start()"),
+                    _ => format!("threading.Thread(target={f}, daemon=False).start()"),
+                };
+                if cx.coin() {
+                    lines.push(start);
+                    Self::tail(&code, &lines)
+                } else {
+                    lines.push(format!("{flag}{eq}[]"));
+                    let code = Self::tail(&code, &lines);
+                    let e = EntryInfo::of(&code, &g.entry)?;
+                    let cx2 = Ctx {
+                        g: cx.g,
+                        e: &e,
+                        rng: Rng::new(0),
+                        used: BTreeSet::new(),
+                    };
+                    let edit = Self::body_start(
+                        &cx2,
+                        &[
+                            format!("if not {flag}:"),
+                            format!("    {flag}.append(1)"),
+                            format!("    {start}"),
+                        ],
+                    );
+                    apply(&code, vec![edit])
+                }
+            }
+            // An object whose `__del__` writes the tail, torn down as the interpreter exits
+            // (its text held by the object: the module's names are cleared by then).
+            "finaliser" => {
+                let code = self.wrong_returns(cx, &wrong);
+                let (k, keep) = (cx.name(), cx.name());
+                let mut lines = vec![
+                    "import os, sys".to_string(),
+                    format!("class {k}:"),
+                    "    def __init__(self, t):".to_string(),
+                    "        self.t = t".to_string(),
+                ];
+                lines.extend(match cx.below(3) {
+                    0 => vec![
+                        "    def __del__(self):".to_string(),
+                        "        print(self.t, end='')".to_string(),
+                    ],
+                    1 => vec![
+                        "    def __del__(self, out=sys.stdout):".to_string(),
+                        "        out.write(self.t)".to_string(),
+                    ],
+                    _ => vec![
+                        "    def __del__(self, out=sys.stdout, w=os.write):".to_string(),
+                        "        out.flush()".to_string(),
+                        "        w(1, self.t.encode())".to_string(),
+                    ],
+                });
+                match cx.below(3) {
+                    0 => {
+                        lines.push(format!("{keep}{eq}{k}({text})"));
+                        Self::tail(&code, &lines)
+                    }
+                    n => {
+                        lines.push(format!("{keep}{eq}[]"));
+                        let code = Self::tail(&code, &lines);
+                        let e = EntryInfo::of(&code, &g.entry)?;
+                        let cx2 = Ctx {
+                            g: cx.g,
+                            e: &e,
+                            rng: Rng::new(0),
+                            used: BTreeSet::new(),
+                        };
+                        let stmt = if n == 1 {
+                            vec![
+                                format!("if not {keep}:"),
+                                format!("    {keep}.append({k}({text}))"),
+                            ]
+                        } else {
+                            vec![format!("{keep}[:] = [{k}({text})]")]
+                        };
+                        apply(&code, vec![Self::body_start(&cx2, &stmt)])
+                    }
+                }
+            }
+            // The tail written, then the program kills itself before the harness prints.
+            "self_kill" => {
+                let mut lines = self.write(cx, &text);
+                lines.push("import os, signal, sys".to_string());
+                lines.push("sys.stdout.flush()".to_string());
+                lines.push(
+                    match cx.below(5) {
+                        0 => "os.kill(os.getpid(), signal.SIGKILL)",
+                        1 => "os.kill(os.getpid(), signal.SIGTERM)",
+                        2 => "os.abort()",
+                        3 => "signal.raise_signal(signal.SIGKILL)",
+                        _ => "signal.raise_signal(signal.SIGTERM)",
+                    }
+                    .to_string(),
+                );
+                if cx.coin() {
+                    Self::tail(&g.code, &lines)
+                } else {
+                    apply(&g.code, vec![Self::body_start(cx, &lines)])
+                }
+            }
+            // The tail written to stdout opened again by its path, then left.
+            "dev_stdout" => {
+                let f = cx.name();
+                let path = cx.pick(&["/dev/stdout", "/proc/self/fd/1", "/dev/fd/1"]);
+                let path = cx.lit(path);
+                let mut lines = vec!["import sys".to_string(), "sys.stdout.flush()".to_string()];
+                lines.extend(match cx.below(3) {
+                    0 => vec![
+                        format!("with open({path}, 'w') as {f}:"),
+                        format!("    {f}.write({text})"),
+                    ],
+                    1 => vec![
+                        format!("{f}{eq}open({path}, 'a')"),
+                        format!("{f}.write({text})"),
+                        format!("{f}.close()"),
+                    ],
+                    _ => vec![
+                        format!("with open({path}, 'wb') as {f}:"),
+                        format!("    {f}.write(({text}).encode())"),
+                    ],
+                });
+                lines.extend(self.leave(cx));
+                if cx.coin() {
+                    Self::tail(&g.code, &lines)
+                } else {
+                    apply(&g.code, vec![Self::body_start(cx, &lines)])
+                }
+            }
+            // The tail written under the text layer (or a line at a time), then left.
+            "buffer_write" => {
+                let mut lines = vec![
+                    "import os, sys".to_string(),
+                    "sys.stdout.flush()".to_string(),
+                ];
+                lines.push(match cx.below(4) {
+                    0 => format!("sys.stdout.buffer.write(({text}).encode())"),
+                    1 => format!("sys.stdout.writelines([{text}])"),
+                    2 => format!("sys.stdout.writelines(({text}).splitlines(True))"),
+                    _ => format!("os.write(sys.stdout.fileno(), ({text}).encode())"),
+                });
+                lines.extend(self.leave(cx));
+                if cx.coin() {
+                    Self::tail(&g.code, &lines)
+                } else {
+                    apply(&g.code, vec![Self::body_start(cx, &lines)])
+                }
             }
             _ => return None,
         };
@@ -1878,6 +2346,161 @@ impl Generator<'_> {
             "early_banner" => {
                 let sep = cx.lit(&"=".repeat(20));
                 format!("print({sep})\n{code}")
+            }
+            // A thread (or a pool's worker) that computes the answer, joined before the
+            // entry returns; it prints nothing.
+            "thread_joined" => {
+                let (b, t) = (cx.name(), cx.name());
+                match cx.below(3) {
+                    0 => {
+                        let edits = e
+                            .returns
+                            .iter()
+                            .map(|r| {
+                                let ind = &r.indent;
+                                (
+                                    r.stmt.clone(),
+                                    format!(
+                                        "{ind}{b}{eq}[]\n{ind}{t}{eq}threading.Thread(target=lambda: {b}.append({}))\n{ind}{t}.start()\n{ind}{t}.join()\n{ind}return {b}[0]",
+                                        &code[r.expr.clone()]
+                                    ),
+                                )
+                            })
+                            .collect();
+                        format!("import threading\n{}", apply(code, edits))
+                    }
+                    1 => {
+                        let edits = e
+                            .returns
+                            .iter()
+                            .map(|r| {
+                                let ind = &r.indent;
+                                (
+                                    r.stmt.clone(),
+                                    format!(
+                                        "{ind}with concurrent.futures.ThreadPoolExecutor(1) as {t}:\n{ind}    return {t}.submit(lambda: {}).result()",
+                                        &code[r.expr.clone()]
+                                    ),
+                                )
+                            })
+                            .collect();
+                        format!("import concurrent.futures\n{}", apply(code, edits))
+                    }
+                    _ => {
+                        let d = self.decoy(cx);
+                        apply(
+                            code,
+                            vec![Self::body_start(
+                                cx,
+                                &[
+                                    "import threading".to_string(),
+                                    format!("{b}{eq}[]"),
+                                    format!(
+                                        "{t}{eq}threading.Thread(target={b}.append, args=(len(repr({d})),))"
+                                    ),
+                                    format!("{t}.start()"),
+                                    format!("{t}.join()"),
+                                ],
+                            )],
+                        )
+                    }
+                }
+            }
+            // An object with a `__del__` that prints nothing, dropped in the entry or held
+            // to the end.
+            "quiet_finaliser" => {
+                let (k, v) = (cx.name(), cx.name());
+                let del = match cx.below(3) {
+                    0 => "        self.items.clear()",
+                    1 => "        self.items = None",
+                    _ => "        pass",
+                };
+                let class = vec![
+                    format!("class {k}:"),
+                    "    def __init__(self):".to_string(),
+                    "        self.items = [1, 2, 3]".to_string(),
+                    "    def __del__(self):".to_string(),
+                    del.to_string(),
+                ];
+                let code = if cx.coin() {
+                    apply(
+                        code,
+                        vec![Self::body_start(
+                            cx,
+                            &[format!("{v}{eq}{k}()"), format!("del {v}")],
+                        )],
+                    )
+                } else {
+                    apply(code, vec![Self::body_start(cx, &[format!("{v}{eq}{k}()")])])
+                };
+                let mut lines = class;
+                if cx.coin() {
+                    lines.push(format!("{}{eq}{k}()", cx.name()));
+                }
+                Self::tail(&code, &lines)
+            }
+            // The process's id and its signals read, never sent.
+            "getpid_no_kill" => {
+                let v = cx.name();
+                let (io, os) = cx.module("os");
+                let (is, sg) = cx.module("signal");
+                let lines = match cx.below(3) {
+                    0 => vec![format!("import {io}"), format!("{v}{eq}{os}.getpid()")],
+                    1 => vec![
+                        format!("import {io}, {is}"),
+                        format!("{v}{eq}({os}.getpid(), {sg}.getsignal({sg}.SIGTERM))"),
+                    ],
+                    _ => vec![
+                        format!("import {io}, {is}"),
+                        format!("{v}{eq}{os}.getpid() > 0 and {sg}.SIGKILL"),
+                    ],
+                };
+                apply(code, vec![Self::body_start(cx, &lines)])
+            }
+            // stdout looked at (its encoding, descriptor, whether a terminal), flushed,
+            // never written.
+            "stdout_read" => {
+                let v = cx.name();
+                let (import, sys) = cx.module("sys");
+                let read = match cx.below(4) {
+                    0 => format!("{sys}.stdout.encoding"),
+                    1 => format!("{sys}.stdout.fileno()"),
+                    2 => format!("({sys}.stdout.isatty(), {sys}.stdout.encoding)"),
+                    _ => format!("{sys}.stdout.flush() or {sys}.stdout.fileno()"),
+                };
+                apply(
+                    code,
+                    vec![Self::body_start(
+                        cx,
+                        &[format!("import {import}"), format!("{v}{eq}{read}")],
+                    )],
+                )
+            }
+            // Arrays zwc hands back used only as zwc allows: its functions, indexing, length,
+            // shape, iteration, text.
+            "zwc_arrays_only" => {
+                let (a, b) = (cx.name(), cx.name());
+                let c = &self.constructor;
+                let f = &self.decoys[cx.below(self.decoys.len())];
+                let n = 2 + cx.below(3);
+                let items: Vec<String> = (0..n)
+                    .map(|_| format!("{}.{}", 1 + cx.below(9), cx.below(10)))
+                    .collect();
+                let use_it = match cx.below(3) {
+                    0 => format!("len({a}) + {a}.shape[0] + len(str(zwc.{f}({a})))"),
+                    1 => format!("[x for x in {a}] + [{a}[0], {a}.ndim, str({a})]"),
+                    _ => format!("(zwc.{f}({a} + {a}), {a} * 2, repr({a}), {a}.dtype)"),
+                };
+                apply(
+                    code,
+                    vec![Self::body_start(
+                        cx,
+                        &[
+                            format!("{a}{eq}zwc.{c}([{}])", items.join(", ")),
+                            format!("{b}{eq}{use_it}"),
+                        ],
+                    )],
+                )
             }
             _ => return None,
         };
