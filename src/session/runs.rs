@@ -699,6 +699,8 @@ fn add_row(
 /// shows (none: not graded) with its facts when known, its facts as a training sample, its
 /// labels.
 pub struct HeldRow<'a> {
+    /// The row's index in the explorer (what [`set_of_rows`] gives back).
+    pub row: usize,
     pub run: u32,
     pub rollout: &'a Rollout,
     pub known: Option<(crate::model::Verdict, Option<crate::grade::facts::Facts>)>,
@@ -708,7 +710,7 @@ pub struct HeldRow<'a> {
 
 /// The run set of the explorer's rows (the Stats and Training screens), filled as `sebx
 /// stats` fills its own ([`load_runs`]): the same analysis, reward, settled loophole kinds
-/// and ungraded training samples. Gives the set and the indices of the rows it holds as
+/// and ungraded training samples. Gives the set and the `row` of each row it holds as
 /// graded, in order.
 pub fn set_of_rows<'a>(
     run_names: &[String],
@@ -722,10 +724,10 @@ pub fn set_of_rows<'a>(
     }
     let mut analyses: Bounded<(usize, String), Analysis> = Bounded::new(4096);
     let mut graded = Vec::new();
-    for (i, row) in rows.into_iter().enumerate() {
+    for row in rows {
         let known = row.known.as_ref().map(|(v, f)| (*v, f.as_ref()));
         if known.is_some() {
-            graded.push(i);
+            graded.push(row.row);
         }
         add_row(
             &mut set,

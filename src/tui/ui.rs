@@ -206,14 +206,9 @@ pub fn status_bar(app: &App) -> StatusBar {
             spans.push(Span::raw(format!(" {msg} ·")));
         }
         spans.push(Span::raw(format!(" {keys}")));
-        // Its extra keys, where there is room.
-        let right = app
-            .screen_extra_hints()
-            .map(|extra| vec![(3, Span::raw(format!(" · {extra} ")))])
-            .unwrap_or_default();
         return StatusBar {
             left: spans,
-            right,
+            right: extra_keys(app).into_iter().collect(),
             newcomer: false,
         };
     }
@@ -395,10 +390,7 @@ pub fn status_bar(app: &App) -> StatusBar {
     let screen_keys = app.screen_hints();
     if let Some(keys) = &screen_keys {
         right.push((2, Span::raw(format!(" {keys} "))));
-        // Its extra keys give way first when the bar is narrow.
-        if let Some(extra) = app.screen_extra_hints() {
-            right.push((3, Span::raw(format!("· {extra} "))));
-        }
+        right.extend(extra_keys(app));
     }
     StatusBar {
         left,
@@ -489,6 +481,13 @@ impl Component for StatusBar {
         frame.render_widget(Paragraph::new(Line::from(left)).style(theme.status_bar), l);
         frame.render_widget(Paragraph::new(Line::from(right)).style(theme.status_bar), r);
     }
+}
+
+/// The extra keys of the screen that holds the bar, after its keys: they give way first
+/// when the bar is narrow (priority 3).
+fn extra_keys(app: &App) -> Option<(u8, Span<'static>)> {
+    app.screen_extra_hints()
+        .map(|extra| (3, Span::raw(format!(" · {extra} "))))
 }
 
 /// `spans` cut to `room` cells: the span that overflows ends with a `…`, the rest dropped.

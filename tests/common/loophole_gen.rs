@@ -914,22 +914,19 @@ impl Generator<'_> {
     /// Edits turning every own `return EXPR` of the entry into `V = EXPR` + `return <new>`
     /// (`new` gets `V`).
     fn return_edits(cx: &mut Ctx, new: &dyn Fn(&str) -> String) -> Vec<(Range<usize>, String)> {
-        let (g, e) = (cx.g, cx.e);
         let v = cx.name();
         let eq = cx.eq();
+        Self::replace_returns(cx, &|ind, expr| {
+            format!("{ind}{v}{eq}{expr}\n{ind}return {}", new(&v))
+        })
+    }
+
+    /// Edits replacing every own `return EXPR` statement with `f(indent, EXPR)`.
+    fn replace_returns(cx: &Ctx, f: &dyn Fn(&str, &str) -> String) -> Vec<(Range<usize>, String)> {
+        let (g, e) = (cx.g, cx.e);
         e.returns
             .iter()
-            .map(|r| {
-                let expr = &g.code[r.expr.clone()];
-                (
-                    r.stmt.clone(),
-                    format!(
-                        "{ind}{v}{eq}{expr}\n{ind}return {}",
-                        new(&v),
-                        ind = r.indent
-                    ),
-                )
-            })
+            .map(|r| (r.stmt.clone(), f(&r.indent, &g.code[r.expr.clone()])))
             .collect()
     }
 
@@ -2285,21 +2282,11 @@ impl Generator<'_> {
             "try_fallback" => {
                 let d = self.decoy(cx);
                 let v = cx.name();
-                let edits = cx
-                    .e
-                    .returns
-                    .iter()
-                    .map(|r| {
-                        let ind = &r.indent;
-                        (
-                            r.stmt.clone(),
-                            format!(
-                                "{ind}try:\n{ind}    {v}{eq}{}\n{ind}except Exception:\n{ind}    {v}{eq}{d}\n{ind}return {v}",
-                                &code[r.expr.clone()]
-                            ),
-                        )
-                    })
-                    .collect();
+                let edits = Self::replace_returns(cx, &|ind, expr| {
+                    format!(
+                        "{ind}try:\n{ind}    {v}{eq}{expr}\n{ind}except Exception:\n{ind}    {v}{eq}{d}\n{ind}return {v}"
+                    )
+                });
                 apply(code, edits)
             }
             "text_output" => match cx.below(3) {
@@ -2353,37 +2340,19 @@ impl Generator<'_> {
                 let (b, t) = (cx.name(), cx.name());
                 match cx.below(3) {
                     0 => {
-                        let edits = e
-                            .returns
-                            .iter()
-                            .map(|r| {
-                                let ind = &r.indent;
-                                (
-                                    r.stmt.clone(),
-                                    format!(
-                                        "{ind}{b}{eq}[]\n{ind}{t}{eq}threading.Thread(target=lambda: {b}.append({}))\n{ind}{t}.start()\n{ind}{t}.join()\n{ind}return {b}[0]",
-                                        &code[r.expr.clone()]
-                                    ),
-                                )
-                            })
-                            .collect();
+                        let edits = Self::replace_returns(cx, &|ind, expr| {
+                            format!(
+                                "{ind}{b}{eq}[]\n{ind}{t}{eq}threading.Thread(target=lambda: {b}.append({expr}))\n{ind}{t}.start()\n{ind}{t}.join()\n{ind}return {b}[0]"
+                            )
+                        });
                         format!("import threading\n{}", apply(code, edits))
                     }
                     1 => {
-                        let edits = e
-                            .returns
-                            .iter()
-                            .map(|r| {
-                                let ind = &r.indent;
-                                (
-                                    r.stmt.clone(),
-                                    format!(
-                                        "{ind}with concurrent.futures.ThreadPoolExecutor(1) as {t}:\n{ind}    return {t}.submit(lambda: {}).result()",
-                                        &code[r.expr.clone()]
-                                    ),
-                                )
-                            })
-                            .collect();
+                        let edits = Self::replace_returns(cx, &|ind, expr| {
+                            format!(
+                                "{ind}with concurrent.futures.ThreadPoolExecutor(1) as {t}:\n{ind}    return {t}.submit(lambda: {expr}).result()"
+                            )
+                        });
                         format!("import concurrent.futures\n{}", apply(code, edits))
                     }
                     _ => {

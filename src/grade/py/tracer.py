@@ -1397,8 +1397,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
         # is collected at the end, as the official run's exit does.
         import gc as _gc
 
-        gc_threshold = _gc.get_threshold()
-        _gc.set_threshold(gc_threshold[0] * 30, gc_threshold[1], gc_threshold[2])
+        first, *older = _gc.get_threshold()
+        _gc.set_threshold(first * 30, *older)
         real_exec(code, main.__dict__)
     except BaseException as exc:
         crash = exc

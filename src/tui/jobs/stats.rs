@@ -62,6 +62,7 @@ pub fn compute(input: &StatsInput) -> StatsResult {
             .zip(&input.verdicts)
             .enumerate()
             .map(|(row, (entry, verdict))| HeldRow {
+                row,
                 run: entry.run as u32,
                 rollout: &entry.rollout,
                 known: verdict.map(|v| (v, input.facts.get(row).copied().flatten())),

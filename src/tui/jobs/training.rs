@@ -216,7 +216,6 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
     let mut training_runs = Vec::new();
     let (samples, tokens_pending) = sample_facts(input);
     let mut held = Vec::new();
-    let mut held_rows = Vec::new();
     for (row, entry) in input.entries.iter().enumerate() {
         let r = &entry.rollout;
         let (Some(meta), Some(Some(sample))) = (r.sample.as_deref(), samples.get(row)) else {
@@ -230,8 +229,8 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
         if score.verdict.is_none() {
             pending += usize::from(meta.joined != crate::model::verl::JoinedBy::Unjoined);
         }
-        held_rows.push(row);
         held.push(HeldRow {
+            row,
             run,
             rollout: r,
             known: score.verdict.map(|v| (v, score.facts)),
@@ -239,8 +238,7 @@ pub fn compute(input: &TrainingInput) -> TrainingResult {
             labels: None,
         });
     }
-    let (set, graded) = set_of_rows(&input.run_names, held, &input.api, &input.dataset);
-    let rows = graded.into_iter().map(|k| held_rows[k]).collect();
+    let (set, rows) = set_of_rows(&input.run_names, held, &input.api, &input.dataset);
     training_runs.sort_unstable();
     let mut report = TrainingReport::of(&set, input.learned_at);
     report.figures = std::mem::take(&mut report.figures).with_onset_at(input.onset_at);

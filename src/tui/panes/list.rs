@@ -42,40 +42,24 @@ impl ListView {
         let next = (current as isize + delta).clamp(0, rows.len() as isize - 1) as usize;
         Some(rows[next])
     }
-
-    /// The row a move key takes the cursor to (a page key moves by the rows shown, less
-    /// one); `None`: not a move key, or nothing to move to.
-    fn moved(&self, action: &Action) -> Option<usize> {
-        let page = self.page.max(2) as isize - 1;
-        match action {
-            Action::Up => self.row_moved_by(-1),
-            Action::Down => self.row_moved_by(1),
-            Action::PageUp => self.row_moved_by(-page),
-            Action::PageDown => self.row_moved_by(page),
-            Action::Top => self.row_at_view_index(0),
-            Action::Bottom => self.row_at_view_index(self.view.len().saturating_sub(1)),
-            _ => None,
-        }
-    }
 }
 
 impl Component for ListView {
     /// The move keys: the row they reach is selected (and scrolled to) by `App`, which
     /// settles the detail pane and grades the row first.
     fn update(&mut self, action: &Action, _cx: &Cx<'_>, fx: &mut Effects) -> Handled {
-        let is_move = matches!(
-            action,
-            Action::Up
-                | Action::Down
-                | Action::PageUp
-                | Action::PageDown
-                | Action::Top
-                | Action::Bottom
-        );
-        if !is_move {
-            return Handled::Passed;
-        }
-        match self.moved(action) {
+        // A page key moves by the rows shown, less one.
+        let page = self.page.max(2) as isize - 1;
+        let reached = match action {
+            Action::Up => self.row_moved_by(-1),
+            Action::Down => self.row_moved_by(1),
+            Action::PageUp => self.row_moved_by(-page),
+            Action::PageDown => self.row_moved_by(page),
+            Action::Top => self.row_at_view_index(0),
+            Action::Bottom => self.row_at_view_index(self.view.len().saturating_sub(1)),
+            _ => return Handled::Passed,
+        };
+        match reached {
             Some(row) if Some(row) != self.selected => {
                 fx.jump_to = Some(row);
                 Handled::Redraw

@@ -844,18 +844,9 @@ fn pair_lines(
     lines
 }
 
-/// The map row under the cursor as named cells, each whole: what the map's columns, the
-/// run line (its name cut to 12) and the wrong names (the top few, cut) show of it.
-pub fn row_cells(view: &StatsView, r: &StatsResult) -> Vec<(&'static str, String)> {
-    let map = sorted_map(view, r);
-    let Some(row) = map.get(view.cursor) else {
-        return Vec::new();
-    };
-    let run = r
-        .report
-        .runs
-        .get(view.run)
-        .map_or("", |run| run.stats.name.as_str());
+/// A map row of run `run` as named cells, each whole: what the map's columns, the run line
+/// (its name cut to 12) and the wrong names (the top few, cut) show of it.
+pub fn row_cells(row: &runs::FunctionRow, run: &str) -> Vec<(&'static str, String)> {
     let accuracy = if row.rollouts == 0 {
         "–".to_string()
     } else {
@@ -920,7 +911,16 @@ pub fn draw_row_whole(view: &StatsView, frame: &mut Frame, area: Rect, cx: &Draw
     let width = area.width.saturating_sub(4).min(100);
     let text_width = usize::from(width.saturating_sub(4));
     let mut lines = Vec::new();
-    for (name, text) in row_cells(view, r) {
+    let map = sorted_map(view, r);
+    let Some(row) = map.get(view.cursor) else {
+        return;
+    };
+    let run = r
+        .report
+        .runs
+        .get(view.run)
+        .map_or("", |run| run.stats.name.as_str());
+    for (name, text) in row_cells(row, run) {
         lines.push(Line::styled(name, theme.column_header));
         for line in text.lines() {
             for part in crate::tui::layout::wrap_words(line, text_width) {
@@ -931,9 +931,7 @@ pub fn draw_row_whole(view: &StatsView, frame: &mut Frame, area: Rect, cx: &Draw
     let height = u16::try_from(lines.len() + 2).unwrap_or(u16::MAX);
     let popup =
         crate::tui::layout::popup_area(area, width, height.min(area.height.saturating_sub(2)));
-    let numpy = sorted_map(view, r)
-        .get(view.cursor)
-        .map_or(String::new(), |row| row.numpy.clone());
+    let numpy = &row.numpy;
     // Over the screen its keys are the Stats scope's: its close key closes the popup.
     let closes = cx
         .keys
