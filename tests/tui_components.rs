@@ -1,4 +1,4 @@
-//! The status bar and the panels under the detail pane are components (issue 41): each
+//! The status bar, the detail pane and the panels under it are components (issue 41): each
 //! draws itself from what the app hands it, and the status bar's keys come from the keymap
 //! in force (a rebound key is said, the old one is not; a screen with keys of its own
 //! replaces them). On the bundled demo, as `sebx` opens it.
@@ -140,4 +140,73 @@ fn screen_of(app: &App) -> String {
     let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
     terminal.draw(|f| ui::draw(f, app)).expect("draws");
     screen(&terminal)
+}
+
+/// The detail pane is a component: what it draws in the detail pane's area is what the
+/// screen shows there, and it answers the keys of what it shows (the first failed case,
+/// the Cases pane's cursor), read from the selected row's report.
+#[test]
+fn the_detail_pane_draws_itself_and_answers_its_cases_keys() {
+    use sebx::tui::Pane;
+    let mut app = crate::tui_common::app(sebx::tui::Grading::Unavailable(
+        sebx::grade::backend::Unavailable::StoredOnly("t".into()),
+    ));
+    app.update(&Action::Down); // row 1: failed cases
+    let report = app.cases_report().expect("row 1 has a report");
+    let count = report.cases.len();
+    let first = report
+        .cases
+        .iter()
+        .position(|c| !c.matched)
+        .expect("a failed case");
+    assert!(count >= 2, "{count} cases");
+    // Elsewhere first, on another pane: the key goes to the Cases pane, on that case.
+    app.update(&Action::PaneCode);
+    let elsewhere = if first == 0 { count - 1 } else { 0 };
+    app.detail.case_cursor = Some(elsewhere);
+    app.update(&Action::FirstFailedCase);
+    assert_eq!(app.detail.pane, Pane::Cases);
+    assert_eq!(app.case_cursor(), first, "on the first failed case");
+    let (down, up) = if first + 1 < count {
+        (Action::ScrollDown, Action::ScrollUp)
+    } else {
+        (Action::ScrollUp, Action::ScrollDown)
+    };
+    app.update(&down);
+    assert_ne!(app.case_cursor(), first, "the cursor moved a case");
+    app.update(&up);
+    assert_eq!(app.case_cursor(), first, "and back");
+
+    // Drawn by itself in the detail pane's area, it is what the whole screen shows there.
+    let (w, h) = app.size;
+    let whole = screen_of(&app);
+    let area = sebx::tui::layout::layout(ratatui::layout::Rect::new(0, 0, w, h)).detail;
+    let mut terminal = Terminal::new(TestBackend::new(w, h)).expect("terminal");
+    terminal
+        .draw(|f| app.detail.draw(f, area, &app.draw_cx()))
+        .expect("draws");
+    let alone = screen(&terminal);
+    let cut = |text: &str| -> Vec<String> {
+        text.lines()
+            .skip(usize::from(area.y))
+            .take(usize::from(area.height))
+            .map(|l| {
+                l.chars()
+                    .skip(usize::from(area.x))
+                    .take(usize::from(area.width))
+                    .collect()
+            })
+            .collect()
+    };
+    assert_eq!(cut(&alone), cut(&whole));
+    assert!(
+        cut(&alone)[0].contains("Cases"),
+        "the tabs are drawn: {alone}"
+    );
+    assert!(
+        cut(&alone)
+            .iter()
+            .any(|l| l.contains(&format!("{}", first + 1))),
+        "{alone}"
+    );
 }

@@ -775,7 +775,8 @@ fn detail_caches_keep_the_rows_looked_at_last() {
     app.jump_to(299);
     assert!(code_requests(&mut app).is_empty());
     assert!(
-        app.caches
+        app.detail
+            .held
             .highlights
             .peek(&(299, HighlightKind::Code))
             .is_some()
@@ -786,7 +787,8 @@ fn detail_caches_keep_the_rows_looked_at_last() {
     // The cache never holds more than its bound, and kept far more than nothing.
     let held = (0..300)
         .filter(|r| {
-            app.caches
+            app.detail
+                .held
                 .highlights
                 .peek(&(*r, HighlightKind::Code))
                 .is_some()
@@ -842,7 +844,7 @@ fn code_pane_marks_possible_findings_dimmer_than_errors() {
         [(3, "Error".to_string()), (4, "Possible".to_string())]
     );
     let entry = app.selected_entry().expect("selected").clone();
-    let content = sebx::tui::panes::render(&app, &entry, 100);
+    let content = sebx::tui::panes::render(&app.detail, &app.draw_cx(), &entry, 100);
     let theme = Theme::dark();
     assert_ne!(theme.error.fg, theme.dim.fg, "the theme tells them apart");
     // The style of `tolist` on the code line that starts with `prefix`.

@@ -1,7 +1,7 @@
 //! The explorer's state and how it changes. `update` takes an [`Action`], `on_job` a
 //! [`JobEvent`](super::jobs::JobEvent); neither does I/O: work goes into `outbox` for the workers. The plain
 //! state types live in `state` (re-exported here); the components that own their state
-//! (labelling, reruns, bookmarks, stats, training, the extra keys, the detail pane's tabs)
+//! (labelling, reruns, bookmarks, stats, training, the extra keys, the detail pane)
 //! are offered keys, actions, popups and the I/O step in turn through one trait
 //! (`component`), and answer through `effects`; `ui` draws them through the same trait.
 //!
@@ -23,17 +23,14 @@ use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
-use crate::analysis::{Analysis, FindingKind};
+use crate::analysis::FindingKind;
 use crate::grade::report::GradeReport;
-use crate::model::bounded::Bounded;
 
 use super::action::{Action, Keymap, Scope};
-use super::component::{Component, Cx, DrawCx, NoLabels};
+use super::component::{Component, Cx, DrawCx, NoLabels, NoReruns, Reads};
 use super::effects::{Effects, Handled};
 use super::entry::{Entry, Score};
-use super::graph_view::GraphCache;
-use super::highlight::Highlighted;
-use super::jobs::{HighlightKey, JobRequest};
+use super::jobs::JobRequest;
 use super::labelling::Labelling;
 use super::layout;
 use super::rerun::Reruns;
@@ -44,12 +41,6 @@ use super::theme::Theme;
 /// What the workers computed for the rows the user looked at (the most recently looked at
 /// are kept), and what was asked for.
 pub struct Caches {
-    pub highlights: Bounded<HighlightKey, Arc<Highlighted>>,
-    /// Asked for and not dropped since (in flight, or held in `highlights`).
-    highlight_requested: HashSet<HighlightKey>,
-    /// Full static analyses (`crate::analysis`) of rows that were selected.
-    pub analyses: Bounded<usize, Arc<Analysis>>,
-    analysis_requested: HashSet<usize>,
     /// Rows whose remembered report was asked for (opened rows with remembered verdicts).
     report_requested: HashSet<usize>,
     /// Rows already handed to the background analysis (the first batch at once, the rest
@@ -85,17 +76,11 @@ pub struct Caches {
     sealed_at: Option<usize>,
     /// Seals answered (the batches kept as sets in the score cache, as far as they hold).
     pub seals_done: usize,
-    /// The Graph pane's drawings of rows looked at, laid out once each.
-    pub graphs: GraphCache,
 }
 
 impl Default for Caches {
     fn default() -> Caches {
         Caches {
-            highlights: Bounded::new(DETAIL_CACHE),
-            highlight_requested: HashSet::new(),
-            analyses: Bounded::new(DETAIL_CACHE),
-            analysis_requested: HashSet::new(),
             report_requested: HashSet::new(),
             analysis_queued: 0,
             looked_up: 0,
@@ -109,7 +94,6 @@ impl Default for Caches {
             lookup_rows_pending: 0,
             sealed_at: None,
             seals_done: 0,
-            graphs: GraphCache::default(),
         }
     }
 }
@@ -145,8 +129,6 @@ pub struct App {
     pub training: super::training::TrainingView,
     /// The dump's extra keys as list columns and a filter (issue 30).
     pub extras: super::extras::ExtraKeys,
-    /// The Response pane's raw view: where lines are read again, and the one held.
-    raw_lines: raw::RawLines,
     pub should_quit: bool,
     /// A part asked to export the current view (taken by the event loop: `take_export`).
     export_wanted: bool,
@@ -165,7 +147,7 @@ enum ComponentId {
     Labelling,
     Reruns,
     Extras,
-    /// The detail pane's own keys (its tabs), after every part's.
+    /// The detail pane (its tabs, scrolling, cases and raw line), after every part's.
     Detail,
     /// The list's moves, last: a screen or popup open takes them first.
     List,
@@ -184,14 +166,14 @@ impl ComponentId {
         ComponentId::List,
     ];
     /// The order they draw in (the screens over the list; the last drawn is on top).
-    const DRAW_ORDER: [ComponentId; 7] = [
+    /// The detail pane is not among them: `ui` draws it in its place, as it does the list.
+    const DRAW_ORDER: [ComponentId; 6] = [
         ComponentId::Stats,
         ComponentId::Training,
         ComponentId::Bookmarks,
         ComponentId::Labelling,
         ComponentId::Reruns,
         ComponentId::Extras,
-        ComponentId::Detail,
     ];
     /// The order of the I/O step: labelling opens the sidecars the others write beside.
     const SERVICE_ORDER: [ComponentId; 7] = [
@@ -204,9 +186,6 @@ impl ComponentId {
         ComponentId::Detail,
     ];
 }
-
-/// Most highlighted texts (and full analyses) kept; the least recently looked at go first.
-const DETAIL_CACHE: usize = 256;
 
 impl App {
     /// An empty explorer; rows arrive through [`App::on_job`].
@@ -267,7 +246,6 @@ impl App {
                 ..Default::default()
             },
             extras: Default::default(),
-            raw_lines: raw::RawLines::default(),
             should_quit: false,
             export_wanted: false,
             view_dirty: false,
@@ -301,25 +279,27 @@ impl App {
                 corpus: &self.corpus,
                 list: &NO_LIST,
                 labels: &self.labelling,
+                reruns: &self.reruns,
                 keys: &self.keymap,
             };
             return (&mut self.list, cx);
         }
         let (corpus, list, keys) = (&self.corpus, &self.list, &self.keymap);
-        let others = |labels| Cx {
+        let others = |labels, reruns| Cx {
             corpus,
             list,
             labels,
+            reruns,
             keys,
         };
         match id {
-            ComponentId::Training => (&mut self.training, others(&self.labelling)),
-            ComponentId::Stats => (&mut self.stats, others(&self.labelling)),
-            ComponentId::Bookmarks => (&mut self.bookmarks, others(&self.labelling)),
-            ComponentId::Labelling => (&mut self.labelling, others(&NoLabels)),
-            ComponentId::Reruns => (&mut self.reruns, others(&self.labelling)),
-            ComponentId::Extras => (&mut self.extras, others(&self.labelling)),
-            ComponentId::Detail => (&mut self.detail, others(&self.labelling)),
+            ComponentId::Training => (&mut self.training, others(&self.labelling, &self.reruns)),
+            ComponentId::Stats => (&mut self.stats, others(&self.labelling, &self.reruns)),
+            ComponentId::Bookmarks => (&mut self.bookmarks, others(&self.labelling, &self.reruns)),
+            ComponentId::Labelling => (&mut self.labelling, others(&NoLabels, &self.reruns)),
+            ComponentId::Reruns => (&mut self.reruns, others(&self.labelling, &NoReruns)),
+            ComponentId::Extras => (&mut self.extras, others(&self.labelling, &self.reruns)),
+            ComponentId::Detail => (&mut self.detail, others(&self.labelling, &self.reruns)),
             ComponentId::List => unreachable!("answered above"),
         }
     }
@@ -343,8 +323,30 @@ impl App {
             corpus: &self.corpus,
             list: &self.list,
             labels: &self.labelling,
+            reruns: &self.reruns,
             keys: &self.keymap,
         }
+    }
+
+    /// What the detail view reads of the rest.
+    pub fn reads(&self) -> Reads<'_> {
+        Reads {
+            corpus: &self.corpus,
+            list: &self.list,
+            labels: &self.labelling,
+            reruns: &self.reruns,
+        }
+    }
+
+    /// The detail view, mutable, with what it reads of the rest.
+    fn detail_mut(&mut self) -> (&mut DetailView, Reads<'_>) {
+        let reads = Reads {
+            corpus: &self.corpus,
+            list: &self.list,
+            labels: &self.labelling,
+            reruns: &self.reruns,
+        };
+        (&mut self.detail, reads)
     }
 
     /// What the components read to draw themselves.
@@ -356,6 +358,7 @@ impl App {
             keys: &self.keymap,
             popup_scroll: self.popup_scroll,
             labels: &self.labelling,
+            reruns: &self.reruns,
             marks: &self.bookmarks,
             extra_columns: &self.extras.columns,
             case: if self.popup == Some(Popup::FullText) {
@@ -479,11 +482,6 @@ impl App {
                 self.should_quit = true;
                 true
             }
-            Action::ScrollDown => self.scroll_detail(1),
-            Action::ScrollUp => self.scroll_detail(-1),
-            Action::FirstFailedCase => self.first_failed_case(),
-            Action::WhatIfCases => self.toggle_what_if_cases(),
-            Action::RawLine => self.toggle_raw_line(),
             Action::Search => {
                 // A new pattern: the last one offered selected, so typing replaces it.
                 let last = self.list.search.pattern.clone();

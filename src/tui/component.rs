@@ -10,7 +10,7 @@
 //! (`component.draw`, the open popup through its owner), and `App` offers each action to
 //! the components in turn (the first to take it has it). The components: labelling,
 //! reruns, bookmarks, the stats and Training screens, the extra keys, the help, issues and
-//! whole-text popups, the list, the detail pane's tabs, the Labels and Rerun panels
+//! whole-text popups, the list, the detail pane (`panes::detail`), the Labels and Rerun panels
 //! (`panes::labels::Panel`), the status bar (`ui::StatusBar`), the presenter, and every
 //! text box (its key table, with the keymap in `action`). A component reads the rest
 //! through [`Cx`] (to act) and [`DrawCx`] (to draw), never `App` or another one.
@@ -25,6 +25,8 @@ use ratatui::Frame;
 use ratatui::crossterm::event::KeyEvent;
 use ratatui::layout::Rect;
 
+use crate::grade::reruns::RerunRecord;
+use crate::grade::trace::Confirmation;
 use crate::model::RolloutId;
 use crate::session::label_progress::LabelTally;
 
@@ -41,8 +43,32 @@ pub struct Cx<'a> {
     pub list: &'a ListView,
     /// Labelling's answers, for the other parts ([`NoLabels`] for labelling itself).
     pub labels: &'a dyn Labels,
+    /// The reruns' answers, for the other parts ([`NoReruns`] for the reruns themselves).
+    pub reruns: &'a dyn RerunsRead,
     /// The keys in force, for the hints a part says (`b bookmarks it`).
     pub keys: &'a Keymap,
+}
+
+impl<'a> Cx<'a> {
+    /// What the detail view reads of the rest.
+    pub fn reads(&self) -> Reads<'a> {
+        Reads {
+            corpus: self.corpus,
+            list: self.list,
+            labels: self.labels,
+            reruns: self.reruns,
+        }
+    }
+}
+
+/// What the detail view reads of the rest, to act and to draw: the selected row, its
+/// report, its reruns and what-ifs (this session's and the stored ones).
+#[derive(Clone, Copy)]
+pub struct Reads<'a> {
+    pub corpus: &'a Corpus,
+    pub list: &'a ListView,
+    pub labels: &'a dyn Labels,
+    pub reruns: &'a dyn RerunsRead,
 }
 
 /// What a component reads to draw itself, besides its own state: read only.
@@ -56,6 +82,8 @@ pub struct DrawCx<'a> {
     pub popup_scroll: u16,
     /// Labelling's answers (progress, a row's label).
     pub labels: &'a dyn Labels,
+    /// The reruns' answers (what-ifs, traced runs).
+    pub reruns: &'a dyn RerunsRead,
     /// Which rows are bookmarked.
     pub marks: &'a dyn Marks,
     /// The dump's extra keys shown as list columns, with their widths.
@@ -63,6 +91,45 @@ pub struct DrawCx<'a> {
     /// The Cases pane's case under the cursor, whole, while the whole-text popup is open
     /// over that pane.
     pub case: Option<CaseText>,
+}
+
+impl<'a> DrawCx<'a> {
+    /// What the detail view reads of the rest.
+    pub fn reads(&self) -> Reads<'a> {
+        Reads {
+            corpus: self.corpus,
+            list: self.list,
+            labels: self.labels,
+            reruns: self.reruns,
+        }
+    }
+}
+
+/// What the other parts read of reruns and traced runs.
+pub trait RerunsRead {
+    /// `row`'s latest what-if of this session.
+    fn session_what_if(&self, row: usize) -> Option<&RerunRecord>;
+    /// Whether a traced run of `id` is in flight.
+    fn confirming(&self, id: &RolloutId) -> bool;
+    /// How a traced run settled `id`'s findings, if one ran; `Err` says why it could not.
+    fn confirmation(&self, id: &RolloutId) -> Option<&Result<Confirmation, String>>;
+}
+
+/// No reruns: what the reruns themselves are handed as [`Cx::reruns`].
+pub struct NoReruns;
+
+impl RerunsRead for NoReruns {
+    fn session_what_if(&self, _row: usize) -> Option<&RerunRecord> {
+        None
+    }
+
+    fn confirming(&self, _id: &RolloutId) -> bool {
+        false
+    }
+
+    fn confirmation(&self, _id: &RolloutId) -> Option<&Result<Confirmation, String>> {
+        None
+    }
 }
 
 /// What the list reads of bookmarks.
@@ -87,6 +154,10 @@ pub trait Labels {
     }
     /// This annotator's label of `entry` in words: its categories and its note.
     fn label_text(&self, _entry: &Entry) -> Option<(String, String)> {
+        None
+    }
+    /// The latest what-if of a rollout in its run's rerun sidecar.
+    fn stored_what_if(&self, _run: usize, _id: &RolloutId) -> Option<&RerunRecord> {
         None
     }
     /// The labelling progress in words, over every run (`runs` of them), for the list's title.

@@ -92,7 +92,7 @@ impl ViewCopy {
             return Buffer::empty(Rect::new(0, 0, width, 1));
         };
         // The drawing of a wide graph is not cut: the view widens to it.
-        let content = super::panes::render(app, &entry, width);
+        let content = super::panes::render(&app.detail, &app.draw_cx(), &entry, width);
         let natural = content
             .lines
             .iter()
@@ -471,7 +471,7 @@ pub fn to_markdown(app: &App, row: usize) -> String {
             let _ = writeln!(out, "Error: `{}`\n", last.trim());
         }
     }
-    if let Some(a) = app.caches.analyses.peek(&row)
+    if let Some(a) = app.detail.held.analyses.peek(&row)
         && !a.code.findings.is_empty()
     {
         out.push_str("**Findings**\n\n");

@@ -493,6 +493,13 @@ impl Labels for Labelling {
         Labelling::is_labelled(self, entry)
     }
 
+    fn stored_what_if(&self, run: usize, id: &RolloutId) -> Option<&RerunRecord> {
+        self.stored_reruns(run, id)
+            .into_iter()
+            .rev()
+            .find(|r| r.what_if)
+    }
+
     fn label_text(&self, entry: &Entry) -> Option<(String, String)> {
         Labelling::label_text(self, entry)
     }

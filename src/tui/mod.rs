@@ -19,6 +19,7 @@ pub mod extras;
 pub mod full_text;
 pub mod graph_order;
 pub mod graph_view;
+pub mod held;
 pub mod help_popup;
 pub mod highlight;
 pub mod inline;

@@ -133,7 +133,7 @@ impl Presenter {
             .filter_map(|(row, caption)| {
                 let entry = app.corpus.entries.get(*row)?.clone();
                 let item = app.corpus.dataset_item(&entry).cloned();
-                let analysis = match app.caches.analyses.peek(row) {
+                let analysis = match app.detail.held.analyses.peek(row) {
                     Some(a) => a.clone(),
                     None => Arc::new(analyze_rollout(
                         &entry.rollout,

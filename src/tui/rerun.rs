@@ -61,6 +61,23 @@ pub struct Reruns {
     pub confirming: HashMap<RolloutId, u64>,
 }
 
+impl super::component::RerunsRead for Reruns {
+    fn session_what_if(&self, row: usize) -> Option<&RerunRecord> {
+        self.session
+            .get(&row)
+            .and_then(|list| list.iter().rev().find(|s| s.record.what_if))
+            .map(|s| &s.record)
+    }
+
+    fn confirming(&self, id: &RolloutId) -> bool {
+        Reruns::confirming(self, id)
+    }
+
+    fn confirmation(&self, id: &RolloutId) -> Option<&Result<Confirmation, String>> {
+        Reruns::confirmation(self, id)
+    }
+}
+
 impl Reruns {
     /// Whether a rerun, what-if or install is in flight (the spinner turns).
     pub fn busy(&self) -> bool {

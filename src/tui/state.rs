@@ -364,6 +364,9 @@ pub struct DetailView {
     /// `m`/`M` moved to another rollout: the next frame scrolls to its first (`true`) or
     /// last match, and records where in `matches_drawn`.
     pub match_pending: Option<bool>,
+    /// What the workers computed for the rows looked at (analyses, highlighted texts, graph
+    /// drawings, the raw line).
+    pub held: super::held::Held,
 }
 
 /// The search's matches in the pane as last drawn.

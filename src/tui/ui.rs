@@ -1,20 +1,20 @@
-//! Drawing: layout, the rollout list, the pane frame with its tabs, the status bar (a
-//! [`StatusBar`] component) and popups.
+//! Drawing: the layout, and each part in its place: the rollout list, the Labels and Rerun
+//! panels, the detail pane, the status bar (a [`StatusBar`] component), the screens and
+//! the open popup, each drawn by its component.
 //! Functions here read the app and the theme and draw; they never change state.
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, Borders, Paragraph, Wrap};
+use ratatui::widgets::{Block, Paragraph};
 
 use super::action::Keymap;
 use super::action::{Action, Scope};
-use super::app::{App, Grading, Pane};
+use super::app::{App, Grading};
 use super::component::{Component, DrawCx};
-use super::layout::{fit, layout, tab_label};
+use super::layout::layout;
 use super::panes;
-use super::search::highlight_line;
 use super::textbox::box_keys;
 
 /// Draws the whole screen.
@@ -26,7 +26,7 @@ pub fn draw(frame: &mut Frame, app: &App) {
     let cx = app.draw_cx();
     app.list.draw(frame, areas.list, &cx);
     let detail = panes::labels::draw_panels(frame, app, areas.detail);
-    draw_detail(frame, app, detail);
+    app.detail.draw(frame, detail, &cx);
     draw_status(frame, app, areas.status);
     // The screens of their own (stats, Training) over the rest.
     for component in app.drawn() {
@@ -37,148 +37,6 @@ pub fn draw(frame: &mut Frame, app: &App) {
     if let Some(popup) = app.popup {
         app.popup_owner(popup).draw_popup(popup, frame, area, &cx);
     }
-}
-
-/// First line of a pane's content shown in a pane `height` lines high.
-pub fn detail_scroll(content: &panes::PaneContent, height: u16, scroll: u16) -> u16 {
-    let total = content.lines.len() as u16;
-    match content.focus_line {
-        // Keep the focused line (the selected case) in view.
-        Some(f) => f.saturating_sub(height.saturating_sub(content.focus_height.max(1)).min(f)),
-        None => scroll.min(total.saturating_sub(1)),
-    }
-}
-
-/// Scroll positions (as `DetailView::scroll` counts them) of the lines of `content` that
-/// match `query`, in a pane `width` wide: wrapped panes scroll by screen lines.
-fn match_offsets(
-    content: &panes::PaneContent,
-    query: &super::search::Query,
-    width: u16,
-) -> Vec<u16> {
-    let width = usize::from(width.max(1));
-    let mut offsets = Vec::new();
-    let mut at = 0usize;
-    for line in &content.lines {
-        let text: String = line.spans.iter().map(|s| s.content.as_ref()).collect();
-        if query.is_match(&text) {
-            offsets.push(u16::try_from(at).unwrap_or(u16::MAX));
-        }
-        at += if content.wrap {
-            line.width().div_ceil(width).max(1)
-        } else {
-            1
-        };
-    }
-    offsets
-}
-
-pub(crate) fn draw_detail(frame: &mut Frame, app: &App, area: Rect) {
-    let theme = &app.theme;
-    let mut drawn = app.detail.case_rows_drawn.borrow_mut();
-    drawn.clear();
-    let mut tabs: Vec<Span> = Vec::new();
-    for (n, pane) in Pane::ALL.iter().enumerate() {
-        let style = if *pane == app.detail.pane {
-            theme.tab_active
-        } else {
-            theme.tab_inactive
-        };
-        tabs.push(Span::styled(tab_label(n, *pane), style));
-        tabs.push(Span::styled("─", theme.border));
-    }
-    tabs.pop();
-    let mut block = Block::default()
-        .borders(Borders::ALL)
-        .border_style(theme.border)
-        .title(Line::from(tabs));
-    // The selected rollout's label and note, outside label mode too.
-    if let Some((cats, note)) = app
-        .selected_entry()
-        .and_then(|e| app.labelling.label_text(e))
-    {
-        let text = match (cats.is_empty(), note.is_empty()) {
-            (false, false) => format!(" {cats} · “{note}” "),
-            (false, true) => format!(" {cats} "),
-            (true, _) => format!(" “{note}” "),
-        };
-        let room = usize::from(area.width).saturating_sub(66).max(12);
-        block = block.title(
-            Line::styled(fit(&text, room.min(text.chars().count())), theme.hint).right_aligned(),
-        );
-    }
-    let inner = block.inner(area);
-    frame.render_widget(block, area);
-    let Some(entry) = app.selected_entry() else {
-        frame.render_widget(
-            Paragraph::new(Line::styled("no rollout selected", theme.dim)),
-            inner,
-        );
-        return;
-    };
-    let (mut content, case_lines) = match app.detail.pane {
-        Pane::Cases => panes::cases::render_with_rows(app, entry, inner.width),
-        _ => (panes::render(app, entry, inner.width), 0..0),
-    };
-    // The search's matches stand out in every pane (m / M go from one to the next).
-    if let Some(q) = app.list.search.query() {
-        content.lines = std::mem::take(&mut content.lines)
-            .into_iter()
-            .map(|l| highlight_line(l, &q, theme.matched))
-            .collect();
-    }
-    // Pinned lines stay on top while the rest scrolls, when they leave the rest room.
-    let pinned = content.pinned.min(content.lines.len() as u16);
-    let pinned = if pinned.saturating_mul(2) <= inner.height {
-        pinned
-    } else {
-        0
-    };
-    let [head, body] =
-        Layout::vertical([Constraint::Length(pinned), Constraint::Min(0)]).areas(inner);
-    let head_lines: Vec<Line> = content.lines.drain(..usize::from(pinned)).collect();
-    frame.render_widget(Paragraph::new(head_lines), head);
-    content.focus_line = content.focus_line.map(|f| f.saturating_sub(pinned));
-    let mut scroll = detail_scroll(&content, body.height, app.detail.scroll);
-    // Where the search's matches are, for `m` / `M` (and a pending jump to one).
-    let query = app.list.search.query();
-    let offsets = match &query {
-        Some(q) => match_offsets(&content, q, body.width),
-        None => Vec::new(),
-    };
-    let mut scrolled_to = None;
-    if let Some(first) = app.detail.match_pending {
-        let target = if first {
-            offsets.first()
-        } else {
-            offsets.last()
-        };
-        if let Some(t) = target {
-            scroll = *t;
-        }
-        scrolled_to = Some(scroll);
-    }
-    *app.detail.matches_drawn.borrow_mut() = crate::tui::state::MatchesDrawn {
-        row: app.list.selected,
-        pane: app.detail.pane,
-        offsets,
-        scrolled_to,
-    };
-    // Where the case rows landed, for clicks (the table's lines are not wrapped).
-    for dy in 0..body.height {
-        let line = usize::from(pinned) + usize::from(scroll) + usize::from(dy);
-        if case_lines.contains(&line) {
-            drawn.push((body.y + dy, line - case_lines.start));
-        }
-    }
-    drop(drawn);
-    let mut p = Paragraph::new(content.lines);
-    if content.wrap {
-        p = p.wrap(Wrap { trim: false }).scroll((scroll, 0));
-    } else {
-        p = p.scroll((scroll, app.detail.hscroll));
-    }
-    frame.render_widget(p, body);
 }
 
 fn draw_status(frame: &mut Frame, app: &App, area: Rect) {

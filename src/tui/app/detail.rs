@@ -1,6 +1,7 @@
-//! The detail view: the selected row's analysis and highlighted texts (asked of the workers
-//! when it is selected), the panes and their scrolling, the mouse, and the detached copy of
-//! one row's view that an export draws.
+//! The detail view as `App` feeds it: the selected row's analysis and highlighted texts
+//! (asked of the workers when it is selected), the mouse, the detached copy of one row's
+//! view that an export draws, and the detail pane's answers for the rest of `App` (the
+//! pane itself, its keys and drawing, is `panes::detail`).
 
 use std::sync::Arc;
 
@@ -10,7 +11,6 @@ use crate::analysis::Analysis;
 use crate::grade::report::GradeReport;
 use crate::grade::reruns::RerunRecord;
 
-use super::super::action::Action;
 use super::super::jobs::{HighlightKind, JobRequest};
 use super::super::layout;
 use super::super::state::{CaseText, Corpus, DetailView, Pane, ViewRow};
@@ -32,9 +32,7 @@ impl App {
 
     /// [`App::selected_analysis`], shared (the graph cache keys on it).
     pub fn selected_analysis_arc(&self) -> Option<&Arc<Analysis>> {
-        self.list
-            .selected
-            .and_then(|row| self.caches.analyses.peek(&row))
+        self.detail.analysis(self.list.selected)
     }
 
     /// Asks for the highlighted texts and the analysis of the selected row, unless cached.
@@ -63,8 +61,8 @@ impl App {
             });
         }
         // What is held counts as just used: the rows looked at last stay cached.
-        self.caches.analyses.get(&row);
-        if self.caches.analysis_requested.insert(row) {
+        self.detail.held.analyses.get(&row);
+        if self.detail.held.analysis_requested.insert(row) {
             self.outbox.push(JobRequest::Analyze {
                 row,
                 item: self.corpus.dataset_item(&entry).cloned().map(Box::new),
@@ -86,9 +84,9 @@ impl App {
         ];
         for (kind, text) in wanted {
             let key = (row, kind);
-            self.caches.highlights.get(&key);
+            self.detail.held.highlights.get(&key);
             let Some(text) = text else { continue };
-            if text.is_empty() || !self.caches.highlight_requested.insert(key) {
+            if text.is_empty() || !self.detail.held.highlight_requested.insert(key) {
                 continue;
             }
             self.outbox.push(JobRequest::Highlight {
@@ -105,161 +103,28 @@ impl App {
     }
 
     pub(super) fn scroll_detail(&mut self, delta: i32) -> bool {
-        if self.detail.pane == Pane::Cases {
-            let cases = self.case_count();
-            if cases == 0 {
-                return false;
-            }
-            let next = (self.case_cursor() as i64 + i64::from(delta)).clamp(0, cases as i64 - 1);
-            self.detail.case_cursor = Some(next as usize);
-            return true;
-        }
-        self.detail.scroll = if delta >= 0 {
-            self.detail.scroll.saturating_add(delta as u16)
-        } else {
-            self.detail
-                .scroll
-                .saturating_sub(delta.unsigned_abs() as u16)
-        };
-        true
+        let (detail, reads) = self.detail_mut();
+        detail.scroll_by(delta, reads)
     }
 
     /// The latest what-if of `row`: this session's, else the last one in its rerun sidecar.
     pub fn what_if_record(&self, row: usize) -> Option<&RerunRecord> {
-        let session = self
-            .reruns
-            .session
-            .get(&row)
-            .and_then(|list| list.iter().rev().find(|s| s.record.what_if))
-            .map(|s| &s.record);
-        session.or_else(|| {
-            let entry = self.corpus.entries.get(row)?;
-            self.labelling
-                .stored_reruns(entry.run, &entry.rollout.id)
-                .into_iter()
-                .rev()
-                .find(|r| r.what_if)
-        })
+        DetailView::what_if_record(self.reads(), row)
     }
 
-    /// The what-if the Cases pane shows instead of the stored run, when it does.
-    pub fn cases_what_if(&self) -> Option<&RerunRecord> {
-        if !self.detail.what_if_cases {
-            return None;
-        }
-        self.list.selected.and_then(|row| self.what_if_record(row))
-    }
-
-    /// The report whose cases the Cases pane lists: the what-if's when it shows one, else
-    /// the selected rollout's own.
+    /// The report whose cases the Cases pane lists ([`DetailView::cases_report`]).
     pub fn cases_report(&self) -> Option<&GradeReport> {
-        match self.cases_what_if() {
-            Some(record) => Some(&record.report),
-            None => self.selected_report(),
-        }
+        self.detail.cases_report(self.reads())
     }
 
-    /// `E`: the Cases pane switches between the stored run's cases and the latest
-    /// what-if's, opening on the first failed case of what it shows.
-    pub(super) fn toggle_what_if_cases(&mut self) -> bool {
-        let Some(row) = self.list.selected else {
-            return false;
-        };
-        if !self.detail.what_if_cases && self.what_if_record(row).is_none() {
-            let edit = self
-                .keymap
-                .keys_for(Action::EditWhatIf)
-                .first()
-                .map_or_else(String::new, |k| {
-                    format!(" ({k} edits the code and grades it)")
-                });
-            self.message = Some(format!("no what-if of this rollout yet{edit}"));
-            return true;
-        }
-        self.detail.what_if_cases = !self.detail.what_if_cases;
-        self.detail.pane = Pane::Cases;
-        self.detail.scroll = 0;
-        self.detail.case_cursor = None;
-        self.message = Some(
-            if self.detail.what_if_cases {
-                "Cases: the what-if (edited code)"
-            } else {
-                "Cases: the stored run"
-            }
-            .to_string(),
-        );
-        true
-    }
-
-    /// The Cases pane's highlighted case: where the user put it, else the first failed case
-    /// of what it shows (its first case when none failed or none ran).
+    /// The Cases pane's highlighted case ([`DetailView::case_cursor`]).
     pub fn case_cursor(&self) -> usize {
-        self.detail.case_cursor.unwrap_or_else(|| {
-            self.cases_report()
-                .filter(|r| r.execution.is_some())
-                .and_then(|r| r.cases.iter().position(|c| !c.matched))
-                .unwrap_or(0)
-        })
+        self.detail.case_cursor(self.reads())
     }
 
     /// The case under the Cases pane's cursor, whole, while that pane is shown.
     pub fn focused_case(&self) -> Option<CaseText> {
-        if self.detail.pane != Pane::Cases {
-            return None;
-        }
-        let count = self.case_count();
-        let k = self.case_cursor().min(count.checked_sub(1)?);
-        let case = match self.cases_report() {
-            Some(r) if !r.cases.is_empty() => {
-                let c = r.cases.get(k)?;
-                CaseText {
-                    number: k + 1,
-                    count,
-                    input: c.input.clone(),
-                    expected: c.expected.clone(),
-                    actual: c.actual.clone(),
-                    // A program that never ran has no results, not failed ones.
-                    matched: r.execution.as_ref().map(|_| c.matched),
-                }
-            }
-            _ => {
-                let c = self.selected_entry()?.rollout.test_cases.get(k)?;
-                CaseText {
-                    number: k + 1,
-                    count,
-                    input: c.input.clone(),
-                    expected: c.output.clone(),
-                    actual: None,
-                    matched: None,
-                }
-            }
-        };
-        Some(case)
-    }
-
-    /// Number of cases the Cases pane lists for the selection.
-    pub fn case_count(&self) -> usize {
-        match (self.cases_report(), self.selected_entry()) {
-            (Some(r), _) if !r.cases.is_empty() => r.cases.len(),
-            (_, Some(e)) => e.rollout.test_cases.len(),
-            _ => 0,
-        }
-    }
-
-    pub(super) fn first_failed_case(&mut self) -> bool {
-        self.detail.pane = Pane::Cases;
-        self.detail.scroll = 0;
-        match self.cases_report() {
-            Some(r) if r.execution.is_none() => {
-                self.message = Some(format!("no case ran: {}", r.decided_by));
-            }
-            Some(r) => match r.cases.iter().position(|c| !c.matched) {
-                Some(k) => self.detail.case_cursor = Some(k),
-                None => self.message = Some("no failed case".to_string()),
-            },
-            None => self.message = Some("not graded: no case results yet".to_string()),
-        }
-        true
+        self.detail.focused_case(self.reads())
     }
 
     pub(super) fn click(&mut self, column: u16, row: u16) -> bool {
@@ -353,16 +218,16 @@ impl App {
             paper: true,
             ..DetailView::default()
         };
-        if let Some(a) = self.caches.analyses.peek(&row) {
-            copy.caches.analyses.insert(row, a.clone());
+        if let Some(a) = self.detail.held.analyses.peek(&row) {
+            copy.detail.held.analyses.insert(row, a.clone());
         }
         for kind in [
             HighlightKind::Response,
             HighlightKind::Code,
             HighlightKind::Reference,
         ] {
-            if let Some(h) = self.caches.highlights.peek(&(row, kind)) {
-                copy.caches.highlights.insert((row, kind), h.clone());
+            if let Some(h) = self.detail.held.highlights.peek(&(row, kind)) {
+                copy.detail.held.highlights.insert((row, kind), h.clone());
             }
         }
         copy

@@ -193,17 +193,17 @@ impl App {
                     let digest = super::super::jobs::digest_of(&analysis, &self.corpus.ctx.api);
                     self.store_digests([(row, Arc::new(digest))]);
                 }
-                self.caches.analysis_requested.insert(row);
-                for gone in self.caches.analyses.insert(row, analysis) {
-                    self.caches.analysis_requested.remove(&gone);
+                self.detail.held.analysis_requested.insert(row);
+                for gone in self.detail.held.analyses.insert(row, analysis) {
+                    self.detail.held.analysis_requested.remove(&gone);
                 }
                 self.list.selected == Some(row)
             }
             JobEvent::RawLine { row, result } => self.on_raw_line(row, result),
             JobEvent::Highlighted { key, text } => {
-                self.caches.highlight_requested.insert(key);
-                for gone in self.caches.highlights.insert(key, text) {
-                    self.caches.highlight_requested.remove(&gone);
+                self.detail.held.highlight_requested.insert(key);
+                for gone in self.detail.held.highlights.insert(key, text) {
+                    self.detail.held.highlight_requested.remove(&gone);
                 }
                 self.list.selected == Some(key.0)
             }
@@ -477,13 +477,8 @@ impl App {
             replaced.push(row);
         }
         let gone: std::collections::HashSet<usize> = replaced.iter().copied().collect();
-        let caches = &mut self.caches;
-        caches.analyses.retain(|r| !gone.contains(r));
-        caches.analysis_requested.retain(|r| !gone.contains(r));
-        caches.report_requested.retain(|r| !gone.contains(r));
-        caches.highlights.retain(|k| !gone.contains(&k.0));
-        caches.highlight_requested.retain(|k| !gone.contains(&k.0));
-        self.forget_raw_lines(&gone);
+        self.caches.report_requested.retain(|r| !gone.contains(r));
+        self.detail.held.forget(&gone);
         self.outbox.push(JobRequest::AnalyzeAll {
             from: 0,
             only: Some(replaced.clone()),

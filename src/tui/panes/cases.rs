@@ -14,8 +14,10 @@ use crate::grade::compare::{Decision, TOLERANCE};
 use crate::grade::report::{CaseResult, GradeReport};
 use crate::session::resolve::VerdictSource;
 use crate::tui::action::{Action, Scope};
-use crate::tui::app::{App, Grading};
+use crate::tui::app::Grading;
+use crate::tui::component::DrawCx;
 use crate::tui::entry::Entry;
+use crate::tui::state::DetailView;
 use crate::tui::theme::Theme;
 
 /// One case as the pane shows it, graded or not.
@@ -36,16 +38,21 @@ fn fit(text: &str, width: usize) -> String {
 }
 
 /// The Cases pane of `entry`, `width` cells wide; keeps the case under the cursor in view.
-pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
-    render_with_rows(app, entry, width).0
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry, width: u16) -> PaneContent {
+    render_with_rows(d, cx, entry, width).0
 }
 
 /// The pane and the content lines that are case rows (the first is case 1).
-pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, Range<usize>) {
-    let theme = &app.theme;
+pub fn render_with_rows(
+    d: &DetailView,
+    cx: &DrawCx<'_>,
+    entry: &Entry,
+    width: u16,
+) -> (PaneContent, Range<usize>) {
+    let theme = cx.theme;
     // The stored run's cases, or the latest what-if's (`E` switches when there is one).
-    let report = app.cases_report();
-    let what_if = app.cases_what_if();
+    let report = d.cases_report(cx.reads());
+    let what_if = d.cases_what_if(cx.reads());
     let cases: Vec<CaseView> = match report {
         Some(r) if !r.cases.is_empty() => r
             .cases
@@ -76,17 +83,17 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
     // A reward that disagrees with the verdict heads the pane, pinned, with the reason.
     if let Some(r) = report {
         reward_disagreement(r, theme, width, &mut lines);
-        right_anyway(app, entry, r, width, &mut lines);
+        right_anyway(d, cx, entry, r, width, &mut lines);
     }
-    if let Some(line) = source_line(app, entry, what_if.is_some(), theme) {
+    if let Some(line) = source_line(d, cx, entry, what_if.is_some(), theme) {
         lines.push(line);
     }
     let pinned = lines.len() as u16;
     if what_if.is_none() {
-        lines.extend(verdict_source(app, width));
+        lines.extend(verdict_source(d, cx, width));
     }
     let reward = report
-        .and_then(|r| reward_note(app, r))
+        .and_then(|r| reward_note(cx, r))
         .map(|note| format!(" · {note}"))
         .unwrap_or_default();
     let summary = match report {
@@ -95,10 +102,10 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
             "{} of {} cases failed{reward}{}",
             r.failed_cases(),
             r.cases.len(),
-            if app.detail.paper {
+            if d.paper {
                 String::new()
             } else {
-                case_keys(app)
+                case_keys(cx)
             }
         ),
         Some(r) => format!("no case results: {}{reward}", r.decided_by),
@@ -141,7 +148,7 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
         ),
         theme.column_header,
     ));
-    let cursor = app.case_cursor().min(cases.len() - 1);
+    let cursor = d.case_cursor(cx.reads()).min(cases.len() - 1);
     let first_case = lines.len();
     let mut focus = 0u16;
     for (k, c) in cases.iter().enumerate() {
@@ -173,7 +180,7 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
         if k == cursor {
             focus = lines.len() as u16;
             // A page has no cursor: the case detailed below is the one marked on screen.
-            lines.push(if app.detail.paper {
+            lines.push(if d.paper {
                 line
             } else {
                 line.patch_style(theme.selected)
@@ -201,18 +208,19 @@ pub fn render_with_rows(app: &App, entry: &Entry, width: u16) -> (PaneContent, R
 /// Whose cases these are, when the rollout has a what-if: `what-if (edited code) · E the
 /// stored run` or `stored run · E the what-if's cases` (the key from the keymap).
 fn source_line(
-    app: &App,
+    d: &DetailView,
+    cx: &DrawCx<'_>,
     entry: &Entry,
     showing_what_if: bool,
     theme: &Theme,
 ) -> Option<Line<'static>> {
-    if app.detail.paper {
+    if d.paper {
         return None;
     }
-    let row = app.list.selected?;
-    let record = app.what_if_record(row)?;
-    let key = app
-        .keymap
+    let row = cx.list.selected?;
+    let record = DetailView::what_if_record(cx.reads(), row)?;
+    let key = cx
+        .keys
         .keys_for(Action::WhatIfCases)
         .first()
         .map(|k| k.to_string());
@@ -247,12 +255,12 @@ fn source_line(
 /// verdict and where the session's resolver found it (`session::resolve`), wrapped to
 /// `width` (a path too long for a line goes on over the next). Nothing on a page: it
 /// names this session's files.
-fn verdict_source(app: &App, width: u16) -> Vec<Line<'static>> {
-    let theme = &app.theme;
-    let Some(row) = app.list.selected.filter(|_| !app.detail.paper) else {
+fn verdict_source(d: &DetailView, cx: &DrawCx<'_>, width: u16) -> Vec<Line<'static>> {
+    let theme = cx.theme;
+    let Some(row) = cx.list.selected.filter(|_| !d.paper) else {
         return Vec::new();
     };
-    let Some(resolved) = app.corpus.scores.get(row).and_then(|s| s.resolved()) else {
+    let Some(resolved) = cx.corpus.scores.get(row).and_then(|s| s.resolved()) else {
         return Vec::new();
     };
     let mut spans = vec![
@@ -261,11 +269,11 @@ fn verdict_source(app: &App, width: u16) -> Vec<Line<'static>> {
         Span::styled(format!(" · {}", resolved.source.described()), theme.dim),
     ];
     if resolved.source == VerdictSource::Scored
-        && let Some(file) = app
+        && let Some(file) = cx
             .corpus
             .scored_by
             .get(&row)
-            .and_then(|&f| app.corpus.scored_files.get(f))
+            .and_then(|&f| cx.corpus.scored_files.get(f))
     {
         spans.push(Span::styled(format!(" {}", file.display()), theme.dim));
     }
@@ -310,8 +318,8 @@ fn hard_wrap(line: Line<'static>, width: usize) -> Vec<Line<'static>> {
 
 /// ` · J/K move · f first failed · enter whole case`: the keys that walk the cases, and
 /// the one that shows a case whole, from the keymap.
-fn case_keys(app: &App) -> String {
-    let key = |a| app.keymap.key_in(Scope::Main, a);
+fn case_keys(cx: &DrawCx<'_>) -> String {
+    let key = |a| cx.keys.key_in(Scope::Main, a);
     let mut out = String::new();
     match (key(Action::ScrollDown), key(Action::ScrollUp)) {
         (Some(d), Some(u)) => out.push_str(&format!(" · {d}/{u} move")),
@@ -330,15 +338,15 @@ fn case_keys(app: &App) -> String {
 
 /// The reward in a few words for the summary line, where it does not disagree with the
 /// verdict (a disagreement has lines of its own): `reward 1 agrees`, or that there is none.
-fn reward_note(app: &App, r: &GradeReport) -> Option<String> {
+fn reward_note(cx: &DrawCx<'_>, r: &GradeReport) -> Option<String> {
     match (r.reward, r.reward_disagrees()) {
         (Some(_), Some(true)) => None,
         (Some(x), Some(false)) => Some(format!("reward {x} agrees")),
         (Some(x), None) => Some(format!("reward {x}")),
         (None, _) if r.reward_detail.is_some() => Some("reward not run".to_string()),
         // Scored by the verdict alone (an older score file): say how to get the reward.
-        (None, _) => Some(match app.keymap.keys_for(Action::Regrade).first() {
-            Some(key) if app.corpus.ctx.grading == Grading::Available => {
+        (None, _) => Some(match cx.keys.keys_for(Action::Regrade).first() {
+            Some(key) if cx.corpus.ctx.grading == Grading::Available => {
                 format!("no RL reward ({key} scores it)")
             }
             _ => "no RL reward".to_string(),
@@ -391,7 +399,8 @@ fn reward_disagreement(r: &GradeReport, theme: &Theme, width: u16, lines: &mut V
 /// and what a traced run showed of it) when the verdict is `right` or the reward 1: the
 /// cases below matched, but not because the program used zwc.
 fn right_anyway(
-    app: &App,
+    d: &DetailView,
+    cx: &DrawCx<'_>,
     entry: &Entry,
     r: &GradeReport,
     width: u16,
@@ -400,7 +409,7 @@ fn right_anyway(
     use crate::analysis::Severity;
     use crate::model::finding_kinds::Family;
     let paid = r.verdict == Some(crate::model::Verdict::Right) || r.reward == Some(1);
-    let Some(a) = app.selected_analysis().filter(|_| paid) else {
+    let Some(a) = d.analysis(cx.list.selected).map(|a| &**a).filter(|_| paid) else {
         return;
     };
     // The analysis's findings, what the official checker's runs showed (printed code) and
@@ -430,7 +439,7 @@ fn right_anyway(
     if loopholes.is_empty() {
         return;
     }
-    let theme = &app.theme;
+    let theme = cx.theme;
     let paid_how = match (
         r.verdict == Some(crate::model::Verdict::Right),
         r.reward == Some(1),
@@ -443,7 +452,7 @@ fn right_anyway(
         Span::styled(format!("{paid_how} anyway"), theme.warning),
         Span::styled(", through a loophole:", theme.dim),
     ]));
-    let confirmation = app
+    let confirmation = cx
         .reruns
         .confirmation(&entry.rollout.id)
         .and_then(|c| c.as_ref().ok());

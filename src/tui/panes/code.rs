@@ -13,9 +13,10 @@ use crate::analysis::{Analysis, Finding, Severity, entry_function_name};
 use crate::grade::trace::Settled;
 use crate::grade::trace::loopholes::claims_loophole;
 use crate::grade::trace::settle::claims_crash;
-use crate::tui::app::App;
+use crate::tui::component::DrawCx;
 use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
+use crate::tui::state::DetailView;
 use crate::tui::theme::Theme;
 
 /// What to say under a finding: its message, and the zwc name to use when it does not say it.
@@ -122,17 +123,17 @@ fn static_check_lines(a: &Analysis, theme: &Theme, lines: &mut Vec<Line<'static>
 }
 
 /// The Code pane of `entry`, for a pane `width` cells wide.
-pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
-    let theme = &app.theme;
-    let analysis = app.selected_analysis();
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry, pane_width: u16) -> PaneContent {
+    let theme = cx.theme;
+    let analysis = d.analysis(cx.list.selected).map(|a| &**a);
     let findings: &[Finding] = match analysis {
         Some(a) => &a.code.findings,
-        None => app.corpus.findings(app.list.selected.unwrap_or(usize::MAX)),
+        None => cx.corpus.findings(cx.list.selected.unwrap_or(usize::MAX)),
     };
     // Without an API doc, name findings would call every zwc name unknown.
     let findings: Vec<&Finding> = findings
         .iter()
-        .filter(|f| !(app.corpus.ctx.api.is_empty() && f.kind.needs_api()))
+        .filter(|f| !(cx.corpus.ctx.api.is_empty() && f.kind.needs_api()))
         .collect();
     // The zwc calls the analysis found, for the NumPy names after them.
     let calls: Vec<_> = analysis
@@ -173,19 +174,16 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         ),
     ]));
     // Without an API doc no name can be checked: say so rather than call every name unknown.
-    let api_known = !app.corpus.ctx.api.is_empty();
+    let api_known = !cx.corpus.ctx.api.is_empty();
     if !api_known {
         lines.push(Line::styled(
             "no API doc: pass --api-doc FILE to see NumPy names and check zwc names",
             theme.warning,
         ));
     }
-    let highlighted = app
-        .list
-        .selected
-        .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Code)));
+    let highlighted = d.highlighted(cx.list.selected, HighlightKind::Code);
     let width = code.lines().count().max(1).to_string().len();
-    let confirmation = app
+    let confirmation = cx
         .reruns
         .confirmation(&entry.rollout.id)
         .and_then(|c| c.as_ref().ok());
@@ -265,14 +263,14 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
         let possible = findings
             .iter()
             .any(|f| (f.severity == Severity::Possible && claims_crash(f)) || claims_loophole(f));
-        if app.reruns.confirming(&entry.rollout.id) {
+        if cx.reruns.confirming(&entry.rollout.id) {
             lines.push(Line::styled("  running once under the tracer…", theme.hint));
-        } else if let Some(Err(why)) = app.reruns.confirmation(&entry.rollout.id) {
+        } else if let Some(Err(why)) = cx.reruns.confirmation(&entry.rollout.id) {
             lines.push(Line::styled(
                 format!("  cannot confirm: {why}"),
                 theme.warning,
             ));
-        } else if possible && confirmation.is_none() && !app.detail.paper {
+        } else if possible && confirmation.is_none() && !d.paper {
             // A page is read, not driven: no key to press there.
             lines.push(Line::styled(
                 "  y: run to settle the possible and loophole findings",
@@ -355,7 +353,12 @@ pub fn render(app: &App, entry: &Entry, pane_width: u16) -> PaneContent {
     if let Some(a) = analysis {
         static_check_lines(a, theme, &mut lines);
     }
-    if let Some(report) = app.selected_report() {
+    if let Some(report) = cx
+        .list
+        .selected
+        .and_then(|i| cx.corpus.scores.get(i))
+        .and_then(|s| s.report())
+    {
         lines.push(Line::raw(""));
         lines.push(Line::styled("Grader", theme.heading));
         let w = pane_width;

@@ -6,15 +6,16 @@ use ratatui::text::{Line, Span};
 use super::PaneContent;
 use crate::analysis::Severity;
 use crate::analysis::graph_render::RowShows;
-use crate::tui::app::App;
+use crate::tui::component::DrawCx;
+use crate::tui::state::DetailView;
 
 /// The Graph pane: the selected row's dependency graph drawn as boxes and arrows, or (after
 /// `5` again) as a list by layer.
-pub fn render(app: &App, width: u16) -> PaneContent {
-    let theme = &app.theme;
-    if !app.detail.graph_list {
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, width: u16) -> PaneContent {
+    let theme = cx.theme;
+    if !d.graph_list {
         let mut head = vec![Span::styled("Dependency graph", theme.heading)];
-        if !app.detail.paper {
+        if !d.paper {
             head.push(Span::styled(
                 "  (5 again: as a list · < > scroll sideways)",
                 theme.dim,
@@ -22,9 +23,9 @@ pub fn render(app: &App, width: u16) -> PaneContent {
         }
         let mut lines = vec![Line::from(head)];
         // Laid out once per row (`GraphCache`), not on every frame.
-        match (app.list.selected, app.selected_analysis_arc()) {
+        match (cx.list.selected, d.analysis(cx.list.selected)) {
             (Some(row), Some(a)) => {
-                lines.extend(app.caches.graphs.lines(row, a, theme).iter().cloned());
+                lines.extend(d.held.graphs.lines(row, a, theme).iter().cloned());
             }
             _ => lines.push(Line::styled("analysing…", theme.dim)),
         }
@@ -34,7 +35,7 @@ pub fn render(app: &App, width: u16) -> PaneContent {
         "Dependency graph (values flowing to the return)",
         theme.heading,
     )];
-    let Some(a) = app.selected_analysis() else {
+    let Some(a) = d.analysis(cx.list.selected).map(|a| &**a) else {
         lines.push(Line::styled("analysing…", theme.dim));
         return PaneContent::scrolling(lines, false);
     };

@@ -1,4 +1,5 @@
-//! One file per detail pane. Each turns the selected rollout into lines; `ui` frames and scrolls them.
+//! One file per detail pane. Each turns the selected rollout into lines; the detail pane
+//! (`detail`, a component) frames and scrolls them.
 
 pub mod cases;
 pub mod code;
@@ -14,10 +15,12 @@ pub mod task;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
-use super::app::{App, Pane};
+use super::component::DrawCx;
 use super::entry::Entry;
 use super::highlight::StyledLine;
 pub(crate) use super::layout::{wrap_hanging, wrap_words};
+use super::state::DetailView;
+use super::state::Pane;
 
 /// What a pane shows.
 pub struct PaneContent {
@@ -44,16 +47,16 @@ impl PaneContent {
     }
 }
 
-/// The selected pane's content for `entry`, for a pane `width` cells wide.
-pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
-    match app.detail.pane {
-        Pane::Response if app.detail.raw_line => raw::render(app, entry, width),
-        Pane::Response => response::render(app, entry, width),
-        Pane::Code => code::render(app, entry, width),
-        Pane::Cases => cases::render(app, entry, width),
-        Pane::Output => output::render(app, entry),
-        Pane::Graph => graph::render(app, width),
-        Pane::Task => task::render(app, entry),
+/// The pane `d` shows, its content for `entry`, for a pane `width` cells wide.
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry, width: u16) -> PaneContent {
+    match d.pane {
+        Pane::Response if d.raw_line => raw::render(d, cx, entry, width),
+        Pane::Response => response::render(d, cx, entry, width),
+        Pane::Code => code::render(d, cx, entry, width),
+        Pane::Cases => cases::render(d, cx, entry, width),
+        Pane::Output => output::render(d, cx, entry),
+        Pane::Graph => graph::render(d, cx, width),
+        Pane::Task => task::render(d, cx, entry),
     }
 }
 

@@ -7,8 +7,9 @@ use ratatui::text::{Line, Span};
 use super::{PaneContent, field};
 use crate::session::resolve::VerdictSource;
 use crate::tui::action::{Action, Scope};
-use crate::tui::app::App;
+use crate::tui::component::DrawCx;
 use crate::tui::entry::{Entry, Score};
+use crate::tui::state::DetailView;
 
 /// Where a line of the assembled program comes from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,10 +49,10 @@ fn traceback_line(text: &str) -> Option<usize> {
 }
 
 /// The Output pane of `entry` (from its grade report).
-pub fn render(app: &App, entry: &Entry) -> PaneContent {
-    let theme = &app.theme;
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry) -> PaneContent {
+    let theme = cx.theme;
     let mut lines = Vec::new();
-    let score = app.list.selected.and_then(|i| app.corpus.scores.get(i));
+    let score = cx.list.selected.and_then(|i| cx.corpus.scores.get(i));
     let Some(report) = score.and_then(Score::report) else {
         // A verdict the file gave (stored in the line, or a correct-trajectories file's).
         let stored = entry.rollout.stored_score.as_ref().filter(|_| {
@@ -60,14 +61,14 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
                 .is_some_and(|s| matches!(s, VerdictSource::Stored | VerdictSource::Correct))
         });
         let why = match (score, stored) {
-            (_, Some(s)) if app.detail.paper => {
+            (_, Some(s)) if d.paper => {
                 format!("score stored in the file ({} = {})", s.field, s.raw)
             }
             (_, Some(s)) => format!(
                 "score stored in the file ({} = {}){}",
                 s.field,
                 s.raw,
-                app.keymap
+                cx.keys
                     .key_in(Scope::Main, Action::Regrade)
                     .map_or(String::new(), |k| format!(
                         "; press {k} to regrade and see the output"
@@ -158,7 +159,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             Span::styled("The error is raised at code line ", theme.dim),
             Span::styled(c.to_string(), theme.title),
             Span::styled(
-                if app.detail.paper {
+                if d.paper {
                     "."
                 } else {
                     " (see the Code pane)."

@@ -8,19 +8,20 @@ use serde_json::Value;
 
 use super::{PaneContent, labelled};
 use crate::tui::action::Action;
-use crate::tui::app::App;
+use crate::tui::component::DrawCx;
 use crate::tui::entry::Entry;
+use crate::tui::state::DetailView;
 
 /// The raw view of `entry`'s line, for a pane `width` cells wide.
-pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
-    let theme = &app.theme;
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry, width: u16) -> PaneContent {
+    let theme = cx.theme;
     let r = &entry.rollout;
     let mut head = vec![Span::styled(
         format!("the line as stored: {} line {}", r.source.display(), r.line),
         theme.dim,
     )];
-    if let Some(k) = app.keymap.keys_for(Action::RawLine).first()
-        && !app.detail.paper
+    if let Some(k) = cx.keys.keys_for(Action::RawLine).first()
+        && !d.paper
     {
         head.push(Span::styled(
             format!(" · {k} again: the response"),
@@ -28,7 +29,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
         ));
     }
     let mut lines = vec![Line::from(head)];
-    let raw = match app.raw_line() {
+    let raw = match d.raw_line_held(cx.list.selected) {
         None => {
             lines.push(Line::styled("reading the line…", theme.dim));
             return PaneContent::scrolling(lines, true);

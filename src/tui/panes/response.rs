@@ -5,15 +5,16 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, styled_or_plain};
-use crate::tui::app::App;
+use crate::tui::component::DrawCx;
 use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
+use crate::tui::state::DetailView;
 use crate::tui::theme::Theme;
 
 /// The Response pane of `entry`, for a pane `width` cells wide (prose is wrapped here, under
 /// its own indent).
-pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
-    let theme = &app.theme;
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry, width: u16) -> PaneContent {
+    let theme = cx.theme;
     let response = &entry.rollout.response;
     let marked = entry.code_lines_in_response();
     let mut lines = Vec::new();
@@ -56,10 +57,7 @@ pub fn render(app: &App, entry: &Entry, width: u16) -> PaneContent {
         ));
         return PaneContent::scrolling(lines, true);
     }
-    let highlighted = app
-        .list
-        .selected
-        .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Response)));
+    let highlighted = d.highlighted(cx.list.selected, HighlightKind::Response);
     let mut in_fence = false;
     for (k, text) in response.lines().enumerate() {
         let ln = k + 1;

@@ -5,18 +5,19 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 
 use super::{PaneContent, styled_or_plain};
-use crate::tui::app::App;
+use crate::tui::component::DrawCx;
 use crate::tui::entry::Entry;
 use crate::tui::jobs::HighlightKind;
+use crate::tui::state::DetailView;
 
 /// Most rollouts of the same task listed.
 const SAME_TASK_SHOWN: usize = 12;
 
 /// The Task pane of `entry`.
-pub fn render(app: &App, entry: &Entry) -> PaneContent {
-    let theme = &app.theme;
-    let api = &app.corpus.ctx.api;
-    let item = app.corpus.dataset_item(entry);
+pub fn render(d: &DetailView, cx: &DrawCx<'_>, entry: &Entry) -> PaneContent {
+    let theme = cx.theme;
+    let api = &cx.corpus.ctx.api;
+    let item = cx.corpus.dataset_item(entry);
     let mut lines = vec![Line::styled("Query", theme.heading)];
     for l in entry.rollout.query.lines() {
         lines.push(Line::raw(l.to_string()));
@@ -53,10 +54,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             lines.push(Line::raw(""));
             lines.push(Line::styled("NumPy reference solution", theme.heading));
             let text = item.reference.join("\n\n# ---\n\n");
-            let h = app
-                .list
-                .selected
-                .and_then(|row| app.caches.highlights.peek(&(row, HighlightKind::Reference)));
+            let h = d.highlighted(cx.list.selected, HighlightKind::Reference);
             for (k, l) in text.lines().enumerate() {
                 let styled = h.and_then(|h| h.lines.get(k)).and_then(Option::as_ref);
                 lines.push(Line::from(styled_or_plain(styled, l, Style::default())));
@@ -71,7 +69,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
         }
     }
     // The same task in every run: ] jumps to the next one, t filters to them.
-    let same: Vec<usize> = app
+    let same: Vec<usize> = cx
         .corpus
         .entries
         .iter()
@@ -85,7 +83,7 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             format!(
                 "This task has {} rollouts{}",
                 same.len(),
-                if app.detail.paper {
+                if d.paper {
                     ""
                 } else {
                     " (] next run, t only these)"
@@ -94,10 +92,10 @@ pub fn render(app: &App, entry: &Entry) -> PaneContent {
             theme.heading,
         ));
         for i in same.iter().take(SAME_TASK_SHOWN) {
-            let e = &app.corpus.entries[*i];
-            let shown = app.corpus.shown(*i);
-            let run = app.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
-            let marker = if app.list.selected == Some(*i) {
+            let e = &cx.corpus.entries[*i];
+            let shown = cx.corpus.shown(*i);
+            let run = cx.corpus.runs.get(e.run).map_or("", |r| r.name.as_str());
+            let marker = if cx.list.selected == Some(*i) {
                 "▶"
             } else {
                 " "
