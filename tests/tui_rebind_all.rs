@@ -390,3 +390,52 @@ fn new_keys_of(action: Action) -> String {
         .map(|(_, k)| k)
         .expect("in the table")
 }
+
+/// The detail pane's tabs name the keys that show each pane, and the demo training run's
+/// note the key of the Training screen: the new ones, and no old one.
+#[test]
+fn the_panes_tabs_and_the_demo_note_name_the_new_keys() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = session(dir.path(), false).app;
+    let tabs_at = |w: u16, h: u16| -> String {
+        let text = screen(&draw(&app, w, h));
+        let detail = sebx::tui::layout::layout(ratatui::layout::Rect::new(0, 0, w, h)).detail;
+        text.lines()
+            .nth(usize::from(detail.y))
+            .expect("the detail pane's top line")
+            .chars()
+            .skip(usize::from(detail.x))
+            .collect()
+    };
+    // Wide enough for the keys: each tab names its new key.
+    let tabs = tabs_at(200, 45);
+    assert!(tabs.contains("Response") && tabs.contains("Task"), "{tabs}");
+    shows_new_keys(
+        &tabs,
+        &[
+            Action::PaneResponse,
+            Action::PaneCode,
+            Action::PaneCases,
+            Action::PaneOutput,
+            Action::PaneGraph,
+            Action::PaneTask,
+        ],
+    );
+    // Too narrow for these keys: the titles alone, whole (not the last one cut).
+    let tabs = tabs_at(160, 45);
+    for pane in sebx::tui::Pane::ALL {
+        assert!(tabs.contains(&format!(" {} ", pane.title())), "{tabs}");
+    }
+    assert!(old_keys_in(&tabs).is_empty(), "{tabs}");
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let app = session(dir.path(), true).app;
+    let note = app
+        .corpus
+        .ctx
+        .notes
+        .iter()
+        .find(|n| n.contains("demo's training run"))
+        .expect("the demo training run's note");
+    shows_new_keys(note, &[Action::TrainingScreen]);
+}

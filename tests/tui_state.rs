@@ -376,7 +376,7 @@ fn mouse_clicks_rows_and_tabs_and_wheel_scrolls() {
         row: areas.list_body.y + 2,
     });
     assert_eq!(app.list.selected, Some(2));
-    let tabs = sebx::tui::layout::tab_positions(areas.detail);
+    let tabs = sebx::tui::layout::tab_positions(areas.detail, &app.keymap);
     let (pane, x, _) = tabs[2];
     assert_eq!(pane, Pane::Cases);
     app.update(&Action::Click {

@@ -237,7 +237,11 @@ pub fn prepare(args: &ExploreArgs, grading: Grading) -> Result<Session> {
     let look = look(args)?;
     let mut notes = Vec::new();
     let (api, dataset, sources) = if args.demo_training {
-        notes.push("Showing the bundled demo's training run (T: the Training screen).".to_string());
+        let screen = look
+            .keymap
+            .says(super::Action::TrainingScreen, "opens the Training screen")
+            .map_or_else(String::new, |k| format!(" ({k})"));
+        notes.push(format!("Showing the bundled demo's training run{screen}."));
         let api = ApiMap::from_api_doc_jsonl(demo::API_DOC).unwrap_or_default();
         let dataset = Arc::new(demo_dataset());
         let join = Arc::new(JoinIndex::new(&dataset));

@@ -9,6 +9,7 @@ use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Wrap};
 
+use super::action::{Action, Keymap, Scope};
 use super::state::Pane;
 use super::theme::Theme;
 
@@ -56,28 +57,70 @@ pub fn layout(area: Rect) -> Areas {
     }
 }
 
-/// Horizontal extent of each tab label in the detail frame's top border.
-pub fn tab_positions(detail: Rect) -> Vec<(Pane, u16, u16)> {
+/// Horizontal extent of each tab label in the detail frame's top border, as `keys` label
+/// the tabs.
+pub fn tab_positions(detail: Rect, keys: &Keymap) -> Vec<(Pane, u16, u16)> {
     let mut x = detail.x + 1;
     let mut out = Vec::new();
-    for (n, pane) in Pane::ALL.iter().enumerate() {
-        let w = tab_label(n, *pane).chars().count() as u16;
-        out.push((*pane, x, x + w));
+    for (pane, label) in Pane::ALL.into_iter().zip(tab_labels(keys, detail.width)) {
+        let w = label.chars().count() as u16;
+        out.push((pane, x, x + w));
         x += w + 1;
     }
     out
 }
 
-pub fn tab_label(n: usize, pane: Pane) -> String {
-    format!(" {} {} ", n + 1, pane.title())
+/// The panes' tabs in a frame `width` wide: each pane's key in `keys` (none when nothing
+/// shows it) and its title; where they do not fit, the titles alone, then the titles cut
+/// with a `…` (the keys are in the help).
+pub fn tab_labels(keys: &Keymap, width: u16) -> Vec<String> {
+    let room = usize::from(width).saturating_sub(2);
+    let fits = |labels: &[String]| {
+        labels.iter().map(|l| l.chars().count()).sum::<usize>() + labels.len() - 1 <= room
+    };
+    let keyed: Vec<String> = Pane::ALL
+        .into_iter()
+        .map(|pane| match keys.key_in(Scope::Main, pane_action(pane)) {
+            Some(key) => format!(" {key} {} ", pane.title()),
+            None => format!(" {} ", pane.title()),
+        })
+        .collect();
+    if fits(&keyed) {
+        return keyed;
+    }
+    let titles: Vec<String> = Pane::ALL
+        .into_iter()
+        .map(|pane| format!(" {} ", pane.title()))
+        .collect();
+    if fits(&titles) {
+        return titles;
+    }
+    // Each title cut to an equal share of the room (at least its first letter and `…`).
+    let share = (room + 1) / Pane::ALL.len();
+    Pane::ALL
+        .into_iter()
+        .map(|pane| fit(pane.title(), share.saturating_sub(1).max(2)))
+        .collect()
+}
+
+/// The action that shows `pane`.
+pub fn pane_action(pane: Pane) -> Action {
+    match pane {
+        Pane::Response => Action::PaneResponse,
+        Pane::Code => Action::PaneCode,
+        Pane::Cases => Action::PaneCases,
+        Pane::Output => Action::PaneOutput,
+        Pane::Graph => Action::PaneGraph,
+        Pane::Task => Action::PaneTask,
+    }
 }
 
 /// The pane whose tab is at a screen cell.
-pub fn tab_at(detail: Rect, column: u16, row: u16) -> Option<Pane> {
+pub fn tab_at(detail: Rect, keys: &Keymap, column: u16, row: u16) -> Option<Pane> {
     if row != detail.y {
         return None;
     }
-    tab_positions(detail)
+    tab_positions(detail, keys)
         .into_iter()
         .find(|(_, a, b)| column >= *a && column < *b)
         .map(|(p, _, _)| p)
@@ -272,5 +315,25 @@ mod tests {
         assert_eq!(fit("abcdef", 4), "abc…");
         assert_eq!(fit("éèê", 3), "éèê");
         assert_eq!(fit("abc", 0), "");
+    }
+
+    #[test]
+    fn tabs_keep_their_keys_then_their_titles_then_cut_titles_with_a_mark() {
+        let keys = Keymap::default();
+        let width = |labels: &[String]| {
+            labels.iter().map(|l| l.chars().count()).sum::<usize>() + labels.len() - 1
+        };
+        let wide = tab_labels(&keys, 80);
+        assert_eq!(wide[0], " 1 Response ");
+        assert!(width(&wide) <= 78);
+        let titles = tab_labels(&keys, 60);
+        assert_eq!(titles[1], " Code ");
+        assert!(width(&titles) <= 58, "{titles:?}");
+        let cut = tab_labels(&keys, 30);
+        assert!(cut[0].ends_with('…'), "{cut:?}");
+        assert!(width(&cut) <= 28, "{cut:?}");
+        // Clicks find the tabs where they are drawn.
+        let at = tab_positions(Rect::new(0, 0, 60, 10), &keys);
+        assert_eq!(at[1], (Pane::Code, 1 + 10 + 1, 1 + 10 + 1 + 6));
     }
 }

@@ -139,7 +139,7 @@ impl App {
             }
             return false;
         }
-        if let Some(pane) = layout::tab_at(areas.detail, column, row) {
+        if let Some(pane) = layout::tab_at(areas.detail, &self.keymap, column, row) {
             return self.set_pane(pane);
         }
         // A click on a row of the Cases table (as last drawn) selects that case.

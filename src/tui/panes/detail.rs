@@ -17,7 +17,7 @@ use super::super::component::{Component, Cx, DrawCx, Reads};
 use super::super::effects::{Effects, Handled};
 use super::super::highlight::Highlighted;
 use super::super::jobs::HighlightKind;
-use super::super::layout::{fit, tab_label};
+use super::super::layout::{fit, tab_labels};
 use super::super::search::{Query, highlight_line};
 use super::super::state::{CaseText, DetailView, MatchesDrawn, Pane};
 use super::PaneContent;
@@ -275,13 +275,13 @@ impl Component for DetailView {
         let mut drawn = self.case_rows_drawn.borrow_mut();
         drawn.clear();
         let mut tabs: Vec<Span> = Vec::new();
-        for (n, pane) in Pane::ALL.iter().enumerate() {
-            let style = if *pane == self.pane {
+        for (pane, label) in Pane::ALL.into_iter().zip(tab_labels(cx.keys, area.width)) {
+            let style = if pane == self.pane {
                 theme.tab_active
             } else {
                 theme.tab_inactive
             };
-            tabs.push(Span::styled(tab_label(n, *pane), style));
+            tabs.push(Span::styled(label, style));
             tabs.push(Span::styled("─", theme.border));
         }
         tabs.pop();
