@@ -178,8 +178,9 @@ action_table! {
     CycleLabelFilter: "filter by label: none, any, one category (cycle)", [Main], keys ["F"];
     /// Two annotators' agreement (Cohen's kappa) and their disagreements.
     Agreement: "agreement between two annotators (Cohen's kappa)", [Main], keys ["A"];
-    /// `N` follows file order or a seeded random order (a random sample of failures).
-    ToggleLabelOrder: "N in file order / in seeded random order", [Main], keys ["O"];
+    /// The next unlabelled failure follows file order or a seeded random order (a random
+    /// sample of failures).
+    ToggleLabelOrder: "label order: file order / seeded random order", [Main], keys ["O"];
     /// The stats screen: run summaries and the internalization map.
     StatsScreen: "stats: accuracy, pass@k, the internalization map", [Main, Stats, Compare], keys ["S"];
     /// The compare screen: flip matrix of two runs (again: the next pair of runs).
