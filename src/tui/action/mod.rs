@@ -162,7 +162,7 @@ action_table! {
     /// Exports the current view to an HTML file and says where.
     ExportView: "export this view to an HTML file", [Main], keys ["X"];
     /// Label mode: category keys (`1`–`9`) toggle categories instead of switching panes.
-    LabelMode: "label mode (L again: label and advance; 3rd: off)", [Main], keys ["L"];
+    LabelMode: "label mode (again: label and advance; 3rd: off)", [Main], keys ["L"];
     /// Every category, with counts; pick with ↑↓ and enter.
     CategoryPicker: "all categories (pick with ↑↓ enter)", [Main], keys ["p"];
     /// Adds the suggested category to the selected rollout's label.
