@@ -207,7 +207,7 @@ impl App {
                 .map_or_else(|| "label_mode".to_string(), |k| k.to_string()),
         );
         labelling.skip_hint = keymap.aside(Action::Down, "skips it");
-        let mut app = App {
+        App {
             corpus: Corpus {
                 ctx,
                 runs: Vec::new(),
@@ -251,9 +251,7 @@ impl App {
             view_dirty: false,
             view_refreshed: None,
             next_ticket: 1,
-        };
-        app.list.page = app.list_height();
-        app
+        }
     }
 
     /// The selected row's entry.
@@ -271,8 +269,10 @@ impl App {
 
     /// A part, mutable, with what it reads of the rest.
     fn component_mut(&mut self, id: ComponentId) -> (&mut dyn Component, Cx<'_>) {
+        let list_rows = self.list_height();
         if id == ComponentId::List {
-            // The list reads itself; the others' list is an empty one here.
+            // The list reads itself (it is lent mutably here); what it is handed as the
+            // others' list is an empty one, never read.
             static NO_LIST: std::sync::LazyLock<ListView> =
                 std::sync::LazyLock::new(ListView::default);
             let cx = Cx {
@@ -281,6 +281,7 @@ impl App {
                 labels: &self.labelling,
                 reruns: &self.reruns,
                 keys: &self.keymap,
+                list_rows,
             };
             return (&mut self.list, cx);
         }
@@ -291,6 +292,7 @@ impl App {
             labels,
             reruns,
             keys,
+            list_rows,
         };
         match id {
             ComponentId::Training => (&mut self.training, others(&self.labelling, &self.reruns)),
@@ -325,6 +327,7 @@ impl App {
             labels: &self.labelling,
             reruns: &self.reruns,
             keys: &self.keymap,
+            list_rows: self.list_height(),
         }
     }
 
@@ -573,7 +576,6 @@ impl App {
             }
             Action::Resize { width, height } => {
                 self.size = (*width, *height);
-                self.list.page = self.list_height();
                 self.keep_cursor_visible();
                 true
             }

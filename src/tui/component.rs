@@ -47,6 +47,8 @@ pub struct Cx<'a> {
     pub reruns: &'a dyn RerunsRead,
     /// The keys in force, for the hints a part says (`b bookmarks it`).
     pub keys: &'a Keymap,
+    /// How many rows the list shows on the screen now (what a page key moves by, less one).
+    pub list_rows: usize,
 }
 
 impl<'a> Cx<'a> {

@@ -314,8 +314,6 @@ pub struct ListView {
     pub selected: Option<usize>,
     /// First view line shown in the list.
     pub list_offset: usize,
-    /// How many view lines the list shows (what a page key moves by, less one).
-    pub page: usize,
 }
 
 impl Default for ListView {
@@ -329,7 +327,6 @@ impl Default for ListView {
             view: Vec::new(),
             selected: None,
             list_offset: 0,
-            page: 1,
         }
     }
 }

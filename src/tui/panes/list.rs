@@ -47,9 +47,9 @@ impl ListView {
 impl Component for ListView {
     /// The move keys: the row they reach is selected (and scrolled to) by `App`, which
     /// settles the detail pane and grades the row first.
-    fn update(&mut self, action: &Action, _cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         // A page key moves by the rows shown, less one.
-        let page = self.page.max(2) as isize - 1;
+        let page = cx.list_rows.max(2) as isize - 1;
         let reached = match action {
             Action::Up => self.row_moved_by(-1),
             Action::Down => self.row_moved_by(1),
