@@ -98,6 +98,9 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => sebx::serve::run(args),
         None => sebx::tui::explore::run_default(cli.explore),
     };
+    // Pools still grading on a thread (the explorer quit mid-run) or kept in a static are
+    // never dropped: their folders and cgroups go now.
+    sebx::grade::pool::remove_leftovers();
     match result {
         Ok(code) => code,
         // The reader went away (`sebx stats … | head`): what it wanted was written.

@@ -103,3 +103,75 @@ fn open_search_select_cases_quit() {
     wait_closed(&name, "sebx did not quit");
     drop(session);
 }
+
+/// Quitting while the background grading is still running leaves no pool folder behind:
+/// the pool is still in use on a grading thread, so it is never dropped, and sebx removes
+/// its folder on the way out (it was left in the temp folder until the next sebx started).
+#[test]
+fn quitting_mid_grading_leaves_no_pool_folder() {
+    if tmux_missing() {
+        return;
+    }
+    let python = sebx::grade::runtime::find_runtime()
+        .expect("the runtime is installed (sebx runtime install)")
+        .python;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let home = dir.path().join("home");
+    let tmp = dir.path().join("tmp");
+    std::fs::create_dir_all(&home).expect("home");
+    std::fs::create_dir_all(&tmp).expect("tmp");
+    // The demo's second run, each program made distinct 40 times over: far more than
+    // grade before the key is pressed.
+    let demo = std::fs::read_to_string(tmux_support::demo_file("rollouts_run2.jsonl"))
+        .expect("the demo run");
+    let mut lines = String::new();
+    for k in 0..40 {
+        for line in demo.lines() {
+            let mut row: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            let response = row["response"].as_str().expect("a response").replacen(
+                "```python\n",
+                &format!("```python\n# variant {k}\n"),
+                1,
+            );
+            row["response"] = serde_json::Value::String(response);
+            lines.push_str(&row.to_string());
+            lines.push('\n');
+        }
+    }
+    let file = dir.path().join("many.jsonl");
+    std::fs::write(&file, lines).expect("write the run");
+    let args = format!(
+        "{} --api-doc {}",
+        tmux_support::quoted(&file),
+        tmux_support::quoted(&tmux_support::demo_file("api_doc.jsonl"))
+    );
+    let cmd = format!(
+        "env TMPDIR={} SEBX_PYTHON={} {}",
+        tmux_support::quoted(&tmp),
+        tmux_support::quoted(&python),
+        sebx_command(&home, &args)
+    );
+    let name = session_name("sebx-quit-grading");
+    let _session = start_session(&name, (120, 40), Some(dir.path()), &cmd);
+    let pools = || -> Vec<String> {
+        std::fs::read_dir(&tmp)
+            .expect("the temp folder")
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with("sebx-pool-"))
+            .collect()
+    };
+    wait_for(&name, "grading under way", |s| {
+        status_line(s).contains("grading") && !pools().is_empty()
+    });
+    send(&name, &["q"]);
+    wait_closed(&name, "sebx quits mid-grading");
+    let screen_gone_at = std::time::Instant::now();
+    // The workers end as their stdin closes; the folder must already be gone.
+    let left = pools();
+    assert!(
+        left.is_empty(),
+        "pool folders left after quitting ({:?} after exit): {left:?}",
+        screen_gone_at.elapsed()
+    );
+}

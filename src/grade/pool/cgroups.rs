@@ -60,15 +60,25 @@ impl Cgroups {
 
     pub(super) fn remove_all(&self) {
         if let Some(dir) = &self.pool_dir {
-            if let Ok(entries) = fs::read_dir(dir) {
-                for entry in entries.flatten() {
-                    kill_cgroup(&entry.path());
-                    let _ = fs::remove_dir(entry.path());
-                }
-            }
-            let _ = fs::remove_dir(dir);
+            remove_pool_cgroups(dir);
         }
     }
+
+    /// The pool's cgroup, when it has one.
+    pub(super) fn pool_dir(&self) -> Option<&Path> {
+        self.pool_dir.as_deref()
+    }
+}
+
+/// Empties (SIGKILL) and removes a pool's worker cgroups and the pool's own.
+pub(super) fn remove_pool_cgroups(dir: &Path) {
+    if let Ok(entries) = fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            kill_cgroup(&entry.path());
+            let _ = fs::remove_dir(entry.path());
+        }
+    }
+    let _ = fs::remove_dir(dir);
 }
 
 /// The pids cgroup this process is in, if it is cgroup v1 and writable, or v2

@@ -44,3 +44,4 @@ pub use report::{ExecOutcome, PROFILE_PHASES, Protection, SandboxReport};
 pub use run::Pool;
 pub use session::Session;
 pub use status::{probe_sandbox, status, status_lines};
+pub use worker::remove_leftovers;

@@ -225,8 +225,7 @@ impl Drop for Pool {
             }
         }
         drop(workers);
-        self.launcher.cgroups.remove_all();
-        let _ = fs::remove_dir_all(&self.launcher.dir);
+        self.launcher.remove();
     }
 }
 

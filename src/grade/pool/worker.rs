@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, anyhow, bail};
 
-use super::cgroups::{Cgroups, kill_cgroup};
+use super::cgroups::{Cgroups, kill_cgroup, remove_pool_cgroups};
 use super::config::PoolConfig;
 use super::protocol::{Message, WireReady, read_worker_messages};
 use super::report::ExecOutcome;
@@ -37,6 +37,25 @@ const WEDGED_GRACE: Duration = Duration::from_secs(15);
 const EXIT_POLL: Duration = Duration::from_millis(50);
 
 static POOL_SEQUENCE: AtomicUsize = AtomicUsize::new(0);
+
+/// The folders (and cgroups) of this process's pools that were not dropped: what
+/// [`remove_leftovers`] removes on the way out. A pool kept in a static, or one still
+/// grading on a thread when the explorer quits, is never dropped.
+static LIVE_POOLS: std::sync::Mutex<Vec<(PathBuf, Option<PathBuf>)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// Removes the folders and cgroups of this process's pools that are still there: called
+/// as sebx exits (its workers end as their stdin closes; a cgroup's processes are
+/// killed). Those of processes that died unannounced are swept when the next pool starts.
+pub fn remove_leftovers() {
+    let live = std::mem::take(&mut *LIVE_POOLS.lock().unwrap_or_else(|e| e.into_inner()));
+    for (dir, cgroup) in live {
+        if let Some(cgroup) = cgroup {
+            remove_pool_cgroups(&cgroup);
+        }
+        let _ = fs::remove_dir_all(&dir);
+    }
+}
 
 /// Starts the workers of one pool.
 pub(super) struct Launcher {
@@ -88,6 +107,10 @@ impl Launcher {
         .map(|(k, v)| (k.to_string(), v.to_string()))
         .collect();
         let cgroups = Cgroups::new(seq, config.limits.max_processes);
+        LIVE_POOLS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((dir.clone(), cgroups.pool_dir().map(Path::to_path_buf)));
         Ok(Launcher {
             python: runtime.python.clone(),
             dir,
@@ -98,6 +121,17 @@ impl Launcher {
             cgroups,
             next_id: AtomicUsize::new(0),
         })
+    }
+
+    /// Removes the pool's cgroups and folder (the pool is dropped): not left for
+    /// [`remove_leftovers`].
+    pub(super) fn remove(&self) {
+        self.cgroups.remove_all();
+        let _ = fs::remove_dir_all(&self.dir);
+        LIVE_POOLS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(dir, _)| *dir != self.dir);
     }
 
     pub(super) fn spawn(&self) -> Result<StartingWorker> {
