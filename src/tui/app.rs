@@ -23,7 +23,6 @@ use std::sync::Arc;
 
 use ratatui::layout::Rect;
 
-use crate::analysis::FindingKind;
 use crate::grade::report::GradeReport;
 
 use super::action::{Action, Keymap, Scope};
@@ -485,57 +484,13 @@ impl App {
                 self.should_quit = true;
                 true
             }
-            Action::Search => {
-                // A new pattern: the last one offered selected, so typing replaces it.
-                let last = self.list.search.pattern.clone();
-                self.list.search_box.open(0, &last, true);
-                true
-            }
-            Action::CycleVerdictFilter => {
-                self.list.filters.verdict = cycle(&VerdictFilter::CYCLE, self.list.filters.verdict);
-                self.refresh_view();
-                true
-            }
-            Action::CycleRunFilter => {
-                let runs: Vec<usize> = (0..self.corpus.runs.len()).collect();
-                self.list.filters.run = cycle(&runs, self.list.filters.run);
-                self.refresh_view();
-                true
-            }
-            Action::CycleFunctionFilter => self.cycle_function_filter(),
-            Action::CycleFindingFilter => {
-                let mut options = vec![FindingFilter::Any];
-                options.extend(FindingKind::BY_IMPORTANCE.map(FindingFilter::Kind));
-                self.list.filters.finding = cycle(&options, self.list.filters.finding);
-                self.refresh_view();
-                true
-            }
             Action::ClearFilters => {
                 self.clear_filters();
-                true
-            }
-            Action::CycleGrouping => {
-                self.list.grouping = cycle(&Grouping::CYCLE, Some(self.list.grouping))
-                    .unwrap_or(Grouping::FileOrder);
-                self.refresh_view();
-                true
-            }
-            Action::SameTask => {
-                self.list.filters.task = match (self.list.filters.task, self.selected_entry()) {
-                    (Some(_), _) => None,
-                    (None, Some(e)) => Some(e.task),
-                    (None, None) => None,
-                };
-                self.refresh_view();
                 true
             }
             Action::NextSameTask => self.next_same_task(),
             Action::NextMatch => self.next_match(true),
             Action::PrevMatch => self.next_match(false),
-            Action::GotoLine => {
-                self.list.goto.open(0, "", false);
-                true
-            }
             Action::Regrade => {
                 if let Some(row) = self.list.selected {
                     self.request_grades(&[row], true);
@@ -561,16 +516,6 @@ impl App {
                 if self.list.selected.is_some() {
                     self.popup = Some(Popup::FullText);
                     self.popup_scroll = 0;
-                }
-                true
-            }
-            Action::Cancel => {
-                if self.list.search.results.is_some() {
-                    self.list.search = SearchState {
-                        id: self.list.search.id + 1,
-                        ..SearchState::default()
-                    };
-                    self.refresh_view();
                 }
                 true
             }
@@ -810,16 +755,5 @@ impl App {
     /// Queues work for the workers: every part's requests join this one queue.
     pub fn queue(&mut self, req: JobRequest) {
         self.outbox.push(req);
-    }
-}
-
-/// The option after `current` in `options`, then none, then the first again.
-fn cycle<T: Clone + PartialEq>(options: &[T], current: Option<T>) -> Option<T> {
-    match current {
-        None => options.first().cloned(),
-        Some(c) => options
-            .iter()
-            .position(|o| *o == c)
-            .and_then(|p| options.get(p + 1).cloned()),
     }
 }

@@ -261,27 +261,6 @@ impl App {
         }
     }
 
-    pub(super) fn cycle_function_filter(&mut self) -> bool {
-        let options: Vec<String> = self
-            .list
-            .selected
-            .map(|i| self.corpus.functions(i).to_vec())
-            .unwrap_or_default();
-        if options.is_empty() && self.list.filters.function.is_none() {
-            self.message = Some("the selected rollout calls no zwc function".to_string());
-            return true;
-        }
-        self.list.filters.function = match &self.list.filters.function {
-            Some(f) => options
-                .iter()
-                .position(|o| o == f)
-                .and_then(|p| options.get(p + 1).cloned()),
-            None => options.first().cloned(),
-        };
-        self.refresh_view();
-        true
-    }
-
     pub(super) fn next_same_task(&mut self) -> bool {
         let Some(entry) = self.selected_entry().cloned() else {
             return false;

@@ -2,8 +2,10 @@
 //! progress), the column header and the rows (verdict, reward, run, step, the extra keys
 //! chosen as columns, the task with this annotator's label, the functions called, failed
 //! cases, findings). It reads the labels, bookmarks and extra columns through [`DrawCx`].
-//! Its keys are the moves (↑↓, pages, top, bottom): it answers with the row they reach,
-//! which `App` selects, settling the detail pane and grading that row first.
+//! Its keys: the filters (verdict, run, function, finding kind, same task), the grouping,
+//! the search and go-to boxes, which `App` rebuilds the view from; and the moves (↑↓,
+//! pages, top, bottom), answered with the row they reach, which `App` selects, settling the
+//! detail pane and grading that row first.
 
 use ratatui::Frame;
 use ratatui::layout::Rect;
@@ -15,7 +17,8 @@ use super::super::component::{Component, Cx, DrawCx};
 use super::super::effects::{Effects, Handled};
 use super::super::layout::fit;
 use super::super::search::highlight_spans;
-use super::super::state::{ListView, ViewRow};
+use super::super::state::{FindingFilter, Grouping, ListView, SearchState, VerdictFilter, ViewRow};
+use crate::analysis::FindingKind;
 
 impl ListView {
     /// The row at view line `target` (at most the last), headings skipped: looking forward,
@@ -45,9 +48,78 @@ impl ListView {
 }
 
 impl Component for ListView {
+    /// The list's keys: its filters, grouping, search and go-to boxes (the view is rebuilt
+    /// by `App`), and its moves.
+    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+        // The filters, the grouping and the boxes: the list is rebuilt from them.
+        match action {
+            Action::Search => {
+                // A new pattern: the last one offered selected, so typing replaces it.
+                let last = self.search.pattern.clone();
+                self.search_box.open(0, &last, true);
+                return Handled::Redraw;
+            }
+            Action::GotoLine => {
+                self.goto.open(0, "", false);
+                return Handled::Redraw;
+            }
+            Action::CycleVerdictFilter => {
+                self.filters.verdict = cycle(&VerdictFilter::CYCLE, self.filters.verdict);
+            }
+            Action::CycleRunFilter => {
+                let runs: Vec<usize> = (0..cx.corpus.runs.len()).collect();
+                self.filters.run = cycle(&runs, self.filters.run);
+            }
+            Action::CycleFunctionFilter => {
+                let options: Vec<String> = self
+                    .selected
+                    .map(|i| cx.corpus.functions(i).to_vec())
+                    .unwrap_or_default();
+                if options.is_empty() && self.filters.function.is_none() {
+                    fx.say("the selected rollout calls no zwc function");
+                    return Handled::Redraw;
+                }
+                self.filters.function = cycle(&options, self.filters.function.clone());
+            }
+            Action::CycleFindingFilter => {
+                let mut options = vec![FindingFilter::Any];
+                options.extend(FindingKind::BY_IMPORTANCE.map(FindingFilter::Kind));
+                self.filters.finding = cycle(&options, self.filters.finding);
+            }
+            Action::CycleGrouping => {
+                self.grouping =
+                    cycle(&Grouping::CYCLE, Some(self.grouping)).unwrap_or(Grouping::FileOrder);
+            }
+            Action::SameTask => {
+                let task = self.selected.and_then(|i| cx.corpus.entries.get(i));
+                self.filters.task = match (self.filters.task, task) {
+                    (Some(_), _) => None,
+                    (None, Some(e)) => Some(e.task),
+                    (None, None) => None,
+                };
+            }
+            // Esc drops the search's results (the whole list again).
+            Action::Cancel if self.search.results.is_some() => {
+                self.search = SearchState {
+                    id: self.search.id + 1,
+                    ..SearchState::default()
+                };
+            }
+            _ => return self.moved(action, cx, fx),
+        }
+        fx.refresh_view = true;
+        Handled::Redraw
+    }
+
+    fn draw(&self, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
+        draw_list(self, frame, area, cx);
+    }
+}
+
+impl ListView {
     /// The move keys: the row they reach is selected (and scrolled to) by `App`, which
     /// settles the detail pane and grades the row first.
-    fn update(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
+    fn moved(&mut self, action: &Action, cx: &Cx<'_>, fx: &mut Effects) -> Handled {
         // A page key moves by the rows shown, less one.
         let page = cx.list_rows.max(2) as isize - 1;
         let reached = match action {
@@ -67,9 +139,16 @@ impl Component for ListView {
             _ => Handled::Unchanged,
         }
     }
+}
 
-    fn draw(&self, frame: &mut Frame, area: Rect, cx: &DrawCx<'_>) {
-        draw_list(self, frame, area, cx);
+/// The option after `current` in `options`, then none, then the first again.
+fn cycle<T: Clone + PartialEq>(options: &[T], current: Option<T>) -> Option<T> {
+    match current {
+        None => options.first().cloned(),
+        Some(c) => options
+            .iter()
+            .position(|o| *o == c)
+            .and_then(|p| options.get(p + 1).cloned()),
     }
 }
 
