@@ -255,6 +255,64 @@ def _read_small(path):
         os.close(fd)
 
 
+IN_ATTRIB = 0x4
+IN_MOVED_FROM = 0x40
+IN_MOVED_TO = 0x80
+IN_CREATE = 0x100
+IN_DELETE = 0x200
+IN_DELETE_SELF = 0x400
+IN_MOVE_SELF = 0x800
+IN_NONBLOCK = os.O_NONBLOCK
+IN_CLOEXEC = os.O_CLOEXEC
+# Every change to the program folder's entries, its own or its entries' attributes
+# (chmod, links, times), or the folder itself; main.py's content is rewritten anyway.
+_FOLDER_EVENTS = IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
+# main.py's own: a link made to it (from anywhere) changes its link count, which the
+# folder's watch does not report.
+_FILE_EVENTS = IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
+_SHM_EVENTS = IN_CREATE | IN_MOVED_TO
+
+
+class _FolderWatch:
+    """Tells whether a program changed its folder or /dev/shm, so that a clean run's
+    folder is reused (main.py rewritten in place) and /dev/shm not listed: inotify
+    watches on each and on main.py, whose queue a program that created, removed, renamed,
+    linked or chmod-ed anything there leaves non-empty (an overflow counts too). The events come
+    from the system calls themselves, so they are queued by the time the program and
+    everything it started are gone. None where inotify cannot be had."""
+
+    def __init__(self, fd, shm):
+        self.fd = fd
+        self.shm = shm
+
+    @staticmethod
+    def start(shm):
+        fd = _libc.inotify_init1(ctypes.c_int(IN_NONBLOCK | IN_CLOEXEC))
+        if fd < 0:
+            return None
+        watch = _FolderWatch(fd, shm)
+        if shm and not watch.add(b"/dev/shm", _SHM_EVENTS):
+            os.close(fd)
+            return None
+        return watch
+
+    def add(self, path, mask):
+        return _libc.inotify_add_watch(ctypes.c_int(self.fd), path, ctypes.c_uint32(mask)) >= 0
+
+    def untouched(self):
+        """Whether no event came since the last call (the queue is emptied either way)."""
+        quiet = True
+        while True:
+            try:
+                if not os.read(self.fd, 65536):
+                    return quiet
+            except BlockingIOError:
+                return quiet
+            except OSError:
+                return False
+            quiet = False
+
+
 def _prctl(option, value):
     _check(_libc.prctl(ctypes.c_int(option), ctypes.c_ulong(value), 0, 0, 0), "prctl")
 
@@ -625,6 +683,10 @@ class Sandbox:
         self.stdio_template = None
         # The run directory whose sys.argv, sys.path[0] and __main__ the worker holds.
         self.main_module_for = None
+        # The run directory that is the worker's own working directory (programs inherit it).
+        self.cwd_for = None
+        # Resource limits the worker holds itself (constant ones, inherited by programs).
+        self.preset_limits = ()
         # Signals whose handling the worker changed from the default (programs reset them).
         self.signals_to_default = [signal.SIGTERM, signal.SIGCHLD]
         limits = config["limits"]
@@ -978,6 +1040,8 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
         (resource.RLIMIT_CPU, cpu),
         (resource.RLIMIT_CORE, 0),
     ):
+        if which in sandbox.preset_limits:
+            continue
         try:
             resource.setrlimit(which, (value, value))
         except (OSError, ValueError):
@@ -989,7 +1053,8 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
             pass
     # After the limits (lowering needs no privilege; raising them back would).
     _drop_privileges(sandbox.inherited_privileges_dropped, sandbox.capabilities_dropped)
-    os.chdir(rundir)
+    if sandbox.cwd_for != rundir:
+        os.chdir(rundir)
     if sandbox.environment_for != rundir:
         _set_environment(_program_environment(sandbox, rundir))
     # _signal's own functions: signal.signal() wraps its result in an enum, whose
@@ -1147,6 +1212,28 @@ def _fast_exit(program, status):
     os._exit(status & 0xFF)
 
 
+def _preset_limits(lim):
+    """Sets on the worker itself the limits every program gets that cannot hurt it, so
+    programs inherit them (hard and soft, as a program's own setrlimit leaves them):
+    RLIMIT_NOFILE, RLIMIT_CORE, and RLIMIT_AS while the worker uses under a quarter of
+    it. The ones that held."""
+    held = []
+    wanted = [(resource.RLIMIT_NOFILE, lim["open_files"]), (resource.RLIMIT_CORE, 0)]
+    try:
+        for line in _read_small("/proc/self/status").splitlines():
+            if line.startswith(b"VmSize:") and int(line.split()[1]) * 1024 * 4 < lim["address_space"]:
+                wanted.append((resource.RLIMIT_AS, lim["address_space"]))
+    except (ValueError, IndexError):
+        pass
+    for which, value in wanted:
+        try:
+            resource.setrlimit(which, (value, value))
+            held.append(which)
+        except (OSError, ValueError):
+            pass
+    return tuple(held)
+
+
 class Capture:
     """Captured output, at most `cap` bytes: the head and the tail survive."""
 
@@ -1247,8 +1334,12 @@ def _sweep(cgroup):
 
 def _namespace_others_alive():
     """In a worker that is its namespace's init, after the program was reaped: whether
-    anything else runs (orphans are the init's children; zombies are reaped here)."""
-    _reap()
+    anything else runs (orphans are the init's children; zombies are reaped here). No
+    child at all (ECHILD, the usual case) answers without reading /proc: every process
+    left in the namespace is the init's child, reparented before the program's exit
+    could be reaped."""
+    if _reap():
+        return False
     return bool(_read_small("/proc/1/task/1/children").split())
 
 
@@ -1280,13 +1371,14 @@ def _wait_exit(pid):
 
 
 def _reap():
+    """Reaps every child that has ended; True when the caller has no child left at all."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return True
         if pid == 0:
-            return
+            return False
 
 
 def _report_crash():
@@ -1341,6 +1433,20 @@ class Worker:
         # Never written: its end-of-file tells a cloned B that the worker is gone.
         self.life_r, self.life_w = os.pipe()
         _warm_traceback(rundir)
+        # The cgroup's count of refused forks when the last program ended: nothing of a
+        # program runs between two programs (all are reaped or killed before the count
+        # is read), so it is the next program's starting count too.
+        self.max_events = _read_cgroup_max_events(sandbox.cgroup)
+        # Where the worker is its namespace's init (every process of a program is gone
+        # when its result is made): a clean program's folder is kept for the next one
+        # (see _FolderWatch) and is the worker's own working directory, and the constant
+        # limits are held by the worker for its programs to inherit. (Not /dev/null: a
+        # description shared by every program would carry one's fcntl flags to the next.)
+        self.watch = None
+        self.folder_kept = False
+        if sandbox.namespace_init:
+            self.watch = _FolderWatch.start(sandbox.private_shm)
+            sandbox.preset_limits = _preset_limits(sandbox.limits)
 
     def send(self, data):
         view = memoryview(data)
@@ -1394,22 +1500,39 @@ class Worker:
         # One program at a time per worker and a private /tmp: a fixed path keeps
         # tracebacks identical from run to run.
         rundir = os.path.join(sandbox.work_base, "program")
-        try:
-            os.mkdir(rundir, 0o755)
-        except FileExistsError:
-            _remove_tree(rundir)
-            os.mkdir(rundir, 0o755)
         path = os.path.join(rundir, "main.py")
         self.source = program_text.encode("utf-8", "surrogatepass")
         data = memoryview(self.source)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        if self.folder_kept:
+            # The last program left the folder as it found it: main.py rewritten in place.
+            fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC)
+        else:
+            try:
+                os.mkdir(rundir, 0o755)
+            except FileExistsError:
+                _remove_tree(rundir)
+                os.mkdir(rundir, 0o755)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         try:
             while data:
                 data = data[os.write(fd, data):]
         finally:
             os.close(fd)
+        if self.watch is not None and not self.folder_kept:
+            # A new folder: watched from now on, the worker's working directory, and
+            # the events of its making (and of the last one's removal) forgotten.
+            self.folder_kept = self.watch.add(rundir.encode(), _FOLDER_EVENTS) and self.watch.add(
+                path.encode(), _FILE_EVENTS
+            )
+            if self.folder_kept:
+                try:
+                    os.chdir(rundir)
+                    sandbox.cwd_for = rundir
+                except OSError:
+                    sandbox.cwd_for = None
+            self.watch.untouched()
         _mark(M_WRITTEN)
-        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
+        max_events_before = self.max_events
         if sandbox.namespace_init:
             return self._run_as_init(rundir, path, timeout, max_events_before)
         if sandbox.light_init:
@@ -1496,9 +1619,9 @@ class Worker:
         pid_c = _fork_without_handlers()
         if pid_c == 0:
             _mark(M_CHILD)
+            # The worker's descriptors are closed by _become_program's closerange.
             return self._program_child(
-                (self.proto_in, self.proto_out, out_r, err_r), rundir, path, out_w, err_w, timeout,
-                program=program,
+                (), rundir, path, out_w, err_w, timeout, program=program,
             )
         program = None
         os.close(out_w)
@@ -1790,14 +1913,23 @@ class Worker:
                     open_fds[fd].add(chunk)
         for fd in list(open_fds):
             os.close(fd)
-        _reap()
-        try:
-            # Most programs leave their directory as they found it.
-            os.unlink(os.path.join(rundir, "main.py"))
-            os.rmdir(rundir)
-        except OSError:
-            _remove_tree(rundir)
-        if sandbox.private_shm:
+        # A program that ended by itself and left nothing running and no change in its
+        # folder or /dev/shm: nothing to clean; its folder is kept for the next one.
+        kept = (
+            self.folder_kept and status is not None and not timed_out and not worker_exit
+            and not leftovers and not open_fds and self.watch.untouched()
+        )
+        if not kept:
+            self.folder_kept = False
+            sandbox.cwd_for = None
+            _reap()
+            try:
+                # Most programs leave their directory as they found it.
+                os.unlink(os.path.join(rundir, "main.py"))
+                os.rmdir(rundir)
+            except OSError:
+                _remove_tree(rundir)
+        if sandbox.private_shm and not kept:
             for entry in os.listdir("/dev/shm"):
                 target = os.path.join("/dev/shm", entry)
                 if os.path.isdir(target) and not os.path.islink(target):
@@ -1821,7 +1953,8 @@ class Worker:
         if timed_out:
             contained.append(f"timeout: still running after {timeout:g} s; every process of the program was killed")
             stdout = b""
-        if _read_cgroup_max_events(sandbox.cgroup) > max_events_before:
+        self.max_events = _read_cgroup_max_events(sandbox.cgroup)
+        if self.max_events > max_events_before:
             contained.append("process limit: a fork was refused (pids.max reached)")
         last = _last_line(stderr)
         if exit_code == 1 and last.split(":", 1)[0].endswith("MemoryError"):
