@@ -1234,6 +1234,10 @@ def _preset_limits(lim):
     return tuple(held)
 
 
+# What Worker.serve returns when the caller is to fork the program (see the end).
+FORK_HERE = object()
+
+
 class Capture:
     """Captured output, at most `cap` bytes: the head and the tail survive."""
 
@@ -1444,6 +1448,8 @@ class Worker:
         # description shared by every program would carry one's fcntl flags to the next.)
         self.watch = None
         self.folder_kept = False
+        # Worker._lean_limits, by timeout.
+        self.lean_limits = {}
         if sandbox.namespace_init:
             self.watch = _FolderWatch.start(sandbox.private_shm)
             sandbox.preset_limits = _preset_limits(sandbox.limits)
@@ -1474,7 +1480,9 @@ class Worker:
         return json.loads(line)
 
     def serve(self):
-        """The request loop. Returns only in a program process (C), with its Program."""
+        """The request loop. Returns None when sebx has gone, FORK_HERE when the program
+        is to be forked by the caller (the top level: see `forked_parent`), or, in a
+        program process of the other modes (C), its Program."""
         while True:
             request = self.read_request()
             if request is None:
@@ -1482,17 +1490,86 @@ class Worker:
                 return None
             _mark(M_REQUEST)
             result = self.run(request["program"], float(request.get("timeout", 3.0)))
-            if isinstance(result, Program):
+            if result is FORK_HERE or isinstance(result, Program):
                 return result
-            header, out, err = result
-            header["stdout_len"] = len(out)
-            header["stderr_len"] = len(err)
-            if _MARKS is not None:
-                _mark(M_COLLECTED)
-                header["profile"] = _marks_read(self.sent_at)
-            self.send(json.dumps(header).encode() + b"\n" + out + err)
-            if _MARKS is not None:
-                self.sent_at = time.perf_counter()
+            self.reply(result)
+
+    def forked_child(self):
+        """In the program forked at the top level: its set-up; its Program."""
+        _mark(M_CHILD)
+        rundir, path, timeout, _, _, out_w, _, err_w, _, _, program, _, limits = self.pending
+        if limits is None:
+            # The worker's descriptors are closed by _become_program's closerange.
+            return self._program_child((), rundir, path, out_w, err_w, timeout, program=program)
+        # What _become_program does, where the worker holds all the rest for its programs
+        # (see _lean_set_up): in one frame, with the limits' arguments made by the worker.
+        try:
+            os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.closerange(3, 65536)
+            for which, pair in limits:
+                try:
+                    resource.setrlimit(which, pair)
+                except (OSError, ValueError):
+                    pass
+            _signal.signal(_SIGINT, _signal.default_int_handler)
+            for sig in self.sandbox.signals_to_default:
+                _signal.signal(sig, _signal.SIG_DFL)
+            _mark(M_SET_UP)
+            return program
+        except BaseException:
+            _report_crash()
+            os._exit(1)
+
+    def _lean_limits(self, rundir, timeout, program):
+        """The setrlimit arguments of a program of `timeout`, made once per timeout, where
+        its set-up needs nothing but descriptors, limits and signals (forked_child): the
+        worker leads the session, dropped every privilege, holds the program's working
+        directory, environment, stdio and Program. None otherwise."""
+        sandbox = self.sandbox
+        if not (
+            program is not None and sandbox.own_session and sandbox.nproc_limit is None
+            and sandbox.inherited_privileges_dropped and sandbox.capabilities_dropped
+            and sandbox.cwd_for == rundir and sandbox.environment_for == rundir
+            and sandbox.stdio_template is not None
+            and (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
+            == sandbox.stdio_template * 2
+        ):
+            return None
+        limits = self.lean_limits.get(timeout)
+        if limits is None:
+            lim = sandbox.limits
+            cpu = max(int(lim["cpu_seconds"]), int(timeout) + 2)
+            limits = tuple(
+                (which, (value, value))
+                for which, value in (
+                    (resource.RLIMIT_AS, lim["address_space"]),
+                    (resource.RLIMIT_FSIZE, lim["file_size"]),
+                    (resource.RLIMIT_NOFILE, lim["open_files"]),
+                    (resource.RLIMIT_CPU, cpu),
+                    (resource.RLIMIT_CORE, 0),
+                )
+                if which not in sandbox.preset_limits
+            )
+            self.lean_limits[timeout] = limits
+        return limits
+
+    def forked_parent(self, pid_c):
+        """In the worker, once the top level forked the program `pid_c`: its result sent."""
+        pending, self.pending = self.pending, None
+        self.reply(self._follow_init(pid_c, *pending))
+
+    def reply(self, result):
+        header, out, err = result
+        header["stdout_len"] = len(out)
+        header["stderr_len"] = len(err)
+        if _MARKS is not None:
+            _mark(M_COLLECTED)
+            header["profile"] = _marks_read(self.sent_at)
+        self.send(json.dumps(header).encode() + b"\n" + out + err)
+        if _MARKS is not None:
+            self.sent_at = time.perf_counter()
 
     def run(self, program_text, timeout):
         sandbox = self.sandbox
@@ -1534,7 +1611,7 @@ class Worker:
         _mark(M_WRITTEN)
         max_events_before = self.max_events
         if sandbox.namespace_init:
-            return self._run_as_init(rundir, path, timeout, max_events_before)
+            return self._prepare_init(rundir, path, timeout, max_events_before)
         if sandbox.light_init:
             result = self._run_light(rundir, path, timeout, max_events_before)
             if result is not None:
@@ -1595,8 +1672,11 @@ class Worker:
         os.close(st_w)
         return self._supervise(pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
 
-    def _run_as_init(self, rundir, path, timeout, max_events_before):
-        """The program as a plain child of the worker, pid 1 of their namespace."""
+    def _prepare_init(self, rundir, path, timeout, max_events_before):
+        """The program as a plain child of the worker, pid 1 of their namespace: all but
+        the fork, which the top level makes (FORK_HERE) so that the program process has
+        no frame of the worker's to return through (each one's locals released in every
+        program: ~45 copied pages, measured)."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         for fd in (out_w, err_w):
@@ -1616,13 +1696,12 @@ class Worker:
             program = _program_on_main(self.sandbox, path, self.source)
         _mark(M_FORK)
         start = time.monotonic()
-        pid_c = _fork_without_handlers()
-        if pid_c == 0:
-            _mark(M_CHILD)
-            # The worker's descriptors are closed by _become_program's closerange.
-            return self._program_child(
-                (), rundir, path, out_w, err_w, timeout, program=program,
-            )
+        limits = self._lean_limits(rundir, timeout, program)
+        self.pending = (rundir, path, timeout, max_events_before, out_r, out_w, err_r, err_w, out, err, program, start, limits)
+        return FORK_HERE
+
+    def _follow_init(self, pid_c, rundir, path, timeout, max_events_before, out_r, out_w, err_r, err_w, out, err, program, start, limits):
+        """The worker's side of `_prepare_init`'s program once forked."""
         program = None
         os.close(out_w)
         os.close(err_w)
@@ -2052,20 +2131,12 @@ def main():
         _MARKS = mmap.mmap(-1, 4096)
 
     worker = Worker(sandbox, proto_in, proto_out)
-    # Kept for good: a program process returns through this frame to the top level, and
-    # the last reference going there would free the worker, its sandbox and its
-    # configuration in every program (~30 copied pages each, measured). Not with the full
-    # interpreter exit: that must be left to free the stdio template (the program's
-    # sys.__stdout__), whose last flush is its deallocation there.
-    if not config.get("full_exit"):
-        global _KEEP
-        _KEEP = (worker, sandbox, config)
     # Worker objects never need collecting: the start-up's garbage is freed (fewer pages
     # for every fork to map) and the rest frozen, so programs' collections skip them
     # (and do not copy the worker's pages).
     gc.collect()
     gc.freeze()
-    return worker.serve()
+    return worker
 
 
 # Standard-library modules solutions commonly import; importing them once here spares
@@ -2103,8 +2174,26 @@ def _warm_up(numpy):
         pass
 
 
-# Started by boot.py (as sebx does), which runs these lines itself from the bottom frame.
+# The top level's loop (here and in boot.py, which runs it from the bottom frame itself):
+# the worker serves; where it is its namespace's init, each program is forked right here,
+# so the program process starts at the top level, as deep as `python main.py` runs it.
+# The worker, held by `_worker` (a program's return to the top level frees nothing of
+# it), is let go before the program runs with the full interpreter exit: its
+# finalization must free the stdio template (the program's sys.__stdout__), whose last
+# flush is its deallocation there.
 if __name__ == "__main__" and "_sebx_boot" not in globals():
-    _program = main()
+    _worker = main()
+    _program = None
+    while _worker is not None:
+        _program = _worker.serve()
+        if _program is not FORK_HERE:
+            break
+        _program = _fork_without_handlers()
+        if _program == 0:
+            _program = _worker.forked_child()
+            break
+        _worker.forked_parent(_program)
     if _program is not None:
+        if _program.full_exit:
+            del _worker
         _run_program(_program)
