@@ -5,7 +5,8 @@
 # (boot.py runs it as `python worker.py <config-json>` would).
 # Protocol on the original stdin/stdout (moved to private descriptors at start):
 #   worker -> sebx: one JSON line {"ready": true, "protections": [...]} (or an error)
-#   sebx -> worker: one JSON line per program {"program": "...", "timeout": 3.0}
+#   sebx -> worker: per program a line `<length> <timeout seconds>`, then the program's
+#                   UTF-8 bytes (length of them)
 #   worker -> sebx: one JSON header line, then the raw stdout and stderr bytes
 #                   whose lengths the header gives.
 # Process tree per program (pid-namespace mode), cheapest first:
@@ -1413,6 +1414,8 @@ class Worker:
         rundir = os.path.join(sandbox.work_base, "program")
         _set_environment(_program_environment(sandbox, rundir))
         sandbox.environment_for = rundir
+        self.rundir = rundir
+        self.main_path = os.path.join(rundir, "main.py")
         sandbox.signals_to_default = [
             int(s) for s in (signal.SIGTERM, signal.SIGCHLD) if signal.getsignal(s) is not signal.SIG_DFL
         ]
@@ -1471,13 +1474,23 @@ class Worker:
         return not chunk
 
     def read_request(self):
+        """The next request, (program bytes, timeout), or None at the end of input: a
+        header line `<bytes> <timeout seconds>` and the program's UTF-8 bytes."""
         while b"\n" not in self.inbuf:
             chunk = os.read(self.proto_in, 1 << 16)
             if not chunk:
                 return None
             self.inbuf += chunk
-        line, _, self.inbuf = self.inbuf.partition(b"\n")
-        return json.loads(line)
+        line, _, rest = self.inbuf.partition(b"\n")
+        size, timeout = line.split(b" ")
+        size = int(size)
+        while len(rest) < size:
+            chunk = os.read(self.proto_in, max(1 << 16, size - len(rest)))
+            if not chunk:
+                return None
+            rest += chunk
+        self.inbuf = rest[size:]
+        return rest[:size], float(timeout)
 
     def serve(self):
         """The request loop. Returns None when sebx has gone, FORK_HERE when the program
@@ -1489,7 +1502,7 @@ class Worker:
                 _sweep(self.sandbox.cgroup)
                 return None
             _mark(M_REQUEST)
-            result = self.run(request["program"], float(request.get("timeout", 3.0)))
+            result = self.run(*request)
             if result is FORK_HERE or isinstance(result, Program):
                 return result
             self.reply(result)
@@ -1571,14 +1584,14 @@ class Worker:
         if _MARKS is not None:
             self.sent_at = time.perf_counter()
 
-    def run(self, program_text, timeout):
+    def run(self, source, timeout):
         sandbox = self.sandbox
         self.counter += 1
         # One program at a time per worker and a private /tmp: a fixed path keeps
         # tracebacks identical from run to run.
-        rundir = os.path.join(sandbox.work_base, "program")
-        path = os.path.join(rundir, "main.py")
-        self.source = program_text.encode("utf-8", "surrogatepass")
+        rundir = self.rundir
+        path = self.main_path
+        self.source = source
         data = memoryview(self.source)
         if self.folder_kept:
             # The last program left the folder as it found it: main.py rewritten in place.
@@ -2004,7 +2017,7 @@ class Worker:
             _reap()
             try:
                 # Most programs leave their directory as they found it.
-                os.unlink(os.path.join(rundir, "main.py"))
+                os.unlink(self.main_path)
                 os.rmdir(rundir)
             except OSError:
                 _remove_tree(rundir)
