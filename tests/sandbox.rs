@@ -1522,3 +1522,99 @@ fn processes_with(needles: &[&str]) -> Vec<String> {
         .filter(|cmdline| needles.iter().any(|n| cmdline.contains(n)))
         .collect()
 }
+
+/// What a program sees of its folder, stdin and /dev/shm: [`FRESH_FOLDER`] in a fresh
+/// one (its main.py is this program itself, linked nowhere else), then /dev/shm's entries.
+const FOLDER_STATE: &str = "import os, stat, fcntl\n\
+     me = open(__file__).read()\n\
+     st = os.stat('main.py')\n\
+     print(sorted(os.listdir('.')), oct(stat.S_IMODE(os.stat('.').st_mode)), \
+     oct(stat.S_IMODE(st.st_mode)), st.st_nlink, me.startswith('import os, stat'), \
+     fcntl.fcntl(0, fcntl.F_GETFL) & os.O_NONBLOCK)\n\
+     print(sorted(os.listdir('/dev/shm')))\n";
+const FRESH_FOLDER: &str = "['main.py'] 0o755 0o644 1 True 0\n";
+
+#[test]
+fn a_folder_kept_between_programs_is_as_fresh_as_a_new_one() {
+    // A clean program's folder is kept for the next one, and /dev/shm is not listed, as
+    // long as nothing there changed: every kind of change must still be undone.
+    let (pool, report, workers) = watched_pool();
+    let shm = if report.is_active("private /tmp") {
+        "open('/dev/shm/left', 'w').write('x')\n"
+    } else {
+        ""
+    };
+    let changes = [
+        "open('data.txt', 'w').write('left behind')\n".to_string(),
+        "os.makedirs('a/b')\nopen('a/b/c', 'w').write('x')\n".to_string(),
+        "os.chmod('.', 0o700)\n".to_string(),
+        "os.chmod('main.py', 0o600)\n".to_string(),
+        "os.utime('main.py', (0, 0))\n".to_string(),
+        "os.link('main.py', os.path.join(os.environ['TMPDIR'], '..', 'linked.py'))\n".to_string(),
+        "os.rename('main.py', 'other.py')\n".to_string(),
+        "os.unlink('main.py')\nos.chdir('/')\nos.rmdir(os.environ['HOME'])\n".to_string(),
+        "open('main.py', 'a').write('# more' * 100000)\nos.truncate('main.py', 3)\n".to_string(),
+        "os.mkfifo('fifo')\nos.unlink('fifo')\n".to_string(),
+        "fcntl.fcntl(0, fcntl.F_SETFL, fcntl.fcntl(0, fcntl.F_GETFL) | os.O_NONBLOCK)\n"
+            .to_string(),
+        shm.to_string(),
+    ];
+    for change in &changes {
+        let program = format!("import os, fcntl\n{change}print('changed')\n");
+        let outcome = run(&pool, &program);
+        assert_stdout(&outcome, "changed\n");
+        // Twice: the first after the change, the second in a folder kept from a clean run.
+        for _ in 0..2 {
+            let outcome = run(&pool, FOLDER_STATE);
+            if report.is_active("private /tmp") {
+                let fresh = format!("{FRESH_FOLDER}[]\n");
+                assert_eq!(
+                    outcome.stdout, fresh,
+                    "after {change:?}: {}",
+                    outcome.stderr
+                );
+            } else {
+                assert!(
+                    outcome.stdout.starts_with(FRESH_FOLDER),
+                    "{change}: {outcome:?}"
+                );
+            }
+        }
+    }
+    next_is_right(&pool, &workers);
+}
+
+#[test]
+fn refused_forks_are_reported_for_their_program_only() {
+    // The cgroup's count of refused forks is read once per program (the last program's
+    // count is the next one's start): a program that reached pids.max and ended by
+    // itself is reported, the clean programs around it are not.
+    let pool = pool_with(1, |config| config.limits.max_processes = 8);
+    let report = pool.sandbox_report();
+    let clean = run(&pool, "print(1)");
+    assert_eq!(clean.contained, None);
+    let outcome = run(
+        &pool,
+        "import os\npids = []\nrefused = 0\nfor _ in range(20):\n\
+         \x20   try:\n\
+         \x20       pid = os.fork()\n\
+         \x20   except OSError:\n\
+         \x20       refused += 1\n\
+         \x20       continue\n\
+         \x20   if pid == 0:\n\
+         \x20       import time; time.sleep(0.5); os._exit(0)\n\
+         \x20   pids.append(pid)\n\
+         for pid in pids:\n\
+         \x20   os.waitpid(pid, 0)\n\
+         print(refused > 0)\n",
+    );
+    if report.is_active("process limit") {
+        assert_stdout(&outcome, "True\n");
+        assert_contained(&outcome, "process limit");
+    }
+    for _ in 0..2 {
+        let next = run(&pool, "print(2)");
+        assert_stdout(&next, "2\n");
+        assert_eq!(next.contained, None);
+    }
+}

@@ -1,9 +1,9 @@
 //! Warm, sandboxed Python workers that run assembled SE-Bench programs.
 //!
 //! A [`Pool`] owns long-lived workers (`py/worker.py`) that have imported NumPy and the
-//! generated `zwc` already, so a program costs a fork, not an interpreter start. Requests
-//! and results are JSON lines on the worker's stdin/stdout (the header is followed by the raw
-//! stdout and stderr bytes). [`Pool::run`] may be called from many threads: it checks out an
+//! generated `zwc` already, so a program costs a fork, not an interpreter start. A request
+//! is a `<length> <timeout>` line and the program's bytes on the worker's stdin, a result a
+//! JSON header line on its stdout followed by the raw stdout and stderr bytes. [`Pool::run`] may be called from many threads: it checks out an
 //! idle worker, and a worker that dies or stops answering is replaced and the program retried
 //! once.
 //!

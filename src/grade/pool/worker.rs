@@ -256,16 +256,13 @@ impl Worker {
 
     /// Sends one request; the worker reads it when it is free (it keeps a request
     /// that arrives while a program runs).
+    /// On the wire: a line `<length> <timeout seconds>`, then the program's UTF-8 bytes.
     pub(super) fn send(&mut self, program: &str, timeout: Duration) -> Result<()> {
-        let request = serde_json::json!({
-            "program": program,
-            "timeout": timeout.as_secs_f64(),
-        });
-        let mut line = request.to_string();
-        line.push('\n');
+        let mut request = format!("{} {}\n", program.len(), timeout.as_secs_f64()).into_bytes();
+        request.extend_from_slice(program.as_bytes());
         let stdin = self.stdin.as_mut().context("worker stdin closed")?;
         stdin
-            .write_all(line.as_bytes())
+            .write_all(&request)
             .and_then(|()| stdin.flush())
             .with_context(|| format!("cannot send the program{}", self.log_tail()))
     }

@@ -55,6 +55,19 @@ _sebx_boot = True
 del marshal, _compiled, _compiled_elsewhere, _path
 exec(_code)
 del _code
-_program = main()
+# worker.py's top-level loop (see its end), run in this frame.
+_worker = main()
+_program = None
+while _worker is not None:
+    _program = _worker.serve()
+    if _program is not FORK_HERE:
+        break
+    _program = _fork_without_handlers()
+    if _program == 0:
+        _program = _worker.forked_child()
+        break
+    _worker.forked_parent(_program)
 if _program is not None:
+    if _program.full_exit:
+        del _worker
     _run_program(_program)

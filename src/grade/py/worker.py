@@ -5,7 +5,8 @@
 # (boot.py runs it as `python worker.py <config-json>` would).
 # Protocol on the original stdin/stdout (moved to private descriptors at start):
 #   worker -> sebx: one JSON line {"ready": true, "protections": [...]} (or an error)
-#   sebx -> worker: one JSON line per program {"program": "...", "timeout": 3.0}
+#   sebx -> worker: per program a line `<length> <timeout seconds>`, then the program's
+#                   UTF-8 bytes (length of them)
 #   worker -> sebx: one JSON header line, then the raw stdout and stderr bytes
 #                   whose lengths the header gives.
 # Process tree per program (pid-namespace mode), cheapest first:
@@ -253,6 +254,64 @@ def _read_small(path):
         return b""
     finally:
         os.close(fd)
+
+
+IN_ATTRIB = 0x4
+IN_MOVED_FROM = 0x40
+IN_MOVED_TO = 0x80
+IN_CREATE = 0x100
+IN_DELETE = 0x200
+IN_DELETE_SELF = 0x400
+IN_MOVE_SELF = 0x800
+IN_NONBLOCK = os.O_NONBLOCK
+IN_CLOEXEC = os.O_CLOEXEC
+# Every change to the program folder's entries, its own or its entries' attributes
+# (chmod, links, times), or the folder itself; main.py's content is rewritten anyway.
+_FOLDER_EVENTS = IN_ATTRIB | IN_MOVED_FROM | IN_MOVED_TO | IN_CREATE | IN_DELETE | IN_DELETE_SELF | IN_MOVE_SELF
+# main.py's own: a link made to it (from anywhere) changes its link count, which the
+# folder's watch does not report.
+_FILE_EVENTS = IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
+_SHM_EVENTS = IN_CREATE | IN_MOVED_TO
+
+
+class _FolderWatch:
+    """Tells whether a program changed its folder or /dev/shm, so that a clean run's
+    folder is reused (main.py rewritten in place) and /dev/shm not listed: inotify
+    watches on each and on main.py, whose queue a program that created, removed, renamed,
+    linked or chmod-ed anything there leaves non-empty (an overflow counts too). The events come
+    from the system calls themselves, so they are queued by the time the program and
+    everything it started are gone. None where inotify cannot be had."""
+
+    def __init__(self, fd, shm):
+        self.fd = fd
+        self.shm = shm
+
+    @staticmethod
+    def start(shm):
+        fd = _libc.inotify_init1(ctypes.c_int(IN_NONBLOCK | IN_CLOEXEC))
+        if fd < 0:
+            return None
+        watch = _FolderWatch(fd, shm)
+        if shm and not watch.add(b"/dev/shm", _SHM_EVENTS):
+            os.close(fd)
+            return None
+        return watch
+
+    def add(self, path, mask):
+        return _libc.inotify_add_watch(ctypes.c_int(self.fd), path, ctypes.c_uint32(mask)) >= 0
+
+    def untouched(self):
+        """Whether no event came since the last call (the queue is emptied either way)."""
+        quiet = True
+        while True:
+            try:
+                if not os.read(self.fd, 65536):
+                    return quiet
+            except BlockingIOError:
+                return quiet
+            except OSError:
+                return False
+            quiet = False
 
 
 def _prctl(option, value):
@@ -625,6 +684,10 @@ class Sandbox:
         self.stdio_template = None
         # The run directory whose sys.argv, sys.path[0] and __main__ the worker holds.
         self.main_module_for = None
+        # The run directory that is the worker's own working directory (programs inherit it).
+        self.cwd_for = None
+        # Resource limits the worker holds itself (constant ones, inherited by programs).
+        self.preset_limits = ()
         # Signals whose handling the worker changed from the default (programs reset them).
         self.signals_to_default = [signal.SIGTERM, signal.SIGCHLD]
         limits = config["limits"]
@@ -978,6 +1041,8 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
         (resource.RLIMIT_CPU, cpu),
         (resource.RLIMIT_CORE, 0),
     ):
+        if which in sandbox.preset_limits:
+            continue
         try:
             resource.setrlimit(which, (value, value))
         except (OSError, ValueError):
@@ -989,7 +1054,8 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
             pass
     # After the limits (lowering needs no privilege; raising them back would).
     _drop_privileges(sandbox.inherited_privileges_dropped, sandbox.capabilities_dropped)
-    os.chdir(rundir)
+    if sandbox.cwd_for != rundir:
+        os.chdir(rundir)
     if sandbox.environment_for != rundir:
         _set_environment(_program_environment(sandbox, rundir))
     # _signal's own functions: signal.signal() wraps its result in an enum, whose
@@ -1147,6 +1213,32 @@ def _fast_exit(program, status):
     os._exit(status & 0xFF)
 
 
+def _preset_limits(lim):
+    """Sets on the worker itself the limits every program gets that cannot hurt it, so
+    programs inherit them (hard and soft, as a program's own setrlimit leaves them):
+    RLIMIT_NOFILE, RLIMIT_CORE, and RLIMIT_AS while the worker uses under a quarter of
+    it. The ones that held."""
+    held = []
+    wanted = [(resource.RLIMIT_NOFILE, lim["open_files"]), (resource.RLIMIT_CORE, 0)]
+    try:
+        for line in _read_small("/proc/self/status").splitlines():
+            if line.startswith(b"VmSize:") and int(line.split()[1]) * 1024 * 4 < lim["address_space"]:
+                wanted.append((resource.RLIMIT_AS, lim["address_space"]))
+    except (ValueError, IndexError):
+        pass
+    for which, value in wanted:
+        try:
+            resource.setrlimit(which, (value, value))
+            held.append(which)
+        except (OSError, ValueError):
+            pass
+    return tuple(held)
+
+
+# What Worker.serve returns when the caller is to fork the program (see the end).
+FORK_HERE = object()
+
+
 class Capture:
     """Captured output, at most `cap` bytes: the head and the tail survive."""
 
@@ -1247,8 +1339,12 @@ def _sweep(cgroup):
 
 def _namespace_others_alive():
     """In a worker that is its namespace's init, after the program was reaped: whether
-    anything else runs (orphans are the init's children; zombies are reaped here)."""
-    _reap()
+    anything else runs (orphans are the init's children; zombies are reaped here). No
+    child at all (ECHILD, the usual case) answers without reading /proc: every process
+    left in the namespace is the init's child, reparented before the program's exit
+    could be reaped."""
+    if _reap():
+        return False
     return bool(_read_small("/proc/1/task/1/children").split())
 
 
@@ -1280,13 +1376,14 @@ def _wait_exit(pid):
 
 
 def _reap():
+    """Reaps every child that has ended; True when the caller has no child left at all."""
     while True:
         try:
             pid, _ = os.waitpid(-1, os.WNOHANG)
         except ChildProcessError:
-            return
+            return True
         if pid == 0:
-            return
+            return False
 
 
 def _report_crash():
@@ -1317,6 +1414,8 @@ class Worker:
         rundir = os.path.join(sandbox.work_base, "program")
         _set_environment(_program_environment(sandbox, rundir))
         sandbox.environment_for = rundir
+        self.rundir = rundir
+        self.main_path = os.path.join(rundir, "main.py")
         sandbox.signals_to_default = [
             int(s) for s in (signal.SIGTERM, signal.SIGCHLD) if signal.getsignal(s) is not signal.SIG_DFL
         ]
@@ -1341,6 +1440,22 @@ class Worker:
         # Never written: its end-of-file tells a cloned B that the worker is gone.
         self.life_r, self.life_w = os.pipe()
         _warm_traceback(rundir)
+        # The cgroup's count of refused forks when the last program ended: nothing of a
+        # program runs between two programs (all are reaped or killed before the count
+        # is read), so it is the next program's starting count too.
+        self.max_events = _read_cgroup_max_events(sandbox.cgroup)
+        # Where the worker is its namespace's init (every process of a program is gone
+        # when its result is made): a clean program's folder is kept for the next one
+        # (see _FolderWatch) and is the worker's own working directory, and the constant
+        # limits are held by the worker for its programs to inherit. (Not /dev/null: a
+        # description shared by every program would carry one's fcntl flags to the next.)
+        self.watch = None
+        self.folder_kept = False
+        # Worker._lean_limits, by timeout.
+        self.lean_limits = {}
+        if sandbox.namespace_init:
+            self.watch = _FolderWatch.start(sandbox.private_shm)
+            sandbox.preset_limits = _preset_limits(sandbox.limits)
 
     def send(self, data):
         view = memoryview(data)
@@ -1359,59 +1474,157 @@ class Worker:
         return not chunk
 
     def read_request(self):
+        """The next request, (program bytes, timeout), or None at the end of input: a
+        header line `<bytes> <timeout seconds>` and the program's UTF-8 bytes."""
         while b"\n" not in self.inbuf:
             chunk = os.read(self.proto_in, 1 << 16)
             if not chunk:
                 return None
             self.inbuf += chunk
-        line, _, self.inbuf = self.inbuf.partition(b"\n")
-        return json.loads(line)
+        line, _, rest = self.inbuf.partition(b"\n")
+        size, timeout = line.split(b" ")
+        size = int(size)
+        while len(rest) < size:
+            chunk = os.read(self.proto_in, max(1 << 16, size - len(rest)))
+            if not chunk:
+                return None
+            rest += chunk
+        self.inbuf = rest[size:]
+        return rest[:size], float(timeout)
 
     def serve(self):
-        """The request loop. Returns only in a program process (C), with its Program."""
+        """The request loop. Returns None when sebx has gone, FORK_HERE when the program
+        is to be forked by the caller (the top level: see `forked_parent`), or, in a
+        program process of the other modes (C), its Program."""
         while True:
             request = self.read_request()
             if request is None:
                 _sweep(self.sandbox.cgroup)
                 return None
             _mark(M_REQUEST)
-            result = self.run(request["program"], float(request.get("timeout", 3.0)))
-            if isinstance(result, Program):
+            result = self.run(*request)
+            if result is FORK_HERE or isinstance(result, Program):
                 return result
-            header, out, err = result
-            header["stdout_len"] = len(out)
-            header["stderr_len"] = len(err)
-            if _MARKS is not None:
-                _mark(M_COLLECTED)
-                header["profile"] = _marks_read(self.sent_at)
-            self.send(json.dumps(header).encode() + b"\n" + out + err)
-            if _MARKS is not None:
-                self.sent_at = time.perf_counter()
+            self.reply(result)
 
-    def run(self, program_text, timeout):
+    def forked_child(self):
+        """In the program forked at the top level: its set-up; its Program."""
+        _mark(M_CHILD)
+        rundir, path, timeout, _, _, out_w, _, err_w, _, _, program, _, limits = self.pending
+        if limits is None:
+            # The worker's descriptors are closed by _become_program's closerange.
+            return self._program_child((), rundir, path, out_w, err_w, timeout, program=program)
+        # What _become_program does, where the worker holds all the rest for its programs
+        # (see _lean_set_up): in one frame, with the limits' arguments made by the worker.
+        try:
+            os.dup2(os.open("/dev/null", os.O_RDONLY), 0)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
+            os.closerange(3, 65536)
+            for which, pair in limits:
+                try:
+                    resource.setrlimit(which, pair)
+                except (OSError, ValueError):
+                    pass
+            _signal.signal(_SIGINT, _signal.default_int_handler)
+            for sig in self.sandbox.signals_to_default:
+                _signal.signal(sig, _signal.SIG_DFL)
+            _mark(M_SET_UP)
+            return program
+        except BaseException:
+            _report_crash()
+            os._exit(1)
+
+    def _lean_limits(self, rundir, timeout, program):
+        """The setrlimit arguments of a program of `timeout`, made once per timeout, where
+        its set-up needs nothing but descriptors, limits and signals (forked_child): the
+        worker leads the session, dropped every privilege, holds the program's working
+        directory, environment, stdio and Program. None otherwise."""
+        sandbox = self.sandbox
+        if not (
+            program is not None and sandbox.own_session and sandbox.nproc_limit is None
+            and sandbox.inherited_privileges_dropped and sandbox.capabilities_dropped
+            and sandbox.cwd_for == rundir and sandbox.environment_for == rundir
+            and sandbox.stdio_template is not None
+            and (sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__)
+            == sandbox.stdio_template * 2
+        ):
+            return None
+        limits = self.lean_limits.get(timeout)
+        if limits is None:
+            lim = sandbox.limits
+            cpu = max(int(lim["cpu_seconds"]), int(timeout) + 2)
+            limits = tuple(
+                (which, (value, value))
+                for which, value in (
+                    (resource.RLIMIT_AS, lim["address_space"]),
+                    (resource.RLIMIT_FSIZE, lim["file_size"]),
+                    (resource.RLIMIT_NOFILE, lim["open_files"]),
+                    (resource.RLIMIT_CPU, cpu),
+                    (resource.RLIMIT_CORE, 0),
+                )
+                if which not in sandbox.preset_limits
+            )
+            self.lean_limits[timeout] = limits
+        return limits
+
+    def forked_parent(self, pid_c):
+        """In the worker, once the top level forked the program `pid_c`: its result sent."""
+        pending, self.pending = self.pending, None
+        self.reply(self._follow_init(pid_c, *pending))
+
+    def reply(self, result):
+        header, out, err = result
+        header["stdout_len"] = len(out)
+        header["stderr_len"] = len(err)
+        if _MARKS is not None:
+            _mark(M_COLLECTED)
+            header["profile"] = _marks_read(self.sent_at)
+        self.send(json.dumps(header).encode() + b"\n" + out + err)
+        if _MARKS is not None:
+            self.sent_at = time.perf_counter()
+
+    def run(self, source, timeout):
         sandbox = self.sandbox
         self.counter += 1
         # One program at a time per worker and a private /tmp: a fixed path keeps
         # tracebacks identical from run to run.
-        rundir = os.path.join(sandbox.work_base, "program")
-        try:
-            os.mkdir(rundir, 0o755)
-        except FileExistsError:
-            _remove_tree(rundir)
-            os.mkdir(rundir, 0o755)
-        path = os.path.join(rundir, "main.py")
-        self.source = program_text.encode("utf-8", "surrogatepass")
+        rundir = self.rundir
+        path = self.main_path
+        self.source = source
         data = memoryview(self.source)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
+        if self.folder_kept:
+            # The last program left the folder as it found it: main.py rewritten in place.
+            fd = os.open(path, os.O_WRONLY | os.O_TRUNC | os.O_CLOEXEC)
+        else:
+            try:
+                os.mkdir(rundir, 0o755)
+            except FileExistsError:
+                _remove_tree(rundir)
+                os.mkdir(rundir, 0o755)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
         try:
             while data:
                 data = data[os.write(fd, data):]
         finally:
             os.close(fd)
+        if self.watch is not None and not self.folder_kept:
+            # A new folder: watched from now on, the worker's working directory, and
+            # the events of its making (and of the last one's removal) forgotten.
+            self.folder_kept = self.watch.add(rundir.encode(), _FOLDER_EVENTS) and self.watch.add(
+                path.encode(), _FILE_EVENTS
+            )
+            if self.folder_kept:
+                try:
+                    os.chdir(rundir)
+                    sandbox.cwd_for = rundir
+                except OSError:
+                    sandbox.cwd_for = None
+            self.watch.untouched()
         _mark(M_WRITTEN)
-        max_events_before = _read_cgroup_max_events(sandbox.cgroup)
+        max_events_before = self.max_events
         if sandbox.namespace_init:
-            return self._run_as_init(rundir, path, timeout, max_events_before)
+            return self._prepare_init(rundir, path, timeout, max_events_before)
         if sandbox.light_init:
             result = self._run_light(rundir, path, timeout, max_events_before)
             if result is not None:
@@ -1472,8 +1685,11 @@ class Worker:
         os.close(st_w)
         return self._supervise(pid_a, out_r, err_r, st_r, start, timeout, rundir, max_events_before)
 
-    def _run_as_init(self, rundir, path, timeout, max_events_before):
-        """The program as a plain child of the worker, pid 1 of their namespace."""
+    def _prepare_init(self, rundir, path, timeout, max_events_before):
+        """The program as a plain child of the worker, pid 1 of their namespace: all but
+        the fork, which the top level makes (FORK_HERE) so that the program process has
+        no frame of the worker's to return through (each one's locals released in every
+        program: ~45 copied pages, measured)."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         for fd in (out_w, err_w):
@@ -1493,13 +1709,12 @@ class Worker:
             program = _program_on_main(self.sandbox, path, self.source)
         _mark(M_FORK)
         start = time.monotonic()
-        pid_c = _fork_without_handlers()
-        if pid_c == 0:
-            _mark(M_CHILD)
-            return self._program_child(
-                (self.proto_in, self.proto_out, out_r, err_r), rundir, path, out_w, err_w, timeout,
-                program=program,
-            )
+        limits = self._lean_limits(rundir, timeout, program)
+        self.pending = (rundir, path, timeout, max_events_before, out_r, out_w, err_r, err_w, out, err, program, start, limits)
+        return FORK_HERE
+
+    def _follow_init(self, pid_c, rundir, path, timeout, max_events_before, out_r, out_w, err_r, err_w, out, err, program, start, limits):
+        """The worker's side of `_prepare_init`'s program once forked."""
         program = None
         os.close(out_w)
         os.close(err_w)
@@ -1510,10 +1725,29 @@ class Worker:
         # nothing; the output is read afterwards. A program still running after
         # QUIET_WAIT (or blocked on a full pipe: more than PIPE_SIZE of output)
         # is served by the loop below. Measured interleaved: +5% programs/s.
-        select.select([exited], [], [], min(QUIET_WAIT, timeout))
+        status = None
+        if select.select([exited], [], [], min(QUIET_WAIT, timeout))[0] and time.monotonic() < start + timeout:
+            # It ended (most do, within the quiet wait). With no child of the worker's
+            # left once it is reaped, nothing else runs in the namespace and nothing
+            # holds the pipes' other ends: the output is read to its end, no wait.
+            _, status = os.waitpid(pid_c, 0)
+            os.close(exited)
+            exited = None
+            if _reap():
+                for fd, capture in ((out_r, out), (err_r, err)):
+                    while True:
+                        chunk = os.read(fd, 1 << 16)
+                        if not chunk:
+                            break
+                        capture.add(chunk)
+                    os.close(fd)
+                elapsed = time.monotonic() - start
+                _mark(M_SEEN)
+                _mark(M_FOLLOWED)
+                return self._collect({}, None, out, err, status, False, False, False, rundir, max_events_before, elapsed, timeout)
         _mark(M_SEEN)
         open_fds, status, timed_out, worker_exit, elapsed, leftovers = self._follow(
-            pid_c, exited, out_r, err_r, out, err, start, timeout, _namespace_others_alive
+            pid_c, exited, out_r, err_r, out, err, start, timeout, _namespace_others_alive, status
         )
         _mark(M_FOLLOWED)
         if leftovers or open_fds:
@@ -1583,13 +1817,15 @@ class Worker:
             _report_crash()
             os._exit(1)
 
-    def _follow(self, pid_c, exited, out_r, err_r, out, err, start, timeout, others_alive):
+    def _follow(self, pid_c, exited, out_r, err_r, out, err, start, timeout, others_alive, status=None):
         """Reads the program's output until it has ended (`exited`, its pidfd, is
-        reaped) and closed both pipes, the deadline passes or sebx goes away; then
-        gives what it started a moment to end (`others_alive`). Returns the fds still
-        open, the wait status, timed out, sebx gone, elapsed seconds, leftovers."""
-        open_fds = {out_r: out, err_r: err, exited: None}
-        status = None
+        reaped; None with its `status` when it is already) and closed both pipes, the
+        deadline passes or sebx goes away; then gives what it started a moment to end
+        (`others_alive`). Returns the fds still open, the wait status, timed out, sebx
+        gone, elapsed seconds, leftovers."""
+        open_fds = {out_r: out, err_r: err}
+        if exited is not None:
+            open_fds[exited] = None
         deadline = start + timeout
         timed_out = False
         worker_exit = False
@@ -1790,14 +2026,23 @@ class Worker:
                     open_fds[fd].add(chunk)
         for fd in list(open_fds):
             os.close(fd)
-        _reap()
-        try:
-            # Most programs leave their directory as they found it.
-            os.unlink(os.path.join(rundir, "main.py"))
-            os.rmdir(rundir)
-        except OSError:
-            _remove_tree(rundir)
-        if sandbox.private_shm:
+        # A program that ended by itself and left nothing running and no change in its
+        # folder or /dev/shm: nothing to clean; its folder is kept for the next one.
+        kept = (
+            self.folder_kept and status is not None and not timed_out and not worker_exit
+            and not leftovers and not open_fds and self.watch.untouched()
+        )
+        if not kept:
+            self.folder_kept = False
+            sandbox.cwd_for = None
+            _reap()
+            try:
+                # Most programs leave their directory as they found it.
+                os.unlink(self.main_path)
+                os.rmdir(rundir)
+            except OSError:
+                _remove_tree(rundir)
+        if sandbox.private_shm and not kept:
             for entry in os.listdir("/dev/shm"):
                 target = os.path.join("/dev/shm", entry)
                 if os.path.isdir(target) and not os.path.islink(target):
@@ -1821,7 +2066,8 @@ class Worker:
         if timed_out:
             contained.append(f"timeout: still running after {timeout:g} s; every process of the program was killed")
             stdout = b""
-        if _read_cgroup_max_events(sandbox.cgroup) > max_events_before:
+        self.max_events = _read_cgroup_max_events(sandbox.cgroup)
+        if self.max_events > max_events_before:
             contained.append("process limit: a fork was refused (pids.max reached)")
         last = _last_line(stderr)
         if exit_code == 1 and last.split(":", 1)[0].endswith("MemoryError"):
@@ -1919,20 +2165,12 @@ def main():
         _MARKS = mmap.mmap(-1, 4096)
 
     worker = Worker(sandbox, proto_in, proto_out)
-    # Kept for good: a program process returns through this frame to the top level, and
-    # the last reference going there would free the worker, its sandbox and its
-    # configuration in every program (~30 copied pages each, measured). Not with the full
-    # interpreter exit: that must be left to free the stdio template (the program's
-    # sys.__stdout__), whose last flush is its deallocation there.
-    if not config.get("full_exit"):
-        global _KEEP
-        _KEEP = (worker, sandbox, config)
     # Worker objects never need collecting: the start-up's garbage is freed (fewer pages
     # for every fork to map) and the rest frozen, so programs' collections skip them
     # (and do not copy the worker's pages).
     gc.collect()
     gc.freeze()
-    return worker.serve()
+    return worker
 
 
 # Standard-library modules solutions commonly import; importing them once here spares
@@ -1970,8 +2208,26 @@ def _warm_up(numpy):
         pass
 
 
-# Started by boot.py (as sebx does), which runs these lines itself from the bottom frame.
+# The top level's loop (here and in boot.py, which runs it from the bottom frame itself):
+# the worker serves; where it is its namespace's init, each program is forked right here,
+# so the program process starts at the top level, as deep as `python main.py` runs it.
+# The worker, held by `_worker` (a program's return to the top level frees nothing of
+# it), is let go before the program runs with the full interpreter exit: its
+# finalization must free the stdio template (the program's sys.__stdout__), whose last
+# flush is its deallocation there.
 if __name__ == "__main__" and "_sebx_boot" not in globals():
-    _program = main()
+    _worker = main()
+    _program = None
+    while _worker is not None:
+        _program = _worker.serve()
+        if _program is not FORK_HERE:
+            break
+        _program = _fork_without_handlers()
+        if _program == 0:
+            _program = _worker.forked_child()
+            break
+        _worker.forked_parent(_program)
     if _program is not None:
+        if _program.full_exit:
+            del _worker
         _run_program(_program)
