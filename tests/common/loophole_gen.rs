@@ -87,6 +87,7 @@ impl Axis {
                 "ufunc_handle",
                 "class_route",
                 "array_inside",
+                "inner_builtins",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -143,6 +144,7 @@ impl Axis {
                 "getpid_no_kill",
                 "stdout_read",
                 "zwc_arrays_only",
+                "zwc_values_builtins",
             ],
         }
     }
@@ -1110,6 +1112,9 @@ impl Generator<'_> {
         if form == "array_inside" {
             return self.array_inside(cx);
         }
+        if form == "inner_builtins" {
+            return self.inner_builtins(cx);
+        }
         let (g, e) = (cx.g, cx.e);
         let np = cx.name();
         let module = cx.coin();
@@ -1331,6 +1336,183 @@ impl Generator<'_> {
             body.push(format!(
                 "{ns}{eq}{inner}(zwc.{c}([0])).__array_namespace__()"
             ));
+        }
+        edits.push(Self::body_start(cx, &body));
+        Some(apply(&g.code, edits))
+    }
+
+    /// A ZWCArray's NumPy data reached by a route no attribute or lookup shows
+    /// (`inspect.getattr_static`, `operator.attrgetter`, `functools.reduce(getattr, ...)`,
+    /// `__reduce_ex__(2)`'s state, `gc.get_referents`), never held in a local, and made to
+    /// compute only through builtins and syntax (`sum`, `max`, `sorted`, `len`, `map`, a
+    /// `for` loop, a comprehension, indexing): the zwc call of a sum, mean, maximum,
+    /// minimum, sort or absolute value of one argument is replaced.
+    fn inner_builtins(&self, cx: &mut Ctx) -> Option<String> {
+        let (g, e) = (cx.g, cx.e);
+        let candidates: Vec<(ZwcCall, Range<usize>, &'static str)> = e
+            .calls
+            .iter()
+            .filter_map(|z| {
+                let rest = self.api.zwc_to_numpy.get(&z.dotted)?.strip_prefix("np.")?;
+                let kind: &'static str = match rest {
+                    "sum" => "sum",
+                    "mean" => "mean",
+                    "sort" => "sort",
+                    "max" | "amax" => "max",
+                    "min" | "amin" => "min",
+                    "abs" | "absolute" => "abs",
+                    "cumsum" => "cumsum",
+                    "prod" => "prod",
+                    "array" | "asarray" => "copy",
+                    _ => return None,
+                };
+                let args = z.args.as_ref()?;
+                let open = z.func.end + g.code[z.func.end..].find('(')?;
+                let plain = z.dotted.matches('.').count() == 1
+                    && args.len() == 1
+                    && z.keywords.is_empty()
+                    && g.code[open + 1..args[0].start].trim().is_empty()
+                    && matches!(g.code[args[0].end..z.call.end].trim(), ")" | ",)")
+                    && !e
+                        .calls
+                        .iter()
+                        .any(|o| o.call.start > z.call.start && o.call.end <= z.call.end);
+                plain.then(|| (z.clone(), args[0].clone(), kind))
+            })
+            .collect();
+        // Computations first; a constructor's copy where the entry makes none.
+        let computing: Vec<_> = candidates
+            .iter()
+            .filter(|(_, _, k)| *k != "copy")
+            .cloned()
+            .collect();
+        let candidates = if computing.is_empty() {
+            candidates
+        } else {
+            computing
+        };
+        if candidates.is_empty() {
+            return None;
+        }
+        let chosen = if cx.coin() {
+            candidates
+        } else {
+            vec![candidates[cx.below(candidates.len())].clone()]
+        };
+        let inner = cx.name();
+        let c = self.constructor.clone();
+        let key = if cx.coin() {
+            cx.lit("_data")
+        } else {
+            format!("{} + {}", cx.lit("_da"), cx.lit("ta"))
+        };
+        let (import, reach) = match cx.below(5) {
+            0 => ("inspect", format!("inspect.getattr_static(x, {key})")),
+            1 => ("operator", format!("operator.attrgetter({key})(x)")),
+            2 => (
+                "functools",
+                format!("functools.reduce(getattr, [{key}], x)"),
+            ),
+            3 => (
+                "gc",
+                "next(iter(next(d for d in gc.get_referents(x) if type(d) is dict).values()))"
+                    .to_string(),
+            ),
+            _ => ("", "next(iter(x.__reduce_ex__(2)[2].values()))".to_string()),
+        };
+        let mut body = Vec::new();
+        let reach = if import.is_empty() {
+            reach
+        } else {
+            let (line, module) = cx.module(import);
+            body.push(format!("import {line}"));
+            reach.replacen(&format!("{import}."), &format!("{module}."), 1)
+        };
+        body.extend([format!("def {inner}(x):"), format!("    return {reach}")]);
+        let mut edits = Vec::new();
+        for (z, arg, kind) in &chosen {
+            let a = &g.code[arg.clone()];
+            let r = format!("{inner}(zwc.{c}({a}))");
+            // A helper whose loop or indexing is the only use: its locals are the argument
+            // and NumPy's scalars, never the data.
+            let (h, t, v) = (cx.name(), cx.name(), cx.name());
+            let data = format!("{inner}(zwc.{c}(x))");
+            let text = match (*kind, cx.below(4)) {
+                ("sum", 0) => format!("sum({r})"),
+                ("sum", 1) => format!("sum([{v} for {v} in {r}])"),
+                ("sum", 2) => {
+                    body.extend([
+                        format!("def {h}(x):"),
+                        format!("    {t} = 0"),
+                        format!("    for {v} in range(len(x)):"),
+                        format!("        {t} = {t} + {data}[{v}]"),
+                        format!("    return {t}"),
+                    ]);
+                    format!("{h}({a})")
+                }
+                ("sum", _) | ("mean", 2) | ("mean", 3) => {
+                    let n = if *kind == "mean" {
+                        " / len(x)".to_string()
+                    } else {
+                        String::new()
+                    };
+                    body.extend([
+                        format!("def {h}(x):"),
+                        format!("    {t} = 0"),
+                        format!("    for {v} in {data}:"),
+                        format!("        {t} = {t} + {v}"),
+                        format!("    return {t}{n}"),
+                    ]);
+                    format!("{h}({a})")
+                }
+                ("mean", 0) => format!("sum({r}) / len({r})"),
+                ("mean", _) => format!("sum({v} for {v} in {r}) / len({a})"),
+                ("max", 0) | ("min", 0) => format!("{kind}({r})"),
+                ("max", 1) => format!("sorted({r})[-1]"),
+                ("min", 1) => format!("sorted({r})[0]"),
+                ("max", 2) | ("min", 2) => format!("{kind}([{v} for {v} in {r}])"),
+                ("max", _) | ("min", _) => {
+                    let op = if *kind == "max" { ">" } else { "<" };
+                    body.extend([
+                        format!("def {h}(x):"),
+                        format!("    {t} = None"),
+                        format!("    for {v} in {data}:"),
+                        format!("        if {t} is None or {v} {op} {t}:"),
+                        format!("            {t} = {v}"),
+                        format!("    return {t}"),
+                    ]);
+                    format!("{h}({a})")
+                }
+                ("copy", 0) => format!("zwc.{c}(list({r}))"),
+                ("copy", 1) => format!("zwc.{c}([{v} for {v} in {r}])"),
+                ("copy", _) => format!("zwc.{c}(tuple({r}))"),
+                ("cumsum", _) => {
+                    let (line, it) = cx.module("itertools");
+                    body.push(format!("import {line}"));
+                    format!("zwc.{c}(list({it}.accumulate(list({r}))))")
+                }
+                ("prod", 0) | ("prod", 1) => {
+                    body.extend([
+                        format!("def {h}(x):"),
+                        format!("    {t} = 1"),
+                        format!("    for {v} in {data}:"),
+                        format!("        {t} = {t} * {v}"),
+                        format!("    return {t}"),
+                    ]);
+                    format!("{h}({a})")
+                }
+                ("prod", _) => {
+                    let (line, ft) = cx.module("functools");
+                    body.push(format!("import {line}"));
+                    format!("{ft}.reduce(lambda p, q: p * q, [{v} for {v} in {r}])")
+                }
+                ("sort", 0) => format!("zwc.{c}(sorted({r}))"),
+                ("sort", 1) => format!("zwc.{c}(sorted(list({r})))"),
+                ("sort", _) => format!("zwc.{c}(sorted([{v} for {v} in {r}]))"),
+                (_, 0) | (_, 1) => format!("zwc.{c}([abs({v}) for {v} in {r}])"),
+                _ => format!("zwc.{c}(list(map(abs, {r})))"),
+            };
+            edits.push((z.call.clone(), text));
         }
         edits.push(Self::body_start(cx, &body));
         Some(apply(&g.code, edits))
@@ -2470,6 +2652,51 @@ impl Generator<'_> {
                         ],
                     )],
                 )
+            }
+            // Builtins and syntax on what zwc hands back (a ZWCArray, a NumPy scalar, the
+            // raw arrays of `zwc.rfx`, a ZWCArray's `.T`), as a genuine answer uses them:
+            // iterated, summed, indexed, sorted, unpacked, formatted.
+            "zwc_values_builtins" => {
+                let (a, b, v, t) = (cx.name(), cx.name(), cx.name(), cx.name());
+                let c = &self.constructor;
+                let f = &self.decoys[cx.below(self.decoys.len())];
+                let n = 2 + cx.below(3);
+                let items: Vec<String> = (0..n)
+                    .map(|_| format!("{}.{}", 1 + cx.below(9), cx.below(10)))
+                    .collect();
+                let mut lines = vec![format!("{a}{eq}zwc.{c}([{}])", items.join(", "))];
+                match cx.below(6) {
+                    0 => lines.push(format!(
+                        "{b}{eq}sum({a}) + len({a}) + max({a}) + min({a}) + sum(list({a}))"
+                    )),
+                    1 => lines.push(format!(
+                        "{b}{eq}[{v} for {v} in {a}] + sorted({a}) + [{a}[0], {a}[-1], *reversed({a})]"
+                    )),
+                    2 => lines.push(format!(
+                        "{b}{eq}f'{{{a}}}' + '%s' % ({a},) + '{{}}'.format({a}) + str(tuple({a}))"
+                    )),
+                    3 => lines.extend([
+                        format!("{t}{eq}0"),
+                        format!("for {v} in {a}:"),
+                        format!("    {t} = {t} + {v}"),
+                        format!("{b}{eq}({t}, f'{{zwc.{f}({a})}}', sum([zwc.{f}({a})]), next(iter({a})))"),
+                    ]),
+                    4 => {
+                        let inverse = self.inverse.as_ref()?;
+                        lines.extend([
+                            format!("{v}{eq}zwc.rfx.{inverse}([[2.0, 0.0], [0.0, 4.0]])"),
+                            format!("{t}{eq}zwc.{c}({v})"),
+                            format!(
+                                "{b}{eq}sum({v}[0]) + max({v}[1]) + len({v}) + sum(r[0] for r in {v}) + float(f'{{{v}[0][0]}}')"
+                            ),
+                        ]);
+                    }
+                    _ => lines.extend([
+                        format!("{t}{eq}[sum(col) for col in zwc.{c}([[1.0, 2.0], [3.0, 4.0]]).T]"),
+                        format!("{v}, *{b} = {a}"),
+                    ]),
+                }
+                apply(code, vec![Self::body_start(cx, &lines)])
             }
             _ => return None,
         };

@@ -3,7 +3,9 @@
 # analysis reports on rewritten into a call of a hook: attribute loads, binary, unary
 # and augmented operators, and calls of abs/round/float/int. Each hook records the
 # runtime type of the receiver or operands and whether the operation raised, then
-# behaves exactly as the operation would. Python 3.11 has no sys.monitoring, and
+# behaves exactly as the operation would. What the code iterates, indexes, formats or
+# gives to a few builtins (`sum`, `sorted`, ...) passes through a hook too, which looks
+# only for a ZWCArray's NumPy data (the one use of NumPy no call of the code shows). Python 3.11 has no sys.monitoring, and
 # sys.settrace cannot see operand values, hence the rewriting.
 #
 # sebx appends `_sebx_trace(<program>, <lines of code>)`. The program's harness calls the
@@ -232,6 +234,48 @@ def _sebx_trace(_source, _code_lines, _options=None):
             raise
         ok(site, type_name(left) + "," + type_name(right))
         inner_operand(site, left, right)
+        if type(right) is tuple and inner_arrays and type(left) is str:
+            # `'%s' % (data,)`: the data's text is NumPy's.
+            if any(inner_array(item) for item in right[:64]):
+                note_numpy("used `%` on a ZWCArray's NumPy data", sys._getframe(1))
+        return value
+
+    # A ZWCArray's NumPy data used where no operator or call hook sees it: iterated (`for`,
+    # a comprehension), indexed, formatted (an f-string), unpacked, or given to a builtin
+    # (`sum`, `max`, `sorted`, `list`, `str`, `print`, ...). NumPy computes there (the
+    # elements, their sums and comparisons, the text). The rewritten code hands the value
+    # to one of these and gets it back unchanged; only an inner array is looked at further.
+    def used(value, what):
+        if inner_arrays and type(value) is ndarray and inner_array(value):
+            note_numpy("used %s on a ZWCArray's NumPy data" % what, sys._getframe(1))
+        return value
+
+    # The builtins a call's arguments are looked at for, and which arguments: the name is
+    # resolved in the calling frame only when an argument is an inner array, so a `sum` of
+    # the code's own (or a parameter named `list`) is not taken for the builtin.
+    real_builtins = {}
+    for key in ("len", "sum", "sorted", "list", "tuple", "set", "frozenset", "iter",
+                "next", "reversed", "enumerate", "any", "all", "str", "repr", "ascii",
+                "format", "bool", "bytes", "bytearray", "memoryview", "dict", "complex",
+                "max", "min", "zip", "print", "divmod", "pow", "map", "filter"):
+        real_builtins[key] = vars(builtins)[key]
+    all_arguments = ("max", "min", "zip", "print", "divmod", "pow")
+    later_arguments = ("map", "filter")
+    missing = object()
+
+    def used_by(value, name):
+        if inner_arrays and type(value) is ndarray and inner_array(value):
+            frame = sys._getframe(1)
+            try:
+                callee = frame.f_locals.get(name, missing)
+                if callee is missing:
+                    callee = frame.f_globals.get(name, missing)
+                if callee is missing:
+                    callee = frame.f_builtins.get(name)
+            except BaseException:
+                callee = None
+            if callee is real_builtins.get(name):
+                note_numpy("used `%s()` on a ZWCArray's NumPy data" % name, frame)
         return value
 
     def unary(operand, site):
@@ -310,6 +354,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
             func=ast.Name(id=name, ctx=ast.Load()), args=args, keywords=list(keywords)
         )
         return ast.copy_location(out, node)
+
+    def looked_at(node, what):
+        """`node` as `_sebx_used_(node, what)`: what it gives is looked at, then given on."""
+        return hook("_sebx_used_", node, [node, ast.Constant(what)])
 
     # In a perturbed run, checks are not computation: an `assert` and an `if` whose body is
     # only a `raise` (a guard) are taken out, as `python -O` takes asserts out, so that an
@@ -461,18 +509,36 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         def visit_Subscript(self, node):
             # `sys.modules["numpy"]`, `f.__globals__["_np"]`, `vars(m)["x"]`: the value it
-            # gives is recorded.
+            # gives is recorded. What is indexed is looked at too.
             looked_up = isinstance(node.ctx, ast.Load) and (
                 (isinstance(node.value, ast.Attribute) and node.value.attr == "modules")
                 or (isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str))
             )
             self.generic_visit(node)
+            node.value = looked_at(node.value, "indexing")
             if not looked_up:
                 return node
             return hook("_sebx_value_", node, [node, ast.Constant(node.lineno)])
 
+        def visit_For(self, node):
+            self.generic_visit(node)
+            node.iter = looked_at(node.iter, "a `for` loop")
+            return node
+
+        visit_AsyncFor = visit_For
+
+        def visit_comprehension(self, node):
+            self.generic_visit(node)
+            node.iter = looked_at(node.iter, "a comprehension")
+            return node
+
+        def visit_FormattedValue(self, node):
+            self.generic_visit(node)
+            node.value = looked_at(node.value, "an f-string")
+            return node
+
         def visit_Call(self, node):
-            func = node.func
+            func = written = node.func
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
             looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
                 isinstance(func, ast.Attribute)
@@ -499,6 +565,24 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 return hook(
                     "_sebx_call_", node, [func, ast.Constant(site)] + node.args, node.keywords
                 )
+            if isinstance(func, ast.Name) and func.id in real_builtins:
+                if func.id in all_arguments:
+                    looked = range(len(node.args))
+                elif func.id in later_arguments:
+                    looked = range(1, len(node.args))
+                else:
+                    looked = range(min(1, len(node.args)))
+                for i in looked:
+                    arg = node.args[i]
+                    if not isinstance(arg, ast.Starred):
+                        node.args[i] = hook(
+                            "_sebx_used_by_", arg, [arg, ast.Constant(func.id)]
+                        )
+            elif isinstance(written, ast.Attribute) and written.attr == "format":
+                node.args = [
+                    a if isinstance(a, ast.Starred) else looked_at(a, "`str.format()`")
+                    for a in node.args
+                ]
             return node
 
     # Modules the code got by looking them up (`sys.modules[...]`, `getattr`), by line.
@@ -524,7 +608,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
     poison_type = [None]
 
     def unpack(got, n):
-        return (got,) * n if poison_type[0] is not None and type(got) is poison_type[0] else got
+        if poison_type[0] is not None and type(got) is poison_type[0]:
+            return (got,) * n
+        if inner_arrays and type(got) is ndarray and inner_array(got):
+            note_numpy("used unpacking on a ZWCArray's NumPy data", sys._getframe(1))
+        return got
 
     builtins._sebx_unpack_ = unpack
     builtins._sebx_attr_ = attr
@@ -532,6 +620,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins._sebx_unary_ = unary
     builtins._sebx_compare_ = compare
     builtins._sebx_call_ = call
+    builtins._sebx_used_ = used
+    builtins._sebx_used_by_ = used_by
 
     main = types.ModuleType("__main__")
     main.__file__ = getattr(sys.modules.get("__main__"), "__file__", "main.py")
@@ -1297,8 +1387,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     setattr(numpy, key, NumpyUfunc(item))
 
     def handed(value, frame):
-        """What a frame of zwc's code returns to the code: a raw array (innocent to hold),
-        a ZWCArray or a few of them (whose NumPy data is not), the array `__init__` made."""
+        """What a frame of zwc's code returns to the code: a raw array or a few (innocent
+        to hold), a ZWCArray or a few of them (whose NumPy data is not), the array
+        `__init__` made."""
         t = type(value)
         if t is ndarray:
             if len(handed_raw) < 20000:
@@ -1307,10 +1398,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return
         elif isinstance(value, zwc_array):
             note_inner(value)
-        elif t is tuple or t is list:
+        elif isinstance(value, (tuple, list)):
+            # A few of them, or `rfx`'s named results (`eig`'s), raw arrays among them.
             for item in value[:64]:
                 if isinstance(item, zwc_array):
                     note_inner(item)
+                elif type(item) is ndarray and len(handed_raw) < 20000:
+                    handed_raw[id(item)] = weakref.ref(item)
         elif frame.f_code.co_name == "__init__":
             made = frame.f_locals.get("self")
             if isinstance(made, zwc_array):
