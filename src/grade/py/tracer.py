@@ -5,8 +5,9 @@
 # runtime type of the receiver or operands and whether the operation raised, then
 # behaves exactly as the operation would. What the code iterates, indexes, formats or
 # gives to a few builtins (`sum`, `sorted`, ...) passes through a hook too, which looks
-# only for a ZWCArray's NumPy data (the one use of NumPy no call of the code shows). Python 3.11 has no sys.monitoring, and
-# sys.settrace cannot see operand values, hence the rewriting.
+# only for a ZWCArray's NumPy data (the one use of NumPy no call of the code shows).
+# Python 3.11 has no sys.monitoring, and sys.settrace cannot see operand values, hence
+# the rewriting.
 #
 # sebx appends `_sebx_trace(<program>, <lines of code>)`. The program's harness calls the
 # entry function once per test case, each call in its own `try` (`_sebx_case_(i)` before
