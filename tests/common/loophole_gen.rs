@@ -646,6 +646,18 @@ impl Ctx<'_> {
         self.rng.below(2) == 0
     }
 
+    /// Every one of `items` or one of them, by a coin; `None` when there are none.
+    fn all_or_one<T: Clone>(&mut self, items: Vec<T>) -> Option<Vec<T>> {
+        if items.is_empty() {
+            return None;
+        }
+        Some(if self.coin() {
+            items
+        } else {
+            vec![items[self.below(items.len())].clone()]
+        })
+    }
+
     /// A fresh identifier no other part of the program uses.
     fn name(&mut self) -> String {
         loop {
@@ -1194,14 +1206,7 @@ impl Generator<'_> {
             })
             .cloned()
             .collect();
-        if candidates.is_empty() {
-            return None;
-        }
-        let chosen = if cx.coin() {
-            candidates
-        } else {
-            vec![candidates[cx.below(candidates.len())].clone()]
-        };
+        let chosen = cx.all_or_one(candidates)?;
         let (inner, call, wrap, ns) = (cx.name(), cx.name(), cx.name(), cx.name());
         let c = self.constructor.clone();
         let eq = cx.eq();
@@ -1391,14 +1396,7 @@ impl Generator<'_> {
         } else {
             computing
         };
-        if candidates.is_empty() {
-            return None;
-        }
-        let chosen = if cx.coin() {
-            candidates
-        } else {
-            vec![candidates[cx.below(candidates.len())].clone()]
-        };
+        let chosen = cx.all_or_one(candidates)?;
         let inner = cx.name();
         let c = self.constructor.clone();
         let key = if cx.coin() {
@@ -1532,14 +1530,7 @@ impl Generator<'_> {
                 (!ufuncs || UFUNCS.contains(&rest)).then(|| (c.clone(), rest.to_string()))
             })
             .collect();
-        if candidates.is_empty() {
-            return None;
-        }
-        let chosen = if cx.coin() {
-            candidates
-        } else {
-            vec![candidates[cx.below(candidates.len())].clone()]
-        };
+        let chosen = cx.all_or_one(candidates)?;
         let w = cx.name();
         let c = self.constructor.clone();
         let eq = cx.eq();

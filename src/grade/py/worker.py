@@ -1032,19 +1032,9 @@ def _become_program(sandbox, rundir, path, out_w, err_w, timeout, reseed=True, s
             os.setsid()
         except OSError:
             pass
-    lim = sandbox.limits
-    cpu = max(int(lim["cpu_seconds"]), int(timeout) + 2)
-    for which, value in (
-        (resource.RLIMIT_AS, lim["address_space"]),
-        (resource.RLIMIT_FSIZE, lim["file_size"]),
-        (resource.RLIMIT_NOFILE, lim["open_files"]),
-        (resource.RLIMIT_CPU, cpu),
-        (resource.RLIMIT_CORE, 0),
-    ):
-        if which in sandbox.preset_limits:
-            continue
+    for which, pair in _program_limits(sandbox, timeout):
         try:
-            resource.setrlimit(which, (value, value))
+            resource.setrlimit(which, pair)
         except (OSError, ValueError):
             pass
     if sandbox.nproc_limit is not None:
@@ -1211,6 +1201,24 @@ def _fast_exit(program, status):
         status = 130
     _mark(M_EXITING)
     os._exit(status & 0xFF)
+
+
+def _program_limits(sandbox, timeout):
+    """The setrlimit arguments every program of `timeout` gets, (which, (soft, hard)),
+    but those the worker holds itself for its programs to inherit."""
+    lim = sandbox.limits
+    cpu = max(int(lim["cpu_seconds"]), int(timeout) + 2)
+    return tuple(
+        (which, (value, value))
+        for which, value in (
+            (resource.RLIMIT_AS, lim["address_space"]),
+            (resource.RLIMIT_FSIZE, lim["file_size"]),
+            (resource.RLIMIT_NOFILE, lim["open_files"]),
+            (resource.RLIMIT_CPU, cpu),
+            (resource.RLIMIT_CORE, 0),
+        )
+        if which not in sandbox.preset_limits
+    )
 
 
 def _preset_limits(lim):
@@ -1552,20 +1560,7 @@ class Worker:
             return None
         limits = self.lean_limits.get(timeout)
         if limits is None:
-            lim = sandbox.limits
-            cpu = max(int(lim["cpu_seconds"]), int(timeout) + 2)
-            limits = tuple(
-                (which, (value, value))
-                for which, value in (
-                    (resource.RLIMIT_AS, lim["address_space"]),
-                    (resource.RLIMIT_FSIZE, lim["file_size"]),
-                    (resource.RLIMIT_NOFILE, lim["open_files"]),
-                    (resource.RLIMIT_CPU, cpu),
-                    (resource.RLIMIT_CORE, 0),
-                )
-                if which not in sandbox.preset_limits
-            )
-            self.lean_limits[timeout] = limits
+            limits = self.lean_limits[timeout] = _program_limits(sandbox, timeout)
         return limits
 
     def forked_parent(self, pid_c):
