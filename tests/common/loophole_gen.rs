@@ -646,6 +646,15 @@ impl Ctx<'_> {
         self.rng.below(2) == 0
     }
 
+    /// Two to four decimals (`3.7, 1.0`), as a list's items.
+    fn decimals(&mut self) -> String {
+        let n = 2 + self.below(3);
+        (0..n)
+            .map(|_| format!("{}.{}", 1 + self.below(9), self.below(10)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
     /// Every one of `items` or one of them, by a coin; `None` when there are none.
     fn all_or_one<T: Clone>(&mut self, items: Vec<T>) -> Option<Vec<T>> {
         if items.is_empty() {
@@ -2624,10 +2633,7 @@ impl Generator<'_> {
                 let (a, b) = (cx.name(), cx.name());
                 let c = &self.constructor;
                 let f = &self.decoys[cx.below(self.decoys.len())];
-                let n = 2 + cx.below(3);
-                let items: Vec<String> = (0..n)
-                    .map(|_| format!("{}.{}", 1 + cx.below(9), cx.below(10)))
-                    .collect();
+                let items = cx.decimals();
                 let use_it = match cx.below(3) {
                     0 => format!("len({a}) + {a}.shape[0] + len(str(zwc.{f}({a})))"),
                     1 => format!("[x for x in {a}] + [{a}[0], {a}.ndim, str({a})]"),
@@ -2638,7 +2644,7 @@ impl Generator<'_> {
                     vec![Self::body_start(
                         cx,
                         &[
-                            format!("{a}{eq}zwc.{c}([{}])", items.join(", ")),
+                            format!("{a}{eq}zwc.{c}([{items}])"),
                             format!("{b}{eq}{use_it}"),
                         ],
                     )],
@@ -2651,11 +2657,8 @@ impl Generator<'_> {
                 let (a, b, v, t) = (cx.name(), cx.name(), cx.name(), cx.name());
                 let c = &self.constructor;
                 let f = &self.decoys[cx.below(self.decoys.len())];
-                let n = 2 + cx.below(3);
-                let items: Vec<String> = (0..n)
-                    .map(|_| format!("{}.{}", 1 + cx.below(9), cx.below(10)))
-                    .collect();
-                let mut lines = vec![format!("{a}{eq}zwc.{c}([{}])", items.join(", "))];
+                let items = cx.decimals();
+                let mut lines = vec![format!("{a}{eq}zwc.{c}([{items}])")];
                 match cx.below(6) {
                     0 => lines.push(format!(
                         "{b}{eq}sum({a}) + len({a}) + max({a}) + min({a}) + sum(list({a}))"
