@@ -633,6 +633,30 @@ const STEMS: &[&str] = &[
 ];
 const SUFFIXES: &[&str] = &["", "", "2", "_", "x", "_a", "0", "_1", "_v"];
 
+/// The body's end of a function that hands back its result `r` as zwc would: a NumPy
+/// array (where `is_array` of a name says so) wrapped with zwc's constructor `c`, a list
+/// or tuple of them wrapped item by item, anything else as it is.
+fn rewrapped(c: &str, is_array: impl Fn(&str) -> String) -> Vec<String> {
+    vec![
+        format!("    if {}:", is_array("r")),
+        format!("        return zwc.{c}(r)"),
+        format!(
+            "    if isinstance(r, (list, tuple)) and any({} for i in r):",
+            is_array("i")
+        ),
+        format!(
+            "        return type(r)(zwc.{c}(i) if {} else i for i in r)",
+            is_array("i")
+        ),
+        "    return r".to_string(),
+    ]
+}
+
+/// Whether the value named `v` is a NumPy array, by its type's name (no `numpy` named).
+fn by_type_name(v: &str) -> String {
+    format!("type({v}).__name__ == 'ndarray'")
+}
+
 impl Ctx<'_> {
     fn below(&mut self, n: usize) -> usize {
         self.rng.below(n)
@@ -1149,16 +1173,12 @@ impl Generator<'_> {
             "    k = {n: (v._data if isinstance(v, zwc.ZWCArray) else v) for n, v in k.items()}"
                 .to_string(),
             "    r = f(*a, **k)".to_string(),
-            format!("    if isinstance(r, {np}.ndarray):"),
-            format!("        return zwc.{c}(r)"),
-            format!(
-                "    if isinstance(r, (list, tuple)) and any(isinstance(i, {np}.ndarray) for i in r):"
-            ),
-            format!(
-                "        return type(r)(zwc.{c}(i) if isinstance(i, {np}.ndarray) else i for i in r)"
-            ),
-            "    return r".to_string(),
         ];
+        let helper = [
+            helper,
+            rewrapped(&c, |v| format!("isinstance({v}, {np}.ndarray)")),
+        ]
+        .concat();
         let all = cx.coin();
         let mut edits = Vec::new();
         let candidates: Vec<ZwcCall> = e
@@ -1241,7 +1261,6 @@ impl Generator<'_> {
             ),
             _ => (None, format!("x.__dict__[{key}]")),
         };
-        let is_array = |v: &str| format!("type({v}).__name__ == 'ndarray'");
         let mut body: Vec<String> = import.iter().map(|s| s.to_string()).collect();
         body.extend([
             format!("def {inner}(x):"),
@@ -1249,17 +1268,9 @@ impl Generator<'_> {
             format!("        return {reach}"),
             "    return x".to_string(),
             format!("def {wrap}(r):"),
-            format!("    if {}:", is_array("r")),
-            format!("        return zwc.{c}(r)"),
-            format!(
-                "    if isinstance(r, (list, tuple)) and any({} for i in r):",
-                is_array("i")
-            ),
-            format!(
-                "        return type(r)(zwc.{c}(i) if {} else i for i in r)",
-                is_array("i")
-            ),
-            "    return r".to_string(),
+        ]);
+        body.extend(rewrapped(&c, by_type_name));
+        body.extend([
             format!("def {call}(f, *a, **k):"),
             format!(
                 "    return {wrap}(f(*[{inner}(x) for x in a], **{{n: {inner}(v) for n, v in k.items()}}))"
@@ -1544,22 +1555,11 @@ impl Generator<'_> {
         let c = self.constructor.clone();
         let eq = cx.eq();
         // The results wrapped as zwc wraps them; NumPy's types named by text only.
-        let is_array = |v: &str| format!("type({v}).__name__ == 'ndarray'");
         let mut body = vec![
             format!("def {w}(f, *a, **k):"),
             "    r = f(*a, **k)".to_string(),
-            format!("    if {}:", is_array("r")),
-            format!("        return zwc.{c}(r)"),
-            format!(
-                "    if isinstance(r, (list, tuple)) and any({} for i in r):",
-                is_array("i")
-            ),
-            format!(
-                "        return type(r)(zwc.{c}(i) if {} else i for i in r)",
-                is_array("i")
-            ),
-            "    return r".to_string(),
         ];
+        body.extend(rewrapped(&c, by_type_name));
         let mut edits = Vec::new();
         for (call, rest) in &chosen {
             let path = format!("_np.{rest}");
