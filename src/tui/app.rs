@@ -266,9 +266,9 @@ impl App {
             .and_then(Score::report)
     }
 
-    /// A part, mutable, with what it reads of the rest.
-    fn component_mut(&mut self, id: ComponentId) -> (&mut dyn Component, Cx<'_>) {
-        let list_rows = self.list_height();
+    /// A part, mutable, with what it reads of the rest (`list_rows`: [`App::list_height`],
+    /// taken once by the caller for all the parts it offers to).
+    fn component_mut(&mut self, id: ComponentId, list_rows: usize) -> (&mut dyn Component, Cx<'_>) {
         if id == ComponentId::List {
             // The list reads itself (it is lent mutably here); what it is handed as the
             // others' list is an empty one, never read.
@@ -420,8 +420,9 @@ impl App {
     fn offer(&mut self, popup: Option<Popup>, action: &Action) -> Handled {
         let mut fx = Effects::default();
         let mut handled = Handled::Passed;
+        let list_rows = self.list_height();
         for id in ComponentId::ORDER {
-            let (part, cx) = self.component_mut(id);
+            let (part, cx) = self.component_mut(id, list_rows);
             handled = match popup {
                 Some(p) => part.update_popup(p, action, &cx, &mut fx),
                 None => part.update(action, &cx, &mut fx),
@@ -700,8 +701,9 @@ impl App {
     pub fn service(&mut self) -> bool {
         let mut fx = Effects::default();
         let mut redraw = false;
+        let list_rows = self.list_height();
         for id in ComponentId::SERVICE_ORDER {
-            let (part, cx) = self.component_mut(id);
+            let (part, cx) = self.component_mut(id, list_rows);
             redraw |= part.service(&cx, &mut fx);
             if id == ComponentId::Labelling {
                 // Reruns' results go to the rerun sidecars labelling keeps open: the one
