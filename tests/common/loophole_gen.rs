@@ -88,6 +88,7 @@ impl Axis {
                 "class_route",
                 "array_inside",
                 "inner_builtins",
+                "inner_library",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -145,6 +146,7 @@ impl Axis {
                 "stdout_read",
                 "zwc_arrays_only",
                 "zwc_values_builtins",
+                "zwc_values_library",
             ],
         }
     }
@@ -1160,6 +1162,9 @@ impl Generator<'_> {
         if form == "inner_builtins" {
             return self.inner_builtins(cx);
         }
+        if form == "inner_library" {
+            return self.inner_library(cx);
+        }
         let (g, e) = (cx.g, cx.e);
         let np = cx.name();
         let module = cx.coin();
@@ -1366,13 +1371,10 @@ impl Generator<'_> {
         Some(apply(&g.code, edits))
     }
 
-    /// A ZWCArray's NumPy data reached by a route no attribute or lookup shows
-    /// (`inspect.getattr_static`, `operator.attrgetter`, `functools.reduce(getattr, ...)`,
-    /// `__reduce_ex__(2)`'s state, `gc.get_referents`), never held in a local, and made to
-    /// compute only through builtins and syntax (`sum`, `max`, `sorted`, `len`, `map`, a
-    /// `for` loop, a comprehension, indexing): the zwc call of a sum, mean, maximum,
-    /// minimum, sort or absolute value of one argument is replaced.
-    fn inner_builtins(&self, cx: &mut Ctx) -> Option<String> {
+    /// The zwc calls of one argument whose NumPy function is a sum, mean, sort, maximum,
+    /// minimum, absolute value, cumulative sum, product or copy, with their argument and
+    /// kind: computations first, a constructor's copy where the entry makes none.
+    fn inner_candidates(&self, cx: &Ctx) -> Vec<(ZwcCall, Range<usize>, &'static str)> {
         let (g, e) = (cx.g, cx.e);
         let candidates: Vec<(ZwcCall, Range<usize>, &'static str)> = e
             .calls
@@ -1411,34 +1413,54 @@ impl Generator<'_> {
             .filter(|(_, _, k)| *k != "copy")
             .cloned()
             .collect();
-        let candidates = if computing.is_empty() {
+        if computing.is_empty() {
             candidates
         } else {
             computing
-        };
-        let chosen = cx.all_or_one(candidates)?;
+        }
+    }
+
+    /// A function `inner(x)` that returns the NumPy data of the ZWCArray `x` by a route no
+    /// attribute or lookup shows (`inspect.getattr_static`, `operator.attrgetter`,
+    /// `functools.reduce(getattr, ...)`, `gc.get_referents`, `__reduce_ex__(2)`'s state),
+    /// with `copies` of a copy of `x` made first (`copy.deepcopy`, a `pickle` round trip:
+    /// data zwc never handed out). Its name and the lines defining it.
+    fn inner_reach(cx: &mut Ctx, copies: bool) -> (String, Vec<String>) {
         let inner = cx.name();
-        let c = self.constructor.clone();
         let key = if cx.coin() {
             cx.lit("_data")
         } else {
             format!("{} + {}", cx.lit("_da"), cx.lit("ta"))
         };
+        let mut body = Vec::new();
+        let x = match if copies { cx.below(3) } else { 0 } {
+            0 => "x".to_string(),
+            1 => {
+                let (line, m) = cx.module("copy");
+                body.push(format!("import {line}"));
+                format!("{m}.deepcopy(x)")
+            }
+            _ => {
+                let (line, m) = cx.module("pickle");
+                body.push(format!("import {line}"));
+                format!("{m}.loads({m}.dumps(x))")
+            }
+        };
         let (import, reach) = match cx.below(5) {
-            0 => ("inspect", format!("inspect.getattr_static(x, {key})")),
-            1 => ("operator", format!("operator.attrgetter({key})(x)")),
+            0 => ("inspect", format!("inspect.getattr_static({x}, {key})")),
+            1 => ("operator", format!("operator.attrgetter({key})({x})")),
             2 => (
                 "functools",
-                format!("functools.reduce(getattr, [{key}], x)"),
+                format!("functools.reduce(getattr, [{key}], {x})"),
             ),
             3 => (
                 "gc",
-                "next(iter(next(d for d in gc.get_referents(x) if type(d) is dict).values()))"
-                    .to_string(),
+                format!(
+                    "next(iter(next(d for d in gc.get_referents({x}) if type(d) is dict).values()))"
+                ),
             ),
-            _ => ("", "next(iter(x.__reduce_ex__(2)[2].values()))".to_string()),
+            _ => ("", format!("next(iter({x}.__reduce_ex__(2)[2].values()))")),
         };
-        let mut body = Vec::new();
         let reach = if import.is_empty() {
             reach
         } else {
@@ -1447,6 +1469,20 @@ impl Generator<'_> {
             reach.replacen(&format!("{import}."), &format!("{module}."), 1)
         };
         body.extend([format!("def {inner}(x):"), format!("    return {reach}")]);
+        (inner, body)
+    }
+
+    /// A ZWCArray's NumPy data reached by a route no attribute or lookup shows
+    /// (`inspect.getattr_static`, `operator.attrgetter`, `functools.reduce(getattr, ...)`,
+    /// `__reduce_ex__(2)`'s state, `gc.get_referents`), never held in a local, and made to
+    /// compute only through builtins and syntax (`sum`, `max`, `sorted`, `len`, `map`, a
+    /// `for` loop, a comprehension, indexing): the zwc call of a sum, mean, maximum,
+    /// minimum, sort or absolute value of one argument is replaced.
+    fn inner_builtins(&self, cx: &mut Ctx) -> Option<String> {
+        let g = cx.g;
+        let chosen = cx.all_or_one(self.inner_candidates(cx))?;
+        let c = self.constructor.clone();
+        let (inner, mut body) = Self::inner_reach(cx, false);
         let mut edits = Vec::new();
         for (z, arg, kind) in &chosen {
             let a = &g.code[arg.clone()];
@@ -1529,6 +1565,62 @@ impl Generator<'_> {
                 ("sort", _) => format!("zwc.{c}(sorted([{v} for {v} in {r}]))"),
                 (_, 0) | (_, 1) => format!("zwc.{c}([abs({v}) for {v} in {r}])"),
                 _ => format!("zwc.{c}(list(map(abs, {r})))"),
+            };
+            edits.push((z.call.clone(), text));
+        }
+        edits.push(Self::body_start(cx, &body));
+        Some(apply(&g.code, edits))
+    }
+
+    /// As [`Self::inner_builtins`], the data (of the array or of a copy of it) handed to a
+    /// library that iterates or computes with it itself: `functools.reduce`, `math.fsum`,
+    /// `math.prod`, `statistics.fmean`, `heapq`, `itertools.accumulate`, `collections.deque`,
+    /// `copy.copy`. No syntax and no builtin of the code's touches it.
+    fn inner_library(&self, cx: &mut Ctx) -> Option<String> {
+        let g = cx.g;
+        let chosen = cx.all_or_one(self.inner_candidates(cx))?;
+        let c = self.constructor.clone();
+        let (inner, mut body) = Self::inner_reach(cx, true);
+        let mut modules = std::collections::BTreeMap::new();
+        let mut edits = Vec::new();
+        for (z, arg, kind) in &chosen {
+            let a = &g.code[arg.clone()];
+            let r = format!("{inner}(zwc.{c}({a}))");
+            let mut m = |cx: &mut Ctx, name: &'static str| -> String {
+                modules
+                    .entry(name)
+                    .or_insert_with(|| {
+                        let (line, alias) = cx.module(name);
+                        body.push(format!("import {line}"));
+                        alias
+                    })
+                    .clone()
+            };
+            let text = match (*kind, cx.below(2)) {
+                ("sum", 0) => {
+                    let (ft, op) = (m(cx, "functools"), m(cx, "operator"));
+                    format!("{ft}.reduce({op}.add, {r})")
+                }
+                ("sum", _) => format!("sum({}.deque({r}))", m(cx, "collections")),
+                ("mean", 0) => format!("{}.fmean({r})", m(cx, "statistics")),
+                ("mean", _) => format!("{}.fsum({r}) / len({a})", m(cx, "math")),
+                ("max", 0) => format!("{}.nlargest(1, {r})[0]", m(cx, "heapq")),
+                ("min", 0) => format!("{}.nsmallest(1, {r})[0]", m(cx, "heapq")),
+                ("max", _) | ("min", _) => format!("{}.reduce({kind}, {r})", m(cx, "functools")),
+                ("sort", 0) => format!("zwc.{c}({}.nsmallest(len({a}), {r}))", m(cx, "heapq")),
+                ("sort", _) => format!("zwc.{c}(sorted({}.deque({r})))", m(cx, "collections")),
+                ("cumsum", _) => format!("zwc.{c}([*{}.accumulate({r})])", m(cx, "itertools")),
+                ("prod", 0) => {
+                    let (ft, op) = (m(cx, "functools"), m(cx, "operator"));
+                    format!("{ft}.reduce({op}.mul, {r})")
+                }
+                ("prod", _) => format!("{}.prod({r})", m(cx, "math")),
+                ("copy", 0) => format!("zwc.{c}({}.copy({r}))", m(cx, "copy")),
+                ("copy", _) => format!("zwc.{c}([*{}.deque({r})])", m(cx, "collections")),
+                _ => format!(
+                    "zwc.{c}({}.reduce(lambda acc, v: acc + [abs(v)], {r}, []))",
+                    m(cx, "functools")
+                ),
             };
             edits.push((z.call.clone(), text));
         }
@@ -2690,6 +2782,49 @@ impl Generator<'_> {
                         format!("{v}, *{b} = {a}"),
                     ]),
                 }
+                apply(code, vec![Self::body_start(cx, &lines)])
+            }
+            // Libraries handed what zwc hands back (a ZWCArray, its rows, the raw arrays of
+            // `zwc.rfx`, a ZWCArray's `.T`, a copy of a ZWCArray): they iterate and compute
+            // through zwc's own methods, or on arrays zwc gave out raw.
+            "zwc_values_library" => {
+                let (a, b, v, t) = (cx.name(), cx.name(), cx.name(), cx.name());
+                let c = &self.constructor;
+                let items = cx.decimals();
+                let mut lines = vec![format!("{a}{eq}zwc.{c}([{items}])")];
+                let mut m = |cx: &mut Ctx, name: &str| {
+                    let (line, alias) = cx.module(name);
+                    lines.insert(0, format!("import {line}"));
+                    alias
+                };
+                let use_it = match cx.below(5) {
+                    0 => {
+                        let (ma, st) = (m(cx, "math"), m(cx, "statistics"));
+                        format!("({ma}.fsum({a}), {st}.fmean({a}), {ma}.prod({a}))")
+                    }
+                    1 => {
+                        let (ft, op) = (m(cx, "functools"), m(cx, "operator"));
+                        format!("({ft}.reduce({op}.add, {a}), {ft}.reduce(max, {a}))")
+                    }
+                    2 => {
+                        let (hq, it) = (m(cx, "heapq"), m(cx, "itertools"));
+                        format!("({hq}.nlargest(1, {a}), [*{it}.accumulate({a})])")
+                    }
+                    3 => {
+                        let (co, cp) = (m(cx, "collections"), m(cx, "copy"));
+                        format!("sum({co}.deque({cp}.deepcopy({a}))) + len({cp}.copy({a}))")
+                    }
+                    _ => {
+                        let inverse = self.inverse.as_ref()?;
+                        let ma = m(cx, "math");
+                        lines.push(format!(
+                            "{v}{eq}zwc.rfx.{inverse}([[2.0, 0.0], [0.0, 4.0]])"
+                        ));
+                        lines.push(format!("{t}{eq}zwc.{c}({v})"));
+                        format!("({ma}.fsum({v}[0]), {ma}.fsum({a}.T), {ma}.fsum({t}[1]))")
+                    }
+                };
+                lines.push(format!("{b}{eq}{use_it}"));
                 apply(code, vec![Self::body_start(cx, &lines)])
             }
             _ => return None,

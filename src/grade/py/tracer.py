@@ -3,9 +3,10 @@
 # analysis reports on rewritten into a call of a hook: attribute loads, binary, unary
 # and augmented operators, and calls of abs/round/float/int. Each hook records the
 # runtime type of the receiver or operands and whether the operation raised, then
-# behaves exactly as the operation would. What the code iterates, indexes, formats or
-# gives to a few builtins (`sum`, `sorted`, ...) passes through a hook too, which looks
-# only for a ZWCArray's NumPy data (the one use of NumPy no call of the code shows).
+# behaves exactly as the operation would. What the code iterates, indexes, formats,
+# tests with `in`, or gives to a builtin (`sum`, `sorted`, ...) or any other call
+# (`math.fsum`, `functools.reduce`, a list's `extend`) passes through a hook too, which
+# looks only for a ZWCArray's NumPy data (the one use of NumPy no call of the code shows).
 # Python 3.11 has no sys.monitoring, and sys.settrace cannot see operand values, hence
 # the rewriting.
 #
@@ -30,6 +31,7 @@
 def _sebx_trace(_source, _code_lines, _options=None):
     import ast
     import builtins
+    import functools
     import importlib
     import json
     import operator
@@ -95,7 +97,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
         except BaseException:
             return
         if type(data) is ndarray and len(inner_arrays) < 20000:
-            inner_arrays[id(data)] = weakref.ref(data)
+            ref = inner_arrays.get(id(data))
+            if ref is None or ref() is not data:
+                inner_arrays[id(data)] = weakref.ref(data)
 
     # Arrays zwc's own code returned raw to the code (an `rfx` result, say): one may become
     # a ZWCArray's data later (`asarray`), and holding it stays innocent.
@@ -208,6 +212,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
             raise
         what = type_name(obj)
         ok(site, what)
+        if what == "ZWCArray":
+            # Wherever it came from (a copy zwc never handed out, say): its data is known.
+            note_inner(obj)
         if what.startswith("module:numpy"):
             note_numpy("read `%s` of %s" % (name, what[7:]), sys._getframe(1))
         elif what == "ZWCArray" and name in ("_data", "__array__", "__dict__"):
@@ -279,6 +286,105 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 note_numpy("used `%s()` on a ZWCArray's NumPy data" % name, frame)
         return value
 
+    # Any other call's arguments (`math.fsum(data)`, `functools.reduce(op, data)`,
+    # `deque(data)`, `acc.extend(data)`): a ZWCArray's NumPy data handed to a library that
+    # iterates or computes with it itself, where no hook of the code's sees the use. The
+    # callee is resolved from the call's dotted name in the calling frame, only when an
+    # argument is an inner array, through modules and C objects only (nothing of the
+    # code's runs). A ZWCArray given on is remembered, so its data is known wherever the
+    # array came from (a `copy.deepcopy`, a `pickle` round trip).
+    not_computing = {
+        vars(builtins)[key]
+        for key in ("type", "isinstance", "issubclass", "id", "callable", "getattr",
+                    "hasattr", "setattr", "delattr", "vars", "dir", "hash", "object",
+                    "super", "print")
+    }
+    # Methods that only store what they are given: a later use is seen where it is.
+    storing = ("append", "insert", "add", "appendleft", "setdefault", "put", "put_nowait",
+               "__setitem__", "push")
+    heap_type = 1 << 9
+
+    def callee_of(path, frame):
+        if path is None:
+            return missing
+        try:
+            obj = frame.f_locals.get(path[0], missing)
+            if obj is missing:
+                obj = frame.f_globals.get(path[0], missing)
+            if obj is missing:
+                obj = frame.f_builtins.get(path[0], missing)
+            for attr in path[1:]:
+                if obj is missing:
+                    break
+                if type(obj) is types.ModuleType:
+                    obj = vars(obj).get(attr, missing)
+                elif not type(obj).__flags__ & heap_type:
+                    obj = getattr(obj, attr, missing)
+                else:
+                    return missing
+            return obj
+        except BaseException:
+            return missing
+
+    def ours(module):
+        return isinstance(module, str) and (
+            module in ("__main__", "zwc", "numpy")
+            or module.startswith("zwc.")
+            or module.startswith("numpy.")
+        )
+
+    def library_callee(callee):
+        """Whether handing a value to `callee` is a use the code's own hooks do not see:
+        neither the code's own function or class, nor zwc's or NumPy's, nor a builtin that
+        only looks at what it is given, nor a method that only stores it."""
+        for _ in range(8):
+            if isinstance(callee, functools.partial):
+                callee = callee.func
+            elif type(callee) is types.MethodType:
+                if isinstance(callee.__self__, (ndarray, generic)) or (
+                    zwc_array is not None and isinstance(callee.__self__, zwc_array)
+                ):
+                    return False
+                callee = callee.__func__
+            else:
+                break
+        if callee is missing or callee in not_computing:
+            return False
+        t = type(callee)
+        if t is types.FunctionType:
+            if callee.__code__.co_filename == main.__file__:
+                return False
+            return not ours(getattr(callee, "__module__", None))
+        if t is types.BuiltinFunctionType:
+            owner = callee.__self__
+            if type(owner) is types.ModuleType:
+                return not ours(owner.__name__)
+            if isinstance(owner, (ndarray, generic)) or (
+                zwc_array is not None and isinstance(owner, zwc_array)
+            ):
+                return False
+            if isinstance(owner, type):
+                return not ours(owner.__module__)
+            return callee.__name__ not in storing
+        if isinstance(callee, type):
+            if zwc_array is not None and issubclass(callee, zwc_array):
+                return False
+            return not ours(callee.__module__)
+        return not ours(getattr(t, "__module__", None))
+
+    def passed(value, path):
+        t = type(value)
+        if t is ndarray:
+            if inner_arrays and inner_array(value):
+                frame = sys._getframe(1)
+                if library_callee(callee_of(path, frame)):
+                    note_numpy(
+                        "handed a ZWCArray's NumPy data to `%s()`" % ".".join(path), frame
+                    )
+        elif zwc_array is not None and t is zwc_array:
+            note_inner(value)
+        return value
+
     def unary(operand, site):
         try:
             value = ops[site](operand)
@@ -296,6 +402,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
         ast.LtE: ("<=", operator.le),
         ast.Gt: (">", operator.gt),
         ast.GtE: (">=", operator.ge),
+        # `x in data`: the container's `__contains__` compares each element with `x`.
+        ast.In: ("in", lambda a, b: a in b),
+        ast.NotIn: ("not in", lambda a, b: a not in b),
     }
     compare_by_name = {op.__name__: entry for op, entry in compare_ops.items()}
 
@@ -371,9 +480,16 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # during the cases that is not zwc's own module or function (shadowed, rebound, a
     # parameter, a stand-in) is noted: the check counted a call zwc never made.
     zwc_names = {}
+    # The names the code defines a function or class under (`def`, `class`, `= lambda`):
+    # what a call of one is handed is seen inside it, so its arguments are not looked at.
+    own_callables = set()
     try:
         for node in ast.walk(ast.parse(_source)):
-            if isinstance(node, ast.Import):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                own_callables.add(node.name)
+            elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
+                own_callables.update(t.id for t in node.targets if isinstance(t, ast.Name))
+            elif isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == "zwc":
                         zwc_names[alias.asname or "zwc"] = ""
@@ -419,6 +535,20 @@ def _sebx_trace(_source, _code_lines, _options=None):
         return "a %s" % t.__name__
 
     builtins._sebx_zwc_name_ = zwc_name
+
+    def dotted(node):
+        """`a.b.c` as ("a", "b", "c"); None for any other expression."""
+        names = []
+        while isinstance(node, ast.Attribute):
+            names.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        names.append(node.id)
+        return tuple(reversed(names))
+
+    # What a call's argument can be written as when it is a ZWCArray or its data.
+    passable = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.NamedExpr)
 
     class Rewrite(ast.NodeTransformer):
         def visit_Name(self, node):
@@ -540,6 +670,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         def visit_Call(self, node):
             func = written = node.func
+            path = dotted(written)
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
             looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
                 isinstance(func, ast.Attribute)
@@ -559,6 +690,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             )
             self.generic_visit(node)
             if looked_up:
+                self.passed(node, path)
                 return hook("_sebx_value_", node, [node, ast.Constant(node.lineno)])
             func = node.func
             if isinstance(func, ast.Name) and func.id in ("abs", "round", "float", "int"):
@@ -567,6 +699,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     "_sebx_call_", node, [func, ast.Constant(site)] + node.args, node.keywords
                 )
             if isinstance(func, ast.Name) and func.id in real_builtins:
+                self.starred(node)
                 if func.id in all_arguments:
                     looked = range(len(node.args))
                 elif func.id in later_arguments:
@@ -584,7 +717,31 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     a if isinstance(a, ast.Starred) else looked_at(a, "`str.format()`")
                     for a in node.args
                 ]
+            elif path is None or (
+                path[0] not in zwc_names
+                and path[0] not in own_callables
+                and path[0] not in ("self", "cls")
+                and path[-1] not in storing
+            ):
+                # Neither zwc's nor the code's own by name: what is handed on is looked at.
+                self.starred(node)
+                self.passed(node, path)
             return node
+
+        def passed(self, node, path):
+            given = ast.Constant(path)
+            for i, arg in enumerate(node.args):
+                if isinstance(arg, passable):
+                    node.args[i] = hook("_sebx_passed_", arg, [arg, given])
+            for keyword in node.keywords:
+                if keyword.arg is not None and isinstance(keyword.value, passable):
+                    keyword.value = hook("_sebx_passed_", keyword.value, [keyword.value, given])
+
+        def starred(self, node):
+            """`f(*data)`: the data is iterated."""
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):
+                    arg.value = looked_at(arg.value, "`*` unpacking")
 
     # Modules the code got by looking them up (`sys.modules[...]`, `getattr`), by line.
     modules = []
@@ -623,6 +780,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins._sebx_call_ = call
     builtins._sebx_used_ = used
     builtins._sebx_used_by_ = used_by
+    builtins._sebx_passed_ = passed
 
     main = types.ModuleType("__main__")
     main.__file__ = getattr(sys.modules.get("__main__"), "__file__", "main.py")
