@@ -1597,9 +1597,10 @@ impl Generator<'_> {
                     .clone()
             };
             let text = match (*kind, cx.below(2)) {
-                ("sum", 0) => {
+                ("sum", 0) | ("prod", 0) => {
                     let (ft, op) = (m(cx, "functools"), m(cx, "operator"));
-                    format!("{ft}.reduce({op}.add, {r})")
+                    let f = if *kind == "sum" { "add" } else { "mul" };
+                    format!("{ft}.reduce({op}.{f}, {r})")
                 }
                 ("sum", _) => format!("sum({}.deque({r}))", m(cx, "collections")),
                 ("mean", 0) => format!("{}.fmean({r})", m(cx, "statistics")),
@@ -1610,10 +1611,6 @@ impl Generator<'_> {
                 ("sort", 0) => format!("zwc.{c}({}.nsmallest(len({a}), {r}))", m(cx, "heapq")),
                 ("sort", _) => format!("zwc.{c}(sorted({}.deque({r})))", m(cx, "collections")),
                 ("cumsum", _) => format!("zwc.{c}([*{}.accumulate({r})])", m(cx, "itertools")),
-                ("prod", 0) => {
-                    let (ft, op) = (m(cx, "functools"), m(cx, "operator"));
-                    format!("{ft}.reduce({op}.mul, {r})")
-                }
                 ("prod", _) => format!("{}.prod({r})", m(cx, "math")),
                 ("copy", 0) => format!("zwc.{c}({}.copy({r}))", m(cx, "copy")),
                 ("copy", _) => format!("zwc.{c}([*{}.deque({r})])", m(cx, "collections")),
@@ -2797,22 +2794,36 @@ impl Generator<'_> {
                     lines.insert(0, format!("import {line}"));
                     alias
                 };
+                // Two modules `{m}` and `{n}`, and what is done with the array `{a}`.
+                let uses = [
+                    (
+                        "math",
+                        "statistics",
+                        "({m}.fsum({a}), {n}.fmean({a}), {m}.prod({a}))",
+                    ),
+                    (
+                        "functools",
+                        "operator",
+                        "({m}.reduce({n}.add, {a}), {m}.reduce(max, {a}))",
+                    ),
+                    (
+                        "heapq",
+                        "itertools",
+                        "({m}.nlargest(1, {a}), [*{n}.accumulate({a})])",
+                    ),
+                    (
+                        "collections",
+                        "copy",
+                        "sum({m}.deque({n}.deepcopy({a}))) + len({n}.copy({a}))",
+                    ),
+                ];
                 let use_it = match cx.below(5) {
-                    0 => {
-                        let (ma, st) = (m(cx, "math"), m(cx, "statistics"));
-                        format!("({ma}.fsum({a}), {st}.fmean({a}), {ma}.prod({a}))")
-                    }
-                    1 => {
-                        let (ft, op) = (m(cx, "functools"), m(cx, "operator"));
-                        format!("({ft}.reduce({op}.add, {a}), {ft}.reduce(max, {a}))")
-                    }
-                    2 => {
-                        let (hq, it) = (m(cx, "heapq"), m(cx, "itertools"));
-                        format!("({hq}.nlargest(1, {a}), [*{it}.accumulate({a})])")
-                    }
-                    3 => {
-                        let (co, cp) = (m(cx, "collections"), m(cx, "copy"));
-                        format!("sum({co}.deque({cp}.deepcopy({a}))) + len({cp}.copy({a}))")
+                    k @ 0..=3 => {
+                        let (first, second, text) = uses[k];
+                        let (x, y) = (m(cx, first), m(cx, second));
+                        text.replace("{m}", &x)
+                            .replace("{n}", &y)
+                            .replace("{a}", &a)
                     }
                     _ => {
                         let inverse = self.inverse.as_ref()?;
