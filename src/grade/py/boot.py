@@ -50,12 +50,16 @@ except OSError:
 sys.argv[:] = sys.argv[1:]
 sys.path[0] = os.path.dirname(_path)
 __file__ = _path
-# worker.py leaves its own start to this frame when it sees this name.
-_sebx_boot = True
 del marshal, _compiled, _compiled_elsewhere, _path
 exec(_code)
 del _code
-# worker.py's top-level loop (see its end), run in this frame.
+# The top level's loop, run in this frame (worker.py has none of its own): the worker
+# serves; where it is its namespace's init, each program is forked right here, so the
+# program process starts at the top level, as deep as `python main.py` runs it. The
+# worker, held by `_worker` (a program's return to the top level frees nothing of it), is
+# let go before the program runs with the full interpreter exit: its finalization must
+# free the stdio template (the program's sys.__stdout__), whose last flush is its
+# deallocation there.
 _worker = main()
 _program = None
 while _worker is not None:

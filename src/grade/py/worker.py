@@ -1243,7 +1243,7 @@ def _preset_limits(lim):
     return tuple(held)
 
 
-# What Worker.serve returns when the caller is to fork the program (see the end).
+# What Worker.serve returns when the caller is to fork the program (boot.py's top-level loop).
 FORK_HERE = object()
 
 
@@ -2203,26 +2203,7 @@ def _warm_up(numpy):
         pass
 
 
-# The top level's loop (here and in boot.py, which runs it from the bottom frame itself):
-# the worker serves; where it is its namespace's init, each program is forked right here,
-# so the program process starts at the top level, as deep as `python main.py` runs it.
-# The worker, held by `_worker` (a program's return to the top level frees nothing of
-# it), is let go before the program runs with the full interpreter exit: its
-# finalization must free the stdio template (the program's sys.__stdout__), whose last
-# flush is its deallocation there.
-if __name__ == "__main__" and "_sebx_boot" not in globals():
-    _worker = main()
-    _program = None
-    while _worker is not None:
-        _program = _worker.serve()
-        if _program is not FORK_HERE:
-            break
-        _program = _fork_without_handlers()
-        if _program == 0:
-            _program = _worker.forked_child()
-            break
-        _worker.forked_parent(_program)
-    if _program is not None:
-        if _program.full_exit:
-            del _worker
-        _run_program(_program)
+# worker.py is started only through boot.py (`python -c BOOT_PY worker.py CONFIG`, see
+# src/grade/pool/worker.rs), which runs the top level's loop in its own bottom frame: the
+# worker serves; where it is its namespace's init, each program is forked right there, so
+# the program process starts at the top level, as deep as `python main.py` runs it.
