@@ -458,6 +458,29 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "`sum()` on a ZWCArray's NumPy data",
             "import zwc, pickle, inspect\ndef f(values):\n    c = pickle.loads(pickle.dumps(zwc.yitaf(values)))\n    return zwc.kocito(values) * 0 + float(sum(inspect.getattr_static(c, '_data'))) / len(values)\n",
         ),
+        // The same data handed to a library function no dotted name reaches from a module:
+        // taken from a list, bound to a name the code also defines a function under, read
+        // from an instance's attributes, or a method of a library's Python class.
+        (
+            "numpy_backdoor",
+            "handed a ZWCArray's NumPy data to `fns[0]()` (`math.fsum`)",
+            "import zwc, inspect, math\ndef f(values):\n    fns = [math.fsum]\n    return zwc.kocito(values) * 0 + fns[0](inspect.getattr_static(zwc.yitaf(values), '_data')) / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "handed a ZWCArray's NumPy data to `total()`",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + total(inspect.getattr_static(zwc.yitaf(values), '_data')) / len(values)\ndef total(x):\n    return 0.0\ntotal = math.fsum\n",
+        ),
+        (
+            "numpy_backdoor",
+            "handed a ZWCArray's NumPy data to `self.total()`",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + S().mean(inspect.getattr_static(zwc.yitaf(values), '_data'), len(values))\nclass S:\n    def __init__(self):\n        self.total = math.fsum\n    def mean(self, d, n):\n        return self.total(d) / n\n",
+        ),
+        (
+            "numpy_backdoor",
+            "handed a ZWCArray's NumPy data to `c.update()`",
+            "import zwc, inspect, collections\ndef f(values):\n    c = collections.Counter()\n    c.update(inspect.getattr_static(zwc.yitaf(values), '_data'))\n    return zwc.kocito(values) * 0 + sum(float(k) * n for k, n in c.items()) / len(values)\n",
+        ),
         // Python the judge must compute.
         (
             "grader_eval",
@@ -512,6 +535,9 @@ fn innocents() -> Vec<&'static str> {
         "import zwc, copy\ndef f(values):\n    a = copy.deepcopy(zwc.yitaf(values))\n    return zwc.kocito(a)\n",
         // Libraries handed zwc's arrays, or plain values, never NumPy's data: zwc iterates.
         "import zwc, math, statistics, functools, operator\ndef f(values):\n    a = zwc.yitaf(values)\n    t = math.fsum(a) + statistics.fmean(values) * 0 + functools.reduce(operator.add, a) * 0\n    return float(zwc.kocito(a)) if t == t else 0.0\n",
+        // The same calls handed zwc's arrays: a library function from a list, an
+        // instance's attribute, a library class's method, the code's own method.
+        "import zwc, math, collections\ndef f(values):\n    a = zwc.yitaf(values)\n    fns = [math.fsum]\n    c = collections.Counter()\n    c.update(a)\n    t = fns[0](a) + S().twice(a) + len(c)\n    return float(zwc.kocito(a)) if t == t else 0.0\nclass S:\n    def __init__(self):\n        self.total = math.fsum\n    def twice(self, a):\n        return self.total(a) * 2\n",
         // A thread joined before the entry returns, a `__del__` that prints nothing, the
         // process's id and stdout's descriptor read (the generator's look-alikes).
         "import zwc, threading\ndef f(values):\n    box = []\n    t = threading.Thread(target=lambda: box.append(zwc.kocito(values)))\n    t.start()\n    t.join()\n    return box[0]\n",

@@ -1575,7 +1575,8 @@ impl Generator<'_> {
     /// As [`Self::inner_builtins`], the data (of the array or of a copy of it) handed to a
     /// library that iterates or computes with it itself: `functools.reduce`, `math.fsum`,
     /// `math.prod`, `statistics.fmean`, `heapq`, `itertools.accumulate`, `collections.deque`,
-    /// `copy.copy`. No syntax and no builtin of the code's touches it.
+    /// `copy.copy`. No syntax and no builtin of the code's touches it. Half the time the
+    /// library function is reached so that no dotted name gives it ([`indirect_callee`]).
     fn inner_library(&self, cx: &mut Ctx) -> Option<String> {
         let g = cx.g;
         let chosen = cx.all_or_one(self.inner_candidates(cx))?;
@@ -1618,6 +1619,11 @@ impl Generator<'_> {
                     "zwc.{c}({}.reduce(lambda acc, v: acc + [abs(v)], {r}, []))",
                     m(cx, "functools")
                 ),
+            };
+            let text = if cx.coin() {
+                text
+            } else {
+                indirect_callee(cx, &text, &r, &mut body)
             };
             edits.push((z.call.clone(), text));
         }
@@ -2835,6 +2841,11 @@ impl Generator<'_> {
                         format!("({ma}.fsum({v}[0]), {ma}.fsum({a}.T), {ma}.fsum({t}[1]))")
                     }
                 };
+                let use_it = if cx.coin() {
+                    use_it
+                } else {
+                    indirect_callee(cx, &use_it, &a, &mut lines)
+                };
                 lines.push(format!("{b}{eq}{use_it}"));
                 apply(code, vec![Self::body_start(cx, &lines)])
             }
@@ -2870,6 +2881,60 @@ fn keyword_cases(g: &Genuine) -> bool {
 }
 
 /// The piece is a Python literal of numbers, strings, bools and lists/tuples of them.
+/// `text` with the callee of the call that `given` is first handed to written so that no
+/// dotted name reaches it: taken from a list or a tuple, looked up with `getattr`, bound
+/// to a name the code also defines a function under, or set on an instance. Lines it
+/// needs first go to `body`.
+fn indirect_callee(cx: &mut Ctx, text: &str, given: &str, body: &mut Vec<String>) -> String {
+    let Some(at) = text.find(given) else {
+        return text.to_string();
+    };
+    let mut depth = 0usize;
+    let mut open = None;
+    for (i, b) in text[..at].bytes().enumerate().rev() {
+        match b {
+            b')' | b']' | b'}' => depth += 1,
+            b'(' | b'[' | b'{' if depth > 0 => depth -= 1,
+            b'(' => {
+                open = Some(i);
+                break;
+            }
+            b'[' | b'{' => break,
+            _ => {}
+        }
+    }
+    let Some(open) = open else {
+        return text.to_string();
+    };
+    let start = text[..open]
+        .rfind(|ch: char| !(ch.is_alphanumeric() || ch == '_' || ch == '.'))
+        .map_or(0, |i| i + 1);
+    let callee = &text[start..open];
+    let Some((owner, attr)) = callee.rsplit_once('.') else {
+        return text.to_string();
+    };
+    let eq = cx.eq();
+    let written = match cx.below(5) {
+        0 => format!("[{callee}][0]"),
+        1 => format!("({callee}, None)[0]"),
+        2 => format!("getattr({owner}, {})", cx.lit(attr)),
+        3 => {
+            let h = cx.name();
+            body.push(format!("def {h}(*_):"));
+            body.push("    return None".to_string());
+            body.push(format!("{h}{eq}{callee}"));
+            h
+        }
+        _ => {
+            let o = cx.name();
+            body.push(format!("{o}{eq}type({}, (), {{}})()", cx.lit("B")));
+            body.push(format!("{o}.f{eq}{callee}"));
+            format!("{o}.f")
+        }
+    };
+    format!("{}{written}{}", &text[..start], &text[open..])
+}
+
 fn literal(piece: &str) -> bool {
     fn lit(e: &ast::Expr) -> bool {
         match e {

@@ -305,8 +305,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
     heap_type = 1 << 9
 
     def callee_of(path, frame):
-        if path is None:
-            return missing
+        if type(path) is int:
+            # A callee no dotted name gives (`fns[0](data)`, `getattr(m, n)(data)`): the
+            # object itself, kept by `_sebx_callee_` as the call was made in this frame.
+            kept = callees.get(path)
+            return kept[1] if kept is not None and kept[0] == id(frame) else missing
         try:
             obj = frame.f_locals.get(path[0], missing)
             if obj is missing:
@@ -321,10 +324,49 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 elif not type(obj).__flags__ & heap_type:
                     obj = getattr(obj, attr, missing)
                 else:
-                    return missing
+                    obj = static_attr(obj, attr)
             return obj
         except BaseException:
             return missing
+
+    getset = type(type.__dict__["__dict__"])
+
+    def static_attr(obj, attr):
+        """`obj.attr` for an object of a Python class, read from the dicts only (as
+        `inspect.getattr_static` does): no `__getattr__`, property or descriptor of the
+        code's runs. A method is its function; anything a descriptor computes is missing."""
+        if isinstance(obj, type):
+            # A class under a metaclass of Python's (`abc.ABCMeta`): its own attributes.
+            for klass in type.__dict__["__mro__"].__get__(obj):
+                found = type.__dict__["__dict__"].__get__(klass).get(attr, missing)
+                if found is not missing:
+                    if isinstance(found, (staticmethod, classmethod)):
+                        return found.__func__
+                    return found if isinstance(found, (types.FunctionType, type)) else missing
+            return missing
+        mro = type.__dict__["__mro__"].__get__(type(obj))
+        found = missing
+        for klass in mro:
+            found = type.__dict__["__dict__"].__get__(klass).get(attr, missing)
+            if found is not missing:
+                break
+        if found is not missing and not isinstance(
+            found, (types.FunctionType, staticmethod, classmethod, type)
+        ):
+            if type(found).__flags__ & heap_type or hasattr(type(found), "__set__"):
+                return missing
+        own = missing
+        for klass in mro:
+            slot = type.__dict__["__dict__"].__get__(klass).get("__dict__", missing)
+            if slot is not missing:
+                if type(slot) is getset:
+                    own = slot.__get__(obj).get(attr, missing)
+                break
+        if own is not missing:
+            return own
+        if isinstance(found, (staticmethod, classmethod)):
+            return found.__func__
+        return found
 
     def ours(module):
         return isinstance(module, str) and (
@@ -372,14 +414,40 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return not ours(callee.__module__)
         return not ours(getattr(t, "__module__", None))
 
+    # The callees no dotted name gives, by call: [id of the calling frame, the object],
+    # kept as the call is made (its callee is evaluated before its arguments); and each
+    # call's callee as written.
+    callees = {}
+    callee_texts = []
+
+    def kept_callee(obj, site):
+        callees[site] = (id(sys._getframe(1)), obj)
+        return obj
+
+    def callee_text(path, callee):
+        if type(path) is not int:
+            return "`%s()`" % ".".join(path)
+        written = callee_texts[path]
+        t = type(callee)
+        if t is types.MethodType:
+            callee, t = callee.__func__, type(callee.__func__)
+        if t in (types.FunctionType, types.BuiltinFunctionType) or isinstance(callee, type):
+            module = getattr(callee, "__module__", None)
+            name = "%s.%s" % (module, callee.__qualname__) if module else callee.__qualname__
+            if name != written:
+                return "`%s()` (`%s`)" % (written, name)
+        return "`%s()`" % written
+
     def passed(value, path):
         t = type(value)
         if t is ndarray:
             if inner_arrays and inner_array(value):
                 frame = sys._getframe(1)
-                if library_callee(callee_of(path, frame)):
+                callee = callee_of(path, frame)
+                if library_callee(callee):
                     note_numpy(
-                        "handed a ZWCArray's NumPy data to `%s()`" % ".".join(path), frame
+                        "handed a ZWCArray's NumPy data to " + callee_text(path, callee),
+                        frame,
                     )
         elif zwc_array is not None and t is zwc_array:
             note_inner(value)
@@ -480,15 +548,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # during the cases that is not zwc's own module or function (shadowed, rebound, a
     # parameter, a stand-in) is noted: the check counted a call zwc never made.
     zwc_names = {}
-    # The names the code defines a function or class under (`def`, `class`, `= lambda`):
-    # what a call of one is handed is seen inside it, so its arguments are not looked at.
+    # The names the code defines a function or class under (`def`, `class`, `= lambda`)
+    # and binds no other way: what a call of one is handed is seen inside it, so its
+    # arguments are not looked at. A name also bound otherwise (`total = math.fsum`, an
+    # import, a parameter) may be a library's when called: its calls are looked at.
     own_callables = set()
+    bound_otherwise = set()
+    lambda_names = set()
     try:
         for node in ast.walk(ast.parse(_source)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 own_callables.add(node.name)
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
-                own_callables.update(t.id for t in node.targets if isinstance(t, ast.Name))
+                for t in node.targets:
+                    if isinstance(t, ast.Name):
+                        own_callables.add(t.id)
+                        lambda_names.add(id(t))
             elif isinstance(node, ast.Import):
                 for alias in node.names:
                     if alias.name == "zwc":
@@ -497,6 +572,16 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 for alias in node.names:
                     if alias.name != "*":
                         zwc_names[alias.asname or alias.name] = alias.name
+            if isinstance(node, (ast.Import, ast.ImportFrom)):
+                bound_otherwise.update(
+                    (a.asname or a.name).split(".")[0] for a in node.names
+                )
+            elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+                if id(node) not in lambda_names:
+                    bound_otherwise.add(node.id)
+            elif isinstance(node, ast.arg):
+                bound_otherwise.add(node.arg)
+        own_callables -= bound_otherwise
     except BaseException:
         pass
     rebound = []
@@ -671,6 +756,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         def visit_Call(self, node):
             func = written = node.func
             path = dotted(written)
+            text = ast.unparse(written) if path is None else None
             # `getattr(zwc, "_np")`, `sys.modules.get("numpy")`: the value is recorded.
             looked_up = (isinstance(func, ast.Name) and func.id in ("getattr", "vars")) or (
                 isinstance(func, ast.Attribute)
@@ -717,10 +803,19 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     a if isinstance(a, ast.Starred) else looked_at(a, "`str.format()`")
                     for a in node.args
                 ]
-            elif path is None or (
+            elif path is None:
+                # A callee no dotted name gives: the object is kept as the call is made.
+                self.starred(node)
+                if any(isinstance(a, passable) for a in node.args) or any(
+                    k.arg is not None and isinstance(k.value, passable) for k in node.keywords
+                ):
+                    site = len(callee_texts)
+                    callee_texts.append(text if len(text) <= 60 else text[:57] + "...")
+                    node.func = hook("_sebx_callee_", node.func, [node.func, ast.Constant(site)])
+                    self.passed(node, site)
+            elif (
                 path[0] not in zwc_names
                 and path[0] not in own_callables
-                and path[0] not in ("self", "cls")
                 and path[-1] not in storing
             ):
                 # Neither zwc's nor the code's own by name: what is handed on is looked at.
@@ -781,6 +876,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins._sebx_used_ = used
     builtins._sebx_used_by_ = used_by
     builtins._sebx_passed_ = passed
+    builtins._sebx_callee_ = kept_callee
 
     main = types.ModuleType("__main__")
     main.__file__ = getattr(sys.modules.get("__main__"), "__file__", "main.py")
