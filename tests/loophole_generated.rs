@@ -12,7 +12,9 @@
 //!
 //! Size and seed: `SEBX_LOOPHOLE_SEED` (default 39), `SEBX_LOOPHOLE_SOLUTIONS` (genuine
 //! solutions, default 12), `SEBX_LOOPHOLE_PER_AXIS` (programs per loophole axis and solution,
-//! default 3; look-alikes twice that). The unit tests need no Python; the measuring test
+//! default 3; look-alikes twice that). `SEBX_LOOPHOLE_DUMP=FILE` writes the programs as
+//! rollouts; `SEBX_LOOPHOLE_UNPAID=FORM` prints the loopholes of a form that were not paid,
+//! with their grading. The unit tests need no Python; the measuring test
 //! needs the grader's runtime (`sebx runtime install`).
 
 use crate::isolated;
@@ -283,6 +285,13 @@ fn generated_loopholes_are_named_and_look_alikes_are_not() {
         if p.axis.is_loophole() {
             if paid && kinds.is_empty() {
                 problems.push(format!("{what}: paid, not named\n{}", p.code));
+            }
+            // `SEBX_LOOPHOLE_UNPAID=FORM`: why the programs of a form are not paid (an
+            // unpaid program measures nothing).
+            if !paid && std::env::var("SEBX_LOOPHOLE_UNPAID").is_ok_and(|f| f == p.form) {
+                let text = r.to_string();
+                let cut = text.char_indices().nth(1500).map_or(text.len(), |(i, _)| i);
+                println!("{what}: not paid\n{}\n{}\n", p.code, &text[..cut]);
             }
         } else {
             if !paid {

@@ -1422,8 +1422,8 @@ impl Generator<'_> {
 
     /// A function `inner(x)` that returns the NumPy data of the ZWCArray `x` by a route no
     /// attribute or lookup shows (`inspect.getattr_static`, `operator.attrgetter`,
-    /// `functools.reduce(getattr, ...)`, `gc.get_referents`, `__reduce_ex__(2)`'s state),
-    /// with `copies` of a copy of `x` made first (`copy.deepcopy`, a `pickle` round trip:
+    /// `functools.reduce(getattr, ...)`, `gc.get_referents`, `__reduce_ex__(2)`'s state, a
+    /// `match` class pattern), with `copies` of a copy of `x` made first (`copy.deepcopy`, a `pickle` round trip:
     /// data zwc never handed out). Its name and the lines defining it.
     fn inner_reach(cx: &mut Ctx, copies: bool) -> (String, Vec<String>) {
         let inner = cx.name();
@@ -1446,6 +1446,16 @@ impl Generator<'_> {
                 format!("{m}.loads({m}.dumps(x))")
             }
         };
+        if cx.below(6) == 0 {
+            // A class pattern: the attribute is read in C, where no attribute hook sees it.
+            body.extend([
+                format!("def {inner}(x):"),
+                format!("    match {x}:"),
+                "        case object(_data=d):".to_string(),
+                "            return d".to_string(),
+            ]);
+            return (inner, body);
+        }
         let (import, reach) = match cx.below(5) {
             0 => ("inspect", format!("inspect.getattr_static({x}, {key})")),
             1 => ("operator", format!("operator.attrgetter({key})({x})")),

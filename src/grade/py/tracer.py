@@ -743,6 +743,14 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         visit_AsyncFor = visit_For
 
+        def visit_Match(self, node):
+            # `match c: case object(_data=d)`: a class pattern reads attributes in C, where
+            # no attribute hook sees it. The subject is looked at, and a ZWCArray's data
+            # remembered (a copy's too).
+            self.generic_visit(node)
+            node.subject = hook("_sebx_subject_", node.subject, [node.subject])
+            return node
+
         def visit_comprehension(self, node):
             self.generic_visit(node)
             node.iter = looked_at(node.iter, "a comprehension")
@@ -877,6 +885,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins._sebx_used_by_ = used_by
     builtins._sebx_passed_ = passed
     builtins._sebx_callee_ = kept_callee
+
+    def subject(value):
+        if zwc_array is not None and type(value) is zwc_array:
+            note_inner(value)
+        elif inner_arrays and type(value) is ndarray and inner_array(value):
+            note_numpy("used a `match` on a ZWCArray's NumPy data", sys._getframe(1))
+        return value
+
+    builtins._sebx_subject_ = subject
 
     main = types.ModuleType("__main__")
     main.__file__ = getattr(sys.modules.get("__main__"), "__file__", "main.py")
