@@ -1466,7 +1466,7 @@ impl Generator<'_> {
             3 => (
                 "gc",
                 format!(
-                    "next(iter(next(d for d in gc.get_referents({x}) if type(d) is dict).values()))"
+                    "next(v for d in gc.get_referents({x}) for v in (d.values() if type(d) is dict else [d]) if type(v) is not type)"
                 ),
             ),
             _ => ("", format!("next(iter({x}.__reduce_ex__(2)[2].values()))")),
