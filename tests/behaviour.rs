@@ -494,6 +494,18 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "a `match` on a ZWCArray's NumPy data",
             "import zwc, inspect\ndef f(values):\n    match inspect.getattr_static(zwc.yitaf(values), '_data'):\n        case object(real=r):\n            return zwc.kocito(values) * 0 + float(sum(r)) / len(values)\n",
         ),
+        // The data put in a container the code builds and hands on: what the consumer
+        // does with the element no hook sees.
+        (
+            "numpy_backdoor",
+            "used `[...]` on a ZWCArray's NumPy data",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + list(map(math.fsum, [inspect.getattr_static(zwc.yitaf(values), '_data')]))[0] / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "used `(...)` on a ZWCArray's NumPy data",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + math.fsum(*(inspect.getattr_static(zwc.yitaf(values), '_data'),)) / len(values)\n",
+        ),
         // Python the judge must compute.
         (
             "grader_eval",

@@ -1586,7 +1586,8 @@ impl Generator<'_> {
     /// library that iterates or computes with it itself: `functools.reduce`, `math.fsum`,
     /// `math.prod`, `statistics.fmean`, `heapq`, `itertools.accumulate`, `collections.deque`,
     /// `copy.copy`. No syntax and no builtin of the code's touches it. Half the time the
-    /// library function is reached so that no dotted name gives it ([`indirect_callee`]).
+    /// library function is reached so that no dotted name gives it ([`indirect_callee`]);
+    /// one time in four the data goes in a list or tuple display, unpacked into the call.
     fn inner_library(&self, cx: &mut Ctx) -> Option<String> {
         let g = cx.g;
         let chosen = cx.all_or_one(self.inner_candidates(cx))?;
@@ -1634,6 +1635,12 @@ impl Generator<'_> {
                 text
             } else {
                 indirect_callee(cx, &text, &r, &mut body)
+            };
+            // One time in four, handed inside a list or tuple the code builds (`f(*[r])`).
+            let text = match cx.below(8) {
+                0 => text.replacen(&r, &format!("*[{r}]"), 1),
+                1 => text.replacen(&r, &format!("*({r},)"), 1),
+                _ => text,
             };
             edits.push((z.call.clone(), text));
         }

@@ -675,6 +675,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
             )
 
         def visit_BinOp(self, node):
+            if isinstance(node.op, ast.Mod) and isinstance(node.right, ast.Tuple):
+                # `'%s' % (data,)`: the `%` hook looks at the tuple's items itself.
+                node.right.formatted = True
             self.generic_visit(node)
             sym, fn, _ = binary_ops[type(node.op)]
             site = new_site("binop", sym, node, fn)
@@ -742,6 +745,26 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return node
 
         visit_AsyncFor = visit_For
+
+        # `[data]`, `(data, n)`, `{data}`: a ZWCArray's NumPy data put in a container the
+        # code builds and hands on (`map(math.fsum, [data])`, `f(*[data])`), where no hook
+        # sees what the consumer does with the element, is looked at as it goes in.
+        displays = {ast.List: "`[...]`", ast.Tuple: "`(...)`", ast.Set: "`{...}`"}
+
+        def visit_List(self, node):
+            self.generic_visit(node)
+            if isinstance(getattr(node, "ctx", ast.Load()), ast.Load) and not getattr(
+                node, "formatted", False
+            ):
+                what = self.displays[type(node)]
+                for i, e in enumerate(node.elts):
+                    if isinstance(e, ast.Starred):
+                        e.value = looked_at(e.value, "`*` unpacking")
+                    elif isinstance(e, passable):
+                        node.elts[i] = looked_at(e, what)
+            return node
+
+        visit_Tuple = visit_Set = visit_List
 
         def visit_Match(self, node):
             # `match c: case object(_data=d)`: a class pattern reads attributes in C, where
