@@ -478,6 +478,11 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
         ),
         (
             "numpy_backdoor",
+            "handed a ZWCArray's NumPy data to `k.total()`",
+            "import zwc, inspect, math, abc\ndef f(values):\n    k = K\n    return zwc.kocito(values) * 0 + k.total(inspect.getattr_static(zwc.yitaf(values), '_data')) / len(values)\nclass K(abc.ABC):\n    total = math.fsum\n",
+        ),
+        (
+            "numpy_backdoor",
             "handed a ZWCArray's NumPy data to `c.update()`",
             "import zwc, inspect, collections\ndef f(values):\n    c = collections.Counter()\n    c.update(inspect.getattr_static(zwc.yitaf(values), '_data'))\n    return zwc.kocito(values) * 0 + sum(float(k) * n for k, n in c.items()) / len(values)\n",
         ),

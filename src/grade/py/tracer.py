@@ -252,10 +252,16 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # a comprehension), indexed, formatted (an f-string), unpacked, or given to a builtin
     # (`sum`, `max`, `sorted`, `list`, `str`, `print`, ...). NumPy computes there (the
     # elements, their sums and comparisons, the text). The rewritten code hands the value
-    # to one of these and gets it back unchanged; only an inner array is looked at further.
+    # to one of these and gets it back unchanged; only an inner array is looked at further,
+    # and a ZWCArray's data is remembered (a copy's too: a `match` class pattern reads it
+    # where no attribute hook sees).
     def used(value, what):
-        if inner_arrays and type(value) is ndarray and inner_array(value):
-            note_numpy("used %s on a ZWCArray's NumPy data" % what, sys._getframe(1))
+        t = type(value)
+        if t is ndarray:
+            if inner_arrays and inner_array(value):
+                note_numpy("used %s on a ZWCArray's NumPy data" % what, sys._getframe(1))
+        elif zwc_array is not None and t is zwc_array:
+            note_inner(value)
         return value
 
     # The builtins a call's arguments are looked at for, and which arguments: the name is
@@ -330,40 +336,33 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return missing
 
     getset = type(type.__dict__["__dict__"])
+    dict_of = type.__dict__["__dict__"].__get__
+    mro_of = type.__dict__["__mro__"].__get__
+
+    def in_mro(klass, attr):
+        for k in mro_of(klass):
+            found = dict_of(k).get(attr, missing)
+            if found is not missing:
+                return found
+        return missing
 
     def static_attr(obj, attr):
-        """`obj.attr` for an object of a Python class, read from the dicts only (as
+        """`obj.attr` for an object or a class of Python's, read from the dicts only (as
         `inspect.getattr_static` does): no `__getattr__`, property or descriptor of the
         code's runs. A method is its function; anything a descriptor computes is missing."""
-        if isinstance(obj, type):
-            # A class under a metaclass of Python's (`abc.ABCMeta`): its own attributes.
-            for klass in type.__dict__["__mro__"].__get__(obj):
-                found = type.__dict__["__dict__"].__get__(klass).get(attr, missing)
-                if found is not missing:
-                    if isinstance(found, (staticmethod, classmethod)):
-                        return found.__func__
-                    return found if isinstance(found, (types.FunctionType, type)) else missing
-            return missing
-        mro = type.__dict__["__mro__"].__get__(type(obj))
-        found = missing
-        for klass in mro:
-            found = type.__dict__["__dict__"].__get__(klass).get(attr, missing)
-            if found is not missing:
-                break
+        klass = obj if isinstance(obj, type) else type(obj)
+        found = in_mro(klass, attr)
         if found is not missing and not isinstance(
             found, (types.FunctionType, staticmethod, classmethod, type)
         ):
             if type(found).__flags__ & heap_type or hasattr(type(found), "__set__"):
                 return missing
-        own = missing
-        for klass in mro:
-            slot = type.__dict__["__dict__"].__get__(klass).get("__dict__", missing)
-            if slot is not missing:
-                if type(slot) is getset:
-                    own = slot.__get__(obj).get(attr, missing)
-                break
-        if own is not missing:
-            return own
+        if klass is not obj:
+            slot = in_mro(klass, "__dict__")
+            if type(slot) is getset:
+                own = slot.__get__(obj).get(attr, missing)
+                if own is not missing:
+                    return own
         if isinstance(found, (staticmethod, classmethod)):
             return found.__func__
         return found
@@ -768,10 +767,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         def visit_Match(self, node):
             # `match c: case object(_data=d)`: a class pattern reads attributes in C, where
-            # no attribute hook sees it. The subject is looked at, and a ZWCArray's data
-            # remembered (a copy's too).
+            # no attribute hook sees it. The subject is looked at.
             self.generic_visit(node)
-            node.subject = hook("_sebx_subject_", node.subject, [node.subject])
+            node.subject = looked_at(node.subject, "a `match`")
             return node
 
         def visit_comprehension(self, node):
@@ -908,15 +906,6 @@ def _sebx_trace(_source, _code_lines, _options=None):
     builtins._sebx_used_by_ = used_by
     builtins._sebx_passed_ = passed
     builtins._sebx_callee_ = kept_callee
-
-    def subject(value):
-        if zwc_array is not None and type(value) is zwc_array:
-            note_inner(value)
-        elif inner_arrays and type(value) is ndarray and inner_array(value):
-            note_numpy("used a `match` on a ZWCArray's NumPy data", sys._getframe(1))
-        return value
-
-    builtins._sebx_subject_ = subject
 
     main = types.ModuleType("__main__")
     main.__file__ = getattr(sys.modules.get("__main__"), "__file__", "main.py")
