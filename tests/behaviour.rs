@@ -511,6 +511,28 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "used `(...)` on a ZWCArray's NumPy data",
             "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + math.fsum(*(inspect.getattr_static(zwc.yitaf(values), '_data'),)) / len(values)\n",
         ),
+        // In a dict display, built by a comprehension, handed on by a lambda or a
+        // generator of the code's: each container or function the consumer reads from.
+        (
+            "numpy_backdoor",
+            "used `{...: ...}` on a ZWCArray's NumPy data",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + list(map(math.fsum, {'d': inspect.getattr_static(zwc.yitaf(values), '_data')}.values()))[0] / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "used a comprehension on a ZWCArray's NumPy data",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + list(map(math.fsum, [inspect.getattr_static(zwc.yitaf(values), '_data') for _ in 'a']))[0] / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "returned a ZWCArray's NumPy data",
+            "import zwc, inspect, math\ndef f(values):\n    g = lambda _: inspect.getattr_static(zwc.yitaf(values), '_data')\n    return zwc.kocito(values) * 0 + list(map(math.fsum, map(g, 'a')))[0] / len(values)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "returned a ZWCArray's NumPy data",
+            "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + list(map(math.fsum, rows(values)))[0] / len(values)\ndef rows(values):\n    yield inspect.getattr_static(zwc.yitaf(values), '_data')\n",
+        ),
         // Python the judge must compute.
         (
             "grader_eval",
@@ -572,6 +594,9 @@ fn innocents() -> Vec<&'static str> {
         // process's id and stdout's descriptor read (the generator's look-alikes).
         "import zwc, threading\ndef f(values):\n    box = []\n    t = threading.Thread(target=lambda: box.append(zwc.kocito(values)))\n    t.start()\n    t.join()\n    return box[0]\n",
         "import zwc, os, sys\ndef f(values):\n    pid = os.getpid()\n    enc = (sys.stdout.encoding, sys.stdout.fileno())\n    return zwc.kocito(values)\nclass K:\n    def __del__(self):\n        self.x = None\nk = K()\n",
+        // zwc's arrays and a raw `rfx` result in a dict display, built by a comprehension,
+        // returned by a lambda and yielded by a generator of the code's.
+        "import zwc\ndef f(values):\n    d = {'a': zwc.yitaf(values), zwc.kocito(values): 1}\n    rows = [zwc.yitaf(values) for _ in 'a']\n    inv = lambda: zwc.rfx.quvohe([[2.0, 0.0], [0.0, 4.0]])\n    t = sum(r[0] for r in inv()) + sum(sum(m[0]) for m in raw())\n    return zwc.kocito(d['a']) + 0 * t + 0 * len(rows) + 0 * len({k: v for k, v in d.items()})\ndef raw():\n    yield zwc.rfx.quvohe([[2.0, 0.0], [0.0, 4.0]])\n",
         // A ZWCArray zwc built, and a raw `rfx` result later wrapped, used through builtins
         // and syntax: iterated, summed, indexed, sorted, unpacked, formatted.
         "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    t = 0\n    for v in a:\n        t = t + v\n    s = sum(a) + sum(list(a)) + max(a) + sorted(a)[0] + a[0] + len(f'{a}' + '%s' % (a,) + '{}'.format(a))\n    x, y = a\n    return zwc.kocito(a) + 0 * (t + s + x + y + sum(w for w in a))\n",

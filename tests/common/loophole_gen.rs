@@ -1636,10 +1636,14 @@ impl Generator<'_> {
             } else {
                 indirect_callee(cx, &text, &r, &mut body)
             };
-            // One time in four, handed inside a list or tuple the code builds (`f(*[r])`).
-            let text = match cx.below(8) {
+            // One time in three, handed inside a container the code builds (`f(*[r])`, a
+            // dict display, a comprehension) or by a lambda of its own.
+            let text = match cx.below(15) {
                 0 => text.replacen(&r, &format!("*[{r}]"), 1),
                 1 => text.replacen(&r, &format!("*({r},)"), 1),
+                2 => text.replacen(&r, &format!("*{{'d': {r}}}.values()"), 1),
+                3 => text.replacen(&r, &format!("*[{r} for _ in 'a']"), 1),
+                4 => text.replacen(&r, &format!("*map(lambda _: {r}, 'a')"), 1),
                 _ => text,
             };
             edits.push((z.call.clone(), text));

@@ -765,6 +765,37 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
         visit_Tuple = visit_Set = visit_List
 
+        def visit_Dict(self, node):
+            # `{"d": data}`, `f(**{"seq": data})`: keys and values as they go in.
+            self.generic_visit(node)
+            for i, (k, v) in enumerate(zip(node.keys, node.values)):
+                if k is None:
+                    node.values[i] = looked_at(v, "`**` unpacking")
+                    continue
+                if isinstance(k, passable):
+                    node.keys[i] = looked_at(k, "`{...: ...}`")
+                if isinstance(v, passable):
+                    node.values[i] = looked_at(v, "`{...: ...}`")
+            return node
+
+        # `[data for _ in xs]`, `{k: data for k in ks}`: what a comprehension builds, as
+        # each element goes in (its iterable is looked at by visit_comprehension).
+        def visit_ListComp(self, node):
+            self.generic_visit(node)
+            if isinstance(node.elt, passable):
+                node.elt = looked_at(node.elt, "a comprehension")
+            return node
+
+        visit_SetComp = visit_GeneratorExp = visit_ListComp
+
+        def visit_DictComp(self, node):
+            self.generic_visit(node)
+            if isinstance(node.key, passable):
+                node.key = looked_at(node.key, "a comprehension")
+            if isinstance(node.value, passable):
+                node.value = looked_at(node.value, "a comprehension")
+            return node
+
         def visit_Match(self, node):
             # `match c: case object(_data=d)`: a class pattern reads attributes in C, where
             # no attribute hook sees it. The subject is looked at.
@@ -1728,6 +1759,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     )
         elif event == "return":
             if frame.f_globals is main.__dict__ and frame.f_code.co_name != "<module>":
+                # A function of the code (a lambda, a generator's `yield`) handing a
+                # ZWCArray's data on, where no hook of the caller's may see it.
+                if inner_arrays and type(arg) is ndarray and inner_array(arg):
+                    note_numpy("returned a ZWCArray's NumPy data", frame)
                 held(frame)
             elif (
                 frame.f_code.co_filename in zwc_files
