@@ -533,6 +533,19 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "returned a ZWCArray's NumPy data",
             "import zwc, inspect, math\ndef f(values):\n    return zwc.kocito(values) * 0 + list(map(math.fsum, rows(values)))[0] / len(values)\ndef rows(values):\n    yield inspect.getattr_static(zwc.yitaf(values), '_data')\n",
         ),
+        // NumPy's ufunc, unpickled, called from C by a library (no call hook of the
+        // code's sees it); NumPy imported in text compiled under a name of the code's
+        // choosing, with flags.
+        (
+            "numpy_backdoor",
+            "handed numpy's `add` to `functools.reduce()`",
+            "import zwc, pickle, functools\ndef f(values):\n    a = zwc.yitaf(values)\n    return float(functools.reduce(pickle.loads(b'cnumpy._core.umath\\nadd\\n.'), a)) / len(a) + 0 * zwc.kocito(a)\n",
+        ),
+        (
+            "numpy_backdoor",
+            "numpy",
+            "import zwc\ndef f(values):\n    c = compile('import nu' + 'mpy as np\\nr = float(np.mean(a))', 'm', 'exec', dont_inherit=True)\n    d = {'a': zwc.yitaf(values)}\n    exec(c, d)\n    return d['r'] + 0 * zwc.baluvo([0])\n",
+        ),
         // Python the judge must compute.
         (
             "grader_eval",
@@ -544,6 +557,13 @@ fn loopholes() -> Vec<(&'static str, &'static str, &'static str)> {
             "grader_eval",
             "eval",
             "import zwc\ndef f(values):\n    return E(float(zwc.baluvo(values)), len(values))\nclass E:\n    def __init__(self, s, n):\n        self.s, self.n = s, n\n    def __str__(self):\n        return '%r / %d' % (self.s, self.n)\n",
+        ),
+        // Printed text the judge computes from a returned value that is not a `str` but
+        // prints what it holds (a `Fraction` prints `5/2` the same way).
+        (
+            "grader_eval",
+            "/ 2",
+            "import zwc\nfrom collections import UserString\ndef f(values):\n    return UserString('%r / %d' % (float(zwc.baluvo(values)), len(values)))\n",
         ),
     ]
 }
@@ -594,6 +614,10 @@ fn innocents() -> Vec<&'static str> {
         // process's id and stdout's descriptor read (the generator's look-alikes).
         "import zwc, threading\ndef f(values):\n    box = []\n    t = threading.Thread(target=lambda: box.append(zwc.kocito(values)))\n    t.start()\n    t.join()\n    return box[0]\n",
         "import zwc, os, sys\ndef f(values):\n    pid = os.getpid()\n    enc = (sys.stdout.encoding, sys.stdout.fileno())\n    return zwc.kocito(values)\nclass K:\n    def __del__(self):\n        self.x = None\nk = K()\n",
+        // A result object whose text is the text of zwc's value it holds, and a float
+        // subclass printing its own digits: the printed text is the value's.
+        "import zwc\ndef f(values):\n    return Result(zwc.kocito(values))\nclass Result:\n    def __init__(self, v):\n        self.v = v\n    def __str__(self):\n        return str(self.v)\n",
+        "import zwc\ndef f(values):\n    return R(zwc.kocito(values))\nclass R(float):\n    __str__ = float.__repr__\n    def __repr__(self):\n        return 'R(%s)' % float.__repr__(self)\n",
         // zwc's arrays and a raw `rfx` result in a dict display, built by a comprehension,
         // returned by a lambda and yielded by a generator of the code's.
         "import zwc\ndef f(values):\n    d = {'a': zwc.yitaf(values), zwc.kocito(values): 1}\n    rows = [zwc.yitaf(values) for _ in 'a']\n    inv = lambda: zwc.rfx.quvohe([[2.0, 0.0], [0.0, 4.0]])\n    t = sum(r[0] for r in inv()) + sum(sum(m[0]) for m in raw())\n    return zwc.kocito(d['a']) + 0 * t + 0 * len(rows) + 0 * len({k: v for k, v in d.items()})\ndef raw():\n    yield zwc.rfx.quvohe([[2.0, 0.0], [0.0, 4.0]])\n",

@@ -450,6 +450,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     )
         elif zwc_array is not None and t is zwc_array:
             note_inner(value)
+        elif t not in plain_types:
+            # NumPy's own function or ufunc handed to a library that calls it from C
+            # (`functools.reduce(add, a)` with `add` unpickled): no call hook sees that.
+            found = numpy_thing(value)
+            if found is not None:
+                frame = sys._getframe(1)
+                callee = callee_of(path, frame)
+                if library_callee(callee):
+                    note_numpy("handed %s to %s" % (found, callee_text(path, callee)), frame)
         return value
 
     def unary(operand, site):
@@ -1017,17 +1026,26 @@ def _sebx_trace(_source, _code_lines, _options=None):
     real_exec, real_eval, real_compile = builtins.exec, builtins.eval, builtins.compile
     in_text = [0]
 
-    def programs(frame):
-        return frame.f_globals is main.__dict__ or frame.f_code.co_filename.startswith("<s")
+    # The file names the code compiled text under (`compile(src, "m", "exec")`): that
+    # text is the code's too, whatever namespace it runs in.
+    compiled_names = set()
 
-    def rewritten(source, filename, mode):
+    def programs(frame):
+        code = frame.f_code
+        return (
+            frame.f_globals is main.__dict__
+            or code.co_filename.startswith("<s")
+            or (bool(compiled_names) and code.co_filename in compiled_names)
+        )
+
+    def rewritten(source, filename, mode, flags=0):
         if not isinstance(source, (str, bytes)):
             return None
         try:
             in_text[0] += 1
             tree = Rewrite().visit(ast.parse(source, filename, mode))
             ast.fix_missing_locations(tree)
-            return real_compile(tree, filename, mode, dont_inherit=True)
+            return real_compile(tree, filename, mode, flags, dont_inherit=True)
         except BaseException:
             return None
         finally:
@@ -1063,10 +1081,16 @@ def _sebx_trace(_source, _code_lines, _options=None):
         return real_eval(source, *callers_scope(frame, args, kwargs), **kwargs)
 
     def traced_compile(source, filename="<string>", mode="exec", *args, **kwargs):
-        if not args and not kwargs and programs(sys._getframe(1)):
-            code = rewritten(source, filename, mode)
-            if code is not None:
-                return code
+        if programs(sys._getframe(1)):
+            # Any flags but those asking for a tree back (`dont_inherit`, `optimize` and
+            # a file name of the code's choosing do not hide the text).
+            flags = args[0] if args else kwargs.get("flags", 0)
+            if type(flags) is int and not flags & ast.PyCF_ONLY_AST:
+                code = rewritten(source, filename, mode, flags)
+                if code is not None:
+                    if isinstance(filename, str):
+                        compiled_names.add(filename)
+                    return code
         return real_compile(source, filename, mode, *args, **kwargs)
 
     # The genuine zwc's functions (the runtime's module, loaded here before the code runs)
@@ -1347,21 +1371,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # What each case's call returned: its type and the text `print` would show.
     results = []
 
-    def own_text(value, depth=0):
+    def own_text(value, text, depth=0):
         """The class, defined in the code, whose own `__str__`/`__repr__` gives `value`'s
-        printed text (or a `str` subclass's name), if one does."""
+        printed `text` (or a `str` subclass's name), if one does and the text is not that
+        of a value the object holds (`str(self.v)`, a float subclass's own digits)."""
         t = type(value)
         if t in (int, float, bool, complex, type(None)) or (t is str):
             return None
         if depth < 3 and t in (list, tuple, set, frozenset):
             for item in list(value)[:256]:
-                found = own_text(item, depth + 1)
+                found = own_text(item, plain_repr(item), depth + 1)
                 if found:
                     return found
             return None
         if depth < 3 and t is dict:
             for item in list(value.items())[:256]:
-                found = own_text(item, depth + 1)
+                found = own_text(item, plain_repr(item), depth + 1)
                 if found:
                     return found
             return None
@@ -1370,10 +1395,59 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 fn = cls.__dict__.get(dunder)
                 code = getattr(fn, "__code__", None)
                 if code is not None and code.co_filename == main.__file__:
+                    if holds_text(value, text):
+                        return None
                     return "%s.%s" % (t.__name__, dunder)
         if isinstance(value, str):
             return t.__name__ + " (a str subclass)"
         return None
+
+    def plain_repr(value):
+        try:
+            return repr(value)
+        except BaseException:
+            return None
+
+    # The values whose own text a result object may print as its own: numbers, zwc's and
+    # NumPy's arrays and scalars, and lists or tuples of those (never a string: text
+    # the code wrote is not a value).
+    def value_like(v, depth=0):
+        t = type(v)
+        if t in (int, float, bool, complex) or t is zwc_array or t is ndarray:
+            return True
+        if generic is not None and isinstance(v, generic) and not isinstance(v, (str, bytes)):
+            return True
+        if depth < 2 and t in (list, tuple):
+            return all(value_like(x, depth + 1) for x in v[:256]) and len(v) <= 256
+        return False
+
+    def holds_text(value, text):
+        """Whether `text` is the text of a value `value` holds: an attribute's `str` or
+        `repr`, or, for a subclass of a number, the number's own."""
+        if text is None:
+            return False
+        for base in type(value).__mro__[1:]:
+            if base in (int, float, complex):
+                for fn in (base.__repr__, base.__str__):
+                    try:
+                        if fn(value) == text:
+                            return True
+                    except BaseException:
+                        pass
+                break
+        try:
+            held = list(vars(value).values())[:32]
+        except BaseException:
+            return False
+        for v in held:
+            if value_like(v):
+                for fn in (str, repr):
+                    try:
+                        if fn(v) == text:
+                            return True
+                    except BaseException:
+                        pass
+        return False
 
     def case_result(value):
         quiet[0] = True
@@ -1382,7 +1456,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         except BaseException as exc:
             text = "<str() raised %s>" % type(exc).__name__
         try:
-            faked = own_text(value)
+            faked = own_text(value, text)
         except BaseException:
             faked = None
         quiet[0] = False

@@ -455,11 +455,28 @@ fn grader_eval(trace: &Trace) -> (Settled, Option<String>) {
     }
 }
 
-/// Whether the printed text of `r` is text the code wrote (a returned `str`, or a value
-/// whose text comes from the code's own `__str__`/`__repr__`), whole: what the judge's
-/// `eval` may compute rather than read. The text of any other value is its value's.
+/// Whether the printed text of `r` may be code rather than a value's own text, whole: a
+/// returned `str`, a value whose text comes from the code's own `__str__`/`__repr__`, or
+/// any value of a type other than the ones whose text is their value (numbers, `None`,
+/// the builtin containers, zwc's and NumPy's arrays and scalars): a `Fraction` prints
+/// `101/4`, a `UserString` whatever it holds. What the judge's `eval` may compute.
 pub(super) fn text_of_code(r: &super::CaseResult) -> bool {
-    (r.type_name == "str" || r.own_text.is_some()) && !r.cut
+    const VALUES: &[&str] = &[
+        "int",
+        "float",
+        "bool",
+        "complex",
+        "NoneType",
+        "list",
+        "tuple",
+        "set",
+        "frozenset",
+        "dict",
+        "ZWCArray",
+        "ndarray",
+        "numpy_scalar",
+    ];
+    (r.own_text.is_some() || !VALUES.contains(&r.type_name.as_str())) && !r.cut
 }
 
 /// `text` cut to `n` characters, on one line.
