@@ -757,6 +757,48 @@ fn fast_exit_finalizes_cycles_and_joins_pools_as_a_fresh_interpreter_does() {
     }
 }
 
+/// Objects with a finalizer alive at exit, kept in the program's globals (a `__del__` that
+/// uses a module the globals hold) or where clearing them does not free them (another
+/// module, `sys.modules`, zwc, a crash's traceback) are finalized as a fresh interpreter's
+/// teardown finalizes them: a `__del__` that writes, a buffered file on stdout flushed when
+/// it is destroyed. What they write is what the official run prints.
+#[test]
+fn objects_kept_outside_the_program_are_finalized_as_at_interpreter_exit() {
+    let noisy = "import os, sys, json\n\
+        class K:\n\
+        \x20   def __del__(self):\n\
+        \x20       os.write(1, b'del ' + self.name.encode() + b'\\n')\n";
+    let cases = [
+        (format!("{noisy}k = K(); k.name = 'global'\nprint('main')\n"), "del global\n"),
+        (format!("{noisy}k = K(); k.name = 'json'; json.keep = [k]\ndel k\nprint('main')\n"), "del json\n"),
+        (
+            format!("{noisy}m = type(sys)('kept'); m.k = K(); m.k.name = 'module'; sys.modules['kept'] = m\ndel m\nprint('main')\n"),
+            "del module\n",
+        ),
+        (format!("{noisy}import zwc\nzwc._keep = K(); zwc._keep.name = 'zwc'\nprint('main')\n"), "del zwc\n"),
+        (
+            "import json\njson.w = open(1, 'w', closefd=False)\njson.w.write('buffered\\n')\nprint('main')\n"
+                .to_string(),
+            "buffered\n",
+        ),
+        (
+            format!("{noisy}def f():\n    k = K(); k.name = 'frame'\n    raise KeyError('k')\nprint('main')\nf()\n"),
+            "del frame\n",
+        ),
+    ];
+    let pool = pool(1);
+    for (program, printed) in &cases {
+        let ours = run(&pool, program);
+        let (stdout, code) = fresh_python(program);
+        assert!(
+            stdout.contains(printed),
+            "a fresh python prints {printed:?}: {stdout:?}"
+        );
+        assert_eq!(ours.stdout, stdout, "program:\n{program}");
+        assert_eq!(ours.exit_code, code, "program:\n{program}");
+    }
+}
+
 /// Without namespaces (as on a machine that refuses them) the process-group,
 /// cgroup and descendant sweep must still leave nothing running.
 #[test]

@@ -73,5 +73,9 @@ while _worker is not None:
     _worker.forked_parent(_program)
 if _program is not None:
     if _program.full_exit:
-        del _worker
-    _run_program(_program)
+        _worker = None
+    # It returns only to leave through the interpreter's own finalization, which must
+    # free the program's module and the stdio template: nothing here may hold them.
+    _program = _run_program(_program)
+    _worker = None
+    raise SystemExit(_program)

@@ -25,6 +25,7 @@
 # process group, its cgroup and its reparented descendants (the worker is a
 # child subreaper).
 
+import _io
 import _signal
 import atexit
 import builtins
@@ -45,6 +46,7 @@ import sys
 import time
 import traceback
 import types
+import weakref
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUSER = 0x10000000
@@ -1121,10 +1123,14 @@ def _run_program(program):
             pass
         status = "sigint" if isinstance(exc, KeyboardInterrupt) else 1
         del exc, tb
-    if program.full_exit:
-        # The interpreter's own finalization (slower: it tears every module down).
-        raise SystemExit(1 if status == "sigint" else status)
-    _fast_exit(program, status)
+    if program.full_exit or not _fast_exit(program, status):
+        # The interpreter's own finalization (slower: it tears every module down), by
+        # the caller (boot.py's top level), once it let go of the worker and Program.
+        # The worker's objects were frozen (gc.freeze) before the fork, the program's
+        # module among them: the teardown's collection must see them, as a fresh
+        # interpreter's sees its `__main__` (a cycle through its globals).
+        gc.unfreeze()
+        return 1 if status == "sigint" else status
 
 
 def _system_exit_status(exc):
@@ -1158,12 +1164,44 @@ def _flush_std_files(originals=False):
     return status_ok
 
 
+# Per type: whether a teardown may run code for its objects (a `__del__`, a generator's
+# `finally`, a file's flush): filled as types are met, shared by every program's copy.
+_finalizing = {}
+for _t in (dict, list, tuple, set, frozenset, type, types.FunctionType, types.MethodType,
+           types.ModuleType, types.CellType, types.CodeType, weakref.ref, property,
+           staticmethod, classmethod, types.BuiltinFunctionType, types.SimpleNamespace):
+    _finalizing[_t] = getattr(_t, "__del__", None) is not None or issubclass(_t, _io._IOBase)
+
+
+def _finalizable_left(older):
+    """Whether an object of the program's whose destruction may run code (see
+    _finalizing) is alive: one in the young generations, in any generation when an
+    older collection ran during the program."""
+    found = gc.get_objects() if older else gc.get_objects(0) + gc.get_objects(1)
+    for obj in found:
+        t = type(obj)
+        finalizing = _finalizing.get(t)
+        if finalizing is None:
+            finalizing = _finalizing[t] = t is not types.FrameType and (
+                getattr(t, "__del__", None) is not None or issubclass(t, _io._IOBase)
+            )
+        if finalizing:
+            return True
+    return False
+
+
 def _fast_exit(program, status):
     """The observable steps of Py_FinalizeEx, in its order, without tearing
     down NumPy's modules (which costs ~20 ms in a forked child): join
-    non-daemon threads, run atexit callbacks, flush stdio, release the
-    program's globals (so their __del__ run, as at interpreter exit), flush
-    again, exit with the same status."""
+    non-daemon threads, run atexit callbacks, flush stdio, drop the last
+    uncaught exception's traceback and release the program's globals (so their
+    __del__ run, as at interpreter exit), flush again, exit with the same
+    status. Returns False after the flush, before anything is released, when
+    an object whose destruction may run code is alive (a `__del__`, a
+    suspended generator, a file): it may be kept where releasing the globals
+    does not reach (another module, sys.modules, zwc) and see those globals
+    when it is destroyed, so the caller leaves through the interpreter's own
+    teardown, which destroys everything in the official run's order."""
     threading = sys.modules.get("threading")
     try:
         # Nothing to join and no hook (most programs): skipped, it writes ~40 pages.
@@ -1177,7 +1215,15 @@ def _fast_exit(program, status):
         pass
     if not _flush_std_files():
         status = 120
+    older = _older_collections() != program.older_collections
     try:
+        if _finalizable_left(older):
+            return False
+    except BaseException:
+        return False
+    try:
+        # The teardown drops the last uncaught exception first (its frames hold locals).
+        sys.last_type = sys.last_value = sys.last_traceback = None
         sys.modules.pop("__main__", None)
         namespace = program.module.__dict__
         program.module = None
@@ -1187,7 +1233,7 @@ def _fast_exit(program, status):
         # 0-1 unless an older collection ran since it started; then (and only then)
         # the full collection, which also walks the worker's own old objects and
         # empties the free lists (~55 copied pages).
-        if _older_collections() == program.older_collections:
+        if not older:
             gc.collect(1)
         else:
             gc.collect()
