@@ -1099,8 +1099,17 @@ def _sebx_trace(_source, _code_lines, _options=None):
     zwc_calls = [0]
     real_getattr = builtins.getattr
 
+    # Only a look-up in NumPy or `numpy.linalg` counts: a program that put something else
+    # in `zwc._np` (a namespace of plain functions) hollows every zwc function out.
+    numpy_linalg = getattr(numpy, "linalg", None)
+
     def counting_getattr(*args):
-        if case[0] is not None and sys._getframe(1).f_code.co_name == "wrapper":
+        if (
+            case[0] is not None
+            and args
+            and (args[0] is numpy or args[0] is numpy_linalg)
+            and sys._getframe(1).f_code.co_name == "wrapper"
+        ):
             zwc_calls[0] += 1
         return real_getattr(*args)
 
@@ -1125,6 +1134,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
         return fn
 
     builtins._sebx_entry_ = entry_seen
+
+    # The classes the code's `class` statements made (wherever they ran): the teardown
+    # below looks for their objects with a `__del__` only when one of them has one.
+    made_classes = []
+    real_build_class = builtins.__build_class__
+
+    def build_class(*args, **kwargs):
+        made = real_build_class(*args, **kwargs)
+        try:
+            if len(made_classes) < 1000 and programs(sys._getframe(1)):
+                made_classes.append(made)
+        except BaseException:
+            pass
+        return made
+
+    builtins.__build_class__ = build_class
 
     def zwc_functions():
         """zwc's public functions, top level and `rfx`: (module, name relative to `zwc.`,
@@ -1241,72 +1266,96 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # The perturbed counterfactual (`{"perturb": 1 or 2}`): every zwc function returns a
     # different value of the same kind: numbers through one of two decreasing affine maps
     # (chosen so that no threshold keeps its side under both), truth flipped, arrays and
-    # lists one row longer, text one character longer. An answer that depends on what zwc
+    # lists longer by a row or two (one call's values alike, the next call's the other),
+    # text longer, and a callable zwc returns (a `vectorize`) perturbs its own results.
+    # Each value moved (a call's result, each element of a tuple or list it returns) is
+    # offset by its own count, so two zwc results that were equal are not any more. An answer that depends on what zwc
     # computed changes; one that only tests a zwc value against a bound every value
-    # passes, multiplies it by 0 or throws away its `int` or text does not.
+    # passes, multiplies it by 0 or throws away its `int` or text does not. A zwc call
+    # that raised during a case (the code caught it) counts: the answer may be whether
+    # zwc raised, which no perturbation changes.
     perturbation = options.get("perturb")
     unmoved = [0]
+    zwc_raised = [0]
     if perturbation and zwc is not None and numpy is not None:
         scale, shift = (-3.7, 11.3) if perturbation == 1 else (-1.0, -7.3)
         iscale, ishift = (-3, 11) if perturbation == 1 else (-1, -7)
+        salts = [0]
+        calls = [0]
 
-        def moved_array(a):
+        def salt():
+            salts[0] += 1
+            return salts[0]
+
+        def moved_array(a, n, rows):
             kind = a.dtype.kind
             try:
                 if kind == "b":
                     out = ~a
+                    if (n + perturbation) % 2 == 0 and out.size:
+                        out = a.copy()
+                        out.flat[0] = not a.flat[0]
                 elif kind == "i":
-                    out = (a * iscale + ishift).astype(a.dtype)
+                    out = (a * iscale + ishift + 2 * n).astype(a.dtype)
                 elif kind == "u":
-                    out = (a + (7 if perturbation == 1 else 3)).astype(a.dtype)
+                    out = (a + (7 if perturbation == 1 else 3) + n).astype(a.dtype)
                 elif kind in "fc":
-                    out = (a * scale + shift).astype(a.dtype)
+                    out = (a * scale + shift + 0.5 * n).astype(a.dtype)
                 else:
                     out = a.copy()
                 if out.ndim >= 1:
                     extra = out[-1:] if len(out) else numpy.zeros((1,) + out.shape[1:], out.dtype)
-                    out = numpy.concatenate([out, extra], axis=0)
+                    out = numpy.concatenate([out] + [extra] * rows, axis=0)
                 return out
             except BaseException:
                 return a
 
-        def moved(value, depth=0):
+        def moved(value, rows, depth=0):
             t = type(value)
             if t is bool:
-                return not value
+                return value if (salt() + perturbation) % 2 else not value
             if t is int:
-                return value * iscale + ishift
+                return value * iscale + ishift + 2 * salt()
             if t is float or t is complex:
-                return value * scale + shift
+                return value * scale + shift + 0.5 * salt()
             if t is str:
-                return value + "~"
+                return value + "~" * (1 + salt() % 2)
             if zwc_array is not None and isinstance(value, zwc_array):
                 try:
-                    return t(moved_array(numpy.asarray(value)))
+                    return t(moved_array(numpy.asarray(value), salt(), rows))
                 except BaseException:
                     return value
             if ndarray is not None and isinstance(value, ndarray):
-                return moved_array(value)
+                return moved_array(value, salt(), rows)
             if generic is not None and isinstance(value, generic):
                 try:
-                    return moved_array(numpy.asarray(value))[()]
+                    return moved_array(numpy.asarray(value), salt(), rows)[()]
                 except BaseException:
                     return value
             if depth < 3 and t is list:
-                items = [moved(v, depth + 1) for v in value]
-                return items + items[-1:]
+                items = [moved(v, rows, depth + 1) for v in value]
+                return items + items[-1:] * rows
             if depth < 3 and t is tuple:
-                return tuple(moved(v, depth + 1) for v in value)
+                return tuple(moved(v, rows, depth + 1) for v in value)
             if depth < 3 and t is dict:
-                return {k: moved(v, depth + 1) for k, v in value.items()}
+                return {k: moved(v, rows, depth + 1) for k, v in value.items()}
+            if callable(value) and not isinstance(value, type):
+                return perturbing(value)
             return value
 
         def perturbing(fn):
             def perturbed(*args, **kwargs):
-                value = fn(*args, **kwargs)
-                if value is None and case[0] is not None:
+                try:
+                    value = fn(*args, **kwargs)
+                except BaseException:
+                    if case[0] is not None:
+                        zwc_raised[0] += 1
+                    raise
+                calls[0] += 1
+                out = moved(value, 1 + calls[0] % 2)
+                if out is value and case[0] is not None:
                     unmoved[0] += 1
-                return moved(value)
+                return out
 
             return perturbed
 
@@ -1353,12 +1402,19 @@ def _sebx_trace(_source, _code_lines, _options=None):
             )
         return "a %s" % type(value).__name__
 
+    # What zwc's functions compute with when the cases run, when it is not NumPy.
+    zwc_numpy = [None]
+
     def case_start(index):
         if index is not None and zwc_bound[0] is None:
             standin = describe_zwc(sys.modules.get("zwc")) or describe_zwc(
                 main.__dict__.get("zwc")
             )
             zwc_bound[0] = standin or ""
+        if index is not None and zwc_numpy[0] is None and isinstance(zwc, types.ModuleType):
+            held = vars(zwc).get("_np", numpy)
+            if held is not numpy:
+                zwc_numpy[0] = "a %s" % type(held).__name__
         case[0] = index
         last_raised.clear()
         if index is not None:
@@ -1449,20 +1505,59 @@ def _sebx_trace(_source, _code_lines, _options=None):
                         pass
         return False
 
+    def selfless(value, depth=0):
+        """The class whose `__str__` or `__repr__` (as printing `value` finds it) is not a
+        method: a callable (`iter(texts).__next__`, a `partial`, a `staticmethod`) that
+        is never given the value, so its text cannot be the value's. Found without
+        calling it: it may give a new text each time (a second call would change what
+        the harness prints)."""
+        t = type(value)
+        if depth < 3 and t in (list, tuple, set, frozenset):
+            return next(filter(None, (selfless(v, depth + 1) for v in list(value)[:256])), None)
+        if depth < 3 and t is dict:
+            items = [x for kv in list(value.items())[:256] for x in kv]
+            return next(filter(None, (selfless(v, depth + 1) for v in items)), None)
+        for dunder in ("__str__", "__repr__") if depth == 0 else ("__repr__",):
+            for cls in t.__mro__:
+                if dunder in cls.__dict__:
+                    fn = cls.__dict__[dunder]
+                    if isinstance(fn, staticmethod) or not hasattr(type(fn), "__get__"):
+                        return "%s.%s (a `%s` called without the value)" % (
+                            t.__name__, dunder, type(fn).__name__)
+                    break
+        return None
+
     def case_result(value):
         quiet[0] = True
         try:
-            text = str(value)
-        except BaseException as exc:
-            text = "<str() raised %s>" % type(exc).__name__
-        try:
-            faked = own_text(value, text)
+            faked = selfless(value)
         except BaseException:
             faked = None
+        if faked:
+            text = "<printed by %s>" % faked
+        else:
+            try:
+                text = str(value)
+            except BaseException as exc:
+                text = "<str() raised %s>" % type(exc).__name__
+            try:
+                faked = own_text(value, text)
+            except BaseException:
+                faked = None
         quiet[0] = False
+        kind = None
+        if numpy is not None and (
+            (zwc_array is not None and isinstance(value, zwc_array))
+            or (ndarray is not None and isinstance(value, ndarray))
+            or (generic is not None and isinstance(value, generic))
+        ):
+            try:
+                kind = numpy.asarray(value).dtype.kind
+            except BaseException:
+                kind = None
         results.append(
             {"case": case[0], "type": type_name(value), "text": text[:4000], "cut": len(text) > 4000,
-             "own_text": faked}
+             "own_text": faked, "text_array": kind in ("U", "S", "O")}
         )
         return value
 
@@ -1663,6 +1758,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         result["numpy"] = numpy_seen
         result["zwc_calls"] = zwc_calls[0]
         result["zwc_standin"] = zwc_bound[0] or None
+        result["zwc_numpy"] = zwc_numpy[0]
         result["zwc_rebound"] = rebound
         result["entry_called"] = entry_called[0]
         result["entry_first"] = entry_first[0]
@@ -1671,6 +1767,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             result["refusals"] = refusals[0]
         if perturbation:
             result["unmoved"] = unmoved[0]
+            result["zwc_raised"] = zwc_raised[0]
         real_stdout.write(marker + " " + json.dumps(result) + "\n")
         real_stdout.flush()
 
@@ -1950,34 +2047,108 @@ def _sebx_trace(_source, _code_lines, _options=None):
         atexit._clear()
     except BaseException:
         pass
-    # Last, as the interpreter tears the modules down: `__main__`'s names are dropped, so
-    # the program's objects are finalised (a `__del__` may print), and so are objects of
-    # its classes with a `__del__` that it hung on other modules (`json._k = K()`), which
-    # the interpreter clears too; then cyclic garbage is collected.
+    # Last, as the interpreter tears the modules down. Objects of the code's classes with a
+    # `__del__` that it hung outside `__main__`'s names (in another module, in a list
+    # there, on zwc) are finalised first, while `__main__`'s names still hold (modules
+    # imported after it are cleared before it); the interpreter would finalise them after
+    # putting back its own builtins, where the code's hooks are gone. Then `__main__`'s
+    # names are dropped, so the program's objects are finalised (a `__del__` may print),
+    # and cyclic garbage is collected. What is finalised later still (a buffered file the
+    # code opened) reaches stdout after the trace's line, where sebx reads it too.
     try:
         import gc
 
-        finalised = []
-        for item in list(main.__dict__.values()):
-            if (
-                isinstance(item, type)
-                and item.__module__ == "__main__"
-                and any("__del__" in vars(c) for c in item.__mro__[:-1])
-            ):
-                finalised.append(item)
+        def own_del(t):
+            for c in t.__mro__[:-1]:
+                fn = vars(c).get("__del__")
+                if fn is not None:
+                    code = getattr(fn, "__code__", None)
+                    return code is not None and (
+                        code.co_filename == main.__file__
+                        or code.co_filename.startswith("<s")
+                        or code.co_filename in compiled_names
+                    )
+            return False
+
+        finalising = {}
+        held = {id(v) for v in main.__dict__.values()}
+        later = []
+        classes = made_classes + [v for v in main.__dict__.values() if isinstance(v, type)]
+        scan = False
+        for t in classes:
+            try:
+                scan = scan or own_del(t)
+            except BaseException:
+                pass
+        for item in gc.get_objects() if scan else ():
+            t = type(item)
+            if t is type or isinstance(item, type):
+                continue
+            mine = finalising.get(t)
+            if mine is None:
+                try:
+                    mine = finalising[t] = own_del(t)
+                except BaseException:
+                    mine = finalising[t] = False
+            if mine and id(item) not in held:
+                later.append(item)
+        for item in later:
+            try:
+                type(item).__del__(item)
+            except BaseException:
+                pass
+        done_del = {type(item) for item in later}
+        later = None
         for key in list(main.__dict__):
             if key not in ("__builtins__", "__file__", "__name__"):
                 main.__dict__.pop(key, None)
-        if finalised:
-            finalised = tuple(finalised)
-            for module in list(sys.modules.values()):
-                names = getattr(module, "__dict__", None)
-                if module is main or type(names) is not dict:
-                    continue
-                for key, item in list(names.items()):
-                    if isinstance(item, finalised):
-                        names.pop(key, None)
         gc.collect()
+        # Finalised once: the interpreter's teardown must not run them again.
+        for t in done_del:
+            try:
+                t.__del__ = lambda self: None
+            except BaseException:
+                pass
+    except BaseException:
+        pass
+    # Last of all, as the official capture reads stdout until every writer closed it: a
+    # process the program started that still holds it (a background `sh -c 'sleep 0.5;
+    # printf ...'`) is waited for, up to 2.5 s, and what it writes is read as the rest.
+    try:
+        if sink is not None:
+            import time as _t
+
+            mine = os.fstat(sink.fileno())
+
+            def holders():
+                pids, found = [str(os.getpid())], False
+                while pids and not found:
+                    pid = pids.pop()
+                    for task in os.listdir("/proc/%s/task" % pid):
+                        try:
+                            with open("/proc/%s/task/%s/children" % (pid, task)) as f:
+                                pids.extend(f.read().split())
+                        except OSError:
+                            pass
+                    if pid == str(os.getpid()):
+                        continue
+                    try:
+                        fds = os.listdir("/proc/%s/fd" % pid)
+                    except OSError:
+                        continue
+                    for fd in fds:
+                        try:
+                            st = os.stat("/proc/%s/fd/%s" % (pid, fd))
+                        except OSError:
+                            continue
+                        if (st.st_dev, st.st_ino) == (mine.st_dev, mine.st_ino):
+                            found = True
+                            break
+                return found
+
+            until = _t.monotonic() + 2.5
+            while _t.monotonic() < until and holders():
+                _t.sleep(0.02)
     except BaseException:
         pass
     finish()

@@ -134,15 +134,54 @@ pub fn next_perturbation(trace: &Trace, cf: Option<&Trace>, done: &[Trace]) -> O
     Some(n + 1)
 }
 
-/// `p` ran every case to the same result text as `trace`, nothing cut, and every zwc
-/// call in it gave a value to perturb (an in-place function's effect is not perturbed).
+/// `p` ran every case to the same result text as `trace`, nothing cut, every zwc call in
+/// it gave a value to perturb (an in-place function's effect is not perturbed) and none
+/// raised (whether zwc raised is not perturbed either).
 fn same_as(trace: &Trace, p: &Trace) -> bool {
     p.unmoved == Some(0)
+        && p.zwc_raised == Some(0)
         && p.complete
         && p.out.is_some()
         && clean_run(p)
         && !p.results.iter().any(|r| r.cut)
-        && outcomes(p) == outcomes(trace)
+        && unsigned_zeros(&outcomes(p)) == unsigned_zeros(&outcomes(trace))
+}
+
+/// Outcome texts with a float zero's sign dropped (`-0.0`, NumPy's `-0.`): a product
+/// with 0 keeps the sign of the value it threw away, and the perturbed maps turn many
+/// values negative.
+fn unsigned_zeros(texts: &[Option<&str>]) -> Vec<Option<String>> {
+    texts.iter().map(|t| t.map(drop_zero_signs)).collect()
+}
+
+fn drop_zero_signs(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let unary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b"._)]".contains(&b[i - 1]));
+        if c != b'-' || !unary {
+            continue;
+        }
+        let rest = &b[i + 1..];
+        let len = rest
+            .iter()
+            .position(|c| !(c.is_ascii_digit() || b".eE".contains(c)))
+            .unwrap_or(rest.len());
+        let number = &rest[..len];
+        let mantissa = number
+            .split(|c| *c == b'e' || *c == b'E')
+            .next()
+            .unwrap_or_default();
+        let float = number.iter().any(|c| b".eE".contains(c));
+        let zero = mantissa.iter().all(|c| *c == b'0' || *c == b'.') && mantissa.contains(&b'0');
+        if float && zero {
+            out.push_str(&text[last..i]);
+            last = i + 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
 }
 
 /// Question 2's "yes" from the perturbed runs: every one of them ran and each case
@@ -154,7 +193,7 @@ fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
         return None;
     }
     Some(format!(
-        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps, truth flipped, one more row, longer text; asserts and raise-only guards taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
+        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps and offset value by value, truth flipped, a row or two more, longer text; asserts and raise-only guards taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
         trace.cases,
         perturbed.len(),
         trace.zwc_calls.unwrap_or(0)
@@ -176,6 +215,16 @@ fn for_show(
             "inconclusive: a case did not return in the normal run".to_string(),
             None,
             None,
+        );
+    }
+    if let (Some(held), Some(0)) = (&trace.zwc_numpy, trace.zwc_calls) {
+        let why = format!(
+            "`zwc._np`, the NumPy zwc's functions compute with, was {held} when the cases ran; no zwc function computed with NumPy"
+        );
+        return (
+            "not needed: zwc's NumPy was replaced".to_string(),
+            Some((trace.entry_first.unwrap_or(0), why.clone())),
+            Some(why),
         );
     }
     let (normal, poisoned) = (outcomes(trace), outcomes(cf));
@@ -356,4 +405,20 @@ pub fn behaviour(
         b.judge_eval = Some(why);
     }
     (b, found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::drop_zero_signs;
+
+    #[test]
+    fn only_a_float_zeros_sign_is_dropped() {
+        assert_eq!(drop_zero_signs("-0.0"), "0.0");
+        assert_eq!(drop_zero_signs("[-0.  1. -0.5 -0.]"), "[0.  1. -0.5 0.]");
+        assert_eq!(
+            drop_zero_signs("(-0.0, -0, -10.0, 2-0.0, -0e0)"),
+            "(0.0, -0, -10.0, 2-0.0, 0e0)"
+        );
+        assert_eq!(drop_zero_signs("x-0.0 -0.01 -0.000"), "x-0.0 -0.01 0.000");
+    }
 }

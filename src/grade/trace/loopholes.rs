@@ -179,7 +179,7 @@ pub fn scored_and_returned(trace: &Trace) -> Option<Scored> {
     } else if out.taken {
         "the program had taken over stdout when the harness printed".to_string()
     } else if !out.after.is_empty() {
-        "the program printed after the harness (atexit)".to_string()
+        "the program printed after the harness (at exit: an atexit handler, a thread, a finalizer, a process it started)".to_string()
     } else {
         "the harness printed".to_string()
     };
@@ -476,7 +476,7 @@ pub(super) fn text_of_code(r: &super::CaseResult) -> bool {
         "ndarray",
         "numpy_scalar",
     ];
-    (r.own_text.is_some() || !VALUES.contains(&r.type_name.as_str())) && !r.cut
+    (r.own_text.is_some() || r.text_array || !VALUES.contains(&r.type_name.as_str())) && !r.cut
 }
 
 /// `text` cut to `n` characters, on one line.

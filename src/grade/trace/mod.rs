@@ -203,6 +203,9 @@ pub struct Trace {
     /// What `zwc` was when the cases ran, if not the runtime's module (a stand-in).
     #[serde(default)]
     pub zwc_standin: Option<String>,
+    /// What zwc's functions computed with when the cases ran (`zwc._np`), if not NumPy.
+    #[serde(default)]
+    pub zwc_numpy: Option<String>,
     /// The function the harness called as the entry: its name and first line.
     #[serde(default)]
     pub entry_called: Option<(String, Option<usize>)>,
@@ -218,9 +221,14 @@ pub struct Trace {
     #[serde(default)]
     pub zwc_rebound: Vec<(usize, String, String)>,
     /// In a perturbed run, how many zwc calls returned nothing to perturb (`None`: a
-    /// function that works in place, whose effect no other value stands in for).
+    /// function that works in place, whose effect no other value stands in for; an object
+    /// of no kind the perturbation knows).
     #[serde(default)]
     pub unmoved: Option<u64>,
+    /// In a perturbed run, how many zwc calls raised during the cases (the code caught
+    /// them): the answer may be whether zwc raised, which no perturbation changes.
+    #[serde(default)]
+    pub zwc_raised: Option<u64>,
 }
 
 /// What one test case's call returned.
@@ -239,6 +247,10 @@ pub struct CaseResult {
     /// subclass): the printed text is not the value's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub own_text: Option<String>,
+    /// An array or NumPy scalar of text or objects (a 0-d array of `"4/2"` prints `4/2`):
+    /// what it prints is text, not a number's digits.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub text_array: bool,
 }
 
 /// What reached stdout in a traced run: the program's own text (before the harness began
@@ -312,8 +324,9 @@ pub const PERTURBATIONS: u8 = 2;
 /// The second counterfactual of the behaviour questions, for an answer the poison reached
 /// (the code read a zwc value, or returned one): every zwc function returns a *different*
 /// value of the same kind (`perturbation` 1 or 2 of [`PERTURBATIONS`]: numbers moved by
-/// one of two decreasing affine maps, truth flipped, one more row, text lengthened). An
-/// answer that depends on what zwc computed changes under both; one that reads zwc only
+/// one of two decreasing affine maps and offset value by value, truth flipped, a row or
+/// two more, text lengthened, a returned callable's results perturbed). An answer that
+/// depends on what zwc computed changes under one; one that reads zwc only
 /// in a test every value passes, a product with 0 or a discarded `int` does not.
 pub fn traced_program_perturbed(
     code: &str,
@@ -385,6 +398,8 @@ struct RawTrace {
     #[serde(default)]
     zwc_standin: Option<String>,
     #[serde(default)]
+    zwc_numpy: Option<String>,
+    #[serde(default)]
     entry_called: Option<(String, Option<usize>)>,
     #[serde(default)]
     entry_first: Option<usize>,
@@ -394,6 +409,8 @@ struct RawTrace {
     zwc_rebound: Vec<(usize, String, String)>,
     #[serde(default)]
     unmoved: Option<u64>,
+    #[serde(default)]
+    zwc_raised: Option<u64>,
 }
 
 #[derive(Deserialize)]
@@ -434,10 +451,15 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
     let json = stdout[at + MARKER.len()..].lines().next()?;
     let raw: RawTrace = serde_json::from_str(json).ok()?;
     // What reached the process's stdout besides the tracer's line was written to the file
-    // descriptor itself (`os.write(1, ...)`): the program's own text.
+    // descriptor itself (`os.write(1, ...)`): the program's own text. What follows the
+    // line was written as the interpreter shut down (a finalizer, a buffered file closed):
+    // the scorers read it last.
     let mut out = raw.out;
     if let Some(o) = out.as_mut() {
         o.program.push_str(&stdout[..at]);
+        let tail = at + MARKER.len() + json.len();
+        let tail = stdout[tail..].strip_prefix('\n').unwrap_or(&stdout[tail..]);
+        o.after.push_str(tail);
     }
     let index = LineIndex::new(code);
     // Python counts columns in UTF-8 bytes from the line start.
@@ -517,10 +539,12 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         numpy: raw.numpy,
         zwc_calls: raw.zwc_calls,
         zwc_standin: raw.zwc_standin,
+        zwc_numpy: raw.zwc_numpy,
         entry_called: raw.entry_called,
         entry_first: raw.entry_first,
         refusals: raw.refusals,
         unmoved: raw.unmoved,
+        zwc_raised: raw.zwc_raised,
         zwc_rebound: raw.zwc_rebound,
     })
 }
