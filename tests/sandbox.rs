@@ -744,8 +744,14 @@ fn fast_exit_finalizes_cycles_and_joins_pools_as_a_fresh_interpreter_does() {
             "pooled job\n",
         ),
     ];
+    prints_as_fresh_python(&cases);
+}
+
+/// Each program, run by the pool, prints and exits as a fresh `python` does, and that
+/// output holds what the case says it must print.
+fn prints_as_fresh_python(cases: &[(String, &str)]) {
     let pool = pool(1);
-    for (program, printed) in &cases {
+    for (program, printed) in cases {
         let ours = run(&pool, program);
         let (stdout, code) = fresh_python(program);
         assert!(
@@ -786,17 +792,7 @@ fn objects_kept_outside_the_program_are_finalized_as_at_interpreter_exit() {
             "del frame\n",
         ),
     ];
-    let pool = pool(1);
-    for (program, printed) in &cases {
-        let ours = run(&pool, program);
-        let (stdout, code) = fresh_python(program);
-        assert!(
-            stdout.contains(printed),
-            "a fresh python prints {printed:?}: {stdout:?}"
-        );
-        assert_eq!(ours.stdout, stdout, "program:\n{program}");
-        assert_eq!(ours.exit_code, code, "program:\n{program}");
-    }
+    prints_as_fresh_python(&cases);
 }
 
 /// Without namespaces (as on a machine that refuses them) the process-group,
