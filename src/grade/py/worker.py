@@ -1173,6 +1173,14 @@ for _t in (dict, list, tuple, set, frozenset, type, types.FunctionType, types.Me
     _finalizing[_t] = getattr(_t, "__del__", None) is not None or issubclass(_t, _io._IOBase)
 
 
+# File objects of `_io`'s own types whose finalizer has nothing left to do once closed
+# (the traced run's capture file, a file the program closed), and memory streams, which
+# write nowhere.
+_io_files = (_io.FileIO, _io.BufferedReader, _io.BufferedWriter, _io.BufferedRandom,
+             _io.BufferedRWPair, _io.TextIOWrapper)
+_finalizing[_io.BytesIO] = _finalizing[_io.StringIO] = False
+
+
 def _finalizable_left(older):
     """Whether an object of the program's whose destruction may run code (see
     _finalizing) is alive: one in the young generations, in any generation when an
@@ -1186,6 +1194,8 @@ def _finalizable_left(older):
                 getattr(t, "__del__", None) is not None or issubclass(t, _io._IOBase)
             )
         if finalizing:
+            if t in _io_files and obj.closed:
+                continue
             return True
     return False
 
