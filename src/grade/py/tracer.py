@@ -1030,13 +1030,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # text is the code's too, whatever namespace it runs in.
     compiled_names = set()
 
+    def program_file(filename):
+        """Whether code compiled under `filename` is text the code ran or compiled (the
+        code itself shares its file name with the tracer: its globals tell it)."""
+        return filename.startswith("<s") or (bool(compiled_names) and filename in compiled_names)
+
     def programs(frame):
-        code = frame.f_code
-        return (
-            frame.f_globals is main.__dict__
-            or code.co_filename.startswith("<s")
-            or (bool(compiled_names) and code.co_filename in compiled_names)
-        )
+        return frame.f_globals is main.__dict__ or program_file(frame.f_code.co_filename)
 
     def rewritten(source, filename, mode, flags=0):
         if not isinstance(source, (str, bytes)):
@@ -2071,9 +2071,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 if fn is not None:
                     code = getattr(fn, "__code__", None)
                     return code is not None and (
-                        code.co_filename == main.__file__
-                        or code.co_filename.startswith("<s")
-                        or code.co_filename in compiled_names
+                        code.co_filename == main.__file__ or program_file(code.co_filename)
                     )
             return False
 
