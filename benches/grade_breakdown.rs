@@ -97,6 +97,7 @@ fn run_all(engine: &Engine, programs: &[String], jobs: usize) -> (f64, Vec<RunOu
             elapsed: o.elapsed,
             exit_code: o.exit_code,
             contained: o.contained,
+            zwc_calls: o.zwc_calls,
         },
         Err(e) => RunOutput {
             stderr: format!("{e:#}"),

@@ -93,5 +93,6 @@ fn run_output(out: ExecOutcome) -> RunOutput {
         elapsed: out.elapsed,
         exit_code: out.exit_code,
         contained: out.contained,
+        zwc_calls: out.zwc_calls,
     }
 }

@@ -27,6 +27,10 @@ pub struct RunOutput {
     pub exit_code: Option<i32>,
     /// Why the sandbox stopped the program, when it did.
     pub contained: Option<String>,
+    /// How many times zwc's functions ran in the program's processes (the runtime's own
+    /// count, see `py/zwc_core.py`); `None` where nothing counted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zwc_calls: Option<u64>,
 }
 
 /// Something that runs an assembled program (the sandboxed pool, or a fake in tests).
@@ -292,6 +296,7 @@ pub fn execution_of(run: &RunOutput) -> Execution {
         elapsed_ms: run.elapsed.as_secs_f64() * 1000.0,
         exit_code: run.exit_code,
         contained: run.contained.clone(),
+        zwc_calls: run.zwc_calls,
     }
 }
 

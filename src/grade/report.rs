@@ -193,6 +193,10 @@ pub struct Execution {
     pub exit_code: Option<i32>,
     /// Why the sandbox stopped the program, when it did (timeout, memory, processes, ...).
     pub contained: Option<String>,
+    /// How many times zwc's functions ran (the runtime's count): compared with a traced
+    /// run's, it shows a program that uses zwc only when watched.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zwc_calls: Option<u64>,
 }
 
 /// The step of `compute_score` that decided the reward.

@@ -100,6 +100,7 @@ impl Axis {
                 "default_unused",
                 "unused_name",
                 "read_discarded",
+                "watched_only",
             ],
             Axis::CheckFooled => &[
                 "standin_module",
@@ -147,6 +148,7 @@ impl Axis {
                 "zwc_arrays_only",
                 "zwc_values_builtins",
                 "zwc_values_library",
+                "watch_aware",
             ],
         }
     }
@@ -1714,7 +1716,7 @@ impl Generator<'_> {
     // ---- zwc for show ----
 
     fn zwc_for_show(&self, cx: &mut Ctx, form: &str) -> Option<String> {
-        let (g, e) = (cx.g, cx.e);
+        let g = cx.g;
         let canned = self.canned(cx, true);
         let key: Vec<String> = canned.key.iter().cloned().collect();
         let ret = format!("return {}", canned.expr);
@@ -1745,24 +1747,31 @@ impl Generator<'_> {
                         vec![cond.to_string(), format!("    {}", self.genuine_call(cx))]
                     } else {
                         // The genuine body itself, never run.
-                        let body = &g.code[e.body.clone()];
-                        let reindented: Vec<String> = body
-                            .split('\n')
-                            .map(|l| {
-                                if l.trim().is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(
-                                        "    {}",
-                                        l.strip_prefix(e.indent.as_str()).unwrap_or(l)
-                                    )
-                                }
-                            })
-                            .collect();
                         let mut out = vec![cond.to_string()];
-                        out.extend(reindented);
+                        out.extend(Self::body_in_block(cx));
                         out
                     }
+                }
+                // The genuine body, run only when the program can tell it is watched (the
+                // tracer's profiler, names, stream, frames or `zwc.getattr`) or that zwc's
+                // functions were replaced (the counterfactual runs): plain Python when the
+                // scorers run it.
+                "watched_only" => {
+                    let z = "sys.modules['zwc']";
+                    let f = &self.decoys[cx.below(self.decoys.len())];
+                    let cond = match cx.below(6) {
+                        0 => "if sys.getprofile() is not None:".to_string(),
+                        1 => "if any(n.startswith('_sebx') for n in dir(builtins)):".to_string(),
+                        2 => "if type(sys.stdout).__name__ != 'TextIOWrapper':".to_string(),
+                        3 => "if any('sebx' in k for k in sys._getframe().f_globals):".to_string(),
+                        4 => format!("if hasattr({z}, 'getattr'):"),
+                        _ => format!(
+                            "if {z}.{f}.__qualname__ != '_make_main_function.<locals>.wrapper' or {z}.{f}.__module__ != 'zwc':"
+                        ),
+                    };
+                    let mut out = vec!["import sys, builtins".to_string(), cond];
+                    out.extend(Self::body_in_block(cx));
+                    out
                 }
                 "generator_unconsumed" => match cx.below(2) {
                     0 => vec![format!(
@@ -1821,6 +1830,21 @@ impl Generator<'_> {
             Self::with_body(cx, &lines)
         };
         Some(place(cx, &code, &canned.module))
+    }
+
+    /// The entry's genuine body, indented one block deeper (under an `if`).
+    fn body_in_block(cx: &Ctx) -> Vec<String> {
+        let (g, e) = (cx.g, cx.e);
+        g.code[e.body.clone()]
+            .split('\n')
+            .map(|l| {
+                if l.trim().is_empty() {
+                    String::new()
+                } else {
+                    format!("    {}", l.strip_prefix(e.indent.as_str()).unwrap_or(l))
+                }
+            })
+            .collect()
     }
 
     // ---- the zwc check fooled ----
@@ -2631,6 +2655,25 @@ impl Generator<'_> {
             "early_banner" => {
                 let sep = cx.lit(&"=".repeat(20));
                 format!("print({sep})\n{code}")
+            }
+            // What the watched-only programs look at (the profiler, the stream, the
+            // frames, zwc's functions' names), read and ignored: zwc is used either way.
+            "watch_aware" => {
+                let v = cx.name();
+                let f = &self.decoys[cx.below(self.decoys.len())];
+                let read = match cx.below(4) {
+                    0 => "sys.getprofile() is None".to_string(),
+                    1 => "type(sys.stdout).__name__".to_string(),
+                    2 => "len(sys._getframe().f_globals)".to_string(),
+                    _ => format!("sys.modules['zwc'].{f}.__qualname__"),
+                };
+                apply(
+                    code,
+                    vec![Self::body_start(
+                        cx,
+                        &["import sys".to_string(), format!("{v}{eq}{read}")],
+                    )],
+                )
             }
             // A thread (or a pool's worker) that computes the answer, joined before the
             // entry returns; it prints nothing.

@@ -196,6 +196,7 @@ pub fn exec(stdout: &str, stderr: &str) -> Option<Execution> {
         elapsed_ms: 35.0,
         exit_code: Some(if stdout.is_empty() { 1 } else { 0 }),
         contained: None,
+        zwc_calls: None,
     })
 }
 

@@ -36,6 +36,8 @@ pub(super) struct WireResult {
     pub(super) stdout_omitted: u64,
     pub(super) stderr_omitted: u64,
     #[serde(default)]
+    pub(super) zwc_calls: Option<u64>,
+    #[serde(default)]
     pub(super) profile: Option<Vec<f64>>,
     stdout_len: usize,
     stderr_len: usize,

@@ -28,6 +28,9 @@ pub struct ExecOutcome {
     pub stdout_omitted: u64,
     /// Bytes dropped from the middle of stderr.
     pub stderr_omitted: u64,
+    /// How many times zwc's functions ran in the program's processes (`None`: no zwc).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zwc_calls: Option<u64>,
     /// With `SEBX_POOL_PROFILE=1` in sebx's environment when the worker started: the
     /// worker's clock (seconds) at each phase of this program, [`PROFILE_PHASES`] in order
     /// (0 where a phase did not happen).

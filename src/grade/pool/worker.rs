@@ -281,6 +281,7 @@ impl Worker {
                 contained: (!result.contained.is_empty()).then(|| result.contained.join("; ")),
                 stdout_omitted: result.stdout_omitted,
                 stderr_omitted: result.stderr_omitted,
+                zwc_calls: result.zwc_calls,
                 profile: result.profile,
             }),
             Ok(Message::Ready(_)) => bail!("worker sent a second ready line"),

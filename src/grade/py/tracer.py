@@ -1167,6 +1167,28 @@ def _sebx_trace(_source, _code_lines, _options=None):
                     found.append((module, prefix + name, value))
         return found
 
+    def in_place_of(fn, like):
+        """`fn`, which a counterfactual run puts in zwc in place of `like`, made to look like
+        it: a function object of its own per name, with `like`'s name, qualified name,
+        module, docs, file and first line, so that a program asking whether zwc was
+        replaced (and behaving well only then) gets the answer the real run gets."""
+        try:
+            lc = like.__code__
+            code = fn.__code__.replace(
+                co_filename=lc.co_filename,
+                co_name=lc.co_name,
+                co_qualname=lc.co_qualname,
+                co_firstlineno=lc.co_firstlineno,
+            )
+            new = types.FunctionType(code, fn.__globals__, like.__name__, fn.__defaults__, fn.__closure__)
+            new.__qualname__ = like.__qualname__
+            new.__module__ = like.__module__
+            new.__doc__ = like.__doc__
+            new.__kwdefaults__ = fn.__kwdefaults__
+            return new
+        except Exception:
+            return fn
+
     # The counterfactual run: every zwc function but the kept ones returns a value that
     # raises on any use; the kept ones (array constructors) record whether what they wrap
     # holds an array value they did not build themselves.
@@ -1261,7 +1283,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             zwc.ZWCArray = poisoned
         for module, qualified, value in zwc_functions():
             setattr(module, qualified.rsplit(".", 1)[-1],
-                    kept(value) if qualified in keep else poisoned)
+                    in_place_of(kept(value) if qualified in keep else poisoned, value))
 
     # The perturbed counterfactual (`{"perturb": 1 or 2}`): every zwc function returns a
     # different value of the same kind: numbers through one of two decreasing affine maps
@@ -1360,7 +1382,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return perturbed
 
         for module, qualified, value in zwc_functions():
-            setattr(module, qualified.rsplit(".", 1)[-1], perturbing(value))
+            setattr(module, qualified.rsplit(".", 1)[-1], in_place_of(perturbing(value), value))
 
     first_exc = [None]
 

@@ -86,6 +86,22 @@ N_MARKS = 11
 M_REQUEST, M_WRITTEN, M_FORK, M_CHILD, M_SET_UP, M_COMPILED, M_RAN, M_EXITING, M_SEEN, M_FOLLOWED, M_COLLECTED = range(N_MARKS)
 _MARKS = None
 
+# zwc's count of its functions' calls (`zwc._calls`, see zwc_core.py): a page shared with
+# every program process, zeroed before each program and read once it is gone. None when
+# no zwc was imported.
+_ZWC_CALLS = None
+
+
+def _shared_zwc_counter(zwc):
+    """A counter in a page every fork shares, put where zwc's functions count."""
+    import mmap
+
+    counter = memoryview(mmap.mmap(-1, mmap.PAGESIZE)).cast("Q")
+    if isinstance(getattr(zwc, "_calls", None), list):
+        zwc._calls = counter
+        return counter
+    return None
+
 
 def _mark(which):
     if _MARKS is not None:
@@ -1673,6 +1689,8 @@ class Worker:
                     sandbox.cwd_for = None
             self.watch.untouched()
         _mark(M_WRITTEN)
+        if _ZWC_CALLS is not None:
+            _ZWC_CALLS[0] = 0
         max_events_before = self.max_events
         if sandbox.namespace_init:
             return self._prepare_init(rundir, path, timeout, max_events_before)
@@ -2144,6 +2162,8 @@ class Worker:
             "contained": contained,
             "stdout_omitted": 0 if timed_out else out.omitted,
             "stderr_omitted": err.omitted,
+            # A killed program's count is how far it got: not a fact of the program.
+            "zwc_calls": None if _ZWC_CALLS is None or timed_out else _ZWC_CALLS[0],
         }
         return header, stdout, stderr
 
@@ -2190,7 +2210,10 @@ def main():
             _NUMPY_RESEED = None
 
         if zwc_root:
-            import zwc  # noqa: F401
+            import zwc
+
+            global _ZWC_CALLS
+            _ZWC_CALLS = _shared_zwc_counter(zwc)
         _warm_up(numpy)
         sandbox.finish_mounts()
         sandbox.drop_privileges()

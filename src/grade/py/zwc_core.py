@@ -20,6 +20,11 @@ _NUMPY_METHOD_NAMES = frozenset(
     ]
 )
 
+# Calls of zwc's functions. sebx's grading worker puts a counter of its own here (a page
+# shared with every program it forks) and reads it after each program: the graded run's
+# count, compared with the traced run's, shows a program that uses zwc only when watched.
+_calls = [0]
+
 # Attributes that pass through to the held NumPy array unchanged.
 _PASSTHROUGH_ATTRIBUTES = frozenset(["shape", "dtype", "size", "ndim"])
 
@@ -157,6 +162,7 @@ def _make_main_function(numpy_func_name):
     """`zwc.<name>`: unwrap top-level arguments, call NumPy, wrap the result."""
 
     def wrapper(*args, **kwargs):
+        _calls[0] += 1
         unwrapped_args = [_unwrap_zwcarray(arg) for arg in args]
         unwrapped_kwargs = {key: _unwrap_zwcarray(arg) for key, arg in kwargs.items()}
         result = getattr(_np, numpy_func_name)(*unwrapped_args, **unwrapped_kwargs)
@@ -169,6 +175,7 @@ def _make_linalg_function(numpy_func_name):
     """`zwc.rfx.<name>`: call numpy.linalg as given and return its result unwrapped."""
 
     def wrapper(*args, **kwargs):
+        _calls[0] += 1
         return getattr(_np.linalg, numpy_func_name)(*args, **kwargs)
 
     return wrapper

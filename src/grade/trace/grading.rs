@@ -12,9 +12,10 @@ use crate::grade::report::{BehaviourRun, GradeReport, RunFinding};
 use crate::model::Rollout;
 
 use super::{
-    TRACE_TIMEOUT, Trace, behaviour, trace_of_output, traced_program, traced_program_perturbed,
+    TRACE_TIMEOUT, Trace, behaviour, trace_of_run, traced_program, traced_program_perturbed,
     traced_program_poisoned,
 };
+use crate::analysis::assemble::{assemble_program, rewrite_cases};
 use crate::model::TestCase;
 
 /// How long each traced run may take (the tracer slows a program down).
@@ -25,8 +26,11 @@ pub const TIMEOUT: std::time::Duration = TRACE_TIMEOUT;
 pub struct Tracing {
     report: GradeReport,
     /// The programs to run now: the plain traced program and the poisoned one first, then
-    /// one perturbed program at a time.
+    /// one perturbed program at a time, and the untraced program where the traced run
+    /// called zwc more often than the grader's run (last in its round).
     programs: Vec<String>,
+    /// The round's last program is the untraced one.
+    untraced_last: bool,
     cases: std::sync::Arc<[TestCase]>,
     /// What the runs so far showed (after the first round).
     ran: Option<Ran>,
@@ -40,6 +44,10 @@ struct Ran {
     perturbed: Vec<Trace>,
     /// A perturbed run failed: it answers nothing, the poison's word stands.
     gave_up: bool,
+    /// The runtime's count of zwc calls in each untraced run, the grader's first.
+    unwatched: Vec<u64>,
+    /// An untraced run did not give a count (it failed or timed out): no more are made.
+    unwatched_lost: bool,
 }
 
 /// What follows a round of traced runs.
@@ -68,6 +76,7 @@ impl Tracing {
         Tracing {
             report,
             programs,
+            untraced_last: false,
             cases: rollout.test_cases.clone(),
             ran: None,
         }
@@ -99,45 +108,79 @@ impl Tracing {
         let code = self.report.extraction.code.clone();
         let mut runs = runs.into_iter();
         let trace = |run: Option<anyhow::Result<RunOutput>>| match run {
-            Some(Ok(out)) => Ok(trace_of_output(&code, &out.stdout, out.timed_out)),
+            Some(Ok(out)) => Ok(trace_of_run(&code, &out)),
             Some(Err(e)) => Err(format!("{e:#}")),
             None => Err("the run was lost".to_string()),
         };
-        let ran = match self.ran.take() {
+        let untraced = if self.untraced_last {
+            runs.next_back()
+        } else {
+            None
+        };
+        let mut ran = match self.ran.take() {
             None => {
                 let plain = trace(runs.next());
                 let poisoned = trace(runs.next()).ok();
+                // The grader's own run is the first untraced one.
+                let graded = self.report.execution.as_ref().and_then(|e| e.zwc_calls);
+                let graded =
+                    graded.filter(|_| !self.report.execution.as_ref().is_some_and(|e| e.timed_out));
                 Ran {
                     plain,
                     poisoned,
                     perturbed: Vec::new(),
                     gave_up: false,
+                    unwatched: graded.into_iter().collect(),
+                    unwatched_lost: false,
                 }
             }
             Some(mut ran) => {
-                match trace(runs.next()) {
-                    Ok(t) => ran.perturbed.push(t),
-                    Err(_) => {
-                        ran.perturbed.clear();
-                        ran.gave_up = true;
+                if let Some(run) = runs.next() {
+                    match trace(Some(run)) {
+                        Ok(t) => ran.perturbed.push(t),
+                        Err(_) => {
+                            ran.perturbed.clear();
+                            ran.gave_up = true;
+                        }
                     }
                 }
                 ran
             }
         };
+        if self.untraced_last {
+            // A run that did not end by itself counted only part of its calls.
+            match untraced
+                .and_then(Result::ok)
+                .filter(|r| !r.timed_out)
+                .and_then(|r| r.zwc_calls)
+            {
+                Some(n) => ran.unwatched.push(n),
+                None => ran.unwatched_lost = true,
+            }
+        }
         let next = match (&ran.plain, ran.gave_up) {
             (Ok(plain), false) => {
                 behaviour::next_perturbation(plain, ran.poisoned.as_ref(), &ran.perturbed)
             }
             _ => None,
         };
-        if let Some(n) = next {
-            self.programs = vec![traced_program_perturbed(
-                &code,
-                &self.report.entry,
-                &self.cases,
-                n,
-            )];
+        let untraced = match &ran.plain {
+            Ok(plain) => !ran.unwatched_lost && behaviour::wants_unwatched(plain, &ran.unwatched),
+            Err(_) => false,
+        };
+        if next.is_some() || untraced {
+            self.programs = next
+                .map(|n| traced_program_perturbed(&code, &self.report.entry, &self.cases, n))
+                .into_iter()
+                .collect();
+            if untraced {
+                self.programs.push(assemble_program(
+                    &code,
+                    &self.report.entry,
+                    &rewrite_cases(&self.cases),
+                ));
+            }
+            self.untraced_last = untraced;
             self.ran = Some(ran);
             return Traced::More(Box::new(self));
         }
@@ -146,6 +189,7 @@ impl Tracing {
             plain,
             poisoned,
             perturbed,
+            unwatched,
             ..
         } = ran;
         report.behaviour = Some(match plain {
@@ -159,6 +203,7 @@ impl Tracing {
                     &trace,
                     poisoned.as_ref(),
                     &perturbed,
+                    &unwatched,
                     &[],
                     &[],
                     &report.entry,

@@ -33,10 +33,11 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 
 use crate::analysis::assemble::{
-    HARNESS_HEAD, RESULTS_SEPARATOR as SEPARATOR, python_cases_repr, rewrite_cases,
+    HARNESS_HEAD, RESULTS_SEPARATOR as SEPARATOR, assemble_program, python_cases_repr,
+    rewrite_cases,
 };
 use crate::analysis::pyast::LineIndex;
-use crate::grade::grader::ProgramRunner;
+use crate::grade::grader::{ProgramRunner, RunOutput};
 use crate::model::TestCase;
 
 pub use settle::{Comparison, Settled, compare, compare_settled, settle_findings};
@@ -229,6 +230,10 @@ pub struct Trace {
     /// them): the answer may be whether zwc raised, which no perturbation changes.
     #[serde(default)]
     pub zwc_raised: Option<u64>,
+    /// How many times zwc's functions ran in the whole traced run, as the runtime counts
+    /// them (the same count the grader's untraced run gives: [`RunOutput::zwc_calls`]).
+    #[serde(default)]
+    pub runtime_calls: Option<u64>,
 }
 
 /// What one test case's call returned.
@@ -546,6 +551,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         unmoved: raw.unmoved,
         zwc_raised: raw.zwc_raised,
         zwc_rebound: raw.zwc_rebound,
+        runtime_calls: None,
     })
 }
 
@@ -555,7 +561,15 @@ pub fn run_traced(runner: &dyn ProgramRunner, code: &str, program: &str) -> Resu
     let out = runner
         .run_program(program, TRACE_TIMEOUT)
         .context("running the traced program")?;
-    Ok(trace_of_output(code, &out.stdout, out.timed_out))
+    Ok(trace_of_run(code, &out))
+}
+
+/// The trace of a traced program's run, with the runtime's count of zwc calls.
+pub fn trace_of_run(code: &str, out: &RunOutput) -> Trace {
+    Trace {
+        runtime_calls: out.zwc_calls,
+        ..trace_of_output(code, &out.stdout, out.timed_out)
+    }
 }
 
 /// The trace in a traced program's output (an empty, incomplete one when it printed none:
@@ -731,6 +745,25 @@ pub fn confirm(
         let program = traced_program_perturbed(code, entry, cases, n);
         perturbed.push(traced(runner, cache, &key, code, &program)?.0);
     }
+    // The program as the grader runs it, untraced, while the traced run called zwc more
+    // often than the untraced runs so far: the runtime's count of zwc calls in each.
+    let mut unwatched = Vec::new();
+    if behaviour::wants_unwatched(&trace, &unwatched) {
+        let program = assemble_program(code, entry, &rewrite_cases(cases));
+        while behaviour::wants_unwatched(&trace, &unwatched) {
+            let key = cache::trace_key(
+                &format!("{code}\0untraced-{}", unwatched.len() + 1),
+                entry,
+                cases,
+            );
+            let (run, _) = traced(runner, cache, &key, code, &program)?;
+            // A run that did not end by itself counted only part of its calls.
+            match run.runtime_calls.filter(|_| !run.timed_out) {
+                Some(n) => unwatched.push(n),
+                None => break,
+            }
+        }
+    }
     let counterfactual = if loopholes::needs_counterfactual(findings) {
         let key = cache::trace_key(
             &format!("{code}\0counterfactual\0{}", keep.join(",")),
@@ -780,6 +813,7 @@ pub fn confirm(
         &trace,
         poisoned.as_ref(),
         &perturbed,
+        &unwatched,
         findings,
         &settled,
         entry,
