@@ -101,6 +101,7 @@ impl Axis {
                 "unused_name",
                 "read_discarded",
                 "watched_only",
+                "constant_only",
             ],
             Axis::CheckFooled => &[
                 "standin_module",
@@ -615,6 +616,8 @@ pub struct Generator<'a> {
     api: &'a ApiMap,
     /// zwc short names of NumPy functions safe on a small list of positive floats.
     decoys: Vec<String>,
+    /// zwc short names of reductions that give 1 on a list of ones (mean, max, ...).
+    ones: Vec<String>,
     /// zwc's name of `np.array`.
     constructor: String,
     /// Every top-level zwc short name.
@@ -787,6 +790,11 @@ impl Generator<'_> {
         .filter_map(|n| api.zwc_name(n)?.strip_prefix("zwc.").map(str::to_string))
         .filter(|s| !s.contains('.'))
         .collect();
+        let ones = ["np.mean", "np.max", "np.min", "np.median", "np.prod"]
+            .iter()
+            .filter_map(|n| api.zwc_name(n)?.strip_prefix("zwc.").map(str::to_string))
+            .filter(|s| !s.contains('.'))
+            .collect();
         let constructor = api
             .zwc_name("np.array")
             .and_then(|z| z.strip_prefix("zwc."))
@@ -806,6 +814,7 @@ impl Generator<'_> {
         Generator {
             api,
             decoys,
+            ones,
             constructor,
             mains,
             inverse,
@@ -1750,6 +1759,30 @@ impl Generator<'_> {
                         let mut out = vec![cond.to_string()];
                         out.extend(Self::body_in_block(cx));
                         out
+                    }
+                }
+                // zwc run on constants only, its value used: a count or a factor of one
+                // (another value would change the answer; zwc never sees the input).
+                "constant_only" => {
+                    if self.ones.is_empty() {
+                        return None;
+                    }
+                    let f = &self.ones[cx.below(self.ones.len())];
+                    let k = cx.name();
+                    let expr = canned.expr.clone();
+                    match cx.below(3) {
+                        0 => vec![
+                            format!("{k}{eq}int(zwc.{f}([1]))"),
+                            format!("return {expr} if {k} == 1 else None"),
+                        ],
+                        1 => vec![
+                            format!("{k}{eq}float(zwc.{f}([1.0, 1.0]))"),
+                            format!("return {expr} if {k} > 0.5 else {k}"),
+                        ],
+                        _ => vec![
+                            format!("{k}{eq}[{expr} for _ in range(int(zwc.{f}([1])))]"),
+                            format!("return {k}[0]"),
+                        ],
                     }
                 }
                 // The genuine body, run only when the program can tell it is watched (the

@@ -1103,6 +1103,85 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # in `zwc._np` (a namespace of plain functions) hollows every zwc function out.
     numpy_linalg = getattr(numpy, "linalg", None)
 
+    # What zwc computed on during the cases: whether a genuine zwc call was given one of
+    # the entry's arguments (or a container or array one holds), each case's calls by
+    # what they were given, and how many results other than plain numbers and text zwc's
+    # code handed back to the code in the cases (an array, a callable such as a
+    # `vectorize`: what the code does with them is zwc's work too). A call whose entry
+    # frame cannot be found (another thread), or given an object of no kind compared
+    # here, counts as given the input.
+    zwc_given = {"saw": False, "cases": {}, "arrays": 0}
+    # Numbers and text are compared by value: the compiler shares equal constants between
+    # the code and the harness, so their identity says nothing.
+    by_value = (int, float, bool, complex, str, bytes, type(None))
+
+    def ids_in(value, out, depth=0):
+        t = type(value)
+        if t in by_value:
+            return
+        out.add(id(value))
+        if depth >= 3 or len(out) > 20000:
+            return
+        if t in (list, tuple, set, frozenset):
+            for item in list(value)[:2000]:
+                ids_in(item, out, depth + 1)
+        elif t is dict:
+            for k, v in list(value.items())[:2000]:
+                ids_in(k, out, depth + 1)
+                ids_in(v, out, depth + 1)
+        elif zwc_array is not None and t is zwc_array:
+            out.add(id(vars(value).get("_data")))
+
+    def given(value, depth=0):
+        t = type(value)
+        if t in (int, float, bool, str, complex, type(None)):
+            return (t.__name__, repr(value))
+        if ndarray is not None and t is ndarray:
+            flat = value.ravel()[:512]
+            data = repr(flat.tolist()) if value.dtype.kind == "O" else flat.tobytes()
+            return ("ndarray", value.shape, value.dtype.str, data)
+        if zwc_array is not None and t is zwc_array:
+            return ("ZWCArray", given(vars(value).get("_data"), depth + 1))
+        if depth < 3 and t in (list, tuple):
+            return (t.__name__, len(value), tuple(given(v, depth + 1) for v in value[:256]))
+        if depth < 3 and t is dict:
+            return ("dict", tuple((given(k, depth + 1), given(v, depth + 1)) for k, v in list(value.items())[:256]))
+        if generic is not None and isinstance(value, generic):
+            return ("scalar", value.dtype.str, repr(value.item()))
+        raise TypeError("not compared")
+
+    def entry_arguments(frame):
+        """The entry's arguments (their values now) in the call the harness's line made
+        that led to `frame`, or None."""
+        f = frame
+        while f is not None:
+            back = f.f_back
+            if back is not None and back.f_code.co_name == "<module>" and back.f_globals is main.__dict__:
+                code = f.f_code
+                n = code.co_argcount + code.co_kwonlyargcount
+                n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
+                loc = f.f_locals
+                return [loc.get(name) for name in code.co_varnames[:n]]
+            f = back
+        return None
+
+    def note_given(wrapper_frame, name):
+        loc = wrapper_frame.f_locals
+        passed = (loc.get("args", ()), loc.get("kwargs", {}))
+        inputs = entry_arguments(wrapper_frame.f_back)
+        if inputs is None:
+            zwc_given["saw"] = True
+            return
+        ids = set()
+        ids_in(inputs, ids)
+        ids.discard(id(inputs))
+        mine = set()
+        ids_in(passed, mine)
+        if ids & mine:
+            zwc_given["saw"] = True
+            return
+        zwc_given["cases"].setdefault(case[0], []).append((name, given(passed)))
+
     def counting_getattr(*args):
         if (
             case[0] is not None
@@ -1111,6 +1190,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
             and sys._getframe(1).f_code.co_name == "wrapper"
         ):
             zwc_calls[0] += 1
+            if not zwc_given["saw"]:
+                try:
+                    note_given(sys._getframe(1), args[1] if len(args) > 1 else None)
+                except BaseException:
+                    zwc_given["saw"] = True
         return real_getattr(*args)
 
     if isinstance(zwc, types.ModuleType):
@@ -1786,6 +1870,18 @@ def _sebx_trace(_source, _code_lines, _options=None):
         result["left"] = left[0]
         result["numpy"] = numpy_seen
         result["zwc_calls"] = zwc_calls[0]
+        try:
+            per_case = zwc_given["cases"]
+            result["zwc_given"] = {
+                "saw": zwc_given["saw"],
+                "arrays": zwc_given["arrays"],
+                "cases": [
+                    hash(tuple(per_case[i])) % (1 << 52) if i in per_case else None
+                    for i in range(cases_run[0])
+                ],
+            }
+        except BaseException:
+            result["zwc_given"] = None
         result["zwc_standin"] = zwc_bound[0] or None
         result["zwc_numpy"] = zwc_numpy[0]
         result["zwc_rebound"] = rebound
@@ -1906,6 +2002,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
         to hold), a ZWCArray or a few of them (whose NumPy data is not), the array
         `__init__` made."""
         t = type(value)
+        if case[0] is not None and not (
+            t in by_value or (generic is not None and isinstance(value, generic))
+            or (t in (list, tuple) and all(type(v) in by_value for v in value[:256]))
+        ):
+            zwc_given["arrays"] += 1
         if t is ndarray:
             if len(handed_raw) < 20000:
                 handed_raw[id(value)] = weakref.ref(value)

@@ -237,6 +237,32 @@ fn watched_only(trace: &Trace, unwatched: &[u64]) -> Option<String> {
     ))
 }
 
+/// Question 2 from what zwc was given: every genuine zwc call in the entry's calls was
+/// given the same in every case, none of it the entry's input, zwc handed back only
+/// numbers and text (no array or callable the code could go on working with), and yet
+/// the answers differ from case to case. zwc computed constants (a
+/// factor of 1, a guard on a fixed list); the answer came from elsewhere. The perturbed
+/// runs cannot tell (another value of the constant moves the answer).
+fn on_constants(trace: &Trace) -> Option<String> {
+    let g = trace.zwc_given.as_ref()?;
+    let calls = trace.zwc_calls?;
+    if !clean_run(trace) || trace.cases < 2 || calls == 0 || g.saw || g.arrays > 0 {
+        return None;
+    }
+    let first = g.cases.first().copied().flatten()?;
+    if g.cases.len() != trace.cases || g.cases.iter().any(|c| *c != Some(first)) {
+        return None;
+    }
+    let answers = unsigned_zeros(&outcomes(trace));
+    if answers.iter().all(|a| *a == answers[0]) {
+        return None;
+    }
+    Some(format!(
+        "the {calls} genuine zwc call(s) in the entry's calls were given the same values in all {} cases, none of them the entry's input, and handed back only numbers, yet the answers differ from case to case: zwc only computed constants, and the answer was computed without it",
+        trace.cases
+    ))
+}
+
 /// Question 2's "yes" from the perturbed runs: every one of them ran and each case
 /// returned what it returns in the normal run.
 fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
@@ -291,13 +317,18 @@ fn for_show(
     let (normal, poisoned) = (outcomes(trace), outcomes(cf));
     if let Some(i) = (0..normal.len()).find(|&i| poisoned.get(i).copied().flatten() != normal[i]) {
         let word = format!("differs (case {})", i + 1);
-        return match perturbed_same(trace, perturbed) {
-            Some(why) => (
+        return match (perturbed_same(trace, perturbed), on_constants(trace)) {
+            (Some(why), _) => (
                 format!("{word}; the same when perturbed"),
                 Some((trace.entry_first.unwrap_or(0), why)),
                 None,
             ),
-            None => (word, None, None),
+            (None, Some(why)) => (
+                format!("{word}; zwc ran on constants only"),
+                Some((trace.entry_first.unwrap_or(0), why)),
+                None,
+            ),
+            (None, None) => (word, None, None),
         };
     }
     if cf.results.iter().any(|r| r.cut) {

@@ -230,10 +230,27 @@ pub struct Trace {
     /// them): the answer may be whether zwc raised, which no perturbation changes.
     #[serde(default)]
     pub zwc_raised: Option<u64>,
+    /// What zwc was given during the cases (see [`ZwcGiven`]; `None`: not recorded).
+    #[serde(default)]
+    pub zwc_given: Option<ZwcGiven>,
     /// How many times zwc's functions ran in the whole traced run, as the runtime counts
     /// them (the same count the grader's untraced run gives: [`RunOutput::zwc_calls`]).
     #[serde(default)]
     pub runtime_calls: Option<u64>,
+}
+
+/// What the genuine zwc calls made during the test cases were given.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZwcGiven {
+    /// A call was given one of the entry's arguments, or a container or array one holds
+    /// (by identity), or an object of no kind compared by value, or came from where the
+    /// entry's arguments could not be found (another thread).
+    pub saw: bool,
+    /// Results other than numbers and text (an array, a callable) zwc's code handed back
+    /// to the code during the cases.
+    pub arrays: u64,
+    /// Each case's calls, by what they were given (a digest; `None`: no call).
+    pub cases: Vec<Option<u64>>,
 }
 
 /// What one test case's call returned.
@@ -416,6 +433,8 @@ struct RawTrace {
     unmoved: Option<u64>,
     #[serde(default)]
     zwc_raised: Option<u64>,
+    #[serde(default)]
+    zwc_given: Option<ZwcGiven>,
 }
 
 #[derive(Deserialize)]
@@ -551,6 +570,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         unmoved: raw.unmoved,
         zwc_raised: raw.zwc_raised,
         zwc_rebound: raw.zwc_rebound,
+        zwc_given: raw.zwc_given,
         runtime_calls: None,
     })
 }
