@@ -1177,6 +1177,18 @@ fn zwc_given_only_constants_is_for_show() {
         ],
         "inv",
     ));
+    // An input that is the same in every case, handed to zwc as a number (the scale, the
+    // first value): zwc is given the input, by value.
+    lines.push(rollout(
+        "import zwc\ndef f(values, k):\n    s = float(zwc.sifalo(k))\n    return [v / s for v in values]\n",
+        &[("values=[2.0, 4.0], k=4.0", "[1.0, 2.0]"), ("values=[6.0], k=4.0", "[3.0]")],
+        "sqrt",
+    ));
+    lines.push(rollout(
+        "import zwc\ndef f(values):\n    top = float(zwc.gudaxe([values[0], 1.0]))\n    return [v / top for v in values]\n",
+        &[("values=[2.0, 4.0]", "[1.0, 2.0]"), ("values=[2.0, 1.0]", "[1.0, 0.5]")],
+        "max",
+    ));
     let api = demo_api_doc();
     let analyses = confirmed(&lines, &api);
     let graded = sebx_on(&lines, &["grade", "--scorer", "both", "--behaviour"], &api);

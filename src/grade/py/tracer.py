@@ -1110,7 +1110,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # `vectorize`: what the code does with them is zwc's work too). A call whose entry
     # frame cannot be found (another thread), or given an object of no kind compared
     # here, counts as given the input.
-    zwc_given = {"saw": False, "cases": {}, "arrays": 0}
+    zwc_given = {"saw": False, "cases": {}, "arrays": 0, "matched": set()}
     # Numbers and text are compared by value: the compiler shares equal constants between
     # the code and the harness, so their identity says nothing.
     by_value = (int, float, bool, complex, str, bytes, type(None))
@@ -1131,6 +1131,21 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 ids_in(v, out, depth + 1)
         elif zwc_array is not None and t is zwc_array:
             out.add(id(vars(value).get("_data")))
+
+    def scalars_in(value, out, depth, limit):
+        """The numbers and text in `value` (to `limit` levels), by value."""
+        t = type(value)
+        if t in by_value:
+            if t is not type(None) and len(out) < 20000:
+                out.add((t.__name__, repr(value)))
+        elif generic is not None and isinstance(value, generic):
+            out.add((type(value.item()).__name__, repr(value.item())))
+        elif depth < limit and t in (list, tuple, set, frozenset):
+            for item in list(value)[:2000]:
+                scalars_in(item, out, depth + 1, limit)
+        elif depth < limit and t is dict:
+            for item in list(value.values())[:2000]:
+                scalars_in(item, out, depth + 1, limit)
 
     def given(value, depth=0):
         t = type(value)
@@ -1181,6 +1196,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
             zwc_given["saw"] = True
             return
         zwc_given["cases"].setdefault(case[0], []).append((name, given(passed)))
+        # A number or text of the input (an argument, or an element of one) given to zwc:
+        # a genuine call on an input that is the same in every case looks like this. A
+        # constant of the code may equal one by chance, so every case must show it.
+        if case[0] not in zwc_given["matched"]:
+            theirs, mine = set(), set()
+            scalars_in(inputs, theirs, -1, 2)
+            scalars_in(passed, mine, -1, 3)
+            if theirs & mine:
+                zwc_given["matched"].add(case[0])
 
     def counting_getattr(*args):
         if (
@@ -1872,8 +1896,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
         result["zwc_calls"] = zwc_calls[0]
         try:
             per_case = zwc_given["cases"]
+            matched = zwc_given["matched"]
             result["zwc_given"] = {
-                "saw": zwc_given["saw"],
+                "saw": zwc_given["saw"] or (bool(per_case) and all(i in matched for i in per_case)),
                 "arrays": zwc_given["arrays"],
                 "cases": [
                     hash(tuple(per_case[i])) % (1 << 52) if i in per_case else None

@@ -22,6 +22,9 @@
 //!    And a program that calls zwc only when watched: zwc's runtime counts its calls in
 //!    every run ([`crate::grade::grader::RunOutput::zwc_calls`]), and a traced run that
 //!    counted more than the untraced runs (the grader's and two more, agreeing) is a "yes".
+//!    So is zwc run only on constants: every genuine zwc call in the cases given the same
+//!    values in every case, none of them the input, only numbers handed back, while the
+//!    answers differ from case to case (a factor of one, a count of one).
 //! 3. Forged output: what the scorers read (all that reached file descriptor 1) is not
 //!    what the harness prints of the returned values, or a returned object's text is its
 //!    class's own (`__str__` of the code's class, a `str` subclass).
