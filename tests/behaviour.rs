@@ -1066,6 +1066,29 @@ fn equal_zwc_results_a_zwc_raise_and_a_vectorized_function_are_not_for_show() {
     }
 }
 
+/// `lines` (demo API) through `analyze --confirm` and `grade --scorer both --behaviour`:
+/// each line's analysis, its graded report (both scorers pay it) and the loophole kinds
+/// grading's behaviour questions found.
+fn both_paths(lines: &[Value]) -> Vec<(Value, Value, Vec<String>)> {
+    let api = demo_api_doc();
+    let analyses = confirmed(lines, &api);
+    let graded = sebx_on(lines, &["grade", "--scorer", "both", "--behaviour"], &api);
+    analyses
+        .into_iter()
+        .zip(graded)
+        .map(|(a, g)| {
+            assert!(g["verdict"] == "right" && g["reward"] == 1, "{g}");
+            let kinds = g["behaviour"]["found"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f["kind"].as_str().map(str::to_string))
+                .collect();
+            (a, g, kinds)
+        })
+        .collect()
+}
+
 /// Programs that tell whether they are watched (the profiler set, the tracer's names in
 /// the builtins or on the stack, a stdout that is not the interpreter's own) or whether
 /// zwc's functions were replaced (the counterfactual runs), and call zwc only then,
@@ -1110,19 +1133,9 @@ fn programs_that_use_zwc_only_when_watched_are_named() {
         .chain(innocent)
         .map(demo_rollout)
         .collect();
-    let api = demo_api_doc();
-    let analyses = confirmed(&lines, &api);
-    let graded = sebx_on(&lines, &["grade", "--scorer", "both", "--behaviour"], &api);
-    for (i, (a, g)) in analyses.iter().zip(&graded).enumerate() {
+    for (i, (a, g, by_grading)) in both_paths(&lines).iter().enumerate() {
         let code = lines[i]["response"].as_str().unwrap_or_default();
-        assert!(g["verdict"] == "right" && g["reward"] == 1, "{code}\n{g}");
         let b = &a["confirm"]["behaviour"];
-        let by_grading: Vec<&str> = g["behaviour"]["found"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|f| f["kind"].as_str())
-            .collect();
         if let Some((_, word)) = watched.get(i) {
             let found = named(a);
             assert!(
@@ -1131,10 +1144,10 @@ fn programs_that_use_zwc_only_when_watched_are_named() {
                     .any(|(k, e)| k == "hollow_zwc" && e.contains(word)),
                 "{code}\nnamed {found:?}\n{b}"
             );
-            assert_eq!(by_grading, ["hollow_zwc"], "{code}\n{g}");
+            assert_eq!(by_grading, &["hollow_zwc"], "{code}\n{g}");
         } else {
             assert_eq!(named(a), Vec::<(String, String)>::new(), "{code}\n{b}");
-            assert_eq!(by_grading, Vec::<&str>::new(), "{code}\n{g}");
+            assert!(by_grading.is_empty(), "{code}\n{g}");
             // The runtime's counts: the traced run's and the grader's agree, or the program
             // called zwc more when not watched.
             let traced = b["runtime_calls"].as_u64().expect("counted");
@@ -1189,19 +1202,9 @@ fn zwc_given_only_constants_is_for_show() {
         &[("values=[2.0, 4.0]", "[1.0, 2.0]"), ("values=[2.0, 1.0]", "[1.0, 0.5]")],
         "max",
     ));
-    let api = demo_api_doc();
-    let analyses = confirmed(&lines, &api);
-    let graded = sebx_on(&lines, &["grade", "--scorer", "both", "--behaviour"], &api);
-    for (i, (a, g)) in analyses.iter().zip(&graded).enumerate() {
+    for (i, (a, g, by_grading)) in both_paths(&lines).iter().enumerate() {
         let code = lines[i]["response"].as_str().unwrap_or_default();
-        assert!(g["verdict"] == "right" && g["reward"] == 1, "{code}\n{g}");
         let b = &a["confirm"]["behaviour"];
-        let by_grading: Vec<&str> = g["behaviour"]["found"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|f| f["kind"].as_str())
-            .collect();
         if i < constants.len() {
             let found = named(a);
             assert!(
@@ -1210,10 +1213,10 @@ fn zwc_given_only_constants_is_for_show() {
                     .any(|(k, e)| k == "hollow_zwc" && e.contains("only computed constants")),
                 "{code}\nnamed {found:?}\n{b}"
             );
-            assert_eq!(by_grading, ["hollow_zwc"], "{code}\n{g}");
+            assert_eq!(by_grading, &["hollow_zwc"], "{code}\n{g}");
         } else {
             assert_eq!(named(a), Vec::<(String, String)>::new(), "{code}\n{b}");
-            assert_eq!(by_grading, Vec::<&str>::new(), "{code}\n{g}");
+            assert!(by_grading.is_empty(), "{code}\n{g}");
             assert!(
                 b["counterfactual"]
                     .as_str()
