@@ -1226,3 +1226,47 @@ fn zwc_given_only_constants_is_for_show() {
         }
     }
 }
+
+/// What the entry was given is read once per case, not at every zwc call: a program that
+/// calls zwc once per row of a 200 x 200 input (on values derived from it, so no call is
+/// given the input itself) is traced to its end, and is innocent. Read at every call, the
+/// traced run went past its timeout.
+#[test]
+fn many_zwc_calls_on_a_large_input_are_traced_to_the_end() {
+    let matrix = |k: usize| -> Vec<Vec<f64>> {
+        (0..200)
+            .map(|i| (0..200).map(|j| (i * 200 + j + k) as f64).collect())
+            .collect()
+    };
+    let mean_of_rows = |m: &[Vec<f64>]| -> f64 {
+        m.iter()
+            .map(|r| r.iter().sum::<f64>() / r.len() as f64)
+            .sum()
+    };
+    let (a, b) = (matrix(0), matrix(1));
+    let input = |m: &[Vec<f64>]| format!("m={}", json!(m));
+    let cases = [
+        (input(&a), format!("{:?}", mean_of_rows(&a))),
+        (input(&b), format!("{:?}", mean_of_rows(&b))),
+    ];
+    let cases: Vec<(&str, &str)> = cases
+        .iter()
+        .map(|(i, o)| (i.as_str(), o.as_str()))
+        .collect();
+    let line = rollout(
+        "import zwc\ndef f(m):\n    out = []\n    for row in m:\n        out.append(float(zwc.kocito([x * 1.0 for x in row])))\n    return sum(out)\n",
+        &cases,
+        "mean",
+    );
+    let a = &confirmed(&[line], &demo_api_doc())[0];
+    assert_eq!(a["confirm"]["complete"], true, "{}", a["confirm"]);
+    let b = &a["confirm"]["behaviour"];
+    assert_eq!(b["zwc_calls"], 400, "{b}");
+    assert!(
+        b["counterfactual"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("differs")),
+        "{b}"
+    );
+    assert_eq!(named(a), Vec::<(String, String)>::new(), "{b}");
+}

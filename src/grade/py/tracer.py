@@ -1109,8 +1109,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # code handed back to the code in the cases (an array, a callable such as a
     # `vectorize`: what the code does with them is zwc's work too). A call whose entry
     # frame cannot be found (another thread), or given an object of no kind compared
-    # here, counts as given the input.
-    zwc_given = {"saw": False, "cases": {}, "arrays": 0, "matched": set()}
+    # here, counts as given the input; so does a call given other values than the first
+    # case's call of the same rank (zwc's work then depends on the case: nothing more is
+    # recorded). The entry's arguments are read once per case and entry frame.
+    zwc_given = {"saw": False, "cases": {}, "arrays": 0, "matched": set(), "inputs": None}
     # Numbers and text are compared by value: the compiler shares equal constants between
     # the code and the harness, so their identity says nothing.
     by_value = (int, float, bool, complex, str, bytes, type(None))
@@ -1149,7 +1151,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     def given(value, depth=0):
         t = type(value)
-        if t in (int, float, bool, str, complex, type(None)):
+        if t in by_value:
             return (t.__name__, repr(value))
         if ndarray is not None and t is ndarray:
             flat = value.ravel()[:512]
@@ -1165,45 +1167,55 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return ("scalar", value.dtype.str, repr(value.item()))
         raise TypeError("not compared")
 
-    def entry_arguments(frame):
-        """The entry's arguments (their values now) in the call the harness's line made
-        that led to `frame`, or None."""
+    def entry_inputs(frame):
+        """What the entry's arguments hold in the call the harness's line made that led to
+        `frame` (their values at the case's first zwc call): (the ids of their containers
+        and arrays, their numbers and text), or None."""
         f = frame
         while f is not None:
             back = f.f_back
             if back is not None and back.f_code.co_name == "<module>" and back.f_globals is main.__dict__:
-                code = f.f_code
-                n = code.co_argcount + code.co_kwonlyargcount
-                n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
-                loc = f.f_locals
-                return [loc.get(name) for name in code.co_varnames[:n]]
+                break
             f = back
-        return None
+        else:
+            return None
+        known = zwc_given["inputs"]
+        if known is not None and known[0] == (case[0], id(f)):
+            return known[1]
+        code = f.f_code
+        n = code.co_argcount + code.co_kwonlyargcount
+        n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
+        loc = f.f_locals
+        args = [loc.get(name) for name in code.co_varnames[:n]]
+        ids, scalars = set(), set()
+        for arg in args:
+            ids_in(arg, ids)
+        scalars_in(args, scalars, -1, 2)
+        zwc_given["inputs"] = ((case[0], id(f)), (ids, scalars))
+        return ids, scalars
 
     def note_given(wrapper_frame, name):
         loc = wrapper_frame.f_locals
         passed = (loc.get("args", ()), loc.get("kwargs", {}))
-        inputs = entry_arguments(wrapper_frame.f_back)
-        if inputs is None:
-            zwc_given["saw"] = True
-            return
-        ids = set()
-        ids_in(inputs, ids)
-        ids.discard(id(inputs))
+        inputs = entry_inputs(wrapper_frame.f_back)
         mine = set()
         ids_in(passed, mine)
-        if ids & mine:
+        if inputs is None or inputs[0] & mine:
             zwc_given["saw"] = True
             return
-        zwc_given["cases"].setdefault(case[0], []).append((name, given(passed)))
+        calls = zwc_given["cases"].setdefault(case[0], [])
+        calls.append((name, given(passed)))
+        first = next(iter(zwc_given["cases"].values()))
+        if first is not calls and (len(calls) > len(first) or first[len(calls) - 1] != calls[-1]):
+            zwc_given["saw"] = True
+            return
         # A number or text of the input (an argument, or an element of one) given to zwc:
         # a genuine call on an input that is the same in every case looks like this. A
         # constant of the code may equal one by chance, so every case must show it.
         if case[0] not in zwc_given["matched"]:
-            theirs, mine = set(), set()
-            scalars_in(inputs, theirs, -1, 2)
+            mine = set()
             scalars_in(passed, mine, -1, 3)
-            if theirs & mine:
+            if inputs[1] & mine:
                 zwc_given["matched"].add(case[0])
 
     def counting_getattr(*args):
@@ -2027,7 +2039,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         to hold), a ZWCArray or a few of them (whose NumPy data is not), the array
         `__init__` made."""
         t = type(value)
-        if case[0] is not None and not (
+        if case[0] is not None and not zwc_given["saw"] and not (
             t in by_value or (generic is not None and isinstance(value, generic))
             or (t in (list, tuple) and all(type(v) in by_value for v in value[:256]))
         ):

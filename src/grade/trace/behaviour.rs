@@ -206,13 +206,17 @@ pub const UNWATCHED_RUNS: usize = 3;
 /// more often than every untraced run so far (none yet: it called zwc at all), and
 /// fewer than [`UNWATCHED_RUNS`] ran.
 pub fn wants_unwatched(trace: &Trace, unwatched: &[u64]) -> bool {
-    let Some(t) = trace.runtime_calls else {
-        return false;
-    };
-    clean_run(trace)
-        && t > 0
-        && unwatched.len() < UNWATCHED_RUNS
-        && unwatched.iter().all(|&u| u == unwatched[0] && u < t)
+    unwatched.len() < UNWATCHED_RUNS && fewer_unwatched(trace, unwatched).is_some()
+}
+
+/// The traced run's count of zwc calls, when it ran clean, called zwc, and every
+/// untraced run so far agrees on a count below it.
+fn fewer_unwatched(trace: &Trace, unwatched: &[u64]) -> Option<u64> {
+    let t = trace.runtime_calls.filter(|&t| t > 0 && clean_run(trace))?;
+    unwatched
+        .iter()
+        .all(|&u| u == unwatched[0] && u < t)
+        .then_some(t)
 }
 
 /// Question 2 from the untraced runs: a program that calls zwc when it is traced and
@@ -220,15 +224,11 @@ pub fn wants_unwatched(trace: &Trace, unwatched: &[u64]) -> bool {
 /// them, same count). The runtime counts both (`zwc._calls`), so a program that cannot
 /// tell it is watched gives the same count in both.
 fn watched_only(trace: &Trace, unwatched: &[u64]) -> Option<String> {
-    let t = trace.runtime_calls?;
-    let u = *unwatched.first()?;
-    if !clean_run(trace)
-        || unwatched.len() < UNWATCHED_RUNS
-        || unwatched.iter().any(|&n| n != u)
-        || u >= t
-    {
+    if unwatched.len() < UNWATCHED_RUNS {
         return None;
     }
+    let t = fewer_unwatched(trace, unwatched)?;
+    let u = unwatched[0];
     let when = if u == 0 {
         "never when it is run as the scorers run it".to_string()
     } else {
@@ -244,7 +244,7 @@ fn watched_only(trace: &Trace, unwatched: &[u64]) -> Option<String> {
 /// given the same in every case, none of it the entry's input, zwc handed back only
 /// numbers and text (no array or callable the code could go on working with), and yet
 /// the answers differ from case to case. zwc computed constants (a
-/// factor of 1, a guard on a fixed list); the answer came from elsewhere. The perturbed
+/// factor of 1, a count of 1); the answer came from elsewhere. The perturbed
 /// runs cannot tell (another value of the constant moves the answer).
 fn on_constants(trace: &Trace) -> Option<String> {
     let g = trace.zwc_given.as_ref()?;

@@ -13,9 +13,8 @@ use crate::model::Rollout;
 
 use super::{
     TRACE_TIMEOUT, Trace, behaviour, trace_of_run, traced_program, traced_program_perturbed,
-    traced_program_poisoned,
+    traced_program_poisoned, untraced_program,
 };
-use crate::analysis::assemble::{assemble_program, rewrite_cases};
 use crate::model::TestCase;
 
 /// How long each traced run may take (the tracer slows a program down).
@@ -121,10 +120,8 @@ impl Tracing {
             None => {
                 let plain = trace(runs.next());
                 let poisoned = trace(runs.next()).ok();
-                // The grader's own run is the first untraced one.
+                // The grader's own run is the first untraced one (no count after a timeout).
                 let graded = self.report.execution.as_ref().and_then(|e| e.zwc_calls);
-                let graded =
-                    graded.filter(|_| !self.report.execution.as_ref().is_some_and(|e| e.timed_out));
                 Ran {
                     plain,
                     poisoned,
@@ -148,12 +145,7 @@ impl Tracing {
             }
         };
         if self.untraced_last {
-            // A run that did not end by itself counted only part of its calls.
-            match untraced
-                .and_then(Result::ok)
-                .filter(|r| !r.timed_out)
-                .and_then(|r| r.zwc_calls)
-            {
+            match untraced.and_then(Result::ok).and_then(|r| r.zwc_calls) {
                 Some(n) => ran.unwatched.push(n),
                 None => ran.unwatched_lost = true,
             }
@@ -174,11 +166,8 @@ impl Tracing {
                 .into_iter()
                 .collect();
             if untraced {
-                self.programs.push(assemble_program(
-                    &code,
-                    &self.report.entry,
-                    &rewrite_cases(&self.cases),
-                ));
+                self.programs
+                    .push(untraced_program(&code, &self.report.entry, &self.cases));
             }
             self.untraced_last = untraced;
             self.ran = Some(ran);

@@ -244,7 +244,8 @@ pub struct Trace {
 pub struct ZwcGiven {
     /// A call was given one of the entry's arguments, or a container or array one holds
     /// (by identity), or an object of no kind compared by value, or came from where the
-    /// entry's arguments could not be found (another thread).
+    /// entry's arguments could not be found (another thread), or was given other values
+    /// than the first case's call of the same rank.
     pub saw: bool,
     /// Results other than numbers and text (an array, a callable) zwc's code handed back
     /// to the code during the cases.
@@ -584,6 +585,12 @@ pub fn run_traced(runner: &dyn ProgramRunner, code: &str, program: &str) -> Resu
     Ok(trace_of_run(code, &out))
 }
 
+/// `code` on `cases` as the grader runs it, untraced: its runs give the runtime's count of
+/// zwc calls ([`RunOutput::zwc_calls`]) to compare with a traced run's.
+pub fn untraced_program(code: &str, entry: &str, cases: &[TestCase]) -> String {
+    assemble_program(code, entry, &rewrite_cases(cases))
+}
+
 /// The trace of a traced program's run, with the runtime's count of zwc calls.
 pub fn trace_of_run(code: &str, out: &RunOutput) -> Trace {
     Trace {
@@ -769,16 +776,15 @@ pub fn confirm(
     // often than the untraced runs so far: the runtime's count of zwc calls in each.
     let mut unwatched = Vec::new();
     if behaviour::wants_unwatched(&trace, &unwatched) {
-        let program = assemble_program(code, entry, &rewrite_cases(cases));
+        let program = untraced_program(code, entry, cases);
         while behaviour::wants_unwatched(&trace, &unwatched) {
             let key = cache::trace_key(
                 &format!("{code}\0untraced-{}", unwatched.len() + 1),
                 entry,
                 cases,
             );
-            let (run, _) = traced(runner, cache, &key, code, &program)?;
-            // A run that did not end by itself counted only part of its calls.
-            match run.runtime_calls.filter(|_| !run.timed_out) {
+            // No count from a run that timed out (the worker's rule).
+            match traced(runner, cache, &key, code, &program)?.0.runtime_calls {
                 Some(n) => unwatched.push(n),
                 None => break,
             }
