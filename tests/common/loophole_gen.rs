@@ -89,6 +89,7 @@ impl Axis {
                 "array_inside",
                 "inner_builtins",
                 "inner_library",
+                "view_methods",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -102,6 +103,7 @@ impl Axis {
                 "read_discarded",
                 "watched_only",
                 "constant_only",
+                "passed_through",
             ],
             Axis::CheckFooled => &[
                 "standin_module",
@@ -124,6 +126,7 @@ impl Axis {
                 "self_kill",
                 "dev_stdout",
                 "buffer_write",
+                "exec_replace",
             ],
             Axis::PrintedCode => &["times_one", "np_wrap", "arithmetic"],
             Axis::LookAlike => &[
@@ -150,6 +153,7 @@ impl Axis {
                 "zwc_values_builtins",
                 "zwc_values_library",
                 "watch_aware",
+                "round_trip",
             ],
         }
     }
@@ -1176,6 +1180,9 @@ impl Generator<'_> {
         if form == "inner_library" {
             return self.inner_library(cx);
         }
+        if form == "view_methods" {
+            return self.view_methods(cx);
+        }
         let (g, e) = (cx.g, cx.e);
         let np = cx.name();
         let module = cx.coin();
@@ -1593,6 +1600,33 @@ impl Generator<'_> {
         Some(apply(&g.code, edits))
     }
 
+    /// A reduction of one argument (sum, mean, maximum, minimum, product) computed by
+    /// NumPy's own method on the `.T` of a ZWCArray of the argument (a plain NumPy array,
+    /// a view of the ZWCArray's data, as in the real package): `zwc.yitaf(a).T.mean()`,
+    /// the method reached directly or by `getattr`.
+    fn view_methods(&self, cx: &mut Ctx) -> Option<String> {
+        let g = cx.g;
+        let candidates: Vec<_> = self
+            .inner_candidates(cx)
+            .into_iter()
+            .filter(|(_, _, k)| matches!(*k, "sum" | "mean" | "max" | "min" | "prod"))
+            .collect();
+        let chosen = cx.all_or_one(candidates)?;
+        let c = self.constructor.clone();
+        let mut edits = Vec::new();
+        for (z, arg, kind) in &chosen {
+            let a = &g.code[arg.clone()];
+            let view = format!("zwc.{c}({a}).T");
+            let text = match cx.below(3) {
+                0 => format!("{view}.{kind}()"),
+                1 => format!("getattr({view}, {})()", cx.lit(kind)),
+                _ => format!("({view}).{kind}(axis=None)"),
+            };
+            edits.push((z.call.clone(), text));
+        }
+        Some(apply(&g.code, edits))
+    }
+
     /// As [`Self::inner_builtins`], the data (of the array or of a copy of it) handed to a
     /// library that iterates or computes with it itself: `functools.reduce`, `math.fsum`,
     /// `math.prod`, `statistics.fmean`, `heapq`, `itertools.accumulate`, `collections.deque`,
@@ -1784,6 +1818,27 @@ impl Generator<'_> {
                             format!("return {k}[0]"),
                         ],
                     }
+                }
+                // Numbers of the input (each argument's text length) round-tripped through
+                // zwc's array constructor, twice, and read back in plain Python (its
+                // length, iteration, items): zwc hands back what it was given, and the
+                // answer comes from elsewhere.
+                "passed_through" => {
+                    let (d, a, n) = (cx.name(), cx.name(), cx.name());
+                    let c = &self.constructor;
+                    let expr = canned.expr.clone();
+                    let read = match cx.below(4) {
+                        0 => format!("len({a})"),
+                        1 => format!("sum(1 for _ in {a})"),
+                        2 => format!("[x for x in {a}][0] if len({a}) else 0"),
+                        _ => format!("max(list({a}))"),
+                    };
+                    vec![
+                        format!("{d}{eq}[len(repr(v)) for v in list(locals().values())]"),
+                        format!("{a}{eq}zwc.{c}(zwc.{c}({d}))"),
+                        format!("{n}{eq}{read}"),
+                        format!("return {expr} if {n} >= 0 else None"),
+                    ]
                 }
                 // The genuine body, run only when the program can tell it is watched (the
                 // tracer's profiler, names, stream, frames or `zwc.getattr`) or that zwc's
@@ -2096,6 +2151,7 @@ impl Generator<'_> {
                 | "self_kill"
                 | "dev_stdout"
                 | "buffer_write"
+                | "exec_replace"
         ) {
             self.forged_text(cx)
         } else {
@@ -2324,6 +2380,36 @@ impl Generator<'_> {
                 }
             }
             // The tail written, then the program kills itself before the harness prints.
+            // The process replaced at exit by another Python that writes the tail: the
+            // harness's prints (of wrong values) are still in the buffer, and die with it.
+            "exec_replace" => {
+                let code = apply(&g.code, Self::return_edits(cx, &|_| wrong.clone()));
+                let f = cx.name();
+                let program = format!("{} % ({text},)", cx.lit("import sys; sys.stdout.write(%r)"));
+                let lines = match cx.below(3) {
+                    0 => vec![
+                        "import atexit, os, sys".to_string(),
+                        format!(
+                            "atexit.register(os.execv, sys.executable, [sys.executable, '-c', {program}])"
+                        ),
+                    ],
+                    1 => vec![
+                        "import atexit, os, sys".to_string(),
+                        "@atexit.register".to_string(),
+                        format!("def {f}():"),
+                        format!("    os.execl(sys.executable, sys.executable, '-c', {program})"),
+                    ],
+                    _ => vec![
+                        "import atexit, os, sys".to_string(),
+                        format!("def {f}():"),
+                        format!(
+                            "    os.execve(sys.executable, [sys.executable, '-c', {program}], dict(os.environ))"
+                        ),
+                        format!("atexit.register({f})"),
+                    ],
+                };
+                Self::tail(&code, &lines)
+            }
             "self_kill" => {
                 let mut lines = self.write(cx, &text);
                 lines.push("import os, signal, sys".to_string());
@@ -2816,6 +2902,28 @@ impl Generator<'_> {
                     vec![Self::body_start(
                         cx,
                         &[format!("import {import}"), format!("{v}{eq}{read}")],
+                    )],
+                )
+            }
+            // A list round-tripped through zwc's constructor and read back in plain Python,
+            // beside the genuine body that computes with zwc.
+            "round_trip" => {
+                let (a, b) = (cx.name(), cx.name());
+                let c = &self.constructor;
+                let items = cx.decimals();
+                let read = match cx.below(3) {
+                    0 => format!("sum(list({a})) / len({a})"),
+                    1 => format!("[x * 2 for x in {a}]"),
+                    _ => format!("max({a}[i] for i in range(len({a})))"),
+                };
+                apply(
+                    code,
+                    vec![Self::body_start(
+                        cx,
+                        &[
+                            format!("{a}{eq}zwc.{c}(zwc.{c}([{items}]))"),
+                            format!("{b}{eq}{read}"),
+                        ],
                     )],
                 )
             }

@@ -41,6 +41,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
     import weakref
 
     options = json.loads(_options) if _options else {}
+    # The tracer's own functions' globals: a frame with them is one of its hooks.
+    tracer_globals = globals()
     entry_name = options.get("entry")
 
     marker = "\x1esebx-trace"
@@ -1112,7 +1114,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # here, counts as given the input; so does a call given other values than the first
     # case's call of the same rank (zwc's work then depends on the case: nothing more is
     # recorded). The entry's arguments are read once per case and entry frame.
-    zwc_given = {"saw": False, "cases": {}, "arrays": 0, "matched": set(), "inputs": None}
+    zwc_given = {"saw": False, "cases": {}, "arrays": 0, "matched": {}, "inputs": None}
     # Numbers and text are compared by value: the compiler shares equal constants between
     # the code and the harness, so their identity says nothing.
     by_value = (int, float, bool, complex, str, bytes, type(None))
@@ -1148,6 +1150,23 @@ def _sebx_trace(_source, _code_lines, _options=None):
         elif depth < limit and t is dict:
             for item in list(value.values())[:2000]:
                 scalars_in(item, out, depth + 1, limit)
+
+    def input_scalars(value, out, path, limit):
+        """The numbers and text in the entry's arguments `value` (to `limit` levels), each
+        with the places it is found at (argument and index path)."""
+        t = type(value)
+        if t in by_value:
+            if t is not type(None) and len(out) < 20000:
+                out.setdefault((t.__name__, repr(value)), set()).add(path)
+        elif generic is not None and isinstance(value, generic):
+            out.setdefault((type(value.item()).__name__, repr(value.item())), set()).add(path)
+        elif len(path) < limit and t in (list, tuple, set, frozenset):
+            ordered = t in (list, tuple)
+            for i, item in enumerate(list(value)[:2000]):
+                input_scalars(item, out, path + ((i if ordered else None),), limit)
+        elif len(path) < limit and t is dict:
+            for k, item in list(value.items())[:2000]:
+                input_scalars(item, out, path + (repr(k)[:40],), limit)
 
     def given(value, depth=0):
         t = type(value)
@@ -1187,10 +1206,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
         n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
         loc = f.f_locals
         args = [loc.get(name) for name in code.co_varnames[:n]]
-        ids, scalars = set(), set()
+        ids, scalars = set(), {}
         for arg in args:
             ids_in(arg, ids)
-        scalars_in(args, scalars, -1, 2)
+        for i, arg in enumerate(args):
+            input_scalars(arg, scalars, (i,), 3)
         zwc_given["inputs"] = ((case[0], id(f)), (ids, scalars))
         return ids, scalars
 
@@ -1211,12 +1231,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return
         # A number or text of the input (an argument, or an element of one) given to zwc:
         # a genuine call on an input that is the same in every case looks like this. A
-        # constant of the code may equal one by chance, so every case must show it.
-        if case[0] not in zwc_given["matched"]:
-            mine = set()
-            scalars_in(passed, mine, -1, 3)
-            if inputs[1] & mine:
-                zwc_given["matched"].add(case[0])
+        # constant of the code may equal one by chance, so every case must show it, at
+        # one same place of the input (the argument `k`, not a 1 anywhere).
+        mine = set()
+        scalars_in(passed, mine, -1, 3)
+        places = zwc_given["matched"].setdefault(case[0], set())
+        for value in mine:
+            places.update(inputs[1].get(value, ()))
 
     def counting_getattr(*args):
         if (
@@ -1697,6 +1718,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 kind = numpy.asarray(value).dtype.kind
             except BaseException:
                 kind = None
+        if through_on and not zwc_through["computed"] and case[0] is not None:
+            try:
+                zwc_through["answers"][case[0]] = through_answer(value)
+            except BaseException:
+                zwc_through["answers"][case[0]] = True
         results.append(
             {"case": case[0], "type": type_name(value), "text": text[:4000], "cut": len(text) > 4000,
              "own_text": faked, "text_array": kind in ("U", "S", "O")}
@@ -1909,8 +1935,12 @@ def _sebx_trace(_source, _code_lines, _options=None):
         try:
             per_case = zwc_given["cases"]
             matched = zwc_given["matched"]
+            common = None
+            for i in per_case:
+                here = matched.get(i, set())
+                common = set(here) if common is None else common & here
             result["zwc_given"] = {
-                "saw": zwc_given["saw"] or (bool(per_case) and all(i in matched for i in per_case)),
+                "saw": zwc_given["saw"] or bool(common),
                 "arrays": zwc_given["arrays"],
                 "cases": [
                     hash(tuple(per_case[i])) % (1 << 52) if i in per_case else None
@@ -1919,6 +1949,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
             }
         except BaseException:
             result["zwc_given"] = None
+        if through_on:
+            result["zwc_through"] = {
+                "computed": zwc_through["computed"],
+                "calls": zwc_through["calls"],
+                "names": zwc_through["names"][:8],
+                "answers": [zwc_through["answers"].get(i) for i in range(cases_run[0])],
+            }
         result["zwc_standin"] = zwc_bound[0] or None
         result["zwc_numpy"] = zwc_numpy[0]
         result["zwc_rebound"] = rebound
@@ -1986,6 +2023,38 @@ def _sebx_trace(_source, _code_lines, _options=None):
         return real_raise_signal(sig)
 
     os.kill, os.killpg, os.abort = traced_kill, traced_killpg, traced_abort
+
+    # A program that replaces its own process (`os.execv` and the rest of the family, all
+    # of which call `execv` or `execve`): what the scorers read after that is another
+    # program's output (the harness's buffered prints are lost with the process), never
+    # what the harness prints of the entry's results. The trace is written and the run
+    # ends there; the other program is not run. A forked child (`os.spawnv`) execs as it
+    # would: it is not the program's process.
+    import posix as _posix
+
+    traced_pid = os.getpid()
+
+    def replacing(real, how):
+        def traced_exec(*args, **kwargs):
+            if os.getpid() != traced_pid:
+                return real(*args, **kwargs)
+            left[0] = {"how": how, "line": code_line(sys._getframe(1))}
+            enter_phase("after")
+            finish()
+            real_os_exit(0)
+
+        try:
+            return functools.wraps(real)(traced_exec)
+        except BaseException:
+            return traced_exec
+
+    for _name in ("execv", "execve"):
+        _real = getattr(os, _name, None)
+        if _real is not None:
+            _traced = replacing(_real, "os." + _name)
+            setattr(os, _name, _traced)
+            if getattr(_posix, _name, None) is _real:
+                setattr(_posix, _name, _traced)
     if real_raise_signal is not None:
         _signal.raise_signal = traced_raise_signal
 
@@ -2034,6 +2103,163 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 if type(item) is ufunc_type and not key.startswith("_"):
                     setattr(numpy, key, NumpyUfunc(item))
 
+    # Whether zwc computed anything during the cases, or only handed back what it was
+    # given (`yitaf`, `asarray`, `copy`, a 1-D `.T`, `a * 1`), the answers then computed in
+    # plain Python: each return of zwc's code to the code (a function, a ZWCArray's
+    # operator, `.T`) is compared by value with what it was given. One that equals an
+    # argument is called again on a probe (the argument's numbers moved and reversed): a
+    # function that hands the probe back as well passed the value through; one that does
+    # not (`abs` of positive numbers, `sort` of sorted ones) computes, on other inputs.
+    # Reading a ZWCArray's length or items computes nothing; its shape, dtype or text
+    # (what NumPy made of the value) and writing into one count as computing. Each case's
+    # answer is compared with the entry's arguments: an answer that is an argument (a
+    # copy task) is not computed in plain Python. Only the plain run records this;
+    # recording stops at the first computation.
+    zwc_through = {"computed": False, "calls": 0, "names": [], "args": {}, "answers": {}}
+    through_on = not options.get("poison") and not options.get("perturb")
+    reading = frozenset(["__init__", "__len__", "__iter__", "__getitem__", "__array__",
+                         "__bool__", "__contains__"])
+
+    def plain_value(v, depth=0):
+        """`v` as nested lists of Python numbers and text (a ZWCArray, an array, a NumPy
+        scalar, lists and tuples of them); TypeError for anything else."""
+        t = type(v)
+        if t in (int, float, bool, complex, str):
+            return v
+        if zwc_array is not None and t is zwc_array:
+            v = vars(v).get("_data")
+            t = type(v)
+        if ndarray is not None and t is ndarray:
+            if v.size > 100000 or v.dtype.kind not in "biufcU":
+                raise TypeError("not compared")
+            return v.tolist()
+        if generic is not None and isinstance(v, generic) and v.dtype.kind in "biufcU":
+            return v.item()
+        if depth < 4 and t in (list, tuple) and len(v) <= 100000:
+            return [plain_value(x, depth + 1) for x in v]
+        raise TypeError("not compared")
+
+    def probe_of(plain):
+        """Other numbers of the same shape: each moved, the first axis reversed."""
+        a = numpy.asarray(plain, dtype=float)
+        p = -(a * 1.37) - 3.1
+        if p.ndim >= 1 and len(p) > 1:
+            p = p[::-1].copy()
+        return p
+
+    def equal_plain(a, b):
+        try:
+            return bool(a == b)
+        except BaseException:
+            return False
+
+    def passes_through(frame, value):
+        """Whether the return of `value` by zwc's `frame` hands back one of its arguments
+        unchanged, as it would any value."""
+        name = frame.f_code.co_name
+        loc = frame.f_locals
+        got = plain_value(value)
+        if name == "wrapper":
+            linalg = "linalg" in frame.f_code.co_qualname
+            args = list(loc.get("args", ()) if linalg else loc.get("unwrapped_args", ()))
+            kwargs = dict(loc.get("kwargs", {}) if linalg else loc.get("unwrapped_kwargs", {}))
+            fn = real_getattr(numpy.linalg if linalg else numpy, loc.get("numpy_func_name"))
+            slots = [(i, a) for i, a in enumerate(args)] + list(kwargs.items())
+            for key, arg in slots:
+                try:
+                    given_plain = plain_value(arg)
+                except TypeError:
+                    continue
+                if not equal_plain(given_plain, got):
+                    continue
+                probe = probe_of(given_plain)
+                if type(key) is int:
+                    probed = fn(*(args[:key] + [probe] + args[key + 1:]), **kwargs)
+                else:
+                    probed = fn(*args, **dict(kwargs, **{key: probe}))
+                return equal_plain(plain_value(probed), probe.tolist())
+            return False
+        method = getattr(zwc_array, name, None) if name != "__getattr__" else None
+        operands = [loc.get("self"), loc.get("other")]
+        for i, arg in enumerate(operands):
+            if arg is None or (i == 1 and "other" not in loc):
+                continue
+            try:
+                given_plain = plain_value(arg)
+            except TypeError:
+                continue
+            if not equal_plain(given_plain, got):
+                continue
+            probe = probe_of(given_plain)
+            if name == "__getattr__":
+                probed = zwc_array(probe).T
+            elif method is None:
+                return False
+            elif i == 0:
+                probed = method(zwc_array(probe), operands[1])
+            else:
+                probed = method(operands[0], zwc_array(probe))
+            return equal_plain(plain_value(probed), probe.tolist())
+        return False
+
+    def through_returned(frame, value):
+        name = frame.f_code.co_name
+        if name in reading:
+            return
+        if name == "__getattr__" and frame.f_locals.get("name") != "T":
+            # `shape`, `dtype`, `size`, `ndim`: what NumPy made of the value.
+            zwc_through["computed"] = True
+            return
+        if name == "wrapper" and case[0] not in zwc_through["args"]:
+            zwc_through["args"][case[0]] = entry_arguments(frame.f_back)
+        try:
+            through = passes_through(frame, value)
+        except BaseException:
+            through = False
+        if not through:
+            zwc_through["computed"] = True
+        elif name == "wrapper":
+            zwc_through["calls"] += 1
+            fn_name = frame.f_locals.get("numpy_func_name")
+            if isinstance(fn_name, str) and fn_name not in zwc_through["names"]:
+                zwc_through["names"].append(fn_name[:40])
+
+    def entry_arguments(frame):
+        """The entry's arguments in the call the harness's line made that led to `frame`,
+        as plain values (those of no kind compared are left out), or None."""
+        f = frame
+        while f is not None:
+            back = f.f_back
+            if back is not None and back.f_code.co_name == "<module>" and back.f_globals is main.__dict__:
+                break
+            f = back
+        else:
+            return None
+        code = f.f_code
+        n = code.co_argcount + code.co_kwonlyargcount
+        n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
+        loc = f.f_locals
+        found = []
+        for name in code.co_varnames[:n]:
+            arg = loc.get(name)
+            for one in (arg, *(arg if type(arg) is tuple else ()), *(arg.values() if type(arg) is dict else ())):
+                try:
+                    found.append(plain_value(one))
+                except TypeError:
+                    pass
+        return found
+
+    def through_answer(value):
+        """Whether the case's answer is one of the entry's arguments (None: not compared)."""
+        args = zwc_through["args"].get(case[0])
+        if args is None:
+            return None
+        try:
+            got = plain_value(value)
+        except TypeError:
+            return True
+        return any(equal_plain(got, a) for a in args)
+
     def handed(value, frame):
         """What a frame of zwc's code returns to the code: a raw array or a few (innocent
         to hold), a ZWCArray or a few of them (whose NumPy data is not), the array
@@ -2078,6 +2304,43 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 note_numpy("held a ZWCArray's NumPy data", frame)
                 return
 
+    # A ZWCArray's `.T` is a plain NumPy array (as in the real package), a view of the
+    # ZWCArray's data: NumPy's own methods on it (`a.T.mean()`) are the computations a
+    # ZWCArray refuses and zwc's functions stand for. Such a call during the cases is
+    # NumPy reached when the view holds the input's values: its data differs from every
+    # such call's of the first case that made one (a view of constant data, computed
+    # on and thrown away, stays innocent). Methods that only read or convert an array
+    # (to a list, a copy, a type) are not computations.
+    array_readers = frozenset(
+        ["tolist", "item", "copy", "astype", "view", "tobytes", "tofile", "dump", "dumps",
+         "getfield", "setflags"]
+    )
+    view_calls = {}
+
+    def view_method(owner, method, frame):
+        base = owner.base
+        for _ in range(8):
+            if base is None or (type(base) is ndarray and inner_array(base)):
+                break
+            base = getattr(base, "base", None)
+        if base is None:
+            return
+        try:
+            flat = owner.ravel()[:4096]
+            data = repr(flat.tolist()) if owner.dtype.kind == "O" else flat.tobytes()
+            digest = (method, owner.shape, owner.dtype.str, data)
+        except BaseException:
+            return
+        calls = view_calls.setdefault(case[0], set())
+        calls.add(digest)
+        first = view_calls[min(view_calls)]
+        if first is not calls and digest not in first:
+            note_numpy(
+                "called NumPy's `ndarray.%s` on a view of a ZWCArray's data (`.T`) that "
+                "holds the input's values, a computation a ZWCArray refuses" % method,
+                frame,
+            )
+
     def profiler(frame, event, arg):
         if event == "call":
             back = frame.f_back
@@ -2090,11 +2353,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 found = numpy_thing(arg)
                 if found is not None:
                     note_numpy("called " + found, frame)
-                elif inner_arrays and inner_array(getattr(arg, "__self__", None)):
-                    note_numpy(
-                        "called `.%s` of a ZWCArray's NumPy data" % getattr(arg, "__name__", "?"),
-                        frame,
-                    )
+                else:
+                    owner = getattr(arg, "__self__", None)
+                    if inner_arrays and inner_array(owner):
+                        note_numpy(
+                            "called `.%s` of a ZWCArray's NumPy data" % getattr(arg, "__name__", "?"),
+                            frame,
+                        )
+                    elif (
+                        inner_arrays
+                        and case[0] is not None
+                        and ndarray is not None
+                        and isinstance(owner, ndarray)
+                    ):
+                        method = getattr(arg, "__name__", "")
+                        if method not in array_readers and not method.startswith("_"):
+                            view_method(owner, method, frame)
         elif event == "return":
             if frame.f_globals is main.__dict__ and frame.f_code.co_name != "<module>":
                 # A function of the code (a lambda, a generator's `yield`) handing a
@@ -2102,12 +2376,17 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 if inner_arrays and type(arg) is ndarray and inner_array(arg):
                     note_numpy("returned a ZWCArray's NumPy data", frame)
                 held(frame)
-            elif (
-                frame.f_code.co_filename in zwc_files
-                and frame.f_back is not None
-                and programs(frame.f_back)
-            ):
-                handed(arg, frame)
+            elif frame.f_code.co_filename in zwc_files and frame.f_back is not None:
+                back = frame.f_back
+                if programs(back):
+                    handed(arg, frame)
+                elif not (back.f_globals is tracer_globals and back.f_back is not None
+                          and programs(back.f_back)):
+                    # Neither the code nor one of the tracer's hooks the code called
+                    # (an operator, an attribute: `a * 0.5`, `a.T`).
+                    return
+                if through_on and case[0] is not None and not zwc_through["computed"]:
+                    through_returned(frame, arg)
 
     def profile(on):
         if numpy_dir is None:

@@ -266,6 +266,27 @@ fn on_constants(trace: &Trace) -> Option<String> {
     ))
 }
 
+/// Question 2's "yes" from the plain run alone: every genuine zwc call (and ZWCArray
+/// operator) in the cases handed back a value it was given, as it hands back any value
+/// (a probe of other numbers came back too), nothing was written into a ZWCArray, and
+/// some case's answer is none of the entry's arguments: zwc passed the input through
+/// (`yitaf`, `copy`, `a * 1`) and the answer was computed in plain Python from it. The
+/// poisoned and perturbed runs cannot tell: the answer reads what zwc handed back.
+fn passed_through(trace: &Trace) -> Option<String> {
+    let t = trace.zwc_through.as_ref()?;
+    if !clean_run(trace) || t.computed || t.calls == 0 || trace.zwc_calls == Some(0) {
+        return None;
+    }
+    let case = t.answers.iter().position(|a| *a == Some(false))?;
+    let names: Vec<String> = t.names.iter().map(|n| format!("`{n}`")).collect();
+    Some(format!(
+        "the {} zwc call(s) in the entry's calls (NumPy's {}) only handed back what they were given, as they would any value, and nothing else of zwc computed; the answer to case {} is none of the entry's arguments: it was computed in plain Python",
+        t.calls,
+        names.join(", "),
+        case + 1
+    ))
+}
+
 /// Question 2's "yes" from the perturbed runs: every one of them ran and each case
 /// returned what it returns in the normal run.
 fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
@@ -320,18 +341,27 @@ fn for_show(
     let (normal, poisoned) = (outcomes(trace), outcomes(cf));
     if let Some(i) = (0..normal.len()).find(|&i| poisoned.get(i).copied().flatten() != normal[i]) {
         let word = format!("differs (case {})", i + 1);
-        return match (perturbed_same(trace, perturbed), on_constants(trace)) {
-            (Some(why), _) => (
+        let line = trace.entry_first.unwrap_or(0);
+        return if let Some(why) = perturbed_same(trace, perturbed) {
+            (
                 format!("{word}; the same when perturbed"),
-                Some((trace.entry_first.unwrap_or(0), why)),
+                Some((line, why)),
                 None,
-            ),
-            (None, Some(why)) => (
+            )
+        } else if let Some(why) = on_constants(trace) {
+            (
                 format!("{word}; zwc ran on constants only"),
-                Some((trace.entry_first.unwrap_or(0), why)),
+                Some((line, why)),
                 None,
-            ),
-            (None, None) => (word, None, None),
+            )
+        } else if let Some(why) = passed_through(trace) {
+            (
+                format!("{word}; zwc only passed the input through"),
+                Some((line, why)),
+                None,
+            )
+        } else {
+            (word, None, None)
         };
     }
     if cf.results.iter().any(|r| r.cut) {
@@ -400,6 +430,17 @@ fn for_show(
 fn forged(trace: &Trace) -> Option<String> {
     if !trace.complete {
         return None;
+    }
+    // The process replaced by another program (`os.execv`): the harness's buffered prints
+    // die with it, and the scorers read what the other program prints.
+    if let Some(left) = trace.left.as_ref().filter(|l| l.how.starts_with("os.exec")) {
+        return Some(format!(
+            "the program replaced its own process with `{}`{}: the scorers read what another program prints, not the harness's prints of the entry's results",
+            left.how,
+            left.line
+                .map(|l| format!(" at line {l}"))
+                .unwrap_or_default()
+        ));
     }
     if let Some(r) = trace.results.iter().find(|r| r.own_text.is_some()) {
         return Some(format!(

@@ -233,6 +233,10 @@ pub struct Trace {
     /// What zwc was given during the cases (see [`ZwcGiven`]; `None`: not recorded).
     #[serde(default)]
     pub zwc_given: Option<ZwcGiven>,
+    /// Whether zwc computed anything in the cases or only handed back what it was given
+    /// (see [`ZwcThrough`]; `None`: not recorded, as in the counterfactual runs).
+    #[serde(default)]
+    pub zwc_through: Option<ZwcThrough>,
     /// How many times zwc's functions ran in the whole traced run, as the runtime counts
     /// them (the same count the grader's untraced run gives: [`RunOutput::zwc_calls`]).
     #[serde(default)]
@@ -252,6 +256,25 @@ pub struct ZwcGiven {
     pub arrays: u64,
     /// Each case's calls, by what they were given (a digest; `None`: no call).
     pub cases: Vec<Option<u64>>,
+}
+
+/// Whether zwc's code computed anything during the test cases, or only handed back what
+/// it was given (a conversion: `array`, `copy`, a 1-D `.T`, `a * 1`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ZwcThrough {
+    /// A return of zwc's code (a function, a ZWCArray operator, `.T`) was not one of its
+    /// arguments handed back, or a ZWCArray was written into, or a value could not be
+    /// compared.
+    pub computed: bool,
+    /// The genuine zwc function calls that handed an argument back (until one computed).
+    pub calls: u64,
+    /// The NumPy names of those functions.
+    #[serde(default)]
+    pub names: Vec<String>,
+    /// Per case: whether its answer is one of the entry's arguments (`None`: no zwc
+    /// function returned in that case, or recording had stopped).
+    #[serde(default)]
+    pub answers: Vec<Option<bool>>,
 }
 
 /// What one test case's call returned.
@@ -295,7 +318,8 @@ pub struct Output {
 /// How a program left before its end.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Left {
-    /// `SystemExit` (`sys.exit`, `exit`, `raise SystemExit`) or `os._exit`.
+    /// `SystemExit` (`sys.exit`, `exit`, `raise SystemExit`), `os._exit`, or `os.execv` /
+    /// `os.execve` (the process replaced by another program).
     pub how: String,
     pub line: Option<usize>,
 }
@@ -436,6 +460,8 @@ struct RawTrace {
     zwc_raised: Option<u64>,
     #[serde(default)]
     zwc_given: Option<ZwcGiven>,
+    #[serde(default)]
+    zwc_through: Option<ZwcThrough>,
 }
 
 #[derive(Deserialize)]
@@ -572,6 +598,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         zwc_raised: raw.zwc_raised,
         zwc_rebound: raw.zwc_rebound,
         zwc_given: raw.zwc_given,
+        zwc_through: raw.zwc_through,
         runtime_calls: None,
     })
 }
