@@ -1411,7 +1411,10 @@ fn a_constant_equal_to_input_values_at_other_places_is_still_a_constant() {
         ),
         rollout(
             "import zwc\ndef f(values, k):\n    return max(values) * float(zwc.gudaxe([k])) / k\n",
-            &[("values=[1.0, 3.0], k=1.0", "3.0"), ("values=[5.0, 2.0], k=1.0", "5.0")],
+            &[
+                ("values=[1.0, 3.0], k=1.0", "3.0"),
+                ("values=[5.0, 2.0], k=1.0", "5.0"),
+            ],
             "max",
         ),
     ];
