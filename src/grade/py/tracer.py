@@ -1186,26 +1186,35 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return ("scalar", value.dtype.str, repr(value.item()))
         raise TypeError("not compared")
 
-    def entry_inputs(frame):
-        """What the entry's arguments hold in the call the harness's line made that led to
-        `frame` (their values at the case's first zwc call): (the ids of their containers
-        and arrays, their numbers and text), or None."""
+    def entry_frame(frame):
+        """The frame of the entry's call the harness's line made that led to `frame`."""
         f = frame
         while f is not None:
             back = f.f_back
             if back is not None and back.f_code.co_name == "<module>" and back.f_globals is main.__dict__:
-                break
+                return f
             f = back
-        else:
-            return None
-        known = zwc_given["inputs"]
-        if known is not None and known[0] == (case[0], id(f)):
-            return known[1]
+        return None
+
+    def arguments_of(f):
+        """The values of frame `f`'s arguments (`*args` and `**kwargs` as one each)."""
         code = f.f_code
         n = code.co_argcount + code.co_kwonlyargcount
         n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
         loc = f.f_locals
-        args = [loc.get(name) for name in code.co_varnames[:n]]
+        return [loc.get(name) for name in code.co_varnames[:n]]
+
+    def entry_inputs(frame):
+        """What the entry's arguments hold in the call the harness's line made that led to
+        `frame` (their values at the case's first zwc call): (the ids of their containers
+        and arrays, their numbers and text), or None."""
+        f = entry_frame(frame)
+        if f is None:
+            return None
+        known = zwc_given["inputs"]
+        if known is not None and known[0] == (case[0], id(f)):
+            return known[1]
+        args = arguments_of(f)
         ids, scalars = set(), {}
         for arg in args:
             ids_in(arg, ids)
@@ -1232,12 +1241,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
         # A number or text of the input (an argument, or an element of one) given to zwc:
         # a genuine call on an input that is the same in every case looks like this. A
         # constant of the code may equal one by chance, so every case must show it, at
-        # one same place of the input (the argument `k`, not a 1 anywhere).
-        mine = set()
-        scalars_in(passed, mine, -1, 3)
-        places = zwc_given["matched"].setdefault(case[0], set())
-        for value in mine:
-            places.update(inputs[1].get(value, ()))
+        # one same place of the input (the argument `k`, not a 1 anywhere). The first 16
+        # calls of each case are looked at (the calls of a rank are the same in every
+        # case, or recording has stopped).
+        if len(calls) <= 16:
+            mine = set()
+            scalars_in(passed, mine, -1, 3)
+            places = zwc_given["matched"].setdefault(case[0], set())
+            for value in mine:
+                places.update(inputs[1].get(value, ()))
 
     def counting_getattr(*args):
         if (
@@ -2227,21 +2239,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
     def entry_arguments(frame):
         """The entry's arguments in the call the harness's line made that led to `frame`,
         as plain values (those of no kind compared are left out), or None."""
-        f = frame
-        while f is not None:
-            back = f.f_back
-            if back is not None and back.f_code.co_name == "<module>" and back.f_globals is main.__dict__:
-                break
-            f = back
-        else:
+        f = entry_frame(frame)
+        if f is None:
             return None
-        code = f.f_code
-        n = code.co_argcount + code.co_kwonlyargcount
-        n += bool(code.co_flags & 4) + bool(code.co_flags & 8)
-        loc = f.f_locals
         found = []
-        for name in code.co_varnames[:n]:
-            arg = loc.get(name)
+        for arg in arguments_of(f):
             for one in (arg, *(arg if type(arg) is tuple else ()), *(arg.values() if type(arg) is dict else ())):
                 try:
                     found.append(plain_value(one))
