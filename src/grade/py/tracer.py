@@ -2177,42 +2177,43 @@ def _sebx_trace(_source, _code_lines, _options=None):
             kwargs = dict(loc.get("kwargs", {}) if linalg else loc.get("unwrapped_kwargs", {}))
             fn = real_getattr(numpy.linalg if linalg else numpy, loc.get("numpy_func_name"))
             slots = [(i, a) for i, a in enumerate(args)] + list(kwargs.items())
-            for key, arg in slots:
-                try:
-                    given_plain = plain_value(arg)
-                except TypeError:
-                    continue
-                if not equal_plain(given_plain, got):
-                    continue
-                probe = probe_of(given_plain)
-                if type(key) is int:
-                    probed = fn(*(args[:key] + [probe] + args[key + 1:]), **kwargs)
-                else:
-                    probed = fn(*args, **dict(kwargs, **{key: probe}))
-                return equal_plain(plain_value(probed), probe.tolist())
-            return False
+            found = handed_back(slots, got)
+            if found is None:
+                return False
+            key, probe = found
+            if type(key) is int:
+                probed = fn(*(args[:key] + [probe] + args[key + 1:]), **kwargs)
+            else:
+                probed = fn(*args, **dict(kwargs, **{key: probe}))
+            return equal_plain(plain_value(probed), probe.tolist())
         method = getattr(zwc_array, name, None) if name != "__getattr__" else None
         operands = [loc.get("self"), loc.get("other")]
-        for i, arg in enumerate(operands):
-            if arg is None or (i == 1 and "other" not in loc):
-                continue
+        slots = [(0, operands[0])] + ([(1, operands[1])] if "other" in loc else [])
+        found = handed_back([(i, a) for i, a in slots if a is not None], got)
+        if found is None:
+            return False
+        i, probe = found
+        if name == "__getattr__":
+            probed = zwc_array(probe).T
+        elif method is None:
+            return False
+        elif i == 0:
+            probed = method(zwc_array(probe), operands[1])
+        else:
+            probed = method(operands[0], zwc_array(probe))
+        return equal_plain(plain_value(probed), probe.tolist())
+
+    def handed_back(slots, got):
+        """The first (key, probe) of `slots` (key, argument) whose argument equals `got` by
+        value, the probe made from it; None when none does."""
+        for key, arg in slots:
             try:
                 given_plain = plain_value(arg)
             except TypeError:
                 continue
-            if not equal_plain(given_plain, got):
-                continue
-            probe = probe_of(given_plain)
-            if name == "__getattr__":
-                probed = zwc_array(probe).T
-            elif method is None:
-                return False
-            elif i == 0:
-                probed = method(zwc_array(probe), operands[1])
-            else:
-                probed = method(operands[0], zwc_array(probe))
-            return equal_plain(plain_value(probed), probe.tolist())
-        return False
+            if equal_plain(given_plain, got):
+                return key, probe_of(given_plain)
+        return None
 
     def through_returned(frame, value):
         name = frame.f_code.co_name
