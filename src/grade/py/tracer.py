@@ -1136,24 +1136,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
         elif zwc_array is not None and t is zwc_array:
             out.add(id(vars(value).get("_data")))
 
-    def scalars_in(value, out, depth, limit):
-        """The numbers and text in `value` (to `limit` levels), by value."""
-        t = type(value)
-        if t in by_value:
-            if t is not type(None) and len(out) < 20000:
-                out.add((t.__name__, repr(value)))
-        elif generic is not None and isinstance(value, generic):
-            out.add((type(value.item()).__name__, repr(value.item())))
-        elif depth < limit and t in (list, tuple, set, frozenset):
-            for item in list(value)[:2000]:
-                scalars_in(item, out, depth + 1, limit)
-        elif depth < limit and t is dict:
-            for item in list(value.values())[:2000]:
-                scalars_in(item, out, depth + 1, limit)
-
-    def input_scalars(value, out, path, limit):
-        """The numbers and text in the entry's arguments `value` (to `limit` levels), each
-        with the places it is found at (argument and index path)."""
+    def scalars_in(value, out, path, limit):
+        """The numbers and text in `value` (to `limit` levels below `path`'s), each with
+        the places it is found at (the index path from where the walk began)."""
         t = type(value)
         if t in by_value:
             if t is not type(None) and len(out) < 20000:
@@ -1163,10 +1148,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
         elif len(path) < limit and t in (list, tuple, set, frozenset):
             ordered = t in (list, tuple)
             for i, item in enumerate(list(value)[:2000]):
-                input_scalars(item, out, path + ((i if ordered else None),), limit)
+                scalars_in(item, out, path + ((i if ordered else None),), limit)
         elif len(path) < limit and t is dict:
             for k, item in list(value.items())[:2000]:
-                input_scalars(item, out, path + (repr(k)[:40],), limit)
+                scalars_in(item, out, path + (repr(k)[:40],), limit)
 
     def given(value, depth=0):
         t = type(value)
@@ -1219,7 +1204,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         for arg in args:
             ids_in(arg, ids)
         for i, arg in enumerate(args):
-            input_scalars(arg, scalars, (i,), 3)
+            scalars_in(arg, scalars, (i,), 3)
         zwc_given["inputs"] = ((case[0], id(f)), (ids, scalars))
         return ids, scalars
 
@@ -1245,8 +1230,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
         # calls of each case are looked at (the calls of a rank are the same in every
         # case, or recording has stopped).
         if len(calls) <= 16:
-            mine = set()
-            scalars_in(passed, mine, -1, 3)
+            mine = {}
+            scalars_in(passed, mine, (), 4)
             places = zwc_given["matched"].setdefault(case[0], set())
             for value in mine:
                 places.update(inputs[1].get(value, ()))
