@@ -1602,7 +1602,8 @@ impl Generator<'_> {
 
     /// A reduction of one argument (sum, mean, maximum, minimum, product) computed by
     /// NumPy's own method on the `.T` of a ZWCArray of the argument (a plain NumPy array,
-    /// a view of the ZWCArray's data, as in the real package): `zwc.yitaf(a).T.mean()`,
+    /// a view of the ZWCArray's data, as in the real package), a copy of it or an
+    /// operator's result on it: `zwc.yitaf(a).T.mean()`, `zwc.yitaf(a).T.copy().sum()`,
     /// the method reached directly or by `getattr`.
     fn view_methods(&self, cx: &mut Ctx) -> Option<String> {
         let g = cx.g;
@@ -1616,7 +1617,12 @@ impl Generator<'_> {
         let mut edits = Vec::new();
         for (z, arg, kind) in &chosen {
             let a = &g.code[arg.clone()];
-            let view = format!("zwc.{c}({a}).T");
+            // One time in four a copy of the view, one in four an operator's result on it.
+            let view = match cx.below(4) {
+                0 => format!("zwc.{c}({a}).T.copy()"),
+                1 => format!("(zwc.{c}({a}).T * 1)"),
+                _ => format!("zwc.{c}({a}).T"),
+            };
             let text = match cx.below(3) {
                 0 => format!("{view}.{kind}()"),
                 1 => format!("getattr({view}, {})()", cx.lit(kind)),

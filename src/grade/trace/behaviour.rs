@@ -127,11 +127,12 @@ fn outcomes(t: &Trace) -> Vec<Option<&str>> {
         .collect()
 }
 
-/// The perturbed run to make next for question 2 (1-based, up to
-/// [`super::PERTURBATIONS`]), given the normal run, the poisoned one and the perturbed runs
-/// done so far: only where the poison could not tell (the code read or returned a zwc
-/// value, so the poisoned answer differs) and genuine zwc ran during the cases, and only
-/// while every perturbed run so far returned the same as the normal one.
+/// The perturbed run to make next for question 2 (1-based: 1 and 2 of
+/// [`super::PERTURBATIONS`], or their variants 3 and 4), given the normal run, the
+/// poisoned one and the perturbed runs done so far: only where the poison could not tell
+/// (the code read or returned a zwc value, so the poisoned answer differs) and genuine zwc
+/// ran during the cases, and only while every perturbed run so far returned the same as
+/// the normal one, or crashed where its variant may not ([`perturbed_plan`]).
 pub fn next_perturbation(trace: &Trace, cf: Option<&Trace>, done: &[Trace]) -> Option<u8> {
     let cf = cf.filter(|cf| cf.complete && cf.out.is_some())?;
     if !clean_run(trace) || trace.zwc_calls.is_none_or(|n| n == 0) {
@@ -140,11 +141,57 @@ pub fn next_perturbation(trace: &Trace, cf: Option<&Trace>, done: &[Trace]) -> O
     if outcomes(cf) == outcomes(trace) {
         return None;
     }
-    let n = u8::try_from(done.len()).ok()?;
-    if n >= super::PERTURBATIONS || !done.iter().all(|p| same_as(trace, p)) {
-        return None;
+    match perturbed_plan(trace, done) {
+        Plan::Next(n) => Some(n),
+        Plan::Same { .. } | Plan::Stop => None,
     }
-    Some(n + 1)
+}
+
+/// Where the perturbed runs stand.
+enum Plan {
+    /// Make this run next.
+    Next(u8),
+    /// Every perturbation returned the same as the normal run; `variants` of them in
+    /// their variant with the same rows added to every call.
+    Same { variants: usize },
+    /// A run differed, or could not say.
+    Stop,
+}
+
+/// The perturbed runs replayed in the order they were made. Runs 1 and 2 add one row to
+/// one call's arrays and two to the next call's, so that two zwc results of one length
+/// have two lengths; where that makes the code crash (a broadcast of two such arrays, one
+/// written into another) or not return, the run says nothing, and its variant (3 for 1,
+/// 4 for 2: the same maps, a result of its argument's shape keeping it, any other one
+/// row more) is made instead. A variant that crashes too, or any run whose answers
+/// differ, ends it.
+fn perturbed_plan(trace: &Trace, done: &[Trace]) -> Plan {
+    let (mut next, mut variants) = (1u8, 0);
+    for p in done {
+        if same_as(trace, p) {
+            variants += usize::from(next > super::PERTURBATIONS);
+            let base = if next > super::PERTURBATIONS {
+                next - super::PERTURBATIONS
+            } else {
+                next
+            };
+            if base >= super::PERTURBATIONS {
+                return Plan::Same { variants };
+            }
+            next = base + 1;
+        } else if next <= super::PERTURBATIONS && failed(p) {
+            next += super::PERTURBATIONS;
+        } else {
+            return Plan::Stop;
+        }
+    }
+    Plan::Next(next)
+}
+
+/// A perturbed run that says nothing about the answer: some case crashed or did not
+/// return (a zwc function the extra rows made raise included).
+fn failed(p: &Trace) -> bool {
+    !clean_run(p)
 }
 
 /// `p` ran every case to the same result text as `trace`, nothing cut, every zwc call in
@@ -287,18 +334,21 @@ fn passed_through(trace: &Trace) -> Option<String> {
     ))
 }
 
-/// Question 2's "yes" from the perturbed runs: every one of them ran and each case
-/// returned what it returns in the normal run.
+/// Question 2's "yes" from the perturbed runs: each perturbation (or, where it crashed,
+/// its variant) ran and each case returned what it returns in the normal run.
 fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
-    if perturbed.len() < usize::from(super::PERTURBATIONS)
-        || !perturbed.iter().all(|p| same_as(trace, p))
-    {
+    let Plan::Same { variants } = perturbed_plan(trace, perturbed) else {
         return None;
-    }
+    };
+    let rows = if variants == 0 {
+        "a row or two more"
+    } else {
+        "a row more where a result's shape is not its argument's (with rows that differ call by call, the code crashed)"
+    };
     Some(format!(
-        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps and offset value by value, truth flipped, a row or two more, longer text; asserts and raise-only guards taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
+        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps and offset value by value, truth flipped, {rows}, longer text; asserts and raise-only guards taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
         trace.cases,
-        perturbed.len(),
+        super::PERTURBATIONS,
         trace.zwc_calls.unwrap_or(0)
     ))
 }

@@ -372,7 +372,9 @@ pub const PERTURBATIONS: u8 = 2;
 /// (the code read a zwc value, or returned one): every zwc function returns a *different*
 /// value of the same kind (`perturbation` 1 or 2 of [`PERTURBATIONS`]: numbers moved by
 /// one of two decreasing affine maps and offset value by value, truth flipped, a row or
-/// two more, text lengthened, a returned callable's results perturbed). An answer that
+/// two more, text lengthened, a returned callable's results perturbed; 3 and 4 are 1 and
+/// 2 with a result of its argument's shape keeping it and any other one row more, for
+/// code the differing rows made crash). An answer that
 /// depends on what zwc computed changes under one; one that reads zwc only
 /// in a test every value passes, a product with 0 or a discarded `int` does not.
 pub fn traced_program_perturbed(
