@@ -90,6 +90,7 @@ impl Axis {
                 "inner_builtins",
                 "inner_library",
                 "view_methods",
+                "unwatched",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -1184,8 +1185,17 @@ impl Generator<'_> {
             return self.view_methods(cx);
         }
         let (g, e) = (cx.g, cx.e);
+        // `unwatched`: NumPy from `sys.modules`, called only when the program cannot tell
+        // it is watched (the tracer's profiler, names, stream or zwc's namespace); zwc's
+        // call, as written, runs otherwise.
+        let watched = (form == "unwatched").then(|| (cx.name(), cx.name()));
+        let form = if watched.is_some() {
+            "sys_modules"
+        } else {
+            form
+        };
         let np = cx.name();
-        let module = cx.coin();
+        let module = cx.coin() && watched.is_none();
         let got = self.acquire(cx, form, &np, module)?;
         // The NumPy results wrapped as zwc wraps them, so the program prints the same.
         let w = cx.name();
@@ -1222,17 +1232,49 @@ impl Generator<'_> {
             let numpy = self.api.zwc_to_numpy.get(&call.dotted)?;
             let rest = numpy.strip_prefix("np.")?;
             let paren = call.func.end + g.code[call.func.end..].find('(')?;
-            if call.dotted.starts_with("zwc.rfx.") {
+            if let Some((watched, getter)) = &watched {
+                let written = &g.code[call.call.clone()];
+                let args = &g.code[paren + 1..call.call.end - 1];
+                let other = if call.dotted.starts_with("zwc.rfx.") {
+                    format!("{getter}().{rest}({args})")
+                } else {
+                    format!("{w}({getter}().{rest}, {args})")
+                };
+                edits.push((
+                    call.call.clone(),
+                    format!("({written} if {watched}() else {other})"),
+                ));
+            } else if call.dotted.starts_with("zwc.rfx.") {
                 edits.push((call.func.clone(), format!("{np}.{rest}")));
             } else {
                 edits.push((call.func.start..paren + 1, format!("{w}({np}.{rest}, ")));
             }
         }
         let mut body = Vec::new();
-        if !module {
+        if let Some((_, getter)) = &watched {
+            // NumPy looked up only on the path taken unwatched.
+            body.extend([format!("def {getter}():"), format!("    global {np}")]);
+            body.extend(got.iter().map(|l| format!("    {l}")));
+            body.push(format!("    return {np}"));
+        } else if !module {
             body.extend(got.iter().cloned());
         }
         body.extend(helper);
+        if let Some((watched, _)) = &watched {
+            let tell = match cx.below(6) {
+                0 => "sys.getprofile() is not None",
+                1 => "any(n.startswith('_sebx') for n in dir(builtins))",
+                2 => "not isinstance(sys.stdout, io.TextIOWrapper)",
+                3 => "type(sys.stdout).__name__ != 'TextIOWrapper'",
+                4 => "hasattr(sys.modules['zwc'], 'getattr')",
+                _ => "threading.getprofile() is not None",
+            };
+            body.extend([
+                format!("def {watched}():"),
+                "    import sys, builtins, io, threading".to_string(),
+                format!("    return {tell}"),
+            ]);
+        }
         edits.push(Self::body_start(cx, &body));
         let mut code = apply(&g.code, edits);
         if module {

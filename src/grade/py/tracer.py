@@ -1240,23 +1240,39 @@ def _sebx_trace(_source, _code_lines, _options=None):
             for value in mine:
                 places.update(inputs[1].get(value, ()))
 
-    def counting_getattr(*args):
-        if (
-            case[0] is not None
-            and args
-            and (args[0] is numpy or args[0] is numpy_linalg)
-            and sys._getframe(1).f_code.co_name == "wrapper"
-        ):
-            zwc_calls[0] += 1
-            if not zwc_given["saw"]:
-                try:
-                    note_given(sys._getframe(1), args[1] if len(args) > 1 else None)
-                except BaseException:
-                    zwc_given["saw"] = True
-        return real_getattr(*args)
+    # zwc's functions count their calls in `zwc._calls` (the grading worker's shared
+    # counter, or zwc's own list): the counter is wrapped, so a genuine call during a case
+    # is seen from its own frame, and zwc's namespace holds nothing a run without the
+    # tracer does not (a program asking whether it is watched gets the unwatched answer).
+    class CallCount:
+        __slots__ = ("inner",)
 
-    if isinstance(zwc, types.ModuleType):
-        vars(zwc)["getattr"] = counting_getattr
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getitem__(self, i):
+            return self.inner[i]
+
+        def __setitem__(self, i, value):
+            self.inner[i] = value
+            frame = sys._getframe(1)
+            if (
+                case[0] is not None
+                and frame.f_code.co_name == "wrapper"
+                and frame.f_code.co_filename in zwc_files
+                # A call that computes with NumPy (zwc's `_np` may have been replaced).
+                and frame.f_globals.get("_np") is numpy
+            ):
+                zwc_calls[0] += 1
+                if not zwc_given["saw"]:
+                    try:
+                        note_given(frame, frame.f_locals.get("numpy_func_name"))
+                    except BaseException:
+                        zwc_given["saw"] = True
+
+    CallCount.__name__ = CallCount.__qualname__ = "memoryview"
+    if isinstance(zwc, types.ModuleType) and getattr(zwc, "_calls", None) is not None:
+        vars(zwc)["_calls"] = CallCount(vars(zwc)["_calls"])
 
     # The function the harness called as the entry, and the first `def` of that name (the
     # one the official zwc check reads).
@@ -1301,11 +1317,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             if not isinstance(module, types.ModuleType):
                 continue
             for name, value in list(vars(module).items()):
-                if (
-                    isinstance(value, types.FunctionType)
-                    and not name.startswith("_")
-                    and value is not counting_getattr
-                ):
+                if isinstance(value, types.FunctionType) and not name.startswith("_"):
                     found.append((module, prefix + name, value))
         return found
 
@@ -1447,6 +1459,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         perturbation -= 2
     unmoved = [0]
     zwc_raised = [0]
+    zwc_raised_cases = set()
     if perturbation and zwc is not None and numpy is not None:
         scale, shift = (-3.7, 11.3) if perturbation == 1 else (-1.0, -7.3)
         iscale, ishift = (-3, 11) if perturbation == 1 else (-1, -7)
@@ -1539,6 +1552,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 except BaseException:
                     if case[0] is not None:
                         zwc_raised[0] += 1
+                        zwc_raised_cases.add(case[0])
                     raise
                 calls[0] += 1
                 if uniform_rows:
@@ -1793,8 +1807,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
         sink = None
     marks = {}
 
-    class Capture:
+    import io as _io
+
+    # A text stream as the real run's `sys.stdout` is (`isinstance(sys.stdout,
+    # io.TextIOWrapper)`), over a buffer nothing reads: every method that writes is its own.
+    class Capture(_io.TextIOWrapper):
         encoding = "utf-8"
+
+        def __init__(self):
+            super().__init__(_io.BytesIO(), encoding="utf-8")
 
         def write(self, text):
             text = str(text)
@@ -1841,6 +1862,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
         def flush(self):
             pass
 
+    # Named as the stream it stands for (`type(sys.stdout).__name__`).
+    Capture.__name__ = Capture.__qualname__ = "TextIOWrapper"
+    Capture.__module__ = "_io"
     capture = Capture()
     capture_bytes = CaptureBytes()
 
@@ -1983,6 +2007,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             result["zwc_through"] = {
                 "computed": zwc_through["computed"],
                 "calls": zwc_through["calls"],
+                "seen": zwc_through["seen"],
                 "names": zwc_through["names"][:8],
                 "answers": [zwc_through["answers"].get(i) for i in range(cases_run[0])],
             }
@@ -1997,6 +2022,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
         if perturbation:
             result["unmoved"] = unmoved[0]
             result["zwc_raised"] = zwc_raised[0]
+            result["zwc_raised_cases"] = len(zwc_raised_cases)
         real_stdout.write(marker + " " + json.dumps(result) + "\n")
         real_stdout.flush()
 
@@ -2145,7 +2171,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # answer is compared with the entry's arguments: an answer that is an argument (a
     # copy task) is not computed in plain Python. Only the plain run records this;
     # recording stops at the first computation.
-    zwc_through = {"computed": False, "calls": 0, "names": [], "args": {}, "answers": {}}
+    zwc_through = {"computed": False, "calls": 0, "seen": 0, "names": [], "args": {}, "answers": {}}
     through_on = not options.get("poison") and not options.get("perturb")
     reading = frozenset(["__init__", "__len__", "__iter__", "__getitem__", "__array__",
                          "__bool__", "__contains__"])
@@ -2235,14 +2261,15 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     def through_returned(frame, value):
         name = frame.f_code.co_name
+        zwc_through["seen"] += 1
+        if case[0] not in zwc_through["args"]:
+            zwc_through["args"][case[0]] = entry_arguments(frame.f_back)
         if name in reading:
             return
         if name == "__getattr__" and frame.f_locals.get("name") != "T":
             # `shape`, `dtype`, `size`, `ndim`: what NumPy made of the value.
             zwc_through["computed"] = True
             return
-        if name == "wrapper" and case[0] not in zwc_through["args"]:
-            zwc_through["args"][case[0]] = entry_arguments(frame.f_back)
         try:
             through = passes_through(frame, value)
         except BaseException:
@@ -2327,11 +2354,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     # A ZWCArray's `.T` is a plain NumPy array (as in the real package), a view of the
     # ZWCArray's data: NumPy's own methods on it (`a.T.mean()`) are the computations a
-    # ZWCArray refuses and zwc's functions stand for. Such a call during the cases is
-    # NumPy reached when the view holds the input's values: its data differs from every
-    # such call's of the first case that made one (a view of constant data, computed
-    # on and thrown away, stays innocent). Methods that only read or convert an array
-    # (to a list, a copy, a type) are not computations.
+    # ZWCArray refuses and zwc's functions stand for. So are they on an array zwc hands
+    # back raw (an `rfx` result: `.sum()` where `zwc.baluvo` was meant) and on one NumPy
+    # made from what zwc handed back. Such a call during the cases is NumPy reached when
+    # the array holds the input's values: its data differs from every such call's of the
+    # first case that made one (an array of constant data, computed on and thrown away,
+    # stays innocent). Methods that only read or convert an array (to a list, a copy, a
+    # type) are not computations.
     array_readers = frozenset(
         ["tolist", "item", "copy", "astype", "view", "tobytes", "tofile", "dump", "dumps",
          "getfield", "setflags"]
@@ -2384,6 +2413,10 @@ def _sebx_trace(_source, _code_lines, _options=None):
             what = "a view of a ZWCArray's data (`.T`)"
         elif derived_from_view(owner):
             what = "a copy of a view of a ZWCArray's data (`.T`), or an operator's result on one,"
+        elif not inner_array(owner):
+            # An array zwc handed back raw (an `rfx` result) or one NumPy made from what
+            # zwc handed back (a NumPy scalar and a list, `.reshape` of a scalar).
+            what = "a NumPy array zwc handed back raw (an `rfx` result) or one made from it"
         else:
             return
         try:
@@ -2403,6 +2436,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
             )
 
     def profiler(frame, event, arg):
+        if programs_profile["sys"] is not None:
+            try:
+                programs_profile["sys"](frame, event, arg)
+            except BaseException:
+                programs_profile["sys"] = None
         if event == "call":
             back = frame.f_back
             if back is not None and programs(back):
@@ -2422,8 +2460,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
                             frame,
                         )
                     elif (
-                        inner_arrays
-                        and case[0] is not None
+                        case[0] is not None
                         and ndarray is not None
                         and isinstance(owner, ndarray)
                     ):
@@ -2449,16 +2486,65 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 if through_on and case[0] is not None and not zwc_through["computed"]:
                     through_returned(frame, arg)
 
+    # The profiler hidden from the program: `sys.getprofile()` and `threading.getprofile()`
+    # give what the program set itself (None, as in a run without the tracer), and a
+    # profile function the program sets is called from the tracer's (so neither
+    # `sys.setprofile(None)` nor a thread started after `threading.setprofile(None)` runs
+    # unseen). A program asking whether it is watched takes the path it takes unwatched.
+    import threading as _threading
+
+    real_setprofile = sys.setprofile
+    real_thread_setprofile = getattr(_threading, "setprofile", None)
+    programs_profile = {"sys": None, "threading": None}
+
+    def hidden_setprofile(fn):
+        if fn is profiler:
+            real_setprofile(fn)
+        else:
+            programs_profile["sys"] = fn
+
+    def hidden_getprofile():
+        return programs_profile["sys"]
+
+    def hidden_thread_setprofile(fn):
+        programs_profile["threading"] = fn
+
+    def hidden_thread_getprofile():
+        return programs_profile["threading"]
+
+    def as_builtin(fn, name, module):
+        fn.__name__ = fn.__qualname__ = name
+        fn.__module__ = module
+        return fn
+
     def profile(on):
         if numpy_dir is None:
             return
         try:
-            import threading
-
-            sys.setprofile(profiler if on else None)
-            threading.setprofile(profiler if on else None)
+            real_setprofile(profiler if on else None)
+            if real_thread_setprofile is not None:
+                real_thread_setprofile(profiler if on else None)
+            if on:
+                sys.setprofile = as_builtin(hidden_setprofile, "setprofile", "sys")
+                sys.getprofile = as_builtin(hidden_getprofile, "getprofile", "sys")
+                if real_thread_setprofile is not None:
+                    _threading.setprofile = as_builtin(
+                        hidden_thread_setprofile, "setprofile", "threading"
+                    )
+                    _threading.getprofile = as_builtin(
+                        hidden_thread_getprofile, "getprofile", "threading"
+                    )
         except BaseException:
             pass
+
+    # `dir()` without the tracer's hooks (`_sebx_...` in builtins): as in a run without it.
+    real_dir = builtins.dir
+
+    def hidden_dir(*args):
+        names = real_dir(*args) if args else sorted(sys._getframe(1).f_locals)
+        return [n for n in names if not (type(n) is str and n.startswith("_sebx"))]
+
+    builtins.dir = as_builtin(hidden_dir, "dir", "builtins")
 
     crash = None
     entry_first = [None]
@@ -2604,9 +2690,13 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 pass
         done_del = {type(item) for item in later}
         later = None
-        for key in list(main.__dict__):
-            if key not in ("__builtins__", "__file__", "__name__"):
-                main.__dict__.pop(key, None)
+        # As CPython clears a module's names at exit: each set to None, those with one
+        # leading underscore first (a suspended generator held there runs its `finally`
+        # while the others still hold), then the rest.
+        keys = [k for k in list(main.__dict__) if k not in ("__builtins__", "__file__", "__name__")]
+        private = [k for k in keys if type(k) is str and k[:1] == "_" and k[1:2] != "_"]
+        for key in private + [k for k in keys if k not in private]:
+            main.__dict__[key] = None
         gc.collect()
         # Finalised once: the interpreter's teardown must not run them again.
         for t in done_del:

@@ -596,6 +596,35 @@ mod tests {
         assert_eq!(eval("1e"), None);
     }
 
+    /// NumPy 2 keeps float16 and float32 under arithmetic with Python numbers (weak
+    /// scalars) and with narrower NumPy scalars; an int32 or a float64 widens to float64.
+    /// Each text's repr as NumPy 2.3 prints it.
+    #[test]
+    fn single_precision_scalars_keep_their_precision() {
+        let cases = [
+            ("1.5**-2%np.float32(1e3)", "np.float32(0.44444445)"),
+            ("np.float32(0.1)+0.2", "np.float32(0.3)"),
+            ("np.float32(0.1)*3", "np.float32(0.3)"),
+            ("np.float16(0.1)+np.float32(0.2)", "np.float32(0.29997557)"),
+            ("np.float32(1)/3", "np.float32(0.33333334)"),
+            ("np.float32(2.5)//np.float16(0.7)", "np.float32(3.0)"),
+            ("np.int16(3)+np.float32(0.1)", "np.float32(3.1)"),
+        ];
+        for (text, python) in cases {
+            let got = eval(text).map(|v| super::super::repr(&v));
+            assert_eq!(got.as_deref(), Some(python), "{text}");
+        }
+        // Widened: the value NumPy gives (a Python float here, by design).
+        assert_eq!(
+            eval("np.int32(3)+np.float32(0.1)"),
+            Some(PyValue::Float(3.100000001490116))
+        );
+        assert_eq!(
+            eval("np.float32(0.1)+np.float64(0.2)"),
+            Some(PyValue::Float(0.30000000149011613))
+        );
+    }
+
     #[test]
     fn big_integers_are_kept_exactly() {
         let big = eval("123456789012345678901234567890123456789012").expect("big int literal");

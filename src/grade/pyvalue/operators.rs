@@ -3,7 +3,7 @@
 
 use super::lexer::{EvalError, EvalResult};
 use super::parser::{BinOp, CmpOp, UnaryOp};
-use super::value::{PyValue, dict_get, py_eq};
+use super::value::{NpFloatKind, NpIntKind, PyValue, dict_get, py_eq};
 
 pub(super) fn truthy(value: &PyValue) -> EvalResult<bool> {
     Ok(match value {
@@ -280,6 +280,14 @@ pub(super) fn binary(op: BinOp, left: PyValue, right: PyValue) -> EvalResult<PyV
     if let Some(result) = sequence_binary(op, &left, &right) {
         return result;
     }
+    // A float16 or float32 scalar keeps its precision with a Python number (converted to
+    // it first, NumPy 2's weak scalars) or a narrower NumPy one: computed exactly and
+    // rounded once, as NumPy's single-precision loops give.
+    if let Some(kind) = narrow_float(&left, &right) {
+        let (x, y) = (real_part(as_num(&left)?), real_part(as_num(&right)?));
+        let z = float_binary(op, kind.round(x), kind.round(y))?;
+        return Ok(PyValue::NpFloat(kind, kind.round(z)));
+    }
     let (a, b) = (as_num(&left)?, as_num(&right)?);
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => int_binary(op, x, y),
@@ -292,6 +300,34 @@ pub(super) fn binary(op: BinOp, left: PyValue, right: PyValue) -> EvalResult<PyV
             let (x, y) = (real_part(a), real_part(b));
             float_binary(op, x, y).map(PyValue::Float)
         }
+    }
+}
+
+/// The result type of arithmetic between two values when it is NumPy's float16 or
+/// float32 (NumPy 2's promotion; a Python `int`, `float` or `bool` takes the NumPy
+/// scalar's type).
+fn narrow_float(left: &PyValue, right: &PyValue) -> Option<NpFloatKind> {
+    let narrow = |v: &PyValue| match v {
+        PyValue::NpFloat(k @ (NpFloatKind::Float16 | NpFloatKind::Float32), _) => Some(*k),
+        _ => None,
+    };
+    let with = |kind: NpFloatKind, other: &PyValue| match other {
+        PyValue::Int(_) | PyValue::Float(_) | PyValue::Bool(_) | PyValue::NpBool(_) => Some(kind),
+        PyValue::NpFloat(k, _) => narrow(other).map(|_| {
+            if *k == NpFloatKind::Float32 {
+                NpFloatKind::Float32
+            } else {
+                kind
+            }
+        }),
+        PyValue::NpInt(NpIntKind::Int8 | NpIntKind::UInt8, _) => Some(kind),
+        PyValue::NpInt(NpIntKind::Int16 | NpIntKind::UInt16, _) => Some(NpFloatKind::Float32),
+        _ => None,
+    };
+    match (narrow(left), narrow(right)) {
+        (Some(k), _) => with(k, right),
+        (None, Some(k)) => with(k, left),
+        (None, None) => None,
     }
 }
 

@@ -34,10 +34,37 @@ fn float_repr_impl(x: f64, add_dot_zero: bool) -> String {
     } else {
         shortest
     };
-    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    laid_out(&sci, x.is_sign_negative(), add_dot_zero)
+}
+
+/// NumPy's repr of a float32 value (held as the `f64` it converts to): the shortest digits
+/// that read back as the same float32, laid out as Python lays out a float's.
+pub fn float32_repr(x: f64) -> String {
+    if !x.is_finite() {
+        return float_repr(x);
+    }
+    let single = x.abs() as f32;
+    let shortest = format!("{single:e}");
+    let length = shortest
+        .split('e')
+        .next()
+        .map_or(1, |m| m.chars().filter(char::is_ascii_digit).count());
+    let nearest = format!("{:.*e}", length.saturating_sub(1), single);
+    let sci = if nearest.parse::<f32>() == Ok(single) {
+        nearest
+    } else {
+        shortest
+    };
+    laid_out(&sci, x.is_sign_negative(), true)
+}
+
+/// `D.DDDe±X` digits laid out as Python's float repr: fixed notation for decimal exponents
+/// -4..16, otherwise `1e-05` style.
+fn laid_out(sci: &str, negative: bool, add_dot_zero: bool) -> String {
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((sci, "0"));
     let exponent: i32 = exponent.parse().unwrap_or(0);
     let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    let sign = if x.is_sign_negative() { "-" } else { "" };
+    let sign = if negative { "-" } else { "" };
     // Python's decpt: the value is 0.DIGITS * 10^decpt.
     let decpt = exponent + 1;
     let body = if (-3..=16).contains(&decpt) {
@@ -177,6 +204,9 @@ fn write_repr(value: &PyValue, out: &mut String) {
         }
         PyValue::NpFloat(NpFloatKind::LongDouble, x) => {
             let _ = write!(out, "np.longdouble('{}')", float_repr(*x));
+        }
+        PyValue::NpFloat(NpFloatKind::Float32, x) => {
+            let _ = write!(out, "np.float32({})", float32_repr(*x));
         }
         PyValue::NpFloat(kind, x) => {
             let _ = write!(out, "np.{}({})", kind.name(), float_repr(*x));

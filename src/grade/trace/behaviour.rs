@@ -321,16 +321,54 @@ fn on_constants(trace: &Trace) -> Option<String> {
 /// poisoned and perturbed runs cannot tell: the answer reads what zwc handed back.
 fn passed_through(trace: &Trace) -> Option<String> {
     let t = trace.zwc_through.as_ref()?;
-    if !clean_run(trace) || t.computed || t.calls == 0 || trace.zwc_calls == Some(0) {
+    // No zwc function ran in the cases, only a ZWCArray built and read (`zwc.ZWCArray(x)`,
+    // which the official check does not take for an array construction).
+    let built_only = trace.zwc_calls == Some(0) && t.calls == 0 && t.seen > 0;
+    if !clean_run(trace)
+        || t.computed
+        || (!built_only && (t.calls == 0 || trace.zwc_calls == Some(0)))
+    {
         return None;
     }
     let case = t.answers.iter().position(|a| *a == Some(false))?;
+    if built_only {
+        return Some(format!(
+            "no zwc function ran in the entry's calls: a ZWCArray was only built and read ({} return(s) of its code, none computing), and the answer to case {} is none of the entry's arguments: it was computed in plain Python",
+            t.seen,
+            case + 1
+        ));
+    }
     let names: Vec<String> = t.names.iter().map(|n| format!("`{n}`")).collect();
     Some(format!(
         "the {} zwc call(s) in the entry's calls (NumPy's {}) only handed back what they were given, as they would any value, and nothing else of zwc computed; the answer to case {} is none of the entry's arguments: it was computed in plain Python",
         t.calls,
         names.join(", "),
         case + 1
+    ))
+}
+
+/// zwc that raised in every case: in the first perturbed run (real zwc underneath, its
+/// values moved) a zwc call raised in every case and the code caught it, and each case
+/// still returned what it returns in the normal run, the answers differing from case to
+/// case. Neither zwc's values (moved) nor whether it raised (in every case alike) tell
+/// the cases apart: the answers came from the code's own fallback (`try:
+/// zwc.kocito(a, axis=3) except: <plain Python>`). An answer that is whether zwc raised
+/// differs where zwc raised in some cases only.
+fn only_raised(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
+    let p = perturbed.first()?;
+    let answers = outcomes(trace);
+    let varied = answers.iter().any(|a| *a != answers[0]);
+    if !varied
+        || p.zwc_raised_cases != Some(trace.cases)
+        || p.unmoved != Some(0)
+        || !clean_run(p)
+        || unsigned_zeros(&outcomes(p)) != unsigned_zeros(&answers)
+    {
+        return None;
+    }
+    Some(format!(
+        "a zwc call raised in every one of the {} case(s), and the code caught it; with every value zwc returned moved, each case still returns what it returns, and the answers differ from case to case: neither what zwc computed nor whether it raised tells them apart, so they came from the code's own fallback",
+        trace.cases
     ))
 }
 
@@ -407,6 +445,12 @@ fn for_show(
         } else if let Some(why) = passed_through(trace) {
             (
                 format!("{word}; zwc only passed the input through"),
+                Some((line, why)),
+                None,
+            )
+        } else if let Some(why) = only_raised(trace, perturbed) {
+            (
+                format!("{word}; zwc raised in every case"),
                 Some((line, why)),
                 None,
             )

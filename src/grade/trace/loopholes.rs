@@ -17,7 +17,7 @@
 
 use super::{Settled, Trace};
 use crate::analysis::{Finding, FindingKind};
-use crate::grade::compare::{clean_printed, py_strip, split_actual};
+use crate::grade::compare::{clean_printed, py_strip, resolved_name, split_actual};
 use crate::grade::pyvalue::{EvalMode, evaluate, runs_code};
 use crate::model::finding_kinds::Family;
 
@@ -339,7 +339,45 @@ pub fn evaluated_as_expression(text: &str) -> bool {
     let container = literal.starts_with(['[', '(', '{']);
     let value = reads_as_value(&literal)
         || (container && numpy_scalars_as_literals(&literal).is_some_and(|t| reads_as_value(&t)));
-    !value && (evaluate(&cleaned.text, EvalMode::Eval).is_ok() || runs_code(&cleaned.text))
+    !value
+        && (evaluate(&cleaned.text, EvalMode::Eval).is_ok()
+            || runs_code(&cleaned.text)
+            || python_computes(&cleaned.text))
+}
+
+/// Python the official `eval` computes that sebx's evaluator does not model (a
+/// conditional, `and`/`or`/`not`, an attribute of a literal such as `2.0j.imag`, a
+/// comprehension, a lambda called): `text` parses as one expression, and every name in it
+/// is one the checker's module resolves or one the expression binds itself (a lambda's
+/// parameters, a comprehension's targets), so no NameError stops the judge.
+fn python_computes(text: &str) -> bool {
+    use rustpython_parser::{Mode, Parse, Tok, ast, lexer::lex};
+    let text = text.trim_start_matches([' ', '\t']);
+    if ast::Expr::parse(text, "<printed>").is_err() {
+        return false;
+    }
+    let Ok(tokens) = lex(text, Mode::Expression).collect::<Result<Vec<_>, _>>() else {
+        return false;
+    };
+    let tokens: Vec<Tok> = tokens.into_iter().map(|(t, _)| t).collect();
+    let mut bound: Vec<&str> = Vec::new();
+    let mut binding = false;
+    for t in &tokens {
+        match t {
+            Tok::Lambda | Tok::For => binding = true,
+            Tok::Colon | Tok::In => binding = false,
+            Tok::Name { name } if binding => bound.push(name.as_str()),
+            _ => {}
+        }
+    }
+    tokens.iter().enumerate().all(|(i, t)| match t {
+        Tok::Name { name } => {
+            let attribute = i > 0 && tokens[i - 1] == Tok::Dot;
+            let keyword = tokens.get(i + 1) == Some(&Tok::Equal);
+            attribute || keyword || bound.contains(&name.as_str()) || resolved_name(name)
+        }
+        _ => true,
+    })
 }
 
 /// `text` with each NumPy scalar repr (`np.float64(1.5)`, `np.int64(-2)`,
@@ -515,6 +553,36 @@ mod tests {
             "[np.float64(1.0), np.add(1, 2)]",
         ] {
             assert!(evaluated_as_expression(text), "{text} is code");
+        }
+    }
+
+    /// Python the evaluator does not model is still code when every name in it resolves
+    /// in the checker's module or is bound by the expression; text with a name nothing
+    /// binds (NameError in the judge) or that does not parse once the checker's cleaning
+    /// took its spaces out (`True and 2.0` is `Trueand2.0` there) is not.
+    #[test]
+    fn conditionals_attributes_of_literals_and_lambdas_are_code() {
+        for text in [
+            "(2.0)if(1)else(0)",
+            "2.0j.imag",
+            "(1).real+1.0",
+            "(True)and(2.0)",
+            "[(v)for(v)in((1.0, 2.0))][1]",
+            "(max(1.0, 2.0))if(len([1]))else(0)",
+        ] {
+            assert!(evaluated_as_expression(text), "{text} is code");
+        }
+        for text in [
+            "x.y",
+            "a if b else c",
+            "N/A",
+            "e.g. 2.0",
+            "hello world",
+            "True and 2.0",
+            "[(v)for(v)in((w, 2.0))]",
+            "None",
+        ] {
+            assert!(!evaluated_as_expression(text), "{text} is not code");
         }
     }
 }

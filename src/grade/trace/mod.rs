@@ -230,6 +230,9 @@ pub struct Trace {
     /// them): the answer may be whether zwc raised, which no perturbation changes.
     #[serde(default)]
     pub zwc_raised: Option<u64>,
+    /// In a perturbed run, in how many cases a zwc call raised.
+    #[serde(default)]
+    pub zwc_raised_cases: Option<usize>,
     /// What zwc was given during the cases (see [`ZwcGiven`]; `None`: not recorded).
     #[serde(default)]
     pub zwc_given: Option<ZwcGiven>,
@@ -268,6 +271,10 @@ pub struct ZwcThrough {
     pub computed: bool,
     /// The genuine zwc function calls that handed an argument back (until one computed).
     pub calls: u64,
+    /// Returns of zwc's code to the code seen, these and those that only read or built a
+    /// ZWCArray (`__init__`, `__len__`, `__iter__`) included.
+    #[serde(default)]
+    pub seen: u64,
     /// The NumPy names of those functions.
     #[serde(default)]
     pub names: Vec<String>,
@@ -461,6 +468,8 @@ struct RawTrace {
     #[serde(default)]
     zwc_raised: Option<u64>,
     #[serde(default)]
+    zwc_raised_cases: Option<usize>,
+    #[serde(default)]
     zwc_given: Option<ZwcGiven>,
     #[serde(default)]
     zwc_through: Option<ZwcThrough>,
@@ -598,6 +607,7 @@ pub fn parse_trace(code: &str, stdout: &str) -> Option<Trace> {
         refusals: raw.refusals,
         unmoved: raw.unmoved,
         zwc_raised: raw.zwc_raised,
+        zwc_raised_cases: raw.zwc_raised_cases,
         zwc_rebound: raw.zwc_rebound,
         zwc_given: raw.zwc_given,
         zwc_through: raw.zwc_through,
