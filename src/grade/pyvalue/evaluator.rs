@@ -625,6 +625,46 @@ mod tests {
         );
     }
 
+    /// NumPy 2's integer scalars: a Python int that does not fit the scalar's type raises,
+    /// results keep the type and wrap around. Each text's repr as NumPy 2.3 prints it, or
+    /// None where it raises.
+    #[test]
+    fn integer_scalars_keep_their_type_and_wrap() {
+        let cases = [
+            (".5-np.int8( 0o7)%1_000", None),
+            ("np.int8(7)%1000", None),
+            ("np.int8(100)+100", Some("np.int8(-56)")),
+            ("np.uint8(3)-5", Some("np.uint8(254)")),
+            ("np.int16(300)*np.int16(300)", Some("np.int16(24464)")),
+            ("np.int8(7)//2", Some("np.int8(3)")),
+            ("np.int8(-7)%3", Some("np.int8(2)")),
+            ("np.int8(2)**7", Some("np.int8(-128)")),
+        ];
+        for (text, python) in cases {
+            let got = eval(text).map(|v| super::super::repr(&v));
+            assert_eq!(got.as_deref(), python, "{text}");
+        }
+        assert_eq!(eval("np.int8(7)/2"), Some(PyValue::Float(3.5)));
+    }
+
+    /// Python's `//` and `%` of ints floor toward negative infinity, whatever the signs.
+    #[test]
+    fn integer_floor_division_floors() {
+        for (text, q) in [
+            ("1//-2", -1),
+            ("-7//-2", 3),
+            ("7//-2", -4),
+            ("-7//2", -4),
+            ("7//2", 3),
+            ("True//~0b1", -1),
+        ] {
+            assert_eq!(eval(text), Some(PyValue::Int(q)), "{text}");
+        }
+        for (text, r) in [("1%-2", -1), ("-7%-2", -1), ("7%-2", -1), ("-7%2", 1)] {
+            assert_eq!(eval(text), Some(PyValue::Int(r)), "{text}");
+        }
+    }
+
     #[test]
     fn big_integers_are_kept_exactly() {
         let big = eval("123456789012345678901234567890123456789012").expect("big int literal");

@@ -288,6 +288,11 @@ pub(super) fn binary(op: BinOp, left: PyValue, right: PyValue) -> EvalResult<PyV
         let z = float_binary(op, kind.round(x), kind.round(y))?;
         return Ok(PyValue::NpFloat(kind, kind.round(z)));
     }
+    if let Some(kind) = narrow_int(&left, &right)
+        && let (Num::Int(x), Num::Int(y)) = (as_num(&left)?, as_num(&right)?)
+    {
+        return np_int_binary(op, kind, x, y);
+    }
     let (a, b) = (as_num(&left)?, as_num(&right)?);
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => int_binary(op, x, y),
@@ -331,6 +336,44 @@ fn narrow_float(left: &PyValue, right: &PyValue) -> Option<NpFloatKind> {
     }
 }
 
+/// The type of arithmetic between a NumPy integer scalar and a Python `int` or `bool` (a
+/// weak scalar, NumPy 2), or another scalar of its own type: that type.
+fn narrow_int(left: &PyValue, right: &PyValue) -> Option<NpIntKind> {
+    match (left, right) {
+        (PyValue::NpInt(a, _), PyValue::NpInt(b, _)) if a == b => Some(*a),
+        (PyValue::NpInt(k, _), PyValue::Int(_) | PyValue::Bool(_))
+        | (PyValue::Int(_) | PyValue::Bool(_), PyValue::NpInt(k, _)) => Some(*k),
+        _ => None,
+    }
+}
+
+/// NumPy's integer arithmetic in `kind`: a Python int that does not fit raises
+/// (OverflowError), results wrap around, `//` and `%` by zero give 0 (with a warning),
+/// `/` is float64, and a negative power raises.
+fn np_int_binary(op: BinOp, kind: NpIntKind, x: i128, y: i128) -> EvalResult<PyValue> {
+    let (lo, hi) = kind.bounds();
+    if !(lo..=hi).contains(&x) || !(lo..=hi).contains(&y) {
+        return Err(EvalError);
+    }
+    let modulus = hi - lo + 1;
+    let wrap = |v: i128| PyValue::NpInt(kind, (v - lo).rem_euclid(modulus) + lo);
+    match op {
+        BinOp::Div => int_binary(op, x, y),
+        BinOp::Add => Ok(wrap(x + y)),
+        BinOp::Sub => Ok(wrap(x - y)),
+        BinOp::Mul => Ok(wrap(x.wrapping_mul(y))),
+        BinOp::FloorDiv | BinOp::Mod if y == 0 => Ok(PyValue::NpInt(kind, 0)),
+        BinOp::FloorDiv | BinOp::Mod => match int_binary(op, x, y)? {
+            PyValue::Int(v) => Ok(wrap(v)),
+            _ => Err(EvalError),
+        },
+        BinOp::Pow => {
+            let exponent = u32::try_from(y).map_err(|_| EvalError)?;
+            Ok(wrap(x.wrapping_pow(exponent)))
+        }
+    }
+}
+
 fn complex_parts(n: Num) -> (f64, f64) {
     match n {
         Num::Int(i) => (i as f64, 0.0),
@@ -361,9 +404,10 @@ fn int_binary(op: BinOp, x: i128, y: i128) -> EvalResult<PyValue> {
             }
             let quotient = x.checked_div_euclid(y).ok_or(EvalError)?;
             let remainder = x.checked_rem_euclid(y).ok_or(EvalError)?;
-            // Python floors toward negative infinity; rem_euclid is always non-negative.
+            // Python floors toward negative infinity; rem_euclid is always non-negative, and
+            // for a negative divisor the Euclidean quotient is the ceiling, one above.
             let (q, r) = if remainder != 0 && y < 0 {
-                (quotient + 1, remainder + y)
+                (quotient - 1, remainder + y)
             } else {
                 (quotient, remainder)
             };
