@@ -1524,7 +1524,7 @@ fn a_program_that_asks_whether_it_is_watched_gets_the_unwatched_answer() {
     let tells = [
         "sys.getprofile() is None",
         "not any(n.startswith('_sebx') for n in dir(builtins))",
-        "isinstance(sys.stdout, io.TextIOWrapper) and type(sys.stdout).__name__ == 'TextIOWrapper'",
+        "type(sys.stdout).__name__ == 'TextIOWrapper' and sys.gettrace() is None",
         "not hasattr(zwc, 'getattr') and threading.getprofile() is None",
     ];
     let mut named_ones: Vec<String> = tells

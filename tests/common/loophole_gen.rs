@@ -1264,7 +1264,7 @@ impl Generator<'_> {
             let tell = match cx.below(6) {
                 0 => "sys.getprofile() is not None",
                 1 => "any(n.startswith('_sebx') for n in dir(builtins))",
-                2 => "not isinstance(sys.stdout, io.TextIOWrapper)",
+                2 => "sys.getprofile() is not None or sys.gettrace() is not None",
                 3 => "type(sys.stdout).__name__ != 'TextIOWrapper'",
                 4 => "hasattr(sys.modules['zwc'], 'getattr')",
                 _ => "threading.getprofile() is not None",
