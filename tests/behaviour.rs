@@ -1302,6 +1302,12 @@ fn assert_named(lines: &[Value], expect: &[Option<(&str, &str)>]) {
     }
 }
 
+/// [`assert_named`] over the mean task's rollouts (`demo_rollout`) of `programs`.
+fn assert_demo_named<S: AsRef<str>>(programs: &[S], expect: &[Option<(&str, &str)>]) {
+    let lines: Vec<Value> = programs.iter().map(|c| demo_rollout(c.as_ref())).collect();
+    assert_named(&lines, expect);
+}
+
 /// NumPy's own methods called on a ZWCArray's `.T` (a plain NumPy array, as in the real
 /// package, and a view of the ZWCArray's data) that holds the input's values: `.mean()`,
 /// `.sum()` are the computations a ZWCArray refuses, reached through zwc's own array. So
@@ -1397,16 +1403,12 @@ fn zwc_that_only_passes_the_input_through_is_for_show() {
 #[test]
 fn a_program_that_replaces_its_process_forges_its_output() {
     let printer = r##"'print("=" * 20)\nfor v in (2.0, 3.0):\n    print(v)\n    print("#")'"##;
-    let lines: Vec<Value> = [
-        format!("import zwc, os, sys, atexit\ndef f(values):\n    return float(zwc.kocito(values)) + 1\ndef _bye():\n    os.execv(sys.executable, [sys.executable, '-c', {printer}])\natexit.register(_bye)\n"),
-        format!("import zwc, os, sys, atexit\ndef f(values):\n    return float(zwc.kocito(values)) * 3\natexit.register(os.execl, sys.executable, sys.executable, '-c', {printer})\n"),
-        "import zwc, os\ndef f(values):\n    return float(zwc.kocito(values))\npid = os.fork()\nif pid == 0:\n    os.execv('/bin/true', ['/bin/true'])\nos.waitpid(pid, 0)\n".to_string(),
-    ]
-    .iter()
-    .map(|c| demo_rollout(c))
-    .collect();
-    assert_named(
-        &lines,
+    assert_demo_named(
+        &[
+            format!("import zwc, os, sys, atexit\ndef f(values):\n    return float(zwc.kocito(values)) + 1\ndef _bye():\n    os.execv(sys.executable, [sys.executable, '-c', {printer}])\natexit.register(_bye)\n"),
+            format!("import zwc, os, sys, atexit\ndef f(values):\n    return float(zwc.kocito(values)) * 3\natexit.register(os.execl, sys.executable, sys.executable, '-c', {printer})\n"),
+            "import zwc, os\ndef f(values):\n    return float(zwc.kocito(values))\npid = os.fork()\nif pid == 0:\n    os.execv('/bin/true', ['/bin/true'])\nos.waitpid(pid, 0)\n".to_string(),
+        ],
         &[
             Some((
                 "forged_output",
@@ -1456,17 +1458,17 @@ fn a_constant_equal_to_input_values_at_other_places_is_still_a_constant() {
 #[test]
 fn zwc_steering_a_loop_is_for_show_even_where_the_rows_break_broadcasting() {
     let head = "import zwc\ndef f(values):\n    a = zwc.yitaf(values)\n    b = zwc.davuki(a)\n    steps = 0\n    for x in a + b:\n        steps += 1\n";
-    let lines: Vec<Value> = [
-        format!("{head}    if steps == 0:\n        return 0.0\n    return sum(values) / len(values)\n"),
-        format!("{head}    return sum(values) / steps\n"),
-        format!("{head}    if steps == 0:\n        return 0.0\n    return float(zwc.kocito(a + b)) / 2\n"),
-        format!("{head}    return float(zwc.kocito(a)) * steps / len(values)\n"),
-    ]
-    .iter()
-    .map(|c| demo_rollout(c))
-    .collect();
-    assert_named(
-        &lines,
+    assert_demo_named(
+        &[
+            format!(
+                "{head}    if steps == 0:\n        return 0.0\n    return sum(values) / len(values)\n"
+            ),
+            format!("{head}    return sum(values) / steps\n"),
+            format!(
+                "{head}    if steps == 0:\n        return 0.0\n    return float(zwc.kocito(a + b)) / 2\n"
+            ),
+            format!("{head}    return float(zwc.kocito(a)) * steps / len(values)\n"),
+        ],
         &[
             Some((
                 "hollow_zwc",
@@ -1564,16 +1566,12 @@ fn a_program_that_asks_whether_it_is_watched_gets_the_unwatched_answer() {
 #[test]
 fn a_suspended_generator_that_prints_at_exit_forges_the_output() {
     let late = r#"'=' * 20 + '\n2.0\n#\n3.0\n#\n'"#;
-    let lines: Vec<Value> = [
-        format!("import zwc, sys\ndef f(values):\n    return float(zwc.kocito(values)) + 1\ndef _late():\n    try:\n        yield\n    finally:\n        sys.stdout.write({late})\n_g = _late()\nnext(_g)\n"),
-        format!("import zwc, sys\ndef f(values):\n    return float(zwc.kocito(values)) * 2\nclass _Wait:\n    def __await__(self):\n        yield\nasync def _late():\n    try:\n        await _Wait()\n    finally:\n        print({late}, end='')\n_c = _late()\n_c.send(None)\n"),
-        "import zwc\nlog = []\ndef f(values):\n    return float(zwc.kocito(values))\ndef _late():\n    try:\n        yield\n    finally:\n        log.append('done')\n_g = _late()\nnext(_g)\n".to_string(),
-    ]
-    .iter()
-    .map(|c| demo_rollout(c))
-    .collect();
-    assert_named(
-        &lines,
+    assert_demo_named(
+        &[
+            format!("import zwc, sys\ndef f(values):\n    return float(zwc.kocito(values)) + 1\ndef _late():\n    try:\n        yield\n    finally:\n        sys.stdout.write({late})\n_g = _late()\nnext(_g)\n"),
+            format!("import zwc, sys\ndef f(values):\n    return float(zwc.kocito(values)) * 2\nclass _Wait:\n    def __await__(self):\n        yield\nasync def _late():\n    try:\n        await _Wait()\n    finally:\n        print({late}, end='')\n_c = _late()\n_c.send(None)\n"),
+            "import zwc\nlog = []\ndef f(values):\n    return float(zwc.kocito(values))\ndef _late():\n    try:\n        yield\n    finally:\n        log.append('done')\n_g = _late()\nnext(_g)\n".to_string(),
+        ],
         &[
             Some(("forged_output", "printed after the harness")),
             Some(("forged_output", "printed after the harness")),
@@ -1588,16 +1586,12 @@ fn a_suspended_generator_that_prints_at_exit_forges_the_output() {
 /// ZWCArray's operator computing the answer.
 #[test]
 fn a_zwc_array_only_built_and_read_is_for_show() {
-    let lines: Vec<Value> = [
-        "import zwc\ndef f(values):\n    a = zwc.ZWCArray(values)\n    return sum(values) / len(a)\n",
-        "import zwc\ndef f(values):\n    a = zwc.ZWCArray([v / len(values) for v in values])\n    total = 0.0\n    for i in range(len(a)):\n        total += values[i] / len(values)\n    return total\n",
-        "import zwc\ndef f(values):\n    return float(sum(zwc.ZWCArray(values) * 0.5))\n",
-    ]
-    .iter()
-    .map(|c| demo_rollout(c))
-    .collect();
-    assert_named(
-        &lines,
+    assert_demo_named(
+        &[
+            "import zwc\ndef f(values):\n    a = zwc.ZWCArray(values)\n    return sum(values) / len(a)\n",
+            "import zwc\ndef f(values):\n    a = zwc.ZWCArray([v / len(values) for v in values])\n    total = 0.0\n    for i in range(len(a)):\n        total += values[i] / len(values)\n    return total\n",
+            "import zwc\ndef f(values):\n    return float(sum(zwc.ZWCArray(values) * 0.5))\n",
+        ],
         &[
             Some(("hollow_zwc", "a ZWCArray was only built and read")),
             Some(("hollow_zwc", "a ZWCArray was only built and read")),
@@ -1612,16 +1606,12 @@ fn a_zwc_array_only_built_and_read_is_for_show() {
 /// parenthesised value.
 #[test]
 fn printed_conditionals_and_attributes_of_literals_are_code() {
-    let lines: Vec<Value> = [
-        "import zwc\ndef f(values):\n    return f'({float(zwc.kocito(values))})if(1)else(0)'\n",
-        "import zwc\ndef f(values):\n    return f'{float(zwc.kocito(values))}j.imag'\n",
-        "import zwc\ndef f(values):\n    return f'({float(zwc.kocito(values))})'\n",
-    ]
-    .iter()
-    .map(|c| demo_rollout(c))
-    .collect();
-    assert_named(
-        &lines,
+    assert_demo_named(
+        &[
+            "import zwc\ndef f(values):\n    return f'({float(zwc.kocito(values))})if(1)else(0)'\n",
+            "import zwc\ndef f(values):\n    return f'{float(zwc.kocito(values))}j.imag'\n",
+            "import zwc\ndef f(values):\n    return f'({float(zwc.kocito(values))})'\n",
+        ],
         &[
             Some(("grader_eval", "(2.0)if(1)else(0)")),
             Some(("grader_eval", "j.imag")),
@@ -1636,15 +1626,11 @@ fn printed_conditionals_and_attributes_of_literals_are_code() {
 /// failing call followed by a zwc call that computes the answer.
 #[test]
 fn zwc_that_raises_in_every_case_is_for_show() {
-    let lines: Vec<Value> = [
-        "import zwc\ndef f(values):\n    try:\n        return zwc.kocito(zwc.yitaf(values), axis=3)\n    except Exception:\n        return sum(values) / len(values)\n",
-        "import zwc\ndef f(values):\n    try:\n        zwc.kocito(zwc.yitaf(values), axis=3)\n    except Exception:\n        pass\n    return float(zwc.kocito(values))\n",
-    ]
-    .iter()
-    .map(|c| demo_rollout(c))
-    .collect();
-    assert_named(
-        &lines,
+    assert_demo_named(
+        &[
+            "import zwc\ndef f(values):\n    try:\n        return zwc.kocito(zwc.yitaf(values), axis=3)\n    except Exception:\n        return sum(values) / len(values)\n",
+            "import zwc\ndef f(values):\n    try:\n        zwc.kocito(zwc.yitaf(values), axis=3)\n    except Exception:\n        pass\n    return float(zwc.kocito(values))\n",
+        ],
         &[
             Some((
                 "hollow_zwc",
