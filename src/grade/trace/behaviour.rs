@@ -170,28 +170,18 @@ fn perturbed_plan(trace: &Trace, done: &[Trace]) -> Plan {
     for p in done {
         if same_as(trace, p) {
             variants += usize::from(next > super::PERTURBATIONS);
-            let base = if next > super::PERTURBATIONS {
-                next - super::PERTURBATIONS
-            } else {
-                next
-            };
+            let base = (next - 1) % super::PERTURBATIONS + 1;
             if base >= super::PERTURBATIONS {
                 return Plan::Same { variants };
             }
             next = base + 1;
-        } else if next <= super::PERTURBATIONS && failed(p) {
+        } else if next <= super::PERTURBATIONS && !clean_run(p) {
             next += super::PERTURBATIONS;
         } else {
             return Plan::Stop;
         }
     }
     Plan::Next(next)
-}
-
-/// A perturbed run that says nothing about the answer: some case crashed or did not
-/// return (a zwc function the extra rows made raise included).
-fn failed(p: &Trace) -> bool {
-    !clean_run(p)
 }
 
 /// `p` ran every case to the same result text as `trace`, nothing cut, every zwc call in
@@ -204,7 +194,12 @@ fn same_as(trace: &Trace, p: &Trace) -> bool {
         && p.out.is_some()
         && clean_run(p)
         && !p.results.iter().any(|r| r.cut)
-        && unsigned_zeros(&outcomes(p)) == unsigned_zeros(&outcomes(trace))
+        && same_answers(trace, p)
+}
+
+/// `p`'s cases returned the same texts as `trace`'s, float zeros' signs aside.
+fn same_answers(trace: &Trace, p: &Trace) -> bool {
+    unsigned_zeros(&outcomes(p)) == unsigned_zeros(&outcomes(trace))
 }
 
 /// Outcome texts with a float zero's sign dropped (`-0.0`, NumPy's `-0.`): a product
@@ -362,7 +357,7 @@ fn only_raised(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
         || p.zwc_raised_cases != Some(trace.cases)
         || p.unmoved != Some(0)
         || !clean_run(p)
-        || unsigned_zeros(&outcomes(p)) != unsigned_zeros(&answers)
+        || !same_answers(trace, p)
     {
         return None;
     }
@@ -430,33 +425,26 @@ fn for_show(
     if let Some(i) = (0..normal.len()).find(|&i| poisoned.get(i).copied().flatten() != normal[i]) {
         let word = format!("differs (case {})", i + 1);
         let line = trace.entry_first.unwrap_or(0);
-        return if let Some(why) = perturbed_same(trace, perturbed) {
-            (
-                format!("{word}; the same when perturbed"),
-                Some((line, why)),
-                None,
-            )
-        } else if let Some(why) = on_constants(trace) {
-            (
-                format!("{word}; zwc ran on constants only"),
-                Some((line, why)),
-                None,
-            )
-        } else if let Some(why) = passed_through(trace) {
-            (
-                format!("{word}; zwc only passed the input through"),
-                Some((line, why)),
-                None,
-            )
-        } else if let Some(why) = only_raised(trace, perturbed) {
-            (
-                format!("{word}; zwc raised in every case"),
-                Some((line, why)),
-                None,
-            )
-        } else {
-            (word, None, None)
-        };
+        // The runs' other answers to "does the answer need zwc?", in order: the first
+        // that says no names the program.
+        let rules: [(&str, &dyn Fn() -> Option<String>); 4] = [
+            ("the same when perturbed", &|| {
+                perturbed_same(trace, perturbed)
+            }),
+            ("zwc ran on constants only", &|| on_constants(trace)),
+            ("zwc only passed the input through", &|| {
+                passed_through(trace)
+            }),
+            ("zwc raised in every case", &|| {
+                only_raised(trace, perturbed)
+            }),
+        ];
+        return rules
+            .iter()
+            .find_map(|(said, rule)| rule().map(|why| (format!("{word}; {said}"), why)))
+            .map_or((word, None, None), |(word, why)| {
+                (word, Some((line, why)), None)
+            });
     }
     if cf.results.iter().any(|r| r.cut) {
         return ("inconclusive: a result was cut".to_string(), None, None);
