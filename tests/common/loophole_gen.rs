@@ -105,6 +105,7 @@ impl Axis {
                 "watched_only",
                 "constant_only",
                 "passed_through",
+                "checked_answer",
             ],
             Axis::CheckFooled => &[
                 "standin_module",
@@ -1818,6 +1819,70 @@ impl Generator<'_> {
                 edits.push(Self::body_start(cx, &key));
             }
             apply(&g.code, edits)
+        } else if form == "checked_answer" {
+            // The genuine answer computed, and only checked against the answer from plain
+            // Python, which is returned; a mismatch fails the run or the answer (a NaN,
+            // an exit, a helper that raises, `ok or fail()`, an `else` that raises). The
+            // check compares the printed numbers and truth values with a tolerance, as the
+            // judge does (a ZWCArray prints `[1. 2.]` where the answer prints `[1.0, 2.0]`).
+            let (chk, fail, same) = (cx.name(), cx.name(), cx.name());
+            let check: Vec<String> = match cx.below(7) {
+                0 => vec![
+                    format!("    if not {same}(r, m):"),
+                    format!("        return float({})", cx.lit("nan")),
+                ],
+                1 => vec![
+                    format!("    if {same}(r, m) is False:"),
+                    "        print('zwc disagrees')".to_string(),
+                    "        sys.exit(1)".to_string(),
+                ],
+                2 => vec![
+                    format!("    if not {same}(r, m):"),
+                    format!("        {}()", cx.pick(&["exit", "quit"])),
+                ],
+                3 => vec![
+                    format!("    if not {same}(r, m):"),
+                    "        os._exit(0)".to_string(),
+                ],
+                4 => vec![
+                    format!("    if not {same}(r, m):"),
+                    format!("        {fail}(r, m)"),
+                ],
+                5 => vec![format!("    {same}(r, m) or {fail}()")],
+                _ => vec![
+                    format!("    if {same}(r, m):"),
+                    "        return m".to_string(),
+                    "    else:".to_string(),
+                    "        raise ValueError(m)".to_string(),
+                ],
+            };
+            // Defined after the entry: the harness calls the first `def` in the text.
+            let mut tail = vec![
+                format!("def {same}(r, m):"),
+                "    pat = r'-?[0-9]+[.]?[0-9]*(?:e[-+]?[0-9]+)?|True|False|nan|inf'".to_string(),
+                "    a, b = re.findall(pat, str(r)), re.findall(pat, str(m))".to_string(),
+                "    if len(a) != len(b):".to_string(),
+                "        return False".to_string(),
+                "    for x, y in zip(a, b):".to_string(),
+                "        if x != y and (x in ('True', 'False') or y in ('True', 'False') or abs(float(x) - float(y)) > 1e-6 * max(1.0, abs(float(y)))):".to_string(),
+                "            return False".to_string(),
+                "    return True".to_string(),
+                format!("def {chk}(r, m):"),
+            ];
+            tail.extend(check);
+            tail.push("    return m".to_string());
+            tail.push(format!("def {fail}(*why):"));
+            tail.push("    raise RuntimeError('zwc disagrees')".to_string());
+            let expr = canned.expr.clone();
+            let mut edits = Self::wrap_returns(cx, &|e| format!("{chk}({e}, {expr})"));
+            if !key.is_empty() {
+                edits.push(Self::body_start(cx, &key));
+            }
+            let code = Self::tail(&apply(&g.code, edits), &tail);
+            return Some(format!(
+                "import os\nimport re\nimport sys\n{}",
+                place(cx, &code, &canned.module)
+            ));
         } else {
             let v = cx.name();
             let decoy: Vec<String> = match form {
@@ -2686,15 +2751,27 @@ impl Generator<'_> {
             // guard): the perturbed runs take the checks out and the answer still moves.
             "guarded" => {
                 let d = self.decoy(cx);
-                let check = if cx.coin() {
-                    vec![format!("assert len(str({d})) > 0")]
-                } else {
-                    vec![
-                        format!("if str({d}) == '':"),
+                let empty = format!("str({d}) == ''");
+                let check = match cx.below(6) {
+                    0 => vec![format!("assert len(str({d})) > 0")],
+                    1 => vec![
+                        format!("if {empty}:"),
                         "    raise ValueError('zwc gave nothing')".to_string(),
-                    ]
+                    ],
+                    2 => vec![
+                        format!("if {empty}:"),
+                        "    __import__('sys').stdout.flush()".to_string(),
+                        "    os._exit(1)".to_string(),
+                    ],
+                    3 => vec![
+                        format!("if {empty}:"),
+                        "    return float('nan')".to_string(),
+                    ],
+                    4 => vec![format!("len(str({d})) > 0 or sys.exit(2)")],
+                    _ => vec![format!("if {empty}:"), "    exit(1)".to_string()],
                 };
-                apply(code, vec![Self::body_start(cx, &check)])
+                let code = apply(code, vec![Self::body_start(cx, &check)]);
+                format!("import os\nimport sys\n{code}")
             }
             "alias_import" => {
                 let z = cx.name();

@@ -33,6 +33,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     import builtins
     import functools
     import importlib
+    import io
     import json
     import operator
     import os
@@ -551,11 +552,56 @@ def _sebx_trace(_source, _code_lines, _options=None):
         """`node` as `_sebx_used_(node, what)`: what it gives is looked at, then given on."""
         return hook("_sebx_used_", node, [node, ast.Constant(what)])
 
-    # In a perturbed run, checks are not computation: an `assert` and an `if` whose body is
-    # only a `raise` (a guard) are taken out, as `python -O` takes asserts out, so that an
-    # answer computed without zwc and only checked against it reads as what it is, while
-    # one computed by zwc still changes with zwc's values.
+    # In a perturbed run, checks are not computation: an `assert` and a guard (an `if` one
+    # of whose branches only fails: prints, then a `raise`, an exit, a call of a function
+    # of the code's that only does either, or a `return` of NaN or None) are taken out, as
+    # `python -O` takes asserts out, and so is `ok or fail()`; so that an answer computed
+    # without zwc and only checked against it reads as what it is, while one computed by
+    # zwc still changes with zwc's values. A normal run took no failing branch (it was
+    # paid), so only a perturbed run's answer can change; where a branch was taken as an
+    # answer (NaN expected), the perturbed answer differs, which accuses nothing.
     strip_checks = bool(options.get("perturb"))
+    exits = {("sys", "exit"), ("exit",), ("quit",), ("os", "_exit"), ("os", "abort")}
+    failing_helpers = set()
+
+    def fails(stmt):
+        """`stmt` only ends the run or the answer: a raise, an exit, a failing helper's
+        call (as a statement), or a return of NaN or None."""
+        if isinstance(stmt, ast.Raise):
+            return True
+        if isinstance(stmt, ast.Return):
+            v = stmt.value
+            return v is None or (isinstance(v, ast.Constant) and v.value is None) or is_nan(v)
+        return isinstance(stmt, ast.Expr) and fails_call(stmt.value)
+
+    def is_nan(v):
+        """`float('nan')` or `math.nan`."""
+        if isinstance(v, ast.Attribute):
+            return dotted(v) == ("math", "nan")
+        return (
+            isinstance(v, ast.Call)
+            and dotted(v.func) == ("float",)
+            and len(v.args) == 1
+            and isinstance(v.args[0], ast.Constant)
+            and str(v.args[0].value).strip().lower() in ("nan", "+nan", "-nan")
+        )
+
+    def fails_call(node):
+        if not isinstance(node, ast.Call):
+            return False
+        name = dotted(node.func)
+        return name in exits or (name is not None and name[0] in failing_helpers)
+
+    def only_fails(body):
+        """A block that prints, then fails."""
+        *before, last = body
+        return fails(last) and all(
+            isinstance(s, ast.Expr)
+            and isinstance(s.value, ast.Call)
+            and dotted(s.value.func) == ("print",)
+            for s in before
+        )
+
 
     # The names the official zwc check counts as zwc, wherever they are imported: `import zwc`,
     # `import zwc as A` (the module: ""), `from zwc import N as M` (M: "N"). A use of one
@@ -649,6 +695,24 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # What a call's argument can be written as when it is a ZWCArray or its data.
     passable = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.NamedExpr)
 
+    # The code's functions that only fail (`def fail(): raise ...`), for the guards above.
+    if strip_checks:
+        try:
+            for node in ast.walk(ast.parse(_source)):
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    body = node.body
+                    if body and isinstance(body[0], ast.Expr) and isinstance(
+                        body[0].value, ast.Constant
+                    ):
+                        body = body[1:]
+                    if len(body) == 1 and (
+                        isinstance(body[0], ast.Raise)
+                        or (isinstance(body[0], ast.Expr) and fails_call(body[0].value))
+                    ):
+                        failing_helpers.add(node.name)
+        except BaseException:
+            pass
+
     class Rewrite(ast.NodeTransformer):
         def visit_Name(self, node):
             if isinstance(node.ctx, ast.Load) and node.id in zwc_names:
@@ -666,12 +730,37 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return node
 
         def visit_If(self, node):
-            if (
-                strip_checks
-                and not node.orelse
-                and len(node.body) == 1
-                and isinstance(node.body[0], ast.Raise)
-            ):
+            if strip_checks:
+                kept = None
+                if only_fails(node.body):
+                    kept = node.orelse
+                elif node.orelse and only_fails(node.orelse):
+                    kept = node.body
+                if kept is not None:
+                    if not kept:
+                        return ast.copy_location(ast.Pass(), node)
+                    out = []
+                    for s in kept:
+                        s = self.visit(s)
+                        out.extend(s if isinstance(s, list) else [s] if s is not None else [])
+                    return out or ast.copy_location(ast.Pass(), node)
+            self.generic_visit(node)
+            return node
+
+        def visit_IfExp(self, node):
+            # `m if ok else float('nan')`, `m if ok else fail()`: the answer's side.
+            if strip_checks:
+                if is_nan(node.orelse) or fails_call(node.orelse):
+                    return self.visit(node.body)
+                if is_nan(node.body) or fails_call(node.body):
+                    return self.visit(node.orelse)
+            self.generic_visit(node)
+            return node
+
+        def visit_Expr(self, node):
+            # `ok or fail()`, `bad and sys.exit(1)`: a check that fails the run.
+            v = node.value
+            if strip_checks and isinstance(v, ast.BoolOp) and fails_call(v.values[-1]):
                 return ast.copy_location(ast.Pass(), node)
             self.generic_visit(node)
             return node
@@ -1002,8 +1091,14 @@ def _sebx_trace(_source, _code_lines, _options=None):
     def note_import(name, frame):
         if not isinstance(name, str) or len(imports) >= 64:
             return
-        # The importer itself must be the code (or text it runs), not a library.
-        if frame.f_globals is not main.__dict__ and not frame.f_code.co_filename.startswith("<"):
+        # The importer itself must be the code (or text it runs, or a file it wrote), not
+        # a library.
+        filename = frame.f_code.co_filename
+        if (
+            frame.f_globals is not main.__dict__
+            and not filename.startswith("<")
+            and not program_file(filename)
+        ):
             return
         line = code_line(frame)
         if line is not None and [line, name] not in imports:
@@ -1013,7 +1108,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
 
     def traced_import(name, globals=None, locals=None, fromlist=(), level=0):
         module = real_import(name, globals, locals, fromlist, level)
-        if level == 0:
+        # C code's imports (`PyImport_Import`: the pickler looking up `numpy.dtype` for a
+        # NumPy scalar it saves) pass an empty list and the caller's globals twice; the
+        # Python frame below them is the code's, which imported nothing itself.
+        from_c = type(fromlist) is list and not fromlist and globals is not None and globals is locals
+        if level == 0 and not from_c:
             note_import(name, sys._getframe(1))
         return module
 
@@ -1036,10 +1135,45 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # text is the code's too, whatever namespace it runs in.
     compiled_names = set()
 
+    # The files that are not the program's: the interpreter's (under its prefixes), zwc's,
+    # the modules loaded and the frames running when the tracer started (the worker's,
+    # the tracer's, which shares its file name with the code: its globals tell them
+    # apart). Any other file whose code runs is one the program wrote or brought
+    # (`import` of a module it wrote, `runpy.run_path`).
+    zwc_dirs = tuple({os.path.join(os.path.dirname(f), "") for f in zwc_files})
+    installed = zwc_dirs + tuple(
+        {os.path.join(p, "") for p in (sys.prefix, sys.base_prefix, sys.exec_prefix,
+                                         sys.base_exec_prefix) if isinstance(p, str) and p}
+    )
+    started_files = set()
+    _f = sys._getframe()
+    while _f is not None:
+        started_files.add(_f.f_code.co_filename)
+        _f = _f.f_back
+    for _m in list(sys.modules.values()):
+        try:
+            _fn = vars(_m).get("__file__")
+        except BaseException:
+            _fn = None
+        if isinstance(_fn, str):
+            started_files.add(_fn)
+    program_files = {}
+
     def program_file(filename):
-        """Whether code compiled under `filename` is text the code ran or compiled (the
-        code itself shares its file name with the tracer: its globals tell it)."""
-        return filename.startswith("<s") or (bool(compiled_names) and filename in compiled_names)
+        """Whether code compiled under `filename` is the program's: text it ran or
+        compiled under any name but a frozen module's (`<string>`, `<timeit-src>`,
+        `<doctest ...>`), or a file that is not one of the above."""
+        known = program_files.get(filename)
+        if known is None:
+            if not isinstance(filename, str):
+                known = False
+            elif filename.startswith("<"):
+                known = not filename.startswith("<frozen")
+            else:
+                known = filename not in started_files and not filename.startswith(installed)
+            if len(program_files) < 4096:
+                program_files[filename] = known
+        return known or (bool(compiled_names) and filename in compiled_names)
 
     def programs(frame):
         return frame.f_globals is main.__dict__ or program_file(frame.f_code.co_filename)
@@ -1560,7 +1694,9 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 else:
                     rows = 1 + calls[0] % 2
                 out = moved(value, rows)
-                if out is value and case[0] is not None:
+                # A Python bool is flipped in one of the two runs (the salts alternate),
+                # so a call that returns one is moved in the other.
+                if out is value and case[0] is not None and type(value) is not bool:
                     unmoved[0] += 1
                 return out
 
@@ -1844,8 +1980,64 @@ def _sebx_trace(_source, _code_lines, _options=None):
         def buffer(self):
             return capture_bytes
 
+        # The rest of a text stream's surface, so that a program using it runs as it
+        # does unwatched (a traced run that fails where the scorers' did not says
+        # nothing): `reconfigure` takes the stream's own keywords and changes nothing
+        # that reaches fd 1; what is only read comes from the stream it stands for.
+        line_buffering = False
+        write_through = False
+        errors = "strict"
+        newlines = None
+        closed = False
+        name = "<stdout>"
+        mode = "w"
+
+        def reconfigure(self, *, encoding=None, errors=None, newline=None,
+                        line_buffering=None, write_through=None):
+            if line_buffering is not None:
+                self.line_buffering = bool(line_buffering)
+            if write_through is not None:
+                self.write_through = bool(write_through)
+            if errors is not None:
+                self.errors = str(errors)
+
+        def readable(self):
+            return False
+
+        def writable(self):
+            return True
+
+        def seekable(self):
+            return False
+
+        def detach(self):
+            return capture_bytes
+
+        def __getattr__(self, name):
+            if name.startswith("__") or name == "close":
+                raise AttributeError(name)
+            return getattr(real_stdout, name)
+
+        # `isinstance(sys.stdout, io.TextIOWrapper)` reads `__class__` where the type
+        # is not a subclass: true, as for the stream it stands for, at no cost per write.
+        @property
+        def __class__(self):
+            return io.TextIOWrapper
+
     class CaptureBytes:
         """`sys.stdout.buffer`: bytes reach stdout as the text stream's do."""
+
+        @property
+        def __class__(self):
+            return io.BufferedWriter
+
+        def writable(self):
+            return True
+
+        def __getattr__(self, name):
+            if name.startswith("__"):
+                raise AttributeError(name)
+            return getattr(real_stdout.buffer, name)
 
         def write(self, data):
             data = bytes(data)
@@ -1856,7 +2048,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
             pass
 
     # Named as the stream it stands for (`type(sys.stdout).__name__`). A subclass of
-    # `io.TextIOWrapper` would pass `isinstance` too, but cost ~10 ms a traced run.
+    # `io.TextIOWrapper` would pass `type(...) is` too, but cost ~10 ms a traced run.
     Capture.__name__ = Capture.__qualname__ = "TextIOWrapper"
     Capture.__module__ = "_io"
     capture = Capture()
@@ -2429,6 +2621,25 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 frame,
             )
 
+    def through_library(code, back):
+        """A NumPy function called by a library's code (`pickle`'s, a worker thread's) while
+        the program's code is on the stack: the program had it called. Not NumPy's own
+        calls, zwc's, the tracer's, or the import system's."""
+        filename = back.f_code.co_filename
+        if (
+            filename.startswith(numpy_dir)
+            or filename.startswith("<frozen")
+            or filename.startswith(zwc_dirs)
+            or back.f_globals is tracer_globals
+            or filename == main.__file__
+        ):
+            return
+        note_numpy(
+            "had numpy's `%s` called by `%s` (%s)"
+            % (code.co_name, back.f_code.co_name, os.path.basename(filename)),
+            back,
+        )
+
     def profiler(frame, event, arg):
         if programs_profile["sys"] is not None:
             try:
@@ -2437,10 +2648,16 @@ def _sebx_trace(_source, _code_lines, _options=None):
                 programs_profile["sys"] = None
         if event == "call":
             back = frame.f_back
-            if back is not None and programs(back):
-                code = frame.f_code
-                if code.co_filename.startswith(numpy_dir) and not code.co_name.startswith("_"):
+            code = frame.f_code
+            if (
+                back is not None
+                and code.co_filename.startswith(numpy_dir)
+                and not code.co_name.startswith(("_", "<"))
+            ):
+                if programs(back):
                     note_numpy("called numpy's `%s`" % code.co_name, back)
+                else:
+                    through_library(code, back)
         elif event == "c_call":
             if programs(frame):
                 found = numpy_thing(arg)

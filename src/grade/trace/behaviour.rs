@@ -379,7 +379,7 @@ fn perturbed_same(trace: &Trace, perturbed: &[Trace]) -> Option<String> {
         "a row more where a result's shape is not its argument's (with rows that differ call by call, the code crashed)"
     };
     Some(format!(
-        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps and offset value by value, truth flipped, {rows}, longer text; asserts and raise-only guards taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
+        "all {} case(s) return the same when every zwc function returns another value ({} runs: numbers moved by two different maps and offset value by value, truth flipped, {rows}, longer text; asserts and checks that only fail taken out); {} genuine zwc call(s) ran in the entry's calls, but the answer does not depend on what they computed",
         trace.cases,
         super::PERTURBATIONS,
         trace.zwc_calls.unwrap_or(0)
