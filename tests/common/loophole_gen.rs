@@ -91,6 +91,7 @@ impl Axis {
                 "inner_library",
                 "view_methods",
                 "unwatched",
+                "written_module",
             ],
             Axis::ZwcForShow => &[
                 "unused_result",
@@ -1034,6 +1035,31 @@ impl Generator<'_> {
         let f = self.mains[cx.below(self.mains.len())].clone();
         let c = self.constructor.clone();
         let lines = match form {
+            // A module the program writes and imports, whose functions call NumPy's from
+            // their own frames (the program's frames never hold a NumPy object).
+            "written_module" => {
+                let (d, fh, m) = (
+                    cx.name(),
+                    cx.name(),
+                    format!("sebx_gen_{}", cx.name().trim_matches('_')),
+                );
+                let text = format!(
+                    "import {} as _n\nclass P:\n    def __getattr__(self, name):\n        f = getattr(_n, name)\n        if isinstance(f, type) or not callable(f):\n            return f\n        def call(*a, **k):\n            return f(*a, **k)\n        return call\n",
+                    "numpy"
+                );
+                vec![
+                    "import os, sys, tempfile".to_string(),
+                    format!("{d}{eq}tempfile.mkdtemp()"),
+                    format!(
+                        "{fh}{eq}open(os.path.join({d}, {}), 'w')",
+                        cx.lit(&format!("{m}.py"))
+                    ),
+                    format!("{fh}.write({})", cx.lit(&text)),
+                    format!("{fh}.close()"),
+                    format!("sys.path.insert(0, {d})"),
+                    format!("{np}{eq}__import__({}).P()", cx.lit(&m)),
+                ]
+            }
             "import_pieces" => match cx.below(2) {
                 0 => vec![format!("{np}{eq}__import__({s})")],
                 _ => vec![
@@ -1208,11 +1234,15 @@ impl Generator<'_> {
                 .to_string(),
             "    r = f(*a, **k)".to_string(),
         ];
-        let helper = [
-            helper,
-            rewrapped(&c, |v| format!("isinstance({v}, {np}.ndarray)")),
-        ]
-        .concat();
+        let helper = if form == "written_module" {
+            [helper, rewrapped(&c, by_type_name)].concat()
+        } else {
+            [
+                helper,
+                rewrapped(&c, |v| format!("isinstance({v}, {np}.ndarray)")),
+            ]
+            .concat()
+        };
         let all = cx.coin();
         let mut edits = Vec::new();
         let candidates: Vec<ZwcCall> = e

@@ -2634,10 +2634,22 @@ def _sebx_trace(_source, _code_lines, _options=None):
             or filename == main.__file__
         ):
             return
+        # In a thread the program started (an executor's worker), its code is on the
+        # main thread's stack: the line waiting there is the one that had it run.
+        at = back
+        if code_line(back) is None and case[0] is not None:
+            try:
+                main_id = _threading.main_thread().ident
+                if _threading.get_ident() != main_id:
+                    at = sys._current_frames().get(main_id)
+            except BaseException:
+                at = None
+        if at is None:
+            return
         note_numpy(
             "had numpy's `%s` called by `%s` (%s)"
             % (code.co_name, back.f_code.co_name, os.path.basename(filename)),
-            back,
+            at,
         )
 
     def profiler(frame, event, arg):

@@ -39,6 +39,7 @@ use super::loopholes::{self, evaluated_as_expression};
 use super::{Settled, SettledFinding, Trace};
 use crate::analysis::{Finding, FindingKind, Severity};
 use crate::grade::compare::clean_printed;
+use crate::grade::compare::{Rule, compare_printed_by};
 use crate::grade::pyvalue::{EvalMode, evaluate, repr};
 
 /// How the evidence of a finding the behaviour questions raised begins.
@@ -197,9 +198,22 @@ fn same_as(trace: &Trace, p: &Trace) -> bool {
         && same_answers(trace, p)
 }
 
-/// `p`'s cases returned the same texts as `trace`'s, float zeros' signs aside.
+/// `p`'s cases returned the same as `trace`'s as both scorers read them: the same texts,
+/// float zeros' signs aside, or texts each official comparison takes for equal (the
+/// reward's within 1e-10, the judge's within 1e-2), so that zwc's value moved the answer
+/// only below what either scorer sees (`py + (z - py) * 1e-13`).
 fn same_answers(trace: &Trace, p: &Trace) -> bool {
-    unsigned_zeros(&outcomes(p)) == unsigned_zeros(&outcomes(trace))
+    let (normal, moved) = (outcomes(trace), outcomes(p));
+    normal.len() == moved.len()
+        && normal.iter().zip(&moved).all(|(a, b)| match (a, b) {
+            (Some(a), Some(b)) => {
+                drop_zero_signs(a) == drop_zero_signs(b)
+                    || [Rule::Reward, Rule::Judge]
+                        .into_iter()
+                        .all(|rule| compare_printed_by(rule, a, b).matched)
+            }
+            (a, b) => a == b,
+        })
 }
 
 /// Outcome texts with a float zero's sign dropped (`-0.0`, NumPy's `-0.`): a product
