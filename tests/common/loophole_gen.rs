@@ -1043,8 +1043,10 @@ impl Generator<'_> {
                     cx.name(),
                     format!("sebx_gen_{}", cx.name().trim_matches('_')),
                 );
+                // `DEF` for `def` in the text: the harness calls the first `def NAME(` of
+                // the program's text, string literals included.
                 let text = format!(
-                    "import {} as _n\nclass P:\n    def __getattr__(self, name):\n        f = getattr(_n, name)\n        if isinstance(f, type) or not callable(f):\n            return f\n        def call(*a, **k):\n            return f(*a, **k)\n        return call\n",
+                    "import {} as _n\nclass P:\n    DEF __getattr__(self, name):\n        f = getattr(_n, name)\n        if isinstance(f, type) or not callable(f):\n            return f\n        DEF call(*a, **k):\n            return f(*a, **k)\n        return call\n",
                     "numpy"
                 );
                 vec![
@@ -1054,7 +1056,10 @@ impl Generator<'_> {
                         "{fh}{eq}open(os.path.join({d}, {}), 'w')",
                         cx.lit(&format!("{m}.py"))
                     ),
-                    format!("{fh}.write({})", cx.lit(&text)),
+                    format!(
+                        "{fh}.write({}.replace('DEF', 'DEF'.lower()))",
+                        cx.lit(&text)
+                    ),
                     format!("{fh}.close()"),
                     format!("sys.path.insert(0, {d})"),
                     format!("{np}{eq}__import__({}).P()", cx.lit(&m)),
