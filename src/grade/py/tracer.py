@@ -170,10 +170,11 @@ def _sebx_trace(_source, _code_lines, _options=None):
         return None
 
     def note_numpy(what, frame):
-        if len(numpy_seen) >= 16:
-            return
-        line = code_line(frame)
-        if line is None:
+        if len(numpy_seen) < 16:
+            note_numpy_at(what, code_line(frame))
+
+    def note_numpy_at(what, line):
+        if line is None or len(numpy_seen) >= 16:
             return
         entry = [line, what]
         if entry not in numpy_seen:
@@ -563,6 +564,7 @@ def _sebx_trace(_source, _code_lines, _options=None):
     strip_checks = bool(options.get("perturb"))
     exits = {("sys", "exit"), ("exit",), ("quit",), ("os", "_exit"), ("os", "abort")}
     failing_helpers = set()
+    own_defs = []
 
     def fails(stmt):
         """`stmt` only ends the run or the answer: a raise, an exit, a failing helper's
@@ -619,6 +621,8 @@ def _sebx_trace(_source, _code_lines, _options=None):
         for node in ast.walk(ast.parse(_source)):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 own_callables.add(node.name)
+                if strip_checks and not isinstance(node, ast.ClassDef):
+                    own_defs.append(node)
             elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda):
                 for t in node.targets:
                     if isinstance(t, ast.Name):
@@ -695,23 +699,17 @@ def _sebx_trace(_source, _code_lines, _options=None):
     # What a call's argument can be written as when it is a ZWCArray or its data.
     passable = (ast.Name, ast.Attribute, ast.Subscript, ast.Call, ast.NamedExpr)
 
-    # The code's functions that only fail (`def fail(): raise ...`), for the guards above.
-    if strip_checks:
-        try:
-            for node in ast.walk(ast.parse(_source)):
-                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                    body = node.body
-                    if body and isinstance(body[0], ast.Expr) and isinstance(
-                        body[0].value, ast.Constant
-                    ):
-                        body = body[1:]
-                    if len(body) == 1 and (
-                        isinstance(body[0], ast.Raise)
-                        or (isinstance(body[0], ast.Expr) and fails_call(body[0].value))
-                    ):
-                        failing_helpers.add(node.name)
-        except BaseException:
-            pass
+    # The code's functions that only fail (`def fail(): raise ...`), for the guards above
+    # (from the `def`s the walk over the code collected).
+    for node in own_defs:
+        body = node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]
+        if len(body) == 1 and (
+            isinstance(body[0], ast.Raise)
+            or (isinstance(body[0], ast.Expr) and fails_call(body[0].value))
+        ):
+            failing_helpers.add(node.name)
 
     class Rewrite(ast.NodeTransformer):
         def visit_Name(self, node):
@@ -2636,20 +2634,18 @@ def _sebx_trace(_source, _code_lines, _options=None):
             return
         # In a thread the program started (an executor's worker), its code is on the
         # main thread's stack: the line waiting there is the one that had it run.
-        at = back
-        if code_line(back) is None and case[0] is not None:
+        line = code_line(back)
+        if line is None and case[0] is not None:
             try:
                 main_id = _threading.main_thread().ident
                 if _threading.get_ident() != main_id:
-                    at = sys._current_frames().get(main_id)
+                    line = code_line(sys._current_frames().get(main_id))
             except BaseException:
-                at = None
-        if at is None:
-            return
-        note_numpy(
+                line = None
+        note_numpy_at(
             "had numpy's `%s` called by `%s` (%s)"
             % (code.co_name, back.f_code.co_name, os.path.basename(filename)),
-            at,
+            line,
         )
 
     def profiler(frame, event, arg):
